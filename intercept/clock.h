@@ -1,0 +1,42 @@
+/* Timestamps on the hot path: the TSC where it is invariant (one rdtsc, no
+ * system call), CLOCK_BOOTTIME otherwise. The writer maps ticks to BOOTTIME
+ * nanoseconds (Perfetto's default trace clock) with a rate it re-measures as
+ * the run goes on (clock.c). */
+#ifndef CLT_CLOCK_H
+#define CLT_CLOCK_H
+#include <stdint.h>
+#include <time.h>
+
+extern int clt_use_tsc;
+
+static inline uint64_t clt_boottime_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_BOOTTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t clt_now(void)
+{
+#if defined(__x86_64__)
+    if (__builtin_expect(clt_use_tsc, 1)) {
+        uint32_t lo, hi;
+        __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+        return (uint64_t)hi << 32 | lo;
+    }
+#endif
+    return clt_boottime_ns();
+}
+
+struct clt_clock {           /* writer-side tick -> ns mapping */
+    uint64_t tick0, ns0;     /* first calibration point */
+    uint64_t tick1, ns1;     /* latest calibration point */
+    double ns_per_tick;
+};
+
+void clt_clock_select(void);                  /* once, at load */
+void clt_clock_init(struct clt_clock *c);
+void clt_clock_update(struct clt_clock *c);   /* re-calibrate; cheap, call often */
+uint64_t clt_clock_to_ns(const struct clt_clock *c, uint64_t tick);
+
+#endif

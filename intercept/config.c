@@ -1,0 +1,25 @@
+#include <stdlib.h>
+#include "config.h"
+
+const struct clt_option_desc clt_options[] = {
+#define CLT_DESC(n, t, d, h) { CLT_ENV_PREFIX #n, #t, d, h },
+    CLT_OPTIONS(CLT_DESC)
+#undef CLT_DESC
+};
+const unsigned clt_n_options = sizeof clt_options / sizeof clt_options[0];
+
+static const char *env_or(const char *name, const char *def)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : def;
+}
+
+void clt_config_load(struct clt_config *c)
+{
+#define CLT_LOAD_str(n, d) c->n = env_or(CLT_ENV_PREFIX #n, d);
+#define CLT_LOAD_bool(n, d) c->n = env_or(CLT_ENV_PREFIX #n, d)[0] == '1';
+#define CLT_LOAD_int(n, d) c->n = strtol(env_or(CLT_ENV_PREFIX #n, d), NULL, 0);
+#define CLT_LOAD(n, t, d, h) CLT_LOAD_##t(n, d)
+    CLT_OPTIONS(CLT_LOAD)
+#undef CLT_LOAD
+}

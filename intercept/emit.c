@@ -1,0 +1,552 @@
+/* Packet encoding. One sequence per recording thread (ids >= 2, interning
+ * private to it), sequence 1 for the writer's own events (counters). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "emit.h"
+#include "proto/cltrace.pb-c.h"
+#include "shim.h"
+#include "tables.h"
+
+#define CLT_VERSION "0.1.0"
+#define OWN_SEQ 1u
+enum { F_CLEARED = 1, F_NEEDS = 2 };
+
+typedef Perfetto__Protos__TracePacket Packet;
+typedef Perfetto__Protos__TrackEvent Event;
+typedef Perfetto__Protos__DebugAnnotation Ann;
+typedef Perfetto__Protos__TrackDescriptor Track;
+
+struct seq_state {
+    uint32_t generation;
+    uint64_t track_uuid;
+    uint8_t *fn_sent, *name_sent, *str_sent;   /* interned on this sequence */
+};
+
+/* ---- output ------------------------------------------------------------ */
+
+static void put_packet(struct clt_writer *w, Packet *p)
+{
+    size_t n = protobuf_c_message_get_packed_size(&p->base);
+    if (w->len + n + 16 > CLT_OUT_CAP)
+        clt_writer_flush(w);
+    if (n + 16 > CLT_OUT_CAP)
+        return;   /* cannot happen: records are bounded */
+    uint8_t *o = w->out + w->len;
+    *o++ = 0x0A;  /* Trace.packet, length-delimited */
+    size_t v = n;
+    while (v >= 0x80) {
+        *o++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *o++ = (uint8_t)v;
+    protobuf_c_message_pack(&p->base, o);
+    w->len = (size_t)(o - w->out) + n;
+}
+
+/* ---- interning tables ------------------------------------------------- */
+
+static unsigned name_index(struct clt_writer *w, const char *name)
+{
+    for (unsigned i = 0; i < w->n_names; i++)
+        if (strcmp(w->names[i], name) == 0)
+            return i;
+    w->names[w->n_names] = name;
+    return w->n_names++;
+}
+
+int clt_emit_init(struct clt_writer *w)
+{
+    unsigned total = 0;
+    for (unsigned f = 0; f < CLT_FN_COUNT; f++) {
+        w->pname_off[f] = total;
+        total += clt_fns[f].n_params;
+    }
+    w->pname_off[CLT_FN_COUNT] = total;
+    w->pname = calloc(total + 1, sizeof *w->pname);
+    w->names = calloc(total + 8, sizeof *w->names);
+    w->out = malloc(CLT_OUT_CAP);
+    if (!w->pname || !w->names || !w->out)
+        return -1;
+    for (unsigned f = 0; f < CLT_FN_COUNT; f++)
+        for (unsigned i = 0; i < clt_fns[f].n_params; i++)
+            w->pname[w->pname_off[f] + i] = name_index(w, clt_fns[f].params[i].name);
+    w->name_result = name_index(w, "result");
+    w->name_arg_object = name_index(w, "arg_object");
+    unsigned s = 0;
+    for (unsigned d = 0; d < CLT_DEC_COUNT; d++) {
+        w->str_off[d] = s;
+        s += clt_decoders[d].n;
+    }
+    w->str_off[CLT_DEC_COUNT] = s;        /* error names follow */
+    w->n_strs = s + clt_n_errors;
+    w->pid = (int)getpid();
+    w->process_uuid = (uint64_t)w->pid << 32;
+    w->dropped_uuid = w->process_uuid | 0x80000001u;
+    return 0;
+}
+
+/* ---- fixed packets ---------------------------------------------------- */
+
+static void put_track(struct clt_writer *w, Track *t)
+{
+    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR;
+    p.track_descriptor = t;
+    put_packet(w, &p);
+}
+
+static void read_comm(const char *path, char *buf, size_t cap, const char *fallback)
+{
+    FILE *f = fopen(path, "re");
+    buf[0] = 0;
+    if (f) {
+        if (fgets(buf, (int)cap, f))
+            buf[strcspn(buf, "\n")] = 0;
+        fclose(f);
+    }
+    if (!buf[0])
+        snprintf(buf, cap, "%s", fallback);
+}
+
+void clt_emit_header(struct clt_writer *w)
+{
+    char name[64];
+    read_comm("/proc/self/comm", name, sizeof name, "app");
+    Perfetto__Protos__ProcessDescriptor pd = PERFETTO__PROTOS__PROCESS_DESCRIPTOR__INIT;
+    pd.has_pid = 1;
+    pd.pid = w->pid;
+    pd.process_name = name;
+    Track t = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+    t.has_uuid = 1;
+    t.uuid = w->process_uuid;
+    t.process = &pd;
+    put_track(w, &t);
+
+    Perfetto__Protos__CounterDescriptor cd = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__INIT;
+    cd.has_unit = 1;
+    cd.unit = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__UNIT__UNIT_COUNT;
+    Track c = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+    c.has_uuid = c.has_parent_uuid = 1;
+    c.uuid = w->dropped_uuid;
+    c.parent_uuid = w->process_uuid;
+    c.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
+    c.name = "cltrace dropped calls";
+    c.counter = &cd;
+    put_track(w, &c);
+
+    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+    p.has_trusted_packet_sequence_id = p.has_sequence_flags = p.has_first_packet_on_sequence = 1;
+    p.trusted_packet_sequence_id = OWN_SEQ;
+    p.sequence_flags = F_CLEARED | F_NEEDS;
+    p.first_packet_on_sequence = 1;
+    Perfetto__Protos__TracePacketDefaults def = PERFETTO__PROTOS__TRACE_PACKET_DEFAULTS__INIT;
+    Perfetto__Protos__TrackEventDefaults ted = PERFETTO__PROTOS__TRACK_EVENT_DEFAULTS__INIT;
+    ted.has_track_uuid = 1;
+    ted.track_uuid = w->dropped_uuid;
+    def.track_event_defaults = &ted;
+    p.trace_packet_defaults = &def;
+    Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;   /* dropped calls start at 0 */
+    e.has_type = 1;
+    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER;
+    e.counter_value_field_case = PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_COUNTER_VALUE;
+    e.counter_value = 0;
+    p.has_timestamp = 1;
+    p.timestamp = clt_boottime_ns();
+    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
+    p.track_event = &e;
+    put_packet(w, &p);
+}
+
+void clt_emit_dropped(struct clt_writer *w)
+{
+    uint64_t total = 0;
+    for (struct clt_thread *th = __atomic_load_n(&clt_threads, __ATOMIC_ACQUIRE); th; th = th->next)
+        total += __atomic_load_n(&th->dropped_pub, __ATOMIC_ACQUIRE);
+    if (total == w->dropped_emitted)
+        return;
+    w->dropped_emitted = total;
+    Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+    e.has_type = 1;
+    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER;
+    e.counter_value_field_case = PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_COUNTER_VALUE;
+    e.counter_value = (int64_t)total;
+    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+    p.has_timestamp = p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
+    p.timestamp = clt_boottime_ns();
+    p.trusted_packet_sequence_id = OWN_SEQ;
+    p.sequence_flags = F_NEEDS;
+    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
+    p.track_event = &e;
+    put_packet(w, &p);
+}
+
+void clt_emit_footer(struct clt_writer *w)
+{
+    Perfetto__Protos__TraceAttributes__Attribute a[5];
+    Perfetto__Protos__TraceAttributes__Attribute *ap[5];
+    static const char *const keys[5] = { "cltrace.version", "cltrace.calls", "cltrace.dropped_calls",
+                                         "cltrace.clock", "cltrace.objects" };
+    for (int i = 0; i < 5; i++) {
+        perfetto__protos__trace_attributes__attribute__init(&a[i]);
+        a[i].key = (char *)keys[i];
+        a[i].value_case = PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_LONG_VALUE;
+        ap[i] = &a[i];
+    }
+    a[0].value_case = a[3].value_case = PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_STRING_VALUE;
+    a[0].string_value = CLT_VERSION;
+    a[1].long_value = (int64_t)w->calls;
+    a[2].long_value = (int64_t)w->dropped_emitted;
+    a[3].string_value = clt_use_tsc ? "tsc" : "boottime";
+    a[4].long_value = (int64_t)w->objs.next_id;
+    Perfetto__Protos__TraceAttributes ta = PERFETTO__PROTOS__TRACE_ATTRIBUTES__INIT;
+    ta.n_attribute = 5;
+    ta.attribute = ap;
+    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_ATTRIBUTES;
+    p.trace_attributes = &ta;
+    put_packet(w, &p);
+}
+
+/* ---- one sequence per thread ------------------------------------------ */
+
+static struct seq_state *seq_for(struct clt_writer *w, struct clt_thread *th)
+{
+    struct seq_state *ss = th->wstate;
+    if (!ss) {
+        ss = calloc(1, sizeof *ss);
+        uint8_t *bits = ss ? calloc(CLT_FN_COUNT + w->n_names + w->n_strs, 1) : NULL;
+        if (!bits) {
+            free(ss);
+            return NULL;
+        }
+        ss->fn_sent = bits;
+        ss->name_sent = bits + CLT_FN_COUNT;
+        ss->str_sent = ss->name_sent + w->n_names;
+        th->wstate = ss;
+    }
+    if (ss->generation == th->generation && ss->track_uuid)
+        return ss;
+    /* A new thread on this ring: its track, then a fresh sequence state. */
+    int first = ss->track_uuid == 0;
+    ss->generation = th->generation;
+    ss->track_uuid = w->process_uuid | (uint32_t)th->tid;
+    memset(ss->fn_sent, 0, CLT_FN_COUNT + w->n_names + w->n_strs);
+
+    char path[64], name[64], fallback[32];
+    snprintf(path, sizeof path, "/proc/self/task/%d/comm", th->tid);
+    snprintf(fallback, sizeof fallback, "thread %d", th->tid);
+    read_comm(path, name, sizeof name, fallback);
+    Perfetto__Protos__ThreadDescriptor td = PERFETTO__PROTOS__THREAD_DESCRIPTOR__INIT;
+    td.has_pid = td.has_tid = 1;
+    td.pid = w->pid;
+    td.tid = th->tid;
+    td.thread_name = name;
+    Track t = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+    t.has_uuid = 1;
+    t.uuid = ss->track_uuid;
+    t.thread = &td;
+    put_track(w, &t);
+
+    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+    p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
+    p.trusted_packet_sequence_id = th->seq;
+    p.sequence_flags = F_CLEARED | F_NEEDS;
+    p.has_first_packet_on_sequence = first;
+    p.first_packet_on_sequence = first;
+    Perfetto__Protos__TracePacketDefaults def = PERFETTO__PROTOS__TRACE_PACKET_DEFAULTS__INIT;
+    Perfetto__Protos__TrackEventDefaults ted = PERFETTO__PROTOS__TRACK_EVENT_DEFAULTS__INIT;
+    ted.has_track_uuid = 1;
+    ted.track_uuid = ss->track_uuid;
+    def.track_event_defaults = &ted;
+    p.trace_packet_defaults = &def;
+    put_packet(w, &p);
+    return ss;
+}
+
+/* Scratch for one call's packet: every pointer protobuf-c needs. */
+#define MAX_ANN 40
+#define MAX_ELEMS 512
+struct call_scratch {
+    Ann ann[MAX_ANN], *annp[MAX_ANN];
+    Ann elem[MAX_ELEMS], *elemp[MAX_ELEMS];
+    unsigned n_ann, n_elem;
+    Perfetto__Protos__EventName en;
+    Perfetto__Protos__EventName *enp[1];
+    Perfetto__Protos__DebugAnnotationName dn[MAX_ANN], *dnp[MAX_ANN];
+    Perfetto__Protos__InternedString is[MAX_ANN], *isp[MAX_ANN];
+    unsigned n_dn, n_is;
+    char text[MAX_ANN][CLT_MAX_STR + 1];
+    unsigned n_text;
+};
+
+static Ann *new_ann(struct clt_writer *w, struct seq_state *ss, struct call_scratch *s, unsigned name)
+{
+    Ann *a = &s->ann[s->n_ann];
+    perfetto__protos__debug_annotation__init(a);
+    s->annp[s->n_ann++] = a;
+    a->name_field_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME_IID;
+    a->name_iid = name + 1;
+    if (!ss->name_sent[name]) {
+        ss->name_sent[name] = 1;
+        Perfetto__Protos__DebugAnnotationName *d = &s->dn[s->n_dn];
+        perfetto__protos__debug_annotation_name__init(d);
+        d->has_iid = 1;
+        d->iid = name + 1;
+        d->name = (char *)w->names[name];
+        s->dnp[s->n_dn++] = d;
+    }
+    return a;
+}
+
+static void set_str_iid(struct seq_state *ss, struct call_scratch *s, Ann *a, unsigned idx, const char *str)
+{
+    a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE_IID;
+    a->string_value_iid = idx + 1;
+    if (!ss->str_sent[idx]) {
+        ss->str_sent[idx] = 1;
+        Perfetto__Protos__InternedString *is = &s->is[s->n_is];
+        perfetto__protos__interned_string__init(is);
+        is->has_iid = is->has_str = 1;
+        is->iid = idx + 1;
+        is->str.data = (uint8_t *)str;
+        is->str.len = strlen(str);
+        s->isp[s->n_is++] = is;
+    }
+}
+
+static void set_uint(Ann *a, uint64_t v)
+{
+    a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
+    a->uint_value = v;
+}
+
+static void set_int(Ann *a, int64_t v)
+{
+    a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE;
+    a->int_value = v;
+}
+
+static void set_ptr(Ann *a, uint64_t v)
+{
+    a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_POINTER_VALUE;
+    a->pointer_value = v;
+}
+
+static void set_err(struct clt_writer *w, struct seq_state *ss, struct call_scratch *s, Ann *a, int32_t code)
+{
+    for (unsigned i = 0; i < clt_n_errors; i++)
+        if (clt_errors[i].value == code) {
+            set_str_iid(ss, s, a, w->str_off[CLT_DEC_COUNT] + i, clt_errors[i].name);
+            return;
+        }
+    set_int(a, code);
+}
+
+/* Strings from the app may be anything: keep printable ASCII (valid UTF-8). */
+static char *text(struct call_scratch *s, const uint8_t *p, size_t n)
+{
+    char *t = s->text[s->n_text++];
+    for (size_t i = 0; i < n; i++)
+        t[i] = p[i] >= 0x20 && p[i] < 0x7F ? (char)p[i] : (p[i] == '\n' || p[i] == '\t' ? (char)p[i] : '?');
+    t[n] = 0;
+    return t;
+}
+
+static uint64_t handle_id(struct clt_writer *w, uint64_t h, int fresh)
+{
+    return fresh ? clt_objects_new(&w->objs, h) : clt_objects_get(&w->objs, h);
+}
+
+static void set_array(struct clt_writer *w, struct call_scratch *s, Ann *a, const uint64_t *v, unsigned n,
+                      int handles, int fresh)
+{
+    if (s->n_elem + n > MAX_ELEMS)
+        n = MAX_ELEMS - s->n_elem;
+    a->array_values = &s->elemp[s->n_elem];
+    a->n_array_values = n;
+    for (unsigned k = 0; k < n; k++) {
+        Ann *e = &s->elem[s->n_elem];
+        perfetto__protos__debug_annotation__init(e);
+        set_uint(e, handles ? handle_id(w, v[k], fresh) : v[k]);
+        s->elemp[s->n_elem++] = e;
+    }
+}
+
+static void emit_call(struct clt_writer *w, struct clt_thread *th, struct seq_state *ss,
+                      const struct clt_rec *rec)
+{
+    static struct call_scratch s;
+    const struct clt_fn_desc *fd = &clt_fns[rec->fn];
+    int fresh = (fd->flags & CLT_F_CREATES) != 0;
+    const uint8_t *base = (const uint8_t *)rec;
+    s.n_ann = s.n_elem = s.n_dn = s.n_is = s.n_text = 0;
+    (void)th;
+
+    for (unsigned i = 0; i < fd->n_params && i < MAX_ANN - 1; i++) {
+        const struct clt_param *pp = &fd->params[i];
+        Ann *a = new_ann(w, ss, &s, w->pname[w->pname_off[rec->fn] + i]);
+        uint64_t v = rec->arg[i];
+        if (rec->raw_mask & (1u << i)) {
+            set_ptr(a, v);
+            continue;
+        }
+        const uint8_t *data = base + (v >> 32);
+        unsigned cnt = (unsigned)(v & 0xFFFFFFFFu);
+        unsigned copied;
+        switch (pp->kind) {
+        case CLT_K_SVAL:
+            set_int(a, (int64_t)v);
+            break;
+        case CLT_K_HANDLE:
+            set_uint(a, handle_id(w, v, 0));
+            break;
+        case CLT_K_OUT_HANDLE:
+            set_uint(a, handle_id(w, v, fresh));
+            break;
+        case CLT_K_BOOL:
+            a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_BOOL_VALUE;
+            a->bool_value = v != 0;
+            break;
+        case CLT_K_ENUM: {
+            int k = clt_enum_index(pp->dec, v);
+            if (k >= 0)
+                set_str_iid(ss, &s, a, w->str_off[pp->dec] + (unsigned)k, clt_decoders[pp->dec].vals[k].name);
+            else
+                set_uint(a, v);
+            break;
+        }
+        case CLT_K_BITFIELD:
+            a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE;
+            a->string_value = clt_bitfield_str(pp->dec, v, s.text[s.n_text++], CLT_MAX_STR + 1);
+            break;
+        case CLT_K_PTR:
+        case CLT_K_FUNC:
+            set_ptr(a, v);
+            break;
+        case CLT_K_STR:
+            a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE;
+            a->string_value = text(&s, data, cnt > CLT_MAX_STR ? CLT_MAX_STR : cnt);
+            break;
+        case CLT_K_ARR:
+        case CLT_K_HARR:
+        case CLT_K_OUT_HARR:
+            copied = cnt < CLT_MAX_ARRAY ? cnt : CLT_MAX_ARRAY;
+            set_array(w, &s, a, (const uint64_t *)data, copied, pp->kind != CLT_K_ARR,
+                      pp->kind == CLT_K_OUT_HARR && fresh);
+            break;
+        case CLT_K_PROPS:
+            set_array(w, &s, a, (const uint64_t *)data, cnt < CLT_MAX_PROPS ? cnt : CLT_MAX_PROPS, 0, 0);
+            break;
+        case CLT_K_ERRCODE:
+            set_err(w, ss, &s, a, (int32_t)v);
+            break;
+        case CLT_K_BYTES8: {
+            set_uint(a, v);
+            /* A kernel argument that is a live object (cl_mem, sampler...). */
+            uint64_t id = clt_objects_find(&w->objs, v);
+            if (id)
+                set_uint(new_ann(w, ss, &s, w->name_arg_object), id);
+            break;
+        }
+        default:                /* VAL, OUT_VAL */
+            set_uint(a, v);
+            break;
+        }
+    }
+    if (fd->ret != CLT_R_VOID) {
+        Ann *a = new_ann(w, ss, &s, w->name_result);
+        switch (fd->ret) {
+        case CLT_R_ERR: set_err(w, ss, &s, a, (int32_t)rec->ret); break;
+        case CLT_R_HANDLE: set_uint(a, handle_id(w, rec->ret, fresh)); break;
+        case CLT_R_PTR: set_ptr(a, rec->ret); break;
+        default: set_uint(a, rec->ret); break;
+        }
+    }
+
+    Perfetto__Protos__InternedData in = PERFETTO__PROTOS__INTERNED_DATA__INIT;
+    int need_in = 0;
+    if (!ss->fn_sent[rec->fn]) {
+        ss->fn_sent[rec->fn] = 1;
+        perfetto__protos__event_name__init(&s.en);
+        s.en.has_iid = 1;
+        s.en.iid = rec->fn + 1u;
+        s.en.name = (char *)fd->name;
+        s.enp[0] = &s.en;
+        in.n_event_names = 1;
+        in.event_names = s.enp;
+        need_in = 1;
+    }
+    if (s.n_dn) {
+        in.n_debug_annotation_names = s.n_dn;
+        in.debug_annotation_names = s.dnp;
+        need_in = 1;
+    }
+    if (s.n_is) {
+        in.n_debug_annotation_string_values = s.n_is;
+        in.debug_annotation_string_values = s.isp;
+        need_in = 1;
+    }
+
+    uint64_t t0 = clt_clock_to_ns(&w->clock, rec->t0), t1 = clt_clock_to_ns(&w->clock, rec->t1);
+    if (t1 < t0)
+        t1 = t0;
+    Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+    e.has_type = 1;
+    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
+    e.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME_IID;
+    e.name_iid = rec->fn + 1u;
+    e.n_debug_annotations = s.n_ann;
+    e.debug_annotations = s.annp;
+    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+    p.has_timestamp = p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
+    p.timestamp = t0;
+    p.trusted_packet_sequence_id = th->seq;
+    p.sequence_flags = F_NEEDS;
+    p.interned_data = need_in ? &in : NULL;
+    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
+    p.track_event = &e;
+    put_packet(w, &p);
+
+    Event end = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+    end.has_type = 1;
+    end.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
+    p.timestamp = t1;
+    p.interned_data = NULL;
+    p.track_event = &end;
+    put_packet(w, &p);
+    w->calls++;
+}
+
+int clt_emit_thread(struct clt_writer *w, struct clt_thread *th)
+{
+    uint64_t tail = __atomic_load_n(&th->tail, __ATOMIC_RELAXED);
+    uint64_t head = __atomic_load_n(&th->head, __ATOMIC_ACQUIRE);
+    if (tail == head)
+        return 0;
+    struct seq_state *ss = seq_for(w, th);
+    uint64_t size = th->mask + 1, freed = tail;
+    while (tail != head) {
+        uint64_t off = tail & th->mask;
+        const struct clt_rec *rec = (const struct clt_rec *)(th->buf + off);
+        if (rec->fn == CLT_FN_PAD) {
+            tail += size - off;
+            continue;
+        }
+        if (rec->fn >= CLT_FN_COUNT || rec->size < sizeof *rec || rec->size > size - off) {
+            tail = head;      /* cannot happen; never read garbage */
+            break;
+        }
+        if (ss)
+            emit_call(w, th, ss, rec);
+        tail += rec->size;
+        if (tail - freed > size / 4) {   /* give room back early */
+            __atomic_store_n(&th->tail, tail, __ATOMIC_RELEASE);
+            freed = tail;
+        }
+    }
+    __atomic_store_n(&th->tail, tail, __ATOMIC_RELEASE);
+    return 1;
+}

@@ -1,0 +1,42 @@
+/* Records -> Perfetto TracePackets (protobuf-c), on the writer thread.
+ * The layout is the trace contract in TRACE_FORMAT.md. */
+#ifndef CLT_EMIT_H
+#define CLT_EMIT_H
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "clock.h"
+#include "objects.h"
+#include "record.h"
+
+#define CLT_OUT_CAP (1u << 20)
+#define CLT_OUT_FLUSH (CLT_OUT_CAP - (64u << 10))
+
+struct clt_writer {
+    int fd, io_failed;
+    char path[PATH_MAX];
+    uint8_t *out;
+    size_t len;
+    uint64_t bytes_written;
+    struct clt_clock clock;
+    struct clt_objects objs;
+    int pid;
+    uint64_t process_uuid, dropped_uuid;
+    uint64_t calls, dropped_emitted;
+    /* interning tables, global; each sequence keeps which it has sent */
+    unsigned *pname;          /* name index of each (fn, param), at pname_off[fn] */
+    unsigned pname_off[CLT_FN_COUNT + 1];
+    const char **names;
+    unsigned n_names, name_result, name_arg_object;
+    unsigned str_off[CLT_DEC_COUNT + 1];   /* string iid space: enum values, then errors */
+    unsigned n_strs;
+};
+
+int clt_emit_init(struct clt_writer *w);
+void clt_emit_header(struct clt_writer *w);
+int clt_emit_thread(struct clt_writer *w, struct clt_thread *th);   /* 1 if it drained any */
+void clt_emit_dropped(struct clt_writer *w);
+void clt_emit_footer(struct clt_writer *w);
+void clt_writer_flush(struct clt_writer *w);
+
+#endif

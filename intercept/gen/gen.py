@@ -1,0 +1,426 @@
+#!/usr/bin/env python3
+"""Generate cltrace's OpenCL wrappers and decode tables from the Khronos registry.
+
+    python3 intercept/gen/gen.py path/to/cl.xml intercept/generated
+
+Reads cl.xml (every <command>, typedef, enum and bitmask) and writes:
+  clt_gen.h       function ids, parameter kinds, table declarations
+  clt_wrappers.c  one wrapper per command: forward + record (see record.h)
+  clt_tables.c    names, parameter descriptors, enum/bitfield/error decoders,
+                  the extension-name -> wrapper table
+The output is committed: a user's clone builds without cl.xml. Generated C
+never includes the CL headers, so commands newer than the installed headers
+are still wrapped: every parameter is declared with an ABI-identical type
+(handles and pointers as void *, typedefs resolved to their integer type).
+
+How a parameter is recorded is decided here, once, from its C type and a
+short table of OpenCL conventions (SEMANTICS / ARRAY_LEN below).
+"""
+import os
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+# --- ABI types of the few non-CL types cl.xml names (Windows/VA-API ones). ---
+FOREIGN = {"UINT": "uint32_t", "D3DFORMAT": "uint32_t", "DXGI_FORMAT": "uint32_t",
+           "VASurfaceID": "uint32_t", "HANDLE": "void *"}
+BASE = {"char": "char", "int": "int", "unsigned int": "unsigned int", "unsigned char": "unsigned char",
+        "intptr_t": "intptr_t", "size_t": "size_t", "float": "float", "double": "double",
+        "int8_t": "int8_t", "int16_t": "int16_t", "int32_t": "int32_t", "int64_t": "int64_t",
+        "uint8_t": "uint8_t", "uint16_t": "uint16_t", "uint32_t": "uint32_t", "uint64_t": "uint64_t",
+        "void": "void"}
+SIGNED = {"char", "int", "intptr_t", "int8_t", "int16_t", "int32_t", "int64_t"}
+
+# Arrays whose length is another parameter (or a constant) by OpenCL convention.
+ARRAY_LEN = {
+    "global_work_offset": "work_dim", "global_work_size": "work_dim", "local_work_size": "work_dim",
+    "origin": 3, "region": 3, "src_origin": 3, "dst_origin": 3, "buffer_origin": 3, "host_origin": 3,
+    "buffer_offset": 3, "src_offset": 3, "dst_offset": 3,
+}
+MAX_ARRAY = 16       # elements copied per array argument; the count is always exact
+MAX_PROPS = 32       # values copied per zero-terminated property list
+MAX_STR = 256        # bytes copied per string argument
+
+# Parameter kinds (mirrored in record.h as enum clt_kind).
+KINDS = ["VAL", "SVAL", "HANDLE", "ENUM", "BITFIELD", "BOOL", "PTR", "STR", "ARR", "HARR",
+         "PROPS", "OUT_VAL", "OUT_HANDLE", "OUT_HARR", "ERRCODE", "BYTES8", "FUNC"]
+
+
+class Reg:
+    def __init__(self, path):
+        root = ET.parse(path).getroot()
+        self.typedef = {}      # name -> underlying type name (or '*handle')
+        self.handles = set()
+        for t in root.find("types"):
+            name = t.get("name") or (t.find("name").text if t.find("name") is not None else None)
+            text = "".join(t.itertext())
+            if t.get("category") == "define" and name:
+                if re.search(r"struct\s+_\w+\s*\*", text):
+                    self.handles.add(name)
+                elif t.find("type") is not None:
+                    inner = t.find("type").text
+                    between = text.split(inner, 1)[1].split(name, 1)[0]
+                    self.typedef[name] = "void*" if "*" in between else inner
+                elif re.search(r"\bvoid\s*\*", text) or "*" in text:
+                    self.typedef[name] = "void*"
+        self.enum_value = {}
+        self.bitmask_groups = {}   # group name -> [(name, value)]
+        for es in root.findall("enums"):
+            for e in es.findall("enum"):
+                v = e.get("value")
+                if e.get("bitpos") is not None:
+                    v = str(1 << int(e.get("bitpos")))
+                if v is None:
+                    continue
+                try:
+                    self.enum_value[e.get("name")] = int(v.rstrip("ULul"), 0)
+                except ValueError:
+                    continue
+            if es.get("type") == "bitmask":
+                self.bitmask_groups[es.get("name")] = [e.get("name") for e in es.findall("enum")]
+        # Values of each enum-like type, from <require comment="TYPE"> blocks.
+        self.type_enums = {}
+        self.core = []         # commands in a <feature>
+        self.ext_cmds = []     # commands only in <extension>s
+        seen = set()
+        for sect in list(root.findall("feature")) + list(root.find("extensions")):
+            for req in sect.findall("require"):
+                c = (req.get("comment") or "").split(" - ")[0].strip()
+                for e in req.findall("enum"):
+                    if re.fullmatch(r"cl_\w+", c):
+                        self.type_enums.setdefault(c, [])
+                        if e.get("name") not in self.type_enums[c]:
+                            self.type_enums[c].append(e.get("name"))
+                for cmd in req.findall("command"):
+                    n = cmd.get("name")
+                    if n in seen:
+                        continue
+                    seen.add(n)
+                    (self.core if sect.tag == "feature" else self.ext_cmds).append(n)
+        for g, names in self.bitmask_groups.items():
+            self.type_enums.setdefault(g, [])
+            for n in names:
+                if n not in self.type_enums[g]:
+                    self.type_enums[g].append(n)
+        self.bitfield_types = {g for g in self.bitmask_groups}
+        self.commands = {}
+        for c in root.find("commands"):
+            proto = c.find("proto")
+            name = proto.find("name").text
+            self.commands[name] = (self.parse_decl(proto), [self.parse_decl(p) for p in c.findall("param")])
+        self.errors = self.type_enums.get("Error codes", [])
+        self.errors = sorted({n for n, v in self.enum_value.items() if re.fullmatch(r"CL_[A-Z0-9_]+", n) and
+                              (v <= 0 and v > -2000) and (n.startswith("CL_INVALID") or n == "CL_SUCCESS" or
+                              n.endswith(("_FAILURE", "_FAILED", "_KHR", "_EXT", "_INTEL", "_NV", "_ARM",
+                                          "_APPLE", "_QCOM", "_IMG", "_AMD", "_IBM")) or "NOT_" in n or
+                              "MISMATCH" in n or "OUT_OF" in n or "_ERROR" in n)})
+
+    @staticmethod
+    def parse_decl(el):
+        text = "".join(el.itertext())
+        name = el.find("name").text
+        t = el.find("type")
+        if t is None:      # function pointer: "void (CL_CALLBACK* pfn)(...)"
+            return {"name": name, "type": None, "ptr": 0, "const": False, "func": True}
+        after = text.split(t.text, 1)[1].split(name, 1)[0]
+        before = text.split(t.text, 1)[0]
+        return {"name": name, "type": t.text, "ptr": after.count("*"), "const": "const" in before,
+                "func": False, "array": "[" in text.split(name, 1)[1]}
+
+    def resolve(self, tname):
+        """Follow typedefs to a base C type name, or '*handle' / 'void*'."""
+        seen = 0
+        while tname in self.typedef and seen < 20:
+            tname = self.typedef[tname]
+            seen += 1
+        if tname in self.handles:
+            return "*handle"
+        return tname
+
+    def root_of(self, tname):
+        """The most specific cl_* name with enum/bitfield values, walking typedefs."""
+        t = tname
+        for _ in range(20):
+            if t in self.type_enums and t not in ("cl_bitfield", "cl_properties"):
+                return t
+            if t not in self.typedef:
+                return None
+            t = self.typedef[t]
+        return None
+
+    def abi(self, d):
+        if d["name"] == "errcode_ret" and d["ptr"] == 1:
+            return "cl_int_ *"
+        if d["func"] or d["ptr"] or d.get("array"):
+            return "void *"
+        t = d["type"]
+        if t in FOREIGN:
+            return FOREIGN[t]
+        if t in self.handles:
+            return "void *"
+        b = self.resolve(t)
+        if b in ("*handle", "void*"):
+            return "void *"
+        if b not in BASE:
+            raise SystemExit("gen: cannot resolve type %r" % t)
+        return BASE[b]
+
+
+def classify(reg, cmd, params, i):
+    """-> (kind, aux): how parameter i of cmd is recorded."""
+    d = params[i]
+    names = [p["name"] for p in params]
+    prev = names[i - 1] if i else ""
+    t = d["type"]
+    if d["func"]:
+        return "FUNC", None
+    if d["name"] == "errcode_ret" and d["ptr"] == 1:
+        return "ERRCODE", None
+    if d["ptr"] == 0 and not d.get("array"):
+        if t in reg.handles or reg.resolve(t) == "*handle":
+            return "HANDLE", t
+        if t == "cl_bool":
+            return "BOOL", None
+        root = reg.root_of(t)
+        if root:
+            return ("BITFIELD" if root in reg.bitfield_types or t in reg.bitfield_types else "ENUM"), root
+        base = reg.resolve(t)
+        if base in ("void*",) or t in ("HANDLE",):
+            return "PTR", None
+        return ("SVAL" if base in SIGNED else "VAL"), None
+    if d["ptr"] == 1:
+        if cmd == "clSetKernelArg" and d["name"] == "arg_value":
+            return "BYTES8", "arg_size"
+        if t == "char" and d["const"]:
+            return "STR", None
+        is_handle = t in reg.handles
+        if d["const"] and t.endswith("_properties") or (d["const"] and t and t.endswith("_properties_khr")) \
+                or (d["const"] and t and t.endswith("_properties_intel")) or t == "cl_device_partition_property":
+            return "PROPS", None
+        if d["name"] in ARRAY_LEN and d["const"]:
+            return "ARR", ARRAY_LEN[d["name"]]
+        scalar = is_handle or (reg.resolve(t) in BASE and reg.resolve(t) not in ("void", "char"))
+        if d["const"] and prev.startswith("num_") and scalar:
+            return ("HARR" if is_handle else "ARR"), prev
+        if not d["const"] and is_handle and prev in ("num_entries", "num_kernels", "num_devices"):
+            return "OUT_HARR", prev
+        if not d["const"] and is_handle:
+            return "OUT_HANDLE", t
+        if not d["const"] and t not in ("void", "char") and reg.resolve(t) in BASE and reg.resolve(t) != "void":
+            return "OUT_VAL", None
+    return "PTR", None
+
+
+def ret_kind(reg, r):
+    if r["ptr"]:
+        return "PTR"
+    if r["type"] == "void":
+        return "VOID"
+    if r["type"] in reg.handles:
+        return "HANDLE"
+    if r["type"] == "cl_int":
+        return "ERR"
+    return "VAL"
+
+
+CREATES = re.compile(r"^cl(Create|Enqueue|Link|Compile|Clone|SVMAlloc|HostMemAlloc|DeviceMemAlloc|SharedMemAlloc"
+                     r"|Import|GetExtensionFunctionAddress)")
+
+
+def gen(reg, out):
+    cmds = sorted(set(reg.core) | set(reg.ext_cmds) | set(reg.commands))
+    cmds = [c for c in cmds if c in reg.commands]
+    core = set(reg.core)
+    # Enum and bitfield decode tables, one per type actually used by a parameter.
+    used_types = []
+    plan = {}
+    for c in cmds:
+        r, ps = reg.commands[c]
+        kinds = [classify(reg, c, ps, i) for i in range(len(ps))]
+        plan[c] = (r, ps, kinds)
+        for k, aux in kinds:
+            if k in ("ENUM", "BITFIELD") and aux not in used_types:
+                used_types.append(aux)
+    used_types.sort()
+    W = lambda name: open(os.path.join(out, name), "w")
+    banner = "/* Generated by intercept/gen/gen.py from the Khronos cl.xml. Do not edit. */\n"
+
+    with W("clt_gen.h") as h:
+        h.write(banner + "#ifndef CLT_GEN_H\n#define CLT_GEN_H\n#include <stdint.h>\n\n")
+        h.write("enum clt_fn {\n")
+        for i, c in enumerate(cmds):
+            h.write("    CLT_FN_%s = %d,\n" % (c, i))
+        h.write("    CLT_FN_COUNT = %d\n};\n\n" % len(cmds))
+        h.write("enum clt_decoder {\n    CLT_DEC_NONE = 0,\n")
+        for i, t in enumerate(used_types):
+            h.write("    CLT_DEC_%s = %d,\n" % (t, i + 1))
+        h.write("    CLT_DEC_COUNT = %d\n};\n\n" % (len(used_types) + 1))
+        h.write("#define CLT_MAX_ARRAY %d\n#define CLT_MAX_PROPS %d\n#define CLT_MAX_STR %d\n\n"
+                % (MAX_ARRAY, MAX_PROPS, MAX_STR))
+        h.write("#endif\n")
+
+    with W("clt_tables.c") as f:
+        f.write(banner + '#include "../tables.h"\n#include <stddef.h>\n\n')
+        # parameter descriptors
+        for c in cmds:
+            r, ps, kinds = plan[c]
+            if not ps:
+                continue
+            f.write("static const struct clt_param P_%s[] = {\n" % c)
+            for p, (k, aux) in zip(ps, kinds):
+                dec = "CLT_DEC_%s" % aux if k in ("ENUM", "BITFIELD") else "CLT_DEC_NONE"
+                f.write('    {"%s", CLT_K_%s, %s, %s},\n' % (p["name"], k, dec,
+                        '"%s"' % aux if k in ("HANDLE", "OUT_HANDLE") else "NULL"))
+            f.write("};\n")
+        f.write("\nconst struct clt_fn_desc clt_fns[CLT_FN_COUNT] = {\n")
+        for c in cmds:
+            r, ps, kinds = plan[c]
+            flags = []
+            if c in core:
+                flags.append("CLT_F_CORE")
+            if CREATES.match(c):
+                flags.append("CLT_F_CREATES")
+            f.write('    {"%s", %s, %d, CLT_R_%s, %s},\n' % (c, "P_%s" % c if ps else "NULL", len(ps),
+                    ret_kind(reg, r), "|".join(flags) or "0"))
+        f.write("};\n\n")
+        # decoders
+        n_vals = {}
+        for t in used_types:
+            vals = []
+            for n in reg.type_enums.get(t, []):
+                if n in reg.enum_value:
+                    vals.append((reg.enum_value[n], n))
+            vals = sorted(set(vals))
+            n_vals[t] = len(vals)
+            f.write("static const struct clt_enum_val E_%s[] = {\n" % t)
+            for v, n in vals:
+                f.write('    {0x%xULL, "%s"},\n' % (v & 0xFFFFFFFFFFFFFFFF, n))
+            f.write('    {0, NULL}\n};\n')
+        f.write("\nconst struct clt_decoder_desc clt_decoders[CLT_DEC_COUNT] = {\n    {NULL, NULL, 0, 0},\n")
+        for t in used_types:
+            f.write('    {"%s", E_%s, %d, %d},\n' % (t, t, n_vals[t], 1 if t in reg.bitfield_types else 0))
+        f.write("};\n\n")
+        errs = sorted({(reg.enum_value[n], n) for n in reg.errors}, reverse=True)
+        f.write("const struct clt_err clt_errors[] = {\n")
+        for v, n in errs:
+            f.write('    {%d, "%s"},\n' % (v, n))
+        f.write("};\nconst unsigned clt_n_errors = %d;\n" % len(errs))
+
+    with W("clt_wrappers.c") as f:
+        f.write(banner + '#include "../record.h"\n#include "../tables.h"\n\n')
+        f.write("/* Exported: every command of a <feature> (core 1.0-3.0), so LD_PRELOAD sees them.\n"
+                " * Extension commands are static and reached via clGetExtensionFunctionAddress*. */\n\n")
+        for c in cmds:
+            r, ps, kinds = plan[c]
+            f.write(wrapper(reg, c, r, ps, kinds, c in core))
+        f.write("const struct clt_ext_entry clt_ext_table[] = {\n")
+        for c in cmds:
+            f.write('    {"%s", (void *)%s},\n' % (c, c if c in core else "ext_" + c))
+        f.write("};\nconst unsigned clt_ext_table_len = %d;\n" % len(cmds))
+
+
+def wrapper(reg, c, r, ps, kinds, exported):
+    rabi = reg.abi(r)
+    args = ", ".join("%s %s" % (reg.abi(p), p["name"]) for p in ps) or "void"
+    argnames = [p["name"] for p in ps]
+    rk = ret_kind(reg, r)
+    fname = c if exported else "ext_" + c
+    vis = "CLT_EXPORT " if exported else "static "
+    L = []
+    L.append("%s%s CLT_CALL %s(%s)\n{" % (vis, rabi, fname, args))
+    L.append("    typedef %s (CLT_CALL *fn_t)(%s);" % (rabi, ", ".join(reg.abi(p) for p in ps) or "void"))
+    call_args = []
+    for p, (k, aux) in zip(ps, kinds):
+        call_args.append("errcode_ret ? errcode_ret : &clt_err_local" if k == "ERRCODE" else p["name"])
+    has_err = any(k == "ERRCODE" for k, _ in kinds)
+    L.append("    fn_t real = (fn_t)clt_real(CLT_FN_%s);" % c)
+    ret_fail = {"VOID": "return;", "ERR": "return CL_INVALID_OPERATION_;",
+                "HANDLE": "return NULL;", "PTR": "return NULL;", "VAL": "return 0;"}[rk]
+    if rk in ("HANDLE", "PTR") and has_err:
+        ret_fail = "{ if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }"
+    L.append("    if (CLT_UNLIKELY(!real)) %s" % ret_fail)
+    if rk == "VOID":
+        plain = "{ real(%s); return; }" % ", ".join(argnames)
+    else:
+        plain = "return real(%s);" % ", ".join(argnames)
+    hook = c in ("clGetExtensionFunctionAddress", "clGetExtensionFunctionAddressForPlatform")
+    if hook:   # hand out our wrapper for every extension command cl.xml knows
+        plain = "return clt_ext_wrap(func_name, real(%s));" % ", ".join(argnames)
+    L.append("    struct clt_thread *th = clt_enter();")
+    L.append("    if (!th) %s" % plain)
+    if has_err:
+        L.append("    cl_int_ clt_err_local = 0;")
+    L.append("    uint64_t t0 = clt_now();")
+    if rk == "VOID":
+        L.append("    real(%s);" % ", ".join(call_args))
+    else:
+        L.append("    %s ret = real(%s);" % (rabi, ", ".join(call_args)))
+    L.append("    uint64_t t1 = clt_now();")
+    if hook:
+        L.append("    ret = clt_ext_wrap(func_name, ret);")
+    L.append("    int saved_errno = errno;")
+    ok = {"VOID": "1", "ERR": "ret == 0", "HANDLE": "ret != NULL", "PTR": "ret != NULL", "VAL": "1"}[rk]
+    retv = {"VOID": "0", "ERR": "(uint64_t)(int64_t)ret", "HANDLE": "(uint64_t)(uintptr_t)ret",
+            "PTR": "(uint64_t)(uintptr_t)ret", "VAL": "(uint64_t)ret"}[rk]
+    # worst-case record size
+    extra = []
+    for p, (k, aux) in zip(ps, kinds):
+        if k == "STR":
+            extra.append("CLT_MAX_STR")
+        elif k in ("ARR", "HARR", "OUT_HARR"):
+            extra.append("8 * CLT_MAX_ARRAY")
+        elif k == "PROPS":
+            extra.append("8 * CLT_MAX_PROPS")
+    size = "sizeof(struct clt_rec) + 8 * %d%s" % (len(ps), "".join(" + " + e for e in extra))
+    L.append("    struct clt_rec *rec = clt_rec_begin(th, %s);" % size)
+    L.append("    if (rec) {")
+    L.append("        int ok = %s;" % ok)
+    L.append("        (void)ok;")
+    L.append("        struct clt_extra x = clt_extra_init(rec, %d);" % len(ps))
+    for i, (p, (k, aux)) in enumerate(zip(ps, kinds)):
+        n = p["name"]
+        s = "rec->arg[%d]" % i
+        if k in ("VAL", "ENUM", "BITFIELD", "BOOL"):
+            L.append("        %s = (uint64_t)%s;" % (s, n))
+        elif k == "SVAL":
+            L.append("        %s = (uint64_t)(int64_t)%s;" % (s, n))
+        elif k in ("HANDLE", "PTR", "FUNC"):
+            L.append("        %s = (uint64_t)(uintptr_t)%s;" % (s, n))
+        elif k == "ERRCODE":
+            L.append("        %s = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);" % s)
+        elif k == "STR":
+            # Strings are also read after errors that prove the driver read them.
+            err = "ret" if rk == "ERR" else ("(errcode_ret ? *errcode_ret : clt_err_local)" if has_err else None)
+            okx = "ok || clt_str_was_read(%s)" % err if err else ("1" if hook else "ok")
+            L.append("        %s = clt_put_str(&x, %d, %s, %s);" % (s, i, okx, n))
+        elif k in ("ARR", "HARR", "OUT_HARR"):
+            ln = aux if isinstance(aux, int) else "(uint64_t)%s" % aux
+            if k == "OUT_HARR":
+                L.append("        %s = clt_put_out_harr(&x, %d, ok, %s, %s);" % (s, i, n, ln))
+            else:
+                esz = "sizeof(size_t)" if p["type"] == "size_t" or p["type"] in reg.handles else \
+                    "sizeof(%s)" % reg.abi(dict(p, ptr=0))
+                L.append("        %s = clt_put_arr(&x, %d, ok, %s, %s, %s);" % (s, i, n, ln, esz))
+        elif k == "PROPS":
+            esz = "sizeof(%s)" % reg.abi(dict(p, ptr=0))
+            L.append("        %s = clt_put_props(&x, %d, ok, %s, %s);" % (s, i, n, esz))
+        elif k in ("OUT_HANDLE",):
+            L.append("        %s = clt_put_out_ptr(&x, %d, ok, %s);" % (s, i, n))
+        elif k == "OUT_VAL":
+            esz = "sizeof(%s)" % reg.abi(dict(p, ptr=0))
+            L.append("        %s = clt_put_out_val(&x, %d, ok, %s, %s);" % (s, i, n, esz))
+        elif k == "BYTES8":
+            L.append("        %s = clt_put_bytes8(&x, %d, ok, %s, %s);" % (s, i, n, aux))
+    L.append("        clt_rec_commit(th, rec, &x, CLT_FN_%s, t0, t1, %s);" % (c, retv))
+    L.append("    }")
+    L.append("    clt_leave(th);")
+    L.append("    errno = saved_errno;")
+    L.append("    return%s;" % ("" if rk == "VOID" else " ret"))
+    L.append("}\n")
+    return "\n".join(L) + "\n"
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        raise SystemExit(__doc__)
+    gen(Reg(sys.argv[1]), sys.argv[2])

@@ -1,0 +1,18 @@
+/* Handle -> object id, on the writer thread only. A handle returned by a
+ * creating call gets a fresh id (the driver may reuse an address after a
+ * release); any other handle keeps the id it was first seen with. */
+#ifndef CLT_OBJECTS_H
+#define CLT_OBJECTS_H
+#include <stdint.h>
+
+struct clt_objects {
+    uint64_t *keys, *ids;
+    uint64_t cap, used, next_id;
+};
+
+uint64_t clt_objects_get(struct clt_objects *o, uint64_t handle);   /* 0 for NULL */
+uint64_t clt_objects_find(const struct clt_objects *o, uint64_t handle);  /* 0 if unknown */
+uint64_t clt_objects_new(struct clt_objects *o, uint64_t handle);
+void clt_objects_free(struct clt_objects *o);
+
+#endif

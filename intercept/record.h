@@ -1,0 +1,202 @@
+/* The hot path: what a generated wrapper does on the calling thread.
+ *
+ * One relaxed load decides whether to record at all. A record is written in
+ * place into the calling thread's ring (single producer, the writer thread
+ * is the single consumer): a 32-byte header, one 8-byte slot per parameter,
+ * then copies of strings and arrays. No lock, no allocation, no formatting;
+ * decoding happens on the writer thread from the generated tables. */
+#ifndef CLT_RECORD_H
+#define CLT_RECORD_H
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include "generated/clt_gen.h"
+#include "clock.h"
+
+#define CLT_EXPORT __attribute__((visibility("default")))
+#define CLT_CALL            /* CL_API_CALL is empty on Linux */
+#define CLT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define CLT_LIKELY(x) __builtin_expect(!!(x), 1)
+typedef int32_t cl_int_;
+#define CL_INVALID_OPERATION_ (-59)
+#define CLT_FN_PAD 0xFFFFu  /* ring padding up to the end of the buffer */
+
+struct clt_rec {
+    uint16_t fn;            /* enum clt_fn, or CLT_FN_PAD */
+    uint16_t size;          /* bytes including header, multiple of 8 */
+    uint32_t raw_mask;      /* bit i: arg[i] is the pointer itself, contents not read */
+    uint64_t t0, t1;        /* clt_now() ticks around the real call */
+    uint64_t ret;           /* return value (cl_int sign-extended, or pointer) */
+    uint64_t arg[];
+};
+
+struct clt_thread {
+    /* producer side (the owning thread) */
+    uint8_t *buf;
+    uint64_t mask;          /* ring size - 1; size is a power of two */
+    uint64_t head_local;
+    uint64_t tail_cached;
+    uint64_t dropped;       /* calls not recorded because the ring stayed full */
+    int dropping;
+    _Alignas(64) _Atomic uint64_t head;   /* published to the writer */
+    _Alignas(64) _Atomic uint64_t tail;   /* consumed by the writer */
+    _Atomic uint64_t dropped_pub;
+    /* writer side */
+    _Atomic int state;      /* enum clt_thread_state */
+    int tid;
+    uint32_t seq;           /* Perfetto sequence id of this thread's events */
+    uint32_t generation;    /* bumped when the slot is reused by a new thread */
+    struct clt_thread *next;
+    void *wstate;           /* writer's per-sequence state */
+};
+
+extern int clt_active;      /* 0: forward only */
+extern __thread struct clt_thread *clt_tls __attribute__((tls_model("initial-exec")));
+
+void *clt_real(unsigned fn);                       /* real entry point or NULL */
+void *clt_ext_wrap(const char *name, void *real);  /* extension lookup hook */
+struct clt_thread *clt_thread_attach(void);
+struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max);
+
+static inline struct clt_thread *clt_enter(void)
+{
+    if (CLT_UNLIKELY(!__atomic_load_n(&clt_active, __ATOMIC_RELAXED)))
+        return NULL;
+    struct clt_thread *th = clt_tls;
+    if (CLT_UNLIKELY(!th))
+        th = clt_thread_attach();
+    return th;
+}
+
+static inline void clt_leave(struct clt_thread *th) { (void)th; }
+
+static inline struct clt_rec *clt_rec_begin(struct clt_thread *th, size_t max)
+{
+    uint64_t head = th->head_local;
+    uint64_t off = head & th->mask;
+    if (CLT_LIKELY(off + max <= th->mask + 1 && head + max - th->tail_cached <= th->mask + 1))
+        return (struct clt_rec *)(th->buf + off);
+    return clt_ring_reserve_slow(th, max);
+}
+
+struct clt_extra { uint8_t *base, *p; uint32_t raw; };
+
+static inline struct clt_extra clt_extra_init(struct clt_rec *rec, unsigned nargs)
+{
+    struct clt_extra x = { (uint8_t *)rec, (uint8_t *)&rec->arg[nargs], 0 };
+    return x;
+}
+
+static inline uint64_t clt_raw(struct clt_extra *x, unsigned i, const void *p)
+{
+    x->raw |= 1u << i;
+    return (uint64_t)(uintptr_t)p;
+}
+
+static inline uint64_t clt_slot(struct clt_extra *x, uint64_t count, size_t bytes)
+{
+    uint64_t off = (uint64_t)(x->p - x->base);
+    x->p += (bytes + 7) & ~(size_t)7;
+    return off << 32 | (count & 0xFFFFFFFFu);
+}
+
+/* Errors after which the driver has read the string argument. */
+static inline int clt_str_was_read(int32_t err)
+{
+    return err == -46 /* INVALID_KERNEL_NAME */ || err == -11 /* BUILD_PROGRAM_FAILURE */ ||
+           err == -43 /* INVALID_BUILD_OPTIONS */ || err == -66 /* INVALID_COMPILER_OPTIONS */ ||
+           err == -67 /* INVALID_LINKER_OPTIONS */;
+}
+
+static inline uint64_t clt_put_str(struct clt_extra *x, unsigned i, int ok, const char *s)
+{
+    if (!s || !ok)
+        return clt_raw(x, i, s);
+    size_t n = strnlen(s, CLT_MAX_STR);
+    memcpy(x->p, s, n);
+    return clt_slot(x, n, n);
+}
+
+static inline uint64_t clt_load_n(const void *p, size_t esz)
+{
+    switch (esz) {
+    case 1: return *(const uint8_t *)p;
+    case 2: return *(const uint16_t *)p;
+    case 4: return *(const uint32_t *)p;
+    default: return *(const uint64_t *)p;
+    }
+}
+
+static inline uint64_t clt_put_arr(struct clt_extra *x, unsigned i, int ok, const void *p,
+                                   uint64_t n, size_t esz)
+{
+    if (!p || !ok)
+        return clt_raw(x, i, p);
+    uint64_t m = n < CLT_MAX_ARRAY ? n : CLT_MAX_ARRAY;
+    uint64_t *dst = (uint64_t *)x->p;
+    for (uint64_t k = 0; k < m; k++)
+        dst[k] = clt_load_n((const uint8_t *)p + k * esz, esz);
+    return clt_slot(x, n, m * 8);
+}
+
+static inline uint64_t clt_put_out_harr(struct clt_extra *x, unsigned i, int ok, void *p, uint64_t n)
+{
+    return clt_put_arr(x, i, ok, p, n, sizeof(void *));
+}
+
+static inline uint64_t clt_put_props(struct clt_extra *x, unsigned i, int ok, const void *p, size_t esz)
+{
+    if (!p || !ok)
+        return clt_raw(x, i, p);
+    uint64_t *dst = (uint64_t *)x->p;
+    unsigned m = 0;
+    while (m + 2 <= CLT_MAX_PROPS) {
+        uint64_t key = clt_load_n((const uint8_t *)p + m * esz, esz);
+        if (!key)
+            break;
+        dst[m] = key;
+        dst[m + 1] = clt_load_n((const uint8_t *)p + (m + 1) * esz, esz);
+        m += 2;
+    }
+    return clt_slot(x, m, (size_t)m * 8);
+}
+
+static inline uint64_t clt_put_out_ptr(struct clt_extra *x, unsigned i, int ok, void *p)
+{
+    if (!p || !ok)
+        return clt_raw(x, i, p);
+    return (uint64_t)(uintptr_t)*(void **)p;
+}
+
+static inline uint64_t clt_put_out_val(struct clt_extra *x, unsigned i, int ok, void *p, size_t esz)
+{
+    if (!p || !ok)
+        return clt_raw(x, i, p);
+    return clt_load_n(p, esz);
+}
+
+static inline uint64_t clt_put_bytes8(struct clt_extra *x, unsigned i, int ok, const void *p, size_t size)
+{
+    if (!p || !ok || size > 8)
+        return clt_raw(x, i, p);
+    uint64_t v = 0;
+    memcpy(&v, p, size);
+    return v;
+}
+
+static inline void clt_rec_commit(struct clt_thread *th, struct clt_rec *rec, struct clt_extra *x,
+                                  unsigned fn, uint64_t t0, uint64_t t1, uint64_t ret)
+{
+    uint64_t size = (uint64_t)(x->p - x->base);
+    rec->fn = (uint16_t)fn;
+    rec->size = (uint16_t)size;
+    rec->raw_mask = x->raw;
+    rec->t0 = t0;
+    rec->t1 = t1;
+    rec->ret = ret;
+    th->head_local += size;
+    __atomic_store_n(&th->head, th->head_local, __ATOMIC_RELEASE);
+}
+
+#endif

@@ -1,0 +1,269 @@
+/* Shim life cycle: load, the real library, thread rings, fork and exit.
+ *
+ * Lazy everywhere: the real library is looked up on the first call, a
+ * thread's ring is made on its first call, the writer thread and the trace
+ * file on the first recorded call. A process that never calls OpenCL pays
+ * nothing and leaves no file. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "shim.h"
+#include "tables.h"
+
+struct clt_config clt_cfg;
+int clt_active;
+__thread struct clt_thread *clt_tls __attribute__((tls_model("initial-exec")));
+struct clt_thread *_Atomic clt_threads;
+
+void clt_msg(const char *fmt, ...)
+{
+    if (clt_cfg.QUIET)
+        return;
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = snprintf(buf, sizeof buf, "cltrace: ");
+    n += vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    if (n > (int)sizeof buf - 2)
+        n = (int)sizeof buf - 2;
+    buf[n++] = '\n';
+    ssize_t w = write(2, buf, (size_t)n);   /* stderr only: stdout is the app's */
+    (void)w;
+}
+
+/* ---- the real library ------------------------------------------------- */
+
+static void *real_lib;
+static void *real_tab[CLT_FN_COUNT];
+#define REAL_ABSENT ((void *)1)
+static pthread_once_t real_once = PTHREAD_ONCE_INIT;
+static Dl_info self_info;
+
+static int is_self(void *p)
+{
+    Dl_info di;
+    return p && dladdr(p, &di) && di.dli_fbase == self_info.dli_fbase;
+}
+
+static void real_open(void)
+{
+    dladdr((void *)&real_open, &self_info);
+    if (clt_cfg.LIBRARY[0]) {
+        real_lib = dlopen(clt_cfg.LIBRARY, RTLD_NOW | RTLD_LOCAL);
+        if (!real_lib)
+            clt_msg("cannot load CLTRACE_LIBRARY=%s: %s", clt_cfg.LIBRARY, dlerror());
+        return;
+    }
+    /* The loader the app already has, even if it dlopen'ed it privately
+     * (pyopencl, plugin hosts: RTLD_NEXT finds nothing there); else load it. */
+    static const char *const names[] = { "libOpenCL.so.1", "libOpenCL.so" };
+    for (unsigned i = 0; i < 2 && !real_lib; i++)
+        real_lib = dlopen(names[i], RTLD_LAZY | RTLD_NOLOAD);
+    if (!real_lib)
+        real_lib = dlopen("libOpenCL.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!real_lib)
+        clt_msg("no OpenCL library found (set CLTRACE_LIBRARY)");
+}
+
+void *clt_real(unsigned fn)
+{
+    void *p = __atomic_load_n(&real_tab[fn], __ATOMIC_ACQUIRE);
+    if (CLT_LIKELY(p && p != REAL_ABSENT))
+        return p;
+    if (p == REAL_ABSENT)
+        return NULL;
+    int saved = errno;
+    pthread_once(&real_once, real_open);
+    p = real_lib ? dlsym(real_lib, clt_fns[fn].name) : NULL;
+    if (!p)
+        p = dlsym(RTLD_NEXT, clt_fns[fn].name);
+    if (is_self(p))          /* never forward to ourselves */
+        p = NULL;
+    void *expected = NULL;   /* an extension lookup may have set it meanwhile */
+    __atomic_compare_exchange_n(&real_tab[fn], &expected, p ? p : REAL_ABSENT, 0,
+                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    errno = saved;
+    p = __atomic_load_n(&real_tab[fn], __ATOMIC_ACQUIRE);
+    return p == REAL_ABSENT ? NULL : p;
+}
+
+static int ext_cmp(const void *key, const void *ent)
+{
+    return strcmp(key, ((const struct clt_ext_entry *)ent)->name);
+}
+
+/* clGetExtensionFunctionAddress*: hand out our wrapper for every command
+ * cl.xml knows, remembering the real one; pass anything else through. With
+ * several platforms, the last real pointer handed out wins. */
+void *clt_ext_wrap(const char *name, void *real)
+{
+    if (!name || !real || is_self(real))
+        return real;
+    const struct clt_ext_entry *e = bsearch(name, clt_ext_table, clt_ext_table_len,
+                                            sizeof *e, ext_cmp);
+    if (!e)
+        return real;
+    __atomic_store_n(&real_tab[e - clt_ext_table], real, __ATOMIC_RELEASE);
+    return e->wrapper;
+}
+
+/* ---- per-thread rings ------------------------------------------------- */
+
+static pthread_key_t thread_key;
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+static int writer_state;          /* 0 not started, 1 running, -1 failed */
+
+static void thread_gone(void *arg)
+{
+    struct clt_thread *th = arg;
+    if (clt_tls == th)
+        clt_tls = NULL;
+    __atomic_store_n(&th->state, CLT_TH_DEAD, __ATOMIC_RELEASE);
+}
+
+static struct clt_thread *thread_new(void)
+{
+    /* Reuse the ring of a thread that ended and was drained. */
+    for (struct clt_thread *t = __atomic_load_n(&clt_threads, __ATOMIC_ACQUIRE); t; t = t->next) {
+        int expect = CLT_TH_FREE;
+        if (__atomic_compare_exchange_n(&t->state, &expect, CLT_TH_CLAIMED, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+            return t;
+    }
+    size_t size = 64 * 1024;
+    while (size < (size_t)clt_cfg.BUFFER_KB * 1024 && size < ((size_t)1 << 30))
+        size <<= 1;
+    struct clt_thread *t = calloc(1, sizeof *t);
+    uint8_t *buf = t ? aligned_alloc(64, size) : NULL;
+    if (!buf) {
+        free(t);
+        return NULL;
+    }
+    t->buf = buf;
+    t->mask = size - 1;
+    t->state = CLT_TH_CLAIMED;
+    static _Atomic uint32_t next_seq = 2;   /* 1 is the writer's own sequence */
+    t->seq = __atomic_fetch_add(&next_seq, 1, __ATOMIC_RELAXED);
+    t->next = __atomic_load_n(&clt_threads, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(&clt_threads, &t->next, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+        ;
+    return t;
+}
+
+struct clt_thread *clt_thread_attach(void)
+{
+    int saved = errno;
+    struct clt_thread *th = NULL;
+    if (__atomic_load_n(&writer_state, __ATOMIC_ACQUIRE) == 0) {
+        pthread_mutex_lock(&start_lock);
+        if (writer_state == 0)
+            __atomic_store_n(&writer_state, clt_writer_start() == 0 ? 1 : -1, __ATOMIC_RELEASE);
+        pthread_mutex_unlock(&start_lock);
+    }
+    if (writer_state != 1) {
+        __atomic_store_n(&clt_active, 0, __ATOMIC_RELAXED);
+        goto out;
+    }
+    th = thread_new();
+    if (!th)
+        goto out;
+    th->tid = (int)syscall(SYS_gettid);
+    th->dropped = 0;
+    th->generation++;
+    th->head_local = th->tail_cached = __atomic_load_n(&th->tail, __ATOMIC_ACQUIRE);
+    __atomic_store_n(&th->head, th->head_local, __ATOMIC_RELAXED);
+    __atomic_store_n(&th->state, CLT_TH_LIVE, __ATOMIC_RELEASE);
+    clt_tls = th;
+    pthread_setspecific(thread_key, th);
+out:
+    errno = saved;
+    return th;
+}
+
+struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max)
+{
+    uint64_t size = th->mask + 1;
+    if (max > size / 4)
+        goto drop;
+    int saved = errno;
+    /* A thread that is already dropping does not wait again until there is
+     * room: one slow call when the writer falls behind, not one per call. */
+    long waited = th->dropping ? clt_cfg.WAIT_US : 0;
+    for (;;) {
+        uint64_t head = th->head_local, off = head & th->mask;
+        uint64_t pad = off + max > size ? size - off : 0;
+        th->tail_cached = __atomic_load_n(&th->tail, __ATOMIC_ACQUIRE);
+        if (head + pad + max - th->tail_cached <= size) {
+            if (pad) {
+                struct clt_rec *p = (struct clt_rec *)(th->buf + off);
+                p->fn = CLT_FN_PAD;
+                p->size = 0;
+                th->head_local += pad;
+                __atomic_store_n(&th->head, th->head_local, __ATOMIC_RELEASE);
+            }
+            th->dropping = 0;
+            errno = saved;
+            return (struct clt_rec *)(th->buf + (th->head_local & th->mask));
+        }
+        if (waited >= clt_cfg.WAIT_US || !__atomic_load_n(&clt_active, __ATOMIC_RELAXED))
+            break;
+        struct timespec ts = { 0, 20000 };
+        nanosleep(&ts, NULL);
+        waited += 20;
+    }
+    errno = saved;
+drop:
+    th->dropping = 1;
+    th->dropped++;
+    __atomic_store_n(&th->dropped_pub, th->dropped, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* ---- load, fork, exit ------------------------------------------------- */
+
+static void at_exit(void)
+{
+    if (!__atomic_exchange_n(&clt_active, 0, __ATOMIC_ACQ_REL) && writer_state != 1)
+        return;
+    pthread_mutex_lock(&start_lock);
+    if (writer_state == 1) {
+        writer_state = 2;     /* finished: later calls only forward */
+        pthread_mutex_unlock(&start_lock);
+        clt_writer_stop();
+        return;
+    }
+    pthread_mutex_unlock(&start_lock);
+}
+
+/* The child of fork() has no writer thread: it starts afresh, with its own
+ * file (its pid), on its next call. The parent's rings stay the parent's. */
+static void after_fork_child(void)
+{
+    pthread_mutex_init(&start_lock, NULL);
+    clt_writer_forget();
+    __atomic_store_n(&clt_threads, NULL, __ATOMIC_RELAXED);
+    clt_tls = NULL;
+    if (writer_state != 0 && writer_state != 2) {
+        writer_state = 0;
+        __atomic_store_n(&clt_active, !clt_cfg.DISABLE, __ATOMIC_RELAXED);
+    }
+}
+
+__attribute__((constructor)) static void clt_load(void)
+{
+    int saved = errno;
+    clt_config_load(&clt_cfg);
+    clt_clock_select();
+    pthread_key_create(&thread_key, thread_gone);
+    pthread_atfork(NULL, NULL, after_fork_child);
+    atexit(at_exit);
+    __atomic_store_n(&clt_active, !clt_cfg.DISABLE, __ATOMIC_RELEASE);
+    errno = saved;
+}

@@ -1,0 +1,19 @@
+/* What the shim's parts share: configuration, the thread list, the writer. */
+#ifndef CLT_SHIM_H
+#define CLT_SHIM_H
+#include "config.h"
+#include "record.h"
+
+extern struct clt_config clt_cfg;
+extern struct clt_thread *_Atomic clt_threads;   /* every ring ever attached */
+
+enum clt_thread_state { CLT_TH_FREE, CLT_TH_CLAIMED, CLT_TH_LIVE, CLT_TH_DEAD };
+
+void clt_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* writer.c */
+int clt_writer_start(void);                  /* 0 ok, -1: run untraced */
+void clt_writer_stop(void);                  /* drain, finish the file */
+void clt_writer_forget(void);                /* in a fork child */
+
+#endif

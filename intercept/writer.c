@@ -1,0 +1,247 @@
+/* The writer thread: the only code that touches the trace file.
+ *
+ * It drains every thread's ring, turns each record into Perfetto packets
+ * (emit.c) and appends them to one output buffer, written with whole packets
+ * only, so a file cut at any point (crash, full disk) loses at most the
+ * packet being written. At a clean exit the file is gzipped. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "emit.h"
+#include "shim.h"
+
+static struct clt_writer W;
+static pthread_t writer_thread;
+static _Atomic int stop_requested;
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Expand %p/%e; a directory gets the default name; without %p add .<pid>. */
+static void trace_path(char *out, size_t cap)
+{
+    const char *pat = clt_cfg.OUTPUT;
+    char tmp[PATH_MAX];
+    if (is_dir(pat)) {
+        snprintf(tmp, sizeof tmp, "%s/cltrace-%%e-%%p.pftrace", pat);
+        pat = tmp;
+    }
+    size_t n = 0;
+    int has_pid = 0;
+    for (const char *s = pat; *s && n + 1 < cap; s++) {
+        if (s[0] == '%' && (s[1] == 'p' || s[1] == 'e')) {
+            int w = s[1] == 'p' ? snprintf(out + n, cap - n, "%d", (int)getpid())
+                                : snprintf(out + n, cap - n, "%s", program_invocation_short_name);
+            has_pid |= s[1] == 'p';
+            n += w > 0 ? (size_t)w : 0;
+            s++;
+        } else {
+            out[n++] = *s;
+        }
+    }
+    out[n < cap ? n : cap - 1] = 0;
+    if (!has_pid) {
+        char *dot = strstr(out, ".pftrace");
+        char suffix[64];
+        snprintf(suffix, sizeof suffix, "%s", dot ? dot : "");
+        if (dot)
+            *dot = 0;
+        size_t len = strlen(out);
+        snprintf(out + len, cap - len, ".%d%s", (int)getpid(), suffix);
+    }
+}
+
+/* Exclusive create, never through a symlink: a trace never overwrites. */
+static int open_trace(void)
+{
+    char base[PATH_MAX - 16];
+    trace_path(base, sizeof base);
+    snprintf(W.path, sizeof W.path, "%s", base);
+    for (int i = 1; i < 100; i++) {
+        W.fd = open(W.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (W.fd >= 0 || errno != EEXIST)
+            break;
+        char *dot = strstr(base, ".pftrace");
+        snprintf(W.path, sizeof W.path, "%.*s-%d%s", dot ? (int)(dot - base) : (int)strlen(base), base, i,
+                 dot ? dot : "");
+    }
+    if (W.fd < 0) {
+        clt_msg("cannot create trace %s: %s; running untraced", W.path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+void clt_writer_flush(struct clt_writer *w)
+{
+    size_t done = 0;
+    while (done < w->len && !w->io_failed) {
+        ssize_t n = write(w->fd, w->out + done, w->len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            /* Full disk or I/O error: what is written stays readable; stop
+             * recording, the app runs on. */
+            clt_msg("writing %s failed: %s; trace stops here, the app runs on", w->path,
+                    n < 0 ? strerror(errno) : "short write");
+            w->io_failed = 1;
+            __atomic_store_n(&clt_active, 0, __ATOMIC_RELAXED);
+            break;
+        }
+        done += (size_t)n;
+    }
+    w->bytes_written += done;
+    w->len = 0;
+}
+
+static int drain_all(void)
+{
+    int busy = 0;
+    for (struct clt_thread *th = __atomic_load_n(&clt_threads, __ATOMIC_ACQUIRE); th; th = th->next) {
+        int st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
+        if (st != CLT_TH_LIVE && st != CLT_TH_DEAD)
+            continue;
+        busy |= clt_emit_thread(&W, th);
+        if (st == CLT_TH_DEAD && __atomic_load_n(&th->head, __ATOMIC_ACQUIRE) ==
+                                 __atomic_load_n(&th->tail, __ATOMIC_RELAXED)) {
+            __atomic_store_n(&th->state, CLT_TH_FREE, __ATOMIC_RELEASE);
+        }
+    }
+    return busy;
+}
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    uint64_t last_cal = clt_boottime_ns();
+    long idle_us = 500;
+    while (!__atomic_load_n(&stop_requested, __ATOMIC_ACQUIRE)) {
+        int busy = drain_all();
+        uint64_t now = clt_boottime_ns();
+        if (now - last_cal > 100000000u) {          /* re-calibrate every 100 ms */
+            clt_clock_update(&W.clock);
+            last_cal = now;
+        }
+        clt_emit_dropped(&W);
+        if (busy) {
+            idle_us = 200;
+            if (W.len > CLT_OUT_FLUSH)
+                clt_writer_flush(&W);
+            continue;
+        }
+        if (W.len)
+            clt_writer_flush(&W);
+        struct timespec ts = { 0, idle_us * 1000 };
+        nanosleep(&ts, NULL);
+        if (idle_us < 4000)
+            idle_us *= 2;
+    }
+    return NULL;
+}
+
+int clt_writer_start(void)
+{
+    memset(&W, 0, sizeof W);
+    W.fd = -1;
+    if (open_trace() != 0)
+        return -1;
+    if (clt_emit_init(&W) != 0) {
+        close(W.fd);
+        unlink(W.path);
+        clt_msg("out of memory; running untraced");
+        return -1;
+    }
+    clt_clock_init(&W.clock);
+    clt_emit_header(&W);
+    /* The writer takes no signals: they stay the app's. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    stop_requested = 0;
+    int rc = pthread_create(&writer_thread, NULL, writer_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        close(W.fd);
+        unlink(W.path);
+        clt_msg("cannot start the writer thread; running untraced");
+        return -1;
+    }
+    return 0;
+}
+
+static int gzip_file(const char *src, char *dst, size_t cap)
+{
+    snprintf(dst, cap, "%s.gz", src);
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    gzFile gz = out >= 0 ? gzdopen(out, "wb6") : NULL;
+    int ok = in >= 0 && gz;
+    static char buf[1 << 16];
+    ssize_t n;
+    while (ok && (n = read(in, buf, sizeof buf)) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        ok = n > 0 && gzwrite(gz, buf, (unsigned)n) == n;
+    }
+    if (gz)
+        ok = gzclose(gz) == Z_OK && ok;
+    else if (out >= 0)
+        close(out);
+    if (in >= 0)
+        close(in);
+    if (!ok && out >= 0)
+        unlink(dst);
+    return ok ? 0 : -1;
+}
+
+void clt_writer_stop(void)
+{
+    __atomic_store_n(&stop_requested, 1, __ATOMIC_RELEASE);
+    /* Bounded: a writer stuck on a dead disk must not hang the exit. */
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += 10;
+    if (pthread_timedjoin_np(writer_thread, NULL, &dl) != 0) {
+        clt_msg("writer did not finish; trace %s may be incomplete", W.path);
+        return;
+    }
+    drain_all();
+    clt_emit_dropped(&W);
+    clt_emit_footer(&W);
+    clt_writer_flush(&W);
+    close(W.fd);
+    const char *final = W.path;
+    char gz[sizeof W.path + 4];
+    if (clt_cfg.COMPRESS && !W.io_failed && gzip_file(W.path, gz, sizeof gz) == 0) {
+        unlink(W.path);
+        final = gz;
+    }
+    if (clt_cfg.NOTIFY_FD >= 0) {
+        char line[sizeof gz + 2];
+        int n = snprintf(line, sizeof line, "%s\n", final);
+        ssize_t w = write((int)clt_cfg.NOTIFY_FD, line, (size_t)n);
+        (void)w;
+    } else {
+        clt_msg("trace written to %s", final);
+    }
+}
+
+void clt_writer_forget(void)
+{
+    /* fork child: the parent's file and thread are not ours. */
+    memset(&W, 0, sizeof W);
+    W.fd = -1;
+}

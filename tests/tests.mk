@@ -1,0 +1,37 @@
+# Test programs and sanitizer builds of the shim (included by ../Makefile).
+T := $(B)/tests
+TEST_CFLAGS := -O1 -g -Wall -Wextra $(if $(filter true,$(CI)),-Werror)
+SAN_ASAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_TSAN := -fsanitize=thread
+
+TEST_BINS := $(T)/vecadd $(T)/threads $(T)/libfakecl.so $(T)/forward_check \
+             $(B)/asan/libcltrace.so $(B)/tsan/libcltrace.so $(T)/threads-tsan
+
+$(T) $(B)/asan $(B)/tsan:
+	mkdir -p $@
+
+$(T)/vecadd: tests/apps/vecadd.c | $(T)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL
+$(T)/threads: tests/apps/threads.c | $(T)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lpthread
+$(T)/threads-tsan: tests/apps/threads.c | $(T)
+	$(CC) $(TEST_CFLAGS) $(SAN_TSAN) -o $@ $< -lOpenCL -lpthread
+$(T)/libfakecl.so: tests/forward/generated/fake_cl.c | $(T)
+	$(CC) $(TEST_CFLAGS) -shared -fPIC -o $@ $<
+$(T)/forward_check: tests/forward/forward_main.c tests/forward/generated/forward_check.c tests/forward/forward_check.h | $(T)
+	$(CC) $(TEST_CFLAGS) -Itests/forward -o $@ tests/forward/forward_main.c tests/forward/generated/forward_check.c -ldl
+
+define SHIM_VARIANT
+$(B)/$(1)/libcltrace.so: $(SHIM_SRC) $(HDRS) intercept/libcltrace.map | $(B)/$(1)
+	$(CC) -O1 -g $(2) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden -Iintercept \
+	  -Wl,--version-script=intercept/libcltrace.map -o $$@ $(SHIM_SRC) -lprotobuf-c -lz -ldl -lpthread
+endef
+$(eval $(call SHIM_VARIANT,asan,$(SAN_ASAN)))
+$(eval $(call SHIM_VARIANT,tsan,$(SAN_TSAN)))
+
+test-bins: all $(TEST_BINS)
+
+test: test-bins
+	bash tests/run.sh
+
+.PHONY: test test-bins

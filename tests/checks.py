@@ -1,0 +1,108 @@
+#!/usr/bin/python3
+"""Assertions on decoded traces, one per test: checks.py CHECK TRACE [ARGS...]
+Exit 0 when every expectation holds; otherwise print what differs, exit 1."""
+import collections
+import sys
+
+from tracedump import decode
+
+failures = []
+
+
+def expect(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+def calls(t, name):
+    return [s for s in t["slices"] if s["name"] == name]
+
+
+def common(t, expected_calls=None):
+    a = t["attributes"]
+    expect(a.get("cltrace.calls") == len(t["slices"]),
+           "cltrace.calls %s != %d slices" % (a.get("cltrace.calls"), len(t["slices"])))
+    expect(all(s["dur"] is not None and s["dur"] >= 0 for s in t["slices"]), "a slice without an end")
+    if expected_calls is not None:
+        expect(len(t["slices"]) == expected_calls, "%d slices, want %d" % (len(t["slices"]), expected_calls))
+
+
+def check_vecadd(t, n="1024", iters="3"):
+    n_items, iters = int(n), int(iters)
+    nbytes, gws = 4 * n_items, (n_items + 63) // 64 * 64
+    common(t)
+    expect(t["attributes"].get("cltrace.dropped_calls") == 0, "dropped calls")
+    n = collections.Counter(s["name"] for s in t["slices"])
+    want = {"clGetPlatformIDs": 1, "clGetDeviceIDs": 1, "clCreateContext": 1, "clCreateKernel": 2,
+            "clCreateBuffer": 3, "clSetKernelArg": 6, "clEnqueueWriteBuffer": iters,
+            "clEnqueueNDRangeKernel": iters, "clEnqueueReadBuffer": iters, "clReleaseEvent": 2 * iters,
+            "clFinish": 2, "clReleaseMemObject": 3, "clBuildProgram": 1}
+    for k, v in want.items():
+        expect(n.get(k) == v, "%s called %s times, want %d" % (k, n.get(k), v))
+    ok_k, bad_k = calls(t, "clCreateKernel")
+    expect(ok_k["args"].get("kernel_name") == "vadd" and ok_k["args"].get("errcode_ret") == "CL_SUCCESS",
+           "clCreateKernel args %r" % ok_k["args"])
+    expect(bad_k["args"].get("kernel_name") == "no_such_kernel" and
+           bad_k["args"].get("errcode_ret") == "CL_INVALID_KERNEL_NAME" and bad_k["args"].get("result") == 0,
+           "failing clCreateKernel args %r" % bad_k["args"])
+    kid = ok_k["args"]["result"]
+    b = calls(t, "clCreateBuffer")
+    expect(b[1]["args"].get("flags") == "CL_MEM_READ_ONLY|CL_MEM_COPY_HOST_PTR" and b[1]["args"].get("size") == nbytes,
+           "clCreateBuffer args %r" % b[1]["args"])
+    expect(len({x["args"]["result"] for x in b}) == 3, "buffers do not have distinct ids")
+    sa = calls(t, "clSetKernelArg")
+    expect(all(x["args"]["kernel"] == kid for x in sa[:4]), "clSetKernelArg kernel id != clCreateKernel result")
+    expect(sa[0]["args"].get("arg_object") == b[0]["args"]["result"], "arg 0 is not buffer a: %r" % sa[0]["args"])
+    expect(sa[3]["args"].get("arg_value") == n_items and sa[3]["args"].get("arg_size") == 4, "scalar arg %r" % sa[3]["args"])
+    expect(sa[4]["args"].get("result") == "CL_INVALID_KERNEL", "NULL kernel: %r" % sa[4]["args"])
+    expect(sa[5]["args"].get("result") == "CL_INVALID_ARG_INDEX", "bad index: %r" % sa[5]["args"])
+    fin = calls(t, "clFinish")
+    expect(fin[1]["args"].get("result") == "CL_INVALID_COMMAND_QUEUE", "clFinish(NULL): %r" % fin[1]["args"])
+    for w, k, r in zip(calls(t, "clEnqueueWriteBuffer"), calls(t, "clEnqueueNDRangeKernel"),
+                       calls(t, "clEnqueueReadBuffer")):
+        expect(k["args"].get("global_work_size") == [gws] and k["args"].get("local_work_size") == [64] and
+               k["args"].get("work_dim") == 1 and k["args"].get("global_work_offset") == 0,
+               "NDRange args %r" % k["args"])
+        expect(k["args"].get("event_wait_list") == [w["args"]["event"]], "kernel does not wait on the write event")
+        expect(r["args"].get("event_wait_list") == [k["args"]["event"]], "read does not wait on the kernel event")
+        expect(r["args"].get("blocking_read") is True and r["args"].get("size") == nbytes, "read args %r" % r["args"])
+        expect(w["args"].get("blocking_write") is False, "write args %r" % w["args"])
+    evs = [x["args"]["event"] for x in calls(t, "clEnqueueWriteBuffer") + calls(t, "clEnqueueNDRangeKernel")]
+    expect(len(set(evs)) == len(evs), "event ids not unique")
+    ts = [s["ts"] for s in t["slices"]]
+    expect(ts == sorted(ts), "one thread's calls out of order")
+
+
+def check_threads(t, nthreads, ncalls, setup="0"):
+    nthreads, ncalls = int(nthreads), int(ncalls)
+    common(t)
+    expect(t["attributes"].get("cltrace.dropped_calls") == 0, "dropped calls")
+    sa = calls(t, "clSetKernelArg")
+    expect(len(sa) == nthreads * ncalls, "%d clSetKernelArg recorded, want %d" % (len(sa), nthreads * ncalls))
+    per = collections.Counter(s["tid"] for s in sa)
+    expect(len(per) == nthreads and set(per.values()) == {ncalls}, "per-thread counts %r" % dict(per))
+    for tid in per:
+        vals = [s["args"]["arg_value"] for s in sa if s["tid"] == tid]
+        expect(vals == list(range(ncalls)), "thread %s: values out of order or lost" % tid)
+
+
+def check_dropped(t, total):
+    a = t["attributes"]
+    dropped = a.get("cltrace.dropped_calls", 0)
+    expect(dropped > 0, "nothing dropped: the test did not overflow the buffer")
+    expect(a.get("cltrace.calls", 0) + dropped == int(total),
+           "recorded %s + dropped %s != %s calls" % (a.get("cltrace.calls"), dropped, total))
+    last = [c["value"] for c in t["counters"] if c["name"] == "cltrace dropped calls"]
+    expect(last and last[-1] == dropped, "dropped counter %r != %d" % (last[-1:], dropped))
+
+
+def check_forward(t, ncalls):
+    common(t, int(ncalls))
+
+
+if __name__ == "__main__":
+    check, path = sys.argv[1], sys.argv[2]
+    globals()["check_" + check](decode(path), *sys.argv[3:])
+    for f in failures[:20]:
+        print("  " + f)
+    sys.exit(1 if failures else 0)

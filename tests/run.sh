@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# cltrace test suite: `make test` (builds first) or `bash tests/run.sh`.
+# Each test prints "ok", "FAIL" or "skip (why)"; the last line is the tally.
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+B=$ROOT/build
+T=$B/tests
+PY=/usr/bin/python3
+SHIM=$B/libcltrace.so
+LINT=${PFTRACE_LINT:-$ROOT/../shared/tools/pftrace-lint}
+WORK=$(mktemp -d /tmp/cltrace-test.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+export CLTRACE_QUIET=0
+pass=0 fail=0 skip=0
+
+run() {   # run NAME FUNCTION
+    local name=$1 out
+    out=$( ( set -e; "$2" ) 2>&1 )
+    local rc=$?
+    if [ $rc -eq 0 ]; then
+        echo "ok    $name"; pass=$((pass + 1))
+    elif [ $rc -eq 77 ]; then
+        echo "skip  $name ($(echo "$out" | tail -n 1))"; skip=$((skip + 1))
+    else
+        echo "FAIL  $name"; echo "$out" | tail -n 25 | sed 's/^/      /'; fail=$((fail + 1))
+    fi
+}
+
+traced() {   # traced OUTPUT_PREFIX cmd...: run under the shim, print the trace path
+    local prefix=$1; shift
+    CLTRACE_OUTPUT="$prefix.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM "$@"
+}
+trace_of() { ls "$1".*.pftrace* | head -n 1; }
+
+lint() {     # lint TRACE...: zero errors from the independent checker
+    "$LINT" -q "$@"
+}
+
+# --- tests ---------------------------------------------------------------
+
+t_generated_up_to_date() {
+    local xml=$ROOT/../shared/registry/cl.xml
+    [ -f "$xml" ] || { echo "../shared/registry/cl.xml not present"; return 77; }
+    mkdir -p "$WORK/gen/i" "$WORK/gen/f"
+    $PY intercept/gen/gen.py "$xml" "$WORK/gen/i" "$WORK/gen/f"
+    diff -r "$WORK/gen/i" intercept/generated
+    diff -r "$WORK/gen/f" tests/forward/generated
+}
+
+t_every_command_exported_or_looked_up() {
+    # every core command is an export of the shim; nothing else is exported
+    local core
+    core=$(grep -c 'CLT_F_CORE' intercept/generated/clt_tables.c)
+    local exported
+    exported=$(nm -D --defined-only "$SHIM" | awk '{print $3}' | sort)
+    [ "$(echo "$exported" | grep -c '^cl')" -eq "$core" ]
+    [ -z "$(echo "$exported" | grep -v '^cl')" ]
+}
+
+t_forwarding_every_wrapper() {
+    CLTRACE_LIBRARY=$T/libfakecl.so traced "$WORK/fwd" "$T/forward_check" "$T/libfakecl.so"
+    # every checked call, the extension lookups and the unknown-name lookup
+    $PY tests/checks.py forward "$(trace_of "$WORK/fwd")" \
+        $(( 2 * $(grep -c '^    {"cl' tests/forward/generated/forward_check.c) + \
+            2 * $(grep -c ', 0},$' tests/forward/generated/forward_check.c) + 1 ))
+}
+
+t_vecadd_same_output() {
+    "$T/vecadd" > "$WORK/plain.out"; local rc1=$?
+    traced "$WORK/va" "$T/vecadd" > "$WORK/traced.out"; local rc2=$?
+    CLTRACE_DISABLE=1 LD_PRELOAD=$SHIM "$T/vecadd" > "$WORK/off.out"
+    [ $rc1 -eq $rc2 ]
+    cmp "$WORK/plain.out" "$WORK/traced.out"
+    cmp "$WORK/plain.out" "$WORK/off.out"
+    [ -s "$(trace_of "$WORK/va")" ]
+}
+
+t_vecadd_trace_content() {
+    traced "$WORK/vc" "$T/vecadd" 1000 4 >/dev/null
+    $PY tests/checks.py vecadd "$(trace_of "$WORK/vc")" 1000 4
+}
+
+t_pftrace_lint() {
+    [ -x "$LINT" ] || { echo "pftrace-lint not found at $LINT"; return 77; }
+    traced "$WORK/l1" "$T/vecadd" >/dev/null
+    CLTRACE_LIBRARY=$T/libfakecl.so traced "$WORK/l2" "$T/forward_check" "$T/libfakecl.so" >/dev/null
+    traced "$WORK/l3" "$T/threads" 4 500 >/dev/null
+    CLTRACE_COMPRESS=0 traced "$WORK/l4" "$T/vecadd" >/dev/null
+    lint "$(trace_of "$WORK/l1")" "$(trace_of "$WORK/l2")" "$(trace_of "$WORK/l3")" "$(trace_of "$WORK/l4")"
+}
+
+t_threads_pocl_exact() {
+    CLTRACE_WAIT_US=100000000 traced "$WORK/th" "$T/threads" 8 3000 >/dev/null
+    $PY tests/checks.py threads "$(trace_of "$WORK/th")" 8 3000
+}
+
+t_threads_tsan_exact() {
+    local out
+    out=$(CLTRACE_WAIT_US=100000000 CLTRACE_LIBRARY=$T/libfakecl.so TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
+          CLTRACE_OUTPUT="$WORK/ts.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$B/tsan/libcltrace.so \
+          "$T/threads-tsan" 8 5000 --fake 2>&1)
+    echo "$out"
+    ! echo "$out" | grep -q ThreadSanitizer
+    echo "$out" | grep -q "threads=8 calls=40000"
+    $PY tests/checks.py threads "$(trace_of "$WORK/ts")" 8 5000
+}
+
+t_asan_ubsan_vecadd() {
+    local rt
+    rt=$(${CC:-cc} -print-file-name=libasan.so)
+    [ -f "$rt" ] || { echo "no libasan"; return 77; }
+    "$T/vecadd" > "$WORK/a.plain"
+    ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:exitcode=66 CLTRACE_OUTPUT="$WORK/as.%p.pftrace" \
+        LD_PRELOAD="$rt:$B/asan/libcltrace.so" "$T/vecadd" > "$WORK/a.traced"
+    cmp "$WORK/a.plain" "$WORK/a.traced"
+    $PY tests/checks.py vecadd "$(trace_of "$WORK/as")"
+}
+
+t_unwritable_output_warns_once() {
+    "$T/vecadd" > "$WORK/u.plain"
+    CLTRACE_OUTPUT=/nonexistent-dir/x.pftrace LD_PRELOAD=$SHIM "$T/vecadd" > "$WORK/u.out" 2> "$WORK/u.err"
+    cmp "$WORK/u.plain" "$WORK/u.out"
+    cat "$WORK/u.err"
+    [ "$(grep -c '^cltrace:' "$WORK/u.err")" -eq 1 ]
+    grep -q 'cannot create.*running untraced' "$WORK/u.err"
+}
+
+t_never_follows_symlink() {
+    mkdir "$WORK/sl"
+    # bash's $$ is the pid the app will have after exec
+    CLTRACE_OUTPUT="$WORK/sl/t.pftrace" LD_PRELOAD=$SHIM CLTRACE_QUIET=1 bash -c \
+        'ln -s "$0/victim" "$0/sl/t.$$.pftrace"; exec "$1" > /dev/null' "$WORK" "$T/vecadd"
+    [ ! -e "$WORK/victim" ]
+    ls "$WORK/sl"
+    [ -s "$(ls "$WORK"/sl/t.*-1.pftrace.gz)" ]
+}
+
+t_launcher() {
+    "$B/cltrace" --help | grep -q CLTRACE_OUTPUT
+    "$B/cltrace" --help | grep -q CLTRACE_BUFFER_KB
+    "$T/vecadd" > "$WORK/la.plain"
+    "$B/cltrace" -o "$WORK/la.pftrace" -- "$T/vecadd" > "$WORK/la.out" 2> "$WORK/la.err"
+    cmp "$WORK/la.plain" "$WORK/la.out"
+    cat "$WORK/la.err"
+    local path
+    path=$(sed -n 's/^cltrace: trace written to //p' "$WORK/la.err")
+    [ -s "$path" ]
+    set +e
+    "$B/cltrace" -q -- sh -c 'exit 3'; local rc=$?
+    "$B/cltrace" -q -- sh -c 'kill -TERM $$'; local rc2=$?
+    "$B/cltrace" -q -- /no/such/program 2>/dev/null; local rc3=$?
+    set -e
+    [ $rc -eq 3 ] && [ $rc2 -eq 143 ] && [ $rc3 -eq 127 ]
+}
+
+t_full_buffer_drops_are_counted() {
+    CLTRACE_LIBRARY=$T/libfakecl.so CLTRACE_BUFFER_KB=64 CLTRACE_WAIT_US=0 \
+        traced "$WORK/dr" "$T/threads" 1 300000 --fake > /dev/null
+    $PY tests/checks.py dropped "$(trace_of "$WORK/dr")" 300000
+}
+
+t_disabled_writes_nothing() {
+    mkdir "$WORK/off"
+    CLTRACE_DISABLE=1 CLTRACE_OUTPUT="$WORK/off" LD_PRELOAD=$SHIM "$T/vecadd" > /dev/null
+    [ -z "$(ls -A "$WORK/off")" ]
+}
+
+t_no_opencl_no_file() {
+    mkdir "$WORK/none"
+    (cd "$WORK/none" && LD_PRELOAD=$SHIM true && ls /dev/null > /dev/null)
+    [ -z "$(ls -A "$WORK/none")" ]
+}
+
+for t in $(declare -F | awk '{print $3}' | grep '^t_'); do
+    run "${t#t_}" "$t"
+done
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]

@@ -1,0 +1,133 @@
+#!/usr/bin/python3
+"""Decode a cltrace .pftrace[.gz] into JSON for the tests.
+
+    tracedump.py TRACE  ->  {"slices": [...], "attributes": {...}, "threads": {...},
+                             "counters": [...], "packets": N}
+
+Each slice: name, ts, dur, track, tid, args (debug annotations, names without
+the "debug." prefix; arrays as lists). Interning and defaults are resolved per
+sequence the way trace processor does. The schema is the committed
+intercept/proto/cltrace.proto, compiled with protoc into a cache directory.
+"""
+import gzip
+import hashlib
+import importlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROTO = os.path.join(HERE, "..", "intercept", "proto", "cltrace.proto")
+
+
+def load_schema():
+    src = open(PROTO, "rb").read()
+    cache = os.path.join(os.environ.get("XDG_CACHE_HOME", tempfile.gettempdir()),
+                         "cltrace-tracedump-" + hashlib.sha1(src).hexdigest()[:12])
+    if not os.path.exists(os.path.join(cache, "cltrace_pb2.py")):
+        os.makedirs(cache, exist_ok=True)
+        subprocess.check_call(["protoc", "-I", os.path.dirname(PROTO), "--python_out", cache,
+                               os.path.basename(PROTO)])
+    sys.path.insert(0, cache)
+    return importlib.import_module("cltrace_pb2")
+
+
+def read_packets(pb, path):
+    data = open(path, "rb").read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    pos, out = 0, []
+    while pos < len(data):
+        if data[pos] != 0x0A:
+            raise ValueError("not a trace: byte %d" % pos)
+        pos += 1
+        n = shift = 0
+        while True:
+            b = data[pos]
+            pos += 1
+            n |= (b & 0x7F) << shift
+            shift += 7
+            if b < 0x80:
+                break
+        if pos + n > len(data):
+            break       # truncated tail: keep what is complete
+        p = pb.TracePacket()
+        p.ParseFromString(data[pos:pos + n])
+        out.append(p)
+        pos += n
+    return out
+
+
+def ann_value(a, strings):
+    if len(a.array_values):
+        return [ann_value(x, strings) for x in a.array_values]
+    kind = a.WhichOneof("value")
+    if kind == "string_value_iid":
+        return strings.get(a.string_value_iid, "<missing iid %d>" % a.string_value_iid)
+    return getattr(a, kind) if kind else None
+
+
+def decode(path):
+    pb = load_schema()
+    packets = read_packets(pb, path)
+    seqs, tracks, slices, counters, attrs, open_ = {}, {}, [], [], {}, {}
+    for p in packets:
+        kind = p.WhichOneof("data")
+        if kind == "track_descriptor":
+            t = p.track_descriptor
+            tracks[t.uuid] = {"name": t.name, "tid": t.thread.tid if t.HasField("thread") else None,
+                              "thread_name": t.thread.thread_name if t.HasField("thread") else None,
+                              "parent": t.parent_uuid, "counter": t.HasField("counter")}
+        if kind == "trace_attributes":
+            for a in p.trace_attributes.attribute:
+                attrs[a.key] = a.string_value if a.HasField("string_value") else a.long_value
+        sid = p.trusted_packet_sequence_id
+        if p.sequence_flags & 1:
+            seqs[sid] = {"names": {}, "ann": {}, "str": {}, "track": None}
+        st = seqs.get(sid)
+        if st is None:
+            continue
+        if p.HasField("trace_packet_defaults"):
+            st["track"] = p.trace_packet_defaults.track_event_defaults.track_uuid
+        if p.HasField("interned_data"):
+            d = p.interned_data
+            st["names"].update({e.iid: e.name for e in d.event_names})
+            st["ann"].update({e.iid: e.name for e in d.debug_annotation_names})
+            st["str"].update({e.iid: e.str.decode() for e in d.debug_annotation_string_values})
+        if kind != "track_event":
+            continue
+        e = p.track_event
+        track = e.track_uuid if e.HasField("track_uuid") else st["track"]
+        if e.type == 1:
+            name = e.name if e.HasField("name") else st["names"].get(e.name_iid)
+            args = {}
+            for a in e.debug_annotations:
+                an = a.name if a.HasField("name") else st["ann"].get(a.name_iid)
+                args[an] = ann_value(a, st["str"])
+            s = {"name": name, "ts": p.timestamp, "dur": None, "track": track, "args": args}
+            open_.setdefault(track, []).append(s)
+            slices.append(s)
+        elif e.type == 2:
+            if open_.get(track):
+                s = open_[track].pop()
+                s["dur"] = p.timestamp - s["ts"]
+        elif e.type == 4:
+            counters.append({"track": track, "name": tracks.get(track, {}).get("name"),
+                             "ts": p.timestamp, "value": e.counter_value})
+    for s in slices:
+        s["tid"] = tracks.get(s["track"], {}).get("tid")
+    threads = {str(u): t for u, t in tracks.items() if t["tid"] is not None}
+    return {"packets": len(packets), "slices": slices, "attributes": attrs, "threads": threads,
+            "counters": counters}
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        raise SystemExit(__doc__)
+    try:
+        json.dump(decode(sys.argv[1]), sys.stdout, indent=1)
+    except (OSError, ValueError) as e:
+        print("tracedump: %s: %s" % (sys.argv[1], e), file=sys.stderr)
+        sys.exit(2)

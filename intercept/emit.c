@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "emit.h"
+#include "fastpack.h"
 #include "proto/cltrace.pb-c.h"
 #include "shim.h"
 #include "tables.h"
@@ -16,7 +17,6 @@ enum { F_CLEARED = 1, F_NEEDS = 2 };
 
 typedef Perfetto__Protos__TracePacket Packet;
 typedef Perfetto__Protos__TrackEvent Event;
-typedef Perfetto__Protos__DebugAnnotation Ann;
 typedef Perfetto__Protos__TrackDescriptor Track;
 
 struct seq_state {
@@ -266,29 +266,30 @@ static struct seq_state *seq_for(struct clt_writer *w, struct clt_thread *th)
     return ss;
 }
 
-/* Scratch for one call's packet: every pointer protobuf-c needs. */
+/* Scratch for one call: its arguments and any interning it needs. */
 #define MAX_ANN 40
 #define MAX_ELEMS 512
 struct call_scratch {
-    Ann ann[MAX_ANN], *annp[MAX_ANN];
-    Ann elem[MAX_ELEMS], *elemp[MAX_ELEMS];
-    unsigned n_ann, n_elem;
-    Perfetto__Protos__EventName en;
-    Perfetto__Protos__EventName *enp[1];
-    Perfetto__Protos__DebugAnnotationName dn[MAX_ANN], *dnp[MAX_ANN];
-    Perfetto__Protos__InternedString is[MAX_ANN], *isp[MAX_ANN];
-    unsigned n_dn, n_is;
+    struct fp_ann ann[MAX_ANN];
+    unsigned n_ann;
+    uint64_t elems[MAX_ELEMS];
+    unsigned n_elem;
     char text[MAX_ANN][CLT_MAX_STR + 1];
     unsigned n_text;
+    /* new interned entries, written (with protobuf-c) before the slice */
+    Perfetto__Protos__EventName en, *enp[1];
+    Perfetto__Protos__DebugAnnotationName dn[MAX_ANN], *dnp[MAX_ANN];
+    Perfetto__Protos__InternedString is[MAX_ANN], *isp[MAX_ANN];
+    unsigned n_en, n_dn, n_is;
 };
 
-static Ann *new_ann(struct clt_writer *w, struct seq_state *ss, struct call_scratch *s, unsigned name)
+static struct fp_ann *new_ann(struct clt_writer *w, struct seq_state *ss, struct call_scratch *s,
+                              unsigned name)
 {
-    Ann *a = &s->ann[s->n_ann];
-    perfetto__protos__debug_annotation__init(a);
-    s->annp[s->n_ann++] = a;
-    a->name_field_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME_IID;
+    struct fp_ann *a = &s->ann[s->n_ann++];
     a->name_iid = name + 1;
+    a->type = FP_V_UINT;
+    a->v = 0;
     if (!ss->name_sent[name]) {
         ss->name_sent[name] = 1;
         Perfetto__Protos__DebugAnnotationName *d = &s->dn[s->n_dn];
@@ -301,10 +302,16 @@ static Ann *new_ann(struct clt_writer *w, struct seq_state *ss, struct call_scra
     return a;
 }
 
-static void set_str_iid(struct seq_state *ss, struct call_scratch *s, Ann *a, unsigned idx, const char *str)
+static void set(struct fp_ann *a, enum fp_val type, uint64_t v)
 {
-    a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE_IID;
-    a->string_value_iid = idx + 1;
+    a->type = (uint8_t)type;
+    a->v = v;
+}
+
+static void set_str_iid(struct seq_state *ss, struct call_scratch *s, struct fp_ann *a, unsigned idx,
+                        const char *str)
+{
+    set(a, FP_V_STR_IID, idx + 1);
     if (!ss->str_sent[idx]) {
         ss->str_sent[idx] = 1;
         Perfetto__Protos__InternedString *is = &s->is[s->n_is];
@@ -317,42 +324,26 @@ static void set_str_iid(struct seq_state *ss, struct call_scratch *s, Ann *a, un
     }
 }
 
-static void set_uint(Ann *a, uint64_t v)
-{
-    a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
-    a->uint_value = v;
-}
-
-static void set_int(Ann *a, int64_t v)
-{
-    a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE;
-    a->int_value = v;
-}
-
-static void set_ptr(Ann *a, uint64_t v)
-{
-    a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_POINTER_VALUE;
-    a->pointer_value = v;
-}
-
-static void set_err(struct clt_writer *w, struct seq_state *ss, struct call_scratch *s, Ann *a, int32_t code)
+static void set_err(struct clt_writer *w, struct seq_state *ss, struct call_scratch *s, struct fp_ann *a,
+                    int32_t code)
 {
     for (unsigned i = 0; i < clt_n_errors; i++)
         if (clt_errors[i].value == code) {
             set_str_iid(ss, s, a, w->str_off[CLT_DEC_COUNT] + i, clt_errors[i].name);
             return;
         }
-    set_int(a, code);
+    set(a, FP_V_INT, (uint64_t)(int64_t)code);
 }
 
 /* Strings from the app may be anything: keep printable ASCII (valid UTF-8). */
-static char *text(struct call_scratch *s, const uint8_t *p, size_t n)
+static void set_text(struct call_scratch *s, struct fp_ann *a, const uint8_t *p, size_t n)
 {
     char *t = s->text[s->n_text++];
     for (size_t i = 0; i < n; i++)
-        t[i] = p[i] >= 0x20 && p[i] < 0x7F ? (char)p[i] : (p[i] == '\n' || p[i] == '\t' ? (char)p[i] : '?');
+        t[i] = (p[i] >= 0x20 && p[i] < 0x7F) || p[i] == '\n' || p[i] == '\t' ? (char)p[i] : '?';
     t[n] = 0;
-    return t;
+    a->type = FP_V_STR;
+    a->s = t;
 }
 
 static uint64_t handle_id(struct clt_writer *w, uint64_t h, int fresh)
@@ -360,19 +351,35 @@ static uint64_t handle_id(struct clt_writer *w, uint64_t h, int fresh)
     return fresh ? clt_objects_new(&w->objs, h) : clt_objects_get(&w->objs, h);
 }
 
-static void set_array(struct clt_writer *w, struct call_scratch *s, Ann *a, const uint64_t *v, unsigned n,
-                      int handles, int fresh)
+static void set_array(struct clt_writer *w, struct call_scratch *s, struct fp_ann *a, const uint64_t *v,
+                      unsigned n, int handles, int fresh)
 {
     if (s->n_elem + n > MAX_ELEMS)
         n = MAX_ELEMS - s->n_elem;
-    a->array_values = &s->elemp[s->n_elem];
-    a->n_array_values = n;
-    for (unsigned k = 0; k < n; k++) {
-        Ann *e = &s->elem[s->n_elem];
-        perfetto__protos__debug_annotation__init(e);
-        set_uint(e, handles ? handle_id(w, v[k], fresh) : v[k]);
-        s->elemp[s->n_elem++] = e;
-    }
+    uint64_t *out = &s->elems[s->n_elem];
+    for (unsigned k = 0; k < n; k++)
+        out[k] = handles ? handle_id(w, v[k], fresh) : v[k];
+    s->n_elem += n;
+    a->type = FP_V_ARRAY;
+    a->arr = out;
+    a->n = n;
+}
+
+static void put_interned(struct clt_writer *w, struct call_scratch *s, uint32_t seq)
+{
+    Perfetto__Protos__InternedData in = PERFETTO__PROTOS__INTERNED_DATA__INIT;
+    in.n_event_names = s->n_en;
+    in.event_names = s->enp;
+    in.n_debug_annotation_names = s->n_dn;
+    in.debug_annotation_names = s->dnp;
+    in.n_debug_annotation_string_values = s->n_is;
+    in.debug_annotation_string_values = s->isp;
+    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+    p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
+    p.trusted_packet_sequence_id = seq;
+    p.sequence_flags = F_NEEDS;
+    p.interned_data = &in;
+    put_packet(w, &p);
 }
 
 static void emit_call(struct clt_writer *w, struct clt_thread *th, struct seq_state *ss,
@@ -382,92 +389,70 @@ static void emit_call(struct clt_writer *w, struct clt_thread *th, struct seq_st
     const struct clt_fn_desc *fd = &clt_fns[rec->fn];
     int fresh = (fd->flags & CLT_F_CREATES) != 0;
     const uint8_t *base = (const uint8_t *)rec;
-    s.n_ann = s.n_elem = s.n_dn = s.n_is = s.n_text = 0;
-    (void)th;
+    s.n_ann = s.n_elem = s.n_text = s.n_en = s.n_dn = s.n_is = 0;
 
-    for (unsigned i = 0; i < fd->n_params && i < MAX_ANN - 1; i++) {
+    for (unsigned i = 0; i < fd->n_params && i < MAX_ANN - 2; i++) {
         const struct clt_param *pp = &fd->params[i];
-        Ann *a = new_ann(w, ss, &s, w->pname[w->pname_off[rec->fn] + i]);
+        struct fp_ann *a = new_ann(w, ss, &s, w->pname[w->pname_off[rec->fn] + i]);
         uint64_t v = rec->arg[i];
         if (rec->raw_mask & (1u << i)) {
-            set_ptr(a, v);
+            set(a, FP_V_PTR, v);
             continue;
         }
         const uint8_t *data = base + (v >> 32);
         unsigned cnt = (unsigned)(v & 0xFFFFFFFFu);
-        unsigned copied;
         switch (pp->kind) {
-        case CLT_K_SVAL:
-            set_int(a, (int64_t)v);
-            break;
-        case CLT_K_HANDLE:
-            set_uint(a, handle_id(w, v, 0));
-            break;
-        case CLT_K_OUT_HANDLE:
-            set_uint(a, handle_id(w, v, fresh));
-            break;
-        case CLT_K_BOOL:
-            a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_BOOL_VALUE;
-            a->bool_value = v != 0;
-            break;
+        case CLT_K_SVAL: set(a, FP_V_INT, v); break;
+        case CLT_K_HANDLE: set(a, FP_V_UINT, handle_id(w, v, 0)); break;
+        case CLT_K_OUT_HANDLE: set(a, FP_V_UINT, handle_id(w, v, fresh)); break;
+        case CLT_K_BOOL: set(a, FP_V_BOOL, v); break;
+        case CLT_K_PTR:
+        case CLT_K_FUNC: set(a, FP_V_PTR, v); break;
+        case CLT_K_ERRCODE: set_err(w, ss, &s, a, (int32_t)v); break;
         case CLT_K_ENUM: {
             int k = clt_enum_index(pp->dec, v);
             if (k >= 0)
                 set_str_iid(ss, &s, a, w->str_off[pp->dec] + (unsigned)k, clt_decoders[pp->dec].vals[k].name);
             else
-                set_uint(a, v);
+                set(a, FP_V_UINT, v);
             break;
         }
         case CLT_K_BITFIELD:
-            a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE;
-            a->string_value = clt_bitfield_str(pp->dec, v, s.text[s.n_text++], CLT_MAX_STR + 1);
-            break;
-        case CLT_K_PTR:
-        case CLT_K_FUNC:
-            set_ptr(a, v);
+            a->type = FP_V_STR;
+            a->s = clt_bitfield_str(pp->dec, v, s.text[s.n_text++], CLT_MAX_STR + 1);
             break;
         case CLT_K_STR:
-            a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE;
-            a->string_value = text(&s, data, cnt > CLT_MAX_STR ? CLT_MAX_STR : cnt);
+            set_text(&s, a, data, cnt > CLT_MAX_STR ? CLT_MAX_STR : cnt);
             break;
         case CLT_K_ARR:
         case CLT_K_HARR:
         case CLT_K_OUT_HARR:
-            copied = cnt < CLT_MAX_ARRAY ? cnt : CLT_MAX_ARRAY;
-            set_array(w, &s, a, (const uint64_t *)data, copied, pp->kind != CLT_K_ARR,
-                      pp->kind == CLT_K_OUT_HARR && fresh);
+            set_array(w, &s, a, (const uint64_t *)data, cnt < CLT_MAX_ARRAY ? cnt : CLT_MAX_ARRAY,
+                      pp->kind != CLT_K_ARR, pp->kind == CLT_K_OUT_HARR && fresh);
             break;
         case CLT_K_PROPS:
             set_array(w, &s, a, (const uint64_t *)data, cnt < CLT_MAX_PROPS ? cnt : CLT_MAX_PROPS, 0, 0);
             break;
-        case CLT_K_ERRCODE:
-            set_err(w, ss, &s, a, (int32_t)v);
-            break;
         case CLT_K_BYTES8: {
-            set_uint(a, v);
+            set(a, FP_V_UINT, v);
             /* A kernel argument that is a live object (cl_mem, sampler...). */
             uint64_t id = clt_objects_find(&w->objs, v);
             if (id)
-                set_uint(new_ann(w, ss, &s, w->name_arg_object), id);
+                set(new_ann(w, ss, &s, w->name_arg_object), FP_V_UINT, id);
             break;
         }
-        default:                /* VAL, OUT_VAL */
-            set_uint(a, v);
-            break;
+        default: set(a, FP_V_UINT, v); break;   /* VAL, OUT_VAL */
         }
     }
     if (fd->ret != CLT_R_VOID) {
-        Ann *a = new_ann(w, ss, &s, w->name_result);
+        struct fp_ann *a = new_ann(w, ss, &s, w->name_result);
         switch (fd->ret) {
         case CLT_R_ERR: set_err(w, ss, &s, a, (int32_t)rec->ret); break;
-        case CLT_R_HANDLE: set_uint(a, handle_id(w, rec->ret, fresh)); break;
-        case CLT_R_PTR: set_ptr(a, rec->ret); break;
-        default: set_uint(a, rec->ret); break;
+        case CLT_R_HANDLE: set(a, FP_V_UINT, handle_id(w, rec->ret, fresh)); break;
+        case CLT_R_PTR: set(a, FP_V_PTR, rec->ret); break;
+        default: set(a, FP_V_UINT, rec->ret); break;
         }
     }
-
-    Perfetto__Protos__InternedData in = PERFETTO__PROTOS__INTERNED_DATA__INIT;
-    int need_in = 0;
     if (!ss->fn_sent[rec->fn]) {
         ss->fn_sent[rec->fn] = 1;
         perfetto__protos__event_name__init(&s.en);
@@ -475,48 +460,20 @@ static void emit_call(struct clt_writer *w, struct clt_thread *th, struct seq_st
         s.en.iid = rec->fn + 1u;
         s.en.name = (char *)fd->name;
         s.enp[0] = &s.en;
-        in.n_event_names = 1;
-        in.event_names = s.enp;
-        need_in = 1;
+        s.n_en = 1;
     }
-    if (s.n_dn) {
-        in.n_debug_annotation_names = s.n_dn;
-        in.debug_annotation_names = s.dnp;
-        need_in = 1;
-    }
-    if (s.n_is) {
-        in.n_debug_annotation_string_values = s.n_is;
-        in.debug_annotation_string_values = s.isp;
-        need_in = 1;
-    }
+    if (s.n_en || s.n_dn || s.n_is)
+        put_interned(w, &s, th->seq);
 
     uint64_t t0 = clt_clock_to_ns(&w->clock, rec->t0), t1 = clt_clock_to_ns(&w->clock, rec->t1);
     if (t1 < t0)
         t1 = t0;
-    Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-    e.has_type = 1;
-    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
-    e.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME_IID;
-    e.name_iid = rec->fn + 1u;
-    e.n_debug_annotations = s.n_ann;
-    e.debug_annotations = s.annp;
-    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-    p.has_timestamp = p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
-    p.timestamp = t0;
-    p.trusted_packet_sequence_id = th->seq;
-    p.sequence_flags = F_NEEDS;
-    p.interned_data = need_in ? &in : NULL;
-    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
-    p.track_event = &e;
-    put_packet(w, &p);
-
-    Event end = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-    end.has_type = 1;
-    end.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
-    p.timestamp = t1;
-    p.interned_data = NULL;
-    p.track_event = &end;
-    put_packet(w, &p);
+    if (w->len + 2 * FP_MAX_PACKET > CLT_OUT_CAP)
+        clt_writer_flush(w);
+    uint8_t *o = w->out + w->len;
+    o = fp_slice(o, t0, th->seq, 1, rec->fn + 1u, s.ann, s.n_ann, NULL, 0, NULL, 0);
+    o = fp_slice(o, t1, th->seq, 0, 0, NULL, 0, NULL, 0, NULL, 0);
+    w->len = (size_t)(o - w->out);
     w->calls++;
 }
 
@@ -542,11 +499,13 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th)
         if (ss)
             emit_call(w, th, ss, rec);
         tail += rec->size;
-        if (tail - freed > size / 4) {   /* give room back early */
-            __atomic_store_n(&th->tail, tail, __ATOMIC_RELEASE);
+        if (tail - freed > size / 8) {   /* give room back early */
+            __atomic_store_n(&th->tail, tail, __ATOMIC_SEQ_CST);
+            clt_ring_wake(th);
             freed = tail;
         }
     }
-    __atomic_store_n(&th->tail, tail, __ATOMIC_RELEASE);
+    __atomic_store_n(&th->tail, tail, __ATOMIC_SEQ_CST);
+    clt_ring_wake(th);
     return 1;
 }

@@ -42,6 +42,8 @@ struct clt_thread {
     _Alignas(64) _Atomic uint64_t head;   /* published to the writer */
     _Alignas(64) _Atomic uint64_t tail;   /* consumed by the writer */
     _Atomic uint64_t dropped_pub;
+    _Atomic uint32_t wake_seq;      /* futex: bumped by the writer when it frees room */
+    _Atomic uint32_t waiting;       /* the producer sleeps on wake_seq */
     /* writer side */
     _Atomic int state;      /* enum clt_thread_state */
     int tid;

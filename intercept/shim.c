@@ -6,6 +6,7 @@
  * nothing and leaves no file. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -187,42 +188,70 @@ out:
     return th;
 }
 
+static long futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
+{
+    return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
+}
+
+/* The writer calls this after giving room back: wake a waiting producer. */
+void clt_ring_wake(struct clt_thread *th)
+{
+    if (__atomic_load_n(&th->waiting, __ATOMIC_SEQ_CST)) {
+        __atomic_fetch_add(&th->wake_seq, 1, __ATOMIC_SEQ_CST);
+        futex(&th->wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL);
+    }
+}
+
+static int ring_fits(struct clt_thread *th, size_t max, uint64_t *pad)
+{
+    uint64_t size = th->mask + 1, head = th->head_local, off = head & th->mask;
+    *pad = off + max > size ? size - off : 0;
+    th->tail_cached = __atomic_load_n(&th->tail, __ATOMIC_SEQ_CST);
+    return head + *pad + max - th->tail_cached <= size;
+}
+
+/* The ring is full (or wraps): wait for the writer on a futex, up to
+ * CLTRACE_WAIT_US, then drop the call and count it. A thread that is already
+ * dropping does not wait again until there is room: one slow call when the
+ * writer falls behind, not one per call. */
 struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max)
 {
-    uint64_t size = th->mask + 1;
-    if (max > size / 4)
-        goto drop;
+    uint64_t pad;
     int saved = errno;
-    /* A thread that is already dropping does not wait again until there is
-     * room: one slow call when the writer falls behind, not one per call. */
-    long waited = th->dropping ? clt_cfg.WAIT_US : 0;
-    for (;;) {
-        uint64_t head = th->head_local, off = head & th->mask;
-        uint64_t pad = off + max > size ? size - off : 0;
-        th->tail_cached = __atomic_load_n(&th->tail, __ATOMIC_ACQUIRE);
-        if (head + pad + max - th->tail_cached <= size) {
-            if (pad) {
-                struct clt_rec *p = (struct clt_rec *)(th->buf + off);
-                p->fn = CLT_FN_PAD;
-                p->size = 0;
-                th->head_local += pad;
-                __atomic_store_n(&th->head, th->head_local, __ATOMIC_RELEASE);
-            }
-            th->dropping = 0;
-            errno = saved;
-            return (struct clt_rec *)(th->buf + (th->head_local & th->mask));
+    if (max > (th->mask + 1) / 4)
+        goto drop;
+    long budget_ns = th->dropping ? 0 : clt_cfg.WAIT_US * 1000;
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    while (!ring_fits(th, max, &pad)) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long left = budget_ns - ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec));
+        if (left <= 0 || !__atomic_load_n(&clt_active, __ATOMIC_RELAXED))
+            goto drop;
+        uint32_t seq = __atomic_load_n(&th->wake_seq, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&th->waiting, 1, __ATOMIC_SEQ_CST);
+        if (!ring_fits(th, max, &pad)) {
+            struct timespec ts = { left / 1000000000L, left % 1000000000L };
+            futex(&th->wake_seq, FUTEX_WAIT_PRIVATE, seq, &ts);
         }
-        if (waited >= clt_cfg.WAIT_US || !__atomic_load_n(&clt_active, __ATOMIC_RELAXED))
-            break;
-        struct timespec ts = { 0, 20000 };
-        nanosleep(&ts, NULL);
-        waited += 20;
+        __atomic_store_n(&th->waiting, 0, __ATOMIC_RELAXED);
     }
+    if (pad) {
+        struct clt_rec *p = (struct clt_rec *)(th->buf + (th->head_local & th->mask));
+        p->fn = CLT_FN_PAD;
+        p->size = 0;
+        th->head_local += pad;
+        __atomic_store_n(&th->head, th->head_local, __ATOMIC_RELEASE);
+    }
+    th->dropping = 0;
     errno = saved;
+    return (struct clt_rec *)(th->buf + (th->head_local & th->mask));
 drop:
     th->dropping = 1;
     th->dropped++;
     __atomic_store_n(&th->dropped_pub, th->dropped, __ATOMIC_RELEASE);
+    errno = saved;
     return NULL;
 }
 

@@ -187,7 +187,7 @@ static int gzip_file(const char *src, char *dst, size_t cap)
     snprintf(dst, cap, "%s.gz", src);
     int in = open(src, O_RDONLY | O_CLOEXEC);
     int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    gzFile gz = out >= 0 ? gzdopen(out, "wb6") : NULL;
+    gzFile gz = out >= 0 ? gzdopen(out, "wb1") : NULL;
     int ok = in >= 0 && gz;
     static char buf[1 << 16];
     ssize_t n;

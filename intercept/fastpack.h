@@ -1,0 +1,142 @@
+/* Hand encoding of the two packet shapes written once per API call (slice
+ * BEGIN with its arguments, slice END). protobuf-c's reflective packing
+ * costs ~6,000 instructions per call; these cost ~100s. Every other packet
+ * goes through protobuf-c. Field numbers are those of cltrace.proto; the
+ * unit test (tests/unit/test_fastpack.c) checks each against protobuf-c's
+ * descriptors and decodes these packets with protobuf-c.
+ *
+ * Nested lengths are written as 2-byte (redundant) varints and patched
+ * afterwards, as Perfetto's own protozero does with 4 bytes: one pass, no
+ * size precomputation. Packets are bounded well below 16 KiB. */
+#ifndef CLT_FASTPACK_H
+#define CLT_FASTPACK_H
+#include <stdint.h>
+#include <string.h>
+
+enum {   /* field numbers, cltrace.proto */
+    FP_TRACE_PACKET = 1,                 /* Trace.packet */
+    FP_PKT_TIMESTAMP = 8, FP_PKT_TRACK_EVENT = 11, FP_PKT_SEQ_ID = 10, FP_PKT_SEQ_FLAGS = 13,
+    FP_TE_TYPE = 9, FP_TE_NAME_IID = 10, FP_TE_DEBUG_ANNOTATIONS = 4,
+    FP_TE_FLOW_IDS = 47, FP_TE_TERMINATING_FLOW_IDS = 48,
+    FP_DA_NAME_IID = 1, FP_DA_BOOL = 2, FP_DA_UINT = 3, FP_DA_INT = 4, FP_DA_POINTER = 7,
+    FP_DA_STRING = 6, FP_DA_STRING_IID = 17, FP_DA_ARRAY_VALUES = 12,
+};
+enum { FP_WT_VARINT = 0, FP_WT_FIXED64 = 1, FP_WT_LEN = 2 };
+#define FP_MAX_PACKET 16000
+
+enum fp_val { FP_V_UINT, FP_V_INT, FP_V_BOOL, FP_V_PTR, FP_V_STR, FP_V_STR_IID, FP_V_ARRAY };
+
+struct fp_ann {                 /* one argument of a call */
+    uint32_t name_iid;
+    uint8_t type;               /* enum fp_val */
+    uint64_t v;                 /* value, or iid */
+    const char *s;              /* FP_V_STR: NUL-terminated */
+    const uint64_t *arr;        /* FP_V_ARRAY: unsigned values */
+    uint32_t n;
+};
+
+static inline uint8_t *fp_varint(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+static inline uint8_t *fp_tag(uint8_t *p, unsigned field, unsigned wt)
+{
+    return fp_varint(p, (uint64_t)field << 3 | wt);
+}
+
+static inline uint8_t *fp_field_varint(uint8_t *p, unsigned field, uint64_t v)
+{
+    return fp_varint(fp_tag(p, field, FP_WT_VARINT), v);
+}
+
+/* Open a length-delimited field: 2 bytes reserved for its length. */
+static inline uint8_t *fp_open(uint8_t *p, unsigned field, uint8_t **len_at)
+{
+    p = fp_tag(p, field, FP_WT_LEN);
+    *len_at = p;
+    return p + 2;
+}
+
+static inline void fp_close(uint8_t *len_at, uint8_t *end)
+{
+    size_t n = (size_t)(end - len_at - 2);
+    len_at[0] = (uint8_t)(0x80 | (n & 0x7F));
+    len_at[1] = (uint8_t)(n >> 7);
+}
+
+static inline uint8_t *fp_ann(uint8_t *p, const struct fp_ann *a)
+{
+    uint8_t *len;
+    p = fp_open(p, FP_TE_DEBUG_ANNOTATIONS, &len);
+    p = fp_field_varint(p, FP_DA_NAME_IID, a->name_iid);
+    switch (a->type) {
+    case FP_V_UINT: p = fp_field_varint(p, FP_DA_UINT, a->v); break;
+    case FP_V_INT: p = fp_field_varint(p, FP_DA_INT, a->v); break;   /* int64: two's complement varint */
+    case FP_V_BOOL: p = fp_field_varint(p, FP_DA_BOOL, a->v != 0); break;
+    case FP_V_PTR: p = fp_field_varint(p, FP_DA_POINTER, a->v); break;
+    case FP_V_STR_IID: p = fp_field_varint(p, FP_DA_STRING_IID, a->v); break;
+    case FP_V_STR: {
+        size_t n = strlen(a->s);
+        p = fp_varint(fp_tag(p, FP_DA_STRING, FP_WT_LEN), n);
+        memcpy(p, a->s, n);
+        p += n;
+        break;
+    }
+    case FP_V_ARRAY:
+        for (uint32_t i = 0; i < a->n; i++) {
+            uint8_t *el;
+            p = fp_open(p, FP_DA_ARRAY_VALUES, &el);
+            p = fp_field_varint(p, FP_DA_UINT, a->arr[i]);
+            fp_close(el, p);
+        }
+        break;
+    }
+    fp_close(len, p);
+    return p;
+}
+
+/* Trace.packet { timestamp, seq, flags=NEEDS, track_event { type, [name_iid,
+ * args, flows] } }. Returns the end of what it wrote (at most FP_MAX_PACKET). */
+static inline uint8_t *fp_slice(uint8_t *p, uint64_t ts, uint32_t seq, int begin, uint64_t name_iid,
+                                const struct fp_ann *ann, unsigned n_ann,
+                                const uint64_t *flows, unsigned n_flows, const uint64_t *term, unsigned n_term)
+{
+    uint8_t *plen, *elen;
+    p = fp_open(p, FP_TRACE_PACKET, &plen);
+    p = fp_field_varint(p, FP_PKT_TIMESTAMP, ts);
+    p = fp_field_varint(p, FP_PKT_SEQ_ID, seq);
+    p = fp_field_varint(p, FP_PKT_SEQ_FLAGS, 2);
+    p = fp_open(p, FP_PKT_TRACK_EVENT, &elen);
+    p = fp_field_varint(p, FP_TE_TYPE, begin ? 1 : 2);
+    if (begin)
+        p = fp_field_varint(p, FP_TE_NAME_IID, name_iid);
+    for (unsigned i = 0; i < n_ann; i++)
+        p = fp_ann(p, &ann[i]);
+    for (unsigned i = 0; i < n_flows; i++) {
+        p = fp_tag(p, FP_TE_FLOW_IDS, FP_WT_FIXED64);
+        memcpy(p, &flows[i], 8);   /* little-endian hosts only (x86-64, aarch64) */
+        p += 8;
+    }
+    for (unsigned i = 0; i < n_term; i++) {
+        p = fp_tag(p, FP_TE_TERMINATING_FLOW_IDS, FP_WT_FIXED64);
+        memcpy(p, &term[i], 8);
+        p += 8;
+    }
+    fp_close(elen, p);
+    size_t n = (size_t)(p - plen - 2);
+    if (n < 128) {             /* the outer frame gets a minimal length */
+        memmove(plen + 1, plen + 2, n);
+        *plen = (uint8_t)n;
+        return p - 1;
+    }
+    fp_close(plen, p);         /* 128..16383: two bytes is minimal */
+    return p;
+}
+
+#endif

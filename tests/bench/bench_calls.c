@@ -1,0 +1,101 @@
+/* Benchmark loops, each timed in thread CPU time on the calling thread:
+ *   bench_calls setarg N [--fake]   N x clSetKernelArg
+ *   bench_calls enqueue N           N x (write 4 KiB + kernel + clFinish)
+ * Prints "ns_per_call X" and, with --mem, VmHWM after each tenth of N.
+ * bench_loop_* are separate functions so callgrind can count just them. */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static cl_kernel kern;
+static cl_command_queue queue;
+static cl_mem buf;
+static float host[1024];
+
+static long hwm_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "VmHWM:", 6) == 0)
+            kb = atol(line + 6);
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+__attribute__((noinline)) void bench_loop_setarg(long n)
+{
+    for (long i = 0; i < n; i++) {
+        cl_int v = (cl_int)i;
+        clSetKernelArg(kern, 0, sizeof v, &v);
+    }
+}
+
+__attribute__((noinline)) void bench_loop_enqueue(long n)
+{
+    size_t gws = 1024, lws = 64;
+    for (long i = 0; i < n; i++) {
+        clEnqueueWriteBuffer(queue, buf, CL_FALSE, 0, sizeof host, host, 0, NULL, NULL);
+        clEnqueueNDRangeKernel(queue, kern, 1, NULL, &gws, &lws, 0, NULL, NULL);
+        clFinish(queue);
+    }
+}
+
+static double thread_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3)
+        return 2;
+    const char *what = argv[1];
+    long n = atol(argv[2]);
+    int fake = 0, mem = 0;
+    for (int i = 3; i < argc; i++) {
+        fake |= strcmp(argv[i], "--fake") == 0;
+        mem |= strcmp(argv[i], "--mem") == 0;
+    }
+    kern = (cl_kernel)(uintptr_t)0x1000;
+    if (!fake) {
+        cl_platform_id p;
+        cl_device_id d;
+        cl_int err;
+        const char *src = "__kernel void k(__global float *x) { x[get_global_id(0)] += 1.0f; }";
+        clGetPlatformIDs(1, &p, NULL);
+        clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL);
+        cl_context ctx = clCreateContext(NULL, 1, &d, NULL, NULL, &err);
+        queue = clCreateCommandQueueWithProperties(ctx, d, NULL, &err);
+        cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+        if (clBuildProgram(prog, 1, &d, NULL, NULL, NULL) != CL_SUCCESS)
+            return 1;
+        kern = clCreateKernel(prog, "k", &err);
+        buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof host, NULL, &err);
+        clSetKernelArg(kern, 0, sizeof buf, &buf);
+    }
+    int setarg = strcmp(what, "setarg") == 0;
+    double t = 0;
+    long steps = mem ? 10 : 1;
+    for (long s = 0; s < steps; s++) {
+        double t0 = thread_ns();
+        if (setarg)
+            bench_loop_setarg(n / steps);
+        else
+            bench_loop_enqueue(n / steps);
+        t += thread_ns() - t0;
+        if (mem)
+            printf("hwm_kb_after %ld %ld\n", (s + 1) * (n / steps), hwm_kb());
+    }
+    if (!setarg && !fake)
+        clSetKernelArg(kern, 0, sizeof buf, &buf);
+    printf("ns_per_call %.1f\n", t / (double)n / (setarg ? 1 : 3));
+    return 0;
+}

@@ -10,7 +10,7 @@ TEST_BINS := $(T)/vecadd $(T)/threads $(T)/libfakecl.so $(T)/forward_check \
 $(T) $(B)/asan $(B)/tsan:
 	mkdir -p $@
 
-$(T)/vecadd: tests/apps/vecadd.c | $(T)
+$(T)/vecadd: examples/vecadd/vecadd.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL
 $(T)/threads: tests/apps/threads.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lpthread

@@ -39,6 +39,10 @@ lint() {     # lint TRACE...: zero errors from the independent checker
 
 # --- tests ---------------------------------------------------------------
 
+t_unit_fastpack_matches_protobuf_c() {
+    "$T/test_fastpack"
+}
+
 t_generated_up_to_date() {
     local xml=$ROOT/../shared/registry/cl.xml
     [ -f "$xml" ] || { echo "../shared/registry/cl.xml not present"; return 77; }

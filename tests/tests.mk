@@ -29,6 +29,11 @@ endef
 $(eval $(call SHIM_VARIANT,asan,$(SAN_ASAN)))
 $(eval $(call SHIM_VARIANT,tsan,$(SAN_TSAN)))
 
+
+$(T)/test_fastpack: tests/unit/test_fastpack.c intercept/fastpack.h intercept/proto/cltrace.pb-c.c | $(T)
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -Iintercept -o $@ tests/unit/test_fastpack.c intercept/proto/cltrace.pb-c.c -lprotobuf-c
+TEST_BINS += $(T)/test_fastpack
+
 test-bins: all $(TEST_BINS)
 
 test: test-bins

@@ -1,0 +1,93 @@
+/* fastpack.h against protobuf-c: every field number it uses is the one in
+ * cltrace.proto's descriptors, and protobuf-c decodes what it writes to the
+ * values it was given. */
+#include <stdio.h>
+#include <string.h>
+#include "fastpack.h"
+#include "proto/cltrace.pb-c.h"
+
+static int failures;
+#define EXPECT(c) do { if (!(c)) { failures++; fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c); } } while (0)
+
+static unsigned field(const ProtobufCMessageDescriptor *d, const char *name)
+{
+    const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field_by_name(d, name);
+    return f ? f->id : 0;
+}
+
+int main(void)
+{
+    EXPECT(field(&perfetto__protos__trace__descriptor, "packet") == FP_TRACE_PACKET);
+    const ProtobufCMessageDescriptor *pd = &perfetto__protos__trace_packet__descriptor;
+    EXPECT(field(pd, "timestamp") == FP_PKT_TIMESTAMP);
+    EXPECT(field(pd, "track_event") == FP_PKT_TRACK_EVENT);
+    EXPECT(field(pd, "trusted_packet_sequence_id") == FP_PKT_SEQ_ID);
+    EXPECT(field(pd, "sequence_flags") == FP_PKT_SEQ_FLAGS);
+    const ProtobufCMessageDescriptor *te = &perfetto__protos__track_event__descriptor;
+    EXPECT(field(te, "type") == FP_TE_TYPE);
+    EXPECT(field(te, "name_iid") == FP_TE_NAME_IID);
+    EXPECT(field(te, "debug_annotations") == FP_TE_DEBUG_ANNOTATIONS);
+    EXPECT(field(te, "flow_ids") == FP_TE_FLOW_IDS);
+    EXPECT(field(te, "terminating_flow_ids") == FP_TE_TERMINATING_FLOW_IDS);
+    const ProtobufCMessageDescriptor *da = &perfetto__protos__debug_annotation__descriptor;
+    EXPECT(field(da, "name_iid") == FP_DA_NAME_IID);
+    EXPECT(field(da, "bool_value") == FP_DA_BOOL);
+    EXPECT(field(da, "uint_value") == FP_DA_UINT);
+    EXPECT(field(da, "int_value") == FP_DA_INT);
+    EXPECT(field(da, "pointer_value") == FP_DA_POINTER);
+    EXPECT(field(da, "string_value") == FP_DA_STRING);
+    EXPECT(field(da, "string_value_iid") == FP_DA_STRING_IID);
+    EXPECT(field(da, "array_values") == FP_DA_ARRAY_VALUES);
+    EXPECT(protobuf_c_message_descriptor_get_field_by_name(te, "flow_ids")->type == PROTOBUF_C_TYPE_FIXED64);
+
+    /* A BEGIN with every value kind (a long one: 2-byte frame) and an END. */
+    uint64_t arr[3] = { 1, 300, 1ull << 40 }, flows[1] = { 0x0123456789abcdefull };
+    char longstr[300];
+    memset(longstr, 'x', sizeof longstr - 1);
+    longstr[sizeof longstr - 1] = 0;
+    struct fp_ann ann[] = {
+        { 1, FP_V_UINT, 12345, 0, 0, 0 },
+        { 2, FP_V_INT, (uint64_t)(int64_t)-59, 0, 0, 0 },
+        { 3, FP_V_BOOL, 1, 0, 0, 0 },
+        { 4, FP_V_PTR, 0x7fff00001234ull, 0, 0, 0 },
+        { 5, FP_V_STR, 0, longstr, 0, 0 },
+        { 6, FP_V_STR_IID, 77, 0, 0, 0 },
+        { 7, FP_V_ARRAY, 0, 0, arr, 3 },
+    };
+    uint8_t buf[2 * FP_MAX_PACKET];
+    uint8_t *end = fp_slice(buf, 1234567890123ull, 9, 1, 42, ann, 7, flows, 1, flows, 1);
+    end = fp_slice(end, 1234567890999ull, 9, 0, 0, NULL, 0, NULL, 0, NULL, 0);
+    Perfetto__Protos__Trace *t = perfetto__protos__trace__unpack(NULL, (size_t)(end - buf), buf);
+    EXPECT(t && t->n_packet == 2);
+    if (t && t->n_packet == 2) {
+        Perfetto__Protos__TracePacket *b = t->packet[0], *e = t->packet[1];
+        EXPECT(b->timestamp == 1234567890123ull && b->trusted_packet_sequence_id == 9 && b->sequence_flags == 2);
+        EXPECT(b->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT);
+        Perfetto__Protos__TrackEvent *ev = b->track_event;
+        EXPECT(ev->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN && ev->name_iid == 42);
+        EXPECT(ev->n_flow_ids == 1 && ev->flow_ids[0] == flows[0]);
+        EXPECT(ev->n_terminating_flow_ids == 1 && ev->terminating_flow_ids[0] == flows[0]);
+        EXPECT(ev->n_debug_annotations == 7);
+        Perfetto__Protos__DebugAnnotation **a = ev->debug_annotations;
+        EXPECT(a[0]->name_iid == 1 && a[0]->uint_value == 12345);
+        EXPECT(a[1]->value_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE && a[1]->int_value == -59);
+        EXPECT(a[2]->value_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_BOOL_VALUE && a[2]->bool_value);
+        EXPECT(a[3]->value_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_POINTER_VALUE &&
+               a[3]->pointer_value == 0x7fff00001234ull);
+        EXPECT(a[4]->value_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE &&
+               strcmp(a[4]->string_value, longstr) == 0);
+        EXPECT(a[5]->string_value_iid == 77);
+        EXPECT(a[6]->n_array_values == 3 && a[6]->array_values[1]->uint_value == 300 &&
+               a[6]->array_values[2]->uint_value == (1ull << 40));
+        EXPECT(e->timestamp == 1234567890999ull && e->track_event->type ==
+               PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END && e->track_event->n_debug_annotations == 0);
+        EXPECT(e->track_event->name_field_case == PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD__NOT_SET);
+    }
+    /* A short packet has a 1-byte frame length. */
+    uint8_t small[64];
+    uint8_t *se = fp_slice(small, 5, 2, 0, 0, NULL, 0, NULL, 0, NULL, 0);
+    EXPECT(small[0] == 0x0A && small[1] == (uint8_t)(se - small - 2));
+    perfetto__protos__trace__free_unpacked(t, NULL);
+    printf("fastpack: %s\n", failures ? "FAILED" : "ok");
+    return failures != 0;
+}

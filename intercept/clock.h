@@ -16,7 +16,7 @@ static inline uint64_t clt_boottime_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static inline uint64_t clt_now(void)
+static inline __attribute__((always_inline)) uint64_t clt_now(void)
 {
 #if defined(__x86_64__)
     if (__builtin_expect(clt_use_tsc, 1)) {

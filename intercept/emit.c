@@ -82,6 +82,11 @@ int clt_emit_init(struct clt_writer *w)
     }
     w->str_off[CLT_DEC_COUNT] = s;        /* error names follow */
     w->n_strs = s + clt_n_errors;
+    for (unsigned i = 0; i < 2048; i++)
+        w->err_idx[i] = -1;
+    for (unsigned i = 0; i < clt_n_errors; i++)
+        if (clt_errors[i].value <= 0 && clt_errors[i].value > -2048)
+            w->err_idx[-clt_errors[i].value] = (int16_t)i;
     w->pid = (int)getpid();
     w->process_uuid = (uint64_t)w->pid << 32;
     w->dropped_uuid = w->process_uuid | 0x80000001u;
@@ -327,12 +332,11 @@ static void set_str_iid(struct seq_state *ss, struct call_scratch *s, struct fp_
 static void set_err(struct clt_writer *w, struct seq_state *ss, struct call_scratch *s, struct fp_ann *a,
                     int32_t code)
 {
-    for (unsigned i = 0; i < clt_n_errors; i++)
-        if (clt_errors[i].value == code) {
-            set_str_iid(ss, s, a, w->str_off[CLT_DEC_COUNT] + i, clt_errors[i].name);
-            return;
-        }
-    set(a, FP_V_INT, (uint64_t)(int64_t)code);
+    int i = code <= 0 && code > -2048 ? w->err_idx[-code] : -1;
+    if (i >= 0)
+        set_str_iid(ss, s, a, w->str_off[CLT_DEC_COUNT] + (unsigned)i, clt_errors[i].name);
+    else
+        set(a, FP_V_INT, (uint64_t)(int64_t)code);
 }
 
 /* Strings from the app may be anything: keep printable ASCII (valid UTF-8). */

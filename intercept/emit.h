@@ -30,6 +30,7 @@ struct clt_writer {
     unsigned n_names, name_result, name_arg_object;
     unsigned str_off[CLT_DEC_COUNT + 1];   /* string iid space: enum values, then errors */
     unsigned n_strs;
+    int16_t err_idx[2048];    /* -code -> index in clt_errors, or -1 */
 };
 
 int clt_emit_init(struct clt_writer *w);

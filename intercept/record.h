@@ -4,7 +4,11 @@
  * place into the calling thread's ring (single producer, the writer thread
  * is the single consumer): a 32-byte header, one 8-byte slot per parameter,
  * then copies of strings and arrays. No lock, no allocation, no formatting;
- * decoding happens on the writer thread from the generated tables. */
+ * decoding happens on the writer thread from the generated tables.
+ *
+ * errno: the fast path makes no libc call, so the app sees the errno the
+ * real call left. The slow paths (first call of a thread, a full ring) save
+ * and restore it themselves. */
 #ifndef CLT_RECORD_H
 #define CLT_RECORD_H
 #include <errno.h>
@@ -56,12 +60,23 @@ struct clt_thread {
 extern int clt_active;      /* 0: forward only */
 extern __thread struct clt_thread *clt_tls __attribute__((tls_model("initial-exec")));
 
-void *clt_real(unsigned fn);                       /* real entry point or NULL */
+extern void *clt_real_tab[];                       /* resolved entry points */
+void *clt_real_slow(unsigned fn);                  /* resolve: real entry point or NULL */
 void *clt_ext_wrap(const char *name, void *real);  /* extension lookup hook */
 struct clt_thread *clt_thread_attach(void);
 struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max);
 
-static inline struct clt_thread *clt_enter(void)
+#define CLT_REAL_ABSENT ((void *)1)
+
+static inline __attribute__((always_inline)) void *clt_real(unsigned fn)
+{
+    void *p = __atomic_load_n(&clt_real_tab[fn], __ATOMIC_ACQUIRE);
+    if (CLT_LIKELY((uintptr_t)p > (uintptr_t)CLT_REAL_ABSENT))
+        return p;
+    return clt_real_slow(fn);
+}
+
+static inline __attribute__((always_inline)) struct clt_thread *clt_enter(void)
 {
     if (CLT_UNLIKELY(!__atomic_load_n(&clt_active, __ATOMIC_RELAXED)))
         return NULL;
@@ -73,7 +88,7 @@ static inline struct clt_thread *clt_enter(void)
 
 static inline void clt_leave(struct clt_thread *th) { (void)th; }
 
-static inline struct clt_rec *clt_rec_begin(struct clt_thread *th, size_t max)
+static inline __attribute__((always_inline)) struct clt_rec *clt_rec_begin(struct clt_thread *th, size_t max)
 {
     uint64_t head = th->head_local;
     uint64_t off = head & th->mask;
@@ -182,6 +197,8 @@ static inline uint64_t clt_put_bytes8(struct clt_extra *x, unsigned i, int ok, c
 {
     if (!p || !ok || size > 8)
         return clt_raw(x, i, p);
+    if (size == 4 || size == 8 || size == 2 || size == 1)
+        return clt_load_n(p, size);
     uint64_t v = 0;
     memcpy(&v, p, size);
     return v;

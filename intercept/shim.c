@@ -42,8 +42,7 @@ void clt_msg(const char *fmt, ...)
 /* ---- the real library ------------------------------------------------- */
 
 static void *real_lib;
-static void *real_tab[CLT_FN_COUNT];
-#define REAL_ABSENT ((void *)1)
+void *clt_real_tab[CLT_FN_COUNT];
 static pthread_once_t real_once = PTHREAD_ONCE_INIT;
 static Dl_info self_info;
 
@@ -73,12 +72,10 @@ static void real_open(void)
         clt_msg("no OpenCL library found (set CLTRACE_LIBRARY)");
 }
 
-void *clt_real(unsigned fn)
+void *clt_real_slow(unsigned fn)
 {
-    void *p = __atomic_load_n(&real_tab[fn], __ATOMIC_ACQUIRE);
-    if (CLT_LIKELY(p && p != REAL_ABSENT))
-        return p;
-    if (p == REAL_ABSENT)
+    void *p = __atomic_load_n(&clt_real_tab[fn], __ATOMIC_ACQUIRE);
+    if (p == CLT_REAL_ABSENT)
         return NULL;
     int saved = errno;
     pthread_once(&real_once, real_open);
@@ -88,11 +85,11 @@ void *clt_real(unsigned fn)
     if (is_self(p))          /* never forward to ourselves */
         p = NULL;
     void *expected = NULL;   /* an extension lookup may have set it meanwhile */
-    __atomic_compare_exchange_n(&real_tab[fn], &expected, p ? p : REAL_ABSENT, 0,
+    __atomic_compare_exchange_n(&clt_real_tab[fn], &expected, p ? p : CLT_REAL_ABSENT, 0,
                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     errno = saved;
-    p = __atomic_load_n(&real_tab[fn], __ATOMIC_ACQUIRE);
-    return p == REAL_ABSENT ? NULL : p;
+    p = __atomic_load_n(&clt_real_tab[fn], __ATOMIC_ACQUIRE);
+    return p == CLT_REAL_ABSENT ? NULL : p;
 }
 
 static int ext_cmp(const void *key, const void *ent)
@@ -111,7 +108,7 @@ void *clt_ext_wrap(const char *name, void *real)
                                             sizeof *e, ext_cmp);
     if (!e)
         return real;
-    __atomic_store_n(&real_tab[e - clt_ext_table], real, __ATOMIC_RELEASE);
+    __atomic_store_n(&clt_real_tab[e - clt_ext_table], real, __ATOMIC_RELEASE);
     return e->wrapper;
 }
 
@@ -220,6 +217,10 @@ struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max)
     int saved = errno;
     if (max > (th->mask + 1) / 4)
         goto drop;
+    /* Called about once per trip around the ring: a good moment to make sure
+     * the writer is awake when the ring is more than half full. */
+    if (th->head_local - __atomic_load_n(&th->tail, __ATOMIC_RELAXED) > (th->mask + 1) / 2)
+        clt_writer_kick();
     long budget_ns = th->dropping ? 0 : clt_cfg.WAIT_US * 1000;
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
@@ -231,6 +232,7 @@ struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max)
             goto drop;
         uint32_t seq = __atomic_load_n(&th->wake_seq, __ATOMIC_SEQ_CST);
         __atomic_store_n(&th->waiting, 1, __ATOMIC_SEQ_CST);
+        clt_writer_kick();
         if (!ring_fits(th, max, &pad)) {
             struct timespec ts = { left / 1000000000L, left % 1000000000L };
             futex(&th->wake_seq, FUTEX_WAIT_PRIVATE, seq, &ts);

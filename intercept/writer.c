@@ -7,6 +7,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -23,6 +25,18 @@
 static struct clt_writer W;
 static pthread_t writer_thread;
 static _Atomic int stop_requested;
+static _Atomic uint32_t wake_seq;     /* futex the idle writer sleeps on */
+static _Atomic uint32_t sleeping;
+
+/* A producer whose ring is filling up wakes an idle writer at once instead
+ * of letting it finish its sleep. */
+void clt_writer_kick(void)
+{
+    if (__atomic_load_n(&sleeping, __ATOMIC_SEQ_CST)) {
+        __atomic_fetch_add(&wake_seq, 1, __ATOMIC_SEQ_CST);
+        syscall(SYS_futex, &wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    }
+}
 
 static int is_dir(const char *p)
 {
@@ -129,6 +143,8 @@ static void *writer_main(void *arg)
     uint64_t last_cal = clt_boottime_ns();
     long idle_us = 500;
     while (!__atomic_load_n(&stop_requested, __ATOMIC_ACQUIRE)) {
+        if (__atomic_load_n(&sleeping, __ATOMIC_RELAXED))
+            __atomic_store_n(&sleeping, 0, __ATOMIC_RELAXED);
         int busy = drain_all();
         uint64_t now = clt_boottime_ns();
         if (now - last_cal > 100000000u) {          /* re-calibrate every 100 ms */
@@ -145,7 +161,10 @@ static void *writer_main(void *arg)
         if (W.len)
             clt_writer_flush(&W);
         struct timespec ts = { 0, idle_us * 1000 };
-        nanosleep(&ts, NULL);
+        uint32_t seq = __atomic_load_n(&wake_seq, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&sleeping, 1, __ATOMIC_SEQ_CST);
+        syscall(SYS_futex, &wake_seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
+        __atomic_store_n(&sleeping, 0, __ATOMIC_SEQ_CST);
         if (idle_us < 4000)
             idle_us *= 2;
     }
@@ -210,6 +229,7 @@ static int gzip_file(const char *src, char *dst, size_t cap)
 void clt_writer_stop(void)
 {
     __atomic_store_n(&stop_requested, 1, __ATOMIC_RELEASE);
+    clt_writer_kick();
     /* Bounded: a writer stuck on a dead disk must not hang the exit. */
     struct timespec dl;
     clock_gettime(CLOCK_REALTIME, &dl);

@@ -40,3 +40,11 @@ test: test-bins
 	bash tests/run.sh
 
 .PHONY: test test-bins
+
+$(T)/bench_calls: tests/bench/bench_calls.c | $(T)
+	$(CC) -O2 -g -Wall -Wextra -o $@ $< -lOpenCL
+
+bench: all $(T)/bench_calls $(T)/libfakecl.so
+	bash tests/bench/run.sh
+
+.PHONY: bench

@@ -60,6 +60,32 @@ def read_packets(pb, path):
     return out
 
 
+def attributes(path):
+    """Only the trace attributes (cheap on huge traces: other packets are skipped)."""
+    pb = load_schema()
+    data = open(path, "rb").read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    pos, attrs = 0, {}
+    while pos < len(data):
+        pos += 1
+        n = shift = 0
+        while True:
+            b = data[pos]
+            pos += 1
+            n |= (b & 0x7F) << shift
+            shift += 7
+            if b < 0x80:
+                break
+        if data[pos:pos + 2] == b"\xf2\x07":       # field 126 (trace_attributes), length-delimited
+            p = pb.TracePacket()
+            p.ParseFromString(data[pos:pos + n])
+            for a in p.trace_attributes.attribute:
+                attrs[a.key] = a.string_value if a.HasField("string_value") else a.long_value
+        pos += n
+    return attrs
+
+
 def ann_value(a, strings):
     if len(a.array_values):
         return [ann_value(x, strings) for x in a.array_values]
@@ -124,6 +150,9 @@ def decode(path):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--attributes":
+        json.dump(attributes(sys.argv[2]), sys.stdout)
+        sys.exit(0)
     if len(sys.argv) != 2:
         raise SystemExit(__doc__)
     try:

@@ -358,7 +358,6 @@ def wrapper(reg, c, r, ps, kinds, exported):
     L.append("    uint64_t t1 = clt_now();")
     if hook:
         L.append("    ret = clt_ext_wrap(func_name, ret);")
-    L.append("    int saved_errno = errno;")
     ok = {"VOID": "1", "ERR": "ret == 0", "HANDLE": "ret != NULL", "PTR": "ret != NULL", "VAL": "1"}[rk]
     retv = {"VOID": "0", "ERR": "(uint64_t)(int64_t)ret", "HANDLE": "(uint64_t)(uintptr_t)ret",
             "PTR": "(uint64_t)(uintptr_t)ret", "VAL": "(uint64_t)ret"}[rk]
@@ -414,7 +413,6 @@ def wrapper(reg, c, r, ps, kinds, exported):
     L.append("        clt_rec_commit(th, rec, &x, CLT_FN_%s, t0, t1, %s);" % (c, retv))
     L.append("    }")
     L.append("    clt_leave(th);")
-    L.append("    errno = saved_errno;")
     L.append("    return%s;" % ("" if rk == "VOID" else " ret"))
     L.append("}\n")
     return "\n".join(L) + "\n"

@@ -15,7 +15,6 @@ CLT_EXPORT int32_t CLT_CALL clBuildProgram(void * program, uint32_t num_devices,
     uint64_t t0 = clt_now();
     int32_t ret = real(program, num_devices, device_list, options, pfn_notify, user_data);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR);
     if (rec) {
         int ok = ret == 0;
@@ -30,7 +29,6 @@ CLT_EXPORT int32_t CLT_CALL clBuildProgram(void * program, uint32_t num_devices,
         clt_rec_commit(th, rec, &x, CLT_FN_clBuildProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -44,7 +42,6 @@ static int32_t CLT_CALL ext_clCancelCommandsIMG(void * event_list, size_t num_ev
     uint64_t t0 = clt_now();
     int32_t ret = real(event_list, num_events_in_list);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
     if (rec) {
         int ok = ret == 0;
@@ -55,7 +52,6 @@ static int32_t CLT_CALL ext_clCancelCommandsIMG(void * event_list, size_t num_ev
         clt_rec_commit(th, rec, &x, CLT_FN_clCancelCommandsIMG, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -70,7 +66,6 @@ CLT_EXPORT void * CLT_CALL clCloneKernel(void * source_kernel, cl_int_ * errcode
     uint64_t t0 = clt_now();
     void * ret = real(source_kernel, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
     if (rec) {
         int ok = ret != NULL;
@@ -81,7 +76,6 @@ CLT_EXPORT void * CLT_CALL clCloneKernel(void * source_kernel, cl_int_ * errcode
         clt_rec_commit(th, rec, &x, CLT_FN_clCloneKernel, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -95,7 +89,6 @@ static int32_t CLT_CALL ext_clCommandBarrierWithWaitListKHR(void * command_buffe
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -111,7 +104,6 @@ static int32_t CLT_CALL ext_clCommandBarrierWithWaitListKHR(void * command_buffe
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandBarrierWithWaitListKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -125,7 +117,6 @@ static int32_t CLT_CALL ext_clCommandCopyBufferKHR(void * command_buffer, void *
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_offset, dst_offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -146,7 +137,6 @@ static int32_t CLT_CALL ext_clCommandCopyBufferKHR(void * command_buffer, void *
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -160,7 +150,6 @@ static int32_t CLT_CALL ext_clCommandCopyBufferRectKHR(void * command_buffer, vo
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 16 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -185,7 +174,6 @@ static int32_t CLT_CALL ext_clCommandCopyBufferRectKHR(void * command_buffer, vo
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyBufferRectKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -199,7 +187,6 @@ static int32_t CLT_CALL ext_clCommandCopyBufferToImageKHR(void * command_buffer,
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, src_buffer, dst_image, src_offset, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -220,7 +207,6 @@ static int32_t CLT_CALL ext_clCommandCopyBufferToImageKHR(void * command_buffer,
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyBufferToImageKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -234,7 +220,6 @@ static int32_t CLT_CALL ext_clCommandCopyImageKHR(void * command_buffer, void * 
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, src_image, dst_image, src_origin, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -255,7 +240,6 @@ static int32_t CLT_CALL ext_clCommandCopyImageKHR(void * command_buffer, void * 
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyImageKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -269,7 +253,6 @@ static int32_t CLT_CALL ext_clCommandCopyImageToBufferKHR(void * command_buffer,
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, src_image, dst_buffer, src_origin, region, dst_offset, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -290,7 +273,6 @@ static int32_t CLT_CALL ext_clCommandCopyImageToBufferKHR(void * command_buffer,
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyImageToBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -304,7 +286,6 @@ static int32_t CLT_CALL ext_clCommandFillBufferKHR(void * command_buffer, void *
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, buffer, pattern, pattern_size, offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -325,7 +306,6 @@ static int32_t CLT_CALL ext_clCommandFillBufferKHR(void * command_buffer, void *
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandFillBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -339,7 +319,6 @@ static int32_t CLT_CALL ext_clCommandFillImageKHR(void * command_buffer, void * 
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, image, fill_color, origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -359,7 +338,6 @@ static int32_t CLT_CALL ext_clCommandFillImageKHR(void * command_buffer, void * 
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandFillImageKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -373,7 +351,6 @@ static int32_t CLT_CALL ext_clCommandNDRangeKernelKHR(void * command_buffer, voi
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -394,7 +371,6 @@ static int32_t CLT_CALL ext_clCommandNDRangeKernelKHR(void * command_buffer, voi
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandNDRangeKernelKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -408,7 +384,6 @@ static int32_t CLT_CALL ext_clCommandSVMMemFillKHR(void * command_buffer, void *
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, svm_ptr, pattern, pattern_size, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -428,7 +403,6 @@ static int32_t CLT_CALL ext_clCommandSVMMemFillKHR(void * command_buffer, void *
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandSVMMemFillKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -442,7 +416,6 @@ static int32_t CLT_CALL ext_clCommandSVMMemcpyKHR(void * command_buffer, void * 
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, dst_ptr, src_ptr, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -461,7 +434,6 @@ static int32_t CLT_CALL ext_clCommandSVMMemcpyKHR(void * command_buffer, void * 
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandSVMMemcpyKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -475,7 +447,6 @@ CLT_EXPORT int32_t CLT_CALL clCompileProgram(void * program, uint32_t num_device
     uint64_t t0 = clt_now();
     int32_t ret = real(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -493,7 +464,6 @@ CLT_EXPORT int32_t CLT_CALL clCompileProgram(void * program, uint32_t num_device
         clt_rec_commit(th, rec, &x, CLT_FN_clCompileProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -508,7 +478,6 @@ static void * CLT_CALL ext_clCreateAcceleratorINTEL(void * context, uint32_t acc
     uint64_t t0 = clt_now();
     void * ret = real(context, accelerator_type, descriptor_size, descriptor, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret != NULL;
@@ -522,7 +491,6 @@ static void * CLT_CALL ext_clCreateAcceleratorINTEL(void * context, uint32_t acc
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateAcceleratorINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -537,7 +505,6 @@ CLT_EXPORT void * CLT_CALL clCreateBuffer(void * context, uint64_t flags, size_t
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, size, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret != NULL;
@@ -551,7 +518,6 @@ CLT_EXPORT void * CLT_CALL clCreateBuffer(void * context, uint64_t flags, size_t
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateBuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -566,7 +532,6 @@ CLT_EXPORT void * CLT_CALL clCreateBufferWithProperties(void * context, void * p
     uint64_t t0 = clt_now();
     void * ret = real(context, properties, flags, size, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS);
     if (rec) {
         int ok = ret != NULL;
@@ -581,7 +546,6 @@ CLT_EXPORT void * CLT_CALL clCreateBufferWithProperties(void * context, void * p
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateBufferWithProperties, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -596,7 +560,6 @@ static void * CLT_CALL ext_clCreateBufferWithPropertiesINTEL(void * context, voi
     uint64_t t0 = clt_now();
     void * ret = real(context, properties, flags, size, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS);
     if (rec) {
         int ok = ret != NULL;
@@ -611,7 +574,6 @@ static void * CLT_CALL ext_clCreateBufferWithPropertiesINTEL(void * context, voi
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateBufferWithPropertiesINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -626,7 +588,6 @@ static void * CLT_CALL ext_clCreateCommandBufferKHR(uint32_t num_queues, void * 
     uint64_t t0 = clt_now();
     void * ret = real(num_queues, queues, properties, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_PROPS);
     if (rec) {
         int ok = ret != NULL;
@@ -639,7 +600,6 @@ static void * CLT_CALL ext_clCreateCommandBufferKHR(uint32_t num_queues, void * 
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateCommandBufferKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -654,7 +614,6 @@ CLT_EXPORT void * CLT_CALL clCreateCommandQueue(void * context, void * device, u
     uint64_t t0 = clt_now();
     void * ret = real(context, device, properties, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
     if (rec) {
         int ok = ret != NULL;
@@ -667,7 +626,6 @@ CLT_EXPORT void * CLT_CALL clCreateCommandQueue(void * context, void * device, u
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateCommandQueue, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -682,7 +640,6 @@ CLT_EXPORT void * CLT_CALL clCreateCommandQueueWithProperties(void * context, vo
     uint64_t t0 = clt_now();
     void * ret = real(context, device, properties, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_PROPS);
     if (rec) {
         int ok = ret != NULL;
@@ -695,7 +652,6 @@ CLT_EXPORT void * CLT_CALL clCreateCommandQueueWithProperties(void * context, vo
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateCommandQueueWithProperties, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -710,7 +666,6 @@ static void * CLT_CALL ext_clCreateCommandQueueWithPropertiesKHR(void * context,
     uint64_t t0 = clt_now();
     void * ret = real(context, device, properties, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_PROPS);
     if (rec) {
         int ok = ret != NULL;
@@ -723,7 +678,6 @@ static void * CLT_CALL ext_clCreateCommandQueueWithPropertiesKHR(void * context,
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateCommandQueueWithPropertiesKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -738,7 +692,6 @@ CLT_EXPORT void * CLT_CALL clCreateContext(void * properties, uint32_t num_devic
     uint64_t t0 = clt_now();
     void * ret = real(properties, num_devices, devices, pfn_notify, user_data, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret != NULL;
@@ -753,7 +706,6 @@ CLT_EXPORT void * CLT_CALL clCreateContext(void * properties, uint32_t num_devic
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateContext, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -768,7 +720,6 @@ CLT_EXPORT void * CLT_CALL clCreateContextFromType(void * properties, uint64_t d
     uint64_t t0 = clt_now();
     void * ret = real(properties, device_type, pfn_notify, user_data, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS);
     if (rec) {
         int ok = ret != NULL;
@@ -782,7 +733,6 @@ CLT_EXPORT void * CLT_CALL clCreateContextFromType(void * properties, uint64_t d
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateContextFromType, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -797,7 +747,6 @@ static void * CLT_CALL ext_clCreateEventFromEGLSyncKHR(void * context, void * sy
     uint64_t t0 = clt_now();
     void * ret = real(context, sync, display, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
     if (rec) {
         int ok = ret != NULL;
@@ -810,7 +759,6 @@ static void * CLT_CALL ext_clCreateEventFromEGLSyncKHR(void * context, void * sy
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateEventFromEGLSyncKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -825,7 +773,6 @@ static void * CLT_CALL ext_clCreateEventFromGLsyncKHR(void * context, void * syn
     uint64_t t0 = clt_now();
     void * ret = real(context, sync, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
     if (rec) {
         int ok = ret != NULL;
@@ -837,7 +784,6 @@ static void * CLT_CALL ext_clCreateEventFromGLsyncKHR(void * context, void * syn
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateEventFromGLsyncKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -852,7 +798,6 @@ static void * CLT_CALL ext_clCreateFromD3D10BufferKHR(void * context, uint64_t f
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, resource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
     if (rec) {
         int ok = ret != NULL;
@@ -865,7 +810,6 @@ static void * CLT_CALL ext_clCreateFromD3D10BufferKHR(void * context, uint64_t f
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D10BufferKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -880,7 +824,6 @@ static void * CLT_CALL ext_clCreateFromD3D10Texture2DKHR(void * context, uint64_
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, resource, subresource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret != NULL;
@@ -894,7 +837,6 @@ static void * CLT_CALL ext_clCreateFromD3D10Texture2DKHR(void * context, uint64_
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D10Texture2DKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -909,7 +851,6 @@ static void * CLT_CALL ext_clCreateFromD3D10Texture3DKHR(void * context, uint64_
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, resource, subresource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret != NULL;
@@ -923,7 +864,6 @@ static void * CLT_CALL ext_clCreateFromD3D10Texture3DKHR(void * context, uint64_
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D10Texture3DKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -938,7 +878,6 @@ static void * CLT_CALL ext_clCreateFromD3D11BufferKHR(void * context, uint64_t f
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, resource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
     if (rec) {
         int ok = ret != NULL;
@@ -951,7 +890,6 @@ static void * CLT_CALL ext_clCreateFromD3D11BufferKHR(void * context, uint64_t f
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D11BufferKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -966,7 +904,6 @@ static void * CLT_CALL ext_clCreateFromD3D11Texture2DKHR(void * context, uint64_
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, resource, subresource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret != NULL;
@@ -980,7 +917,6 @@ static void * CLT_CALL ext_clCreateFromD3D11Texture2DKHR(void * context, uint64_
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D11Texture2DKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -995,7 +931,6 @@ static void * CLT_CALL ext_clCreateFromD3D11Texture3DKHR(void * context, uint64_
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, resource, subresource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret != NULL;
@@ -1009,7 +944,6 @@ static void * CLT_CALL ext_clCreateFromD3D11Texture3DKHR(void * context, uint64_
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D11Texture3DKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1024,7 +958,6 @@ static void * CLT_CALL ext_clCreateFromDX9MediaSurfaceINTEL(void * context, uint
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, resource, sharedHandle, plane, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
     if (rec) {
         int ok = ret != NULL;
@@ -1039,7 +972,6 @@ static void * CLT_CALL ext_clCreateFromDX9MediaSurfaceINTEL(void * context, uint
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromDX9MediaSurfaceINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1054,7 +986,6 @@ static void * CLT_CALL ext_clCreateFromDX9MediaSurfaceKHR(void * context, uint64
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, adapter_type, surface_info, plane, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
     if (rec) {
         int ok = ret != NULL;
@@ -1069,7 +1000,6 @@ static void * CLT_CALL ext_clCreateFromDX9MediaSurfaceKHR(void * context, uint64
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromDX9MediaSurfaceKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1084,7 +1014,6 @@ static void * CLT_CALL ext_clCreateFromEGLImageKHR(void * context, void * egldis
     uint64_t t0 = clt_now();
     void * ret = real(context, egldisplay, eglimage, flags, properties, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS);
     if (rec) {
         int ok = ret != NULL;
@@ -1099,7 +1028,6 @@ static void * CLT_CALL ext_clCreateFromEGLImageKHR(void * context, void * egldis
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromEGLImageKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1114,7 +1042,6 @@ static void * CLT_CALL ext_clCreateFromGLBuffer(void * context, uint64_t flags, 
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, bufobj, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
     if (rec) {
         int ok = ret != NULL;
@@ -1127,7 +1054,6 @@ static void * CLT_CALL ext_clCreateFromGLBuffer(void * context, uint64_t flags, 
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLBuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1142,7 +1068,6 @@ static void * CLT_CALL ext_clCreateFromGLRenderbuffer(void * context, uint64_t f
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, renderbuffer, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
     if (rec) {
         int ok = ret != NULL;
@@ -1155,7 +1080,6 @@ static void * CLT_CALL ext_clCreateFromGLRenderbuffer(void * context, uint64_t f
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLRenderbuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1170,7 +1094,6 @@ static void * CLT_CALL ext_clCreateFromGLTexture(void * context, uint64_t flags,
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, target, miplevel, texture, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
     if (rec) {
         int ok = ret != NULL;
@@ -1185,7 +1108,6 @@ static void * CLT_CALL ext_clCreateFromGLTexture(void * context, uint64_t flags,
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLTexture, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1200,7 +1122,6 @@ static void * CLT_CALL ext_clCreateFromGLTexture2D(void * context, uint64_t flag
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, target, miplevel, texture, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
     if (rec) {
         int ok = ret != NULL;
@@ -1215,7 +1136,6 @@ static void * CLT_CALL ext_clCreateFromGLTexture2D(void * context, uint64_t flag
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLTexture2D, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1230,7 +1150,6 @@ static void * CLT_CALL ext_clCreateFromGLTexture3D(void * context, uint64_t flag
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, target, miplevel, texture, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
     if (rec) {
         int ok = ret != NULL;
@@ -1245,7 +1164,6 @@ static void * CLT_CALL ext_clCreateFromGLTexture3D(void * context, uint64_t flag
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLTexture3D, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1260,7 +1178,6 @@ static void * CLT_CALL ext_clCreateFromVA_APIMediaSurfaceINTEL(void * context, u
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, surface, plane, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret != NULL;
@@ -1274,7 +1191,6 @@ static void * CLT_CALL ext_clCreateFromVA_APIMediaSurfaceINTEL(void * context, u
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromVA_APIMediaSurfaceINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1289,7 +1205,6 @@ CLT_EXPORT void * CLT_CALL clCreateImage(void * context, uint64_t flags, void * 
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, image_format, image_desc, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
     if (rec) {
         int ok = ret != NULL;
@@ -1304,7 +1219,6 @@ CLT_EXPORT void * CLT_CALL clCreateImage(void * context, uint64_t flags, void * 
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateImage, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1319,7 +1233,6 @@ CLT_EXPORT void * CLT_CALL clCreateImage2D(void * context, uint64_t flags, void 
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8);
     if (rec) {
         int ok = ret != NULL;
@@ -1336,7 +1249,6 @@ CLT_EXPORT void * CLT_CALL clCreateImage2D(void * context, uint64_t flags, void 
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateImage2D, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1351,7 +1263,6 @@ CLT_EXPORT void * CLT_CALL clCreateImage3D(void * context, uint64_t flags, void 
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10);
     if (rec) {
         int ok = ret != NULL;
@@ -1370,7 +1281,6 @@ CLT_EXPORT void * CLT_CALL clCreateImage3D(void * context, uint64_t flags, void 
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateImage3D, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1385,7 +1295,6 @@ CLT_EXPORT void * CLT_CALL clCreateImageWithProperties(void * context, void * pr
     uint64_t t0 = clt_now();
     void * ret = real(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_PROPS);
     if (rec) {
         int ok = ret != NULL;
@@ -1401,7 +1310,6 @@ CLT_EXPORT void * CLT_CALL clCreateImageWithProperties(void * context, void * pr
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateImageWithProperties, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1416,7 +1324,6 @@ CLT_EXPORT void * CLT_CALL clCreateKernel(void * program, void * kernel_name, cl
     uint64_t t0 = clt_now();
     void * ret = real(program, kernel_name, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + CLT_MAX_STR);
     if (rec) {
         int ok = ret != NULL;
@@ -1428,7 +1335,6 @@ CLT_EXPORT void * CLT_CALL clCreateKernel(void * program, void * kernel_name, cl
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateKernel, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1442,7 +1348,6 @@ CLT_EXPORT int32_t CLT_CALL clCreateKernelsInProgram(void * program, uint32_t nu
     uint64_t t0 = clt_now();
     int32_t ret = real(program, num_kernels, kernels, num_kernels_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -1455,7 +1360,6 @@ CLT_EXPORT int32_t CLT_CALL clCreateKernelsInProgram(void * program, uint32_t nu
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateKernelsInProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1470,7 +1374,6 @@ CLT_EXPORT void * CLT_CALL clCreatePipe(void * context, uint64_t flags, uint32_t
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS);
     if (rec) {
         int ok = ret != NULL;
@@ -1485,7 +1388,6 @@ CLT_EXPORT void * CLT_CALL clCreatePipe(void * context, uint64_t flags, uint32_t
         clt_rec_commit(th, rec, &x, CLT_FN_clCreatePipe, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1500,7 +1402,6 @@ CLT_EXPORT void * CLT_CALL clCreateProgramWithBinary(void * context, uint32_t nu
     uint64_t t0 = clt_now();
     void * ret = real(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret != NULL;
@@ -1516,7 +1417,6 @@ CLT_EXPORT void * CLT_CALL clCreateProgramWithBinary(void * context, uint32_t nu
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithBinary, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1531,7 +1431,6 @@ CLT_EXPORT void * CLT_CALL clCreateProgramWithBuiltInKernels(void * context, uin
     uint64_t t0 = clt_now();
     void * ret = real(context, num_devices, device_list, kernel_names, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR);
     if (rec) {
         int ok = ret != NULL;
@@ -1545,7 +1444,6 @@ CLT_EXPORT void * CLT_CALL clCreateProgramWithBuiltInKernels(void * context, uin
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithBuiltInKernels, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1560,7 +1458,6 @@ CLT_EXPORT void * CLT_CALL clCreateProgramWithIL(void * context, void * il, size
     uint64_t t0 = clt_now();
     void * ret = real(context, il, length, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
     if (rec) {
         int ok = ret != NULL;
@@ -1573,7 +1470,6 @@ CLT_EXPORT void * CLT_CALL clCreateProgramWithIL(void * context, void * il, size
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithIL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1588,7 +1484,6 @@ static void * CLT_CALL ext_clCreateProgramWithILKHR(void * context, void * il, s
     uint64_t t0 = clt_now();
     void * ret = real(context, il, length, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
     if (rec) {
         int ok = ret != NULL;
@@ -1601,7 +1496,6 @@ static void * CLT_CALL ext_clCreateProgramWithILKHR(void * context, void * il, s
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithILKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1616,7 +1510,6 @@ CLT_EXPORT void * CLT_CALL clCreateProgramWithSource(void * context, uint32_t co
     uint64_t t0 = clt_now();
     void * ret = real(context, count, strings, lengths, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret != NULL;
@@ -1630,7 +1523,6 @@ CLT_EXPORT void * CLT_CALL clCreateProgramWithSource(void * context, uint32_t co
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithSource, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1645,7 +1537,6 @@ CLT_EXPORT void * CLT_CALL clCreateSampler(void * context, uint32_t normalized_c
     uint64_t t0 = clt_now();
     void * ret = real(context, normalized_coords, addressing_mode, filter_mode, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret != NULL;
@@ -1659,7 +1550,6 @@ CLT_EXPORT void * CLT_CALL clCreateSampler(void * context, uint32_t normalized_c
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSampler, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1674,7 +1564,6 @@ CLT_EXPORT void * CLT_CALL clCreateSamplerWithProperties(void * context, void * 
     uint64_t t0 = clt_now();
     void * ret = real(context, sampler_properties, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_PROPS);
     if (rec) {
         int ok = ret != NULL;
@@ -1686,7 +1575,6 @@ CLT_EXPORT void * CLT_CALL clCreateSamplerWithProperties(void * context, void * 
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSamplerWithProperties, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1701,7 +1589,6 @@ static void * CLT_CALL ext_clCreateSemaphoreWithPropertiesKHR(void * context, vo
     uint64_t t0 = clt_now();
     void * ret = real(context, sema_props, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_PROPS);
     if (rec) {
         int ok = ret != NULL;
@@ -1713,7 +1600,6 @@ static void * CLT_CALL ext_clCreateSemaphoreWithPropertiesKHR(void * context, vo
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSemaphoreWithPropertiesKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1728,7 +1614,6 @@ CLT_EXPORT void * CLT_CALL clCreateSubBuffer(void * buffer, uint64_t flags, uint
     uint64_t t0 = clt_now();
     void * ret = real(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret != NULL;
@@ -1742,7 +1627,6 @@ CLT_EXPORT void * CLT_CALL clCreateSubBuffer(void * buffer, uint64_t flags, uint
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSubBuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1756,7 +1640,6 @@ CLT_EXPORT int32_t CLT_CALL clCreateSubDevices(void * in_device, void * properti
     uint64_t t0 = clt_now();
     int32_t ret = real(in_device, properties, num_devices, out_devices, num_devices_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -1770,7 +1653,6 @@ CLT_EXPORT int32_t CLT_CALL clCreateSubDevices(void * in_device, void * properti
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSubDevices, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1784,7 +1666,6 @@ static int32_t CLT_CALL ext_clCreateSubDevicesEXT(void * in_device, void * prope
     uint64_t t0 = clt_now();
     int32_t ret = real(in_device, properties, num_entries, out_devices, num_devices);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -1798,7 +1679,6 @@ static int32_t CLT_CALL ext_clCreateSubDevicesEXT(void * in_device, void * prope
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSubDevicesEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1813,7 +1693,6 @@ CLT_EXPORT void * CLT_CALL clCreateUserEvent(void * context, cl_int_ * errcode_r
     uint64_t t0 = clt_now();
     void * ret = real(context, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
     if (rec) {
         int ok = ret != NULL;
@@ -1824,7 +1703,6 @@ CLT_EXPORT void * CLT_CALL clCreateUserEvent(void * context, cl_int_ * errcode_r
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateUserEvent, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1838,7 +1716,6 @@ static int32_t CLT_CALL ext_clDeinitLayer(void)
     uint64_t t0 = clt_now();
     int32_t ret = real();
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 0);
     if (rec) {
         int ok = ret == 0;
@@ -1847,7 +1724,6 @@ static int32_t CLT_CALL ext_clDeinitLayer(void)
         clt_rec_commit(th, rec, &x, CLT_FN_clDeinitLayer, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1862,7 +1738,6 @@ static void * CLT_CALL ext_clDeviceMemAllocINTEL(void * context, void * device, 
     uint64_t t0 = clt_now();
     void * ret = real(context, device, properties, size, alignment, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS);
     if (rec) {
         int ok = ret != NULL;
@@ -1877,7 +1752,6 @@ static void * CLT_CALL ext_clDeviceMemAllocINTEL(void * context, void * device, 
         clt_rec_commit(th, rec, &x, CLT_FN_clDeviceMemAllocINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1891,7 +1765,6 @@ static int32_t CLT_CALL ext_clEnqueueAcquireD3D10ObjectsKHR(void * command_queue
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -1906,7 +1779,6 @@ static int32_t CLT_CALL ext_clEnqueueAcquireD3D10ObjectsKHR(void * command_queue
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireD3D10ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1920,7 +1792,6 @@ static int32_t CLT_CALL ext_clEnqueueAcquireD3D11ObjectsKHR(void * command_queue
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -1935,7 +1806,6 @@ static int32_t CLT_CALL ext_clEnqueueAcquireD3D11ObjectsKHR(void * command_queue
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireD3D11ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1949,7 +1819,6 @@ static int32_t CLT_CALL ext_clEnqueueAcquireDX9MediaSurfacesKHR(void * command_q
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -1964,7 +1833,6 @@ static int32_t CLT_CALL ext_clEnqueueAcquireDX9MediaSurfacesKHR(void * command_q
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -1978,7 +1846,6 @@ static int32_t CLT_CALL ext_clEnqueueAcquireDX9ObjectsINTEL(void * command_queue
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -1993,7 +1860,6 @@ static int32_t CLT_CALL ext_clEnqueueAcquireDX9ObjectsINTEL(void * command_queue
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireDX9ObjectsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2007,7 +1873,6 @@ static int32_t CLT_CALL ext_clEnqueueAcquireEGLObjectsKHR(void * command_queue, 
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2022,7 +1887,6 @@ static int32_t CLT_CALL ext_clEnqueueAcquireEGLObjectsKHR(void * command_queue, 
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireEGLObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2036,7 +1900,6 @@ static int32_t CLT_CALL ext_clEnqueueAcquireExternalMemObjectsKHR(void * command
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2051,7 +1914,6 @@ static int32_t CLT_CALL ext_clEnqueueAcquireExternalMemObjectsKHR(void * command
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireExternalMemObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2065,7 +1927,6 @@ static int32_t CLT_CALL ext_clEnqueueAcquireGLObjects(void * command_queue, uint
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2080,7 +1941,6 @@ static int32_t CLT_CALL ext_clEnqueueAcquireGLObjects(void * command_queue, uint
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireGLObjects, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2094,7 +1954,6 @@ static int32_t CLT_CALL ext_clEnqueueAcquireGrallocObjectsIMG(void * command_que
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2109,7 +1968,6 @@ static int32_t CLT_CALL ext_clEnqueueAcquireGrallocObjectsIMG(void * command_que
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireGrallocObjectsIMG, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2123,7 +1981,6 @@ static int32_t CLT_CALL ext_clEnqueueAcquireVA_APIMediaSurfacesINTEL(void * comm
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2138,7 +1995,6 @@ static int32_t CLT_CALL ext_clEnqueueAcquireVA_APIMediaSurfacesINTEL(void * comm
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2152,7 +2008,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueBarrier(void * command_queue)
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -2162,7 +2017,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueBarrier(void * command_queue)
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueBarrier, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2176,7 +2030,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueBarrierWithWaitList(void * command_queue, u
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2189,7 +2042,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueBarrierWithWaitList(void * command_queue, u
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueBarrierWithWaitList, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2203,7 +2055,6 @@ static int32_t CLT_CALL ext_clEnqueueCommandBufferKHR(uint32_t num_queues, void 
     uint64_t t0 = clt_now();
     int32_t ret = real(num_queues, queues, command_buffer, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2218,7 +2069,6 @@ static int32_t CLT_CALL ext_clEnqueueCommandBufferKHR(uint32_t num_queues, void 
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2232,7 +2082,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBuffer(void * command_queue, void * src
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2250,7 +2099,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBuffer(void * command_queue, void * src
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2264,7 +2112,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBufferRect(void * command_queue, void *
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 13 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2286,7 +2133,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBufferRect(void * command_queue, void *
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBufferRect, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2300,7 +2146,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBufferToImage(void * command_queue, voi
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2318,7 +2163,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBufferToImage(void * command_queue, voi
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBufferToImage, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2332,7 +2176,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyImage(void * command_queue, void * src_
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2350,7 +2193,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyImage(void * command_queue, void * src_
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyImage, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2364,7 +2206,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyImageToBuffer(void * command_queue, voi
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2382,7 +2223,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyImageToBuffer(void * command_queue, voi
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyImageToBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2396,7 +2236,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueFillBuffer(void * command_queue, void * buf
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2414,7 +2253,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueFillBuffer(void * command_queue, void * buf
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueFillBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2428,7 +2266,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueFillImage(void * command_queue, void * imag
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2445,7 +2282,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueFillImage(void * command_queue, void * imag
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueFillImage, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2459,7 +2295,6 @@ static int32_t CLT_CALL ext_clEnqueueGenerateMipmapIMG(void * command_queue, voi
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2477,7 +2312,6 @@ static int32_t CLT_CALL ext_clEnqueueGenerateMipmapIMG(void * command_queue, voi
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueGenerateMipmapIMG, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2492,7 +2326,6 @@ CLT_EXPORT void * CLT_CALL clEnqueueMapBuffer(void * command_queue, void * buffe
     uint64_t t0 = clt_now();
     void * ret = real(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret != NULL;
@@ -2511,7 +2344,6 @@ CLT_EXPORT void * CLT_CALL clEnqueueMapBuffer(void * command_queue, void * buffe
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMapBuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2526,7 +2358,6 @@ CLT_EXPORT void * CLT_CALL clEnqueueMapImage(void * command_queue, void * image,
     uint64_t t0 = clt_now();
     void * ret = real(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret != NULL;
@@ -2547,7 +2378,6 @@ CLT_EXPORT void * CLT_CALL clEnqueueMapImage(void * command_queue, void * image,
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMapImage, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2561,7 +2391,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueMarker(void * command_queue, void * event)
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
     if (rec) {
         int ok = ret == 0;
@@ -2572,7 +2401,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueMarker(void * command_queue, void * event)
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMarker, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2586,7 +2414,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueMarkerWithWaitList(void * command_queue, ui
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2599,7 +2426,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueMarkerWithWaitList(void * command_queue, ui
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMarkerWithWaitList, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2613,7 +2439,6 @@ static int32_t CLT_CALL ext_clEnqueueMemAdviseINTEL(void * command_queue, void *
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2629,7 +2454,6 @@ static int32_t CLT_CALL ext_clEnqueueMemAdviseINTEL(void * command_queue, void *
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemAdviseINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2643,7 +2467,6 @@ static int32_t CLT_CALL ext_clEnqueueMemFillINTEL(void * command_queue, void * d
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2660,7 +2483,6 @@ static int32_t CLT_CALL ext_clEnqueueMemFillINTEL(void * command_queue, void * d
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemFillINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2674,7 +2496,6 @@ static int32_t CLT_CALL ext_clEnqueueMemcpyINTEL(void * command_queue, uint32_t 
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2691,7 +2512,6 @@ static int32_t CLT_CALL ext_clEnqueueMemcpyINTEL(void * command_queue, uint32_t 
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemcpyINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2705,7 +2525,6 @@ static int32_t CLT_CALL ext_clEnqueueMemsetINTEL(void * command_queue, void * ds
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2721,7 +2540,6 @@ static int32_t CLT_CALL ext_clEnqueueMemsetINTEL(void * command_queue, void * ds
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemsetINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2735,7 +2553,6 @@ static int32_t CLT_CALL ext_clEnqueueMigrateMemINTEL(void * command_queue, void 
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2751,7 +2568,6 @@ static int32_t CLT_CALL ext_clEnqueueMigrateMemINTEL(void * command_queue, void 
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2765,7 +2581,6 @@ static int32_t CLT_CALL ext_clEnqueueMigrateMemObjectEXT(void * command_queue, u
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2781,7 +2596,6 @@ static int32_t CLT_CALL ext_clEnqueueMigrateMemObjectEXT(void * command_queue, u
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemObjectEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2795,7 +2609,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueMigrateMemObjects(void * command_queue, uin
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2811,7 +2624,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueMigrateMemObjects(void * command_queue, uin
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemObjects, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2825,7 +2637,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueNDRangeKernel(void * command_queue, void * 
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2843,7 +2654,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueNDRangeKernel(void * command_queue, void * 
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueNDRangeKernel, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2857,7 +2667,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueNativeKernel(void * command_queue, void * u
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2876,7 +2685,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueNativeKernel(void * command_queue, void * u
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueNativeKernel, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2890,7 +2698,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueReadBuffer(void * command_queue, void * buf
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2908,7 +2715,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueReadBuffer(void * command_queue, void * buf
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2922,7 +2728,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueReadBufferRect(void * command_queue, void *
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 14 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2945,7 +2750,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueReadBufferRect(void * command_queue, void *
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadBufferRect, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2959,7 +2763,6 @@ static int32_t CLT_CALL ext_clEnqueueReadHostPipeINTEL(void * command_queue, voi
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + CLT_MAX_STR + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -2977,7 +2780,6 @@ static int32_t CLT_CALL ext_clEnqueueReadHostPipeINTEL(void * command_queue, voi
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadHostPipeINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -2991,7 +2793,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueReadImage(void * command_queue, void * imag
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3011,7 +2812,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueReadImage(void * command_queue, void * imag
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadImage, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3025,7 +2825,6 @@ static int32_t CLT_CALL ext_clEnqueueReleaseD3D10ObjectsKHR(void * command_queue
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3040,7 +2839,6 @@ static int32_t CLT_CALL ext_clEnqueueReleaseD3D10ObjectsKHR(void * command_queue
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseD3D10ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3054,7 +2852,6 @@ static int32_t CLT_CALL ext_clEnqueueReleaseD3D11ObjectsKHR(void * command_queue
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3069,7 +2866,6 @@ static int32_t CLT_CALL ext_clEnqueueReleaseD3D11ObjectsKHR(void * command_queue
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseD3D11ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3083,7 +2879,6 @@ static int32_t CLT_CALL ext_clEnqueueReleaseDX9MediaSurfacesKHR(void * command_q
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3098,7 +2893,6 @@ static int32_t CLT_CALL ext_clEnqueueReleaseDX9MediaSurfacesKHR(void * command_q
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3112,7 +2906,6 @@ static int32_t CLT_CALL ext_clEnqueueReleaseDX9ObjectsINTEL(void * command_queue
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3127,7 +2920,6 @@ static int32_t CLT_CALL ext_clEnqueueReleaseDX9ObjectsINTEL(void * command_queue
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseDX9ObjectsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3141,7 +2933,6 @@ static int32_t CLT_CALL ext_clEnqueueReleaseEGLObjectsKHR(void * command_queue, 
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3156,7 +2947,6 @@ static int32_t CLT_CALL ext_clEnqueueReleaseEGLObjectsKHR(void * command_queue, 
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseEGLObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3170,7 +2960,6 @@ static int32_t CLT_CALL ext_clEnqueueReleaseExternalMemObjectsKHR(void * command
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3185,7 +2974,6 @@ static int32_t CLT_CALL ext_clEnqueueReleaseExternalMemObjectsKHR(void * command
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseExternalMemObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3199,7 +2987,6 @@ static int32_t CLT_CALL ext_clEnqueueReleaseGLObjects(void * command_queue, uint
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3214,7 +3001,6 @@ static int32_t CLT_CALL ext_clEnqueueReleaseGLObjects(void * command_queue, uint
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseGLObjects, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3228,7 +3014,6 @@ static int32_t CLT_CALL ext_clEnqueueReleaseGrallocObjectsIMG(void * command_que
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3243,7 +3028,6 @@ static int32_t CLT_CALL ext_clEnqueueReleaseGrallocObjectsIMG(void * command_que
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseGrallocObjectsIMG, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3257,7 +3041,6 @@ static int32_t CLT_CALL ext_clEnqueueReleaseVA_APIMediaSurfacesINTEL(void * comm
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3272,7 +3055,6 @@ static int32_t CLT_CALL ext_clEnqueueReleaseVA_APIMediaSurfacesINTEL(void * comm
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3286,7 +3068,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMFree(void * command_queue, uint32_t num_
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3303,7 +3084,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMFree(void * command_queue, uint32_t num_
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMFree, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3317,7 +3097,6 @@ static int32_t CLT_CALL ext_clEnqueueSVMFreeARM(void * command_queue, uint32_t n
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3334,7 +3113,6 @@ static int32_t CLT_CALL ext_clEnqueueSVMFreeARM(void * command_queue, uint32_t n
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMFreeARM, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3348,7 +3126,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMap(void * command_queue, uint32_t block
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3365,7 +3142,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMap(void * command_queue, uint32_t block
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMap, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3379,7 +3155,6 @@ static int32_t CLT_CALL ext_clEnqueueSVMMapARM(void * command_queue, uint32_t bl
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3396,7 +3171,6 @@ static int32_t CLT_CALL ext_clEnqueueSVMMapARM(void * command_queue, uint32_t bl
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMapARM, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3410,7 +3184,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMemFill(void * command_queue, void * svm
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3427,7 +3200,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMemFill(void * command_queue, void * svm
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemFill, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3441,7 +3213,6 @@ static int32_t CLT_CALL ext_clEnqueueSVMMemFillARM(void * command_queue, void * 
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3458,7 +3229,6 @@ static int32_t CLT_CALL ext_clEnqueueSVMMemFillARM(void * command_queue, void * 
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemFillARM, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3472,7 +3242,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMemcpy(void * command_queue, uint32_t bl
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3489,7 +3258,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMemcpy(void * command_queue, uint32_t bl
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemcpy, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3503,7 +3271,6 @@ static int32_t CLT_CALL ext_clEnqueueSVMMemcpyARM(void * command_queue, uint32_t
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3520,7 +3287,6 @@ static int32_t CLT_CALL ext_clEnqueueSVMMemcpyARM(void * command_queue, uint32_t
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemcpyARM, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3534,7 +3300,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMigrateMem(void * command_queue, uint32_
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3551,7 +3316,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMigrateMem(void * command_queue, uint32_
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMigrateMem, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3565,7 +3329,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMUnmap(void * command_queue, void * svm_p
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3579,7 +3342,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMUnmap(void * command_queue, void * svm_p
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMUnmap, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3593,7 +3355,6 @@ static int32_t CLT_CALL ext_clEnqueueSVMUnmapARM(void * command_queue, void * sv
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3607,7 +3368,6 @@ static int32_t CLT_CALL ext_clEnqueueSVMUnmapARM(void * command_queue, void * sv
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMUnmapARM, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3621,7 +3381,6 @@ static int32_t CLT_CALL ext_clEnqueueSignalSemaphoresKHR(void * command_queue, u
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3637,7 +3396,6 @@ static int32_t CLT_CALL ext_clEnqueueSignalSemaphoresKHR(void * command_queue, u
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSignalSemaphoresKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3651,7 +3409,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueTask(void * command_queue, void * kernel, u
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3665,7 +3422,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueTask(void * command_queue, void * kernel, u
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueTask, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3679,7 +3435,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueUnmapMemObject(void * command_queue, void *
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3694,7 +3449,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueUnmapMemObject(void * command_queue, void *
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueUnmapMemObject, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3708,7 +3462,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueWaitForEvents(void * command_queue, uint32_
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_events, event_list);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3720,7 +3473,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueWaitForEvents(void * command_queue, uint32_
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWaitForEvents, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3734,7 +3486,6 @@ static int32_t CLT_CALL ext_clEnqueueWaitSemaphoresKHR(void * command_queue, uin
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3750,7 +3501,6 @@ static int32_t CLT_CALL ext_clEnqueueWaitSemaphoresKHR(void * command_queue, uin
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWaitSemaphoresKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3764,7 +3514,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueWriteBuffer(void * command_queue, void * bu
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3782,7 +3531,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueWriteBuffer(void * command_queue, void * bu
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3796,7 +3544,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueWriteBufferRect(void * command_queue, void 
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 14 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3819,7 +3566,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueWriteBufferRect(void * command_queue, void 
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteBufferRect, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3833,7 +3579,6 @@ static int32_t CLT_CALL ext_clEnqueueWriteHostPipeINTEL(void * command_queue, vo
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + CLT_MAX_STR + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3851,7 +3596,6 @@ static int32_t CLT_CALL ext_clEnqueueWriteHostPipeINTEL(void * command_queue, vo
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteHostPipeINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3865,7 +3609,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueWriteImage(void * command_queue, void * ima
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -3885,7 +3628,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueWriteImage(void * command_queue, void * ima
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteImage, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3899,7 +3641,6 @@ static int32_t CLT_CALL ext_clFinalizeCommandBufferKHR(void * command_buffer)
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -3909,7 +3650,6 @@ static int32_t CLT_CALL ext_clFinalizeCommandBufferKHR(void * command_buffer)
         clt_rec_commit(th, rec, &x, CLT_FN_clFinalizeCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3923,7 +3663,6 @@ CLT_EXPORT int32_t CLT_CALL clFinish(void * command_queue)
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -3933,7 +3672,6 @@ CLT_EXPORT int32_t CLT_CALL clFinish(void * command_queue)
         clt_rec_commit(th, rec, &x, CLT_FN_clFinish, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3947,7 +3685,6 @@ CLT_EXPORT int32_t CLT_CALL clFlush(void * command_queue)
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -3957,7 +3694,6 @@ CLT_EXPORT int32_t CLT_CALL clFlush(void * command_queue)
         clt_rec_commit(th, rec, &x, CLT_FN_clFlush, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3971,7 +3707,6 @@ static int32_t CLT_CALL ext_clGetAcceleratorInfoINTEL(void * accelerator, uint32
     uint64_t t0 = clt_now();
     int32_t ret = real(accelerator, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret == 0;
@@ -3985,7 +3720,6 @@ static int32_t CLT_CALL ext_clGetAcceleratorInfoINTEL(void * accelerator, uint32
         clt_rec_commit(th, rec, &x, CLT_FN_clGetAcceleratorInfoINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -3999,7 +3733,6 @@ static int32_t CLT_CALL ext_clGetCommandBufferInfoKHR(void * command_buffer, uin
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret == 0;
@@ -4013,7 +3746,6 @@ static int32_t CLT_CALL ext_clGetCommandBufferInfoKHR(void * command_buffer, uin
         clt_rec_commit(th, rec, &x, CLT_FN_clGetCommandBufferInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4027,7 +3759,6 @@ CLT_EXPORT int32_t CLT_CALL clGetCommandQueueInfo(void * command_queue, uint32_t
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret == 0;
@@ -4041,7 +3772,6 @@ CLT_EXPORT int32_t CLT_CALL clGetCommandQueueInfo(void * command_queue, uint32_t
         clt_rec_commit(th, rec, &x, CLT_FN_clGetCommandQueueInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4055,7 +3785,6 @@ CLT_EXPORT int32_t CLT_CALL clGetContextInfo(void * context, uint32_t param_name
     uint64_t t0 = clt_now();
     int32_t ret = real(context, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret == 0;
@@ -4069,7 +3798,6 @@ CLT_EXPORT int32_t CLT_CALL clGetContextInfo(void * context, uint32_t param_name
         clt_rec_commit(th, rec, &x, CLT_FN_clGetContextInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4083,7 +3811,6 @@ CLT_EXPORT int32_t CLT_CALL clGetDeviceAndHostTimer(void * device, void * device
     uint64_t t0 = clt_now();
     int32_t ret = real(device, device_timestamp, host_timestamp);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
     if (rec) {
         int ok = ret == 0;
@@ -4095,7 +3822,6 @@ CLT_EXPORT int32_t CLT_CALL clGetDeviceAndHostTimer(void * device, void * device
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceAndHostTimer, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4109,7 +3835,6 @@ CLT_EXPORT int32_t CLT_CALL clGetDeviceIDs(void * platform, uint64_t device_type
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, device_type, num_entries, devices, num_devices);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -4123,7 +3848,6 @@ CLT_EXPORT int32_t CLT_CALL clGetDeviceIDs(void * platform, uint64_t device_type
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDs, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4137,7 +3861,6 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromD3D10KHR(void * platform, uint32_t
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -4153,7 +3876,6 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromD3D10KHR(void * platform, uint32_t
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromD3D10KHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4167,7 +3889,6 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromD3D11KHR(void * platform, uint32_t
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -4183,7 +3904,6 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromD3D11KHR(void * platform, uint32_t
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromD3D11KHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4197,7 +3917,6 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromDX9INTEL(void * platform, uint32_t
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, dx9_device_source, dx9_object, dx9_device_set, num_entries, devices, num_devices);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -4213,7 +3932,6 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromDX9INTEL(void * platform, uint32_t
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromDX9INTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4227,7 +3945,6 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromDX9MediaAdapterKHR(void * platform
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, num_media_adapters, media_adapter_type, media_adapters, media_adapter_set, num_entries, devices, num_devices);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -4244,7 +3961,6 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromDX9MediaAdapterKHR(void * platform
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4258,7 +3974,6 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromVA_APIMediaAdapterINTEL(void * pla
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, media_adapter_type, media_adapter, media_adapter_set, num_entries, devices, num_devices);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -4274,7 +3989,6 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromVA_APIMediaAdapterINTEL(void * pla
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4288,7 +4002,6 @@ static int32_t CLT_CALL ext_clGetDeviceImageInfoQCOM(void * device, size_t image
     uint64_t t0 = clt_now();
     int32_t ret = real(device, image_width, image_height, image_format, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8);
     if (rec) {
         int ok = ret == 0;
@@ -4305,7 +4018,6 @@ static int32_t CLT_CALL ext_clGetDeviceImageInfoQCOM(void * device, size_t image
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceImageInfoQCOM, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4319,7 +4031,6 @@ CLT_EXPORT int32_t CLT_CALL clGetDeviceInfo(void * device, uint32_t param_name, 
     uint64_t t0 = clt_now();
     int32_t ret = real(device, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret == 0;
@@ -4333,7 +4044,6 @@ CLT_EXPORT int32_t CLT_CALL clGetDeviceInfo(void * device, uint32_t param_name, 
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4347,7 +4057,6 @@ CLT_EXPORT int32_t CLT_CALL clGetEventInfo(void * event, uint32_t param_name, si
     uint64_t t0 = clt_now();
     int32_t ret = real(event, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret == 0;
@@ -4361,7 +4070,6 @@ CLT_EXPORT int32_t CLT_CALL clGetEventInfo(void * event, uint32_t param_name, si
         clt_rec_commit(th, rec, &x, CLT_FN_clGetEventInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4375,7 +4083,6 @@ CLT_EXPORT int32_t CLT_CALL clGetEventProfilingInfo(void * event, uint32_t param
     uint64_t t0 = clt_now();
     int32_t ret = real(event, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret == 0;
@@ -4389,7 +4096,6 @@ CLT_EXPORT int32_t CLT_CALL clGetEventProfilingInfo(void * event, uint32_t param
         clt_rec_commit(th, rec, &x, CLT_FN_clGetEventProfilingInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4404,7 +4110,6 @@ CLT_EXPORT void * CLT_CALL clGetExtensionFunctionAddress(void * func_name)
     void * ret = real(func_name);
     uint64_t t1 = clt_now();
     ret = clt_ext_wrap(func_name, ret);
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + CLT_MAX_STR);
     if (rec) {
         int ok = ret != NULL;
@@ -4414,7 +4119,6 @@ CLT_EXPORT void * CLT_CALL clGetExtensionFunctionAddress(void * func_name)
         clt_rec_commit(th, rec, &x, CLT_FN_clGetExtensionFunctionAddress, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4429,7 +4133,6 @@ CLT_EXPORT void * CLT_CALL clGetExtensionFunctionAddressForPlatform(void * platf
     void * ret = real(platform, func_name);
     uint64_t t1 = clt_now();
     ret = clt_ext_wrap(func_name, ret);
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + CLT_MAX_STR);
     if (rec) {
         int ok = ret != NULL;
@@ -4440,7 +4143,6 @@ CLT_EXPORT void * CLT_CALL clGetExtensionFunctionAddressForPlatform(void * platf
         clt_rec_commit(th, rec, &x, CLT_FN_clGetExtensionFunctionAddressForPlatform, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4454,7 +4156,6 @@ static int32_t CLT_CALL ext_clGetGLContextInfoKHR(void * properties, uint32_t pa
     uint64_t t0 = clt_now();
     int32_t ret = real(properties, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS);
     if (rec) {
         int ok = ret == 0;
@@ -4468,7 +4169,6 @@ static int32_t CLT_CALL ext_clGetGLContextInfoKHR(void * properties, uint32_t pa
         clt_rec_commit(th, rec, &x, CLT_FN_clGetGLContextInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4482,7 +4182,6 @@ static int32_t CLT_CALL ext_clGetGLObjectInfo(void * memobj, void * gl_object_ty
     uint64_t t0 = clt_now();
     int32_t ret = real(memobj, gl_object_type, gl_object_name);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
     if (rec) {
         int ok = ret == 0;
@@ -4494,7 +4193,6 @@ static int32_t CLT_CALL ext_clGetGLObjectInfo(void * memobj, void * gl_object_ty
         clt_rec_commit(th, rec, &x, CLT_FN_clGetGLObjectInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4508,7 +4206,6 @@ static int32_t CLT_CALL ext_clGetGLTextureInfo(void * memobj, uint32_t param_nam
     uint64_t t0 = clt_now();
     int32_t ret = real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret == 0;
@@ -4522,7 +4219,6 @@ static int32_t CLT_CALL ext_clGetGLTextureInfo(void * memobj, uint32_t param_nam
         clt_rec_commit(th, rec, &x, CLT_FN_clGetGLTextureInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4536,7 +4232,6 @@ CLT_EXPORT int32_t CLT_CALL clGetHostTimer(void * device, void * host_timestamp)
     uint64_t t0 = clt_now();
     int32_t ret = real(device, host_timestamp);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
     if (rec) {
         int ok = ret == 0;
@@ -4547,7 +4242,6 @@ CLT_EXPORT int32_t CLT_CALL clGetHostTimer(void * device, void * host_timestamp)
         clt_rec_commit(th, rec, &x, CLT_FN_clGetHostTimer, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4561,7 +4255,6 @@ static int32_t CLT_CALL ext_clGetICDLoaderInfoOCLICD(uint32_t param_name, size_t
     uint64_t t0 = clt_now();
     int32_t ret = real(param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
     if (rec) {
         int ok = ret == 0;
@@ -4574,7 +4267,6 @@ static int32_t CLT_CALL ext_clGetICDLoaderInfoOCLICD(uint32_t param_name, size_t
         clt_rec_commit(th, rec, &x, CLT_FN_clGetICDLoaderInfoOCLICD, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4588,7 +4280,6 @@ CLT_EXPORT int32_t CLT_CALL clGetImageInfo(void * image, uint32_t param_name, si
     uint64_t t0 = clt_now();
     int32_t ret = real(image, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret == 0;
@@ -4602,7 +4293,6 @@ CLT_EXPORT int32_t CLT_CALL clGetImageInfo(void * image, uint32_t param_name, si
         clt_rec_commit(th, rec, &x, CLT_FN_clGetImageInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4616,7 +4306,6 @@ static int32_t CLT_CALL ext_clGetImageRequirementsInfoEXT(void * context, void *
     uint64_t t0 = clt_now();
     int32_t ret = real(context, properties, flags, image_format, image_desc, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_PROPS);
     if (rec) {
         int ok = ret == 0;
@@ -4634,7 +4323,6 @@ static int32_t CLT_CALL ext_clGetImageRequirementsInfoEXT(void * context, void *
         clt_rec_commit(th, rec, &x, CLT_FN_clGetImageRequirementsInfoEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4648,7 +4336,6 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelArgInfo(void * kernel, uint32_t arg_index
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, arg_index, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
     if (rec) {
         int ok = ret == 0;
@@ -4663,7 +4350,6 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelArgInfo(void * kernel, uint32_t arg_index
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelArgInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4677,7 +4363,6 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelInfo(void * kernel, uint32_t param_name, 
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret == 0;
@@ -4691,7 +4376,6 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelInfo(void * kernel, uint32_t param_name, 
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4705,7 +4389,6 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelSubGroupInfo(void * kernel, void * device
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8);
     if (rec) {
         int ok = ret == 0;
@@ -4722,7 +4405,6 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelSubGroupInfo(void * kernel, void * device
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelSubGroupInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4736,7 +4418,6 @@ static int32_t CLT_CALL ext_clGetKernelSubGroupInfoKHR(void * in_kernel, void * 
     uint64_t t0 = clt_now();
     int32_t ret = real(in_kernel, in_device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8);
     if (rec) {
         int ok = ret == 0;
@@ -4753,7 +4434,6 @@ static int32_t CLT_CALL ext_clGetKernelSubGroupInfoKHR(void * in_kernel, void * 
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelSubGroupInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4767,7 +4447,6 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelSuggestedLocalWorkSize(void * command_que
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -4782,7 +4461,6 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelSuggestedLocalWorkSize(void * command_que
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelSuggestedLocalWorkSize, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4796,7 +4474,6 @@ static int32_t CLT_CALL ext_clGetKernelSuggestedLocalWorkSizeKHR(void * command_
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -4811,7 +4488,6 @@ static int32_t CLT_CALL ext_clGetKernelSuggestedLocalWorkSizeKHR(void * command_
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelSuggestedLocalWorkSizeKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4825,7 +4501,6 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelWorkGroupInfo(void * kernel, void * devic
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
     if (rec) {
         int ok = ret == 0;
@@ -4840,7 +4515,6 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelWorkGroupInfo(void * kernel, void * devic
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelWorkGroupInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4854,7 +4528,6 @@ static int32_t CLT_CALL ext_clGetLayerInfo(uint32_t param_name, size_t param_val
     uint64_t t0 = clt_now();
     int32_t ret = real(param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
     if (rec) {
         int ok = ret == 0;
@@ -4867,7 +4540,6 @@ static int32_t CLT_CALL ext_clGetLayerInfo(uint32_t param_name, size_t param_val
         clt_rec_commit(th, rec, &x, CLT_FN_clGetLayerInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4881,7 +4553,6 @@ static int32_t CLT_CALL ext_clGetMemAllocInfoINTEL(void * context, void * ptr, u
     uint64_t t0 = clt_now();
     int32_t ret = real(context, ptr, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
     if (rec) {
         int ok = ret == 0;
@@ -4896,7 +4567,6 @@ static int32_t CLT_CALL ext_clGetMemAllocInfoINTEL(void * context, void * ptr, u
         clt_rec_commit(th, rec, &x, CLT_FN_clGetMemAllocInfoINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4910,7 +4580,6 @@ CLT_EXPORT int32_t CLT_CALL clGetMemObjectInfo(void * memobj, uint32_t param_nam
     uint64_t t0 = clt_now();
     int32_t ret = real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret == 0;
@@ -4924,7 +4593,6 @@ CLT_EXPORT int32_t CLT_CALL clGetMemObjectInfo(void * memobj, uint32_t param_nam
         clt_rec_commit(th, rec, &x, CLT_FN_clGetMemObjectInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4938,7 +4606,6 @@ static int32_t CLT_CALL ext_clGetMutableCommandInfoKHR(void * command, uint32_t 
     uint64_t t0 = clt_now();
     int32_t ret = real(command, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret == 0;
@@ -4952,7 +4619,6 @@ static int32_t CLT_CALL ext_clGetMutableCommandInfoKHR(void * command, uint32_t 
         clt_rec_commit(th, rec, &x, CLT_FN_clGetMutableCommandInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4966,7 +4632,6 @@ CLT_EXPORT int32_t CLT_CALL clGetPipeInfo(void * pipe, uint32_t param_name, size
     uint64_t t0 = clt_now();
     int32_t ret = real(pipe, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret == 0;
@@ -4980,7 +4645,6 @@ CLT_EXPORT int32_t CLT_CALL clGetPipeInfo(void * pipe, uint32_t param_name, size
         clt_rec_commit(th, rec, &x, CLT_FN_clGetPipeInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -4994,7 +4658,6 @@ CLT_EXPORT int32_t CLT_CALL clGetPlatformIDs(uint32_t num_entries, void * platfo
     uint64_t t0 = clt_now();
     int32_t ret = real(num_entries, platforms, num_platforms);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -5006,7 +4669,6 @@ CLT_EXPORT int32_t CLT_CALL clGetPlatformIDs(uint32_t num_entries, void * platfo
         clt_rec_commit(th, rec, &x, CLT_FN_clGetPlatformIDs, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5020,7 +4682,6 @@ CLT_EXPORT int32_t CLT_CALL clGetPlatformInfo(void * platform, uint32_t param_na
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret == 0;
@@ -5034,7 +4695,6 @@ CLT_EXPORT int32_t CLT_CALL clGetPlatformInfo(void * platform, uint32_t param_na
         clt_rec_commit(th, rec, &x, CLT_FN_clGetPlatformInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5048,7 +4708,6 @@ CLT_EXPORT int32_t CLT_CALL clGetProgramBuildInfo(void * program, void * device,
     uint64_t t0 = clt_now();
     int32_t ret = real(program, device, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
     if (rec) {
         int ok = ret == 0;
@@ -5063,7 +4722,6 @@ CLT_EXPORT int32_t CLT_CALL clGetProgramBuildInfo(void * program, void * device,
         clt_rec_commit(th, rec, &x, CLT_FN_clGetProgramBuildInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5077,7 +4735,6 @@ CLT_EXPORT int32_t CLT_CALL clGetProgramInfo(void * program, uint32_t param_name
     uint64_t t0 = clt_now();
     int32_t ret = real(program, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret == 0;
@@ -5091,7 +4748,6 @@ CLT_EXPORT int32_t CLT_CALL clGetProgramInfo(void * program, uint32_t param_name
         clt_rec_commit(th, rec, &x, CLT_FN_clGetProgramInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5105,7 +4761,6 @@ static int32_t CLT_CALL ext_clGetSVMPointerInfoKHR(void * context, void * device
     uint64_t t0 = clt_now();
     int32_t ret = real(context, device, ptr, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7);
     if (rec) {
         int ok = ret == 0;
@@ -5121,7 +4776,6 @@ static int32_t CLT_CALL ext_clGetSVMPointerInfoKHR(void * context, void * device
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSVMPointerInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5135,7 +4789,6 @@ static int32_t CLT_CALL ext_clGetSVMSuggestedTypeIndexKHR(void * context, uint64
     uint64_t t0 = clt_now();
     int32_t ret = real(context, required_capabilities, desired_capabilities, properties, size, suggested_svm_type_index);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS);
     if (rec) {
         int ok = ret == 0;
@@ -5150,7 +4803,6 @@ static int32_t CLT_CALL ext_clGetSVMSuggestedTypeIndexKHR(void * context, uint64
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSVMSuggestedTypeIndexKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5164,7 +4816,6 @@ CLT_EXPORT int32_t CLT_CALL clGetSamplerInfo(void * sampler, uint32_t param_name
     uint64_t t0 = clt_now();
     int32_t ret = real(sampler, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret == 0;
@@ -5178,7 +4829,6 @@ CLT_EXPORT int32_t CLT_CALL clGetSamplerInfo(void * sampler, uint32_t param_name
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSamplerInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5192,7 +4842,6 @@ static int32_t CLT_CALL ext_clGetSemaphoreHandleForTypeKHR(void * sema_object, v
     uint64_t t0 = clt_now();
     int32_t ret = real(sema_object, device, handle_type, handle_size, handle_ptr, handle_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
     if (rec) {
         int ok = ret == 0;
@@ -5207,7 +4856,6 @@ static int32_t CLT_CALL ext_clGetSemaphoreHandleForTypeKHR(void * sema_object, v
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSemaphoreHandleForTypeKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5221,7 +4869,6 @@ static int32_t CLT_CALL ext_clGetSemaphoreInfoKHR(void * sema_object, uint32_t p
     uint64_t t0 = clt_now();
     int32_t ret = real(sema_object, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
     if (rec) {
         int ok = ret == 0;
@@ -5235,7 +4882,6 @@ static int32_t CLT_CALL ext_clGetSemaphoreInfoKHR(void * sema_object, uint32_t p
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSemaphoreInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5249,7 +4895,6 @@ static int32_t CLT_CALL ext_clGetSupportedD3D10TextureFormatsINTEL(void * contex
     uint64_t t0 = clt_now();
     int32_t ret = real(context, flags, image_type, num_entries, d3d10_formats, num_texture_formats);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
     if (rec) {
         int ok = ret == 0;
@@ -5264,7 +4909,6 @@ static int32_t CLT_CALL ext_clGetSupportedD3D10TextureFormatsINTEL(void * contex
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedD3D10TextureFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5278,7 +4922,6 @@ static int32_t CLT_CALL ext_clGetSupportedD3D11TextureFormatsINTEL(void * contex
     uint64_t t0 = clt_now();
     int32_t ret = real(context, flags, image_type, plane, num_entries, d3d11_formats, num_texture_formats);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7);
     if (rec) {
         int ok = ret == 0;
@@ -5294,7 +4937,6 @@ static int32_t CLT_CALL ext_clGetSupportedD3D11TextureFormatsINTEL(void * contex
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedD3D11TextureFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5308,7 +4950,6 @@ static int32_t CLT_CALL ext_clGetSupportedDX9MediaSurfaceFormatsINTEL(void * con
     uint64_t t0 = clt_now();
     int32_t ret = real(context, flags, image_type, plane, num_entries, dx9_formats, num_surface_formats);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7);
     if (rec) {
         int ok = ret == 0;
@@ -5324,7 +4965,6 @@ static int32_t CLT_CALL ext_clGetSupportedDX9MediaSurfaceFormatsINTEL(void * con
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedDX9MediaSurfaceFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5338,7 +4978,6 @@ static int32_t CLT_CALL ext_clGetSupportedGLTextureFormatsINTEL(void * context, 
     uint64_t t0 = clt_now();
     int32_t ret = real(context, flags, image_type, num_entries, gl_formats, num_texture_formats);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
     if (rec) {
         int ok = ret == 0;
@@ -5353,7 +4992,6 @@ static int32_t CLT_CALL ext_clGetSupportedGLTextureFormatsINTEL(void * context, 
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedGLTextureFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5367,7 +5005,6 @@ CLT_EXPORT int32_t CLT_CALL clGetSupportedImageFormats(void * context, uint64_t 
     uint64_t t0 = clt_now();
     int32_t ret = real(context, flags, image_type, num_entries, image_formats, num_image_formats);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
     if (rec) {
         int ok = ret == 0;
@@ -5382,7 +5019,6 @@ CLT_EXPORT int32_t CLT_CALL clGetSupportedImageFormats(void * context, uint64_t 
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedImageFormats, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5396,7 +5032,6 @@ static int32_t CLT_CALL ext_clGetSupportedVA_APIMediaSurfaceFormatsINTEL(void * 
     uint64_t t0 = clt_now();
     int32_t ret = real(context, flags, image_type, plane, num_entries, va_api_formats, num_surface_formats);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7);
     if (rec) {
         int ok = ret == 0;
@@ -5412,7 +5047,6 @@ static int32_t CLT_CALL ext_clGetSupportedVA_APIMediaSurfaceFormatsINTEL(void * 
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedVA_APIMediaSurfaceFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5427,7 +5061,6 @@ static void * CLT_CALL ext_clHostMemAllocINTEL(void * context, void * properties
     uint64_t t0 = clt_now();
     void * ret = real(context, properties, size, alignment, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS);
     if (rec) {
         int ok = ret != NULL;
@@ -5441,7 +5074,6 @@ static void * CLT_CALL ext_clHostMemAllocINTEL(void * context, void * properties
         clt_rec_commit(th, rec, &x, CLT_FN_clHostMemAllocINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5455,7 +5087,6 @@ static void * CLT_CALL ext_clIcdGetFunctionAddressForPlatformKHR(void * platform
     uint64_t t0 = clt_now();
     void * ret = real(platform, func_name);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + CLT_MAX_STR);
     if (rec) {
         int ok = ret != NULL;
@@ -5466,7 +5097,6 @@ static void * CLT_CALL ext_clIcdGetFunctionAddressForPlatformKHR(void * platform
         clt_rec_commit(th, rec, &x, CLT_FN_clIcdGetFunctionAddressForPlatformKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5480,7 +5110,6 @@ static int32_t CLT_CALL ext_clIcdGetPlatformIDsKHR(uint32_t num_entries, void * 
     uint64_t t0 = clt_now();
     int32_t ret = real(num_entries, platforms, num_platforms);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -5492,7 +5121,6 @@ static int32_t CLT_CALL ext_clIcdGetPlatformIDsKHR(uint32_t num_entries, void * 
         clt_rec_commit(th, rec, &x, CLT_FN_clIcdGetPlatformIDsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5506,7 +5134,6 @@ static int32_t CLT_CALL ext_clIcdSetPlatformDispatchDataKHR(void * platform, voi
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, dispatch_data);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
     if (rec) {
         int ok = ret == 0;
@@ -5517,7 +5144,6 @@ static int32_t CLT_CALL ext_clIcdSetPlatformDispatchDataKHR(void * platform, voi
         clt_rec_commit(th, rec, &x, CLT_FN_clIcdSetPlatformDispatchDataKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5532,7 +5158,6 @@ static void * CLT_CALL ext_clImportMemoryARM(void * context, uint64_t flags, voi
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, properties, memory, size, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
     if (rec) {
         int ok = ret != NULL;
@@ -5547,7 +5172,6 @@ static void * CLT_CALL ext_clImportMemoryARM(void * context, uint64_t flags, voi
         clt_rec_commit(th, rec, &x, CLT_FN_clImportMemoryARM, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5561,7 +5185,6 @@ static int32_t CLT_CALL ext_clInitLayer(uint32_t num_entries, void * target_disp
     uint64_t t0 = clt_now();
     int32_t ret = real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
     if (rec) {
         int ok = ret == 0;
@@ -5574,7 +5197,6 @@ static int32_t CLT_CALL ext_clInitLayer(uint32_t num_entries, void * target_disp
         clt_rec_commit(th, rec, &x, CLT_FN_clInitLayer, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5588,7 +5210,6 @@ static int32_t CLT_CALL ext_clInitLayerWithProperties(uint32_t num_entries, void
     uint64_t t0 = clt_now();
     int32_t ret = real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret, properties);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS);
     if (rec) {
         int ok = ret == 0;
@@ -5602,7 +5223,6 @@ static int32_t CLT_CALL ext_clInitLayerWithProperties(uint32_t num_entries, void
         clt_rec_commit(th, rec, &x, CLT_FN_clInitLayerWithProperties, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5617,7 +5237,6 @@ CLT_EXPORT void * CLT_CALL clLinkProgram(void * context, uint32_t num_devices, v
     uint64_t t0 = clt_now();
     void * ret = real(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret != NULL;
@@ -5635,7 +5254,6 @@ CLT_EXPORT void * CLT_CALL clLinkProgram(void * context, uint32_t num_devices, v
         clt_rec_commit(th, rec, &x, CLT_FN_clLinkProgram, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5649,7 +5267,6 @@ static void CLT_CALL ext_clLogMessagesToStderrAPPLE(void * errstr, void * privat
     uint64_t t0 = clt_now();
     real(errstr, private_info, cb, user_data);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + CLT_MAX_STR);
     if (rec) {
         int ok = 1;
@@ -5662,7 +5279,6 @@ static void CLT_CALL ext_clLogMessagesToStderrAPPLE(void * errstr, void * privat
         clt_rec_commit(th, rec, &x, CLT_FN_clLogMessagesToStderrAPPLE, t0, t1, 0);
     }
     clt_leave(th);
-    errno = saved_errno;
     return;
 }
 
@@ -5676,7 +5292,6 @@ static void CLT_CALL ext_clLogMessagesToStdoutAPPLE(void * errstr, void * privat
     uint64_t t0 = clt_now();
     real(errstr, private_info, cb, user_data);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + CLT_MAX_STR);
     if (rec) {
         int ok = 1;
@@ -5689,7 +5304,6 @@ static void CLT_CALL ext_clLogMessagesToStdoutAPPLE(void * errstr, void * privat
         clt_rec_commit(th, rec, &x, CLT_FN_clLogMessagesToStdoutAPPLE, t0, t1, 0);
     }
     clt_leave(th);
-    errno = saved_errno;
     return;
 }
 
@@ -5703,7 +5317,6 @@ static void CLT_CALL ext_clLogMessagesToSystemLogAPPLE(void * errstr, void * pri
     uint64_t t0 = clt_now();
     real(errstr, private_info, cb, user_data);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + CLT_MAX_STR);
     if (rec) {
         int ok = 1;
@@ -5716,7 +5329,6 @@ static void CLT_CALL ext_clLogMessagesToSystemLogAPPLE(void * errstr, void * pri
         clt_rec_commit(th, rec, &x, CLT_FN_clLogMessagesToSystemLogAPPLE, t0, t1, 0);
     }
     clt_leave(th);
-    errno = saved_errno;
     return;
 }
 
@@ -5730,7 +5342,6 @@ static int32_t CLT_CALL ext_clMemBlockingFreeINTEL(void * context, void * ptr)
     uint64_t t0 = clt_now();
     int32_t ret = real(context, ptr);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
     if (rec) {
         int ok = ret == 0;
@@ -5741,7 +5352,6 @@ static int32_t CLT_CALL ext_clMemBlockingFreeINTEL(void * context, void * ptr)
         clt_rec_commit(th, rec, &x, CLT_FN_clMemBlockingFreeINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5755,7 +5365,6 @@ static int32_t CLT_CALL ext_clMemFreeINTEL(void * context, void * ptr)
     uint64_t t0 = clt_now();
     int32_t ret = real(context, ptr);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
     if (rec) {
         int ok = ret == 0;
@@ -5766,7 +5375,6 @@ static int32_t CLT_CALL ext_clMemFreeINTEL(void * context, void * ptr)
         clt_rec_commit(th, rec, &x, CLT_FN_clMemFreeINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5780,7 +5388,6 @@ static int32_t CLT_CALL ext_clReImportSemaphoreSyncFdKHR(void * sema_object, voi
     uint64_t t0 = clt_now();
     int32_t ret = real(sema_object, reimport_props, fd);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
     if (rec) {
         int ok = ret == 0;
@@ -5792,7 +5399,6 @@ static int32_t CLT_CALL ext_clReImportSemaphoreSyncFdKHR(void * sema_object, voi
         clt_rec_commit(th, rec, &x, CLT_FN_clReImportSemaphoreSyncFdKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5806,7 +5412,6 @@ static int32_t CLT_CALL ext_clReleaseAcceleratorINTEL(void * accelerator)
     uint64_t t0 = clt_now();
     int32_t ret = real(accelerator);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -5816,7 +5421,6 @@ static int32_t CLT_CALL ext_clReleaseAcceleratorINTEL(void * accelerator)
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseAcceleratorINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5830,7 +5434,6 @@ static int32_t CLT_CALL ext_clReleaseCommandBufferKHR(void * command_buffer)
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -5840,7 +5443,6 @@ static int32_t CLT_CALL ext_clReleaseCommandBufferKHR(void * command_buffer)
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5854,7 +5456,6 @@ CLT_EXPORT int32_t CLT_CALL clReleaseCommandQueue(void * command_queue)
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -5864,7 +5465,6 @@ CLT_EXPORT int32_t CLT_CALL clReleaseCommandQueue(void * command_queue)
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseCommandQueue, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5878,7 +5478,6 @@ CLT_EXPORT int32_t CLT_CALL clReleaseContext(void * context)
     uint64_t t0 = clt_now();
     int32_t ret = real(context);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -5888,7 +5487,6 @@ CLT_EXPORT int32_t CLT_CALL clReleaseContext(void * context)
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseContext, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5902,7 +5500,6 @@ CLT_EXPORT int32_t CLT_CALL clReleaseDevice(void * device)
     uint64_t t0 = clt_now();
     int32_t ret = real(device);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -5912,7 +5509,6 @@ CLT_EXPORT int32_t CLT_CALL clReleaseDevice(void * device)
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseDevice, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5926,7 +5522,6 @@ static int32_t CLT_CALL ext_clReleaseDeviceEXT(void * device)
     uint64_t t0 = clt_now();
     int32_t ret = real(device);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -5936,7 +5531,6 @@ static int32_t CLT_CALL ext_clReleaseDeviceEXT(void * device)
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseDeviceEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5950,7 +5544,6 @@ CLT_EXPORT int32_t CLT_CALL clReleaseEvent(void * event)
     uint64_t t0 = clt_now();
     int32_t ret = real(event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -5960,7 +5553,6 @@ CLT_EXPORT int32_t CLT_CALL clReleaseEvent(void * event)
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseEvent, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5974,7 +5566,6 @@ CLT_EXPORT int32_t CLT_CALL clReleaseKernel(void * kernel)
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -5984,7 +5575,6 @@ CLT_EXPORT int32_t CLT_CALL clReleaseKernel(void * kernel)
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseKernel, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -5998,7 +5588,6 @@ CLT_EXPORT int32_t CLT_CALL clReleaseMemObject(void * memobj)
     uint64_t t0 = clt_now();
     int32_t ret = real(memobj);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -6008,7 +5597,6 @@ CLT_EXPORT int32_t CLT_CALL clReleaseMemObject(void * memobj)
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseMemObject, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6022,7 +5610,6 @@ CLT_EXPORT int32_t CLT_CALL clReleaseProgram(void * program)
     uint64_t t0 = clt_now();
     int32_t ret = real(program);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -6032,7 +5619,6 @@ CLT_EXPORT int32_t CLT_CALL clReleaseProgram(void * program)
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6046,7 +5632,6 @@ CLT_EXPORT int32_t CLT_CALL clReleaseSampler(void * sampler)
     uint64_t t0 = clt_now();
     int32_t ret = real(sampler);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -6056,7 +5641,6 @@ CLT_EXPORT int32_t CLT_CALL clReleaseSampler(void * sampler)
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseSampler, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6070,7 +5654,6 @@ static int32_t CLT_CALL ext_clReleaseSemaphoreKHR(void * sema_object)
     uint64_t t0 = clt_now();
     int32_t ret = real(sema_object);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -6080,7 +5663,6 @@ static int32_t CLT_CALL ext_clReleaseSemaphoreKHR(void * sema_object)
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseSemaphoreKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6095,7 +5677,6 @@ static void * CLT_CALL ext_clRemapCommandBufferKHR(void * command_buffer, uint32
     uint64_t t0 = clt_now();
     void * ret = real(command_buffer, automatic, num_queues, queues, num_handles, handles, handles_ret, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret != NULL;
@@ -6112,7 +5693,6 @@ static void * CLT_CALL ext_clRemapCommandBufferKHR(void * command_buffer, uint32
         clt_rec_commit(th, rec, &x, CLT_FN_clRemapCommandBufferKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6126,7 +5706,6 @@ static int32_t CLT_CALL ext_clRetainAcceleratorINTEL(void * accelerator)
     uint64_t t0 = clt_now();
     int32_t ret = real(accelerator);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -6136,7 +5715,6 @@ static int32_t CLT_CALL ext_clRetainAcceleratorINTEL(void * accelerator)
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainAcceleratorINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6150,7 +5728,6 @@ static int32_t CLT_CALL ext_clRetainCommandBufferKHR(void * command_buffer)
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -6160,7 +5737,6 @@ static int32_t CLT_CALL ext_clRetainCommandBufferKHR(void * command_buffer)
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6174,7 +5750,6 @@ CLT_EXPORT int32_t CLT_CALL clRetainCommandQueue(void * command_queue)
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -6184,7 +5759,6 @@ CLT_EXPORT int32_t CLT_CALL clRetainCommandQueue(void * command_queue)
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainCommandQueue, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6198,7 +5772,6 @@ CLT_EXPORT int32_t CLT_CALL clRetainContext(void * context)
     uint64_t t0 = clt_now();
     int32_t ret = real(context);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -6208,7 +5781,6 @@ CLT_EXPORT int32_t CLT_CALL clRetainContext(void * context)
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainContext, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6222,7 +5794,6 @@ CLT_EXPORT int32_t CLT_CALL clRetainDevice(void * device)
     uint64_t t0 = clt_now();
     int32_t ret = real(device);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -6232,7 +5803,6 @@ CLT_EXPORT int32_t CLT_CALL clRetainDevice(void * device)
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainDevice, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6246,7 +5816,6 @@ static int32_t CLT_CALL ext_clRetainDeviceEXT(void * device)
     uint64_t t0 = clt_now();
     int32_t ret = real(device);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -6256,7 +5825,6 @@ static int32_t CLT_CALL ext_clRetainDeviceEXT(void * device)
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainDeviceEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6270,7 +5838,6 @@ CLT_EXPORT int32_t CLT_CALL clRetainEvent(void * event)
     uint64_t t0 = clt_now();
     int32_t ret = real(event);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -6280,7 +5847,6 @@ CLT_EXPORT int32_t CLT_CALL clRetainEvent(void * event)
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainEvent, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6294,7 +5860,6 @@ CLT_EXPORT int32_t CLT_CALL clRetainKernel(void * kernel)
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -6304,7 +5869,6 @@ CLT_EXPORT int32_t CLT_CALL clRetainKernel(void * kernel)
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainKernel, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6318,7 +5882,6 @@ CLT_EXPORT int32_t CLT_CALL clRetainMemObject(void * memobj)
     uint64_t t0 = clt_now();
     int32_t ret = real(memobj);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -6328,7 +5891,6 @@ CLT_EXPORT int32_t CLT_CALL clRetainMemObject(void * memobj)
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainMemObject, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6342,7 +5904,6 @@ CLT_EXPORT int32_t CLT_CALL clRetainProgram(void * program)
     uint64_t t0 = clt_now();
     int32_t ret = real(program);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -6352,7 +5913,6 @@ CLT_EXPORT int32_t CLT_CALL clRetainProgram(void * program)
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6366,7 +5926,6 @@ CLT_EXPORT int32_t CLT_CALL clRetainSampler(void * sampler)
     uint64_t t0 = clt_now();
     int32_t ret = real(sampler);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -6376,7 +5935,6 @@ CLT_EXPORT int32_t CLT_CALL clRetainSampler(void * sampler)
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainSampler, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6390,7 +5948,6 @@ static int32_t CLT_CALL ext_clRetainSemaphoreKHR(void * sema_object)
     uint64_t t0 = clt_now();
     int32_t ret = real(sema_object);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -6400,7 +5957,6 @@ static int32_t CLT_CALL ext_clRetainSemaphoreKHR(void * sema_object)
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainSemaphoreKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6414,7 +5970,6 @@ CLT_EXPORT void * CLT_CALL clSVMAlloc(void * context, uint64_t flags, size_t siz
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, size, alignment);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
     if (rec) {
         int ok = ret != NULL;
@@ -6427,7 +5982,6 @@ CLT_EXPORT void * CLT_CALL clSVMAlloc(void * context, uint64_t flags, size_t siz
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMAlloc, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6441,7 +5995,6 @@ static void * CLT_CALL ext_clSVMAllocARM(void * context, uint64_t flags, size_t 
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, size, alignment);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
     if (rec) {
         int ok = ret != NULL;
@@ -6454,7 +6007,6 @@ static void * CLT_CALL ext_clSVMAllocARM(void * context, uint64_t flags, size_t 
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMAllocARM, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6469,7 +6021,6 @@ static void * CLT_CALL ext_clSVMAllocWithPropertiesKHR(void * context, void * pr
     uint64_t t0 = clt_now();
     void * ret = real(context, properties, svm_type_index, size, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS);
     if (rec) {
         int ok = ret != NULL;
@@ -6483,7 +6034,6 @@ static void * CLT_CALL ext_clSVMAllocWithPropertiesKHR(void * context, void * pr
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMAllocWithPropertiesKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6497,7 +6047,6 @@ CLT_EXPORT void CLT_CALL clSVMFree(void * context, void * svm_pointer)
     uint64_t t0 = clt_now();
     real(context, svm_pointer);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
     if (rec) {
         int ok = 1;
@@ -6508,7 +6057,6 @@ CLT_EXPORT void CLT_CALL clSVMFree(void * context, void * svm_pointer)
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMFree, t0, t1, 0);
     }
     clt_leave(th);
-    errno = saved_errno;
     return;
 }
 
@@ -6522,7 +6070,6 @@ static void CLT_CALL ext_clSVMFreeARM(void * context, void * svm_pointer)
     uint64_t t0 = clt_now();
     real(context, svm_pointer);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
     if (rec) {
         int ok = 1;
@@ -6533,7 +6080,6 @@ static void CLT_CALL ext_clSVMFreeARM(void * context, void * svm_pointer)
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMFreeARM, t0, t1, 0);
     }
     clt_leave(th);
-    errno = saved_errno;
     return;
 }
 
@@ -6547,7 +6093,6 @@ static int32_t CLT_CALL ext_clSVMFreeWithPropertiesKHR(void * context, void * pr
     uint64_t t0 = clt_now();
     int32_t ret = real(context, properties, flags, ptr);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_PROPS);
     if (rec) {
         int ok = ret == 0;
@@ -6560,7 +6105,6 @@ static int32_t CLT_CALL ext_clSVMFreeWithPropertiesKHR(void * context, void * pr
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMFreeWithPropertiesKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6574,7 +6118,6 @@ CLT_EXPORT int32_t CLT_CALL clSetCommandQueueProperty(void * command_queue, uint
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, properties, enable, old_properties);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
     if (rec) {
         int ok = ret == 0;
@@ -6587,7 +6130,6 @@ CLT_EXPORT int32_t CLT_CALL clSetCommandQueueProperty(void * command_queue, uint
         clt_rec_commit(th, rec, &x, CLT_FN_clSetCommandQueueProperty, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6601,7 +6143,6 @@ static int32_t CLT_CALL ext_clSetContentSizeBufferPoCL(void * buffer, void * con
     uint64_t t0 = clt_now();
     int32_t ret = real(buffer, content_size_buffer);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
     if (rec) {
         int ok = ret == 0;
@@ -6612,7 +6153,6 @@ static int32_t CLT_CALL ext_clSetContentSizeBufferPoCL(void * buffer, void * con
         clt_rec_commit(th, rec, &x, CLT_FN_clSetContentSizeBufferPoCL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6626,7 +6166,6 @@ CLT_EXPORT int32_t CLT_CALL clSetContextDestructorCallback(void * context, void 
     uint64_t t0 = clt_now();
     int32_t ret = real(context, pfn_notify, user_data);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
     if (rec) {
         int ok = ret == 0;
@@ -6638,7 +6177,6 @@ CLT_EXPORT int32_t CLT_CALL clSetContextDestructorCallback(void * context, void 
         clt_rec_commit(th, rec, &x, CLT_FN_clSetContextDestructorCallback, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6652,7 +6190,6 @@ CLT_EXPORT int32_t CLT_CALL clSetDefaultDeviceCommandQueue(void * context, void 
     uint64_t t0 = clt_now();
     int32_t ret = real(context, device, command_queue);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
     if (rec) {
         int ok = ret == 0;
@@ -6664,7 +6201,6 @@ CLT_EXPORT int32_t CLT_CALL clSetDefaultDeviceCommandQueue(void * context, void 
         clt_rec_commit(th, rec, &x, CLT_FN_clSetDefaultDeviceCommandQueue, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6678,7 +6214,6 @@ CLT_EXPORT int32_t CLT_CALL clSetEventCallback(void * event, int32_t command_exe
     uint64_t t0 = clt_now();
     int32_t ret = real(event, command_exec_callback_type, pfn_notify, user_data);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
     if (rec) {
         int ok = ret == 0;
@@ -6691,7 +6226,6 @@ CLT_EXPORT int32_t CLT_CALL clSetEventCallback(void * event, int32_t command_exe
         clt_rec_commit(th, rec, &x, CLT_FN_clSetEventCallback, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6705,7 +6239,6 @@ CLT_EXPORT int32_t CLT_CALL clSetKernelArg(void * kernel, uint32_t arg_index, si
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, arg_index, arg_size, arg_value);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
     if (rec) {
         int ok = ret == 0;
@@ -6718,7 +6251,6 @@ CLT_EXPORT int32_t CLT_CALL clSetKernelArg(void * kernel, uint32_t arg_index, si
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArg, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6732,7 +6264,6 @@ static int32_t CLT_CALL ext_clSetKernelArgDevicePointerEXT(void * kernel, uint32
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, arg_index, arg_value);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
     if (rec) {
         int ok = ret == 0;
@@ -6744,7 +6275,6 @@ static int32_t CLT_CALL ext_clSetKernelArgDevicePointerEXT(void * kernel, uint32
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgDevicePointerEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6758,7 +6288,6 @@ static int32_t CLT_CALL ext_clSetKernelArgMemPointerINTEL(void * kernel, uint32_
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, arg_index, arg_value);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
     if (rec) {
         int ok = ret == 0;
@@ -6770,7 +6299,6 @@ static int32_t CLT_CALL ext_clSetKernelArgMemPointerINTEL(void * kernel, uint32_
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgMemPointerINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6784,7 +6312,6 @@ CLT_EXPORT int32_t CLT_CALL clSetKernelArgSVMPointer(void * kernel, uint32_t arg
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, arg_index, arg_value);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
     if (rec) {
         int ok = ret == 0;
@@ -6796,7 +6323,6 @@ CLT_EXPORT int32_t CLT_CALL clSetKernelArgSVMPointer(void * kernel, uint32_t arg
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgSVMPointer, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6810,7 +6336,6 @@ static int32_t CLT_CALL ext_clSetKernelArgSVMPointerARM(void * kernel, uint32_t 
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, arg_index, arg_value);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
     if (rec) {
         int ok = ret == 0;
@@ -6822,7 +6347,6 @@ static int32_t CLT_CALL ext_clSetKernelArgSVMPointerARM(void * kernel, uint32_t 
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgSVMPointerARM, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6836,7 +6360,6 @@ CLT_EXPORT int32_t CLT_CALL clSetKernelExecInfo(void * kernel, uint32_t param_na
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, param_name, param_value_size, param_value);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
     if (rec) {
         int ok = ret == 0;
@@ -6849,7 +6372,6 @@ CLT_EXPORT int32_t CLT_CALL clSetKernelExecInfo(void * kernel, uint32_t param_na
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelExecInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6863,7 +6385,6 @@ static int32_t CLT_CALL ext_clSetKernelExecInfoARM(void * kernel, uint32_t param
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, param_name, param_value_size, param_value);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
     if (rec) {
         int ok = ret == 0;
@@ -6876,7 +6397,6 @@ static int32_t CLT_CALL ext_clSetKernelExecInfoARM(void * kernel, uint32_t param
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelExecInfoARM, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6890,7 +6410,6 @@ static int32_t CLT_CALL ext_clSetMemObjectDestructorAPPLE(void * memobj, void * 
     uint64_t t0 = clt_now();
     int32_t ret = real(memobj, pfn_notify, user_data);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
     if (rec) {
         int ok = ret == 0;
@@ -6902,7 +6421,6 @@ static int32_t CLT_CALL ext_clSetMemObjectDestructorAPPLE(void * memobj, void * 
         clt_rec_commit(th, rec, &x, CLT_FN_clSetMemObjectDestructorAPPLE, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6916,7 +6434,6 @@ CLT_EXPORT int32_t CLT_CALL clSetMemObjectDestructorCallback(void * memobj, void
     uint64_t t0 = clt_now();
     int32_t ret = real(memobj, pfn_notify, user_data);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
     if (rec) {
         int ok = ret == 0;
@@ -6928,7 +6445,6 @@ CLT_EXPORT int32_t CLT_CALL clSetMemObjectDestructorCallback(void * memobj, void
         clt_rec_commit(th, rec, &x, CLT_FN_clSetMemObjectDestructorCallback, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6942,7 +6458,6 @@ static int32_t CLT_CALL ext_clSetPerfHintQCOM(void * context, uint32_t perf_hint
     uint64_t t0 = clt_now();
     int32_t ret = real(context, perf_hint);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
     if (rec) {
         int ok = ret == 0;
@@ -6953,7 +6468,6 @@ static int32_t CLT_CALL ext_clSetPerfHintQCOM(void * context, uint32_t perf_hint
         clt_rec_commit(th, rec, &x, CLT_FN_clSetPerfHintQCOM, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6967,7 +6481,6 @@ CLT_EXPORT int32_t CLT_CALL clSetProgramReleaseCallback(void * program, void * p
     uint64_t t0 = clt_now();
     int32_t ret = real(program, pfn_notify, user_data);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
     if (rec) {
         int ok = ret == 0;
@@ -6979,7 +6492,6 @@ CLT_EXPORT int32_t CLT_CALL clSetProgramReleaseCallback(void * program, void * p
         clt_rec_commit(th, rec, &x, CLT_FN_clSetProgramReleaseCallback, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -6993,7 +6505,6 @@ CLT_EXPORT int32_t CLT_CALL clSetProgramSpecializationConstant(void * program, u
     uint64_t t0 = clt_now();
     int32_t ret = real(program, spec_id, spec_size, spec_value);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
     if (rec) {
         int ok = ret == 0;
@@ -7006,7 +6517,6 @@ CLT_EXPORT int32_t CLT_CALL clSetProgramSpecializationConstant(void * program, u
         clt_rec_commit(th, rec, &x, CLT_FN_clSetProgramSpecializationConstant, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -7020,7 +6530,6 @@ CLT_EXPORT int32_t CLT_CALL clSetUserEventStatus(void * event, int32_t execution
     uint64_t t0 = clt_now();
     int32_t ret = real(event, execution_status);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
     if (rec) {
         int ok = ret == 0;
@@ -7031,7 +6540,6 @@ CLT_EXPORT int32_t CLT_CALL clSetUserEventStatus(void * event, int32_t execution
         clt_rec_commit(th, rec, &x, CLT_FN_clSetUserEventStatus, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -7046,7 +6554,6 @@ static void * CLT_CALL ext_clSharedMemAllocINTEL(void * context, void * device, 
     uint64_t t0 = clt_now();
     void * ret = real(context, device, properties, size, alignment, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS);
     if (rec) {
         int ok = ret != NULL;
@@ -7061,7 +6568,6 @@ static void * CLT_CALL ext_clSharedMemAllocINTEL(void * context, void * device, 
         clt_rec_commit(th, rec, &x, CLT_FN_clSharedMemAllocINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -7075,7 +6581,6 @@ static int32_t CLT_CALL ext_clTerminateContextKHR(void * context)
     uint64_t t0 = clt_now();
     int32_t ret = real(context);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -7085,7 +6590,6 @@ static int32_t CLT_CALL ext_clTerminateContextKHR(void * context)
         clt_rec_commit(th, rec, &x, CLT_FN_clTerminateContextKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -7099,7 +6603,6 @@ CLT_EXPORT int32_t CLT_CALL clUnloadCompiler(void)
     uint64_t t0 = clt_now();
     int32_t ret = real();
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 0);
     if (rec) {
         int ok = ret == 0;
@@ -7108,7 +6611,6 @@ CLT_EXPORT int32_t CLT_CALL clUnloadCompiler(void)
         clt_rec_commit(th, rec, &x, CLT_FN_clUnloadCompiler, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -7122,7 +6624,6 @@ CLT_EXPORT int32_t CLT_CALL clUnloadPlatformCompiler(void * platform)
     uint64_t t0 = clt_now();
     int32_t ret = real(platform);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
     if (rec) {
         int ok = ret == 0;
@@ -7132,7 +6633,6 @@ CLT_EXPORT int32_t CLT_CALL clUnloadPlatformCompiler(void * platform)
         clt_rec_commit(th, rec, &x, CLT_FN_clUnloadPlatformCompiler, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -7146,7 +6646,6 @@ static int32_t CLT_CALL ext_clUpdateMutableCommandsKHR(void * command_buffer, ui
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, num_configs, config_types, configs);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -7159,7 +6658,6 @@ static int32_t CLT_CALL ext_clUpdateMutableCommandsKHR(void * command_buffer, ui
         clt_rec_commit(th, rec, &x, CLT_FN_clUpdateMutableCommandsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 
@@ -7173,7 +6671,6 @@ CLT_EXPORT int32_t CLT_CALL clWaitForEvents(uint32_t num_events, void * event_li
     uint64_t t0 = clt_now();
     int32_t ret = real(num_events, event_list);
     uint64_t t1 = clt_now();
-    int saved_errno = errno;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + 8 * CLT_MAX_ARRAY);
     if (rec) {
         int ok = ret == 0;
@@ -7184,7 +6681,6 @@ CLT_EXPORT int32_t CLT_CALL clWaitForEvents(uint32_t num_events, void * event_li
         clt_rec_commit(th, rec, &x, CLT_FN_clWaitForEvents, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_leave(th);
-    errno = saved_errno;
     return ret;
 }
 

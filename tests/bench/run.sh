@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# make bench: what recording costs the calling thread, in one run, each
+# figure against the same loop untraced. Instruction counts come from
+# callgrind (repeatable on a noisy machine); times are thread-CPU ns.
+# Untraced baselines: PoCL through the ICD loader for times; the fake vendor
+# library preloaded directly for instruction counts (so only the shim's own
+# instructions differ between the two runs).
+set -eu
+cd "$(dirname "$0")/../.."
+B=build; T=$B/tests; SHIM=$B/libcltrace.so; FAKE=$T/libfakecl.so; BC=$T/bench_calls
+W=$(mktemp -d /tmp/cltrace-bench.XXXXXX); trap 'rm -rf "$W"' EXIT
+export CLTRACE_QUIET=1
+
+ns() { "$@" | awk '/^ns_per_call/ {print $2}'; }
+traced() { CLTRACE_OUTPUT="$W/$1.%p.pftrace" LD_PRELOAD=$SHIM "${@:2}"; }
+
+# instructions of the main thread inside bench_loop_<what>, per call
+ir() {   # ir what calls_per_iter N env...
+    local what=$1 per=$2 n=$3; shift 3
+    rm -f "$W"/cg.*
+    env "$@" valgrind --tool=callgrind --separate-threads=yes --collect-atstart=no \
+        --toggle-collect="bench_loop_$what" --callgrind-out-file="$W/cg.%p" "$BC" "$what" "$n" --fake \
+        > /dev/null 2>&1
+    local f; f=$(ls "$W"/cg.*-01 | head -n 1)
+    awk -v n="$n" -v per="$per" '/^summary:/ {printf "%.0f", $2 / n / per}' "$f"
+}
+
+echo "cltrace benchmarks ($(nproc) cores, $(date -u +%Y-%m-%d))"
+echo
+N_CG=100000
+base=$(ir setarg 1 $N_CG LD_PRELOAD=$FAKE)
+off=$(ir setarg 1 $N_CG LD_PRELOAD=$SHIM CLTRACE_LIBRARY=$FAKE CLTRACE_DISABLE=1)
+# valgrind runs one thread at a time, starving the writer: a buffer that holds
+# the whole loop keeps its waits (an artifact) out of the count.
+BIG=CLTRACE_BUFFER_KB=131072
+on=$(ir setarg 1 $N_CG LD_PRELOAD=$SHIM CLTRACE_LIBRARY=$FAKE CLTRACE_OUTPUT=$W/cg1.pftrace $BIG)
+ebase=$(ir enqueue 3 20000 LD_PRELOAD=$FAKE)
+eon=$(ir enqueue 3 20000 LD_PRELOAD=$SHIM CLTRACE_LIBRARY=$FAKE CLTRACE_OUTPUT=$W/cg2.pftrace $BIG)
+printf "%-52s %8s %8s %8s\n" "instructions per call (callgrind)" untraced traced added
+printf "%-52s %8s %8s %8s\n" "clSetKernelArg, recording disabled" "$base" "$off" "+$((off - base))"
+printf "%-52s %8s %8s %8s   target <= +200\n" "clSetKernelArg, full recording" "$base" "$on" "+$((on - base))"
+printf "%-52s %8s %8s %8s\n" "write + kernel + finish, per call" "$ebase" "$eon" "+$((eon - ebase))"
+echo
+
+N=1000000
+p1=$(ns "$BC" setarg $N); t1=$(traced s1 "$BC" setarg $N)
+p2=$(ns "$BC" enqueue 3000); t2=$(ns traced s2 "$BC" enqueue 3000)
+t1=$(echo "$t1" | awk '/^ns_per_call/ {print $2}')
+printf "%-52s %8s %8s %8s\n" "thread-CPU ns per call (PoCL)" untraced traced added
+printf "%-52s %8s %8s %8s   target <= +60\n" "1M x clSetKernelArg" "$p1" "$t1" "$(awk -v a="$t1" -v b="$p1" 'BEGIN{printf "+%.1f", a-b}')"
+printf "%-52s %8s %8s %8s\n" "3000 x (write 4 KiB + kernel + finish), per call" "$p2" "$t2" "$(awk -v a="$t2" -v b="$p2" 'BEGIN{printf "+%.1f", a-b}')"
+echo
+
+gz=$(stat -c %s "$W"/s1.*.pftrace.gz)
+CLTRACE_COMPRESS=0 traced s3 "$BC" setarg $N > /dev/null
+raw=$(stat -c %s "$W"/s3.*.pftrace)
+calls=$((N + 12))
+printf "%-52s %8s\n" "trace bytes per call (1M clSetKernelArg)" ""
+printf "%-52s %8.1f   target <= 32\n" "  .pftrace.gz (default, written at exit)" "$(awk -v a=$gz -v c=$calls 'BEGIN{print a/c}')"
+printf "%-52s %8.1f\n" "  raw .pftrace (CLTRACE_COMPRESS=0; what a crash leaves)" "$(awk -v a=$raw -v c=$calls 'BEGIN{print a/c}')"
+echo
+
+N10=10000000
+LD_PRELOAD=$FAKE "$BC" setarg $N10 --fake --mem > "$W/m0"
+CLTRACE_LIBRARY=$FAKE traced m1 "$BC" setarg $N10 --fake --mem > "$W/m1"
+echo "peak memory (VmHWM) over 10M clSetKernelArg calls, MiB:"
+printf "  %-12s %10s %10s %10s\n" calls untraced traced added
+paste "$W/m0" "$W/m1" | awk '/^hwm_kb_after/ {printf "  %-12s %10.1f %10.1f %10.1f\n", $2, $3/1024, $6/1024, ($6-$3)/1024}'
+paste "$W/m0" "$W/m1" | awk '/^hwm_kb_after/ {d=($6-$3)/1024; if (d>max) max=d; if (min==""||d<min) min=d}
+    END {printf "  added: %.1f MiB at most, %.1f MiB spread from 1M to 10M calls   target <= 32, flat\n", max, max-min}'
+dropped=$(/usr/bin/python3 tests/tracedump.py --attributes "$(ls "$W"/m1.*.pftrace.gz)" |
+          /usr/bin/python3 -c "import json,sys; a=json.load(sys.stdin); print(a['cltrace.calls'], '/', a['cltrace.dropped_calls'])")
+echo "  recorded / dropped calls in that trace: $dropped"

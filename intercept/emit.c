@@ -85,7 +85,7 @@ int clt_emit_init(struct clt_writer *w)
     for (unsigned i = 0; i < 2048; i++)
         w->err_idx[i] = -1;
     for (unsigned i = 0; i < clt_n_errors; i++)
-        if (clt_errors[i].value <= 0 && clt_errors[i].value > -2048)
+        if (clt_errors[i].value <= 0 && clt_errors[i].value > -2048 && w->err_idx[-clt_errors[i].value] < 0)
             w->err_idx[-clt_errors[i].value] = (int16_t)i;
     w->pid = (int)getpid();
     w->process_uuid = (uint64_t)w->pid << 32;

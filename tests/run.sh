@@ -43,6 +43,10 @@ t_unit_fastpack_matches_protobuf_c() {
     "$T/test_fastpack"
 }
 
+t_unit_decoders() {
+    "$T/test_decode"
+}
+
 t_generated_up_to_date() {
     local xml=$ROOT/../shared/registry/cl.xml
     [ -f "$xml" ] || { echo "../shared/registry/cl.xml not present"; return 77; }

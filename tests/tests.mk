@@ -34,13 +34,6 @@ $(T)/test_fastpack: tests/unit/test_fastpack.c intercept/fastpack.h intercept/pr
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -Iintercept -o $@ tests/unit/test_fastpack.c intercept/proto/cltrace.pb-c.c -lprotobuf-c
 TEST_BINS += $(T)/test_fastpack
 
-test-bins: all $(TEST_BINS)
-
-test: test-bins
-	bash tests/run.sh
-
-.PHONY: test test-bins
-
 $(T)/bench_calls: tests/bench/bench_calls.c | $(T)
 	$(CC) -O2 -g -Wall -Wextra -o $@ $< -lOpenCL
 
@@ -48,3 +41,13 @@ bench: all $(T)/bench_calls $(T)/libfakecl.so
 	bash tests/bench/run.sh
 
 .PHONY: bench
+$(T)/test_decode: tests/unit/test_decode.c intercept/decode.c intercept/generated/clt_tables.c | $(T)
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -Iintercept -o $@ tests/unit/test_decode.c intercept/decode.c intercept/generated/clt_tables.c
+TEST_BINS += $(T)/test_decode
+
+test-bins: all $(TEST_BINS)
+
+test: test-bins
+	bash tests/run.sh
+
+.PHONY: test test-bins

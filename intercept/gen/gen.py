@@ -108,12 +108,10 @@ class Reg:
             proto = c.find("proto")
             name = proto.find("name").text
             self.commands[name] = (self.parse_decl(proto), [self.parse_decl(p) for p in c.findall("param")])
-        self.errors = self.type_enums.get("Error codes", [])
-        self.errors = sorted({n for n, v in self.enum_value.items() if re.fullmatch(r"CL_[A-Z0-9_]+", n) and
-                              (v <= 0 and v > -2000) and (n.startswith("CL_INVALID") or n == "CL_SUCCESS" or
-                              n.endswith(("_FAILURE", "_FAILED", "_KHR", "_EXT", "_INTEL", "_NV", "_ARM",
-                                          "_APPLE", "_QCOM", "_IMG", "_AMD", "_IBM")) or "NOT_" in n or
-                              "MISMATCH" in n or "OUT_OF" in n or "_ERROR" in n)})
+        # Error codes: the <enums name="ErrorCodes.*"> blocks, plus CL_SUCCESS.
+        self.errors = ["CL_SUCCESS"] + [e.get("name") for es in root.findall("enums")
+                                        if (es.get("name") or "").startswith("ErrorCodes")
+                                        for e in es.findall("enum") if e.get("value")]
 
     @staticmethod
     def parse_decl(el):
@@ -300,7 +298,8 @@ def gen(reg, out):
         for t in used_types:
             f.write('    {"%s", E_%s, %d, %d},\n' % (t, t, n_vals[t], 1 if t in reg.bitfield_types else 0))
         f.write("};\n\n")
-        errs = sorted({(reg.enum_value[n], n) for n in reg.errors}, reverse=True)
+        errs = sorted({(reg.enum_value[n], n) for n in reg.errors if n in reg.enum_value},
+                      key=lambda vn: (-vn[0], vn[1]))
         f.write("const struct clt_err clt_errors[] = {\n")
         for v, n in errs:
             f.write('    {%d, "%s"},\n' % (v, n))

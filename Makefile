@@ -1,6 +1,11 @@
-# cltrace. `make` builds build/libcltrace.so and build/cltrace; `make test`
-# runs the suite; `make bench` the benchmarks; `make gen` regenerates the
-# wrappers from ../shared/registry/cl.xml (the output is committed).
+# cltrace.
+#   make deps    install the Debian packages (scripts/deps.sh)
+#   make         build/libcltrace.so (the shim) and build/cltrace (the launcher)
+#   make run     trace the bundled example on PoCL, say where the trace went
+#   make test    the test suite (tests/run.sh)
+#   make bench   the benchmarks (tests/bench/run.sh)
+#   make gen     regenerate wrappers and tables from ../shared/registry/cl.xml
+#                (the output is committed: a clone builds without the registry)
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wno-unused-parameter $(if $(filter true,$(CI)),-Werror)
@@ -25,10 +30,25 @@ $(B)/cltrace: intercept/launcher.c intercept/config.c intercept/config.h | $(B)
 $(B):
 	mkdir -p $(B)
 
+deps:
+	sh scripts/deps.sh
+
+$(B)/examples/vecadd: examples/vecadd/vecadd.c | $(B)
+	mkdir -p $(B)/examples
+	$(CC) $(CFLAGS) $(WARN) -o $@ $< -lOpenCL
+
+run: all $(B)/examples/vecadd
+	mkdir -p $(B)/traces
+	$(B)/cltrace -o $(B)/traces -- $(B)/examples/vecadd
+	@echo "open it at https://ui.perfetto.dev (Open trace file)"
+
+clean:
+	rm -rf $(B)
+
 gen:
-	python3 intercept/gen/gen.py $(REGISTRY) intercept/generated
-	cd intercept/proto && cp ../../$(dir $(REGISTRY))../perfetto/cltrace.proto . 2>/dev/null; protoc-c --c_out=. cltrace.proto
+	python3 intercept/gen/gen.py $(REGISTRY) intercept/generated tests/forward/generated
+	cd intercept/proto && protoc-c --c_out=. cltrace.proto
 
 include tests/tests.mk
 
-.PHONY: all gen
+.PHONY: all gen deps run clean

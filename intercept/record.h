@@ -20,6 +20,7 @@
 
 #define CLT_EXPORT __attribute__((visibility("default")))
 #define CLT_CALL            /* CL_API_CALL is empty on Linux */
+#define CLT_NOINLINE __attribute__((noinline))
 #define CLT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define CLT_LIKELY(x) __builtin_expect(!!(x), 1)
 typedef int32_t cl_int_;
@@ -76,10 +77,14 @@ static inline __attribute__((always_inline)) void *clt_real(unsigned fn)
     return clt_real_slow(fn);
 }
 
+static inline __attribute__((always_inline)) int clt_is_active(void)
+{
+    return __atomic_load_n(&clt_active, __ATOMIC_RELAXED);
+}
+
+/* The calling thread's ring, made on its first call; NULL: do not record. */
 static inline __attribute__((always_inline)) struct clt_thread *clt_enter(void)
 {
-    if (CLT_UNLIKELY(!__atomic_load_n(&clt_active, __ATOMIC_RELAXED)))
-        return NULL;
     struct clt_thread *th = clt_tls;
     if (CLT_UNLIKELY(!th))
         th = clt_thread_attach();

@@ -326,25 +326,34 @@ def wrapper(reg, c, r, ps, kinds, exported):
     fname = c if exported else "ext_" + c
     vis = "CLT_EXPORT " if exported else "static "
     L = []
+    # The entry point is tiny: when recording is off it is a load, a branch
+    # and a tail call; the recording body is a function of its own.
+    L.append("typedef %s (CLT_CALL *%s_t)(%s);" % (rabi, c, ", ".join(reg.abi(p) for p in ps) or "void"))
+    L.append("static CLT_NOINLINE %s %s_rec(%s_t real%s);\n" % (rabi, c, c, "".join(", %s %s" % (reg.abi(p), p["name"]) for p in ps)))
     L.append("%s%s CLT_CALL %s(%s)\n{" % (vis, rabi, fname, args))
-    L.append("    typedef %s (CLT_CALL *fn_t)(%s);" % (rabi, ", ".join(reg.abi(p) for p in ps) or "void"))
-    call_args = []
-    for p, (k, aux) in zip(ps, kinds):
-        call_args.append("errcode_ret ? errcode_ret : &clt_err_local" if k == "ERRCODE" else p["name"])
+    L.append("    %s_t real = (%s_t)clt_real(CLT_FN_%s);" % (c, c, c))
     has_err = any(k == "ERRCODE" for k, _ in kinds)
-    L.append("    fn_t real = (fn_t)clt_real(CLT_FN_%s);" % c)
     ret_fail = {"VOID": "return;", "ERR": "return CL_INVALID_OPERATION_;",
                 "HANDLE": "return NULL;", "PTR": "return NULL;", "VAL": "return 0;"}[rk]
     if rk in ("HANDLE", "PTR") and has_err:
         ret_fail = "{ if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }"
     L.append("    if (CLT_UNLIKELY(!real)) %s" % ret_fail)
+    hook = c in ("clGetExtensionFunctionAddress", "clGetExtensionFunctionAddressForPlatform")
+    plain = "real(%s)" % ", ".join(argnames)
+    if hook:   # hand out our wrapper for every extension command cl.xml knows
+        plain = "clt_ext_wrap(func_name, real(%s))" % ", ".join(argnames)
+    L.append("    if (CLT_LIKELY(!clt_is_active()))")
+    L.append("        %s%s;" % ("" if rk == "VOID" else "return ", plain))
+    L.append("    %s%s_rec(real%s);" % ("" if rk == "VOID" else "return ", c, "".join(", " + n for n in argnames)))
+    L.append("}\n")
+    L.append("static %s %s_rec(%s_t real%s)\n{" % (rabi, c, c, "".join(", %s %s" % (reg.abi(p), p["name"]) for p in ps)))
+    call_args = []
+    for p, (k, aux) in zip(ps, kinds):
+        call_args.append("errcode_ret ? errcode_ret : &clt_err_local" if k == "ERRCODE" else p["name"])
     if rk == "VOID":
         plain = "{ real(%s); return; }" % ", ".join(argnames)
     else:
-        plain = "return real(%s);" % ", ".join(argnames)
-    hook = c in ("clGetExtensionFunctionAddress", "clGetExtensionFunctionAddressForPlatform")
-    if hook:   # hand out our wrapper for every extension command cl.xml knows
-        plain = "return clt_ext_wrap(func_name, real(%s));" % ", ".join(argnames)
+        plain = "return %s;" % plain
     L.append("    struct clt_thread *th = clt_enter();")
     L.append("    if (!th) %s" % plain)
     if has_err:

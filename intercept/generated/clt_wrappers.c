@@ -5,11 +5,20 @@
 /* Exported: every command of a <feature> (core 1.0-3.0), so LD_PRELOAD sees them.
  * Extension commands are static and reached via clGetExtensionFunctionAddress*. */
 
+typedef int32_t (CLT_CALL *clBuildProgram_t)(void *, uint32_t, void *, void *, void *, void *);
+static CLT_NOINLINE int32_t clBuildProgram_rec(clBuildProgram_t real, void * program, uint32_t num_devices, void * device_list, void * options, void * pfn_notify, void * user_data);
+
 CLT_EXPORT int32_t CLT_CALL clBuildProgram(void * program, uint32_t num_devices, void * device_list, void * options, void * pfn_notify, void * user_data)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clBuildProgram);
+    clBuildProgram_t real = (clBuildProgram_t)clt_real(CLT_FN_clBuildProgram);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(program, num_devices, device_list, options, pfn_notify, user_data);
+    return clBuildProgram_rec(real, program, num_devices, device_list, options, pfn_notify, user_data);
+}
+
+static int32_t clBuildProgram_rec(clBuildProgram_t real, void * program, uint32_t num_devices, void * device_list, void * options, void * pfn_notify, void * user_data)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(program, num_devices, device_list, options, pfn_notify, user_data);
     uint64_t t0 = clt_now();
@@ -32,11 +41,20 @@ CLT_EXPORT int32_t CLT_CALL clBuildProgram(void * program, uint32_t num_devices,
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clCancelCommandsIMG_t)(void *, size_t);
+static CLT_NOINLINE int32_t clCancelCommandsIMG_rec(clCancelCommandsIMG_t real, void * event_list, size_t num_events_in_list);
+
 static int32_t CLT_CALL ext_clCancelCommandsIMG(void * event_list, size_t num_events_in_list)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, size_t);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCancelCommandsIMG);
+    clCancelCommandsIMG_t real = (clCancelCommandsIMG_t)clt_real(CLT_FN_clCancelCommandsIMG);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(event_list, num_events_in_list);
+    return clCancelCommandsIMG_rec(real, event_list, num_events_in_list);
+}
+
+static int32_t clCancelCommandsIMG_rec(clCancelCommandsIMG_t real, void * event_list, size_t num_events_in_list)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(event_list, num_events_in_list);
     uint64_t t0 = clt_now();
@@ -55,11 +73,20 @@ static int32_t CLT_CALL ext_clCancelCommandsIMG(void * event_list, size_t num_ev
     return ret;
 }
 
+typedef void * (CLT_CALL *clCloneKernel_t)(void *, cl_int_ *);
+static CLT_NOINLINE void * clCloneKernel_rec(clCloneKernel_t real, void * source_kernel, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clCloneKernel(void * source_kernel, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCloneKernel);
+    clCloneKernel_t real = (clCloneKernel_t)clt_real(CLT_FN_clCloneKernel);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(source_kernel, errcode_ret);
+    return clCloneKernel_rec(real, source_kernel, errcode_ret);
+}
+
+static void * clCloneKernel_rec(clCloneKernel_t real, void * source_kernel, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(source_kernel, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -79,11 +106,20 @@ CLT_EXPORT void * CLT_CALL clCloneKernel(void * source_kernel, cl_int_ * errcode
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clCommandBarrierWithWaitListKHR_t)(void *, void *, void *, uint32_t, void *, void *, void *);
+static CLT_NOINLINE int32_t clCommandBarrierWithWaitListKHR_rec(clCommandBarrierWithWaitListKHR_t real, void * command_buffer, void * command_queue, void * properties, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle);
+
 static int32_t CLT_CALL ext_clCommandBarrierWithWaitListKHR(void * command_buffer, void * command_queue, void * properties, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, uint32_t, void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCommandBarrierWithWaitListKHR);
+    clCommandBarrierWithWaitListKHR_t real = (clCommandBarrierWithWaitListKHR_t)clt_real(CLT_FN_clCommandBarrierWithWaitListKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_buffer, command_queue, properties, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    return clCommandBarrierWithWaitListKHR_rec(real, command_buffer, command_queue, properties, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+}
+
+static int32_t clCommandBarrierWithWaitListKHR_rec(clCommandBarrierWithWaitListKHR_t real, void * command_buffer, void * command_queue, void * properties, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t0 = clt_now();
@@ -107,11 +143,20 @@ static int32_t CLT_CALL ext_clCommandBarrierWithWaitListKHR(void * command_buffe
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clCommandCopyBufferKHR_t)(void *, void *, void *, void *, void *, size_t, size_t, size_t, uint32_t, void *, void *, void *);
+static CLT_NOINLINE int32_t clCommandCopyBufferKHR_rec(clCommandCopyBufferKHR_t real, void * command_buffer, void * command_queue, void * properties, void * src_buffer, void * dst_buffer, size_t src_offset, size_t dst_offset, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle);
+
 static int32_t CLT_CALL ext_clCommandCopyBufferKHR(void * command_buffer, void * command_queue, void * properties, void * src_buffer, void * dst_buffer, size_t src_offset, size_t dst_offset, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, void *, void *, size_t, size_t, size_t, uint32_t, void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCommandCopyBufferKHR);
+    clCommandCopyBufferKHR_t real = (clCommandCopyBufferKHR_t)clt_real(CLT_FN_clCommandCopyBufferKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_offset, dst_offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    return clCommandCopyBufferKHR_rec(real, command_buffer, command_queue, properties, src_buffer, dst_buffer, src_offset, dst_offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+}
+
+static int32_t clCommandCopyBufferKHR_rec(clCommandCopyBufferKHR_t real, void * command_buffer, void * command_queue, void * properties, void * src_buffer, void * dst_buffer, size_t src_offset, size_t dst_offset, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_offset, dst_offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t0 = clt_now();
@@ -140,11 +185,20 @@ static int32_t CLT_CALL ext_clCommandCopyBufferKHR(void * command_buffer, void *
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clCommandCopyBufferRectKHR_t)(void *, void *, void *, void *, void *, void *, void *, void *, size_t, size_t, size_t, size_t, uint32_t, void *, void *, void *);
+static CLT_NOINLINE int32_t clCommandCopyBufferRectKHR_rec(clCommandCopyBufferRectKHR_t real, void * command_buffer, void * command_queue, void * properties, void * src_buffer, void * dst_buffer, void * src_origin, void * dst_origin, void * region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle);
+
 static int32_t CLT_CALL ext_clCommandCopyBufferRectKHR(void * command_buffer, void * command_queue, void * properties, void * src_buffer, void * dst_buffer, void * src_origin, void * dst_origin, void * region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, void *, void *, void *, void *, void *, size_t, size_t, size_t, size_t, uint32_t, void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCommandCopyBufferRectKHR);
+    clCommandCopyBufferRectKHR_t real = (clCommandCopyBufferRectKHR_t)clt_real(CLT_FN_clCommandCopyBufferRectKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    return clCommandCopyBufferRectKHR_rec(real, command_buffer, command_queue, properties, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+}
+
+static int32_t clCommandCopyBufferRectKHR_rec(clCommandCopyBufferRectKHR_t real, void * command_buffer, void * command_queue, void * properties, void * src_buffer, void * dst_buffer, void * src_origin, void * dst_origin, void * region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t0 = clt_now();
@@ -177,11 +231,20 @@ static int32_t CLT_CALL ext_clCommandCopyBufferRectKHR(void * command_buffer, vo
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clCommandCopyBufferToImageKHR_t)(void *, void *, void *, void *, void *, size_t, void *, void *, uint32_t, void *, void *, void *);
+static CLT_NOINLINE int32_t clCommandCopyBufferToImageKHR_rec(clCommandCopyBufferToImageKHR_t real, void * command_buffer, void * command_queue, void * properties, void * src_buffer, void * dst_image, size_t src_offset, void * dst_origin, void * region, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle);
+
 static int32_t CLT_CALL ext_clCommandCopyBufferToImageKHR(void * command_buffer, void * command_queue, void * properties, void * src_buffer, void * dst_image, size_t src_offset, void * dst_origin, void * region, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, void *, void *, size_t, void *, void *, uint32_t, void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCommandCopyBufferToImageKHR);
+    clCommandCopyBufferToImageKHR_t real = (clCommandCopyBufferToImageKHR_t)clt_real(CLT_FN_clCommandCopyBufferToImageKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_buffer, command_queue, properties, src_buffer, dst_image, src_offset, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    return clCommandCopyBufferToImageKHR_rec(real, command_buffer, command_queue, properties, src_buffer, dst_image, src_offset, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+}
+
+static int32_t clCommandCopyBufferToImageKHR_rec(clCommandCopyBufferToImageKHR_t real, void * command_buffer, void * command_queue, void * properties, void * src_buffer, void * dst_image, size_t src_offset, void * dst_origin, void * region, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, src_buffer, dst_image, src_offset, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t0 = clt_now();
@@ -210,11 +273,20 @@ static int32_t CLT_CALL ext_clCommandCopyBufferToImageKHR(void * command_buffer,
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clCommandCopyImageKHR_t)(void *, void *, void *, void *, void *, void *, void *, void *, uint32_t, void *, void *, void *);
+static CLT_NOINLINE int32_t clCommandCopyImageKHR_rec(clCommandCopyImageKHR_t real, void * command_buffer, void * command_queue, void * properties, void * src_image, void * dst_image, void * src_origin, void * dst_origin, void * region, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle);
+
 static int32_t CLT_CALL ext_clCommandCopyImageKHR(void * command_buffer, void * command_queue, void * properties, void * src_image, void * dst_image, void * src_origin, void * dst_origin, void * region, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, void *, void *, void *, void *, void *, uint32_t, void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCommandCopyImageKHR);
+    clCommandCopyImageKHR_t real = (clCommandCopyImageKHR_t)clt_real(CLT_FN_clCommandCopyImageKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_buffer, command_queue, properties, src_image, dst_image, src_origin, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    return clCommandCopyImageKHR_rec(real, command_buffer, command_queue, properties, src_image, dst_image, src_origin, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+}
+
+static int32_t clCommandCopyImageKHR_rec(clCommandCopyImageKHR_t real, void * command_buffer, void * command_queue, void * properties, void * src_image, void * dst_image, void * src_origin, void * dst_origin, void * region, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, src_image, dst_image, src_origin, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t0 = clt_now();
@@ -243,11 +315,20 @@ static int32_t CLT_CALL ext_clCommandCopyImageKHR(void * command_buffer, void * 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clCommandCopyImageToBufferKHR_t)(void *, void *, void *, void *, void *, void *, void *, size_t, uint32_t, void *, void *, void *);
+static CLT_NOINLINE int32_t clCommandCopyImageToBufferKHR_rec(clCommandCopyImageToBufferKHR_t real, void * command_buffer, void * command_queue, void * properties, void * src_image, void * dst_buffer, void * src_origin, void * region, size_t dst_offset, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle);
+
 static int32_t CLT_CALL ext_clCommandCopyImageToBufferKHR(void * command_buffer, void * command_queue, void * properties, void * src_image, void * dst_buffer, void * src_origin, void * region, size_t dst_offset, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, void *, void *, void *, void *, size_t, uint32_t, void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCommandCopyImageToBufferKHR);
+    clCommandCopyImageToBufferKHR_t real = (clCommandCopyImageToBufferKHR_t)clt_real(CLT_FN_clCommandCopyImageToBufferKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_buffer, command_queue, properties, src_image, dst_buffer, src_origin, region, dst_offset, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    return clCommandCopyImageToBufferKHR_rec(real, command_buffer, command_queue, properties, src_image, dst_buffer, src_origin, region, dst_offset, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+}
+
+static int32_t clCommandCopyImageToBufferKHR_rec(clCommandCopyImageToBufferKHR_t real, void * command_buffer, void * command_queue, void * properties, void * src_image, void * dst_buffer, void * src_origin, void * region, size_t dst_offset, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, src_image, dst_buffer, src_origin, region, dst_offset, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t0 = clt_now();
@@ -276,11 +357,20 @@ static int32_t CLT_CALL ext_clCommandCopyImageToBufferKHR(void * command_buffer,
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clCommandFillBufferKHR_t)(void *, void *, void *, void *, void *, size_t, size_t, size_t, uint32_t, void *, void *, void *);
+static CLT_NOINLINE int32_t clCommandFillBufferKHR_rec(clCommandFillBufferKHR_t real, void * command_buffer, void * command_queue, void * properties, void * buffer, void * pattern, size_t pattern_size, size_t offset, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle);
+
 static int32_t CLT_CALL ext_clCommandFillBufferKHR(void * command_buffer, void * command_queue, void * properties, void * buffer, void * pattern, size_t pattern_size, size_t offset, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, void *, void *, size_t, size_t, size_t, uint32_t, void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCommandFillBufferKHR);
+    clCommandFillBufferKHR_t real = (clCommandFillBufferKHR_t)clt_real(CLT_FN_clCommandFillBufferKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_buffer, command_queue, properties, buffer, pattern, pattern_size, offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    return clCommandFillBufferKHR_rec(real, command_buffer, command_queue, properties, buffer, pattern, pattern_size, offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+}
+
+static int32_t clCommandFillBufferKHR_rec(clCommandFillBufferKHR_t real, void * command_buffer, void * command_queue, void * properties, void * buffer, void * pattern, size_t pattern_size, size_t offset, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, buffer, pattern, pattern_size, offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t0 = clt_now();
@@ -309,11 +399,20 @@ static int32_t CLT_CALL ext_clCommandFillBufferKHR(void * command_buffer, void *
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clCommandFillImageKHR_t)(void *, void *, void *, void *, void *, void *, void *, uint32_t, void *, void *, void *);
+static CLT_NOINLINE int32_t clCommandFillImageKHR_rec(clCommandFillImageKHR_t real, void * command_buffer, void * command_queue, void * properties, void * image, void * fill_color, void * origin, void * region, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle);
+
 static int32_t CLT_CALL ext_clCommandFillImageKHR(void * command_buffer, void * command_queue, void * properties, void * image, void * fill_color, void * origin, void * region, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, void *, void *, void *, void *, uint32_t, void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCommandFillImageKHR);
+    clCommandFillImageKHR_t real = (clCommandFillImageKHR_t)clt_real(CLT_FN_clCommandFillImageKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_buffer, command_queue, properties, image, fill_color, origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    return clCommandFillImageKHR_rec(real, command_buffer, command_queue, properties, image, fill_color, origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+}
+
+static int32_t clCommandFillImageKHR_rec(clCommandFillImageKHR_t real, void * command_buffer, void * command_queue, void * properties, void * image, void * fill_color, void * origin, void * region, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, image, fill_color, origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t0 = clt_now();
@@ -341,11 +440,20 @@ static int32_t CLT_CALL ext_clCommandFillImageKHR(void * command_buffer, void * 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clCommandNDRangeKernelKHR_t)(void *, void *, void *, void *, uint32_t, void *, void *, void *, uint32_t, void *, void *, void *);
+static CLT_NOINLINE int32_t clCommandNDRangeKernelKHR_rec(clCommandNDRangeKernelKHR_t real, void * command_buffer, void * command_queue, void * properties, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * local_work_size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle);
+
 static int32_t CLT_CALL ext_clCommandNDRangeKernelKHR(void * command_buffer, void * command_queue, void * properties, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * local_work_size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, void *, uint32_t, void *, void *, void *, uint32_t, void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCommandNDRangeKernelKHR);
+    clCommandNDRangeKernelKHR_t real = (clCommandNDRangeKernelKHR_t)clt_real(CLT_FN_clCommandNDRangeKernelKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_buffer, command_queue, properties, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    return clCommandNDRangeKernelKHR_rec(real, command_buffer, command_queue, properties, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+}
+
+static int32_t clCommandNDRangeKernelKHR_rec(clCommandNDRangeKernelKHR_t real, void * command_buffer, void * command_queue, void * properties, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * local_work_size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t0 = clt_now();
@@ -374,11 +482,20 @@ static int32_t CLT_CALL ext_clCommandNDRangeKernelKHR(void * command_buffer, voi
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clCommandSVMMemFillKHR_t)(void *, void *, void *, void *, void *, size_t, size_t, uint32_t, void *, void *, void *);
+static CLT_NOINLINE int32_t clCommandSVMMemFillKHR_rec(clCommandSVMMemFillKHR_t real, void * command_buffer, void * command_queue, void * properties, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle);
+
 static int32_t CLT_CALL ext_clCommandSVMMemFillKHR(void * command_buffer, void * command_queue, void * properties, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, void *, void *, size_t, size_t, uint32_t, void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCommandSVMMemFillKHR);
+    clCommandSVMMemFillKHR_t real = (clCommandSVMMemFillKHR_t)clt_real(CLT_FN_clCommandSVMMemFillKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_buffer, command_queue, properties, svm_ptr, pattern, pattern_size, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    return clCommandSVMMemFillKHR_rec(real, command_buffer, command_queue, properties, svm_ptr, pattern, pattern_size, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+}
+
+static int32_t clCommandSVMMemFillKHR_rec(clCommandSVMMemFillKHR_t real, void * command_buffer, void * command_queue, void * properties, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, svm_ptr, pattern, pattern_size, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t0 = clt_now();
@@ -406,11 +523,20 @@ static int32_t CLT_CALL ext_clCommandSVMMemFillKHR(void * command_buffer, void *
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clCommandSVMMemcpyKHR_t)(void *, void *, void *, void *, void *, size_t, uint32_t, void *, void *, void *);
+static CLT_NOINLINE int32_t clCommandSVMMemcpyKHR_rec(clCommandSVMMemcpyKHR_t real, void * command_buffer, void * command_queue, void * properties, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle);
+
 static int32_t CLT_CALL ext_clCommandSVMMemcpyKHR(void * command_buffer, void * command_queue, void * properties, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, void *, void *, size_t, uint32_t, void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCommandSVMMemcpyKHR);
+    clCommandSVMMemcpyKHR_t real = (clCommandSVMMemcpyKHR_t)clt_real(CLT_FN_clCommandSVMMemcpyKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_buffer, command_queue, properties, dst_ptr, src_ptr, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    return clCommandSVMMemcpyKHR_rec(real, command_buffer, command_queue, properties, dst_ptr, src_ptr, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+}
+
+static int32_t clCommandSVMMemcpyKHR_rec(clCommandSVMMemcpyKHR_t real, void * command_buffer, void * command_queue, void * properties, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, dst_ptr, src_ptr, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t0 = clt_now();
@@ -437,11 +563,20 @@ static int32_t CLT_CALL ext_clCommandSVMMemcpyKHR(void * command_buffer, void * 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clCompileProgram_t)(void *, uint32_t, void *, void *, uint32_t, void *, void *, void *, void *);
+static CLT_NOINLINE int32_t clCompileProgram_rec(clCompileProgram_t real, void * program, uint32_t num_devices, void * device_list, void * options, uint32_t num_input_headers, void * input_headers, void * header_include_names, void * pfn_notify, void * user_data);
+
 CLT_EXPORT int32_t CLT_CALL clCompileProgram(void * program, uint32_t num_devices, void * device_list, void * options, uint32_t num_input_headers, void * input_headers, void * header_include_names, void * pfn_notify, void * user_data)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, void *, uint32_t, void *, void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCompileProgram);
+    clCompileProgram_t real = (clCompileProgram_t)clt_real(CLT_FN_clCompileProgram);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
+    return clCompileProgram_rec(real, program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
+}
+
+static int32_t clCompileProgram_rec(clCompileProgram_t real, void * program, uint32_t num_devices, void * device_list, void * options, uint32_t num_input_headers, void * input_headers, void * header_include_names, void * pfn_notify, void * user_data)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
     uint64_t t0 = clt_now();
@@ -467,11 +602,20 @@ CLT_EXPORT int32_t CLT_CALL clCompileProgram(void * program, uint32_t num_device
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateAcceleratorINTEL_t)(void *, uint32_t, size_t, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateAcceleratorINTEL_rec(clCreateAcceleratorINTEL_t real, void * context, uint32_t accelerator_type, size_t descriptor_size, void * descriptor, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clCreateAcceleratorINTEL(void * context, uint32_t accelerator_type, size_t descriptor_size, void * descriptor, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint32_t, size_t, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateAcceleratorINTEL);
+    clCreateAcceleratorINTEL_t real = (clCreateAcceleratorINTEL_t)clt_real(CLT_FN_clCreateAcceleratorINTEL);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, accelerator_type, descriptor_size, descriptor, errcode_ret);
+    return clCreateAcceleratorINTEL_rec(real, context, accelerator_type, descriptor_size, descriptor, errcode_ret);
+}
+
+static void * clCreateAcceleratorINTEL_rec(clCreateAcceleratorINTEL_t real, void * context, uint32_t accelerator_type, size_t descriptor_size, void * descriptor, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, accelerator_type, descriptor_size, descriptor, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -494,11 +638,20 @@ static void * CLT_CALL ext_clCreateAcceleratorINTEL(void * context, uint32_t acc
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateBuffer_t)(void *, uint64_t, size_t, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateBuffer_rec(clCreateBuffer_t real, void * context, uint64_t flags, size_t size, void * host_ptr, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clCreateBuffer(void * context, uint64_t flags, size_t size, void * host_ptr, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, size_t, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateBuffer);
+    clCreateBuffer_t real = (clCreateBuffer_t)clt_real(CLT_FN_clCreateBuffer);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, size, host_ptr, errcode_ret);
+    return clCreateBuffer_rec(real, context, flags, size, host_ptr, errcode_ret);
+}
+
+static void * clCreateBuffer_rec(clCreateBuffer_t real, void * context, uint64_t flags, size_t size, void * host_ptr, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, size, host_ptr, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -521,11 +674,20 @@ CLT_EXPORT void * CLT_CALL clCreateBuffer(void * context, uint64_t flags, size_t
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateBufferWithProperties_t)(void *, void *, uint64_t, size_t, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateBufferWithProperties_rec(clCreateBufferWithProperties_t real, void * context, void * properties, uint64_t flags, size_t size, void * host_ptr, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clCreateBufferWithProperties(void * context, void * properties, uint64_t flags, size_t size, void * host_ptr, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, void *, uint64_t, size_t, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateBufferWithProperties);
+    clCreateBufferWithProperties_t real = (clCreateBufferWithProperties_t)clt_real(CLT_FN_clCreateBufferWithProperties);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, properties, flags, size, host_ptr, errcode_ret);
+    return clCreateBufferWithProperties_rec(real, context, properties, flags, size, host_ptr, errcode_ret);
+}
+
+static void * clCreateBufferWithProperties_rec(clCreateBufferWithProperties_t real, void * context, void * properties, uint64_t flags, size_t size, void * host_ptr, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, properties, flags, size, host_ptr, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -549,11 +711,20 @@ CLT_EXPORT void * CLT_CALL clCreateBufferWithProperties(void * context, void * p
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateBufferWithPropertiesINTEL_t)(void *, void *, uint64_t, size_t, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateBufferWithPropertiesINTEL_rec(clCreateBufferWithPropertiesINTEL_t real, void * context, void * properties, uint64_t flags, size_t size, void * host_ptr, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clCreateBufferWithPropertiesINTEL(void * context, void * properties, uint64_t flags, size_t size, void * host_ptr, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, void *, uint64_t, size_t, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateBufferWithPropertiesINTEL);
+    clCreateBufferWithPropertiesINTEL_t real = (clCreateBufferWithPropertiesINTEL_t)clt_real(CLT_FN_clCreateBufferWithPropertiesINTEL);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, properties, flags, size, host_ptr, errcode_ret);
+    return clCreateBufferWithPropertiesINTEL_rec(real, context, properties, flags, size, host_ptr, errcode_ret);
+}
+
+static void * clCreateBufferWithPropertiesINTEL_rec(clCreateBufferWithPropertiesINTEL_t real, void * context, void * properties, uint64_t flags, size_t size, void * host_ptr, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, properties, flags, size, host_ptr, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -577,11 +748,20 @@ static void * CLT_CALL ext_clCreateBufferWithPropertiesINTEL(void * context, voi
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateCommandBufferKHR_t)(uint32_t, void *, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateCommandBufferKHR_rec(clCreateCommandBufferKHR_t real, uint32_t num_queues, void * queues, void * properties, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clCreateCommandBufferKHR(uint32_t num_queues, void * queues, void * properties, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(uint32_t, void *, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateCommandBufferKHR);
+    clCreateCommandBufferKHR_t real = (clCreateCommandBufferKHR_t)clt_real(CLT_FN_clCreateCommandBufferKHR);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(num_queues, queues, properties, errcode_ret);
+    return clCreateCommandBufferKHR_rec(real, num_queues, queues, properties, errcode_ret);
+}
+
+static void * clCreateCommandBufferKHR_rec(clCreateCommandBufferKHR_t real, uint32_t num_queues, void * queues, void * properties, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(num_queues, queues, properties, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -603,11 +783,20 @@ static void * CLT_CALL ext_clCreateCommandBufferKHR(uint32_t num_queues, void * 
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateCommandQueue_t)(void *, void *, uint64_t, cl_int_ *);
+static CLT_NOINLINE void * clCreateCommandQueue_rec(clCreateCommandQueue_t real, void * context, void * device, uint64_t properties, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clCreateCommandQueue(void * context, void * device, uint64_t properties, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, void *, uint64_t, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateCommandQueue);
+    clCreateCommandQueue_t real = (clCreateCommandQueue_t)clt_real(CLT_FN_clCreateCommandQueue);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, device, properties, errcode_ret);
+    return clCreateCommandQueue_rec(real, context, device, properties, errcode_ret);
+}
+
+static void * clCreateCommandQueue_rec(clCreateCommandQueue_t real, void * context, void * device, uint64_t properties, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, device, properties, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -629,11 +818,20 @@ CLT_EXPORT void * CLT_CALL clCreateCommandQueue(void * context, void * device, u
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateCommandQueueWithProperties_t)(void *, void *, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateCommandQueueWithProperties_rec(clCreateCommandQueueWithProperties_t real, void * context, void * device, void * properties, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clCreateCommandQueueWithProperties(void * context, void * device, void * properties, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, void *, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateCommandQueueWithProperties);
+    clCreateCommandQueueWithProperties_t real = (clCreateCommandQueueWithProperties_t)clt_real(CLT_FN_clCreateCommandQueueWithProperties);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, device, properties, errcode_ret);
+    return clCreateCommandQueueWithProperties_rec(real, context, device, properties, errcode_ret);
+}
+
+static void * clCreateCommandQueueWithProperties_rec(clCreateCommandQueueWithProperties_t real, void * context, void * device, void * properties, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, device, properties, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -655,11 +853,20 @@ CLT_EXPORT void * CLT_CALL clCreateCommandQueueWithProperties(void * context, vo
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateCommandQueueWithPropertiesKHR_t)(void *, void *, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateCommandQueueWithPropertiesKHR_rec(clCreateCommandQueueWithPropertiesKHR_t real, void * context, void * device, void * properties, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clCreateCommandQueueWithPropertiesKHR(void * context, void * device, void * properties, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, void *, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateCommandQueueWithPropertiesKHR);
+    clCreateCommandQueueWithPropertiesKHR_t real = (clCreateCommandQueueWithPropertiesKHR_t)clt_real(CLT_FN_clCreateCommandQueueWithPropertiesKHR);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, device, properties, errcode_ret);
+    return clCreateCommandQueueWithPropertiesKHR_rec(real, context, device, properties, errcode_ret);
+}
+
+static void * clCreateCommandQueueWithPropertiesKHR_rec(clCreateCommandQueueWithPropertiesKHR_t real, void * context, void * device, void * properties, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, device, properties, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -681,11 +888,20 @@ static void * CLT_CALL ext_clCreateCommandQueueWithPropertiesKHR(void * context,
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateContext_t)(void *, uint32_t, void *, void *, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateContext_rec(clCreateContext_t real, void * properties, uint32_t num_devices, void * devices, void * pfn_notify, void * user_data, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clCreateContext(void * properties, uint32_t num_devices, void * devices, void * pfn_notify, void * user_data, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint32_t, void *, void *, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateContext);
+    clCreateContext_t real = (clCreateContext_t)clt_real(CLT_FN_clCreateContext);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
+    return clCreateContext_rec(real, properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
+}
+
+static void * clCreateContext_rec(clCreateContext_t real, void * properties, uint32_t num_devices, void * devices, void * pfn_notify, void * user_data, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -709,11 +925,20 @@ CLT_EXPORT void * CLT_CALL clCreateContext(void * properties, uint32_t num_devic
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateContextFromType_t)(void *, uint64_t, void *, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateContextFromType_rec(clCreateContextFromType_t real, void * properties, uint64_t device_type, void * pfn_notify, void * user_data, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clCreateContextFromType(void * properties, uint64_t device_type, void * pfn_notify, void * user_data, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, void *, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateContextFromType);
+    clCreateContextFromType_t real = (clCreateContextFromType_t)clt_real(CLT_FN_clCreateContextFromType);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(properties, device_type, pfn_notify, user_data, errcode_ret);
+    return clCreateContextFromType_rec(real, properties, device_type, pfn_notify, user_data, errcode_ret);
+}
+
+static void * clCreateContextFromType_rec(clCreateContextFromType_t real, void * properties, uint64_t device_type, void * pfn_notify, void * user_data, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(properties, device_type, pfn_notify, user_data, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -736,11 +961,20 @@ CLT_EXPORT void * CLT_CALL clCreateContextFromType(void * properties, uint64_t d
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateEventFromEGLSyncKHR_t)(void *, void *, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateEventFromEGLSyncKHR_rec(clCreateEventFromEGLSyncKHR_t real, void * context, void * sync, void * display, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clCreateEventFromEGLSyncKHR(void * context, void * sync, void * display, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, void *, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateEventFromEGLSyncKHR);
+    clCreateEventFromEGLSyncKHR_t real = (clCreateEventFromEGLSyncKHR_t)clt_real(CLT_FN_clCreateEventFromEGLSyncKHR);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, sync, display, errcode_ret);
+    return clCreateEventFromEGLSyncKHR_rec(real, context, sync, display, errcode_ret);
+}
+
+static void * clCreateEventFromEGLSyncKHR_rec(clCreateEventFromEGLSyncKHR_t real, void * context, void * sync, void * display, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, sync, display, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -762,11 +996,20 @@ static void * CLT_CALL ext_clCreateEventFromEGLSyncKHR(void * context, void * sy
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateEventFromGLsyncKHR_t)(void *, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateEventFromGLsyncKHR_rec(clCreateEventFromGLsyncKHR_t real, void * context, void * sync, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clCreateEventFromGLsyncKHR(void * context, void * sync, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateEventFromGLsyncKHR);
+    clCreateEventFromGLsyncKHR_t real = (clCreateEventFromGLsyncKHR_t)clt_real(CLT_FN_clCreateEventFromGLsyncKHR);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, sync, errcode_ret);
+    return clCreateEventFromGLsyncKHR_rec(real, context, sync, errcode_ret);
+}
+
+static void * clCreateEventFromGLsyncKHR_rec(clCreateEventFromGLsyncKHR_t real, void * context, void * sync, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, sync, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -787,11 +1030,20 @@ static void * CLT_CALL ext_clCreateEventFromGLsyncKHR(void * context, void * syn
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateFromD3D10BufferKHR_t)(void *, uint64_t, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateFromD3D10BufferKHR_rec(clCreateFromD3D10BufferKHR_t real, void * context, uint64_t flags, void * resource, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clCreateFromD3D10BufferKHR(void * context, uint64_t flags, void * resource, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateFromD3D10BufferKHR);
+    clCreateFromD3D10BufferKHR_t real = (clCreateFromD3D10BufferKHR_t)clt_real(CLT_FN_clCreateFromD3D10BufferKHR);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, resource, errcode_ret);
+    return clCreateFromD3D10BufferKHR_rec(real, context, flags, resource, errcode_ret);
+}
+
+static void * clCreateFromD3D10BufferKHR_rec(clCreateFromD3D10BufferKHR_t real, void * context, uint64_t flags, void * resource, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, resource, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -813,11 +1065,20 @@ static void * CLT_CALL ext_clCreateFromD3D10BufferKHR(void * context, uint64_t f
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateFromD3D10Texture2DKHR_t)(void *, uint64_t, void *, uint32_t, cl_int_ *);
+static CLT_NOINLINE void * clCreateFromD3D10Texture2DKHR_rec(clCreateFromD3D10Texture2DKHR_t real, void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clCreateFromD3D10Texture2DKHR(void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, void *, uint32_t, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateFromD3D10Texture2DKHR);
+    clCreateFromD3D10Texture2DKHR_t real = (clCreateFromD3D10Texture2DKHR_t)clt_real(CLT_FN_clCreateFromD3D10Texture2DKHR);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, resource, subresource, errcode_ret);
+    return clCreateFromD3D10Texture2DKHR_rec(real, context, flags, resource, subresource, errcode_ret);
+}
+
+static void * clCreateFromD3D10Texture2DKHR_rec(clCreateFromD3D10Texture2DKHR_t real, void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, resource, subresource, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -840,11 +1101,20 @@ static void * CLT_CALL ext_clCreateFromD3D10Texture2DKHR(void * context, uint64_
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateFromD3D10Texture3DKHR_t)(void *, uint64_t, void *, uint32_t, cl_int_ *);
+static CLT_NOINLINE void * clCreateFromD3D10Texture3DKHR_rec(clCreateFromD3D10Texture3DKHR_t real, void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clCreateFromD3D10Texture3DKHR(void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, void *, uint32_t, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateFromD3D10Texture3DKHR);
+    clCreateFromD3D10Texture3DKHR_t real = (clCreateFromD3D10Texture3DKHR_t)clt_real(CLT_FN_clCreateFromD3D10Texture3DKHR);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, resource, subresource, errcode_ret);
+    return clCreateFromD3D10Texture3DKHR_rec(real, context, flags, resource, subresource, errcode_ret);
+}
+
+static void * clCreateFromD3D10Texture3DKHR_rec(clCreateFromD3D10Texture3DKHR_t real, void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, resource, subresource, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -867,11 +1137,20 @@ static void * CLT_CALL ext_clCreateFromD3D10Texture3DKHR(void * context, uint64_
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateFromD3D11BufferKHR_t)(void *, uint64_t, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateFromD3D11BufferKHR_rec(clCreateFromD3D11BufferKHR_t real, void * context, uint64_t flags, void * resource, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clCreateFromD3D11BufferKHR(void * context, uint64_t flags, void * resource, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateFromD3D11BufferKHR);
+    clCreateFromD3D11BufferKHR_t real = (clCreateFromD3D11BufferKHR_t)clt_real(CLT_FN_clCreateFromD3D11BufferKHR);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, resource, errcode_ret);
+    return clCreateFromD3D11BufferKHR_rec(real, context, flags, resource, errcode_ret);
+}
+
+static void * clCreateFromD3D11BufferKHR_rec(clCreateFromD3D11BufferKHR_t real, void * context, uint64_t flags, void * resource, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, resource, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -893,11 +1172,20 @@ static void * CLT_CALL ext_clCreateFromD3D11BufferKHR(void * context, uint64_t f
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateFromD3D11Texture2DKHR_t)(void *, uint64_t, void *, uint32_t, cl_int_ *);
+static CLT_NOINLINE void * clCreateFromD3D11Texture2DKHR_rec(clCreateFromD3D11Texture2DKHR_t real, void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clCreateFromD3D11Texture2DKHR(void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, void *, uint32_t, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateFromD3D11Texture2DKHR);
+    clCreateFromD3D11Texture2DKHR_t real = (clCreateFromD3D11Texture2DKHR_t)clt_real(CLT_FN_clCreateFromD3D11Texture2DKHR);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, resource, subresource, errcode_ret);
+    return clCreateFromD3D11Texture2DKHR_rec(real, context, flags, resource, subresource, errcode_ret);
+}
+
+static void * clCreateFromD3D11Texture2DKHR_rec(clCreateFromD3D11Texture2DKHR_t real, void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, resource, subresource, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -920,11 +1208,20 @@ static void * CLT_CALL ext_clCreateFromD3D11Texture2DKHR(void * context, uint64_
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateFromD3D11Texture3DKHR_t)(void *, uint64_t, void *, uint32_t, cl_int_ *);
+static CLT_NOINLINE void * clCreateFromD3D11Texture3DKHR_rec(clCreateFromD3D11Texture3DKHR_t real, void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clCreateFromD3D11Texture3DKHR(void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, void *, uint32_t, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateFromD3D11Texture3DKHR);
+    clCreateFromD3D11Texture3DKHR_t real = (clCreateFromD3D11Texture3DKHR_t)clt_real(CLT_FN_clCreateFromD3D11Texture3DKHR);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, resource, subresource, errcode_ret);
+    return clCreateFromD3D11Texture3DKHR_rec(real, context, flags, resource, subresource, errcode_ret);
+}
+
+static void * clCreateFromD3D11Texture3DKHR_rec(clCreateFromD3D11Texture3DKHR_t real, void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, resource, subresource, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -947,11 +1244,20 @@ static void * CLT_CALL ext_clCreateFromD3D11Texture3DKHR(void * context, uint64_
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateFromDX9MediaSurfaceINTEL_t)(void *, uint64_t, void *, void *, uint32_t, cl_int_ *);
+static CLT_NOINLINE void * clCreateFromDX9MediaSurfaceINTEL_rec(clCreateFromDX9MediaSurfaceINTEL_t real, void * context, uint64_t flags, void * resource, void * sharedHandle, uint32_t plane, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clCreateFromDX9MediaSurfaceINTEL(void * context, uint64_t flags, void * resource, void * sharedHandle, uint32_t plane, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, void *, void *, uint32_t, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateFromDX9MediaSurfaceINTEL);
+    clCreateFromDX9MediaSurfaceINTEL_t real = (clCreateFromDX9MediaSurfaceINTEL_t)clt_real(CLT_FN_clCreateFromDX9MediaSurfaceINTEL);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, resource, sharedHandle, plane, errcode_ret);
+    return clCreateFromDX9MediaSurfaceINTEL_rec(real, context, flags, resource, sharedHandle, plane, errcode_ret);
+}
+
+static void * clCreateFromDX9MediaSurfaceINTEL_rec(clCreateFromDX9MediaSurfaceINTEL_t real, void * context, uint64_t flags, void * resource, void * sharedHandle, uint32_t plane, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, resource, sharedHandle, plane, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -975,11 +1281,20 @@ static void * CLT_CALL ext_clCreateFromDX9MediaSurfaceINTEL(void * context, uint
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateFromDX9MediaSurfaceKHR_t)(void *, uint64_t, uint32_t, void *, uint32_t, cl_int_ *);
+static CLT_NOINLINE void * clCreateFromDX9MediaSurfaceKHR_rec(clCreateFromDX9MediaSurfaceKHR_t real, void * context, uint64_t flags, uint32_t adapter_type, void * surface_info, uint32_t plane, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clCreateFromDX9MediaSurfaceKHR(void * context, uint64_t flags, uint32_t adapter_type, void * surface_info, uint32_t plane, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, uint32_t, void *, uint32_t, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateFromDX9MediaSurfaceKHR);
+    clCreateFromDX9MediaSurfaceKHR_t real = (clCreateFromDX9MediaSurfaceKHR_t)clt_real(CLT_FN_clCreateFromDX9MediaSurfaceKHR);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, adapter_type, surface_info, plane, errcode_ret);
+    return clCreateFromDX9MediaSurfaceKHR_rec(real, context, flags, adapter_type, surface_info, plane, errcode_ret);
+}
+
+static void * clCreateFromDX9MediaSurfaceKHR_rec(clCreateFromDX9MediaSurfaceKHR_t real, void * context, uint64_t flags, uint32_t adapter_type, void * surface_info, uint32_t plane, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, adapter_type, surface_info, plane, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1003,11 +1318,20 @@ static void * CLT_CALL ext_clCreateFromDX9MediaSurfaceKHR(void * context, uint64
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateFromEGLImageKHR_t)(void *, void *, void *, uint64_t, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateFromEGLImageKHR_rec(clCreateFromEGLImageKHR_t real, void * context, void * egldisplay, void * eglimage, uint64_t flags, void * properties, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clCreateFromEGLImageKHR(void * context, void * egldisplay, void * eglimage, uint64_t flags, void * properties, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, void *, void *, uint64_t, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateFromEGLImageKHR);
+    clCreateFromEGLImageKHR_t real = (clCreateFromEGLImageKHR_t)clt_real(CLT_FN_clCreateFromEGLImageKHR);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, egldisplay, eglimage, flags, properties, errcode_ret);
+    return clCreateFromEGLImageKHR_rec(real, context, egldisplay, eglimage, flags, properties, errcode_ret);
+}
+
+static void * clCreateFromEGLImageKHR_rec(clCreateFromEGLImageKHR_t real, void * context, void * egldisplay, void * eglimage, uint64_t flags, void * properties, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, egldisplay, eglimage, flags, properties, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1031,11 +1355,20 @@ static void * CLT_CALL ext_clCreateFromEGLImageKHR(void * context, void * egldis
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateFromGLBuffer_t)(void *, uint64_t, unsigned int, cl_int_ *);
+static CLT_NOINLINE void * clCreateFromGLBuffer_rec(clCreateFromGLBuffer_t real, void * context, uint64_t flags, unsigned int bufobj, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clCreateFromGLBuffer(void * context, uint64_t flags, unsigned int bufobj, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, unsigned int, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateFromGLBuffer);
+    clCreateFromGLBuffer_t real = (clCreateFromGLBuffer_t)clt_real(CLT_FN_clCreateFromGLBuffer);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, bufobj, errcode_ret);
+    return clCreateFromGLBuffer_rec(real, context, flags, bufobj, errcode_ret);
+}
+
+static void * clCreateFromGLBuffer_rec(clCreateFromGLBuffer_t real, void * context, uint64_t flags, unsigned int bufobj, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, bufobj, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1057,11 +1390,20 @@ static void * CLT_CALL ext_clCreateFromGLBuffer(void * context, uint64_t flags, 
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateFromGLRenderbuffer_t)(void *, uint64_t, unsigned int, cl_int_ *);
+static CLT_NOINLINE void * clCreateFromGLRenderbuffer_rec(clCreateFromGLRenderbuffer_t real, void * context, uint64_t flags, unsigned int renderbuffer, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clCreateFromGLRenderbuffer(void * context, uint64_t flags, unsigned int renderbuffer, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, unsigned int, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateFromGLRenderbuffer);
+    clCreateFromGLRenderbuffer_t real = (clCreateFromGLRenderbuffer_t)clt_real(CLT_FN_clCreateFromGLRenderbuffer);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, renderbuffer, errcode_ret);
+    return clCreateFromGLRenderbuffer_rec(real, context, flags, renderbuffer, errcode_ret);
+}
+
+static void * clCreateFromGLRenderbuffer_rec(clCreateFromGLRenderbuffer_t real, void * context, uint64_t flags, unsigned int renderbuffer, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, renderbuffer, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1083,11 +1425,20 @@ static void * CLT_CALL ext_clCreateFromGLRenderbuffer(void * context, uint64_t f
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateFromGLTexture_t)(void *, uint64_t, unsigned int, int, unsigned int, cl_int_ *);
+static CLT_NOINLINE void * clCreateFromGLTexture_rec(clCreateFromGLTexture_t real, void * context, uint64_t flags, unsigned int target, int miplevel, unsigned int texture, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clCreateFromGLTexture(void * context, uint64_t flags, unsigned int target, int miplevel, unsigned int texture, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, unsigned int, int, unsigned int, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateFromGLTexture);
+    clCreateFromGLTexture_t real = (clCreateFromGLTexture_t)clt_real(CLT_FN_clCreateFromGLTexture);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, target, miplevel, texture, errcode_ret);
+    return clCreateFromGLTexture_rec(real, context, flags, target, miplevel, texture, errcode_ret);
+}
+
+static void * clCreateFromGLTexture_rec(clCreateFromGLTexture_t real, void * context, uint64_t flags, unsigned int target, int miplevel, unsigned int texture, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, target, miplevel, texture, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1111,11 +1462,20 @@ static void * CLT_CALL ext_clCreateFromGLTexture(void * context, uint64_t flags,
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateFromGLTexture2D_t)(void *, uint64_t, unsigned int, int, unsigned int, cl_int_ *);
+static CLT_NOINLINE void * clCreateFromGLTexture2D_rec(clCreateFromGLTexture2D_t real, void * context, uint64_t flags, unsigned int target, int miplevel, unsigned int texture, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clCreateFromGLTexture2D(void * context, uint64_t flags, unsigned int target, int miplevel, unsigned int texture, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, unsigned int, int, unsigned int, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateFromGLTexture2D);
+    clCreateFromGLTexture2D_t real = (clCreateFromGLTexture2D_t)clt_real(CLT_FN_clCreateFromGLTexture2D);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, target, miplevel, texture, errcode_ret);
+    return clCreateFromGLTexture2D_rec(real, context, flags, target, miplevel, texture, errcode_ret);
+}
+
+static void * clCreateFromGLTexture2D_rec(clCreateFromGLTexture2D_t real, void * context, uint64_t flags, unsigned int target, int miplevel, unsigned int texture, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, target, miplevel, texture, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1139,11 +1499,20 @@ static void * CLT_CALL ext_clCreateFromGLTexture2D(void * context, uint64_t flag
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateFromGLTexture3D_t)(void *, uint64_t, unsigned int, int, unsigned int, cl_int_ *);
+static CLT_NOINLINE void * clCreateFromGLTexture3D_rec(clCreateFromGLTexture3D_t real, void * context, uint64_t flags, unsigned int target, int miplevel, unsigned int texture, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clCreateFromGLTexture3D(void * context, uint64_t flags, unsigned int target, int miplevel, unsigned int texture, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, unsigned int, int, unsigned int, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateFromGLTexture3D);
+    clCreateFromGLTexture3D_t real = (clCreateFromGLTexture3D_t)clt_real(CLT_FN_clCreateFromGLTexture3D);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, target, miplevel, texture, errcode_ret);
+    return clCreateFromGLTexture3D_rec(real, context, flags, target, miplevel, texture, errcode_ret);
+}
+
+static void * clCreateFromGLTexture3D_rec(clCreateFromGLTexture3D_t real, void * context, uint64_t flags, unsigned int target, int miplevel, unsigned int texture, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, target, miplevel, texture, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1167,11 +1536,20 @@ static void * CLT_CALL ext_clCreateFromGLTexture3D(void * context, uint64_t flag
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateFromVA_APIMediaSurfaceINTEL_t)(void *, uint64_t, void *, uint32_t, cl_int_ *);
+static CLT_NOINLINE void * clCreateFromVA_APIMediaSurfaceINTEL_rec(clCreateFromVA_APIMediaSurfaceINTEL_t real, void * context, uint64_t flags, void * surface, uint32_t plane, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clCreateFromVA_APIMediaSurfaceINTEL(void * context, uint64_t flags, void * surface, uint32_t plane, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, void *, uint32_t, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateFromVA_APIMediaSurfaceINTEL);
+    clCreateFromVA_APIMediaSurfaceINTEL_t real = (clCreateFromVA_APIMediaSurfaceINTEL_t)clt_real(CLT_FN_clCreateFromVA_APIMediaSurfaceINTEL);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, surface, plane, errcode_ret);
+    return clCreateFromVA_APIMediaSurfaceINTEL_rec(real, context, flags, surface, plane, errcode_ret);
+}
+
+static void * clCreateFromVA_APIMediaSurfaceINTEL_rec(clCreateFromVA_APIMediaSurfaceINTEL_t real, void * context, uint64_t flags, void * surface, uint32_t plane, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, surface, plane, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1194,11 +1572,20 @@ static void * CLT_CALL ext_clCreateFromVA_APIMediaSurfaceINTEL(void * context, u
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateImage_t)(void *, uint64_t, void *, void *, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateImage_rec(clCreateImage_t real, void * context, uint64_t flags, void * image_format, void * image_desc, void * host_ptr, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clCreateImage(void * context, uint64_t flags, void * image_format, void * image_desc, void * host_ptr, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, void *, void *, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateImage);
+    clCreateImage_t real = (clCreateImage_t)clt_real(CLT_FN_clCreateImage);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, image_format, image_desc, host_ptr, errcode_ret);
+    return clCreateImage_rec(real, context, flags, image_format, image_desc, host_ptr, errcode_ret);
+}
+
+static void * clCreateImage_rec(clCreateImage_t real, void * context, uint64_t flags, void * image_format, void * image_desc, void * host_ptr, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_format, image_desc, host_ptr, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1222,11 +1609,20 @@ CLT_EXPORT void * CLT_CALL clCreateImage(void * context, uint64_t flags, void * 
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateImage2D_t)(void *, uint64_t, void *, size_t, size_t, size_t, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateImage2D_rec(clCreateImage2D_t real, void * context, uint64_t flags, void * image_format, size_t image_width, size_t image_height, size_t image_row_pitch, void * host_ptr, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clCreateImage2D(void * context, uint64_t flags, void * image_format, size_t image_width, size_t image_height, size_t image_row_pitch, void * host_ptr, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, void *, size_t, size_t, size_t, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateImage2D);
+    clCreateImage2D_t real = (clCreateImage2D_t)clt_real(CLT_FN_clCreateImage2D);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
+    return clCreateImage2D_rec(real, context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
+}
+
+static void * clCreateImage2D_rec(clCreateImage2D_t real, void * context, uint64_t flags, void * image_format, size_t image_width, size_t image_height, size_t image_row_pitch, void * host_ptr, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1252,11 +1648,20 @@ CLT_EXPORT void * CLT_CALL clCreateImage2D(void * context, uint64_t flags, void 
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateImage3D_t)(void *, uint64_t, void *, size_t, size_t, size_t, size_t, size_t, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateImage3D_rec(clCreateImage3D_t real, void * context, uint64_t flags, void * image_format, size_t image_width, size_t image_height, size_t image_depth, size_t image_row_pitch, size_t image_slice_pitch, void * host_ptr, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clCreateImage3D(void * context, uint64_t flags, void * image_format, size_t image_width, size_t image_height, size_t image_depth, size_t image_row_pitch, size_t image_slice_pitch, void * host_ptr, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, void *, size_t, size_t, size_t, size_t, size_t, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateImage3D);
+    clCreateImage3D_t real = (clCreateImage3D_t)clt_real(CLT_FN_clCreateImage3D);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
+    return clCreateImage3D_rec(real, context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
+}
+
+static void * clCreateImage3D_rec(clCreateImage3D_t real, void * context, uint64_t flags, void * image_format, size_t image_width, size_t image_height, size_t image_depth, size_t image_row_pitch, size_t image_slice_pitch, void * host_ptr, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1284,11 +1689,20 @@ CLT_EXPORT void * CLT_CALL clCreateImage3D(void * context, uint64_t flags, void 
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateImageWithProperties_t)(void *, void *, uint64_t, void *, void *, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateImageWithProperties_rec(clCreateImageWithProperties_t real, void * context, void * properties, uint64_t flags, void * image_format, void * image_desc, void * host_ptr, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clCreateImageWithProperties(void * context, void * properties, uint64_t flags, void * image_format, void * image_desc, void * host_ptr, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, void *, uint64_t, void *, void *, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateImageWithProperties);
+    clCreateImageWithProperties_t real = (clCreateImageWithProperties_t)clt_real(CLT_FN_clCreateImageWithProperties);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
+    return clCreateImageWithProperties_rec(real, context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
+}
+
+static void * clCreateImageWithProperties_rec(clCreateImageWithProperties_t real, void * context, void * properties, uint64_t flags, void * image_format, void * image_desc, void * host_ptr, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1313,11 +1727,20 @@ CLT_EXPORT void * CLT_CALL clCreateImageWithProperties(void * context, void * pr
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateKernel_t)(void *, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateKernel_rec(clCreateKernel_t real, void * program, void * kernel_name, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clCreateKernel(void * program, void * kernel_name, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateKernel);
+    clCreateKernel_t real = (clCreateKernel_t)clt_real(CLT_FN_clCreateKernel);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(program, kernel_name, errcode_ret);
+    return clCreateKernel_rec(real, program, kernel_name, errcode_ret);
+}
+
+static void * clCreateKernel_rec(clCreateKernel_t real, void * program, void * kernel_name, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(program, kernel_name, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1338,11 +1761,20 @@ CLT_EXPORT void * CLT_CALL clCreateKernel(void * program, void * kernel_name, cl
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clCreateKernelsInProgram_t)(void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clCreateKernelsInProgram_rec(clCreateKernelsInProgram_t real, void * program, uint32_t num_kernels, void * kernels, void * num_kernels_ret);
+
 CLT_EXPORT int32_t CLT_CALL clCreateKernelsInProgram(void * program, uint32_t num_kernels, void * kernels, void * num_kernels_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateKernelsInProgram);
+    clCreateKernelsInProgram_t real = (clCreateKernelsInProgram_t)clt_real(CLT_FN_clCreateKernelsInProgram);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(program, num_kernels, kernels, num_kernels_ret);
+    return clCreateKernelsInProgram_rec(real, program, num_kernels, kernels, num_kernels_ret);
+}
+
+static int32_t clCreateKernelsInProgram_rec(clCreateKernelsInProgram_t real, void * program, uint32_t num_kernels, void * kernels, void * num_kernels_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(program, num_kernels, kernels, num_kernels_ret);
     uint64_t t0 = clt_now();
@@ -1363,11 +1795,20 @@ CLT_EXPORT int32_t CLT_CALL clCreateKernelsInProgram(void * program, uint32_t nu
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreatePipe_t)(void *, uint64_t, uint32_t, uint32_t, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreatePipe_rec(clCreatePipe_t real, void * context, uint64_t flags, uint32_t pipe_packet_size, uint32_t pipe_max_packets, void * properties, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clCreatePipe(void * context, uint64_t flags, uint32_t pipe_packet_size, uint32_t pipe_max_packets, void * properties, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, uint32_t, uint32_t, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreatePipe);
+    clCreatePipe_t real = (clCreatePipe_t)clt_real(CLT_FN_clCreatePipe);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
+    return clCreatePipe_rec(real, context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
+}
+
+static void * clCreatePipe_rec(clCreatePipe_t real, void * context, uint64_t flags, uint32_t pipe_packet_size, uint32_t pipe_max_packets, void * properties, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1391,11 +1832,20 @@ CLT_EXPORT void * CLT_CALL clCreatePipe(void * context, uint64_t flags, uint32_t
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateProgramWithBinary_t)(void *, uint32_t, void *, void *, void *, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateProgramWithBinary_rec(clCreateProgramWithBinary_t real, void * context, uint32_t num_devices, void * device_list, void * lengths, void * binaries, void * binary_status, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clCreateProgramWithBinary(void * context, uint32_t num_devices, void * device_list, void * lengths, void * binaries, void * binary_status, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint32_t, void *, void *, void *, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateProgramWithBinary);
+    clCreateProgramWithBinary_t real = (clCreateProgramWithBinary_t)clt_real(CLT_FN_clCreateProgramWithBinary);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
+    return clCreateProgramWithBinary_rec(real, context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
+}
+
+static void * clCreateProgramWithBinary_rec(clCreateProgramWithBinary_t real, void * context, uint32_t num_devices, void * device_list, void * lengths, void * binaries, void * binary_status, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1420,11 +1870,20 @@ CLT_EXPORT void * CLT_CALL clCreateProgramWithBinary(void * context, uint32_t nu
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateProgramWithBuiltInKernels_t)(void *, uint32_t, void *, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateProgramWithBuiltInKernels_rec(clCreateProgramWithBuiltInKernels_t real, void * context, uint32_t num_devices, void * device_list, void * kernel_names, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clCreateProgramWithBuiltInKernels(void * context, uint32_t num_devices, void * device_list, void * kernel_names, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint32_t, void *, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateProgramWithBuiltInKernels);
+    clCreateProgramWithBuiltInKernels_t real = (clCreateProgramWithBuiltInKernels_t)clt_real(CLT_FN_clCreateProgramWithBuiltInKernels);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, num_devices, device_list, kernel_names, errcode_ret);
+    return clCreateProgramWithBuiltInKernels_rec(real, context, num_devices, device_list, kernel_names, errcode_ret);
+}
+
+static void * clCreateProgramWithBuiltInKernels_rec(clCreateProgramWithBuiltInKernels_t real, void * context, uint32_t num_devices, void * device_list, void * kernel_names, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, num_devices, device_list, kernel_names, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1447,11 +1906,20 @@ CLT_EXPORT void * CLT_CALL clCreateProgramWithBuiltInKernels(void * context, uin
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateProgramWithIL_t)(void *, void *, size_t, cl_int_ *);
+static CLT_NOINLINE void * clCreateProgramWithIL_rec(clCreateProgramWithIL_t real, void * context, void * il, size_t length, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clCreateProgramWithIL(void * context, void * il, size_t length, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, void *, size_t, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateProgramWithIL);
+    clCreateProgramWithIL_t real = (clCreateProgramWithIL_t)clt_real(CLT_FN_clCreateProgramWithIL);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, il, length, errcode_ret);
+    return clCreateProgramWithIL_rec(real, context, il, length, errcode_ret);
+}
+
+static void * clCreateProgramWithIL_rec(clCreateProgramWithIL_t real, void * context, void * il, size_t length, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, il, length, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1473,11 +1941,20 @@ CLT_EXPORT void * CLT_CALL clCreateProgramWithIL(void * context, void * il, size
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateProgramWithILKHR_t)(void *, void *, size_t, cl_int_ *);
+static CLT_NOINLINE void * clCreateProgramWithILKHR_rec(clCreateProgramWithILKHR_t real, void * context, void * il, size_t length, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clCreateProgramWithILKHR(void * context, void * il, size_t length, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, void *, size_t, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateProgramWithILKHR);
+    clCreateProgramWithILKHR_t real = (clCreateProgramWithILKHR_t)clt_real(CLT_FN_clCreateProgramWithILKHR);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, il, length, errcode_ret);
+    return clCreateProgramWithILKHR_rec(real, context, il, length, errcode_ret);
+}
+
+static void * clCreateProgramWithILKHR_rec(clCreateProgramWithILKHR_t real, void * context, void * il, size_t length, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, il, length, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1499,11 +1976,20 @@ static void * CLT_CALL ext_clCreateProgramWithILKHR(void * context, void * il, s
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateProgramWithSource_t)(void *, uint32_t, void *, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateProgramWithSource_rec(clCreateProgramWithSource_t real, void * context, uint32_t count, void * strings, void * lengths, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clCreateProgramWithSource(void * context, uint32_t count, void * strings, void * lengths, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint32_t, void *, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateProgramWithSource);
+    clCreateProgramWithSource_t real = (clCreateProgramWithSource_t)clt_real(CLT_FN_clCreateProgramWithSource);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, count, strings, lengths, errcode_ret);
+    return clCreateProgramWithSource_rec(real, context, count, strings, lengths, errcode_ret);
+}
+
+static void * clCreateProgramWithSource_rec(clCreateProgramWithSource_t real, void * context, uint32_t count, void * strings, void * lengths, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, count, strings, lengths, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1526,11 +2012,20 @@ CLT_EXPORT void * CLT_CALL clCreateProgramWithSource(void * context, uint32_t co
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateSampler_t)(void *, uint32_t, uint32_t, uint32_t, cl_int_ *);
+static CLT_NOINLINE void * clCreateSampler_rec(clCreateSampler_t real, void * context, uint32_t normalized_coords, uint32_t addressing_mode, uint32_t filter_mode, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clCreateSampler(void * context, uint32_t normalized_coords, uint32_t addressing_mode, uint32_t filter_mode, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint32_t, uint32_t, uint32_t, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateSampler);
+    clCreateSampler_t real = (clCreateSampler_t)clt_real(CLT_FN_clCreateSampler);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
+    return clCreateSampler_rec(real, context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
+}
+
+static void * clCreateSampler_rec(clCreateSampler_t real, void * context, uint32_t normalized_coords, uint32_t addressing_mode, uint32_t filter_mode, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1553,11 +2048,20 @@ CLT_EXPORT void * CLT_CALL clCreateSampler(void * context, uint32_t normalized_c
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateSamplerWithProperties_t)(void *, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateSamplerWithProperties_rec(clCreateSamplerWithProperties_t real, void * context, void * sampler_properties, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clCreateSamplerWithProperties(void * context, void * sampler_properties, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateSamplerWithProperties);
+    clCreateSamplerWithProperties_t real = (clCreateSamplerWithProperties_t)clt_real(CLT_FN_clCreateSamplerWithProperties);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, sampler_properties, errcode_ret);
+    return clCreateSamplerWithProperties_rec(real, context, sampler_properties, errcode_ret);
+}
+
+static void * clCreateSamplerWithProperties_rec(clCreateSamplerWithProperties_t real, void * context, void * sampler_properties, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, sampler_properties, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1578,11 +2082,20 @@ CLT_EXPORT void * CLT_CALL clCreateSamplerWithProperties(void * context, void * 
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateSemaphoreWithPropertiesKHR_t)(void *, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateSemaphoreWithPropertiesKHR_rec(clCreateSemaphoreWithPropertiesKHR_t real, void * context, void * sema_props, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clCreateSemaphoreWithPropertiesKHR(void * context, void * sema_props, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateSemaphoreWithPropertiesKHR);
+    clCreateSemaphoreWithPropertiesKHR_t real = (clCreateSemaphoreWithPropertiesKHR_t)clt_real(CLT_FN_clCreateSemaphoreWithPropertiesKHR);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, sema_props, errcode_ret);
+    return clCreateSemaphoreWithPropertiesKHR_rec(real, context, sema_props, errcode_ret);
+}
+
+static void * clCreateSemaphoreWithPropertiesKHR_rec(clCreateSemaphoreWithPropertiesKHR_t real, void * context, void * sema_props, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, sema_props, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1603,11 +2116,20 @@ static void * CLT_CALL ext_clCreateSemaphoreWithPropertiesKHR(void * context, vo
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateSubBuffer_t)(void *, uint64_t, uint32_t, void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateSubBuffer_rec(clCreateSubBuffer_t real, void * buffer, uint64_t flags, uint32_t buffer_create_type, void * buffer_create_info, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clCreateSubBuffer(void * buffer, uint64_t flags, uint32_t buffer_create_type, void * buffer_create_info, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, uint32_t, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateSubBuffer);
+    clCreateSubBuffer_t real = (clCreateSubBuffer_t)clt_real(CLT_FN_clCreateSubBuffer);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
+    return clCreateSubBuffer_rec(real, buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
+}
+
+static void * clCreateSubBuffer_rec(clCreateSubBuffer_t real, void * buffer, uint64_t flags, uint32_t buffer_create_type, void * buffer_create_info, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1630,11 +2152,20 @@ CLT_EXPORT void * CLT_CALL clCreateSubBuffer(void * buffer, uint64_t flags, uint
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clCreateSubDevices_t)(void *, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clCreateSubDevices_rec(clCreateSubDevices_t real, void * in_device, void * properties, uint32_t num_devices, void * out_devices, void * num_devices_ret);
+
 CLT_EXPORT int32_t CLT_CALL clCreateSubDevices(void * in_device, void * properties, uint32_t num_devices, void * out_devices, void * num_devices_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateSubDevices);
+    clCreateSubDevices_t real = (clCreateSubDevices_t)clt_real(CLT_FN_clCreateSubDevices);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(in_device, properties, num_devices, out_devices, num_devices_ret);
+    return clCreateSubDevices_rec(real, in_device, properties, num_devices, out_devices, num_devices_ret);
+}
+
+static int32_t clCreateSubDevices_rec(clCreateSubDevices_t real, void * in_device, void * properties, uint32_t num_devices, void * out_devices, void * num_devices_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(in_device, properties, num_devices, out_devices, num_devices_ret);
     uint64_t t0 = clt_now();
@@ -1656,11 +2187,20 @@ CLT_EXPORT int32_t CLT_CALL clCreateSubDevices(void * in_device, void * properti
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clCreateSubDevicesEXT_t)(void *, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clCreateSubDevicesEXT_rec(clCreateSubDevicesEXT_t real, void * in_device, void * properties, uint32_t num_entries, void * out_devices, void * num_devices);
+
 static int32_t CLT_CALL ext_clCreateSubDevicesEXT(void * in_device, void * properties, uint32_t num_entries, void * out_devices, void * num_devices)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateSubDevicesEXT);
+    clCreateSubDevicesEXT_t real = (clCreateSubDevicesEXT_t)clt_real(CLT_FN_clCreateSubDevicesEXT);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(in_device, properties, num_entries, out_devices, num_devices);
+    return clCreateSubDevicesEXT_rec(real, in_device, properties, num_entries, out_devices, num_devices);
+}
+
+static int32_t clCreateSubDevicesEXT_rec(clCreateSubDevicesEXT_t real, void * in_device, void * properties, uint32_t num_entries, void * out_devices, void * num_devices)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(in_device, properties, num_entries, out_devices, num_devices);
     uint64_t t0 = clt_now();
@@ -1682,11 +2222,20 @@ static int32_t CLT_CALL ext_clCreateSubDevicesEXT(void * in_device, void * prope
     return ret;
 }
 
+typedef void * (CLT_CALL *clCreateUserEvent_t)(void *, cl_int_ *);
+static CLT_NOINLINE void * clCreateUserEvent_rec(clCreateUserEvent_t real, void * context, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clCreateUserEvent(void * context, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clCreateUserEvent);
+    clCreateUserEvent_t real = (clCreateUserEvent_t)clt_real(CLT_FN_clCreateUserEvent);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, errcode_ret);
+    return clCreateUserEvent_rec(real, context, errcode_ret);
+}
+
+static void * clCreateUserEvent_rec(clCreateUserEvent_t real, void * context, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1706,11 +2255,20 @@ CLT_EXPORT void * CLT_CALL clCreateUserEvent(void * context, cl_int_ * errcode_r
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clDeinitLayer_t)(void);
+static CLT_NOINLINE int32_t clDeinitLayer_rec(clDeinitLayer_t real);
+
 static int32_t CLT_CALL ext_clDeinitLayer(void)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void);
-    fn_t real = (fn_t)clt_real(CLT_FN_clDeinitLayer);
+    clDeinitLayer_t real = (clDeinitLayer_t)clt_real(CLT_FN_clDeinitLayer);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real();
+    return clDeinitLayer_rec(real);
+}
+
+static int32_t clDeinitLayer_rec(clDeinitLayer_t real)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real();
     uint64_t t0 = clt_now();
@@ -1727,11 +2285,20 @@ static int32_t CLT_CALL ext_clDeinitLayer(void)
     return ret;
 }
 
+typedef void * (CLT_CALL *clDeviceMemAllocINTEL_t)(void *, void *, void *, size_t, uint32_t, cl_int_ *);
+static CLT_NOINLINE void * clDeviceMemAllocINTEL_rec(clDeviceMemAllocINTEL_t real, void * context, void * device, void * properties, size_t size, uint32_t alignment, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clDeviceMemAllocINTEL(void * context, void * device, void * properties, size_t size, uint32_t alignment, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, void *, void *, size_t, uint32_t, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clDeviceMemAllocINTEL);
+    clDeviceMemAllocINTEL_t real = (clDeviceMemAllocINTEL_t)clt_real(CLT_FN_clDeviceMemAllocINTEL);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, device, properties, size, alignment, errcode_ret);
+    return clDeviceMemAllocINTEL_rec(real, context, device, properties, size, alignment, errcode_ret);
+}
+
+static void * clDeviceMemAllocINTEL_rec(clDeviceMemAllocINTEL_t real, void * context, void * device, void * properties, size_t size, uint32_t alignment, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, device, properties, size, alignment, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -1755,11 +2322,20 @@ static void * CLT_CALL ext_clDeviceMemAllocINTEL(void * context, void * device, 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueAcquireD3D10ObjectsKHR_t)(void *, uint32_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueAcquireD3D10ObjectsKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueAcquireD3D10ObjectsKHR);
+    clEnqueueAcquireD3D10ObjectsKHR_t real = (clEnqueueAcquireD3D10ObjectsKHR_t)clt_real(CLT_FN_clEnqueueAcquireD3D10ObjectsKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueAcquireD3D10ObjectsKHR_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -1782,11 +2358,20 @@ static int32_t CLT_CALL ext_clEnqueueAcquireD3D10ObjectsKHR(void * command_queue
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueAcquireD3D11ObjectsKHR_t)(void *, uint32_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueAcquireD3D11ObjectsKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueAcquireD3D11ObjectsKHR);
+    clEnqueueAcquireD3D11ObjectsKHR_t real = (clEnqueueAcquireD3D11ObjectsKHR_t)clt_real(CLT_FN_clEnqueueAcquireD3D11ObjectsKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueAcquireD3D11ObjectsKHR_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -1809,11 +2394,20 @@ static int32_t CLT_CALL ext_clEnqueueAcquireD3D11ObjectsKHR(void * command_queue
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueAcquireDX9MediaSurfacesKHR_t)(void *, uint32_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaSurfacesKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueAcquireDX9MediaSurfacesKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR);
+    clEnqueueAcquireDX9MediaSurfacesKHR_t real = (clEnqueueAcquireDX9MediaSurfacesKHR_t)clt_real(CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueAcquireDX9MediaSurfacesKHR_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaSurfacesKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -1836,11 +2430,20 @@ static int32_t CLT_CALL ext_clEnqueueAcquireDX9MediaSurfacesKHR(void * command_q
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueAcquireDX9ObjectsINTEL_t)(void *, uint32_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINTEL_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueAcquireDX9ObjectsINTEL(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueAcquireDX9ObjectsINTEL);
+    clEnqueueAcquireDX9ObjectsINTEL_t real = (clEnqueueAcquireDX9ObjectsINTEL_t)clt_real(CLT_FN_clEnqueueAcquireDX9ObjectsINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueAcquireDX9ObjectsINTEL_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINTEL_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -1863,11 +2466,20 @@ static int32_t CLT_CALL ext_clEnqueueAcquireDX9ObjectsINTEL(void * command_queue
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueAcquireEGLObjectsKHR_t)(void *, uint32_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueAcquireEGLObjectsKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueAcquireEGLObjectsKHR);
+    clEnqueueAcquireEGLObjectsKHR_t real = (clEnqueueAcquireEGLObjectsKHR_t)clt_real(CLT_FN_clEnqueueAcquireEGLObjectsKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueAcquireEGLObjectsKHR_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -1890,11 +2502,20 @@ static int32_t CLT_CALL ext_clEnqueueAcquireEGLObjectsKHR(void * command_queue, 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueAcquireExternalMemObjectsKHR_t)(void *, uint32_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExternalMemObjectsKHR_t real, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueAcquireExternalMemObjectsKHR(void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueAcquireExternalMemObjectsKHR);
+    clEnqueueAcquireExternalMemObjectsKHR_t real = (clEnqueueAcquireExternalMemObjectsKHR_t)clt_real(CLT_FN_clEnqueueAcquireExternalMemObjectsKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueAcquireExternalMemObjectsKHR_rec(real, command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExternalMemObjectsKHR_t real, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -1917,11 +2538,20 @@ static int32_t CLT_CALL ext_clEnqueueAcquireExternalMemObjectsKHR(void * command
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueAcquireGLObjects_t)(void *, uint32_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueAcquireGLObjects(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueAcquireGLObjects);
+    clEnqueueAcquireGLObjects_t real = (clEnqueueAcquireGLObjects_t)clt_real(CLT_FN_clEnqueueAcquireGLObjects);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueAcquireGLObjects_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -1944,11 +2574,20 @@ static int32_t CLT_CALL ext_clEnqueueAcquireGLObjects(void * command_queue, uint
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueAcquireGrallocObjectsIMG_t)(void *, uint32_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObjectsIMG_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueAcquireGrallocObjectsIMG(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueAcquireGrallocObjectsIMG);
+    clEnqueueAcquireGrallocObjectsIMG_t real = (clEnqueueAcquireGrallocObjectsIMG_t)clt_real(CLT_FN_clEnqueueAcquireGrallocObjectsIMG);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueAcquireGrallocObjectsIMG_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObjectsIMG_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -1971,11 +2610,20 @@ static int32_t CLT_CALL ext_clEnqueueAcquireGrallocObjectsIMG(void * command_que
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueAcquireVA_APIMediaSurfacesINTEL_t)(void *, uint32_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_APIMediaSurfacesINTEL_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueAcquireVA_APIMediaSurfacesINTEL(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL);
+    clEnqueueAcquireVA_APIMediaSurfacesINTEL_t real = (clEnqueueAcquireVA_APIMediaSurfacesINTEL_t)clt_real(CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_APIMediaSurfacesINTEL_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -1998,11 +2646,20 @@ static int32_t CLT_CALL ext_clEnqueueAcquireVA_APIMediaSurfacesINTEL(void * comm
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueBarrier_t)(void *);
+static CLT_NOINLINE int32_t clEnqueueBarrier_rec(clEnqueueBarrier_t real, void * command_queue);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueBarrier(void * command_queue)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueBarrier);
+    clEnqueueBarrier_t real = (clEnqueueBarrier_t)clt_real(CLT_FN_clEnqueueBarrier);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue);
+    return clEnqueueBarrier_rec(real, command_queue);
+}
+
+static int32_t clEnqueueBarrier_rec(clEnqueueBarrier_t real, void * command_queue)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue);
     uint64_t t0 = clt_now();
@@ -2020,11 +2677,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueBarrier(void * command_queue)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueBarrierWithWaitList_t)(void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t real, void * command_queue, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueBarrierWithWaitList(void * command_queue, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueBarrierWithWaitList);
+    clEnqueueBarrierWithWaitList_t real = (clEnqueueBarrierWithWaitList_t)clt_real(CLT_FN_clEnqueueBarrierWithWaitList);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueBarrierWithWaitList_rec(real, command_queue, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t real, void * command_queue, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2045,11 +2711,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueBarrierWithWaitList(void * command_queue, u
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueCommandBufferKHR_t)(uint32_t, void *, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, uint32_t num_queues, void * queues, void * command_buffer, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueCommandBufferKHR(uint32_t num_queues, void * queues, void * command_buffer, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(uint32_t, void *, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueCommandBufferKHR);
+    clEnqueueCommandBufferKHR_t real = (clEnqueueCommandBufferKHR_t)clt_real(CLT_FN_clEnqueueCommandBufferKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(num_queues, queues, command_buffer, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueCommandBufferKHR_rec(real, num_queues, queues, command_buffer, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, uint32_t num_queues, void * queues, void * command_buffer, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(num_queues, queues, command_buffer, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2072,11 +2747,20 @@ static int32_t CLT_CALL ext_clEnqueueCommandBufferKHR(uint32_t num_queues, void 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueCopyBuffer_t)(void *, void *, void *, size_t, size_t, size_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void * command_queue, void * src_buffer, void * dst_buffer, size_t src_offset, size_t dst_offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBuffer(void * command_queue, void * src_buffer, void * dst_buffer, size_t src_offset, size_t dst_offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, size_t, size_t, size_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueCopyBuffer);
+    clEnqueueCopyBuffer_t real = (clEnqueueCopyBuffer_t)clt_real(CLT_FN_clEnqueueCopyBuffer);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueCopyBuffer_rec(real, command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void * command_queue, void * src_buffer, void * dst_buffer, size_t src_offset, size_t dst_offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2102,11 +2786,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBuffer(void * command_queue, void * src
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueCopyBufferRect_t)(void *, void *, void *, void *, void *, void *, size_t, size_t, size_t, size_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void * command_queue, void * src_buffer, void * dst_buffer, void * src_origin, void * dst_origin, void * region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBufferRect(void * command_queue, void * src_buffer, void * dst_buffer, void * src_origin, void * dst_origin, void * region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, void *, void *, void *, size_t, size_t, size_t, size_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueCopyBufferRect);
+    clEnqueueCopyBufferRect_t real = (clEnqueueCopyBufferRect_t)clt_real(CLT_FN_clEnqueueCopyBufferRect);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueCopyBufferRect_rec(real, command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void * command_queue, void * src_buffer, void * dst_buffer, void * src_origin, void * dst_origin, void * region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2136,11 +2829,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBufferRect(void * command_queue, void *
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueCopyBufferToImage_t)(void *, void *, void *, size_t, void *, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real, void * command_queue, void * src_buffer, void * dst_image, size_t src_offset, void * dst_origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBufferToImage(void * command_queue, void * src_buffer, void * dst_image, size_t src_offset, void * dst_origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, size_t, void *, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueCopyBufferToImage);
+    clEnqueueCopyBufferToImage_t real = (clEnqueueCopyBufferToImage_t)clt_real(CLT_FN_clEnqueueCopyBufferToImage);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueCopyBufferToImage_rec(real, command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real, void * command_queue, void * src_buffer, void * dst_image, size_t src_offset, void * dst_origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2166,11 +2868,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBufferToImage(void * command_queue, voi
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueCopyImage_t)(void *, void *, void *, void *, void *, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void * command_queue, void * src_image, void * dst_image, void * src_origin, void * dst_origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueCopyImage(void * command_queue, void * src_image, void * dst_image, void * src_origin, void * dst_origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, void *, void *, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueCopyImage);
+    clEnqueueCopyImage_t real = (clEnqueueCopyImage_t)clt_real(CLT_FN_clEnqueueCopyImage);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueCopyImage_rec(real, command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void * command_queue, void * src_image, void * dst_image, void * src_origin, void * dst_origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2196,11 +2907,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyImage(void * command_queue, void * src_
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueCopyImageToBuffer_t)(void *, void *, void *, void *, void *, size_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real, void * command_queue, void * src_image, void * dst_buffer, void * src_origin, void * region, size_t dst_offset, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueCopyImageToBuffer(void * command_queue, void * src_image, void * dst_buffer, void * src_origin, void * region, size_t dst_offset, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, void *, void *, size_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueCopyImageToBuffer);
+    clEnqueueCopyImageToBuffer_t real = (clEnqueueCopyImageToBuffer_t)clt_real(CLT_FN_clEnqueueCopyImageToBuffer);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueCopyImageToBuffer_rec(real, command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real, void * command_queue, void * src_image, void * dst_buffer, void * src_origin, void * region, size_t dst_offset, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2226,11 +2946,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyImageToBuffer(void * command_queue, voi
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueFillBuffer_t)(void *, void *, void *, size_t, size_t, size_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void * command_queue, void * buffer, void * pattern, size_t pattern_size, size_t offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueFillBuffer(void * command_queue, void * buffer, void * pattern, size_t pattern_size, size_t offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, size_t, size_t, size_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueFillBuffer);
+    clEnqueueFillBuffer_t real = (clEnqueueFillBuffer_t)clt_real(CLT_FN_clEnqueueFillBuffer);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueFillBuffer_rec(real, command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void * command_queue, void * buffer, void * pattern, size_t pattern_size, size_t offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2256,11 +2985,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueFillBuffer(void * command_queue, void * buf
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueFillImage_t)(void *, void *, void *, void *, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void * command_queue, void * image, void * fill_color, void * origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueFillImage(void * command_queue, void * image, void * fill_color, void * origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, void *, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueFillImage);
+    clEnqueueFillImage_t real = (clEnqueueFillImage_t)clt_real(CLT_FN_clEnqueueFillImage);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueFillImage_rec(real, command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void * command_queue, void * image, void * fill_color, void * origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2285,11 +3023,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueFillImage(void * command_queue, void * imag
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueGenerateMipmapIMG_t)(void *, void *, void *, uint32_t, void *, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real, void * command_queue, void * src_image, void * dst_image, uint32_t mipmap_filter_mode, void * array_region, void * mip_region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueGenerateMipmapIMG(void * command_queue, void * src_image, void * dst_image, uint32_t mipmap_filter_mode, void * array_region, void * mip_region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, uint32_t, void *, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueGenerateMipmapIMG);
+    clEnqueueGenerateMipmapIMG_t real = (clEnqueueGenerateMipmapIMG_t)clt_real(CLT_FN_clEnqueueGenerateMipmapIMG);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueGenerateMipmapIMG_rec(real, command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real, void * command_queue, void * src_image, void * dst_image, uint32_t mipmap_filter_mode, void * array_region, void * mip_region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2315,11 +3062,20 @@ static int32_t CLT_CALL ext_clEnqueueGenerateMipmapIMG(void * command_queue, voi
     return ret;
 }
 
+typedef void * (CLT_CALL *clEnqueueMapBuffer_t)(void *, void *, uint32_t, uint64_t, size_t, size_t, uint32_t, void *, void *, cl_int_ *);
+static CLT_NOINLINE void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void * command_queue, void * buffer, uint32_t blocking_map, uint64_t map_flags, size_t offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clEnqueueMapBuffer(void * command_queue, void * buffer, uint32_t blocking_map, uint64_t map_flags, size_t offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, void *, uint32_t, uint64_t, size_t, size_t, uint32_t, void *, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueMapBuffer);
+    clEnqueueMapBuffer_t real = (clEnqueueMapBuffer_t)clt_real(CLT_FN_clEnqueueMapBuffer);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+    return clEnqueueMapBuffer_rec(real, command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+}
+
+static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void * command_queue, void * buffer, uint32_t blocking_map, uint64_t map_flags, size_t offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -2347,11 +3103,20 @@ CLT_EXPORT void * CLT_CALL clEnqueueMapBuffer(void * command_queue, void * buffe
     return ret;
 }
 
+typedef void * (CLT_CALL *clEnqueueMapImage_t)(void *, void *, uint32_t, uint64_t, void *, void *, void *, void *, uint32_t, void *, void *, cl_int_ *);
+static CLT_NOINLINE void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void * command_queue, void * image, uint32_t blocking_map, uint64_t map_flags, void * origin, void * region, void * image_row_pitch, void * image_slice_pitch, uint32_t num_events_in_wait_list, void * event_wait_list, void * event, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clEnqueueMapImage(void * command_queue, void * image, uint32_t blocking_map, uint64_t map_flags, void * origin, void * region, void * image_row_pitch, void * image_slice_pitch, uint32_t num_events_in_wait_list, void * event_wait_list, void * event, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, void *, uint32_t, uint64_t, void *, void *, void *, void *, uint32_t, void *, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueMapImage);
+    clEnqueueMapImage_t real = (clEnqueueMapImage_t)clt_real(CLT_FN_clEnqueueMapImage);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+    return clEnqueueMapImage_rec(real, command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+}
+
+static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void * command_queue, void * image, uint32_t blocking_map, uint64_t map_flags, void * origin, void * region, void * image_row_pitch, void * image_slice_pitch, uint32_t num_events_in_wait_list, void * event_wait_list, void * event, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -2381,11 +3146,20 @@ CLT_EXPORT void * CLT_CALL clEnqueueMapImage(void * command_queue, void * image,
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueMarker_t)(void *, void *);
+static CLT_NOINLINE int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void * command_queue, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueMarker(void * command_queue, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueMarker);
+    clEnqueueMarker_t real = (clEnqueueMarker_t)clt_real(CLT_FN_clEnqueueMarker);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, event);
+    return clEnqueueMarker_rec(real, command_queue, event);
+}
+
+static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void * command_queue, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, event);
     uint64_t t0 = clt_now();
@@ -2404,11 +3178,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueMarker(void * command_queue, void * event)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueMarkerWithWaitList_t)(void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t real, void * command_queue, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueMarkerWithWaitList(void * command_queue, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueMarkerWithWaitList);
+    clEnqueueMarkerWithWaitList_t real = (clEnqueueMarkerWithWaitList_t)clt_real(CLT_FN_clEnqueueMarkerWithWaitList);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueMarkerWithWaitList_rec(real, command_queue, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t real, void * command_queue, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2429,11 +3212,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueMarkerWithWaitList(void * command_queue, ui
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueMemAdviseINTEL_t)(void *, void *, size_t, uint32_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void * command_queue, void * ptr, size_t size, uint32_t advice, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueMemAdviseINTEL(void * command_queue, void * ptr, size_t size, uint32_t advice, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, size_t, uint32_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueMemAdviseINTEL);
+    clEnqueueMemAdviseINTEL_t real = (clEnqueueMemAdviseINTEL_t)clt_real(CLT_FN_clEnqueueMemAdviseINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueMemAdviseINTEL_rec(real, command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void * command_queue, void * ptr, size_t size, uint32_t advice, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2457,11 +3249,20 @@ static int32_t CLT_CALL ext_clEnqueueMemAdviseINTEL(void * command_queue, void *
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueMemFillINTEL_t)(void *, void *, void *, size_t, size_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void * command_queue, void * dst_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueMemFillINTEL(void * command_queue, void * dst_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, size_t, size_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueMemFillINTEL);
+    clEnqueueMemFillINTEL_t real = (clEnqueueMemFillINTEL_t)clt_real(CLT_FN_clEnqueueMemFillINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueMemFillINTEL_rec(real, command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void * command_queue, void * dst_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2486,11 +3287,20 @@ static int32_t CLT_CALL ext_clEnqueueMemFillINTEL(void * command_queue, void * d
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueMemcpyINTEL_t)(void *, uint32_t, void *, void *, size_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void * command_queue, uint32_t blocking, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueMemcpyINTEL(void * command_queue, uint32_t blocking, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, void *, size_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueMemcpyINTEL);
+    clEnqueueMemcpyINTEL_t real = (clEnqueueMemcpyINTEL_t)clt_real(CLT_FN_clEnqueueMemcpyINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueMemcpyINTEL_rec(real, command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void * command_queue, uint32_t blocking, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2515,11 +3325,20 @@ static int32_t CLT_CALL ext_clEnqueueMemcpyINTEL(void * command_queue, uint32_t 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueMemsetINTEL_t)(void *, void *, int32_t, size_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void * command_queue, void * dst_ptr, int32_t value, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueMemsetINTEL(void * command_queue, void * dst_ptr, int32_t value, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, int32_t, size_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueMemsetINTEL);
+    clEnqueueMemsetINTEL_t real = (clEnqueueMemsetINTEL_t)clt_real(CLT_FN_clEnqueueMemsetINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueMemsetINTEL_rec(real, command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void * command_queue, void * dst_ptr, int32_t value, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2543,11 +3362,20 @@ static int32_t CLT_CALL ext_clEnqueueMemsetINTEL(void * command_queue, void * ds
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueMigrateMemINTEL_t)(void *, void *, size_t, uint64_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, void * command_queue, void * ptr, size_t size, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueMigrateMemINTEL(void * command_queue, void * ptr, size_t size, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, size_t, uint64_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueMigrateMemINTEL);
+    clEnqueueMigrateMemINTEL_t real = (clEnqueueMigrateMemINTEL_t)clt_real(CLT_FN_clEnqueueMigrateMemINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueMigrateMemINTEL_rec(real, command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, void * command_queue, void * ptr, size_t size, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2571,11 +3399,20 @@ static int32_t CLT_CALL ext_clEnqueueMigrateMemINTEL(void * command_queue, void 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueMigrateMemObjectEXT_t)(void *, uint32_t, void *, uint64_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t real, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueMigrateMemObjectEXT(void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint64_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueMigrateMemObjectEXT);
+    clEnqueueMigrateMemObjectEXT_t real = (clEnqueueMigrateMemObjectEXT_t)clt_real(CLT_FN_clEnqueueMigrateMemObjectEXT);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueMigrateMemObjectEXT_rec(real, command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t real, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2599,11 +3436,20 @@ static int32_t CLT_CALL ext_clEnqueueMigrateMemObjectEXT(void * command_queue, u
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueMigrateMemObjects_t)(void *, uint32_t, void *, uint64_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueMigrateMemObjects(void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint64_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueMigrateMemObjects);
+    clEnqueueMigrateMemObjects_t real = (clEnqueueMigrateMemObjects_t)clt_real(CLT_FN_clEnqueueMigrateMemObjects);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueMigrateMemObjects_rec(real, command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2627,11 +3473,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueMigrateMemObjects(void * command_queue, uin
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueNDRangeKernel_t)(void *, void *, uint32_t, void *, void *, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * local_work_size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueNDRangeKernel(void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * local_work_size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, uint32_t, void *, void *, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueNDRangeKernel);
+    clEnqueueNDRangeKernel_t real = (clEnqueueNDRangeKernel_t)clt_real(CLT_FN_clEnqueueNDRangeKernel);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueNDRangeKernel_rec(real, command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * local_work_size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2657,11 +3512,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueNDRangeKernel(void * command_queue, void * 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueNativeKernel_t)(void *, void *, void *, size_t, uint32_t, void *, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void * command_queue, void * user_func, void * args, size_t cb_args, uint32_t num_mem_objects, void * mem_list, void * args_mem_loc, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueNativeKernel(void * command_queue, void * user_func, void * args, size_t cb_args, uint32_t num_mem_objects, void * mem_list, void * args_mem_loc, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, size_t, uint32_t, void *, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueNativeKernel);
+    clEnqueueNativeKernel_t real = (clEnqueueNativeKernel_t)clt_real(CLT_FN_clEnqueueNativeKernel);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueNativeKernel_rec(real, command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void * command_queue, void * user_func, void * args, size_t cb_args, uint32_t num_mem_objects, void * mem_list, void * args_mem_loc, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2688,11 +3552,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueNativeKernel(void * command_queue, void * u
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueReadBuffer_t)(void *, void *, uint32_t, size_t, size_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void * command_queue, void * buffer, uint32_t blocking_read, size_t offset, size_t size, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueReadBuffer(void * command_queue, void * buffer, uint32_t blocking_read, size_t offset, size_t size, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, uint32_t, size_t, size_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueReadBuffer);
+    clEnqueueReadBuffer_t real = (clEnqueueReadBuffer_t)clt_real(CLT_FN_clEnqueueReadBuffer);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReadBuffer_rec(real, command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void * command_queue, void * buffer, uint32_t blocking_read, size_t offset, size_t size, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2718,11 +3591,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueReadBuffer(void * command_queue, void * buf
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueReadBufferRect_t)(void *, void *, uint32_t, void *, void *, void *, size_t, size_t, size_t, size_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void * command_queue, void * buffer, uint32_t blocking_read, void * buffer_origin, void * host_origin, void * region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueReadBufferRect(void * command_queue, void * buffer, uint32_t blocking_read, void * buffer_origin, void * host_origin, void * region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, uint32_t, void *, void *, void *, size_t, size_t, size_t, size_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueReadBufferRect);
+    clEnqueueReadBufferRect_t real = (clEnqueueReadBufferRect_t)clt_real(CLT_FN_clEnqueueReadBufferRect);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReadBufferRect_rec(real, command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void * command_queue, void * buffer, uint32_t blocking_read, void * buffer_origin, void * host_origin, void * region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2753,11 +3635,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueReadBufferRect(void * command_queue, void *
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueReadHostPipeINTEL_t)(void *, void *, void *, uint32_t, void *, size_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real, void * command_queue, void * program, void * pipe_symbol, uint32_t blocking_read, void * ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueReadHostPipeINTEL(void * command_queue, void * program, void * pipe_symbol, uint32_t blocking_read, void * ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, uint32_t, void *, size_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueReadHostPipeINTEL);
+    clEnqueueReadHostPipeINTEL_t real = (clEnqueueReadHostPipeINTEL_t)clt_real(CLT_FN_clEnqueueReadHostPipeINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReadHostPipeINTEL_rec(real, command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real, void * command_queue, void * program, void * pipe_symbol, uint32_t blocking_read, void * ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2783,11 +3674,20 @@ static int32_t CLT_CALL ext_clEnqueueReadHostPipeINTEL(void * command_queue, voi
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueReadImage_t)(void *, void *, uint32_t, void *, void *, size_t, size_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void * command_queue, void * image, uint32_t blocking_read, void * origin, void * region, size_t row_pitch, size_t slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueReadImage(void * command_queue, void * image, uint32_t blocking_read, void * origin, void * region, size_t row_pitch, size_t slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, uint32_t, void *, void *, size_t, size_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueReadImage);
+    clEnqueueReadImage_t real = (clEnqueueReadImage_t)clt_real(CLT_FN_clEnqueueReadImage);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReadImage_rec(real, command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void * command_queue, void * image, uint32_t blocking_read, void * origin, void * region, size_t row_pitch, size_t slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2815,11 +3715,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueReadImage(void * command_queue, void * imag
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueReleaseD3D10ObjectsKHR_t)(void *, uint32_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueReleaseD3D10ObjectsKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueReleaseD3D10ObjectsKHR);
+    clEnqueueReleaseD3D10ObjectsKHR_t real = (clEnqueueReleaseD3D10ObjectsKHR_t)clt_real(CLT_FN_clEnqueueReleaseD3D10ObjectsKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReleaseD3D10ObjectsKHR_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2842,11 +3751,20 @@ static int32_t CLT_CALL ext_clEnqueueReleaseD3D10ObjectsKHR(void * command_queue
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueReleaseD3D11ObjectsKHR_t)(void *, uint32_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueReleaseD3D11ObjectsKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueReleaseD3D11ObjectsKHR);
+    clEnqueueReleaseD3D11ObjectsKHR_t real = (clEnqueueReleaseD3D11ObjectsKHR_t)clt_real(CLT_FN_clEnqueueReleaseD3D11ObjectsKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReleaseD3D11ObjectsKHR_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2869,11 +3787,20 @@ static int32_t CLT_CALL ext_clEnqueueReleaseD3D11ObjectsKHR(void * command_queue
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueReleaseDX9MediaSurfacesKHR_t)(void *, uint32_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaSurfacesKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueReleaseDX9MediaSurfacesKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR);
+    clEnqueueReleaseDX9MediaSurfacesKHR_t real = (clEnqueueReleaseDX9MediaSurfacesKHR_t)clt_real(CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReleaseDX9MediaSurfacesKHR_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaSurfacesKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2896,11 +3823,20 @@ static int32_t CLT_CALL ext_clEnqueueReleaseDX9MediaSurfacesKHR(void * command_q
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueReleaseDX9ObjectsINTEL_t)(void *, uint32_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINTEL_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueReleaseDX9ObjectsINTEL(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueReleaseDX9ObjectsINTEL);
+    clEnqueueReleaseDX9ObjectsINTEL_t real = (clEnqueueReleaseDX9ObjectsINTEL_t)clt_real(CLT_FN_clEnqueueReleaseDX9ObjectsINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReleaseDX9ObjectsINTEL_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINTEL_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2923,11 +3859,20 @@ static int32_t CLT_CALL ext_clEnqueueReleaseDX9ObjectsINTEL(void * command_queue
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueReleaseEGLObjectsKHR_t)(void *, uint32_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueReleaseEGLObjectsKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueReleaseEGLObjectsKHR);
+    clEnqueueReleaseEGLObjectsKHR_t real = (clEnqueueReleaseEGLObjectsKHR_t)clt_real(CLT_FN_clEnqueueReleaseEGLObjectsKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReleaseEGLObjectsKHR_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2950,11 +3895,20 @@ static int32_t CLT_CALL ext_clEnqueueReleaseEGLObjectsKHR(void * command_queue, 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueReleaseExternalMemObjectsKHR_t)(void *, uint32_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExternalMemObjectsKHR_t real, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueReleaseExternalMemObjectsKHR(void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueReleaseExternalMemObjectsKHR);
+    clEnqueueReleaseExternalMemObjectsKHR_t real = (clEnqueueReleaseExternalMemObjectsKHR_t)clt_real(CLT_FN_clEnqueueReleaseExternalMemObjectsKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReleaseExternalMemObjectsKHR_rec(real, command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExternalMemObjectsKHR_t real, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -2977,11 +3931,20 @@ static int32_t CLT_CALL ext_clEnqueueReleaseExternalMemObjectsKHR(void * command
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueReleaseGLObjects_t)(void *, uint32_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueReleaseGLObjects(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueReleaseGLObjects);
+    clEnqueueReleaseGLObjects_t real = (clEnqueueReleaseGLObjects_t)clt_real(CLT_FN_clEnqueueReleaseGLObjects);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReleaseGLObjects_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -3004,11 +3967,20 @@ static int32_t CLT_CALL ext_clEnqueueReleaseGLObjects(void * command_queue, uint
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueReleaseGrallocObjectsIMG_t)(void *, uint32_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObjectsIMG_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueReleaseGrallocObjectsIMG(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueReleaseGrallocObjectsIMG);
+    clEnqueueReleaseGrallocObjectsIMG_t real = (clEnqueueReleaseGrallocObjectsIMG_t)clt_real(CLT_FN_clEnqueueReleaseGrallocObjectsIMG);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReleaseGrallocObjectsIMG_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObjectsIMG_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -3031,11 +4003,20 @@ static int32_t CLT_CALL ext_clEnqueueReleaseGrallocObjectsIMG(void * command_que
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueReleaseVA_APIMediaSurfacesINTEL_t)(void *, uint32_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_APIMediaSurfacesINTEL_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueReleaseVA_APIMediaSurfacesINTEL(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL);
+    clEnqueueReleaseVA_APIMediaSurfacesINTEL_t real = (clEnqueueReleaseVA_APIMediaSurfacesINTEL_t)clt_real(CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_APIMediaSurfacesINTEL_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -3058,11 +4039,20 @@ static int32_t CLT_CALL ext_clEnqueueReleaseVA_APIMediaSurfacesINTEL(void * comm
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueSVMFree_t)(void *, uint32_t, void *, void *, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * pfn_free_func, void * user_data, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueSVMFree(void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * pfn_free_func, void * user_data, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, void *, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueSVMFree);
+    clEnqueueSVMFree_t real = (clEnqueueSVMFree_t)clt_real(CLT_FN_clEnqueueSVMFree);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSVMFree_rec(real, command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * pfn_free_func, void * user_data, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -3087,11 +4077,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMFree(void * command_queue, uint32_t num_
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueSVMFreeARM_t)(void *, uint32_t, void *, void *, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * pfn_free_func, void * user_data, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueSVMFreeARM(void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * pfn_free_func, void * user_data, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, void *, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueSVMFreeARM);
+    clEnqueueSVMFreeARM_t real = (clEnqueueSVMFreeARM_t)clt_real(CLT_FN_clEnqueueSVMFreeARM);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSVMFreeARM_rec(real, command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * pfn_free_func, void * user_data, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -3116,11 +4115,20 @@ static int32_t CLT_CALL ext_clEnqueueSVMFreeARM(void * command_queue, uint32_t n
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueSVMMap_t)(void *, uint32_t, uint64_t, void *, size_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void * command_queue, uint32_t blocking_map, uint64_t flags, void * svm_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMap(void * command_queue, uint32_t blocking_map, uint64_t flags, void * svm_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, uint64_t, void *, size_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueSVMMap);
+    clEnqueueSVMMap_t real = (clEnqueueSVMMap_t)clt_real(CLT_FN_clEnqueueSVMMap);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSVMMap_rec(real, command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void * command_queue, uint32_t blocking_map, uint64_t flags, void * svm_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -3145,11 +4153,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMap(void * command_queue, uint32_t block
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueSVMMapARM_t)(void *, uint32_t, uint64_t, void *, size_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void * command_queue, uint32_t blocking_map, uint64_t flags, void * svm_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueSVMMapARM(void * command_queue, uint32_t blocking_map, uint64_t flags, void * svm_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, uint64_t, void *, size_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueSVMMapARM);
+    clEnqueueSVMMapARM_t real = (clEnqueueSVMMapARM_t)clt_real(CLT_FN_clEnqueueSVMMapARM);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSVMMapARM_rec(real, command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void * command_queue, uint32_t blocking_map, uint64_t flags, void * svm_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -3174,11 +4191,20 @@ static int32_t CLT_CALL ext_clEnqueueSVMMapARM(void * command_queue, uint32_t bl
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueSVMMemFill_t)(void *, void *, void *, size_t, size_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void * command_queue, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMemFill(void * command_queue, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, size_t, size_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueSVMMemFill);
+    clEnqueueSVMMemFill_t real = (clEnqueueSVMMemFill_t)clt_real(CLT_FN_clEnqueueSVMMemFill);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSVMMemFill_rec(real, command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void * command_queue, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -3203,11 +4229,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMemFill(void * command_queue, void * svm
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueSVMMemFillARM_t)(void *, void *, void *, size_t, size_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void * command_queue, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueSVMMemFillARM(void * command_queue, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, size_t, size_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueSVMMemFillARM);
+    clEnqueueSVMMemFillARM_t real = (clEnqueueSVMMemFillARM_t)clt_real(CLT_FN_clEnqueueSVMMemFillARM);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSVMMemFillARM_rec(real, command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void * command_queue, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -3232,11 +4267,20 @@ static int32_t CLT_CALL ext_clEnqueueSVMMemFillARM(void * command_queue, void * 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueSVMMemcpy_t)(void *, uint32_t, void *, void *, size_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void * command_queue, uint32_t blocking_copy, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMemcpy(void * command_queue, uint32_t blocking_copy, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, void *, size_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueSVMMemcpy);
+    clEnqueueSVMMemcpy_t real = (clEnqueueSVMMemcpy_t)clt_real(CLT_FN_clEnqueueSVMMemcpy);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSVMMemcpy_rec(real, command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void * command_queue, uint32_t blocking_copy, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -3261,11 +4305,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMemcpy(void * command_queue, uint32_t bl
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueSVMMemcpyARM_t)(void *, uint32_t, void *, void *, size_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void * command_queue, uint32_t blocking_copy, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueSVMMemcpyARM(void * command_queue, uint32_t blocking_copy, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, void *, size_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueSVMMemcpyARM);
+    clEnqueueSVMMemcpyARM_t real = (clEnqueueSVMMemcpyARM_t)clt_real(CLT_FN_clEnqueueSVMMemcpyARM);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSVMMemcpyARM_rec(real, command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void * command_queue, uint32_t blocking_copy, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -3290,11 +4343,20 @@ static int32_t CLT_CALL ext_clEnqueueSVMMemcpyARM(void * command_queue, uint32_t
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueSVMMigrateMem_t)(void *, uint32_t, void *, void *, uint64_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * sizes, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMigrateMem(void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * sizes, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, void *, uint64_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueSVMMigrateMem);
+    clEnqueueSVMMigrateMem_t real = (clEnqueueSVMMigrateMem_t)clt_real(CLT_FN_clEnqueueSVMMigrateMem);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSVMMigrateMem_rec(real, command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * sizes, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -3319,11 +4381,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMigrateMem(void * command_queue, uint32_
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueSVMUnmap_t)(void *, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void * command_queue, void * svm_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueSVMUnmap(void * command_queue, void * svm_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueSVMUnmap);
+    clEnqueueSVMUnmap_t real = (clEnqueueSVMUnmap_t)clt_real(CLT_FN_clEnqueueSVMUnmap);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSVMUnmap_rec(real, command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void * command_queue, void * svm_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -3345,11 +4416,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMUnmap(void * command_queue, void * svm_p
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueSVMUnmapARM_t)(void *, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void * command_queue, void * svm_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueSVMUnmapARM(void * command_queue, void * svm_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueSVMUnmapARM);
+    clEnqueueSVMUnmapARM_t real = (clEnqueueSVMUnmapARM_t)clt_real(CLT_FN_clEnqueueSVMUnmapARM);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSVMUnmapARM_rec(real, command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void * command_queue, void * svm_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -3371,11 +4451,20 @@ static int32_t CLT_CALL ext_clEnqueueSVMUnmapARM(void * command_queue, void * sv
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueSignalSemaphoresKHR_t)(void *, uint32_t, void *, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t real, void * command_queue, uint32_t num_sema_objects, void * sema_objects, void * sema_payload_list, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueSignalSemaphoresKHR(void * command_queue, uint32_t num_sema_objects, void * sema_objects, void * sema_payload_list, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueSignalSemaphoresKHR);
+    clEnqueueSignalSemaphoresKHR_t real = (clEnqueueSignalSemaphoresKHR_t)clt_real(CLT_FN_clEnqueueSignalSemaphoresKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSignalSemaphoresKHR_rec(real, command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t real, void * command_queue, uint32_t num_sema_objects, void * sema_objects, void * sema_payload_list, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -3399,11 +4488,20 @@ static int32_t CLT_CALL ext_clEnqueueSignalSemaphoresKHR(void * command_queue, u
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueTask_t)(void *, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueTask_rec(clEnqueueTask_t real, void * command_queue, void * kernel, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueTask(void * command_queue, void * kernel, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueTask);
+    clEnqueueTask_t real = (clEnqueueTask_t)clt_real(CLT_FN_clEnqueueTask);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueTask_rec(real, command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void * command_queue, void * kernel, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -3425,11 +4523,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueTask(void * command_queue, void * kernel, u
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueUnmapMemObject_t)(void *, void *, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void * command_queue, void * memobj, void * mapped_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueUnmapMemObject(void * command_queue, void * memobj, void * mapped_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueUnmapMemObject);
+    clEnqueueUnmapMemObject_t real = (clEnqueueUnmapMemObject_t)clt_real(CLT_FN_clEnqueueUnmapMemObject);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueUnmapMemObject_rec(real, command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void * command_queue, void * memobj, void * mapped_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -3452,11 +4559,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueUnmapMemObject(void * command_queue, void *
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueWaitForEvents_t)(void *, uint32_t, void *);
+static CLT_NOINLINE int32_t clEnqueueWaitForEvents_rec(clEnqueueWaitForEvents_t real, void * command_queue, uint32_t num_events, void * event_list);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueWaitForEvents(void * command_queue, uint32_t num_events, void * event_list)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueWaitForEvents);
+    clEnqueueWaitForEvents_t real = (clEnqueueWaitForEvents_t)clt_real(CLT_FN_clEnqueueWaitForEvents);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_events, event_list);
+    return clEnqueueWaitForEvents_rec(real, command_queue, num_events, event_list);
+}
+
+static int32_t clEnqueueWaitForEvents_rec(clEnqueueWaitForEvents_t real, void * command_queue, uint32_t num_events, void * event_list)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_events, event_list);
     uint64_t t0 = clt_now();
@@ -3476,11 +4592,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueWaitForEvents(void * command_queue, uint32_
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueWaitSemaphoresKHR_t)(void *, uint32_t, void *, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real, void * command_queue, uint32_t num_sema_objects, void * sema_objects, void * sema_payload_list, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueWaitSemaphoresKHR(void * command_queue, uint32_t num_sema_objects, void * sema_objects, void * sema_payload_list, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueWaitSemaphoresKHR);
+    clEnqueueWaitSemaphoresKHR_t real = (clEnqueueWaitSemaphoresKHR_t)clt_real(CLT_FN_clEnqueueWaitSemaphoresKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueWaitSemaphoresKHR_rec(real, command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real, void * command_queue, uint32_t num_sema_objects, void * sema_objects, void * sema_payload_list, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -3504,11 +4629,20 @@ static int32_t CLT_CALL ext_clEnqueueWaitSemaphoresKHR(void * command_queue, uin
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueWriteBuffer_t)(void *, void *, uint32_t, size_t, size_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void * command_queue, void * buffer, uint32_t blocking_write, size_t offset, size_t size, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueWriteBuffer(void * command_queue, void * buffer, uint32_t blocking_write, size_t offset, size_t size, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, uint32_t, size_t, size_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueWriteBuffer);
+    clEnqueueWriteBuffer_t real = (clEnqueueWriteBuffer_t)clt_real(CLT_FN_clEnqueueWriteBuffer);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueWriteBuffer_rec(real, command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void * command_queue, void * buffer, uint32_t blocking_write, size_t offset, size_t size, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -3534,11 +4668,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueWriteBuffer(void * command_queue, void * bu
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueWriteBufferRect_t)(void *, void *, uint32_t, void *, void *, void *, size_t, size_t, size_t, size_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, void * command_queue, void * buffer, uint32_t blocking_write, void * buffer_origin, void * host_origin, void * region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueWriteBufferRect(void * command_queue, void * buffer, uint32_t blocking_write, void * buffer_origin, void * host_origin, void * region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, uint32_t, void *, void *, void *, size_t, size_t, size_t, size_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueWriteBufferRect);
+    clEnqueueWriteBufferRect_t real = (clEnqueueWriteBufferRect_t)clt_real(CLT_FN_clEnqueueWriteBufferRect);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueWriteBufferRect_rec(real, command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, void * command_queue, void * buffer, uint32_t blocking_write, void * buffer_origin, void * host_origin, void * region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -3569,11 +4712,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueWriteBufferRect(void * command_queue, void 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueWriteHostPipeINTEL_t)(void *, void *, void *, uint32_t, void *, size_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t real, void * command_queue, void * program, void * pipe_symbol, uint32_t blocking_write, void * ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 static int32_t CLT_CALL ext_clEnqueueWriteHostPipeINTEL(void * command_queue, void * program, void * pipe_symbol, uint32_t blocking_write, void * ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, uint32_t, void *, size_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueWriteHostPipeINTEL);
+    clEnqueueWriteHostPipeINTEL_t real = (clEnqueueWriteHostPipeINTEL_t)clt_real(CLT_FN_clEnqueueWriteHostPipeINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueWriteHostPipeINTEL_rec(real, command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t real, void * command_queue, void * program, void * pipe_symbol, uint32_t blocking_write, void * ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -3599,11 +4751,20 @@ static int32_t CLT_CALL ext_clEnqueueWriteHostPipeINTEL(void * command_queue, vo
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clEnqueueWriteImage_t)(void *, void *, uint32_t, void *, void *, size_t, size_t, void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void * command_queue, void * image, uint32_t blocking_write, void * origin, void * region, size_t input_row_pitch, size_t input_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clEnqueueWriteImage(void * command_queue, void * image, uint32_t blocking_write, void * origin, void * region, size_t input_row_pitch, size_t input_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, uint32_t, void *, void *, size_t, size_t, void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clEnqueueWriteImage);
+    clEnqueueWriteImage_t real = (clEnqueueWriteImage_t)clt_real(CLT_FN_clEnqueueWriteImage);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueWriteImage_rec(real, command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+}
+
+static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void * command_queue, void * image, uint32_t blocking_write, void * origin, void * region, size_t input_row_pitch, size_t input_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     uint64_t t0 = clt_now();
@@ -3631,11 +4792,20 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueWriteImage(void * command_queue, void * ima
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clFinalizeCommandBufferKHR_t)(void *);
+static CLT_NOINLINE int32_t clFinalizeCommandBufferKHR_rec(clFinalizeCommandBufferKHR_t real, void * command_buffer);
+
 static int32_t CLT_CALL ext_clFinalizeCommandBufferKHR(void * command_buffer)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clFinalizeCommandBufferKHR);
+    clFinalizeCommandBufferKHR_t real = (clFinalizeCommandBufferKHR_t)clt_real(CLT_FN_clFinalizeCommandBufferKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_buffer);
+    return clFinalizeCommandBufferKHR_rec(real, command_buffer);
+}
+
+static int32_t clFinalizeCommandBufferKHR_rec(clFinalizeCommandBufferKHR_t real, void * command_buffer)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer);
     uint64_t t0 = clt_now();
@@ -3653,11 +4823,20 @@ static int32_t CLT_CALL ext_clFinalizeCommandBufferKHR(void * command_buffer)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clFinish_t)(void *);
+static CLT_NOINLINE int32_t clFinish_rec(clFinish_t real, void * command_queue);
+
 CLT_EXPORT int32_t CLT_CALL clFinish(void * command_queue)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clFinish);
+    clFinish_t real = (clFinish_t)clt_real(CLT_FN_clFinish);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue);
+    return clFinish_rec(real, command_queue);
+}
+
+static int32_t clFinish_rec(clFinish_t real, void * command_queue)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue);
     uint64_t t0 = clt_now();
@@ -3675,11 +4854,20 @@ CLT_EXPORT int32_t CLT_CALL clFinish(void * command_queue)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clFlush_t)(void *);
+static CLT_NOINLINE int32_t clFlush_rec(clFlush_t real, void * command_queue);
+
 CLT_EXPORT int32_t CLT_CALL clFlush(void * command_queue)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clFlush);
+    clFlush_t real = (clFlush_t)clt_real(CLT_FN_clFlush);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue);
+    return clFlush_rec(real, command_queue);
+}
+
+static int32_t clFlush_rec(clFlush_t real, void * command_queue)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue);
     uint64_t t0 = clt_now();
@@ -3697,11 +4885,20 @@ CLT_EXPORT int32_t CLT_CALL clFlush(void * command_queue)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetAcceleratorInfoINTEL_t)(void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetAcceleratorInfoINTEL_rec(clGetAcceleratorInfoINTEL_t real, void * accelerator, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 static int32_t CLT_CALL ext_clGetAcceleratorInfoINTEL(void * accelerator, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetAcceleratorInfoINTEL);
+    clGetAcceleratorInfoINTEL_t real = (clGetAcceleratorInfoINTEL_t)clt_real(CLT_FN_clGetAcceleratorInfoINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(accelerator, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetAcceleratorInfoINTEL_rec(real, accelerator, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetAcceleratorInfoINTEL_rec(clGetAcceleratorInfoINTEL_t real, void * accelerator, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(accelerator, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -3723,11 +4920,20 @@ static int32_t CLT_CALL ext_clGetAcceleratorInfoINTEL(void * accelerator, uint32
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetCommandBufferInfoKHR_t)(void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetCommandBufferInfoKHR_rec(clGetCommandBufferInfoKHR_t real, void * command_buffer, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 static int32_t CLT_CALL ext_clGetCommandBufferInfoKHR(void * command_buffer, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetCommandBufferInfoKHR);
+    clGetCommandBufferInfoKHR_t real = (clGetCommandBufferInfoKHR_t)clt_real(CLT_FN_clGetCommandBufferInfoKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_buffer, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetCommandBufferInfoKHR_rec(real, command_buffer, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetCommandBufferInfoKHR_rec(clGetCommandBufferInfoKHR_t real, void * command_buffer, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -3749,11 +4955,20 @@ static int32_t CLT_CALL ext_clGetCommandBufferInfoKHR(void * command_buffer, uin
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetCommandQueueInfo_t)(void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetCommandQueueInfo_rec(clGetCommandQueueInfo_t real, void * command_queue, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 CLT_EXPORT int32_t CLT_CALL clGetCommandQueueInfo(void * command_queue, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetCommandQueueInfo);
+    clGetCommandQueueInfo_t real = (clGetCommandQueueInfo_t)clt_real(CLT_FN_clGetCommandQueueInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetCommandQueueInfo_rec(real, command_queue, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetCommandQueueInfo_rec(clGetCommandQueueInfo_t real, void * command_queue, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -3775,11 +4990,20 @@ CLT_EXPORT int32_t CLT_CALL clGetCommandQueueInfo(void * command_queue, uint32_t
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetContextInfo_t)(void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetContextInfo_rec(clGetContextInfo_t real, void * context, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 CLT_EXPORT int32_t CLT_CALL clGetContextInfo(void * context, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetContextInfo);
+    clGetContextInfo_t real = (clGetContextInfo_t)clt_real(CLT_FN_clGetContextInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetContextInfo_rec(real, context, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetContextInfo_rec(clGetContextInfo_t real, void * context, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -3801,11 +5025,20 @@ CLT_EXPORT int32_t CLT_CALL clGetContextInfo(void * context, uint32_t param_name
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetDeviceAndHostTimer_t)(void *, void *, void *);
+static CLT_NOINLINE int32_t clGetDeviceAndHostTimer_rec(clGetDeviceAndHostTimer_t real, void * device, void * device_timestamp, void * host_timestamp);
+
 CLT_EXPORT int32_t CLT_CALL clGetDeviceAndHostTimer(void * device, void * device_timestamp, void * host_timestamp)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetDeviceAndHostTimer);
+    clGetDeviceAndHostTimer_t real = (clGetDeviceAndHostTimer_t)clt_real(CLT_FN_clGetDeviceAndHostTimer);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(device, device_timestamp, host_timestamp);
+    return clGetDeviceAndHostTimer_rec(real, device, device_timestamp, host_timestamp);
+}
+
+static int32_t clGetDeviceAndHostTimer_rec(clGetDeviceAndHostTimer_t real, void * device, void * device_timestamp, void * host_timestamp)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(device, device_timestamp, host_timestamp);
     uint64_t t0 = clt_now();
@@ -3825,11 +5058,20 @@ CLT_EXPORT int32_t CLT_CALL clGetDeviceAndHostTimer(void * device, void * device
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetDeviceIDs_t)(void *, uint64_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clGetDeviceIDs_rec(clGetDeviceIDs_t real, void * platform, uint64_t device_type, uint32_t num_entries, void * devices, void * num_devices);
+
 CLT_EXPORT int32_t CLT_CALL clGetDeviceIDs(void * platform, uint64_t device_type, uint32_t num_entries, void * devices, void * num_devices)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint64_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetDeviceIDs);
+    clGetDeviceIDs_t real = (clGetDeviceIDs_t)clt_real(CLT_FN_clGetDeviceIDs);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(platform, device_type, num_entries, devices, num_devices);
+    return clGetDeviceIDs_rec(real, platform, device_type, num_entries, devices, num_devices);
+}
+
+static int32_t clGetDeviceIDs_rec(clGetDeviceIDs_t real, void * platform, uint64_t device_type, uint32_t num_entries, void * devices, void * num_devices)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, device_type, num_entries, devices, num_devices);
     uint64_t t0 = clt_now();
@@ -3851,11 +5093,20 @@ CLT_EXPORT int32_t CLT_CALL clGetDeviceIDs(void * platform, uint64_t device_type
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetDeviceIDsFromD3D10KHR_t)(void *, uint32_t, void *, uint32_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clGetDeviceIDsFromD3D10KHR_rec(clGetDeviceIDsFromD3D10KHR_t real, void * platform, uint32_t d3d_device_source, void * d3d_object, uint32_t d3d_device_set, uint32_t num_entries, void * devices, void * num_devices);
+
 static int32_t CLT_CALL ext_clGetDeviceIDsFromD3D10KHR(void * platform, uint32_t d3d_device_source, void * d3d_object, uint32_t d3d_device_set, uint32_t num_entries, void * devices, void * num_devices)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint32_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetDeviceIDsFromD3D10KHR);
+    clGetDeviceIDsFromD3D10KHR_t real = (clGetDeviceIDsFromD3D10KHR_t)clt_real(CLT_FN_clGetDeviceIDsFromD3D10KHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
+    return clGetDeviceIDsFromD3D10KHR_rec(real, platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
+}
+
+static int32_t clGetDeviceIDsFromD3D10KHR_rec(clGetDeviceIDsFromD3D10KHR_t real, void * platform, uint32_t d3d_device_source, void * d3d_object, uint32_t d3d_device_set, uint32_t num_entries, void * devices, void * num_devices)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
     uint64_t t0 = clt_now();
@@ -3879,11 +5130,20 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromD3D10KHR(void * platform, uint32_t
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetDeviceIDsFromD3D11KHR_t)(void *, uint32_t, void *, uint32_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clGetDeviceIDsFromD3D11KHR_rec(clGetDeviceIDsFromD3D11KHR_t real, void * platform, uint32_t d3d_device_source, void * d3d_object, uint32_t d3d_device_set, uint32_t num_entries, void * devices, void * num_devices);
+
 static int32_t CLT_CALL ext_clGetDeviceIDsFromD3D11KHR(void * platform, uint32_t d3d_device_source, void * d3d_object, uint32_t d3d_device_set, uint32_t num_entries, void * devices, void * num_devices)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint32_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetDeviceIDsFromD3D11KHR);
+    clGetDeviceIDsFromD3D11KHR_t real = (clGetDeviceIDsFromD3D11KHR_t)clt_real(CLT_FN_clGetDeviceIDsFromD3D11KHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
+    return clGetDeviceIDsFromD3D11KHR_rec(real, platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
+}
+
+static int32_t clGetDeviceIDsFromD3D11KHR_rec(clGetDeviceIDsFromD3D11KHR_t real, void * platform, uint32_t d3d_device_source, void * d3d_object, uint32_t d3d_device_set, uint32_t num_entries, void * devices, void * num_devices)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
     uint64_t t0 = clt_now();
@@ -3907,11 +5167,20 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromD3D11KHR(void * platform, uint32_t
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetDeviceIDsFromDX9INTEL_t)(void *, uint32_t, void *, uint32_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clGetDeviceIDsFromDX9INTEL_rec(clGetDeviceIDsFromDX9INTEL_t real, void * platform, uint32_t dx9_device_source, void * dx9_object, uint32_t dx9_device_set, uint32_t num_entries, void * devices, void * num_devices);
+
 static int32_t CLT_CALL ext_clGetDeviceIDsFromDX9INTEL(void * platform, uint32_t dx9_device_source, void * dx9_object, uint32_t dx9_device_set, uint32_t num_entries, void * devices, void * num_devices)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint32_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetDeviceIDsFromDX9INTEL);
+    clGetDeviceIDsFromDX9INTEL_t real = (clGetDeviceIDsFromDX9INTEL_t)clt_real(CLT_FN_clGetDeviceIDsFromDX9INTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(platform, dx9_device_source, dx9_object, dx9_device_set, num_entries, devices, num_devices);
+    return clGetDeviceIDsFromDX9INTEL_rec(real, platform, dx9_device_source, dx9_object, dx9_device_set, num_entries, devices, num_devices);
+}
+
+static int32_t clGetDeviceIDsFromDX9INTEL_rec(clGetDeviceIDsFromDX9INTEL_t real, void * platform, uint32_t dx9_device_source, void * dx9_object, uint32_t dx9_device_set, uint32_t num_entries, void * devices, void * num_devices)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, dx9_device_source, dx9_object, dx9_device_set, num_entries, devices, num_devices);
     uint64_t t0 = clt_now();
@@ -3935,11 +5204,20 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromDX9INTEL(void * platform, uint32_t
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetDeviceIDsFromDX9MediaAdapterKHR_t)(void *, uint32_t, void *, void *, uint32_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clGetDeviceIDsFromDX9MediaAdapterKHR_rec(clGetDeviceIDsFromDX9MediaAdapterKHR_t real, void * platform, uint32_t num_media_adapters, void * media_adapter_type, void * media_adapters, uint32_t media_adapter_set, uint32_t num_entries, void * devices, void * num_devices);
+
 static int32_t CLT_CALL ext_clGetDeviceIDsFromDX9MediaAdapterKHR(void * platform, uint32_t num_media_adapters, void * media_adapter_type, void * media_adapters, uint32_t media_adapter_set, uint32_t num_entries, void * devices, void * num_devices)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, void *, uint32_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR);
+    clGetDeviceIDsFromDX9MediaAdapterKHR_t real = (clGetDeviceIDsFromDX9MediaAdapterKHR_t)clt_real(CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(platform, num_media_adapters, media_adapter_type, media_adapters, media_adapter_set, num_entries, devices, num_devices);
+    return clGetDeviceIDsFromDX9MediaAdapterKHR_rec(real, platform, num_media_adapters, media_adapter_type, media_adapters, media_adapter_set, num_entries, devices, num_devices);
+}
+
+static int32_t clGetDeviceIDsFromDX9MediaAdapterKHR_rec(clGetDeviceIDsFromDX9MediaAdapterKHR_t real, void * platform, uint32_t num_media_adapters, void * media_adapter_type, void * media_adapters, uint32_t media_adapter_set, uint32_t num_entries, void * devices, void * num_devices)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, num_media_adapters, media_adapter_type, media_adapters, media_adapter_set, num_entries, devices, num_devices);
     uint64_t t0 = clt_now();
@@ -3964,11 +5242,20 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromDX9MediaAdapterKHR(void * platform
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetDeviceIDsFromVA_APIMediaAdapterINTEL_t)(void *, uint32_t, void *, uint32_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clGetDeviceIDsFromVA_APIMediaAdapterINTEL_rec(clGetDeviceIDsFromVA_APIMediaAdapterINTEL_t real, void * platform, uint32_t media_adapter_type, void * media_adapter, uint32_t media_adapter_set, uint32_t num_entries, void * devices, void * num_devices);
+
 static int32_t CLT_CALL ext_clGetDeviceIDsFromVA_APIMediaAdapterINTEL(void * platform, uint32_t media_adapter_type, void * media_adapter, uint32_t media_adapter_set, uint32_t num_entries, void * devices, void * num_devices)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, uint32_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL);
+    clGetDeviceIDsFromVA_APIMediaAdapterINTEL_t real = (clGetDeviceIDsFromVA_APIMediaAdapterINTEL_t)clt_real(CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(platform, media_adapter_type, media_adapter, media_adapter_set, num_entries, devices, num_devices);
+    return clGetDeviceIDsFromVA_APIMediaAdapterINTEL_rec(real, platform, media_adapter_type, media_adapter, media_adapter_set, num_entries, devices, num_devices);
+}
+
+static int32_t clGetDeviceIDsFromVA_APIMediaAdapterINTEL_rec(clGetDeviceIDsFromVA_APIMediaAdapterINTEL_t real, void * platform, uint32_t media_adapter_type, void * media_adapter, uint32_t media_adapter_set, uint32_t num_entries, void * devices, void * num_devices)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, media_adapter_type, media_adapter, media_adapter_set, num_entries, devices, num_devices);
     uint64_t t0 = clt_now();
@@ -3992,11 +5279,20 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromVA_APIMediaAdapterINTEL(void * pla
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetDeviceImageInfoQCOM_t)(void *, size_t, size_t, void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetDeviceImageInfoQCOM_rec(clGetDeviceImageInfoQCOM_t real, void * device, size_t image_width, size_t image_height, void * image_format, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 static int32_t CLT_CALL ext_clGetDeviceImageInfoQCOM(void * device, size_t image_width, size_t image_height, void * image_format, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, size_t, size_t, void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetDeviceImageInfoQCOM);
+    clGetDeviceImageInfoQCOM_t real = (clGetDeviceImageInfoQCOM_t)clt_real(CLT_FN_clGetDeviceImageInfoQCOM);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(device, image_width, image_height, image_format, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetDeviceImageInfoQCOM_rec(real, device, image_width, image_height, image_format, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetDeviceImageInfoQCOM_rec(clGetDeviceImageInfoQCOM_t real, void * device, size_t image_width, size_t image_height, void * image_format, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(device, image_width, image_height, image_format, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4021,11 +5317,20 @@ static int32_t CLT_CALL ext_clGetDeviceImageInfoQCOM(void * device, size_t image
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetDeviceInfo_t)(void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetDeviceInfo_rec(clGetDeviceInfo_t real, void * device, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 CLT_EXPORT int32_t CLT_CALL clGetDeviceInfo(void * device, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetDeviceInfo);
+    clGetDeviceInfo_t real = (clGetDeviceInfo_t)clt_real(CLT_FN_clGetDeviceInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(device, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetDeviceInfo_rec(real, device, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetDeviceInfo_rec(clGetDeviceInfo_t real, void * device, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(device, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4047,11 +5352,20 @@ CLT_EXPORT int32_t CLT_CALL clGetDeviceInfo(void * device, uint32_t param_name, 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetEventInfo_t)(void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetEventInfo_rec(clGetEventInfo_t real, void * event, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 CLT_EXPORT int32_t CLT_CALL clGetEventInfo(void * event, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetEventInfo);
+    clGetEventInfo_t real = (clGetEventInfo_t)clt_real(CLT_FN_clGetEventInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(event, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetEventInfo_rec(real, event, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetEventInfo_rec(clGetEventInfo_t real, void * event, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(event, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4073,11 +5387,20 @@ CLT_EXPORT int32_t CLT_CALL clGetEventInfo(void * event, uint32_t param_name, si
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetEventProfilingInfo_t)(void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetEventProfilingInfo_rec(clGetEventProfilingInfo_t real, void * event, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 CLT_EXPORT int32_t CLT_CALL clGetEventProfilingInfo(void * event, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetEventProfilingInfo);
+    clGetEventProfilingInfo_t real = (clGetEventProfilingInfo_t)clt_real(CLT_FN_clGetEventProfilingInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(event, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetEventProfilingInfo_rec(real, event, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetEventProfilingInfo_rec(clGetEventProfilingInfo_t real, void * event, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(event, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4099,11 +5422,20 @@ CLT_EXPORT int32_t CLT_CALL clGetEventProfilingInfo(void * event, uint32_t param
     return ret;
 }
 
+typedef void * (CLT_CALL *clGetExtensionFunctionAddress_t)(void *);
+static CLT_NOINLINE void * clGetExtensionFunctionAddress_rec(clGetExtensionFunctionAddress_t real, void * func_name);
+
 CLT_EXPORT void * CLT_CALL clGetExtensionFunctionAddress(void * func_name)
 {
-    typedef void * (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetExtensionFunctionAddress);
+    clGetExtensionFunctionAddress_t real = (clGetExtensionFunctionAddress_t)clt_real(CLT_FN_clGetExtensionFunctionAddress);
     if (CLT_UNLIKELY(!real)) return NULL;
+    if (CLT_LIKELY(!clt_is_active()))
+        return clt_ext_wrap(func_name, real(func_name));
+    return clGetExtensionFunctionAddress_rec(real, func_name);
+}
+
+static void * clGetExtensionFunctionAddress_rec(clGetExtensionFunctionAddress_t real, void * func_name)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return clt_ext_wrap(func_name, real(func_name));
     uint64_t t0 = clt_now();
@@ -4122,11 +5454,20 @@ CLT_EXPORT void * CLT_CALL clGetExtensionFunctionAddress(void * func_name)
     return ret;
 }
 
+typedef void * (CLT_CALL *clGetExtensionFunctionAddressForPlatform_t)(void *, void *);
+static CLT_NOINLINE void * clGetExtensionFunctionAddressForPlatform_rec(clGetExtensionFunctionAddressForPlatform_t real, void * platform, void * func_name);
+
 CLT_EXPORT void * CLT_CALL clGetExtensionFunctionAddressForPlatform(void * platform, void * func_name)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetExtensionFunctionAddressForPlatform);
+    clGetExtensionFunctionAddressForPlatform_t real = (clGetExtensionFunctionAddressForPlatform_t)clt_real(CLT_FN_clGetExtensionFunctionAddressForPlatform);
     if (CLT_UNLIKELY(!real)) return NULL;
+    if (CLT_LIKELY(!clt_is_active()))
+        return clt_ext_wrap(func_name, real(platform, func_name));
+    return clGetExtensionFunctionAddressForPlatform_rec(real, platform, func_name);
+}
+
+static void * clGetExtensionFunctionAddressForPlatform_rec(clGetExtensionFunctionAddressForPlatform_t real, void * platform, void * func_name)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return clt_ext_wrap(func_name, real(platform, func_name));
     uint64_t t0 = clt_now();
@@ -4146,11 +5487,20 @@ CLT_EXPORT void * CLT_CALL clGetExtensionFunctionAddressForPlatform(void * platf
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetGLContextInfoKHR_t)(void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetGLContextInfoKHR_rec(clGetGLContextInfoKHR_t real, void * properties, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 static int32_t CLT_CALL ext_clGetGLContextInfoKHR(void * properties, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetGLContextInfoKHR);
+    clGetGLContextInfoKHR_t real = (clGetGLContextInfoKHR_t)clt_real(CLT_FN_clGetGLContextInfoKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(properties, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetGLContextInfoKHR_rec(real, properties, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetGLContextInfoKHR_rec(clGetGLContextInfoKHR_t real, void * properties, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(properties, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4172,11 +5522,20 @@ static int32_t CLT_CALL ext_clGetGLContextInfoKHR(void * properties, uint32_t pa
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetGLObjectInfo_t)(void *, void *, void *);
+static CLT_NOINLINE int32_t clGetGLObjectInfo_rec(clGetGLObjectInfo_t real, void * memobj, void * gl_object_type, void * gl_object_name);
+
 static int32_t CLT_CALL ext_clGetGLObjectInfo(void * memobj, void * gl_object_type, void * gl_object_name)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetGLObjectInfo);
+    clGetGLObjectInfo_t real = (clGetGLObjectInfo_t)clt_real(CLT_FN_clGetGLObjectInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(memobj, gl_object_type, gl_object_name);
+    return clGetGLObjectInfo_rec(real, memobj, gl_object_type, gl_object_name);
+}
+
+static int32_t clGetGLObjectInfo_rec(clGetGLObjectInfo_t real, void * memobj, void * gl_object_type, void * gl_object_name)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(memobj, gl_object_type, gl_object_name);
     uint64_t t0 = clt_now();
@@ -4196,11 +5555,20 @@ static int32_t CLT_CALL ext_clGetGLObjectInfo(void * memobj, void * gl_object_ty
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetGLTextureInfo_t)(void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetGLTextureInfo_rec(clGetGLTextureInfo_t real, void * memobj, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 static int32_t CLT_CALL ext_clGetGLTextureInfo(void * memobj, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetGLTextureInfo);
+    clGetGLTextureInfo_t real = (clGetGLTextureInfo_t)clt_real(CLT_FN_clGetGLTextureInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetGLTextureInfo_rec(real, memobj, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetGLTextureInfo_rec(clGetGLTextureInfo_t real, void * memobj, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4222,11 +5590,20 @@ static int32_t CLT_CALL ext_clGetGLTextureInfo(void * memobj, uint32_t param_nam
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetHostTimer_t)(void *, void *);
+static CLT_NOINLINE int32_t clGetHostTimer_rec(clGetHostTimer_t real, void * device, void * host_timestamp);
+
 CLT_EXPORT int32_t CLT_CALL clGetHostTimer(void * device, void * host_timestamp)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetHostTimer);
+    clGetHostTimer_t real = (clGetHostTimer_t)clt_real(CLT_FN_clGetHostTimer);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(device, host_timestamp);
+    return clGetHostTimer_rec(real, device, host_timestamp);
+}
+
+static int32_t clGetHostTimer_rec(clGetHostTimer_t real, void * device, void * host_timestamp)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(device, host_timestamp);
     uint64_t t0 = clt_now();
@@ -4245,11 +5622,20 @@ CLT_EXPORT int32_t CLT_CALL clGetHostTimer(void * device, void * host_timestamp)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetICDLoaderInfoOCLICD_t)(uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetICDLoaderInfoOCLICD_rec(clGetICDLoaderInfoOCLICD_t real, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 static int32_t CLT_CALL ext_clGetICDLoaderInfoOCLICD(uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetICDLoaderInfoOCLICD);
+    clGetICDLoaderInfoOCLICD_t real = (clGetICDLoaderInfoOCLICD_t)clt_real(CLT_FN_clGetICDLoaderInfoOCLICD);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetICDLoaderInfoOCLICD_rec(real, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetICDLoaderInfoOCLICD_rec(clGetICDLoaderInfoOCLICD_t real, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4270,11 +5656,20 @@ static int32_t CLT_CALL ext_clGetICDLoaderInfoOCLICD(uint32_t param_name, size_t
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetImageInfo_t)(void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetImageInfo_rec(clGetImageInfo_t real, void * image, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 CLT_EXPORT int32_t CLT_CALL clGetImageInfo(void * image, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetImageInfo);
+    clGetImageInfo_t real = (clGetImageInfo_t)clt_real(CLT_FN_clGetImageInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(image, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetImageInfo_rec(real, image, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetImageInfo_rec(clGetImageInfo_t real, void * image, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(image, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4296,11 +5691,20 @@ CLT_EXPORT int32_t CLT_CALL clGetImageInfo(void * image, uint32_t param_name, si
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetImageRequirementsInfoEXT_t)(void *, void *, uint64_t, void *, void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetImageRequirementsInfoEXT_rec(clGetImageRequirementsInfoEXT_t real, void * context, void * properties, uint64_t flags, void * image_format, void * image_desc, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 static int32_t CLT_CALL ext_clGetImageRequirementsInfoEXT(void * context, void * properties, uint64_t flags, void * image_format, void * image_desc, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, uint64_t, void *, void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetImageRequirementsInfoEXT);
+    clGetImageRequirementsInfoEXT_t real = (clGetImageRequirementsInfoEXT_t)clt_real(CLT_FN_clGetImageRequirementsInfoEXT);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, properties, flags, image_format, image_desc, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetImageRequirementsInfoEXT_rec(real, context, properties, flags, image_format, image_desc, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetImageRequirementsInfoEXT_rec(clGetImageRequirementsInfoEXT_t real, void * context, void * properties, uint64_t flags, void * image_format, void * image_desc, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, properties, flags, image_format, image_desc, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4326,11 +5730,20 @@ static int32_t CLT_CALL ext_clGetImageRequirementsInfoEXT(void * context, void *
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetKernelArgInfo_t)(void *, uint32_t, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetKernelArgInfo_rec(clGetKernelArgInfo_t real, void * kernel, uint32_t arg_index, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 CLT_EXPORT int32_t CLT_CALL clGetKernelArgInfo(void * kernel, uint32_t arg_index, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetKernelArgInfo);
+    clGetKernelArgInfo_t real = (clGetKernelArgInfo_t)clt_real(CLT_FN_clGetKernelArgInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(kernel, arg_index, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetKernelArgInfo_rec(real, kernel, arg_index, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetKernelArgInfo_rec(clGetKernelArgInfo_t real, void * kernel, uint32_t arg_index, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, arg_index, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4353,11 +5766,20 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelArgInfo(void * kernel, uint32_t arg_index
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetKernelInfo_t)(void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetKernelInfo_rec(clGetKernelInfo_t real, void * kernel, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 CLT_EXPORT int32_t CLT_CALL clGetKernelInfo(void * kernel, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetKernelInfo);
+    clGetKernelInfo_t real = (clGetKernelInfo_t)clt_real(CLT_FN_clGetKernelInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(kernel, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetKernelInfo_rec(real, kernel, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetKernelInfo_rec(clGetKernelInfo_t real, void * kernel, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4379,11 +5801,20 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelInfo(void * kernel, uint32_t param_name, 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetKernelSubGroupInfo_t)(void *, void *, uint32_t, size_t, void *, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetKernelSubGroupInfo_rec(clGetKernelSubGroupInfo_t real, void * kernel, void * device, uint32_t param_name, size_t input_value_size, void * input_value, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 CLT_EXPORT int32_t CLT_CALL clGetKernelSubGroupInfo(void * kernel, void * device, uint32_t param_name, size_t input_value_size, void * input_value, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, uint32_t, size_t, void *, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetKernelSubGroupInfo);
+    clGetKernelSubGroupInfo_t real = (clGetKernelSubGroupInfo_t)clt_real(CLT_FN_clGetKernelSubGroupInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
+    return clGetKernelSubGroupInfo_rec(real, kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetKernelSubGroupInfo_rec(clGetKernelSubGroupInfo_t real, void * kernel, void * device, uint32_t param_name, size_t input_value_size, void * input_value, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4408,11 +5839,20 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelSubGroupInfo(void * kernel, void * device
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetKernelSubGroupInfoKHR_t)(void *, void *, uint32_t, size_t, void *, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetKernelSubGroupInfoKHR_rec(clGetKernelSubGroupInfoKHR_t real, void * in_kernel, void * in_device, uint32_t param_name, size_t input_value_size, void * input_value, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 static int32_t CLT_CALL ext_clGetKernelSubGroupInfoKHR(void * in_kernel, void * in_device, uint32_t param_name, size_t input_value_size, void * input_value, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, uint32_t, size_t, void *, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetKernelSubGroupInfoKHR);
+    clGetKernelSubGroupInfoKHR_t real = (clGetKernelSubGroupInfoKHR_t)clt_real(CLT_FN_clGetKernelSubGroupInfoKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(in_kernel, in_device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
+    return clGetKernelSubGroupInfoKHR_rec(real, in_kernel, in_device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetKernelSubGroupInfoKHR_rec(clGetKernelSubGroupInfoKHR_t real, void * in_kernel, void * in_device, uint32_t param_name, size_t input_value_size, void * input_value, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(in_kernel, in_device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4437,11 +5877,20 @@ static int32_t CLT_CALL ext_clGetKernelSubGroupInfoKHR(void * in_kernel, void * 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetKernelSuggestedLocalWorkSize_t)(void *, void *, uint32_t, void *, void *, void *);
+static CLT_NOINLINE int32_t clGetKernelSuggestedLocalWorkSize_rec(clGetKernelSuggestedLocalWorkSize_t real, void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * suggested_local_work_size);
+
 CLT_EXPORT int32_t CLT_CALL clGetKernelSuggestedLocalWorkSize(void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * suggested_local_work_size)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, uint32_t, void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetKernelSuggestedLocalWorkSize);
+    clGetKernelSuggestedLocalWorkSize_t real = (clGetKernelSuggestedLocalWorkSize_t)clt_real(CLT_FN_clGetKernelSuggestedLocalWorkSize);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
+    return clGetKernelSuggestedLocalWorkSize_rec(real, command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
+}
+
+static int32_t clGetKernelSuggestedLocalWorkSize_rec(clGetKernelSuggestedLocalWorkSize_t real, void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * suggested_local_work_size)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
     uint64_t t0 = clt_now();
@@ -4464,11 +5913,20 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelSuggestedLocalWorkSize(void * command_que
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetKernelSuggestedLocalWorkSizeKHR_t)(void *, void *, uint32_t, void *, void *, void *);
+static CLT_NOINLINE int32_t clGetKernelSuggestedLocalWorkSizeKHR_rec(clGetKernelSuggestedLocalWorkSizeKHR_t real, void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * suggested_local_work_size);
+
 static int32_t CLT_CALL ext_clGetKernelSuggestedLocalWorkSizeKHR(void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * suggested_local_work_size)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, uint32_t, void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetKernelSuggestedLocalWorkSizeKHR);
+    clGetKernelSuggestedLocalWorkSizeKHR_t real = (clGetKernelSuggestedLocalWorkSizeKHR_t)clt_real(CLT_FN_clGetKernelSuggestedLocalWorkSizeKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
+    return clGetKernelSuggestedLocalWorkSizeKHR_rec(real, command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
+}
+
+static int32_t clGetKernelSuggestedLocalWorkSizeKHR_rec(clGetKernelSuggestedLocalWorkSizeKHR_t real, void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * suggested_local_work_size)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
     uint64_t t0 = clt_now();
@@ -4491,11 +5949,20 @@ static int32_t CLT_CALL ext_clGetKernelSuggestedLocalWorkSizeKHR(void * command_
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetKernelWorkGroupInfo_t)(void *, void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetKernelWorkGroupInfo_rec(clGetKernelWorkGroupInfo_t real, void * kernel, void * device, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 CLT_EXPORT int32_t CLT_CALL clGetKernelWorkGroupInfo(void * kernel, void * device, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetKernelWorkGroupInfo);
+    clGetKernelWorkGroupInfo_t real = (clGetKernelWorkGroupInfo_t)clt_real(CLT_FN_clGetKernelWorkGroupInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetKernelWorkGroupInfo_rec(real, kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetKernelWorkGroupInfo_rec(clGetKernelWorkGroupInfo_t real, void * kernel, void * device, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4518,11 +5985,20 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelWorkGroupInfo(void * kernel, void * devic
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetLayerInfo_t)(uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetLayerInfo_rec(clGetLayerInfo_t real, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 static int32_t CLT_CALL ext_clGetLayerInfo(uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetLayerInfo);
+    clGetLayerInfo_t real = (clGetLayerInfo_t)clt_real(CLT_FN_clGetLayerInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetLayerInfo_rec(real, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetLayerInfo_rec(clGetLayerInfo_t real, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4543,11 +6019,20 @@ static int32_t CLT_CALL ext_clGetLayerInfo(uint32_t param_name, size_t param_val
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetMemAllocInfoINTEL_t)(void *, void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetMemAllocInfoINTEL_rec(clGetMemAllocInfoINTEL_t real, void * context, void * ptr, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 static int32_t CLT_CALL ext_clGetMemAllocInfoINTEL(void * context, void * ptr, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetMemAllocInfoINTEL);
+    clGetMemAllocInfoINTEL_t real = (clGetMemAllocInfoINTEL_t)clt_real(CLT_FN_clGetMemAllocInfoINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, ptr, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetMemAllocInfoINTEL_rec(real, context, ptr, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetMemAllocInfoINTEL_rec(clGetMemAllocInfoINTEL_t real, void * context, void * ptr, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, ptr, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4570,11 +6055,20 @@ static int32_t CLT_CALL ext_clGetMemAllocInfoINTEL(void * context, void * ptr, u
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetMemObjectInfo_t)(void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetMemObjectInfo_rec(clGetMemObjectInfo_t real, void * memobj, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 CLT_EXPORT int32_t CLT_CALL clGetMemObjectInfo(void * memobj, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetMemObjectInfo);
+    clGetMemObjectInfo_t real = (clGetMemObjectInfo_t)clt_real(CLT_FN_clGetMemObjectInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetMemObjectInfo_rec(real, memobj, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetMemObjectInfo_rec(clGetMemObjectInfo_t real, void * memobj, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4596,11 +6090,20 @@ CLT_EXPORT int32_t CLT_CALL clGetMemObjectInfo(void * memobj, uint32_t param_nam
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetMutableCommandInfoKHR_t)(void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetMutableCommandInfoKHR_rec(clGetMutableCommandInfoKHR_t real, void * command, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 static int32_t CLT_CALL ext_clGetMutableCommandInfoKHR(void * command, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetMutableCommandInfoKHR);
+    clGetMutableCommandInfoKHR_t real = (clGetMutableCommandInfoKHR_t)clt_real(CLT_FN_clGetMutableCommandInfoKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetMutableCommandInfoKHR_rec(real, command, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetMutableCommandInfoKHR_rec(clGetMutableCommandInfoKHR_t real, void * command, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4622,11 +6125,20 @@ static int32_t CLT_CALL ext_clGetMutableCommandInfoKHR(void * command, uint32_t 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetPipeInfo_t)(void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetPipeInfo_rec(clGetPipeInfo_t real, void * pipe, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 CLT_EXPORT int32_t CLT_CALL clGetPipeInfo(void * pipe, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetPipeInfo);
+    clGetPipeInfo_t real = (clGetPipeInfo_t)clt_real(CLT_FN_clGetPipeInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(pipe, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetPipeInfo_rec(real, pipe, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetPipeInfo_rec(clGetPipeInfo_t real, void * pipe, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(pipe, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4648,11 +6160,20 @@ CLT_EXPORT int32_t CLT_CALL clGetPipeInfo(void * pipe, uint32_t param_name, size
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetPlatformIDs_t)(uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clGetPlatformIDs_rec(clGetPlatformIDs_t real, uint32_t num_entries, void * platforms, void * num_platforms);
+
 CLT_EXPORT int32_t CLT_CALL clGetPlatformIDs(uint32_t num_entries, void * platforms, void * num_platforms)
 {
-    typedef int32_t (CLT_CALL *fn_t)(uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetPlatformIDs);
+    clGetPlatformIDs_t real = (clGetPlatformIDs_t)clt_real(CLT_FN_clGetPlatformIDs);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(num_entries, platforms, num_platforms);
+    return clGetPlatformIDs_rec(real, num_entries, platforms, num_platforms);
+}
+
+static int32_t clGetPlatformIDs_rec(clGetPlatformIDs_t real, uint32_t num_entries, void * platforms, void * num_platforms)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(num_entries, platforms, num_platforms);
     uint64_t t0 = clt_now();
@@ -4672,11 +6193,20 @@ CLT_EXPORT int32_t CLT_CALL clGetPlatformIDs(uint32_t num_entries, void * platfo
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetPlatformInfo_t)(void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetPlatformInfo_rec(clGetPlatformInfo_t real, void * platform, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 CLT_EXPORT int32_t CLT_CALL clGetPlatformInfo(void * platform, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetPlatformInfo);
+    clGetPlatformInfo_t real = (clGetPlatformInfo_t)clt_real(CLT_FN_clGetPlatformInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(platform, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetPlatformInfo_rec(real, platform, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetPlatformInfo_rec(clGetPlatformInfo_t real, void * platform, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4698,11 +6228,20 @@ CLT_EXPORT int32_t CLT_CALL clGetPlatformInfo(void * platform, uint32_t param_na
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetProgramBuildInfo_t)(void *, void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetProgramBuildInfo_rec(clGetProgramBuildInfo_t real, void * program, void * device, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 CLT_EXPORT int32_t CLT_CALL clGetProgramBuildInfo(void * program, void * device, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetProgramBuildInfo);
+    clGetProgramBuildInfo_t real = (clGetProgramBuildInfo_t)clt_real(CLT_FN_clGetProgramBuildInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(program, device, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetProgramBuildInfo_rec(real, program, device, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetProgramBuildInfo_rec(clGetProgramBuildInfo_t real, void * program, void * device, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(program, device, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4725,11 +6264,20 @@ CLT_EXPORT int32_t CLT_CALL clGetProgramBuildInfo(void * program, void * device,
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetProgramInfo_t)(void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetProgramInfo_rec(clGetProgramInfo_t real, void * program, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 CLT_EXPORT int32_t CLT_CALL clGetProgramInfo(void * program, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetProgramInfo);
+    clGetProgramInfo_t real = (clGetProgramInfo_t)clt_real(CLT_FN_clGetProgramInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(program, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetProgramInfo_rec(real, program, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetProgramInfo_rec(clGetProgramInfo_t real, void * program, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(program, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4751,11 +6299,20 @@ CLT_EXPORT int32_t CLT_CALL clGetProgramInfo(void * program, uint32_t param_name
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetSVMPointerInfoKHR_t)(void *, void *, void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetSVMPointerInfoKHR_rec(clGetSVMPointerInfoKHR_t real, void * context, void * device, void * ptr, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 static int32_t CLT_CALL ext_clGetSVMPointerInfoKHR(void * context, void * device, void * ptr, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetSVMPointerInfoKHR);
+    clGetSVMPointerInfoKHR_t real = (clGetSVMPointerInfoKHR_t)clt_real(CLT_FN_clGetSVMPointerInfoKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, device, ptr, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetSVMPointerInfoKHR_rec(real, context, device, ptr, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetSVMPointerInfoKHR_rec(clGetSVMPointerInfoKHR_t real, void * context, void * device, void * ptr, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, device, ptr, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4779,11 +6336,20 @@ static int32_t CLT_CALL ext_clGetSVMPointerInfoKHR(void * context, void * device
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetSVMSuggestedTypeIndexKHR_t)(void *, uint64_t, uint64_t, void *, size_t, void *);
+static CLT_NOINLINE int32_t clGetSVMSuggestedTypeIndexKHR_rec(clGetSVMSuggestedTypeIndexKHR_t real, void * context, uint64_t required_capabilities, uint64_t desired_capabilities, void * properties, size_t size, void * suggested_svm_type_index);
+
 static int32_t CLT_CALL ext_clGetSVMSuggestedTypeIndexKHR(void * context, uint64_t required_capabilities, uint64_t desired_capabilities, void * properties, size_t size, void * suggested_svm_type_index)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint64_t, uint64_t, void *, size_t, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetSVMSuggestedTypeIndexKHR);
+    clGetSVMSuggestedTypeIndexKHR_t real = (clGetSVMSuggestedTypeIndexKHR_t)clt_real(CLT_FN_clGetSVMSuggestedTypeIndexKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, required_capabilities, desired_capabilities, properties, size, suggested_svm_type_index);
+    return clGetSVMSuggestedTypeIndexKHR_rec(real, context, required_capabilities, desired_capabilities, properties, size, suggested_svm_type_index);
+}
+
+static int32_t clGetSVMSuggestedTypeIndexKHR_rec(clGetSVMSuggestedTypeIndexKHR_t real, void * context, uint64_t required_capabilities, uint64_t desired_capabilities, void * properties, size_t size, void * suggested_svm_type_index)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, required_capabilities, desired_capabilities, properties, size, suggested_svm_type_index);
     uint64_t t0 = clt_now();
@@ -4806,11 +6372,20 @@ static int32_t CLT_CALL ext_clGetSVMSuggestedTypeIndexKHR(void * context, uint64
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetSamplerInfo_t)(void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetSamplerInfo_rec(clGetSamplerInfo_t real, void * sampler, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 CLT_EXPORT int32_t CLT_CALL clGetSamplerInfo(void * sampler, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetSamplerInfo);
+    clGetSamplerInfo_t real = (clGetSamplerInfo_t)clt_real(CLT_FN_clGetSamplerInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(sampler, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetSamplerInfo_rec(real, sampler, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetSamplerInfo_rec(clGetSamplerInfo_t real, void * sampler, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(sampler, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4832,11 +6407,20 @@ CLT_EXPORT int32_t CLT_CALL clGetSamplerInfo(void * sampler, uint32_t param_name
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetSemaphoreHandleForTypeKHR_t)(void *, void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetSemaphoreHandleForTypeKHR_rec(clGetSemaphoreHandleForTypeKHR_t real, void * sema_object, void * device, uint32_t handle_type, size_t handle_size, void * handle_ptr, void * handle_size_ret);
+
 static int32_t CLT_CALL ext_clGetSemaphoreHandleForTypeKHR(void * sema_object, void * device, uint32_t handle_type, size_t handle_size, void * handle_ptr, void * handle_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetSemaphoreHandleForTypeKHR);
+    clGetSemaphoreHandleForTypeKHR_t real = (clGetSemaphoreHandleForTypeKHR_t)clt_real(CLT_FN_clGetSemaphoreHandleForTypeKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(sema_object, device, handle_type, handle_size, handle_ptr, handle_size_ret);
+    return clGetSemaphoreHandleForTypeKHR_rec(real, sema_object, device, handle_type, handle_size, handle_ptr, handle_size_ret);
+}
+
+static int32_t clGetSemaphoreHandleForTypeKHR_rec(clGetSemaphoreHandleForTypeKHR_t real, void * sema_object, void * device, uint32_t handle_type, size_t handle_size, void * handle_ptr, void * handle_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(sema_object, device, handle_type, handle_size, handle_ptr, handle_size_ret);
     uint64_t t0 = clt_now();
@@ -4859,11 +6443,20 @@ static int32_t CLT_CALL ext_clGetSemaphoreHandleForTypeKHR(void * sema_object, v
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetSemaphoreInfoKHR_t)(void *, uint32_t, size_t, void *, void *);
+static CLT_NOINLINE int32_t clGetSemaphoreInfoKHR_rec(clGetSemaphoreInfoKHR_t real, void * sema_object, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+
 static int32_t CLT_CALL ext_clGetSemaphoreInfoKHR(void * sema_object, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, size_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetSemaphoreInfoKHR);
+    clGetSemaphoreInfoKHR_t real = (clGetSemaphoreInfoKHR_t)clt_real(CLT_FN_clGetSemaphoreInfoKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(sema_object, param_name, param_value_size, param_value, param_value_size_ret);
+    return clGetSemaphoreInfoKHR_rec(real, sema_object, param_name, param_value_size, param_value, param_value_size_ret);
+}
+
+static int32_t clGetSemaphoreInfoKHR_rec(clGetSemaphoreInfoKHR_t real, void * sema_object, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(sema_object, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
@@ -4885,11 +6478,20 @@ static int32_t CLT_CALL ext_clGetSemaphoreInfoKHR(void * sema_object, uint32_t p
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetSupportedD3D10TextureFormatsINTEL_t)(void *, uint64_t, uint32_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clGetSupportedD3D10TextureFormatsINTEL_rec(clGetSupportedD3D10TextureFormatsINTEL_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t num_entries, void * d3d10_formats, void * num_texture_formats);
+
 static int32_t CLT_CALL ext_clGetSupportedD3D10TextureFormatsINTEL(void * context, uint64_t flags, uint32_t image_type, uint32_t num_entries, void * d3d10_formats, void * num_texture_formats)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint64_t, uint32_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetSupportedD3D10TextureFormatsINTEL);
+    clGetSupportedD3D10TextureFormatsINTEL_t real = (clGetSupportedD3D10TextureFormatsINTEL_t)clt_real(CLT_FN_clGetSupportedD3D10TextureFormatsINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, image_type, num_entries, d3d10_formats, num_texture_formats);
+    return clGetSupportedD3D10TextureFormatsINTEL_rec(real, context, flags, image_type, num_entries, d3d10_formats, num_texture_formats);
+}
+
+static int32_t clGetSupportedD3D10TextureFormatsINTEL_rec(clGetSupportedD3D10TextureFormatsINTEL_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t num_entries, void * d3d10_formats, void * num_texture_formats)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_type, num_entries, d3d10_formats, num_texture_formats);
     uint64_t t0 = clt_now();
@@ -4912,11 +6514,20 @@ static int32_t CLT_CALL ext_clGetSupportedD3D10TextureFormatsINTEL(void * contex
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetSupportedD3D11TextureFormatsINTEL_t)(void *, uint64_t, uint32_t, uint32_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clGetSupportedD3D11TextureFormatsINTEL_rec(clGetSupportedD3D11TextureFormatsINTEL_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t plane, uint32_t num_entries, void * d3d11_formats, void * num_texture_formats);
+
 static int32_t CLT_CALL ext_clGetSupportedD3D11TextureFormatsINTEL(void * context, uint64_t flags, uint32_t image_type, uint32_t plane, uint32_t num_entries, void * d3d11_formats, void * num_texture_formats)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint64_t, uint32_t, uint32_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetSupportedD3D11TextureFormatsINTEL);
+    clGetSupportedD3D11TextureFormatsINTEL_t real = (clGetSupportedD3D11TextureFormatsINTEL_t)clt_real(CLT_FN_clGetSupportedD3D11TextureFormatsINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, image_type, plane, num_entries, d3d11_formats, num_texture_formats);
+    return clGetSupportedD3D11TextureFormatsINTEL_rec(real, context, flags, image_type, plane, num_entries, d3d11_formats, num_texture_formats);
+}
+
+static int32_t clGetSupportedD3D11TextureFormatsINTEL_rec(clGetSupportedD3D11TextureFormatsINTEL_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t plane, uint32_t num_entries, void * d3d11_formats, void * num_texture_formats)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_type, plane, num_entries, d3d11_formats, num_texture_formats);
     uint64_t t0 = clt_now();
@@ -4940,11 +6551,20 @@ static int32_t CLT_CALL ext_clGetSupportedD3D11TextureFormatsINTEL(void * contex
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetSupportedDX9MediaSurfaceFormatsINTEL_t)(void *, uint64_t, uint32_t, uint32_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clGetSupportedDX9MediaSurfaceFormatsINTEL_rec(clGetSupportedDX9MediaSurfaceFormatsINTEL_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t plane, uint32_t num_entries, void * dx9_formats, void * num_surface_formats);
+
 static int32_t CLT_CALL ext_clGetSupportedDX9MediaSurfaceFormatsINTEL(void * context, uint64_t flags, uint32_t image_type, uint32_t plane, uint32_t num_entries, void * dx9_formats, void * num_surface_formats)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint64_t, uint32_t, uint32_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetSupportedDX9MediaSurfaceFormatsINTEL);
+    clGetSupportedDX9MediaSurfaceFormatsINTEL_t real = (clGetSupportedDX9MediaSurfaceFormatsINTEL_t)clt_real(CLT_FN_clGetSupportedDX9MediaSurfaceFormatsINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, image_type, plane, num_entries, dx9_formats, num_surface_formats);
+    return clGetSupportedDX9MediaSurfaceFormatsINTEL_rec(real, context, flags, image_type, plane, num_entries, dx9_formats, num_surface_formats);
+}
+
+static int32_t clGetSupportedDX9MediaSurfaceFormatsINTEL_rec(clGetSupportedDX9MediaSurfaceFormatsINTEL_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t plane, uint32_t num_entries, void * dx9_formats, void * num_surface_formats)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_type, plane, num_entries, dx9_formats, num_surface_formats);
     uint64_t t0 = clt_now();
@@ -4968,11 +6588,20 @@ static int32_t CLT_CALL ext_clGetSupportedDX9MediaSurfaceFormatsINTEL(void * con
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetSupportedGLTextureFormatsINTEL_t)(void *, uint64_t, uint32_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clGetSupportedGLTextureFormatsINTEL_rec(clGetSupportedGLTextureFormatsINTEL_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t num_entries, void * gl_formats, void * num_texture_formats);
+
 static int32_t CLT_CALL ext_clGetSupportedGLTextureFormatsINTEL(void * context, uint64_t flags, uint32_t image_type, uint32_t num_entries, void * gl_formats, void * num_texture_formats)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint64_t, uint32_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetSupportedGLTextureFormatsINTEL);
+    clGetSupportedGLTextureFormatsINTEL_t real = (clGetSupportedGLTextureFormatsINTEL_t)clt_real(CLT_FN_clGetSupportedGLTextureFormatsINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, image_type, num_entries, gl_formats, num_texture_formats);
+    return clGetSupportedGLTextureFormatsINTEL_rec(real, context, flags, image_type, num_entries, gl_formats, num_texture_formats);
+}
+
+static int32_t clGetSupportedGLTextureFormatsINTEL_rec(clGetSupportedGLTextureFormatsINTEL_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t num_entries, void * gl_formats, void * num_texture_formats)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_type, num_entries, gl_formats, num_texture_formats);
     uint64_t t0 = clt_now();
@@ -4995,11 +6624,20 @@ static int32_t CLT_CALL ext_clGetSupportedGLTextureFormatsINTEL(void * context, 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetSupportedImageFormats_t)(void *, uint64_t, uint32_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clGetSupportedImageFormats_rec(clGetSupportedImageFormats_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t num_entries, void * image_formats, void * num_image_formats);
+
 CLT_EXPORT int32_t CLT_CALL clGetSupportedImageFormats(void * context, uint64_t flags, uint32_t image_type, uint32_t num_entries, void * image_formats, void * num_image_formats)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint64_t, uint32_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetSupportedImageFormats);
+    clGetSupportedImageFormats_t real = (clGetSupportedImageFormats_t)clt_real(CLT_FN_clGetSupportedImageFormats);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, image_type, num_entries, image_formats, num_image_formats);
+    return clGetSupportedImageFormats_rec(real, context, flags, image_type, num_entries, image_formats, num_image_formats);
+}
+
+static int32_t clGetSupportedImageFormats_rec(clGetSupportedImageFormats_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t num_entries, void * image_formats, void * num_image_formats)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_type, num_entries, image_formats, num_image_formats);
     uint64_t t0 = clt_now();
@@ -5022,11 +6660,20 @@ CLT_EXPORT int32_t CLT_CALL clGetSupportedImageFormats(void * context, uint64_t 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clGetSupportedVA_APIMediaSurfaceFormatsINTEL_t)(void *, uint64_t, uint32_t, uint32_t, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clGetSupportedVA_APIMediaSurfaceFormatsINTEL_rec(clGetSupportedVA_APIMediaSurfaceFormatsINTEL_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t plane, uint32_t num_entries, void * va_api_formats, void * num_surface_formats);
+
 static int32_t CLT_CALL ext_clGetSupportedVA_APIMediaSurfaceFormatsINTEL(void * context, uint64_t flags, uint32_t image_type, uint32_t plane, uint32_t num_entries, void * va_api_formats, void * num_surface_formats)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint64_t, uint32_t, uint32_t, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clGetSupportedVA_APIMediaSurfaceFormatsINTEL);
+    clGetSupportedVA_APIMediaSurfaceFormatsINTEL_t real = (clGetSupportedVA_APIMediaSurfaceFormatsINTEL_t)clt_real(CLT_FN_clGetSupportedVA_APIMediaSurfaceFormatsINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, image_type, plane, num_entries, va_api_formats, num_surface_formats);
+    return clGetSupportedVA_APIMediaSurfaceFormatsINTEL_rec(real, context, flags, image_type, plane, num_entries, va_api_formats, num_surface_formats);
+}
+
+static int32_t clGetSupportedVA_APIMediaSurfaceFormatsINTEL_rec(clGetSupportedVA_APIMediaSurfaceFormatsINTEL_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t plane, uint32_t num_entries, void * va_api_formats, void * num_surface_formats)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_type, plane, num_entries, va_api_formats, num_surface_formats);
     uint64_t t0 = clt_now();
@@ -5050,11 +6697,20 @@ static int32_t CLT_CALL ext_clGetSupportedVA_APIMediaSurfaceFormatsINTEL(void * 
     return ret;
 }
 
+typedef void * (CLT_CALL *clHostMemAllocINTEL_t)(void *, void *, size_t, uint32_t, cl_int_ *);
+static CLT_NOINLINE void * clHostMemAllocINTEL_rec(clHostMemAllocINTEL_t real, void * context, void * properties, size_t size, uint32_t alignment, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clHostMemAllocINTEL(void * context, void * properties, size_t size, uint32_t alignment, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, void *, size_t, uint32_t, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clHostMemAllocINTEL);
+    clHostMemAllocINTEL_t real = (clHostMemAllocINTEL_t)clt_real(CLT_FN_clHostMemAllocINTEL);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, properties, size, alignment, errcode_ret);
+    return clHostMemAllocINTEL_rec(real, context, properties, size, alignment, errcode_ret);
+}
+
+static void * clHostMemAllocINTEL_rec(clHostMemAllocINTEL_t real, void * context, void * properties, size_t size, uint32_t alignment, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, properties, size, alignment, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -5077,11 +6733,20 @@ static void * CLT_CALL ext_clHostMemAllocINTEL(void * context, void * properties
     return ret;
 }
 
+typedef void * (CLT_CALL *clIcdGetFunctionAddressForPlatformKHR_t)(void *, void *);
+static CLT_NOINLINE void * clIcdGetFunctionAddressForPlatformKHR_rec(clIcdGetFunctionAddressForPlatformKHR_t real, void * platform, void * func_name);
+
 static void * CLT_CALL ext_clIcdGetFunctionAddressForPlatformKHR(void * platform, void * func_name)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clIcdGetFunctionAddressForPlatformKHR);
+    clIcdGetFunctionAddressForPlatformKHR_t real = (clIcdGetFunctionAddressForPlatformKHR_t)clt_real(CLT_FN_clIcdGetFunctionAddressForPlatformKHR);
     if (CLT_UNLIKELY(!real)) return NULL;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(platform, func_name);
+    return clIcdGetFunctionAddressForPlatformKHR_rec(real, platform, func_name);
+}
+
+static void * clIcdGetFunctionAddressForPlatformKHR_rec(clIcdGetFunctionAddressForPlatformKHR_t real, void * platform, void * func_name)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, func_name);
     uint64_t t0 = clt_now();
@@ -5100,11 +6765,20 @@ static void * CLT_CALL ext_clIcdGetFunctionAddressForPlatformKHR(void * platform
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clIcdGetPlatformIDsKHR_t)(uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clIcdGetPlatformIDsKHR_rec(clIcdGetPlatformIDsKHR_t real, uint32_t num_entries, void * platforms, void * num_platforms);
+
 static int32_t CLT_CALL ext_clIcdGetPlatformIDsKHR(uint32_t num_entries, void * platforms, void * num_platforms)
 {
-    typedef int32_t (CLT_CALL *fn_t)(uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clIcdGetPlatformIDsKHR);
+    clIcdGetPlatformIDsKHR_t real = (clIcdGetPlatformIDsKHR_t)clt_real(CLT_FN_clIcdGetPlatformIDsKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(num_entries, platforms, num_platforms);
+    return clIcdGetPlatformIDsKHR_rec(real, num_entries, platforms, num_platforms);
+}
+
+static int32_t clIcdGetPlatformIDsKHR_rec(clIcdGetPlatformIDsKHR_t real, uint32_t num_entries, void * platforms, void * num_platforms)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(num_entries, platforms, num_platforms);
     uint64_t t0 = clt_now();
@@ -5124,11 +6798,20 @@ static int32_t CLT_CALL ext_clIcdGetPlatformIDsKHR(uint32_t num_entries, void * 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clIcdSetPlatformDispatchDataKHR_t)(void *, void *);
+static CLT_NOINLINE int32_t clIcdSetPlatformDispatchDataKHR_rec(clIcdSetPlatformDispatchDataKHR_t real, void * platform, void * dispatch_data);
+
 static int32_t CLT_CALL ext_clIcdSetPlatformDispatchDataKHR(void * platform, void * dispatch_data)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clIcdSetPlatformDispatchDataKHR);
+    clIcdSetPlatformDispatchDataKHR_t real = (clIcdSetPlatformDispatchDataKHR_t)clt_real(CLT_FN_clIcdSetPlatformDispatchDataKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(platform, dispatch_data);
+    return clIcdSetPlatformDispatchDataKHR_rec(real, platform, dispatch_data);
+}
+
+static int32_t clIcdSetPlatformDispatchDataKHR_rec(clIcdSetPlatformDispatchDataKHR_t real, void * platform, void * dispatch_data)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, dispatch_data);
     uint64_t t0 = clt_now();
@@ -5147,11 +6830,20 @@ static int32_t CLT_CALL ext_clIcdSetPlatformDispatchDataKHR(void * platform, voi
     return ret;
 }
 
+typedef void * (CLT_CALL *clImportMemoryARM_t)(void *, uint64_t, void *, void *, size_t, cl_int_ *);
+static CLT_NOINLINE void * clImportMemoryARM_rec(clImportMemoryARM_t real, void * context, uint64_t flags, void * properties, void * memory, size_t size, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clImportMemoryARM(void * context, uint64_t flags, void * properties, void * memory, size_t size, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, void *, void *, size_t, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clImportMemoryARM);
+    clImportMemoryARM_t real = (clImportMemoryARM_t)clt_real(CLT_FN_clImportMemoryARM);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, properties, memory, size, errcode_ret);
+    return clImportMemoryARM_rec(real, context, flags, properties, memory, size, errcode_ret);
+}
+
+static void * clImportMemoryARM_rec(clImportMemoryARM_t real, void * context, uint64_t flags, void * properties, void * memory, size_t size, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, properties, memory, size, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -5175,11 +6867,20 @@ static void * CLT_CALL ext_clImportMemoryARM(void * context, uint64_t flags, voi
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clInitLayer_t)(uint32_t, void *, void *, void *);
+static CLT_NOINLINE int32_t clInitLayer_rec(clInitLayer_t real, uint32_t num_entries, void * target_dispatch, void * num_entries_ret, void * layer_dispatch_ret);
+
 static int32_t CLT_CALL ext_clInitLayer(uint32_t num_entries, void * target_dispatch, void * num_entries_ret, void * layer_dispatch_ret)
 {
-    typedef int32_t (CLT_CALL *fn_t)(uint32_t, void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clInitLayer);
+    clInitLayer_t real = (clInitLayer_t)clt_real(CLT_FN_clInitLayer);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret);
+    return clInitLayer_rec(real, num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret);
+}
+
+static int32_t clInitLayer_rec(clInitLayer_t real, uint32_t num_entries, void * target_dispatch, void * num_entries_ret, void * layer_dispatch_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret);
     uint64_t t0 = clt_now();
@@ -5200,11 +6901,20 @@ static int32_t CLT_CALL ext_clInitLayer(uint32_t num_entries, void * target_disp
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clInitLayerWithProperties_t)(uint32_t, void *, void *, void *, void *);
+static CLT_NOINLINE int32_t clInitLayerWithProperties_rec(clInitLayerWithProperties_t real, uint32_t num_entries, void * target_dispatch, void * num_entries_ret, void * layer_dispatch_ret, void * properties);
+
 static int32_t CLT_CALL ext_clInitLayerWithProperties(uint32_t num_entries, void * target_dispatch, void * num_entries_ret, void * layer_dispatch_ret, void * properties)
 {
-    typedef int32_t (CLT_CALL *fn_t)(uint32_t, void *, void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clInitLayerWithProperties);
+    clInitLayerWithProperties_t real = (clInitLayerWithProperties_t)clt_real(CLT_FN_clInitLayerWithProperties);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret, properties);
+    return clInitLayerWithProperties_rec(real, num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret, properties);
+}
+
+static int32_t clInitLayerWithProperties_rec(clInitLayerWithProperties_t real, uint32_t num_entries, void * target_dispatch, void * num_entries_ret, void * layer_dispatch_ret, void * properties)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret, properties);
     uint64_t t0 = clt_now();
@@ -5226,11 +6936,20 @@ static int32_t CLT_CALL ext_clInitLayerWithProperties(uint32_t num_entries, void
     return ret;
 }
 
+typedef void * (CLT_CALL *clLinkProgram_t)(void *, uint32_t, void *, void *, uint32_t, void *, void *, void *, cl_int_ *);
+static CLT_NOINLINE void * clLinkProgram_rec(clLinkProgram_t real, void * context, uint32_t num_devices, void * device_list, void * options, uint32_t num_input_programs, void * input_programs, void * pfn_notify, void * user_data, cl_int_ * errcode_ret);
+
 CLT_EXPORT void * CLT_CALL clLinkProgram(void * context, uint32_t num_devices, void * device_list, void * options, uint32_t num_input_programs, void * input_programs, void * pfn_notify, void * user_data, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint32_t, void *, void *, uint32_t, void *, void *, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clLinkProgram);
+    clLinkProgram_t real = (clLinkProgram_t)clt_real(CLT_FN_clLinkProgram);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
+    return clLinkProgram_rec(real, context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
+}
+
+static void * clLinkProgram_rec(clLinkProgram_t real, void * context, uint32_t num_devices, void * device_list, void * options, uint32_t num_input_programs, void * input_programs, void * pfn_notify, void * user_data, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -5257,11 +6976,20 @@ CLT_EXPORT void * CLT_CALL clLinkProgram(void * context, uint32_t num_devices, v
     return ret;
 }
 
+typedef void (CLT_CALL *clLogMessagesToStderrAPPLE_t)(void *, void *, size_t, void *);
+static CLT_NOINLINE void clLogMessagesToStderrAPPLE_rec(clLogMessagesToStderrAPPLE_t real, void * errstr, void * private_info, size_t cb, void * user_data);
+
 static void CLT_CALL ext_clLogMessagesToStderrAPPLE(void * errstr, void * private_info, size_t cb, void * user_data)
 {
-    typedef void (CLT_CALL *fn_t)(void *, void *, size_t, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clLogMessagesToStderrAPPLE);
+    clLogMessagesToStderrAPPLE_t real = (clLogMessagesToStderrAPPLE_t)clt_real(CLT_FN_clLogMessagesToStderrAPPLE);
     if (CLT_UNLIKELY(!real)) return;
+    if (CLT_LIKELY(!clt_is_active()))
+        real(errstr, private_info, cb, user_data);
+    clLogMessagesToStderrAPPLE_rec(real, errstr, private_info, cb, user_data);
+}
+
+static void clLogMessagesToStderrAPPLE_rec(clLogMessagesToStderrAPPLE_t real, void * errstr, void * private_info, size_t cb, void * user_data)
+{
     struct clt_thread *th = clt_enter();
     if (!th) { real(errstr, private_info, cb, user_data); return; }
     uint64_t t0 = clt_now();
@@ -5282,11 +7010,20 @@ static void CLT_CALL ext_clLogMessagesToStderrAPPLE(void * errstr, void * privat
     return;
 }
 
+typedef void (CLT_CALL *clLogMessagesToStdoutAPPLE_t)(void *, void *, size_t, void *);
+static CLT_NOINLINE void clLogMessagesToStdoutAPPLE_rec(clLogMessagesToStdoutAPPLE_t real, void * errstr, void * private_info, size_t cb, void * user_data);
+
 static void CLT_CALL ext_clLogMessagesToStdoutAPPLE(void * errstr, void * private_info, size_t cb, void * user_data)
 {
-    typedef void (CLT_CALL *fn_t)(void *, void *, size_t, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clLogMessagesToStdoutAPPLE);
+    clLogMessagesToStdoutAPPLE_t real = (clLogMessagesToStdoutAPPLE_t)clt_real(CLT_FN_clLogMessagesToStdoutAPPLE);
     if (CLT_UNLIKELY(!real)) return;
+    if (CLT_LIKELY(!clt_is_active()))
+        real(errstr, private_info, cb, user_data);
+    clLogMessagesToStdoutAPPLE_rec(real, errstr, private_info, cb, user_data);
+}
+
+static void clLogMessagesToStdoutAPPLE_rec(clLogMessagesToStdoutAPPLE_t real, void * errstr, void * private_info, size_t cb, void * user_data)
+{
     struct clt_thread *th = clt_enter();
     if (!th) { real(errstr, private_info, cb, user_data); return; }
     uint64_t t0 = clt_now();
@@ -5307,11 +7044,20 @@ static void CLT_CALL ext_clLogMessagesToStdoutAPPLE(void * errstr, void * privat
     return;
 }
 
+typedef void (CLT_CALL *clLogMessagesToSystemLogAPPLE_t)(void *, void *, size_t, void *);
+static CLT_NOINLINE void clLogMessagesToSystemLogAPPLE_rec(clLogMessagesToSystemLogAPPLE_t real, void * errstr, void * private_info, size_t cb, void * user_data);
+
 static void CLT_CALL ext_clLogMessagesToSystemLogAPPLE(void * errstr, void * private_info, size_t cb, void * user_data)
 {
-    typedef void (CLT_CALL *fn_t)(void *, void *, size_t, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clLogMessagesToSystemLogAPPLE);
+    clLogMessagesToSystemLogAPPLE_t real = (clLogMessagesToSystemLogAPPLE_t)clt_real(CLT_FN_clLogMessagesToSystemLogAPPLE);
     if (CLT_UNLIKELY(!real)) return;
+    if (CLT_LIKELY(!clt_is_active()))
+        real(errstr, private_info, cb, user_data);
+    clLogMessagesToSystemLogAPPLE_rec(real, errstr, private_info, cb, user_data);
+}
+
+static void clLogMessagesToSystemLogAPPLE_rec(clLogMessagesToSystemLogAPPLE_t real, void * errstr, void * private_info, size_t cb, void * user_data)
+{
     struct clt_thread *th = clt_enter();
     if (!th) { real(errstr, private_info, cb, user_data); return; }
     uint64_t t0 = clt_now();
@@ -5332,11 +7078,20 @@ static void CLT_CALL ext_clLogMessagesToSystemLogAPPLE(void * errstr, void * pri
     return;
 }
 
+typedef int32_t (CLT_CALL *clMemBlockingFreeINTEL_t)(void *, void *);
+static CLT_NOINLINE int32_t clMemBlockingFreeINTEL_rec(clMemBlockingFreeINTEL_t real, void * context, void * ptr);
+
 static int32_t CLT_CALL ext_clMemBlockingFreeINTEL(void * context, void * ptr)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clMemBlockingFreeINTEL);
+    clMemBlockingFreeINTEL_t real = (clMemBlockingFreeINTEL_t)clt_real(CLT_FN_clMemBlockingFreeINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, ptr);
+    return clMemBlockingFreeINTEL_rec(real, context, ptr);
+}
+
+static int32_t clMemBlockingFreeINTEL_rec(clMemBlockingFreeINTEL_t real, void * context, void * ptr)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, ptr);
     uint64_t t0 = clt_now();
@@ -5355,11 +7110,20 @@ static int32_t CLT_CALL ext_clMemBlockingFreeINTEL(void * context, void * ptr)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clMemFreeINTEL_t)(void *, void *);
+static CLT_NOINLINE int32_t clMemFreeINTEL_rec(clMemFreeINTEL_t real, void * context, void * ptr);
+
 static int32_t CLT_CALL ext_clMemFreeINTEL(void * context, void * ptr)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clMemFreeINTEL);
+    clMemFreeINTEL_t real = (clMemFreeINTEL_t)clt_real(CLT_FN_clMemFreeINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, ptr);
+    return clMemFreeINTEL_rec(real, context, ptr);
+}
+
+static int32_t clMemFreeINTEL_rec(clMemFreeINTEL_t real, void * context, void * ptr)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, ptr);
     uint64_t t0 = clt_now();
@@ -5378,11 +7142,20 @@ static int32_t CLT_CALL ext_clMemFreeINTEL(void * context, void * ptr)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clReImportSemaphoreSyncFdKHR_t)(void *, void *, int);
+static CLT_NOINLINE int32_t clReImportSemaphoreSyncFdKHR_rec(clReImportSemaphoreSyncFdKHR_t real, void * sema_object, void * reimport_props, int fd);
+
 static int32_t CLT_CALL ext_clReImportSemaphoreSyncFdKHR(void * sema_object, void * reimport_props, int fd)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, int);
-    fn_t real = (fn_t)clt_real(CLT_FN_clReImportSemaphoreSyncFdKHR);
+    clReImportSemaphoreSyncFdKHR_t real = (clReImportSemaphoreSyncFdKHR_t)clt_real(CLT_FN_clReImportSemaphoreSyncFdKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(sema_object, reimport_props, fd);
+    return clReImportSemaphoreSyncFdKHR_rec(real, sema_object, reimport_props, fd);
+}
+
+static int32_t clReImportSemaphoreSyncFdKHR_rec(clReImportSemaphoreSyncFdKHR_t real, void * sema_object, void * reimport_props, int fd)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(sema_object, reimport_props, fd);
     uint64_t t0 = clt_now();
@@ -5402,11 +7175,20 @@ static int32_t CLT_CALL ext_clReImportSemaphoreSyncFdKHR(void * sema_object, voi
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clReleaseAcceleratorINTEL_t)(void *);
+static CLT_NOINLINE int32_t clReleaseAcceleratorINTEL_rec(clReleaseAcceleratorINTEL_t real, void * accelerator);
+
 static int32_t CLT_CALL ext_clReleaseAcceleratorINTEL(void * accelerator)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clReleaseAcceleratorINTEL);
+    clReleaseAcceleratorINTEL_t real = (clReleaseAcceleratorINTEL_t)clt_real(CLT_FN_clReleaseAcceleratorINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(accelerator);
+    return clReleaseAcceleratorINTEL_rec(real, accelerator);
+}
+
+static int32_t clReleaseAcceleratorINTEL_rec(clReleaseAcceleratorINTEL_t real, void * accelerator)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(accelerator);
     uint64_t t0 = clt_now();
@@ -5424,11 +7206,20 @@ static int32_t CLT_CALL ext_clReleaseAcceleratorINTEL(void * accelerator)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clReleaseCommandBufferKHR_t)(void *);
+static CLT_NOINLINE int32_t clReleaseCommandBufferKHR_rec(clReleaseCommandBufferKHR_t real, void * command_buffer);
+
 static int32_t CLT_CALL ext_clReleaseCommandBufferKHR(void * command_buffer)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clReleaseCommandBufferKHR);
+    clReleaseCommandBufferKHR_t real = (clReleaseCommandBufferKHR_t)clt_real(CLT_FN_clReleaseCommandBufferKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_buffer);
+    return clReleaseCommandBufferKHR_rec(real, command_buffer);
+}
+
+static int32_t clReleaseCommandBufferKHR_rec(clReleaseCommandBufferKHR_t real, void * command_buffer)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer);
     uint64_t t0 = clt_now();
@@ -5446,11 +7237,20 @@ static int32_t CLT_CALL ext_clReleaseCommandBufferKHR(void * command_buffer)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clReleaseCommandQueue_t)(void *);
+static CLT_NOINLINE int32_t clReleaseCommandQueue_rec(clReleaseCommandQueue_t real, void * command_queue);
+
 CLT_EXPORT int32_t CLT_CALL clReleaseCommandQueue(void * command_queue)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clReleaseCommandQueue);
+    clReleaseCommandQueue_t real = (clReleaseCommandQueue_t)clt_real(CLT_FN_clReleaseCommandQueue);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue);
+    return clReleaseCommandQueue_rec(real, command_queue);
+}
+
+static int32_t clReleaseCommandQueue_rec(clReleaseCommandQueue_t real, void * command_queue)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue);
     uint64_t t0 = clt_now();
@@ -5468,11 +7268,20 @@ CLT_EXPORT int32_t CLT_CALL clReleaseCommandQueue(void * command_queue)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clReleaseContext_t)(void *);
+static CLT_NOINLINE int32_t clReleaseContext_rec(clReleaseContext_t real, void * context);
+
 CLT_EXPORT int32_t CLT_CALL clReleaseContext(void * context)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clReleaseContext);
+    clReleaseContext_t real = (clReleaseContext_t)clt_real(CLT_FN_clReleaseContext);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context);
+    return clReleaseContext_rec(real, context);
+}
+
+static int32_t clReleaseContext_rec(clReleaseContext_t real, void * context)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context);
     uint64_t t0 = clt_now();
@@ -5490,11 +7299,20 @@ CLT_EXPORT int32_t CLT_CALL clReleaseContext(void * context)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clReleaseDevice_t)(void *);
+static CLT_NOINLINE int32_t clReleaseDevice_rec(clReleaseDevice_t real, void * device);
+
 CLT_EXPORT int32_t CLT_CALL clReleaseDevice(void * device)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clReleaseDevice);
+    clReleaseDevice_t real = (clReleaseDevice_t)clt_real(CLT_FN_clReleaseDevice);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(device);
+    return clReleaseDevice_rec(real, device);
+}
+
+static int32_t clReleaseDevice_rec(clReleaseDevice_t real, void * device)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(device);
     uint64_t t0 = clt_now();
@@ -5512,11 +7330,20 @@ CLT_EXPORT int32_t CLT_CALL clReleaseDevice(void * device)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clReleaseDeviceEXT_t)(void *);
+static CLT_NOINLINE int32_t clReleaseDeviceEXT_rec(clReleaseDeviceEXT_t real, void * device);
+
 static int32_t CLT_CALL ext_clReleaseDeviceEXT(void * device)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clReleaseDeviceEXT);
+    clReleaseDeviceEXT_t real = (clReleaseDeviceEXT_t)clt_real(CLT_FN_clReleaseDeviceEXT);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(device);
+    return clReleaseDeviceEXT_rec(real, device);
+}
+
+static int32_t clReleaseDeviceEXT_rec(clReleaseDeviceEXT_t real, void * device)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(device);
     uint64_t t0 = clt_now();
@@ -5534,11 +7361,20 @@ static int32_t CLT_CALL ext_clReleaseDeviceEXT(void * device)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clReleaseEvent_t)(void *);
+static CLT_NOINLINE int32_t clReleaseEvent_rec(clReleaseEvent_t real, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clReleaseEvent(void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clReleaseEvent);
+    clReleaseEvent_t real = (clReleaseEvent_t)clt_real(CLT_FN_clReleaseEvent);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(event);
+    return clReleaseEvent_rec(real, event);
+}
+
+static int32_t clReleaseEvent_rec(clReleaseEvent_t real, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(event);
     uint64_t t0 = clt_now();
@@ -5556,11 +7392,20 @@ CLT_EXPORT int32_t CLT_CALL clReleaseEvent(void * event)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clReleaseKernel_t)(void *);
+static CLT_NOINLINE int32_t clReleaseKernel_rec(clReleaseKernel_t real, void * kernel);
+
 CLT_EXPORT int32_t CLT_CALL clReleaseKernel(void * kernel)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clReleaseKernel);
+    clReleaseKernel_t real = (clReleaseKernel_t)clt_real(CLT_FN_clReleaseKernel);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(kernel);
+    return clReleaseKernel_rec(real, kernel);
+}
+
+static int32_t clReleaseKernel_rec(clReleaseKernel_t real, void * kernel)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel);
     uint64_t t0 = clt_now();
@@ -5578,11 +7423,20 @@ CLT_EXPORT int32_t CLT_CALL clReleaseKernel(void * kernel)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clReleaseMemObject_t)(void *);
+static CLT_NOINLINE int32_t clReleaseMemObject_rec(clReleaseMemObject_t real, void * memobj);
+
 CLT_EXPORT int32_t CLT_CALL clReleaseMemObject(void * memobj)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clReleaseMemObject);
+    clReleaseMemObject_t real = (clReleaseMemObject_t)clt_real(CLT_FN_clReleaseMemObject);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(memobj);
+    return clReleaseMemObject_rec(real, memobj);
+}
+
+static int32_t clReleaseMemObject_rec(clReleaseMemObject_t real, void * memobj)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(memobj);
     uint64_t t0 = clt_now();
@@ -5600,11 +7454,20 @@ CLT_EXPORT int32_t CLT_CALL clReleaseMemObject(void * memobj)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clReleaseProgram_t)(void *);
+static CLT_NOINLINE int32_t clReleaseProgram_rec(clReleaseProgram_t real, void * program);
+
 CLT_EXPORT int32_t CLT_CALL clReleaseProgram(void * program)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clReleaseProgram);
+    clReleaseProgram_t real = (clReleaseProgram_t)clt_real(CLT_FN_clReleaseProgram);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(program);
+    return clReleaseProgram_rec(real, program);
+}
+
+static int32_t clReleaseProgram_rec(clReleaseProgram_t real, void * program)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(program);
     uint64_t t0 = clt_now();
@@ -5622,11 +7485,20 @@ CLT_EXPORT int32_t CLT_CALL clReleaseProgram(void * program)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clReleaseSampler_t)(void *);
+static CLT_NOINLINE int32_t clReleaseSampler_rec(clReleaseSampler_t real, void * sampler);
+
 CLT_EXPORT int32_t CLT_CALL clReleaseSampler(void * sampler)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clReleaseSampler);
+    clReleaseSampler_t real = (clReleaseSampler_t)clt_real(CLT_FN_clReleaseSampler);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(sampler);
+    return clReleaseSampler_rec(real, sampler);
+}
+
+static int32_t clReleaseSampler_rec(clReleaseSampler_t real, void * sampler)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(sampler);
     uint64_t t0 = clt_now();
@@ -5644,11 +7516,20 @@ CLT_EXPORT int32_t CLT_CALL clReleaseSampler(void * sampler)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clReleaseSemaphoreKHR_t)(void *);
+static CLT_NOINLINE int32_t clReleaseSemaphoreKHR_rec(clReleaseSemaphoreKHR_t real, void * sema_object);
+
 static int32_t CLT_CALL ext_clReleaseSemaphoreKHR(void * sema_object)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clReleaseSemaphoreKHR);
+    clReleaseSemaphoreKHR_t real = (clReleaseSemaphoreKHR_t)clt_real(CLT_FN_clReleaseSemaphoreKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(sema_object);
+    return clReleaseSemaphoreKHR_rec(real, sema_object);
+}
+
+static int32_t clReleaseSemaphoreKHR_rec(clReleaseSemaphoreKHR_t real, void * sema_object)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(sema_object);
     uint64_t t0 = clt_now();
@@ -5666,11 +7547,20 @@ static int32_t CLT_CALL ext_clReleaseSemaphoreKHR(void * sema_object)
     return ret;
 }
 
+typedef void * (CLT_CALL *clRemapCommandBufferKHR_t)(void *, uint32_t, uint32_t, void *, uint32_t, void *, void *, cl_int_ *);
+static CLT_NOINLINE void * clRemapCommandBufferKHR_rec(clRemapCommandBufferKHR_t real, void * command_buffer, uint32_t automatic, uint32_t num_queues, void * queues, uint32_t num_handles, void * handles, void * handles_ret, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clRemapCommandBufferKHR(void * command_buffer, uint32_t automatic, uint32_t num_queues, void * queues, uint32_t num_handles, void * handles, void * handles_ret, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint32_t, uint32_t, void *, uint32_t, void *, void *, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clRemapCommandBufferKHR);
+    clRemapCommandBufferKHR_t real = (clRemapCommandBufferKHR_t)clt_real(CLT_FN_clRemapCommandBufferKHR);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_buffer, automatic, num_queues, queues, num_handles, handles, handles_ret, errcode_ret);
+    return clRemapCommandBufferKHR_rec(real, command_buffer, automatic, num_queues, queues, num_handles, handles, handles_ret, errcode_ret);
+}
+
+static void * clRemapCommandBufferKHR_rec(clRemapCommandBufferKHR_t real, void * command_buffer, uint32_t automatic, uint32_t num_queues, void * queues, uint32_t num_handles, void * handles, void * handles_ret, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, automatic, num_queues, queues, num_handles, handles, handles_ret, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -5696,11 +7586,20 @@ static void * CLT_CALL ext_clRemapCommandBufferKHR(void * command_buffer, uint32
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clRetainAcceleratorINTEL_t)(void *);
+static CLT_NOINLINE int32_t clRetainAcceleratorINTEL_rec(clRetainAcceleratorINTEL_t real, void * accelerator);
+
 static int32_t CLT_CALL ext_clRetainAcceleratorINTEL(void * accelerator)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clRetainAcceleratorINTEL);
+    clRetainAcceleratorINTEL_t real = (clRetainAcceleratorINTEL_t)clt_real(CLT_FN_clRetainAcceleratorINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(accelerator);
+    return clRetainAcceleratorINTEL_rec(real, accelerator);
+}
+
+static int32_t clRetainAcceleratorINTEL_rec(clRetainAcceleratorINTEL_t real, void * accelerator)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(accelerator);
     uint64_t t0 = clt_now();
@@ -5718,11 +7617,20 @@ static int32_t CLT_CALL ext_clRetainAcceleratorINTEL(void * accelerator)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clRetainCommandBufferKHR_t)(void *);
+static CLT_NOINLINE int32_t clRetainCommandBufferKHR_rec(clRetainCommandBufferKHR_t real, void * command_buffer);
+
 static int32_t CLT_CALL ext_clRetainCommandBufferKHR(void * command_buffer)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clRetainCommandBufferKHR);
+    clRetainCommandBufferKHR_t real = (clRetainCommandBufferKHR_t)clt_real(CLT_FN_clRetainCommandBufferKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_buffer);
+    return clRetainCommandBufferKHR_rec(real, command_buffer);
+}
+
+static int32_t clRetainCommandBufferKHR_rec(clRetainCommandBufferKHR_t real, void * command_buffer)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer);
     uint64_t t0 = clt_now();
@@ -5740,11 +7648,20 @@ static int32_t CLT_CALL ext_clRetainCommandBufferKHR(void * command_buffer)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clRetainCommandQueue_t)(void *);
+static CLT_NOINLINE int32_t clRetainCommandQueue_rec(clRetainCommandQueue_t real, void * command_queue);
+
 CLT_EXPORT int32_t CLT_CALL clRetainCommandQueue(void * command_queue)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clRetainCommandQueue);
+    clRetainCommandQueue_t real = (clRetainCommandQueue_t)clt_real(CLT_FN_clRetainCommandQueue);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue);
+    return clRetainCommandQueue_rec(real, command_queue);
+}
+
+static int32_t clRetainCommandQueue_rec(clRetainCommandQueue_t real, void * command_queue)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue);
     uint64_t t0 = clt_now();
@@ -5762,11 +7679,20 @@ CLT_EXPORT int32_t CLT_CALL clRetainCommandQueue(void * command_queue)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clRetainContext_t)(void *);
+static CLT_NOINLINE int32_t clRetainContext_rec(clRetainContext_t real, void * context);
+
 CLT_EXPORT int32_t CLT_CALL clRetainContext(void * context)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clRetainContext);
+    clRetainContext_t real = (clRetainContext_t)clt_real(CLT_FN_clRetainContext);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context);
+    return clRetainContext_rec(real, context);
+}
+
+static int32_t clRetainContext_rec(clRetainContext_t real, void * context)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context);
     uint64_t t0 = clt_now();
@@ -5784,11 +7710,20 @@ CLT_EXPORT int32_t CLT_CALL clRetainContext(void * context)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clRetainDevice_t)(void *);
+static CLT_NOINLINE int32_t clRetainDevice_rec(clRetainDevice_t real, void * device);
+
 CLT_EXPORT int32_t CLT_CALL clRetainDevice(void * device)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clRetainDevice);
+    clRetainDevice_t real = (clRetainDevice_t)clt_real(CLT_FN_clRetainDevice);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(device);
+    return clRetainDevice_rec(real, device);
+}
+
+static int32_t clRetainDevice_rec(clRetainDevice_t real, void * device)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(device);
     uint64_t t0 = clt_now();
@@ -5806,11 +7741,20 @@ CLT_EXPORT int32_t CLT_CALL clRetainDevice(void * device)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clRetainDeviceEXT_t)(void *);
+static CLT_NOINLINE int32_t clRetainDeviceEXT_rec(clRetainDeviceEXT_t real, void * device);
+
 static int32_t CLT_CALL ext_clRetainDeviceEXT(void * device)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clRetainDeviceEXT);
+    clRetainDeviceEXT_t real = (clRetainDeviceEXT_t)clt_real(CLT_FN_clRetainDeviceEXT);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(device);
+    return clRetainDeviceEXT_rec(real, device);
+}
+
+static int32_t clRetainDeviceEXT_rec(clRetainDeviceEXT_t real, void * device)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(device);
     uint64_t t0 = clt_now();
@@ -5828,11 +7772,20 @@ static int32_t CLT_CALL ext_clRetainDeviceEXT(void * device)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clRetainEvent_t)(void *);
+static CLT_NOINLINE int32_t clRetainEvent_rec(clRetainEvent_t real, void * event);
+
 CLT_EXPORT int32_t CLT_CALL clRetainEvent(void * event)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clRetainEvent);
+    clRetainEvent_t real = (clRetainEvent_t)clt_real(CLT_FN_clRetainEvent);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(event);
+    return clRetainEvent_rec(real, event);
+}
+
+static int32_t clRetainEvent_rec(clRetainEvent_t real, void * event)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(event);
     uint64_t t0 = clt_now();
@@ -5850,11 +7803,20 @@ CLT_EXPORT int32_t CLT_CALL clRetainEvent(void * event)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clRetainKernel_t)(void *);
+static CLT_NOINLINE int32_t clRetainKernel_rec(clRetainKernel_t real, void * kernel);
+
 CLT_EXPORT int32_t CLT_CALL clRetainKernel(void * kernel)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clRetainKernel);
+    clRetainKernel_t real = (clRetainKernel_t)clt_real(CLT_FN_clRetainKernel);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(kernel);
+    return clRetainKernel_rec(real, kernel);
+}
+
+static int32_t clRetainKernel_rec(clRetainKernel_t real, void * kernel)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel);
     uint64_t t0 = clt_now();
@@ -5872,11 +7834,20 @@ CLT_EXPORT int32_t CLT_CALL clRetainKernel(void * kernel)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clRetainMemObject_t)(void *);
+static CLT_NOINLINE int32_t clRetainMemObject_rec(clRetainMemObject_t real, void * memobj);
+
 CLT_EXPORT int32_t CLT_CALL clRetainMemObject(void * memobj)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clRetainMemObject);
+    clRetainMemObject_t real = (clRetainMemObject_t)clt_real(CLT_FN_clRetainMemObject);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(memobj);
+    return clRetainMemObject_rec(real, memobj);
+}
+
+static int32_t clRetainMemObject_rec(clRetainMemObject_t real, void * memobj)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(memobj);
     uint64_t t0 = clt_now();
@@ -5894,11 +7865,20 @@ CLT_EXPORT int32_t CLT_CALL clRetainMemObject(void * memobj)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clRetainProgram_t)(void *);
+static CLT_NOINLINE int32_t clRetainProgram_rec(clRetainProgram_t real, void * program);
+
 CLT_EXPORT int32_t CLT_CALL clRetainProgram(void * program)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clRetainProgram);
+    clRetainProgram_t real = (clRetainProgram_t)clt_real(CLT_FN_clRetainProgram);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(program);
+    return clRetainProgram_rec(real, program);
+}
+
+static int32_t clRetainProgram_rec(clRetainProgram_t real, void * program)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(program);
     uint64_t t0 = clt_now();
@@ -5916,11 +7896,20 @@ CLT_EXPORT int32_t CLT_CALL clRetainProgram(void * program)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clRetainSampler_t)(void *);
+static CLT_NOINLINE int32_t clRetainSampler_rec(clRetainSampler_t real, void * sampler);
+
 CLT_EXPORT int32_t CLT_CALL clRetainSampler(void * sampler)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clRetainSampler);
+    clRetainSampler_t real = (clRetainSampler_t)clt_real(CLT_FN_clRetainSampler);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(sampler);
+    return clRetainSampler_rec(real, sampler);
+}
+
+static int32_t clRetainSampler_rec(clRetainSampler_t real, void * sampler)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(sampler);
     uint64_t t0 = clt_now();
@@ -5938,11 +7927,20 @@ CLT_EXPORT int32_t CLT_CALL clRetainSampler(void * sampler)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clRetainSemaphoreKHR_t)(void *);
+static CLT_NOINLINE int32_t clRetainSemaphoreKHR_rec(clRetainSemaphoreKHR_t real, void * sema_object);
+
 static int32_t CLT_CALL ext_clRetainSemaphoreKHR(void * sema_object)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clRetainSemaphoreKHR);
+    clRetainSemaphoreKHR_t real = (clRetainSemaphoreKHR_t)clt_real(CLT_FN_clRetainSemaphoreKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(sema_object);
+    return clRetainSemaphoreKHR_rec(real, sema_object);
+}
+
+static int32_t clRetainSemaphoreKHR_rec(clRetainSemaphoreKHR_t real, void * sema_object)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(sema_object);
     uint64_t t0 = clt_now();
@@ -5960,11 +7958,20 @@ static int32_t CLT_CALL ext_clRetainSemaphoreKHR(void * sema_object)
     return ret;
 }
 
+typedef void * (CLT_CALL *clSVMAlloc_t)(void *, uint64_t, size_t, uint32_t);
+static CLT_NOINLINE void * clSVMAlloc_rec(clSVMAlloc_t real, void * context, uint64_t flags, size_t size, uint32_t alignment);
+
 CLT_EXPORT void * CLT_CALL clSVMAlloc(void * context, uint64_t flags, size_t size, uint32_t alignment)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, size_t, uint32_t);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSVMAlloc);
+    clSVMAlloc_t real = (clSVMAlloc_t)clt_real(CLT_FN_clSVMAlloc);
     if (CLT_UNLIKELY(!real)) return NULL;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, size, alignment);
+    return clSVMAlloc_rec(real, context, flags, size, alignment);
+}
+
+static void * clSVMAlloc_rec(clSVMAlloc_t real, void * context, uint64_t flags, size_t size, uint32_t alignment)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, size, alignment);
     uint64_t t0 = clt_now();
@@ -5985,11 +7992,20 @@ CLT_EXPORT void * CLT_CALL clSVMAlloc(void * context, uint64_t flags, size_t siz
     return ret;
 }
 
+typedef void * (CLT_CALL *clSVMAllocARM_t)(void *, uint64_t, size_t, uint32_t);
+static CLT_NOINLINE void * clSVMAllocARM_rec(clSVMAllocARM_t real, void * context, uint64_t flags, size_t size, uint32_t alignment);
+
 static void * CLT_CALL ext_clSVMAllocARM(void * context, uint64_t flags, size_t size, uint32_t alignment)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, uint64_t, size_t, uint32_t);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSVMAllocARM);
+    clSVMAllocARM_t real = (clSVMAllocARM_t)clt_real(CLT_FN_clSVMAllocARM);
     if (CLT_UNLIKELY(!real)) return NULL;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, flags, size, alignment);
+    return clSVMAllocARM_rec(real, context, flags, size, alignment);
+}
+
+static void * clSVMAllocARM_rec(clSVMAllocARM_t real, void * context, uint64_t flags, size_t size, uint32_t alignment)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, size, alignment);
     uint64_t t0 = clt_now();
@@ -6010,11 +8026,20 @@ static void * CLT_CALL ext_clSVMAllocARM(void * context, uint64_t flags, size_t 
     return ret;
 }
 
+typedef void * (CLT_CALL *clSVMAllocWithPropertiesKHR_t)(void *, void *, uint32_t, size_t, cl_int_ *);
+static CLT_NOINLINE void * clSVMAllocWithPropertiesKHR_rec(clSVMAllocWithPropertiesKHR_t real, void * context, void * properties, uint32_t svm_type_index, size_t size, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clSVMAllocWithPropertiesKHR(void * context, void * properties, uint32_t svm_type_index, size_t size, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, void *, uint32_t, size_t, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSVMAllocWithPropertiesKHR);
+    clSVMAllocWithPropertiesKHR_t real = (clSVMAllocWithPropertiesKHR_t)clt_real(CLT_FN_clSVMAllocWithPropertiesKHR);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, properties, svm_type_index, size, errcode_ret);
+    return clSVMAllocWithPropertiesKHR_rec(real, context, properties, svm_type_index, size, errcode_ret);
+}
+
+static void * clSVMAllocWithPropertiesKHR_rec(clSVMAllocWithPropertiesKHR_t real, void * context, void * properties, uint32_t svm_type_index, size_t size, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, properties, svm_type_index, size, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -6037,11 +8062,20 @@ static void * CLT_CALL ext_clSVMAllocWithPropertiesKHR(void * context, void * pr
     return ret;
 }
 
+typedef void (CLT_CALL *clSVMFree_t)(void *, void *);
+static CLT_NOINLINE void clSVMFree_rec(clSVMFree_t real, void * context, void * svm_pointer);
+
 CLT_EXPORT void CLT_CALL clSVMFree(void * context, void * svm_pointer)
 {
-    typedef void (CLT_CALL *fn_t)(void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSVMFree);
+    clSVMFree_t real = (clSVMFree_t)clt_real(CLT_FN_clSVMFree);
     if (CLT_UNLIKELY(!real)) return;
+    if (CLT_LIKELY(!clt_is_active()))
+        real(context, svm_pointer);
+    clSVMFree_rec(real, context, svm_pointer);
+}
+
+static void clSVMFree_rec(clSVMFree_t real, void * context, void * svm_pointer)
+{
     struct clt_thread *th = clt_enter();
     if (!th) { real(context, svm_pointer); return; }
     uint64_t t0 = clt_now();
@@ -6060,11 +8094,20 @@ CLT_EXPORT void CLT_CALL clSVMFree(void * context, void * svm_pointer)
     return;
 }
 
+typedef void (CLT_CALL *clSVMFreeARM_t)(void *, void *);
+static CLT_NOINLINE void clSVMFreeARM_rec(clSVMFreeARM_t real, void * context, void * svm_pointer);
+
 static void CLT_CALL ext_clSVMFreeARM(void * context, void * svm_pointer)
 {
-    typedef void (CLT_CALL *fn_t)(void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSVMFreeARM);
+    clSVMFreeARM_t real = (clSVMFreeARM_t)clt_real(CLT_FN_clSVMFreeARM);
     if (CLT_UNLIKELY(!real)) return;
+    if (CLT_LIKELY(!clt_is_active()))
+        real(context, svm_pointer);
+    clSVMFreeARM_rec(real, context, svm_pointer);
+}
+
+static void clSVMFreeARM_rec(clSVMFreeARM_t real, void * context, void * svm_pointer)
+{
     struct clt_thread *th = clt_enter();
     if (!th) { real(context, svm_pointer); return; }
     uint64_t t0 = clt_now();
@@ -6083,11 +8126,20 @@ static void CLT_CALL ext_clSVMFreeARM(void * context, void * svm_pointer)
     return;
 }
 
+typedef int32_t (CLT_CALL *clSVMFreeWithPropertiesKHR_t)(void *, void *, uint64_t, void *);
+static CLT_NOINLINE int32_t clSVMFreeWithPropertiesKHR_rec(clSVMFreeWithPropertiesKHR_t real, void * context, void * properties, uint64_t flags, void * ptr);
+
 static int32_t CLT_CALL ext_clSVMFreeWithPropertiesKHR(void * context, void * properties, uint64_t flags, void * ptr)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, uint64_t, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSVMFreeWithPropertiesKHR);
+    clSVMFreeWithPropertiesKHR_t real = (clSVMFreeWithPropertiesKHR_t)clt_real(CLT_FN_clSVMFreeWithPropertiesKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, properties, flags, ptr);
+    return clSVMFreeWithPropertiesKHR_rec(real, context, properties, flags, ptr);
+}
+
+static int32_t clSVMFreeWithPropertiesKHR_rec(clSVMFreeWithPropertiesKHR_t real, void * context, void * properties, uint64_t flags, void * ptr)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, properties, flags, ptr);
     uint64_t t0 = clt_now();
@@ -6108,11 +8160,20 @@ static int32_t CLT_CALL ext_clSVMFreeWithPropertiesKHR(void * context, void * pr
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clSetCommandQueueProperty_t)(void *, uint64_t, uint32_t, void *);
+static CLT_NOINLINE int32_t clSetCommandQueueProperty_rec(clSetCommandQueueProperty_t real, void * command_queue, uint64_t properties, uint32_t enable, void * old_properties);
+
 CLT_EXPORT int32_t CLT_CALL clSetCommandQueueProperty(void * command_queue, uint64_t properties, uint32_t enable, void * old_properties)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint64_t, uint32_t, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSetCommandQueueProperty);
+    clSetCommandQueueProperty_t real = (clSetCommandQueueProperty_t)clt_real(CLT_FN_clSetCommandQueueProperty);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_queue, properties, enable, old_properties);
+    return clSetCommandQueueProperty_rec(real, command_queue, properties, enable, old_properties);
+}
+
+static int32_t clSetCommandQueueProperty_rec(clSetCommandQueueProperty_t real, void * command_queue, uint64_t properties, uint32_t enable, void * old_properties)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, properties, enable, old_properties);
     uint64_t t0 = clt_now();
@@ -6133,11 +8194,20 @@ CLT_EXPORT int32_t CLT_CALL clSetCommandQueueProperty(void * command_queue, uint
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clSetContentSizeBufferPoCL_t)(void *, void *);
+static CLT_NOINLINE int32_t clSetContentSizeBufferPoCL_rec(clSetContentSizeBufferPoCL_t real, void * buffer, void * content_size_buffer);
+
 static int32_t CLT_CALL ext_clSetContentSizeBufferPoCL(void * buffer, void * content_size_buffer)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSetContentSizeBufferPoCL);
+    clSetContentSizeBufferPoCL_t real = (clSetContentSizeBufferPoCL_t)clt_real(CLT_FN_clSetContentSizeBufferPoCL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(buffer, content_size_buffer);
+    return clSetContentSizeBufferPoCL_rec(real, buffer, content_size_buffer);
+}
+
+static int32_t clSetContentSizeBufferPoCL_rec(clSetContentSizeBufferPoCL_t real, void * buffer, void * content_size_buffer)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(buffer, content_size_buffer);
     uint64_t t0 = clt_now();
@@ -6156,11 +8226,20 @@ static int32_t CLT_CALL ext_clSetContentSizeBufferPoCL(void * buffer, void * con
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clSetContextDestructorCallback_t)(void *, void *, void *);
+static CLT_NOINLINE int32_t clSetContextDestructorCallback_rec(clSetContextDestructorCallback_t real, void * context, void * pfn_notify, void * user_data);
+
 CLT_EXPORT int32_t CLT_CALL clSetContextDestructorCallback(void * context, void * pfn_notify, void * user_data)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSetContextDestructorCallback);
+    clSetContextDestructorCallback_t real = (clSetContextDestructorCallback_t)clt_real(CLT_FN_clSetContextDestructorCallback);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, pfn_notify, user_data);
+    return clSetContextDestructorCallback_rec(real, context, pfn_notify, user_data);
+}
+
+static int32_t clSetContextDestructorCallback_rec(clSetContextDestructorCallback_t real, void * context, void * pfn_notify, void * user_data)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, pfn_notify, user_data);
     uint64_t t0 = clt_now();
@@ -6180,11 +8259,20 @@ CLT_EXPORT int32_t CLT_CALL clSetContextDestructorCallback(void * context, void 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clSetDefaultDeviceCommandQueue_t)(void *, void *, void *);
+static CLT_NOINLINE int32_t clSetDefaultDeviceCommandQueue_rec(clSetDefaultDeviceCommandQueue_t real, void * context, void * device, void * command_queue);
+
 CLT_EXPORT int32_t CLT_CALL clSetDefaultDeviceCommandQueue(void * context, void * device, void * command_queue)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSetDefaultDeviceCommandQueue);
+    clSetDefaultDeviceCommandQueue_t real = (clSetDefaultDeviceCommandQueue_t)clt_real(CLT_FN_clSetDefaultDeviceCommandQueue);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, device, command_queue);
+    return clSetDefaultDeviceCommandQueue_rec(real, context, device, command_queue);
+}
+
+static int32_t clSetDefaultDeviceCommandQueue_rec(clSetDefaultDeviceCommandQueue_t real, void * context, void * device, void * command_queue)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, device, command_queue);
     uint64_t t0 = clt_now();
@@ -6204,11 +8292,20 @@ CLT_EXPORT int32_t CLT_CALL clSetDefaultDeviceCommandQueue(void * context, void 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clSetEventCallback_t)(void *, int32_t, void *, void *);
+static CLT_NOINLINE int32_t clSetEventCallback_rec(clSetEventCallback_t real, void * event, int32_t command_exec_callback_type, void * pfn_notify, void * user_data);
+
 CLT_EXPORT int32_t CLT_CALL clSetEventCallback(void * event, int32_t command_exec_callback_type, void * pfn_notify, void * user_data)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, int32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSetEventCallback);
+    clSetEventCallback_t real = (clSetEventCallback_t)clt_real(CLT_FN_clSetEventCallback);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(event, command_exec_callback_type, pfn_notify, user_data);
+    return clSetEventCallback_rec(real, event, command_exec_callback_type, pfn_notify, user_data);
+}
+
+static int32_t clSetEventCallback_rec(clSetEventCallback_t real, void * event, int32_t command_exec_callback_type, void * pfn_notify, void * user_data)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(event, command_exec_callback_type, pfn_notify, user_data);
     uint64_t t0 = clt_now();
@@ -6229,11 +8326,20 @@ CLT_EXPORT int32_t CLT_CALL clSetEventCallback(void * event, int32_t command_exe
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clSetKernelArg_t)(void *, uint32_t, size_t, void *);
+static CLT_NOINLINE int32_t clSetKernelArg_rec(clSetKernelArg_t real, void * kernel, uint32_t arg_index, size_t arg_size, void * arg_value);
+
 CLT_EXPORT int32_t CLT_CALL clSetKernelArg(void * kernel, uint32_t arg_index, size_t arg_size, void * arg_value)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, size_t, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSetKernelArg);
+    clSetKernelArg_t real = (clSetKernelArg_t)clt_real(CLT_FN_clSetKernelArg);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(kernel, arg_index, arg_size, arg_value);
+    return clSetKernelArg_rec(real, kernel, arg_index, arg_size, arg_value);
+}
+
+static int32_t clSetKernelArg_rec(clSetKernelArg_t real, void * kernel, uint32_t arg_index, size_t arg_size, void * arg_value)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, arg_index, arg_size, arg_value);
     uint64_t t0 = clt_now();
@@ -6254,11 +8360,20 @@ CLT_EXPORT int32_t CLT_CALL clSetKernelArg(void * kernel, uint32_t arg_index, si
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clSetKernelArgDevicePointerEXT_t)(void *, uint32_t, uint64_t);
+static CLT_NOINLINE int32_t clSetKernelArgDevicePointerEXT_rec(clSetKernelArgDevicePointerEXT_t real, void * kernel, uint32_t arg_index, uint64_t arg_value);
+
 static int32_t CLT_CALL ext_clSetKernelArgDevicePointerEXT(void * kernel, uint32_t arg_index, uint64_t arg_value)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, uint64_t);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSetKernelArgDevicePointerEXT);
+    clSetKernelArgDevicePointerEXT_t real = (clSetKernelArgDevicePointerEXT_t)clt_real(CLT_FN_clSetKernelArgDevicePointerEXT);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(kernel, arg_index, arg_value);
+    return clSetKernelArgDevicePointerEXT_rec(real, kernel, arg_index, arg_value);
+}
+
+static int32_t clSetKernelArgDevicePointerEXT_rec(clSetKernelArgDevicePointerEXT_t real, void * kernel, uint32_t arg_index, uint64_t arg_value)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, arg_index, arg_value);
     uint64_t t0 = clt_now();
@@ -6278,11 +8393,20 @@ static int32_t CLT_CALL ext_clSetKernelArgDevicePointerEXT(void * kernel, uint32
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clSetKernelArgMemPointerINTEL_t)(void *, uint32_t, void *);
+static CLT_NOINLINE int32_t clSetKernelArgMemPointerINTEL_rec(clSetKernelArgMemPointerINTEL_t real, void * kernel, uint32_t arg_index, void * arg_value);
+
 static int32_t CLT_CALL ext_clSetKernelArgMemPointerINTEL(void * kernel, uint32_t arg_index, void * arg_value)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSetKernelArgMemPointerINTEL);
+    clSetKernelArgMemPointerINTEL_t real = (clSetKernelArgMemPointerINTEL_t)clt_real(CLT_FN_clSetKernelArgMemPointerINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(kernel, arg_index, arg_value);
+    return clSetKernelArgMemPointerINTEL_rec(real, kernel, arg_index, arg_value);
+}
+
+static int32_t clSetKernelArgMemPointerINTEL_rec(clSetKernelArgMemPointerINTEL_t real, void * kernel, uint32_t arg_index, void * arg_value)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, arg_index, arg_value);
     uint64_t t0 = clt_now();
@@ -6302,11 +8426,20 @@ static int32_t CLT_CALL ext_clSetKernelArgMemPointerINTEL(void * kernel, uint32_
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clSetKernelArgSVMPointer_t)(void *, uint32_t, void *);
+static CLT_NOINLINE int32_t clSetKernelArgSVMPointer_rec(clSetKernelArgSVMPointer_t real, void * kernel, uint32_t arg_index, void * arg_value);
+
 CLT_EXPORT int32_t CLT_CALL clSetKernelArgSVMPointer(void * kernel, uint32_t arg_index, void * arg_value)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSetKernelArgSVMPointer);
+    clSetKernelArgSVMPointer_t real = (clSetKernelArgSVMPointer_t)clt_real(CLT_FN_clSetKernelArgSVMPointer);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(kernel, arg_index, arg_value);
+    return clSetKernelArgSVMPointer_rec(real, kernel, arg_index, arg_value);
+}
+
+static int32_t clSetKernelArgSVMPointer_rec(clSetKernelArgSVMPointer_t real, void * kernel, uint32_t arg_index, void * arg_value)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, arg_index, arg_value);
     uint64_t t0 = clt_now();
@@ -6326,11 +8459,20 @@ CLT_EXPORT int32_t CLT_CALL clSetKernelArgSVMPointer(void * kernel, uint32_t arg
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clSetKernelArgSVMPointerARM_t)(void *, uint32_t, void *);
+static CLT_NOINLINE int32_t clSetKernelArgSVMPointerARM_rec(clSetKernelArgSVMPointerARM_t real, void * kernel, uint32_t arg_index, void * arg_value);
+
 static int32_t CLT_CALL ext_clSetKernelArgSVMPointerARM(void * kernel, uint32_t arg_index, void * arg_value)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSetKernelArgSVMPointerARM);
+    clSetKernelArgSVMPointerARM_t real = (clSetKernelArgSVMPointerARM_t)clt_real(CLT_FN_clSetKernelArgSVMPointerARM);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(kernel, arg_index, arg_value);
+    return clSetKernelArgSVMPointerARM_rec(real, kernel, arg_index, arg_value);
+}
+
+static int32_t clSetKernelArgSVMPointerARM_rec(clSetKernelArgSVMPointerARM_t real, void * kernel, uint32_t arg_index, void * arg_value)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, arg_index, arg_value);
     uint64_t t0 = clt_now();
@@ -6350,11 +8492,20 @@ static int32_t CLT_CALL ext_clSetKernelArgSVMPointerARM(void * kernel, uint32_t 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clSetKernelExecInfo_t)(void *, uint32_t, size_t, void *);
+static CLT_NOINLINE int32_t clSetKernelExecInfo_rec(clSetKernelExecInfo_t real, void * kernel, uint32_t param_name, size_t param_value_size, void * param_value);
+
 CLT_EXPORT int32_t CLT_CALL clSetKernelExecInfo(void * kernel, uint32_t param_name, size_t param_value_size, void * param_value)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, size_t, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSetKernelExecInfo);
+    clSetKernelExecInfo_t real = (clSetKernelExecInfo_t)clt_real(CLT_FN_clSetKernelExecInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(kernel, param_name, param_value_size, param_value);
+    return clSetKernelExecInfo_rec(real, kernel, param_name, param_value_size, param_value);
+}
+
+static int32_t clSetKernelExecInfo_rec(clSetKernelExecInfo_t real, void * kernel, uint32_t param_name, size_t param_value_size, void * param_value)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, param_name, param_value_size, param_value);
     uint64_t t0 = clt_now();
@@ -6375,11 +8526,20 @@ CLT_EXPORT int32_t CLT_CALL clSetKernelExecInfo(void * kernel, uint32_t param_na
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clSetKernelExecInfoARM_t)(void *, uint32_t, size_t, void *);
+static CLT_NOINLINE int32_t clSetKernelExecInfoARM_rec(clSetKernelExecInfoARM_t real, void * kernel, uint32_t param_name, size_t param_value_size, void * param_value);
+
 static int32_t CLT_CALL ext_clSetKernelExecInfoARM(void * kernel, uint32_t param_name, size_t param_value_size, void * param_value)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, size_t, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSetKernelExecInfoARM);
+    clSetKernelExecInfoARM_t real = (clSetKernelExecInfoARM_t)clt_real(CLT_FN_clSetKernelExecInfoARM);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(kernel, param_name, param_value_size, param_value);
+    return clSetKernelExecInfoARM_rec(real, kernel, param_name, param_value_size, param_value);
+}
+
+static int32_t clSetKernelExecInfoARM_rec(clSetKernelExecInfoARM_t real, void * kernel, uint32_t param_name, size_t param_value_size, void * param_value)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, param_name, param_value_size, param_value);
     uint64_t t0 = clt_now();
@@ -6400,11 +8560,20 @@ static int32_t CLT_CALL ext_clSetKernelExecInfoARM(void * kernel, uint32_t param
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clSetMemObjectDestructorAPPLE_t)(void *, void *, void *);
+static CLT_NOINLINE int32_t clSetMemObjectDestructorAPPLE_rec(clSetMemObjectDestructorAPPLE_t real, void * memobj, void * pfn_notify, void * user_data);
+
 static int32_t CLT_CALL ext_clSetMemObjectDestructorAPPLE(void * memobj, void * pfn_notify, void * user_data)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSetMemObjectDestructorAPPLE);
+    clSetMemObjectDestructorAPPLE_t real = (clSetMemObjectDestructorAPPLE_t)clt_real(CLT_FN_clSetMemObjectDestructorAPPLE);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(memobj, pfn_notify, user_data);
+    return clSetMemObjectDestructorAPPLE_rec(real, memobj, pfn_notify, user_data);
+}
+
+static int32_t clSetMemObjectDestructorAPPLE_rec(clSetMemObjectDestructorAPPLE_t real, void * memobj, void * pfn_notify, void * user_data)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(memobj, pfn_notify, user_data);
     uint64_t t0 = clt_now();
@@ -6424,11 +8593,20 @@ static int32_t CLT_CALL ext_clSetMemObjectDestructorAPPLE(void * memobj, void * 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clSetMemObjectDestructorCallback_t)(void *, void *, void *);
+static CLT_NOINLINE int32_t clSetMemObjectDestructorCallback_rec(clSetMemObjectDestructorCallback_t real, void * memobj, void * pfn_notify, void * user_data);
+
 CLT_EXPORT int32_t CLT_CALL clSetMemObjectDestructorCallback(void * memobj, void * pfn_notify, void * user_data)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSetMemObjectDestructorCallback);
+    clSetMemObjectDestructorCallback_t real = (clSetMemObjectDestructorCallback_t)clt_real(CLT_FN_clSetMemObjectDestructorCallback);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(memobj, pfn_notify, user_data);
+    return clSetMemObjectDestructorCallback_rec(real, memobj, pfn_notify, user_data);
+}
+
+static int32_t clSetMemObjectDestructorCallback_rec(clSetMemObjectDestructorCallback_t real, void * memobj, void * pfn_notify, void * user_data)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(memobj, pfn_notify, user_data);
     uint64_t t0 = clt_now();
@@ -6448,11 +8626,20 @@ CLT_EXPORT int32_t CLT_CALL clSetMemObjectDestructorCallback(void * memobj, void
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clSetPerfHintQCOM_t)(void *, uint32_t);
+static CLT_NOINLINE int32_t clSetPerfHintQCOM_rec(clSetPerfHintQCOM_t real, void * context, uint32_t perf_hint);
+
 static int32_t CLT_CALL ext_clSetPerfHintQCOM(void * context, uint32_t perf_hint)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSetPerfHintQCOM);
+    clSetPerfHintQCOM_t real = (clSetPerfHintQCOM_t)clt_real(CLT_FN_clSetPerfHintQCOM);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, perf_hint);
+    return clSetPerfHintQCOM_rec(real, context, perf_hint);
+}
+
+static int32_t clSetPerfHintQCOM_rec(clSetPerfHintQCOM_t real, void * context, uint32_t perf_hint)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, perf_hint);
     uint64_t t0 = clt_now();
@@ -6471,11 +8658,20 @@ static int32_t CLT_CALL ext_clSetPerfHintQCOM(void * context, uint32_t perf_hint
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clSetProgramReleaseCallback_t)(void *, void *, void *);
+static CLT_NOINLINE int32_t clSetProgramReleaseCallback_rec(clSetProgramReleaseCallback_t real, void * program, void * pfn_notify, void * user_data);
+
 CLT_EXPORT int32_t CLT_CALL clSetProgramReleaseCallback(void * program, void * pfn_notify, void * user_data)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSetProgramReleaseCallback);
+    clSetProgramReleaseCallback_t real = (clSetProgramReleaseCallback_t)clt_real(CLT_FN_clSetProgramReleaseCallback);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(program, pfn_notify, user_data);
+    return clSetProgramReleaseCallback_rec(real, program, pfn_notify, user_data);
+}
+
+static int32_t clSetProgramReleaseCallback_rec(clSetProgramReleaseCallback_t real, void * program, void * pfn_notify, void * user_data)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(program, pfn_notify, user_data);
     uint64_t t0 = clt_now();
@@ -6495,11 +8691,20 @@ CLT_EXPORT int32_t CLT_CALL clSetProgramReleaseCallback(void * program, void * p
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clSetProgramSpecializationConstant_t)(void *, uint32_t, size_t, void *);
+static CLT_NOINLINE int32_t clSetProgramSpecializationConstant_rec(clSetProgramSpecializationConstant_t real, void * program, uint32_t spec_id, size_t spec_size, void * spec_value);
+
 CLT_EXPORT int32_t CLT_CALL clSetProgramSpecializationConstant(void * program, uint32_t spec_id, size_t spec_size, void * spec_value)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, size_t, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSetProgramSpecializationConstant);
+    clSetProgramSpecializationConstant_t real = (clSetProgramSpecializationConstant_t)clt_real(CLT_FN_clSetProgramSpecializationConstant);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(program, spec_id, spec_size, spec_value);
+    return clSetProgramSpecializationConstant_rec(real, program, spec_id, spec_size, spec_value);
+}
+
+static int32_t clSetProgramSpecializationConstant_rec(clSetProgramSpecializationConstant_t real, void * program, uint32_t spec_id, size_t spec_size, void * spec_value)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(program, spec_id, spec_size, spec_value);
     uint64_t t0 = clt_now();
@@ -6520,11 +8725,20 @@ CLT_EXPORT int32_t CLT_CALL clSetProgramSpecializationConstant(void * program, u
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clSetUserEventStatus_t)(void *, int32_t);
+static CLT_NOINLINE int32_t clSetUserEventStatus_rec(clSetUserEventStatus_t real, void * event, int32_t execution_status);
+
 CLT_EXPORT int32_t CLT_CALL clSetUserEventStatus(void * event, int32_t execution_status)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, int32_t);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSetUserEventStatus);
+    clSetUserEventStatus_t real = (clSetUserEventStatus_t)clt_real(CLT_FN_clSetUserEventStatus);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(event, execution_status);
+    return clSetUserEventStatus_rec(real, event, execution_status);
+}
+
+static int32_t clSetUserEventStatus_rec(clSetUserEventStatus_t real, void * event, int32_t execution_status)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(event, execution_status);
     uint64_t t0 = clt_now();
@@ -6543,11 +8757,20 @@ CLT_EXPORT int32_t CLT_CALL clSetUserEventStatus(void * event, int32_t execution
     return ret;
 }
 
+typedef void * (CLT_CALL *clSharedMemAllocINTEL_t)(void *, void *, void *, size_t, uint32_t, cl_int_ *);
+static CLT_NOINLINE void * clSharedMemAllocINTEL_rec(clSharedMemAllocINTEL_t real, void * context, void * device, void * properties, size_t size, uint32_t alignment, cl_int_ * errcode_ret);
+
 static void * CLT_CALL ext_clSharedMemAllocINTEL(void * context, void * device, void * properties, size_t size, uint32_t alignment, cl_int_ * errcode_ret)
 {
-    typedef void * (CLT_CALL *fn_t)(void *, void *, void *, size_t, uint32_t, cl_int_ *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clSharedMemAllocINTEL);
+    clSharedMemAllocINTEL_t real = (clSharedMemAllocINTEL_t)clt_real(CLT_FN_clSharedMemAllocINTEL);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context, device, properties, size, alignment, errcode_ret);
+    return clSharedMemAllocINTEL_rec(real, context, device, properties, size, alignment, errcode_ret);
+}
+
+static void * clSharedMemAllocINTEL_rec(clSharedMemAllocINTEL_t real, void * context, void * device, void * properties, size_t size, uint32_t alignment, cl_int_ * errcode_ret)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, device, properties, size, alignment, errcode_ret);
     cl_int_ clt_err_local = 0;
@@ -6571,11 +8794,20 @@ static void * CLT_CALL ext_clSharedMemAllocINTEL(void * context, void * device, 
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clTerminateContextKHR_t)(void *);
+static CLT_NOINLINE int32_t clTerminateContextKHR_rec(clTerminateContextKHR_t real, void * context);
+
 static int32_t CLT_CALL ext_clTerminateContextKHR(void * context)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clTerminateContextKHR);
+    clTerminateContextKHR_t real = (clTerminateContextKHR_t)clt_real(CLT_FN_clTerminateContextKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(context);
+    return clTerminateContextKHR_rec(real, context);
+}
+
+static int32_t clTerminateContextKHR_rec(clTerminateContextKHR_t real, void * context)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(context);
     uint64_t t0 = clt_now();
@@ -6593,11 +8825,20 @@ static int32_t CLT_CALL ext_clTerminateContextKHR(void * context)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clUnloadCompiler_t)(void);
+static CLT_NOINLINE int32_t clUnloadCompiler_rec(clUnloadCompiler_t real);
+
 CLT_EXPORT int32_t CLT_CALL clUnloadCompiler(void)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void);
-    fn_t real = (fn_t)clt_real(CLT_FN_clUnloadCompiler);
+    clUnloadCompiler_t real = (clUnloadCompiler_t)clt_real(CLT_FN_clUnloadCompiler);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real();
+    return clUnloadCompiler_rec(real);
+}
+
+static int32_t clUnloadCompiler_rec(clUnloadCompiler_t real)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real();
     uint64_t t0 = clt_now();
@@ -6614,11 +8855,20 @@ CLT_EXPORT int32_t CLT_CALL clUnloadCompiler(void)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clUnloadPlatformCompiler_t)(void *);
+static CLT_NOINLINE int32_t clUnloadPlatformCompiler_rec(clUnloadPlatformCompiler_t real, void * platform);
+
 CLT_EXPORT int32_t CLT_CALL clUnloadPlatformCompiler(void * platform)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clUnloadPlatformCompiler);
+    clUnloadPlatformCompiler_t real = (clUnloadPlatformCompiler_t)clt_real(CLT_FN_clUnloadPlatformCompiler);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(platform);
+    return clUnloadPlatformCompiler_rec(real, platform);
+}
+
+static int32_t clUnloadPlatformCompiler_rec(clUnloadPlatformCompiler_t real, void * platform)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform);
     uint64_t t0 = clt_now();
@@ -6636,11 +8886,20 @@ CLT_EXPORT int32_t CLT_CALL clUnloadPlatformCompiler(void * platform)
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clUpdateMutableCommandsKHR_t)(void *, uint32_t, void *, void *);
+static CLT_NOINLINE int32_t clUpdateMutableCommandsKHR_rec(clUpdateMutableCommandsKHR_t real, void * command_buffer, uint32_t num_configs, void * config_types, void * configs);
+
 static int32_t CLT_CALL ext_clUpdateMutableCommandsKHR(void * command_buffer, uint32_t num_configs, void * config_types, void * configs)
 {
-    typedef int32_t (CLT_CALL *fn_t)(void *, uint32_t, void *, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clUpdateMutableCommandsKHR);
+    clUpdateMutableCommandsKHR_t real = (clUpdateMutableCommandsKHR_t)clt_real(CLT_FN_clUpdateMutableCommandsKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(command_buffer, num_configs, config_types, configs);
+    return clUpdateMutableCommandsKHR_rec(real, command_buffer, num_configs, config_types, configs);
+}
+
+static int32_t clUpdateMutableCommandsKHR_rec(clUpdateMutableCommandsKHR_t real, void * command_buffer, uint32_t num_configs, void * config_types, void * configs)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, num_configs, config_types, configs);
     uint64_t t0 = clt_now();
@@ -6661,11 +8920,20 @@ static int32_t CLT_CALL ext_clUpdateMutableCommandsKHR(void * command_buffer, ui
     return ret;
 }
 
+typedef int32_t (CLT_CALL *clWaitForEvents_t)(uint32_t, void *);
+static CLT_NOINLINE int32_t clWaitForEvents_rec(clWaitForEvents_t real, uint32_t num_events, void * event_list);
+
 CLT_EXPORT int32_t CLT_CALL clWaitForEvents(uint32_t num_events, void * event_list)
 {
-    typedef int32_t (CLT_CALL *fn_t)(uint32_t, void *);
-    fn_t real = (fn_t)clt_real(CLT_FN_clWaitForEvents);
+    clWaitForEvents_t real = (clWaitForEvents_t)clt_real(CLT_FN_clWaitForEvents);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(num_events, event_list);
+    return clWaitForEvents_rec(real, num_events, event_list);
+}
+
+static int32_t clWaitForEvents_rec(clWaitForEvents_t real, uint32_t num_events, void * event_list)
+{
     struct clt_thread *th = clt_enter();
     if (!th) return real(num_events, event_list);
     uint64_t t0 = clt_now();

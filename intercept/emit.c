@@ -7,12 +7,13 @@
 #include <unistd.h>
 #include "emit.h"
 #include "fastpack.h"
+#include "hooks.h"
 #include "proto/cltrace.pb-c.h"
 #include "shim.h"
 #include "tables.h"
 
 #define CLT_VERSION "0.1.0"
-#define OWN_SEQ 1u
+#define OWN_SEQ CLT_OWN_SEQ
 enum { F_CLEARED = 1, F_NEEDS = 2 };
 
 typedef Perfetto__Protos__TracePacket Packet;
@@ -27,7 +28,7 @@ struct seq_state {
 
 /* ---- output ------------------------------------------------------------ */
 
-static void put_packet(struct clt_writer *w, Packet *p)
+void clt_put_packet(struct clt_writer *w, Packet *p)
 {
     size_t n = protobuf_c_message_get_packed_size(&p->base);
     if (w->len + n + 16 > CLT_OUT_CAP)
@@ -90,17 +91,17 @@ int clt_emit_init(struct clt_writer *w)
     w->pid = (int)getpid();
     w->process_uuid = (uint64_t)w->pid << 32;
     w->dropped_uuid = w->process_uuid | 0x80000001u;
-    return 0;
+    return clt_dev_init(w);
 }
 
 /* ---- fixed packets ---------------------------------------------------- */
 
-static void put_track(struct clt_writer *w, Track *t)
+void clt_put_track(struct clt_writer *w, Track *t)
 {
     Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
     p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR;
     p.track_descriptor = t;
-    put_packet(w, &p);
+    clt_put_packet(w, &p);
 }
 
 static void read_comm(const char *path, char *buf, size_t cap, const char *fallback)
@@ -128,7 +129,7 @@ void clt_emit_header(struct clt_writer *w)
     t.has_uuid = 1;
     t.uuid = w->process_uuid;
     t.process = &pd;
-    put_track(w, &t);
+    clt_put_track(w, &t);
 
     Perfetto__Protos__CounterDescriptor cd = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__INIT;
     cd.has_unit = 1;
@@ -140,7 +141,7 @@ void clt_emit_header(struct clt_writer *w)
     c.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
     c.name = "cltrace dropped calls";
     c.counter = &cd;
-    put_track(w, &c);
+    clt_put_track(w, &c);
 
     Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
     p.has_trusted_packet_sequence_id = p.has_sequence_flags = p.has_first_packet_on_sequence = 1;
@@ -162,7 +163,7 @@ void clt_emit_header(struct clt_writer *w)
     p.timestamp = clt_boottime_ns();
     p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
     p.track_event = &e;
-    put_packet(w, &p);
+    clt_put_packet(w, &p);
 }
 
 void clt_emit_dropped(struct clt_writer *w)
@@ -185,7 +186,7 @@ void clt_emit_dropped(struct clt_writer *w)
     p.sequence_flags = F_NEEDS;
     p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
     p.track_event = &e;
-    put_packet(w, &p);
+    clt_put_packet(w, &p);
 }
 
 void clt_emit_footer(struct clt_writer *w)
@@ -212,7 +213,7 @@ void clt_emit_footer(struct clt_writer *w)
     Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
     p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_ATTRIBUTES;
     p.trace_attributes = &ta;
-    put_packet(w, &p);
+    clt_put_packet(w, &p);
 }
 
 /* ---- one sequence per thread ------------------------------------------ */
@@ -253,7 +254,7 @@ static struct seq_state *seq_for(struct clt_writer *w, struct clt_thread *th)
     t.has_uuid = 1;
     t.uuid = ss->track_uuid;
     t.thread = &td;
-    put_track(w, &t);
+    clt_put_track(w, &t);
 
     Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
     p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
@@ -267,7 +268,7 @@ static struct seq_state *seq_for(struct clt_writer *w, struct clt_thread *th)
     ted.track_uuid = ss->track_uuid;
     def.track_event_defaults = &ted;
     p.trace_packet_defaults = &def;
-    put_packet(w, &p);
+    clt_put_packet(w, &p);
     return ss;
 }
 
@@ -383,7 +384,7 @@ static void put_interned(struct clt_writer *w, struct call_scratch *s, uint32_t 
     p.trusted_packet_sequence_id = seq;
     p.sequence_flags = F_NEEDS;
     p.interned_data = &in;
-    put_packet(w, &p);
+    clt_put_packet(w, &p);
 }
 
 static void emit_call(struct clt_writer *w, struct clt_thread *th, struct seq_state *ss,
@@ -474,11 +475,14 @@ static void emit_call(struct clt_writer *w, struct clt_thread *th, struct seq_st
         t1 = t0;
     if (w->len + 2 * FP_MAX_PACKET > CLT_OUT_CAP)
         clt_writer_flush(w);
+    /* An enqueue's flow id (slot after its parameters) ties it to its command. */
+    uint64_t flow = fd->flags & CLT_F_ENQUEUE ? rec->arg[fd->n_params] : 0;
     uint8_t *o = w->out + w->len;
-    o = fp_slice(o, t0, th->seq, 1, rec->fn + 1u, s.ann, s.n_ann, NULL, 0, NULL, 0);
+    o = fp_slice(o, t0, th->seq, 1, rec->fn + 1u, s.ann, s.n_ann, &flow, flow != 0, NULL, 0);
     o = fp_slice(o, t1, th->seq, 0, 0, NULL, 0, NULL, 0, NULL, 0);
     w->len = (size_t)(o - w->out);
     w->calls++;
+    clt_dev_on_call(w, rec, t0, t1);
 }
 
 int clt_emit_thread(struct clt_writer *w, struct clt_thread *th)
@@ -487,7 +491,7 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th)
     uint64_t head = __atomic_load_n(&th->head, __ATOMIC_ACQUIRE);
     if (tail == head)
         return 0;
-    struct seq_state *ss = seq_for(w, th);
+    struct seq_state *ss = NULL;      /* a thread's track appears with its first API call */
     uint64_t size = th->mask + 1, freed = tail;
     while (tail != head) {
         uint64_t off = tail & th->mask;
@@ -496,12 +500,19 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th)
             tail += size - off;
             continue;
         }
-        if (rec->fn >= CLT_FN_COUNT || rec->size < sizeof *rec || rec->size > size - off) {
+        if ((rec->fn >= CLT_FN_COUNT && rec->fn < CLT_REC_COMMAND) || rec->size < sizeof *rec ||
+            rec->size > size - off) {
             tail = head;      /* cannot happen; never read garbage */
             break;
         }
-        if (ss)
-            emit_call(w, th, ss, rec);
+        if (rec->fn >= CLT_REC_COMMAND) {
+            clt_dev_on_special(w, rec);
+        } else {
+            if (!ss)
+                ss = seq_for(w, th);
+            if (ss)
+                emit_call(w, th, ss, rec);
+        }
         tail += rec->size;
         if (tail - freed > size / 8) {   /* give room back early */
             __atomic_store_n(&th->tail, tail, __ATOMIC_SEQ_CST);

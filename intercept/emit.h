@@ -10,6 +10,7 @@
 #include "record.h"
 
 #define CLT_OUT_CAP (1u << 20)
+#define CLT_OWN_SEQ 1u           /* the writer's own sequence: counters, device commands */
 #define CLT_OUT_FLUSH (CLT_OUT_CAP - (64u << 10))
 
 struct clt_writer {
@@ -31,6 +32,8 @@ struct clt_writer {
     unsigned str_off[CLT_DEC_COUNT + 1];   /* string iid space: enum values, then errors */
     unsigned n_strs;
     int16_t err_idx[2048];    /* -code -> index in clt_errors, or -1 */
+    struct clt_devmodel *dev; /* devices, queues, kernels, buffers (emit_device.c) */
+    uint64_t unfinished;      /* commands still in flight at exit */
 };
 
 int clt_emit_init(struct clt_writer *w);
@@ -39,5 +42,16 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th);   /* 1 if it d
 void clt_emit_dropped(struct clt_writer *w);
 void clt_emit_footer(struct clt_writer *w);
 void clt_writer_flush(struct clt_writer *w);
+struct Perfetto__Protos__TracePacket;
+struct Perfetto__Protos__TrackDescriptor;
+void clt_put_packet(struct clt_writer *w, struct Perfetto__Protos__TracePacket *p);
+void clt_put_track(struct clt_writer *w, struct Perfetto__Protos__TrackDescriptor *t);
+
+/* emit_device.c */
+int clt_dev_init(struct clt_writer *w);
+void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1);
+void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec);
+void clt_dev_flush_pending(struct clt_writer *w, int final);
+void clt_dev_footer(struct clt_writer *w, uint64_t unfinished);
 
 #endif

@@ -68,3 +68,61 @@ void clt_objects_free(struct clt_objects *o)
     o->keys = o->ids = 0;
     o->cap = o->used = 0;
 }
+
+static uint64_t map_slot(const struct clt_map *m, uint64_t k)
+{
+    uint64_t x = k * 0x9E3779B97F4A7C15ull;
+    uint64_t i = (x ^ (x >> 29)) & (m->cap - 1);
+    while (m->keys[i] && m->keys[i] != k)
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+void *clt_map_get(const struct clt_map *m, uint64_t k)
+{
+    if (!k || !m->cap)
+        return NULL;
+    uint64_t s = map_slot(m, k);
+    return m->keys[s] ? m->vals[s] : NULL;
+}
+
+int clt_map_put(struct clt_map *m, uint64_t k, void *v)
+{
+    if (!k)
+        return -1;
+    if ((m->used + 1) * 2 > m->cap) {
+        uint64_t ncap = m->cap ? m->cap * 2 : 256;
+        struct clt_map n = { calloc(ncap, 8), calloc(ncap, sizeof(void *)), ncap, 0 };
+        if (!n.keys || !n.vals) {
+            free(n.keys);
+            free(n.vals);
+            return -1;
+        }
+        for (uint64_t i = 0; i < m->cap; i++)
+            if (m->keys[i]) {
+                uint64_t s = map_slot(&n, m->keys[i]);
+                n.keys[s] = m->keys[i];
+                n.vals[s] = m->vals[i];
+                n.used++;
+            }
+        free(m->keys);
+        free(m->vals);
+        *m = n;
+    }
+    uint64_t s = map_slot(m, k);
+    if (!m->keys[s]) {
+        m->keys[s] = k;
+        m->used++;
+    }
+    m->vals[s] = v;
+    return 0;
+}
+
+void clt_map_free(struct clt_map *m)
+{
+    free(m->keys);
+    free(m->vals);
+    m->keys = NULL;
+    m->vals = NULL;
+    m->cap = m->used = 0;
+}

@@ -15,4 +15,15 @@ uint64_t clt_objects_find(const struct clt_objects *o, uint64_t handle);  /* 0 i
 uint64_t clt_objects_new(struct clt_objects *o, uint64_t handle);
 void clt_objects_free(struct clt_objects *o);
 
+
+
+/* u64 key -> pointer, writer thread only (device model tables). */
+struct clt_map {
+    uint64_t *keys;
+    void **vals;
+    uint64_t cap, used;
+};
+void *clt_map_get(const struct clt_map *m, uint64_t key);
+int clt_map_put(struct clt_map *m, uint64_t key, void *val);   /* 0 ok, -1 out of memory */
+void clt_map_free(struct clt_map *m);
 #endif

@@ -43,6 +43,7 @@ struct clt_thread {
     uint64_t head_local;
     uint64_t tail_cached;
     uint64_t dropped;       /* calls not recorded because the ring stayed full */
+    uint32_t flow_counter;  /* flow ids of this thread's enqueues */
     int dropping;
     _Alignas(64) _Atomic uint64_t head;   /* published to the writer */
     _Alignas(64) _Atomic uint64_t tail;   /* consumed by the writer */
@@ -85,6 +86,8 @@ static inline __attribute__((always_inline)) int clt_is_active(void)
 /* The calling thread's ring, made on its first call; NULL: do not record. */
 static inline __attribute__((always_inline)) struct clt_thread *clt_enter(void)
 {
+    if (CLT_UNLIKELY(!clt_is_active()))
+        return NULL;
     struct clt_thread *th = clt_tls;
     if (CLT_UNLIKELY(!th))
         th = clt_thread_attach();

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "shim.h"
 #include "tables.h"
+#include "hooks.h"
 
 struct clt_config clt_cfg;
 int clt_active;
@@ -261,13 +262,16 @@ drop:
 
 static void at_exit(void)
 {
+    /* Commands still in flight are waited for (bounded) while recording is
+     * still on, so their completions are recorded. */
+    uint64_t unfinished = writer_state == 1 && clt_is_active() ? clt_commands_drain(2000) : 0;
     if (!__atomic_exchange_n(&clt_active, 0, __ATOMIC_ACQ_REL) && writer_state != 1)
         return;
     pthread_mutex_lock(&start_lock);
     if (writer_state == 1) {
         writer_state = 2;     /* finished: later calls only forward */
         pthread_mutex_unlock(&start_lock);
-        clt_writer_stop();
+        clt_writer_stop(unfinished);
         return;
     }
     pthread_mutex_unlock(&start_lock);
@@ -277,6 +281,7 @@ static void at_exit(void)
  * file (its pid), on its next call. The parent's rings stay the parent's. */
 static void after_fork_child(void)
 {
+    clt_pid = (int)getpid();
     pthread_mutex_init(&start_lock, NULL);
     clt_writer_forget();
     __atomic_store_n(&clt_threads, NULL, __ATOMIC_RELAXED);
@@ -291,6 +296,7 @@ __attribute__((constructor)) static void clt_load(void)
 {
     int saved = errno;
     clt_config_load(&clt_cfg);
+    clt_pid = (int)getpid();
     clt_clock_select();
     pthread_key_create(&thread_key, thread_gone);
     pthread_atfork(NULL, NULL, after_fork_child);

@@ -27,7 +27,7 @@ enum clt_kind {      /* how a parameter is stored in its record slot */
 };
 
 enum clt_ret_kind { CLT_R_VOID, CLT_R_ERR, CLT_R_HANDLE, CLT_R_PTR, CLT_R_VAL };
-enum { CLT_F_CORE = 1, CLT_F_CREATES = 2 };
+enum { CLT_F_CORE = 1, CLT_F_CREATES = 2, CLT_F_ENQUEUE = 4 };
 
 struct clt_param {
     const char *name;

@@ -140,12 +140,14 @@ static int drain_all(void)
 static void *writer_main(void *arg)
 {
     (void)arg;
+    clt_clock_init(&W.clock);       /* here, not on the app's first call: it sleeps 5 ms */
     uint64_t last_cal = clt_boottime_ns();
     long idle_us = 500;
     while (!__atomic_load_n(&stop_requested, __ATOMIC_ACQUIRE)) {
         if (__atomic_load_n(&sleeping, __ATOMIC_RELAXED))
             __atomic_store_n(&sleeping, 0, __ATOMIC_RELAXED);
         int busy = drain_all();
+        clt_dev_flush_pending(&W, 0);
         uint64_t now = clt_boottime_ns();
         if (now - last_cal > 100000000u) {          /* re-calibrate every 100 ms */
             clt_clock_update(&W.clock);
@@ -183,7 +185,6 @@ int clt_writer_start(void)
         clt_msg("out of memory; running untraced");
         return -1;
     }
-    clt_clock_init(&W.clock);
     clt_emit_header(&W);
     /* The writer takes no signals: they stay the app's. */
     sigset_t all, old;
@@ -226,8 +227,9 @@ static int gzip_file(const char *src, char *dst, size_t cap)
     return ok ? 0 : -1;
 }
 
-void clt_writer_stop(void)
+void clt_writer_stop(uint64_t unfinished_commands)
 {
+    W.unfinished = unfinished_commands;
     __atomic_store_n(&stop_requested, 1, __ATOMIC_RELEASE);
     clt_writer_kick();
     /* Bounded: a writer stuck on a dead disk must not hang the exit. */
@@ -239,7 +241,9 @@ void clt_writer_stop(void)
         return;
     }
     drain_all();
+    clt_dev_flush_pending(&W, 1);
     clt_emit_dropped(&W);
+    clt_dev_footer(&W, W.unfinished);
     clt_emit_footer(&W);
     clt_writer_flush(&W);
     close(W.fd);

@@ -18,6 +18,11 @@ def calls(t, name):
     return [s for s in t["slices"] if s["name"] == name]
 
 
+def api_only(t):
+    """The API-call slices (on thread tracks), without device commands."""
+    return dict(t, slices=[s for s in t["slices"] if s["tid"] is not None])
+
+
 def common(t, expected_calls=None):
     a = t["attributes"]
     expect(a.get("cltrace.calls") == len(t["slices"]),
@@ -96,13 +101,56 @@ def check_dropped(t, total):
     expect(last and last[-1] == dropped, "dropped counter %r != %d" % (last[-1:], dropped))
 
 
+def check_timeline(t, durations_file):
+    api = [s for s in t["slices"] if s["tid"] is not None]
+    dev = sorted((s for s in t["slices"] if (s["track_name"] or "").startswith("Device ")), key=lambda s: s["ts"])
+    enq = [s for s in api if s["name"].startswith("clEnqueue") and s["args"].get("result") == "CL_SUCCESS"]
+    expect(len(enq) == 14, "%d successful enqueues, want 14" % len(enq))
+    expect(len(dev) == len(enq), "%d device commands for %d enqueues" % (len(dev), len(enq)))
+    by_flow = {f: s for s in enq for f in s["flows"]}
+    expect(len(by_flow) == len(enq), "not every enqueue carries one flow id")
+    for d in dev:
+        src = [by_flow.get(f) for f in d["terminating_flows"]]
+        expect(len(src) == 1 and src[0] is not None, "device command %s without a flow from its enqueue" % d["name"])
+        if src and src[0]:
+            expect(d["ts"] >= src[0]["ts"], "%s starts %d ns before its enqueue" % (d["name"], src[0]["ts"] - d["ts"]))
+            expect(d["dur"] == d["args"]["duration_ns"], "%s: slice %s ns, device %s ns" % (d["name"], d["dur"], d["args"]["duration_ns"]))
+    own = [l.split() for l in open(durations_file)]
+    q0 = [d for d in dev if d["args"]["queue"] == dev[0]["args"]["queue"]][:6]
+    names = ["WriteBuffer", "scale", "sum_local", "CopyBuffer", "FillBuffer", "ReadBuffer"]
+    expect([d["name"] for d in q0] == names, "first queue's commands: %r" % [d["name"] for d in q0])
+    for (kind, ns), d in zip(own, q0):
+        expect(int(ns) == d["args"]["duration_ns"], "%s: app read %s ns, trace has %s" % (kind, ns, d["args"]["duration_ns"]))
+    w, sc, sl, cp, fl, rd = q0
+    expect(w["args"].get("direction") == "host_to_device" and w["args"].get("bytes") == 4 << 16, "write: %r" % w["args"])
+    expect(rd["args"].get("direction") == "device_to_host" and rd["args"].get("pinned") is True, "read: %r" % rd["args"])
+    expect(cp["args"].get("direction") == "device_to_device", "copy: %r" % cp["args"])
+    expect(fl["args"].get("direction") == "device", "fill: %r" % fl["args"])
+    expect(w["args"].get("pinned") is False, "write buffer is not pinned: %r" % w["args"])
+    expect(sc["args"].get("local_work_size") == "NULL" and sc["args"].get("global_work_size") == [1 << 16],
+           "scale: %r" % sc["args"])
+    expect(sl["args"].get("local_arg_bytes") == 256 and sl["args"].get("work_groups") == 1024 and
+           sl["args"].get("work_group_size") == 64, "sum_local: %r" % sl["args"])
+    expect(sl["args"].get("kernel_work_group_size", 0) > 0 and "preferred_work_group_size_multiple" in sl["args"],
+           "kernel work-group info missing: %r" % sl["args"])
+    a = t["attributes"]
+    expect(a.get("cltrace.device_commands") == 14 and a.get("cltrace.commands_unmatched") == 0,
+           "attributes %r" % {k: v for k, v in a.items() if "command" in k})
+    expect(a.get("cltrace.device.0.compute_units", 0) > 0 and a.get("cltrace.device.0.name"), "device facts missing")
+    expect(a.get("cltrace.device.0.clock_samples", 0) > 0, "no clock samples")
+    mem = [c for c in t["counters"] if (c["name"] or "").startswith("device memory")]
+    expect(mem and max(c["value"] for c in mem) == (4 << 16) * 2 + (4 << 16) // 64 and mem[-1]["value"] == 0,
+           "device memory counter: %r" % [c["value"] for c in mem])
+
+
 def check_forward(t, ncalls):
     common(t, int(ncalls))
 
 
 if __name__ == "__main__":
     check, path = sys.argv[1], sys.argv[2]
-    globals()["check_" + check](decode(path), *sys.argv[3:])
+    trace = decode(path)
+    globals()["check_" + check](trace if check == "timeline" else api_only(trace), *sys.argv[3:])
     for f in failures[:20]:
         print("  " + f)
     sys.exit(1 if failures else 0)

@@ -95,7 +95,18 @@ t_pftrace_lint() {
     CLTRACE_LIBRARY=$T/libfakecl.so traced "$WORK/l2" "$T/forward_check" "$T/libfakecl.so" >/dev/null
     traced "$WORK/l3" "$T/threads" 4 500 >/dev/null
     CLTRACE_COMPRESS=0 traced "$WORK/l4" "$T/vecadd" >/dev/null
-    lint "$(trace_of "$WORK/l1")" "$(trace_of "$WORK/l2")" "$(trace_of "$WORK/l3")" "$(trace_of "$WORK/l4")"
+    traced "$WORK/l5" "$T/timeline" /dev/null >/dev/null
+    lint "$(trace_of "$WORK/l1")" "$(trace_of "$WORK/l2")" "$(trace_of "$WORK/l3")" "$(trace_of "$WORK/l4")" \
+         "$(trace_of "$WORK/l5")"
+}
+
+t_device_timeline() {
+    # every command timed, on the host clock, tied to its enqueue; durations
+    # equal what the app reads; profiling it did not ask for stays invisible
+    "$T/timeline" "$WORK/dur0" > "$WORK/tl.plain"
+    traced "$WORK/tl" "$T/timeline" "$WORK/dur1" > "$WORK/tl.traced"
+    cmp "$WORK/tl.plain" "$WORK/tl.traced"
+    $PY tests/checks.py timeline "$(trace_of "$WORK/tl")" "$WORK/dur1"
 }
 
 t_threads_pocl_exact() {

@@ -12,6 +12,9 @@ $(T) $(B)/asan $(B)/tsan:
 
 $(T)/vecadd: examples/vecadd/vecadd.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL
+$(T)/timeline: tests/apps/timeline.c | $(T)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL
+TEST_BINS += $(T)/timeline
 $(T)/threads: tests/apps/threads.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lpthread
 $(T)/threads-tsan: tests/apps/threads.c | $(T)

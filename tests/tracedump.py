@@ -132,7 +132,8 @@ def decode(path):
             for a in e.debug_annotations:
                 an = a.name if a.HasField("name") else st["ann"].get(a.name_iid)
                 args[an] = ann_value(a, st["str"])
-            s = {"name": name, "ts": p.timestamp, "dur": None, "track": track, "args": args}
+            s = {"name": name, "ts": p.timestamp, "dur": None, "track": track, "args": args,
+                 "flows": list(e.flow_ids), "terminating_flows": list(e.terminating_flow_ids)}
             open_.setdefault(track, []).append(s)
             slices.append(s)
         elif e.type == 2:
@@ -144,6 +145,7 @@ def decode(path):
                              "ts": p.timestamp, "value": e.counter_value})
     for s in slices:
         s["tid"] = tracks.get(s["track"], {}).get("tid")
+        s["track_name"] = tracks.get(s["track"], {}).get("name")
     threads = {str(u): t for u, t in tracks.items() if t["tid"] is not None}
     return {"packets": len(packets), "slices": slices, "attributes": attrs, "threads": threads,
             "counters": counters}

@@ -6,7 +6,9 @@
 typedef int32_t cl_int_;
 #define EXPORT __attribute__((visibility("default")))
 struct fake_log { const char *fn; unsigned n; uint64_t args[16]; };
-EXPORT struct fake_log fake_last;
+/* The last calls, newest at fake_hist[(fake_n - 1) % 16]: a shim may make calls of its own. */
+EXPORT struct fake_log fake_hist[16];
+EXPORT unsigned fake_n;
 EXPORT int64_t fake_ret_int;
 EXPORT uint64_t fake_ret_ptr;
 static inline uint64_t as_u64_d(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
@@ -14,3092 +16,3344 @@ static void *fake_lookup(const char *name);
 
 EXPORT int32_t clBuildProgram(void * program, uint32_t num_devices, void * device_list, void * options, void * pfn_notify, void * user_data)
 {
-    fake_last.fn = "clBuildProgram";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)program;
-    fake_last.args[1] = (uint64_t)num_devices;
-    fake_last.args[2] = (uint64_t)(uintptr_t)device_list;
-    fake_last.args[3] = (uint64_t)(uintptr_t)options;
-    fake_last.args[4] = (uint64_t)(uintptr_t)pfn_notify;
-    fake_last.args[5] = (uint64_t)(uintptr_t)user_data;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clBuildProgram";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)program;
+    l->args[1] = (uint64_t)num_devices;
+    l->args[2] = (uint64_t)(uintptr_t)device_list;
+    l->args[3] = (uint64_t)(uintptr_t)options;
+    l->args[4] = (uint64_t)(uintptr_t)pfn_notify;
+    l->args[5] = (uint64_t)(uintptr_t)user_data;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clCancelCommandsIMG(void * event_list, size_t num_events_in_list)
 {
-    fake_last.fn = "clCancelCommandsIMG";
-    fake_last.n = 2;
-    fake_last.args[0] = (uint64_t)(uintptr_t)event_list;
-    fake_last.args[1] = (uint64_t)num_events_in_list;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCancelCommandsIMG";
+    l->n = 2;
+    l->args[0] = (uint64_t)(uintptr_t)event_list;
+    l->args[1] = (uint64_t)num_events_in_list;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT void * clCloneKernel(void * source_kernel, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCloneKernel";
-    fake_last.n = 2;
-    fake_last.args[0] = (uint64_t)(uintptr_t)source_kernel;
-    fake_last.args[1] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCloneKernel";
+    l->n = 2;
+    l->args[0] = (uint64_t)(uintptr_t)source_kernel;
+    l->args[1] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT int32_t clCommandBarrierWithWaitListKHR(void * command_buffer, void * command_queue, void * properties, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    fake_last.fn = "clCommandBarrierWithWaitListKHR";
-    fake_last.n = 7;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_buffer;
-    fake_last.args[1] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[2] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[3] = (uint64_t)num_sync_points_in_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)sync_point_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)sync_point;
-    fake_last.args[6] = (uint64_t)(uintptr_t)mutable_handle;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCommandBarrierWithWaitListKHR";
+    l->n = 7;
+    l->args[0] = (uint64_t)(uintptr_t)command_buffer;
+    l->args[1] = (uint64_t)(uintptr_t)command_queue;
+    l->args[2] = (uint64_t)(uintptr_t)properties;
+    l->args[3] = (uint64_t)num_sync_points_in_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)sync_point_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)sync_point;
+    l->args[6] = (uint64_t)(uintptr_t)mutable_handle;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clCommandCopyBufferKHR(void * command_buffer, void * command_queue, void * properties, void * src_buffer, void * dst_buffer, size_t src_offset, size_t dst_offset, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    fake_last.fn = "clCommandCopyBufferKHR";
-    fake_last.n = 12;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_buffer;
-    fake_last.args[1] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[2] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[3] = (uint64_t)(uintptr_t)src_buffer;
-    fake_last.args[4] = (uint64_t)(uintptr_t)dst_buffer;
-    fake_last.args[5] = (uint64_t)src_offset;
-    fake_last.args[6] = (uint64_t)dst_offset;
-    fake_last.args[7] = (uint64_t)size;
-    fake_last.args[8] = (uint64_t)num_sync_points_in_wait_list;
-    fake_last.args[9] = (uint64_t)(uintptr_t)sync_point_wait_list;
-    fake_last.args[10] = (uint64_t)(uintptr_t)sync_point;
-    fake_last.args[11] = (uint64_t)(uintptr_t)mutable_handle;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCommandCopyBufferKHR";
+    l->n = 12;
+    l->args[0] = (uint64_t)(uintptr_t)command_buffer;
+    l->args[1] = (uint64_t)(uintptr_t)command_queue;
+    l->args[2] = (uint64_t)(uintptr_t)properties;
+    l->args[3] = (uint64_t)(uintptr_t)src_buffer;
+    l->args[4] = (uint64_t)(uintptr_t)dst_buffer;
+    l->args[5] = (uint64_t)src_offset;
+    l->args[6] = (uint64_t)dst_offset;
+    l->args[7] = (uint64_t)size;
+    l->args[8] = (uint64_t)num_sync_points_in_wait_list;
+    l->args[9] = (uint64_t)(uintptr_t)sync_point_wait_list;
+    l->args[10] = (uint64_t)(uintptr_t)sync_point;
+    l->args[11] = (uint64_t)(uintptr_t)mutable_handle;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clCommandCopyBufferRectKHR(void * command_buffer, void * command_queue, void * properties, void * src_buffer, void * dst_buffer, void * src_origin, void * dst_origin, void * region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    fake_last.fn = "clCommandCopyBufferRectKHR";
-    fake_last.n = 16;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_buffer;
-    fake_last.args[1] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[2] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[3] = (uint64_t)(uintptr_t)src_buffer;
-    fake_last.args[4] = (uint64_t)(uintptr_t)dst_buffer;
-    fake_last.args[5] = (uint64_t)(uintptr_t)src_origin;
-    fake_last.args[6] = (uint64_t)(uintptr_t)dst_origin;
-    fake_last.args[7] = (uint64_t)(uintptr_t)region;
-    fake_last.args[8] = (uint64_t)src_row_pitch;
-    fake_last.args[9] = (uint64_t)src_slice_pitch;
-    fake_last.args[10] = (uint64_t)dst_row_pitch;
-    fake_last.args[11] = (uint64_t)dst_slice_pitch;
-    fake_last.args[12] = (uint64_t)num_sync_points_in_wait_list;
-    fake_last.args[13] = (uint64_t)(uintptr_t)sync_point_wait_list;
-    fake_last.args[14] = (uint64_t)(uintptr_t)sync_point;
-    fake_last.args[15] = (uint64_t)(uintptr_t)mutable_handle;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCommandCopyBufferRectKHR";
+    l->n = 16;
+    l->args[0] = (uint64_t)(uintptr_t)command_buffer;
+    l->args[1] = (uint64_t)(uintptr_t)command_queue;
+    l->args[2] = (uint64_t)(uintptr_t)properties;
+    l->args[3] = (uint64_t)(uintptr_t)src_buffer;
+    l->args[4] = (uint64_t)(uintptr_t)dst_buffer;
+    l->args[5] = (uint64_t)(uintptr_t)src_origin;
+    l->args[6] = (uint64_t)(uintptr_t)dst_origin;
+    l->args[7] = (uint64_t)(uintptr_t)region;
+    l->args[8] = (uint64_t)src_row_pitch;
+    l->args[9] = (uint64_t)src_slice_pitch;
+    l->args[10] = (uint64_t)dst_row_pitch;
+    l->args[11] = (uint64_t)dst_slice_pitch;
+    l->args[12] = (uint64_t)num_sync_points_in_wait_list;
+    l->args[13] = (uint64_t)(uintptr_t)sync_point_wait_list;
+    l->args[14] = (uint64_t)(uintptr_t)sync_point;
+    l->args[15] = (uint64_t)(uintptr_t)mutable_handle;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clCommandCopyBufferToImageKHR(void * command_buffer, void * command_queue, void * properties, void * src_buffer, void * dst_image, size_t src_offset, void * dst_origin, void * region, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    fake_last.fn = "clCommandCopyBufferToImageKHR";
-    fake_last.n = 12;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_buffer;
-    fake_last.args[1] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[2] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[3] = (uint64_t)(uintptr_t)src_buffer;
-    fake_last.args[4] = (uint64_t)(uintptr_t)dst_image;
-    fake_last.args[5] = (uint64_t)src_offset;
-    fake_last.args[6] = (uint64_t)(uintptr_t)dst_origin;
-    fake_last.args[7] = (uint64_t)(uintptr_t)region;
-    fake_last.args[8] = (uint64_t)num_sync_points_in_wait_list;
-    fake_last.args[9] = (uint64_t)(uintptr_t)sync_point_wait_list;
-    fake_last.args[10] = (uint64_t)(uintptr_t)sync_point;
-    fake_last.args[11] = (uint64_t)(uintptr_t)mutable_handle;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCommandCopyBufferToImageKHR";
+    l->n = 12;
+    l->args[0] = (uint64_t)(uintptr_t)command_buffer;
+    l->args[1] = (uint64_t)(uintptr_t)command_queue;
+    l->args[2] = (uint64_t)(uintptr_t)properties;
+    l->args[3] = (uint64_t)(uintptr_t)src_buffer;
+    l->args[4] = (uint64_t)(uintptr_t)dst_image;
+    l->args[5] = (uint64_t)src_offset;
+    l->args[6] = (uint64_t)(uintptr_t)dst_origin;
+    l->args[7] = (uint64_t)(uintptr_t)region;
+    l->args[8] = (uint64_t)num_sync_points_in_wait_list;
+    l->args[9] = (uint64_t)(uintptr_t)sync_point_wait_list;
+    l->args[10] = (uint64_t)(uintptr_t)sync_point;
+    l->args[11] = (uint64_t)(uintptr_t)mutable_handle;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clCommandCopyImageKHR(void * command_buffer, void * command_queue, void * properties, void * src_image, void * dst_image, void * src_origin, void * dst_origin, void * region, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    fake_last.fn = "clCommandCopyImageKHR";
-    fake_last.n = 12;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_buffer;
-    fake_last.args[1] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[2] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[3] = (uint64_t)(uintptr_t)src_image;
-    fake_last.args[4] = (uint64_t)(uintptr_t)dst_image;
-    fake_last.args[5] = (uint64_t)(uintptr_t)src_origin;
-    fake_last.args[6] = (uint64_t)(uintptr_t)dst_origin;
-    fake_last.args[7] = (uint64_t)(uintptr_t)region;
-    fake_last.args[8] = (uint64_t)num_sync_points_in_wait_list;
-    fake_last.args[9] = (uint64_t)(uintptr_t)sync_point_wait_list;
-    fake_last.args[10] = (uint64_t)(uintptr_t)sync_point;
-    fake_last.args[11] = (uint64_t)(uintptr_t)mutable_handle;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCommandCopyImageKHR";
+    l->n = 12;
+    l->args[0] = (uint64_t)(uintptr_t)command_buffer;
+    l->args[1] = (uint64_t)(uintptr_t)command_queue;
+    l->args[2] = (uint64_t)(uintptr_t)properties;
+    l->args[3] = (uint64_t)(uintptr_t)src_image;
+    l->args[4] = (uint64_t)(uintptr_t)dst_image;
+    l->args[5] = (uint64_t)(uintptr_t)src_origin;
+    l->args[6] = (uint64_t)(uintptr_t)dst_origin;
+    l->args[7] = (uint64_t)(uintptr_t)region;
+    l->args[8] = (uint64_t)num_sync_points_in_wait_list;
+    l->args[9] = (uint64_t)(uintptr_t)sync_point_wait_list;
+    l->args[10] = (uint64_t)(uintptr_t)sync_point;
+    l->args[11] = (uint64_t)(uintptr_t)mutable_handle;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clCommandCopyImageToBufferKHR(void * command_buffer, void * command_queue, void * properties, void * src_image, void * dst_buffer, void * src_origin, void * region, size_t dst_offset, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    fake_last.fn = "clCommandCopyImageToBufferKHR";
-    fake_last.n = 12;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_buffer;
-    fake_last.args[1] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[2] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[3] = (uint64_t)(uintptr_t)src_image;
-    fake_last.args[4] = (uint64_t)(uintptr_t)dst_buffer;
-    fake_last.args[5] = (uint64_t)(uintptr_t)src_origin;
-    fake_last.args[6] = (uint64_t)(uintptr_t)region;
-    fake_last.args[7] = (uint64_t)dst_offset;
-    fake_last.args[8] = (uint64_t)num_sync_points_in_wait_list;
-    fake_last.args[9] = (uint64_t)(uintptr_t)sync_point_wait_list;
-    fake_last.args[10] = (uint64_t)(uintptr_t)sync_point;
-    fake_last.args[11] = (uint64_t)(uintptr_t)mutable_handle;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCommandCopyImageToBufferKHR";
+    l->n = 12;
+    l->args[0] = (uint64_t)(uintptr_t)command_buffer;
+    l->args[1] = (uint64_t)(uintptr_t)command_queue;
+    l->args[2] = (uint64_t)(uintptr_t)properties;
+    l->args[3] = (uint64_t)(uintptr_t)src_image;
+    l->args[4] = (uint64_t)(uintptr_t)dst_buffer;
+    l->args[5] = (uint64_t)(uintptr_t)src_origin;
+    l->args[6] = (uint64_t)(uintptr_t)region;
+    l->args[7] = (uint64_t)dst_offset;
+    l->args[8] = (uint64_t)num_sync_points_in_wait_list;
+    l->args[9] = (uint64_t)(uintptr_t)sync_point_wait_list;
+    l->args[10] = (uint64_t)(uintptr_t)sync_point;
+    l->args[11] = (uint64_t)(uintptr_t)mutable_handle;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clCommandFillBufferKHR(void * command_buffer, void * command_queue, void * properties, void * buffer, void * pattern, size_t pattern_size, size_t offset, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    fake_last.fn = "clCommandFillBufferKHR";
-    fake_last.n = 12;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_buffer;
-    fake_last.args[1] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[2] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[3] = (uint64_t)(uintptr_t)buffer;
-    fake_last.args[4] = (uint64_t)(uintptr_t)pattern;
-    fake_last.args[5] = (uint64_t)pattern_size;
-    fake_last.args[6] = (uint64_t)offset;
-    fake_last.args[7] = (uint64_t)size;
-    fake_last.args[8] = (uint64_t)num_sync_points_in_wait_list;
-    fake_last.args[9] = (uint64_t)(uintptr_t)sync_point_wait_list;
-    fake_last.args[10] = (uint64_t)(uintptr_t)sync_point;
-    fake_last.args[11] = (uint64_t)(uintptr_t)mutable_handle;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCommandFillBufferKHR";
+    l->n = 12;
+    l->args[0] = (uint64_t)(uintptr_t)command_buffer;
+    l->args[1] = (uint64_t)(uintptr_t)command_queue;
+    l->args[2] = (uint64_t)(uintptr_t)properties;
+    l->args[3] = (uint64_t)(uintptr_t)buffer;
+    l->args[4] = (uint64_t)(uintptr_t)pattern;
+    l->args[5] = (uint64_t)pattern_size;
+    l->args[6] = (uint64_t)offset;
+    l->args[7] = (uint64_t)size;
+    l->args[8] = (uint64_t)num_sync_points_in_wait_list;
+    l->args[9] = (uint64_t)(uintptr_t)sync_point_wait_list;
+    l->args[10] = (uint64_t)(uintptr_t)sync_point;
+    l->args[11] = (uint64_t)(uintptr_t)mutable_handle;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clCommandFillImageKHR(void * command_buffer, void * command_queue, void * properties, void * image, void * fill_color, void * origin, void * region, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    fake_last.fn = "clCommandFillImageKHR";
-    fake_last.n = 11;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_buffer;
-    fake_last.args[1] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[2] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[3] = (uint64_t)(uintptr_t)image;
-    fake_last.args[4] = (uint64_t)(uintptr_t)fill_color;
-    fake_last.args[5] = (uint64_t)(uintptr_t)origin;
-    fake_last.args[6] = (uint64_t)(uintptr_t)region;
-    fake_last.args[7] = (uint64_t)num_sync_points_in_wait_list;
-    fake_last.args[8] = (uint64_t)(uintptr_t)sync_point_wait_list;
-    fake_last.args[9] = (uint64_t)(uintptr_t)sync_point;
-    fake_last.args[10] = (uint64_t)(uintptr_t)mutable_handle;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCommandFillImageKHR";
+    l->n = 11;
+    l->args[0] = (uint64_t)(uintptr_t)command_buffer;
+    l->args[1] = (uint64_t)(uintptr_t)command_queue;
+    l->args[2] = (uint64_t)(uintptr_t)properties;
+    l->args[3] = (uint64_t)(uintptr_t)image;
+    l->args[4] = (uint64_t)(uintptr_t)fill_color;
+    l->args[5] = (uint64_t)(uintptr_t)origin;
+    l->args[6] = (uint64_t)(uintptr_t)region;
+    l->args[7] = (uint64_t)num_sync_points_in_wait_list;
+    l->args[8] = (uint64_t)(uintptr_t)sync_point_wait_list;
+    l->args[9] = (uint64_t)(uintptr_t)sync_point;
+    l->args[10] = (uint64_t)(uintptr_t)mutable_handle;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clCommandNDRangeKernelKHR(void * command_buffer, void * command_queue, void * properties, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * local_work_size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    fake_last.fn = "clCommandNDRangeKernelKHR";
-    fake_last.n = 12;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_buffer;
-    fake_last.args[1] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[2] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[3] = (uint64_t)(uintptr_t)kernel;
-    fake_last.args[4] = (uint64_t)work_dim;
-    fake_last.args[5] = (uint64_t)(uintptr_t)global_work_offset;
-    fake_last.args[6] = (uint64_t)(uintptr_t)global_work_size;
-    fake_last.args[7] = (uint64_t)(uintptr_t)local_work_size;
-    fake_last.args[8] = (uint64_t)num_sync_points_in_wait_list;
-    fake_last.args[9] = (uint64_t)(uintptr_t)sync_point_wait_list;
-    fake_last.args[10] = (uint64_t)(uintptr_t)sync_point;
-    fake_last.args[11] = (uint64_t)(uintptr_t)mutable_handle;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCommandNDRangeKernelKHR";
+    l->n = 12;
+    l->args[0] = (uint64_t)(uintptr_t)command_buffer;
+    l->args[1] = (uint64_t)(uintptr_t)command_queue;
+    l->args[2] = (uint64_t)(uintptr_t)properties;
+    l->args[3] = (uint64_t)(uintptr_t)kernel;
+    l->args[4] = (uint64_t)work_dim;
+    l->args[5] = (uint64_t)(uintptr_t)global_work_offset;
+    l->args[6] = (uint64_t)(uintptr_t)global_work_size;
+    l->args[7] = (uint64_t)(uintptr_t)local_work_size;
+    l->args[8] = (uint64_t)num_sync_points_in_wait_list;
+    l->args[9] = (uint64_t)(uintptr_t)sync_point_wait_list;
+    l->args[10] = (uint64_t)(uintptr_t)sync_point;
+    l->args[11] = (uint64_t)(uintptr_t)mutable_handle;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clCommandSVMMemFillKHR(void * command_buffer, void * command_queue, void * properties, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    fake_last.fn = "clCommandSVMMemFillKHR";
-    fake_last.n = 11;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_buffer;
-    fake_last.args[1] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[2] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[3] = (uint64_t)(uintptr_t)svm_ptr;
-    fake_last.args[4] = (uint64_t)(uintptr_t)pattern;
-    fake_last.args[5] = (uint64_t)pattern_size;
-    fake_last.args[6] = (uint64_t)size;
-    fake_last.args[7] = (uint64_t)num_sync_points_in_wait_list;
-    fake_last.args[8] = (uint64_t)(uintptr_t)sync_point_wait_list;
-    fake_last.args[9] = (uint64_t)(uintptr_t)sync_point;
-    fake_last.args[10] = (uint64_t)(uintptr_t)mutable_handle;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCommandSVMMemFillKHR";
+    l->n = 11;
+    l->args[0] = (uint64_t)(uintptr_t)command_buffer;
+    l->args[1] = (uint64_t)(uintptr_t)command_queue;
+    l->args[2] = (uint64_t)(uintptr_t)properties;
+    l->args[3] = (uint64_t)(uintptr_t)svm_ptr;
+    l->args[4] = (uint64_t)(uintptr_t)pattern;
+    l->args[5] = (uint64_t)pattern_size;
+    l->args[6] = (uint64_t)size;
+    l->args[7] = (uint64_t)num_sync_points_in_wait_list;
+    l->args[8] = (uint64_t)(uintptr_t)sync_point_wait_list;
+    l->args[9] = (uint64_t)(uintptr_t)sync_point;
+    l->args[10] = (uint64_t)(uintptr_t)mutable_handle;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clCommandSVMMemcpyKHR(void * command_buffer, void * command_queue, void * properties, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    fake_last.fn = "clCommandSVMMemcpyKHR";
-    fake_last.n = 10;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_buffer;
-    fake_last.args[1] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[2] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[3] = (uint64_t)(uintptr_t)dst_ptr;
-    fake_last.args[4] = (uint64_t)(uintptr_t)src_ptr;
-    fake_last.args[5] = (uint64_t)size;
-    fake_last.args[6] = (uint64_t)num_sync_points_in_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)sync_point_wait_list;
-    fake_last.args[8] = (uint64_t)(uintptr_t)sync_point;
-    fake_last.args[9] = (uint64_t)(uintptr_t)mutable_handle;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCommandSVMMemcpyKHR";
+    l->n = 10;
+    l->args[0] = (uint64_t)(uintptr_t)command_buffer;
+    l->args[1] = (uint64_t)(uintptr_t)command_queue;
+    l->args[2] = (uint64_t)(uintptr_t)properties;
+    l->args[3] = (uint64_t)(uintptr_t)dst_ptr;
+    l->args[4] = (uint64_t)(uintptr_t)src_ptr;
+    l->args[5] = (uint64_t)size;
+    l->args[6] = (uint64_t)num_sync_points_in_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)sync_point_wait_list;
+    l->args[8] = (uint64_t)(uintptr_t)sync_point;
+    l->args[9] = (uint64_t)(uintptr_t)mutable_handle;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clCompileProgram(void * program, uint32_t num_devices, void * device_list, void * options, uint32_t num_input_headers, void * input_headers, void * header_include_names, void * pfn_notify, void * user_data)
 {
-    fake_last.fn = "clCompileProgram";
-    fake_last.n = 9;
-    fake_last.args[0] = (uint64_t)(uintptr_t)program;
-    fake_last.args[1] = (uint64_t)num_devices;
-    fake_last.args[2] = (uint64_t)(uintptr_t)device_list;
-    fake_last.args[3] = (uint64_t)(uintptr_t)options;
-    fake_last.args[4] = (uint64_t)num_input_headers;
-    fake_last.args[5] = (uint64_t)(uintptr_t)input_headers;
-    fake_last.args[6] = (uint64_t)(uintptr_t)header_include_names;
-    fake_last.args[7] = (uint64_t)(uintptr_t)pfn_notify;
-    fake_last.args[8] = (uint64_t)(uintptr_t)user_data;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCompileProgram";
+    l->n = 9;
+    l->args[0] = (uint64_t)(uintptr_t)program;
+    l->args[1] = (uint64_t)num_devices;
+    l->args[2] = (uint64_t)(uintptr_t)device_list;
+    l->args[3] = (uint64_t)(uintptr_t)options;
+    l->args[4] = (uint64_t)num_input_headers;
+    l->args[5] = (uint64_t)(uintptr_t)input_headers;
+    l->args[6] = (uint64_t)(uintptr_t)header_include_names;
+    l->args[7] = (uint64_t)(uintptr_t)pfn_notify;
+    l->args[8] = (uint64_t)(uintptr_t)user_data;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT void * clCreateAcceleratorINTEL(void * context, uint32_t accelerator_type, size_t descriptor_size, void * descriptor, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateAcceleratorINTEL";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)accelerator_type;
-    fake_last.args[2] = (uint64_t)descriptor_size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)descriptor;
-    fake_last.args[4] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateAcceleratorINTEL";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)accelerator_type;
+    l->args[2] = (uint64_t)descriptor_size;
+    l->args[3] = (uint64_t)(uintptr_t)descriptor;
+    l->args[4] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateBuffer(void * context, uint64_t flags, size_t size, void * host_ptr, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateBuffer";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)host_ptr;
-    fake_last.args[4] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateBuffer";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)size;
+    l->args[3] = (uint64_t)(uintptr_t)host_ptr;
+    l->args[4] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateBufferWithProperties(void * context, void * properties, uint64_t flags, size_t size, void * host_ptr, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateBufferWithProperties";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[2] = (uint64_t)flags;
-    fake_last.args[3] = (uint64_t)size;
-    fake_last.args[4] = (uint64_t)(uintptr_t)host_ptr;
-    fake_last.args[5] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateBufferWithProperties";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)properties;
+    l->args[2] = (uint64_t)flags;
+    l->args[3] = (uint64_t)size;
+    l->args[4] = (uint64_t)(uintptr_t)host_ptr;
+    l->args[5] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateBufferWithPropertiesINTEL(void * context, void * properties, uint64_t flags, size_t size, void * host_ptr, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateBufferWithPropertiesINTEL";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[2] = (uint64_t)flags;
-    fake_last.args[3] = (uint64_t)size;
-    fake_last.args[4] = (uint64_t)(uintptr_t)host_ptr;
-    fake_last.args[5] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateBufferWithPropertiesINTEL";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)properties;
+    l->args[2] = (uint64_t)flags;
+    l->args[3] = (uint64_t)size;
+    l->args[4] = (uint64_t)(uintptr_t)host_ptr;
+    l->args[5] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateCommandBufferKHR(uint32_t num_queues, void * queues, void * properties, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateCommandBufferKHR";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)num_queues;
-    fake_last.args[1] = (uint64_t)(uintptr_t)queues;
-    fake_last.args[2] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[3] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateCommandBufferKHR";
+    l->n = 4;
+    l->args[0] = (uint64_t)num_queues;
+    l->args[1] = (uint64_t)(uintptr_t)queues;
+    l->args[2] = (uint64_t)(uintptr_t)properties;
+    l->args[3] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateCommandQueue(void * context, void * device, uint64_t properties, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateCommandQueue";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)device;
-    fake_last.args[2] = (uint64_t)properties;
-    fake_last.args[3] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateCommandQueue";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)device;
+    l->args[2] = (uint64_t)properties;
+    l->args[3] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateCommandQueueWithProperties(void * context, void * device, void * properties, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateCommandQueueWithProperties";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)device;
-    fake_last.args[2] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[3] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateCommandQueueWithProperties";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)device;
+    l->args[2] = (uint64_t)(uintptr_t)properties;
+    l->args[3] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateCommandQueueWithPropertiesKHR(void * context, void * device, void * properties, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateCommandQueueWithPropertiesKHR";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)device;
-    fake_last.args[2] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[3] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateCommandQueueWithPropertiesKHR";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)device;
+    l->args[2] = (uint64_t)(uintptr_t)properties;
+    l->args[3] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateContext(void * properties, uint32_t num_devices, void * devices, void * pfn_notify, void * user_data, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateContext";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[1] = (uint64_t)num_devices;
-    fake_last.args[2] = (uint64_t)(uintptr_t)devices;
-    fake_last.args[3] = (uint64_t)(uintptr_t)pfn_notify;
-    fake_last.args[4] = (uint64_t)(uintptr_t)user_data;
-    fake_last.args[5] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateContext";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)properties;
+    l->args[1] = (uint64_t)num_devices;
+    l->args[2] = (uint64_t)(uintptr_t)devices;
+    l->args[3] = (uint64_t)(uintptr_t)pfn_notify;
+    l->args[4] = (uint64_t)(uintptr_t)user_data;
+    l->args[5] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateContextFromType(void * properties, uint64_t device_type, void * pfn_notify, void * user_data, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateContextFromType";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[1] = (uint64_t)device_type;
-    fake_last.args[2] = (uint64_t)(uintptr_t)pfn_notify;
-    fake_last.args[3] = (uint64_t)(uintptr_t)user_data;
-    fake_last.args[4] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateContextFromType";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)properties;
+    l->args[1] = (uint64_t)device_type;
+    l->args[2] = (uint64_t)(uintptr_t)pfn_notify;
+    l->args[3] = (uint64_t)(uintptr_t)user_data;
+    l->args[4] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateEventFromEGLSyncKHR(void * context, void * sync, void * display, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateEventFromEGLSyncKHR";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)sync;
-    fake_last.args[2] = (uint64_t)(uintptr_t)display;
-    fake_last.args[3] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateEventFromEGLSyncKHR";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)sync;
+    l->args[2] = (uint64_t)(uintptr_t)display;
+    l->args[3] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateEventFromGLsyncKHR(void * context, void * sync, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateEventFromGLsyncKHR";
-    fake_last.n = 3;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)sync;
-    fake_last.args[2] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateEventFromGLsyncKHR";
+    l->n = 3;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)sync;
+    l->args[2] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateFromD3D10BufferKHR(void * context, uint64_t flags, void * resource, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateFromD3D10BufferKHR";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)(uintptr_t)resource;
-    fake_last.args[3] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateFromD3D10BufferKHR";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)(uintptr_t)resource;
+    l->args[3] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateFromD3D10Texture2DKHR(void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateFromD3D10Texture2DKHR";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)(uintptr_t)resource;
-    fake_last.args[3] = (uint64_t)subresource;
-    fake_last.args[4] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateFromD3D10Texture2DKHR";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)(uintptr_t)resource;
+    l->args[3] = (uint64_t)subresource;
+    l->args[4] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateFromD3D10Texture3DKHR(void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateFromD3D10Texture3DKHR";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)(uintptr_t)resource;
-    fake_last.args[3] = (uint64_t)subresource;
-    fake_last.args[4] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateFromD3D10Texture3DKHR";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)(uintptr_t)resource;
+    l->args[3] = (uint64_t)subresource;
+    l->args[4] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateFromD3D11BufferKHR(void * context, uint64_t flags, void * resource, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateFromD3D11BufferKHR";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)(uintptr_t)resource;
-    fake_last.args[3] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateFromD3D11BufferKHR";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)(uintptr_t)resource;
+    l->args[3] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateFromD3D11Texture2DKHR(void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateFromD3D11Texture2DKHR";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)(uintptr_t)resource;
-    fake_last.args[3] = (uint64_t)subresource;
-    fake_last.args[4] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateFromD3D11Texture2DKHR";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)(uintptr_t)resource;
+    l->args[3] = (uint64_t)subresource;
+    l->args[4] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateFromD3D11Texture3DKHR(void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateFromD3D11Texture3DKHR";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)(uintptr_t)resource;
-    fake_last.args[3] = (uint64_t)subresource;
-    fake_last.args[4] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateFromD3D11Texture3DKHR";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)(uintptr_t)resource;
+    l->args[3] = (uint64_t)subresource;
+    l->args[4] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateFromDX9MediaSurfaceINTEL(void * context, uint64_t flags, void * resource, void * sharedHandle, uint32_t plane, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateFromDX9MediaSurfaceINTEL";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)(uintptr_t)resource;
-    fake_last.args[3] = (uint64_t)(uintptr_t)sharedHandle;
-    fake_last.args[4] = (uint64_t)plane;
-    fake_last.args[5] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateFromDX9MediaSurfaceINTEL";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)(uintptr_t)resource;
+    l->args[3] = (uint64_t)(uintptr_t)sharedHandle;
+    l->args[4] = (uint64_t)plane;
+    l->args[5] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateFromDX9MediaSurfaceKHR(void * context, uint64_t flags, uint32_t adapter_type, void * surface_info, uint32_t plane, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateFromDX9MediaSurfaceKHR";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)adapter_type;
-    fake_last.args[3] = (uint64_t)(uintptr_t)surface_info;
-    fake_last.args[4] = (uint64_t)plane;
-    fake_last.args[5] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateFromDX9MediaSurfaceKHR";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)adapter_type;
+    l->args[3] = (uint64_t)(uintptr_t)surface_info;
+    l->args[4] = (uint64_t)plane;
+    l->args[5] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateFromEGLImageKHR(void * context, void * egldisplay, void * eglimage, uint64_t flags, void * properties, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateFromEGLImageKHR";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)egldisplay;
-    fake_last.args[2] = (uint64_t)(uintptr_t)eglimage;
-    fake_last.args[3] = (uint64_t)flags;
-    fake_last.args[4] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[5] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateFromEGLImageKHR";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)egldisplay;
+    l->args[2] = (uint64_t)(uintptr_t)eglimage;
+    l->args[3] = (uint64_t)flags;
+    l->args[4] = (uint64_t)(uintptr_t)properties;
+    l->args[5] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateFromGLBuffer(void * context, uint64_t flags, unsigned int bufobj, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateFromGLBuffer";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)bufobj;
-    fake_last.args[3] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateFromGLBuffer";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)bufobj;
+    l->args[3] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateFromGLRenderbuffer(void * context, uint64_t flags, unsigned int renderbuffer, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateFromGLRenderbuffer";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)renderbuffer;
-    fake_last.args[3] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateFromGLRenderbuffer";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)renderbuffer;
+    l->args[3] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateFromGLTexture(void * context, uint64_t flags, unsigned int target, int miplevel, unsigned int texture, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateFromGLTexture";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)target;
-    fake_last.args[3] = (uint64_t)miplevel;
-    fake_last.args[4] = (uint64_t)texture;
-    fake_last.args[5] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateFromGLTexture";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)target;
+    l->args[3] = (uint64_t)miplevel;
+    l->args[4] = (uint64_t)texture;
+    l->args[5] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateFromGLTexture2D(void * context, uint64_t flags, unsigned int target, int miplevel, unsigned int texture, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateFromGLTexture2D";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)target;
-    fake_last.args[3] = (uint64_t)miplevel;
-    fake_last.args[4] = (uint64_t)texture;
-    fake_last.args[5] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateFromGLTexture2D";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)target;
+    l->args[3] = (uint64_t)miplevel;
+    l->args[4] = (uint64_t)texture;
+    l->args[5] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateFromGLTexture3D(void * context, uint64_t flags, unsigned int target, int miplevel, unsigned int texture, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateFromGLTexture3D";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)target;
-    fake_last.args[3] = (uint64_t)miplevel;
-    fake_last.args[4] = (uint64_t)texture;
-    fake_last.args[5] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateFromGLTexture3D";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)target;
+    l->args[3] = (uint64_t)miplevel;
+    l->args[4] = (uint64_t)texture;
+    l->args[5] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateFromVA_APIMediaSurfaceINTEL(void * context, uint64_t flags, void * surface, uint32_t plane, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateFromVA_APIMediaSurfaceINTEL";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)(uintptr_t)surface;
-    fake_last.args[3] = (uint64_t)plane;
-    fake_last.args[4] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateFromVA_APIMediaSurfaceINTEL";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)(uintptr_t)surface;
+    l->args[3] = (uint64_t)plane;
+    l->args[4] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateImage(void * context, uint64_t flags, void * image_format, void * image_desc, void * host_ptr, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateImage";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)(uintptr_t)image_format;
-    fake_last.args[3] = (uint64_t)(uintptr_t)image_desc;
-    fake_last.args[4] = (uint64_t)(uintptr_t)host_ptr;
-    fake_last.args[5] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateImage";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)(uintptr_t)image_format;
+    l->args[3] = (uint64_t)(uintptr_t)image_desc;
+    l->args[4] = (uint64_t)(uintptr_t)host_ptr;
+    l->args[5] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateImage2D(void * context, uint64_t flags, void * image_format, size_t image_width, size_t image_height, size_t image_row_pitch, void * host_ptr, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateImage2D";
-    fake_last.n = 8;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)(uintptr_t)image_format;
-    fake_last.args[3] = (uint64_t)image_width;
-    fake_last.args[4] = (uint64_t)image_height;
-    fake_last.args[5] = (uint64_t)image_row_pitch;
-    fake_last.args[6] = (uint64_t)(uintptr_t)host_ptr;
-    fake_last.args[7] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateImage2D";
+    l->n = 8;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)(uintptr_t)image_format;
+    l->args[3] = (uint64_t)image_width;
+    l->args[4] = (uint64_t)image_height;
+    l->args[5] = (uint64_t)image_row_pitch;
+    l->args[6] = (uint64_t)(uintptr_t)host_ptr;
+    l->args[7] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateImage3D(void * context, uint64_t flags, void * image_format, size_t image_width, size_t image_height, size_t image_depth, size_t image_row_pitch, size_t image_slice_pitch, void * host_ptr, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateImage3D";
-    fake_last.n = 10;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)(uintptr_t)image_format;
-    fake_last.args[3] = (uint64_t)image_width;
-    fake_last.args[4] = (uint64_t)image_height;
-    fake_last.args[5] = (uint64_t)image_depth;
-    fake_last.args[6] = (uint64_t)image_row_pitch;
-    fake_last.args[7] = (uint64_t)image_slice_pitch;
-    fake_last.args[8] = (uint64_t)(uintptr_t)host_ptr;
-    fake_last.args[9] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateImage3D";
+    l->n = 10;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)(uintptr_t)image_format;
+    l->args[3] = (uint64_t)image_width;
+    l->args[4] = (uint64_t)image_height;
+    l->args[5] = (uint64_t)image_depth;
+    l->args[6] = (uint64_t)image_row_pitch;
+    l->args[7] = (uint64_t)image_slice_pitch;
+    l->args[8] = (uint64_t)(uintptr_t)host_ptr;
+    l->args[9] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateImageWithProperties(void * context, void * properties, uint64_t flags, void * image_format, void * image_desc, void * host_ptr, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateImageWithProperties";
-    fake_last.n = 7;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[2] = (uint64_t)flags;
-    fake_last.args[3] = (uint64_t)(uintptr_t)image_format;
-    fake_last.args[4] = (uint64_t)(uintptr_t)image_desc;
-    fake_last.args[5] = (uint64_t)(uintptr_t)host_ptr;
-    fake_last.args[6] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateImageWithProperties";
+    l->n = 7;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)properties;
+    l->args[2] = (uint64_t)flags;
+    l->args[3] = (uint64_t)(uintptr_t)image_format;
+    l->args[4] = (uint64_t)(uintptr_t)image_desc;
+    l->args[5] = (uint64_t)(uintptr_t)host_ptr;
+    l->args[6] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateKernel(void * program, void * kernel_name, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateKernel";
-    fake_last.n = 3;
-    fake_last.args[0] = (uint64_t)(uintptr_t)program;
-    fake_last.args[1] = (uint64_t)(uintptr_t)kernel_name;
-    fake_last.args[2] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateKernel";
+    l->n = 3;
+    l->args[0] = (uint64_t)(uintptr_t)program;
+    l->args[1] = (uint64_t)(uintptr_t)kernel_name;
+    l->args[2] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT int32_t clCreateKernelsInProgram(void * program, uint32_t num_kernels, void * kernels, void * num_kernels_ret)
 {
-    fake_last.fn = "clCreateKernelsInProgram";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)program;
-    fake_last.args[1] = (uint64_t)num_kernels;
-    fake_last.args[2] = (uint64_t)(uintptr_t)kernels;
-    fake_last.args[3] = (uint64_t)(uintptr_t)num_kernels_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateKernelsInProgram";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)program;
+    l->args[1] = (uint64_t)num_kernels;
+    l->args[2] = (uint64_t)(uintptr_t)kernels;
+    l->args[3] = (uint64_t)(uintptr_t)num_kernels_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT void * clCreatePipe(void * context, uint64_t flags, uint32_t pipe_packet_size, uint32_t pipe_max_packets, void * properties, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreatePipe";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)pipe_packet_size;
-    fake_last.args[3] = (uint64_t)pipe_max_packets;
-    fake_last.args[4] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[5] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreatePipe";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)pipe_packet_size;
+    l->args[3] = (uint64_t)pipe_max_packets;
+    l->args[4] = (uint64_t)(uintptr_t)properties;
+    l->args[5] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateProgramWithBinary(void * context, uint32_t num_devices, void * device_list, void * lengths, void * binaries, void * binary_status, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateProgramWithBinary";
-    fake_last.n = 7;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)num_devices;
-    fake_last.args[2] = (uint64_t)(uintptr_t)device_list;
-    fake_last.args[3] = (uint64_t)(uintptr_t)lengths;
-    fake_last.args[4] = (uint64_t)(uintptr_t)binaries;
-    fake_last.args[5] = (uint64_t)(uintptr_t)binary_status;
-    fake_last.args[6] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateProgramWithBinary";
+    l->n = 7;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)num_devices;
+    l->args[2] = (uint64_t)(uintptr_t)device_list;
+    l->args[3] = (uint64_t)(uintptr_t)lengths;
+    l->args[4] = (uint64_t)(uintptr_t)binaries;
+    l->args[5] = (uint64_t)(uintptr_t)binary_status;
+    l->args[6] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateProgramWithBuiltInKernels(void * context, uint32_t num_devices, void * device_list, void * kernel_names, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateProgramWithBuiltInKernels";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)num_devices;
-    fake_last.args[2] = (uint64_t)(uintptr_t)device_list;
-    fake_last.args[3] = (uint64_t)(uintptr_t)kernel_names;
-    fake_last.args[4] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateProgramWithBuiltInKernels";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)num_devices;
+    l->args[2] = (uint64_t)(uintptr_t)device_list;
+    l->args[3] = (uint64_t)(uintptr_t)kernel_names;
+    l->args[4] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateProgramWithIL(void * context, void * il, size_t length, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateProgramWithIL";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)il;
-    fake_last.args[2] = (uint64_t)length;
-    fake_last.args[3] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateProgramWithIL";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)il;
+    l->args[2] = (uint64_t)length;
+    l->args[3] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateProgramWithILKHR(void * context, void * il, size_t length, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateProgramWithILKHR";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)il;
-    fake_last.args[2] = (uint64_t)length;
-    fake_last.args[3] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateProgramWithILKHR";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)il;
+    l->args[2] = (uint64_t)length;
+    l->args[3] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateProgramWithSource(void * context, uint32_t count, void * strings, void * lengths, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateProgramWithSource";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)count;
-    fake_last.args[2] = (uint64_t)(uintptr_t)strings;
-    fake_last.args[3] = (uint64_t)(uintptr_t)lengths;
-    fake_last.args[4] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateProgramWithSource";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)count;
+    l->args[2] = (uint64_t)(uintptr_t)strings;
+    l->args[3] = (uint64_t)(uintptr_t)lengths;
+    l->args[4] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateSampler(void * context, uint32_t normalized_coords, uint32_t addressing_mode, uint32_t filter_mode, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateSampler";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)normalized_coords;
-    fake_last.args[2] = (uint64_t)addressing_mode;
-    fake_last.args[3] = (uint64_t)filter_mode;
-    fake_last.args[4] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateSampler";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)normalized_coords;
+    l->args[2] = (uint64_t)addressing_mode;
+    l->args[3] = (uint64_t)filter_mode;
+    l->args[4] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateSamplerWithProperties(void * context, void * sampler_properties, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateSamplerWithProperties";
-    fake_last.n = 3;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)sampler_properties;
-    fake_last.args[2] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateSamplerWithProperties";
+    l->n = 3;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)sampler_properties;
+    l->args[2] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateSemaphoreWithPropertiesKHR(void * context, void * sema_props, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateSemaphoreWithPropertiesKHR";
-    fake_last.n = 3;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)sema_props;
-    fake_last.args[2] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateSemaphoreWithPropertiesKHR";
+    l->n = 3;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)sema_props;
+    l->args[2] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clCreateSubBuffer(void * buffer, uint64_t flags, uint32_t buffer_create_type, void * buffer_create_info, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateSubBuffer";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)buffer;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)buffer_create_type;
-    fake_last.args[3] = (uint64_t)(uintptr_t)buffer_create_info;
-    fake_last.args[4] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateSubBuffer";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)buffer;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)buffer_create_type;
+    l->args[3] = (uint64_t)(uintptr_t)buffer_create_info;
+    l->args[4] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT int32_t clCreateSubDevices(void * in_device, void * properties, uint32_t num_devices, void * out_devices, void * num_devices_ret)
 {
-    fake_last.fn = "clCreateSubDevices";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)in_device;
-    fake_last.args[1] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[2] = (uint64_t)num_devices;
-    fake_last.args[3] = (uint64_t)(uintptr_t)out_devices;
-    fake_last.args[4] = (uint64_t)(uintptr_t)num_devices_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateSubDevices";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)in_device;
+    l->args[1] = (uint64_t)(uintptr_t)properties;
+    l->args[2] = (uint64_t)num_devices;
+    l->args[3] = (uint64_t)(uintptr_t)out_devices;
+    l->args[4] = (uint64_t)(uintptr_t)num_devices_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clCreateSubDevicesEXT(void * in_device, void * properties, uint32_t num_entries, void * out_devices, void * num_devices)
 {
-    fake_last.fn = "clCreateSubDevicesEXT";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)in_device;
-    fake_last.args[1] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[2] = (uint64_t)num_entries;
-    fake_last.args[3] = (uint64_t)(uintptr_t)out_devices;
-    fake_last.args[4] = (uint64_t)(uintptr_t)num_devices;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateSubDevicesEXT";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)in_device;
+    l->args[1] = (uint64_t)(uintptr_t)properties;
+    l->args[2] = (uint64_t)num_entries;
+    l->args[3] = (uint64_t)(uintptr_t)out_devices;
+    l->args[4] = (uint64_t)(uintptr_t)num_devices;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT void * clCreateUserEvent(void * context, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clCreateUserEvent";
-    fake_last.n = 2;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clCreateUserEvent";
+    l->n = 2;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT int32_t clDeinitLayer(void)
 {
-    fake_last.fn = "clDeinitLayer";
-    fake_last.n = 0;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clDeinitLayer";
+    l->n = 0;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT void * clDeviceMemAllocINTEL(void * context, void * device, void * properties, size_t size, uint32_t alignment, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clDeviceMemAllocINTEL";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)device;
-    fake_last.args[2] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[3] = (uint64_t)size;
-    fake_last.args[4] = (uint64_t)alignment;
-    fake_last.args[5] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clDeviceMemAllocINTEL";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)device;
+    l->args[2] = (uint64_t)(uintptr_t)properties;
+    l->args[3] = (uint64_t)size;
+    l->args[4] = (uint64_t)alignment;
+    l->args[5] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT int32_t clEnqueueAcquireD3D10ObjectsKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueAcquireD3D10ObjectsKHR";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_objects;
-    fake_last.args[2] = (uint64_t)(uintptr_t)mem_objects;
-    fake_last.args[3] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueAcquireD3D10ObjectsKHR";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_objects;
+    l->args[2] = (uint64_t)(uintptr_t)mem_objects;
+    l->args[3] = (uint64_t)num_events_in_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueAcquireD3D11ObjectsKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueAcquireD3D11ObjectsKHR";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_objects;
-    fake_last.args[2] = (uint64_t)(uintptr_t)mem_objects;
-    fake_last.args[3] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueAcquireD3D11ObjectsKHR";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_objects;
+    l->args[2] = (uint64_t)(uintptr_t)mem_objects;
+    l->args[3] = (uint64_t)num_events_in_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueAcquireDX9MediaSurfacesKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueAcquireDX9MediaSurfacesKHR";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_objects;
-    fake_last.args[2] = (uint64_t)(uintptr_t)mem_objects;
-    fake_last.args[3] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueAcquireDX9MediaSurfacesKHR";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_objects;
+    l->args[2] = (uint64_t)(uintptr_t)mem_objects;
+    l->args[3] = (uint64_t)num_events_in_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueAcquireDX9ObjectsINTEL(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueAcquireDX9ObjectsINTEL";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_objects;
-    fake_last.args[2] = (uint64_t)(uintptr_t)mem_objects;
-    fake_last.args[3] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueAcquireDX9ObjectsINTEL";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_objects;
+    l->args[2] = (uint64_t)(uintptr_t)mem_objects;
+    l->args[3] = (uint64_t)num_events_in_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueAcquireEGLObjectsKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueAcquireEGLObjectsKHR";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_objects;
-    fake_last.args[2] = (uint64_t)(uintptr_t)mem_objects;
-    fake_last.args[3] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueAcquireEGLObjectsKHR";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_objects;
+    l->args[2] = (uint64_t)(uintptr_t)mem_objects;
+    l->args[3] = (uint64_t)num_events_in_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueAcquireExternalMemObjectsKHR(void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueAcquireExternalMemObjectsKHR";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_mem_objects;
-    fake_last.args[2] = (uint64_t)(uintptr_t)mem_objects;
-    fake_last.args[3] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueAcquireExternalMemObjectsKHR";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_mem_objects;
+    l->args[2] = (uint64_t)(uintptr_t)mem_objects;
+    l->args[3] = (uint64_t)num_events_in_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueAcquireGLObjects(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueAcquireGLObjects";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_objects;
-    fake_last.args[2] = (uint64_t)(uintptr_t)mem_objects;
-    fake_last.args[3] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueAcquireGLObjects";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_objects;
+    l->args[2] = (uint64_t)(uintptr_t)mem_objects;
+    l->args[3] = (uint64_t)num_events_in_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueAcquireGrallocObjectsIMG(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueAcquireGrallocObjectsIMG";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_objects;
-    fake_last.args[2] = (uint64_t)(uintptr_t)mem_objects;
-    fake_last.args[3] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueAcquireGrallocObjectsIMG";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_objects;
+    l->args[2] = (uint64_t)(uintptr_t)mem_objects;
+    l->args[3] = (uint64_t)num_events_in_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueAcquireVA_APIMediaSurfacesINTEL";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_objects;
-    fake_last.args[2] = (uint64_t)(uintptr_t)mem_objects;
-    fake_last.args[3] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueAcquireVA_APIMediaSurfacesINTEL";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_objects;
+    l->args[2] = (uint64_t)(uintptr_t)mem_objects;
+    l->args[3] = (uint64_t)num_events_in_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueBarrier(void * command_queue)
 {
-    fake_last.fn = "clEnqueueBarrier";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueBarrier";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueBarrierWithWaitList(void * command_queue, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueBarrierWithWaitList";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[2] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[3] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueBarrierWithWaitList";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_events_in_wait_list;
+    l->args[2] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[3] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueCommandBufferKHR(uint32_t num_queues, void * queues, void * command_buffer, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueCommandBufferKHR";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)num_queues;
-    fake_last.args[1] = (uint64_t)(uintptr_t)queues;
-    fake_last.args[2] = (uint64_t)(uintptr_t)command_buffer;
-    fake_last.args[3] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueCommandBufferKHR";
+    l->n = 6;
+    l->args[0] = (uint64_t)num_queues;
+    l->args[1] = (uint64_t)(uintptr_t)queues;
+    l->args[2] = (uint64_t)(uintptr_t)command_buffer;
+    l->args[3] = (uint64_t)num_events_in_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueCopyBuffer(void * command_queue, void * src_buffer, void * dst_buffer, size_t src_offset, size_t dst_offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueCopyBuffer";
-    fake_last.n = 9;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)src_buffer;
-    fake_last.args[2] = (uint64_t)(uintptr_t)dst_buffer;
-    fake_last.args[3] = (uint64_t)src_offset;
-    fake_last.args[4] = (uint64_t)dst_offset;
-    fake_last.args[5] = (uint64_t)size;
-    fake_last.args[6] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[8] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueCopyBuffer";
+    l->n = 9;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)src_buffer;
+    l->args[2] = (uint64_t)(uintptr_t)dst_buffer;
+    l->args[3] = (uint64_t)src_offset;
+    l->args[4] = (uint64_t)dst_offset;
+    l->args[5] = (uint64_t)size;
+    l->args[6] = (uint64_t)num_events_in_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[8] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueCopyBufferRect(void * command_queue, void * src_buffer, void * dst_buffer, void * src_origin, void * dst_origin, void * region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueCopyBufferRect";
-    fake_last.n = 13;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)src_buffer;
-    fake_last.args[2] = (uint64_t)(uintptr_t)dst_buffer;
-    fake_last.args[3] = (uint64_t)(uintptr_t)src_origin;
-    fake_last.args[4] = (uint64_t)(uintptr_t)dst_origin;
-    fake_last.args[5] = (uint64_t)(uintptr_t)region;
-    fake_last.args[6] = (uint64_t)src_row_pitch;
-    fake_last.args[7] = (uint64_t)src_slice_pitch;
-    fake_last.args[8] = (uint64_t)dst_row_pitch;
-    fake_last.args[9] = (uint64_t)dst_slice_pitch;
-    fake_last.args[10] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[11] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[12] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueCopyBufferRect";
+    l->n = 13;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)src_buffer;
+    l->args[2] = (uint64_t)(uintptr_t)dst_buffer;
+    l->args[3] = (uint64_t)(uintptr_t)src_origin;
+    l->args[4] = (uint64_t)(uintptr_t)dst_origin;
+    l->args[5] = (uint64_t)(uintptr_t)region;
+    l->args[6] = (uint64_t)src_row_pitch;
+    l->args[7] = (uint64_t)src_slice_pitch;
+    l->args[8] = (uint64_t)dst_row_pitch;
+    l->args[9] = (uint64_t)dst_slice_pitch;
+    l->args[10] = (uint64_t)num_events_in_wait_list;
+    l->args[11] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[12] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueCopyBufferToImage(void * command_queue, void * src_buffer, void * dst_image, size_t src_offset, void * dst_origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueCopyBufferToImage";
-    fake_last.n = 9;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)src_buffer;
-    fake_last.args[2] = (uint64_t)(uintptr_t)dst_image;
-    fake_last.args[3] = (uint64_t)src_offset;
-    fake_last.args[4] = (uint64_t)(uintptr_t)dst_origin;
-    fake_last.args[5] = (uint64_t)(uintptr_t)region;
-    fake_last.args[6] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[8] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueCopyBufferToImage";
+    l->n = 9;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)src_buffer;
+    l->args[2] = (uint64_t)(uintptr_t)dst_image;
+    l->args[3] = (uint64_t)src_offset;
+    l->args[4] = (uint64_t)(uintptr_t)dst_origin;
+    l->args[5] = (uint64_t)(uintptr_t)region;
+    l->args[6] = (uint64_t)num_events_in_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[8] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueCopyImage(void * command_queue, void * src_image, void * dst_image, void * src_origin, void * dst_origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueCopyImage";
-    fake_last.n = 9;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)src_image;
-    fake_last.args[2] = (uint64_t)(uintptr_t)dst_image;
-    fake_last.args[3] = (uint64_t)(uintptr_t)src_origin;
-    fake_last.args[4] = (uint64_t)(uintptr_t)dst_origin;
-    fake_last.args[5] = (uint64_t)(uintptr_t)region;
-    fake_last.args[6] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[8] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueCopyImage";
+    l->n = 9;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)src_image;
+    l->args[2] = (uint64_t)(uintptr_t)dst_image;
+    l->args[3] = (uint64_t)(uintptr_t)src_origin;
+    l->args[4] = (uint64_t)(uintptr_t)dst_origin;
+    l->args[5] = (uint64_t)(uintptr_t)region;
+    l->args[6] = (uint64_t)num_events_in_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[8] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueCopyImageToBuffer(void * command_queue, void * src_image, void * dst_buffer, void * src_origin, void * region, size_t dst_offset, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueCopyImageToBuffer";
-    fake_last.n = 9;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)src_image;
-    fake_last.args[2] = (uint64_t)(uintptr_t)dst_buffer;
-    fake_last.args[3] = (uint64_t)(uintptr_t)src_origin;
-    fake_last.args[4] = (uint64_t)(uintptr_t)region;
-    fake_last.args[5] = (uint64_t)dst_offset;
-    fake_last.args[6] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[8] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueCopyImageToBuffer";
+    l->n = 9;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)src_image;
+    l->args[2] = (uint64_t)(uintptr_t)dst_buffer;
+    l->args[3] = (uint64_t)(uintptr_t)src_origin;
+    l->args[4] = (uint64_t)(uintptr_t)region;
+    l->args[5] = (uint64_t)dst_offset;
+    l->args[6] = (uint64_t)num_events_in_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[8] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueFillBuffer(void * command_queue, void * buffer, void * pattern, size_t pattern_size, size_t offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueFillBuffer";
-    fake_last.n = 9;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)buffer;
-    fake_last.args[2] = (uint64_t)(uintptr_t)pattern;
-    fake_last.args[3] = (uint64_t)pattern_size;
-    fake_last.args[4] = (uint64_t)offset;
-    fake_last.args[5] = (uint64_t)size;
-    fake_last.args[6] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[8] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueFillBuffer";
+    l->n = 9;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)buffer;
+    l->args[2] = (uint64_t)(uintptr_t)pattern;
+    l->args[3] = (uint64_t)pattern_size;
+    l->args[4] = (uint64_t)offset;
+    l->args[5] = (uint64_t)size;
+    l->args[6] = (uint64_t)num_events_in_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[8] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueFillImage(void * command_queue, void * image, void * fill_color, void * origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueFillImage";
-    fake_last.n = 8;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)image;
-    fake_last.args[2] = (uint64_t)(uintptr_t)fill_color;
-    fake_last.args[3] = (uint64_t)(uintptr_t)origin;
-    fake_last.args[4] = (uint64_t)(uintptr_t)region;
-    fake_last.args[5] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[6] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueFillImage";
+    l->n = 8;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)image;
+    l->args[2] = (uint64_t)(uintptr_t)fill_color;
+    l->args[3] = (uint64_t)(uintptr_t)origin;
+    l->args[4] = (uint64_t)(uintptr_t)region;
+    l->args[5] = (uint64_t)num_events_in_wait_list;
+    l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueGenerateMipmapIMG(void * command_queue, void * src_image, void * dst_image, uint32_t mipmap_filter_mode, void * array_region, void * mip_region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueGenerateMipmapIMG";
-    fake_last.n = 9;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)src_image;
-    fake_last.args[2] = (uint64_t)(uintptr_t)dst_image;
-    fake_last.args[3] = (uint64_t)mipmap_filter_mode;
-    fake_last.args[4] = (uint64_t)(uintptr_t)array_region;
-    fake_last.args[5] = (uint64_t)(uintptr_t)mip_region;
-    fake_last.args[6] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[8] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueGenerateMipmapIMG";
+    l->n = 9;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)src_image;
+    l->args[2] = (uint64_t)(uintptr_t)dst_image;
+    l->args[3] = (uint64_t)mipmap_filter_mode;
+    l->args[4] = (uint64_t)(uintptr_t)array_region;
+    l->args[5] = (uint64_t)(uintptr_t)mip_region;
+    l->args[6] = (uint64_t)num_events_in_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[8] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT void * clEnqueueMapBuffer(void * command_queue, void * buffer, uint32_t blocking_map, uint64_t map_flags, size_t offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clEnqueueMapBuffer";
-    fake_last.n = 10;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)buffer;
-    fake_last.args[2] = (uint64_t)blocking_map;
-    fake_last.args[3] = (uint64_t)map_flags;
-    fake_last.args[4] = (uint64_t)offset;
-    fake_last.args[5] = (uint64_t)size;
-    fake_last.args[6] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[8] = (uint64_t)(uintptr_t)event;
-    fake_last.args[9] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueMapBuffer";
+    l->n = 10;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)buffer;
+    l->args[2] = (uint64_t)blocking_map;
+    l->args[3] = (uint64_t)map_flags;
+    l->args[4] = (uint64_t)offset;
+    l->args[5] = (uint64_t)size;
+    l->args[6] = (uint64_t)num_events_in_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[8] = (uint64_t)(uintptr_t)event;
+    l->args[9] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clEnqueueMapImage(void * command_queue, void * image, uint32_t blocking_map, uint64_t map_flags, void * origin, void * region, void * image_row_pitch, void * image_slice_pitch, uint32_t num_events_in_wait_list, void * event_wait_list, void * event, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clEnqueueMapImage";
-    fake_last.n = 12;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)image;
-    fake_last.args[2] = (uint64_t)blocking_map;
-    fake_last.args[3] = (uint64_t)map_flags;
-    fake_last.args[4] = (uint64_t)(uintptr_t)origin;
-    fake_last.args[5] = (uint64_t)(uintptr_t)region;
-    fake_last.args[6] = (uint64_t)(uintptr_t)image_row_pitch;
-    fake_last.args[7] = (uint64_t)(uintptr_t)image_slice_pitch;
-    fake_last.args[8] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[9] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[10] = (uint64_t)(uintptr_t)event;
-    fake_last.args[11] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueMapImage";
+    l->n = 12;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)image;
+    l->args[2] = (uint64_t)blocking_map;
+    l->args[3] = (uint64_t)map_flags;
+    l->args[4] = (uint64_t)(uintptr_t)origin;
+    l->args[5] = (uint64_t)(uintptr_t)region;
+    l->args[6] = (uint64_t)(uintptr_t)image_row_pitch;
+    l->args[7] = (uint64_t)(uintptr_t)image_slice_pitch;
+    l->args[8] = (uint64_t)num_events_in_wait_list;
+    l->args[9] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[10] = (uint64_t)(uintptr_t)event;
+    l->args[11] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT int32_t clEnqueueMarker(void * command_queue, void * event)
 {
-    fake_last.fn = "clEnqueueMarker";
-    fake_last.n = 2;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueMarker";
+    l->n = 2;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueMarkerWithWaitList(void * command_queue, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueMarkerWithWaitList";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[2] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[3] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueMarkerWithWaitList";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_events_in_wait_list;
+    l->args[2] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[3] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueMemAdviseINTEL(void * command_queue, void * ptr, size_t size, uint32_t advice, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueMemAdviseINTEL";
-    fake_last.n = 7;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)ptr;
-    fake_last.args[2] = (uint64_t)size;
-    fake_last.args[3] = (uint64_t)advice;
-    fake_last.args[4] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[6] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueMemAdviseINTEL";
+    l->n = 7;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)ptr;
+    l->args[2] = (uint64_t)size;
+    l->args[3] = (uint64_t)advice;
+    l->args[4] = (uint64_t)num_events_in_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[6] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueMemFillINTEL(void * command_queue, void * dst_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueMemFillINTEL";
-    fake_last.n = 8;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)dst_ptr;
-    fake_last.args[2] = (uint64_t)(uintptr_t)pattern;
-    fake_last.args[3] = (uint64_t)pattern_size;
-    fake_last.args[4] = (uint64_t)size;
-    fake_last.args[5] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[6] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueMemFillINTEL";
+    l->n = 8;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)dst_ptr;
+    l->args[2] = (uint64_t)(uintptr_t)pattern;
+    l->args[3] = (uint64_t)pattern_size;
+    l->args[4] = (uint64_t)size;
+    l->args[5] = (uint64_t)num_events_in_wait_list;
+    l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueMemcpyINTEL(void * command_queue, uint32_t blocking, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueMemcpyINTEL";
-    fake_last.n = 8;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)blocking;
-    fake_last.args[2] = (uint64_t)(uintptr_t)dst_ptr;
-    fake_last.args[3] = (uint64_t)(uintptr_t)src_ptr;
-    fake_last.args[4] = (uint64_t)size;
-    fake_last.args[5] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[6] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueMemcpyINTEL";
+    l->n = 8;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)blocking;
+    l->args[2] = (uint64_t)(uintptr_t)dst_ptr;
+    l->args[3] = (uint64_t)(uintptr_t)src_ptr;
+    l->args[4] = (uint64_t)size;
+    l->args[5] = (uint64_t)num_events_in_wait_list;
+    l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueMemsetINTEL(void * command_queue, void * dst_ptr, int32_t value, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueMemsetINTEL";
-    fake_last.n = 7;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)dst_ptr;
-    fake_last.args[2] = (uint64_t)value;
-    fake_last.args[3] = (uint64_t)size;
-    fake_last.args[4] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[6] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueMemsetINTEL";
+    l->n = 7;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)dst_ptr;
+    l->args[2] = (uint64_t)value;
+    l->args[3] = (uint64_t)size;
+    l->args[4] = (uint64_t)num_events_in_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[6] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueMigrateMemINTEL(void * command_queue, void * ptr, size_t size, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueMigrateMemINTEL";
-    fake_last.n = 7;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)ptr;
-    fake_last.args[2] = (uint64_t)size;
-    fake_last.args[3] = (uint64_t)flags;
-    fake_last.args[4] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[6] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueMigrateMemINTEL";
+    l->n = 7;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)ptr;
+    l->args[2] = (uint64_t)size;
+    l->args[3] = (uint64_t)flags;
+    l->args[4] = (uint64_t)num_events_in_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[6] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueMigrateMemObjectEXT(void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueMigrateMemObjectEXT";
-    fake_last.n = 7;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_mem_objects;
-    fake_last.args[2] = (uint64_t)(uintptr_t)mem_objects;
-    fake_last.args[3] = (uint64_t)flags;
-    fake_last.args[4] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[6] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueMigrateMemObjectEXT";
+    l->n = 7;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_mem_objects;
+    l->args[2] = (uint64_t)(uintptr_t)mem_objects;
+    l->args[3] = (uint64_t)flags;
+    l->args[4] = (uint64_t)num_events_in_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[6] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueMigrateMemObjects(void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueMigrateMemObjects";
-    fake_last.n = 7;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_mem_objects;
-    fake_last.args[2] = (uint64_t)(uintptr_t)mem_objects;
-    fake_last.args[3] = (uint64_t)flags;
-    fake_last.args[4] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[6] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueMigrateMemObjects";
+    l->n = 7;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_mem_objects;
+    l->args[2] = (uint64_t)(uintptr_t)mem_objects;
+    l->args[3] = (uint64_t)flags;
+    l->args[4] = (uint64_t)num_events_in_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[6] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueNDRangeKernel(void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * local_work_size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueNDRangeKernel";
-    fake_last.n = 9;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)kernel;
-    fake_last.args[2] = (uint64_t)work_dim;
-    fake_last.args[3] = (uint64_t)(uintptr_t)global_work_offset;
-    fake_last.args[4] = (uint64_t)(uintptr_t)global_work_size;
-    fake_last.args[5] = (uint64_t)(uintptr_t)local_work_size;
-    fake_last.args[6] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[8] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueNDRangeKernel";
+    l->n = 9;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)kernel;
+    l->args[2] = (uint64_t)work_dim;
+    l->args[3] = (uint64_t)(uintptr_t)global_work_offset;
+    l->args[4] = (uint64_t)(uintptr_t)global_work_size;
+    l->args[5] = (uint64_t)(uintptr_t)local_work_size;
+    l->args[6] = (uint64_t)num_events_in_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[8] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueNativeKernel(void * command_queue, void * user_func, void * args, size_t cb_args, uint32_t num_mem_objects, void * mem_list, void * args_mem_loc, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueNativeKernel";
-    fake_last.n = 10;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)user_func;
-    fake_last.args[2] = (uint64_t)(uintptr_t)args;
-    fake_last.args[3] = (uint64_t)cb_args;
-    fake_last.args[4] = (uint64_t)num_mem_objects;
-    fake_last.args[5] = (uint64_t)(uintptr_t)mem_list;
-    fake_last.args[6] = (uint64_t)(uintptr_t)args_mem_loc;
-    fake_last.args[7] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[8] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[9] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueNativeKernel";
+    l->n = 10;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)user_func;
+    l->args[2] = (uint64_t)(uintptr_t)args;
+    l->args[3] = (uint64_t)cb_args;
+    l->args[4] = (uint64_t)num_mem_objects;
+    l->args[5] = (uint64_t)(uintptr_t)mem_list;
+    l->args[6] = (uint64_t)(uintptr_t)args_mem_loc;
+    l->args[7] = (uint64_t)num_events_in_wait_list;
+    l->args[8] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[9] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueReadBuffer(void * command_queue, void * buffer, uint32_t blocking_read, size_t offset, size_t size, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueReadBuffer";
-    fake_last.n = 9;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)buffer;
-    fake_last.args[2] = (uint64_t)blocking_read;
-    fake_last.args[3] = (uint64_t)offset;
-    fake_last.args[4] = (uint64_t)size;
-    fake_last.args[5] = (uint64_t)(uintptr_t)ptr;
-    fake_last.args[6] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[8] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueReadBuffer";
+    l->n = 9;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)buffer;
+    l->args[2] = (uint64_t)blocking_read;
+    l->args[3] = (uint64_t)offset;
+    l->args[4] = (uint64_t)size;
+    l->args[5] = (uint64_t)(uintptr_t)ptr;
+    l->args[6] = (uint64_t)num_events_in_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[8] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueReadBufferRect(void * command_queue, void * buffer, uint32_t blocking_read, void * buffer_origin, void * host_origin, void * region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueReadBufferRect";
-    fake_last.n = 14;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)buffer;
-    fake_last.args[2] = (uint64_t)blocking_read;
-    fake_last.args[3] = (uint64_t)(uintptr_t)buffer_origin;
-    fake_last.args[4] = (uint64_t)(uintptr_t)host_origin;
-    fake_last.args[5] = (uint64_t)(uintptr_t)region;
-    fake_last.args[6] = (uint64_t)buffer_row_pitch;
-    fake_last.args[7] = (uint64_t)buffer_slice_pitch;
-    fake_last.args[8] = (uint64_t)host_row_pitch;
-    fake_last.args[9] = (uint64_t)host_slice_pitch;
-    fake_last.args[10] = (uint64_t)(uintptr_t)ptr;
-    fake_last.args[11] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[12] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[13] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueReadBufferRect";
+    l->n = 14;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)buffer;
+    l->args[2] = (uint64_t)blocking_read;
+    l->args[3] = (uint64_t)(uintptr_t)buffer_origin;
+    l->args[4] = (uint64_t)(uintptr_t)host_origin;
+    l->args[5] = (uint64_t)(uintptr_t)region;
+    l->args[6] = (uint64_t)buffer_row_pitch;
+    l->args[7] = (uint64_t)buffer_slice_pitch;
+    l->args[8] = (uint64_t)host_row_pitch;
+    l->args[9] = (uint64_t)host_slice_pitch;
+    l->args[10] = (uint64_t)(uintptr_t)ptr;
+    l->args[11] = (uint64_t)num_events_in_wait_list;
+    l->args[12] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[13] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueReadHostPipeINTEL(void * command_queue, void * program, void * pipe_symbol, uint32_t blocking_read, void * ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueReadHostPipeINTEL";
-    fake_last.n = 9;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)program;
-    fake_last.args[2] = (uint64_t)(uintptr_t)pipe_symbol;
-    fake_last.args[3] = (uint64_t)blocking_read;
-    fake_last.args[4] = (uint64_t)(uintptr_t)ptr;
-    fake_last.args[5] = (uint64_t)size;
-    fake_last.args[6] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[8] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueReadHostPipeINTEL";
+    l->n = 9;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)program;
+    l->args[2] = (uint64_t)(uintptr_t)pipe_symbol;
+    l->args[3] = (uint64_t)blocking_read;
+    l->args[4] = (uint64_t)(uintptr_t)ptr;
+    l->args[5] = (uint64_t)size;
+    l->args[6] = (uint64_t)num_events_in_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[8] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueReadImage(void * command_queue, void * image, uint32_t blocking_read, void * origin, void * region, size_t row_pitch, size_t slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueReadImage";
-    fake_last.n = 11;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)image;
-    fake_last.args[2] = (uint64_t)blocking_read;
-    fake_last.args[3] = (uint64_t)(uintptr_t)origin;
-    fake_last.args[4] = (uint64_t)(uintptr_t)region;
-    fake_last.args[5] = (uint64_t)row_pitch;
-    fake_last.args[6] = (uint64_t)slice_pitch;
-    fake_last.args[7] = (uint64_t)(uintptr_t)ptr;
-    fake_last.args[8] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[9] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[10] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueReadImage";
+    l->n = 11;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)image;
+    l->args[2] = (uint64_t)blocking_read;
+    l->args[3] = (uint64_t)(uintptr_t)origin;
+    l->args[4] = (uint64_t)(uintptr_t)region;
+    l->args[5] = (uint64_t)row_pitch;
+    l->args[6] = (uint64_t)slice_pitch;
+    l->args[7] = (uint64_t)(uintptr_t)ptr;
+    l->args[8] = (uint64_t)num_events_in_wait_list;
+    l->args[9] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[10] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueReleaseD3D10ObjectsKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueReleaseD3D10ObjectsKHR";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_objects;
-    fake_last.args[2] = (uint64_t)(uintptr_t)mem_objects;
-    fake_last.args[3] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueReleaseD3D10ObjectsKHR";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_objects;
+    l->args[2] = (uint64_t)(uintptr_t)mem_objects;
+    l->args[3] = (uint64_t)num_events_in_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueReleaseD3D11ObjectsKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueReleaseD3D11ObjectsKHR";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_objects;
-    fake_last.args[2] = (uint64_t)(uintptr_t)mem_objects;
-    fake_last.args[3] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueReleaseD3D11ObjectsKHR";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_objects;
+    l->args[2] = (uint64_t)(uintptr_t)mem_objects;
+    l->args[3] = (uint64_t)num_events_in_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueReleaseDX9MediaSurfacesKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueReleaseDX9MediaSurfacesKHR";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_objects;
-    fake_last.args[2] = (uint64_t)(uintptr_t)mem_objects;
-    fake_last.args[3] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueReleaseDX9MediaSurfacesKHR";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_objects;
+    l->args[2] = (uint64_t)(uintptr_t)mem_objects;
+    l->args[3] = (uint64_t)num_events_in_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueReleaseDX9ObjectsINTEL(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueReleaseDX9ObjectsINTEL";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_objects;
-    fake_last.args[2] = (uint64_t)(uintptr_t)mem_objects;
-    fake_last.args[3] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueReleaseDX9ObjectsINTEL";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_objects;
+    l->args[2] = (uint64_t)(uintptr_t)mem_objects;
+    l->args[3] = (uint64_t)num_events_in_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueReleaseEGLObjectsKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueReleaseEGLObjectsKHR";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_objects;
-    fake_last.args[2] = (uint64_t)(uintptr_t)mem_objects;
-    fake_last.args[3] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueReleaseEGLObjectsKHR";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_objects;
+    l->args[2] = (uint64_t)(uintptr_t)mem_objects;
+    l->args[3] = (uint64_t)num_events_in_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueReleaseExternalMemObjectsKHR(void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueReleaseExternalMemObjectsKHR";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_mem_objects;
-    fake_last.args[2] = (uint64_t)(uintptr_t)mem_objects;
-    fake_last.args[3] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueReleaseExternalMemObjectsKHR";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_mem_objects;
+    l->args[2] = (uint64_t)(uintptr_t)mem_objects;
+    l->args[3] = (uint64_t)num_events_in_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueReleaseGLObjects(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueReleaseGLObjects";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_objects;
-    fake_last.args[2] = (uint64_t)(uintptr_t)mem_objects;
-    fake_last.args[3] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueReleaseGLObjects";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_objects;
+    l->args[2] = (uint64_t)(uintptr_t)mem_objects;
+    l->args[3] = (uint64_t)num_events_in_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueReleaseGrallocObjectsIMG(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueReleaseGrallocObjectsIMG";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_objects;
-    fake_last.args[2] = (uint64_t)(uintptr_t)mem_objects;
-    fake_last.args[3] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueReleaseGrallocObjectsIMG";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_objects;
+    l->args[2] = (uint64_t)(uintptr_t)mem_objects;
+    l->args[3] = (uint64_t)num_events_in_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueReleaseVA_APIMediaSurfacesINTEL";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_objects;
-    fake_last.args[2] = (uint64_t)(uintptr_t)mem_objects;
-    fake_last.args[3] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueReleaseVA_APIMediaSurfacesINTEL";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_objects;
+    l->args[2] = (uint64_t)(uintptr_t)mem_objects;
+    l->args[3] = (uint64_t)num_events_in_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueSVMFree(void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * pfn_free_func, void * user_data, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueSVMFree";
-    fake_last.n = 8;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_svm_pointers;
-    fake_last.args[2] = (uint64_t)(uintptr_t)svm_pointers;
-    fake_last.args[3] = (uint64_t)(uintptr_t)pfn_free_func;
-    fake_last.args[4] = (uint64_t)(uintptr_t)user_data;
-    fake_last.args[5] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[6] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueSVMFree";
+    l->n = 8;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_svm_pointers;
+    l->args[2] = (uint64_t)(uintptr_t)svm_pointers;
+    l->args[3] = (uint64_t)(uintptr_t)pfn_free_func;
+    l->args[4] = (uint64_t)(uintptr_t)user_data;
+    l->args[5] = (uint64_t)num_events_in_wait_list;
+    l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueSVMFreeARM(void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * pfn_free_func, void * user_data, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueSVMFreeARM";
-    fake_last.n = 8;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_svm_pointers;
-    fake_last.args[2] = (uint64_t)(uintptr_t)svm_pointers;
-    fake_last.args[3] = (uint64_t)(uintptr_t)pfn_free_func;
-    fake_last.args[4] = (uint64_t)(uintptr_t)user_data;
-    fake_last.args[5] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[6] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueSVMFreeARM";
+    l->n = 8;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_svm_pointers;
+    l->args[2] = (uint64_t)(uintptr_t)svm_pointers;
+    l->args[3] = (uint64_t)(uintptr_t)pfn_free_func;
+    l->args[4] = (uint64_t)(uintptr_t)user_data;
+    l->args[5] = (uint64_t)num_events_in_wait_list;
+    l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueSVMMap(void * command_queue, uint32_t blocking_map, uint64_t flags, void * svm_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueSVMMap";
-    fake_last.n = 8;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)blocking_map;
-    fake_last.args[2] = (uint64_t)flags;
-    fake_last.args[3] = (uint64_t)(uintptr_t)svm_ptr;
-    fake_last.args[4] = (uint64_t)size;
-    fake_last.args[5] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[6] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueSVMMap";
+    l->n = 8;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)blocking_map;
+    l->args[2] = (uint64_t)flags;
+    l->args[3] = (uint64_t)(uintptr_t)svm_ptr;
+    l->args[4] = (uint64_t)size;
+    l->args[5] = (uint64_t)num_events_in_wait_list;
+    l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueSVMMapARM(void * command_queue, uint32_t blocking_map, uint64_t flags, void * svm_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueSVMMapARM";
-    fake_last.n = 8;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)blocking_map;
-    fake_last.args[2] = (uint64_t)flags;
-    fake_last.args[3] = (uint64_t)(uintptr_t)svm_ptr;
-    fake_last.args[4] = (uint64_t)size;
-    fake_last.args[5] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[6] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueSVMMapARM";
+    l->n = 8;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)blocking_map;
+    l->args[2] = (uint64_t)flags;
+    l->args[3] = (uint64_t)(uintptr_t)svm_ptr;
+    l->args[4] = (uint64_t)size;
+    l->args[5] = (uint64_t)num_events_in_wait_list;
+    l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueSVMMemFill(void * command_queue, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueSVMMemFill";
-    fake_last.n = 8;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)svm_ptr;
-    fake_last.args[2] = (uint64_t)(uintptr_t)pattern;
-    fake_last.args[3] = (uint64_t)pattern_size;
-    fake_last.args[4] = (uint64_t)size;
-    fake_last.args[5] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[6] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueSVMMemFill";
+    l->n = 8;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)svm_ptr;
+    l->args[2] = (uint64_t)(uintptr_t)pattern;
+    l->args[3] = (uint64_t)pattern_size;
+    l->args[4] = (uint64_t)size;
+    l->args[5] = (uint64_t)num_events_in_wait_list;
+    l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueSVMMemFillARM(void * command_queue, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueSVMMemFillARM";
-    fake_last.n = 8;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)svm_ptr;
-    fake_last.args[2] = (uint64_t)(uintptr_t)pattern;
-    fake_last.args[3] = (uint64_t)pattern_size;
-    fake_last.args[4] = (uint64_t)size;
-    fake_last.args[5] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[6] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueSVMMemFillARM";
+    l->n = 8;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)svm_ptr;
+    l->args[2] = (uint64_t)(uintptr_t)pattern;
+    l->args[3] = (uint64_t)pattern_size;
+    l->args[4] = (uint64_t)size;
+    l->args[5] = (uint64_t)num_events_in_wait_list;
+    l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueSVMMemcpy(void * command_queue, uint32_t blocking_copy, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueSVMMemcpy";
-    fake_last.n = 8;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)blocking_copy;
-    fake_last.args[2] = (uint64_t)(uintptr_t)dst_ptr;
-    fake_last.args[3] = (uint64_t)(uintptr_t)src_ptr;
-    fake_last.args[4] = (uint64_t)size;
-    fake_last.args[5] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[6] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueSVMMemcpy";
+    l->n = 8;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)blocking_copy;
+    l->args[2] = (uint64_t)(uintptr_t)dst_ptr;
+    l->args[3] = (uint64_t)(uintptr_t)src_ptr;
+    l->args[4] = (uint64_t)size;
+    l->args[5] = (uint64_t)num_events_in_wait_list;
+    l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueSVMMemcpyARM(void * command_queue, uint32_t blocking_copy, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueSVMMemcpyARM";
-    fake_last.n = 8;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)blocking_copy;
-    fake_last.args[2] = (uint64_t)(uintptr_t)dst_ptr;
-    fake_last.args[3] = (uint64_t)(uintptr_t)src_ptr;
-    fake_last.args[4] = (uint64_t)size;
-    fake_last.args[5] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[6] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueSVMMemcpyARM";
+    l->n = 8;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)blocking_copy;
+    l->args[2] = (uint64_t)(uintptr_t)dst_ptr;
+    l->args[3] = (uint64_t)(uintptr_t)src_ptr;
+    l->args[4] = (uint64_t)size;
+    l->args[5] = (uint64_t)num_events_in_wait_list;
+    l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueSVMMigrateMem(void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * sizes, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueSVMMigrateMem";
-    fake_last.n = 8;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_svm_pointers;
-    fake_last.args[2] = (uint64_t)(uintptr_t)svm_pointers;
-    fake_last.args[3] = (uint64_t)(uintptr_t)sizes;
-    fake_last.args[4] = (uint64_t)flags;
-    fake_last.args[5] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[6] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueSVMMigrateMem";
+    l->n = 8;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_svm_pointers;
+    l->args[2] = (uint64_t)(uintptr_t)svm_pointers;
+    l->args[3] = (uint64_t)(uintptr_t)sizes;
+    l->args[4] = (uint64_t)flags;
+    l->args[5] = (uint64_t)num_events_in_wait_list;
+    l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueSVMUnmap(void * command_queue, void * svm_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueSVMUnmap";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)svm_ptr;
-    fake_last.args[2] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[3] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueSVMUnmap";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)svm_ptr;
+    l->args[2] = (uint64_t)num_events_in_wait_list;
+    l->args[3] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueSVMUnmapARM(void * command_queue, void * svm_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueSVMUnmapARM";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)svm_ptr;
-    fake_last.args[2] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[3] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueSVMUnmapARM";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)svm_ptr;
+    l->args[2] = (uint64_t)num_events_in_wait_list;
+    l->args[3] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueSignalSemaphoresKHR(void * command_queue, uint32_t num_sema_objects, void * sema_objects, void * sema_payload_list, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueSignalSemaphoresKHR";
-    fake_last.n = 7;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_sema_objects;
-    fake_last.args[2] = (uint64_t)(uintptr_t)sema_objects;
-    fake_last.args[3] = (uint64_t)(uintptr_t)sema_payload_list;
-    fake_last.args[4] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[6] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueSignalSemaphoresKHR";
+    l->n = 7;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_sema_objects;
+    l->args[2] = (uint64_t)(uintptr_t)sema_objects;
+    l->args[3] = (uint64_t)(uintptr_t)sema_payload_list;
+    l->args[4] = (uint64_t)num_events_in_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[6] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueTask(void * command_queue, void * kernel, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueTask";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)kernel;
-    fake_last.args[2] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[3] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueTask";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)kernel;
+    l->args[2] = (uint64_t)num_events_in_wait_list;
+    l->args[3] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueUnmapMemObject(void * command_queue, void * memobj, void * mapped_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueUnmapMemObject";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)memobj;
-    fake_last.args[2] = (uint64_t)(uintptr_t)mapped_ptr;
-    fake_last.args[3] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[4] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueUnmapMemObject";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)memobj;
+    l->args[2] = (uint64_t)(uintptr_t)mapped_ptr;
+    l->args[3] = (uint64_t)num_events_in_wait_list;
+    l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueWaitForEvents(void * command_queue, uint32_t num_events, void * event_list)
 {
-    fake_last.fn = "clEnqueueWaitForEvents";
-    fake_last.n = 3;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_events;
-    fake_last.args[2] = (uint64_t)(uintptr_t)event_list;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueWaitForEvents";
+    l->n = 3;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_events;
+    l->args[2] = (uint64_t)(uintptr_t)event_list;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueWaitSemaphoresKHR(void * command_queue, uint32_t num_sema_objects, void * sema_objects, void * sema_payload_list, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueWaitSemaphoresKHR";
-    fake_last.n = 7;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)num_sema_objects;
-    fake_last.args[2] = (uint64_t)(uintptr_t)sema_objects;
-    fake_last.args[3] = (uint64_t)(uintptr_t)sema_payload_list;
-    fake_last.args[4] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[5] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[6] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueWaitSemaphoresKHR";
+    l->n = 7;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)num_sema_objects;
+    l->args[2] = (uint64_t)(uintptr_t)sema_objects;
+    l->args[3] = (uint64_t)(uintptr_t)sema_payload_list;
+    l->args[4] = (uint64_t)num_events_in_wait_list;
+    l->args[5] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[6] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueWriteBuffer(void * command_queue, void * buffer, uint32_t blocking_write, size_t offset, size_t size, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueWriteBuffer";
-    fake_last.n = 9;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)buffer;
-    fake_last.args[2] = (uint64_t)blocking_write;
-    fake_last.args[3] = (uint64_t)offset;
-    fake_last.args[4] = (uint64_t)size;
-    fake_last.args[5] = (uint64_t)(uintptr_t)ptr;
-    fake_last.args[6] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[8] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueWriteBuffer";
+    l->n = 9;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)buffer;
+    l->args[2] = (uint64_t)blocking_write;
+    l->args[3] = (uint64_t)offset;
+    l->args[4] = (uint64_t)size;
+    l->args[5] = (uint64_t)(uintptr_t)ptr;
+    l->args[6] = (uint64_t)num_events_in_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[8] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueWriteBufferRect(void * command_queue, void * buffer, uint32_t blocking_write, void * buffer_origin, void * host_origin, void * region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueWriteBufferRect";
-    fake_last.n = 14;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)buffer;
-    fake_last.args[2] = (uint64_t)blocking_write;
-    fake_last.args[3] = (uint64_t)(uintptr_t)buffer_origin;
-    fake_last.args[4] = (uint64_t)(uintptr_t)host_origin;
-    fake_last.args[5] = (uint64_t)(uintptr_t)region;
-    fake_last.args[6] = (uint64_t)buffer_row_pitch;
-    fake_last.args[7] = (uint64_t)buffer_slice_pitch;
-    fake_last.args[8] = (uint64_t)host_row_pitch;
-    fake_last.args[9] = (uint64_t)host_slice_pitch;
-    fake_last.args[10] = (uint64_t)(uintptr_t)ptr;
-    fake_last.args[11] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[12] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[13] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueWriteBufferRect";
+    l->n = 14;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)buffer;
+    l->args[2] = (uint64_t)blocking_write;
+    l->args[3] = (uint64_t)(uintptr_t)buffer_origin;
+    l->args[4] = (uint64_t)(uintptr_t)host_origin;
+    l->args[5] = (uint64_t)(uintptr_t)region;
+    l->args[6] = (uint64_t)buffer_row_pitch;
+    l->args[7] = (uint64_t)buffer_slice_pitch;
+    l->args[8] = (uint64_t)host_row_pitch;
+    l->args[9] = (uint64_t)host_slice_pitch;
+    l->args[10] = (uint64_t)(uintptr_t)ptr;
+    l->args[11] = (uint64_t)num_events_in_wait_list;
+    l->args[12] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[13] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueWriteHostPipeINTEL(void * command_queue, void * program, void * pipe_symbol, uint32_t blocking_write, void * ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueWriteHostPipeINTEL";
-    fake_last.n = 9;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)program;
-    fake_last.args[2] = (uint64_t)(uintptr_t)pipe_symbol;
-    fake_last.args[3] = (uint64_t)blocking_write;
-    fake_last.args[4] = (uint64_t)(uintptr_t)ptr;
-    fake_last.args[5] = (uint64_t)size;
-    fake_last.args[6] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[7] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[8] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueWriteHostPipeINTEL";
+    l->n = 9;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)program;
+    l->args[2] = (uint64_t)(uintptr_t)pipe_symbol;
+    l->args[3] = (uint64_t)blocking_write;
+    l->args[4] = (uint64_t)(uintptr_t)ptr;
+    l->args[5] = (uint64_t)size;
+    l->args[6] = (uint64_t)num_events_in_wait_list;
+    l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[8] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clEnqueueWriteImage(void * command_queue, void * image, uint32_t blocking_write, void * origin, void * region, size_t input_row_pitch, size_t input_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    fake_last.fn = "clEnqueueWriteImage";
-    fake_last.n = 11;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)image;
-    fake_last.args[2] = (uint64_t)blocking_write;
-    fake_last.args[3] = (uint64_t)(uintptr_t)origin;
-    fake_last.args[4] = (uint64_t)(uintptr_t)region;
-    fake_last.args[5] = (uint64_t)input_row_pitch;
-    fake_last.args[6] = (uint64_t)input_slice_pitch;
-    fake_last.args[7] = (uint64_t)(uintptr_t)ptr;
-    fake_last.args[8] = (uint64_t)num_events_in_wait_list;
-    fake_last.args[9] = (uint64_t)(uintptr_t)event_wait_list;
-    fake_last.args[10] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clEnqueueWriteImage";
+    l->n = 11;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)image;
+    l->args[2] = (uint64_t)blocking_write;
+    l->args[3] = (uint64_t)(uintptr_t)origin;
+    l->args[4] = (uint64_t)(uintptr_t)region;
+    l->args[5] = (uint64_t)input_row_pitch;
+    l->args[6] = (uint64_t)input_slice_pitch;
+    l->args[7] = (uint64_t)(uintptr_t)ptr;
+    l->args[8] = (uint64_t)num_events_in_wait_list;
+    l->args[9] = (uint64_t)(uintptr_t)event_wait_list;
+    l->args[10] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clFinalizeCommandBufferKHR(void * command_buffer)
 {
-    fake_last.fn = "clFinalizeCommandBufferKHR";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_buffer;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clFinalizeCommandBufferKHR";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)command_buffer;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clFinish(void * command_queue)
 {
-    fake_last.fn = "clFinish";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clFinish";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clFlush(void * command_queue)
 {
-    fake_last.fn = "clFlush";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clFlush";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetAcceleratorInfoINTEL(void * accelerator, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetAcceleratorInfoINTEL";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)accelerator;
-    fake_last.args[1] = (uint64_t)param_name;
-    fake_last.args[2] = (uint64_t)param_value_size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetAcceleratorInfoINTEL";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)accelerator;
+    l->args[1] = (uint64_t)param_name;
+    l->args[2] = (uint64_t)param_value_size;
+    l->args[3] = (uint64_t)(uintptr_t)param_value;
+    l->args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetCommandBufferInfoKHR(void * command_buffer, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetCommandBufferInfoKHR";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_buffer;
-    fake_last.args[1] = (uint64_t)param_name;
-    fake_last.args[2] = (uint64_t)param_value_size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetCommandBufferInfoKHR";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)command_buffer;
+    l->args[1] = (uint64_t)param_name;
+    l->args[2] = (uint64_t)param_value_size;
+    l->args[3] = (uint64_t)(uintptr_t)param_value;
+    l->args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetCommandQueueInfo(void * command_queue, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetCommandQueueInfo";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)param_name;
-    fake_last.args[2] = (uint64_t)param_value_size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetCommandQueueInfo";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)param_name;
+    l->args[2] = (uint64_t)param_value_size;
+    l->args[3] = (uint64_t)(uintptr_t)param_value;
+    l->args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetContextInfo(void * context, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetContextInfo";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)param_name;
-    fake_last.args[2] = (uint64_t)param_value_size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetContextInfo";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)param_name;
+    l->args[2] = (uint64_t)param_value_size;
+    l->args[3] = (uint64_t)(uintptr_t)param_value;
+    l->args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetDeviceAndHostTimer(void * device, void * device_timestamp, void * host_timestamp)
 {
-    fake_last.fn = "clGetDeviceAndHostTimer";
-    fake_last.n = 3;
-    fake_last.args[0] = (uint64_t)(uintptr_t)device;
-    fake_last.args[1] = (uint64_t)(uintptr_t)device_timestamp;
-    fake_last.args[2] = (uint64_t)(uintptr_t)host_timestamp;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetDeviceAndHostTimer";
+    l->n = 3;
+    l->args[0] = (uint64_t)(uintptr_t)device;
+    l->args[1] = (uint64_t)(uintptr_t)device_timestamp;
+    l->args[2] = (uint64_t)(uintptr_t)host_timestamp;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetDeviceIDs(void * platform, uint64_t device_type, uint32_t num_entries, void * devices, void * num_devices)
 {
-    fake_last.fn = "clGetDeviceIDs";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)platform;
-    fake_last.args[1] = (uint64_t)device_type;
-    fake_last.args[2] = (uint64_t)num_entries;
-    fake_last.args[3] = (uint64_t)(uintptr_t)devices;
-    fake_last.args[4] = (uint64_t)(uintptr_t)num_devices;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetDeviceIDs";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)platform;
+    l->args[1] = (uint64_t)device_type;
+    l->args[2] = (uint64_t)num_entries;
+    l->args[3] = (uint64_t)(uintptr_t)devices;
+    l->args[4] = (uint64_t)(uintptr_t)num_devices;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetDeviceIDsFromD3D10KHR(void * platform, uint32_t d3d_device_source, void * d3d_object, uint32_t d3d_device_set, uint32_t num_entries, void * devices, void * num_devices)
 {
-    fake_last.fn = "clGetDeviceIDsFromD3D10KHR";
-    fake_last.n = 7;
-    fake_last.args[0] = (uint64_t)(uintptr_t)platform;
-    fake_last.args[1] = (uint64_t)d3d_device_source;
-    fake_last.args[2] = (uint64_t)(uintptr_t)d3d_object;
-    fake_last.args[3] = (uint64_t)d3d_device_set;
-    fake_last.args[4] = (uint64_t)num_entries;
-    fake_last.args[5] = (uint64_t)(uintptr_t)devices;
-    fake_last.args[6] = (uint64_t)(uintptr_t)num_devices;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetDeviceIDsFromD3D10KHR";
+    l->n = 7;
+    l->args[0] = (uint64_t)(uintptr_t)platform;
+    l->args[1] = (uint64_t)d3d_device_source;
+    l->args[2] = (uint64_t)(uintptr_t)d3d_object;
+    l->args[3] = (uint64_t)d3d_device_set;
+    l->args[4] = (uint64_t)num_entries;
+    l->args[5] = (uint64_t)(uintptr_t)devices;
+    l->args[6] = (uint64_t)(uintptr_t)num_devices;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetDeviceIDsFromD3D11KHR(void * platform, uint32_t d3d_device_source, void * d3d_object, uint32_t d3d_device_set, uint32_t num_entries, void * devices, void * num_devices)
 {
-    fake_last.fn = "clGetDeviceIDsFromD3D11KHR";
-    fake_last.n = 7;
-    fake_last.args[0] = (uint64_t)(uintptr_t)platform;
-    fake_last.args[1] = (uint64_t)d3d_device_source;
-    fake_last.args[2] = (uint64_t)(uintptr_t)d3d_object;
-    fake_last.args[3] = (uint64_t)d3d_device_set;
-    fake_last.args[4] = (uint64_t)num_entries;
-    fake_last.args[5] = (uint64_t)(uintptr_t)devices;
-    fake_last.args[6] = (uint64_t)(uintptr_t)num_devices;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetDeviceIDsFromD3D11KHR";
+    l->n = 7;
+    l->args[0] = (uint64_t)(uintptr_t)platform;
+    l->args[1] = (uint64_t)d3d_device_source;
+    l->args[2] = (uint64_t)(uintptr_t)d3d_object;
+    l->args[3] = (uint64_t)d3d_device_set;
+    l->args[4] = (uint64_t)num_entries;
+    l->args[5] = (uint64_t)(uintptr_t)devices;
+    l->args[6] = (uint64_t)(uintptr_t)num_devices;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetDeviceIDsFromDX9INTEL(void * platform, uint32_t dx9_device_source, void * dx9_object, uint32_t dx9_device_set, uint32_t num_entries, void * devices, void * num_devices)
 {
-    fake_last.fn = "clGetDeviceIDsFromDX9INTEL";
-    fake_last.n = 7;
-    fake_last.args[0] = (uint64_t)(uintptr_t)platform;
-    fake_last.args[1] = (uint64_t)dx9_device_source;
-    fake_last.args[2] = (uint64_t)(uintptr_t)dx9_object;
-    fake_last.args[3] = (uint64_t)dx9_device_set;
-    fake_last.args[4] = (uint64_t)num_entries;
-    fake_last.args[5] = (uint64_t)(uintptr_t)devices;
-    fake_last.args[6] = (uint64_t)(uintptr_t)num_devices;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetDeviceIDsFromDX9INTEL";
+    l->n = 7;
+    l->args[0] = (uint64_t)(uintptr_t)platform;
+    l->args[1] = (uint64_t)dx9_device_source;
+    l->args[2] = (uint64_t)(uintptr_t)dx9_object;
+    l->args[3] = (uint64_t)dx9_device_set;
+    l->args[4] = (uint64_t)num_entries;
+    l->args[5] = (uint64_t)(uintptr_t)devices;
+    l->args[6] = (uint64_t)(uintptr_t)num_devices;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetDeviceIDsFromDX9MediaAdapterKHR(void * platform, uint32_t num_media_adapters, void * media_adapter_type, void * media_adapters, uint32_t media_adapter_set, uint32_t num_entries, void * devices, void * num_devices)
 {
-    fake_last.fn = "clGetDeviceIDsFromDX9MediaAdapterKHR";
-    fake_last.n = 8;
-    fake_last.args[0] = (uint64_t)(uintptr_t)platform;
-    fake_last.args[1] = (uint64_t)num_media_adapters;
-    fake_last.args[2] = (uint64_t)(uintptr_t)media_adapter_type;
-    fake_last.args[3] = (uint64_t)(uintptr_t)media_adapters;
-    fake_last.args[4] = (uint64_t)media_adapter_set;
-    fake_last.args[5] = (uint64_t)num_entries;
-    fake_last.args[6] = (uint64_t)(uintptr_t)devices;
-    fake_last.args[7] = (uint64_t)(uintptr_t)num_devices;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetDeviceIDsFromDX9MediaAdapterKHR";
+    l->n = 8;
+    l->args[0] = (uint64_t)(uintptr_t)platform;
+    l->args[1] = (uint64_t)num_media_adapters;
+    l->args[2] = (uint64_t)(uintptr_t)media_adapter_type;
+    l->args[3] = (uint64_t)(uintptr_t)media_adapters;
+    l->args[4] = (uint64_t)media_adapter_set;
+    l->args[5] = (uint64_t)num_entries;
+    l->args[6] = (uint64_t)(uintptr_t)devices;
+    l->args[7] = (uint64_t)(uintptr_t)num_devices;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetDeviceIDsFromVA_APIMediaAdapterINTEL(void * platform, uint32_t media_adapter_type, void * media_adapter, uint32_t media_adapter_set, uint32_t num_entries, void * devices, void * num_devices)
 {
-    fake_last.fn = "clGetDeviceIDsFromVA_APIMediaAdapterINTEL";
-    fake_last.n = 7;
-    fake_last.args[0] = (uint64_t)(uintptr_t)platform;
-    fake_last.args[1] = (uint64_t)media_adapter_type;
-    fake_last.args[2] = (uint64_t)(uintptr_t)media_adapter;
-    fake_last.args[3] = (uint64_t)media_adapter_set;
-    fake_last.args[4] = (uint64_t)num_entries;
-    fake_last.args[5] = (uint64_t)(uintptr_t)devices;
-    fake_last.args[6] = (uint64_t)(uintptr_t)num_devices;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetDeviceIDsFromVA_APIMediaAdapterINTEL";
+    l->n = 7;
+    l->args[0] = (uint64_t)(uintptr_t)platform;
+    l->args[1] = (uint64_t)media_adapter_type;
+    l->args[2] = (uint64_t)(uintptr_t)media_adapter;
+    l->args[3] = (uint64_t)media_adapter_set;
+    l->args[4] = (uint64_t)num_entries;
+    l->args[5] = (uint64_t)(uintptr_t)devices;
+    l->args[6] = (uint64_t)(uintptr_t)num_devices;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetDeviceImageInfoQCOM(void * device, size_t image_width, size_t image_height, void * image_format, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetDeviceImageInfoQCOM";
-    fake_last.n = 8;
-    fake_last.args[0] = (uint64_t)(uintptr_t)device;
-    fake_last.args[1] = (uint64_t)image_width;
-    fake_last.args[2] = (uint64_t)image_height;
-    fake_last.args[3] = (uint64_t)(uintptr_t)image_format;
-    fake_last.args[4] = (uint64_t)param_name;
-    fake_last.args[5] = (uint64_t)param_value_size;
-    fake_last.args[6] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[7] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetDeviceImageInfoQCOM";
+    l->n = 8;
+    l->args[0] = (uint64_t)(uintptr_t)device;
+    l->args[1] = (uint64_t)image_width;
+    l->args[2] = (uint64_t)image_height;
+    l->args[3] = (uint64_t)(uintptr_t)image_format;
+    l->args[4] = (uint64_t)param_name;
+    l->args[5] = (uint64_t)param_value_size;
+    l->args[6] = (uint64_t)(uintptr_t)param_value;
+    l->args[7] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetDeviceInfo(void * device, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetDeviceInfo";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)device;
-    fake_last.args[1] = (uint64_t)param_name;
-    fake_last.args[2] = (uint64_t)param_value_size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetDeviceInfo";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)device;
+    l->args[1] = (uint64_t)param_name;
+    l->args[2] = (uint64_t)param_value_size;
+    l->args[3] = (uint64_t)(uintptr_t)param_value;
+    l->args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetEventInfo(void * event, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetEventInfo";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)event;
-    fake_last.args[1] = (uint64_t)param_name;
-    fake_last.args[2] = (uint64_t)param_value_size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetEventInfo";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)event;
+    l->args[1] = (uint64_t)param_name;
+    l->args[2] = (uint64_t)param_value_size;
+    l->args[3] = (uint64_t)(uintptr_t)param_value;
+    l->args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetEventProfilingInfo(void * event, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetEventProfilingInfo";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)event;
-    fake_last.args[1] = (uint64_t)param_name;
-    fake_last.args[2] = (uint64_t)param_value_size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetEventProfilingInfo";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)event;
+    l->args[1] = (uint64_t)param_name;
+    l->args[2] = (uint64_t)param_value_size;
+    l->args[3] = (uint64_t)(uintptr_t)param_value;
+    l->args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT void * clGetExtensionFunctionAddress(void * func_name)
 {
-    fake_last.fn = "clGetExtensionFunctionAddress";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)func_name;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetExtensionFunctionAddress";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)func_name;
     return fake_lookup(func_name);
 }
 
 EXPORT void * clGetExtensionFunctionAddressForPlatform(void * platform, void * func_name)
 {
-    fake_last.fn = "clGetExtensionFunctionAddressForPlatform";
-    fake_last.n = 2;
-    fake_last.args[0] = (uint64_t)(uintptr_t)platform;
-    fake_last.args[1] = (uint64_t)(uintptr_t)func_name;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetExtensionFunctionAddressForPlatform";
+    l->n = 2;
+    l->args[0] = (uint64_t)(uintptr_t)platform;
+    l->args[1] = (uint64_t)(uintptr_t)func_name;
     return fake_lookup(func_name);
 }
 
 EXPORT int32_t clGetGLContextInfoKHR(void * properties, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetGLContextInfoKHR";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[1] = (uint64_t)param_name;
-    fake_last.args[2] = (uint64_t)param_value_size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetGLContextInfoKHR";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)properties;
+    l->args[1] = (uint64_t)param_name;
+    l->args[2] = (uint64_t)param_value_size;
+    l->args[3] = (uint64_t)(uintptr_t)param_value;
+    l->args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetGLObjectInfo(void * memobj, void * gl_object_type, void * gl_object_name)
 {
-    fake_last.fn = "clGetGLObjectInfo";
-    fake_last.n = 3;
-    fake_last.args[0] = (uint64_t)(uintptr_t)memobj;
-    fake_last.args[1] = (uint64_t)(uintptr_t)gl_object_type;
-    fake_last.args[2] = (uint64_t)(uintptr_t)gl_object_name;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetGLObjectInfo";
+    l->n = 3;
+    l->args[0] = (uint64_t)(uintptr_t)memobj;
+    l->args[1] = (uint64_t)(uintptr_t)gl_object_type;
+    l->args[2] = (uint64_t)(uintptr_t)gl_object_name;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetGLTextureInfo(void * memobj, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetGLTextureInfo";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)memobj;
-    fake_last.args[1] = (uint64_t)param_name;
-    fake_last.args[2] = (uint64_t)param_value_size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetGLTextureInfo";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)memobj;
+    l->args[1] = (uint64_t)param_name;
+    l->args[2] = (uint64_t)param_value_size;
+    l->args[3] = (uint64_t)(uintptr_t)param_value;
+    l->args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetHostTimer(void * device, void * host_timestamp)
 {
-    fake_last.fn = "clGetHostTimer";
-    fake_last.n = 2;
-    fake_last.args[0] = (uint64_t)(uintptr_t)device;
-    fake_last.args[1] = (uint64_t)(uintptr_t)host_timestamp;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetHostTimer";
+    l->n = 2;
+    l->args[0] = (uint64_t)(uintptr_t)device;
+    l->args[1] = (uint64_t)(uintptr_t)host_timestamp;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetICDLoaderInfoOCLICD(uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetICDLoaderInfoOCLICD";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)param_name;
-    fake_last.args[1] = (uint64_t)param_value_size;
-    fake_last.args[2] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[3] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetICDLoaderInfoOCLICD";
+    l->n = 4;
+    l->args[0] = (uint64_t)param_name;
+    l->args[1] = (uint64_t)param_value_size;
+    l->args[2] = (uint64_t)(uintptr_t)param_value;
+    l->args[3] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetImageInfo(void * image, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetImageInfo";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)image;
-    fake_last.args[1] = (uint64_t)param_name;
-    fake_last.args[2] = (uint64_t)param_value_size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetImageInfo";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)image;
+    l->args[1] = (uint64_t)param_name;
+    l->args[2] = (uint64_t)param_value_size;
+    l->args[3] = (uint64_t)(uintptr_t)param_value;
+    l->args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetImageRequirementsInfoEXT(void * context, void * properties, uint64_t flags, void * image_format, void * image_desc, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetImageRequirementsInfoEXT";
-    fake_last.n = 9;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[2] = (uint64_t)flags;
-    fake_last.args[3] = (uint64_t)(uintptr_t)image_format;
-    fake_last.args[4] = (uint64_t)(uintptr_t)image_desc;
-    fake_last.args[5] = (uint64_t)param_name;
-    fake_last.args[6] = (uint64_t)param_value_size;
-    fake_last.args[7] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[8] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetImageRequirementsInfoEXT";
+    l->n = 9;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)properties;
+    l->args[2] = (uint64_t)flags;
+    l->args[3] = (uint64_t)(uintptr_t)image_format;
+    l->args[4] = (uint64_t)(uintptr_t)image_desc;
+    l->args[5] = (uint64_t)param_name;
+    l->args[6] = (uint64_t)param_value_size;
+    l->args[7] = (uint64_t)(uintptr_t)param_value;
+    l->args[8] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetKernelArgInfo(void * kernel, uint32_t arg_index, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetKernelArgInfo";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)kernel;
-    fake_last.args[1] = (uint64_t)arg_index;
-    fake_last.args[2] = (uint64_t)param_name;
-    fake_last.args[3] = (uint64_t)param_value_size;
-    fake_last.args[4] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[5] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetKernelArgInfo";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)kernel;
+    l->args[1] = (uint64_t)arg_index;
+    l->args[2] = (uint64_t)param_name;
+    l->args[3] = (uint64_t)param_value_size;
+    l->args[4] = (uint64_t)(uintptr_t)param_value;
+    l->args[5] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetKernelInfo(void * kernel, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetKernelInfo";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)kernel;
-    fake_last.args[1] = (uint64_t)param_name;
-    fake_last.args[2] = (uint64_t)param_value_size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetKernelInfo";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)kernel;
+    l->args[1] = (uint64_t)param_name;
+    l->args[2] = (uint64_t)param_value_size;
+    l->args[3] = (uint64_t)(uintptr_t)param_value;
+    l->args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetKernelSubGroupInfo(void * kernel, void * device, uint32_t param_name, size_t input_value_size, void * input_value, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetKernelSubGroupInfo";
-    fake_last.n = 8;
-    fake_last.args[0] = (uint64_t)(uintptr_t)kernel;
-    fake_last.args[1] = (uint64_t)(uintptr_t)device;
-    fake_last.args[2] = (uint64_t)param_name;
-    fake_last.args[3] = (uint64_t)input_value_size;
-    fake_last.args[4] = (uint64_t)(uintptr_t)input_value;
-    fake_last.args[5] = (uint64_t)param_value_size;
-    fake_last.args[6] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[7] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetKernelSubGroupInfo";
+    l->n = 8;
+    l->args[0] = (uint64_t)(uintptr_t)kernel;
+    l->args[1] = (uint64_t)(uintptr_t)device;
+    l->args[2] = (uint64_t)param_name;
+    l->args[3] = (uint64_t)input_value_size;
+    l->args[4] = (uint64_t)(uintptr_t)input_value;
+    l->args[5] = (uint64_t)param_value_size;
+    l->args[6] = (uint64_t)(uintptr_t)param_value;
+    l->args[7] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetKernelSubGroupInfoKHR(void * in_kernel, void * in_device, uint32_t param_name, size_t input_value_size, void * input_value, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetKernelSubGroupInfoKHR";
-    fake_last.n = 8;
-    fake_last.args[0] = (uint64_t)(uintptr_t)in_kernel;
-    fake_last.args[1] = (uint64_t)(uintptr_t)in_device;
-    fake_last.args[2] = (uint64_t)param_name;
-    fake_last.args[3] = (uint64_t)input_value_size;
-    fake_last.args[4] = (uint64_t)(uintptr_t)input_value;
-    fake_last.args[5] = (uint64_t)param_value_size;
-    fake_last.args[6] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[7] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetKernelSubGroupInfoKHR";
+    l->n = 8;
+    l->args[0] = (uint64_t)(uintptr_t)in_kernel;
+    l->args[1] = (uint64_t)(uintptr_t)in_device;
+    l->args[2] = (uint64_t)param_name;
+    l->args[3] = (uint64_t)input_value_size;
+    l->args[4] = (uint64_t)(uintptr_t)input_value;
+    l->args[5] = (uint64_t)param_value_size;
+    l->args[6] = (uint64_t)(uintptr_t)param_value;
+    l->args[7] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetKernelSuggestedLocalWorkSize(void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * suggested_local_work_size)
 {
-    fake_last.fn = "clGetKernelSuggestedLocalWorkSize";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)kernel;
-    fake_last.args[2] = (uint64_t)work_dim;
-    fake_last.args[3] = (uint64_t)(uintptr_t)global_work_offset;
-    fake_last.args[4] = (uint64_t)(uintptr_t)global_work_size;
-    fake_last.args[5] = (uint64_t)(uintptr_t)suggested_local_work_size;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetKernelSuggestedLocalWorkSize";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)kernel;
+    l->args[2] = (uint64_t)work_dim;
+    l->args[3] = (uint64_t)(uintptr_t)global_work_offset;
+    l->args[4] = (uint64_t)(uintptr_t)global_work_size;
+    l->args[5] = (uint64_t)(uintptr_t)suggested_local_work_size;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetKernelSuggestedLocalWorkSizeKHR(void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * suggested_local_work_size)
 {
-    fake_last.fn = "clGetKernelSuggestedLocalWorkSizeKHR";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)(uintptr_t)kernel;
-    fake_last.args[2] = (uint64_t)work_dim;
-    fake_last.args[3] = (uint64_t)(uintptr_t)global_work_offset;
-    fake_last.args[4] = (uint64_t)(uintptr_t)global_work_size;
-    fake_last.args[5] = (uint64_t)(uintptr_t)suggested_local_work_size;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetKernelSuggestedLocalWorkSizeKHR";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)(uintptr_t)kernel;
+    l->args[2] = (uint64_t)work_dim;
+    l->args[3] = (uint64_t)(uintptr_t)global_work_offset;
+    l->args[4] = (uint64_t)(uintptr_t)global_work_size;
+    l->args[5] = (uint64_t)(uintptr_t)suggested_local_work_size;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetKernelWorkGroupInfo(void * kernel, void * device, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetKernelWorkGroupInfo";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)kernel;
-    fake_last.args[1] = (uint64_t)(uintptr_t)device;
-    fake_last.args[2] = (uint64_t)param_name;
-    fake_last.args[3] = (uint64_t)param_value_size;
-    fake_last.args[4] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[5] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetKernelWorkGroupInfo";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)kernel;
+    l->args[1] = (uint64_t)(uintptr_t)device;
+    l->args[2] = (uint64_t)param_name;
+    l->args[3] = (uint64_t)param_value_size;
+    l->args[4] = (uint64_t)(uintptr_t)param_value;
+    l->args[5] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetLayerInfo(uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetLayerInfo";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)param_name;
-    fake_last.args[1] = (uint64_t)param_value_size;
-    fake_last.args[2] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[3] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetLayerInfo";
+    l->n = 4;
+    l->args[0] = (uint64_t)param_name;
+    l->args[1] = (uint64_t)param_value_size;
+    l->args[2] = (uint64_t)(uintptr_t)param_value;
+    l->args[3] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetMemAllocInfoINTEL(void * context, void * ptr, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetMemAllocInfoINTEL";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)ptr;
-    fake_last.args[2] = (uint64_t)param_name;
-    fake_last.args[3] = (uint64_t)param_value_size;
-    fake_last.args[4] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[5] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetMemAllocInfoINTEL";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)ptr;
+    l->args[2] = (uint64_t)param_name;
+    l->args[3] = (uint64_t)param_value_size;
+    l->args[4] = (uint64_t)(uintptr_t)param_value;
+    l->args[5] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetMemObjectInfo(void * memobj, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetMemObjectInfo";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)memobj;
-    fake_last.args[1] = (uint64_t)param_name;
-    fake_last.args[2] = (uint64_t)param_value_size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetMemObjectInfo";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)memobj;
+    l->args[1] = (uint64_t)param_name;
+    l->args[2] = (uint64_t)param_value_size;
+    l->args[3] = (uint64_t)(uintptr_t)param_value;
+    l->args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetMutableCommandInfoKHR(void * command, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetMutableCommandInfoKHR";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command;
-    fake_last.args[1] = (uint64_t)param_name;
-    fake_last.args[2] = (uint64_t)param_value_size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetMutableCommandInfoKHR";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)command;
+    l->args[1] = (uint64_t)param_name;
+    l->args[2] = (uint64_t)param_value_size;
+    l->args[3] = (uint64_t)(uintptr_t)param_value;
+    l->args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetPipeInfo(void * pipe, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetPipeInfo";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)pipe;
-    fake_last.args[1] = (uint64_t)param_name;
-    fake_last.args[2] = (uint64_t)param_value_size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetPipeInfo";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)pipe;
+    l->args[1] = (uint64_t)param_name;
+    l->args[2] = (uint64_t)param_value_size;
+    l->args[3] = (uint64_t)(uintptr_t)param_value;
+    l->args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetPlatformIDs(uint32_t num_entries, void * platforms, void * num_platforms)
 {
-    fake_last.fn = "clGetPlatformIDs";
-    fake_last.n = 3;
-    fake_last.args[0] = (uint64_t)num_entries;
-    fake_last.args[1] = (uint64_t)(uintptr_t)platforms;
-    fake_last.args[2] = (uint64_t)(uintptr_t)num_platforms;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetPlatformIDs";
+    l->n = 3;
+    l->args[0] = (uint64_t)num_entries;
+    l->args[1] = (uint64_t)(uintptr_t)platforms;
+    l->args[2] = (uint64_t)(uintptr_t)num_platforms;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetPlatformInfo(void * platform, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetPlatformInfo";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)platform;
-    fake_last.args[1] = (uint64_t)param_name;
-    fake_last.args[2] = (uint64_t)param_value_size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetPlatformInfo";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)platform;
+    l->args[1] = (uint64_t)param_name;
+    l->args[2] = (uint64_t)param_value_size;
+    l->args[3] = (uint64_t)(uintptr_t)param_value;
+    l->args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetProgramBuildInfo(void * program, void * device, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetProgramBuildInfo";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)program;
-    fake_last.args[1] = (uint64_t)(uintptr_t)device;
-    fake_last.args[2] = (uint64_t)param_name;
-    fake_last.args[3] = (uint64_t)param_value_size;
-    fake_last.args[4] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[5] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetProgramBuildInfo";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)program;
+    l->args[1] = (uint64_t)(uintptr_t)device;
+    l->args[2] = (uint64_t)param_name;
+    l->args[3] = (uint64_t)param_value_size;
+    l->args[4] = (uint64_t)(uintptr_t)param_value;
+    l->args[5] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetProgramInfo(void * program, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetProgramInfo";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)program;
-    fake_last.args[1] = (uint64_t)param_name;
-    fake_last.args[2] = (uint64_t)param_value_size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetProgramInfo";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)program;
+    l->args[1] = (uint64_t)param_name;
+    l->args[2] = (uint64_t)param_value_size;
+    l->args[3] = (uint64_t)(uintptr_t)param_value;
+    l->args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetSVMPointerInfoKHR(void * context, void * device, void * ptr, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetSVMPointerInfoKHR";
-    fake_last.n = 7;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)device;
-    fake_last.args[2] = (uint64_t)(uintptr_t)ptr;
-    fake_last.args[3] = (uint64_t)param_name;
-    fake_last.args[4] = (uint64_t)param_value_size;
-    fake_last.args[5] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[6] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetSVMPointerInfoKHR";
+    l->n = 7;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)device;
+    l->args[2] = (uint64_t)(uintptr_t)ptr;
+    l->args[3] = (uint64_t)param_name;
+    l->args[4] = (uint64_t)param_value_size;
+    l->args[5] = (uint64_t)(uintptr_t)param_value;
+    l->args[6] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetSVMSuggestedTypeIndexKHR(void * context, uint64_t required_capabilities, uint64_t desired_capabilities, void * properties, size_t size, void * suggested_svm_type_index)
 {
-    fake_last.fn = "clGetSVMSuggestedTypeIndexKHR";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)required_capabilities;
-    fake_last.args[2] = (uint64_t)desired_capabilities;
-    fake_last.args[3] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[4] = (uint64_t)size;
-    fake_last.args[5] = (uint64_t)(uintptr_t)suggested_svm_type_index;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetSVMSuggestedTypeIndexKHR";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)required_capabilities;
+    l->args[2] = (uint64_t)desired_capabilities;
+    l->args[3] = (uint64_t)(uintptr_t)properties;
+    l->args[4] = (uint64_t)size;
+    l->args[5] = (uint64_t)(uintptr_t)suggested_svm_type_index;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetSamplerInfo(void * sampler, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetSamplerInfo";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)sampler;
-    fake_last.args[1] = (uint64_t)param_name;
-    fake_last.args[2] = (uint64_t)param_value_size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetSamplerInfo";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)sampler;
+    l->args[1] = (uint64_t)param_name;
+    l->args[2] = (uint64_t)param_value_size;
+    l->args[3] = (uint64_t)(uintptr_t)param_value;
+    l->args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetSemaphoreHandleForTypeKHR(void * sema_object, void * device, uint32_t handle_type, size_t handle_size, void * handle_ptr, void * handle_size_ret)
 {
-    fake_last.fn = "clGetSemaphoreHandleForTypeKHR";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)sema_object;
-    fake_last.args[1] = (uint64_t)(uintptr_t)device;
-    fake_last.args[2] = (uint64_t)handle_type;
-    fake_last.args[3] = (uint64_t)handle_size;
-    fake_last.args[4] = (uint64_t)(uintptr_t)handle_ptr;
-    fake_last.args[5] = (uint64_t)(uintptr_t)handle_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetSemaphoreHandleForTypeKHR";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)sema_object;
+    l->args[1] = (uint64_t)(uintptr_t)device;
+    l->args[2] = (uint64_t)handle_type;
+    l->args[3] = (uint64_t)handle_size;
+    l->args[4] = (uint64_t)(uintptr_t)handle_ptr;
+    l->args[5] = (uint64_t)(uintptr_t)handle_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetSemaphoreInfoKHR(void * sema_object, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    fake_last.fn = "clGetSemaphoreInfoKHR";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)sema_object;
-    fake_last.args[1] = (uint64_t)param_name;
-    fake_last.args[2] = (uint64_t)param_value_size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)param_value;
-    fake_last.args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetSemaphoreInfoKHR";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)sema_object;
+    l->args[1] = (uint64_t)param_name;
+    l->args[2] = (uint64_t)param_value_size;
+    l->args[3] = (uint64_t)(uintptr_t)param_value;
+    l->args[4] = (uint64_t)(uintptr_t)param_value_size_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetSupportedD3D10TextureFormatsINTEL(void * context, uint64_t flags, uint32_t image_type, uint32_t num_entries, void * d3d10_formats, void * num_texture_formats)
 {
-    fake_last.fn = "clGetSupportedD3D10TextureFormatsINTEL";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)image_type;
-    fake_last.args[3] = (uint64_t)num_entries;
-    fake_last.args[4] = (uint64_t)(uintptr_t)d3d10_formats;
-    fake_last.args[5] = (uint64_t)(uintptr_t)num_texture_formats;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetSupportedD3D10TextureFormatsINTEL";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)image_type;
+    l->args[3] = (uint64_t)num_entries;
+    l->args[4] = (uint64_t)(uintptr_t)d3d10_formats;
+    l->args[5] = (uint64_t)(uintptr_t)num_texture_formats;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetSupportedD3D11TextureFormatsINTEL(void * context, uint64_t flags, uint32_t image_type, uint32_t plane, uint32_t num_entries, void * d3d11_formats, void * num_texture_formats)
 {
-    fake_last.fn = "clGetSupportedD3D11TextureFormatsINTEL";
-    fake_last.n = 7;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)image_type;
-    fake_last.args[3] = (uint64_t)plane;
-    fake_last.args[4] = (uint64_t)num_entries;
-    fake_last.args[5] = (uint64_t)(uintptr_t)d3d11_formats;
-    fake_last.args[6] = (uint64_t)(uintptr_t)num_texture_formats;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetSupportedD3D11TextureFormatsINTEL";
+    l->n = 7;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)image_type;
+    l->args[3] = (uint64_t)plane;
+    l->args[4] = (uint64_t)num_entries;
+    l->args[5] = (uint64_t)(uintptr_t)d3d11_formats;
+    l->args[6] = (uint64_t)(uintptr_t)num_texture_formats;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetSupportedDX9MediaSurfaceFormatsINTEL(void * context, uint64_t flags, uint32_t image_type, uint32_t plane, uint32_t num_entries, void * dx9_formats, void * num_surface_formats)
 {
-    fake_last.fn = "clGetSupportedDX9MediaSurfaceFormatsINTEL";
-    fake_last.n = 7;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)image_type;
-    fake_last.args[3] = (uint64_t)plane;
-    fake_last.args[4] = (uint64_t)num_entries;
-    fake_last.args[5] = (uint64_t)(uintptr_t)dx9_formats;
-    fake_last.args[6] = (uint64_t)(uintptr_t)num_surface_formats;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetSupportedDX9MediaSurfaceFormatsINTEL";
+    l->n = 7;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)image_type;
+    l->args[3] = (uint64_t)plane;
+    l->args[4] = (uint64_t)num_entries;
+    l->args[5] = (uint64_t)(uintptr_t)dx9_formats;
+    l->args[6] = (uint64_t)(uintptr_t)num_surface_formats;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetSupportedGLTextureFormatsINTEL(void * context, uint64_t flags, uint32_t image_type, uint32_t num_entries, void * gl_formats, void * num_texture_formats)
 {
-    fake_last.fn = "clGetSupportedGLTextureFormatsINTEL";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)image_type;
-    fake_last.args[3] = (uint64_t)num_entries;
-    fake_last.args[4] = (uint64_t)(uintptr_t)gl_formats;
-    fake_last.args[5] = (uint64_t)(uintptr_t)num_texture_formats;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetSupportedGLTextureFormatsINTEL";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)image_type;
+    l->args[3] = (uint64_t)num_entries;
+    l->args[4] = (uint64_t)(uintptr_t)gl_formats;
+    l->args[5] = (uint64_t)(uintptr_t)num_texture_formats;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetSupportedImageFormats(void * context, uint64_t flags, uint32_t image_type, uint32_t num_entries, void * image_formats, void * num_image_formats)
 {
-    fake_last.fn = "clGetSupportedImageFormats";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)image_type;
-    fake_last.args[3] = (uint64_t)num_entries;
-    fake_last.args[4] = (uint64_t)(uintptr_t)image_formats;
-    fake_last.args[5] = (uint64_t)(uintptr_t)num_image_formats;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetSupportedImageFormats";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)image_type;
+    l->args[3] = (uint64_t)num_entries;
+    l->args[4] = (uint64_t)(uintptr_t)image_formats;
+    l->args[5] = (uint64_t)(uintptr_t)num_image_formats;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clGetSupportedVA_APIMediaSurfaceFormatsINTEL(void * context, uint64_t flags, uint32_t image_type, uint32_t plane, uint32_t num_entries, void * va_api_formats, void * num_surface_formats)
 {
-    fake_last.fn = "clGetSupportedVA_APIMediaSurfaceFormatsINTEL";
-    fake_last.n = 7;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)image_type;
-    fake_last.args[3] = (uint64_t)plane;
-    fake_last.args[4] = (uint64_t)num_entries;
-    fake_last.args[5] = (uint64_t)(uintptr_t)va_api_formats;
-    fake_last.args[6] = (uint64_t)(uintptr_t)num_surface_formats;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clGetSupportedVA_APIMediaSurfaceFormatsINTEL";
+    l->n = 7;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)image_type;
+    l->args[3] = (uint64_t)plane;
+    l->args[4] = (uint64_t)num_entries;
+    l->args[5] = (uint64_t)(uintptr_t)va_api_formats;
+    l->args[6] = (uint64_t)(uintptr_t)num_surface_formats;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT void * clHostMemAllocINTEL(void * context, void * properties, size_t size, uint32_t alignment, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clHostMemAllocINTEL";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[2] = (uint64_t)size;
-    fake_last.args[3] = (uint64_t)alignment;
-    fake_last.args[4] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clHostMemAllocINTEL";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)properties;
+    l->args[2] = (uint64_t)size;
+    l->args[3] = (uint64_t)alignment;
+    l->args[4] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clIcdGetFunctionAddressForPlatformKHR(void * platform, void * func_name)
 {
-    fake_last.fn = "clIcdGetFunctionAddressForPlatformKHR";
-    fake_last.n = 2;
-    fake_last.args[0] = (uint64_t)(uintptr_t)platform;
-    fake_last.args[1] = (uint64_t)(uintptr_t)func_name;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clIcdGetFunctionAddressForPlatformKHR";
+    l->n = 2;
+    l->args[0] = (uint64_t)(uintptr_t)platform;
+    l->args[1] = (uint64_t)(uintptr_t)func_name;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT int32_t clIcdGetPlatformIDsKHR(uint32_t num_entries, void * platforms, void * num_platforms)
 {
-    fake_last.fn = "clIcdGetPlatformIDsKHR";
-    fake_last.n = 3;
-    fake_last.args[0] = (uint64_t)num_entries;
-    fake_last.args[1] = (uint64_t)(uintptr_t)platforms;
-    fake_last.args[2] = (uint64_t)(uintptr_t)num_platforms;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clIcdGetPlatformIDsKHR";
+    l->n = 3;
+    l->args[0] = (uint64_t)num_entries;
+    l->args[1] = (uint64_t)(uintptr_t)platforms;
+    l->args[2] = (uint64_t)(uintptr_t)num_platforms;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clIcdSetPlatformDispatchDataKHR(void * platform, void * dispatch_data)
 {
-    fake_last.fn = "clIcdSetPlatformDispatchDataKHR";
-    fake_last.n = 2;
-    fake_last.args[0] = (uint64_t)(uintptr_t)platform;
-    fake_last.args[1] = (uint64_t)(uintptr_t)dispatch_data;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clIcdSetPlatformDispatchDataKHR";
+    l->n = 2;
+    l->args[0] = (uint64_t)(uintptr_t)platform;
+    l->args[1] = (uint64_t)(uintptr_t)dispatch_data;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT void * clImportMemoryARM(void * context, uint64_t flags, void * properties, void * memory, size_t size, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clImportMemoryARM";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[3] = (uint64_t)(uintptr_t)memory;
-    fake_last.args[4] = (uint64_t)size;
-    fake_last.args[5] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clImportMemoryARM";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)(uintptr_t)properties;
+    l->args[3] = (uint64_t)(uintptr_t)memory;
+    l->args[4] = (uint64_t)size;
+    l->args[5] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT int32_t clInitLayer(uint32_t num_entries, void * target_dispatch, void * num_entries_ret, void * layer_dispatch_ret)
 {
-    fake_last.fn = "clInitLayer";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)num_entries;
-    fake_last.args[1] = (uint64_t)(uintptr_t)target_dispatch;
-    fake_last.args[2] = (uint64_t)(uintptr_t)num_entries_ret;
-    fake_last.args[3] = (uint64_t)(uintptr_t)layer_dispatch_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clInitLayer";
+    l->n = 4;
+    l->args[0] = (uint64_t)num_entries;
+    l->args[1] = (uint64_t)(uintptr_t)target_dispatch;
+    l->args[2] = (uint64_t)(uintptr_t)num_entries_ret;
+    l->args[3] = (uint64_t)(uintptr_t)layer_dispatch_ret;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clInitLayerWithProperties(uint32_t num_entries, void * target_dispatch, void * num_entries_ret, void * layer_dispatch_ret, void * properties)
 {
-    fake_last.fn = "clInitLayerWithProperties";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)num_entries;
-    fake_last.args[1] = (uint64_t)(uintptr_t)target_dispatch;
-    fake_last.args[2] = (uint64_t)(uintptr_t)num_entries_ret;
-    fake_last.args[3] = (uint64_t)(uintptr_t)layer_dispatch_ret;
-    fake_last.args[4] = (uint64_t)(uintptr_t)properties;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clInitLayerWithProperties";
+    l->n = 5;
+    l->args[0] = (uint64_t)num_entries;
+    l->args[1] = (uint64_t)(uintptr_t)target_dispatch;
+    l->args[2] = (uint64_t)(uintptr_t)num_entries_ret;
+    l->args[3] = (uint64_t)(uintptr_t)layer_dispatch_ret;
+    l->args[4] = (uint64_t)(uintptr_t)properties;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT void * clLinkProgram(void * context, uint32_t num_devices, void * device_list, void * options, uint32_t num_input_programs, void * input_programs, void * pfn_notify, void * user_data, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clLinkProgram";
-    fake_last.n = 9;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)num_devices;
-    fake_last.args[2] = (uint64_t)(uintptr_t)device_list;
-    fake_last.args[3] = (uint64_t)(uintptr_t)options;
-    fake_last.args[4] = (uint64_t)num_input_programs;
-    fake_last.args[5] = (uint64_t)(uintptr_t)input_programs;
-    fake_last.args[6] = (uint64_t)(uintptr_t)pfn_notify;
-    fake_last.args[7] = (uint64_t)(uintptr_t)user_data;
-    fake_last.args[8] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clLinkProgram";
+    l->n = 9;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)num_devices;
+    l->args[2] = (uint64_t)(uintptr_t)device_list;
+    l->args[3] = (uint64_t)(uintptr_t)options;
+    l->args[4] = (uint64_t)num_input_programs;
+    l->args[5] = (uint64_t)(uintptr_t)input_programs;
+    l->args[6] = (uint64_t)(uintptr_t)pfn_notify;
+    l->args[7] = (uint64_t)(uintptr_t)user_data;
+    l->args[8] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void clLogMessagesToStderrAPPLE(void * errstr, void * private_info, size_t cb, void * user_data)
 {
-    fake_last.fn = "clLogMessagesToStderrAPPLE";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)errstr;
-    fake_last.args[1] = (uint64_t)(uintptr_t)private_info;
-    fake_last.args[2] = (uint64_t)cb;
-    fake_last.args[3] = (uint64_t)(uintptr_t)user_data;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clLogMessagesToStderrAPPLE";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)errstr;
+    l->args[1] = (uint64_t)(uintptr_t)private_info;
+    l->args[2] = (uint64_t)cb;
+    l->args[3] = (uint64_t)(uintptr_t)user_data;
 }
 
 EXPORT void clLogMessagesToStdoutAPPLE(void * errstr, void * private_info, size_t cb, void * user_data)
 {
-    fake_last.fn = "clLogMessagesToStdoutAPPLE";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)errstr;
-    fake_last.args[1] = (uint64_t)(uintptr_t)private_info;
-    fake_last.args[2] = (uint64_t)cb;
-    fake_last.args[3] = (uint64_t)(uintptr_t)user_data;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clLogMessagesToStdoutAPPLE";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)errstr;
+    l->args[1] = (uint64_t)(uintptr_t)private_info;
+    l->args[2] = (uint64_t)cb;
+    l->args[3] = (uint64_t)(uintptr_t)user_data;
 }
 
 EXPORT void clLogMessagesToSystemLogAPPLE(void * errstr, void * private_info, size_t cb, void * user_data)
 {
-    fake_last.fn = "clLogMessagesToSystemLogAPPLE";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)errstr;
-    fake_last.args[1] = (uint64_t)(uintptr_t)private_info;
-    fake_last.args[2] = (uint64_t)cb;
-    fake_last.args[3] = (uint64_t)(uintptr_t)user_data;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clLogMessagesToSystemLogAPPLE";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)errstr;
+    l->args[1] = (uint64_t)(uintptr_t)private_info;
+    l->args[2] = (uint64_t)cb;
+    l->args[3] = (uint64_t)(uintptr_t)user_data;
 }
 
 EXPORT int32_t clMemBlockingFreeINTEL(void * context, void * ptr)
 {
-    fake_last.fn = "clMemBlockingFreeINTEL";
-    fake_last.n = 2;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)ptr;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clMemBlockingFreeINTEL";
+    l->n = 2;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)ptr;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clMemFreeINTEL(void * context, void * ptr)
 {
-    fake_last.fn = "clMemFreeINTEL";
-    fake_last.n = 2;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)ptr;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clMemFreeINTEL";
+    l->n = 2;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)ptr;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clReImportSemaphoreSyncFdKHR(void * sema_object, void * reimport_props, int fd)
 {
-    fake_last.fn = "clReImportSemaphoreSyncFdKHR";
-    fake_last.n = 3;
-    fake_last.args[0] = (uint64_t)(uintptr_t)sema_object;
-    fake_last.args[1] = (uint64_t)(uintptr_t)reimport_props;
-    fake_last.args[2] = (uint64_t)fd;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clReImportSemaphoreSyncFdKHR";
+    l->n = 3;
+    l->args[0] = (uint64_t)(uintptr_t)sema_object;
+    l->args[1] = (uint64_t)(uintptr_t)reimport_props;
+    l->args[2] = (uint64_t)fd;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clReleaseAcceleratorINTEL(void * accelerator)
 {
-    fake_last.fn = "clReleaseAcceleratorINTEL";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)accelerator;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clReleaseAcceleratorINTEL";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)accelerator;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clReleaseCommandBufferKHR(void * command_buffer)
 {
-    fake_last.fn = "clReleaseCommandBufferKHR";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_buffer;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clReleaseCommandBufferKHR";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)command_buffer;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clReleaseCommandQueue(void * command_queue)
 {
-    fake_last.fn = "clReleaseCommandQueue";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clReleaseCommandQueue";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clReleaseContext(void * context)
 {
-    fake_last.fn = "clReleaseContext";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clReleaseContext";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)context;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clReleaseDevice(void * device)
 {
-    fake_last.fn = "clReleaseDevice";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)device;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clReleaseDevice";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)device;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clReleaseDeviceEXT(void * device)
 {
-    fake_last.fn = "clReleaseDeviceEXT";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)device;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clReleaseDeviceEXT";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)device;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clReleaseEvent(void * event)
 {
-    fake_last.fn = "clReleaseEvent";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clReleaseEvent";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clReleaseKernel(void * kernel)
 {
-    fake_last.fn = "clReleaseKernel";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)kernel;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clReleaseKernel";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)kernel;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clReleaseMemObject(void * memobj)
 {
-    fake_last.fn = "clReleaseMemObject";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)memobj;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clReleaseMemObject";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)memobj;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clReleaseProgram(void * program)
 {
-    fake_last.fn = "clReleaseProgram";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)program;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clReleaseProgram";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)program;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clReleaseSampler(void * sampler)
 {
-    fake_last.fn = "clReleaseSampler";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)sampler;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clReleaseSampler";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)sampler;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clReleaseSemaphoreKHR(void * sema_object)
 {
-    fake_last.fn = "clReleaseSemaphoreKHR";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)sema_object;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clReleaseSemaphoreKHR";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)sema_object;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT void * clRemapCommandBufferKHR(void * command_buffer, uint32_t automatic, uint32_t num_queues, void * queues, uint32_t num_handles, void * handles, void * handles_ret, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clRemapCommandBufferKHR";
-    fake_last.n = 8;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_buffer;
-    fake_last.args[1] = (uint64_t)automatic;
-    fake_last.args[2] = (uint64_t)num_queues;
-    fake_last.args[3] = (uint64_t)(uintptr_t)queues;
-    fake_last.args[4] = (uint64_t)num_handles;
-    fake_last.args[5] = (uint64_t)(uintptr_t)handles;
-    fake_last.args[6] = (uint64_t)(uintptr_t)handles_ret;
-    fake_last.args[7] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clRemapCommandBufferKHR";
+    l->n = 8;
+    l->args[0] = (uint64_t)(uintptr_t)command_buffer;
+    l->args[1] = (uint64_t)automatic;
+    l->args[2] = (uint64_t)num_queues;
+    l->args[3] = (uint64_t)(uintptr_t)queues;
+    l->args[4] = (uint64_t)num_handles;
+    l->args[5] = (uint64_t)(uintptr_t)handles;
+    l->args[6] = (uint64_t)(uintptr_t)handles_ret;
+    l->args[7] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT int32_t clRetainAcceleratorINTEL(void * accelerator)
 {
-    fake_last.fn = "clRetainAcceleratorINTEL";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)accelerator;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clRetainAcceleratorINTEL";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)accelerator;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clRetainCommandBufferKHR(void * command_buffer)
 {
-    fake_last.fn = "clRetainCommandBufferKHR";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_buffer;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clRetainCommandBufferKHR";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)command_buffer;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clRetainCommandQueue(void * command_queue)
 {
-    fake_last.fn = "clRetainCommandQueue";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clRetainCommandQueue";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clRetainContext(void * context)
 {
-    fake_last.fn = "clRetainContext";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clRetainContext";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)context;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clRetainDevice(void * device)
 {
-    fake_last.fn = "clRetainDevice";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)device;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clRetainDevice";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)device;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clRetainDeviceEXT(void * device)
 {
-    fake_last.fn = "clRetainDeviceEXT";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)device;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clRetainDeviceEXT";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)device;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clRetainEvent(void * event)
 {
-    fake_last.fn = "clRetainEvent";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)event;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clRetainEvent";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)event;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clRetainKernel(void * kernel)
 {
-    fake_last.fn = "clRetainKernel";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)kernel;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clRetainKernel";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)kernel;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clRetainMemObject(void * memobj)
 {
-    fake_last.fn = "clRetainMemObject";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)memobj;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clRetainMemObject";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)memobj;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clRetainProgram(void * program)
 {
-    fake_last.fn = "clRetainProgram";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)program;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clRetainProgram";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)program;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clRetainSampler(void * sampler)
 {
-    fake_last.fn = "clRetainSampler";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)sampler;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clRetainSampler";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)sampler;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clRetainSemaphoreKHR(void * sema_object)
 {
-    fake_last.fn = "clRetainSemaphoreKHR";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)sema_object;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clRetainSemaphoreKHR";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)sema_object;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT void * clSVMAlloc(void * context, uint64_t flags, size_t size, uint32_t alignment)
 {
-    fake_last.fn = "clSVMAlloc";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)size;
-    fake_last.args[3] = (uint64_t)alignment;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSVMAlloc";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)size;
+    l->args[3] = (uint64_t)alignment;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clSVMAllocARM(void * context, uint64_t flags, size_t size, uint32_t alignment)
 {
-    fake_last.fn = "clSVMAllocARM";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)flags;
-    fake_last.args[2] = (uint64_t)size;
-    fake_last.args[3] = (uint64_t)alignment;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSVMAllocARM";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)flags;
+    l->args[2] = (uint64_t)size;
+    l->args[3] = (uint64_t)alignment;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void * clSVMAllocWithPropertiesKHR(void * context, void * properties, uint32_t svm_type_index, size_t size, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clSVMAllocWithPropertiesKHR";
-    fake_last.n = 5;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[2] = (uint64_t)svm_type_index;
-    fake_last.args[3] = (uint64_t)size;
-    fake_last.args[4] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSVMAllocWithPropertiesKHR";
+    l->n = 5;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)properties;
+    l->args[2] = (uint64_t)svm_type_index;
+    l->args[3] = (uint64_t)size;
+    l->args[4] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT void clSVMFree(void * context, void * svm_pointer)
 {
-    fake_last.fn = "clSVMFree";
-    fake_last.n = 2;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)svm_pointer;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSVMFree";
+    l->n = 2;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)svm_pointer;
 }
 
 EXPORT void clSVMFreeARM(void * context, void * svm_pointer)
 {
-    fake_last.fn = "clSVMFreeARM";
-    fake_last.n = 2;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)svm_pointer;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSVMFreeARM";
+    l->n = 2;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)svm_pointer;
 }
 
 EXPORT int32_t clSVMFreeWithPropertiesKHR(void * context, void * properties, uint64_t flags, void * ptr)
 {
-    fake_last.fn = "clSVMFreeWithPropertiesKHR";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[2] = (uint64_t)flags;
-    fake_last.args[3] = (uint64_t)(uintptr_t)ptr;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSVMFreeWithPropertiesKHR";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)properties;
+    l->args[2] = (uint64_t)flags;
+    l->args[3] = (uint64_t)(uintptr_t)ptr;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clSetCommandQueueProperty(void * command_queue, uint64_t properties, uint32_t enable, void * old_properties)
 {
-    fake_last.fn = "clSetCommandQueueProperty";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_queue;
-    fake_last.args[1] = (uint64_t)properties;
-    fake_last.args[2] = (uint64_t)enable;
-    fake_last.args[3] = (uint64_t)(uintptr_t)old_properties;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSetCommandQueueProperty";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)command_queue;
+    l->args[1] = (uint64_t)properties;
+    l->args[2] = (uint64_t)enable;
+    l->args[3] = (uint64_t)(uintptr_t)old_properties;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clSetContentSizeBufferPoCL(void * buffer, void * content_size_buffer)
 {
-    fake_last.fn = "clSetContentSizeBufferPoCL";
-    fake_last.n = 2;
-    fake_last.args[0] = (uint64_t)(uintptr_t)buffer;
-    fake_last.args[1] = (uint64_t)(uintptr_t)content_size_buffer;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSetContentSizeBufferPoCL";
+    l->n = 2;
+    l->args[0] = (uint64_t)(uintptr_t)buffer;
+    l->args[1] = (uint64_t)(uintptr_t)content_size_buffer;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clSetContextDestructorCallback(void * context, void * pfn_notify, void * user_data)
 {
-    fake_last.fn = "clSetContextDestructorCallback";
-    fake_last.n = 3;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)pfn_notify;
-    fake_last.args[2] = (uint64_t)(uintptr_t)user_data;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSetContextDestructorCallback";
+    l->n = 3;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)pfn_notify;
+    l->args[2] = (uint64_t)(uintptr_t)user_data;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clSetDefaultDeviceCommandQueue(void * context, void * device, void * command_queue)
 {
-    fake_last.fn = "clSetDefaultDeviceCommandQueue";
-    fake_last.n = 3;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)device;
-    fake_last.args[2] = (uint64_t)(uintptr_t)command_queue;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSetDefaultDeviceCommandQueue";
+    l->n = 3;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)device;
+    l->args[2] = (uint64_t)(uintptr_t)command_queue;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clSetEventCallback(void * event, int32_t command_exec_callback_type, void * pfn_notify, void * user_data)
 {
-    fake_last.fn = "clSetEventCallback";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)event;
-    fake_last.args[1] = (uint64_t)command_exec_callback_type;
-    fake_last.args[2] = (uint64_t)(uintptr_t)pfn_notify;
-    fake_last.args[3] = (uint64_t)(uintptr_t)user_data;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSetEventCallback";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)event;
+    l->args[1] = (uint64_t)command_exec_callback_type;
+    l->args[2] = (uint64_t)(uintptr_t)pfn_notify;
+    l->args[3] = (uint64_t)(uintptr_t)user_data;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clSetKernelArg(void * kernel, uint32_t arg_index, size_t arg_size, void * arg_value)
 {
-    fake_last.fn = "clSetKernelArg";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)kernel;
-    fake_last.args[1] = (uint64_t)arg_index;
-    fake_last.args[2] = (uint64_t)arg_size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)arg_value;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSetKernelArg";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)kernel;
+    l->args[1] = (uint64_t)arg_index;
+    l->args[2] = (uint64_t)arg_size;
+    l->args[3] = (uint64_t)(uintptr_t)arg_value;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clSetKernelArgDevicePointerEXT(void * kernel, uint32_t arg_index, uint64_t arg_value)
 {
-    fake_last.fn = "clSetKernelArgDevicePointerEXT";
-    fake_last.n = 3;
-    fake_last.args[0] = (uint64_t)(uintptr_t)kernel;
-    fake_last.args[1] = (uint64_t)arg_index;
-    fake_last.args[2] = (uint64_t)arg_value;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSetKernelArgDevicePointerEXT";
+    l->n = 3;
+    l->args[0] = (uint64_t)(uintptr_t)kernel;
+    l->args[1] = (uint64_t)arg_index;
+    l->args[2] = (uint64_t)arg_value;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clSetKernelArgMemPointerINTEL(void * kernel, uint32_t arg_index, void * arg_value)
 {
-    fake_last.fn = "clSetKernelArgMemPointerINTEL";
-    fake_last.n = 3;
-    fake_last.args[0] = (uint64_t)(uintptr_t)kernel;
-    fake_last.args[1] = (uint64_t)arg_index;
-    fake_last.args[2] = (uint64_t)(uintptr_t)arg_value;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSetKernelArgMemPointerINTEL";
+    l->n = 3;
+    l->args[0] = (uint64_t)(uintptr_t)kernel;
+    l->args[1] = (uint64_t)arg_index;
+    l->args[2] = (uint64_t)(uintptr_t)arg_value;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clSetKernelArgSVMPointer(void * kernel, uint32_t arg_index, void * arg_value)
 {
-    fake_last.fn = "clSetKernelArgSVMPointer";
-    fake_last.n = 3;
-    fake_last.args[0] = (uint64_t)(uintptr_t)kernel;
-    fake_last.args[1] = (uint64_t)arg_index;
-    fake_last.args[2] = (uint64_t)(uintptr_t)arg_value;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSetKernelArgSVMPointer";
+    l->n = 3;
+    l->args[0] = (uint64_t)(uintptr_t)kernel;
+    l->args[1] = (uint64_t)arg_index;
+    l->args[2] = (uint64_t)(uintptr_t)arg_value;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clSetKernelArgSVMPointerARM(void * kernel, uint32_t arg_index, void * arg_value)
 {
-    fake_last.fn = "clSetKernelArgSVMPointerARM";
-    fake_last.n = 3;
-    fake_last.args[0] = (uint64_t)(uintptr_t)kernel;
-    fake_last.args[1] = (uint64_t)arg_index;
-    fake_last.args[2] = (uint64_t)(uintptr_t)arg_value;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSetKernelArgSVMPointerARM";
+    l->n = 3;
+    l->args[0] = (uint64_t)(uintptr_t)kernel;
+    l->args[1] = (uint64_t)arg_index;
+    l->args[2] = (uint64_t)(uintptr_t)arg_value;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clSetKernelExecInfo(void * kernel, uint32_t param_name, size_t param_value_size, void * param_value)
 {
-    fake_last.fn = "clSetKernelExecInfo";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)kernel;
-    fake_last.args[1] = (uint64_t)param_name;
-    fake_last.args[2] = (uint64_t)param_value_size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)param_value;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSetKernelExecInfo";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)kernel;
+    l->args[1] = (uint64_t)param_name;
+    l->args[2] = (uint64_t)param_value_size;
+    l->args[3] = (uint64_t)(uintptr_t)param_value;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clSetKernelExecInfoARM(void * kernel, uint32_t param_name, size_t param_value_size, void * param_value)
 {
-    fake_last.fn = "clSetKernelExecInfoARM";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)kernel;
-    fake_last.args[1] = (uint64_t)param_name;
-    fake_last.args[2] = (uint64_t)param_value_size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)param_value;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSetKernelExecInfoARM";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)kernel;
+    l->args[1] = (uint64_t)param_name;
+    l->args[2] = (uint64_t)param_value_size;
+    l->args[3] = (uint64_t)(uintptr_t)param_value;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clSetMemObjectDestructorAPPLE(void * memobj, void * pfn_notify, void * user_data)
 {
-    fake_last.fn = "clSetMemObjectDestructorAPPLE";
-    fake_last.n = 3;
-    fake_last.args[0] = (uint64_t)(uintptr_t)memobj;
-    fake_last.args[1] = (uint64_t)(uintptr_t)pfn_notify;
-    fake_last.args[2] = (uint64_t)(uintptr_t)user_data;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSetMemObjectDestructorAPPLE";
+    l->n = 3;
+    l->args[0] = (uint64_t)(uintptr_t)memobj;
+    l->args[1] = (uint64_t)(uintptr_t)pfn_notify;
+    l->args[2] = (uint64_t)(uintptr_t)user_data;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clSetMemObjectDestructorCallback(void * memobj, void * pfn_notify, void * user_data)
 {
-    fake_last.fn = "clSetMemObjectDestructorCallback";
-    fake_last.n = 3;
-    fake_last.args[0] = (uint64_t)(uintptr_t)memobj;
-    fake_last.args[1] = (uint64_t)(uintptr_t)pfn_notify;
-    fake_last.args[2] = (uint64_t)(uintptr_t)user_data;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSetMemObjectDestructorCallback";
+    l->n = 3;
+    l->args[0] = (uint64_t)(uintptr_t)memobj;
+    l->args[1] = (uint64_t)(uintptr_t)pfn_notify;
+    l->args[2] = (uint64_t)(uintptr_t)user_data;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clSetPerfHintQCOM(void * context, uint32_t perf_hint)
 {
-    fake_last.fn = "clSetPerfHintQCOM";
-    fake_last.n = 2;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)perf_hint;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSetPerfHintQCOM";
+    l->n = 2;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)perf_hint;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clSetProgramReleaseCallback(void * program, void * pfn_notify, void * user_data)
 {
-    fake_last.fn = "clSetProgramReleaseCallback";
-    fake_last.n = 3;
-    fake_last.args[0] = (uint64_t)(uintptr_t)program;
-    fake_last.args[1] = (uint64_t)(uintptr_t)pfn_notify;
-    fake_last.args[2] = (uint64_t)(uintptr_t)user_data;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSetProgramReleaseCallback";
+    l->n = 3;
+    l->args[0] = (uint64_t)(uintptr_t)program;
+    l->args[1] = (uint64_t)(uintptr_t)pfn_notify;
+    l->args[2] = (uint64_t)(uintptr_t)user_data;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clSetProgramSpecializationConstant(void * program, uint32_t spec_id, size_t spec_size, void * spec_value)
 {
-    fake_last.fn = "clSetProgramSpecializationConstant";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)program;
-    fake_last.args[1] = (uint64_t)spec_id;
-    fake_last.args[2] = (uint64_t)spec_size;
-    fake_last.args[3] = (uint64_t)(uintptr_t)spec_value;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSetProgramSpecializationConstant";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)program;
+    l->args[1] = (uint64_t)spec_id;
+    l->args[2] = (uint64_t)spec_size;
+    l->args[3] = (uint64_t)(uintptr_t)spec_value;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clSetUserEventStatus(void * event, int32_t execution_status)
 {
-    fake_last.fn = "clSetUserEventStatus";
-    fake_last.n = 2;
-    fake_last.args[0] = (uint64_t)(uintptr_t)event;
-    fake_last.args[1] = (uint64_t)execution_status;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSetUserEventStatus";
+    l->n = 2;
+    l->args[0] = (uint64_t)(uintptr_t)event;
+    l->args[1] = (uint64_t)execution_status;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT void * clSharedMemAllocINTEL(void * context, void * device, void * properties, size_t size, uint32_t alignment, cl_int_ * errcode_ret)
 {
-    fake_last.fn = "clSharedMemAllocINTEL";
-    fake_last.n = 6;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
-    fake_last.args[1] = (uint64_t)(uintptr_t)device;
-    fake_last.args[2] = (uint64_t)(uintptr_t)properties;
-    fake_last.args[3] = (uint64_t)size;
-    fake_last.args[4] = (uint64_t)alignment;
-    fake_last.args[5] = (uint64_t)(uintptr_t)errcode_ret;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clSharedMemAllocINTEL";
+    l->n = 6;
+    l->args[0] = (uint64_t)(uintptr_t)context;
+    l->args[1] = (uint64_t)(uintptr_t)device;
+    l->args[2] = (uint64_t)(uintptr_t)properties;
+    l->args[3] = (uint64_t)size;
+    l->args[4] = (uint64_t)alignment;
+    l->args[5] = (uint64_t)(uintptr_t)errcode_ret;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
 EXPORT int32_t clTerminateContextKHR(void * context)
 {
-    fake_last.fn = "clTerminateContextKHR";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)context;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clTerminateContextKHR";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)context;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clUnloadCompiler(void)
 {
-    fake_last.fn = "clUnloadCompiler";
-    fake_last.n = 0;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clUnloadCompiler";
+    l->n = 0;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clUnloadPlatformCompiler(void * platform)
 {
-    fake_last.fn = "clUnloadPlatformCompiler";
-    fake_last.n = 1;
-    fake_last.args[0] = (uint64_t)(uintptr_t)platform;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clUnloadPlatformCompiler";
+    l->n = 1;
+    l->args[0] = (uint64_t)(uintptr_t)platform;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clUpdateMutableCommandsKHR(void * command_buffer, uint32_t num_configs, void * config_types, void * configs)
 {
-    fake_last.fn = "clUpdateMutableCommandsKHR";
-    fake_last.n = 4;
-    fake_last.args[0] = (uint64_t)(uintptr_t)command_buffer;
-    fake_last.args[1] = (uint64_t)num_configs;
-    fake_last.args[2] = (uint64_t)(uintptr_t)config_types;
-    fake_last.args[3] = (uint64_t)(uintptr_t)configs;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clUpdateMutableCommandsKHR";
+    l->n = 4;
+    l->args[0] = (uint64_t)(uintptr_t)command_buffer;
+    l->args[1] = (uint64_t)num_configs;
+    l->args[2] = (uint64_t)(uintptr_t)config_types;
+    l->args[3] = (uint64_t)(uintptr_t)configs;
     return (int32_t)fake_ret_int;
 }
 
 EXPORT int32_t clWaitForEvents(uint32_t num_events, void * event_list)
 {
-    fake_last.fn = "clWaitForEvents";
-    fake_last.n = 2;
-    fake_last.args[0] = (uint64_t)num_events;
-    fake_last.args[1] = (uint64_t)(uintptr_t)event_list;
+    struct fake_log *l = &fake_hist[fake_n++ % 16];
+    l->fn = "clWaitForEvents";
+    l->n = 2;
+    l->args[0] = (uint64_t)num_events;
+    l->args[1] = (uint64_t)(uintptr_t)event_list;
     return (int32_t)fake_ret_int;
 }
 

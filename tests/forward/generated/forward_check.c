@@ -378,11 +378,11 @@ static void check_clCreateCommandQueue(void *fp, int pass)
     (void)pass;
     typedef void * (*fn_t)(void *, void *, uint64_t, cl_int_ *);
     reset_arena();
-    void * r = ((fn_t)fp)((void *)(uintptr_t)0x10000, (void *)(uintptr_t)0x10010, (uint64_t)66, (pass ? NULL : errslot));
+    void * r = ((fn_t)fp)((void *)(uintptr_t)0x10000, (void *)(uintptr_t)0x10010, (uint64_t)0x41, (pass ? NULL : errslot));
     expect_fn("clCreateCommandQueue", 4);
     expect_arg("clCreateCommandQueue", 0, (uint64_t)(uintptr_t)(void *)(uintptr_t)0x10000);
     expect_arg("clCreateCommandQueue", 1, (uint64_t)(uintptr_t)(void *)(uintptr_t)0x10010);
-    expect_arg("clCreateCommandQueue", 2, (uint64_t)(uint64_t)66);
+    expect_profiling_added("clCreateCommandQueue", 2, (uint64_t)(uintptr_t)(uint64_t)0x41, 0, pass);
     expect_errcode("clCreateCommandQueue", 3, pass ? NULL : errslot);
     expect_ret("clCreateCommandQueue", (uint64_t)(uintptr_t)r, fake_ret_ptr_now());
 }
@@ -396,7 +396,7 @@ static void check_clCreateCommandQueueWithProperties(void *fp, int pass)
     expect_fn("clCreateCommandQueueWithProperties", 4);
     expect_arg("clCreateCommandQueueWithProperties", 0, (uint64_t)(uintptr_t)(void *)(uintptr_t)0x10000);
     expect_arg("clCreateCommandQueueWithProperties", 1, (uint64_t)(uintptr_t)(void *)(uintptr_t)0x10010);
-    expect_arg("clCreateCommandQueueWithProperties", 2, (uint64_t)(uintptr_t)(void *)arena[2]);
+    expect_profiling_added("clCreateCommandQueueWithProperties", 2, (uint64_t)(uintptr_t)(void *)arena[2], 1, pass);
     expect_errcode("clCreateCommandQueueWithProperties", 3, pass ? NULL : errslot);
     expect_ret("clCreateCommandQueueWithProperties", (uint64_t)(uintptr_t)r, fake_ret_ptr_now());
 }
@@ -410,7 +410,7 @@ static void check_clCreateCommandQueueWithPropertiesKHR(void *fp, int pass)
     expect_fn("clCreateCommandQueueWithPropertiesKHR", 4);
     expect_arg("clCreateCommandQueueWithPropertiesKHR", 0, (uint64_t)(uintptr_t)(void *)(uintptr_t)0x10000);
     expect_arg("clCreateCommandQueueWithPropertiesKHR", 1, (uint64_t)(uintptr_t)(void *)(uintptr_t)0x10010);
-    expect_arg("clCreateCommandQueueWithPropertiesKHR", 2, (uint64_t)(uintptr_t)(void *)arena[2]);
+    expect_profiling_added("clCreateCommandQueueWithPropertiesKHR", 2, (uint64_t)(uintptr_t)(void *)arena[2], 1, pass);
     expect_errcode("clCreateCommandQueueWithPropertiesKHR", 3, pass ? NULL : errslot);
     expect_ret("clCreateCommandQueueWithPropertiesKHR", (uint64_t)(uintptr_t)r, fake_ret_ptr_now());
 }

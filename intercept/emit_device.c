@@ -1,0 +1,742 @@
+/* The device timeline, on the writer thread: a group track per device, a
+ * track per queue (more lanes when commands overlap), a slice per command
+ * placed on the host clock and tied by a flow to its enqueue call, counters
+ * of commands in flight and of device memory. Contract: TRACE_FORMAT.md. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "device_model.h"
+#include "emit.h"
+#include "proto/cltrace.pb-c.h"
+#include "shim.h"
+#include "tables.h"
+
+typedef Perfetto__Protos__TracePacket Packet;
+typedef Perfetto__Protos__TrackEvent Event;
+typedef Perfetto__Protos__DebugAnnotation Ann;
+typedef Perfetto__Protos__TrackDescriptor Track;
+
+#define FLOW_SLOTS 65536
+#define MAX_PENDING 4096
+#define PENDING_ROUNDS 200       /* writer rounds a command waits for its enqueue */
+
+int clt_dev_init(struct clt_writer *w)
+{
+    struct clt_devmodel *m = calloc(1, sizeof *m);
+    if (!m)
+        return -1;
+    m->flows = calloc(FLOW_SLOTS, sizeof *m->flows);
+    m->pending = calloc(MAX_PENDING, sizeof *m->pending);
+    m->pending_age = calloc(MAX_PENDING, sizeof *m->pending_age);
+    if (!m->flows || !m->pending || !m->pending_age)
+        return -1;
+    w->dev = m;
+    return 0;
+}
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static int pidx(const struct clt_fn_desc *fd, const char *name)
+{
+    for (unsigned i = 0; i < fd->n_params; i++)
+        if (strcmp(fd->params[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int raw(const struct clt_rec *rec, int i) { return i < 0 || (rec->raw_mask & (1u << i)); }
+
+static const uint64_t *arr(const struct clt_rec *rec, int i, unsigned *n)
+{
+    *n = 0;
+    if (raw(rec, i))
+        return NULL;
+    uint64_t v = rec->arg[i];
+    *n = (unsigned)(v & 0xFFFFFFFFu) < CLT_MAX_ARRAY ? (unsigned)(v & 0xFFFFFFFFu) : CLT_MAX_ARRAY;
+    return (const uint64_t *)((const uint8_t *)rec + (v >> 32));
+}
+
+static void copy_str(char *dst, const struct clt_rec *rec, int i)
+{
+    dst[0] = 0;
+    if (raw(rec, i))
+        return;
+    uint64_t v = rec->arg[i];
+    size_t n = v & 0xFFFFFFFFu;
+    if (n > CLT_MAX_STR)
+        n = CLT_MAX_STR;
+    memcpy(dst, (const uint8_t *)rec + (v >> 32), n);
+    dst[n] = 0;
+    for (size_t k = 0; k < n; k++)
+        if ((unsigned char)dst[k] < 0x20 || (unsigned char)dst[k] >= 0x7F)
+            dst[k] = '?';
+}
+
+static uint64_t id_of(struct clt_writer *w, uint64_t handle) { return clt_objects_find(&w->objs, handle); }
+
+static uint64_t uuid(struct clt_writer *w, uint32_t kind, uint32_t index)
+{
+    return w->process_uuid | kind | index;
+}
+
+static void counter_track(struct clt_writer *w, uint64_t id, uint64_t parent, const char *name, int bytes)
+{
+    Perfetto__Protos__CounterDescriptor cd = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__INIT;
+    cd.has_unit = 1;
+    cd.unit = bytes ? PERFETTO__PROTOS__COUNTER_DESCRIPTOR__UNIT__UNIT_SIZE_BYTES
+                    : PERFETTO__PROTOS__COUNTER_DESCRIPTOR__UNIT__UNIT_COUNT;
+    Track t = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+    t.has_uuid = t.has_parent_uuid = 1;
+    t.uuid = id;
+    t.parent_uuid = parent;
+    t.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
+    t.name = (char *)name;
+    t.counter = &cd;
+    clt_put_track(w, &t);
+}
+
+static void counter(struct clt_writer *w, uint64_t track, uint64_t ts, int64_t value)
+{
+    Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+    e.has_type = e.has_track_uuid = 1;
+    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER;
+    e.track_uuid = track;
+    e.counter_value_field_case = PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_COUNTER_VALUE;
+    e.counter_value = value;
+    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+    p.has_timestamp = p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
+    p.timestamp = ts;
+    p.trusted_packet_sequence_id = CLT_OWN_SEQ;
+    p.sequence_flags = 2;
+    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
+    p.track_event = &e;
+    clt_put_packet(w, &p);
+}
+
+/* ---- devices, queues, contexts ------------------------------------------ */
+
+static struct clt_dev *dev_get(struct clt_writer *w, uint64_t handle)
+{
+    struct clt_devmodel *m = w->dev;
+    for (unsigned i = 0; i < m->n_devs; i++)
+        if (m->devs[i].handle == handle)
+            return &m->devs[i];
+    if (m->n_devs == 16 || !handle)
+        return NULL;
+    struct clt_dev *d = &m->devs[m->n_devs];
+    memset(d, 0, sizeof *d);
+    d->handle = handle;
+    d->id = clt_objects_get(&w->objs, handle);
+    d->index = m->n_devs++;
+    d->uuid = uuid(w, 0x90000000u, d->index << 8);
+    snprintf(d->name, sizeof d->name, "device %u", d->index);
+    return d;
+}
+
+static void dev_declare(struct clt_writer *w, struct clt_dev *d)
+{
+    if (d->declared)
+        return;
+    d->declared = 1;
+    char name[CLT_MAX_STR + 32];
+    snprintf(name, sizeof name, "Device %u: %s", d->index, d->name);
+    Track t = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+    t.has_uuid = t.has_parent_uuid = t.has_child_ordering = 1;
+    t.uuid = d->uuid;
+    t.parent_uuid = w->process_uuid;
+    t.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
+    t.name = name;
+    t.child_ordering = PERFETTO__PROTOS__TRACK_DESCRIPTOR__CHILD_TRACKS_ORDERING__EXPLICIT;
+    clt_put_track(w, &t);
+}
+
+static struct clt_queue *queue_get(struct clt_writer *w, uint64_t handle)
+{
+    struct clt_devmodel *m = w->dev;
+    uint64_t id = id_of(w, handle);
+    for (unsigned i = 0; i < m->n_queues; i++)
+        if (m->queues[i].id == id && id)
+            return &m->queues[i];
+    if (m->n_queues == 256 || !id)
+        return NULL;
+    struct clt_queue *q = &m->queues[m->n_queues];
+    memset(q, 0, sizeof *q);
+    q->handle = handle;
+    q->id = id;
+    q->index = m->n_queues++;
+    q->dev = dev_get(w, (uint64_t)(uintptr_t)clt_map_get(&m->queue_dev, id));
+    if (!q->dev)
+        q->dev = dev_get(w, 0xFFFFFFFFFFFFull);   /* a queue we did not see created */
+    return q;
+}
+
+/* Does [start, end] touch a command already drawn on this lane? Commands
+ * can arrive out of order (callbacks run on several threads), so recent
+ * intervals are checked, not just the last end. Touching counts: an END and
+ * a BEGIN at the same time would nest in arrival order. */
+static int lane_busy(const struct clt_queue *q, unsigned lane, uint64_t start, uint64_t end)
+{
+    for (unsigned i = 0; i < CLT_LANE_HISTORY; i++) {
+        const uint64_t *iv = q->lane_iv[lane][i];
+        if (iv[1] && start <= iv[1] && iv[0] <= end)
+            return 1;
+    }
+    return 0;
+}
+
+static void queue_declare_lane(struct clt_writer *w, struct clt_queue *q)
+{
+    unsigned lane = q->n_lanes++;
+    dev_declare(w, q->dev);
+    /* Lanes of one queue share its name: the UI shows them as one row. */
+    char name[64];
+    snprintf(name, sizeof name, "Device %u queue %llu", q->dev->index, (unsigned long long)q->id);
+    q->lane_uuid[lane] = uuid(w, 0xA0000000u, q->index << 4 | lane);
+    Track t = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+    t.has_uuid = t.has_parent_uuid = t.has_sibling_order_rank = 1;
+    t.uuid = q->lane_uuid[lane];
+    t.parent_uuid = q->dev->uuid;
+    t.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
+    t.name = name;
+    t.sibling_order_rank = (int32_t)(q->index * CLT_MAX_LANES + lane);
+    clt_put_track(w, &t);
+    if (lane == 0) {
+        snprintf(name, sizeof name, "queue %llu commands in flight", (unsigned long long)q->id);
+        q->counter_uuid = uuid(w, 0xB0000000u, q->index);
+        counter_track(w, q->counter_uuid, q->dev->uuid, name, 0);
+    }
+}
+
+static uint64_t queue_lane(struct clt_writer *w, struct clt_queue *q, uint64_t start, uint64_t end)
+{
+    unsigned lane = 0;
+    while (lane < q->n_lanes && lane_busy(q, lane, start, end))
+        lane++;
+    if (lane == CLT_MAX_LANES)
+        lane = CLT_MAX_LANES - 1;       /* more overlap than lanes: nest on the last */
+    while (lane >= q->n_lanes)
+        queue_declare_lane(w, q);
+    uint64_t *iv = q->lane_iv[lane][q->lane_next[lane]++ % CLT_LANE_HISTORY];
+    iv[0] = start;
+    iv[1] = end;
+    return q->lane_uuid[lane];
+}
+
+static struct clt_ctx *ctx_get(struct clt_writer *w, uint64_t id)
+{
+    struct clt_devmodel *m = w->dev;
+    for (unsigned i = 0; i < m->n_ctxs; i++)
+        if (m->ctxs[i].id == id)
+            return &m->ctxs[i];
+    if (m->n_ctxs == 64 || !id)
+        return NULL;
+    struct clt_ctx *c = &m->ctxs[m->n_ctxs];
+    c->id = id;
+    c->index = m->n_ctxs++;
+    c->bytes = 0;
+    c->uuid = uuid(w, 0xC0000000u, c->index);
+    char name[64];
+    snprintf(name, sizeof name, "device memory, context %llu", (unsigned long long)id);
+    counter_track(w, c->uuid, w->process_uuid, name, 1);
+    return c;
+}
+
+static void mem_change(struct clt_writer *w, struct clt_mem *mo, int64_t delta, uint64_t ts)
+{
+    struct clt_ctx *c = ctx_get(w, mo->ctx);
+    if (!c)
+        return;
+    c->bytes += delta;
+    counter(w, c->uuid, ts, c->bytes);
+}
+
+/* ---- the clock ---------------------------------------------------------- */
+
+/* One sample: the device time d was taken while the host clock was within
+ * [h_lo, h_hi], so offset = host - device lies in [h_lo - d, h_hi - d]. The
+ * offset used is the largest lower bound of the recent window: no command
+ * then appears before the call that enqueued it; the residual is how wide
+ * the window's bounds leave it (negative: drift inside the window). */
+static void clock_sample(struct clt_dev *d, uint64_t h_lo, uint64_t h_hi, uint64_t dev_ns)
+{
+    unsigned s = d->next_sample;
+    d->lo[s] = (int64_t)(h_lo - dev_ns);
+    d->hi[s] = (int64_t)(h_hi - dev_ns);
+    d->next_sample = (s + 1) % CLT_CLOCK_WINDOW;
+    if (d->n_samples < CLT_CLOCK_WINDOW)
+        d->n_samples++;
+    int64_t lo = INT64_MIN, hi = INT64_MAX;
+    for (unsigned i = 0; i < d->n_samples; i++) {
+        if (d->lo[i] > lo)
+            lo = d->lo[i];
+        if (d->hi[i] < hi)
+            hi = d->hi[i];
+    }
+    d->offset = lo;
+    d->residual = hi - lo;
+    int64_t r = d->residual < 0 ? -d->residual : d->residual;
+    if (d->n_samples > 1 && r > d->max_residual)
+        d->max_residual = r;
+}
+
+/* ---- API calls: the model ----------------------------------------------- */
+
+static struct clt_kern *kern_get(struct clt_writer *w, uint64_t id, int create)
+{
+    struct clt_kern *k = clt_map_get(&w->dev->kernels, id);
+    if (!k && create && id) {
+        k = calloc(1, sizeof *k);
+        if (!k || clt_map_put(&w->dev->kernels, id, k) != 0) {
+            free(k);
+            return NULL;
+        }
+        k->id = id;
+        k->regs = -1;
+    }
+    return k;
+}
+
+static int dir_of(unsigned fn, const char **dir)
+{
+    const char *name = clt_fns[fn].name;
+    *dir = strstr(name, "Read") ? "device_to_host" : strstr(name, "Write") ? "host_to_device"
+         : strstr(name, "Copy") || strstr(name, "Memcpy") ? "device_to_device"
+         : strstr(name, "Fill") || strstr(name, "Memfill") || strstr(name, "MemFill") ? "device" : NULL;
+    return *dir != NULL;
+}
+
+void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1)
+{
+    struct clt_devmodel *m = w->dev;
+    const struct clt_fn_desc *fd = &clt_fns[rec->fn];
+    unsigned fn = rec->fn;
+    int ok = fd->ret == CLT_R_ERR ? (int32_t)rec->ret == 0 : rec->ret != 0;
+    if (fn == CLT_FN_clCreateCommandQueue || fn == CLT_FN_clCreateCommandQueueWithProperties ||
+        fn == CLT_FN_clCreateCommandQueueWithPropertiesKHR) {
+        if (ok)
+            clt_map_put(&m->queue_dev, id_of(w, rec->ret), (void *)(uintptr_t)rec->arg[1]);
+        return;
+    }
+    if (fn == CLT_FN_clCreateKernel && ok) {
+        struct clt_kern *k = kern_get(w, id_of(w, rec->ret), 1);
+        if (k) {
+            k->program = id_of(w, rec->arg[0]);
+            copy_str(k->name, rec, 1);
+            for (unsigned i = 0; i < m->n_regs; i++)
+                if (m->regs[i].program == k->program && strcmp(m->regs[i].name, k->name) == 0)
+                    k->regs = (int)m->regs[i].regs;
+        }
+        return;
+    }
+    if (fn == CLT_FN_clSetKernelArg && ok) {
+        struct clt_kern *k = kern_get(w, id_of(w, rec->arg[0]), 1);
+        uint64_t idx = rec->arg[1];
+        if (k && idx < CLT_MAX_KARGS) {
+            int null_value = raw(rec, 3) && rec->arg[3] == 0;
+            k->arg_local[idx] = null_value ? rec->arg[2] : 0;     /* __local: size, no value */
+            k->arg_value[idx] = raw(rec, 3) ? 0 : rec->arg[3];
+            k->arg_object[idx] = raw(rec, 3) ? 0 : id_of(w, rec->arg[3]);
+        }
+        return;
+    }
+    if ((fn == CLT_FN_clCreateBuffer || fn == CLT_FN_clCreateBufferWithProperties) && ok) {
+        int fi = pidx(fd, "flags"), si = pidx(fd, "size"), ci = pidx(fd, "context");
+        struct clt_mem *mo = calloc(1, sizeof *mo);
+        if (mo && clt_map_put(&m->mems, id_of(w, rec->ret), mo) == 0) {
+            mo->id = id_of(w, rec->ret);
+            mo->flags = rec->arg[fi];
+            mo->size = rec->arg[si];
+            mo->ctx = id_of(w, rec->arg[ci]);
+            mo->refs = 1;
+            mem_change(w, mo, (int64_t)mo->size, t1);
+        } else {
+            free(mo);
+        }
+        return;
+    }
+    if (fn == CLT_FN_clRetainMemObject || fn == CLT_FN_clReleaseMemObject) {
+        struct clt_mem *mo = clt_map_get(&m->mems, id_of(w, rec->arg[0]));
+        if (mo && ok && mo->refs > 0) {
+            mo->refs += fn == CLT_FN_clRetainMemObject ? 1 : -1;
+            if (mo->refs == 0)
+                mem_change(w, mo, -(int64_t)mo->size, t1);
+        }
+        return;
+    }
+    if (!(fd->flags & CLT_F_ENQUEUE))
+        return;
+    uint64_t flow = rec->arg[fd->n_params];
+    if (!flow)
+        return;
+    struct clt_flow *f = &m->flows[(flow ^ (flow >> 32)) % FLOW_SLOTS];
+    memset(f, 0, sizeof *f);
+    f->flow = flow;
+    f->h0 = t0;
+    f->h1 = t1;
+    f->fn = (uint16_t)fn;
+    f->queue_handle = rec->arg[0];
+    struct clt_queue *q = queue_get(w, rec->arg[0]);
+    if (q) {
+        q->in_flight++;
+        if (!q->n_lanes)
+            queue_declare_lane(w, q);   /* the queue's first lane and its counter */
+        counter(w, q->counter_uuid, t0, q->in_flight);
+    }
+    if (fn == CLT_FN_clEnqueueNDRangeKernel) {
+        struct clt_kern *k = kern_get(w, id_of(w, rec->arg[1]), 1);
+        unsigned n;
+        const uint64_t *a;
+        f->kernel_id = id_of(w, rec->arg[1]);
+        f->work_dim = (uint32_t)rec->arg[2] <= 3 ? (uint32_t)rec->arg[2] : 3;
+        if ((a = arr(rec, 3, &n)) != NULL)
+            memcpy(f->gwo, a, (n < 3 ? n : 3) * 8);
+        if ((a = arr(rec, 4, &n)) != NULL)
+            memcpy(f->gws, a, (n < 3 ? n : 3) * 8);
+        if ((a = arr(rec, 5, &n)) != NULL)
+            memcpy(f->lws, a, (n < 3 ? n : 3) * 8);
+        else
+            f->lws_null = 1;
+        for (unsigned i = 0; k && i < CLT_MAX_KARGS; i++)
+            f->local_arg_bytes += k->arg_local[i];
+        return;
+    }
+    const char *dir;
+    if (!dir_of(fn, &dir))
+        return;
+    f->direction = dir;
+    int bi = pidx(fd, "buffer"), si = pidx(fd, "size"), ri = pidx(fd, "region");
+    if (bi < 0)
+        bi = pidx(fd, "src_buffer");
+    if (bi >= 0)
+        f->mem_id = id_of(w, rec->arg[bi]);
+    if (si >= 0)
+        f->bytes = rec->arg[si];
+    unsigned n;
+    const uint64_t *region = ri >= 0 ? arr(rec, ri, &n) : NULL;
+    if (region && n == 3)
+        f->bytes = region[0] * region[1] * region[2];
+}
+
+/* ---- device records ------------------------------------------------------ */
+
+static Ann *ann_new(Ann *a, Ann **ap, unsigned *n, const char *name)
+{
+    Ann *x = &a[*n];
+    perfetto__protos__debug_annotation__init(x);
+    x->name_field_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME;
+    x->name = (char *)name;
+    ap[*n] = x;
+    (*n)++;
+    return x;
+}
+#define A_UINT(name, v) do { Ann *x_ = ann_new(a, ap, &na, name); \
+    x_->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE; x_->uint_value = (v); } while (0)
+#define A_INT(name, v) do { Ann *x_ = ann_new(a, ap, &na, name); \
+    x_->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE; x_->int_value = (v); } while (0)
+#define A_DBL(name, v) do { Ann *x_ = ann_new(a, ap, &na, name); \
+    x_->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_DOUBLE_VALUE; x_->double_value = (v); } while (0)
+#define A_STR(name, v) do { Ann *x_ = ann_new(a, ap, &na, name); \
+    x_->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE; x_->string_value = (char *)(v); } while (0)
+#define A_BOOL(name, v) do { Ann *x_ = ann_new(a, ap, &na, name); \
+    x_->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_BOOL_VALUE; x_->bool_value = (v); } while (0)
+
+static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const struct clt_flow *f)
+{
+    struct clt_devmodel *m = w->dev;
+    const uint64_t *v = rec->arg;
+    struct clt_queue *q = queue_get(w, v[CMD_QUEUE] ? v[CMD_QUEUE] : f ? f->queue_handle : 0);
+    if (!q)
+        return;
+    struct clt_dev *d = q->dev;
+    if (!v[CMD_START] || !v[CMD_END]) {    /* no profiling data: counted, not drawn */
+        m->untimed++;
+        return;
+    }
+    if (f && v[CMD_QUEUED])
+        clock_sample(d, f->h0, f->h1, v[CMD_QUEUED]);
+    m->commands++;
+    d->commands++;
+    uint64_t start = (uint64_t)((int64_t)v[CMD_START] + d->offset);
+    uint64_t end = (uint64_t)((int64_t)v[CMD_END] + d->offset);
+    if (f && start < f->h0) {              /* cannot happen with a consistent window */
+        end += f->h0 - start;
+        start = f->h0;
+        d->clamped++;
+    }
+    if (end < start)
+        end = start;
+
+    Ann a[40], *ap[40], elems[12], *ep[12];
+    unsigned na = 0, ne = 0;
+    char name[CLT_MAX_STR + 16];
+    const char *type = clt_enum_name(CLT_DEC_cl_command_type, v[CMD_TYPE]);
+    struct clt_kern *k = f && f->kernel_id ? kern_get(w, f->kernel_id, 0) : NULL;
+    if (k && k->name[0])
+        snprintf(name, sizeof name, "%s", k->name);
+    else if (f)
+        snprintf(name, sizeof name, "%s", clt_fns[f->fn].name + 9);   /* "clEnqueue" dropped */
+    else
+        snprintf(name, sizeof name, "%s", type ? type + 11 : "command");  /* "CL_COMMAND_" */
+    A_STR("command_type", type ? type : "unknown");
+    A_UINT("queue", q->id);
+    A_UINT("device", d->id);
+    A_UINT("queued_ns", v[CMD_QUEUED]);
+    A_UINT("submit_ns", v[CMD_SUBMIT]);
+    A_UINT("start_ns", v[CMD_START]);
+    A_UINT("end_ns", v[CMD_END]);
+    A_UINT("duration_ns", v[CMD_END] - v[CMD_START]);
+    if (v[CMD_QUEUED] && v[CMD_SUBMIT] >= v[CMD_QUEUED] && v[CMD_START] >= v[CMD_SUBMIT]) {
+        A_UINT("queued_to_submit_ns", v[CMD_SUBMIT] - v[CMD_QUEUED]);
+        A_UINT("submit_to_start_ns", v[CMD_START] - v[CMD_SUBMIT]);
+    }
+    if ((int64_t)v[CMD_STATUS] < 0)
+        A_INT("status", (int64_t)v[CMD_STATUS]);
+    if (f && f->fn == CLT_FN_clEnqueueNDRangeKernel) {
+        A_UINT("kernel", f->kernel_id);
+        A_UINT("work_dim", f->work_dim);
+        Ann *g = ann_new(a, ap, &na, "global_work_size");
+        g->array_values = &ep[ne];
+        for (unsigned i = 0; i < f->work_dim; i++, ne++) {
+            perfetto__protos__debug_annotation__init(&elems[ne]);
+            elems[ne].value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
+            elems[ne].uint_value = f->gws[i];
+            ep[ne] = &elems[ne];
+        }
+        g->n_array_values = f->work_dim;
+        if (f->lws_null) {
+            A_STR("local_work_size", "NULL");
+        } else {
+            Ann *l = ann_new(a, ap, &na, "local_work_size");
+            l->array_values = &ep[ne];
+            for (unsigned i = 0; i < f->work_dim; i++, ne++) {
+                perfetto__protos__debug_annotation__init(&elems[ne]);
+                elems[ne].value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
+                elems[ne].uint_value = f->lws[i];
+                ep[ne] = &elems[ne];
+            }
+            l->n_array_values = f->work_dim;
+            uint64_t wg = 1, groups = 1;
+            for (unsigned i = 0; i < f->work_dim; i++) {
+                wg *= f->lws[i] ? f->lws[i] : 1;
+                groups *= f->lws[i] ? (f->gws[i] + f->lws[i] - 1) / f->lws[i] : 1;
+            }
+            A_UINT("work_group_size", wg);
+            A_UINT("work_groups", groups);
+        }
+        A_UINT("local_arg_bytes", f->local_arg_bytes);
+        for (unsigned i = 0; k && i < k->n_wg; i++)
+            if (k->wg[i].dev == d->handle) {
+                A_UINT("kernel_work_group_size", k->wg[i].wg_size);
+                A_UINT("preferred_work_group_size_multiple", k->wg[i].pref_multiple);
+                A_UINT("kernel_local_mem_bytes", k->wg[i].local_mem);
+                A_UINT("kernel_private_mem_bytes", k->wg[i].private_mem);
+            }
+        if (k && k->regs >= 0)
+            A_UINT("registers_per_work_item", (uint64_t)k->regs);
+    } else if (f && f->direction) {
+        A_STR("direction", f->direction);
+        A_UINT("bytes", f->bytes);
+        double ns = (double)(v[CMD_END] - v[CMD_START]);
+        if (ns > 0 && f->bytes)
+            A_DBL("bandwidth_gbps", (double)f->bytes / ns);   /* bytes/ns = GB/s */
+        struct clt_mem *mo = f->mem_id ? clt_map_get(&m->mems, f->mem_id) : NULL;
+        if (mo) {
+            A_UINT("buffer", mo->id);
+            /* CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR: the host side is pinned */
+            A_BOOL("pinned", (mo->flags & ((1u << 3) | (1u << 4))) != 0);
+        }
+    }
+
+    uint64_t track = queue_lane(w, q, start, end);
+    uint64_t flow = rec->arg[CMD_FLOW];
+    Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+    e.has_type = e.has_track_uuid = 1;
+    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
+    e.track_uuid = track;
+    e.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
+    e.name = name;
+    e.n_debug_annotations = na;
+    e.debug_annotations = ap;
+    if (f) {
+        e.n_terminating_flow_ids = 1;
+        e.terminating_flow_ids = &flow;
+    }
+    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+    p.has_timestamp = p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
+    p.timestamp = start;
+    p.trusted_packet_sequence_id = CLT_OWN_SEQ;
+    p.sequence_flags = 2;
+    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
+    p.track_event = &e;
+    clt_put_packet(w, &p);
+    Event end_e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+    end_e.has_type = end_e.has_track_uuid = 1;
+    end_e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
+    end_e.track_uuid = track;
+    p.timestamp = end;
+    p.track_event = &end_e;
+    clt_put_packet(w, &p);
+    if (q->in_flight > 0)
+        q->in_flight--;
+    counter(w, q->counter_uuid, end, q->in_flight);
+}
+
+static struct clt_flow *flow_find(struct clt_devmodel *m, uint64_t flow)
+{
+    struct clt_flow *f = &m->flows[(flow ^ (flow >> 32)) % FLOW_SLOTS];
+    return f->flow == flow ? f : NULL;
+}
+
+static void command_record(struct clt_writer *w, const struct clt_rec *rec, int final)
+{
+    struct clt_devmodel *m = w->dev;
+    struct clt_flow *f = flow_find(m, rec->arg[CMD_FLOW]);
+    if (!f && !final && m->n_pending < MAX_PENDING) {
+        struct clt_rec *copy = malloc(rec->size);     /* its enqueue has not been drained yet */
+        if (copy) {
+            memcpy(copy, rec, rec->size);
+            m->pending_age[m->n_pending] = 0;
+            m->pending[m->n_pending++] = copy;
+            return;
+        }
+    }
+    if (!f)
+        m->unmatched++;
+    emit_command(w, rec, f);
+    if (f)
+        f->flow = 0;
+}
+
+void clt_dev_flush_pending(struct clt_writer *w, int final)
+{
+    struct clt_devmodel *m = w->dev;
+    unsigned keep = 0;
+    for (unsigned i = 0; i < m->n_pending; i++) {
+        struct clt_rec *r = m->pending[i];
+        struct clt_flow *f = flow_find(m, r->arg[CMD_FLOW]);
+        if (f || final || ++m->pending_age[i] > PENDING_ROUNDS) {
+            if (!f)
+                m->unmatched++;
+            emit_command(w, r, f);
+            if (f)
+                f->flow = 0;
+            free(r);
+        } else {
+            m->pending_age[keep] = m->pending_age[i];
+            m->pending[keep++] = r;
+        }
+    }
+    m->n_pending = keep;
+}
+
+void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec)
+{
+    struct clt_devmodel *m = w->dev;
+    switch (rec->fn) {
+    case CLT_REC_COMMAND:
+        command_record(w, rec, 0);
+        break;
+    case CLT_REC_DEVICE: {
+        struct clt_dev *d = dev_get(w, rec->arg[DEV_ID]);
+        if (d && !d->described) {
+            d->described = 1;
+            memcpy(d->info, rec->arg, sizeof d->info);
+            copy_str(d->name, rec, DEV_NAME);
+            copy_str(d->vendor, rec, DEV_VENDOR);
+        }
+        break;
+    }
+    case CLT_REC_CLOCK: {
+        struct clt_dev *d = dev_get(w, rec->arg[CLK_DEVICE]);
+        if (d && (int64_t)rec->arg[CLK_STATUS] == 0 && rec->arg[CLK_DEVICE_TS]) {
+            d->timer_ok = 1;
+            clock_sample(d, clt_clock_to_ns(&w->clock, rec->arg[CLK_HOST_BEFORE]),
+                         clt_clock_to_ns(&w->clock, rec->arg[CLK_HOST_AFTER]), rec->arg[CLK_DEVICE_TS]);
+        }
+        break;
+    }
+    case CLT_REC_KERNEL: {
+        struct clt_kern *k = kern_get(w, id_of(w, rec->arg[KI_KERNEL]), 1);
+        if (k && k->n_wg < 4) {
+            struct clt_kernel_wg *g = &k->wg[k->n_wg++];
+            g->dev = rec->arg[KI_DEVICE];
+            g->wg_size = rec->arg[KI_WG_SIZE];
+            g->pref_multiple = rec->arg[KI_PREF_MULTIPLE];
+            g->local_mem = rec->arg[KI_LOCAL_MEM];
+            g->private_mem = rec->arg[KI_PRIVATE_MEM];
+        }
+        break;
+    }
+    case CLT_REC_KREGS:
+        if (m->n_regs == m->cap_regs) {
+            unsigned ncap = m->cap_regs ? 2 * m->cap_regs : 32;
+            struct clt_regs *n = realloc(m->regs, ncap * sizeof *n);
+            if (!n)
+                break;
+            m->regs = n;
+            m->cap_regs = ncap;
+        }
+        m->regs[m->n_regs].program = id_of(w, rec->arg[KR_PROGRAM]);
+        m->regs[m->n_regs].regs = (unsigned)rec->arg[KR_REGS];
+        copy_str(m->regs[m->n_regs].name, rec, KR_NAME);
+        m->n_regs++;
+        break;
+    }
+}
+
+/* Device facts and clock quality, as trace attributes. */
+void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
+{
+    struct clt_devmodel *m = w->dev;
+    enum { PER_DEV = 16 };
+    unsigned n = 4 + m->n_devs * PER_DEV;
+    Perfetto__Protos__TraceAttributes__Attribute *a = calloc(n, sizeof *a), **ap = calloc(n, sizeof *ap);
+    char (*keys)[80] = calloc(n, 80);
+    if (!a || !ap || !keys)
+        goto out;
+    unsigned k = 0;
+#define ATTR_I(key_fmt, idx, v) do { perfetto__protos__trace_attributes__attribute__init(&a[k]); \
+    snprintf(keys[k], 80, key_fmt, idx); a[k].key = keys[k]; \
+    a[k].value_case = PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_LONG_VALUE; \
+    a[k].long_value = (int64_t)(v); ap[k] = &a[k]; k++; } while (0)
+#define ATTR_S(key_fmt, idx, v) do { perfetto__protos__trace_attributes__attribute__init(&a[k]); \
+    snprintf(keys[k], 80, key_fmt, idx); a[k].key = keys[k]; \
+    a[k].value_case = PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_STRING_VALUE; \
+    a[k].string_value = (char *)(v); ap[k] = &a[k]; k++; } while (0)
+    ATTR_I("cltrace.device_commands%s", "", m->commands);
+    ATTR_I("cltrace.commands_unmatched%s", "", m->unmatched);
+    ATTR_I("cltrace.commands_untimed%s", "", m->untimed);
+    ATTR_I("cltrace.commands_unfinished%s", "", unfinished);
+    for (unsigned i = 0; i < m->n_devs; i++) {
+        struct clt_dev *d = &m->devs[i];
+        ATTR_S("cltrace.device.%u.name", i, d->name);
+        ATTR_S("cltrace.device.%u.vendor", i, d->vendor);
+        ATTR_I("cltrace.device.%u.id", i, d->id);
+        ATTR_I("cltrace.device.%u.compute_units", i, d->info[DEV_CU]);
+        ATTR_I("cltrace.device.%u.max_work_group_size", i, d->info[DEV_MAX_WG]);
+        ATTR_I("cltrace.device.%u.local_mem_bytes", i, d->info[DEV_LOCAL_MEM]);
+        ATTR_I("cltrace.device.%u.global_mem_bytes", i, d->info[DEV_GLOBAL_MEM]);
+        ATTR_I("cltrace.device.%u.warp_size", i, d->info[DEV_WARP]);
+        ATTR_I("cltrace.device.%u.registers_per_block", i, d->info[DEV_REGS]);
+        ATTR_I("cltrace.device.%u.compute_capability", i, d->info[DEV_CC_MAJOR] * 10 + d->info[DEV_CC_MINOR]);
+        ATTR_I("cltrace.device.%u.device_type", i, d->info[DEV_TYPE]);
+        ATTR_S("cltrace.device.%u.clock_method", i, d->timer_ok ? "device_and_host_timer+enqueue_brackets"
+                                                                 : "enqueue_brackets");
+        ATTR_I("cltrace.device.%u.clock_offset_ns", i, d->offset);
+        ATTR_I("cltrace.device.%u.clock_residual_ns", i, d->max_residual);
+        ATTR_I("cltrace.device.%u.clock_samples", i, d->n_samples);
+        ATTR_I("cltrace.device.%u.commands", i, d->commands);
+    }
+    Perfetto__Protos__TraceAttributes ta = PERFETTO__PROTOS__TRACE_ATTRIBUTES__INIT;
+    ta.n_attribute = k;
+    ta.attribute = ap;
+    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_ATTRIBUTES;
+    p.trace_attributes = &ta;
+    clt_put_packet(w, &p);
+out:
+    free(a);
+    free(ap);
+    free(keys);
+}

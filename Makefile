@@ -20,9 +20,9 @@ HDRS     := $(wildcard intercept/*.h intercept/generated/*.h intercept/proto/*.h
 all: $(B)/libcltrace.so $(B)/cltrace
 
 $(B)/libcltrace.so: $(SHIM_SRC) $(HDRS) intercept/libcltrace.map | $(B)
-	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden -Iintercept \
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden -Iintercept \
 	  -Wl,--version-script=intercept/libcltrace.map -Wl,-z,now -o $@ $(SHIM_SRC) \
-	  -lprotobuf-c -lz -ldl -lpthread
+	  $(LDFLAGS) -lprotobuf-c -lz -ldl -lpthread
 
 $(B)/cltrace: intercept/launcher.c intercept/config.c intercept/config.h | $(B)
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -Iintercept -o $@ intercept/launcher.c intercept/config.c

@@ -1,96 +1,75 @@
-/* NVIDIA register counts: builds for an NVIDIA device get -cl-nv-verbose, so
- * the build log holds "ptxas info : Used N registers" per kernel. The app
- * never sees it: clGetProgramBuildInfo returns the log without the ptxas
- * lines and the build options it passed. Only synchronous builds (no
- * pfn_notify) are parsed: an asynchronous one may not be finished on return. */
+/* NVIDIA register counts. After the app's program builds for an NVIDIA
+ * device, cltrace compiles a private copy of its source with the app's
+ * options plus -cl-nv-verbose (through the real entry points, unrecorded),
+ * reads "ptxas info : Used N registers" per kernel from that copy's log and
+ * releases it. The app's program, its build log and options are untouched:
+ * the copy is invisible to the app, at the cost of one extra compile per
+ * build. Programs made from binaries (no source) and asynchronous builds
+ * (pfn_notify) get no counts. */
 #define _GNU_SOURCE
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "generated/clt_hooks.h"
 #include "shim.h"
 
-enum { CL_SUCCESS_ = 0, CL_INVALID_VALUE_ = -30, CL_PROGRAM_DEVICES_ = 0x1163,
-       CL_PROGRAM_BUILD_OPTIONS_ = 0x1182, CL_PROGRAM_BUILD_LOG_ = 0x1183, CL_DEVICE_VENDOR_ = 0x102C };
+enum { CL_SUCCESS_ = 0, CL_PROGRAM_CONTEXT_ = 0x1161, CL_PROGRAM_DEVICES_ = 0x1163, CL_PROGRAM_SOURCE_ = 0x1164,
+       CL_PROGRAM_BUILD_LOG_ = 0x1183, CL_DEVICE_VENDOR_ = 0x102C };
 #define VERBOSE " -cl-nv-verbose"
 typedef int32_t (*get_info_t)(void *, uint32_t, size_t, void *, size_t *);
 typedef int32_t (*get_info2_t)(void *, void *, uint32_t, size_t, void *, size_t *);
-
-/* Programs built with our flag, and the options the app gave. */
-struct verbose_prog { void *program; char *options; };
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct verbose_prog progs[256];
-static unsigned n_progs;
+#define REAL(fn) clt_real(CLT_FN_##fn)
 
 static int nvidia_device(void *dev)
 {
-    get_info_t f = (get_info_t)clt_real(CLT_FN_clGetDeviceInfo);
+    get_info_t f = (get_info_t)REAL(clGetDeviceInfo);
     char vendor[128] = "";
-    return f && f(dev, CL_DEVICE_VENDOR_, sizeof vendor, vendor, NULL) == CL_SUCCESS_ &&
-           strstr(vendor, "NVIDIA") != NULL;
+    int32_t rc = f ? f(dev, CL_DEVICE_VENDOR_, sizeof vendor, vendor, NULL) : -1;
+    vendor[sizeof vendor - 1] = 0;
+    if (getenv("CLTRACE_DEBUG_NV"))
+        clt_msg("nv: device %p vendor '%s' rc %d", dev, vendor, (int)rc);
+    return rc == CL_SUCCESS_ && strstr(vendor, "NVIDIA") != NULL;
 }
 
-static void *first_device(void *program, uint32_t num_devices, void *device_list)
+/* A malloc'd string from clGetProgramInfo / clGetProgramBuildInfo. */
+static char *program_text(void *program, void *dev, uint32_t param)
 {
-    if (num_devices && device_list)
-        return ((void **)device_list)[0];
-    get_info_t f = (get_info_t)clt_real(CLT_FN_clGetProgramInfo);
-    void *devs[16] = { 0 };
-    return f && f(program, CL_PROGRAM_DEVICES_, sizeof devs, devs, NULL) == CL_SUCCESS_ ? devs[0] : NULL;
+    get_info_t pi = (get_info_t)REAL(clGetProgramInfo);
+    get_info2_t bi = (get_info2_t)REAL(clGetProgramBuildInfo);
+    size_t n = 0;
+    int32_t rc = dev ? (bi ? bi(program, dev, param, 0, NULL, &n) : -1) : (pi ? pi(program, param, 0, NULL, &n) : -1);
+    if (rc != CL_SUCCESS_ || n < 2)
+        return NULL;
+    char *s = malloc(n + 1);
+    if (!s)
+        return NULL;
+    rc = dev ? bi(program, dev, param, n, s, NULL) : pi(program, param, n, s, NULL);
+    if (rc != CL_SUCCESS_) {
+        free(s);
+        return NULL;
+    }
+    s[n] = 0;
+    return s;
 }
 
-static const char *app_options(void *program, int *found)
-{
-    const char *o = NULL;
-    *found = 0;
-    pthread_mutex_lock(&lock);
-    for (unsigned i = 0; i < n_progs; i++)
-        if (progs[i].program == program) {
-            o = progs[i].options;
-            *found = 1;
-        }
-    pthread_mutex_unlock(&lock);
-    return o;
-}
-
-void clt_pre_clBuildProgram(struct clt_hook *h, void **program, uint32_t *num_devices, void **device_list,
-                            void **options, void **pfn_notify, void **user_data)
-{
-    const char *opt = *options ? *options : "";
-    size_t n = strlen(opt);
-    if (!h->th || *pfn_notify || strstr(opt, "-cl-nv-verbose") || n + sizeof VERBOSE > sizeof h->scratch)
-        return;
-    void *dev = first_device(*program, *num_devices, *device_list);
-    if (!dev || !nvidia_device(dev))
-        return;
-    char *buf = (char *)h->scratch;
-    memcpy(buf, opt, n);
-    memcpy(buf + n, VERBOSE, sizeof VERBOSE);
-    *options = buf;
-    h->changed = 1;
-}
-
-/* "ptxas info    : Compiling entry function 'vadd' for 'sm_90'" ...
- * "ptxas info    : Used 8 registers, ..." -> one record per kernel. */
+/* "ptxas info    : Compiling entry function 'vadd' for 'sm_90a'" then
+ * "ptxas info    : Used 10 registers, ..." -> one record per kernel. */
 static void parse_log(struct clt_thread *th, void *program, const char *log)
 {
     char name[CLT_MAX_STR] = "";
-    for (const char *line = log; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-        const char *f = strstr(line, "Compiling entry function '");
+    static const char entry[] = "Compiling entry function '";
+    for (const char *line = log; line && *line;) {
         const char *nl = strchr(line, '\n');
-        if (f && (!nl || f < nl)) {
-            f += strlen("Compiling entry function '");
-            size_t k = 0;
-            while (f[k] && f[k] != '\'' && k + 1 < sizeof name)
-                k++;
-            memcpy(name, f, k);
-            name[k] = 0;
-            continue;
-        }
-        const char *u = strstr(line, "Used ");
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        char buf[512];
+        snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), line);
+        const char *f = strstr(buf, entry), *u = strstr(buf, "Used ");
         unsigned regs;
-        if (u && (!nl || u < nl) && name[0] && sscanf(u, "Used %u registers", &regs) == 1) {
+        if (f) {
+            f += sizeof entry - 1;
+            size_t k = strcspn(f, "'");
+            snprintf(name, sizeof name, "%.*s", (int)k, f);
+        } else if (u && name[0] && sscanf(u, "Used %u registers", &regs) == 1) {
             struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * KR_N + CLT_MAX_STR);
             if (rec) {
                 struct clt_extra x = clt_extra_init(rec, KR_N);
@@ -102,87 +81,54 @@ static void parse_log(struct clt_thread *th, void *program, const char *log)
             }
             name[0] = 0;
         }
+        line = nl ? nl + 1 : NULL;
     }
 }
 
-static char *full_log(void *program, void *dev)
+void clt_pre_clBuildProgram(struct clt_hook *h, void **program, uint32_t *num_devices, void **device_list,
+                            void **options, void **pfn_notify, void **user_data)
 {
-    get_info2_t f = (get_info2_t)clt_real(CLT_FN_clGetProgramBuildInfo);
-    size_t n = 0;
-    if (!f || f(program, dev, CL_PROGRAM_BUILD_LOG_, 0, NULL, &n) != CL_SUCCESS_ || !n)
-        return NULL;
-    char *log = malloc(n + 1);
-    if (log && f(program, dev, CL_PROGRAM_BUILD_LOG_, n, log, NULL) != CL_SUCCESS_) {
-        free(log);
-        return NULL;
-    }
-    if (log)
-        log[n] = 0;
-    return log;
 }
 
 void clt_post_clBuildProgram(struct clt_hook *h, int32_t *ret, void *program, uint32_t num_devices,
                              void *device_list, void *options, void *pfn_notify, void *user_data)
 {
-    if (!h->changed)
+    if (!h->th || *ret != CL_SUCCESS_ || pfn_notify)
         return;
-    pthread_mutex_lock(&lock);
-    unsigned i = 0;
-    while (i < n_progs && progs[i].program != program)
-        i++;
-    if (i == n_progs && n_progs < 256)
-        n_progs++;
-    if (i < n_progs) {
-        free(progs[i].options);
-        progs[i].program = program;
-        progs[i].options = options ? strdup(options) : NULL;
-    }
-    pthread_mutex_unlock(&lock);
-    void *dev = first_device(program, num_devices, device_list);
-    char *log = dev ? full_log(program, dev) : NULL;
-    if (log && h->th)
-        parse_log(h->th, program, log);
-    free(log);
-}
-
-void clt_pre_clGetProgramBuildInfo(struct clt_hook *h, void **program, void **device, uint32_t *param_name,
-                                   size_t *param_value_size, void **param_value, void **param_value_size_ret)
-{
-}
-
-/* What the app gets back: the options it passed, the log without ptxas lines. */
-void clt_post_clGetProgramBuildInfo(struct clt_hook *h, int32_t *ret, void *program, void *device,
-                                    uint32_t param_name, size_t param_value_size, void *param_value,
-                                    void *param_value_size_ret)
-{
-    int ours;
-    const char *opt = app_options(program, &ours);
-    if (*ret != CL_SUCCESS_ || !ours || (param_name != CL_PROGRAM_BUILD_OPTIONS_ && param_name != CL_PROGRAM_BUILD_LOG_))
+    void *devs[16] = { 0 }, *dev = num_devices && device_list ? ((void **)device_list)[0] : NULL;
+    get_info_t pi = (get_info_t)REAL(clGetProgramInfo);
+    if (!dev && pi && pi(program, CL_PROGRAM_DEVICES_, sizeof devs, devs, NULL) == CL_SUCCESS_)
+        dev = devs[0];
+    if (!dev || !nvidia_device(dev))
         return;
-    char *text = NULL;
-    if (param_name == CL_PROGRAM_BUILD_OPTIONS_) {
-        text = strdup(opt ? opt : "");
-    } else if ((text = full_log(program, device)) != NULL) {
-        char *w = text;
-        for (char *line = text; *line;) {
-            char *nl = strchr(line, '\n');
-            size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
-            if (strncmp(line, "ptxas", 5) != 0) {
-                memmove(w, line, len);
-                w += len;
-            }
-            line += len;
+    int saved = errno;
+    typedef void *(*create_t)(void *, uint32_t, const char **, const size_t *, int32_t *);
+    typedef int32_t (*build_t)(void *, uint32_t, void *const *, const char *, void *, void *);
+    typedef int32_t (*release_t)(void *);
+    create_t create = (create_t)REAL(clCreateProgramWithSource);
+    build_t build = (build_t)REAL(clBuildProgram);
+    release_t release = (release_t)REAL(clReleaseProgram);
+    void *ctx = NULL;
+    char *src = program_text(program, NULL, CL_PROGRAM_SOURCE_);
+    const char *opt = options ? options : "";
+    char *opts = malloc(strlen(opt) + sizeof VERBOSE);
+    int32_t err = -1;
+    if (src && opts && create && build && release && pi &&
+        pi(program, CL_PROGRAM_CONTEXT_, sizeof ctx, &ctx, NULL) == CL_SUCCESS_) {
+        strcpy(opts, opt);
+        strcat(opts, VERBOSE);
+        const char *srcs[1] = { src };
+        void *copy = create(ctx, 1, srcs, NULL, &err);
+        if (copy && err == CL_SUCCESS_ && build(copy, 1, &dev, opts, NULL, NULL) == CL_SUCCESS_) {
+            char *log = program_text(copy, dev, CL_PROGRAM_BUILD_LOG_);
+            if (log)
+                parse_log(h->th, program, log);
+            free(log);
         }
-        *w = 0;
+        if (copy)
+            release(copy);
     }
-    if (!text)
-        return;
-    size_t n = strlen(text) + 1;
-    if (param_value && param_value_size < n)
-        *ret = CL_INVALID_VALUE_;
-    else if (param_value)
-        memcpy(param_value, text, n);
-    if (*ret == CL_SUCCESS_ && param_value_size_ret)
-        *(size_t *)param_value_size_ret = n;
-    free(text);
+    free(src);
+    free(opts);
+    errno = saved;
 }

@@ -143,6 +143,34 @@ def check_timeline(t, durations_file):
            "device memory counter: %r" % [c["value"] for c in mem])
 
 
+def check_nvidia(t):
+    """NVIDIA specifics: warp width, registers from the hidden verbose build."""
+    a = t["attributes"]
+    dev = [s for s in t["slices"] if (s["track_name"] or "").startswith("Device ")]
+    expect(a.get("cltrace.device.0.warp_size") == 32, "warp size %r" % a.get("cltrace.device.0.warp_size"))
+    expect(a.get("cltrace.device.0.compute_capability", 0) >= 70, "compute capability missing")
+    kern = [d for d in dev if d["args"].get("command_type") == "CL_COMMAND_NDRANGE_KERNEL"]
+    expect(kern and all(d["args"].get("registers_per_work_item", 0) > 0 for d in kern),
+           "register counts missing: %r" % [(d["name"], d["args"].get("registers_per_work_item")) for d in kern])
+
+
+def check_figures(t, durations_file):
+    """Not a check: prints what was measured (for a person and an issue note)."""
+    a = t["attributes"]
+    for k in sorted(a):
+        if k.startswith("cltrace.device.0.") or "command" in k:
+            print("  %-45s %s" % (k, a[k]))
+    dev = sorted((s for s in t["slices"] if (s["track_name"] or "").startswith("Device ")), key=lambda s: s["ts"])
+    api = {f: s for s in t["slices"] if s["tid"] is not None for f in s["flows"]}
+    own = [l.split() for l in open(durations_file)]
+    print("  %-12s %12s %12s %14s %10s" % ("command", "app ns", "trace ns", "enqueue->start", "regs"))
+    for i, d in enumerate(dev):
+        src = [api[f] for f in d["terminating_flows"] if f in api]
+        lead = d["ts"] - src[0]["ts"] if src else None
+        print("  %-12s %12s %12d %14s %10s" % (d["name"][:12], own[i][1] if i < len(own) else "-",
+                                               d["args"]["duration_ns"], lead, d["args"].get("registers_per_work_item", "")))
+
+
 def check_forward(t, ncalls):
     common(t, int(ncalls))
 
@@ -150,7 +178,8 @@ def check_forward(t, ncalls):
 if __name__ == "__main__":
     check, path = sys.argv[1], sys.argv[2]
     trace = decode(path)
-    globals()["check_" + check](trace if check == "timeline" else api_only(trace), *sys.argv[3:])
+    whole = check in ("timeline", "nvidia", "figures")
+    globals()["check_" + check](trace if whole else api_only(trace), *sys.argv[3:])
     for f in failures[:20]:
         print("  " + f)
     sys.exit(1 if failures else 0)

@@ -13,7 +13,7 @@ $(T) $(B)/asan $(B)/tsan:
 $(T)/vecadd: examples/vecadd/vecadd.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL
 $(T)/timeline: tests/apps/timeline.c | $(T)
-	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(LDFLAGS) -lOpenCL
 TEST_BINS += $(T)/timeline
 $(T)/threads: tests/apps/threads.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lpthread

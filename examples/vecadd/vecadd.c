@@ -4,9 +4,26 @@
 #include <CL/cl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define CHECK(x) do { cl_int e_ = (x); if (e_ != CL_SUCCESS) { \
     fprintf(stderr, "%s:%d: %s -> %d\n", __FILE__, __LINE__, #x, e_); exit(1); } } while (0)
+
+/* The platform whose name contains $OCL_PLATFORM (default: the first). */
+static cl_platform_id pick_platform(void)
+{
+    cl_platform_id ps[8];
+    cl_uint n = 0;
+    const char *want = getenv("OCL_PLATFORM");
+    CHECK(clGetPlatformIDs(8, ps, &n));
+    for (cl_uint i = 0; want && i < n; i++) {
+        char name[256];
+        CHECK(clGetPlatformInfo(ps[i], CL_PLATFORM_NAME, sizeof name, name, NULL));
+        if (strstr(name, want))
+            return ps[i];
+    }
+    return ps[0];
+}
 
 static const char *src =
     "__kernel void vadd(__global const float *a, __global const float *b,\n"
@@ -21,8 +38,7 @@ int main(int argc, char **argv)
     int iters = argc > 2 ? atoi(argv[2]) : 3;
     cl_platform_id plat;
     cl_device_id dev;
-    cl_uint np = 0;
-    CHECK(clGetPlatformIDs(1, &plat, &np));
+    plat = pick_platform();
     CHECK(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
     char name[256];
     CHECK(clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, NULL));

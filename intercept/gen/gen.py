@@ -338,7 +338,7 @@ def gen(reg, out):
 # clt_hooks.h, so a hook that does not match its command does not compile.
 HOOKED = ["clCreateCommandQueue", "clCreateCommandQueueWithProperties", "clCreateCommandQueueWithPropertiesKHR",
           "clGetCommandQueueInfo", "clGetEventProfilingInfo", "clEnqueueNDRangeKernel",
-          "clBuildProgram", "clGetProgramBuildInfo"]
+          "clBuildProgram"]
 
 
 def is_enqueue(c, ps, kinds):

@@ -7124,24 +7124,18 @@ CLT_EXPORT int32_t CLT_CALL clGetProgramBuildInfo(void * program, void * device,
 {
     clGetProgramBuildInfo_t real = (clGetProgramBuildInfo_t)clt_real(CLT_FN_clGetProgramBuildInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_active()))
+        return real(program, device, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetProgramBuildInfo_rec(real, program, device, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetProgramBuildInfo_rec(clGetProgramBuildInfo_t real, void * program, void * device, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
     struct clt_thread *th = clt_enter();
-    struct clt_hook h = { th, (void *)real, 0, {0} };
-    void * program__c = program;
-    void * device__c = device;
-    uint32_t param_name__c = param_name;
-    size_t param_value_size__c = param_value_size;
-    void * param_value__c = param_value;
-    void * param_value_size_ret__c = param_value_size_ret;
-    clt_pre_clGetProgramBuildInfo(&h, &program__c, &device__c, &param_name__c, &param_value_size__c, &param_value__c, &param_value_size_ret__c);
+    if (!th) return real(program, device, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t0 = clt_now();
-    int32_t ret = real(program__c, device__c, param_name__c, param_value_size__c, param_value__c, param_value_size_ret__c);
+    int32_t ret = real(program, device, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    clt_post_clGetProgramBuildInfo(&h, &ret, program, device, param_name, param_value_size, param_value, param_value_size_ret);
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);

@@ -9,9 +9,26 @@
 #include <CL/cl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define CHECK(x) do { cl_int e_ = (x); if (e_ != CL_SUCCESS) { \
     fprintf(stderr, "%s:%d: %s -> %d\n", __FILE__, __LINE__, #x, e_); exit(1); } } while (0)
+
+/* The platform whose name contains $OCL_PLATFORM (default: the first). */
+static cl_platform_id pick_platform(void)
+{
+    cl_platform_id ps[8];
+    cl_uint n = 0;
+    const char *want = getenv("OCL_PLATFORM");
+    CHECK(clGetPlatformIDs(8, ps, &n));
+    for (cl_uint i = 0; want && i < n; i++) {
+        char name[256];
+        CHECK(clGetPlatformInfo(ps[i], CL_PLATFORM_NAME, sizeof name, name, NULL));
+        if (strstr(name, want))
+            return ps[i];
+    }
+    return ps[0];
+}
 
 static const char *src =
     "__kernel void scale(__global float *x, float f) { x[get_global_id(0)] *= f; }\n"
@@ -41,7 +58,7 @@ int main(int argc, char **argv)
     cl_platform_id p;
     cl_device_id d;
     cl_int err;
-    CHECK(clGetPlatformIDs(1, &p, NULL));
+    p = pick_platform();
     CHECK(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL));
     cl_context ctx = clCreateContext(NULL, 1, &d, NULL, NULL, &err);
     CHECK(err);
@@ -70,7 +87,17 @@ int main(int argc, char **argv)
 
     cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
     CHECK(err);
-    CHECK(clBuildProgram(prog, 1, &d, NULL, NULL, NULL));
+    CHECK(clBuildProgram(prog, 1, &d, "-cl-mad-enable", NULL, NULL));
+    /* what the app reads back of its build is what it gave (the tracer may
+     * build with more options, e.g. -cl-nv-verbose on NVIDIA) */
+    char opts[256], *log;
+    size_t log_size = 0;
+    CHECK(clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_OPTIONS, sizeof opts, opts, NULL));
+    CHECK(clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_size));
+    log = malloc(log_size + 1);
+    CHECK(clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, log_size, log, NULL));
+    printf("build options: '%s', build log: %zu bytes%s\n", opts, log_size, strstr(log, "ptxas") ? " (ptxas!)" : "");
+    free(log);
     cl_kernel scale = clCreateKernel(prog, "scale", &err);
     CHECK(err);
     cl_kernel sum = clCreateKernel(prog, "sum_local", &err);

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Proves the tracer on an NVIDIA GPU: a real program traced on the "NVIDIA
+# CUDA" OpenCL platform, its output unchanged, every command's device time
+# equal to what the program reads itself, register counts from the build,
+# and the clock calibration residual. Not part of `make test` (CI has no GPU).
+#
+#   scripts/gpu-check.sh [OUTDIR]        (default build/gpu-check)
+#
+# Needs the build dependencies (scripts/deps.sh), an NVIDIA OpenCL driver,
+# python3 with protobuf and protoc (for tests/tracedump.py); pftrace-lint is
+# used when found (PFTRACE_LINT or ../shared/tools/pftrace-lint).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${1:-build/gpu-check}
+mkdir -p "$OUT"
+PY=${PYTHON:-python3}
+LINT=${PFTRACE_LINT:-../shared/tools/pftrace-lint}
+# CUDA_CACHE_DISABLE: NVIDIA caches compiled kernels; a cached build has a
+# shorter log than a fresh one, which would make the two runs differ.
+export OCL_PLATFORM=NVIDIA CLTRACE_QUIET=1 CUDA_CACHE_DISABLE=1
+
+make -s all build/tests/timeline build/examples/vecadd
+if command -v clinfo > /dev/null; then clinfo -l; fi
+
+echo "== 1. output unchanged by the tracer (timeline and vecadd on NVIDIA)"
+build/tests/timeline "$OUT/dur.plain" > "$OUT/timeline.plain"
+rm -f "$OUT"/timeline.*.pftrace*
+CLTRACE_OUTPUT="$OUT/timeline.%p.pftrace" LD_PRELOAD=$PWD/build/libcltrace.so \
+    build/tests/timeline "$OUT/dur.traced" > "$OUT/timeline.traced"
+cmp "$OUT/timeline.plain" "$OUT/timeline.traced"
+cat "$OUT/timeline.traced"
+build/examples/vecadd > "$OUT/vecadd.plain"
+rm -f "$OUT"/vecadd.*.pftrace*
+CLTRACE_OUTPUT="$OUT/vecadd.%p.pftrace" LD_PRELOAD=$PWD/build/libcltrace.so build/examples/vecadd > "$OUT/vecadd.traced"
+cmp "$OUT/vecadd.plain" "$OUT/vecadd.traced"
+TRACE=$(ls "$OUT"/timeline.*.pftrace*)
+echo "unchanged; trace: $TRACE"
+
+echo "== 2. the trace: every command, flows, durations = the app's own profiling"
+$PY tests/checks.py timeline "$TRACE" "$OUT/dur.traced"
+$PY tests/checks.py nvidia "$TRACE"
+echo "ok"
+
+echo "== 3. figures"
+$PY tests/checks.py figures "$TRACE" "$OUT/dur.traced"
+
+if [ -x "$LINT" ]; then
+    echo "== 4. pftrace-lint"
+    "$LINT" -q "$TRACE" "$(ls "$OUT"/vecadd.*.pftrace*)"
+fi

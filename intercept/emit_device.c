@@ -441,13 +441,35 @@ static Ann *ann_new(Ann *a, Ann **ap, unsigned *n, const char *name)
 #define A_BOOL(name, v) do { Ann *x_ = ann_new(a, ap, &na, name); \
     x_->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_BOOL_VALUE; x_->bool_value = (v); } while (0)
 
+/* CL_COMMAND_* of an enqueue function: clEnqueueReadBufferRect -> CL_COMMAND_READ_BUFFER_RECT. */
+static const char *command_type_of(unsigned fn)
+{
+    static const char *cache[CLT_FN_COUNT];
+    if (cache[fn])
+        return cache[fn];
+    const char *name = clt_fns[fn].name + 9;     /* after "clEnqueue" */
+    char want[96] = "CL_COMMAND_";
+    size_t n = strlen(want);
+    for (size_t i = 0; name[i] && n + 2 < sizeof want; i++) {
+        if (i && name[i] >= 'A' && name[i] <= 'Z' && !(name[i - 1] >= 'A' && name[i - 1] <= 'Z'))
+            want[n++] = '_';
+        want[n++] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 32 : name[i]);
+    }
+    want[n] = 0;
+    const struct clt_decoder_desc *d = &clt_decoders[CLT_DEC_cl_command_type];
+    for (unsigned i = 0; i < d->n; i++)
+        if (strcmp(d->vals[i].name, want) == 0)
+            return cache[fn] = d->vals[i].name;
+    return cache[fn] = "CL_COMMAND_OTHER";
+}
+
 static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const struct clt_flow *f)
 {
     struct clt_devmodel *m = w->dev;
     const uint64_t *v = rec->arg;
-    struct clt_queue *q = queue_get(w, v[CMD_QUEUE] ? v[CMD_QUEUE] : f ? f->queue_handle : 0);
+    struct clt_queue *q = f ? queue_get(w, f->queue_handle) : NULL;
     if (!q)
-        return;
+        return;     /* its enqueue was never seen: counted in commands_unmatched */
     struct clt_dev *d = q->dev;
     if (!v[CMD_START] || !v[CMD_END]) {    /* no profiling data: counted, not drawn */
         m->untimed++;
@@ -470,14 +492,14 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     Ann a[40], *ap[40], elems[12], *ep[12];
     unsigned na = 0, ne = 0;
     char name[CLT_MAX_STR + 16];
-    const char *type = clt_enum_name(CLT_DEC_cl_command_type, v[CMD_TYPE]);
+    const char *type = f ? command_type_of(f->fn) : NULL;
     struct clt_kern *k = f && f->kernel_id ? kern_get(w, f->kernel_id, 0) : NULL;
     if (k && k->name[0])
         snprintf(name, sizeof name, "%s", k->name);
     else if (f)
         snprintf(name, sizeof name, "%s", clt_fns[f->fn].name + 9);   /* "clEnqueue" dropped */
     else
-        snprintf(name, sizeof name, "%s", type ? type + 11 : "command");  /* "CL_COMMAND_" */
+        snprintf(name, sizeof name, "command");
     A_STR("command_type", type ? type : "unknown");
     A_UINT("queue", q->id);
     A_UINT("device", d->id);

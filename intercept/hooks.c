@@ -18,7 +18,7 @@
 enum {
     CL_SUCCESS_ = 0, CL_INVALID_VALUE_ = -30, CL_PROFILING_INFO_NOT_AVAILABLE_ = -7,
     CL_QUEUE_PROFILING_ENABLE_ = 2, CL_QUEUE_PROPERTIES_ = 0x1093, CL_QUEUE_PROPERTIES_ARRAY_ = 0x1098,
-    CL_QUEUE_DEVICE_ = 0x1091, CL_EVENT_COMMAND_QUEUE_ = 0x11D0, CL_EVENT_COMMAND_TYPE_ = 0x11D1,
+    CL_QUEUE_DEVICE_ = 0x1091, CL_EVENT_COMMAND_QUEUE_ = 0x11D0,
     CL_PROFILING_COMMAND_QUEUED_ = 0x1280, CL_COMPLETE_ = 0,
     CL_KERNEL_WORK_GROUP_SIZE_ = 0x11B0, CL_KERNEL_LOCAL_MEM_SIZE_ = 0x11B2,
     CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE_ = 0x11B3, CL_KERNEL_PRIVATE_MEM_SIZE_ = 0x11B4,
@@ -418,19 +418,12 @@ static void CLT_CALL command_done(void *event, int32_t status, void *user)
     struct clt_extra x;
     struct clt_rec *rec = th ? special_begin(th, CMD_N, &x) : NULL;
     if (rec) {
+        /* Queue and command kind come from the enqueue record (flow id):
+         * the callback asks the driver only for the four timestamps. */
         typedef int32_t (*prof_t)(void *, uint32_t, size_t, void *, size_t *);
         prof_t prof = REAL(clGetEventProfilingInfo);
-        get_info_t ev_info = REAL(clGetEventInfo);
-        void *queue = NULL;
-        uint32_t type = 0;
         rec->arg[CMD_FLOW] = flow;
         rec->arg[CMD_EVENT] = (uint64_t)(uintptr_t)event;
-        if (ev_info) {
-            ev_info(event, CL_EVENT_COMMAND_QUEUE_, sizeof queue, &queue, NULL);
-            ev_info(event, CL_EVENT_COMMAND_TYPE_, sizeof type, &type, NULL);
-        }
-        rec->arg[CMD_QUEUE] = (uint64_t)(uintptr_t)queue;
-        rec->arg[CMD_TYPE] = type;
         rec->arg[CMD_STATUS] = (uint64_t)(int64_t)status;
         for (int i = 0; i < 4; i++) {
             uint64_t t = 0;

@@ -20,7 +20,7 @@ struct clt_hook {
 
 /* Records that are not API calls (fn field; CLT_FN_PAD is 0xFFFF). */
 enum clt_rec_kind {
-    CLT_REC_COMMAND = 0xFF01,  /* a command completed: flow, event, queue, type, status, 4 times */
+    CLT_REC_COMMAND = 0xFF01,  /* a command completed: flow, event, status, 4 times */
     CLT_REC_DEVICE = 0xFF02,   /* a device's limits, once per device */
     CLT_REC_CLOCK = 0xFF03,    /* clGetDeviceAndHostTimer sample */
     CLT_REC_KERNEL = 0xFF04,   /* a kernel's work-group info on a device */
@@ -28,7 +28,7 @@ enum clt_rec_kind {
 };
 
 /* Slots of the records above (rec->arg[i]). */
-enum { CMD_FLOW, CMD_EVENT, CMD_QUEUE, CMD_TYPE, CMD_STATUS, CMD_QUEUED, CMD_SUBMIT, CMD_START, CMD_END, CMD_N };
+enum { CMD_FLOW, CMD_EVENT, CMD_STATUS, CMD_QUEUED, CMD_SUBMIT, CMD_START, CMD_END, CMD_N };
 enum { DEV_ID, DEV_TYPE, DEV_CU, DEV_MAX_WG, DEV_LOCAL_MEM, DEV_GLOBAL_MEM, DEV_CLOCK_MHZ, DEV_WARP,
        DEV_REGS, DEV_CC_MAJOR, DEV_CC_MINOR, DEV_SIMD_PER_CU, DEV_NAME, DEV_VENDOR, DEV_VERSION, DEV_N };
 enum { CLK_DEVICE, CLK_HOST_BEFORE, CLK_DEVICE_TS, CLK_HOST_AFTER, CLK_STATUS, CLK_N };

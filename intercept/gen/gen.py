@@ -572,6 +572,11 @@ def gen_forward(reg, plan, cmds, out):
                 conv = "as_u64_d(%s)" if a in ("float", "double") else \
                     ("(uint64_t)(uintptr_t)%s" if a.endswith("*") else "(uint64_t)%s")
                 f.write("    l->args[%d] = %s;\n" % (i, conv % p["name"]))
+            if is_enqueue(c, ps, kinds):    # hand back an event, as a driver does
+                f.write("    if (event && !fake_ret_int)\n        *(void **)event = (void *)(uintptr_t)0xE0E0;\n")
+            if c == "clSetEventCallback":     # a command that is already complete
+                f.write("    if (!fake_ret_int && pfn_notify)\n"
+                        "        ((void (*)(void *, int32_t, void *))pfn_notify)(event, 0, user_data);\n")
             if c in ("clGetExtensionFunctionAddress", "clGetExtensionFunctionAddressForPlatform"):
                 f.write("    return fake_lookup(func_name);\n")
             elif rabi == "void":

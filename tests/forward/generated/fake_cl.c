@@ -911,6 +911,8 @@ EXPORT int32_t clEnqueueAcquireD3D10ObjectsKHR(void * command_queue, uint32_t nu
     l->args[3] = (uint64_t)num_events_in_wait_list;
     l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -925,6 +927,8 @@ EXPORT int32_t clEnqueueAcquireD3D11ObjectsKHR(void * command_queue, uint32_t nu
     l->args[3] = (uint64_t)num_events_in_wait_list;
     l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -939,6 +943,8 @@ EXPORT int32_t clEnqueueAcquireDX9MediaSurfacesKHR(void * command_queue, uint32_
     l->args[3] = (uint64_t)num_events_in_wait_list;
     l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -953,6 +959,8 @@ EXPORT int32_t clEnqueueAcquireDX9ObjectsINTEL(void * command_queue, uint32_t nu
     l->args[3] = (uint64_t)num_events_in_wait_list;
     l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -967,6 +975,8 @@ EXPORT int32_t clEnqueueAcquireEGLObjectsKHR(void * command_queue, uint32_t num_
     l->args[3] = (uint64_t)num_events_in_wait_list;
     l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -981,6 +991,8 @@ EXPORT int32_t clEnqueueAcquireExternalMemObjectsKHR(void * command_queue, uint3
     l->args[3] = (uint64_t)num_events_in_wait_list;
     l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -995,6 +1007,8 @@ EXPORT int32_t clEnqueueAcquireGLObjects(void * command_queue, uint32_t num_obje
     l->args[3] = (uint64_t)num_events_in_wait_list;
     l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1009,6 +1023,8 @@ EXPORT int32_t clEnqueueAcquireGrallocObjectsIMG(void * command_queue, uint32_t 
     l->args[3] = (uint64_t)num_events_in_wait_list;
     l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1023,6 +1039,8 @@ EXPORT int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL(void * command_queue, ui
     l->args[3] = (uint64_t)num_events_in_wait_list;
     l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1044,6 +1062,8 @@ EXPORT int32_t clEnqueueBarrierWithWaitList(void * command_queue, uint32_t num_e
     l->args[1] = (uint64_t)num_events_in_wait_list;
     l->args[2] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[3] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1058,6 +1078,8 @@ EXPORT int32_t clEnqueueCommandBufferKHR(uint32_t num_queues, void * queues, voi
     l->args[3] = (uint64_t)num_events_in_wait_list;
     l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1075,6 +1097,8 @@ EXPORT int32_t clEnqueueCopyBuffer(void * command_queue, void * src_buffer, void
     l->args[6] = (uint64_t)num_events_in_wait_list;
     l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[8] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1096,6 +1120,8 @@ EXPORT int32_t clEnqueueCopyBufferRect(void * command_queue, void * src_buffer, 
     l->args[10] = (uint64_t)num_events_in_wait_list;
     l->args[11] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[12] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1113,6 +1139,8 @@ EXPORT int32_t clEnqueueCopyBufferToImage(void * command_queue, void * src_buffe
     l->args[6] = (uint64_t)num_events_in_wait_list;
     l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[8] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1130,6 +1158,8 @@ EXPORT int32_t clEnqueueCopyImage(void * command_queue, void * src_image, void *
     l->args[6] = (uint64_t)num_events_in_wait_list;
     l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[8] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1147,6 +1177,8 @@ EXPORT int32_t clEnqueueCopyImageToBuffer(void * command_queue, void * src_image
     l->args[6] = (uint64_t)num_events_in_wait_list;
     l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[8] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1164,6 +1196,8 @@ EXPORT int32_t clEnqueueFillBuffer(void * command_queue, void * buffer, void * p
     l->args[6] = (uint64_t)num_events_in_wait_list;
     l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[8] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1180,6 +1214,8 @@ EXPORT int32_t clEnqueueFillImage(void * command_queue, void * image, void * fil
     l->args[5] = (uint64_t)num_events_in_wait_list;
     l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[7] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1197,6 +1233,8 @@ EXPORT int32_t clEnqueueGenerateMipmapIMG(void * command_queue, void * src_image
     l->args[6] = (uint64_t)num_events_in_wait_list;
     l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[8] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1215,6 +1253,8 @@ EXPORT void * clEnqueueMapBuffer(void * command_queue, void * buffer, uint32_t b
     l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[8] = (uint64_t)(uintptr_t)event;
     l->args[9] = (uint64_t)(uintptr_t)errcode_ret;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
@@ -1235,6 +1275,8 @@ EXPORT void * clEnqueueMapImage(void * command_queue, void * image, uint32_t blo
     l->args[9] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[10] = (uint64_t)(uintptr_t)event;
     l->args[11] = (uint64_t)(uintptr_t)errcode_ret;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (void *)(uintptr_t)fake_ret_ptr;
 }
 
@@ -1245,6 +1287,8 @@ EXPORT int32_t clEnqueueMarker(void * command_queue, void * event)
     l->n = 2;
     l->args[0] = (uint64_t)(uintptr_t)command_queue;
     l->args[1] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1257,6 +1301,8 @@ EXPORT int32_t clEnqueueMarkerWithWaitList(void * command_queue, uint32_t num_ev
     l->args[1] = (uint64_t)num_events_in_wait_list;
     l->args[2] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[3] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1272,6 +1318,8 @@ EXPORT int32_t clEnqueueMemAdviseINTEL(void * command_queue, void * ptr, size_t 
     l->args[4] = (uint64_t)num_events_in_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[6] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1288,6 +1336,8 @@ EXPORT int32_t clEnqueueMemFillINTEL(void * command_queue, void * dst_ptr, void 
     l->args[5] = (uint64_t)num_events_in_wait_list;
     l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[7] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1304,6 +1354,8 @@ EXPORT int32_t clEnqueueMemcpyINTEL(void * command_queue, uint32_t blocking, voi
     l->args[5] = (uint64_t)num_events_in_wait_list;
     l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[7] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1319,6 +1371,8 @@ EXPORT int32_t clEnqueueMemsetINTEL(void * command_queue, void * dst_ptr, int32_
     l->args[4] = (uint64_t)num_events_in_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[6] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1334,6 +1388,8 @@ EXPORT int32_t clEnqueueMigrateMemINTEL(void * command_queue, void * ptr, size_t
     l->args[4] = (uint64_t)num_events_in_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[6] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1349,6 +1405,8 @@ EXPORT int32_t clEnqueueMigrateMemObjectEXT(void * command_queue, uint32_t num_m
     l->args[4] = (uint64_t)num_events_in_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[6] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1364,6 +1422,8 @@ EXPORT int32_t clEnqueueMigrateMemObjects(void * command_queue, uint32_t num_mem
     l->args[4] = (uint64_t)num_events_in_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[6] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1381,6 +1441,8 @@ EXPORT int32_t clEnqueueNDRangeKernel(void * command_queue, void * kernel, uint3
     l->args[6] = (uint64_t)num_events_in_wait_list;
     l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[8] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1399,6 +1461,8 @@ EXPORT int32_t clEnqueueNativeKernel(void * command_queue, void * user_func, voi
     l->args[7] = (uint64_t)num_events_in_wait_list;
     l->args[8] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[9] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1416,6 +1480,8 @@ EXPORT int32_t clEnqueueReadBuffer(void * command_queue, void * buffer, uint32_t
     l->args[6] = (uint64_t)num_events_in_wait_list;
     l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[8] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1438,6 +1504,8 @@ EXPORT int32_t clEnqueueReadBufferRect(void * command_queue, void * buffer, uint
     l->args[11] = (uint64_t)num_events_in_wait_list;
     l->args[12] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[13] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1455,6 +1523,8 @@ EXPORT int32_t clEnqueueReadHostPipeINTEL(void * command_queue, void * program, 
     l->args[6] = (uint64_t)num_events_in_wait_list;
     l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[8] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1474,6 +1544,8 @@ EXPORT int32_t clEnqueueReadImage(void * command_queue, void * image, uint32_t b
     l->args[8] = (uint64_t)num_events_in_wait_list;
     l->args[9] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[10] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1488,6 +1560,8 @@ EXPORT int32_t clEnqueueReleaseD3D10ObjectsKHR(void * command_queue, uint32_t nu
     l->args[3] = (uint64_t)num_events_in_wait_list;
     l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1502,6 +1576,8 @@ EXPORT int32_t clEnqueueReleaseD3D11ObjectsKHR(void * command_queue, uint32_t nu
     l->args[3] = (uint64_t)num_events_in_wait_list;
     l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1516,6 +1592,8 @@ EXPORT int32_t clEnqueueReleaseDX9MediaSurfacesKHR(void * command_queue, uint32_
     l->args[3] = (uint64_t)num_events_in_wait_list;
     l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1530,6 +1608,8 @@ EXPORT int32_t clEnqueueReleaseDX9ObjectsINTEL(void * command_queue, uint32_t nu
     l->args[3] = (uint64_t)num_events_in_wait_list;
     l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1544,6 +1624,8 @@ EXPORT int32_t clEnqueueReleaseEGLObjectsKHR(void * command_queue, uint32_t num_
     l->args[3] = (uint64_t)num_events_in_wait_list;
     l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1558,6 +1640,8 @@ EXPORT int32_t clEnqueueReleaseExternalMemObjectsKHR(void * command_queue, uint3
     l->args[3] = (uint64_t)num_events_in_wait_list;
     l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1572,6 +1656,8 @@ EXPORT int32_t clEnqueueReleaseGLObjects(void * command_queue, uint32_t num_obje
     l->args[3] = (uint64_t)num_events_in_wait_list;
     l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1586,6 +1672,8 @@ EXPORT int32_t clEnqueueReleaseGrallocObjectsIMG(void * command_queue, uint32_t 
     l->args[3] = (uint64_t)num_events_in_wait_list;
     l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1600,6 +1688,8 @@ EXPORT int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL(void * command_queue, ui
     l->args[3] = (uint64_t)num_events_in_wait_list;
     l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1616,6 +1706,8 @@ EXPORT int32_t clEnqueueSVMFree(void * command_queue, uint32_t num_svm_pointers,
     l->args[5] = (uint64_t)num_events_in_wait_list;
     l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[7] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1632,6 +1724,8 @@ EXPORT int32_t clEnqueueSVMFreeARM(void * command_queue, uint32_t num_svm_pointe
     l->args[5] = (uint64_t)num_events_in_wait_list;
     l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[7] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1648,6 +1742,8 @@ EXPORT int32_t clEnqueueSVMMap(void * command_queue, uint32_t blocking_map, uint
     l->args[5] = (uint64_t)num_events_in_wait_list;
     l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[7] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1664,6 +1760,8 @@ EXPORT int32_t clEnqueueSVMMapARM(void * command_queue, uint32_t blocking_map, u
     l->args[5] = (uint64_t)num_events_in_wait_list;
     l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[7] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1680,6 +1778,8 @@ EXPORT int32_t clEnqueueSVMMemFill(void * command_queue, void * svm_ptr, void * 
     l->args[5] = (uint64_t)num_events_in_wait_list;
     l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[7] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1696,6 +1796,8 @@ EXPORT int32_t clEnqueueSVMMemFillARM(void * command_queue, void * svm_ptr, void
     l->args[5] = (uint64_t)num_events_in_wait_list;
     l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[7] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1712,6 +1814,8 @@ EXPORT int32_t clEnqueueSVMMemcpy(void * command_queue, uint32_t blocking_copy, 
     l->args[5] = (uint64_t)num_events_in_wait_list;
     l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[7] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1728,6 +1832,8 @@ EXPORT int32_t clEnqueueSVMMemcpyARM(void * command_queue, uint32_t blocking_cop
     l->args[5] = (uint64_t)num_events_in_wait_list;
     l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[7] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1744,6 +1850,8 @@ EXPORT int32_t clEnqueueSVMMigrateMem(void * command_queue, uint32_t num_svm_poi
     l->args[5] = (uint64_t)num_events_in_wait_list;
     l->args[6] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[7] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1757,6 +1865,8 @@ EXPORT int32_t clEnqueueSVMUnmap(void * command_queue, void * svm_ptr, uint32_t 
     l->args[2] = (uint64_t)num_events_in_wait_list;
     l->args[3] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[4] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1770,6 +1880,8 @@ EXPORT int32_t clEnqueueSVMUnmapARM(void * command_queue, void * svm_ptr, uint32
     l->args[2] = (uint64_t)num_events_in_wait_list;
     l->args[3] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[4] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1785,6 +1897,8 @@ EXPORT int32_t clEnqueueSignalSemaphoresKHR(void * command_queue, uint32_t num_s
     l->args[4] = (uint64_t)num_events_in_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[6] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1798,6 +1912,8 @@ EXPORT int32_t clEnqueueTask(void * command_queue, void * kernel, uint32_t num_e
     l->args[2] = (uint64_t)num_events_in_wait_list;
     l->args[3] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[4] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1812,6 +1928,8 @@ EXPORT int32_t clEnqueueUnmapMemObject(void * command_queue, void * memobj, void
     l->args[3] = (uint64_t)num_events_in_wait_list;
     l->args[4] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1838,6 +1956,8 @@ EXPORT int32_t clEnqueueWaitSemaphoresKHR(void * command_queue, uint32_t num_sem
     l->args[4] = (uint64_t)num_events_in_wait_list;
     l->args[5] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[6] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1855,6 +1975,8 @@ EXPORT int32_t clEnqueueWriteBuffer(void * command_queue, void * buffer, uint32_
     l->args[6] = (uint64_t)num_events_in_wait_list;
     l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[8] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1877,6 +1999,8 @@ EXPORT int32_t clEnqueueWriteBufferRect(void * command_queue, void * buffer, uin
     l->args[11] = (uint64_t)num_events_in_wait_list;
     l->args[12] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[13] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1894,6 +2018,8 @@ EXPORT int32_t clEnqueueWriteHostPipeINTEL(void * command_queue, void * program,
     l->args[6] = (uint64_t)num_events_in_wait_list;
     l->args[7] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[8] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -1913,6 +2039,8 @@ EXPORT int32_t clEnqueueWriteImage(void * command_queue, void * image, uint32_t 
     l->args[8] = (uint64_t)num_events_in_wait_list;
     l->args[9] = (uint64_t)(uintptr_t)event_wait_list;
     l->args[10] = (uint64_t)(uintptr_t)event;
+    if (event && !fake_ret_int)
+        *(void **)event = (void *)(uintptr_t)0xE0E0;
     return (int32_t)fake_ret_int;
 }
 
@@ -3147,6 +3275,8 @@ EXPORT int32_t clSetEventCallback(void * event, int32_t command_exec_callback_ty
     l->args[1] = (uint64_t)command_exec_callback_type;
     l->args[2] = (uint64_t)(uintptr_t)pfn_notify;
     l->args[3] = (uint64_t)(uintptr_t)user_data;
+    if (!fake_ret_int && pfn_notify)
+        ((void (*)(void *, int32_t, void *))pfn_notify)(event, 0, user_data);
     return (int32_t)fake_ret_int;
 }
 

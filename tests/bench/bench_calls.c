@@ -1,6 +1,7 @@
 /* Benchmark loops, each timed in thread CPU time on the calling thread:
  *   bench_calls setarg N [--fake]   N x clSetKernelArg
  *   bench_calls enqueue N           N x (write 4 KiB + kernel + clFinish)
+ *   bench_calls ndrange N --fake    N x clEnqueueNDRangeKernel, no event, no sync
  * Prints "ns_per_call X" and, with --mem, VmHWM after each tenth of N.
  * bench_loop_* are separate functions so callgrind can count just them. */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -44,6 +45,13 @@ __attribute__((noinline)) void bench_loop_enqueue(long n)
         clEnqueueNDRangeKernel(queue, kern, 1, NULL, &gws, &lws, 0, NULL, NULL);
         clFinish(queue);
     }
+}
+
+__attribute__((noinline)) void bench_loop_ndrange(long n)
+{
+    size_t gws = 1024, lws = 64;
+    for (long i = 0; i < n; i++)
+        clEnqueueNDRangeKernel(queue, kern, 1, NULL, &gws, &lws, 0, NULL, NULL);
 }
 
 static double thread_ns(void)
@@ -91,6 +99,8 @@ int main(int argc, char **argv)
         double t0 = thread_ns();
         if (setarg)
             bench_loop_setarg(n / steps);
+        else if (strcmp(what, "ndrange") == 0)
+            bench_loop_ndrange(n / steps);
         else
             bench_loop_enqueue(n / steps);
         t += thread_ns() - t0;

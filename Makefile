@@ -19,9 +19,9 @@ HDRS     := $(wildcard intercept/*.h intercept/generated/*.h intercept/proto/*.h
 
 all: $(B)/libcltrace.so $(B)/cltrace
 
-$(B)/libcltrace.so: $(SHIM_SRC) $(HDRS) intercept/libcltrace.map | $(B)
+$(B)/libcltrace.so: $(SHIM_SRC) $(HDRS) intercept/libcltrace.map Makefile | $(B)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden -Iintercept \
-	  -Wl,--version-script=intercept/libcltrace.map -Wl,-z,now -o $@ $(SHIM_SRC) \
+	  -Wl,--version-script=intercept/libcltrace.map -Wl,-z,now -Wl,-Bsymbolic-functions -o $@ $(SHIM_SRC) \
 	  $(LDFLAGS) -lprotobuf-c -lz -ldl -lpthread
 
 $(B)/cltrace: intercept/launcher.c intercept/config.c intercept/config.h | $(B)

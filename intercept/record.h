@@ -44,6 +44,7 @@ struct clt_thread {
     uint64_t tail_cached;
     uint64_t dropped;       /* calls not recorded because the ring stayed full */
     uint32_t flow_counter;  /* flow ids of this thread's enqueues */
+    uint32_t in_fn;         /* command being recorded on this thread, + 1 (0: none) */
     int dropping;
     _Alignas(64) _Atomic uint64_t head;   /* published to the writer */
     _Alignas(64) _Atomic uint64_t tail;   /* consumed by the writer */

@@ -58,7 +58,9 @@ extern const struct clt_fn_desc clt_fns[CLT_FN_COUNT];
 extern const struct clt_decoder_desc clt_decoders[CLT_DEC_COUNT];
 extern const struct clt_err clt_errors[];
 extern const unsigned clt_n_errors;
-extern const struct clt_ext_entry clt_ext_table[];
+extern const struct clt_ext_entry clt_ext_table[];   /* indexed by enum clt_fn */
+extern const int16_t clt_icd_dispatch[];              /* loader dispatch slot -> clt_fn, -1 */
+extern const unsigned clt_icd_dispatch_len;
 extern const unsigned clt_ext_table_len;
 
 const char *clt_error_name(int32_t code);            /* NULL if unknown */

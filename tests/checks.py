@@ -171,6 +171,15 @@ def check_figures(t, durations_file):
                                                d["args"]["duration_ns"], lead, d["args"].get("registers_per_work_item", "")))
 
 
+def check_dlopen_app(t):
+    """hashcat-style loading, traced through the loader's layer."""
+    common(t)
+    n = collections.Counter(s["name"] for s in t["slices"])
+    for name, want in (("clGetPlatformIDs", 1), ("clBuildProgram", 1), ("clEnqueueNDRangeKernel", 4),
+                       ("clEnqueueReadBuffer", 4), ("clReleaseContext", 1)):
+        expect(n.get(name) == want, "%s recorded %s times, want %d" % (name, n.get(name), want))
+
+
 def check_forward(t, ncalls):
     common(t, int(ncalls))
 

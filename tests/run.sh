@@ -57,12 +57,15 @@ t_generated_up_to_date() {
 }
 
 t_every_command_exported_or_looked_up() {
-    # every core command is an export of the shim; nothing else is exported
+    # every core command is an export of the shim, and the two entry points
+    # of an ICD loader layer; nothing else is exported
     local core
     core=$(grep -c 'CLT_F_CORE' intercept/generated/clt_tables.c)
     local exported
     exported=$(nm -D --defined-only "$SHIM" | awk '{print $3}' | sort)
-    [ "$(echo "$exported" | grep -c '^cl')" -eq "$core" ]
+    [ "$(echo "$exported" | grep '^cl' | grep -vc '^clGetLayerInfo$\|^clInitLayer$')" -eq "$core" ]
+    echo "$exported" | grep -q '^clGetLayerInfo$'
+    echo "$exported" | grep -q '^clInitLayer$'
     [ -z "$(echo "$exported" | grep -v '^cl')" ]
 }
 
@@ -107,6 +110,22 @@ t_device_timeline() {
     traced "$WORK/tl" "$T/timeline" "$WORK/dur1" > "$WORK/tl.traced"
     cmp "$WORK/tl.plain" "$WORK/tl.traced"
     $PY tests/checks.py timeline "$(trace_of "$WORK/tl")" "$WORK/dur1"
+}
+
+t_layer_mode_traces_dlopen_apps() {
+    # an app that dlopens libOpenCL and dlsyms everything (as hashcat does)
+    # is traced through the ICD loader's layer (OPENCL_LAYERS)
+    "$T/dlopen_app" > "$WORK/dl.plain"
+    OPENCL_LAYERS=$SHIM CLTRACE_OUTPUT="$WORK/dl.%p.pftrace" CLTRACE_QUIET=1 "$T/dlopen_app" > "$WORK/dl.traced"
+    cmp "$WORK/dl.plain" "$WORK/dl.traced"
+    $PY tests/checks.py dlopen_app "$(trace_of "$WORK/dl")"
+}
+
+t_preload_and_layer_record_each_call_once() {
+    "$T/vecadd" > "$WORK/pl.plain"
+    OPENCL_LAYERS=$SHIM traced "$WORK/pl" "$T/vecadd" > "$WORK/pl.traced"
+    cmp "$WORK/pl.plain" "$WORK/pl.traced"
+    $PY tests/checks.py vecadd "$(trace_of "$WORK/pl")"
 }
 
 t_threads_pocl_exact() {

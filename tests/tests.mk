@@ -15,19 +15,24 @@ $(T)/vecadd: examples/vecadd/vecadd.c | $(T)
 $(T)/timeline: tests/apps/timeline.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(LDFLAGS) -lOpenCL
 TEST_BINS += $(T)/timeline
+$(T)/dlopen_app: tests/apps/dlopen_app.c | $(T)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -ldl
+TEST_BINS += $(T)/dlopen_app
 $(T)/threads: tests/apps/threads.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lpthread
 $(T)/threads-tsan: tests/apps/threads.c | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_TSAN) -o $@ $< -lOpenCL -lpthread
+# -Bsymbolic-functions: the fake's own table points at its own functions, as
+# a driver's does, even with the shim preloaded (which exports the same names).
 $(T)/libfakecl.so: tests/forward/generated/fake_cl.c | $(T)
-	$(CC) $(TEST_CFLAGS) -shared -fPIC -o $@ $<
+	$(CC) $(TEST_CFLAGS) -shared -fPIC -Wl,-Bsymbolic-functions -o $@ $<
 $(T)/forward_check: tests/forward/forward_main.c tests/forward/generated/forward_check.c tests/forward/forward_check.h | $(T)
 	$(CC) $(TEST_CFLAGS) -Itests/forward -o $@ tests/forward/forward_main.c tests/forward/generated/forward_check.c -ldl
 
 define SHIM_VARIANT
 $(B)/$(1)/libcltrace.so: $(SHIM_SRC) $(HDRS) intercept/libcltrace.map | $(B)/$(1)
 	$(CC) -O1 -g $(2) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden -Iintercept \
-	  -Wl,--version-script=intercept/libcltrace.map -o $$@ $(SHIM_SRC) -lprotobuf-c -lz -ldl -lpthread
+	  -Wl,--version-script=intercept/libcltrace.map -Wl,-Bsymbolic-functions -o $$@ $(SHIM_SRC) -lprotobuf-c -lz -ldl -lpthread
 endef
 $(eval $(call SHIM_VARIANT,asan,$(SAN_ASAN)))
 $(eval $(call SHIM_VARIANT,tsan,$(SAN_TSAN)))

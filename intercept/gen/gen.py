@@ -304,6 +304,13 @@ def gen(reg, out):
         for t in used_types:
             f.write('    {"%s", E_%s, %d, %d},\n' % (t, t, n_vals[t], 1 if t in reg.bitfield_types else 0))
         f.write("};\n\n")
+        # ICD loader layers: which command each dispatch-table slot holds.
+        order = [l.strip() for l in open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                      "icd_dispatch.txt")) if l.strip() and l[0] != "#"]
+        f.write("const int16_t clt_icd_dispatch[] = {\n")
+        for n in order:
+            f.write("    %s,\n" % ("CLT_FN_" + n if n in plan else "-1"))
+        f.write("};\nconst unsigned clt_icd_dispatch_len = %d;\n\n" % len(order))
         errs = sorted({(reg.enum_value[n], n) for n in reg.errors if n in reg.enum_value},
                       key=lambda vn: (-vn[0], vn[1]))
         f.write("const struct clt_err clt_errors[] = {\n")
@@ -392,8 +399,13 @@ def wrapper(reg, c, r, ps, kinds, exported):
 
     L.append("static %s %s_rec(%s)\n{" % (rabi, c, recsig))
     L.append("    struct clt_thread *th = clt_enter();")
+    plain_stmt = "{ %s; return; }" % plain if rk == "VOID" else "return %s;" % plain
     if not hooked:
-        L.append("    if (!th) %s" % ("{ %s; return; }" % plain if rk == "VOID" else "return %s;" % plain))
+        L.append("    if (!th) %s" % plain_stmt)
+    # The same command re-entered on this thread: the call came back through
+    # the ICD loader's layer (preload and OPENCL_LAYERS both active) and is
+    # already being recorded by the outer frame.
+    L.append("    if (th && th->in_fn == CLT_FN_%s + 1u) %s" % (c, plain_stmt))
     call_args = []
     for p, (k, aux) in zip(ps, kinds):
         if k == "ERRCODE":
@@ -418,12 +430,17 @@ def wrapper(reg, c, r, ps, kinds, exported):
         L.append("    uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;")
         L.append("    if (th && !event)")
         L.append("        event__c = &clt_own_event;")
+    L.append("    uint32_t clt_outer = th ? th->in_fn : 0;")
+    L.append("    if (th)")
+    L.append("        th->in_fn = CLT_FN_%s + 1u;" % c)
     L.append("    uint64_t t0 = clt_now();")
     if rk == "VOID":
         L.append("    real(%s);" % ", ".join(call_args))
     else:
         L.append("    %s ret = real(%s);" % (rabi, ", ".join(call_args)))
     L.append("    uint64_t t1 = clt_now();")
+    L.append("    if (th)")
+    L.append("        th->in_fn = clt_outer;")
     if lookup:
         L.append("    ret = clt_ext_wrap(func_name, ret);")
     if hooked:

@@ -19,6 +19,7 @@ CLT_EXPORT int32_t CLT_CALL clBuildProgram(void * program, uint32_t num_devices,
 static int32_t clBuildProgram_rec(clBuildProgram_t real, void * program, uint32_t num_devices, void * device_list, void * options, void * pfn_notify, void * user_data)
 {
     struct clt_thread *th = clt_enter();
+    if (th && th->in_fn == CLT_FN_clBuildProgram + 1u) return real(program, num_devices, device_list, options, pfn_notify, user_data);
     struct clt_hook h = { th, (void *)real, 0, {0} };
     void * program__c = program;
     uint32_t num_devices__c = num_devices;
@@ -27,9 +28,14 @@ static int32_t clBuildProgram_rec(clBuildProgram_t real, void * program, uint32_
     void * pfn_notify__c = pfn_notify;
     void * user_data__c = user_data;
     clt_pre_clBuildProgram(&h, &program__c, &num_devices__c, &device_list__c, &options__c, &pfn_notify__c, &user_data__c);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clBuildProgram + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(program__c, num_devices__c, device_list__c, options__c, pfn_notify__c, user_data__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     clt_post_clBuildProgram(&h, &ret, program, num_devices, device_list, options, pfn_notify, user_data);
     if (!th)
         return ret;
@@ -66,9 +72,15 @@ static int32_t clCancelCommandsIMG_rec(clCancelCommandsIMG_t real, void * event_
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(event_list, num_events_in_list);
+    if (th && th->in_fn == CLT_FN_clCancelCommandsIMG + 1u) return real(event_list, num_events_in_list);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCancelCommandsIMG + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(event_list, num_events_in_list);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
@@ -100,10 +112,16 @@ static void * clCloneKernel_rec(clCloneKernel_t real, void * source_kernel, cl_i
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(source_kernel, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCloneKernel + 1u) return real(source_kernel, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCloneKernel + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(source_kernel, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
@@ -135,9 +153,15 @@ static int32_t clCommandBarrierWithWaitListKHR_rec(clCommandBarrierWithWaitListK
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    if (th && th->in_fn == CLT_FN_clCommandBarrierWithWaitListKHR + 1u) return real(command_buffer, command_queue, properties, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCommandBarrierWithWaitListKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY);
@@ -174,9 +198,15 @@ static int32_t clCommandCopyBufferKHR_rec(clCommandCopyBufferKHR_t real, void * 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_offset, dst_offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    if (th && th->in_fn == CLT_FN_clCommandCopyBufferKHR + 1u) return real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_offset, dst_offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCommandCopyBufferKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_offset, dst_offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY);
@@ -218,9 +248,15 @@ static int32_t clCommandCopyBufferRectKHR_rec(clCommandCopyBufferRectKHR_t real,
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    if (th && th->in_fn == CLT_FN_clCommandCopyBufferRectKHR + 1u) return real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCommandCopyBufferRectKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 16 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
@@ -266,9 +302,15 @@ static int32_t clCommandCopyBufferToImageKHR_rec(clCommandCopyBufferToImageKHR_t
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, src_buffer, dst_image, src_offset, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    if (th && th->in_fn == CLT_FN_clCommandCopyBufferToImageKHR + 1u) return real(command_buffer, command_queue, properties, src_buffer, dst_image, src_offset, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCommandCopyBufferToImageKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, src_buffer, dst_image, src_offset, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
@@ -310,9 +352,15 @@ static int32_t clCommandCopyImageKHR_rec(clCommandCopyImageKHR_t real, void * co
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, src_image, dst_image, src_origin, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    if (th && th->in_fn == CLT_FN_clCommandCopyImageKHR + 1u) return real(command_buffer, command_queue, properties, src_image, dst_image, src_origin, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCommandCopyImageKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, src_image, dst_image, src_origin, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
@@ -354,9 +402,15 @@ static int32_t clCommandCopyImageToBufferKHR_rec(clCommandCopyImageToBufferKHR_t
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, src_image, dst_buffer, src_origin, region, dst_offset, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    if (th && th->in_fn == CLT_FN_clCommandCopyImageToBufferKHR + 1u) return real(command_buffer, command_queue, properties, src_image, dst_buffer, src_origin, region, dst_offset, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCommandCopyImageToBufferKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, src_image, dst_buffer, src_origin, region, dst_offset, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
@@ -398,9 +452,15 @@ static int32_t clCommandFillBufferKHR_rec(clCommandFillBufferKHR_t real, void * 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, buffer, pattern, pattern_size, offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    if (th && th->in_fn == CLT_FN_clCommandFillBufferKHR + 1u) return real(command_buffer, command_queue, properties, buffer, pattern, pattern_size, offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCommandFillBufferKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, buffer, pattern, pattern_size, offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY);
@@ -442,9 +502,15 @@ static int32_t clCommandFillImageKHR_rec(clCommandFillImageKHR_t real, void * co
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, image, fill_color, origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    if (th && th->in_fn == CLT_FN_clCommandFillImageKHR + 1u) return real(command_buffer, command_queue, properties, image, fill_color, origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCommandFillImageKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, image, fill_color, origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
@@ -485,9 +551,15 @@ static int32_t clCommandNDRangeKernelKHR_rec(clCommandNDRangeKernelKHR_t real, v
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    if (th && th->in_fn == CLT_FN_clCommandNDRangeKernelKHR + 1u) return real(command_buffer, command_queue, properties, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCommandNDRangeKernelKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
@@ -529,9 +601,15 @@ static int32_t clCommandSVMMemFillKHR_rec(clCommandSVMMemFillKHR_t real, void * 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, svm_ptr, pattern, pattern_size, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    if (th && th->in_fn == CLT_FN_clCommandSVMMemFillKHR + 1u) return real(command_buffer, command_queue, properties, svm_ptr, pattern, pattern_size, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCommandSVMMemFillKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, svm_ptr, pattern, pattern_size, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY);
@@ -572,9 +650,15 @@ static int32_t clCommandSVMMemcpyKHR_rec(clCommandSVMMemcpyKHR_t real, void * co
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, dst_ptr, src_ptr, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    if (th && th->in_fn == CLT_FN_clCommandSVMMemcpyKHR + 1u) return real(command_buffer, command_queue, properties, dst_ptr, src_ptr, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCommandSVMMemcpyKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, dst_ptr, src_ptr, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY);
@@ -614,9 +698,15 @@ static int32_t clCompileProgram_rec(clCompileProgram_t real, void * program, uin
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
+    if (th && th->in_fn == CLT_FN_clCompileProgram + 1u) return real(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCompileProgram + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR + 8 * CLT_MAX_ARRAY);
@@ -655,10 +745,16 @@ static void * clCreateAcceleratorINTEL_rec(clCreateAcceleratorINTEL_t real, void
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, accelerator_type, descriptor_size, descriptor, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateAcceleratorINTEL + 1u) return real(context, accelerator_type, descriptor_size, descriptor, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateAcceleratorINTEL + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, accelerator_type, descriptor_size, descriptor, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -693,10 +789,16 @@ static void * clCreateBuffer_rec(clCreateBuffer_t real, void * context, uint64_t
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, size, host_ptr, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateBuffer + 1u) return real(context, flags, size, host_ptr, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateBuffer + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, size, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -731,10 +833,16 @@ static void * clCreateBufferWithProperties_rec(clCreateBufferWithProperties_t re
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, properties, flags, size, host_ptr, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateBufferWithProperties + 1u) return real(context, properties, flags, size, host_ptr, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateBufferWithProperties + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, properties, flags, size, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS);
@@ -770,10 +878,16 @@ static void * clCreateBufferWithPropertiesINTEL_rec(clCreateBufferWithProperties
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, properties, flags, size, host_ptr, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateBufferWithPropertiesINTEL + 1u) return real(context, properties, flags, size, host_ptr, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateBufferWithPropertiesINTEL + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, properties, flags, size, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS);
@@ -809,10 +923,16 @@ static void * clCreateCommandBufferKHR_rec(clCreateCommandBufferKHR_t real, uint
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(num_queues, queues, properties, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateCommandBufferKHR + 1u) return real(num_queues, queues, properties, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateCommandBufferKHR + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(num_queues, queues, properties, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_PROPS);
@@ -843,6 +963,7 @@ CLT_EXPORT void * CLT_CALL clCreateCommandQueue(void * context, void * device, u
 static void * clCreateCommandQueue_rec(clCreateCommandQueue_t real, void * context, void * device, uint64_t properties, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter();
+    if (th && th->in_fn == CLT_FN_clCreateCommandQueue + 1u) return real(context, device, properties, errcode_ret);
     cl_int_ clt_err_local = 0;
     struct clt_hook h = { th, (void *)real, 0, {0} };
     void * context__c = context;
@@ -850,9 +971,14 @@ static void * clCreateCommandQueue_rec(clCreateCommandQueue_t real, void * conte
     uint64_t properties__c = properties;
     cl_int_ * errcode_ret__c = errcode_ret;
     clt_pre_clCreateCommandQueue(&h, &context__c, &device__c, &properties__c, &errcode_ret__c);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateCommandQueue + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context__c, device__c, properties__c, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     clt_post_clCreateCommandQueue(&h, &ret, context, device, properties, errcode_ret);
     if (!th)
         return ret;
@@ -884,6 +1010,7 @@ CLT_EXPORT void * CLT_CALL clCreateCommandQueueWithProperties(void * context, vo
 static void * clCreateCommandQueueWithProperties_rec(clCreateCommandQueueWithProperties_t real, void * context, void * device, void * properties, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter();
+    if (th && th->in_fn == CLT_FN_clCreateCommandQueueWithProperties + 1u) return real(context, device, properties, errcode_ret);
     cl_int_ clt_err_local = 0;
     struct clt_hook h = { th, (void *)real, 0, {0} };
     void * context__c = context;
@@ -891,9 +1018,14 @@ static void * clCreateCommandQueueWithProperties_rec(clCreateCommandQueueWithPro
     void * properties__c = properties;
     cl_int_ * errcode_ret__c = errcode_ret;
     clt_pre_clCreateCommandQueueWithProperties(&h, &context__c, &device__c, &properties__c, &errcode_ret__c);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateCommandQueueWithProperties + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context__c, device__c, properties__c, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     clt_post_clCreateCommandQueueWithProperties(&h, &ret, context, device, properties, errcode_ret);
     if (!th)
         return ret;
@@ -925,6 +1057,7 @@ static void * CLT_CALL ext_clCreateCommandQueueWithPropertiesKHR(void * context,
 static void * clCreateCommandQueueWithPropertiesKHR_rec(clCreateCommandQueueWithPropertiesKHR_t real, void * context, void * device, void * properties, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter();
+    if (th && th->in_fn == CLT_FN_clCreateCommandQueueWithPropertiesKHR + 1u) return real(context, device, properties, errcode_ret);
     cl_int_ clt_err_local = 0;
     struct clt_hook h = { th, (void *)real, 0, {0} };
     void * context__c = context;
@@ -932,9 +1065,14 @@ static void * clCreateCommandQueueWithPropertiesKHR_rec(clCreateCommandQueueWith
     void * properties__c = properties;
     cl_int_ * errcode_ret__c = errcode_ret;
     clt_pre_clCreateCommandQueueWithPropertiesKHR(&h, &context__c, &device__c, &properties__c, &errcode_ret__c);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateCommandQueueWithPropertiesKHR + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context__c, device__c, properties__c, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     clt_post_clCreateCommandQueueWithPropertiesKHR(&h, &ret, context, device, properties, errcode_ret);
     if (!th)
         return ret;
@@ -969,10 +1107,16 @@ static void * clCreateContext_rec(clCreateContext_t real, void * properties, uin
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateContext + 1u) return real(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateContext + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(properties, num_devices, devices, pfn_notify, user_data, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY);
@@ -1008,10 +1152,16 @@ static void * clCreateContextFromType_rec(clCreateContextFromType_t real, void *
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(properties, device_type, pfn_notify, user_data, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateContextFromType + 1u) return real(properties, device_type, pfn_notify, user_data, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateContextFromType + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(properties, device_type, pfn_notify, user_data, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS);
@@ -1046,10 +1196,16 @@ static void * clCreateEventFromEGLSyncKHR_rec(clCreateEventFromEGLSyncKHR_t real
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, sync, display, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateEventFromEGLSyncKHR + 1u) return real(context, sync, display, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateEventFromEGLSyncKHR + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, sync, display, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
@@ -1083,10 +1239,16 @@ static void * clCreateEventFromGLsyncKHR_rec(clCreateEventFromGLsyncKHR_t real, 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, sync, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateEventFromGLsyncKHR + 1u) return real(context, sync, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateEventFromGLsyncKHR + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, sync, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
@@ -1119,10 +1281,16 @@ static void * clCreateFromD3D10BufferKHR_rec(clCreateFromD3D10BufferKHR_t real, 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, resource, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateFromD3D10BufferKHR + 1u) return real(context, flags, resource, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateFromD3D10BufferKHR + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, resource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
@@ -1156,10 +1324,16 @@ static void * clCreateFromD3D10Texture2DKHR_rec(clCreateFromD3D10Texture2DKHR_t 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, resource, subresource, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateFromD3D10Texture2DKHR + 1u) return real(context, flags, resource, subresource, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateFromD3D10Texture2DKHR + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, resource, subresource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -1194,10 +1368,16 @@ static void * clCreateFromD3D10Texture3DKHR_rec(clCreateFromD3D10Texture3DKHR_t 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, resource, subresource, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateFromD3D10Texture3DKHR + 1u) return real(context, flags, resource, subresource, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateFromD3D10Texture3DKHR + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, resource, subresource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -1232,10 +1412,16 @@ static void * clCreateFromD3D11BufferKHR_rec(clCreateFromD3D11BufferKHR_t real, 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, resource, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateFromD3D11BufferKHR + 1u) return real(context, flags, resource, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateFromD3D11BufferKHR + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, resource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
@@ -1269,10 +1455,16 @@ static void * clCreateFromD3D11Texture2DKHR_rec(clCreateFromD3D11Texture2DKHR_t 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, resource, subresource, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateFromD3D11Texture2DKHR + 1u) return real(context, flags, resource, subresource, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateFromD3D11Texture2DKHR + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, resource, subresource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -1307,10 +1499,16 @@ static void * clCreateFromD3D11Texture3DKHR_rec(clCreateFromD3D11Texture3DKHR_t 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, resource, subresource, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateFromD3D11Texture3DKHR + 1u) return real(context, flags, resource, subresource, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateFromD3D11Texture3DKHR + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, resource, subresource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -1345,10 +1543,16 @@ static void * clCreateFromDX9MediaSurfaceINTEL_rec(clCreateFromDX9MediaSurfaceIN
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, resource, sharedHandle, plane, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateFromDX9MediaSurfaceINTEL + 1u) return real(context, flags, resource, sharedHandle, plane, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateFromDX9MediaSurfaceINTEL + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, resource, sharedHandle, plane, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
@@ -1384,10 +1588,16 @@ static void * clCreateFromDX9MediaSurfaceKHR_rec(clCreateFromDX9MediaSurfaceKHR_
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, adapter_type, surface_info, plane, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateFromDX9MediaSurfaceKHR + 1u) return real(context, flags, adapter_type, surface_info, plane, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateFromDX9MediaSurfaceKHR + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, adapter_type, surface_info, plane, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
@@ -1423,10 +1633,16 @@ static void * clCreateFromEGLImageKHR_rec(clCreateFromEGLImageKHR_t real, void *
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, egldisplay, eglimage, flags, properties, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateFromEGLImageKHR + 1u) return real(context, egldisplay, eglimage, flags, properties, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateFromEGLImageKHR + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, egldisplay, eglimage, flags, properties, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS);
@@ -1462,10 +1678,16 @@ static void * clCreateFromGLBuffer_rec(clCreateFromGLBuffer_t real, void * conte
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, bufobj, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateFromGLBuffer + 1u) return real(context, flags, bufobj, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateFromGLBuffer + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, bufobj, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
@@ -1499,10 +1721,16 @@ static void * clCreateFromGLRenderbuffer_rec(clCreateFromGLRenderbuffer_t real, 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, renderbuffer, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateFromGLRenderbuffer + 1u) return real(context, flags, renderbuffer, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateFromGLRenderbuffer + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, renderbuffer, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
@@ -1536,10 +1764,16 @@ static void * clCreateFromGLTexture_rec(clCreateFromGLTexture_t real, void * con
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, target, miplevel, texture, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateFromGLTexture + 1u) return real(context, flags, target, miplevel, texture, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateFromGLTexture + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, target, miplevel, texture, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
@@ -1575,10 +1809,16 @@ static void * clCreateFromGLTexture2D_rec(clCreateFromGLTexture2D_t real, void *
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, target, miplevel, texture, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateFromGLTexture2D + 1u) return real(context, flags, target, miplevel, texture, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateFromGLTexture2D + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, target, miplevel, texture, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
@@ -1614,10 +1854,16 @@ static void * clCreateFromGLTexture3D_rec(clCreateFromGLTexture3D_t real, void *
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, target, miplevel, texture, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateFromGLTexture3D + 1u) return real(context, flags, target, miplevel, texture, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateFromGLTexture3D + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, target, miplevel, texture, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
@@ -1653,10 +1899,16 @@ static void * clCreateFromVA_APIMediaSurfaceINTEL_rec(clCreateFromVA_APIMediaSur
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, surface, plane, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateFromVA_APIMediaSurfaceINTEL + 1u) return real(context, flags, surface, plane, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateFromVA_APIMediaSurfaceINTEL + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, surface, plane, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -1691,10 +1943,16 @@ static void * clCreateImage_rec(clCreateImage_t real, void * context, uint64_t f
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_format, image_desc, host_ptr, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateImage + 1u) return real(context, flags, image_format, image_desc, host_ptr, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateImage + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, image_format, image_desc, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
@@ -1730,10 +1988,16 @@ static void * clCreateImage2D_rec(clCreateImage2D_t real, void * context, uint64
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateImage2D + 1u) return real(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateImage2D + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8);
@@ -1771,10 +2035,16 @@ static void * clCreateImage3D_rec(clCreateImage3D_t real, void * context, uint64
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateImage3D + 1u) return real(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateImage3D + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10);
@@ -1814,10 +2084,16 @@ static void * clCreateImageWithProperties_rec(clCreateImageWithProperties_t real
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateImageWithProperties + 1u) return real(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateImageWithProperties + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_PROPS);
@@ -1854,10 +2130,16 @@ static void * clCreateKernel_rec(clCreateKernel_t real, void * program, void * k
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(program, kernel_name, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateKernel + 1u) return real(program, kernel_name, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateKernel + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(program, kernel_name, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + CLT_MAX_STR);
@@ -1890,9 +2172,15 @@ static int32_t clCreateKernelsInProgram_rec(clCreateKernelsInProgram_t real, voi
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(program, num_kernels, kernels, num_kernels_ret);
+    if (th && th->in_fn == CLT_FN_clCreateKernelsInProgram + 1u) return real(program, num_kernels, kernels, num_kernels_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateKernelsInProgram + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(program, num_kernels, kernels, num_kernels_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_ARRAY);
@@ -1926,10 +2214,16 @@ static void * clCreatePipe_rec(clCreatePipe_t real, void * context, uint64_t fla
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreatePipe + 1u) return real(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreatePipe + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS);
@@ -1965,10 +2259,16 @@ static void * clCreateProgramWithBinary_rec(clCreateProgramWithBinary_t real, vo
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateProgramWithBinary + 1u) return real(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateProgramWithBinary + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY);
@@ -2005,10 +2305,16 @@ static void * clCreateProgramWithBuiltInKernels_rec(clCreateProgramWithBuiltInKe
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, num_devices, device_list, kernel_names, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateProgramWithBuiltInKernels + 1u) return real(context, num_devices, device_list, kernel_names, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateProgramWithBuiltInKernels + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, num_devices, device_list, kernel_names, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR);
@@ -2043,10 +2349,16 @@ static void * clCreateProgramWithIL_rec(clCreateProgramWithIL_t real, void * con
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, il, length, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateProgramWithIL + 1u) return real(context, il, length, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateProgramWithIL + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, il, length, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
@@ -2080,10 +2392,16 @@ static void * clCreateProgramWithILKHR_rec(clCreateProgramWithILKHR_t real, void
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, il, length, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateProgramWithILKHR + 1u) return real(context, il, length, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateProgramWithILKHR + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, il, length, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
@@ -2117,10 +2435,16 @@ static void * clCreateProgramWithSource_rec(clCreateProgramWithSource_t real, vo
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, count, strings, lengths, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateProgramWithSource + 1u) return real(context, count, strings, lengths, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateProgramWithSource + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, count, strings, lengths, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -2155,10 +2479,16 @@ static void * clCreateSampler_rec(clCreateSampler_t real, void * context, uint32
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateSampler + 1u) return real(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateSampler + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, normalized_coords, addressing_mode, filter_mode, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -2193,10 +2523,16 @@ static void * clCreateSamplerWithProperties_rec(clCreateSamplerWithProperties_t 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, sampler_properties, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateSamplerWithProperties + 1u) return real(context, sampler_properties, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateSamplerWithProperties + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, sampler_properties, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_PROPS);
@@ -2229,10 +2565,16 @@ static void * clCreateSemaphoreWithPropertiesKHR_rec(clCreateSemaphoreWithProper
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, sema_props, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateSemaphoreWithPropertiesKHR + 1u) return real(context, sema_props, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateSemaphoreWithPropertiesKHR + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, sema_props, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_PROPS);
@@ -2265,10 +2607,16 @@ static void * clCreateSubBuffer_rec(clCreateSubBuffer_t real, void * buffer, uin
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateSubBuffer + 1u) return real(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateSubBuffer + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -2303,9 +2651,15 @@ static int32_t clCreateSubDevices_rec(clCreateSubDevices_t real, void * in_devic
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(in_device, properties, num_devices, out_devices, num_devices_ret);
+    if (th && th->in_fn == CLT_FN_clCreateSubDevices + 1u) return real(in_device, properties, num_devices, out_devices, num_devices_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateSubDevices + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(in_device, properties, num_devices, out_devices, num_devices_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY);
@@ -2340,9 +2694,15 @@ static int32_t clCreateSubDevicesEXT_rec(clCreateSubDevicesEXT_t real, void * in
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(in_device, properties, num_entries, out_devices, num_devices);
+    if (th && th->in_fn == CLT_FN_clCreateSubDevicesEXT + 1u) return real(in_device, properties, num_entries, out_devices, num_devices);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateSubDevicesEXT + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(in_device, properties, num_entries, out_devices, num_devices);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY);
@@ -2377,10 +2737,16 @@ static void * clCreateUserEvent_rec(clCreateUserEvent_t real, void * context, cl
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clCreateUserEvent + 1u) return real(context, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clCreateUserEvent + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
@@ -2412,9 +2778,15 @@ static int32_t clDeinitLayer_rec(clDeinitLayer_t real)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real();
+    if (th && th->in_fn == CLT_FN_clDeinitLayer + 1u) return real();
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clDeinitLayer + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real();
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 0);
@@ -2444,10 +2816,16 @@ static void * clDeviceMemAllocINTEL_rec(clDeviceMemAllocINTEL_t real, void * con
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, device, properties, size, alignment, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clDeviceMemAllocINTEL + 1u) return real(context, device, properties, size, alignment, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clDeviceMemAllocINTEL + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, device, properties, size, alignment, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS);
@@ -2483,14 +2861,20 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueAcquireD3D10ObjectsKHR + 1u) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueAcquireD3D10ObjectsKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -2529,14 +2913,20 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueAcquireD3D11ObjectsKHR + 1u) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueAcquireD3D11ObjectsKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -2575,14 +2965,20 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR + 1u) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -2621,14 +3017,20 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueAcquireDX9ObjectsINTEL + 1u) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueAcquireDX9ObjectsINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -2667,14 +3069,20 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueAcquireEGLObjectsKHR + 1u) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueAcquireEGLObjectsKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -2713,14 +3121,20 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueAcquireExternalMemObjectsKHR + 1u) return real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueAcquireExternalMemObjectsKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -2759,14 +3173,20 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueAcquireGLObjects + 1u) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueAcquireGLObjects + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -2805,14 +3225,20 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueAcquireGrallocObjectsIMG + 1u) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueAcquireGrallocObjectsIMG + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -2851,14 +3277,20 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL + 1u) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -2897,9 +3329,15 @@ static int32_t clEnqueueBarrier_rec(clEnqueueBarrier_t real, void * command_queu
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue);
+    if (th && th->in_fn == CLT_FN_clEnqueueBarrier + 1u) return real(command_queue);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueBarrier + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -2930,14 +3368,20 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueBarrierWithWaitList + 1u) return real(command_queue, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueBarrierWithWaitList + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -2974,14 +3418,20 @@ static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, u
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(num_queues, queues, command_buffer, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueCommandBufferKHR + 1u) return real(num_queues, queues, command_buffer, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueCommandBufferKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(num_queues, queues, command_buffer, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3020,14 +3470,20 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void * comman
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueCopyBuffer + 1u) return real(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueCopyBuffer + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3069,14 +3525,20 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueCopyBufferRect + 1u) return real(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueCopyBufferRect + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3122,14 +3584,20 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueCopyBufferToImage + 1u) return real(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueCopyBufferToImage + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3171,14 +3639,20 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void * command_
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueCopyImage + 1u) return real(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueCopyImage + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3220,14 +3694,20 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueCopyImageToBuffer + 1u) return real(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueCopyImageToBuffer + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3269,14 +3749,20 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void * comman
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueFillBuffer + 1u) return real(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueFillBuffer + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3318,14 +3804,20 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void * command_
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueFillImage + 1u) return real(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueFillImage + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3366,14 +3858,20 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueGenerateMipmapIMG + 1u) return real(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueGenerateMipmapIMG + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3415,15 +3913,21 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void * command_q
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clEnqueueMapBuffer + 1u) return real(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
     cl_int_ clt_err_local = 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueMapBuffer + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event__c, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret != NULL && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3466,15 +3970,21 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void * command_que
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clEnqueueMapImage + 1u) return real(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
     cl_int_ clt_err_local = 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueMapImage + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event__c, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret != NULL && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3519,14 +4029,20 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void * command_queue,
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueMarker + 1u) return real(command_queue, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueMarker + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3561,14 +4077,20 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueMarkerWithWaitList + 1u) return real(command_queue, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueMarkerWithWaitList + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3605,14 +4127,20 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueMemAdviseINTEL + 1u) return real(command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueMemAdviseINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3652,14 +4180,20 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void * co
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueMemFillINTEL + 1u) return real(command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueMemFillINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3700,14 +4234,20 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void * comm
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueMemcpyINTEL + 1u) return real(command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueMemcpyINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3748,14 +4288,20 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void * comm
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueMemsetINTEL + 1u) return real(command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueMemsetINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3795,14 +4341,20 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueMigrateMemINTEL + 1u) return real(command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueMigrateMemINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3842,14 +4394,20 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueMigrateMemObjectEXT + 1u) return real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueMigrateMemObjectEXT + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3889,14 +4447,20 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueMigrateMemObjects + 1u) return real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueMigrateMemObjects + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3933,6 +4497,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueNDRangeKernel(void * command_queue, void * 
 static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * local_work_size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
+    if (th && th->in_fn == CLT_FN_clEnqueueNDRangeKernel + 1u) return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
     struct clt_hook h = { th, (void *)real, 0, {0} };
     void * command_queue__c = command_queue;
     void * kernel__c = kernel;
@@ -3948,9 +4513,14 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void * 
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueNDRangeKernel + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue__c, kernel__c, work_dim__c, global_work_offset__c, global_work_size__c, local_work_size__c, num_events_in_wait_list__c, event_wait_list__c, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     clt_post_clEnqueueNDRangeKernel(&h, &ret, command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
@@ -3993,14 +4563,20 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void * co
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueNativeKernel + 1u) return real(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueNativeKernel + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4043,14 +4619,20 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void * comman
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueReadBuffer + 1u) return real(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueReadBuffer + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4092,14 +4674,20 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueReadBufferRect + 1u) return real(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueReadBufferRect + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4146,14 +4734,20 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueReadHostPipeINTEL + 1u) return real(command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueReadHostPipeINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4195,14 +4789,20 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void * command_
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueReadImage + 1u) return real(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueReadImage + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4246,14 +4846,20 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueReleaseD3D10ObjectsKHR + 1u) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueReleaseD3D10ObjectsKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4292,14 +4898,20 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueReleaseD3D11ObjectsKHR + 1u) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueReleaseD3D11ObjectsKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4338,14 +4950,20 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR + 1u) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4384,14 +5002,20 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueReleaseDX9ObjectsINTEL + 1u) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueReleaseDX9ObjectsINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4430,14 +5054,20 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueReleaseEGLObjectsKHR + 1u) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueReleaseEGLObjectsKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4476,14 +5106,20 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueReleaseExternalMemObjectsKHR + 1u) return real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueReleaseExternalMemObjectsKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4522,14 +5158,20 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueReleaseGLObjects + 1u) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueReleaseGLObjects + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4568,14 +5210,20 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueReleaseGrallocObjectsIMG + 1u) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueReleaseGrallocObjectsIMG + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4614,14 +5262,20 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL + 1u) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4660,14 +5314,20 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void * command_queu
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueSVMFree + 1u) return real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueSVMFree + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4708,14 +5368,20 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void * comman
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueSVMFreeARM + 1u) return real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueSVMFreeARM + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4756,14 +5422,20 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void * command_queue,
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueSVMMap + 1u) return real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueSVMMap + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4804,14 +5476,20 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void * command_
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueSVMMapARM + 1u) return real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueSVMMapARM + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4852,14 +5530,20 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void * comman
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueSVMMemFill + 1u) return real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueSVMMemFill + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4900,14 +5584,20 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void * 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueSVMMemFillARM + 1u) return real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueSVMMemFillARM + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4948,14 +5638,20 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void * command_
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueSVMMemcpy + 1u) return real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueSVMMemcpy + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4996,14 +5692,20 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void * co
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueSVMMemcpyARM + 1u) return real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueSVMMemcpyARM + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5044,14 +5746,20 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void * 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueSVMMigrateMem + 1u) return real(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueSVMMigrateMem + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5092,14 +5800,20 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void * command_qu
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueSVMUnmap + 1u) return real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueSVMUnmap + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5137,14 +5851,20 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void * comm
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueSVMUnmapARM + 1u) return real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueSVMUnmapARM + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5182,14 +5902,20 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueSignalSemaphoresKHR + 1u) return real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueSignalSemaphoresKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5229,14 +5955,20 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void * command_queue, voi
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueTask + 1u) return real(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueTask + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, kernel, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5274,14 +6006,20 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueUnmapMemObject + 1u) return real(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueUnmapMemObject + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5320,9 +6058,15 @@ static int32_t clEnqueueWaitForEvents_rec(clEnqueueWaitForEvents_t real, void * 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_events, event_list);
+    if (th && th->in_fn == CLT_FN_clEnqueueWaitForEvents + 1u) return real(command_queue, num_events, event_list);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueWaitForEvents + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_events, event_list);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_ARRAY);
@@ -5355,14 +6099,20 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueWaitSemaphoresKHR + 1u) return real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueWaitSemaphoresKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5402,14 +6152,20 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void * comm
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueWriteBuffer + 1u) return real(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueWriteBuffer + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5451,14 +6207,20 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueWriteBufferRect + 1u) return real(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueWriteBufferRect + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5505,14 +6267,20 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueWriteHostPipeINTEL + 1u) return real(command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueWriteHostPipeINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5554,14 +6322,20 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void * comman
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+    if (th && th->in_fn == CLT_FN_clEnqueueWriteImage + 1u) return real(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event)
         event__c = &clt_own_event;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clEnqueueWriteImage + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5605,9 +6379,15 @@ static int32_t clFinalizeCommandBufferKHR_rec(clFinalizeCommandBufferKHR_t real,
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer);
+    if (th && th->in_fn == CLT_FN_clFinalizeCommandBufferKHR + 1u) return real(command_buffer);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clFinalizeCommandBufferKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -5638,9 +6418,15 @@ static int32_t clFinish_rec(clFinish_t real, void * command_queue)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue);
+    if (th && th->in_fn == CLT_FN_clFinish + 1u) return real(command_queue);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clFinish + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -5671,9 +6457,15 @@ static int32_t clFlush_rec(clFlush_t real, void * command_queue)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue);
+    if (th && th->in_fn == CLT_FN_clFlush + 1u) return real(command_queue);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clFlush + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -5704,9 +6496,15 @@ static int32_t clGetAcceleratorInfoINTEL_rec(clGetAcceleratorInfoINTEL_t real, v
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(accelerator, param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetAcceleratorInfoINTEL + 1u) return real(accelerator, param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetAcceleratorInfoINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(accelerator, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -5741,9 +6539,15 @@ static int32_t clGetCommandBufferInfoKHR_rec(clGetCommandBufferInfoKHR_t real, v
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetCommandBufferInfoKHR + 1u) return real(command_buffer, param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetCommandBufferInfoKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -5775,6 +6579,7 @@ CLT_EXPORT int32_t CLT_CALL clGetCommandQueueInfo(void * command_queue, uint32_t
 static int32_t clGetCommandQueueInfo_rec(clGetCommandQueueInfo_t real, void * command_queue, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
     struct clt_thread *th = clt_enter();
+    if (th && th->in_fn == CLT_FN_clGetCommandQueueInfo + 1u) return real(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
     struct clt_hook h = { th, (void *)real, 0, {0} };
     void * command_queue__c = command_queue;
     uint32_t param_name__c = param_name;
@@ -5782,9 +6587,14 @@ static int32_t clGetCommandQueueInfo_rec(clGetCommandQueueInfo_t real, void * co
     void * param_value__c = param_value;
     void * param_value_size_ret__c = param_value_size_ret;
     clt_pre_clGetCommandQueueInfo(&h, &command_queue__c, &param_name__c, &param_value_size__c, &param_value__c, &param_value_size_ret__c);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetCommandQueueInfo + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue__c, param_name__c, param_value_size__c, param_value__c, param_value_size_ret__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     clt_post_clGetCommandQueueInfo(&h, &ret, command_queue, param_name, param_value_size, param_value, param_value_size_ret);
     if (!th)
         return ret;
@@ -5820,9 +6630,15 @@ static int32_t clGetContextInfo_rec(clGetContextInfo_t real, void * context, uin
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetContextInfo + 1u) return real(context, param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetContextInfo + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(context, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -5857,9 +6673,15 @@ static int32_t clGetDeviceAndHostTimer_rec(clGetDeviceAndHostTimer_t real, void 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(device, device_timestamp, host_timestamp);
+    if (th && th->in_fn == CLT_FN_clGetDeviceAndHostTimer + 1u) return real(device, device_timestamp, host_timestamp);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetDeviceAndHostTimer + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(device, device_timestamp, host_timestamp);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
@@ -5892,9 +6714,15 @@ static int32_t clGetDeviceIDs_rec(clGetDeviceIDs_t real, void * platform, uint64
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, device_type, num_entries, devices, num_devices);
+    if (th && th->in_fn == CLT_FN_clGetDeviceIDs + 1u) return real(platform, device_type, num_entries, devices, num_devices);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetDeviceIDs + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, device_type, num_entries, devices, num_devices);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY);
@@ -5929,9 +6757,15 @@ static int32_t clGetDeviceIDsFromD3D10KHR_rec(clGetDeviceIDsFromD3D10KHR_t real,
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
+    if (th && th->in_fn == CLT_FN_clGetDeviceIDsFromD3D10KHR + 1u) return real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetDeviceIDsFromD3D10KHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY);
@@ -5968,9 +6802,15 @@ static int32_t clGetDeviceIDsFromD3D11KHR_rec(clGetDeviceIDsFromD3D11KHR_t real,
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
+    if (th && th->in_fn == CLT_FN_clGetDeviceIDsFromD3D11KHR + 1u) return real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetDeviceIDsFromD3D11KHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY);
@@ -6007,9 +6847,15 @@ static int32_t clGetDeviceIDsFromDX9INTEL_rec(clGetDeviceIDsFromDX9INTEL_t real,
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, dx9_device_source, dx9_object, dx9_device_set, num_entries, devices, num_devices);
+    if (th && th->in_fn == CLT_FN_clGetDeviceIDsFromDX9INTEL + 1u) return real(platform, dx9_device_source, dx9_object, dx9_device_set, num_entries, devices, num_devices);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetDeviceIDsFromDX9INTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, dx9_device_source, dx9_object, dx9_device_set, num_entries, devices, num_devices);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY);
@@ -6046,9 +6892,15 @@ static int32_t clGetDeviceIDsFromDX9MediaAdapterKHR_rec(clGetDeviceIDsFromDX9Med
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, num_media_adapters, media_adapter_type, media_adapters, media_adapter_set, num_entries, devices, num_devices);
+    if (th && th->in_fn == CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR + 1u) return real(platform, num_media_adapters, media_adapter_type, media_adapters, media_adapter_set, num_entries, devices, num_devices);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, num_media_adapters, media_adapter_type, media_adapters, media_adapter_set, num_entries, devices, num_devices);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY);
@@ -6086,9 +6938,15 @@ static int32_t clGetDeviceIDsFromVA_APIMediaAdapterINTEL_rec(clGetDeviceIDsFromV
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, media_adapter_type, media_adapter, media_adapter_set, num_entries, devices, num_devices);
+    if (th && th->in_fn == CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL + 1u) return real(platform, media_adapter_type, media_adapter, media_adapter_set, num_entries, devices, num_devices);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, media_adapter_type, media_adapter, media_adapter_set, num_entries, devices, num_devices);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY);
@@ -6125,9 +6983,15 @@ static int32_t clGetDeviceImageInfoQCOM_rec(clGetDeviceImageInfoQCOM_t real, voi
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(device, image_width, image_height, image_format, param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetDeviceImageInfoQCOM + 1u) return real(device, image_width, image_height, image_format, param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetDeviceImageInfoQCOM + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(device, image_width, image_height, image_format, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8);
@@ -6165,9 +7029,15 @@ static int32_t clGetDeviceInfo_rec(clGetDeviceInfo_t real, void * device, uint32
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(device, param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetDeviceInfo + 1u) return real(device, param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetDeviceInfo + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(device, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -6202,9 +7072,15 @@ static int32_t clGetEventInfo_rec(clGetEventInfo_t real, void * event, uint32_t 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(event, param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetEventInfo + 1u) return real(event, param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetEventInfo + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(event, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -6236,6 +7112,7 @@ CLT_EXPORT int32_t CLT_CALL clGetEventProfilingInfo(void * event, uint32_t param
 static int32_t clGetEventProfilingInfo_rec(clGetEventProfilingInfo_t real, void * event, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
     struct clt_thread *th = clt_enter();
+    if (th && th->in_fn == CLT_FN_clGetEventProfilingInfo + 1u) return real(event, param_name, param_value_size, param_value, param_value_size_ret);
     struct clt_hook h = { th, (void *)real, 0, {0} };
     void * event__c = event;
     uint32_t param_name__c = param_name;
@@ -6243,9 +7120,14 @@ static int32_t clGetEventProfilingInfo_rec(clGetEventProfilingInfo_t real, void 
     void * param_value__c = param_value;
     void * param_value_size_ret__c = param_value_size_ret;
     clt_pre_clGetEventProfilingInfo(&h, &event__c, &param_name__c, &param_value_size__c, &param_value__c, &param_value_size_ret__c);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetEventProfilingInfo + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(event__c, param_name__c, param_value_size__c, param_value__c, param_value_size_ret__c);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     clt_post_clGetEventProfilingInfo(&h, &ret, event, param_name, param_value_size, param_value, param_value_size_ret);
     if (!th)
         return ret;
@@ -6281,9 +7163,15 @@ static void * clGetExtensionFunctionAddress_rec(clGetExtensionFunctionAddress_t 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return clt_ext_wrap(func_name, real(func_name));
+    if (th && th->in_fn == CLT_FN_clGetExtensionFunctionAddress + 1u) return clt_ext_wrap(func_name, real(func_name));
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetExtensionFunctionAddress + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(func_name);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     ret = clt_ext_wrap(func_name, ret);
     if (!th)
         return ret;
@@ -6315,9 +7203,15 @@ static void * clGetExtensionFunctionAddressForPlatform_rec(clGetExtensionFunctio
 {
     struct clt_thread *th = clt_enter();
     if (!th) return clt_ext_wrap(func_name, real(platform, func_name));
+    if (th && th->in_fn == CLT_FN_clGetExtensionFunctionAddressForPlatform + 1u) return clt_ext_wrap(func_name, real(platform, func_name));
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetExtensionFunctionAddressForPlatform + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(platform, func_name);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     ret = clt_ext_wrap(func_name, ret);
     if (!th)
         return ret;
@@ -6350,9 +7244,15 @@ static int32_t clGetGLContextInfoKHR_rec(clGetGLContextInfoKHR_t real, void * pr
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(properties, param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetGLContextInfoKHR + 1u) return real(properties, param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetGLContextInfoKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(properties, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS);
@@ -6387,9 +7287,15 @@ static int32_t clGetGLObjectInfo_rec(clGetGLObjectInfo_t real, void * memobj, vo
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(memobj, gl_object_type, gl_object_name);
+    if (th && th->in_fn == CLT_FN_clGetGLObjectInfo + 1u) return real(memobj, gl_object_type, gl_object_name);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetGLObjectInfo + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(memobj, gl_object_type, gl_object_name);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
@@ -6422,9 +7328,15 @@ static int32_t clGetGLTextureInfo_rec(clGetGLTextureInfo_t real, void * memobj, 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetGLTextureInfo + 1u) return real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetGLTextureInfo + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -6459,9 +7371,15 @@ static int32_t clGetHostTimer_rec(clGetHostTimer_t real, void * device, void * h
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(device, host_timestamp);
+    if (th && th->in_fn == CLT_FN_clGetHostTimer + 1u) return real(device, host_timestamp);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetHostTimer + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(device, host_timestamp);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
@@ -6493,9 +7411,15 @@ static int32_t clGetICDLoaderInfoOCLICD_rec(clGetICDLoaderInfoOCLICD_t real, uin
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetICDLoaderInfoOCLICD + 1u) return real(param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetICDLoaderInfoOCLICD + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
@@ -6529,9 +7453,15 @@ static int32_t clGetImageInfo_rec(clGetImageInfo_t real, void * image, uint32_t 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(image, param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetImageInfo + 1u) return real(image, param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetImageInfo + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(image, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -6566,9 +7496,15 @@ static int32_t clGetImageRequirementsInfoEXT_rec(clGetImageRequirementsInfoEXT_t
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, properties, flags, image_format, image_desc, param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetImageRequirementsInfoEXT + 1u) return real(context, properties, flags, image_format, image_desc, param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetImageRequirementsInfoEXT + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(context, properties, flags, image_format, image_desc, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_PROPS);
@@ -6607,9 +7543,15 @@ static int32_t clGetKernelArgInfo_rec(clGetKernelArgInfo_t real, void * kernel, 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, arg_index, param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetKernelArgInfo + 1u) return real(kernel, arg_index, param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetKernelArgInfo + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, arg_index, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
@@ -6645,9 +7587,15 @@ static int32_t clGetKernelInfo_rec(clGetKernelInfo_t real, void * kernel, uint32
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetKernelInfo + 1u) return real(kernel, param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetKernelInfo + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -6682,9 +7630,15 @@ static int32_t clGetKernelSubGroupInfo_rec(clGetKernelSubGroupInfo_t real, void 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetKernelSubGroupInfo + 1u) return real(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetKernelSubGroupInfo + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8);
@@ -6722,9 +7676,15 @@ static int32_t clGetKernelSubGroupInfoKHR_rec(clGetKernelSubGroupInfoKHR_t real,
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(in_kernel, in_device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetKernelSubGroupInfoKHR + 1u) return real(in_kernel, in_device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetKernelSubGroupInfoKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(in_kernel, in_device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8);
@@ -6762,9 +7722,15 @@ static int32_t clGetKernelSuggestedLocalWorkSize_rec(clGetKernelSuggestedLocalWo
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
+    if (th && th->in_fn == CLT_FN_clGetKernelSuggestedLocalWorkSize + 1u) return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetKernelSuggestedLocalWorkSize + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
@@ -6800,9 +7766,15 @@ static int32_t clGetKernelSuggestedLocalWorkSizeKHR_rec(clGetKernelSuggestedLoca
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
+    if (th && th->in_fn == CLT_FN_clGetKernelSuggestedLocalWorkSizeKHR + 1u) return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetKernelSuggestedLocalWorkSizeKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
@@ -6838,9 +7810,15 @@ static int32_t clGetKernelWorkGroupInfo_rec(clGetKernelWorkGroupInfo_t real, voi
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetKernelWorkGroupInfo + 1u) return real(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetKernelWorkGroupInfo + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
@@ -6876,9 +7854,15 @@ static int32_t clGetLayerInfo_rec(clGetLayerInfo_t real, uint32_t param_name, si
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetLayerInfo + 1u) return real(param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetLayerInfo + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
@@ -6912,9 +7896,15 @@ static int32_t clGetMemAllocInfoINTEL_rec(clGetMemAllocInfoINTEL_t real, void * 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, ptr, param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetMemAllocInfoINTEL + 1u) return real(context, ptr, param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetMemAllocInfoINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(context, ptr, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
@@ -6950,9 +7940,15 @@ static int32_t clGetMemObjectInfo_rec(clGetMemObjectInfo_t real, void * memobj, 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetMemObjectInfo + 1u) return real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetMemObjectInfo + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -6987,9 +7983,15 @@ static int32_t clGetMutableCommandInfoKHR_rec(clGetMutableCommandInfoKHR_t real,
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command, param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetMutableCommandInfoKHR + 1u) return real(command, param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetMutableCommandInfoKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -7024,9 +8026,15 @@ static int32_t clGetPipeInfo_rec(clGetPipeInfo_t real, void * pipe, uint32_t par
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(pipe, param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetPipeInfo + 1u) return real(pipe, param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetPipeInfo + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(pipe, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -7061,9 +8069,15 @@ static int32_t clGetPlatformIDs_rec(clGetPlatformIDs_t real, uint32_t num_entrie
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(num_entries, platforms, num_platforms);
+    if (th && th->in_fn == CLT_FN_clGetPlatformIDs + 1u) return real(num_entries, platforms, num_platforms);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetPlatformIDs + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(num_entries, platforms, num_platforms);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_ARRAY);
@@ -7096,9 +8110,15 @@ static int32_t clGetPlatformInfo_rec(clGetPlatformInfo_t real, void * platform, 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetPlatformInfo + 1u) return real(platform, param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetPlatformInfo + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -7133,9 +8153,15 @@ static int32_t clGetProgramBuildInfo_rec(clGetProgramBuildInfo_t real, void * pr
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(program, device, param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetProgramBuildInfo + 1u) return real(program, device, param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetProgramBuildInfo + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(program, device, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
@@ -7171,9 +8197,15 @@ static int32_t clGetProgramInfo_rec(clGetProgramInfo_t real, void * program, uin
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(program, param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetProgramInfo + 1u) return real(program, param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetProgramInfo + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(program, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -7208,9 +8240,15 @@ static int32_t clGetSVMPointerInfoKHR_rec(clGetSVMPointerInfoKHR_t real, void * 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, device, ptr, param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetSVMPointerInfoKHR + 1u) return real(context, device, ptr, param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetSVMPointerInfoKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(context, device, ptr, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7);
@@ -7247,9 +8285,15 @@ static int32_t clGetSVMSuggestedTypeIndexKHR_rec(clGetSVMSuggestedTypeIndexKHR_t
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, required_capabilities, desired_capabilities, properties, size, suggested_svm_type_index);
+    if (th && th->in_fn == CLT_FN_clGetSVMSuggestedTypeIndexKHR + 1u) return real(context, required_capabilities, desired_capabilities, properties, size, suggested_svm_type_index);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetSVMSuggestedTypeIndexKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(context, required_capabilities, desired_capabilities, properties, size, suggested_svm_type_index);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS);
@@ -7285,9 +8329,15 @@ static int32_t clGetSamplerInfo_rec(clGetSamplerInfo_t real, void * sampler, uin
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(sampler, param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetSamplerInfo + 1u) return real(sampler, param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetSamplerInfo + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(sampler, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -7322,9 +8372,15 @@ static int32_t clGetSemaphoreHandleForTypeKHR_rec(clGetSemaphoreHandleForTypeKHR
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(sema_object, device, handle_type, handle_size, handle_ptr, handle_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetSemaphoreHandleForTypeKHR + 1u) return real(sema_object, device, handle_type, handle_size, handle_ptr, handle_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetSemaphoreHandleForTypeKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(sema_object, device, handle_type, handle_size, handle_ptr, handle_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
@@ -7360,9 +8416,15 @@ static int32_t clGetSemaphoreInfoKHR_rec(clGetSemaphoreInfoKHR_t real, void * se
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(sema_object, param_name, param_value_size, param_value, param_value_size_ret);
+    if (th && th->in_fn == CLT_FN_clGetSemaphoreInfoKHR + 1u) return real(sema_object, param_name, param_value_size, param_value, param_value_size_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetSemaphoreInfoKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(sema_object, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
@@ -7397,9 +8459,15 @@ static int32_t clGetSupportedD3D10TextureFormatsINTEL_rec(clGetSupportedD3D10Tex
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_type, num_entries, d3d10_formats, num_texture_formats);
+    if (th && th->in_fn == CLT_FN_clGetSupportedD3D10TextureFormatsINTEL + 1u) return real(context, flags, image_type, num_entries, d3d10_formats, num_texture_formats);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetSupportedD3D10TextureFormatsINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(context, flags, image_type, num_entries, d3d10_formats, num_texture_formats);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
@@ -7435,9 +8503,15 @@ static int32_t clGetSupportedD3D11TextureFormatsINTEL_rec(clGetSupportedD3D11Tex
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_type, plane, num_entries, d3d11_formats, num_texture_formats);
+    if (th && th->in_fn == CLT_FN_clGetSupportedD3D11TextureFormatsINTEL + 1u) return real(context, flags, image_type, plane, num_entries, d3d11_formats, num_texture_formats);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetSupportedD3D11TextureFormatsINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(context, flags, image_type, plane, num_entries, d3d11_formats, num_texture_formats);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7);
@@ -7474,9 +8548,15 @@ static int32_t clGetSupportedDX9MediaSurfaceFormatsINTEL_rec(clGetSupportedDX9Me
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_type, plane, num_entries, dx9_formats, num_surface_formats);
+    if (th && th->in_fn == CLT_FN_clGetSupportedDX9MediaSurfaceFormatsINTEL + 1u) return real(context, flags, image_type, plane, num_entries, dx9_formats, num_surface_formats);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetSupportedDX9MediaSurfaceFormatsINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(context, flags, image_type, plane, num_entries, dx9_formats, num_surface_formats);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7);
@@ -7513,9 +8593,15 @@ static int32_t clGetSupportedGLTextureFormatsINTEL_rec(clGetSupportedGLTextureFo
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_type, num_entries, gl_formats, num_texture_formats);
+    if (th && th->in_fn == CLT_FN_clGetSupportedGLTextureFormatsINTEL + 1u) return real(context, flags, image_type, num_entries, gl_formats, num_texture_formats);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetSupportedGLTextureFormatsINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(context, flags, image_type, num_entries, gl_formats, num_texture_formats);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
@@ -7551,9 +8637,15 @@ static int32_t clGetSupportedImageFormats_rec(clGetSupportedImageFormats_t real,
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_type, num_entries, image_formats, num_image_formats);
+    if (th && th->in_fn == CLT_FN_clGetSupportedImageFormats + 1u) return real(context, flags, image_type, num_entries, image_formats, num_image_formats);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetSupportedImageFormats + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(context, flags, image_type, num_entries, image_formats, num_image_formats);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
@@ -7589,9 +8681,15 @@ static int32_t clGetSupportedVA_APIMediaSurfaceFormatsINTEL_rec(clGetSupportedVA
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_type, plane, num_entries, va_api_formats, num_surface_formats);
+    if (th && th->in_fn == CLT_FN_clGetSupportedVA_APIMediaSurfaceFormatsINTEL + 1u) return real(context, flags, image_type, plane, num_entries, va_api_formats, num_surface_formats);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clGetSupportedVA_APIMediaSurfaceFormatsINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(context, flags, image_type, plane, num_entries, va_api_formats, num_surface_formats);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7);
@@ -7628,10 +8726,16 @@ static void * clHostMemAllocINTEL_rec(clHostMemAllocINTEL_t real, void * context
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, properties, size, alignment, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clHostMemAllocINTEL + 1u) return real(context, properties, size, alignment, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clHostMemAllocINTEL + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, properties, size, alignment, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS);
@@ -7666,9 +8770,15 @@ static void * clIcdGetFunctionAddressForPlatformKHR_rec(clIcdGetFunctionAddressF
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, func_name);
+    if (th && th->in_fn == CLT_FN_clIcdGetFunctionAddressForPlatformKHR + 1u) return real(platform, func_name);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clIcdGetFunctionAddressForPlatformKHR + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(platform, func_name);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + CLT_MAX_STR);
@@ -7700,9 +8810,15 @@ static int32_t clIcdGetPlatformIDsKHR_rec(clIcdGetPlatformIDsKHR_t real, uint32_
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(num_entries, platforms, num_platforms);
+    if (th && th->in_fn == CLT_FN_clIcdGetPlatformIDsKHR + 1u) return real(num_entries, platforms, num_platforms);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clIcdGetPlatformIDsKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(num_entries, platforms, num_platforms);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_ARRAY);
@@ -7735,9 +8851,15 @@ static int32_t clIcdSetPlatformDispatchDataKHR_rec(clIcdSetPlatformDispatchDataK
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, dispatch_data);
+    if (th && th->in_fn == CLT_FN_clIcdSetPlatformDispatchDataKHR + 1u) return real(platform, dispatch_data);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clIcdSetPlatformDispatchDataKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, dispatch_data);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
@@ -7769,10 +8891,16 @@ static void * clImportMemoryARM_rec(clImportMemoryARM_t real, void * context, ui
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, properties, memory, size, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clImportMemoryARM + 1u) return real(context, flags, properties, memory, size, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clImportMemoryARM + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, properties, memory, size, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
@@ -7808,9 +8936,15 @@ static int32_t clInitLayer_rec(clInitLayer_t real, uint32_t num_entries, void * 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret);
+    if (th && th->in_fn == CLT_FN_clInitLayer + 1u) return real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clInitLayer + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
@@ -7844,9 +8978,15 @@ static int32_t clInitLayerWithProperties_rec(clInitLayerWithProperties_t real, u
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret, properties);
+    if (th && th->in_fn == CLT_FN_clInitLayerWithProperties + 1u) return real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret, properties);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clInitLayerWithProperties + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret, properties);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS);
@@ -7881,10 +9021,16 @@ static void * clLinkProgram_rec(clLinkProgram_t real, void * context, uint32_t n
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clLinkProgram + 1u) return real(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clLinkProgram + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR + 8 * CLT_MAX_ARRAY);
@@ -7923,9 +9069,15 @@ static void clLogMessagesToStderrAPPLE_rec(clLogMessagesToStderrAPPLE_t real, vo
 {
     struct clt_thread *th = clt_enter();
     if (!th) { real(errstr, private_info, cb, user_data); return; }
+    if (th && th->in_fn == CLT_FN_clLogMessagesToStderrAPPLE + 1u) { real(errstr, private_info, cb, user_data); return; }
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clLogMessagesToStderrAPPLE + 1u;
     uint64_t t0 = clt_now();
     real(errstr, private_info, cb, user_data);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + CLT_MAX_STR);
@@ -7959,9 +9111,15 @@ static void clLogMessagesToStdoutAPPLE_rec(clLogMessagesToStdoutAPPLE_t real, vo
 {
     struct clt_thread *th = clt_enter();
     if (!th) { real(errstr, private_info, cb, user_data); return; }
+    if (th && th->in_fn == CLT_FN_clLogMessagesToStdoutAPPLE + 1u) { real(errstr, private_info, cb, user_data); return; }
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clLogMessagesToStdoutAPPLE + 1u;
     uint64_t t0 = clt_now();
     real(errstr, private_info, cb, user_data);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + CLT_MAX_STR);
@@ -7995,9 +9153,15 @@ static void clLogMessagesToSystemLogAPPLE_rec(clLogMessagesToSystemLogAPPLE_t re
 {
     struct clt_thread *th = clt_enter();
     if (!th) { real(errstr, private_info, cb, user_data); return; }
+    if (th && th->in_fn == CLT_FN_clLogMessagesToSystemLogAPPLE + 1u) { real(errstr, private_info, cb, user_data); return; }
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clLogMessagesToSystemLogAPPLE + 1u;
     uint64_t t0 = clt_now();
     real(errstr, private_info, cb, user_data);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + CLT_MAX_STR);
@@ -8031,9 +9195,15 @@ static int32_t clMemBlockingFreeINTEL_rec(clMemBlockingFreeINTEL_t real, void * 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, ptr);
+    if (th && th->in_fn == CLT_FN_clMemBlockingFreeINTEL + 1u) return real(context, ptr);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clMemBlockingFreeINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(context, ptr);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
@@ -8065,9 +9235,15 @@ static int32_t clMemFreeINTEL_rec(clMemFreeINTEL_t real, void * context, void * 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, ptr);
+    if (th && th->in_fn == CLT_FN_clMemFreeINTEL + 1u) return real(context, ptr);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clMemFreeINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(context, ptr);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
@@ -8099,9 +9275,15 @@ static int32_t clReImportSemaphoreSyncFdKHR_rec(clReImportSemaphoreSyncFdKHR_t r
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(sema_object, reimport_props, fd);
+    if (th && th->in_fn == CLT_FN_clReImportSemaphoreSyncFdKHR + 1u) return real(sema_object, reimport_props, fd);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clReImportSemaphoreSyncFdKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(sema_object, reimport_props, fd);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
@@ -8134,9 +9316,15 @@ static int32_t clReleaseAcceleratorINTEL_rec(clReleaseAcceleratorINTEL_t real, v
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(accelerator);
+    if (th && th->in_fn == CLT_FN_clReleaseAcceleratorINTEL + 1u) return real(accelerator);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clReleaseAcceleratorINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(accelerator);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8167,9 +9355,15 @@ static int32_t clReleaseCommandBufferKHR_rec(clReleaseCommandBufferKHR_t real, v
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer);
+    if (th && th->in_fn == CLT_FN_clReleaseCommandBufferKHR + 1u) return real(command_buffer);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clReleaseCommandBufferKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8200,9 +9394,15 @@ static int32_t clReleaseCommandQueue_rec(clReleaseCommandQueue_t real, void * co
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue);
+    if (th && th->in_fn == CLT_FN_clReleaseCommandQueue + 1u) return real(command_queue);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clReleaseCommandQueue + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8233,9 +9433,15 @@ static int32_t clReleaseContext_rec(clReleaseContext_t real, void * context)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context);
+    if (th && th->in_fn == CLT_FN_clReleaseContext + 1u) return real(context);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clReleaseContext + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(context);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8266,9 +9472,15 @@ static int32_t clReleaseDevice_rec(clReleaseDevice_t real, void * device)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(device);
+    if (th && th->in_fn == CLT_FN_clReleaseDevice + 1u) return real(device);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clReleaseDevice + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(device);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8299,9 +9511,15 @@ static int32_t clReleaseDeviceEXT_rec(clReleaseDeviceEXT_t real, void * device)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(device);
+    if (th && th->in_fn == CLT_FN_clReleaseDeviceEXT + 1u) return real(device);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clReleaseDeviceEXT + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(device);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8332,9 +9550,15 @@ static int32_t clReleaseEvent_rec(clReleaseEvent_t real, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(event);
+    if (th && th->in_fn == CLT_FN_clReleaseEvent + 1u) return real(event);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clReleaseEvent + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(event);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8365,9 +9589,15 @@ static int32_t clReleaseKernel_rec(clReleaseKernel_t real, void * kernel)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel);
+    if (th && th->in_fn == CLT_FN_clReleaseKernel + 1u) return real(kernel);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clReleaseKernel + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8398,9 +9628,15 @@ static int32_t clReleaseMemObject_rec(clReleaseMemObject_t real, void * memobj)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(memobj);
+    if (th && th->in_fn == CLT_FN_clReleaseMemObject + 1u) return real(memobj);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clReleaseMemObject + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(memobj);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8431,9 +9667,15 @@ static int32_t clReleaseProgram_rec(clReleaseProgram_t real, void * program)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(program);
+    if (th && th->in_fn == CLT_FN_clReleaseProgram + 1u) return real(program);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clReleaseProgram + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(program);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8464,9 +9706,15 @@ static int32_t clReleaseSampler_rec(clReleaseSampler_t real, void * sampler)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(sampler);
+    if (th && th->in_fn == CLT_FN_clReleaseSampler + 1u) return real(sampler);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clReleaseSampler + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(sampler);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8497,9 +9745,15 @@ static int32_t clReleaseSemaphoreKHR_rec(clReleaseSemaphoreKHR_t real, void * se
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(sema_object);
+    if (th && th->in_fn == CLT_FN_clReleaseSemaphoreKHR + 1u) return real(sema_object);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clReleaseSemaphoreKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(sema_object);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8530,10 +9784,16 @@ static void * clRemapCommandBufferKHR_rec(clRemapCommandBufferKHR_t real, void *
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, automatic, num_queues, queues, num_handles, handles, handles_ret, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clRemapCommandBufferKHR + 1u) return real(command_buffer, automatic, num_queues, queues, num_handles, handles, handles_ret, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clRemapCommandBufferKHR + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(command_buffer, automatic, num_queues, queues, num_handles, handles, handles_ret, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
@@ -8571,9 +9831,15 @@ static int32_t clRetainAcceleratorINTEL_rec(clRetainAcceleratorINTEL_t real, voi
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(accelerator);
+    if (th && th->in_fn == CLT_FN_clRetainAcceleratorINTEL + 1u) return real(accelerator);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clRetainAcceleratorINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(accelerator);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8604,9 +9870,15 @@ static int32_t clRetainCommandBufferKHR_rec(clRetainCommandBufferKHR_t real, voi
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer);
+    if (th && th->in_fn == CLT_FN_clRetainCommandBufferKHR + 1u) return real(command_buffer);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clRetainCommandBufferKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8637,9 +9909,15 @@ static int32_t clRetainCommandQueue_rec(clRetainCommandQueue_t real, void * comm
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue);
+    if (th && th->in_fn == CLT_FN_clRetainCommandQueue + 1u) return real(command_queue);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clRetainCommandQueue + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8670,9 +9948,15 @@ static int32_t clRetainContext_rec(clRetainContext_t real, void * context)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context);
+    if (th && th->in_fn == CLT_FN_clRetainContext + 1u) return real(context);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clRetainContext + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(context);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8703,9 +9987,15 @@ static int32_t clRetainDevice_rec(clRetainDevice_t real, void * device)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(device);
+    if (th && th->in_fn == CLT_FN_clRetainDevice + 1u) return real(device);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clRetainDevice + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(device);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8736,9 +10026,15 @@ static int32_t clRetainDeviceEXT_rec(clRetainDeviceEXT_t real, void * device)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(device);
+    if (th && th->in_fn == CLT_FN_clRetainDeviceEXT + 1u) return real(device);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clRetainDeviceEXT + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(device);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8769,9 +10065,15 @@ static int32_t clRetainEvent_rec(clRetainEvent_t real, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(event);
+    if (th && th->in_fn == CLT_FN_clRetainEvent + 1u) return real(event);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clRetainEvent + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(event);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8802,9 +10104,15 @@ static int32_t clRetainKernel_rec(clRetainKernel_t real, void * kernel)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel);
+    if (th && th->in_fn == CLT_FN_clRetainKernel + 1u) return real(kernel);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clRetainKernel + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8835,9 +10143,15 @@ static int32_t clRetainMemObject_rec(clRetainMemObject_t real, void * memobj)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(memobj);
+    if (th && th->in_fn == CLT_FN_clRetainMemObject + 1u) return real(memobj);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clRetainMemObject + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(memobj);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8868,9 +10182,15 @@ static int32_t clRetainProgram_rec(clRetainProgram_t real, void * program)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(program);
+    if (th && th->in_fn == CLT_FN_clRetainProgram + 1u) return real(program);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clRetainProgram + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(program);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8901,9 +10221,15 @@ static int32_t clRetainSampler_rec(clRetainSampler_t real, void * sampler)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(sampler);
+    if (th && th->in_fn == CLT_FN_clRetainSampler + 1u) return real(sampler);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clRetainSampler + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(sampler);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8934,9 +10260,15 @@ static int32_t clRetainSemaphoreKHR_rec(clRetainSemaphoreKHR_t real, void * sema
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(sema_object);
+    if (th && th->in_fn == CLT_FN_clRetainSemaphoreKHR + 1u) return real(sema_object);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clRetainSemaphoreKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(sema_object);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -8967,9 +10299,15 @@ static void * clSVMAlloc_rec(clSVMAlloc_t real, void * context, uint64_t flags, 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, size, alignment);
+    if (th && th->in_fn == CLT_FN_clSVMAlloc + 1u) return real(context, flags, size, alignment);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSVMAlloc + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, size, alignment);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
@@ -9003,9 +10341,15 @@ static void * clSVMAllocARM_rec(clSVMAllocARM_t real, void * context, uint64_t f
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, size, alignment);
+    if (th && th->in_fn == CLT_FN_clSVMAllocARM + 1u) return real(context, flags, size, alignment);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSVMAllocARM + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, size, alignment);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
@@ -9039,10 +10383,16 @@ static void * clSVMAllocWithPropertiesKHR_rec(clSVMAllocWithPropertiesKHR_t real
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, properties, svm_type_index, size, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clSVMAllocWithPropertiesKHR + 1u) return real(context, properties, svm_type_index, size, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSVMAllocWithPropertiesKHR + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, properties, svm_type_index, size, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS);
@@ -9077,9 +10427,15 @@ static void clSVMFree_rec(clSVMFree_t real, void * context, void * svm_pointer)
 {
     struct clt_thread *th = clt_enter();
     if (!th) { real(context, svm_pointer); return; }
+    if (th && th->in_fn == CLT_FN_clSVMFree + 1u) { real(context, svm_pointer); return; }
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSVMFree + 1u;
     uint64_t t0 = clt_now();
     real(context, svm_pointer);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
@@ -9111,9 +10467,15 @@ static void clSVMFreeARM_rec(clSVMFreeARM_t real, void * context, void * svm_poi
 {
     struct clt_thread *th = clt_enter();
     if (!th) { real(context, svm_pointer); return; }
+    if (th && th->in_fn == CLT_FN_clSVMFreeARM + 1u) { real(context, svm_pointer); return; }
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSVMFreeARM + 1u;
     uint64_t t0 = clt_now();
     real(context, svm_pointer);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
@@ -9145,9 +10507,15 @@ static int32_t clSVMFreeWithPropertiesKHR_rec(clSVMFreeWithPropertiesKHR_t real,
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, properties, flags, ptr);
+    if (th && th->in_fn == CLT_FN_clSVMFreeWithPropertiesKHR + 1u) return real(context, properties, flags, ptr);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSVMFreeWithPropertiesKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(context, properties, flags, ptr);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_PROPS);
@@ -9181,9 +10549,15 @@ static int32_t clSetCommandQueueProperty_rec(clSetCommandQueueProperty_t real, v
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, properties, enable, old_properties);
+    if (th && th->in_fn == CLT_FN_clSetCommandQueueProperty + 1u) return real(command_queue, properties, enable, old_properties);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSetCommandQueueProperty + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, properties, enable, old_properties);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
@@ -9217,9 +10591,15 @@ static int32_t clSetContentSizeBufferPoCL_rec(clSetContentSizeBufferPoCL_t real,
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(buffer, content_size_buffer);
+    if (th && th->in_fn == CLT_FN_clSetContentSizeBufferPoCL + 1u) return real(buffer, content_size_buffer);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSetContentSizeBufferPoCL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(buffer, content_size_buffer);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
@@ -9251,9 +10631,15 @@ static int32_t clSetContextDestructorCallback_rec(clSetContextDestructorCallback
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, pfn_notify, user_data);
+    if (th && th->in_fn == CLT_FN_clSetContextDestructorCallback + 1u) return real(context, pfn_notify, user_data);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSetContextDestructorCallback + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(context, pfn_notify, user_data);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
@@ -9286,9 +10672,15 @@ static int32_t clSetDefaultDeviceCommandQueue_rec(clSetDefaultDeviceCommandQueue
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, device, command_queue);
+    if (th && th->in_fn == CLT_FN_clSetDefaultDeviceCommandQueue + 1u) return real(context, device, command_queue);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSetDefaultDeviceCommandQueue + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(context, device, command_queue);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
@@ -9321,9 +10713,15 @@ static int32_t clSetEventCallback_rec(clSetEventCallback_t real, void * event, i
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(event, command_exec_callback_type, pfn_notify, user_data);
+    if (th && th->in_fn == CLT_FN_clSetEventCallback + 1u) return real(event, command_exec_callback_type, pfn_notify, user_data);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSetEventCallback + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(event, command_exec_callback_type, pfn_notify, user_data);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
@@ -9357,9 +10755,15 @@ static int32_t clSetKernelArg_rec(clSetKernelArg_t real, void * kernel, uint32_t
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, arg_index, arg_size, arg_value);
+    if (th && th->in_fn == CLT_FN_clSetKernelArg + 1u) return real(kernel, arg_index, arg_size, arg_value);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSetKernelArg + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, arg_index, arg_size, arg_value);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
@@ -9393,9 +10797,15 @@ static int32_t clSetKernelArgDevicePointerEXT_rec(clSetKernelArgDevicePointerEXT
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, arg_index, arg_value);
+    if (th && th->in_fn == CLT_FN_clSetKernelArgDevicePointerEXT + 1u) return real(kernel, arg_index, arg_value);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSetKernelArgDevicePointerEXT + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, arg_index, arg_value);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
@@ -9428,9 +10838,15 @@ static int32_t clSetKernelArgMemPointerINTEL_rec(clSetKernelArgMemPointerINTEL_t
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, arg_index, arg_value);
+    if (th && th->in_fn == CLT_FN_clSetKernelArgMemPointerINTEL + 1u) return real(kernel, arg_index, arg_value);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSetKernelArgMemPointerINTEL + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, arg_index, arg_value);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
@@ -9463,9 +10879,15 @@ static int32_t clSetKernelArgSVMPointer_rec(clSetKernelArgSVMPointer_t real, voi
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, arg_index, arg_value);
+    if (th && th->in_fn == CLT_FN_clSetKernelArgSVMPointer + 1u) return real(kernel, arg_index, arg_value);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSetKernelArgSVMPointer + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, arg_index, arg_value);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
@@ -9498,9 +10920,15 @@ static int32_t clSetKernelArgSVMPointerARM_rec(clSetKernelArgSVMPointerARM_t rea
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, arg_index, arg_value);
+    if (th && th->in_fn == CLT_FN_clSetKernelArgSVMPointerARM + 1u) return real(kernel, arg_index, arg_value);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSetKernelArgSVMPointerARM + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, arg_index, arg_value);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
@@ -9533,9 +10961,15 @@ static int32_t clSetKernelExecInfo_rec(clSetKernelExecInfo_t real, void * kernel
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, param_name, param_value_size, param_value);
+    if (th && th->in_fn == CLT_FN_clSetKernelExecInfo + 1u) return real(kernel, param_name, param_value_size, param_value);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSetKernelExecInfo + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, param_name, param_value_size, param_value);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
@@ -9569,9 +11003,15 @@ static int32_t clSetKernelExecInfoARM_rec(clSetKernelExecInfoARM_t real, void * 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, param_name, param_value_size, param_value);
+    if (th && th->in_fn == CLT_FN_clSetKernelExecInfoARM + 1u) return real(kernel, param_name, param_value_size, param_value);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSetKernelExecInfoARM + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, param_name, param_value_size, param_value);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
@@ -9605,9 +11045,15 @@ static int32_t clSetMemObjectDestructorAPPLE_rec(clSetMemObjectDestructorAPPLE_t
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(memobj, pfn_notify, user_data);
+    if (th && th->in_fn == CLT_FN_clSetMemObjectDestructorAPPLE + 1u) return real(memobj, pfn_notify, user_data);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSetMemObjectDestructorAPPLE + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(memobj, pfn_notify, user_data);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
@@ -9640,9 +11086,15 @@ static int32_t clSetMemObjectDestructorCallback_rec(clSetMemObjectDestructorCall
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(memobj, pfn_notify, user_data);
+    if (th && th->in_fn == CLT_FN_clSetMemObjectDestructorCallback + 1u) return real(memobj, pfn_notify, user_data);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSetMemObjectDestructorCallback + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(memobj, pfn_notify, user_data);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
@@ -9675,9 +11127,15 @@ static int32_t clSetPerfHintQCOM_rec(clSetPerfHintQCOM_t real, void * context, u
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, perf_hint);
+    if (th && th->in_fn == CLT_FN_clSetPerfHintQCOM + 1u) return real(context, perf_hint);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSetPerfHintQCOM + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(context, perf_hint);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
@@ -9709,9 +11167,15 @@ static int32_t clSetProgramReleaseCallback_rec(clSetProgramReleaseCallback_t rea
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(program, pfn_notify, user_data);
+    if (th && th->in_fn == CLT_FN_clSetProgramReleaseCallback + 1u) return real(program, pfn_notify, user_data);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSetProgramReleaseCallback + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(program, pfn_notify, user_data);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
@@ -9744,9 +11208,15 @@ static int32_t clSetProgramSpecializationConstant_rec(clSetProgramSpecialization
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(program, spec_id, spec_size, spec_value);
+    if (th && th->in_fn == CLT_FN_clSetProgramSpecializationConstant + 1u) return real(program, spec_id, spec_size, spec_value);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSetProgramSpecializationConstant + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(program, spec_id, spec_size, spec_value);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
@@ -9780,9 +11250,15 @@ static int32_t clSetUserEventStatus_rec(clSetUserEventStatus_t real, void * even
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(event, execution_status);
+    if (th && th->in_fn == CLT_FN_clSetUserEventStatus + 1u) return real(event, execution_status);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSetUserEventStatus + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(event, execution_status);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
@@ -9814,10 +11290,16 @@ static void * clSharedMemAllocINTEL_rec(clSharedMemAllocINTEL_t real, void * con
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, device, properties, size, alignment, errcode_ret);
+    if (th && th->in_fn == CLT_FN_clSharedMemAllocINTEL + 1u) return real(context, device, properties, size, alignment, errcode_ret);
     cl_int_ clt_err_local = 0;
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clSharedMemAllocINTEL + 1u;
     uint64_t t0 = clt_now();
     void * ret = real(context, device, properties, size, alignment, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS);
@@ -9853,9 +11335,15 @@ static int32_t clTerminateContextKHR_rec(clTerminateContextKHR_t real, void * co
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(context);
+    if (th && th->in_fn == CLT_FN_clTerminateContextKHR + 1u) return real(context);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clTerminateContextKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(context);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -9886,9 +11374,15 @@ static int32_t clUnloadCompiler_rec(clUnloadCompiler_t real)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real();
+    if (th && th->in_fn == CLT_FN_clUnloadCompiler + 1u) return real();
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clUnloadCompiler + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real();
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 0);
@@ -9918,9 +11412,15 @@ static int32_t clUnloadPlatformCompiler_rec(clUnloadPlatformCompiler_t real, voi
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform);
+    if (th && th->in_fn == CLT_FN_clUnloadPlatformCompiler + 1u) return real(platform);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clUnloadPlatformCompiler + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(platform);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
@@ -9951,9 +11451,15 @@ static int32_t clUpdateMutableCommandsKHR_rec(clUpdateMutableCommandsKHR_t real,
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, num_configs, config_types, configs);
+    if (th && th->in_fn == CLT_FN_clUpdateMutableCommandsKHR + 1u) return real(command_buffer, num_configs, config_types, configs);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clUpdateMutableCommandsKHR + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, num_configs, config_types, configs);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_ARRAY);
@@ -9987,9 +11493,15 @@ static int32_t clWaitForEvents_rec(clWaitForEvents_t real, uint32_t num_events, 
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(num_events, event_list);
+    if (th && th->in_fn == CLT_FN_clWaitForEvents + 1u) return real(num_events, event_list);
+    uint32_t clt_outer = th ? th->in_fn : 0;
+    if (th)
+        th->in_fn = CLT_FN_clWaitForEvents + 1u;
     uint64_t t0 = clt_now();
     int32_t ret = real(num_events, event_list);
     uint64_t t1 = clt_now();
+    if (th)
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + 8 * CLT_MAX_ARRAY);

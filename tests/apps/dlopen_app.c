@@ -1,0 +1,58 @@
+/* An app that loads OpenCL the way hashcat does: dlopen("libOpenCL.so.1")
+ * and dlsym for every function. A preloaded shim never sees these calls;
+ * the ICD layer mode (OPENCL_LAYERS) does. Prints its result. */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define FN(name) static __typeof__(name) *p_##name;
+#define LOAD(name) if (!(p_##name = (__typeof__(name) *)dlsym(lib, #name))) { fprintf(stderr, "no %s\n", #name); return 1; }
+FN(clGetPlatformIDs) FN(clGetDeviceIDs) FN(clCreateContext) FN(clCreateCommandQueueWithProperties)
+FN(clCreateProgramWithSource) FN(clBuildProgram) FN(clCreateKernel) FN(clCreateBuffer) FN(clSetKernelArg)
+FN(clEnqueueNDRangeKernel) FN(clEnqueueReadBuffer) FN(clFinish) FN(clReleaseMemObject) FN(clReleaseKernel)
+FN(clReleaseProgram) FN(clReleaseCommandQueue) FN(clReleaseContext)
+
+int main(void)
+{
+    void *lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        return 1;
+    LOAD(clGetPlatformIDs) LOAD(clGetDeviceIDs) LOAD(clCreateContext) LOAD(clCreateCommandQueueWithProperties)
+    LOAD(clCreateProgramWithSource) LOAD(clBuildProgram) LOAD(clCreateKernel) LOAD(clCreateBuffer)
+    LOAD(clSetKernelArg) LOAD(clEnqueueNDRangeKernel) LOAD(clEnqueueReadBuffer) LOAD(clFinish)
+    LOAD(clReleaseMemObject) LOAD(clReleaseKernel) LOAD(clReleaseProgram) LOAD(clReleaseCommandQueue)
+    LOAD(clReleaseContext)
+    cl_platform_id p;
+    cl_device_id d;
+    cl_int err;
+    const char *src = "__kernel void iota(__global int *x) { x[get_global_id(0)] = (int)get_global_id(0); }";
+    if (p_clGetPlatformIDs(1, &p, NULL) || p_clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL))
+        return 1;
+    cl_context ctx = p_clCreateContext(NULL, 1, &d, NULL, NULL, &err);
+    cl_command_queue q = p_clCreateCommandQueueWithProperties(ctx, d, NULL, &err);
+    cl_program prog = p_clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    if (p_clBuildProgram(prog, 1, &d, NULL, NULL, NULL))
+        return 1;
+    cl_kernel k = p_clCreateKernel(prog, "iota", &err);
+    cl_mem buf = p_clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, 256 * sizeof(int), NULL, &err);
+    p_clSetKernelArg(k, 0, sizeof buf, &buf);
+    int out[256];
+    long sum = 0;
+    for (int i = 0; i < 4; i++) {
+        size_t gws = 256;
+        p_clEnqueueNDRangeKernel(q, k, 1, NULL, &gws, NULL, 0, NULL, NULL);
+        p_clEnqueueReadBuffer(q, buf, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+        for (int j = 0; j < 256; j++)
+            sum += out[j];
+    }
+    p_clFinish(q);
+    printf("sum=%ld\n", sum);
+    p_clReleaseMemObject(buf);
+    p_clReleaseKernel(k);
+    p_clReleaseProgram(prog);
+    p_clReleaseCommandQueue(q);
+    p_clReleaseContext(ctx);
+    return 0;
+}

@@ -14,6 +14,7 @@
     X(WAIT_US,   int,  "2000",                   "how long a calling thread waits for buffer space before a call is dropped (and counted)") \
     X(COMPRESS,  bool, "1",                      "1: gzip the trace at a clean exit (.pftrace.gz); after a crash the raw .pftrace stays") \
     X(QUIET,     bool, "0",                      "1: no messages on stderr") \
+    X(CHILDREN,  bool, "1",                      "0: trace this process only, not the programs it runs (cltrace --no-children)") \
     X(NOTIFY_FD, int,  "-1",                     "set by the cltrace launcher: where to announce the trace path")
 
 struct clt_config {

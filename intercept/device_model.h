@@ -73,9 +73,9 @@ struct clt_devmodel {
     struct clt_ctx ctxs[64];
     unsigned n_ctxs;
     struct clt_map kernels, mems, queue_dev;    /* by object id */
-    struct clt_flow *flows;                     /* direct-mapped by flow id */
+    struct clt_flow **flows;                    /* [thread sequence][counter % slots] */
     struct clt_rec **pending;                   /* commands whose enqueue is not seen yet */
-    unsigned *pending_age, n_pending;
+    unsigned n_pending;
     struct clt_regs *regs;
     unsigned n_regs, cap_regs;
     uint64_t commands, unmatched, untimed;

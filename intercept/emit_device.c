@@ -17,19 +17,21 @@ typedef Perfetto__Protos__TrackEvent Event;
 typedef Perfetto__Protos__DebugAnnotation Ann;
 typedef Perfetto__Protos__TrackDescriptor Track;
 
-#define FLOW_SLOTS 65536
+#define FLOW_SEQS 1024           /* flow ids carry the thread's sequence (10 bits) */
+#define FLOW_SLOTS 4096          /* enqueues per thread whose commands may be in flight */
 #define MAX_PENDING 4096
-#define PENDING_ROUNDS 200       /* writer rounds a command waits for its enqueue */
+/* A command that completes while its (blocking) enqueue call still runs waits
+ * for that call's record at most this long (host ns). */
+#define PENDING_NS 5000000000ull
 
 int clt_dev_init(struct clt_writer *w)
 {
     struct clt_devmodel *m = calloc(1, sizeof *m);
     if (!m)
         return -1;
-    m->flows = calloc(FLOW_SLOTS, sizeof *m->flows);
+    m->flows = calloc(FLOW_SEQS, sizeof *m->flows);
     m->pending = calloc(MAX_PENDING, sizeof *m->pending);
-    m->pending_age = calloc(MAX_PENDING, sizeof *m->pending_age);
-    if (!m->flows || !m->pending || !m->pending_age)
+    if (!m->flows || !m->pending)
         return -1;
     w->dev = m;
     return 0;
@@ -297,6 +299,15 @@ static struct clt_kern *kern_get(struct clt_writer *w, uint64_t id, int create)
     return k;
 }
 
+/* The table slot of a flow id: per thread sequence, by its counter. */
+static struct clt_flow *flow_slot(struct clt_devmodel *m, uint64_t flow, int create)
+{
+    unsigned seq = (unsigned)(flow >> 32) & (FLOW_SEQS - 1);
+    if (!m->flows[seq] && create)
+        m->flows[seq] = calloc(FLOW_SLOTS, sizeof *m->flows[seq]);
+    return m->flows[seq] ? &m->flows[seq][(flow & 0x7FFFFFFFu) % FLOW_SLOTS] : NULL;
+}
+
 static int dir_of(unsigned fn, const char **dir)
 {
     const char *name = clt_fns[fn].name;
@@ -367,9 +378,9 @@ void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t
     if (!(fd->flags & CLT_F_ENQUEUE))
         return;
     uint64_t flow = rec->arg[fd->n_params];
-    if (!flow)
+    struct clt_flow *f = flow ? flow_slot(m, flow, 1) : NULL;
+    if (!f)
         return;
-    struct clt_flow *f = &m->flows[(flow ^ (flow >> 32)) % FLOW_SLOTS];
     memset(f, 0, sizeof *f);
     f->flow = flow;
     f->h0 = t0;
@@ -606,8 +617,8 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
 
 static struct clt_flow *flow_find(struct clt_devmodel *m, uint64_t flow)
 {
-    struct clt_flow *f = &m->flows[(flow ^ (flow >> 32)) % FLOW_SLOTS];
-    return f->flow == flow ? f : NULL;
+    struct clt_flow *f = flow_slot(m, flow, 0);
+    return f && f->flow == flow ? f : NULL;
 }
 
 static void command_record(struct clt_writer *w, const struct clt_rec *rec, int final)
@@ -618,7 +629,6 @@ static void command_record(struct clt_writer *w, const struct clt_rec *rec, int 
         struct clt_rec *copy = malloc(rec->size);     /* its enqueue has not been drained yet */
         if (copy) {
             memcpy(copy, rec, rec->size);
-            m->pending_age[m->n_pending] = 0;
             m->pending[m->n_pending++] = copy;
             return;
         }
@@ -634,10 +644,11 @@ void clt_dev_flush_pending(struct clt_writer *w, int final)
 {
     struct clt_devmodel *m = w->dev;
     unsigned keep = 0;
+    uint64_t now = clt_boottime_ns();
     for (unsigned i = 0; i < m->n_pending; i++) {
         struct clt_rec *r = m->pending[i];
         struct clt_flow *f = flow_find(m, r->arg[CMD_FLOW]);
-        if (f || final || ++m->pending_age[i] > PENDING_ROUNDS) {
+        if (f || final || now > clt_clock_to_ns(&w->clock, r->t0) + PENDING_NS) {
             if (!f)
                 m->unmatched++;
             emit_command(w, r, f);
@@ -645,7 +656,6 @@ void clt_dev_flush_pending(struct clt_writer *w, int final)
                 f->flow = 0;
             free(r);
         } else {
-            m->pending_age[keep] = m->pending_age[i];
             m->pending[keep++] = r;
         }
     }

@@ -20,6 +20,7 @@ static void usage(FILE *f)
                "Open it at https://ui.perfetto.dev or read it with cltrace-report.\n\n"
                "  -o FILE   trace file (same as CLTRACE_OUTPUT)\n"
                "  -q        no messages from cltrace\n"
+               "  --no-children  trace the program only, not the programs it runs\n"
                "  -h        this help\n\n"
                "Options are environment variables (the launcher passes them on):\n");
     for (unsigned i = 0; i < clt_n_options; i++) {
@@ -63,6 +64,8 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage(stdout);
             return 0;
+        } else if (strcmp(argv[i], "--no-children") == 0) {
+            setenv(CLT_ENV_PREFIX "CHILDREN", "0", 1);
         } else if (strcmp(argv[i], "-q") == 0) {
             quiet = 1;
             setenv(CLT_ENV_PREFIX "QUIET", "1", 1);

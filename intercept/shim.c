@@ -55,7 +55,6 @@ static int is_self(void *p)
 
 static void real_open(void)
 {
-    dladdr((void *)&real_open, &self_info);
     if (clt_cfg.LIBRARY[0]) {
         real_lib = dlopen(clt_cfg.LIBRARY, RTLD_NOW | RTLD_LOCAL);
         if (!real_lib)
@@ -115,6 +114,8 @@ void *clt_ext_wrap(const char *name, void *real)
 
 /* ---- per-thread rings ------------------------------------------------- */
 
+static void install_fatal_handlers(void);
+
 static pthread_key_t thread_key;
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static int writer_state;          /* 0 not started, 1 running, -1 failed */
@@ -162,8 +163,12 @@ struct clt_thread *clt_thread_attach(void)
     struct clt_thread *th = NULL;
     if (__atomic_load_n(&writer_state, __ATOMIC_ACQUIRE) == 0) {
         pthread_mutex_lock(&start_lock);
-        if (writer_state == 0)
+        if (writer_state == 0) {
             __atomic_store_n(&writer_state, clt_writer_start() == 0 ? 1 : -1, __ATOMIC_RELEASE);
+            /* only a process that records gets our fatal-signal handlers */
+            if (writer_state == 1)
+                install_fatal_handlers();
+        }
         pthread_mutex_unlock(&start_lock);
     }
     if (writer_state != 1) {
@@ -277,6 +282,67 @@ static void at_exit(void)
     pthread_mutex_unlock(&start_lock);
 }
 
+/* Fatal signals and _exit: the trace keeps every call made before them. The
+ * handler asks the writer to drain and write (bounded), puts back whatever
+ * handler was there before, and lets the signal take its course. An app that
+ * installs its own handler later replaces ours: its handler runs, as without
+ * cltrace (the writer still writes what it drained every few ms). */
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGQUIT };
+static struct sigaction old_actions[sizeof fatal_signals / sizeof fatal_signals[0]];
+static _Atomic int in_fatal;
+
+static int writer_running(void)
+{
+    return __atomic_load_n(&writer_state, __ATOMIC_ACQUIRE) == 1 && getpid() == clt_pid;
+}
+
+static void on_fatal(int sig, siginfo_t *info, void *uc)
+{
+    (void)info;
+    (void)uc;
+    int saved = errno;
+    unsigned i = 0;
+    while (fatal_signals[i] != sig)
+        i++;
+    if (!__atomic_exchange_n(&in_fatal, 1, __ATOMIC_ACQ_REL) && writer_running())
+        clt_writer_flush_now(500);
+    sigaction(sig, &old_actions[i], NULL);
+    errno = saved;
+    /* A fault returns to the faulting instruction and fires again under the
+     * old handler; a sent signal is sent again. */
+    if (info->si_code <= 0 || sig == SIGABRT || sig == SIGTERM || sig == SIGINT || sig == SIGQUIT)
+        raise(sig);
+}
+
+static void install_fatal_handlers(void)
+{
+    for (unsigned i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
+        struct sigaction sa, cur;
+        if (sigaction(fatal_signals[i], NULL, &cur) != 0 || cur.sa_handler != SIG_DFL)
+            continue;       /* ignored, or the app's (inherited) handler: leave it */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_fatal;
+        sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&sa.sa_mask);
+        old_actions[i] = cur;
+        sigaction(fatal_signals[i], &sa, NULL);
+    }
+}
+
+/* _exit and _Exit skip atexit: write out what was recorded first. */
+CLT_EXPORT void _exit(int status)
+{
+    if (writer_running())
+        clt_writer_flush_now(500);
+    syscall(SYS_exit_group, status);
+    __builtin_unreachable();
+}
+
+CLT_EXPORT void _Exit(int status)
+{
+    _exit(status);
+}
+
 /* The child of fork() has no writer thread: it starts afresh, with its own
  * file (its pid), on its next call. The parent's rings stay the parent's. */
 static void after_fork_child(void)
@@ -292,15 +358,52 @@ static void after_fork_child(void)
     }
 }
 
+static void unpreload_self(void)
+{
+    const char *pre = getenv("LD_PRELOAD");
+    if (!pre || !self_info.dli_fname)
+        return;
+    char out[4096];
+    size_t n = 0;
+    const char *me = strrchr(self_info.dli_fname, '/');
+    me = me ? me + 1 : self_info.dli_fname;
+    for (const char *p = pre; *p;) {
+        size_t len = strcspn(p, ": ");
+        const char *base = p;
+        for (size_t k = 0; k < len; k++)
+            if (p[k] == '/')
+                base = p + k + 1;
+        size_t blen = len - (size_t)(base - p);
+        if (len && !(blen == strlen(me) && strncmp(base, me, blen) == 0) && n + len + 2 < sizeof out) {
+            if (n)
+                out[n++] = ':';
+            memcpy(out + n, p, len);
+            n += len;
+        }
+        p += len;
+        while (*p == ':' || *p == ' ')
+            p++;
+    }
+    out[n] = 0;
+    if (n)
+        setenv("LD_PRELOAD", out, 1);
+    else
+        unsetenv("LD_PRELOAD");
+}
+
 __attribute__((constructor)) static void clt_load(void)
 {
     int saved = errno;
     clt_config_load(&clt_cfg);
     clt_pid = (int)getpid();
+    dladdr((void *)&clt_load, &self_info);
     clt_clock_select();
     pthread_key_create(&thread_key, thread_gone);
     pthread_atfork(NULL, NULL, after_fork_child);
     atexit(at_exit);
+    /* CLTRACE_CHILDREN=0: trace this process only, not what it executes. */
+    if (!clt_cfg.CHILDREN)
+        unpreload_self();
     __atomic_store_n(&clt_active, !clt_cfg.DISABLE, __ATOMIC_RELEASE);
     errno = saved;
 }

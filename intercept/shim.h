@@ -18,5 +18,6 @@ int clt_writer_start(void);                  /* 0 ok, -1: run untraced */
 void clt_writer_stop(uint64_t unfinished);   /* drain, finish the file */
 void clt_writer_forget(void);                /* in a fork child */
 void clt_writer_kick(void);                  /* wake an idle writer */
+void clt_writer_flush_now(unsigned timeout_ms); /* drain and write, bounded */
 
 #endif

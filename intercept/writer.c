@@ -27,6 +27,7 @@ static pthread_t writer_thread;
 static _Atomic int stop_requested;
 static _Atomic uint32_t wake_seq;     /* futex the idle writer sleeps on */
 static _Atomic uint32_t sleeping;
+static _Atomic uint32_t flush_req, flush_done;   /* clt_writer_flush_now() handshake */
 
 /* A producer whose ring is filling up wakes an idle writer at once instead
  * of letting it finish its sleep. */
@@ -70,7 +71,7 @@ static void trace_path(char *out, size_t cap)
     if (!has_pid) {
         char *dot = strstr(out, ".pftrace");
         char suffix[64];
-        snprintf(suffix, sizeof suffix, "%s", dot ? dot : "");
+        snprintf(suffix, sizeof suffix, "%s", dot ? dot : ".pftrace");
         if (dot)
             *dot = 0;
         size_t len = strlen(out);
@@ -99,6 +100,25 @@ static int open_trace(void)
     return 0;
 }
 
+/* The end of the last whole packet in buf[0, n): buf starts on a packet. */
+static size_t whole_packets(const uint8_t *buf, size_t n)
+{
+    size_t pos = 0;
+    for (;;) {
+        size_t p = pos + 1, len = 0;
+        int shift = 0;
+        while (p < n && shift < 35) {
+            len |= (size_t)(buf[p] & 0x7F) << shift;
+            shift += 7;
+            if (!(buf[p++] & 0x80))
+                break;
+        }
+        if (p > n || p + len > n || pos + 1 >= n)
+            return pos;
+        pos = p + len;
+    }
+}
+
 void clt_writer_flush(struct clt_writer *w)
 {
     size_t done = 0;
@@ -106,11 +126,17 @@ void clt_writer_flush(struct clt_writer *w)
         ssize_t n = write(w->fd, w->out + done, w->len - done);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0) {
-            /* Full disk or I/O error: what is written stays readable; stop
-             * recording, the app runs on. */
-            clt_msg("writing %s failed: %s; trace stops here, the app runs on", w->path,
-                    n < 0 ? strerror(errno) : "short write");
+        if (n < 0 || (size_t)n < w->len - done) {
+            /* Full disk, a size limit or an I/O error: cut the file back to
+             * its last whole packet, so it stays readable; stop recording,
+             * the app runs on. */
+            int err = n < 0 ? errno : ENOSPC;
+            if (n > 0)
+                done += (size_t)n;
+            size_t keep = whole_packets(w->out, done);
+            if (ftruncate(w->fd, (off_t)(w->bytes_written + keep)) == 0)
+                done = keep;
+            clt_msg("writing %s failed: %s; trace stops here, the app runs on", w->path, strerror(err));
             w->io_failed = 1;
             __atomic_store_n(&clt_active, 0, __ATOMIC_RELAXED);
             break;
@@ -146,8 +172,14 @@ static void *writer_main(void *arg)
     while (!__atomic_load_n(&stop_requested, __ATOMIC_ACQUIRE)) {
         if (__atomic_load_n(&sleeping, __ATOMIC_RELAXED))
             __atomic_store_n(&sleeping, 0, __ATOMIC_RELAXED);
+        uint32_t req = __atomic_load_n(&flush_req, __ATOMIC_ACQUIRE);
         int busy = drain_all();
         clt_dev_flush_pending(&W, 0);
+        if (req != __atomic_load_n(&flush_done, __ATOMIC_RELAXED)) {
+            drain_all();               /* what was committed before the request */
+            clt_writer_flush(&W);
+            __atomic_store_n(&flush_done, req, __ATOMIC_RELEASE);
+        }
         uint64_t now = clt_boottime_ns();
         if (now - last_cal > 100000000u) {          /* re-calibrate every 100 ms */
             clt_clock_update(&W.clock);
@@ -171,6 +203,20 @@ static void *writer_main(void *arg)
             idle_us *= 2;
     }
     return NULL;
+}
+
+/* From a crashing thread or _exit: have the writer drain every ring and write
+ * it out, waiting at most timeout_ms. Only async-signal-safe calls. */
+void clt_writer_flush_now(unsigned timeout_ms)
+{
+    uint32_t ticket = __atomic_add_fetch(&flush_req, 1, __ATOMIC_ACQ_REL);
+    for (unsigned waited = 0; waited < timeout_ms * 10; waited++) {
+        clt_writer_kick();
+        if ((int32_t)(__atomic_load_n(&flush_done, __ATOMIC_ACQUIRE) - ticket) >= 0)
+            return;
+        struct timespec ts = { 0, 100000 };
+        nanosleep(&ts, NULL);
+    }
 }
 
 int clt_writer_start(void)
@@ -253,7 +299,9 @@ void clt_writer_stop(uint64_t unfinished_commands)
         unlink(W.path);
         final = gz;
     }
-    if (clt_cfg.NOTIFY_FD >= 0) {
+    if (W.io_failed) {
+        /* already said: the trace stops where the write failed */
+    } else if (clt_cfg.NOTIFY_FD >= 0) {
         char line[sizeof gz + 2];
         int n = snprintf(line, sizeof line, "%s\n", final);
         ssize_t w = write((int)clt_cfg.NOTIFY_FD, line, (size_t)n);

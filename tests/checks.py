@@ -180,6 +180,12 @@ def check_dlopen_app(t):
         expect(n.get(name) == want, "%s recorded %s times, want %d" % (name, n.get(name), want))
 
 
+def check_calls(t, name, n):
+    """Exactly n calls of one function recorded (a trace cut by a crash too)."""
+    got = len(calls(t, name))
+    expect(got == int(n), "%d %s recorded, want %s" % (got, name, n))
+
+
 def check_forward(t, ncalls):
     common(t, int(ncalls))
 

@@ -57,8 +57,9 @@ t_generated_up_to_date() {
 }
 
 t_every_command_exported_or_looked_up() {
-    # every core command is an export of the shim, and the two entry points
-    # of an ICD loader layer; nothing else is exported
+    # every core command is an export of the shim, the two entry points of
+    # an ICD loader layer, and _exit/_Exit (to write the trace out first);
+    # nothing else is exported
     local core
     core=$(grep -c 'CLT_F_CORE' intercept/generated/clt_tables.c)
     local exported
@@ -66,7 +67,7 @@ t_every_command_exported_or_looked_up() {
     [ "$(echo "$exported" | grep '^cl' | grep -vc '^clGetLayerInfo$\|^clInitLayer$')" -eq "$core" ]
     echo "$exported" | grep -q '^clGetLayerInfo$'
     echo "$exported" | grep -q '^clInitLayer$'
-    [ -z "$(echo "$exported" | grep -v '^cl')" ]
+    [ -z "$(echo "$exported" | grep -v '^cl' | grep -v '^_exit$\|^_Exit$')" ]
 }
 
 t_forwarding_every_wrapper() {
@@ -126,6 +127,76 @@ t_preload_and_layer_record_each_call_once() {
     OPENCL_LAYERS=$SHIM traced "$WORK/pl" "$T/vecadd" > "$WORK/pl.traced"
     cmp "$WORK/pl.plain" "$WORK/pl.traced"
     $PY tests/checks.py vecadd "$(trace_of "$WORK/pl")"
+}
+
+exits() {     # exits MODE N PREFIX: run tests/apps/exits traced; prints its exit status
+    local rc=0
+    CLTRACE_OUTPUT="$3.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM timeout 60 "$T/exits" "$1" "$2" \
+        > "$3.out" 2> "$3.err" || rc=$?
+    echo $rc
+}
+
+t_crash_keeps_every_call() {
+    # SIGSEGV and abort: the status is the app's; the raw trace holds every
+    # call made before the crash
+    [ "$(exits segv 500 "$WORK/cs")" -eq 139 ]
+    $PY tests/checks.py calls "$(trace_of "$WORK/cs")" clGetPlatformInfo 500
+    [ "$(exits abort 300 "$WORK/ca")" -eq 134 ]
+    $PY tests/checks.py calls "$(trace_of "$WORK/ca")" clGetPlatformInfo 300
+    case "$(trace_of "$WORK/cs")" in *.gz) false ;; esac     # raw: never an incomplete gzip
+    if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/cs")" "$(trace_of "$WORK/ca")"; fi
+}
+
+t_app_signal_handler_still_runs() {
+    [ "$(exits handler 50 "$WORK/ah")" -eq 42 ]
+    grep -q "app handler ran" "$WORK/ah.out"
+}
+
+t_exit_paths() {
+    [ "$(exits _exit 200 "$WORK/ex")" -eq 3 ]                 # _exit: no atexit, still written
+    $PY tests/checks.py calls "$(trace_of "$WORK/ex")" clGetPlatformInfo 200
+    [ "$(exits thread 10 "$WORK/et")" -eq 0 ]                 # exit while another thread calls
+    [ -s "$(trace_of "$WORK/et")" ]
+    [ "$(exits late 10 "$WORK/el")" -eq 0 ]                   # calls after main returned
+    $PY tests/checks.py calls "$(trace_of "$WORK/el")" clGetPlatformInfo 18    # 10 + atexit 5 + destructor 3
+}
+
+t_fork_child_gets_its_own_trace() {
+    [ "$(exits fork 40 "$WORK/fk")" -eq 0 ]
+    grep -q "child status 0" "$WORK/fk.out"
+    local files
+    files=$(ls "$WORK"/fk.*.pftrace*)
+    [ "$(echo "$files" | wc -l)" -eq 2 ]
+    # parent: 40 + 40 + destructor 3; child: its own 40 + destructor 3, none of the parent's
+    local counts=""
+    for f in $files; do
+        counts="$counts $($PY tests/tracedump.py "$f" | $PY -c 'import json,sys; print(sum(s["name"] == "clGetPlatformInfo" for s in json.load(sys.stdin)["slices"]))')"
+    done
+    [ "$(echo $counts | tr ' ' '\n' | sort -n | tr '\n' ' ')" = "43 83 " ]
+    [ -z "$(cat "$WORK/fk.err")" ]
+}
+
+t_full_disk_warns_once_and_app_runs_on() {
+    # a file size limit makes the trace's writes fail (EFBIG) as a full disk would
+    "$T/exits" plain 20000 > "$WORK/df.plain"
+    local rc=0
+    ( trap '' XFSZ; ulimit -f 64; CLTRACE_OUTPUT="$WORK/df.%p.pftrace" LD_PRELOAD=$SHIM \
+        "$T/exits" plain 20000 > "$WORK/df.out" 2> "$WORK/df.err" ) || rc=$?
+    cat "$WORK/df.err"
+    [ $rc -eq 0 ]
+    cmp "$WORK/df.plain" "$WORK/df.out"
+    [ "$(grep -c '^cltrace:' "$WORK/df.err")" -eq 1 ]
+    grep -q 'failed' "$WORK/df.err"
+    if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/df")"; fi
+}
+
+t_launcher_children() {
+    # child processes are traced too, unless --no-children
+    local va=$T/vecadd
+    "$B/cltrace" -q -o "$WORK/ch" -- sh -c "$va > /dev/null; $va > /dev/null"
+    [ "$(ls "$WORK"/ch.*.pftrace* | wc -l)" -eq 2 ]
+    "$B/cltrace" -q --no-children -o "$WORK/nc" -- sh -c "$va > /dev/null; $va > /dev/null"
+    [ -z "$(ls "$WORK"/nc.*.pftrace* 2>/dev/null)" ]
 }
 
 t_threads_pocl_exact() {

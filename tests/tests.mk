@@ -18,6 +18,9 @@ TEST_BINS += $(T)/timeline
 $(T)/dlopen_app: tests/apps/dlopen_app.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -ldl
 TEST_BINS += $(T)/dlopen_app
+$(T)/exits: tests/apps/exits.c | $(T)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lpthread
+TEST_BINS += $(T)/exits
 $(T)/threads: tests/apps/threads.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lpthread
 $(T)/threads-tsan: tests/apps/threads.c | $(T)

@@ -1,0 +1,95 @@
+/* Ways a process ends, for the robustness tests: `exits MODE N`.
+ * Each mode first makes N clGetPlatformInfo calls, then:
+ *   segv      dereferences NULL            abort   calls abort()
+ *   _exit     _exit(3)                     handler its own SIGSEGV handler, then segv
+ *   thread    exit(0) while another thread keeps calling OpenCL
+ *   fork      a child makes N calls and exits 0; the parent then makes N more
+ *   late      OpenCL calls from an atexit handler and a destructor, after
+ *             main returned (the destructor also runs in every other mode)
+ *   plain     returns 0 */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static cl_platform_id platform;
+
+static void calls(int n)
+{
+    char name[128];
+    for (int i = 0; i < n; i++)
+        clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name, name, NULL);
+}
+
+static void *spin(void *arg)
+{
+    (void)arg;
+    for (;;)
+        calls(1);
+    return NULL;
+}
+
+static void app_handler(int sig)
+{
+    static const char msg[] = "app handler ran\n";
+    ssize_t w = write(1, msg, sizeof msg - 1);
+    (void)w;
+    _exit(40 + sig - SIGSEGV + 2);
+}
+
+static void late(void)
+{
+    calls(5);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "plain";
+    int n = argc > 2 ? atoi(argv[2]) : 100;
+    if (clGetPlatformIDs(1, &platform, NULL) != CL_SUCCESS)
+        return 1;
+    calls(n);
+    fflush(stdout);
+    if (!strcmp(mode, "segv")) {
+        volatile int *p = NULL;
+        return *p;
+    } else if (!strcmp(mode, "abort")) {
+        abort();
+    } else if (!strcmp(mode, "_exit")) {
+        _exit(3);
+    } else if (!strcmp(mode, "handler")) {
+        signal(SIGSEGV, app_handler);
+        volatile int *p = NULL;
+        return *p;
+    } else if (!strcmp(mode, "thread")) {
+        pthread_t t;
+        pthread_create(&t, NULL, spin, NULL);
+        usleep(20000);
+        exit(0);
+    } else if (!strcmp(mode, "fork")) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            calls(n);
+            exit(0);
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        calls(n);
+        printf("child status %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    } else if (!strcmp(mode, "late")) {
+        atexit(late);      /* runs before the tracer's exit work: recorded */
+    }
+    return 0;
+}
+
+__attribute__((destructor)) static void after_main(void)
+{
+    if (platform)
+        calls(3);          /* glibc runs it before the tracer's exit work: recorded;
+                              a later call would be forwarded only */
+}

@@ -199,6 +199,12 @@ t_launcher_children() {
     [ -z "$(ls "$WORK"/nc.*.pftrace* 2>/dev/null)" ]
 }
 
+t_real_clients_unchanged() {
+    # clinfo, clpeak, pyopencl, an Oclgrind program, hashcat: same output
+    # and status with and without the tracer, and traced
+    bash tests/clients.sh
+}
+
 t_threads_pocl_exact() {
     CLTRACE_WAIT_US=100000000 traced "$WORK/th" "$T/threads" 8 3000 >/dev/null
     $PY tests/checks.py threads "$(trace_of "$WORK/th")" 8 3000

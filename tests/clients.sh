@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Real OpenCL clients nobody here wrote, on PoCL (and the Oclgrind ICD):
+# the same output and exit status with and without the tracer, and a trace
+# that holds their calls. Prints a table; exits 1 if any client differs.
+#   bash tests/clients.sh            (make test runs it)
+# Needs clinfo, clpeak, python3-pyopencl, oclgrind, hashcat (scripts/deps.sh).
+# Benchmark outputs (clpeak) are compared with their numbers masked.
+set -u
+cd "$(dirname "$0")/.."
+SHIM=$PWD/build/libcltrace.so
+W=$(mktemp -d /tmp/cltrace-clients.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+export CLTRACE_QUIET=1 HOME="$W/home"   # hashcat keeps its kernel cache in $HOME
+mkdir -p "$HOME"
+status=0
+printf "%-12s %-8s %6s %6s %-10s %8s %8s\n" client mode rc rc_traced output calls commands
+
+mask() { sed -E 's/[0-9]+(\.[0-9]+)?/N/g'; }
+
+# client NAME MODE(preload|layer) MASK(0|1) cmd...
+client() {
+    local name=$1 mode=$2 masked=$3; shift 3
+    if ! command -v "$1" > /dev/null 2>&1 && [ ! -x "$1" ]; then
+        printf "%-12s %-8s %s\n" "$name" "$mode" "skipped: $1 not installed"
+        return
+    fi
+    local rc0=0 rc1=0
+    timeout 300 "$@" > "$W/$name.plain" 2>&1 || rc0=$?
+    if [ "$mode" = layer ]; then
+        OPENCL_LAYERS=$SHIM CLTRACE_OUTPUT="$W/$name.%p.pftrace" timeout 300 "$@" > "$W/$name.traced" 2>&1 || rc1=$?
+    else
+        LD_PRELOAD=$SHIM CLTRACE_OUTPUT="$W/$name.%p.pftrace" timeout 300 "$@" > "$W/$name.traced" 2>&1 || rc1=$?
+    fi
+    local same=same
+    if [ "$masked" = 1 ]; then
+        cmp -s <(mask < "$W/$name.plain") <(mask < "$W/$name.traced") || same=DIFFERENT
+    else
+        cmp -s "$W/$name.plain" "$W/$name.traced" || same=DIFFERENT
+    fi
+    local trace calls="-" cmds="-"
+    trace=$(ls "$W/$name".*.pftrace* 2> /dev/null | head -n 1)
+    if [ -n "$trace" ]; then
+        read -r calls cmds < <(/usr/bin/python3 tests/tracedump.py --attributes "$trace" |
+            /usr/bin/python3 -c 'import json,sys; a=json.load(sys.stdin); print(a.get("cltrace.calls", 0), a.get("cltrace.device_commands", 0))')
+    fi
+    printf "%-12s %-8s %6s %6s %-10s %8s %8s\n" "$name" "$mode" "$rc0" "$rc1" "$same" "$calls" "$cmds"
+    if [ "$same" != same ] || [ "$rc0" != "$rc1" ] || [ "$calls" = "-" ] || [ "$calls" = 0 ]; then
+        status=1
+        diff <(head -c 2000 "$W/$name.plain") <(head -c 2000 "$W/$name.traced") | head -20
+    fi
+}
+
+cat > "$W/vadd.py" <<'PY'
+import numpy as np
+import pyopencl as cl
+ctx = cl.create_some_context(interactive=False)
+q = cl.CommandQueue(ctx)
+a = np.arange(4096, dtype=np.float32)
+mf = cl.mem_flags
+ba = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=a)
+bc = cl.Buffer(ctx, mf.WRITE_ONLY, a.nbytes)
+prg = cl.Program(ctx, "__kernel void twice(__global const float *a, __global float *c)"
+                      "{ int i = get_global_id(0); c[i] = 2 * a[i]; }").build()
+prg.twice(q, a.shape, None, ba, bc)
+c = np.empty_like(a)
+cl.enqueue_copy(q, c, bc)
+print("sum", float(c.sum()))
+PY
+printf '%s\n' /usr/lib/oclgrind/liboclgrind-rt-icd.so > "$W/oclgrind.icd"
+
+client clinfo     preload 0 clinfo
+client clpeak     preload 1 clpeak -p 0 -d 0 --kernel-latency
+client pyopencl   preload 0 env PYOPENCL_CTX=0 PYOPENCL_NO_CACHE=1 /usr/bin/python3 "$W/vadd.py"
+# (Oclgrind interprets kernels: a small program; it dlopens nothing, but the
+# layer mode is the one that also sees the ICD loader it is registered with)
+client oclgrind   layer   0 env OCL_ICD_VENDORS="$W/oclgrind.icd" build/tests/dlopen_app
+# hashcat dlopens libOpenCL: traced through the loader's layer
+client hashcat    layer   0 hashcat -m 0 -a 3 --potfile-disable --quiet 202cb962ac59075b964b07152d234b70 '?d?d?d'
+exit $status

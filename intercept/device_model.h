@@ -10,6 +10,7 @@
 #define CLT_MAX_LANES 8
 #define CLT_MAX_KARGS 32
 #define CLT_LANE_HISTORY 32
+#define CLT_FLOW_ARGS 16       /* kernel argument values kept per launch */
 
 struct clt_dev {
     uint64_t handle, id;
@@ -47,6 +48,7 @@ struct clt_kern {
     uint64_t arg_local[CLT_MAX_KARGS];   /* __local argument sizes (value NULL) */
     uint64_t arg_value[CLT_MAX_KARGS];
     uint64_t arg_object[CLT_MAX_KARGS];
+    uint64_t arg_set;                    /* bit i: argument i was set */
 };
 
 struct clt_mem { uint64_t id, size, flags, ctx; int64_t refs; };
@@ -61,7 +63,11 @@ struct clt_flow {
     uint32_t work_dim, lws_null;
     uint64_t gws[3], lws[3], gwo[3];
     uint64_t local_arg_bytes;
+    uint64_t args[CLT_FLOW_ARGS];
+    uint32_t n_args;
 };
+
+struct clt_mapping { uint64_t bytes, flags; };   /* a clEnqueueMap* result, until its unmap */
 
 struct clt_regs { uint64_t program; unsigned regs; char name[CLT_MAX_STR + 1]; };
 
@@ -73,6 +79,7 @@ struct clt_devmodel {
     struct clt_ctx ctxs[64];
     unsigned n_ctxs;
     struct clt_map kernels, mems, queue_dev;    /* by object id */
+    struct clt_map mappings;                    /* by mapped pointer */
     struct clt_flow **flows;                    /* [thread sequence][counter % slots] */
     struct clt_rec **pending;                   /* commands whose enqueue is not seen yet */
     unsigned n_pending;

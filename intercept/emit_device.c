@@ -348,6 +348,7 @@ void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t
             k->arg_local[idx] = null_value ? rec->arg[2] : 0;     /* __local: size, no value */
             k->arg_value[idx] = raw(rec, 3) ? 0 : rec->arg[3];
             k->arg_object[idx] = raw(rec, 3) ? 0 : id_of(w, rec->arg[3]);
+            k->arg_set |= 1ull << idx;
         }
         return;
     }
@@ -408,8 +409,40 @@ void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t
             memcpy(f->lws, a, (n < 3 ? n : 3) * 8);
         else
             f->lws_null = 1;
-        for (unsigned i = 0; k && i < CLT_MAX_KARGS; i++)
+        for (unsigned i = 0; k && i < CLT_MAX_KARGS; i++) {
             f->local_arg_bytes += k->arg_local[i];
+            if (i < CLT_FLOW_ARGS && (k->arg_set >> i & 1))
+                f->args[f->n_args = i + 1, i] = k->arg_object[i] ? k->arg_object[i] : k->arg_value[i];
+        }
+        return;
+    }
+    if (fn == CLT_FN_clEnqueueMapBuffer || fn == CLT_FN_clEnqueueMapImage) {
+        /* device -> host if mapped for reading; remembered for the unmap */
+        int fi = pidx(fd, "map_flags"), si = pidx(fd, "size"), ri = pidx(fd, "region");
+        unsigned n;
+        const uint64_t *region = ri >= 0 ? arr(rec, ri, &n) : NULL;
+        uint64_t bytes = si >= 0 ? rec->arg[si] : region && n == 3 ? region[0] * region[1] * region[2] : 0;
+        uint64_t flags = fi >= 0 ? rec->arg[fi] : 0;
+        f->direction = flags & 1 ? "device_to_host" : "none";     /* CL_MAP_READ */
+        f->bytes = flags & 1 ? bytes : 0;
+        f->mem_id = id_of(w, rec->arg[1]);
+        struct clt_mapping *mp = rec->ret ? clt_map_get(&m->mappings, rec->ret) : NULL;
+        if (!mp && rec->ret && (mp = malloc(sizeof *mp)) != NULL && clt_map_put(&m->mappings, rec->ret, mp) != 0) {
+            free(mp);
+            mp = NULL;
+        }
+        if (mp) {          /* a pointer mapped again replaces its old mapping */
+            mp->bytes = bytes;
+            mp->flags = flags;
+        }
+        return;
+    }
+    if (fn == CLT_FN_clEnqueueUnmapMemObject) {
+        /* host -> device if it was mapped for writing */
+        struct clt_mapping *mp = clt_map_get(&m->mappings, rec->arg[2]);
+        f->mem_id = id_of(w, rec->arg[1]);
+        f->direction = mp && (mp->flags & 6) ? "host_to_device" : "none";   /* WRITE, WRITE_INVALIDATE */
+        f->bytes = mp && (mp->flags & 6) ? mp->bytes : 0;
         return;
     }
     const char *dir;
@@ -500,7 +533,7 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     if (end < start)
         end = start;
 
-    Ann a[40], *ap[40], elems[12], *ep[12];
+    Ann a[40], *ap[40], elems[8 + CLT_FLOW_ARGS], *ep[8 + CLT_FLOW_ARGS];
     unsigned na = 0, ne = 0;
     char name[CLT_MAX_STR + 16];
     const char *type = f ? command_type_of(f->fn) : NULL;
@@ -558,6 +591,17 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
             A_UINT("work_groups", groups);
         }
         A_UINT("local_arg_bytes", f->local_arg_bytes);
+        if (f->n_args) {      /* values as set; buffers and other objects as their ids */
+            Ann *ka = ann_new(a, ap, &na, "kernel_args");
+            ka->array_values = &ep[ne];
+            for (unsigned i = 0; i < f->n_args; i++, ne++) {
+                perfetto__protos__debug_annotation__init(&elems[ne]);
+                elems[ne].value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
+                elems[ne].uint_value = f->args[i];
+                ep[ne] = &elems[ne];
+            }
+            ka->n_array_values = f->n_args;
+        }
         for (unsigned i = 0; k && i < k->n_wg; i++)
             if (k->wg[i].dev == d->handle) {
                 A_UINT("kernel_work_group_size", k->wg[i].wg_size);
@@ -567,7 +611,7 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
             }
         if (k && k->regs >= 0)
             A_UINT("registers_per_work_item", (uint64_t)k->regs);
-    } else if (f && f->direction) {
+    } else if (f && f->direction && strcmp(f->direction, "none") != 0) {
         A_STR("direction", f->direction);
         A_UINT("bytes", f->bytes);
         double ns = (double)(v[CMD_END] - v[CMD_START]);

@@ -104,8 +104,9 @@ def check_dropped(t, total):
 def check_timeline(t, durations_file):
     api = [s for s in t["slices"] if s["tid"] is not None]
     dev = sorted((s for s in t["slices"] if (s["track_name"] or "").startswith("Device ")), key=lambda s: s["ts"])
-    enq = [s for s in api if s["name"].startswith("clEnqueue") and s["args"].get("result") == "CL_SUCCESS"]
-    expect(len(enq) == 14, "%d successful enqueues, want 14" % len(enq))
+    enq = [s for s in api if s["name"].startswith("clEnqueue") and
+           "CL_SUCCESS" in (s["args"].get("result"), s["args"].get("errcode_ret"))]
+    expect(len(enq) == 16, "%d successful enqueues, want 16" % len(enq))
     expect(len(dev) == len(enq), "%d device commands for %d enqueues" % (len(dev), len(enq)))
     by_flow = {f: s for s in enq for f in s["flows"]}
     expect(len(by_flow) == len(enq), "not every enqueue carries one flow id")
@@ -133,8 +134,16 @@ def check_timeline(t, durations_file):
            sl["args"].get("work_group_size") == 64, "sum_local: %r" % sl["args"])
     expect(sl["args"].get("kernel_work_group_size", 0) > 0 and "preferred_work_group_size_multiple" in sl["args"],
            "kernel work-group info missing: %r" % sl["args"])
+    # argument values: buffers as object ids, the __local one as its (absent) value
+    expect(len(sl["args"].get("kernel_args", [])) == 3 and sl["args"]["kernel_args"][0] == w["args"].get("buffer"),
+           "sum_local kernel_args %r" % sl["args"].get("kernel_args"))
+    mp = [d for d in dev if d["name"] == "MapBuffer"]
+    um = [d for d in dev if d["name"] == "UnmapMemObject"]
+    expect(len(mp) == 1 and mp[0]["args"].get("direction") is None, "map for writing moves nothing: %r" % mp)
+    expect(len(um) == 1 and um[0]["args"].get("direction") == "host_to_device" and um[0]["args"].get("bytes") == 4096,
+           "unmap: %r" % [u["args"] for u in um])
     a = t["attributes"]
-    expect(a.get("cltrace.device_commands") == 14 and a.get("cltrace.commands_unmatched") == 0,
+    expect(a.get("cltrace.device_commands") == 16 and a.get("cltrace.commands_unmatched") == 0,
            "attributes %r" % {k: v for k, v in a.items() if "command" in k})
     expect(a.get("cltrace.device.0.compute_units", 0) > 0 and a.get("cltrace.device.0.name"), "device facts missing")
     expect(a.get("cltrace.device.0.clock_samples", 0) > 0, "no clock samples")

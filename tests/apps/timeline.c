@@ -133,6 +133,10 @@ int main(int argc, char **argv)
     dur("fill", ev);
     CHECK(clEnqueueReadBuffer(qp, out, CL_FALSE, 0, N / WG * sizeof(float), host, 0, NULL, &ev));
     dur("read", ev);
+    float *mapped = clEnqueueMapBuffer(qp, copy, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, 0, 4096, 0, NULL, NULL, &err);
+    CHECK(err);
+    mapped[0] = 1.0f;
+    CHECK(clEnqueueUnmapMemObject(qp, copy, mapped, 0, NULL, NULL));
     /* no events: timed by the tracer alone */
     for (int i = 0; i < 3; i++) {
         CHECK(clEnqueueWriteBuffer(qn, buf, CL_FALSE, 0, 4096, host, 0, NULL, NULL));

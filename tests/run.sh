@@ -199,6 +199,20 @@ t_launcher_children() {
     [ -z "$(ls "$WORK"/nc.*.pftrace* 2>/dev/null)" ]
 }
 
+t_bad_input_same_codes() {
+    # NULLs, unknown enums and flags, absurd sizes: same codes, no crash,
+    # under ASan/UBSan too
+    "$T/badargs" > "$WORK/ba.plain"
+    traced "$WORK/ba" "$T/badargs" > "$WORK/ba.traced"
+    diff "$WORK/ba.plain" "$WORK/ba.traced"
+    local rt
+    rt=$(${CC:-cc} -print-file-name=libasan.so)
+    ASAN_OPTIONS=detect_leaks=0 CLTRACE_OUTPUT="$WORK/bas.%p.pftrace" CLTRACE_QUIET=1 \
+        LD_PRELOAD="$rt:$B/asan/libcltrace.so" "$T/badargs" > "$WORK/ba.asan"
+    diff "$WORK/ba.plain" "$WORK/ba.asan"
+    if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/ba")"; fi
+}
+
 t_real_clients_unchanged() {
     # clinfo, clpeak, pyopencl, an Oclgrind program, hashcat: same output
     # and status with and without the tracer, and traced

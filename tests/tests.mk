@@ -21,6 +21,9 @@ TEST_BINS += $(T)/dlopen_app
 $(T)/exits: tests/apps/exits.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lpthread
 TEST_BINS += $(T)/exits
+$(T)/badargs: tests/apps/badargs.c | $(T)
+	$(CC) $(TEST_CFLAGS) -Wno-deprecated-declarations -o $@ $< -lOpenCL
+TEST_BINS += $(T)/badargs
 $(T)/threads: tests/apps/threads.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lpthread
 $(T)/threads-tsan: tests/apps/threads.c | $(T)

@@ -117,6 +117,60 @@ static void read_comm(const char *path, char *buf, size_t cap, const char *fallb
         snprintf(buf, cap, "%s", fallback);
 }
 
+/* The first packet of a sequence: wipes its interning, sets the track its
+ * events go to by default. */
+static void sequence_start(struct clt_writer *w, uint32_t seq, int first, uint64_t track)
+{
+    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+    p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
+    p.trusted_packet_sequence_id = seq;
+    p.sequence_flags = F_CLEARED | F_NEEDS;
+    p.has_first_packet_on_sequence = first;
+    p.first_packet_on_sequence = first;
+    Perfetto__Protos__TracePacketDefaults def = PERFETTO__PROTOS__TRACE_PACKET_DEFAULTS__INIT;
+    Perfetto__Protos__TrackEventDefaults ted = PERFETTO__PROTOS__TRACK_EVENT_DEFAULTS__INIT;
+    ted.has_track_uuid = 1;
+    ted.track_uuid = track;
+    def.track_event_defaults = &ted;
+    p.trace_packet_defaults = &def;
+    clt_put_packet(w, &p);
+}
+
+void clt_counter_track(struct clt_writer *w, uint64_t id, uint64_t parent, const char *name, int bytes)
+{
+    Perfetto__Protos__CounterDescriptor cd = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__INIT;
+    cd.has_unit = 1;
+    cd.unit = bytes ? PERFETTO__PROTOS__COUNTER_DESCRIPTOR__UNIT__UNIT_SIZE_BYTES
+                    : PERFETTO__PROTOS__COUNTER_DESCRIPTOR__UNIT__UNIT_COUNT;
+    Track t = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+    t.has_uuid = t.has_parent_uuid = 1;
+    t.uuid = id;
+    t.parent_uuid = parent;
+    t.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
+    t.name = (char *)name;
+    t.counter = &cd;
+    clt_put_track(w, &t);
+}
+
+/* A counter value, on the writer's own sequence. */
+void clt_counter(struct clt_writer *w, uint64_t track, uint64_t ts, int64_t value)
+{
+    Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+    e.has_type = e.has_track_uuid = 1;
+    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER;
+    e.track_uuid = track;
+    e.counter_value_field_case = PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_COUNTER_VALUE;
+    e.counter_value = value;
+    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+    p.has_timestamp = p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
+    p.timestamp = ts;
+    p.trusted_packet_sequence_id = OWN_SEQ;
+    p.sequence_flags = F_NEEDS;
+    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
+    p.track_event = &e;
+    clt_put_packet(w, &p);
+}
+
 void clt_emit_header(struct clt_writer *w)
 {
     char name[64];
@@ -130,40 +184,9 @@ void clt_emit_header(struct clt_writer *w)
     t.uuid = w->process_uuid;
     t.process = &pd;
     clt_put_track(w, &t);
-
-    Perfetto__Protos__CounterDescriptor cd = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__INIT;
-    cd.has_unit = 1;
-    cd.unit = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__UNIT__UNIT_COUNT;
-    Track c = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
-    c.has_uuid = c.has_parent_uuid = 1;
-    c.uuid = w->dropped_uuid;
-    c.parent_uuid = w->process_uuid;
-    c.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
-    c.name = "cltrace dropped calls";
-    c.counter = &cd;
-    clt_put_track(w, &c);
-
-    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-    p.has_trusted_packet_sequence_id = p.has_sequence_flags = p.has_first_packet_on_sequence = 1;
-    p.trusted_packet_sequence_id = OWN_SEQ;
-    p.sequence_flags = F_CLEARED | F_NEEDS;
-    p.first_packet_on_sequence = 1;
-    Perfetto__Protos__TracePacketDefaults def = PERFETTO__PROTOS__TRACE_PACKET_DEFAULTS__INIT;
-    Perfetto__Protos__TrackEventDefaults ted = PERFETTO__PROTOS__TRACK_EVENT_DEFAULTS__INIT;
-    ted.has_track_uuid = 1;
-    ted.track_uuid = w->dropped_uuid;
-    def.track_event_defaults = &ted;
-    p.trace_packet_defaults = &def;
-    Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;   /* dropped calls start at 0 */
-    e.has_type = 1;
-    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER;
-    e.counter_value_field_case = PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_COUNTER_VALUE;
-    e.counter_value = 0;
-    p.has_timestamp = 1;
-    p.timestamp = clt_boottime_ns();
-    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
-    p.track_event = &e;
-    clt_put_packet(w, &p);
+    clt_counter_track(w, w->dropped_uuid, w->process_uuid, "cltrace dropped calls", 0);
+    sequence_start(w, OWN_SEQ, 1, w->dropped_uuid);
+    clt_counter(w, w->dropped_uuid, clt_boottime_ns(), 0);     /* dropped calls start at 0 */
 }
 
 void clt_emit_dropped(struct clt_writer *w)
@@ -174,19 +197,7 @@ void clt_emit_dropped(struct clt_writer *w)
     if (total == w->dropped_emitted)
         return;
     w->dropped_emitted = total;
-    Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-    e.has_type = 1;
-    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER;
-    e.counter_value_field_case = PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_COUNTER_VALUE;
-    e.counter_value = (int64_t)total;
-    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-    p.has_timestamp = p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
-    p.timestamp = clt_boottime_ns();
-    p.trusted_packet_sequence_id = OWN_SEQ;
-    p.sequence_flags = F_NEEDS;
-    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
-    p.track_event = &e;
-    clt_put_packet(w, &p);
+    clt_counter(w, w->dropped_uuid, clt_boottime_ns(), (int64_t)total);
 }
 
 void clt_emit_footer(struct clt_writer *w)
@@ -256,19 +267,7 @@ static struct seq_state *seq_for(struct clt_writer *w, struct clt_thread *th)
     t.thread = &td;
     clt_put_track(w, &t);
 
-    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-    p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
-    p.trusted_packet_sequence_id = th->seq;
-    p.sequence_flags = F_CLEARED | F_NEEDS;
-    p.has_first_packet_on_sequence = first;
-    p.first_packet_on_sequence = first;
-    Perfetto__Protos__TracePacketDefaults def = PERFETTO__PROTOS__TRACE_PACKET_DEFAULTS__INIT;
-    Perfetto__Protos__TrackEventDefaults ted = PERFETTO__PROTOS__TRACK_EVENT_DEFAULTS__INIT;
-    ted.has_track_uuid = 1;
-    ted.track_uuid = ss->track_uuid;
-    def.track_event_defaults = &ted;
-    p.trace_packet_defaults = &def;
-    clt_put_packet(w, &p);
+    sequence_start(w, th->seq, first, ss->track_uuid);
     return ss;
 }
 

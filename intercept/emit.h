@@ -46,6 +46,8 @@ struct Perfetto__Protos__TracePacket;
 struct Perfetto__Protos__TrackDescriptor;
 void clt_put_packet(struct clt_writer *w, struct Perfetto__Protos__TracePacket *p);
 void clt_put_track(struct clt_writer *w, struct Perfetto__Protos__TrackDescriptor *t);
+void clt_counter_track(struct clt_writer *w, uint64_t id, uint64_t parent, const char *name, int bytes);
+void clt_counter(struct clt_writer *w, uint64_t track, uint64_t ts, int64_t value);
 
 /* emit_device.c */
 int clt_dev_init(struct clt_writer *w);

@@ -82,40 +82,6 @@ static uint64_t uuid(struct clt_writer *w, uint32_t kind, uint32_t index)
     return w->process_uuid | kind | index;
 }
 
-static void counter_track(struct clt_writer *w, uint64_t id, uint64_t parent, const char *name, int bytes)
-{
-    Perfetto__Protos__CounterDescriptor cd = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__INIT;
-    cd.has_unit = 1;
-    cd.unit = bytes ? PERFETTO__PROTOS__COUNTER_DESCRIPTOR__UNIT__UNIT_SIZE_BYTES
-                    : PERFETTO__PROTOS__COUNTER_DESCRIPTOR__UNIT__UNIT_COUNT;
-    Track t = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
-    t.has_uuid = t.has_parent_uuid = 1;
-    t.uuid = id;
-    t.parent_uuid = parent;
-    t.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
-    t.name = (char *)name;
-    t.counter = &cd;
-    clt_put_track(w, &t);
-}
-
-static void counter(struct clt_writer *w, uint64_t track, uint64_t ts, int64_t value)
-{
-    Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-    e.has_type = e.has_track_uuid = 1;
-    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER;
-    e.track_uuid = track;
-    e.counter_value_field_case = PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_COUNTER_VALUE;
-    e.counter_value = value;
-    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-    p.has_timestamp = p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
-    p.timestamp = ts;
-    p.trusted_packet_sequence_id = CLT_OWN_SEQ;
-    p.sequence_flags = 2;
-    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
-    p.track_event = &e;
-    clt_put_packet(w, &p);
-}
-
 /* ---- devices, queues, contexts ------------------------------------------ */
 
 static struct clt_dev *dev_get(struct clt_writer *w, uint64_t handle)
@@ -206,7 +172,7 @@ static void queue_declare_lane(struct clt_writer *w, struct clt_queue *q)
     if (lane == 0) {
         snprintf(name, sizeof name, "queue %llu commands in flight", (unsigned long long)q->id);
         q->counter_uuid = uuid(w, 0xB0000000u, q->index);
-        counter_track(w, q->counter_uuid, q->dev->uuid, name, 0);
+        clt_counter_track(w, q->counter_uuid, q->dev->uuid, name, 0);
     }
 }
 
@@ -240,7 +206,7 @@ static struct clt_ctx *ctx_get(struct clt_writer *w, uint64_t id)
     c->uuid = uuid(w, 0xC0000000u, c->index);
     char name[64];
     snprintf(name, sizeof name, "device memory, context %llu", (unsigned long long)id);
-    counter_track(w, c->uuid, w->process_uuid, name, 1);
+    clt_counter_track(w, c->uuid, w->process_uuid, name, 1);
     return c;
 }
 
@@ -250,7 +216,7 @@ static void mem_change(struct clt_writer *w, struct clt_mem *mo, int64_t delta, 
     if (!c)
         return;
     c->bytes += delta;
-    counter(w, c->uuid, ts, c->bytes);
+    clt_counter(w, c->uuid, ts, c->bytes);
 }
 
 /* ---- the clock ---------------------------------------------------------- */
@@ -393,7 +359,7 @@ void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t
         q->in_flight++;
         if (!q->n_lanes)
             queue_declare_lane(w, q);   /* the queue's first lane and its counter */
-        counter(w, q->counter_uuid, t0, q->in_flight);
+        clt_counter(w, q->counter_uuid, t0, q->in_flight);
     }
     if (fn == CLT_FN_clEnqueueNDRangeKernel) {
         struct clt_kern *k = kern_get(w, id_of(w, rec->arg[1]), 1);
@@ -656,7 +622,7 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     clt_put_packet(w, &p);
     if (q->in_flight > 0)
         q->in_flight--;
-    counter(w, q->counter_uuid, end, q->in_flight);
+    clt_counter(w, q->counter_uuid, end, q->in_flight);
 }
 
 static struct clt_flow *flow_find(struct clt_devmodel *m, uint64_t flow)

@@ -1,73 +1,7 @@
+/* Writer-thread hash tables: u64 key -> pointer (open addressing, grown at
+ * half full), and on top of it handle -> object id. */
 #include <stdlib.h>
 #include "objects.h"
-
-static uint64_t slot_of(const struct clt_objects *o, uint64_t h)
-{
-    uint64_t x = h * 0x9E3779B97F4A7C15ull;
-    uint64_t i = (x ^ (x >> 29)) & (o->cap - 1);
-    while (o->keys[i] && o->keys[i] != h)
-        i = (i + 1) & (o->cap - 1);
-    return i;
-}
-
-static int grow(struct clt_objects *o)
-{
-    uint64_t ncap = o->cap ? o->cap * 2 : 1024;
-    struct clt_objects n = { calloc(ncap, 8), calloc(ncap, 8), ncap, 0, o->next_id };
-    if (!n.keys || !n.ids) {
-        free(n.keys);
-        free(n.ids);
-        return -1;
-    }
-    for (uint64_t i = 0; i < o->cap; i++) {
-        if (o->keys[i]) {
-            uint64_t s = slot_of(&n, o->keys[i]);
-            n.keys[s] = o->keys[i];
-            n.ids[s] = o->ids[i];
-            n.used++;
-        }
-    }
-    free(o->keys);
-    free(o->ids);
-    *o = n;
-    return 0;
-}
-
-static uint64_t put(struct clt_objects *o, uint64_t h, int fresh)
-{
-    if (!h)
-        return 0;
-    if ((o->used + 1) * 2 > o->cap && grow(o) != 0)
-        return ++o->next_id;          /* out of memory: ids stay unique */
-    uint64_t s = slot_of(o, h);
-    if (!o->keys[s]) {
-        o->keys[s] = h;
-        o->used++;
-        fresh = 1;
-    }
-    if (fresh)
-        o->ids[s] = ++o->next_id;
-    return o->ids[s];
-}
-
-uint64_t clt_objects_find(const struct clt_objects *o, uint64_t h)
-{
-    if (!h || !o->cap)
-        return 0;
-    uint64_t s = slot_of(o, h);
-    return o->keys[s] ? o->ids[s] : 0;
-}
-
-uint64_t clt_objects_get(struct clt_objects *o, uint64_t h) { return put(o, h, 0); }
-uint64_t clt_objects_new(struct clt_objects *o, uint64_t h) { return put(o, h, 1); }
-
-void clt_objects_free(struct clt_objects *o)
-{
-    free(o->keys);
-    free(o->ids);
-    o->keys = o->ids = 0;
-    o->cap = o->used = 0;
-}
 
 static uint64_t map_slot(const struct clt_map *m, uint64_t k)
 {
@@ -126,3 +60,25 @@ void clt_map_free(struct clt_map *m)
     m->vals = NULL;
     m->cap = m->used = 0;
 }
+
+/* Object ids are stored as the map's values. */
+uint64_t clt_objects_find(const struct clt_objects *o, uint64_t h)
+{
+    return (uint64_t)(uintptr_t)clt_map_get(&o->ids, h);
+}
+
+static uint64_t put(struct clt_objects *o, uint64_t h, int fresh)
+{
+    if (!h)
+        return 0;
+    uint64_t id = fresh ? 0 : clt_objects_find(o, h);
+    if (!id) {
+        id = ++o->next_id;
+        clt_map_put(&o->ids, h, (void *)(uintptr_t)id);   /* out of memory: ids stay unique */
+    }
+    return id;
+}
+
+uint64_t clt_objects_get(struct clt_objects *o, uint64_t h) { return put(o, h, 0); }
+uint64_t clt_objects_new(struct clt_objects *o, uint64_t h) { return put(o, h, 1); }
+void clt_objects_free(struct clt_objects *o) { clt_map_free(&o->ids); }

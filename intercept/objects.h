@@ -1,23 +1,11 @@
-/* Handle -> object id, on the writer thread only. A handle returned by a
+/* Writer-thread tables. Handle -> object id: a handle returned by a
  * creating call gets a fresh id (the driver may reuse an address after a
  * release); any other handle keeps the id it was first seen with. */
 #ifndef CLT_OBJECTS_H
 #define CLT_OBJECTS_H
 #include <stdint.h>
 
-struct clt_objects {
-    uint64_t *keys, *ids;
-    uint64_t cap, used, next_id;
-};
-
-uint64_t clt_objects_get(struct clt_objects *o, uint64_t handle);   /* 0 for NULL */
-uint64_t clt_objects_find(const struct clt_objects *o, uint64_t handle);  /* 0 if unknown */
-uint64_t clt_objects_new(struct clt_objects *o, uint64_t handle);
-void clt_objects_free(struct clt_objects *o);
-
-
-
-/* u64 key -> pointer, writer thread only (device model tables). */
+/* u64 key (non-zero) -> pointer. */
 struct clt_map {
     uint64_t *keys;
     void **vals;
@@ -26,4 +14,15 @@ struct clt_map {
 void *clt_map_get(const struct clt_map *m, uint64_t key);
 int clt_map_put(struct clt_map *m, uint64_t key, void *val);   /* 0 ok, -1 out of memory */
 void clt_map_free(struct clt_map *m);
+
+struct clt_objects {
+    struct clt_map ids;
+    uint64_t next_id;
+};
+
+uint64_t clt_objects_get(struct clt_objects *o, uint64_t handle);   /* 0 for NULL */
+uint64_t clt_objects_new(struct clt_objects *o, uint64_t handle);
+uint64_t clt_objects_find(const struct clt_objects *o, uint64_t handle);  /* 0 if unknown */
+void clt_objects_free(struct clt_objects *o);
+
 #endif

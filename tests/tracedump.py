@@ -34,17 +34,18 @@ def load_schema():
     return importlib.import_module("cltrace_pb2")
 
 
-def read_packets(pb, path):
+def frames(path):
+    """The bytes of each whole TracePacket in the file (a cut tail is dropped)."""
     data = open(path, "rb").read()
     if data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
-    pos, out = 0, []
+    pos = 0
     while pos < len(data):
         if data[pos] != 0x0A:
             raise ValueError("not a trace: byte %d" % pos)
         pos += 1
         n = shift = 0
-        while True:
+        while pos < len(data):
             b = data[pos]
             pos += 1
             n |= (b & 0x7F) << shift
@@ -52,37 +53,30 @@ def read_packets(pb, path):
             if b < 0x80:
                 break
         if pos + n > len(data):
-            break       # truncated tail: keep what is complete
-        p = pb.TracePacket()
-        p.ParseFromString(data[pos:pos + n])
-        out.append(p)
+            return
+        yield data[pos:pos + n]
         pos += n
+
+
+def read_packets(pb, path):
+    out = []
+    for raw in frames(path):
+        p = pb.TracePacket()
+        p.ParseFromString(raw)
+        out.append(p)
     return out
 
 
 def attributes(path):
     """Only the trace attributes (cheap on huge traces: other packets are skipped)."""
     pb = load_schema()
-    data = open(path, "rb").read()
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    pos, attrs = 0, {}
-    while pos < len(data):
-        pos += 1
-        n = shift = 0
-        while True:
-            b = data[pos]
-            pos += 1
-            n |= (b & 0x7F) << shift
-            shift += 7
-            if b < 0x80:
-                break
-        if data[pos:pos + 2] == b"\xf2\x07":       # field 126 (trace_attributes), length-delimited
+    attrs = {}
+    for raw in frames(path):
+        if raw[:2] == b"\xf2\x07":       # field 126 (trace_attributes), length-delimited
             p = pb.TracePacket()
-            p.ParseFromString(data[pos:pos + n])
+            p.ParseFromString(raw)
             for a in p.trace_attributes.attribute:
                 attrs[a.key] = a.string_value if a.HasField("string_value") else a.long_value
-        pos += n
     return attrs
 
 

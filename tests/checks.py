@@ -107,7 +107,12 @@ def check_timeline(t, durations_file):
     enq = [s for s in api if s["name"].startswith("clEnqueue") and
            "CL_SUCCESS" in (s["args"].get("result"), s["args"].get("errcode_ret"))]
     expect(len(enq) == 16, "%d successful enqueues, want 16" % len(enq))
-    expect(len(dev) == len(enq), "%d device commands for %d enqueues" % (len(dev), len(enq)))
+    a = t["attributes"]
+    untimed = a.get("cltrace.commands_untimed", 0)
+    # a driver may give no profiling data for a command that moves nothing
+    # (NVIDIA: a write-invalidate map): counted as untimed, not drawn
+    expect(len(dev) + untimed == len(enq) and untimed <= 1,
+           "%d device commands + %d untimed for %d enqueues" % (len(dev), untimed, len(enq)))
     by_flow = {f: s for s in enq for f in s["flows"]}
     expect(len(by_flow) == len(enq), "not every enqueue carries one flow id")
     for d in dev:
@@ -139,11 +144,11 @@ def check_timeline(t, durations_file):
            "sum_local kernel_args %r" % sl["args"].get("kernel_args"))
     mp = [d for d in dev if d["name"] == "MapBuffer"]
     um = [d for d in dev if d["name"] == "UnmapMemObject"]
-    expect(len(mp) == 1 and mp[0]["args"].get("direction") is None, "map for writing moves nothing: %r" % mp)
+    expect(len(mp) + untimed == 1 and all(m["args"].get("direction") is None for m in mp),
+           "map for writing moves nothing: %r" % mp)
     expect(len(um) == 1 and um[0]["args"].get("direction") == "host_to_device" and um[0]["args"].get("bytes") == 4096,
            "unmap: %r" % [u["args"] for u in um])
-    a = t["attributes"]
-    expect(a.get("cltrace.device_commands") == 16 and a.get("cltrace.commands_unmatched") == 0,
+    expect(a.get("cltrace.device_commands") == len(dev) and a.get("cltrace.commands_unmatched") == 0,
            "attributes %r" % {k: v for k, v in a.items() if "command" in k})
     expect(a.get("cltrace.device.0.compute_units", 0) > 0 and a.get("cltrace.device.0.name"), "device facts missing")
     expect(a.get("cltrace.device.0.clock_samples", 0) > 0, "no clock samples")

@@ -152,7 +152,19 @@ void clt_counter_track(struct clt_writer *w, uint64_t id, uint64_t parent, const
     clt_put_track(w, &t);
 }
 
-/* A counter value, on the writer's own sequence. */
+/* An event on the writer's own sequence (it names its track). */
+void clt_put_own_event(struct clt_writer *w, uint64_t ts, Event *e)
+{
+    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+    p.has_timestamp = p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
+    p.timestamp = ts;
+    p.trusted_packet_sequence_id = OWN_SEQ;
+    p.sequence_flags = F_NEEDS;
+    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
+    p.track_event = e;
+    clt_put_packet(w, &p);
+}
+
 void clt_counter(struct clt_writer *w, uint64_t track, uint64_t ts, int64_t value)
 {
     Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
@@ -161,13 +173,42 @@ void clt_counter(struct clt_writer *w, uint64_t track, uint64_t ts, int64_t valu
     e.track_uuid = track;
     e.counter_value_field_case = PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_COUNTER_VALUE;
     e.counter_value = value;
+    clt_put_own_event(w, ts, &e);
+}
+
+/* ---- trace attributes --------------------------------------------------- */
+
+void clt_attr_int(struct clt_attrs *a, const char *key, int64_t v)
+{
+    if (a->n == CLT_MAX_ATTRS)
+        return;
+    Perfetto__Protos__TraceAttributes__Attribute *x = &a->attr[a->n];
+    perfetto__protos__trace_attributes__attribute__init(x);
+    snprintf(a->key[a->n], sizeof a->key[a->n], "%s", key);
+    x->key = a->key[a->n];
+    x->value_case = PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_LONG_VALUE;
+    x->long_value = v;
+    a->ptr[a->n++] = x;
+}
+
+void clt_attr_str(struct clt_attrs *a, const char *key, const char *v)
+{
+    if (a->n == CLT_MAX_ATTRS)
+        return;
+    clt_attr_int(a, key, 0);
+    Perfetto__Protos__TraceAttributes__Attribute *x = &a->attr[a->n - 1];
+    x->value_case = PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_STRING_VALUE;
+    x->string_value = (char *)v;
+}
+
+void clt_attrs_put(struct clt_writer *w, struct clt_attrs *a)
+{
+    Perfetto__Protos__TraceAttributes ta = PERFETTO__PROTOS__TRACE_ATTRIBUTES__INIT;
+    ta.n_attribute = a->n;
+    ta.attribute = a->ptr;
     Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-    p.has_timestamp = p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
-    p.timestamp = ts;
-    p.trusted_packet_sequence_id = OWN_SEQ;
-    p.sequence_flags = F_NEEDS;
-    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
-    p.track_event = &e;
+    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_ATTRIBUTES;
+    p.trace_attributes = &ta;
     clt_put_packet(w, &p);
 }
 
@@ -202,29 +243,14 @@ void clt_emit_dropped(struct clt_writer *w)
 
 void clt_emit_footer(struct clt_writer *w)
 {
-    Perfetto__Protos__TraceAttributes__Attribute a[5];
-    Perfetto__Protos__TraceAttributes__Attribute *ap[5];
-    static const char *const keys[5] = { "cltrace.version", "cltrace.calls", "cltrace.dropped_calls",
-                                         "cltrace.clock", "cltrace.objects" };
-    for (int i = 0; i < 5; i++) {
-        perfetto__protos__trace_attributes__attribute__init(&a[i]);
-        a[i].key = (char *)keys[i];
-        a[i].value_case = PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_LONG_VALUE;
-        ap[i] = &a[i];
-    }
-    a[0].value_case = a[3].value_case = PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_STRING_VALUE;
-    a[0].string_value = CLT_VERSION;
-    a[1].long_value = (int64_t)w->calls;
-    a[2].long_value = (int64_t)w->dropped_emitted;
-    a[3].string_value = clt_use_tsc ? "tsc" : "boottime";
-    a[4].long_value = (int64_t)w->objs.next_id;
-    Perfetto__Protos__TraceAttributes ta = PERFETTO__PROTOS__TRACE_ATTRIBUTES__INIT;
-    ta.n_attribute = 5;
-    ta.attribute = ap;
-    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_ATTRIBUTES;
-    p.trace_attributes = &ta;
-    clt_put_packet(w, &p);
+    static struct clt_attrs a;
+    a.n = 0;
+    clt_attr_str(&a, "cltrace.version", CLT_VERSION);
+    clt_attr_int(&a, "cltrace.calls", (int64_t)w->calls);
+    clt_attr_int(&a, "cltrace.dropped_calls", (int64_t)w->dropped_emitted);
+    clt_attr_str(&a, "cltrace.clock", clt_use_tsc ? "tsc" : "boottime");
+    clt_attr_int(&a, "cltrace.objects", (int64_t)w->objs.next_id);
+    clt_attrs_put(w, &a);
 }
 
 /* ---- one sequence per thread ------------------------------------------ */

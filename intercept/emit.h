@@ -42,10 +42,21 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th);   /* 1 if it d
 void clt_emit_dropped(struct clt_writer *w);
 void clt_emit_footer(struct clt_writer *w);
 void clt_writer_flush(struct clt_writer *w);
-struct Perfetto__Protos__TracePacket;
-struct Perfetto__Protos__TrackDescriptor;
-void clt_put_packet(struct clt_writer *w, struct Perfetto__Protos__TracePacket *p);
-void clt_put_track(struct clt_writer *w, struct Perfetto__Protos__TrackDescriptor *t);
+#include "proto/cltrace.pb-c.h"
+void clt_put_packet(struct clt_writer *w, Perfetto__Protos__TracePacket *p);
+void clt_put_track(struct clt_writer *w, Perfetto__Protos__TrackDescriptor *t);
+void clt_put_own_event(struct clt_writer *w, uint64_t ts, Perfetto__Protos__TrackEvent *e);
+
+/* Trace attributes, written as one packet. */
+#define CLT_MAX_ATTRS 320
+struct clt_attrs {
+    Perfetto__Protos__TraceAttributes__Attribute attr[CLT_MAX_ATTRS], *ptr[CLT_MAX_ATTRS];
+    char key[CLT_MAX_ATTRS][64];
+    unsigned n;
+};
+void clt_attr_int(struct clt_attrs *a, const char *key, int64_t v);
+void clt_attr_str(struct clt_attrs *a, const char *key, const char *v);   /* v must outlive the put */
+void clt_attrs_put(struct clt_writer *w, struct clt_attrs *a);
 void clt_counter_track(struct clt_writer *w, uint64_t id, uint64_t parent, const char *name, int bytes);
 void clt_counter(struct clt_writer *w, uint64_t track, uint64_t ts, int64_t value);
 

@@ -12,7 +12,6 @@
 #include "shim.h"
 #include "tables.h"
 
-typedef Perfetto__Protos__TracePacket Packet;
 typedef Perfetto__Protos__TrackEvent Event;
 typedef Perfetto__Protos__DebugAnnotation Ann;
 typedef Perfetto__Protos__TrackDescriptor Track;
@@ -605,21 +604,12 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
         e.n_terminating_flow_ids = 1;
         e.terminating_flow_ids = &flow;
     }
-    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-    p.has_timestamp = p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
-    p.timestamp = start;
-    p.trusted_packet_sequence_id = CLT_OWN_SEQ;
-    p.sequence_flags = 2;
-    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
-    p.track_event = &e;
-    clt_put_packet(w, &p);
+    clt_put_own_event(w, start, &e);
     Event end_e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
     end_e.has_type = end_e.has_track_uuid = 1;
     end_e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
     end_e.track_uuid = track;
-    p.timestamp = end;
-    p.track_event = &end_e;
-    clt_put_packet(w, &p);
+    clt_put_own_event(w, end, &end_e);
     if (q->in_flight > 0)
         q->in_flight--;
     clt_counter(w, q->counter_uuid, end, q->in_flight);
@@ -731,54 +721,36 @@ void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec)
 void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
 {
     struct clt_devmodel *m = w->dev;
-    enum { PER_DEV = 16 };
-    unsigned n = 4 + m->n_devs * PER_DEV;
-    Perfetto__Protos__TraceAttributes__Attribute *a = calloc(n, sizeof *a), **ap = calloc(n, sizeof *ap);
-    char (*keys)[80] = calloc(n, 80);
-    if (!a || !ap || !keys)
-        goto out;
-    unsigned k = 0;
-#define ATTR_I(key_fmt, idx, v) do { perfetto__protos__trace_attributes__attribute__init(&a[k]); \
-    snprintf(keys[k], 80, key_fmt, idx); a[k].key = keys[k]; \
-    a[k].value_case = PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_LONG_VALUE; \
-    a[k].long_value = (int64_t)(v); ap[k] = &a[k]; k++; } while (0)
-#define ATTR_S(key_fmt, idx, v) do { perfetto__protos__trace_attributes__attribute__init(&a[k]); \
-    snprintf(keys[k], 80, key_fmt, idx); a[k].key = keys[k]; \
-    a[k].value_case = PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_STRING_VALUE; \
-    a[k].string_value = (char *)(v); ap[k] = &a[k]; k++; } while (0)
-    ATTR_I("cltrace.device_commands%s", "", m->commands);
-    ATTR_I("cltrace.commands_unmatched%s", "", m->unmatched);
-    ATTR_I("cltrace.commands_untimed%s", "", m->untimed);
-    ATTR_I("cltrace.commands_unfinished%s", "", unfinished);
+    static struct clt_attrs a;
+    char key[64];
+    a.n = 0;
+    clt_attr_int(&a, "cltrace.device_commands", (int64_t)m->commands);
+    clt_attr_int(&a, "cltrace.commands_unmatched", (int64_t)m->unmatched);
+    clt_attr_int(&a, "cltrace.commands_untimed", (int64_t)m->untimed);
+    clt_attr_int(&a, "cltrace.commands_unfinished", (int64_t)unfinished);
     for (unsigned i = 0; i < m->n_devs; i++) {
-        struct clt_dev *d = &m->devs[i];
-        ATTR_S("cltrace.device.%u.name", i, d->name);
-        ATTR_S("cltrace.device.%u.vendor", i, d->vendor);
-        ATTR_I("cltrace.device.%u.id", i, d->id);
-        ATTR_I("cltrace.device.%u.compute_units", i, d->info[DEV_CU]);
-        ATTR_I("cltrace.device.%u.max_work_group_size", i, d->info[DEV_MAX_WG]);
-        ATTR_I("cltrace.device.%u.local_mem_bytes", i, d->info[DEV_LOCAL_MEM]);
-        ATTR_I("cltrace.device.%u.global_mem_bytes", i, d->info[DEV_GLOBAL_MEM]);
-        ATTR_I("cltrace.device.%u.warp_size", i, d->info[DEV_WARP]);
-        ATTR_I("cltrace.device.%u.registers_per_block", i, d->info[DEV_REGS]);
-        ATTR_I("cltrace.device.%u.compute_capability", i, d->info[DEV_CC_MAJOR] * 10 + d->info[DEV_CC_MINOR]);
-        ATTR_I("cltrace.device.%u.device_type", i, d->info[DEV_TYPE]);
-        ATTR_S("cltrace.device.%u.clock_method", i, d->timer_ok ? "device_and_host_timer+enqueue_brackets"
-                                                                 : "enqueue_brackets");
-        ATTR_I("cltrace.device.%u.clock_offset_ns", i, d->offset);
-        ATTR_I("cltrace.device.%u.clock_residual_ns", i, d->max_residual);
-        ATTR_I("cltrace.device.%u.clock_samples", i, d->n_samples);
-        ATTR_I("cltrace.device.%u.commands", i, d->commands);
+        const struct clt_dev *d = &m->devs[i];
+#define DEV_INT(name, v) (snprintf(key, sizeof key, "cltrace.device.%u." name, i), \
+                          clt_attr_int(&a, key, (int64_t)(v)))
+#define DEV_STR(name, v) (snprintf(key, sizeof key, "cltrace.device.%u." name, i), clt_attr_str(&a, key, v))
+        DEV_STR("name", d->name);
+        DEV_STR("vendor", d->vendor);
+        DEV_INT("id", d->id);
+        DEV_INT("compute_units", d->info[DEV_CU]);
+        DEV_INT("max_work_group_size", d->info[DEV_MAX_WG]);
+        DEV_INT("local_mem_bytes", d->info[DEV_LOCAL_MEM]);
+        DEV_INT("global_mem_bytes", d->info[DEV_GLOBAL_MEM]);
+        DEV_INT("warp_size", d->info[DEV_WARP]);
+        DEV_INT("registers_per_block", d->info[DEV_REGS]);
+        DEV_INT("compute_capability", d->info[DEV_CC_MAJOR] * 10 + d->info[DEV_CC_MINOR]);
+        DEV_INT("device_type", d->info[DEV_TYPE]);
+        DEV_STR("clock_method", d->timer_ok ? "device_and_host_timer+enqueue_brackets" : "enqueue_brackets");
+        DEV_INT("clock_offset_ns", d->offset);
+        DEV_INT("clock_residual_ns", d->max_residual);
+        DEV_INT("clock_samples", d->n_samples);
+        DEV_INT("commands", d->commands);
+#undef DEV_INT
+#undef DEV_STR
     }
-    Perfetto__Protos__TraceAttributes ta = PERFETTO__PROTOS__TRACE_ATTRIBUTES__INIT;
-    ta.n_attribute = k;
-    ta.attribute = ap;
-    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_ATTRIBUTES;
-    p.trace_attributes = &ta;
-    clt_put_packet(w, &p);
-out:
-    free(a);
-    free(ap);
-    free(keys);
+    clt_attrs_put(w, &a);
 }

@@ -35,6 +35,7 @@ struct clt_queue {
     uint64_t lane_iv[CLT_MAX_LANES][CLT_LANE_HISTORY][2];   /* recent [start, end] per lane */
     unsigned lane_next[CLT_MAX_LANES], n_lanes;
     int64_t in_flight;
+    int64_t refs;                 /* the app's references; 0: slot free once idle */
     uint64_t counter_uuid;
 };
 
@@ -43,6 +44,8 @@ struct clt_kern {
     uint64_t id, program;
     char name[CLT_MAX_STR + 1];
     int regs;                     /* -1: unknown */
+    int64_t refs;                 /* the app's references */
+    int64_t inflight;             /* launches not yet drawn; facts freed when both are 0 */
     struct clt_kernel_wg wg[4];
     unsigned n_wg;
     uint64_t arg_local[CLT_MAX_KARGS];   /* __local argument sizes (value NULL) */
@@ -51,14 +54,14 @@ struct clt_kern {
     uint64_t arg_set;                    /* bit i: argument i was set */
 };
 
-struct clt_mem { uint64_t id, size, flags, ctx; int64_t refs; };
+struct clt_mem { uint64_t id, size, flags, ctx; int64_t refs, inflight; };
 struct clt_ctx { uint64_t id; unsigned index; int64_t bytes; uint64_t uuid; };
 
 /* What the writer learnt of an enqueue call, waiting for its command. */
 struct clt_flow {
     uint64_t flow, h0, h1;
     uint16_t fn;
-    uint64_t queue_handle, kernel_id, mem_id, bytes;
+    uint64_t queue_handle, queue_id, kernel_id, mem_id, bytes;
     const char *direction;
     uint32_t work_dim, lws_null;
     uint64_t gws[3], lws[3], gwo[3];
@@ -74,8 +77,8 @@ struct clt_regs { uint64_t program; unsigned regs; char name[CLT_MAX_STR + 1]; }
 struct clt_devmodel {
     struct clt_dev devs[16];
     unsigned n_devs;
-    struct clt_queue queues[256];
-    unsigned n_queues;
+    struct clt_queue queues[256];  /* live queues (slots reused after release) */
+    unsigned n_queues, queue_serial;
     struct clt_ctx ctxs[64];
     unsigned n_ctxs;
     struct clt_map kernels, mems, queue_dev;    /* by object id */

@@ -118,20 +118,36 @@ static void dev_declare(struct clt_writer *w, struct clt_dev *d)
     clt_put_track(w, &t);
 }
 
+static struct clt_queue *queue_find(struct clt_writer *w, uint64_t id)
+{
+    struct clt_devmodel *m = w->dev;
+    for (unsigned i = 0; id && i < m->n_queues; i++)
+        if (m->queues[i].id == id)
+            return &m->queues[i];
+    return NULL;
+}
+
+/* A queue's slot; a released queue's slot is reused, with new track uuids
+ * (the index keeps growing) so the old tracks keep their commands. */
 static struct clt_queue *queue_get(struct clt_writer *w, uint64_t handle)
 {
     struct clt_devmodel *m = w->dev;
     uint64_t id = id_of(w, handle);
-    for (unsigned i = 0; i < m->n_queues; i++)
-        if (m->queues[i].id == id && id)
-            return &m->queues[i];
-    if (m->n_queues == 256 || !id)
+    struct clt_queue *q = queue_find(w, id);
+    if (q || !id)
+        return q;
+    for (unsigned i = 0; i < m->n_queues && !q; i++)
+        if (!m->queues[i].id)
+            q = &m->queues[i];
+    if (!q && m->n_queues < 256)
+        q = &m->queues[m->n_queues++];
+    if (!q)
         return NULL;
-    struct clt_queue *q = &m->queues[m->n_queues];
     memset(q, 0, sizeof *q);
     q->handle = handle;
     q->id = id;
-    q->index = m->n_queues++;
+    q->refs = 1;
+    q->index = m->queue_serial++;
     q->dev = dev_get(w, (uint64_t)(uintptr_t)clt_map_get(&m->queue_dev, id));
     if (!q->dev)
         q->dev = dev_get(w, 0xFFFFFFFFFFFFull);   /* a queue we did not see created */
@@ -159,7 +175,7 @@ static void queue_declare_lane(struct clt_writer *w, struct clt_queue *q)
     /* Lanes of one queue share its name: the UI shows them as one row. */
     char name[64];
     snprintf(name, sizeof name, "Device %u queue %llu", q->dev->index, (unsigned long long)q->id);
-    q->lane_uuid[lane] = uuid(w, 0xA0000000u, q->index << 4 | lane);
+    q->lane_uuid[lane] = uuid(w, 0xA0000000u, (q->index << 4 | lane) & 0x0FFFFFFFu);
     Track t = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
     t.has_uuid = t.has_parent_uuid = t.has_sibling_order_rank = 1;
     t.uuid = q->lane_uuid[lane];
@@ -170,7 +186,7 @@ static void queue_declare_lane(struct clt_writer *w, struct clt_queue *q)
     clt_put_track(w, &t);
     if (lane == 0) {
         snprintf(name, sizeof name, "queue %llu commands in flight", (unsigned long long)q->id);
-        q->counter_uuid = uuid(w, 0xB0000000u, q->index);
+        q->counter_uuid = uuid(w, 0xB0000000u, q->index & 0x0FFFFFFFu);
         clt_counter_track(w, q->counter_uuid, q->dev->uuid, name, 0);
     }
 }
@@ -260,8 +276,18 @@ static struct clt_kern *kern_get(struct clt_writer *w, uint64_t id, int create)
         }
         k->id = id;
         k->regs = -1;
+        k->refs = 1;
     }
     return k;
+}
+
+/* A command on this buffer is in flight: its facts outlive the app's release
+ * until the command is drawn. */
+static void mem_in_flight(struct clt_devmodel *m, const struct clt_flow *f)
+{
+    struct clt_mem *mo = f->mem_id ? clt_map_get(&m->mems, f->mem_id) : NULL;
+    if (mo)
+        mo->inflight++;
 }
 
 /* The table slot of a flow id: per thread sequence, by its counter. */
@@ -292,6 +318,20 @@ void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t
         fn == CLT_FN_clCreateCommandQueueWithPropertiesKHR) {
         if (ok)
             clt_map_put(&m->queue_dev, id_of(w, rec->ret), (void *)(uintptr_t)rec->arg[1]);
+        return;
+    }
+    if ((fn == CLT_FN_clRetainKernel || fn == CLT_FN_clReleaseKernel) && ok) {
+        /* the writer's facts live as long as the app holds the kernel */
+        uint64_t id = id_of(w, rec->arg[0]);
+        struct clt_kern *k = kern_get(w, id, 0);
+        if (k && (k->refs += fn == CLT_FN_clRetainKernel ? 1 : -1) <= 0 && k->inflight <= 0)
+            free(clt_map_del(&m->kernels, id));
+        return;
+    }
+    if ((fn == CLT_FN_clRetainCommandQueue || fn == CLT_FN_clReleaseCommandQueue) && ok) {
+        struct clt_queue *q = queue_find(w, id_of(w, rec->arg[0]));
+        if (q && (q->refs += fn == CLT_FN_clRetainCommandQueue ? 1 : -1) <= 0 && q->in_flight <= 0)
+            q->id = 0;      /* its slot is free again; its tracks stay in the trace */
         return;
     }
     if (fn == CLT_FN_clCreateKernel && ok) {
@@ -336,8 +376,11 @@ void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t
         struct clt_mem *mo = clt_map_get(&m->mems, id_of(w, rec->arg[0]));
         if (mo && ok && mo->refs > 0) {
             mo->refs += fn == CLT_FN_clRetainMemObject ? 1 : -1;
-            if (mo->refs == 0)
+            if (mo->refs == 0) {
                 mem_change(w, mo, -(int64_t)mo->size, t1);
+                if (mo->inflight <= 0)
+                    free(clt_map_del(&m->mems, mo->id));
+            }
         }
         return;
     }
@@ -354,6 +397,7 @@ void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t
     f->fn = (uint16_t)fn;
     f->queue_handle = rec->arg[0];
     struct clt_queue *q = queue_get(w, rec->arg[0]);
+    f->queue_id = q ? q->id : 0;     /* the handle may name another queue by completion */
     if (q) {
         q->in_flight++;
         if (!q->n_lanes)
@@ -365,6 +409,8 @@ void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t
         unsigned n;
         const uint64_t *a;
         f->kernel_id = id_of(w, rec->arg[1]);
+        if (k)
+            k->inflight++;          /* its facts outlive the app's release until drawn */
         f->work_dim = (uint32_t)rec->arg[2] <= 3 ? (uint32_t)rec->arg[2] : 3;
         if ((a = arr(rec, 3, &n)) != NULL)
             memcpy(f->gwo, a, (n < 3 ? n : 3) * 8);
@@ -391,6 +437,7 @@ void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t
         f->direction = flags & 1 ? "device_to_host" : "none";     /* CL_MAP_READ */
         f->bytes = flags & 1 ? bytes : 0;
         f->mem_id = id_of(w, rec->arg[1]);
+        mem_in_flight(m, f);
         struct clt_mapping *mp = rec->ret ? clt_map_get(&m->mappings, rec->ret) : NULL;
         if (!mp && rec->ret && (mp = malloc(sizeof *mp)) != NULL && clt_map_put(&m->mappings, rec->ret, mp) != 0) {
             free(mp);
@@ -408,6 +455,7 @@ void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t
         f->mem_id = id_of(w, rec->arg[1]);
         f->direction = mp && (mp->flags & 6) ? "host_to_device" : "none";   /* WRITE, WRITE_INVALIDATE */
         f->bytes = mp && (mp->flags & 6) ? mp->bytes : 0;
+        mem_in_flight(m, f);
         return;
     }
     const char *dir;
@@ -419,6 +467,7 @@ void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t
         bi = pidx(fd, "src_buffer");
     if (bi >= 0)
         f->mem_id = id_of(w, rec->arg[bi]);
+    mem_in_flight(m, f);
     if (si >= 0)
         f->bytes = rec->arg[si];
     unsigned n;
@@ -476,9 +525,12 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
 {
     struct clt_devmodel *m = w->dev;
     const uint64_t *v = rec->arg;
-    struct clt_queue *q = f ? queue_get(w, f->queue_handle) : NULL;
-    if (!q)
-        return;     /* its enqueue was never seen: counted in commands_unmatched */
+    struct clt_queue *q = f ? queue_find(w, f->queue_id) : NULL;
+    if (!q) {
+        if (f)
+            m->unmatched++;   /* more live queues than the writer keeps */
+        return;               /* (without f: counted in commands_unmatched already) */
+    }
     struct clt_dev *d = q->dev;
     if (!v[CMD_START] || !v[CMD_END]) {    /* no profiling data: counted, not drawn */
         m->untimed++;
@@ -610,8 +662,16 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     end_e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
     end_e.track_uuid = track;
     clt_put_own_event(w, end, &end_e);
+    /* the facts this command used may now go, if the app released them */
+    if (k && --k->inflight <= 0 && k->refs <= 0)
+        free(clt_map_del(&m->kernels, k->id));
+    struct clt_mem *used = f && f->mem_id ? clt_map_get(&m->mems, f->mem_id) : NULL;
+    if (used && --used->inflight <= 0 && used->refs <= 0)
+        free(clt_map_del(&m->mems, used->id));
     if (q->in_flight > 0)
         q->in_flight--;
+    if (q->refs <= 0 && q->in_flight == 0)
+        q->id = 0;          /* released and idle: its slot is free again */
     clt_counter(w, q->counter_uuid, end, q->in_flight);
 }
 

@@ -52,6 +52,30 @@ int clt_map_put(struct clt_map *m, uint64_t k, void *v)
     return 0;
 }
 
+/* Linear probing: close the hole by moving later entries of the run back. */
+void *clt_map_del(struct clt_map *m, uint64_t k)
+{
+    if (!k || !m->cap)
+        return NULL;
+    uint64_t i = map_slot(m, k);
+    if (!m->keys[i])
+        return NULL;
+    void *v = m->vals[i];
+    m->keys[i] = 0;
+    m->used--;
+    for (uint64_t j = (i + 1) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1)) {
+        uint64_t key = m->keys[j];
+        void *val = m->vals[j];
+        m->keys[j] = 0;
+        m->used--;
+        uint64_t s = map_slot(m, key);
+        m->keys[s] = key;
+        m->vals[s] = val;
+        m->used++;
+    }
+    return v;
+}
+
 void clt_map_free(struct clt_map *m)
 {
     free(m->keys);

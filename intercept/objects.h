@@ -13,6 +13,7 @@ struct clt_map {
 };
 void *clt_map_get(const struct clt_map *m, uint64_t key);
 int clt_map_put(struct clt_map *m, uint64_t key, void *val);   /* 0 ok, -1 out of memory */
+void *clt_map_del(struct clt_map *m, uint64_t key);           /* the value removed, or NULL */
 void clt_map_free(struct clt_map *m);
 
 struct clt_objects {

@@ -200,6 +200,18 @@ def check_calls(t, name, n):
     expect(got == int(n), "%d %s recorded, want %s" % (got, name, n))
 
 
+def check_churn(t, rounds):
+    """Objects made and released in a loop: every command drawn."""
+    rounds = int(rounds)
+    a = t["attributes"]
+    dev = [s for s in t["slices"] if (s["track_name"] or "").startswith("Device ")]
+    expect(len(dev) == 3 * rounds, "%d device commands, want %d" % (len(dev), 3 * rounds))
+    expect(a.get("cltrace.commands_unmatched") == 0 and a.get("cltrace.commands_untimed") == 0,
+           "unmatched/untimed: %r" % {k: v for k, v in a.items() if "commands" in k})
+    mem = [c["value"] for c in t["counters"] if (c["name"] or "").startswith("device memory")]
+    expect(mem and max(mem) == 256 and mem[-1] == 0, "device memory counter: max %s last %s" % (max(mem or [0]), mem[-1:]))
+
+
 def check_forward(t, ncalls):
     common(t, int(ncalls))
 
@@ -207,7 +219,7 @@ def check_forward(t, ncalls):
 if __name__ == "__main__":
     check, path = sys.argv[1], sys.argv[2]
     trace = decode(path)
-    whole = check in ("timeline", "nvidia", "figures")
+    whole = check in ("timeline", "nvidia", "figures", "churn")
     globals()["check_" + check](trace if whole else api_only(trace), *sys.argv[3:])
     for f in failures[:20]:
         print("  " + f)

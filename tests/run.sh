@@ -213,6 +213,14 @@ t_bad_input_same_codes() {
     if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/ba")"; fi
 }
 
+t_object_churn_every_command_drawn() {
+    # 300 rounds of queue + buffer + kernel made and released: more queues
+    # than the writer keeps at once; every command still drawn
+    traced "$WORK/cn" "$T/churn" 300 > /dev/null
+    $PY tests/checks.py churn "$(trace_of "$WORK/cn")" 300
+    if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/cn")"; fi
+}
+
 t_real_clients_unchanged() {
     # clinfo, clpeak, pyopencl, an Oclgrind program, hashcat: same output
     # and status with and without the tracer, and traced

@@ -24,6 +24,9 @@ TEST_BINS += $(T)/exits
 $(T)/badargs: tests/apps/badargs.c | $(T)
 	$(CC) $(TEST_CFLAGS) -Wno-deprecated-declarations -o $@ $< -lOpenCL
 TEST_BINS += $(T)/badargs
+$(T)/churn: tests/apps/churn.c | $(T)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL
+TEST_BINS += $(T)/churn
 $(T)/threads: tests/apps/threads.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lpthread
 $(T)/threads-tsan: tests/apps/threads.c | $(T)

@@ -329,9 +329,13 @@ void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t
         return;
     }
     if ((fn == CLT_FN_clRetainCommandQueue || fn == CLT_FN_clReleaseCommandQueue) && ok) {
-        struct clt_queue *q = queue_find(w, id_of(w, rec->arg[0]));
-        if (q && (q->refs += fn == CLT_FN_clRetainCommandQueue ? 1 : -1) <= 0 && q->in_flight <= 0)
-            q->id = 0;      /* its slot is free again; its tracks stay in the trace */
+        uint64_t id = id_of(w, rec->arg[0]);
+        struct clt_queue *q = queue_find(w, id);
+        if (q && (q->refs += fn == CLT_FN_clRetainCommandQueue ? 1 : -1) <= 0) {
+            clt_map_del(&m->queue_dev, id);
+            if (q->in_flight <= 0)
+                q->id = 0;  /* its slot is free again; its tracks stay in the trace */
+        }
         return;
     }
     if (fn == CLT_FN_clCreateKernel && ok) {
@@ -456,6 +460,7 @@ void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t
         f->direction = mp && (mp->flags & 6) ? "host_to_device" : "none";   /* WRITE, WRITE_INVALIDATE */
         f->bytes = mp && (mp->flags & 6) ? mp->bytes : 0;
         mem_in_flight(m, f);
+        free(clt_map_del(&m->mappings, rec->arg[2]));
         return;
     }
     const char *dir;

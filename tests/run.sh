@@ -43,6 +43,10 @@ t_unit_fastpack_matches_protobuf_c() {
     "$T/test_fastpack"
 }
 
+t_unit_occupancy_seed_examples() {
+    "$T/test_occupancy"
+}
+
 t_unit_decoders() {
     "$T/test_decode"
 }

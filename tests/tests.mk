@@ -61,6 +61,9 @@ bench: all $(T)/bench_calls $(T)/libfakecl.so
 $(T)/test_decode: tests/unit/test_decode.c intercept/decode.c intercept/generated/clt_tables.c | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -Iintercept -o $@ tests/unit/test_decode.c intercept/decode.c intercept/generated/clt_tables.c
 TEST_BINS += $(T)/test_decode
+$(T)/test_occupancy: tests/unit/test_occupancy.c report/occupancy.c report/occupancy.h | $(T)
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -Ireport -o $@ tests/unit/test_occupancy.c report/occupancy.c
+TEST_BINS += $(T)/test_occupancy
 
 test-bins: all $(TEST_BINS)
 

@@ -225,6 +225,39 @@ t_object_churn_every_command_drawn() {
     if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/cn")"; fi
 }
 
+t_viewer_serves_once_on_loopback() {
+    command -v curl > /dev/null || { echo "curl not installed"; return 77; }
+    local tr=$WORK/v.pftrace.gz
+    traced "$WORK/vt" "$T/vecadd" > /dev/null
+    cp "$(trace_of "$WORK/vt")" "$tr"
+    "$B/cltrace-view" --no-open --timeout 20 "$tr" > "$WORK/v.out" 2> "$WORK/v.err" &
+    local pid=$!
+    for _ in $(seq 50); do grep -q ':2329 00000000:0000 0A' /proc/net/tcp && break; sleep 0.1; done
+    grep -q "^https://ui.perfetto.dev/#!/?url=http://127.0.0.1:9001/v.pftrace.gz$" "$WORK/v.out"
+    # listening on 127.0.0.1:9001 only
+    grep -q ' 0100007F:2329 00000000:0000 0A' /proc/net/tcp
+    ! grep -q ' 00000000:2329 00000000:0000 0A' /proc/net/tcp
+    # the browser's preflight, a wrong path, then the trace itself
+    curl -s -i -X OPTIONS -H 'Access-Control-Request-Private-Network: true' \
+        http://127.0.0.1:9001/v.pftrace.gz | tr -d '\r' > "$WORK/v.opt"
+    grep -q '^HTTP/1.1 204' "$WORK/v.opt"
+    grep -q '^Access-Control-Allow-Origin: https://ui.perfetto.dev$' "$WORK/v.opt"
+    grep -q '^Access-Control-Allow-Private-Network: true$' "$WORK/v.opt"
+    [ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:9001/other)" = 404 ]
+    curl -s -D "$WORK/v.hdr" -o "$WORK/v.got" http://127.0.0.1:9001/v.pftrace.gz
+    grep -q '^Access-Control-Allow-Origin: https://ui.perfetto.dev' "$WORK/v.hdr"
+    cmp "$WORK/v.got" "$tr"
+    # it stops by itself once the trace was fetched...
+    for _ in $(seq 30); do kill -0 $pid 2> /dev/null || break; sleep 0.1; done
+    ! kill -0 $pid 2> /dev/null
+    wait $pid
+    # ...or after its timeout, saying so
+    local rc=0
+    timeout 10 "$B/cltrace-view" --no-open --timeout 1 "$tr" > /dev/null 2> "$WORK/v2.err" || rc=$?
+    [ $rc -eq 1 ]
+    grep -q 'nobody fetched' "$WORK/v2.err"
+}
+
 t_real_clients_unchanged() {
     # clinfo, clpeak, pyopencl, an Oclgrind program, hashcat: same output
     # and status with and without the tracer, and traced

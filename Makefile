@@ -17,7 +17,7 @@ SHIM_SRC := $(wildcard intercept/*.c) intercept/generated/clt_wrappers.c \
 SHIM_SRC := $(filter-out intercept/launcher.c,$(SHIM_SRC))
 HDRS     := $(wildcard intercept/*.h intercept/generated/*.h intercept/proto/*.h)
 
-all: $(B)/libcltrace.so $(B)/cltrace $(B)/cltrace-view
+all: $(B)/libcltrace.so $(B)/cltrace $(B)/cltrace-view $(B)/cltrace-report
 
 $(B)/libcltrace.so: $(SHIM_SRC) $(HDRS) intercept/libcltrace.map Makefile | $(B)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden -Iintercept \
@@ -26,6 +26,10 @@ $(B)/libcltrace.so: $(SHIM_SRC) $(HDRS) intercept/libcltrace.map Makefile | $(B)
 
 $(B)/cltrace: intercept/launcher.c intercept/config.c intercept/config.h | $(B)
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -Iintercept -o $@ intercept/launcher.c intercept/config.c
+
+REPORT_SRC := report/report.c report/model.c report/occupancy.c intercept/objects.c intercept/proto/cltrace.pb-c.c
+$(B)/cltrace-report: $(REPORT_SRC) $(wildcard report/*.h) | $(B)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -Ireport -Iintercept -o $@ $(REPORT_SRC) $(LDFLAGS) -lprotobuf-c -lz
 
 $(B)/cltrace-view: viewer/view.c | $(B)
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -o $@ viewer/view.c

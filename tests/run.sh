@@ -258,6 +258,78 @@ t_viewer_serves_once_on_loopback() {
     grep -q 'nobody fetched' "$WORK/v2.err"
 }
 
+report_json() {   # report_json TRACE... -> JSON on stdout (exit status ignored)
+    "$B/cltrace-report" --format json "$@" || true
+}
+
+t_report_findings_and_summaries() {
+    traced "$WORK/rt" "$T/timeline" /dev/null > /dev/null
+    report_json "$(trace_of "$WORK/rt")" > "$WORK/rt.json"
+    $PY - "$WORK/rt.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+api = {a["name"]: a for a in r["api"]}
+assert api["clEnqueueNDRangeKernel"]["count"] == 6, api["clEnqueueNDRangeKernel"]
+assert api["clGetEventProfilingInfo"]["errors"] == 1
+k = {(x["name"], x["local_null"]): x for x in r["kernels"]}
+assert k[("scale", True)]["launches"] == 1 and k[("scale", False)]["launches"] == 4, k
+rules = [(f["rule"], f["severity"]) for f in r["findings"]]
+assert ("api-errors", "error") in rules and ("work-group-multiple", "warning") in rules, rules
+assert not [f for f in r["findings"] if f["rule"] == "small-transfers"], rules
+# one 256 KiB write, three 4 KiB writes, the 4 KiB unmap of a write-mapped buffer
+assert r["transfers"]["host_to_device"]["bytes"] == 4 * 65536 + 3 * 4096 + 4096, r["transfers"]
+assert r["transfers"]["host_to_device"]["count"] == 5
+PY
+    # many small transfers; a launch of one work-group on a 2-CU device
+    traced "$WORK/rc" "$T/churn" 100 > /dev/null
+    traced "$WORK/ru" "$T/vecadd" 64 1 > /dev/null
+    report_json "$(trace_of "$WORK/rc")" > "$WORK/rc.json"
+    report_json "$(trace_of "$WORK/ru")" > "$WORK/ru.json"
+    $PY - "$WORK/rc.json" "$WORK/ru.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+small = [f for f in c["findings"] if f["rule"] == "small-transfers"]
+assert small and small[0]["numbers"].startswith("200 transfers below 32768 bytes"), c["findings"]
+u = json.load(open(sys.argv[2]))
+under = [f for f in u["findings"] if f["rule"] == "under-filled-device"]
+assert under and "1 work-groups for 2 compute units" in under[0]["numbers"], u["findings"]
+PY
+    # exit status: findings at or over --fail-on give 1
+    "$B/cltrace-report" --fail-on error "$(trace_of "$WORK/rc")" > /dev/null
+    local rc=0
+    "$B/cltrace-report" --fail-on warning "$(trace_of "$WORK/rc")" > /dev/null || rc=$?
+    [ $rc -eq 1 ]
+}
+
+t_report_nvidia_fixture() {
+    # a trace recorded on an H200 (tests/fixtures): warp 32, registers known,
+    # full occupancy (no occupancy finding), the NULL local size found
+    report_json tests/fixtures/h200-timeline.pftrace.gz > "$WORK/nv.json"
+    $PY - "$WORK/nv.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+rules = [f["rule"] for f in r["findings"]]
+assert "work-group-multiple" in rules and "occupancy" not in rules, r["findings"]
+assert {k["name"] for k in r["kernels"]} == {"scale", "sum_local"}
+PY
+}
+
+t_report_bad_input() {
+    # a crash-cut raw trace reports what it holds, with a warning
+    [ "$(exits segv 50 "$WORK/rx")" -eq 139 ]
+    "$B/cltrace-report" "$(trace_of "$WORK/rx")" > "$WORK/rx.out" 2> "$WORK/rx.err"
+    grep -q 'clGetPlatformInfo *50' "$WORK/rx.out"
+    grep -q 'cut short' "$WORK/rx.err"
+    # not a trace: a clear error, status 2
+    local rc=0
+    "$B/cltrace-report" README.md > /dev/null 2> "$WORK/rn.err" || rc=$?
+    [ $rc -eq 2 ]
+    grep -q 'not a Perfetto trace' "$WORK/rn.err"
+    rc=0
+    "$B/cltrace-report" /no/such.pftrace > /dev/null 2>&1 || rc=$?
+    [ $rc -eq 2 ]
+}
+
 t_real_clients_unchanged() {
     # clinfo, clpeak, pyopencl, an Oclgrind program, hashcat: same output
     # and status with and without the tracer, and traced

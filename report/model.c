@@ -1,0 +1,493 @@
+/* The trace reader: one packet at a time (zlib reads .gz and raw alike),
+ * interning resolved per sequence, slices closed per track, aggregates kept. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include "model.h"
+#include "objects.h"
+#include "proto/cltrace.pb-c.h"
+
+typedef Perfetto__Protos__TracePacket Packet;
+typedef Perfetto__Protos__DebugAnnotation Ann;
+
+struct strtab { char **s; uint64_t n; };          /* iid -> string */
+struct seq { struct strtab names, anns, strs; uint64_t track; };
+
+struct open_slice {             /* a BEGIN waiting for its END */
+    char name[RM_MAX_NAME];
+    uint64_t ts;
+    int device, error;          /* a device command; an API call that failed */
+    char error_name[64];
+    struct rm_kernel k;         /* kernel facts, device commands */
+    char direction[24];
+    uint64_t bytes, dur_ns;
+    int pinned;
+};
+struct track { struct open_slice *stack; unsigned depth, cap; };
+
+struct reader {
+    struct rm_model *m;
+    struct clt_map seqs, tracks;
+};
+
+static void strtab_set(struct strtab *t, uint64_t iid, const char *s, size_t len)
+{
+    if (iid > 1000000)
+        return;                 /* absurd iid from a broken trace: ignore */
+    if (iid >= t->n) {
+        uint64_t n = iid + 64;
+        char **g = realloc(t->s, n * sizeof *g);
+        if (!g)
+            return;
+        memset(g + t->n, 0, (n - t->n) * sizeof *g);
+        t->s = g;
+        t->n = n;
+    }
+    free(t->s[iid]);
+    t->s[iid] = strndup(s, len);
+}
+
+static const char *strtab_get(const struct strtab *t, uint64_t iid)
+{
+    return iid < t->n && t->s[iid] ? t->s[iid] : "";
+}
+
+static void strtab_free(struct strtab *t)
+{
+    for (uint64_t i = 0; i < t->n; i++)
+        free(t->s[i]);
+    free(t->s);
+    t->s = NULL;
+    t->n = 0;
+}
+
+static struct seq *seq_get(struct reader *r, uint32_t id, int clear)
+{
+    struct seq *s = clt_map_get(&r->seqs, (uint64_t)id + 1);
+    if (s && clear) {
+        strtab_free(&s->names);
+        strtab_free(&s->anns);
+        strtab_free(&s->strs);
+        s->track = 0;
+    }
+    if (!s && clear) {
+        s = calloc(1, sizeof *s);
+        if (s && clt_map_put(&r->seqs, (uint64_t)id + 1, s) != 0) {
+            free(s);
+            s = NULL;
+        }
+    }
+    return s;
+}
+
+static struct rm_api *api_get(struct rm_model *m, const char *name)
+{
+    for (unsigned i = 0; i < m->n_api; i++)
+        if (strcmp(m->api[i].name, name) == 0)
+            return &m->api[i];
+    if (m->n_api == m->cap_api) {
+        unsigned n = m->cap_api ? 2 * m->cap_api : 64;
+        struct rm_api *g = realloc(m->api, n * sizeof *g);
+        if (!g)
+            return NULL;
+        m->api = g;
+        m->cap_api = n;
+    }
+    struct rm_api *a = &m->api[m->n_api++];
+    memset(a, 0, sizeof *a);
+    snprintf(a->name, sizeof a->name, "%s", name);
+    a->min_ns = UINT64_MAX;
+    return a;
+}
+
+static void error_add(struct rm_model *m, const char *fn, const char *err)
+{
+    for (unsigned i = 0; i < m->n_errors; i++)
+        if (!strcmp(m->errors[i].fn, fn) && !strcmp(m->errors[i].error, err)) {
+            m->errors[i].count++;
+            return;
+        }
+    if (m->n_errors == m->cap_errors) {
+        unsigned n = m->cap_errors ? 2 * m->cap_errors : 16;
+        struct rm_error *g = realloc(m->errors, n * sizeof *g);
+        if (!g)
+            return;
+        m->errors = g;
+        m->cap_errors = n;
+    }
+    struct rm_error *e = &m->errors[m->n_errors++];
+    snprintf(e->fn, sizeof e->fn, "%s", fn);
+    snprintf(e->error, sizeof e->error, "%s", err);
+    e->count = 1;
+}
+
+static void kernel_add(struct rm_model *m, const struct open_slice *o, uint64_t dur)
+{
+    const struct rm_kernel *k = &o->k;
+    for (unsigned i = 0; i < m->n_kernels; i++) {
+        struct rm_kernel *x = &m->kernels[i];
+        if (!strcmp(x->name, o->name) && x->work_dim == k->work_dim && x->local_null == k->local_null &&
+            !memcmp(x->gws, k->gws, sizeof k->gws) && !memcmp(x->lws, k->lws, sizeof k->lws)) {
+            x->launches++;
+            x->device_ns += dur;
+            return;
+        }
+    }
+    if (m->n_kernels == m->cap_kernels) {
+        unsigned n = m->cap_kernels ? 2 * m->cap_kernels : 16;
+        struct rm_kernel *g = realloc(m->kernels, n * sizeof *g);
+        if (!g)
+            return;
+        m->kernels = g;
+        m->cap_kernels = n;
+    }
+    struct rm_kernel *x = &m->kernels[m->n_kernels++];
+    *x = *k;
+    snprintf(x->name, sizeof x->name, "%s", o->name);
+    x->launches = 1;
+    x->device_ns = dur;
+}
+
+static int bucket(uint64_t bytes)
+{
+    static const uint64_t lim[RM_BUCKETS - 1] = { 4096, 32768, 262144, 2097152, 16777216 };
+    int b = 0;
+    while (b < RM_BUCKETS - 1 && bytes >= lim[b])
+        b++;
+    return b;
+}
+
+static void transfer_add(struct rm_model *m, const struct open_slice *o, uint64_t dur)
+{
+    static const char *const dirs[RM_DIRS] = { "host_to_device", "device_to_host", "device_to_device", "device" };
+    int d = 0;
+    while (d < RM_DIRS && strcmp(dirs[d], o->direction))
+        d++;
+    if (d == RM_DIRS)
+        return;
+    struct rm_transfers *x = &m->xfer;
+    int b = bucket(o->bytes);
+    x->count[d][b]++;
+    x->bytes[d][b] += o->bytes;
+    x->ns[d][b] += dur;
+    if (o->bytes < m->small_threshold && d != RM_FILL) {
+        x->small_count++;
+        x->small_bytes += o->bytes;
+        x->small_ns += dur;
+    }
+    if (!o->pinned && (d == RM_H2D || d == RM_D2H))
+        x->pageable_count++;
+    double gbps = dur ? (double)o->bytes / (double)dur : 0;
+    if (gbps > x->best_gbps[d])
+        x->best_gbps[d] = gbps;
+}
+
+/* ---- annotations ---------------------------------------------------------- */
+
+static const char *ann_name(const struct seq *s, const Ann *a)
+{
+    if (a->name_field_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME)
+        return a->name;
+    return s ? strtab_get(&s->anns, a->name_iid) : "";
+}
+
+static uint64_t ann_uint(const Ann *a)
+{
+    switch (a->value_case) {
+    case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE: return a->uint_value;
+    case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE: return (uint64_t)a->int_value;
+    case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_BOOL_VALUE: return a->bool_value;
+    default: return 0;
+    }
+}
+
+static const char *ann_str(const struct seq *s, const Ann *a)
+{
+    if (a->value_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE)
+        return a->string_value;
+    if (a->value_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE_IID && s)
+        return strtab_get(&s->strs, a->string_value_iid);
+    return NULL;
+}
+
+static void ann_array(const Ann *a, uint64_t out[3])
+{
+    for (size_t i = 0; i < a->n_array_values && i < 3; i++)
+        out[i] = ann_uint(a->array_values[i]);
+}
+
+static void read_args(struct open_slice *o, const struct seq *s, Perfetto__Protos__TrackEvent *e)
+{
+    for (size_t i = 0; i < e->n_debug_annotations; i++) {
+        const Ann *a = e->debug_annotations[i];
+        const char *n = ann_name(s, a), *str = ann_str(s, a);
+        if (!strcmp(n, "result") || !strcmp(n, "errcode_ret")) {
+            if (str && strcmp(str, "CL_SUCCESS") && strncmp(str, "CL_", 3) == 0) {
+                o->error = 1;
+                snprintf(o->error_name, sizeof o->error_name, "%s", str);
+            } else if (!str && a->value_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE &&
+                       a->int_value < 0) {
+                o->error = 1;
+                snprintf(o->error_name, sizeof o->error_name, "%lld", (long long)a->int_value);
+            }
+        } else if (!strcmp(n, "command_type")) {
+            o->device = 1;
+        } else if (!strcmp(n, "duration_ns")) {
+            o->dur_ns = ann_uint(a);
+        } else if (!strcmp(n, "direction") && str) {
+            snprintf(o->direction, sizeof o->direction, "%s", str);
+        } else if (!strcmp(n, "bytes")) {
+            o->bytes = ann_uint(a);
+        } else if (!strcmp(n, "pinned")) {
+            o->pinned = (int)ann_uint(a);
+        } else if (!strcmp(n, "work_dim")) {
+            o->k.work_dim = (unsigned)ann_uint(a);
+        } else if (!strcmp(n, "global_work_size")) {
+            ann_array(a, o->k.gws);
+        } else if (!strcmp(n, "local_work_size")) {
+            if (str)
+                o->k.local_null = 1;
+            else
+                ann_array(a, o->k.lws);
+        } else if (!strcmp(n, "work_groups")) {
+            o->k.work_groups = ann_uint(a);
+        } else if (!strcmp(n, "work_group_size")) {
+            o->k.wg_size = ann_uint(a);
+        } else if (!strcmp(n, "preferred_work_group_size_multiple")) {
+            o->k.pref_multiple = ann_uint(a);
+        } else if (!strcmp(n, "kernel_work_group_size")) {
+            o->k.kernel_wg_size = ann_uint(a);
+        } else if (!strcmp(n, "kernel_local_mem_bytes")) {
+            /* CL_KERNEL_LOCAL_MEM_SIZE already counts the __local arguments set */
+            o->k.local_bytes = ann_uint(a);
+        } else if (!strcmp(n, "local_arg_bytes")) {
+            if (!o->k.local_bytes)
+                o->k.local_bytes = ann_uint(a);
+        } else if (!strcmp(n, "registers_per_work_item")) {
+            o->k.regs = ann_uint(a);
+        }
+    }
+}
+
+/* ---- packets ---------------------------------------------------------------- */
+
+static void attributes(struct rm_model *m, const Perfetto__Protos__TraceAttributes *ta)
+{
+    m->has_attributes = 1;
+    for (size_t i = 0; i < ta->n_attribute; i++) {
+        const Perfetto__Protos__TraceAttributes__Attribute *a = ta->attribute[i];
+        unsigned d;
+        char field[64];
+        int64_t v = a->value_case == PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_LONG_VALUE ? a->long_value : 0;
+        const char *s = a->value_case == PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_STRING_VALUE
+                        ? a->string_value : NULL;
+        if (!a->key)
+            continue;
+        if (!strcmp(a->key, "cltrace.dropped_calls"))
+            m->dropped_calls = (uint64_t)v;
+        if (sscanf(a->key, "cltrace.device.%u.%63s", &d, field) != 2 || d >= 8)
+            continue;
+        if (d >= m->n_dev)
+            m->n_dev = d + 1;
+        struct rm_device *x = &m->dev[d];
+        if (!strcmp(field, "name") && s)
+            snprintf(x->name, sizeof x->name, "%s", s);
+        else if (!strcmp(field, "vendor") && s)
+            snprintf(x->vendor, sizeof x->vendor, "%s", s);
+        else if (!strcmp(field, "compute_units"))
+            x->compute_units = v;
+        else if (!strcmp(field, "warp_size"))
+            x->warp = v;
+        else if (!strcmp(field, "compute_capability"))
+            x->cc = v;
+        else if (!strcmp(field, "max_work_group_size"))
+            x->max_wg = v;
+        else if (!strcmp(field, "local_mem_bytes"))
+            x->local_mem = v;
+        else if (!strcmp(field, "registers_per_block"))
+            x->regs_per_block = v;
+    }
+}
+
+static void packet(struct reader *r, const Packet *p)
+{
+    struct rm_model *m = r->m;
+    m->packets++;
+    if (p->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_ATTRIBUTES)
+        attributes(m, p->trace_attributes);
+    uint32_t sid = p->has_trusted_packet_sequence_id ? p->trusted_packet_sequence_id : 0;
+    struct seq *s = seq_get(r, sid, p->has_sequence_flags && (p->sequence_flags & 1));
+    if (s && p->trace_packet_defaults && p->trace_packet_defaults->track_event_defaults &&
+        p->trace_packet_defaults->track_event_defaults->has_track_uuid)
+        s->track = p->trace_packet_defaults->track_event_defaults->track_uuid;
+    if (s && p->interned_data) {
+        const Perfetto__Protos__InternedData *in = p->interned_data;
+        for (size_t i = 0; i < in->n_event_names; i++)
+            if (in->event_names[i]->name)
+                strtab_set(&s->names, in->event_names[i]->iid, in->event_names[i]->name,
+                           strlen(in->event_names[i]->name));
+        for (size_t i = 0; i < in->n_debug_annotation_names; i++)
+            if (in->debug_annotation_names[i]->name)
+                strtab_set(&s->anns, in->debug_annotation_names[i]->iid, in->debug_annotation_names[i]->name,
+                           strlen(in->debug_annotation_names[i]->name));
+        for (size_t i = 0; i < in->n_debug_annotation_string_values; i++)
+            strtab_set(&s->strs, in->debug_annotation_string_values[i]->iid,
+                       (const char *)in->debug_annotation_string_values[i]->str.data,
+                       in->debug_annotation_string_values[i]->str.len);
+    }
+    if (p->data_case != PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT || !s)
+        return;
+    Perfetto__Protos__TrackEvent *e = p->track_event;
+    uint64_t tuuid = e->has_track_uuid ? e->track_uuid : s->track;
+    struct track *t = clt_map_get(&r->tracks, tuuid);
+    if (!t) {
+        t = calloc(1, sizeof *t);
+        if (!t || clt_map_put(&r->tracks, tuuid, t) != 0) {
+            free(t);
+            return;
+        }
+    }
+    if (e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN) {
+        if (t->depth == t->cap) {
+            unsigned n = t->cap ? 2 * t->cap : 8;
+            if (n > 512)
+                return;         /* TP's nesting limit */
+            struct open_slice *g = realloc(t->stack, n * sizeof *g);
+            if (!g)
+                return;
+            t->stack = g;
+            t->cap = n;
+        }
+        struct open_slice *o = &t->stack[t->depth++];
+        memset(o, 0, sizeof *o);
+        const char *name = e->name_field_case == PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME ? e->name
+                           : strtab_get(&s->names, e->name_iid);
+        snprintf(o->name, sizeof o->name, "%s", name ? name : "");
+        o->ts = p->timestamp;
+        read_args(o, s, e);
+    } else if (e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END && t->depth) {
+        struct open_slice *o = &t->stack[--t->depth];
+        uint64_t dur = p->timestamp > o->ts ? p->timestamp - o->ts : 0;
+        m->slices++;
+        if (o->device) {
+            m->device_commands++;
+            if (o->k.work_dim)
+                kernel_add(m, o, o->dur_ns ? o->dur_ns : dur);
+            else if (o->direction[0])
+                transfer_add(m, o, o->dur_ns ? o->dur_ns : dur);
+            return;
+        }
+        struct rm_api *a = api_get(m, o->name);
+        if (!a)
+            return;
+        a->count++;
+        a->total_ns += dur;
+        if (dur < a->min_ns)
+            a->min_ns = dur;
+        if (dur > a->max_ns)
+            a->max_ns = dur;
+        if (o->error) {
+            a->errors++;
+            error_add(m, o->name, o->error_name);
+        }
+    }
+}
+
+int rm_read(struct rm_model *m, const char *path, char *err, unsigned errlen)
+{
+    struct reader r = { m, { 0 }, { 0 } };
+    gzFile f = gzopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open", path);
+        return -1;
+    }
+    gzbuffer(f, 1 << 17);
+    uint8_t *buf = NULL;
+    size_t cap = 0;
+    int rc = 0;
+    for (;;) {
+        int tag = gzgetc(f);
+        if (tag < 0)
+            break;
+        uint64_t len = 0;
+        int shift = 0, c = 0;
+        while (shift < 64 && (c = gzgetc(f)) >= 0) {
+            len |= (uint64_t)(c & 0x7F) << shift;
+            shift += 7;
+            if (c < 0x80)
+                break;
+        }
+        if (tag != 0x0A || len > (64u << 20)) {
+            if (m->packets == 0) {
+                snprintf(err, errlen, "%s: not a Perfetto trace (byte 0x%02x at the start)", path, tag);
+                rc = -1;
+            } else {
+                m->truncated = 1;   /* garbage after good packets: keep what was read */
+            }
+            break;
+        }
+        if (c < 0) {
+            m->truncated = 1;
+            break;
+        }
+        if (len > cap) {
+            uint8_t *g = realloc(buf, len);
+            if (!g) {
+                snprintf(err, errlen, "%s: out of memory", path);
+                rc = -1;
+                break;
+            }
+            buf = g;
+            cap = len;
+        }
+        int got = len ? gzread(f, buf, (unsigned)len) : 0;
+        if (got < 0 || (uint64_t)got != len) {
+            m->truncated = 1;       /* the app died mid-packet: what is before counts */
+            break;
+        }
+        Packet *p = perfetto__protos__trace_packet__unpack(NULL, len, buf);
+        if (!p) {
+            if (m->packets == 0) {
+                snprintf(err, errlen, "%s: not a Perfetto trace (first packet does not decode)", path);
+                rc = -1;
+            } else {
+                m->truncated = 1;
+            }
+            break;
+        }
+        packet(&r, p);
+        perfetto__protos__trace_packet__free_unpacked(p, NULL);
+    }
+    if (rc == 0 && m->packets == 0) {
+        snprintf(err, errlen, "%s: empty trace", path);
+        rc = -1;
+    }
+    gzclose(f);
+    free(buf);
+    for (uint64_t i = 0; i < r.seqs.cap; i++)
+        if (r.seqs.keys[i]) {
+            struct seq *s = r.seqs.vals[i];
+            strtab_free(&s->names);
+            strtab_free(&s->anns);
+            strtab_free(&s->strs);
+            free(s);
+        }
+    for (uint64_t i = 0; i < r.tracks.cap; i++)
+        if (r.tracks.keys[i]) {
+            struct track *t = r.tracks.vals[i];
+            free(t->stack);
+            free(t);
+        }
+    clt_map_free(&r.seqs);
+    clt_map_free(&r.tracks);
+    return rc;
+}
+
+void rm_free(struct rm_model *m)
+{
+    free(m->api);
+    free(m->errors);
+    free(m->kernels);
+    memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,65 @@
+/* What cltrace-report learns from a trace (read as TRACE_FORMAT.md says):
+ * aggregates only, so memory does not grow with the trace's length. */
+#ifndef CLT_REPORT_MODEL_H
+#define CLT_REPORT_MODEL_H
+#include <stdint.h>
+
+#define RM_MAX_NAME 128
+
+struct rm_api {                 /* one OpenCL function */
+    char name[RM_MAX_NAME];
+    uint64_t count, errors;
+    uint64_t total_ns, min_ns, max_ns;
+};
+
+struct rm_error {               /* one (function, error) pair */
+    char fn[RM_MAX_NAME], error[64];
+    uint64_t count;
+};
+
+struct rm_kernel {              /* one kernel name with one launch configuration */
+    char name[RM_MAX_NAME];
+    uint64_t launches, device_ns;
+    unsigned work_dim;
+    uint64_t gws[3], lws[3];
+    int local_null;
+    uint64_t work_groups, wg_size, pref_multiple, kernel_wg_size, local_bytes, regs;
+};
+
+enum { RM_H2D, RM_D2H, RM_D2D, RM_FILL, RM_DIRS };
+#define RM_BUCKETS 6            /* <4K, <32K, <256K, <2M, <16M, >=16M */
+
+struct rm_transfers {
+    uint64_t count[RM_DIRS][RM_BUCKETS], bytes[RM_DIRS][RM_BUCKETS], ns[RM_DIRS][RM_BUCKETS];
+    uint64_t small_count, small_bytes, small_ns;   /* below the small-transfer threshold */
+    uint64_t pageable_count;
+    double best_gbps[RM_DIRS];
+};
+
+struct rm_device {
+    char name[RM_MAX_NAME], vendor[RM_MAX_NAME];
+    int64_t compute_units, warp, cc, max_wg, local_mem, regs_per_block;
+};
+
+struct rm_model {
+    struct rm_api *api;
+    unsigned n_api, cap_api;
+    struct rm_error *errors;
+    unsigned n_errors, cap_errors;
+    struct rm_kernel *kernels;
+    unsigned n_kernels, cap_kernels;
+    struct rm_transfers xfer;
+    struct rm_device dev[8];
+    unsigned n_dev;
+    uint64_t packets, slices, device_commands, dropped_calls;
+    int has_attributes;          /* 0: the trace was cut short (crash, kill) */
+    int truncated;               /* the file ends inside a packet */
+    uint64_t small_threshold;    /* bytes */
+};
+
+/* Reads TRACE (.pftrace or .pftrace.gz) into m. 0 ok; -1 not a trace or
+ * unreadable (message in err). */
+int rm_read(struct rm_model *m, const char *path, char *err, unsigned errlen);
+void rm_free(struct rm_model *m);
+
+#endif

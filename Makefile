@@ -31,6 +31,15 @@ REPORT_SRC := report/report.c report/model.c report/occupancy.c intercept/object
 $(B)/cltrace-report: $(REPORT_SRC) $(wildcard report/*.h) | $(B)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -Ireport -Iintercept -o $@ $(REPORT_SRC) $(LDFLAGS) -lprotobuf-c -lz
 
+# The reader under libFuzzer (clang); seeds: the committed fixture.
+FUZZ_SECONDS ?= 20
+$(B)/fuzz_reader: report/fuzz_reader.c report/model.c intercept/objects.c intercept/proto/cltrace.pb-c.c $(wildcard report/*.h) | $(B)
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -Ireport -Iintercept -o $@ \
+	  report/fuzz_reader.c report/model.c intercept/objects.c intercept/proto/cltrace.pb-c.c -lprotobuf-c -lz
+fuzz: $(B)/fuzz_reader
+	mkdir -p $(B)/fuzz-corpus && cp tests/fixtures/*.pftrace.gz $(B)/fuzz-corpus/
+	$(B)/fuzz_reader -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 -timeout=5 -max_len=65536 $(B)/fuzz-corpus
+
 $(B)/cltrace-view: viewer/view.c | $(B)
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -o $@ viewer/view.c
 
@@ -58,4 +67,4 @@ gen:
 
 include tests/tests.mk
 
-.PHONY: all gen deps run clean
+.PHONY: all gen deps run clean fuzz

@@ -1,8 +1,11 @@
 /* The trace reader: one packet at a time (zlib reads .gz and raw alike),
  * interning resolved per sequence, slices closed per track, aggregates kept. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 #include "model.h"
 #include "objects.h"
@@ -396,9 +399,20 @@ static void packet(struct reader *r, const Packet *p)
 
 int rm_read(struct rm_model *m, const char *path, char *err, unsigned errlen)
 {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    return rm_read_fd(m, fd, path, err, errlen);
+}
+
+int rm_read_fd(struct rm_model *m, int fd, const char *path, char *err, unsigned errlen)
+{
     struct reader r = { m, { 0 }, { 0 } };
-    gzFile f = gzopen(path, "rb");
+    gzFile f = gzdopen(fd, "rb");
     if (!f) {
+        close(fd);
         snprintf(err, errlen, "%s: cannot open", path);
         return -1;
     }

@@ -60,6 +60,8 @@ struct rm_model {
 /* Reads TRACE (.pftrace or .pftrace.gz) into m. 0 ok; -1 not a trace or
  * unreadable (message in err). */
 int rm_read(struct rm_model *m, const char *path, char *err, unsigned errlen);
+/* The same from an open file descriptor (closed on return); name is for messages. */
+int rm_read_fd(struct rm_model *m, int fd, const char *name, char *err, unsigned errlen);
 void rm_free(struct rm_model *m);
 
 #endif

@@ -245,9 +245,121 @@ static void out_text(FILE *o, const struct rm_model *m)
     }
 }
 
+/* Markdown: fits a CI step summary. Table cells: '|' and newlines escaped. */
+static void md_cell(FILE *o, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputs("\\|", o);
+        else if (*s == '\n')
+            fputc(' ', o);
+        else if (*s == '<')
+            fputs("&lt;", o);
+        else
+            fputc(*s, o);
+    }
+}
+
+static void out_markdown(FILE *o, const struct rm_model *m)
+{
+    fprintf(o, "## cltrace report\n\n");
+    if (m->truncated || !m->has_attributes)
+        fprintf(o, "> The trace was cut short (the app crashed or was killed): this reports what it holds.\n\n");
+    fprintf(o, "**%u finding(s)**\n\n", n_findings);
+    if (n_findings) {
+        fprintf(o, "| severity | rule | where | numbers | fix |\n|---|---|---|---|---|\n");
+        for (unsigned i = 0; i < n_findings; i++) {
+            const struct finding *f = &findings[i];
+            fprintf(o, "| %s | `%s` | ", sev_name[f->sev], f->rule);
+            md_cell(o, f->where);
+            fputs(" | ", o);
+            md_cell(o, f->numbers);
+            fputs(" | ", o);
+            md_cell(o, f->fix);
+            fputs(" |\n", o);
+        }
+        fputc('\n', o);
+    }
+    fprintf(o, "| API function | calls | errors | total µs | mean µs |\n|---|---:|---:|---:|---:|\n");
+    for (unsigned i = 0; i < m->n_api; i++) {
+        const struct rm_api *a = &m->api[i];
+        fprintf(o, "| `%s` | %llu | %llu | %.1f | %.2f |\n", a->name, (unsigned long long)a->count,
+                (unsigned long long)a->errors, a->total_ns / 1e3, a->count ? a->total_ns / 1e3 / (double)a->count : 0);
+    }
+    if (m->n_kernels) {
+        fprintf(o, "\n| kernel and launch configuration | launches | device µs |\n|---|---:|---:|\n");
+        for (unsigned i = 0; i < m->n_kernels; i++) {
+            char cfg[160];
+            kernel_config(&m->kernels[i], cfg, sizeof cfg);
+            fputs("| ", o);
+            md_cell(o, cfg);
+            fprintf(o, " | %llu | %.1f |\n", (unsigned long long)m->kernels[i].launches, m->kernels[i].device_ns / 1e3);
+        }
+    }
+}
+
+static void xml_text(FILE *o, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", o); break;
+        case '>': fputs("&gt;", o); break;
+        case '&': fputs("&amp;", o); break;
+        case '"': fputs("&quot;", o); break;
+        default:
+            if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
+                fputc(*s, o);
+        }
+    }
+}
+
+/* JUnit: each rule a test case; it fails when it has a finding at or over
+ * `fail_at` (warning unless --fail-on says otherwise). */
+static void out_junit(FILE *o, int fail_at)
+{
+    static const char *const all_rules[] = { "api-errors", "small-transfers", "work-group-multiple",
+                                             "work-group-small", "under-filled-device", "occupancy", "dropped-calls" };
+    enum { N_RULES = sizeof all_rules / sizeof all_rules[0] };
+    unsigned failures = 0;
+    for (unsigned r = 0; r < N_RULES; r++)
+        for (unsigned i = 0; i < n_findings; i++)
+            if (!strcmp(findings[i].rule, all_rules[r]) && (int)findings[i].sev >= fail_at) {
+                failures++;
+                break;
+            }
+    fprintf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
+               "<testsuite name=\"cltrace-report\" tests=\"%u\" failures=\"%u\">\n", (unsigned)N_RULES, failures);
+    for (unsigned r = 0; r < N_RULES; r++) {
+        fprintf(o, "  <testcase classname=\"cltrace\" name=\"%s\">\n", all_rules[r]);
+        int failed = 0;
+        for (unsigned i = 0; i < n_findings; i++) {
+            const struct finding *f = &findings[i];
+            if (strcmp(f->rule, all_rules[r]))
+                continue;
+            if ((int)f->sev >= fail_at && !failed++) {
+                fprintf(o, "    <failure message=\"");
+                xml_text(o, f->numbers);
+                fprintf(o, "\" type=\"%s\">", sev_name[f->sev]);
+            }
+            if ((int)f->sev >= fail_at) {
+                xml_text(o, f->where);
+                fputs(": ", o);
+                xml_text(o, f->numbers);
+                fputs(" (fix: ", o);
+                xml_text(o, f->fix);
+                fputs(")\n", o);
+            }
+        }
+        if (failed)
+            fputs("</failure>\n", o);
+        fputs("  </testcase>\n", o);
+    }
+    fputs("</testsuite>\n</testsuites>\n", o);
+}
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cltrace-report [--format text|json] [--fail-on info|warning|error]\n"
+    fprintf(f, "usage: cltrace-report [--format text|json|markdown|junit] [--fail-on info|warning|error]\n"
                "                      [--small-bytes N] [--small-count N] TRACE...\n"
                "Exit status: 0 fine, 1 a finding at or over --fail-on, 2 unusable input.\n");
 }
@@ -288,7 +400,8 @@ int main(int argc, char **argv)
             n_traces++;
         }
     }
-    if (!n_traces || (strcmp(format, "text") && strcmp(format, "json"))) {
+    if (!n_traces || (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "markdown") &&
+                      strcmp(format, "junit"))) {
         usage(stderr);
         return 2;
     }
@@ -298,6 +411,10 @@ int main(int argc, char **argv)
     rules(&m, &th);
     if (!strcmp(format, "json"))
         out_json(stdout, &m);
+    else if (!strcmp(format, "markdown"))
+        out_markdown(stdout, &m);
+    else if (!strcmp(format, "junit"))
+        out_junit(stdout, fail_on >= 0 ? fail_on : SEV_WARNING);
     else
         out_text(stdout, &m);
     int rc = 0;

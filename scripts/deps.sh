@@ -5,7 +5,7 @@ set -eu
 PKGS="build-essential pkg-config ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-headers \
 pocl-opencl-icd clinfo libunwind-dev libprotobuf-c-dev protobuf-c-compiler \
 protobuf-compiler python3-protobuf valgrind \
-clpeak hashcat oclgrind python3-pyopencl curl"
+clpeak hashcat oclgrind python3-pyopencl curl clang"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -294,6 +294,19 @@ u = json.load(open(sys.argv[2]))
 under = [f for f in u["findings"] if f["rule"] == "under-filled-device"]
 assert under and "1 work-groups for 2 compute units" in under[0]["numbers"], u["findings"]
 PY
+    # Markdown for a CI step summary; JUnit: each rule a test case
+    "$B/cltrace-report" --format markdown "$(trace_of "$WORK/rt")" > "$WORK/rt.md"
+    grep -q '^| severity | rule | where | numbers | fix |$' "$WORK/rt.md"
+    grep -q '^| error | `api-errors` | clGetEventProfilingInfo |' "$WORK/rt.md"
+    "$B/cltrace-report" --format junit "$(trace_of "$WORK/rt")" > "$WORK/rt.xml"
+    $PY - "$WORK/rt.xml" <<'PY'
+import sys, xml.etree.ElementTree as ET
+s = ET.parse(sys.argv[1]).getroot().find("testsuite")
+cases = {c.get("name"): c for c in s.findall("testcase")}
+assert s.get("tests") == str(len(cases)) == "7" and s.get("failures") == "2", s.attrib
+assert cases["api-errors"].find("failure") is not None and cases["work-group-multiple"].find("failure") is not None
+assert cases["small-transfers"].find("failure") is None
+PY
     # exit status: findings at or over --fail-on give 1
     "$B/cltrace-report" --fail-on error "$(trace_of "$WORK/rc")" > /dev/null
     local rc=0
@@ -328,6 +341,13 @@ t_report_bad_input() {
     rc=0
     "$B/cltrace-report" /no/such.pftrace > /dev/null 2>&1 || rc=$?
     [ $rc -eq 2 ]
+}
+
+t_fuzz_reader_bounded() {
+    # the trace reader under libFuzzer + ASan/UBSan for a few seconds
+    command -v clang > /dev/null || { echo "clang not installed"; return 77; }
+    make -s fuzz FUZZ_SECONDS=15 > "$WORK/fuzz.log" 2>&1 || { tail -30 "$WORK/fuzz.log"; return 1; }
+    grep -q '^Done [0-9]* runs' "$WORK/fuzz.log"
 }
 
 t_real_clients_unchanged() {

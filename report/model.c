@@ -15,7 +15,34 @@ typedef Perfetto__Protos__TracePacket Packet;
 typedef Perfetto__Protos__DebugAnnotation Ann;
 
 struct strtab { char **s; uint64_t n; };          /* iid -> string */
-struct seq { struct strtab names, anns, strs; uint64_t track; };
+
+/* The annotations the reader uses, by name; an interned name is looked up
+ * once per sequence and iid, not compared on every event. */
+enum arg_code { A_OTHER, A_RESULT, A_COMMAND_TYPE, A_DURATION, A_DIRECTION, A_BYTES, A_PINNED, A_WORK_DIM,
+                A_GWS, A_LWS, A_WORK_GROUPS, A_WG_SIZE, A_PREF, A_KWG, A_KLOCAL, A_LOCAL_ARG, A_REGS };
+static const char *const arg_names[] = { "", "result", "command_type", "duration_ns", "direction", "bytes",
+                                         "pinned", "work_dim", "global_work_size", "local_work_size",
+                                         "work_groups", "work_group_size", "preferred_work_group_size_multiple",
+                                         "kernel_work_group_size", "kernel_local_mem_bytes", "local_arg_bytes",
+                                         "registers_per_work_item" };
+
+static enum arg_code arg_code(const char *name)
+{
+    if (!strcmp(name, "errcode_ret"))
+        return A_RESULT;
+    for (unsigned i = 1; i < sizeof arg_names / sizeof arg_names[0]; i++)
+        if (!strcmp(name, arg_names[i]))
+            return (enum arg_code)i;
+    return A_OTHER;
+}
+
+struct seq {
+    struct strtab names, anns, strs;
+    uint64_t track;
+    uint8_t *codes;             /* annotation iid -> enum arg_code + 1 (0: not yet looked up) */
+    int32_t *api;               /* event-name iid -> index in m->api + 1 */
+    uint64_t n_codes, n_api;
+};
 
 struct open_slice {             /* a BEGIN waiting for its END */
     char name[RM_MAX_NAME];
@@ -26,6 +53,7 @@ struct open_slice {             /* a BEGIN waiting for its END */
     char direction[24];
     uint64_t bytes, dur_ns;
     int pinned;
+    int api;                    /* index in m->api of an API call, -1 */
 };
 struct track { struct open_slice *stack; unsigned depth, cap; };
 
@@ -65,15 +93,21 @@ static void strtab_free(struct strtab *t)
     t->n = 0;
 }
 
+static void seq_clear(struct seq *s)
+{
+    strtab_free(&s->names);
+    strtab_free(&s->anns);
+    strtab_free(&s->strs);
+    free(s->codes);
+    free(s->api);
+    memset(s, 0, sizeof *s);
+}
+
 static struct seq *seq_get(struct reader *r, uint32_t id, int clear)
 {
     struct seq *s = clt_map_get(&r->seqs, (uint64_t)id + 1);
-    if (s && clear) {
-        strtab_free(&s->names);
-        strtab_free(&s->anns);
-        strtab_free(&s->strs);
-        s->track = 0;
-    }
+    if (s && clear)
+        seq_clear(s);
     if (!s && clear) {
         s = calloc(1, sizeof *s);
         if (s && clt_map_put(&r->seqs, (uint64_t)id + 1, s) != 0) {
@@ -82,6 +116,45 @@ static struct seq *seq_get(struct reader *r, uint32_t id, int clear)
         }
     }
     return s;
+}
+
+static struct rm_api *api_get(struct rm_model *m, const char *name);
+
+/* Grows a per-iid cache to hold index iid; 0 on failure. */
+static int cache_fit(void **arr, uint64_t *n, uint64_t iid, size_t elem)
+{
+    if (iid > 1000000)
+        return 0;
+    if (iid < *n)
+        return 1;
+    uint64_t nn = iid + 64;
+    void *g = realloc(*arr, nn * elem);
+    if (!g)
+        return 0;
+    memset((char *)g + *n * elem, 0, (nn - *n) * elem);
+    *arr = g;
+    *n = nn;
+    return 1;
+}
+
+static enum arg_code seq_arg_code(struct seq *s, uint64_t iid)
+{
+    if (!cache_fit((void **)&s->codes, &s->n_codes, iid, 1))
+        return arg_code(strtab_get(&s->anns, iid));
+    if (!s->codes[iid])
+        s->codes[iid] = (uint8_t)(arg_code(strtab_get(&s->anns, iid)) + 1);
+    return (enum arg_code)(s->codes[iid] - 1);
+}
+
+static int seq_api_index(struct rm_model *m, struct seq *s, uint64_t iid, const char *name)
+{
+    if (cache_fit((void **)&s->api, &s->n_api, iid, sizeof *s->api) && s->api[iid])
+        return s->api[iid] - 1;
+    struct rm_api *a = api_get(m, name);
+    int idx = a ? (int)(a - m->api) : -1;
+    if (idx >= 0 && iid < s->n_api)
+        s->api[iid] = idx + 1;
+    return idx;
 }
 
 static struct rm_api *api_get(struct rm_model *m, const char *name)
@@ -188,13 +261,6 @@ static void transfer_add(struct rm_model *m, const struct open_slice *o, uint64_
 
 /* ---- annotations ---------------------------------------------------------- */
 
-static const char *ann_name(const struct seq *s, const Ann *a)
-{
-    if (a->name_field_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME)
-        return a->name;
-    return s ? strtab_get(&s->anns, a->name_iid) : "";
-}
-
 static uint64_t ann_uint(const Ann *a)
 {
     switch (a->value_case) {
@@ -220,12 +286,17 @@ static void ann_array(const Ann *a, uint64_t out[3])
         out[i] = ann_uint(a->array_values[i]);
 }
 
-static void read_args(struct open_slice *o, const struct seq *s, Perfetto__Protos__TrackEvent *e)
+static void read_args(struct open_slice *o, struct seq *s, Perfetto__Protos__TrackEvent *e)
 {
     for (size_t i = 0; i < e->n_debug_annotations; i++) {
         const Ann *a = e->debug_annotations[i];
-        const char *n = ann_name(s, a), *str = ann_str(s, a);
-        if (!strcmp(n, "result") || !strcmp(n, "errcode_ret")) {
+        enum arg_code c = a->name_field_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME
+                          ? arg_code(a->name ? a->name : "") : seq_arg_code(s, a->name_iid);
+        if (c == A_OTHER)
+            continue;
+        const char *str = ann_str(s, a);
+        switch (c) {
+        case A_RESULT:
             if (str && strcmp(str, "CL_SUCCESS") && strncmp(str, "CL_", 3) == 0) {
                 o->error = 1;
                 snprintf(o->error_name, sizeof o->error_name, "%s", str);
@@ -234,41 +305,37 @@ static void read_args(struct open_slice *o, const struct seq *s, Perfetto__Proto
                 o->error = 1;
                 snprintf(o->error_name, sizeof o->error_name, "%lld", (long long)a->int_value);
             }
-        } else if (!strcmp(n, "command_type")) {
-            o->device = 1;
-        } else if (!strcmp(n, "duration_ns")) {
-            o->dur_ns = ann_uint(a);
-        } else if (!strcmp(n, "direction") && str) {
-            snprintf(o->direction, sizeof o->direction, "%s", str);
-        } else if (!strcmp(n, "bytes")) {
-            o->bytes = ann_uint(a);
-        } else if (!strcmp(n, "pinned")) {
-            o->pinned = (int)ann_uint(a);
-        } else if (!strcmp(n, "work_dim")) {
-            o->k.work_dim = (unsigned)ann_uint(a);
-        } else if (!strcmp(n, "global_work_size")) {
-            ann_array(a, o->k.gws);
-        } else if (!strcmp(n, "local_work_size")) {
+            break;
+        case A_COMMAND_TYPE: o->device = 1; break;
+        case A_DURATION: o->dur_ns = ann_uint(a); break;
+        case A_DIRECTION:
+            if (str)
+                snprintf(o->direction, sizeof o->direction, "%s", str);
+            break;
+        case A_BYTES: o->bytes = ann_uint(a); break;
+        case A_PINNED: o->pinned = (int)ann_uint(a); break;
+        case A_WORK_DIM: o->k.work_dim = (unsigned)ann_uint(a); break;
+        case A_GWS: ann_array(a, o->k.gws); break;
+        case A_LWS:
             if (str)
                 o->k.local_null = 1;
             else
                 ann_array(a, o->k.lws);
-        } else if (!strcmp(n, "work_groups")) {
-            o->k.work_groups = ann_uint(a);
-        } else if (!strcmp(n, "work_group_size")) {
-            o->k.wg_size = ann_uint(a);
-        } else if (!strcmp(n, "preferred_work_group_size_multiple")) {
-            o->k.pref_multiple = ann_uint(a);
-        } else if (!strcmp(n, "kernel_work_group_size")) {
-            o->k.kernel_wg_size = ann_uint(a);
-        } else if (!strcmp(n, "kernel_local_mem_bytes")) {
+            break;
+        case A_WORK_GROUPS: o->k.work_groups = ann_uint(a); break;
+        case A_WG_SIZE: o->k.wg_size = ann_uint(a); break;
+        case A_PREF: o->k.pref_multiple = ann_uint(a); break;
+        case A_KWG: o->k.kernel_wg_size = ann_uint(a); break;
+        case A_KLOCAL:
             /* CL_KERNEL_LOCAL_MEM_SIZE already counts the __local arguments set */
             o->k.local_bytes = ann_uint(a);
-        } else if (!strcmp(n, "local_arg_bytes")) {
+            break;
+        case A_LOCAL_ARG:
             if (!o->k.local_bytes)
                 o->k.local_bytes = ann_uint(a);
-        } else if (!strcmp(n, "registers_per_work_item")) {
-            o->k.regs = ann_uint(a);
+            break;
+        case A_REGS: o->k.regs = ann_uint(a); break;
+        case A_OTHER: break;
         }
     }
 }
@@ -364,11 +431,13 @@ static void packet(struct reader *r, const Packet *p)
         }
         struct open_slice *o = &t->stack[t->depth++];
         memset(o, 0, sizeof *o);
-        const char *name = e->name_field_case == PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME ? e->name
-                           : strtab_get(&s->names, e->name_iid);
+        int interned = e->name_field_case != PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
+        const char *name = interned ? strtab_get(&s->names, e->name_iid) : e->name;
         snprintf(o->name, sizeof o->name, "%s", name ? name : "");
         o->ts = p->timestamp;
         read_args(o, s, e);
+        /* API calls carry interned names: their summary row is found once per name */
+        o->api = !o->device && interned ? seq_api_index(m, s, e->name_iid, o->name) : -1;
     } else if (e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END && t->depth) {
         struct open_slice *o = &t->stack[--t->depth];
         uint64_t dur = p->timestamp > o->ts ? p->timestamp - o->ts : 0;
@@ -381,7 +450,7 @@ static void packet(struct reader *r, const Packet *p)
                 transfer_add(m, o, o->dur_ns ? o->dur_ns : dur);
             return;
         }
-        struct rm_api *a = api_get(m, o->name);
+        struct rm_api *a = o->api >= 0 ? &m->api[o->api] : api_get(m, o->name);
         if (!a)
             return;
         a->count++;
@@ -481,11 +550,8 @@ int rm_read_fd(struct rm_model *m, int fd, const char *path, char *err, unsigned
     free(buf);
     for (uint64_t i = 0; i < r.seqs.cap; i++)
         if (r.seqs.keys[i]) {
-            struct seq *s = r.seqs.vals[i];
-            strtab_free(&s->names);
-            strtab_free(&s->anns);
-            strtab_free(&s->strs);
-            free(s);
+            seq_clear(r.seqs.vals[i]);
+            free(r.seqs.vals[i]);
         }
     for (uint64_t i = 0; i < r.tracks.cap; i++)
         if (r.tracks.keys[i]) {

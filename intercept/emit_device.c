@@ -766,14 +766,8 @@ void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec)
         break;
     }
     case CLT_REC_KREGS:
-        if (m->n_regs == m->cap_regs) {
-            unsigned ncap = m->cap_regs ? 2 * m->cap_regs : 32;
-            struct clt_regs *n = realloc(m->regs, ncap * sizeof *n);
-            if (!n)
-                break;
-            m->regs = n;
-            m->cap_regs = ncap;
-        }
+        if (clt_grow(&m->regs, m->n_regs, &m->cap_regs, sizeof *m->regs, 32) != 0)
+            break;
         m->regs[m->n_regs].program = id_of(w, rec->arg[KR_PROGRAM]);
         m->regs[m->n_regs].regs = (unsigned)rec->arg[KR_REGS];
         copy_str(m->regs[m->n_regs].name, rec, KR_NAME);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include "generated/clt_hooks.h"
+#include "objects.h"
 #include "shim.h"
 
 /* OpenCL constants used here (the generated code does not include CL headers). */
@@ -87,15 +88,7 @@ static void queue_remember(void *q, uint64_t app_props, const uint64_t *arr, uns
     for (unsigned i = 0; i < n_queues && !e; i++)
         if (queues[i].queue == q)
             e = &queues[i];               /* an address reused after a release */
-    if (!e && n_queues == cap_queues) {
-        unsigned ncap = cap_queues ? 2 * cap_queues : 16;
-        struct queue_ent *nq = realloc(queues, ncap * sizeof *nq);
-        if (nq) {
-            queues = nq;
-            cap_queues = ncap;
-        }
-    }
-    if (!e && n_queues < cap_queues)
+    if (!e && clt_grow(&queues, n_queues, &cap_queues, sizeof *queues, 16) == 0)
         e = &queues[n_queues++];
     if (e) {
         e->queue = q;

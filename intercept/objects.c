@@ -85,6 +85,19 @@ void clt_map_free(struct clt_map *m)
     m->cap = m->used = 0;
 }
 
+int clt_grow(void *arr, unsigned n, unsigned *cap, size_t elem, unsigned first)
+{
+    if (n < *cap)
+        return 0;
+    unsigned ncap = *cap ? 2 * *cap : first;
+    void *g = realloc(*(void **)arr, (size_t)ncap * elem);
+    if (!g)
+        return -1;
+    *(void **)arr = g;
+    *cap = ncap;
+    return 0;
+}
+
 /* Object ids are stored as the map's values. */
 uint64_t clt_objects_find(const struct clt_objects *o, uint64_t h)
 {

@@ -162,14 +162,8 @@ static struct rm_api *api_get(struct rm_model *m, const char *name)
     for (unsigned i = 0; i < m->n_api; i++)
         if (strcmp(m->api[i].name, name) == 0)
             return &m->api[i];
-    if (m->n_api == m->cap_api) {
-        unsigned n = m->cap_api ? 2 * m->cap_api : 64;
-        struct rm_api *g = realloc(m->api, n * sizeof *g);
-        if (!g)
-            return NULL;
-        m->api = g;
-        m->cap_api = n;
-    }
+    if (clt_grow(&m->api, m->n_api, &m->cap_api, sizeof *m->api, 64) != 0)
+        return NULL;
     struct rm_api *a = &m->api[m->n_api++];
     memset(a, 0, sizeof *a);
     snprintf(a->name, sizeof a->name, "%s", name);
@@ -184,14 +178,8 @@ static void error_add(struct rm_model *m, const char *fn, const char *err)
             m->errors[i].count++;
             return;
         }
-    if (m->n_errors == m->cap_errors) {
-        unsigned n = m->cap_errors ? 2 * m->cap_errors : 16;
-        struct rm_error *g = realloc(m->errors, n * sizeof *g);
-        if (!g)
-            return;
-        m->errors = g;
-        m->cap_errors = n;
-    }
+    if (clt_grow(&m->errors, m->n_errors, &m->cap_errors, sizeof *m->errors, 16) != 0)
+        return;
     struct rm_error *e = &m->errors[m->n_errors++];
     snprintf(e->fn, sizeof e->fn, "%s", fn);
     snprintf(e->error, sizeof e->error, "%s", err);
@@ -210,14 +198,8 @@ static void kernel_add(struct rm_model *m, const struct open_slice *o, uint64_t 
             return;
         }
     }
-    if (m->n_kernels == m->cap_kernels) {
-        unsigned n = m->cap_kernels ? 2 * m->cap_kernels : 16;
-        struct rm_kernel *g = realloc(m->kernels, n * sizeof *g);
-        if (!g)
-            return;
-        m->kernels = g;
-        m->cap_kernels = n;
-    }
+    if (clt_grow(&m->kernels, m->n_kernels, &m->cap_kernels, sizeof *m->kernels, 16) != 0)
+        return;
     struct rm_kernel *x = &m->kernels[m->n_kernels++];
     *x = *k;
     snprintf(x->name, sizeof x->name, "%s", o->name);

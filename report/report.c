@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model.h"
+#include "objects.h"
 #include "occupancy.h"
 
 enum sev { SEV_INFO, SEV_WARNING, SEV_ERROR };
@@ -20,13 +21,9 @@ static unsigned n_findings, cap_findings;
 
 static struct finding *add(const char *rule, enum sev sev)
 {
-    if (n_findings == cap_findings) {
-        cap_findings = cap_findings ? 2 * cap_findings : 32;
-        findings = realloc(findings, cap_findings * sizeof *findings);
-        if (!findings) {
-            fprintf(stderr, "cltrace-report: out of memory\n");
-            exit(2);
-        }
+    if (clt_grow(&findings, n_findings, &cap_findings, sizeof *findings, 32) != 0) {
+        fprintf(stderr, "cltrace-report: out of memory\n");
+        exit(2);
     }
     struct finding *f = &findings[n_findings++];
     memset(f, 0, sizeof *f);

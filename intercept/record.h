@@ -95,8 +95,6 @@ static inline __attribute__((always_inline)) struct clt_thread *clt_enter(void)
     return th;
 }
 
-static inline void clt_leave(struct clt_thread *th) { (void)th; }
-
 static inline __attribute__((always_inline)) struct clt_rec *clt_rec_begin(struct clt_thread *th, size_t max)
 {
     uint64_t head = th->head_local;

@@ -507,7 +507,6 @@ def wrapper(reg, c, r, ps, kinds, exported):
         L.append("        rec->arg[%d] = ok ? flow : 0;" % len(ps))
     L.append("        clt_rec_commit(th, rec, &x, CLT_FN_%s, t0, t1, %s);" % (c, retv))
     L.append("    }")
-    L.append("    clt_leave(th);")
     L.append("    return%s;" % ("" if rk == "VOID" else " ret"))
     L.append("}\n")
     return "\n".join(L) + "\n"

@@ -52,7 +52,6 @@ static int32_t clBuildProgram_rec(clBuildProgram_t real, void * program, uint32_
         rec->arg[5] = (uint64_t)(uintptr_t)user_data;
         clt_rec_commit(th, rec, &x, CLT_FN_clBuildProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -92,7 +91,6 @@ static int32_t clCancelCommandsIMG_rec(clCancelCommandsIMG_t real, void * event_
         rec->arg[1] = (uint64_t)num_events_in_list;
         clt_rec_commit(th, rec, &x, CLT_FN_clCancelCommandsIMG, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -133,7 +131,6 @@ static void * clCloneKernel_rec(clCloneKernel_t real, void * source_kernel, cl_i
         rec->arg[1] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCloneKernel, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -178,7 +175,6 @@ static int32_t clCommandBarrierWithWaitListKHR_rec(clCommandBarrierWithWaitListK
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, mutable_handle);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandBarrierWithWaitListKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -228,7 +224,6 @@ static int32_t clCommandCopyBufferKHR_rec(clCommandCopyBufferKHR_t real, void * 
         rec->arg[11] = clt_put_out_ptr(&x, 11, ok, mutable_handle);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -282,7 +277,6 @@ static int32_t clCommandCopyBufferRectKHR_rec(clCommandCopyBufferRectKHR_t real,
         rec->arg[15] = clt_put_out_ptr(&x, 15, ok, mutable_handle);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyBufferRectKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -332,7 +326,6 @@ static int32_t clCommandCopyBufferToImageKHR_rec(clCommandCopyBufferToImageKHR_t
         rec->arg[11] = clt_put_out_ptr(&x, 11, ok, mutable_handle);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyBufferToImageKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -382,7 +375,6 @@ static int32_t clCommandCopyImageKHR_rec(clCommandCopyImageKHR_t real, void * co
         rec->arg[11] = clt_put_out_ptr(&x, 11, ok, mutable_handle);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyImageKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -432,7 +424,6 @@ static int32_t clCommandCopyImageToBufferKHR_rec(clCommandCopyImageToBufferKHR_t
         rec->arg[11] = clt_put_out_ptr(&x, 11, ok, mutable_handle);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyImageToBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -482,7 +473,6 @@ static int32_t clCommandFillBufferKHR_rec(clCommandFillBufferKHR_t real, void * 
         rec->arg[11] = clt_put_out_ptr(&x, 11, ok, mutable_handle);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandFillBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -531,7 +521,6 @@ static int32_t clCommandFillImageKHR_rec(clCommandFillImageKHR_t real, void * co
         rec->arg[10] = clt_put_out_ptr(&x, 10, ok, mutable_handle);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandFillImageKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -581,7 +570,6 @@ static int32_t clCommandNDRangeKernelKHR_rec(clCommandNDRangeKernelKHR_t real, v
         rec->arg[11] = clt_put_out_ptr(&x, 11, ok, mutable_handle);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandNDRangeKernelKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -630,7 +618,6 @@ static int32_t clCommandSVMMemFillKHR_rec(clCommandSVMMemFillKHR_t real, void * 
         rec->arg[10] = clt_put_out_ptr(&x, 10, ok, mutable_handle);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandSVMMemFillKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -678,7 +665,6 @@ static int32_t clCommandSVMMemcpyKHR_rec(clCommandSVMMemcpyKHR_t real, void * co
         rec->arg[9] = clt_put_out_ptr(&x, 9, ok, mutable_handle);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandSVMMemcpyKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -725,7 +711,6 @@ static int32_t clCompileProgram_rec(clCompileProgram_t real, void * program, uin
         rec->arg[8] = (uint64_t)(uintptr_t)user_data;
         clt_rec_commit(th, rec, &x, CLT_FN_clCompileProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -769,7 +754,6 @@ static void * clCreateAcceleratorINTEL_rec(clCreateAcceleratorINTEL_t real, void
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateAcceleratorINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -813,7 +797,6 @@ static void * clCreateBuffer_rec(clCreateBuffer_t real, void * context, uint64_t
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateBuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -858,7 +841,6 @@ static void * clCreateBufferWithProperties_rec(clCreateBufferWithProperties_t re
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateBufferWithProperties, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -903,7 +885,6 @@ static void * clCreateBufferWithPropertiesINTEL_rec(clCreateBufferWithProperties
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateBufferWithPropertiesINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -946,7 +927,6 @@ static void * clCreateCommandBufferKHR_rec(clCreateCommandBufferKHR_t real, uint
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateCommandBufferKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -993,7 +973,6 @@ static void * clCreateCommandQueue_rec(clCreateCommandQueue_t real, void * conte
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateCommandQueue, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -1040,7 +1019,6 @@ static void * clCreateCommandQueueWithProperties_rec(clCreateCommandQueueWithPro
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateCommandQueueWithProperties, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -1087,7 +1065,6 @@ static void * clCreateCommandQueueWithPropertiesKHR_rec(clCreateCommandQueueWith
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateCommandQueueWithPropertiesKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -1132,7 +1109,6 @@ static void * clCreateContext_rec(clCreateContext_t real, void * properties, uin
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateContext, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -1176,7 +1152,6 @@ static void * clCreateContextFromType_rec(clCreateContextFromType_t real, void *
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateContextFromType, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -1219,7 +1194,6 @@ static void * clCreateEventFromEGLSyncKHR_rec(clCreateEventFromEGLSyncKHR_t real
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateEventFromEGLSyncKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -1261,7 +1235,6 @@ static void * clCreateEventFromGLsyncKHR_rec(clCreateEventFromGLsyncKHR_t real, 
         rec->arg[2] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateEventFromGLsyncKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -1304,7 +1277,6 @@ static void * clCreateFromD3D10BufferKHR_rec(clCreateFromD3D10BufferKHR_t real, 
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D10BufferKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -1348,7 +1320,6 @@ static void * clCreateFromD3D10Texture2DKHR_rec(clCreateFromD3D10Texture2DKHR_t 
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D10Texture2DKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -1392,7 +1363,6 @@ static void * clCreateFromD3D10Texture3DKHR_rec(clCreateFromD3D10Texture3DKHR_t 
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D10Texture3DKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -1435,7 +1405,6 @@ static void * clCreateFromD3D11BufferKHR_rec(clCreateFromD3D11BufferKHR_t real, 
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D11BufferKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -1479,7 +1448,6 @@ static void * clCreateFromD3D11Texture2DKHR_rec(clCreateFromD3D11Texture2DKHR_t 
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D11Texture2DKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -1523,7 +1491,6 @@ static void * clCreateFromD3D11Texture3DKHR_rec(clCreateFromD3D11Texture3DKHR_t 
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D11Texture3DKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -1568,7 +1535,6 @@ static void * clCreateFromDX9MediaSurfaceINTEL_rec(clCreateFromDX9MediaSurfaceIN
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromDX9MediaSurfaceINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -1613,7 +1579,6 @@ static void * clCreateFromDX9MediaSurfaceKHR_rec(clCreateFromDX9MediaSurfaceKHR_
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromDX9MediaSurfaceKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -1658,7 +1623,6 @@ static void * clCreateFromEGLImageKHR_rec(clCreateFromEGLImageKHR_t real, void *
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromEGLImageKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -1701,7 +1665,6 @@ static void * clCreateFromGLBuffer_rec(clCreateFromGLBuffer_t real, void * conte
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLBuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -1744,7 +1707,6 @@ static void * clCreateFromGLRenderbuffer_rec(clCreateFromGLRenderbuffer_t real, 
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLRenderbuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -1789,7 +1751,6 @@ static void * clCreateFromGLTexture_rec(clCreateFromGLTexture_t real, void * con
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLTexture, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -1834,7 +1795,6 @@ static void * clCreateFromGLTexture2D_rec(clCreateFromGLTexture2D_t real, void *
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLTexture2D, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -1879,7 +1839,6 @@ static void * clCreateFromGLTexture3D_rec(clCreateFromGLTexture3D_t real, void *
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLTexture3D, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -1923,7 +1882,6 @@ static void * clCreateFromVA_APIMediaSurfaceINTEL_rec(clCreateFromVA_APIMediaSur
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromVA_APIMediaSurfaceINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -1968,7 +1926,6 @@ static void * clCreateImage_rec(clCreateImage_t real, void * context, uint64_t f
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateImage, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -2015,7 +1972,6 @@ static void * clCreateImage2D_rec(clCreateImage2D_t real, void * context, uint64
         rec->arg[7] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateImage2D, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -2064,7 +2020,6 @@ static void * clCreateImage3D_rec(clCreateImage3D_t real, void * context, uint64
         rec->arg[9] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateImage3D, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -2110,7 +2065,6 @@ static void * clCreateImageWithProperties_rec(clCreateImageWithProperties_t real
         rec->arg[6] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateImageWithProperties, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -2152,7 +2106,6 @@ static void * clCreateKernel_rec(clCreateKernel_t real, void * program, void * k
         rec->arg[2] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateKernel, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -2194,7 +2147,6 @@ static int32_t clCreateKernelsInProgram_rec(clCreateKernelsInProgram_t real, voi
         rec->arg[3] = clt_put_out_val(&x, 3, ok, num_kernels_ret, sizeof(uint32_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateKernelsInProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -2239,7 +2191,6 @@ static void * clCreatePipe_rec(clCreatePipe_t real, void * context, uint64_t fla
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreatePipe, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -2285,7 +2236,6 @@ static void * clCreateProgramWithBinary_rec(clCreateProgramWithBinary_t real, vo
         rec->arg[6] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithBinary, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -2329,7 +2279,6 @@ static void * clCreateProgramWithBuiltInKernels_rec(clCreateProgramWithBuiltInKe
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithBuiltInKernels, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -2372,7 +2321,6 @@ static void * clCreateProgramWithIL_rec(clCreateProgramWithIL_t real, void * con
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithIL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -2415,7 +2363,6 @@ static void * clCreateProgramWithILKHR_rec(clCreateProgramWithILKHR_t real, void
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithILKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -2459,7 +2406,6 @@ static void * clCreateProgramWithSource_rec(clCreateProgramWithSource_t real, vo
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithSource, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -2503,7 +2449,6 @@ static void * clCreateSampler_rec(clCreateSampler_t real, void * context, uint32
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSampler, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -2545,7 +2490,6 @@ static void * clCreateSamplerWithProperties_rec(clCreateSamplerWithProperties_t 
         rec->arg[2] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSamplerWithProperties, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -2587,7 +2531,6 @@ static void * clCreateSemaphoreWithPropertiesKHR_rec(clCreateSemaphoreWithProper
         rec->arg[2] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSemaphoreWithPropertiesKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -2631,7 +2574,6 @@ static void * clCreateSubBuffer_rec(clCreateSubBuffer_t real, void * buffer, uin
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSubBuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -2674,7 +2616,6 @@ static int32_t clCreateSubDevices_rec(clCreateSubDevices_t real, void * in_devic
         rec->arg[4] = clt_put_out_val(&x, 4, ok, num_devices_ret, sizeof(uint32_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSubDevices, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -2717,7 +2658,6 @@ static int32_t clCreateSubDevicesEXT_rec(clCreateSubDevicesEXT_t real, void * in
         rec->arg[4] = clt_put_out_val(&x, 4, ok, num_devices, sizeof(uint32_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSubDevicesEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -2758,7 +2698,6 @@ static void * clCreateUserEvent_rec(clCreateUserEvent_t real, void * context, cl
         rec->arg[1] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateUserEvent, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -2796,7 +2735,6 @@ static int32_t clDeinitLayer_rec(clDeinitLayer_t real)
         struct clt_extra x = clt_extra_init(rec, 0);
         clt_rec_commit(th, rec, &x, CLT_FN_clDeinitLayer, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -2841,7 +2779,6 @@ static void * clDeviceMemAllocINTEL_rec(clDeviceMemAllocINTEL_t real, void * con
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clDeviceMemAllocINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -2893,7 +2830,6 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
         rec->arg[6] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireD3D10ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -2945,7 +2881,6 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
         rec->arg[6] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireD3D11ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -2997,7 +2932,6 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
         rec->arg[6] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -3049,7 +2983,6 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
         rec->arg[6] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireDX9ObjectsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -3101,7 +3034,6 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
         rec->arg[6] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireEGLObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -3153,7 +3085,6 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
         rec->arg[6] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireExternalMemObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -3205,7 +3136,6 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
         rec->arg[6] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireGLObjects, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -3257,7 +3187,6 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
         rec->arg[6] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireGrallocObjectsIMG, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -3309,7 +3238,6 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
         rec->arg[6] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -3348,7 +3276,6 @@ static int32_t clEnqueueBarrier_rec(clEnqueueBarrier_t real, void * command_queu
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueBarrier, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -3398,7 +3325,6 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
         rec->arg[4] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueBarrierWithWaitList, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -3450,7 +3376,6 @@ static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, u
         rec->arg[6] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -3505,7 +3430,6 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void * comman
         rec->arg[9] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -3564,7 +3488,6 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
         rec->arg[13] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBufferRect, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -3619,7 +3542,6 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
         rec->arg[9] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBufferToImage, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -3674,7 +3596,6 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void * command_
         rec->arg[9] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyImage, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -3729,7 +3650,6 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
         rec->arg[9] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyImageToBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -3784,7 +3704,6 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void * comman
         rec->arg[9] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueFillBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -3838,7 +3757,6 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void * command_
         rec->arg[8] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueFillImage, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -3893,7 +3811,6 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
         rec->arg[9] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueGenerateMipmapIMG, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -3950,7 +3867,6 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void * command_q
         rec->arg[10] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMapBuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -4009,7 +3925,6 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void * command_que
         rec->arg[12] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMapImage, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -4057,7 +3972,6 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void * command_queue,
         rec->arg[2] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMarker, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -4107,7 +4021,6 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
         rec->arg[4] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMarkerWithWaitList, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -4160,7 +4073,6 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
         rec->arg[7] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemAdviseINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -4214,7 +4126,6 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void * co
         rec->arg[8] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemFillINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -4268,7 +4179,6 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void * comm
         rec->arg[8] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemcpyINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -4321,7 +4231,6 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void * comm
         rec->arg[7] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemsetINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -4374,7 +4283,6 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
         rec->arg[7] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -4427,7 +4335,6 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
         rec->arg[7] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemObjectEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -4480,7 +4387,6 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
         rec->arg[7] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemObjects, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -4543,7 +4449,6 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void * 
         rec->arg[9] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueNDRangeKernel, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -4599,7 +4504,6 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void * co
         rec->arg[10] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueNativeKernel, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -4654,7 +4558,6 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void * comman
         rec->arg[9] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -4714,7 +4617,6 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
         rec->arg[14] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadBufferRect, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -4769,7 +4671,6 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
         rec->arg[9] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadHostPipeINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -4826,7 +4727,6 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void * command_
         rec->arg[11] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadImage, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -4878,7 +4778,6 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
         rec->arg[6] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseD3D10ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -4930,7 +4829,6 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
         rec->arg[6] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseD3D11ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -4982,7 +4880,6 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
         rec->arg[6] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -5034,7 +4931,6 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
         rec->arg[6] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseDX9ObjectsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -5086,7 +4982,6 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
         rec->arg[6] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseEGLObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -5138,7 +5033,6 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
         rec->arg[6] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseExternalMemObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -5190,7 +5084,6 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
         rec->arg[6] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseGLObjects, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -5242,7 +5135,6 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
         rec->arg[6] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseGrallocObjectsIMG, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -5294,7 +5186,6 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
         rec->arg[6] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -5348,7 +5239,6 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void * command_queu
         rec->arg[8] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMFree, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -5402,7 +5292,6 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void * comman
         rec->arg[8] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMFreeARM, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -5456,7 +5345,6 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void * command_queue,
         rec->arg[8] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMap, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -5510,7 +5398,6 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void * command_
         rec->arg[8] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMapARM, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -5564,7 +5451,6 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void * comman
         rec->arg[8] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemFill, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -5618,7 +5504,6 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void * 
         rec->arg[8] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemFillARM, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -5672,7 +5557,6 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void * command_
         rec->arg[8] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemcpy, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -5726,7 +5610,6 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void * co
         rec->arg[8] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemcpyARM, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -5780,7 +5663,6 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void * 
         rec->arg[8] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMigrateMem, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -5831,7 +5713,6 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void * command_qu
         rec->arg[5] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMUnmap, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -5882,7 +5763,6 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void * comm
         rec->arg[5] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMUnmapARM, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -5935,7 +5815,6 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
         rec->arg[7] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSignalSemaphoresKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -5986,7 +5865,6 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void * command_queue, voi
         rec->arg[5] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueTask, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -6038,7 +5916,6 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
         rec->arg[6] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueUnmapMemObject, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -6079,7 +5956,6 @@ static int32_t clEnqueueWaitForEvents_rec(clEnqueueWaitForEvents_t real, void * 
         rec->arg[2] = clt_put_arr(&x, 2, ok, event_list, (uint64_t)num_events, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWaitForEvents, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -6132,7 +6008,6 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
         rec->arg[7] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWaitSemaphoresKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -6187,7 +6062,6 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void * comm
         rec->arg[9] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -6247,7 +6121,6 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
         rec->arg[14] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteBufferRect, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -6302,7 +6175,6 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
         rec->arg[9] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteHostPipeINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -6359,7 +6231,6 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void * comman
         rec->arg[11] = ok ? flow : 0;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteImage, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -6398,7 +6269,6 @@ static int32_t clFinalizeCommandBufferKHR_rec(clFinalizeCommandBufferKHR_t real,
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
         clt_rec_commit(th, rec, &x, CLT_FN_clFinalizeCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -6437,7 +6307,6 @@ static int32_t clFinish_rec(clFinish_t real, void * command_queue)
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         clt_rec_commit(th, rec, &x, CLT_FN_clFinish, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -6476,7 +6345,6 @@ static int32_t clFlush_rec(clFlush_t real, void * command_queue)
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         clt_rec_commit(th, rec, &x, CLT_FN_clFlush, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -6519,7 +6387,6 @@ static int32_t clGetAcceleratorInfoINTEL_rec(clGetAcceleratorInfoINTEL_t real, v
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetAcceleratorInfoINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -6562,7 +6429,6 @@ static int32_t clGetCommandBufferInfoKHR_rec(clGetCommandBufferInfoKHR_t real, v
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetCommandBufferInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -6610,7 +6476,6 @@ static int32_t clGetCommandQueueInfo_rec(clGetCommandQueueInfo_t real, void * co
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetCommandQueueInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -6653,7 +6518,6 @@ static int32_t clGetContextInfo_rec(clGetContextInfo_t real, void * context, uin
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetContextInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -6694,7 +6558,6 @@ static int32_t clGetDeviceAndHostTimer_rec(clGetDeviceAndHostTimer_t real, void 
         rec->arg[2] = clt_put_out_val(&x, 2, ok, host_timestamp, sizeof(uint64_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceAndHostTimer, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -6737,7 +6600,6 @@ static int32_t clGetDeviceIDs_rec(clGetDeviceIDs_t real, void * platform, uint64
         rec->arg[4] = clt_put_out_val(&x, 4, ok, num_devices, sizeof(uint32_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDs, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -6782,7 +6644,6 @@ static int32_t clGetDeviceIDsFromD3D10KHR_rec(clGetDeviceIDsFromD3D10KHR_t real,
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_devices, sizeof(uint32_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromD3D10KHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -6827,7 +6688,6 @@ static int32_t clGetDeviceIDsFromD3D11KHR_rec(clGetDeviceIDsFromD3D11KHR_t real,
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_devices, sizeof(uint32_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromD3D11KHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -6872,7 +6732,6 @@ static int32_t clGetDeviceIDsFromDX9INTEL_rec(clGetDeviceIDsFromDX9INTEL_t real,
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_devices, sizeof(uint32_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromDX9INTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -6918,7 +6777,6 @@ static int32_t clGetDeviceIDsFromDX9MediaAdapterKHR_rec(clGetDeviceIDsFromDX9Med
         rec->arg[7] = clt_put_out_val(&x, 7, ok, num_devices, sizeof(uint32_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -6963,7 +6821,6 @@ static int32_t clGetDeviceIDsFromVA_APIMediaAdapterINTEL_rec(clGetDeviceIDsFromV
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_devices, sizeof(uint32_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -7009,7 +6866,6 @@ static int32_t clGetDeviceImageInfoQCOM_rec(clGetDeviceImageInfoQCOM_t real, voi
         rec->arg[7] = clt_put_out_val(&x, 7, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceImageInfoQCOM, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -7052,7 +6908,6 @@ static int32_t clGetDeviceInfo_rec(clGetDeviceInfo_t real, void * device, uint32
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -7095,7 +6950,6 @@ static int32_t clGetEventInfo_rec(clGetEventInfo_t real, void * event, uint32_t 
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetEventInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -7143,7 +6997,6 @@ static int32_t clGetEventProfilingInfo_rec(clGetEventProfilingInfo_t real, void 
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetEventProfilingInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -7183,7 +7036,6 @@ static void * clGetExtensionFunctionAddress_rec(clGetExtensionFunctionAddress_t 
         rec->arg[0] = clt_put_str(&x, 0, 1, func_name);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetExtensionFunctionAddress, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -7224,7 +7076,6 @@ static void * clGetExtensionFunctionAddressForPlatform_rec(clGetExtensionFunctio
         rec->arg[1] = clt_put_str(&x, 1, 1, func_name);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetExtensionFunctionAddressForPlatform, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -7267,7 +7118,6 @@ static int32_t clGetGLContextInfoKHR_rec(clGetGLContextInfoKHR_t real, void * pr
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetGLContextInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -7308,7 +7158,6 @@ static int32_t clGetGLObjectInfo_rec(clGetGLObjectInfo_t real, void * memobj, vo
         rec->arg[2] = clt_put_out_val(&x, 2, ok, gl_object_name, sizeof(unsigned int));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetGLObjectInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -7351,7 +7200,6 @@ static int32_t clGetGLTextureInfo_rec(clGetGLTextureInfo_t real, void * memobj, 
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetGLTextureInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -7391,7 +7239,6 @@ static int32_t clGetHostTimer_rec(clGetHostTimer_t real, void * device, void * h
         rec->arg[1] = clt_put_out_val(&x, 1, ok, host_timestamp, sizeof(uint64_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetHostTimer, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -7433,7 +7280,6 @@ static int32_t clGetICDLoaderInfoOCLICD_rec(clGetICDLoaderInfoOCLICD_t real, uin
         rec->arg[3] = clt_put_out_val(&x, 3, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetICDLoaderInfoOCLICD, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -7476,7 +7322,6 @@ static int32_t clGetImageInfo_rec(clGetImageInfo_t real, void * image, uint32_t 
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetImageInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -7523,7 +7368,6 @@ static int32_t clGetImageRequirementsInfoEXT_rec(clGetImageRequirementsInfoEXT_t
         rec->arg[8] = clt_put_out_val(&x, 8, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetImageRequirementsInfoEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -7567,7 +7411,6 @@ static int32_t clGetKernelArgInfo_rec(clGetKernelArgInfo_t real, void * kernel, 
         rec->arg[5] = clt_put_out_val(&x, 5, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelArgInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -7610,7 +7453,6 @@ static int32_t clGetKernelInfo_rec(clGetKernelInfo_t real, void * kernel, uint32
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -7656,7 +7498,6 @@ static int32_t clGetKernelSubGroupInfo_rec(clGetKernelSubGroupInfo_t real, void 
         rec->arg[7] = clt_put_out_val(&x, 7, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelSubGroupInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -7702,7 +7543,6 @@ static int32_t clGetKernelSubGroupInfoKHR_rec(clGetKernelSubGroupInfoKHR_t real,
         rec->arg[7] = clt_put_out_val(&x, 7, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelSubGroupInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -7746,7 +7586,6 @@ static int32_t clGetKernelSuggestedLocalWorkSize_rec(clGetKernelSuggestedLocalWo
         rec->arg[5] = clt_put_out_val(&x, 5, ok, suggested_local_work_size, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelSuggestedLocalWorkSize, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -7790,7 +7629,6 @@ static int32_t clGetKernelSuggestedLocalWorkSizeKHR_rec(clGetKernelSuggestedLoca
         rec->arg[5] = clt_put_out_val(&x, 5, ok, suggested_local_work_size, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelSuggestedLocalWorkSizeKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -7834,7 +7672,6 @@ static int32_t clGetKernelWorkGroupInfo_rec(clGetKernelWorkGroupInfo_t real, voi
         rec->arg[5] = clt_put_out_val(&x, 5, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelWorkGroupInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -7876,7 +7713,6 @@ static int32_t clGetLayerInfo_rec(clGetLayerInfo_t real, uint32_t param_name, si
         rec->arg[3] = clt_put_out_val(&x, 3, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetLayerInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -7920,7 +7756,6 @@ static int32_t clGetMemAllocInfoINTEL_rec(clGetMemAllocInfoINTEL_t real, void * 
         rec->arg[5] = clt_put_out_val(&x, 5, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetMemAllocInfoINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -7963,7 +7798,6 @@ static int32_t clGetMemObjectInfo_rec(clGetMemObjectInfo_t real, void * memobj, 
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetMemObjectInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -8006,7 +7840,6 @@ static int32_t clGetMutableCommandInfoKHR_rec(clGetMutableCommandInfoKHR_t real,
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetMutableCommandInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -8049,7 +7882,6 @@ static int32_t clGetPipeInfo_rec(clGetPipeInfo_t real, void * pipe, uint32_t par
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetPipeInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -8090,7 +7922,6 @@ static int32_t clGetPlatformIDs_rec(clGetPlatformIDs_t real, uint32_t num_entrie
         rec->arg[2] = clt_put_out_val(&x, 2, ok, num_platforms, sizeof(uint32_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetPlatformIDs, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -8133,7 +7964,6 @@ static int32_t clGetPlatformInfo_rec(clGetPlatformInfo_t real, void * platform, 
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetPlatformInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -8177,7 +8007,6 @@ static int32_t clGetProgramBuildInfo_rec(clGetProgramBuildInfo_t real, void * pr
         rec->arg[5] = clt_put_out_val(&x, 5, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetProgramBuildInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -8220,7 +8049,6 @@ static int32_t clGetProgramInfo_rec(clGetProgramInfo_t real, void * program, uin
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetProgramInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -8265,7 +8093,6 @@ static int32_t clGetSVMPointerInfoKHR_rec(clGetSVMPointerInfoKHR_t real, void * 
         rec->arg[6] = clt_put_out_val(&x, 6, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSVMPointerInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -8309,7 +8136,6 @@ static int32_t clGetSVMSuggestedTypeIndexKHR_rec(clGetSVMSuggestedTypeIndexKHR_t
         rec->arg[5] = clt_put_out_val(&x, 5, ok, suggested_svm_type_index, sizeof(uint32_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSVMSuggestedTypeIndexKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -8352,7 +8178,6 @@ static int32_t clGetSamplerInfo_rec(clGetSamplerInfo_t real, void * sampler, uin
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSamplerInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -8396,7 +8221,6 @@ static int32_t clGetSemaphoreHandleForTypeKHR_rec(clGetSemaphoreHandleForTypeKHR
         rec->arg[5] = clt_put_out_val(&x, 5, ok, handle_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSemaphoreHandleForTypeKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -8439,7 +8263,6 @@ static int32_t clGetSemaphoreInfoKHR_rec(clGetSemaphoreInfoKHR_t real, void * se
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSemaphoreInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -8483,7 +8306,6 @@ static int32_t clGetSupportedD3D10TextureFormatsINTEL_rec(clGetSupportedD3D10Tex
         rec->arg[5] = clt_put_out_val(&x, 5, ok, num_texture_formats, sizeof(uint32_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedD3D10TextureFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -8528,7 +8350,6 @@ static int32_t clGetSupportedD3D11TextureFormatsINTEL_rec(clGetSupportedD3D11Tex
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_texture_formats, sizeof(uint32_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedD3D11TextureFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -8573,7 +8394,6 @@ static int32_t clGetSupportedDX9MediaSurfaceFormatsINTEL_rec(clGetSupportedDX9Me
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_surface_formats, sizeof(uint32_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedDX9MediaSurfaceFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -8617,7 +8437,6 @@ static int32_t clGetSupportedGLTextureFormatsINTEL_rec(clGetSupportedGLTextureFo
         rec->arg[5] = clt_put_out_val(&x, 5, ok, num_texture_formats, sizeof(uint32_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedGLTextureFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -8661,7 +8480,6 @@ static int32_t clGetSupportedImageFormats_rec(clGetSupportedImageFormats_t real,
         rec->arg[5] = clt_put_out_val(&x, 5, ok, num_image_formats, sizeof(uint32_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedImageFormats, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -8706,7 +8524,6 @@ static int32_t clGetSupportedVA_APIMediaSurfaceFormatsINTEL_rec(clGetSupportedVA
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_surface_formats, sizeof(uint32_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedVA_APIMediaSurfaceFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -8750,7 +8567,6 @@ static void * clHostMemAllocINTEL_rec(clHostMemAllocINTEL_t real, void * context
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clHostMemAllocINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -8790,7 +8606,6 @@ static void * clIcdGetFunctionAddressForPlatformKHR_rec(clIcdGetFunctionAddressF
         rec->arg[1] = clt_put_str(&x, 1, ok, func_name);
         clt_rec_commit(th, rec, &x, CLT_FN_clIcdGetFunctionAddressForPlatformKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -8831,7 +8646,6 @@ static int32_t clIcdGetPlatformIDsKHR_rec(clIcdGetPlatformIDsKHR_t real, uint32_
         rec->arg[2] = clt_put_out_val(&x, 2, ok, num_platforms, sizeof(uint32_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clIcdGetPlatformIDsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -8871,7 +8685,6 @@ static int32_t clIcdSetPlatformDispatchDataKHR_rec(clIcdSetPlatformDispatchDataK
         rec->arg[1] = (uint64_t)(uintptr_t)dispatch_data;
         clt_rec_commit(th, rec, &x, CLT_FN_clIcdSetPlatformDispatchDataKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -8916,7 +8729,6 @@ static void * clImportMemoryARM_rec(clImportMemoryARM_t real, void * context, ui
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clImportMemoryARM, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -8958,7 +8770,6 @@ static int32_t clInitLayer_rec(clInitLayer_t real, uint32_t num_entries, void * 
         rec->arg[3] = (uint64_t)(uintptr_t)layer_dispatch_ret;
         clt_rec_commit(th, rec, &x, CLT_FN_clInitLayer, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -9001,7 +8812,6 @@ static int32_t clInitLayerWithProperties_rec(clInitLayerWithProperties_t real, u
         rec->arg[4] = clt_put_props(&x, 4, ok, properties, sizeof(uint64_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clInitLayerWithProperties, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -9049,7 +8859,6 @@ static void * clLinkProgram_rec(clLinkProgram_t real, void * context, uint32_t n
         rec->arg[8] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clLinkProgram, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -9091,7 +8900,6 @@ static void clLogMessagesToStderrAPPLE_rec(clLogMessagesToStderrAPPLE_t real, vo
         rec->arg[3] = (uint64_t)(uintptr_t)user_data;
         clt_rec_commit(th, rec, &x, CLT_FN_clLogMessagesToStderrAPPLE, t0, t1, 0);
     }
-    clt_leave(th);
     return;
 }
 
@@ -9133,7 +8941,6 @@ static void clLogMessagesToStdoutAPPLE_rec(clLogMessagesToStdoutAPPLE_t real, vo
         rec->arg[3] = (uint64_t)(uintptr_t)user_data;
         clt_rec_commit(th, rec, &x, CLT_FN_clLogMessagesToStdoutAPPLE, t0, t1, 0);
     }
-    clt_leave(th);
     return;
 }
 
@@ -9175,7 +8982,6 @@ static void clLogMessagesToSystemLogAPPLE_rec(clLogMessagesToSystemLogAPPLE_t re
         rec->arg[3] = (uint64_t)(uintptr_t)user_data;
         clt_rec_commit(th, rec, &x, CLT_FN_clLogMessagesToSystemLogAPPLE, t0, t1, 0);
     }
-    clt_leave(th);
     return;
 }
 
@@ -9215,7 +9021,6 @@ static int32_t clMemBlockingFreeINTEL_rec(clMemBlockingFreeINTEL_t real, void * 
         rec->arg[1] = (uint64_t)(uintptr_t)ptr;
         clt_rec_commit(th, rec, &x, CLT_FN_clMemBlockingFreeINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -9255,7 +9060,6 @@ static int32_t clMemFreeINTEL_rec(clMemFreeINTEL_t real, void * context, void * 
         rec->arg[1] = (uint64_t)(uintptr_t)ptr;
         clt_rec_commit(th, rec, &x, CLT_FN_clMemFreeINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -9296,7 +9100,6 @@ static int32_t clReImportSemaphoreSyncFdKHR_rec(clReImportSemaphoreSyncFdKHR_t r
         rec->arg[2] = (uint64_t)(int64_t)fd;
         clt_rec_commit(th, rec, &x, CLT_FN_clReImportSemaphoreSyncFdKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -9335,7 +9138,6 @@ static int32_t clReleaseAcceleratorINTEL_rec(clReleaseAcceleratorINTEL_t real, v
         rec->arg[0] = (uint64_t)(uintptr_t)accelerator;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseAcceleratorINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -9374,7 +9176,6 @@ static int32_t clReleaseCommandBufferKHR_rec(clReleaseCommandBufferKHR_t real, v
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -9413,7 +9214,6 @@ static int32_t clReleaseCommandQueue_rec(clReleaseCommandQueue_t real, void * co
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseCommandQueue, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -9452,7 +9252,6 @@ static int32_t clReleaseContext_rec(clReleaseContext_t real, void * context)
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseContext, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -9491,7 +9290,6 @@ static int32_t clReleaseDevice_rec(clReleaseDevice_t real, void * device)
         rec->arg[0] = (uint64_t)(uintptr_t)device;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseDevice, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -9530,7 +9328,6 @@ static int32_t clReleaseDeviceEXT_rec(clReleaseDeviceEXT_t real, void * device)
         rec->arg[0] = (uint64_t)(uintptr_t)device;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseDeviceEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -9569,7 +9366,6 @@ static int32_t clReleaseEvent_rec(clReleaseEvent_t real, void * event)
         rec->arg[0] = (uint64_t)(uintptr_t)event;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseEvent, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -9608,7 +9404,6 @@ static int32_t clReleaseKernel_rec(clReleaseKernel_t real, void * kernel)
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseKernel, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -9647,7 +9442,6 @@ static int32_t clReleaseMemObject_rec(clReleaseMemObject_t real, void * memobj)
         rec->arg[0] = (uint64_t)(uintptr_t)memobj;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseMemObject, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -9686,7 +9480,6 @@ static int32_t clReleaseProgram_rec(clReleaseProgram_t real, void * program)
         rec->arg[0] = (uint64_t)(uintptr_t)program;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -9725,7 +9518,6 @@ static int32_t clReleaseSampler_rec(clReleaseSampler_t real, void * sampler)
         rec->arg[0] = (uint64_t)(uintptr_t)sampler;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseSampler, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -9764,7 +9556,6 @@ static int32_t clReleaseSemaphoreKHR_rec(clReleaseSemaphoreKHR_t real, void * se
         rec->arg[0] = (uint64_t)(uintptr_t)sema_object;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseSemaphoreKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -9811,7 +9602,6 @@ static void * clRemapCommandBufferKHR_rec(clRemapCommandBufferKHR_t real, void *
         rec->arg[7] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clRemapCommandBufferKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -9850,7 +9640,6 @@ static int32_t clRetainAcceleratorINTEL_rec(clRetainAcceleratorINTEL_t real, voi
         rec->arg[0] = (uint64_t)(uintptr_t)accelerator;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainAcceleratorINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -9889,7 +9678,6 @@ static int32_t clRetainCommandBufferKHR_rec(clRetainCommandBufferKHR_t real, voi
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -9928,7 +9716,6 @@ static int32_t clRetainCommandQueue_rec(clRetainCommandQueue_t real, void * comm
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainCommandQueue, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -9967,7 +9754,6 @@ static int32_t clRetainContext_rec(clRetainContext_t real, void * context)
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainContext, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -10006,7 +9792,6 @@ static int32_t clRetainDevice_rec(clRetainDevice_t real, void * device)
         rec->arg[0] = (uint64_t)(uintptr_t)device;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainDevice, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -10045,7 +9830,6 @@ static int32_t clRetainDeviceEXT_rec(clRetainDeviceEXT_t real, void * device)
         rec->arg[0] = (uint64_t)(uintptr_t)device;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainDeviceEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -10084,7 +9868,6 @@ static int32_t clRetainEvent_rec(clRetainEvent_t real, void * event)
         rec->arg[0] = (uint64_t)(uintptr_t)event;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainEvent, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -10123,7 +9906,6 @@ static int32_t clRetainKernel_rec(clRetainKernel_t real, void * kernel)
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainKernel, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -10162,7 +9944,6 @@ static int32_t clRetainMemObject_rec(clRetainMemObject_t real, void * memobj)
         rec->arg[0] = (uint64_t)(uintptr_t)memobj;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainMemObject, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -10201,7 +9982,6 @@ static int32_t clRetainProgram_rec(clRetainProgram_t real, void * program)
         rec->arg[0] = (uint64_t)(uintptr_t)program;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -10240,7 +10020,6 @@ static int32_t clRetainSampler_rec(clRetainSampler_t real, void * sampler)
         rec->arg[0] = (uint64_t)(uintptr_t)sampler;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainSampler, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -10279,7 +10058,6 @@ static int32_t clRetainSemaphoreKHR_rec(clRetainSemaphoreKHR_t real, void * sema
         rec->arg[0] = (uint64_t)(uintptr_t)sema_object;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainSemaphoreKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -10321,7 +10099,6 @@ static void * clSVMAlloc_rec(clSVMAlloc_t real, void * context, uint64_t flags, 
         rec->arg[3] = (uint64_t)alignment;
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMAlloc, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -10363,7 +10140,6 @@ static void * clSVMAllocARM_rec(clSVMAllocARM_t real, void * context, uint64_t f
         rec->arg[3] = (uint64_t)alignment;
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMAllocARM, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -10407,7 +10183,6 @@ static void * clSVMAllocWithPropertiesKHR_rec(clSVMAllocWithPropertiesKHR_t real
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMAllocWithPropertiesKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -10447,7 +10222,6 @@ static void clSVMFree_rec(clSVMFree_t real, void * context, void * svm_pointer)
         rec->arg[1] = (uint64_t)(uintptr_t)svm_pointer;
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMFree, t0, t1, 0);
     }
-    clt_leave(th);
     return;
 }
 
@@ -10487,7 +10261,6 @@ static void clSVMFreeARM_rec(clSVMFreeARM_t real, void * context, void * svm_poi
         rec->arg[1] = (uint64_t)(uintptr_t)svm_pointer;
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMFreeARM, t0, t1, 0);
     }
-    clt_leave(th);
     return;
 }
 
@@ -10529,7 +10302,6 @@ static int32_t clSVMFreeWithPropertiesKHR_rec(clSVMFreeWithPropertiesKHR_t real,
         rec->arg[3] = (uint64_t)(uintptr_t)ptr;
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMFreeWithPropertiesKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -10571,7 +10343,6 @@ static int32_t clSetCommandQueueProperty_rec(clSetCommandQueueProperty_t real, v
         rec->arg[3] = clt_put_out_val(&x, 3, ok, old_properties, sizeof(uint64_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clSetCommandQueueProperty, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -10611,7 +10382,6 @@ static int32_t clSetContentSizeBufferPoCL_rec(clSetContentSizeBufferPoCL_t real,
         rec->arg[1] = (uint64_t)(uintptr_t)content_size_buffer;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetContentSizeBufferPoCL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -10652,7 +10422,6 @@ static int32_t clSetContextDestructorCallback_rec(clSetContextDestructorCallback
         rec->arg[2] = (uint64_t)(uintptr_t)user_data;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetContextDestructorCallback, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -10693,7 +10462,6 @@ static int32_t clSetDefaultDeviceCommandQueue_rec(clSetDefaultDeviceCommandQueue
         rec->arg[2] = (uint64_t)(uintptr_t)command_queue;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetDefaultDeviceCommandQueue, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -10735,7 +10503,6 @@ static int32_t clSetEventCallback_rec(clSetEventCallback_t real, void * event, i
         rec->arg[3] = (uint64_t)(uintptr_t)user_data;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetEventCallback, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -10777,7 +10544,6 @@ static int32_t clSetKernelArg_rec(clSetKernelArg_t real, void * kernel, uint32_t
         rec->arg[3] = clt_put_bytes8(&x, 3, ok, arg_value, arg_size);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArg, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -10818,7 +10584,6 @@ static int32_t clSetKernelArgDevicePointerEXT_rec(clSetKernelArgDevicePointerEXT
         rec->arg[2] = (uint64_t)arg_value;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgDevicePointerEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -10859,7 +10624,6 @@ static int32_t clSetKernelArgMemPointerINTEL_rec(clSetKernelArgMemPointerINTEL_t
         rec->arg[2] = (uint64_t)(uintptr_t)arg_value;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgMemPointerINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -10900,7 +10664,6 @@ static int32_t clSetKernelArgSVMPointer_rec(clSetKernelArgSVMPointer_t real, voi
         rec->arg[2] = (uint64_t)(uintptr_t)arg_value;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgSVMPointer, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -10941,7 +10704,6 @@ static int32_t clSetKernelArgSVMPointerARM_rec(clSetKernelArgSVMPointerARM_t rea
         rec->arg[2] = (uint64_t)(uintptr_t)arg_value;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgSVMPointerARM, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -10983,7 +10745,6 @@ static int32_t clSetKernelExecInfo_rec(clSetKernelExecInfo_t real, void * kernel
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelExecInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -11025,7 +10786,6 @@ static int32_t clSetKernelExecInfoARM_rec(clSetKernelExecInfoARM_t real, void * 
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelExecInfoARM, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -11066,7 +10826,6 @@ static int32_t clSetMemObjectDestructorAPPLE_rec(clSetMemObjectDestructorAPPLE_t
         rec->arg[2] = (uint64_t)(uintptr_t)user_data;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetMemObjectDestructorAPPLE, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -11107,7 +10866,6 @@ static int32_t clSetMemObjectDestructorCallback_rec(clSetMemObjectDestructorCall
         rec->arg[2] = (uint64_t)(uintptr_t)user_data;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetMemObjectDestructorCallback, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -11147,7 +10905,6 @@ static int32_t clSetPerfHintQCOM_rec(clSetPerfHintQCOM_t real, void * context, u
         rec->arg[1] = (uint64_t)perf_hint;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetPerfHintQCOM, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -11188,7 +10945,6 @@ static int32_t clSetProgramReleaseCallback_rec(clSetProgramReleaseCallback_t rea
         rec->arg[2] = (uint64_t)(uintptr_t)user_data;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetProgramReleaseCallback, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -11230,7 +10986,6 @@ static int32_t clSetProgramSpecializationConstant_rec(clSetProgramSpecialization
         rec->arg[3] = (uint64_t)(uintptr_t)spec_value;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetProgramSpecializationConstant, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -11270,7 +11025,6 @@ static int32_t clSetUserEventStatus_rec(clSetUserEventStatus_t real, void * even
         rec->arg[1] = (uint64_t)(int64_t)execution_status;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetUserEventStatus, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -11315,7 +11069,6 @@ static void * clSharedMemAllocINTEL_rec(clSharedMemAllocINTEL_t real, void * con
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         clt_rec_commit(th, rec, &x, CLT_FN_clSharedMemAllocINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -11354,7 +11107,6 @@ static int32_t clTerminateContextKHR_rec(clTerminateContextKHR_t real, void * co
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         clt_rec_commit(th, rec, &x, CLT_FN_clTerminateContextKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -11392,7 +11144,6 @@ static int32_t clUnloadCompiler_rec(clUnloadCompiler_t real)
         struct clt_extra x = clt_extra_init(rec, 0);
         clt_rec_commit(th, rec, &x, CLT_FN_clUnloadCompiler, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -11431,7 +11182,6 @@ static int32_t clUnloadPlatformCompiler_rec(clUnloadPlatformCompiler_t real, voi
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
         clt_rec_commit(th, rec, &x, CLT_FN_clUnloadPlatformCompiler, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -11473,7 +11223,6 @@ static int32_t clUpdateMutableCommandsKHR_rec(clUpdateMutableCommandsKHR_t real,
         rec->arg[3] = (uint64_t)(uintptr_t)configs;
         clt_rec_commit(th, rec, &x, CLT_FN_clUpdateMutableCommandsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 
@@ -11513,7 +11262,6 @@ static int32_t clWaitForEvents_rec(clWaitForEvents_t real, uint32_t num_events, 
         rec->arg[1] = clt_put_arr(&x, 1, ok, event_list, (uint64_t)num_events, sizeof(size_t));
         clt_rec_commit(th, rec, &x, CLT_FN_clWaitForEvents, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_leave(th);
     return ret;
 }
 

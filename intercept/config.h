@@ -15,6 +15,7 @@
     X(COMPRESS,  bool, "1",                      "1: gzip the trace at a clean exit (.pftrace.gz); after a crash the raw .pftrace stays") \
     X(QUIET,     bool, "0",                      "1: no messages on stderr") \
     X(CHILDREN,  bool, "1",                      "0: trace this process only, not the programs it runs (cltrace --no-children)") \
+    X(BREAK,     str,  "",                       "stop in the debugger (SIGTRAP, only when one is attached) on: error (a call fails), leak (objects alive at exit), all") \
     X(NOTIFY_FD, int,  "-1",                     "set by the cltrace launcher: where to announce the trace path")
 
 struct clt_config {

@@ -8,6 +8,7 @@
 #include "emit.h"
 #include "fastpack.h"
 #include "hooks.h"
+#include "lifetime.h"
 #include "proto/cltrace.pb-c.h"
 #include "shim.h"
 #include "tables.h"
@@ -24,6 +25,7 @@ struct seq_state {
     uint32_t generation;
     uint64_t track_uuid;
     uint8_t *fn_sent, *name_sent, *str_sent;   /* interned on this sequence */
+    struct clt_sym_sent sym;                   /* call stacks interned on it */
 };
 
 /* ---- output ------------------------------------------------------------ */
@@ -76,6 +78,8 @@ int clt_emit_init(struct clt_writer *w)
             w->pname[w->pname_off[f] + i] = name_index(w, clt_fns[f].params[i].name);
     w->name_result = name_index(w, "result");
     w->name_arg_object = name_index(w, "arg_object");
+    w->name_refcount = name_index(w, "reference_count");
+    w->name_released = name_index(w, "use_after_release");
     unsigned s = 0;
     for (unsigned d = 0; d < CLT_DEC_COUNT; d++) {
         w->str_off[d] = s;
@@ -91,6 +95,8 @@ int clt_emit_init(struct clt_writer *w)
     w->pid = (int)getpid();
     w->process_uuid = (uint64_t)w->pid << 32;
     w->dropped_uuid = w->process_uuid | 0x80000001u;
+    clt_life_init();
+    clt_sym_init(&w->syms);
     return clt_dev_init(w);
 }
 
@@ -250,6 +256,8 @@ void clt_emit_footer(struct clt_writer *w)
     clt_attr_int(&a, "cltrace.dropped_calls", (int64_t)w->dropped_emitted);
     clt_attr_str(&a, "cltrace.clock", clt_use_tsc ? "tsc" : "boottime");
     clt_attr_int(&a, "cltrace.objects", (int64_t)w->objs.next_id);
+    clt_attr_int(&a, "cltrace.leaks", (int64_t)w->leaks);
+    clt_attr_str(&a, "cltrace.stacks", clt_backtrace ? clt_sym_source(&w->syms) : "none");
     clt_attrs_put(w, &a);
 }
 
@@ -277,6 +285,7 @@ static struct seq_state *seq_for(struct clt_writer *w, struct clt_thread *th)
     ss->generation = th->generation;
     ss->track_uuid = w->process_uuid | (uint32_t)th->tid;
     memset(ss->fn_sent, 0, CLT_FN_COUNT + w->n_names + w->n_strs);
+    clt_sym_sent_reset(&ss->sym);
 
     char path[64], name[64], fallback[32];
     snprintf(path, sizeof path, "/proc/self/task/%d/comm", th->tid);
@@ -312,6 +321,8 @@ struct call_scratch {
     Perfetto__Protos__DebugAnnotationName dn[MAX_ANN], *dnp[MAX_ANN];
     Perfetto__Protos__InternedString is[MAX_ANN], *isp[MAX_ANN];
     unsigned n_en, n_dn, n_is;
+    struct clt_sym_scratch sym;
+    Perfetto__Protos__InternedData in;
 };
 
 static struct fp_ann *new_ann(struct clt_writer *w, struct seq_state *ss, struct call_scratch *s,
@@ -397,7 +408,7 @@ static void set_array(struct clt_writer *w, struct call_scratch *s, struct fp_an
 
 static void put_interned(struct clt_writer *w, struct call_scratch *s, uint32_t seq)
 {
-    Perfetto__Protos__InternedData in = PERFETTO__PROTOS__INTERNED_DATA__INIT;
+    Perfetto__Protos__InternedData in = s->in;
     in.n_event_names = s->n_en;
     in.event_names = s->enp;
     in.n_debug_annotation_names = s->n_dn;
@@ -420,8 +431,15 @@ static void emit_call(struct clt_writer *w, struct clt_thread *th, struct seq_st
     int fresh = (fd->flags & CLT_F_CREATES) != 0;
     const uint8_t *base = (const uint8_t *)rec;
     s.n_ann = s.n_elem = s.n_text = s.n_en = s.n_dn = s.n_is = 0;
+    uint64_t t0 = clt_clock_to_ns(&w->clock, rec->t0), t1 = clt_clock_to_ns(&w->clock, rec->t1);
+    if (t1 < t0)
+        t1 = t0;
+    unsigned n_pcs;
+    const uint64_t *pcs = clt_rec_stack(rec, &n_pcs);
+    uint32_t stack = pcs ? clt_sym_stack(&w->syms, pcs, n_pcs) : 0;
+    uint64_t released = 0;     /* a handle the app had already released */
 
-    for (unsigned i = 0; i < fd->n_params && i < MAX_ANN - 2; i++) {
+    for (unsigned i = 0; i < fd->n_params && i < MAX_ANN - 4; i++) {
         const struct clt_param *pp = &fd->params[i];
         struct fp_ann *a = new_ann(w, ss, &s, w->pname[w->pname_off[rec->fn] + i]);
         uint64_t v = rec->arg[i];
@@ -433,7 +451,13 @@ static void emit_call(struct clt_writer *w, struct clt_thread *th, struct seq_st
         unsigned cnt = (unsigned)(v & 0xFFFFFFFFu);
         switch (pp->kind) {
         case CLT_K_SVAL: set(a, FP_V_INT, v); break;
-        case CLT_K_HANDLE: set(a, FP_V_UINT, handle_id(w, v, 0)); break;
+        case CLT_K_HANDLE: {
+            set(a, FP_V_UINT, handle_id(w, v, 0));
+            struct clt_obj *gone = released ? NULL : clt_life_released(w, v, t0);
+            if (gone)
+                released = gone->id;
+            break;
+        }
         case CLT_K_OUT_HANDLE: set(a, FP_V_UINT, handle_id(w, v, fresh)); break;
         case CLT_K_BOOL: set(a, FP_V_BOOL, v); break;
         case CLT_K_PTR:
@@ -483,6 +507,13 @@ static void emit_call(struct clt_writer *w, struct clt_thread *th, struct seq_st
         default: set(a, FP_V_UINT, rec->ret); break;
         }
     }
+    if (released && s.n_ann < MAX_ANN)
+        set(new_ann(w, ss, &s, w->name_released), FP_V_UINT, released);
+    int64_t refs = clt_life_on_call(w, rec, t0, t1, th->tid, stack);
+    if (refs >= 0 && s.n_ann < MAX_ANN)
+        set(new_ann(w, ss, &s, w->name_refcount), FP_V_UINT, (uint64_t)refs);
+    perfetto__protos__interned_data__init(&s.in);
+    clt_sym_add_interned(&w->syms, &ss->sym, stack, &s.sym, &s.in);
     if (!ss->fn_sent[rec->fn]) {
         ss->fn_sent[rec->fn] = 1;
         perfetto__protos__event_name__init(&s.en);
@@ -492,30 +523,43 @@ static void emit_call(struct clt_writer *w, struct clt_thread *th, struct seq_st
         s.enp[0] = &s.en;
         s.n_en = 1;
     }
-    if (s.n_en || s.n_dn || s.n_is)
+    if (s.n_en || s.n_dn || s.n_is || s.in.n_callstacks)
         put_interned(w, &s, th->seq);
-
-    uint64_t t0 = clt_clock_to_ns(&w->clock, rec->t0), t1 = clt_clock_to_ns(&w->clock, rec->t1);
-    if (t1 < t0)
-        t1 = t0;
     if (w->len + 2 * FP_MAX_PACKET > CLT_OUT_CAP)
         clt_writer_flush(w);
     /* An enqueue's flow id (slot after its parameters) ties it to its command. */
     uint64_t flow = fd->flags & CLT_F_ENQUEUE ? rec->arg[fd->n_params] : 0;
     uint8_t *o = w->out + w->len;
-    o = fp_slice(o, t0, th->seq, 1, rec->fn + 1u, s.ann, s.n_ann, &flow, flow != 0, NULL, 0);
-    o = fp_slice(o, t1, th->seq, 0, 0, NULL, 0, NULL, 0, NULL, 0);
+    o = fp_slice(o, t0, th->seq, 1, rec->fn + 1u, s.ann, s.n_ann, &flow, flow != 0, NULL, 0, stack);
+    o = fp_slice(o, t1, th->seq, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0);
     w->len = (size_t)(o - w->out);
     w->calls++;
     clt_dev_on_call(w, rec, t0, t1);
 }
 
-int clt_emit_thread(struct clt_writer *w, struct clt_thread *th)
+/* The start time of a thread's next record, UINT64_MAX if none. */
+uint64_t clt_thread_next_t0(const struct clt_thread *th)
+{
+    uint64_t tail = __atomic_load_n(&th->tail, __ATOMIC_RELAXED);
+    uint64_t head = __atomic_load_n(&th->head, __ATOMIC_ACQUIRE);
+    uint64_t size = th->mask + 1;
+    while (tail != head) {
+        uint64_t off = tail & th->mask;
+        const struct clt_rec *rec = (const struct clt_rec *)(th->buf + off);
+        if (rec->fn != CLT_FN_PAD)
+            return rec->t0;
+        tail += size - off;
+    }
+    return UINT64_MAX;
+}
+
+int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until)
 {
     uint64_t tail = __atomic_load_n(&th->tail, __ATOMIC_RELAXED);
     uint64_t head = __atomic_load_n(&th->head, __ATOMIC_ACQUIRE);
     if (tail == head)
         return 0;
+    int first = 1;
     struct seq_state *ss = NULL;      /* a thread's track appears with its first API call */
     uint64_t size = th->mask + 1, freed = tail;
     while (tail != head) {
@@ -525,6 +569,9 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th)
             tail += size - off;
             continue;
         }
+        if (rec->t0 > until && !first)
+            break;      /* another thread has older records: those first */
+        first = 0;
         if ((rec->fn >= CLT_FN_COUNT && rec->fn < CLT_REC_COMMAND) || rec->size < sizeof *rec ||
             rec->size > size - off) {
             tail = head;      /* cannot happen; never read garbage */

@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "objects.h"
 #include "record.h"
+#include "symbols.h"
 
 #define CLT_OUT_CAP (1u << 20)
 #define CLT_OWN_SEQ 1u           /* the writer's own sequence: counters, device commands */
@@ -28,17 +29,23 @@ struct clt_writer {
     unsigned *pname;          /* name index of each (fn, param), at pname_off[fn] */
     unsigned pname_off[CLT_FN_COUNT + 1];
     const char **names;
-    unsigned n_names, name_result, name_arg_object;
+    unsigned n_names, name_result, name_arg_object, name_refcount, name_released;
     unsigned str_off[CLT_DEC_COUNT + 1];   /* string iid space: enum values, then errors */
     unsigned n_strs;
     int16_t err_idx[2048];    /* -code -> index in clt_errors, or -1 */
     struct clt_devmodel *dev; /* devices, queues, kernels, buffers (emit_device.c) */
     uint64_t unfinished;      /* commands still in flight at exit */
+    struct clt_symbols syms;  /* call stacks (symbols.c) */
+    struct clt_sym_sent own_sym;   /* stacks interned on the writer's own sequence */
+    unsigned leaks;           /* objects the app still held at exit (lifetime.c) */
 };
 
 int clt_emit_init(struct clt_writer *w);
 void clt_emit_header(struct clt_writer *w);
-int clt_emit_thread(struct clt_writer *w, struct clt_thread *th);   /* 1 if it drained any */
+/* Emits a thread's records up to the first one that starts after `until`
+ * (at least one); 1 if it emitted any. */
+int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until);
+uint64_t clt_thread_next_t0(const struct clt_thread *th);   /* UINT64_MAX: none */
 void clt_emit_dropped(struct clt_writer *w);
 void clt_emit_footer(struct clt_writer *w);
 void clt_writer_flush(struct clt_writer *w);

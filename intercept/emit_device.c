@@ -308,7 +308,7 @@ static int dir_of(unsigned fn, const char **dir)
     return *dir != NULL;
 }
 
-void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1)
+static void on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1)
 {
     struct clt_devmodel *m = w->dev;
     const struct clt_fn_desc *fd = &clt_fns[rec->fn];
@@ -703,6 +703,15 @@ static void command_record(struct clt_writer *w, const struct clt_rec *rec, int 
     emit_command(w, rec, f);
     if (f)
         f->flow = 0;
+}
+
+void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1)
+{
+    on_call(w, rec, t0, t1);
+    /* A completion can come before its enqueue's record (a callback that ran
+     * inside the call): match it now, not after the whole backlog. */
+    if ((clt_fns[rec->fn].flags & CLT_F_ENQUEUE) && w->dev->n_pending)
+        clt_dev_flush_pending(w, 0);
 }
 
 void clt_dev_flush_pending(struct clt_writer *w, int final)

@@ -17,7 +17,7 @@ enum {   /* field numbers, cltrace.proto */
     FP_TRACE_PACKET = 1,                 /* Trace.packet */
     FP_PKT_TIMESTAMP = 8, FP_PKT_TRACK_EVENT = 11, FP_PKT_SEQ_ID = 10, FP_PKT_SEQ_FLAGS = 13,
     FP_TE_TYPE = 9, FP_TE_NAME_IID = 10, FP_TE_DEBUG_ANNOTATIONS = 4,
-    FP_TE_FLOW_IDS = 47, FP_TE_TERMINATING_FLOW_IDS = 48,
+    FP_TE_FLOW_IDS = 47, FP_TE_TERMINATING_FLOW_IDS = 48, FP_TE_CALLSTACK_IID = 56,
     FP_DA_NAME_IID = 1, FP_DA_BOOL = 2, FP_DA_UINT = 3, FP_DA_INT = 4, FP_DA_POINTER = 7,
     FP_DA_STRING = 6, FP_DA_STRING_IID = 17, FP_DA_ARRAY_VALUES = 12,
 };
@@ -102,10 +102,11 @@ static inline uint8_t *fp_ann(uint8_t *p, const struct fp_ann *a)
 }
 
 /* Trace.packet { timestamp, seq, flags=NEEDS, track_event { type, [name_iid,
- * args, flows] } }. Returns the end of what it wrote (at most FP_MAX_PACKET). */
+ * args, callstack_iid, flows] } }. Returns the end of what it wrote (at most FP_MAX_PACKET). */
 static inline uint8_t *fp_slice(uint8_t *p, uint64_t ts, uint32_t seq, int begin, uint64_t name_iid,
                                 const struct fp_ann *ann, unsigned n_ann,
-                                const uint64_t *flows, unsigned n_flows, const uint64_t *term, unsigned n_term)
+                                const uint64_t *flows, unsigned n_flows, const uint64_t *term, unsigned n_term,
+                                uint64_t callstack_iid)
 {
     uint8_t *plen, *elen;
     p = fp_open(p, FP_TRACE_PACKET, &plen);
@@ -118,6 +119,8 @@ static inline uint8_t *fp_slice(uint8_t *p, uint64_t ts, uint32_t seq, int begin
         p = fp_field_varint(p, FP_TE_NAME_IID, name_iid);
     for (unsigned i = 0; i < n_ann; i++)
         p = fp_ann(p, &ann[i]);
+    if (callstack_iid)
+        p = fp_field_varint(p, FP_TE_CALLSTACK_IID, callstack_iid);
     for (unsigned i = 0; i < n_flows; i++) {
         p = fp_tag(p, FP_TE_FLOW_IDS, FP_WT_FIXED64);
         memcpy(p, &flows[i], 8);   /* little-endian hosts only (x86-64, aarch64) */

@@ -1,5 +1,5 @@
 /* Writer-thread hash tables: u64 key -> pointer (open addressing, grown at
- * half full), and on top of it handle -> object id. */
+ * half full), and on top of it handle -> object. */
 #include <stdlib.h>
 #include "objects.h"
 
@@ -98,24 +98,59 @@ int clt_grow(void *arr, unsigned n, unsigned *cap, size_t elem, unsigned first)
     return 0;
 }
 
-/* Object ids are stored as the map's values. */
+struct clt_obj *clt_objects_obj(const struct clt_objects *o, uint64_t h)
+{
+    return clt_map_get(&o->ids, h);
+}
+
 uint64_t clt_objects_find(const struct clt_objects *o, uint64_t h)
 {
-    return (uint64_t)(uintptr_t)clt_map_get(&o->ids, h);
+    struct clt_obj *ob = clt_objects_obj(o, h);
+    return ob ? ob->id : 0;
 }
 
 static uint64_t put(struct clt_objects *o, uint64_t h, int fresh)
 {
     if (!h)
         return 0;
-    uint64_t id = fresh ? 0 : clt_objects_find(o, h);
-    if (!id) {
-        id = ++o->next_id;
-        clt_map_put(&o->ids, h, (void *)(uintptr_t)id);   /* out of memory: ids stay unique */
+    struct clt_obj *old = clt_objects_obj(o, h);
+    if (old && !fresh)
+        return old->id;
+    struct clt_obj *ob = calloc(1, sizeof *ob);
+    if (!ob)
+        return ++o->next_id;       /* out of memory: ids stay unique */
+    ob->id = ++o->next_id;
+    ob->handle = h;
+    ob->refs = -1;
+    if (clt_map_put(&o->ids, h, ob) != 0) {
+        free(ob);
+        return o->next_id;
     }
-    return id;
+    if (old) {
+        /* The driver handed the address out again, so the old object is gone
+         * -- unless the model still counts it (a lost record): keep it. */
+        if (old->destroyed || old->refs < 0) {
+            free(old);
+        } else {
+            old->next_orphan = o->orphans;
+            o->orphans = old;
+        }
+    }
+    return ob->id;
 }
 
 uint64_t clt_objects_get(struct clt_objects *o, uint64_t h) { return put(o, h, 0); }
 uint64_t clt_objects_new(struct clt_objects *o, uint64_t h) { return put(o, h, 1); }
-void clt_objects_free(struct clt_objects *o) { clt_map_free(&o->ids); }
+
+void clt_objects_free(struct clt_objects *o)
+{
+    for (uint64_t i = 0; i < o->ids.cap; i++)
+        if (o->ids.keys[i])
+            free(o->ids.vals[i]);
+    while (o->orphans) {
+        struct clt_obj *n = o->orphans->next_orphan;
+        free(o->orphans);
+        o->orphans = n;
+    }
+    clt_map_free(&o->ids);
+}

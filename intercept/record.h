@@ -211,6 +211,46 @@ static inline uint64_t clt_put_bytes8(struct clt_extra *x, unsigned i, int ok, c
     return v;
 }
 
+/* Call stacks: return addresses (innermost first) after the slots, then
+ * their count in the record's last word; bit 31 of raw_mask says a stack is
+ * there. libunwind is loaded privately (RTLD_LOCAL: its _Unwind_* and
+ * backtrace symbols must not replace the app's), so this is a pointer. */
+#define CLT_STACK_DEPTH 32
+#define CLT_STACK_BYTES (8 * (CLT_STACK_DEPTH + 1))
+#define CLT_RAW_STACK (1u << 31)
+extern int (*clt_backtrace)(void **, int);
+extern int clt_break_on;           /* CLTRACE_BREAK: bit 0 errors, bit 1 leaks */
+void clt_break_if_debugged(void);  /* SIGTRAP, only under a debugger */
+
+static inline void clt_put_stack(struct clt_extra *x, int failed)
+{
+    int saved = errno;
+    uint64_t *d = (uint64_t *)x->p;
+    int n = clt_backtrace ? clt_backtrace((void **)d, CLT_STACK_DEPTH) : 0;
+    if (n < 0)
+        n = 0;
+    d[n] = (uint64_t)n;
+    x->p += 8 * ((size_t)n + 1);
+    x->raw |= CLT_RAW_STACK;
+    if (CLT_UNLIKELY(failed && (clt_break_on & 1)))
+        clt_break_if_debugged();
+    errno = saved;
+}
+
+/* The stack of a record: count, and the addresses (innermost first). */
+static inline const uint64_t *clt_rec_stack(const struct clt_rec *rec, unsigned *n)
+{
+    *n = 0;
+    if (!(rec->raw_mask & CLT_RAW_STACK))
+        return NULL;
+    const uint64_t *end = (const uint64_t *)((const uint8_t *)rec + rec->size) - 1;
+    uint64_t k = *end;
+    if (k > CLT_STACK_DEPTH || (const uint8_t *)(end - k) < (const uint8_t *)rec->arg)
+        return NULL;
+    *n = (unsigned)k;
+    return end - k;
+}
+
 static inline void clt_rec_commit(struct clt_thread *th, struct clt_rec *rec, struct clt_extra *x,
                                   unsigned fn, uint64_t t0, uint64_t t1, uint64_t ret)
 {

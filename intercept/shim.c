@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "shim.h"
+#include "callstack.h"
 #include "tables.h"
 #include "hooks.h"
 
@@ -164,6 +165,7 @@ struct clt_thread *clt_thread_attach(void)
     if (__atomic_load_n(&writer_state, __ATOMIC_ACQUIRE) == 0) {
         pthread_mutex_lock(&start_lock);
         if (writer_state == 0) {
+            clt_callstack_load();
             __atomic_store_n(&writer_state, clt_writer_start() == 0 ? 1 : -1, __ATOMIC_RELEASE);
             /* only a process that records gets our fatal-signal handlers */
             if (writer_state == 1)
@@ -277,6 +279,8 @@ static void at_exit(void)
         writer_state = 2;     /* finished: later calls only forward */
         pthread_mutex_unlock(&start_lock);
         clt_writer_stop(unfinished);
+        if ((clt_break_on & 2) && clt_writer_leaks())
+            clt_break_if_debugged();    /* CLTRACE_BREAK=leak: the leaks are listed above */
         return;
     }
     pthread_mutex_unlock(&start_lock);

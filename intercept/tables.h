@@ -33,7 +33,7 @@ struct clt_param {
     const char *name;
     uint8_t kind;           /* enum clt_kind */
     uint16_t dec;           /* enum clt_decoder for ENUM/BITFIELD */
-    const char *handle_type;
+    const char *handle_type;   /* handle kinds: the cl.xml type ("cl_kernel") */
 };
 
 struct clt_fn_desc {
@@ -42,6 +42,7 @@ struct clt_fn_desc {
     uint8_t n_params;
     uint8_t ret;            /* enum clt_ret_kind */
     uint8_t flags;          /* CLT_F_* */
+    const char *ret_type;   /* CLT_R_HANDLE: the handle type returned ("cl_mem") */
 };
 
 struct clt_enum_val { uint64_t value; const char *name; };

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "emit.h"
+#include "lifetime.h"
 #include "shim.h"
 
 static struct clt_writer W;
@@ -147,18 +148,37 @@ void clt_writer_flush(struct clt_writer *w)
     w->len = 0;
 }
 
+/* Every ring, merged by time: the thread with the oldest record goes until
+ * its records pass the next oldest thread's, so that, e.g., a command's
+ * completion (callback thread) is seen before the app's later release of
+ * its queue even when one ring was left to fill up. */
 static int drain_all(void)
 {
     int busy = 0;
-    for (struct clt_thread *th = __atomic_load_n(&clt_threads, __ATOMIC_ACQUIRE); th; th = th->next) {
-        int st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
-        if (st != CLT_TH_LIVE && st != CLT_TH_DEAD)
-            continue;
-        busy |= clt_emit_thread(&W, th);
-        if (st == CLT_TH_DEAD && __atomic_load_n(&th->head, __ATOMIC_ACQUIRE) ==
-                                 __atomic_load_n(&th->tail, __ATOMIC_RELAXED)) {
-            __atomic_store_n(&th->state, CLT_TH_FREE, __ATOMIC_RELEASE);
+    for (unsigned round = 0; round < 65536; round++) {   /* bounded: the loop has other work too */
+        struct clt_thread *oldest = NULL;
+        uint64_t t_oldest = UINT64_MAX, t_next = UINT64_MAX;
+        for (struct clt_thread *th = __atomic_load_n(&clt_threads, __ATOMIC_ACQUIRE); th; th = th->next) {
+            int st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
+            if (st != CLT_TH_LIVE && st != CLT_TH_DEAD)
+                continue;
+            uint64_t t = clt_thread_next_t0(th);
+            if (t == UINT64_MAX) {
+                if (st == CLT_TH_DEAD)
+                    __atomic_store_n(&th->state, CLT_TH_FREE, __ATOMIC_RELEASE);
+                continue;
+            }
+            if (t < t_oldest) {
+                t_next = t_oldest;
+                t_oldest = t;
+                oldest = th;
+            } else if (t < t_next) {
+                t_next = t;
+            }
         }
+        if (!oldest)
+            return busy;
+        busy |= clt_emit_thread(&W, oldest, t_next);
     }
     return busy;
 }
@@ -289,6 +309,18 @@ void clt_writer_stop(uint64_t unfinished_commands)
     drain_all();
     clt_dev_flush_pending(&W, 1);
     clt_emit_dropped(&W);
+    unsigned by_type[CLT_O_COUNT] = {0};
+    W.leaks = clt_life_emit_leaks(&W, clt_boottime_ns(), by_type);
+    if (W.leaks) {
+        char list[256] = "";
+        size_t k = 0;
+        for (unsigned t = 0; t < CLT_O_COUNT && k < sizeof list - 40; t++)
+            if (by_type[t])
+                k += (size_t)snprintf(list + k, sizeof list - k, "%s%u %s", k ? ", " : "", by_type[t],
+                                      clt_otype_name(t));
+        clt_msg("%u OpenCL object%s still held at exit (%s); their creation stacks are in the trace",
+                W.leaks, W.leaks == 1 ? "" : "s", list);
+    }
     clt_dev_footer(&W, W.unfinished);
     clt_emit_footer(&W);
     clt_writer_flush(&W);
@@ -310,6 +342,8 @@ void clt_writer_stop(uint64_t unfinished_commands)
         clt_msg("trace written to %s", final);
     }
 }
+
+unsigned clt_writer_leaks(void) { return W.leaks; }
 
 void clt_writer_forget(void)
 {

@@ -216,6 +216,67 @@ def check_forward(t, ncalls):
     common(t, int(ncalls))
 
 
+ERRORS = {-61: "CL_INVALID_BUFFER_SIZE", -38: "CL_INVALID_MEM_OBJECT", -30: "CL_INVALID_VALUE",
+          -11: "CL_BUILD_PROGRAM_FAILURE", -46: "CL_INVALID_KERNEL_NAME"}
+
+
+def functions(stack):
+    return [f["function"] for f in stack or [] if isinstance(f, dict)]
+
+
+def check_lifetimes(t, mode, out_file):
+    """tests/apps/lifetimes.c: leaks, implicit references, errors."""
+    common(t)
+    lines = open(out_file).read().split("\n")
+    leaks = [i for i in t["instants"] if i["name"].startswith("leaked ")]
+    expect(t["attributes"].get("cltrace.leaks") == len(leaks),
+           "cltrace.leaks %s != %d leak events" % (t["attributes"].get("cltrace.leaks"), len(leaks)))
+    want = sorted(tuple(l.split()[1:3]) for l in lines if l.startswith("expect "))
+    if mode == "leak":
+        expect(len(want) >= 10, "the app made %d objects" % len(want))
+        got = []
+        for i in leaks:
+            fns = functions(i["stack"])
+            # the innermost app frame: the function that made the object
+            maker = next((f for f in reversed(fns) if f and f.startswith("make_")), None)
+            got.append((i["args"]["type"], maker))
+            expect("main" in fns, "leak %s: stack without main: %s" % (i["name"], fns))
+            expect(i["args"]["reference_count"] == 1, "leak %s: reference_count %s" % (i["name"], i["args"]))
+            if maker == "make_buffer":
+                expect(i["args"].get("size") == 4096, "leaked buffer size %s" % i["args"].get("size"))
+            if maker == "make_kernel":
+                expect(i["args"].get("kernel_name") == "twice", "leaked kernel name %s" % i["args"])
+            frame = next((f for f in i["stack"] if f["function"] == maker), None)
+            expect(frame and frame["file"] and frame["file"].endswith("lifetimes.c") and frame["line"],
+                   "leak %s: no file:line for %s: %s" % (i["name"], maker, frame))
+        expect(sorted(got) == want, "leaks %s, want %s" % (sorted(got), want))
+    else:
+        expect(not leaks, "%s: leaks reported: %s" % (mode, [(i["name"], functions(i["stack"])) for i in leaks]))
+    if mode == "implicit":
+        printed = [int(l.split()[1]) for l in lines if l.startswith("refcount ")]
+        sub = next(s for s in calls(t, "clCreateSubBuffer"))["args"]["result"]
+        model = [s["args"].get("reference_count") for s in t["slices"]
+                 if s["name"] in ("clRetainMemObject", "clReleaseMemObject") and s["args"]["memobj"] == sub]
+        expect(model[:4] == printed, "reference counts %s, the driver said %s" % (model[:4], printed))
+        flagged = [s for s in t["slices"] if "use_after_release" in s["args"]]
+        prog = calls(t, "clCreateProgramWithSource")[0]["args"]["result"]
+        expect([s["name"] for s in flagged] == ["clGetProgramInfo"], "flagged %s" % [s["name"] for s in flagged])
+        expect(all(s["args"]["use_after_release"] == prog for s in flagged), "flagged object")
+    if mode == "errors":
+        for l in lines:
+            if not l.startswith("error "):
+                continue
+            fn, code = l.split()[1], int(l.split()[2])
+            hits = [s for s in calls(t, fn)
+                    if ERRORS.get(code) in (s["args"].get("result"), s["args"].get("errcode_ret"))]
+            expect(len(hits) == 1, "%s %s: %d slices with that error" % (fn, ERRORS.get(code), len(hits)))
+            for h in hits:
+                expect("errors" in functions(h.get("stack")), "%s: stack %s" % (fn, functions(h.get("stack"))))
+        ok = [s for s in t["slices"] if s["args"].get("result", "CL_SUCCESS") == "CL_SUCCESS"
+              and s["args"].get("errcode_ret", "CL_SUCCESS") == "CL_SUCCESS" and not s["name"].startswith("clCreate")]
+        expect(all("stack" not in s for s in ok), "a successful non-creating call has a stack")
+
+
 if __name__ == "__main__":
     check, path = sys.argv[1], sys.argv[2]
     trace = decode(path)

@@ -27,6 +27,9 @@ TEST_BINS += $(T)/badargs
 $(T)/churn: tests/apps/churn.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL
 TEST_BINS += $(T)/churn
+$(T)/lifetimes: tests/apps/lifetimes.c | $(T)
+	$(CC) $(TEST_CFLAGS) -O0 -o $@ $< -lOpenCL
+TEST_BINS += $(T)/lifetimes
 $(T)/threads: tests/apps/threads.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lpthread
 $(T)/threads-tsan: tests/apps/threads.c | $(T)

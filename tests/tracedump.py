@@ -92,7 +92,7 @@ def ann_value(a, strings):
 def decode(path):
     pb = load_schema()
     packets = read_packets(pb, path)
-    seqs, tracks, slices, counters, attrs, open_ = {}, {}, [], [], {}, {}
+    seqs, tracks, slices, counters, attrs, open_, instants = {}, {}, [], [], {}, {}, []
     for p in packets:
         kind = p.WhichOneof("data")
         if kind == "track_descriptor":
@@ -105,7 +105,8 @@ def decode(path):
                 attrs[a.key] = a.string_value if a.HasField("string_value") else a.long_value
         sid = p.trusted_packet_sequence_id
         if p.sequence_flags & 1:
-            seqs[sid] = {"names": {}, "ann": {}, "str": {}, "track": None}
+            seqs[sid] = {"names": {}, "ann": {}, "str": {}, "track": None, "fn": {}, "src": {},
+                         "frames": {}, "stacks": {}, "mpath": {}, "maps": {}}
         st = seqs.get(sid)
         if st is None:
             continue
@@ -116,6 +117,18 @@ def decode(path):
             st["names"].update({e.iid: e.name for e in d.event_names})
             st["ann"].update({e.iid: e.name for e in d.debug_annotation_names})
             st["str"].update({e.iid: e.str.decode() for e in d.debug_annotation_string_values})
+            st["fn"].update({e.iid: e.str.decode() for e in d.function_names})
+            st["src"].update({e.iid: e.str.decode() for e in d.source_paths})
+            st["mpath"].update({e.iid: e.str.decode() for e in d.mapping_paths})
+            st["maps"].update({m.iid: "/".join(st["mpath"].get(i, "?") for i in m.path_string_ids)
+                               for m in d.mappings})
+            st["frames"].update({f.iid: {"function": st["fn"].get(f.function_name_id),
+                                         "file": st["src"].get(f.source_path_iid) if f.HasField("source_path_iid")
+                                         else None,
+                                         "line": f.line_number if f.HasField("line_number") else None,
+                                         "binary": st["maps"].get(f.mapping_id) if f.mapping_id else None}
+                                 for f in d.frames})
+            st["stacks"].update({c.iid: [st["frames"].get(i) for i in c.frame_ids] for c in d.callstacks})
         if kind != "track_event":
             continue
         e = p.track_event
@@ -128,8 +141,18 @@ def decode(path):
                 args[an] = ann_value(a, st["str"])
             s = {"name": name, "ts": p.timestamp, "dur": None, "track": track, "args": args,
                  "flows": list(e.flow_ids), "terminating_flows": list(e.terminating_flow_ids)}
+            if e.HasField("callstack_iid"):   # outermost caller first
+                s["stack"] = st["stacks"].get(e.callstack_iid, "<missing callstack %d>" % e.callstack_iid)
             open_.setdefault(track, []).append(s)
             slices.append(s)
+        elif e.type == 3:
+            args = {}
+            for a in e.debug_annotations:
+                an = a.name if a.HasField("name") else st["ann"].get(a.name_iid)
+                args[an] = ann_value(a, st["str"])
+            instants.append({"name": e.name if e.HasField("name") else st["names"].get(e.name_iid),
+                             "ts": p.timestamp, "track": track, "args": args,
+                             "stack": st["stacks"].get(e.callstack_iid) if e.HasField("callstack_iid") else None})
         elif e.type == 2:
             if open_.get(track):
                 s = open_[track].pop()
@@ -142,7 +165,7 @@ def decode(path):
         s["track_name"] = tracks.get(s["track"], {}).get("name")
     threads = {str(u): t for u, t in tracks.items() if t["tid"] is not None}
     return {"packets": len(packets), "slices": slices, "attributes": attrs, "threads": threads,
-            "counters": counters}
+            "counters": counters, "instants": instants}
 
 
 if __name__ == "__main__":

@@ -195,6 +195,8 @@ def classify(reg, cmd, params, i):
         if d["const"] and t.endswith("_properties") or (d["const"] and t and t.endswith("_properties_khr")) \
                 or (d["const"] and t and t.endswith("_properties_intel")) or t == "cl_device_partition_property":
             return "PROPS", None
+        if d["name"] == "svm_pointers" and prev == "num_svm_pointers":
+            return "ARR", prev          # SVM pointers freed or migrated: a list of addresses
         if d["name"] in ARRAY_LEN and d["const"]:
             return "ARR", ARRAY_LEN[d["name"]]
         scalar = is_handle or (reg.resolve(t) in BASE and reg.resolve(t) not in ("void", "char"))
@@ -272,7 +274,7 @@ def gen(reg, out):
             for p, (k, aux) in zip(ps, kinds):
                 dec = "CLT_DEC_%s" % aux if k in ("ENUM", "BITFIELD") else "CLT_DEC_NONE"
                 f.write('    {"%s", CLT_K_%s, %s, %s},\n' % (p["name"], k, dec,
-                        '"%s"' % aux if k in ("HANDLE", "OUT_HANDLE") else "NULL"))
+                        '"%s"' % p["type"] if k in ("HANDLE", "OUT_HANDLE", "HARR", "OUT_HARR") else "NULL"))
             f.write("};\n")
         f.write("\nconst struct clt_fn_desc clt_fns[CLT_FN_COUNT] = {\n")
         for c in cmds:
@@ -284,8 +286,9 @@ def gen(reg, out):
                 flags.append("CLT_F_CREATES")
             if is_enqueue(c, ps, kinds):
                 flags.append("CLT_F_ENQUEUE")
-            f.write('    {"%s", %s, %d, CLT_R_%s, %s},\n' % (c, "P_%s" % c if ps else "NULL", len(ps),
-                    ret_kind(reg, r), "|".join(flags) or "0"))
+            rt = '"%s"' % r["type"] if ret_kind(reg, r) == "HANDLE" else "NULL"
+            f.write('    {"%s", %s, %d, CLT_R_%s, %s, %s},\n' % (c, "P_%s" % c if ps else "NULL", len(ps),
+                    ret_kind(reg, r), "|".join(flags) or "0", rt))
         f.write("};\n\n")
         # decoders
         n_vals = {}
@@ -464,10 +467,23 @@ def wrapper(reg, c, r, ps, kinds, exported):
             extra.append("8 * CLT_MAX_PROPS")
     nslots = len(ps) + (1 if enq else 0)
     size = "sizeof(struct clt_rec) + 8 * %d%s" % (nslots, "".join(" + " + e for e in extra))
+    # Call stacks: always for a call that makes an object the app owns (an
+    # enqueue only when the app asked for the event), and for a call that
+    # failed. Every other call pays one compare.
+    fails = {"ERR": "!ok", "HANDLE": "!ok" if has_err else None, "PTR": "!ok" if has_err else None}.get(rk)
+    if enq:
+        want = "event != NULL || !ok"
+    elif CREATES.match(c) and not lookup:
+        want = "1"
+    else:
+        want = fails
+    L.append("    int ok = %s;" % ok)
+    L.append("    (void)ok;")
+    if want:
+        L.append("    int clt_want_stack = %s;" % want)
+        size += " + (clt_want_stack ? CLT_STACK_BYTES : 0)"
     L.append("    struct clt_rec *rec = clt_rec_begin(th, %s);" % size)
     L.append("    if (rec) {")
-    L.append("        int ok = %s;" % ok)
-    L.append("        (void)ok;")
     L.append("        struct clt_extra x = clt_extra_init(rec, %d);" % nslots)
     for i, (p, (k, aux)) in enumerate(zip(ps, kinds)):
         n = p["name"]
@@ -490,7 +506,7 @@ def wrapper(reg, c, r, ps, kinds, exported):
             if k == "OUT_HARR":
                 L.append("        %s = clt_put_out_harr(&x, %d, ok, %s, %s);" % (s, i, n, ln))
             else:
-                esz = "sizeof(size_t)" if p["type"] == "size_t" or p["type"] in reg.handles else \
+                esz = "sizeof(size_t)" if p["type"] in ("size_t", "void") or p["type"] in reg.handles else \
                     "sizeof(%s)" % reg.abi(dict(p, ptr=0))
                 L.append("        %s = clt_put_arr(&x, %d, ok, %s, %s, %s);" % (s, i, n, ln, esz))
         elif k == "PROPS":
@@ -505,6 +521,9 @@ def wrapper(reg, c, r, ps, kinds, exported):
             L.append("        %s = clt_put_bytes8(&x, %d, ok, %s, %s);" % (s, i, n, aux))
     if enq:
         L.append("        rec->arg[%d] = ok ? flow : 0;" % len(ps))
+    if want:
+        L.append("        if (clt_want_stack)")
+        L.append("            clt_put_stack(&x, !ok);")
     L.append("        clt_rec_commit(th, rec, &x, CLT_FN_%s, t0, t1, %s);" % (c, retv))
     L.append("    }")
     L.append("    return%s;" % ("" if rk == "VOID" else " ret"))

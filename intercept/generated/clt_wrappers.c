@@ -39,10 +39,11 @@ static int32_t clBuildProgram_rec(clBuildProgram_t real, void * program, uint32_
     clt_post_clBuildProgram(&h, &ret, program, num_devices, device_list, options, pfn_notify, user_data);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)program;
         rec->arg[1] = (uint64_t)num_devices;
@@ -50,6 +51,8 @@ static int32_t clBuildProgram_rec(clBuildProgram_t real, void * program, uint32_
         rec->arg[3] = clt_put_str(&x, 3, ok || clt_str_was_read(ret), options);
         rec->arg[4] = (uint64_t)(uintptr_t)pfn_notify;
         rec->arg[5] = (uint64_t)(uintptr_t)user_data;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clBuildProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -82,13 +85,16 @@ static int32_t clCancelCommandsIMG_rec(clCancelCommandsIMG_t real, void * event_
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)event_list;
         rec->arg[1] = (uint64_t)num_events_in_list;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCancelCommandsIMG, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -122,13 +128,16 @@ static void * clCloneKernel_rec(clCloneKernel_t real, void * source_kernel, cl_i
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)source_kernel;
         rec->arg[1] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCloneKernel, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -161,10 +170,11 @@ static int32_t clCommandBarrierWithWaitListKHR_rec(clCommandBarrierWithWaitListK
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
         rec->arg[1] = (uint64_t)(uintptr_t)command_queue;
@@ -173,6 +183,8 @@ static int32_t clCommandBarrierWithWaitListKHR_rec(clCommandBarrierWithWaitListK
         rec->arg[4] = clt_put_arr(&x, 4, ok, sync_point_wait_list, (uint64_t)num_sync_points_in_wait_list, sizeof(uint32_t));
         rec->arg[5] = clt_put_out_val(&x, 5, ok, sync_point, sizeof(uint32_t));
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, mutable_handle);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandBarrierWithWaitListKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -205,10 +217,11 @@ static int32_t clCommandCopyBufferKHR_rec(clCommandCopyBufferKHR_t real, void * 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 12);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
         rec->arg[1] = (uint64_t)(uintptr_t)command_queue;
@@ -222,6 +235,8 @@ static int32_t clCommandCopyBufferKHR_rec(clCommandCopyBufferKHR_t real, void * 
         rec->arg[9] = clt_put_arr(&x, 9, ok, sync_point_wait_list, (uint64_t)num_sync_points_in_wait_list, sizeof(uint32_t));
         rec->arg[10] = clt_put_out_val(&x, 10, ok, sync_point, sizeof(uint32_t));
         rec->arg[11] = clt_put_out_ptr(&x, 11, ok, mutable_handle);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -254,10 +269,11 @@ static int32_t clCommandCopyBufferRectKHR_rec(clCommandCopyBufferRectKHR_t real,
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 16 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 16 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 16);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
         rec->arg[1] = (uint64_t)(uintptr_t)command_queue;
@@ -275,6 +291,8 @@ static int32_t clCommandCopyBufferRectKHR_rec(clCommandCopyBufferRectKHR_t real,
         rec->arg[13] = clt_put_arr(&x, 13, ok, sync_point_wait_list, (uint64_t)num_sync_points_in_wait_list, sizeof(uint32_t));
         rec->arg[14] = clt_put_out_val(&x, 14, ok, sync_point, sizeof(uint32_t));
         rec->arg[15] = clt_put_out_ptr(&x, 15, ok, mutable_handle);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyBufferRectKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -307,10 +325,11 @@ static int32_t clCommandCopyBufferToImageKHR_rec(clCommandCopyBufferToImageKHR_t
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 12);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
         rec->arg[1] = (uint64_t)(uintptr_t)command_queue;
@@ -324,6 +343,8 @@ static int32_t clCommandCopyBufferToImageKHR_rec(clCommandCopyBufferToImageKHR_t
         rec->arg[9] = clt_put_arr(&x, 9, ok, sync_point_wait_list, (uint64_t)num_sync_points_in_wait_list, sizeof(uint32_t));
         rec->arg[10] = clt_put_out_val(&x, 10, ok, sync_point, sizeof(uint32_t));
         rec->arg[11] = clt_put_out_ptr(&x, 11, ok, mutable_handle);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyBufferToImageKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -356,10 +377,11 @@ static int32_t clCommandCopyImageKHR_rec(clCommandCopyImageKHR_t real, void * co
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 12);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
         rec->arg[1] = (uint64_t)(uintptr_t)command_queue;
@@ -373,6 +395,8 @@ static int32_t clCommandCopyImageKHR_rec(clCommandCopyImageKHR_t real, void * co
         rec->arg[9] = clt_put_arr(&x, 9, ok, sync_point_wait_list, (uint64_t)num_sync_points_in_wait_list, sizeof(uint32_t));
         rec->arg[10] = clt_put_out_val(&x, 10, ok, sync_point, sizeof(uint32_t));
         rec->arg[11] = clt_put_out_ptr(&x, 11, ok, mutable_handle);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyImageKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -405,10 +429,11 @@ static int32_t clCommandCopyImageToBufferKHR_rec(clCommandCopyImageToBufferKHR_t
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 12);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
         rec->arg[1] = (uint64_t)(uintptr_t)command_queue;
@@ -422,6 +447,8 @@ static int32_t clCommandCopyImageToBufferKHR_rec(clCommandCopyImageToBufferKHR_t
         rec->arg[9] = clt_put_arr(&x, 9, ok, sync_point_wait_list, (uint64_t)num_sync_points_in_wait_list, sizeof(uint32_t));
         rec->arg[10] = clt_put_out_val(&x, 10, ok, sync_point, sizeof(uint32_t));
         rec->arg[11] = clt_put_out_ptr(&x, 11, ok, mutable_handle);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyImageToBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -454,10 +481,11 @@ static int32_t clCommandFillBufferKHR_rec(clCommandFillBufferKHR_t real, void * 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 12);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
         rec->arg[1] = (uint64_t)(uintptr_t)command_queue;
@@ -471,6 +499,8 @@ static int32_t clCommandFillBufferKHR_rec(clCommandFillBufferKHR_t real, void * 
         rec->arg[9] = clt_put_arr(&x, 9, ok, sync_point_wait_list, (uint64_t)num_sync_points_in_wait_list, sizeof(uint32_t));
         rec->arg[10] = clt_put_out_val(&x, 10, ok, sync_point, sizeof(uint32_t));
         rec->arg[11] = clt_put_out_ptr(&x, 11, ok, mutable_handle);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandFillBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -503,10 +533,11 @@ static int32_t clCommandFillImageKHR_rec(clCommandFillImageKHR_t real, void * co
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
         rec->arg[1] = (uint64_t)(uintptr_t)command_queue;
@@ -519,6 +550,8 @@ static int32_t clCommandFillImageKHR_rec(clCommandFillImageKHR_t real, void * co
         rec->arg[8] = clt_put_arr(&x, 8, ok, sync_point_wait_list, (uint64_t)num_sync_points_in_wait_list, sizeof(uint32_t));
         rec->arg[9] = clt_put_out_val(&x, 9, ok, sync_point, sizeof(uint32_t));
         rec->arg[10] = clt_put_out_ptr(&x, 10, ok, mutable_handle);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandFillImageKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -551,10 +584,11 @@ static int32_t clCommandNDRangeKernelKHR_rec(clCommandNDRangeKernelKHR_t real, v
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 12);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
         rec->arg[1] = (uint64_t)(uintptr_t)command_queue;
@@ -568,6 +602,8 @@ static int32_t clCommandNDRangeKernelKHR_rec(clCommandNDRangeKernelKHR_t real, v
         rec->arg[9] = clt_put_arr(&x, 9, ok, sync_point_wait_list, (uint64_t)num_sync_points_in_wait_list, sizeof(uint32_t));
         rec->arg[10] = clt_put_out_val(&x, 10, ok, sync_point, sizeof(uint32_t));
         rec->arg[11] = clt_put_out_ptr(&x, 11, ok, mutable_handle);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandNDRangeKernelKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -600,10 +636,11 @@ static int32_t clCommandSVMMemFillKHR_rec(clCommandSVMMemFillKHR_t real, void * 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
         rec->arg[1] = (uint64_t)(uintptr_t)command_queue;
@@ -616,6 +653,8 @@ static int32_t clCommandSVMMemFillKHR_rec(clCommandSVMMemFillKHR_t real, void * 
         rec->arg[8] = clt_put_arr(&x, 8, ok, sync_point_wait_list, (uint64_t)num_sync_points_in_wait_list, sizeof(uint32_t));
         rec->arg[9] = clt_put_out_val(&x, 9, ok, sync_point, sizeof(uint32_t));
         rec->arg[10] = clt_put_out_ptr(&x, 10, ok, mutable_handle);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandSVMMemFillKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -648,10 +687,11 @@ static int32_t clCommandSVMMemcpyKHR_rec(clCommandSVMMemcpyKHR_t real, void * co
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
         rec->arg[1] = (uint64_t)(uintptr_t)command_queue;
@@ -663,6 +703,8 @@ static int32_t clCommandSVMMemcpyKHR_rec(clCommandSVMMemcpyKHR_t real, void * co
         rec->arg[7] = clt_put_arr(&x, 7, ok, sync_point_wait_list, (uint64_t)num_sync_points_in_wait_list, sizeof(uint32_t));
         rec->arg[8] = clt_put_out_val(&x, 8, ok, sync_point, sizeof(uint32_t));
         rec->arg[9] = clt_put_out_ptr(&x, 9, ok, mutable_handle);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandSVMMemcpyKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -695,10 +737,11 @@ static int32_t clCompileProgram_rec(clCompileProgram_t real, void * program, uin
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)program;
         rec->arg[1] = (uint64_t)num_devices;
@@ -709,6 +752,8 @@ static int32_t clCompileProgram_rec(clCompileProgram_t real, void * program, uin
         rec->arg[6] = (uint64_t)(uintptr_t)header_include_names;
         rec->arg[7] = (uint64_t)(uintptr_t)pfn_notify;
         rec->arg[8] = (uint64_t)(uintptr_t)user_data;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCompileProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -742,16 +787,19 @@ static void * clCreateAcceleratorINTEL_rec(clCreateAcceleratorINTEL_t real, void
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)accelerator_type;
         rec->arg[2] = (uint64_t)descriptor_size;
         rec->arg[3] = (uint64_t)(uintptr_t)descriptor;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateAcceleratorINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -785,16 +833,19 @@ static void * clCreateBuffer_rec(clCreateBuffer_t real, void * context, uint64_t
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)size;
         rec->arg[3] = (uint64_t)(uintptr_t)host_ptr;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateBuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -828,10 +879,11 @@ static void * clCreateBufferWithProperties_rec(clCreateBufferWithProperties_t re
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = clt_put_props(&x, 1, ok, properties, sizeof(uint64_t));
@@ -839,6 +891,8 @@ static void * clCreateBufferWithProperties_rec(clCreateBufferWithProperties_t re
         rec->arg[3] = (uint64_t)size;
         rec->arg[4] = (uint64_t)(uintptr_t)host_ptr;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateBufferWithProperties, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -872,10 +926,11 @@ static void * clCreateBufferWithPropertiesINTEL_rec(clCreateBufferWithProperties
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = clt_put_props(&x, 1, ok, properties, sizeof(uint64_t));
@@ -883,6 +938,8 @@ static void * clCreateBufferWithPropertiesINTEL_rec(clCreateBufferWithProperties
         rec->arg[3] = (uint64_t)size;
         rec->arg[4] = (uint64_t)(uintptr_t)host_ptr;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateBufferWithPropertiesINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -916,15 +973,18 @@ static void * clCreateCommandBufferKHR_rec(clCreateCommandBufferKHR_t real, uint
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_PROPS);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)num_queues;
         rec->arg[1] = clt_put_arr(&x, 1, ok, queues, (uint64_t)num_queues, sizeof(size_t));
         rec->arg[2] = clt_put_props(&x, 2, ok, properties, sizeof(uint64_t));
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateCommandBufferKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -962,15 +1022,18 @@ static void * clCreateCommandQueue_rec(clCreateCommandQueue_t real, void * conte
     clt_post_clCreateCommandQueue(&h, &ret, context, device, properties, errcode_ret);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)device;
         rec->arg[2] = (uint64_t)properties;
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateCommandQueue, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -1008,15 +1071,18 @@ static void * clCreateCommandQueueWithProperties_rec(clCreateCommandQueueWithPro
     clt_post_clCreateCommandQueueWithProperties(&h, &ret, context, device, properties, errcode_ret);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_PROPS);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)device;
         rec->arg[2] = clt_put_props(&x, 2, ok, properties, sizeof(uint64_t));
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateCommandQueueWithProperties, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -1054,15 +1120,18 @@ static void * clCreateCommandQueueWithPropertiesKHR_rec(clCreateCommandQueueWith
     clt_post_clCreateCommandQueueWithPropertiesKHR(&h, &ret, context, device, properties, errcode_ret);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_PROPS);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)device;
         rec->arg[2] = clt_put_props(&x, 2, ok, properties, sizeof(uint64_t));
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateCommandQueueWithPropertiesKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -1096,10 +1165,11 @@ static void * clCreateContext_rec(clCreateContext_t real, void * properties, uin
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = clt_put_props(&x, 0, ok, properties, sizeof(intptr_t));
         rec->arg[1] = (uint64_t)num_devices;
@@ -1107,6 +1177,8 @@ static void * clCreateContext_rec(clCreateContext_t real, void * properties, uin
         rec->arg[3] = (uint64_t)(uintptr_t)pfn_notify;
         rec->arg[4] = (uint64_t)(uintptr_t)user_data;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateContext, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -1140,16 +1212,19 @@ static void * clCreateContextFromType_rec(clCreateContextFromType_t real, void *
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = clt_put_props(&x, 0, ok, properties, sizeof(intptr_t));
         rec->arg[1] = (uint64_t)device_type;
         rec->arg[2] = (uint64_t)(uintptr_t)pfn_notify;
         rec->arg[3] = (uint64_t)(uintptr_t)user_data;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateContextFromType, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -1183,15 +1258,18 @@ static void * clCreateEventFromEGLSyncKHR_rec(clCreateEventFromEGLSyncKHR_t real
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)sync;
         rec->arg[2] = (uint64_t)(uintptr_t)display;
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateEventFromEGLSyncKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -1225,14 +1303,17 @@ static void * clCreateEventFromGLsyncKHR_rec(clCreateEventFromGLsyncKHR_t real, 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)sync;
         rec->arg[2] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateEventFromGLsyncKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -1266,15 +1347,18 @@ static void * clCreateFromD3D10BufferKHR_rec(clCreateFromD3D10BufferKHR_t real, 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)(uintptr_t)resource;
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D10BufferKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -1308,16 +1392,19 @@ static void * clCreateFromD3D10Texture2DKHR_rec(clCreateFromD3D10Texture2DKHR_t 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)(uintptr_t)resource;
         rec->arg[3] = (uint64_t)subresource;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D10Texture2DKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -1351,16 +1438,19 @@ static void * clCreateFromD3D10Texture3DKHR_rec(clCreateFromD3D10Texture3DKHR_t 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)(uintptr_t)resource;
         rec->arg[3] = (uint64_t)subresource;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D10Texture3DKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -1394,15 +1484,18 @@ static void * clCreateFromD3D11BufferKHR_rec(clCreateFromD3D11BufferKHR_t real, 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)(uintptr_t)resource;
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D11BufferKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -1436,16 +1529,19 @@ static void * clCreateFromD3D11Texture2DKHR_rec(clCreateFromD3D11Texture2DKHR_t 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)(uintptr_t)resource;
         rec->arg[3] = (uint64_t)subresource;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D11Texture2DKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -1479,16 +1575,19 @@ static void * clCreateFromD3D11Texture3DKHR_rec(clCreateFromD3D11Texture3DKHR_t 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)(uintptr_t)resource;
         rec->arg[3] = (uint64_t)subresource;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D11Texture3DKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -1522,10 +1621,11 @@ static void * clCreateFromDX9MediaSurfaceINTEL_rec(clCreateFromDX9MediaSurfaceIN
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
@@ -1533,6 +1633,8 @@ static void * clCreateFromDX9MediaSurfaceINTEL_rec(clCreateFromDX9MediaSurfaceIN
         rec->arg[3] = (uint64_t)(uintptr_t)sharedHandle;
         rec->arg[4] = (uint64_t)plane;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromDX9MediaSurfaceINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -1566,10 +1668,11 @@ static void * clCreateFromDX9MediaSurfaceKHR_rec(clCreateFromDX9MediaSurfaceKHR_
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
@@ -1577,6 +1680,8 @@ static void * clCreateFromDX9MediaSurfaceKHR_rec(clCreateFromDX9MediaSurfaceKHR_
         rec->arg[3] = (uint64_t)(uintptr_t)surface_info;
         rec->arg[4] = (uint64_t)plane;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromDX9MediaSurfaceKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -1610,10 +1715,11 @@ static void * clCreateFromEGLImageKHR_rec(clCreateFromEGLImageKHR_t real, void *
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)egldisplay;
@@ -1621,6 +1727,8 @@ static void * clCreateFromEGLImageKHR_rec(clCreateFromEGLImageKHR_t real, void *
         rec->arg[3] = (uint64_t)flags;
         rec->arg[4] = clt_put_props(&x, 4, ok, properties, sizeof(intptr_t));
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromEGLImageKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -1654,15 +1762,18 @@ static void * clCreateFromGLBuffer_rec(clCreateFromGLBuffer_t real, void * conte
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)bufobj;
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLBuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -1696,15 +1807,18 @@ static void * clCreateFromGLRenderbuffer_rec(clCreateFromGLRenderbuffer_t real, 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)renderbuffer;
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLRenderbuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -1738,10 +1852,11 @@ static void * clCreateFromGLTexture_rec(clCreateFromGLTexture_t real, void * con
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
@@ -1749,6 +1864,8 @@ static void * clCreateFromGLTexture_rec(clCreateFromGLTexture_t real, void * con
         rec->arg[3] = (uint64_t)(int64_t)miplevel;
         rec->arg[4] = (uint64_t)texture;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLTexture, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -1782,10 +1899,11 @@ static void * clCreateFromGLTexture2D_rec(clCreateFromGLTexture2D_t real, void *
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
@@ -1793,6 +1911,8 @@ static void * clCreateFromGLTexture2D_rec(clCreateFromGLTexture2D_t real, void *
         rec->arg[3] = (uint64_t)(int64_t)miplevel;
         rec->arg[4] = (uint64_t)texture;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLTexture2D, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -1826,10 +1946,11 @@ static void * clCreateFromGLTexture3D_rec(clCreateFromGLTexture3D_t real, void *
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
@@ -1837,6 +1958,8 @@ static void * clCreateFromGLTexture3D_rec(clCreateFromGLTexture3D_t real, void *
         rec->arg[3] = (uint64_t)(int64_t)miplevel;
         rec->arg[4] = (uint64_t)texture;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLTexture3D, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -1870,16 +1993,19 @@ static void * clCreateFromVA_APIMediaSurfaceINTEL_rec(clCreateFromVA_APIMediaSur
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)(uintptr_t)surface;
         rec->arg[3] = (uint64_t)plane;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromVA_APIMediaSurfaceINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -1913,10 +2039,11 @@ static void * clCreateImage_rec(clCreateImage_t real, void * context, uint64_t f
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
@@ -1924,6 +2051,8 @@ static void * clCreateImage_rec(clCreateImage_t real, void * context, uint64_t f
         rec->arg[3] = (uint64_t)(uintptr_t)image_desc;
         rec->arg[4] = (uint64_t)(uintptr_t)host_ptr;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateImage, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -1957,10 +2086,11 @@ static void * clCreateImage2D_rec(clCreateImage2D_t real, void * context, uint64
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
@@ -1970,6 +2100,8 @@ static void * clCreateImage2D_rec(clCreateImage2D_t real, void * context, uint64
         rec->arg[5] = (uint64_t)image_row_pitch;
         rec->arg[6] = (uint64_t)(uintptr_t)host_ptr;
         rec->arg[7] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateImage2D, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -2003,10 +2135,11 @@ static void * clCreateImage3D_rec(clCreateImage3D_t real, void * context, uint64
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
@@ -2018,6 +2151,8 @@ static void * clCreateImage3D_rec(clCreateImage3D_t real, void * context, uint64
         rec->arg[7] = (uint64_t)image_slice_pitch;
         rec->arg[8] = (uint64_t)(uintptr_t)host_ptr;
         rec->arg[9] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateImage3D, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -2051,10 +2186,11 @@ static void * clCreateImageWithProperties_rec(clCreateImageWithProperties_t real
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_PROPS);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = clt_put_props(&x, 1, ok, properties, sizeof(uint64_t));
@@ -2063,6 +2199,8 @@ static void * clCreateImageWithProperties_rec(clCreateImageWithProperties_t real
         rec->arg[4] = (uint64_t)(uintptr_t)image_desc;
         rec->arg[5] = (uint64_t)(uintptr_t)host_ptr;
         rec->arg[6] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateImageWithProperties, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -2096,14 +2234,17 @@ static void * clCreateKernel_rec(clCreateKernel_t real, void * program, void * k
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + CLT_MAX_STR);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + CLT_MAX_STR + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)program;
         rec->arg[1] = clt_put_str(&x, 1, ok || clt_str_was_read((errcode_ret ? *errcode_ret : clt_err_local)), kernel_name);
         rec->arg[2] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateKernel, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -2136,15 +2277,18 @@ static int32_t clCreateKernelsInProgram_rec(clCreateKernelsInProgram_t real, voi
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)program;
         rec->arg[1] = (uint64_t)num_kernels;
         rec->arg[2] = clt_put_out_harr(&x, 2, ok, kernels, (uint64_t)num_kernels);
         rec->arg[3] = clt_put_out_val(&x, 3, ok, num_kernels_ret, sizeof(uint32_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateKernelsInProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -2178,10 +2322,11 @@ static void * clCreatePipe_rec(clCreatePipe_t real, void * context, uint64_t fla
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
@@ -2189,6 +2334,8 @@ static void * clCreatePipe_rec(clCreatePipe_t real, void * context, uint64_t fla
         rec->arg[3] = (uint64_t)pipe_max_packets;
         rec->arg[4] = clt_put_props(&x, 4, ok, properties, sizeof(intptr_t));
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreatePipe, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -2222,10 +2369,11 @@ static void * clCreateProgramWithBinary_rec(clCreateProgramWithBinary_t real, vo
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)num_devices;
@@ -2234,6 +2382,8 @@ static void * clCreateProgramWithBinary_rec(clCreateProgramWithBinary_t real, vo
         rec->arg[4] = (uint64_t)(uintptr_t)binaries;
         rec->arg[5] = clt_put_out_val(&x, 5, ok, binary_status, sizeof(int32_t));
         rec->arg[6] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithBinary, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -2267,16 +2417,19 @@ static void * clCreateProgramWithBuiltInKernels_rec(clCreateProgramWithBuiltInKe
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)num_devices;
         rec->arg[2] = clt_put_arr(&x, 2, ok, device_list, (uint64_t)num_devices, sizeof(size_t));
         rec->arg[3] = clt_put_str(&x, 3, ok || clt_str_was_read((errcode_ret ? *errcode_ret : clt_err_local)), kernel_names);
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithBuiltInKernels, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -2310,15 +2463,18 @@ static void * clCreateProgramWithIL_rec(clCreateProgramWithIL_t real, void * con
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)il;
         rec->arg[2] = (uint64_t)length;
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithIL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -2352,15 +2508,18 @@ static void * clCreateProgramWithILKHR_rec(clCreateProgramWithILKHR_t real, void
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)il;
         rec->arg[2] = (uint64_t)length;
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithILKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -2394,16 +2553,19 @@ static void * clCreateProgramWithSource_rec(clCreateProgramWithSource_t real, vo
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)count;
         rec->arg[2] = (uint64_t)(uintptr_t)strings;
         rec->arg[3] = (uint64_t)(uintptr_t)lengths;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithSource, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -2437,16 +2599,19 @@ static void * clCreateSampler_rec(clCreateSampler_t real, void * context, uint32
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)normalized_coords;
         rec->arg[2] = (uint64_t)addressing_mode;
         rec->arg[3] = (uint64_t)filter_mode;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSampler, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -2480,14 +2645,17 @@ static void * clCreateSamplerWithProperties_rec(clCreateSamplerWithProperties_t 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_PROPS);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = clt_put_props(&x, 1, ok, sampler_properties, sizeof(uint64_t));
         rec->arg[2] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSamplerWithProperties, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -2521,14 +2689,17 @@ static void * clCreateSemaphoreWithPropertiesKHR_rec(clCreateSemaphoreWithProper
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_PROPS);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = clt_put_props(&x, 1, ok, sema_props, sizeof(uint64_t));
         rec->arg[2] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSemaphoreWithPropertiesKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -2562,16 +2733,19 @@ static void * clCreateSubBuffer_rec(clCreateSubBuffer_t real, void * buffer, uin
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)buffer;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)buffer_create_type;
         rec->arg[3] = (uint64_t)(uintptr_t)buffer_create_info;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSubBuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -2604,16 +2778,19 @@ static int32_t clCreateSubDevices_rec(clCreateSubDevices_t real, void * in_devic
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)in_device;
         rec->arg[1] = clt_put_props(&x, 1, ok, properties, sizeof(intptr_t));
         rec->arg[2] = (uint64_t)num_devices;
         rec->arg[3] = clt_put_out_harr(&x, 3, ok, out_devices, (uint64_t)num_devices);
         rec->arg[4] = clt_put_out_val(&x, 4, ok, num_devices_ret, sizeof(uint32_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSubDevices, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -2646,16 +2823,19 @@ static int32_t clCreateSubDevicesEXT_rec(clCreateSubDevicesEXT_t real, void * in
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)in_device;
         rec->arg[1] = (uint64_t)(uintptr_t)properties;
         rec->arg[2] = (uint64_t)num_entries;
         rec->arg[3] = clt_put_out_harr(&x, 3, ok, out_devices, (uint64_t)num_entries);
         rec->arg[4] = clt_put_out_val(&x, 4, ok, num_devices, sizeof(uint32_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSubDevicesEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -2689,13 +2869,16 @@ static void * clCreateUserEvent_rec(clCreateUserEvent_t real, void * context, cl
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateUserEvent, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -2728,11 +2911,14 @@ static int32_t clDeinitLayer_rec(clDeinitLayer_t real)
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 0);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 0 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 0);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clDeinitLayer, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -2766,10 +2952,11 @@ static void * clDeviceMemAllocINTEL_rec(clDeviceMemAllocINTEL_t real, void * con
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)device;
@@ -2777,6 +2964,8 @@ static void * clDeviceMemAllocINTEL_rec(clDeviceMemAllocINTEL_t real, void * con
         rec->arg[3] = (uint64_t)size;
         rec->arg[4] = (uint64_t)alignment;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clDeviceMemAllocINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -2816,10 +3005,11 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
@@ -2828,6 +3018,8 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireD3D10ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -2867,10 +3059,11 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
@@ -2879,6 +3072,8 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireD3D11ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -2918,10 +3113,11 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
@@ -2930,6 +3126,8 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -2969,10 +3167,11 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
@@ -2981,6 +3180,8 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireDX9ObjectsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -3020,10 +3221,11 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
@@ -3032,6 +3234,8 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireEGLObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -3071,10 +3275,11 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_mem_objects;
@@ -3083,6 +3288,8 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireExternalMemObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -3122,10 +3329,11 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
@@ -3134,6 +3342,8 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireGLObjects, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -3173,10 +3383,11 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
@@ -3185,6 +3396,8 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireGrallocObjectsIMG, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -3224,10 +3437,11 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
@@ -3236,6 +3450,8 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -3268,12 +3484,15 @@ static int32_t clEnqueueBarrier_rec(clEnqueueBarrier_t real, void * command_queu
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueBarrier, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -3313,16 +3532,19 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_events_in_wait_list;
         rec->arg[2] = clt_put_arr(&x, 2, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[3] = clt_put_out_ptr(&x, 3, ok, event);
         rec->arg[4] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueBarrierWithWaitList, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -3362,10 +3584,11 @@ static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, u
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)num_queues;
         rec->arg[1] = clt_put_out_ptr(&x, 1, ok, queues);
@@ -3374,6 +3597,8 @@ static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, u
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -3413,10 +3638,11 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void * comman
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)src_buffer;
@@ -3428,6 +3654,8 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void * comman
         rec->arg[7] = clt_put_arr(&x, 7, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -3467,10 +3695,11 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 14 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 14 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 14);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)src_buffer;
@@ -3486,6 +3715,8 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
         rec->arg[11] = clt_put_arr(&x, 11, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[12] = clt_put_out_ptr(&x, 12, ok, event);
         rec->arg[13] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBufferRect, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -3525,10 +3756,11 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)src_buffer;
@@ -3540,6 +3772,8 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
         rec->arg[7] = clt_put_arr(&x, 7, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBufferToImage, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -3579,10 +3813,11 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void * command_
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)src_image;
@@ -3594,6 +3829,8 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void * command_
         rec->arg[7] = clt_put_arr(&x, 7, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyImage, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -3633,10 +3870,11 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)src_image;
@@ -3648,6 +3886,8 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
         rec->arg[7] = clt_put_arr(&x, 7, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyImageToBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -3687,10 +3927,11 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void * comman
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)buffer;
@@ -3702,6 +3943,8 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void * comman
         rec->arg[7] = clt_put_arr(&x, 7, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueFillBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -3741,10 +3984,11 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void * command_
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)image;
@@ -3755,6 +3999,8 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void * command_
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueFillImage, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -3794,10 +4040,11 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)src_image;
@@ -3809,6 +4056,8 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
         rec->arg[7] = clt_put_arr(&x, 7, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueGenerateMipmapIMG, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -3849,10 +4098,11 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void * command_q
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)buffer;
@@ -3865,6 +4115,8 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void * command_q
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         rec->arg[10] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMapBuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -3905,10 +4157,11 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void * command_que
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 13 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 13 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 13);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)image;
@@ -3923,6 +4176,8 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void * command_que
         rec->arg[10] = clt_put_out_ptr(&x, 10, ok, event);
         rec->arg[11] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         rec->arg[12] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMapImage, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -3962,14 +4217,17 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void * command_queue,
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = clt_put_out_ptr(&x, 1, ok, event);
         rec->arg[2] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMarker, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -4009,16 +4267,19 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_events_in_wait_list;
         rec->arg[2] = clt_put_arr(&x, 2, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[3] = clt_put_out_ptr(&x, 3, ok, event);
         rec->arg[4] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMarkerWithWaitList, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -4058,10 +4319,11 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)ptr;
@@ -4071,6 +4333,8 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
         rec->arg[5] = clt_put_arr(&x, 5, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, event);
         rec->arg[7] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemAdviseINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -4110,10 +4374,11 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void * co
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)dst_ptr;
@@ -4124,6 +4389,8 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void * co
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemFillINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -4163,10 +4430,11 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void * comm
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)blocking;
@@ -4177,6 +4445,8 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void * comm
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemcpyINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -4216,10 +4486,11 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void * comm
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)dst_ptr;
@@ -4229,6 +4500,8 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void * comm
         rec->arg[5] = clt_put_arr(&x, 5, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, event);
         rec->arg[7] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemsetINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -4268,10 +4541,11 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)ptr;
@@ -4281,6 +4555,8 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
         rec->arg[5] = clt_put_arr(&x, 5, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, event);
         rec->arg[7] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -4320,10 +4596,11 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_mem_objects;
@@ -4333,6 +4610,8 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
         rec->arg[5] = clt_put_arr(&x, 5, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, event);
         rec->arg[7] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemObjectEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -4372,10 +4651,11 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_mem_objects;
@@ -4385,6 +4665,8 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
         rec->arg[5] = clt_put_arr(&x, 5, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, event);
         rec->arg[7] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemObjects, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -4432,10 +4714,11 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void * 
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)kernel;
@@ -4447,6 +4730,8 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void * 
         rec->arg[7] = clt_put_arr(&x, 7, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueNDRangeKernel, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -4486,10 +4771,11 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void * co
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)user_func;
@@ -4502,6 +4788,8 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void * co
         rec->arg[8] = clt_put_arr(&x, 8, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[9] = clt_put_out_ptr(&x, 9, ok, event);
         rec->arg[10] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueNativeKernel, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -4541,10 +4829,11 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void * comman
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)buffer;
@@ -4556,6 +4845,8 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void * comman
         rec->arg[7] = clt_put_arr(&x, 7, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -4595,10 +4886,11 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 15 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 15 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 15);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)buffer;
@@ -4615,6 +4907,8 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
         rec->arg[12] = clt_put_arr(&x, 12, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[13] = clt_put_out_ptr(&x, 13, ok, event);
         rec->arg[14] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadBufferRect, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -4654,10 +4948,11 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + CLT_MAX_STR + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + CLT_MAX_STR + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)program;
@@ -4669,6 +4964,8 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
         rec->arg[7] = clt_put_arr(&x, 7, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadHostPipeINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -4708,10 +5005,11 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void * command_
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 12);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)image;
@@ -4725,6 +5023,8 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void * command_
         rec->arg[9] = clt_put_arr(&x, 9, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[10] = clt_put_out_ptr(&x, 10, ok, event);
         rec->arg[11] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadImage, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -4764,10 +5064,11 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
@@ -4776,6 +5077,8 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseD3D10ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -4815,10 +5118,11 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
@@ -4827,6 +5131,8 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseD3D11ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -4866,10 +5172,11 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
@@ -4878,6 +5185,8 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -4917,10 +5226,11 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
@@ -4929,6 +5239,8 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseDX9ObjectsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -4968,10 +5280,11 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
@@ -4980,6 +5293,8 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseEGLObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -5019,10 +5334,11 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_mem_objects;
@@ -5031,6 +5347,8 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseExternalMemObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -5070,10 +5388,11 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
@@ -5082,6 +5401,8 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseGLObjects, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -5121,10 +5442,11 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
@@ -5133,6 +5455,8 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseGrallocObjectsIMG, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -5172,10 +5496,11 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
@@ -5184,6 +5509,8 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -5223,20 +5550,23 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void * command_queu
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_svm_pointers;
-        rec->arg[2] = (uint64_t)(uintptr_t)svm_pointers;
+        rec->arg[2] = clt_put_arr(&x, 2, ok, svm_pointers, (uint64_t)num_svm_pointers, sizeof(size_t));
         rec->arg[3] = (uint64_t)(uintptr_t)pfn_free_func;
         rec->arg[4] = (uint64_t)(uintptr_t)user_data;
         rec->arg[5] = (uint64_t)num_events_in_wait_list;
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMFree, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -5276,20 +5606,23 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void * comman
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_svm_pointers;
-        rec->arg[2] = (uint64_t)(uintptr_t)svm_pointers;
+        rec->arg[2] = clt_put_arr(&x, 2, ok, svm_pointers, (uint64_t)num_svm_pointers, sizeof(size_t));
         rec->arg[3] = (uint64_t)(uintptr_t)pfn_free_func;
         rec->arg[4] = (uint64_t)(uintptr_t)user_data;
         rec->arg[5] = (uint64_t)num_events_in_wait_list;
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMFreeARM, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -5329,10 +5662,11 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void * command_queue,
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)blocking_map;
@@ -5343,6 +5677,8 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void * command_queue,
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMap, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -5382,10 +5718,11 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void * command_
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)blocking_map;
@@ -5396,6 +5733,8 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void * command_
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMapARM, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -5435,10 +5774,11 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void * comman
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)svm_ptr;
@@ -5449,6 +5789,8 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void * comman
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemFill, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -5488,10 +5830,11 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void * 
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)svm_ptr;
@@ -5502,6 +5845,8 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void * 
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemFillARM, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -5541,10 +5886,11 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void * command_
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)blocking_copy;
@@ -5555,6 +5901,8 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void * command_
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemcpy, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -5594,10 +5942,11 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void * co
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)blocking_copy;
@@ -5608,6 +5957,8 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void * co
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemcpyARM, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -5647,10 +5998,11 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void * 
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_svm_pointers;
@@ -5661,6 +6013,8 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void * 
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMigrateMem, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -5700,10 +6054,11 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void * command_qu
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)svm_ptr;
@@ -5711,6 +6066,8 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void * command_qu
         rec->arg[3] = clt_put_arr(&x, 3, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[4] = clt_put_out_ptr(&x, 4, ok, event);
         rec->arg[5] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMUnmap, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -5750,10 +6107,11 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void * comm
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)svm_ptr;
@@ -5761,6 +6119,8 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void * comm
         rec->arg[3] = clt_put_arr(&x, 3, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[4] = clt_put_out_ptr(&x, 4, ok, event);
         rec->arg[5] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMUnmapARM, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -5800,10 +6160,11 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_sema_objects;
@@ -5813,6 +6174,8 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
         rec->arg[5] = clt_put_arr(&x, 5, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, event);
         rec->arg[7] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSignalSemaphoresKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -5852,10 +6215,11 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void * command_queue, voi
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)kernel;
@@ -5863,6 +6227,8 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void * command_queue, voi
         rec->arg[3] = clt_put_arr(&x, 3, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[4] = clt_put_out_ptr(&x, 4, ok, event);
         rec->arg[5] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueTask, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -5902,10 +6268,11 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)memobj;
@@ -5914,6 +6281,8 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueUnmapMemObject, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -5946,14 +6315,17 @@ static int32_t clEnqueueWaitForEvents_rec(clEnqueueWaitForEvents_t real, void * 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_events;
         rec->arg[2] = clt_put_arr(&x, 2, ok, event_list, (uint64_t)num_events, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWaitForEvents, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -5993,10 +6365,11 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_sema_objects;
@@ -6006,6 +6379,8 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
         rec->arg[5] = clt_put_arr(&x, 5, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, event);
         rec->arg[7] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWaitSemaphoresKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -6045,10 +6420,11 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void * comm
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)buffer;
@@ -6060,6 +6436,8 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void * comm
         rec->arg[7] = clt_put_arr(&x, 7, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -6099,10 +6477,11 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 15 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 15 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 15);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)buffer;
@@ -6119,6 +6498,8 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
         rec->arg[12] = clt_put_arr(&x, 12, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[13] = clt_put_out_ptr(&x, 13, ok, event);
         rec->arg[14] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteBufferRect, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -6158,10 +6539,11 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + CLT_MAX_STR + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + CLT_MAX_STR + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)program;
@@ -6173,6 +6555,8 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
         rec->arg[7] = clt_put_arr(&x, 7, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteHostPipeINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -6212,10 +6596,11 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void * comman
         clt_track_command(flow, *(void **)event__c);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = event != NULL || !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 12);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)image;
@@ -6229,6 +6614,8 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void * comman
         rec->arg[9] = clt_put_arr(&x, 9, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[10] = clt_put_out_ptr(&x, 10, ok, event);
         rec->arg[11] = ok ? flow : 0;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteImage, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -6261,12 +6648,15 @@ static int32_t clFinalizeCommandBufferKHR_rec(clFinalizeCommandBufferKHR_t real,
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clFinalizeCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -6299,12 +6689,15 @@ static int32_t clFinish_rec(clFinish_t real, void * command_queue)
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clFinish, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -6337,12 +6730,15 @@ static int32_t clFlush_rec(clFlush_t real, void * command_queue)
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clFlush, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -6375,16 +6771,19 @@ static int32_t clGetAcceleratorInfoINTEL_rec(clGetAcceleratorInfoINTEL_t real, v
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)accelerator;
         rec->arg[1] = (uint64_t)param_name;
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetAcceleratorInfoINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -6417,16 +6816,19 @@ static int32_t clGetCommandBufferInfoKHR_rec(clGetCommandBufferInfoKHR_t real, v
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
         rec->arg[1] = (uint64_t)param_name;
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetCommandBufferInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -6464,16 +6866,19 @@ static int32_t clGetCommandQueueInfo_rec(clGetCommandQueueInfo_t real, void * co
     clt_post_clGetCommandQueueInfo(&h, &ret, command_queue, param_name, param_value_size, param_value, param_value_size_ret);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)param_name;
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetCommandQueueInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -6506,16 +6911,19 @@ static int32_t clGetContextInfo_rec(clGetContextInfo_t real, void * context, uin
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)param_name;
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetContextInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -6548,14 +6956,17 @@ static int32_t clGetDeviceAndHostTimer_rec(clGetDeviceAndHostTimer_t real, void 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)device;
         rec->arg[1] = clt_put_out_val(&x, 1, ok, device_timestamp, sizeof(uint64_t));
         rec->arg[2] = clt_put_out_val(&x, 2, ok, host_timestamp, sizeof(uint64_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceAndHostTimer, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -6588,16 +6999,19 @@ static int32_t clGetDeviceIDs_rec(clGetDeviceIDs_t real, void * platform, uint64
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
         rec->arg[1] = (uint64_t)device_type;
         rec->arg[2] = (uint64_t)num_entries;
         rec->arg[3] = clt_put_out_harr(&x, 3, ok, devices, (uint64_t)num_entries);
         rec->arg[4] = clt_put_out_val(&x, 4, ok, num_devices, sizeof(uint32_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDs, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -6630,10 +7044,11 @@ static int32_t clGetDeviceIDsFromD3D10KHR_rec(clGetDeviceIDsFromD3D10KHR_t real,
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
         rec->arg[1] = (uint64_t)d3d_device_source;
@@ -6642,6 +7057,8 @@ static int32_t clGetDeviceIDsFromD3D10KHR_rec(clGetDeviceIDsFromD3D10KHR_t real,
         rec->arg[4] = (uint64_t)num_entries;
         rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, (uint64_t)num_entries);
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_devices, sizeof(uint32_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromD3D10KHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -6674,10 +7091,11 @@ static int32_t clGetDeviceIDsFromD3D11KHR_rec(clGetDeviceIDsFromD3D11KHR_t real,
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
         rec->arg[1] = (uint64_t)d3d_device_source;
@@ -6686,6 +7104,8 @@ static int32_t clGetDeviceIDsFromD3D11KHR_rec(clGetDeviceIDsFromD3D11KHR_t real,
         rec->arg[4] = (uint64_t)num_entries;
         rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, (uint64_t)num_entries);
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_devices, sizeof(uint32_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromD3D11KHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -6718,10 +7138,11 @@ static int32_t clGetDeviceIDsFromDX9INTEL_rec(clGetDeviceIDsFromDX9INTEL_t real,
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
         rec->arg[1] = (uint64_t)dx9_device_source;
@@ -6730,6 +7151,8 @@ static int32_t clGetDeviceIDsFromDX9INTEL_rec(clGetDeviceIDsFromDX9INTEL_t real,
         rec->arg[4] = (uint64_t)num_entries;
         rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, (uint64_t)num_entries);
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_devices, sizeof(uint32_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromDX9INTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -6762,10 +7185,11 @@ static int32_t clGetDeviceIDsFromDX9MediaAdapterKHR_rec(clGetDeviceIDsFromDX9Med
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
         rec->arg[1] = (uint64_t)num_media_adapters;
@@ -6775,6 +7199,8 @@ static int32_t clGetDeviceIDsFromDX9MediaAdapterKHR_rec(clGetDeviceIDsFromDX9Med
         rec->arg[5] = (uint64_t)num_entries;
         rec->arg[6] = clt_put_out_harr(&x, 6, ok, devices, (uint64_t)num_entries);
         rec->arg[7] = clt_put_out_val(&x, 7, ok, num_devices, sizeof(uint32_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -6807,10 +7233,11 @@ static int32_t clGetDeviceIDsFromVA_APIMediaAdapterINTEL_rec(clGetDeviceIDsFromV
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
         rec->arg[1] = (uint64_t)media_adapter_type;
@@ -6819,6 +7246,8 @@ static int32_t clGetDeviceIDsFromVA_APIMediaAdapterINTEL_rec(clGetDeviceIDsFromV
         rec->arg[4] = (uint64_t)num_entries;
         rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, (uint64_t)num_entries);
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_devices, sizeof(uint32_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -6851,10 +7280,11 @@ static int32_t clGetDeviceImageInfoQCOM_rec(clGetDeviceImageInfoQCOM_t real, voi
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)device;
         rec->arg[1] = (uint64_t)image_width;
@@ -6864,6 +7294,8 @@ static int32_t clGetDeviceImageInfoQCOM_rec(clGetDeviceImageInfoQCOM_t real, voi
         rec->arg[5] = (uint64_t)param_value_size;
         rec->arg[6] = (uint64_t)(uintptr_t)param_value;
         rec->arg[7] = clt_put_out_val(&x, 7, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceImageInfoQCOM, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -6896,16 +7328,19 @@ static int32_t clGetDeviceInfo_rec(clGetDeviceInfo_t real, void * device, uint32
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)device;
         rec->arg[1] = (uint64_t)param_name;
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -6938,16 +7373,19 @@ static int32_t clGetEventInfo_rec(clGetEventInfo_t real, void * event, uint32_t 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)event;
         rec->arg[1] = (uint64_t)param_name;
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetEventInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -6985,16 +7423,19 @@ static int32_t clGetEventProfilingInfo_rec(clGetEventProfilingInfo_t real, void 
     clt_post_clGetEventProfilingInfo(&h, &ret, event, param_name, param_value_size, param_value, param_value_size_ret);
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)event;
         rec->arg[1] = (uint64_t)param_name;
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetEventProfilingInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -7028,10 +7469,10 @@ static void * clGetExtensionFunctionAddress_rec(clGetExtensionFunctionAddress_t 
     ret = clt_ext_wrap(func_name, ret);
     if (!th)
         return ret;
+    int ok = ret != NULL;
+    (void)ok;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + CLT_MAX_STR);
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = clt_put_str(&x, 0, 1, func_name);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetExtensionFunctionAddress, t0, t1, (uint64_t)(uintptr_t)ret);
@@ -7067,10 +7508,10 @@ static void * clGetExtensionFunctionAddressForPlatform_rec(clGetExtensionFunctio
     ret = clt_ext_wrap(func_name, ret);
     if (!th)
         return ret;
+    int ok = ret != NULL;
+    (void)ok;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + CLT_MAX_STR);
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
         rec->arg[1] = clt_put_str(&x, 1, 1, func_name);
@@ -7106,16 +7547,19 @@ static int32_t clGetGLContextInfoKHR_rec(clGetGLContextInfoKHR_t real, void * pr
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = clt_put_props(&x, 0, ok, properties, sizeof(intptr_t));
         rec->arg[1] = (uint64_t)param_name;
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetGLContextInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -7148,14 +7592,17 @@ static int32_t clGetGLObjectInfo_rec(clGetGLObjectInfo_t real, void * memobj, vo
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)memobj;
         rec->arg[1] = clt_put_out_val(&x, 1, ok, gl_object_type, sizeof(uint32_t));
         rec->arg[2] = clt_put_out_val(&x, 2, ok, gl_object_name, sizeof(unsigned int));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetGLObjectInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -7188,16 +7635,19 @@ static int32_t clGetGLTextureInfo_rec(clGetGLTextureInfo_t real, void * memobj, 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)memobj;
         rec->arg[1] = (uint64_t)param_name;
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetGLTextureInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -7230,13 +7680,16 @@ static int32_t clGetHostTimer_rec(clGetHostTimer_t real, void * device, void * h
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)device;
         rec->arg[1] = clt_put_out_val(&x, 1, ok, host_timestamp, sizeof(uint64_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetHostTimer, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -7269,15 +7722,18 @@ static int32_t clGetICDLoaderInfoOCLICD_rec(clGetICDLoaderInfoOCLICD_t real, uin
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)param_name;
         rec->arg[1] = (uint64_t)param_value_size;
         rec->arg[2] = (uint64_t)(uintptr_t)param_value;
         rec->arg[3] = clt_put_out_val(&x, 3, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetICDLoaderInfoOCLICD, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -7310,16 +7766,19 @@ static int32_t clGetImageInfo_rec(clGetImageInfo_t real, void * image, uint32_t 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)image;
         rec->arg[1] = (uint64_t)param_name;
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetImageInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -7352,10 +7811,11 @@ static int32_t clGetImageRequirementsInfoEXT_rec(clGetImageRequirementsInfoEXT_t
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_PROPS);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = clt_put_props(&x, 1, ok, properties, sizeof(uint64_t));
@@ -7366,6 +7826,8 @@ static int32_t clGetImageRequirementsInfoEXT_rec(clGetImageRequirementsInfoEXT_t
         rec->arg[6] = (uint64_t)param_value_size;
         rec->arg[7] = (uint64_t)(uintptr_t)param_value;
         rec->arg[8] = clt_put_out_val(&x, 8, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetImageRequirementsInfoEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -7398,10 +7860,11 @@ static int32_t clGetKernelArgInfo_rec(clGetKernelArgInfo_t real, void * kernel, 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
         rec->arg[1] = (uint64_t)arg_index;
@@ -7409,6 +7872,8 @@ static int32_t clGetKernelArgInfo_rec(clGetKernelArgInfo_t real, void * kernel, 
         rec->arg[3] = (uint64_t)param_value_size;
         rec->arg[4] = (uint64_t)(uintptr_t)param_value;
         rec->arg[5] = clt_put_out_val(&x, 5, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelArgInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -7441,16 +7906,19 @@ static int32_t clGetKernelInfo_rec(clGetKernelInfo_t real, void * kernel, uint32
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
         rec->arg[1] = (uint64_t)param_name;
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -7483,10 +7951,11 @@ static int32_t clGetKernelSubGroupInfo_rec(clGetKernelSubGroupInfo_t real, void 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
         rec->arg[1] = (uint64_t)(uintptr_t)device;
@@ -7496,6 +7965,8 @@ static int32_t clGetKernelSubGroupInfo_rec(clGetKernelSubGroupInfo_t real, void 
         rec->arg[5] = (uint64_t)param_value_size;
         rec->arg[6] = (uint64_t)(uintptr_t)param_value;
         rec->arg[7] = clt_put_out_val(&x, 7, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelSubGroupInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -7528,10 +7999,11 @@ static int32_t clGetKernelSubGroupInfoKHR_rec(clGetKernelSubGroupInfoKHR_t real,
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)in_kernel;
         rec->arg[1] = (uint64_t)(uintptr_t)in_device;
@@ -7541,6 +8013,8 @@ static int32_t clGetKernelSubGroupInfoKHR_rec(clGetKernelSubGroupInfoKHR_t real,
         rec->arg[5] = (uint64_t)param_value_size;
         rec->arg[6] = (uint64_t)(uintptr_t)param_value;
         rec->arg[7] = clt_put_out_val(&x, 7, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelSubGroupInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -7573,10 +8047,11 @@ static int32_t clGetKernelSuggestedLocalWorkSize_rec(clGetKernelSuggestedLocalWo
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)kernel;
@@ -7584,6 +8059,8 @@ static int32_t clGetKernelSuggestedLocalWorkSize_rec(clGetKernelSuggestedLocalWo
         rec->arg[3] = clt_put_arr(&x, 3, ok, global_work_offset, (uint64_t)work_dim, sizeof(size_t));
         rec->arg[4] = clt_put_arr(&x, 4, ok, global_work_size, (uint64_t)work_dim, sizeof(size_t));
         rec->arg[5] = clt_put_out_val(&x, 5, ok, suggested_local_work_size, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelSuggestedLocalWorkSize, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -7616,10 +8093,11 @@ static int32_t clGetKernelSuggestedLocalWorkSizeKHR_rec(clGetKernelSuggestedLoca
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)kernel;
@@ -7627,6 +8105,8 @@ static int32_t clGetKernelSuggestedLocalWorkSizeKHR_rec(clGetKernelSuggestedLoca
         rec->arg[3] = clt_put_arr(&x, 3, ok, global_work_offset, (uint64_t)work_dim, sizeof(size_t));
         rec->arg[4] = clt_put_arr(&x, 4, ok, global_work_size, (uint64_t)work_dim, sizeof(size_t));
         rec->arg[5] = clt_put_out_val(&x, 5, ok, suggested_local_work_size, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelSuggestedLocalWorkSizeKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -7659,10 +8139,11 @@ static int32_t clGetKernelWorkGroupInfo_rec(clGetKernelWorkGroupInfo_t real, voi
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
         rec->arg[1] = (uint64_t)(uintptr_t)device;
@@ -7670,6 +8151,8 @@ static int32_t clGetKernelWorkGroupInfo_rec(clGetKernelWorkGroupInfo_t real, voi
         rec->arg[3] = (uint64_t)param_value_size;
         rec->arg[4] = (uint64_t)(uintptr_t)param_value;
         rec->arg[5] = clt_put_out_val(&x, 5, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelWorkGroupInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -7702,15 +8185,18 @@ static int32_t clGetLayerInfo_rec(clGetLayerInfo_t real, uint32_t param_name, si
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)param_name;
         rec->arg[1] = (uint64_t)param_value_size;
         rec->arg[2] = (uint64_t)(uintptr_t)param_value;
         rec->arg[3] = clt_put_out_val(&x, 3, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetLayerInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -7743,10 +8229,11 @@ static int32_t clGetMemAllocInfoINTEL_rec(clGetMemAllocInfoINTEL_t real, void * 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)ptr;
@@ -7754,6 +8241,8 @@ static int32_t clGetMemAllocInfoINTEL_rec(clGetMemAllocInfoINTEL_t real, void * 
         rec->arg[3] = (uint64_t)param_value_size;
         rec->arg[4] = (uint64_t)(uintptr_t)param_value;
         rec->arg[5] = clt_put_out_val(&x, 5, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetMemAllocInfoINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -7786,16 +8275,19 @@ static int32_t clGetMemObjectInfo_rec(clGetMemObjectInfo_t real, void * memobj, 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)memobj;
         rec->arg[1] = (uint64_t)param_name;
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetMemObjectInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -7828,16 +8320,19 @@ static int32_t clGetMutableCommandInfoKHR_rec(clGetMutableCommandInfoKHR_t real,
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)command;
         rec->arg[1] = (uint64_t)param_name;
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetMutableCommandInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -7870,16 +8365,19 @@ static int32_t clGetPipeInfo_rec(clGetPipeInfo_t real, void * pipe, uint32_t par
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)pipe;
         rec->arg[1] = (uint64_t)param_name;
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetPipeInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -7912,14 +8410,17 @@ static int32_t clGetPlatformIDs_rec(clGetPlatformIDs_t real, uint32_t num_entrie
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)num_entries;
         rec->arg[1] = clt_put_out_harr(&x, 1, ok, platforms, (uint64_t)num_entries);
         rec->arg[2] = clt_put_out_val(&x, 2, ok, num_platforms, sizeof(uint32_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetPlatformIDs, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -7952,16 +8453,19 @@ static int32_t clGetPlatformInfo_rec(clGetPlatformInfo_t real, void * platform, 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
         rec->arg[1] = (uint64_t)param_name;
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetPlatformInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -7994,10 +8498,11 @@ static int32_t clGetProgramBuildInfo_rec(clGetProgramBuildInfo_t real, void * pr
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)program;
         rec->arg[1] = (uint64_t)(uintptr_t)device;
@@ -8005,6 +8510,8 @@ static int32_t clGetProgramBuildInfo_rec(clGetProgramBuildInfo_t real, void * pr
         rec->arg[3] = (uint64_t)param_value_size;
         rec->arg[4] = (uint64_t)(uintptr_t)param_value;
         rec->arg[5] = clt_put_out_val(&x, 5, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetProgramBuildInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -8037,16 +8544,19 @@ static int32_t clGetProgramInfo_rec(clGetProgramInfo_t real, void * program, uin
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)program;
         rec->arg[1] = (uint64_t)param_name;
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetProgramInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -8079,10 +8589,11 @@ static int32_t clGetSVMPointerInfoKHR_rec(clGetSVMPointerInfoKHR_t real, void * 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)device;
@@ -8091,6 +8602,8 @@ static int32_t clGetSVMPointerInfoKHR_rec(clGetSVMPointerInfoKHR_t real, void * 
         rec->arg[4] = (uint64_t)param_value_size;
         rec->arg[5] = (uint64_t)(uintptr_t)param_value;
         rec->arg[6] = clt_put_out_val(&x, 6, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSVMPointerInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -8123,10 +8636,11 @@ static int32_t clGetSVMSuggestedTypeIndexKHR_rec(clGetSVMSuggestedTypeIndexKHR_t
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)required_capabilities;
@@ -8134,6 +8648,8 @@ static int32_t clGetSVMSuggestedTypeIndexKHR_rec(clGetSVMSuggestedTypeIndexKHR_t
         rec->arg[3] = clt_put_props(&x, 3, ok, properties, sizeof(uint64_t));
         rec->arg[4] = (uint64_t)size;
         rec->arg[5] = clt_put_out_val(&x, 5, ok, suggested_svm_type_index, sizeof(uint32_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSVMSuggestedTypeIndexKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -8166,16 +8682,19 @@ static int32_t clGetSamplerInfo_rec(clGetSamplerInfo_t real, void * sampler, uin
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)sampler;
         rec->arg[1] = (uint64_t)param_name;
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSamplerInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -8208,10 +8727,11 @@ static int32_t clGetSemaphoreHandleForTypeKHR_rec(clGetSemaphoreHandleForTypeKHR
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)sema_object;
         rec->arg[1] = (uint64_t)(uintptr_t)device;
@@ -8219,6 +8739,8 @@ static int32_t clGetSemaphoreHandleForTypeKHR_rec(clGetSemaphoreHandleForTypeKHR
         rec->arg[3] = (uint64_t)handle_size;
         rec->arg[4] = (uint64_t)(uintptr_t)handle_ptr;
         rec->arg[5] = clt_put_out_val(&x, 5, ok, handle_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSemaphoreHandleForTypeKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -8251,16 +8773,19 @@ static int32_t clGetSemaphoreInfoKHR_rec(clGetSemaphoreInfoKHR_t real, void * se
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)sema_object;
         rec->arg[1] = (uint64_t)param_name;
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSemaphoreInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -8293,10 +8818,11 @@ static int32_t clGetSupportedD3D10TextureFormatsINTEL_rec(clGetSupportedD3D10Tex
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
@@ -8304,6 +8830,8 @@ static int32_t clGetSupportedD3D10TextureFormatsINTEL_rec(clGetSupportedD3D10Tex
         rec->arg[3] = (uint64_t)num_entries;
         rec->arg[4] = (uint64_t)(uintptr_t)d3d10_formats;
         rec->arg[5] = clt_put_out_val(&x, 5, ok, num_texture_formats, sizeof(uint32_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedD3D10TextureFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -8336,10 +8864,11 @@ static int32_t clGetSupportedD3D11TextureFormatsINTEL_rec(clGetSupportedD3D11Tex
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
@@ -8348,6 +8877,8 @@ static int32_t clGetSupportedD3D11TextureFormatsINTEL_rec(clGetSupportedD3D11Tex
         rec->arg[4] = (uint64_t)num_entries;
         rec->arg[5] = (uint64_t)(uintptr_t)d3d11_formats;
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_texture_formats, sizeof(uint32_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedD3D11TextureFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -8380,10 +8911,11 @@ static int32_t clGetSupportedDX9MediaSurfaceFormatsINTEL_rec(clGetSupportedDX9Me
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
@@ -8392,6 +8924,8 @@ static int32_t clGetSupportedDX9MediaSurfaceFormatsINTEL_rec(clGetSupportedDX9Me
         rec->arg[4] = (uint64_t)num_entries;
         rec->arg[5] = (uint64_t)(uintptr_t)dx9_formats;
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_surface_formats, sizeof(uint32_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedDX9MediaSurfaceFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -8424,10 +8958,11 @@ static int32_t clGetSupportedGLTextureFormatsINTEL_rec(clGetSupportedGLTextureFo
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
@@ -8435,6 +8970,8 @@ static int32_t clGetSupportedGLTextureFormatsINTEL_rec(clGetSupportedGLTextureFo
         rec->arg[3] = (uint64_t)num_entries;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, gl_formats, sizeof(unsigned int));
         rec->arg[5] = clt_put_out_val(&x, 5, ok, num_texture_formats, sizeof(uint32_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedGLTextureFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -8467,10 +9004,11 @@ static int32_t clGetSupportedImageFormats_rec(clGetSupportedImageFormats_t real,
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
@@ -8478,6 +9016,8 @@ static int32_t clGetSupportedImageFormats_rec(clGetSupportedImageFormats_t real,
         rec->arg[3] = (uint64_t)num_entries;
         rec->arg[4] = (uint64_t)(uintptr_t)image_formats;
         rec->arg[5] = clt_put_out_val(&x, 5, ok, num_image_formats, sizeof(uint32_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedImageFormats, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -8510,10 +9050,11 @@ static int32_t clGetSupportedVA_APIMediaSurfaceFormatsINTEL_rec(clGetSupportedVA
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
@@ -8522,6 +9063,8 @@ static int32_t clGetSupportedVA_APIMediaSurfaceFormatsINTEL_rec(clGetSupportedVA
         rec->arg[4] = (uint64_t)num_entries;
         rec->arg[5] = (uint64_t)(uintptr_t)va_api_formats;
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_surface_formats, sizeof(uint32_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedVA_APIMediaSurfaceFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -8555,16 +9098,19 @@ static void * clHostMemAllocINTEL_rec(clHostMemAllocINTEL_t real, void * context
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = clt_put_props(&x, 1, ok, properties, sizeof(uint64_t));
         rec->arg[2] = (uint64_t)size;
         rec->arg[3] = (uint64_t)alignment;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clHostMemAllocINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -8597,10 +9143,10 @@ static void * clIcdGetFunctionAddressForPlatformKHR_rec(clIcdGetFunctionAddressF
         th->in_fn = clt_outer;
     if (!th)
         return ret;
+    int ok = ret != NULL;
+    (void)ok;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + CLT_MAX_STR);
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
         rec->arg[1] = clt_put_str(&x, 1, ok, func_name);
@@ -8636,14 +9182,17 @@ static int32_t clIcdGetPlatformIDsKHR_rec(clIcdGetPlatformIDsKHR_t real, uint32_
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)num_entries;
         rec->arg[1] = clt_put_out_harr(&x, 1, ok, platforms, (uint64_t)num_entries);
         rec->arg[2] = clt_put_out_val(&x, 2, ok, num_platforms, sizeof(uint32_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clIcdGetPlatformIDsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -8676,13 +9225,16 @@ static int32_t clIcdSetPlatformDispatchDataKHR_rec(clIcdSetPlatformDispatchDataK
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
         rec->arg[1] = (uint64_t)(uintptr_t)dispatch_data;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clIcdSetPlatformDispatchDataKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -8716,10 +9268,11 @@ static void * clImportMemoryARM_rec(clImportMemoryARM_t real, void * context, ui
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
@@ -8727,6 +9280,8 @@ static void * clImportMemoryARM_rec(clImportMemoryARM_t real, void * context, ui
         rec->arg[3] = (uint64_t)(uintptr_t)memory;
         rec->arg[4] = (uint64_t)size;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clImportMemoryARM, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -8759,15 +9314,18 @@ static int32_t clInitLayer_rec(clInitLayer_t real, uint32_t num_entries, void * 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)num_entries;
         rec->arg[1] = (uint64_t)(uintptr_t)target_dispatch;
         rec->arg[2] = clt_put_out_val(&x, 2, ok, num_entries_ret, sizeof(uint32_t));
         rec->arg[3] = (uint64_t)(uintptr_t)layer_dispatch_ret;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clInitLayer, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -8800,16 +9358,19 @@ static int32_t clInitLayerWithProperties_rec(clInitLayerWithProperties_t real, u
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)num_entries;
         rec->arg[1] = (uint64_t)(uintptr_t)target_dispatch;
         rec->arg[2] = clt_put_out_val(&x, 2, ok, num_entries_ret, sizeof(uint32_t));
         rec->arg[3] = (uint64_t)(uintptr_t)layer_dispatch_ret;
         rec->arg[4] = clt_put_props(&x, 4, ok, properties, sizeof(uint64_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clInitLayerWithProperties, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -8843,10 +9404,11 @@ static void * clLinkProgram_rec(clLinkProgram_t real, void * context, uint32_t n
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR + 8 * CLT_MAX_ARRAY);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)num_devices;
@@ -8857,6 +9419,8 @@ static void * clLinkProgram_rec(clLinkProgram_t real, void * context, uint32_t n
         rec->arg[6] = (uint64_t)(uintptr_t)pfn_notify;
         rec->arg[7] = (uint64_t)(uintptr_t)user_data;
         rec->arg[8] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clLinkProgram, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -8889,10 +9453,10 @@ static void clLogMessagesToStderrAPPLE_rec(clLogMessagesToStderrAPPLE_t real, vo
         th->in_fn = clt_outer;
     if (!th)
         return;
+    int ok = 1;
+    (void)ok;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + CLT_MAX_STR);
     if (rec) {
-        int ok = 1;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = clt_put_str(&x, 0, ok, errstr);
         rec->arg[1] = (uint64_t)(uintptr_t)private_info;
@@ -8930,10 +9494,10 @@ static void clLogMessagesToStdoutAPPLE_rec(clLogMessagesToStdoutAPPLE_t real, vo
         th->in_fn = clt_outer;
     if (!th)
         return;
+    int ok = 1;
+    (void)ok;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + CLT_MAX_STR);
     if (rec) {
-        int ok = 1;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = clt_put_str(&x, 0, ok, errstr);
         rec->arg[1] = (uint64_t)(uintptr_t)private_info;
@@ -8971,10 +9535,10 @@ static void clLogMessagesToSystemLogAPPLE_rec(clLogMessagesToSystemLogAPPLE_t re
         th->in_fn = clt_outer;
     if (!th)
         return;
+    int ok = 1;
+    (void)ok;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + CLT_MAX_STR);
     if (rec) {
-        int ok = 1;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = clt_put_str(&x, 0, ok, errstr);
         rec->arg[1] = (uint64_t)(uintptr_t)private_info;
@@ -9012,13 +9576,16 @@ static int32_t clMemBlockingFreeINTEL_rec(clMemBlockingFreeINTEL_t real, void * 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)ptr;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clMemBlockingFreeINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9051,13 +9618,16 @@ static int32_t clMemFreeINTEL_rec(clMemFreeINTEL_t real, void * context, void * 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)ptr;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clMemFreeINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9090,14 +9660,17 @@ static int32_t clReImportSemaphoreSyncFdKHR_rec(clReImportSemaphoreSyncFdKHR_t r
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)sema_object;
         rec->arg[1] = clt_put_out_val(&x, 1, ok, reimport_props, sizeof(uint64_t));
         rec->arg[2] = (uint64_t)(int64_t)fd;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReImportSemaphoreSyncFdKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9130,12 +9703,15 @@ static int32_t clReleaseAcceleratorINTEL_rec(clReleaseAcceleratorINTEL_t real, v
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)accelerator;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseAcceleratorINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9168,12 +9744,15 @@ static int32_t clReleaseCommandBufferKHR_rec(clReleaseCommandBufferKHR_t real, v
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9206,12 +9785,15 @@ static int32_t clReleaseCommandQueue_rec(clReleaseCommandQueue_t real, void * co
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseCommandQueue, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9244,12 +9826,15 @@ static int32_t clReleaseContext_rec(clReleaseContext_t real, void * context)
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseContext, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9282,12 +9867,15 @@ static int32_t clReleaseDevice_rec(clReleaseDevice_t real, void * device)
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)device;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseDevice, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9320,12 +9908,15 @@ static int32_t clReleaseDeviceEXT_rec(clReleaseDeviceEXT_t real, void * device)
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)device;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseDeviceEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9358,12 +9949,15 @@ static int32_t clReleaseEvent_rec(clReleaseEvent_t real, void * event)
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)event;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseEvent, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9396,12 +9990,15 @@ static int32_t clReleaseKernel_rec(clReleaseKernel_t real, void * kernel)
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseKernel, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9434,12 +10031,15 @@ static int32_t clReleaseMemObject_rec(clReleaseMemObject_t real, void * memobj)
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)memobj;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseMemObject, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9472,12 +10072,15 @@ static int32_t clReleaseProgram_rec(clReleaseProgram_t real, void * program)
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)program;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9510,12 +10113,15 @@ static int32_t clReleaseSampler_rec(clReleaseSampler_t real, void * sampler)
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)sampler;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseSampler, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9548,12 +10154,15 @@ static int32_t clReleaseSemaphoreKHR_rec(clReleaseSemaphoreKHR_t real, void * se
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)sema_object;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseSemaphoreKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9587,10 +10196,11 @@ static void * clRemapCommandBufferKHR_rec(clRemapCommandBufferKHR_t real, void *
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
         rec->arg[1] = (uint64_t)automatic;
@@ -9600,6 +10210,8 @@ static void * clRemapCommandBufferKHR_rec(clRemapCommandBufferKHR_t real, void *
         rec->arg[5] = clt_put_arr(&x, 5, ok, handles, (uint64_t)num_handles, sizeof(size_t));
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, handles_ret);
         rec->arg[7] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRemapCommandBufferKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -9632,12 +10244,15 @@ static int32_t clRetainAcceleratorINTEL_rec(clRetainAcceleratorINTEL_t real, voi
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)accelerator;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainAcceleratorINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9670,12 +10285,15 @@ static int32_t clRetainCommandBufferKHR_rec(clRetainCommandBufferKHR_t real, voi
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9708,12 +10326,15 @@ static int32_t clRetainCommandQueue_rec(clRetainCommandQueue_t real, void * comm
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainCommandQueue, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9746,12 +10367,15 @@ static int32_t clRetainContext_rec(clRetainContext_t real, void * context)
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainContext, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9784,12 +10408,15 @@ static int32_t clRetainDevice_rec(clRetainDevice_t real, void * device)
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)device;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainDevice, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9822,12 +10449,15 @@ static int32_t clRetainDeviceEXT_rec(clRetainDeviceEXT_t real, void * device)
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)device;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainDeviceEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9860,12 +10490,15 @@ static int32_t clRetainEvent_rec(clRetainEvent_t real, void * event)
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)event;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainEvent, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9898,12 +10531,15 @@ static int32_t clRetainKernel_rec(clRetainKernel_t real, void * kernel)
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainKernel, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9936,12 +10572,15 @@ static int32_t clRetainMemObject_rec(clRetainMemObject_t real, void * memobj)
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)memobj;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainMemObject, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -9974,12 +10613,15 @@ static int32_t clRetainProgram_rec(clRetainProgram_t real, void * program)
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)program;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -10012,12 +10654,15 @@ static int32_t clRetainSampler_rec(clRetainSampler_t real, void * sampler)
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)sampler;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainSampler, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -10050,12 +10695,15 @@ static int32_t clRetainSemaphoreKHR_rec(clRetainSemaphoreKHR_t real, void * sema
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)sema_object;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainSemaphoreKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -10088,15 +10736,18 @@ static void * clSVMAlloc_rec(clSVMAlloc_t real, void * context, uint64_t flags, 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)size;
         rec->arg[3] = (uint64_t)alignment;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMAlloc, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -10129,15 +10780,18 @@ static void * clSVMAllocARM_rec(clSVMAllocARM_t real, void * context, uint64_t f
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)size;
         rec->arg[3] = (uint64_t)alignment;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMAllocARM, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -10171,16 +10825,19 @@ static void * clSVMAllocWithPropertiesKHR_rec(clSVMAllocWithPropertiesKHR_t real
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = clt_put_props(&x, 1, ok, properties, sizeof(uint64_t));
         rec->arg[2] = (uint64_t)svm_type_index;
         rec->arg[3] = (uint64_t)size;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMAllocWithPropertiesKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -10213,10 +10870,10 @@ static void clSVMFree_rec(clSVMFree_t real, void * context, void * svm_pointer)
         th->in_fn = clt_outer;
     if (!th)
         return;
+    int ok = 1;
+    (void)ok;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
     if (rec) {
-        int ok = 1;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)svm_pointer;
@@ -10252,10 +10909,10 @@ static void clSVMFreeARM_rec(clSVMFreeARM_t real, void * context, void * svm_poi
         th->in_fn = clt_outer;
     if (!th)
         return;
+    int ok = 1;
+    (void)ok;
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
     if (rec) {
-        int ok = 1;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)svm_pointer;
@@ -10291,15 +10948,18 @@ static int32_t clSVMFreeWithPropertiesKHR_rec(clSVMFreeWithPropertiesKHR_t real,
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_PROPS);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = clt_put_props(&x, 1, ok, properties, sizeof(uint64_t));
         rec->arg[2] = (uint64_t)flags;
         rec->arg[3] = (uint64_t)(uintptr_t)ptr;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMFreeWithPropertiesKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -10332,15 +10992,18 @@ static int32_t clSetCommandQueueProperty_rec(clSetCommandQueueProperty_t real, v
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)properties;
         rec->arg[2] = (uint64_t)enable;
         rec->arg[3] = clt_put_out_val(&x, 3, ok, old_properties, sizeof(uint64_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetCommandQueueProperty, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -10373,13 +11036,16 @@ static int32_t clSetContentSizeBufferPoCL_rec(clSetContentSizeBufferPoCL_t real,
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)buffer;
         rec->arg[1] = (uint64_t)(uintptr_t)content_size_buffer;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetContentSizeBufferPoCL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -10412,14 +11078,17 @@ static int32_t clSetContextDestructorCallback_rec(clSetContextDestructorCallback
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)pfn_notify;
         rec->arg[2] = (uint64_t)(uintptr_t)user_data;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetContextDestructorCallback, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -10452,14 +11121,17 @@ static int32_t clSetDefaultDeviceCommandQueue_rec(clSetDefaultDeviceCommandQueue
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)device;
         rec->arg[2] = (uint64_t)(uintptr_t)command_queue;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetDefaultDeviceCommandQueue, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -10492,15 +11164,18 @@ static int32_t clSetEventCallback_rec(clSetEventCallback_t real, void * event, i
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)event;
         rec->arg[1] = (uint64_t)(int64_t)command_exec_callback_type;
         rec->arg[2] = (uint64_t)(uintptr_t)pfn_notify;
         rec->arg[3] = (uint64_t)(uintptr_t)user_data;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetEventCallback, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -10533,15 +11208,18 @@ static int32_t clSetKernelArg_rec(clSetKernelArg_t real, void * kernel, uint32_t
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
         rec->arg[1] = (uint64_t)arg_index;
         rec->arg[2] = (uint64_t)arg_size;
         rec->arg[3] = clt_put_bytes8(&x, 3, ok, arg_value, arg_size);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArg, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -10574,14 +11252,17 @@ static int32_t clSetKernelArgDevicePointerEXT_rec(clSetKernelArgDevicePointerEXT
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
         rec->arg[1] = (uint64_t)arg_index;
         rec->arg[2] = (uint64_t)arg_value;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgDevicePointerEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -10614,14 +11295,17 @@ static int32_t clSetKernelArgMemPointerINTEL_rec(clSetKernelArgMemPointerINTEL_t
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
         rec->arg[1] = (uint64_t)arg_index;
         rec->arg[2] = (uint64_t)(uintptr_t)arg_value;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgMemPointerINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -10654,14 +11338,17 @@ static int32_t clSetKernelArgSVMPointer_rec(clSetKernelArgSVMPointer_t real, voi
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
         rec->arg[1] = (uint64_t)arg_index;
         rec->arg[2] = (uint64_t)(uintptr_t)arg_value;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgSVMPointer, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -10694,14 +11381,17 @@ static int32_t clSetKernelArgSVMPointerARM_rec(clSetKernelArgSVMPointerARM_t rea
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
         rec->arg[1] = (uint64_t)arg_index;
         rec->arg[2] = (uint64_t)(uintptr_t)arg_value;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgSVMPointerARM, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -10734,15 +11424,18 @@ static int32_t clSetKernelExecInfo_rec(clSetKernelExecInfo_t real, void * kernel
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
         rec->arg[1] = (uint64_t)param_name;
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelExecInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -10775,15 +11468,18 @@ static int32_t clSetKernelExecInfoARM_rec(clSetKernelExecInfoARM_t real, void * 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
         rec->arg[1] = (uint64_t)param_name;
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelExecInfoARM, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -10816,14 +11512,17 @@ static int32_t clSetMemObjectDestructorAPPLE_rec(clSetMemObjectDestructorAPPLE_t
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)memobj;
         rec->arg[1] = (uint64_t)(uintptr_t)pfn_notify;
         rec->arg[2] = (uint64_t)(uintptr_t)user_data;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetMemObjectDestructorAPPLE, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -10856,14 +11555,17 @@ static int32_t clSetMemObjectDestructorCallback_rec(clSetMemObjectDestructorCall
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)memobj;
         rec->arg[1] = (uint64_t)(uintptr_t)pfn_notify;
         rec->arg[2] = (uint64_t)(uintptr_t)user_data;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetMemObjectDestructorCallback, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -10896,13 +11598,16 @@ static int32_t clSetPerfHintQCOM_rec(clSetPerfHintQCOM_t real, void * context, u
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)perf_hint;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetPerfHintQCOM, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -10935,14 +11640,17 @@ static int32_t clSetProgramReleaseCallback_rec(clSetProgramReleaseCallback_t rea
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)program;
         rec->arg[1] = (uint64_t)(uintptr_t)pfn_notify;
         rec->arg[2] = (uint64_t)(uintptr_t)user_data;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetProgramReleaseCallback, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -10975,15 +11683,18 @@ static int32_t clSetProgramSpecializationConstant_rec(clSetProgramSpecialization
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)program;
         rec->arg[1] = (uint64_t)spec_id;
         rec->arg[2] = (uint64_t)spec_size;
         rec->arg[3] = (uint64_t)(uintptr_t)spec_value;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetProgramSpecializationConstant, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -11016,13 +11727,16 @@ static int32_t clSetUserEventStatus_rec(clSetUserEventStatus_t real, void * even
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)event;
         rec->arg[1] = (uint64_t)(int64_t)execution_status;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetUserEventStatus, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -11056,10 +11770,11 @@ static void * clSharedMemAllocINTEL_rec(clSharedMemAllocINTEL_t real, void * con
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS);
+    int ok = ret != NULL;
+    (void)ok;
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret != NULL;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)device;
@@ -11067,6 +11782,8 @@ static void * clSharedMemAllocINTEL_rec(clSharedMemAllocINTEL_t real, void * con
         rec->arg[3] = (uint64_t)size;
         rec->arg[4] = (uint64_t)alignment;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSharedMemAllocINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     return ret;
@@ -11099,12 +11816,15 @@ static int32_t clTerminateContextKHR_rec(clTerminateContextKHR_t real, void * co
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clTerminateContextKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -11137,11 +11857,14 @@ static int32_t clUnloadCompiler_rec(clUnloadCompiler_t real)
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 0);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 0 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 0);
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clUnloadCompiler, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -11174,12 +11897,15 @@ static int32_t clUnloadPlatformCompiler_rec(clUnloadPlatformCompiler_t real, voi
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clUnloadPlatformCompiler, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -11212,15 +11938,18 @@ static int32_t clUpdateMutableCommandsKHR_rec(clUpdateMutableCommandsKHR_t real,
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
         rec->arg[1] = (uint64_t)num_configs;
         rec->arg[2] = clt_put_arr(&x, 2, ok, config_types, (uint64_t)num_configs, sizeof(uint32_t));
         rec->arg[3] = (uint64_t)(uintptr_t)configs;
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clUpdateMutableCommandsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;
@@ -11253,13 +11982,16 @@ static int32_t clWaitForEvents_rec(clWaitForEvents_t real, uint32_t num_events, 
         th->in_fn = clt_outer;
     if (!th)
         return ret;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + 8 * CLT_MAX_ARRAY);
+    int ok = ret == 0;
+    (void)ok;
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        int ok = ret == 0;
-        (void)ok;
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)num_events;
         rec->arg[1] = clt_put_arr(&x, 1, ok, event_list, (uint64_t)num_events, sizeof(size_t));
+        if (clt_want_stack)
+            clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clWaitForEvents, t0, t1, (uint64_t)(int64_t)ret);
     }
     return ret;

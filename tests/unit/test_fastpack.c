@@ -55,8 +55,8 @@ int main(void)
         { 7, FP_V_ARRAY, 0, 0, arr, 3 },
     };
     uint8_t buf[2 * FP_MAX_PACKET];
-    uint8_t *end = fp_slice(buf, 1234567890123ull, 9, 1, 42, ann, 7, flows, 1, flows, 1);
-    end = fp_slice(end, 1234567890999ull, 9, 0, 0, NULL, 0, NULL, 0, NULL, 0);
+    uint8_t *end = fp_slice(buf, 1234567890123ull, 9, 1, 42, ann, 7, flows, 1, flows, 1, 300);
+    end = fp_slice(end, 1234567890999ull, 9, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0);
     Perfetto__Protos__Trace *t = perfetto__protos__trace__unpack(NULL, (size_t)(end - buf), buf);
     EXPECT(t && t->n_packet == 2);
     if (t && t->n_packet == 2) {
@@ -66,6 +66,8 @@ int main(void)
         Perfetto__Protos__TrackEvent *ev = b->track_event;
         EXPECT(ev->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN && ev->name_iid == 42);
         EXPECT(ev->n_flow_ids == 1 && ev->flow_ids[0] == flows[0]);
+        EXPECT(ev->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID &&
+               ev->callstack_iid == 300);
         EXPECT(ev->n_terminating_flow_ids == 1 && ev->terminating_flow_ids[0] == flows[0]);
         EXPECT(ev->n_debug_annotations == 7);
         Perfetto__Protos__DebugAnnotation **a = ev->debug_annotations;
@@ -82,10 +84,11 @@ int main(void)
         EXPECT(e->timestamp == 1234567890999ull && e->track_event->type ==
                PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END && e->track_event->n_debug_annotations == 0);
         EXPECT(e->track_event->name_field_case == PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD__NOT_SET);
+        EXPECT(e->track_event->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD__NOT_SET);
     }
     /* A short packet has a 1-byte frame length. */
     uint8_t small[64];
-    uint8_t *se = fp_slice(small, 5, 2, 0, 0, NULL, 0, NULL, 0, NULL, 0);
+    uint8_t *se = fp_slice(small, 5, 2, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0);
     EXPECT(small[0] == 0x0A && small[1] == (uint8_t)(se - small - 2));
     perfetto__protos__trace__free_unpacked(t, NULL);
     printf("fastpack: %s\n", failures ? "FAILED" : "ok");

@@ -1813,10 +1813,10 @@ static void check_clEnqueueSVMFree(void *fp, int pass)
     (void)pass;
     typedef int32_t (*fn_t)(void *, uint32_t, void *, void *, void *, uint32_t, void *, void *);
     reset_arena();
-    int32_t r = ((fn_t)fp)((void *)(uintptr_t)0x10000, (uint32_t)65, (void *)arena[2], (void *)&some_callback, (void *)arena[4], (uint32_t)2, (void *)arena[6], (void *)arena[7]);
+    int32_t r = ((fn_t)fp)((void *)(uintptr_t)0x10000, (uint32_t)2, (void *)arena[2], (void *)&some_callback, (void *)arena[4], (uint32_t)2, (void *)arena[6], (void *)arena[7]);
     expect_fn("clEnqueueSVMFree", 8);
     expect_arg("clEnqueueSVMFree", 0, (uint64_t)(uintptr_t)(void *)(uintptr_t)0x10000);
-    expect_arg("clEnqueueSVMFree", 1, (uint64_t)(uint32_t)65);
+    expect_arg("clEnqueueSVMFree", 1, (uint64_t)(uint32_t)2);
     expect_arg("clEnqueueSVMFree", 2, (uint64_t)(uintptr_t)(void *)arena[2]);
     expect_arg("clEnqueueSVMFree", 3, (uint64_t)(uintptr_t)(void *)&some_callback);
     expect_arg("clEnqueueSVMFree", 4, (uint64_t)(uintptr_t)(void *)arena[4]);
@@ -1831,10 +1831,10 @@ static void check_clEnqueueSVMFreeARM(void *fp, int pass)
     (void)pass;
     typedef int32_t (*fn_t)(void *, uint32_t, void *, void *, void *, uint32_t, void *, void *);
     reset_arena();
-    int32_t r = ((fn_t)fp)((void *)(uintptr_t)0x10000, (uint32_t)65, (void *)arena[2], (void *)&some_callback, (void *)arena[4], (uint32_t)2, (void *)arena[6], (void *)arena[7]);
+    int32_t r = ((fn_t)fp)((void *)(uintptr_t)0x10000, (uint32_t)2, (void *)arena[2], (void *)&some_callback, (void *)arena[4], (uint32_t)2, (void *)arena[6], (void *)arena[7]);
     expect_fn("clEnqueueSVMFreeARM", 8);
     expect_arg("clEnqueueSVMFreeARM", 0, (uint64_t)(uintptr_t)(void *)(uintptr_t)0x10000);
-    expect_arg("clEnqueueSVMFreeARM", 1, (uint64_t)(uint32_t)65);
+    expect_arg("clEnqueueSVMFreeARM", 1, (uint64_t)(uint32_t)2);
     expect_arg("clEnqueueSVMFreeARM", 2, (uint64_t)(uintptr_t)(void *)arena[2]);
     expect_arg("clEnqueueSVMFreeARM", 3, (uint64_t)(uintptr_t)(void *)&some_callback);
     expect_arg("clEnqueueSVMFreeARM", 4, (uint64_t)(uintptr_t)(void *)arena[4]);

@@ -1,0 +1,371 @@
+/* Call stacks on the writer thread: return addresses captured by the app's
+ * thread become Perfetto interned frames (function, file:line, binary),
+ * each symbolized once per process and sent once per sequence.
+ *
+ * Names come from libdw (elfutils; .symtab for static functions, DWARF line
+ * tables for file:line where the binary has debug info), else from dladdr
+ * (exported symbols only). libdw is dlopen'ed RTLD_LOCAL for the same reason
+ * as libunwind: its libelf must not stand in for one the app links. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elfutils/libdwfl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "symbols.h"
+
+#define DW(X) X(dwfl_begin) X(dwfl_end) X(dwfl_linux_proc_report) X(dwfl_report_begin) \
+    X(dwfl_report_end) X(dwfl_addrmodule) X(dwfl_module_addrname) X(dwfl_module_getsrc) \
+    X(dwfl_lineinfo) X(dwfl_module_info) X(dwfl_linux_proc_find_elf) X(dwfl_standard_find_debuginfo)
+static struct {
+#define DW_PTR(f) __typeof__(f) *f;
+    DW(DW_PTR)
+} dw;
+static Dwfl_Callbacks dw_callbacks;
+
+static uint64_t hash_bytes(const void *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;          /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ ((const uint8_t *)p)[i]) * 0x100000001b3ull;
+    return h | 1;                                /* map keys are non-zero */
+}
+
+static Dwfl *dwfl_open(void)
+{
+    if (!dw.dwfl_begin)
+        return NULL;
+    Dwfl *d = dw.dwfl_begin(&dw_callbacks);
+    if (!d)
+        return NULL;
+    dw.dwfl_report_begin(d);
+    if (dw.dwfl_linux_proc_report(d, getpid()) != 0 || dw.dwfl_report_end(d, NULL, NULL) != 0) {
+        dw.dwfl_end(d);
+        return NULL;
+    }
+    return d;
+}
+
+int clt_sym_init(struct clt_symbols *s)
+{
+    memset(s, 0, sizeof *s);
+    Dl_info self;
+    if (dladdr((void *)&clt_sym_init, &self))
+        s->self_base = (uint64_t)(uintptr_t)self.dli_fbase;
+    void *h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+    int ok = h != NULL;
+#define DW_SYM(f) if (ok && !(dw.f = (__typeof__(f) *)dlsym(h, #f))) ok = 0;
+    DW(DW_SYM)
+    if (!ok)
+        memset(&dw, 0, sizeof dw);
+    dw_callbacks.find_elf = dw.dwfl_linux_proc_find_elf;
+    dw_callbacks.find_debuginfo = dw.dwfl_standard_find_debuginfo;
+    return 0;
+}
+
+const char *clt_sym_source(const struct clt_symbols *s)
+{
+    (void)s;
+    return dw.dwfl_begin ? "libdw" : "dladdr";
+}
+
+void clt_sym_free(struct clt_symbols *s)
+{
+    if (s->dwfl)
+        dw.dwfl_end(s->dwfl);
+    for (unsigned i = 0; i < s->n_str; i++)
+        free(s->strs[i]);
+    free(s->strs);
+    free(s->frames);
+    free(s->maps);
+    free(s->stacks);
+    free(s->stack_frames);
+    clt_map_free(&s->pc_frame);
+    clt_map_free(&s->str_idx);
+    clt_map_free(&s->stack_idx);
+    clt_map_free(&s->base_map);
+    memset(s, 0, sizeof *s);
+}
+
+/* String table: index + 1, 0 when out of memory. */
+static uint32_t str_intern(struct clt_symbols *s, const char *str)
+{
+    uint64_t h = hash_bytes(str, strlen(str));
+    uint32_t i = (uint32_t)(uintptr_t)clt_map_get(&s->str_idx, h);
+    if (i && strcmp(s->strs[i - 1], str) == 0)
+        return i;
+    if (clt_grow(&s->strs, s->n_str, &s->cap_str, sizeof *s->strs, 64) != 0)
+        return 0;
+    char *c = strdup(str);
+    if (!c)
+        return 0;
+    s->strs[s->n_str++] = c;
+    if (!i)      /* a hash collision keeps the first string in the map; the second is just stored */
+        clt_map_put(&s->str_idx, h, (void *)(uintptr_t)s->n_str);
+    return s->n_str;
+}
+
+static uint32_t mapping_of(struct clt_symbols *s, uint64_t base, const char *path, Dwfl_Module *mod)
+{
+    uint32_t m = (uint32_t)(uintptr_t)clt_map_get(&s->base_map, base);
+    if (m || !base)
+        return m;
+    if (clt_grow(&s->maps, s->n_map, &s->cap_map, sizeof *s->maps, 16) != 0)
+        return 0;
+    struct clt_sym_mapping *mp = &s->maps[s->n_map];
+    memset(mp, 0, sizeof *mp);
+    mp->start = base;
+    Dwarf_Addr lo = 0, hi = 0;
+    if (mod && dw.dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL) && hi > base)
+        mp->end = hi;
+    char exe[512];
+    if (!path || !path[0]) {      /* the main program: dladdr gives no name */
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[n > 0 ? n : 0] = 0;
+        path = exe[0] ? exe : "app";
+    }
+    mp->path = str_intern(s, path);
+    s->n_map++;
+    clt_map_put(&s->base_map, base, (void *)(uintptr_t)s->n_map);
+    return s->n_map;
+}
+
+/* Frame index + 1 of a return address, symbolized on first sight. */
+static uint32_t frame_of(struct clt_symbols *s, uint64_t pc)
+{
+    uint32_t f = (uint32_t)(uintptr_t)clt_map_get(&s->pc_frame, pc);
+    if (f)
+        return f;
+    if (clt_grow(&s->frames, s->n_frame, &s->cap_frame, sizeof *s->frames, 64) != 0)
+        return 0;
+    uint64_t at = pc - 1;         /* a return address: the call is the instruction before */
+    Dl_info di;
+    memset(&di, 0, sizeof di);
+    dladdr((void *)(uintptr_t)at, &di);
+    uint64_t base = (uint64_t)(uintptr_t)di.dli_fbase;
+    struct clt_sym_frame *fr = &s->frames[s->n_frame];
+    memset(fr, 0, sizeof *fr);
+    fr->pc = pc;
+    const char *slash = di.dli_fname ? strrchr(di.dli_fname, '/') : NULL;
+    const char *file = slash ? slash + 1 : di.dli_fname ? di.dli_fname : "";
+    fr->ours = (base && base == s->self_base) || strncmp(file, "libOpenCL.so", 12) == 0;
+
+    Dwfl_Module *mod = NULL;
+    if (dw.dwfl_begin) {
+        if (!s->dwfl || s->dwfl_pid != getpid()) {
+            if (s->dwfl)
+                dw.dwfl_end(s->dwfl);
+            s->dwfl = dwfl_open();
+            s->dwfl_pid = getpid();
+        }
+        mod = s->dwfl ? dw.dwfl_addrmodule(s->dwfl, at) : NULL;
+        if (!mod && s->dwfl) {   /* loaded since: report the process again */
+            dw.dwfl_end(s->dwfl);
+            s->dwfl = dwfl_open();
+            mod = s->dwfl ? dw.dwfl_addrmodule(s->dwfl, at) : NULL;
+        }
+    }
+    const char *fn = mod ? dw.dwfl_module_addrname(mod, at) : NULL;
+    if (!fn)
+        fn = di.dli_sname;
+    char hex[40], unversioned[256];
+    const char *at_sign = fn ? strchr(fn, '@') : NULL;
+    if (at_sign && at_sign > fn && (size_t)(at_sign - fn) < sizeof unversioned) {   /* memcpy@@GLIBC_2.14 */
+        memcpy(unversioned, fn, (size_t)(at_sign - fn));
+        unversioned[at_sign - fn] = 0;
+        fn = unversioned;
+    }
+    if (!fn) {
+        snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)(base ? pc - base : pc));
+        fn = hex;
+    }
+    fr->fn = str_intern(s, fn);
+    Dwfl_Line *line = mod ? dw.dwfl_module_getsrc(mod, at) : NULL;
+    int lineno = 0;
+    const char *src = line ? dw.dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+    if (src && src[0]) {
+        fr->file = str_intern(s, src);
+        fr->line = lineno > 0 ? (uint32_t)lineno : 0;
+    }
+    if (base) {
+        fr->map = mapping_of(s, base, di.dli_fname, mod);
+        fr->rel_pc = pc - base;
+    }
+    s->n_frame++;
+    clt_map_put(&s->pc_frame, pc, (void *)(uintptr_t)s->n_frame);
+    return s->n_frame;
+}
+
+uint32_t clt_sym_stack(struct clt_symbols *s, const uint64_t *pcs, unsigned n)
+{
+    uint32_t ids[CLT_SYM_MAX_DEPTH];
+    unsigned k = 0;
+    int leading = 1;
+    for (unsigned i = 0; i < n && k < CLT_SYM_MAX_DEPTH; i++) {
+        uint32_t f = frame_of(s, pcs[i]);
+        if (!f)
+            continue;
+        if (leading && s->frames[f - 1].ours)
+            continue;     /* cltrace's wrapper and the ICD loader: not the app's code */
+        leading = 0;
+        ids[k++] = f;
+    }
+    if (!k)
+        return 0;
+    for (unsigned i = 0; i < k / 2; i++) {     /* outermost caller first */
+        uint32_t t = ids[i];
+        ids[i] = ids[k - 1 - i];
+        ids[k - 1 - i] = t;
+    }
+    uint64_t h = hash_bytes(ids, k * sizeof ids[0]);
+    uint32_t st = (uint32_t)(uintptr_t)clt_map_get(&s->stack_idx, h);
+    if (st && s->stacks[st - 1].n == k && memcmp(&s->stack_frames[s->stacks[st - 1].off], ids, k * 4) == 0)
+        return st;
+    if (clt_grow(&s->stacks, s->n_stack, &s->cap_stack, sizeof *s->stacks, 64) != 0)
+        return 0;
+    while (s->n_sf + k > s->cap_sf)
+        if (clt_grow(&s->stack_frames, s->cap_sf, &s->cap_sf, sizeof *s->stack_frames, 1024) != 0)
+            return 0;
+    memcpy(&s->stack_frames[s->n_sf], ids, k * 4);
+    s->stacks[s->n_stack].n = k;
+    s->stacks[s->n_stack].off = s->n_sf;
+    s->n_sf += k;
+    s->n_stack++;
+    if (!st)
+        clt_map_put(&s->stack_idx, h, (void *)(uintptr_t)s->n_stack);
+    return s->n_stack;
+}
+
+/* ---- per sequence --------------------------------------------------------- */
+
+static int mark(struct clt_bits *b, uint32_t i)
+{
+    if (i >= b->cap) {
+        unsigned ncap = b->cap ? b->cap : 256;
+        while (ncap <= i)
+            ncap *= 2;
+        uint8_t *g = realloc(b->b, ncap);
+        if (!g)
+            return 1;     /* send again rather than never */
+        memset(g + b->cap, 0, ncap - b->cap);
+        b->b = g;
+        b->cap = ncap;
+    }
+    if (b->b[i])
+        return 0;
+    b->b[i] = 1;
+    return 1;
+}
+
+void clt_sym_sent_reset(struct clt_sym_sent *t)
+{
+    struct clt_bits *all[] = { &t->fn, &t->file, &t->mpath, &t->map, &t->frame, &t->stack };
+    for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (all[i]->b)
+            memset(all[i]->b, 0, all[i]->cap);
+}
+
+void clt_sym_sent_free(struct clt_sym_sent *t)
+{
+    struct clt_bits *all[] = { &t->fn, &t->file, &t->mpath, &t->map, &t->frame, &t->stack };
+    for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++)
+        free(all[i]->b);
+    memset(t, 0, sizeof *t);
+}
+
+static Perfetto__Protos__InternedString *istr(struct clt_sym_scratch *x, const struct clt_symbols *s, uint32_t i)
+{
+    Perfetto__Protos__InternedString *is = &x->strs[x->n_strs++];
+    perfetto__protos__interned_string__init(is);
+    is->has_iid = is->has_str = 1;
+    is->iid = i;
+    is->str.data = (uint8_t *)s->strs[i - 1];
+    is->str.len = strlen(s->strs[i - 1]);
+    return is;
+}
+
+void clt_sym_add_interned(const struct clt_symbols *s, struct clt_sym_sent *sent, uint32_t stack,
+                          struct clt_sym_scratch *x, Perfetto__Protos__InternedData *in)
+{
+    x->n_strs = x->n_fn = x->n_file = x->n_mpath = x->n_map = x->n_frame = 0;
+    if (!stack || !mark(&sent->stack, stack))
+        return;
+    const uint32_t *ids = &s->stack_frames[s->stacks[stack - 1].off];
+    unsigned n = s->stacks[stack - 1].n;
+    for (unsigned i = 0; i < n; i++) {
+        const struct clt_sym_frame *fr = &s->frames[ids[i] - 1];
+        x->frame_ids[i] = ids[i];
+        if (!mark(&sent->frame, ids[i]))
+            continue;
+        Perfetto__Protos__Frame *f = &x->frame[x->n_frame];
+        perfetto__protos__frame__init(f);
+        f->has_iid = f->has_function_name_id = 1;
+        f->iid = ids[i];
+        f->function_name_id = fr->fn;
+        if (mark(&sent->fn, fr->fn))
+            x->fnp[x->n_fn++] = istr(x, s, fr->fn);
+        if (fr->file) {
+            f->has_source_path_iid = f->has_line_number = 1;
+            f->source_path_iid = fr->file;
+            f->line_number = fr->line;
+            if (mark(&sent->file, fr->file))
+                x->filep[x->n_file++] = istr(x, s, fr->file);
+        }
+        if (fr->map) {
+            f->has_mapping_id = f->has_rel_pc = 1;
+            f->mapping_id = fr->map;
+            f->rel_pc = fr->rel_pc;
+            const struct clt_sym_mapping *mp = &s->maps[fr->map - 1];
+            if (mark(&sent->map, fr->map)) {
+                Perfetto__Protos__Mapping *m = &x->map[x->n_map];
+                perfetto__protos__mapping__init(m);
+                m->has_iid = m->has_start = 1;
+                m->iid = fr->map;
+                m->start = mp->start;
+                m->has_end = mp->end != 0;
+                m->end = mp->end;
+                x->map_path_ids[x->n_map] = mp->path;
+                m->n_path_string_ids = 1;
+                m->path_string_ids = &x->map_path_ids[x->n_map];
+                x->mapp[x->n_map++] = m;
+                if (mark(&sent->mpath, mp->path))
+                    x->mpathp[x->n_mpath++] = istr(x, s, mp->path);
+            }
+        }
+        x->framep[x->n_frame++] = f;
+    }
+    perfetto__protos__callstack__init(&x->cs);
+    x->cs.has_iid = 1;
+    x->cs.iid = stack;
+    x->cs.n_frame_ids = n;
+    x->cs.frame_ids = x->frame_ids;
+    x->csp[0] = &x->cs;
+    in->n_callstacks = 1;
+    in->callstacks = x->csp;
+    in->n_frames = x->n_frame;
+    in->frames = x->framep;
+    in->n_function_names = x->n_fn;
+    in->function_names = x->fnp;
+    in->n_source_paths = x->n_file;
+    in->source_paths = x->filep;
+    in->n_mappings = x->n_map;
+    in->mappings = x->mapp;
+    in->n_mapping_paths = x->n_mpath;
+    in->mapping_paths = x->mpathp;
+}
+
+/* "function (file:line)" of the innermost frame of a stack, for messages. */
+const char *clt_sym_top(const struct clt_symbols *s, uint32_t stack, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (!stack)
+        return buf;
+    const uint32_t *ids = &s->stack_frames[s->stacks[stack - 1].off];
+    const struct clt_sym_frame *fr = &s->frames[ids[s->stacks[stack - 1].n - 1] - 1];
+    if (fr->file)
+        snprintf(buf, cap, "%s (%s:%u)", s->strs[fr->fn - 1], s->strs[fr->file - 1], fr->line);
+    else
+        snprintf(buf, cap, "%s", s->strs[fr->fn - 1]);
+    return buf;
+}

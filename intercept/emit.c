@@ -408,7 +408,9 @@ static void set_array(struct clt_writer *w, struct call_scratch *s, struct fp_an
 
 static void put_interned(struct clt_writer *w, struct call_scratch *s, uint32_t seq)
 {
-    Perfetto__Protos__InternedData in = s->in;
+    Perfetto__Protos__InternedData in = PERFETTO__PROTOS__INTERNED_DATA__INIT;
+    if (s->in.n_callstacks)
+        in = s->in;       /* with the entries of a call stack */
     in.n_event_names = s->n_en;
     in.event_names = s->enp;
     in.n_debug_annotation_names = s->n_dn;
@@ -452,10 +454,10 @@ static void emit_call(struct clt_writer *w, struct clt_thread *th, struct seq_st
         switch (pp->kind) {
         case CLT_K_SVAL: set(a, FP_V_INT, v); break;
         case CLT_K_HANDLE: {
-            set(a, FP_V_UINT, handle_id(w, v, 0));
-            struct clt_obj *gone = released ? NULL : clt_life_released(w, v, t0);
-            if (gone)
-                released = gone->id;
+            struct clt_obj *o = clt_objects_obj(&w->objs, v);
+            set(a, FP_V_UINT, o ? o->id : handle_id(w, v, 0));
+            if (o && !released && clt_life_released(o, t0))
+                released = o->id;
             break;
         }
         case CLT_K_OUT_HANDLE: set(a, FP_V_UINT, handle_id(w, v, fresh)); break;
@@ -512,8 +514,11 @@ static void emit_call(struct clt_writer *w, struct clt_thread *th, struct seq_st
     int64_t refs = clt_life_on_call(w, rec, t0, t1, th->tid, stack);
     if (refs >= 0 && s.n_ann < MAX_ANN)
         set(new_ann(w, ss, &s, w->name_refcount), FP_V_UINT, (uint64_t)refs);
-    perfetto__protos__interned_data__init(&s.in);
-    clt_sym_add_interned(&w->syms, &ss->sym, stack, &s.sym, &s.in);
+    s.in.n_callstacks = 0;
+    if (stack) {
+        perfetto__protos__interned_data__init(&s.in);
+        clt_sym_add_interned(&w->syms, &ss->sym, stack, &s.sym, &s.in);
+    }
     if (!ss->fn_sent[rec->fn]) {
         ss->fn_sent[rec->fn] = 1;
         perfetto__protos__event_name__init(&s.en);

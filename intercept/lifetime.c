@@ -170,6 +170,8 @@ int64_t clt_life_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64
                          uint32_t stack)
 {
     unsigned fn = rec->fn;
+    if (!made_type[fn] && !op_of[fn])
+        return -1;      /* most calls: nothing to do with lifetimes */
     const struct clt_fn_desc *fd = &clt_fns[fn];
     int ok = fd->ret == CLT_R_ERR ? (int32_t)rec->ret == 0 : fd->ret == CLT_R_VOID || rec->ret != 0;
     for (unsigned i = 0; i < fd->n_params; i++)   /* failed creations report through errcode_ret */
@@ -233,11 +235,10 @@ int64_t clt_life_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64
     return -1;
 }
 
-/* A handle the app had released before this call began. */
-struct clt_obj *clt_life_released(struct clt_writer *w, uint64_t handle, uint64_t t0)
+/* An object the app had released before a call that began at t0. */
+int clt_life_released(const struct clt_obj *o, uint64_t t0)
 {
-    struct clt_obj *o = clt_objects_obj(&w->objs, handle);
-    return o && o->refs == 0 && o->t_released <= t0 ? o : NULL;
+    return o->refs == 0 && o->t_released <= t0;
 }
 
 /* ---- leaks at exit ------------------------------------------------------ */

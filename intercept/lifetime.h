@@ -10,8 +10,8 @@ const char *clt_otype_name(unsigned type);
  * Returns the app's reference count after a retain/release, else -1. */
 int64_t clt_life_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1, int tid,
                          uint32_t stack);
-/* The object of a handle the app released before t0, or NULL. */
-struct clt_obj *clt_life_released(struct clt_writer *w, uint64_t handle, uint64_t t0);
+/* Did the app release this object before a call that began at t0? */
+int clt_life_released(const struct clt_obj *o, uint64_t t0);
 /* Every object the app still holds, as an instant with its creation stack. */
 unsigned clt_life_emit_leaks(struct clt_writer *w, uint64_t ts, unsigned by_type[CLT_O_COUNT]);
 #endif

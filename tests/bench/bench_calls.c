@@ -2,6 +2,8 @@
  *   bench_calls setarg N [--fake]   N x clSetKernelArg
  *   bench_calls enqueue N           N x (write 4 KiB + kernel + clFinish)
  *   bench_calls ndrange N --fake    N x clEnqueueNDRangeKernel, no event, no sync
+ *   bench_calls create N --fake     N x (clCreateBuffer + clReleaseMemObject),
+ *                                   made 12 calls deep (a creation call stack)
  * Prints "ns_per_call X" and, with --mem, VmHWM after each tenth of N.
  * bench_loop_* are separate functions so callgrind can count just them. */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -33,7 +35,7 @@ __attribute__((noinline)) void bench_loop_setarg(long n)
 {
     for (long i = 0; i < n; i++) {
         cl_int v = (cl_int)i;
-        clSetKernelArg(kern, 0, sizeof v, &v);
+        clSetKernelArg(kern, 1, sizeof v, &v);   /* succeeds: a failing call would also capture its stack */
     }
 }
 
@@ -52,6 +54,27 @@ __attribute__((noinline)) void bench_loop_ndrange(long n)
     size_t gws = 1024, lws = 64;
     for (long i = 0; i < n; i++)
         clEnqueueNDRangeKernel(queue, kern, 1, NULL, &gws, &lws, 0, NULL, NULL);
+}
+
+static cl_context ctx;
+
+__attribute__((noinline)) void bench_loop_create(long n)
+{
+    for (long i = 0; i < n; i++) {
+        cl_int err;
+        cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
+        clReleaseMemObject(m);
+    }
+}
+
+/* A creating call rarely comes straight from main: 12 frames deeper. */
+__attribute__((noinline)) static void deep(int depth, long n)
+{
+    if (depth > 0)
+        deep(depth - 1, n);
+    else
+        bench_loop_create(n);
+    __asm__ volatile("" ::: "memory");   /* not a tail call: each frame stays */
 }
 
 static double thread_ns(void)
@@ -77,10 +100,10 @@ int main(int argc, char **argv)
         cl_platform_id p;
         cl_device_id d;
         cl_int err;
-        const char *src = "__kernel void k(__global float *x) { x[get_global_id(0)] += 1.0f; }";
+        const char *src = "__kernel void k(__global float *x, int n) { x[get_global_id(0)] += n; }";
         clGetPlatformIDs(1, &p, NULL);
         clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL);
-        cl_context ctx = clCreateContext(NULL, 1, &d, NULL, NULL, &err);
+        ctx = clCreateContext(NULL, 1, &d, NULL, NULL, &err);
         queue = clCreateCommandQueueWithProperties(ctx, d, NULL, &err);
         cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
         if (clBuildProgram(prog, 1, &d, NULL, NULL, NULL) != CL_SUCCESS)
@@ -88,6 +111,8 @@ int main(int argc, char **argv)
         kern = clCreateKernel(prog, "k", &err);
         buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof host, NULL, &err);
         clSetKernelArg(kern, 0, sizeof buf, &buf);
+        cl_int zero = 0;
+        clSetKernelArg(kern, 1, sizeof zero, &zero);
     }
     int setarg = strcmp(what, "setarg") == 0;
     /* Steady state: the first call of a thread sets up its buffer (and the
@@ -101,6 +126,8 @@ int main(int argc, char **argv)
             bench_loop_setarg(n / steps);
         else if (strcmp(what, "ndrange") == 0)
             bench_loop_ndrange(n / steps);
+        else if (strcmp(what, "create") == 0)
+            deep(12, n / steps);
         else
             bench_loop_enqueue(n / steps);
         t += thread_ns() - t0;
@@ -109,6 +136,6 @@ int main(int argc, char **argv)
     }
     if (!setarg && !fake)
         clSetKernelArg(kern, 0, sizeof buf, &buf);
-    printf("ns_per_call %.1f\n", t / (double)n / (setarg ? 1 : 3));
+    printf("ns_per_call %.1f\n", t / (double)n / (setarg ? 1 : strcmp(what, "create") == 0 ? 2 : 3));
     return 0;
 }

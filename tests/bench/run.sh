@@ -40,11 +40,20 @@ eon=$(ir enqueue 3 20000 LD_PRELOAD=$SHIM CLTRACE_LIBRARY=$FAKE CLTRACE_OUTPUT=$
 # the completion callback (4 profiling queries, a record) is counted too
 nbase=$(ir ndrange 1 20000 LD_PRELOAD=$FAKE)
 non=$(ir ndrange 1 20000 LD_PRELOAD=$SHIM CLTRACE_LIBRARY=$FAKE CLTRACE_OUTPUT=$W/cg3.pftrace $BIG)
+# creation calls capture their call stack: the pair's cost, and the part of
+# it spent in libunwind's unw_backtrace (12 + 4 frames deep)
+cbase=$(ir create 1 20000 LD_PRELOAD=$FAKE)
+con=$(ir create 1 20000 LD_PRELOAD=$SHIM CLTRACE_LIBRARY=$FAKE CLTRACE_OUTPUT=$W/cg4.pftrace $BIG)
+unw=$(callgrind_annotate --inclusive=yes "$(ls "$W"/cg.*-01 | head -n 1)" 2>/dev/null |
+      awk '/libunwind/ && /backtrace/ {gsub(",", "", $1); print int($1 / 20000); exit}')
 printf "%-52s %8s %8s %8s\n" "instructions per call (callgrind)" untraced traced added
 printf "%-52s %8s %8s %8s\n" "clSetKernelArg, recording disabled" "$base" "$off" "+$((off - base))"
 printf "%-52s %8s %8s %8s   target <= +200\n" "clSetKernelArg, full recording" "$base" "$on" "+$((on - base))"
 printf "%-52s %8s %8s %8s   target <= +1000\n" "clEnqueueNDRangeKernel, device timing + flow" "$nbase" "$non" "+$((non - nbase))"
 printf "%-52s %8s %8s %8s\n" "write + kernel + finish, per call" "$ebase" "$eon" "+$((eon - ebase))"
+printf "%-52s %8s %8s %8s\n" "clCreateBuffer + clReleaseMemObject, per pair" "$cbase" "$con" "+$((con - cbase))"
+printf "%-52s %8s %8s %8s\n" "  of which the creation stack (unw_backtrace)" "" "" "+${unw:-?}"
+echo "  (calls that create nothing and succeed capture no stack: one compare)"
 echo
 
 # Times: each loop 3 times, untraced and traced alternating, the least

@@ -19,12 +19,14 @@ struct strtab { char **s; uint64_t n; };          /* iid -> string */
 /* The annotations the reader uses, by name; an interned name is looked up
  * once per sequence and iid, not compared on every event. */
 enum arg_code { A_OTHER, A_RESULT, A_COMMAND_TYPE, A_DURATION, A_DIRECTION, A_BYTES, A_PINNED, A_WORK_DIM,
-                A_GWS, A_LWS, A_WORK_GROUPS, A_WG_SIZE, A_PREF, A_KWG, A_KLOCAL, A_LOCAL_ARG, A_REGS };
+                A_GWS, A_LWS, A_WORK_GROUPS, A_WG_SIZE, A_PREF, A_KWG, A_KLOCAL, A_LOCAL_ARG, A_REGS,
+                A_UAR, A_TYPE, A_CREATED_BY, A_SIZE, A_KNAME };
 static const char *const arg_names[] = { "", "result", "command_type", "duration_ns", "direction", "bytes",
                                          "pinned", "work_dim", "global_work_size", "local_work_size",
                                          "work_groups", "work_group_size", "preferred_work_group_size_multiple",
                                          "kernel_work_group_size", "kernel_local_mem_bytes", "local_arg_bytes",
-                                         "registers_per_work_item" };
+                                         "registers_per_work_item", "use_after_release", "type", "created_by",
+                                         "size", "kernel_name" };
 
 static enum arg_code arg_code(const char *name)
 {
@@ -36,8 +38,15 @@ static enum arg_code arg_code(const char *name)
     return A_OTHER;
 }
 
+struct frame { uint64_t fn, src; uint32_t line; };
+struct stack { uint64_t *frames; uint32_t n; };
+
 struct seq {
     struct strtab names, anns, strs;
+    struct strtab fnames, srcs;         /* call stacks: function names, source paths */
+    struct frame *frames;               /* iid -> frame */
+    struct stack *stacks;               /* iid -> frame iids, outermost first */
+    uint64_t n_frames, n_stacks;
     uint64_t track;
     uint8_t *codes;             /* annotation iid -> enum arg_code + 1 (0: not yet looked up) */
     int32_t *api;               /* event-name iid -> index in m->api + 1 */
@@ -54,6 +63,9 @@ struct open_slice {             /* a BEGIN waiting for its END */
     uint64_t bytes, dur_ns;
     int pinned;
     int api;                    /* index in m->api of an API call, -1 */
+    uint64_t uar;               /* use_after_release: the object id */
+    uint64_t size;              /* leak facts */
+    char type[32], created_by[RM_MAX_NAME], kname[48];
 };
 struct track { struct open_slice *stack; unsigned depth, cap; };
 
@@ -98,6 +110,12 @@ static void seq_clear(struct seq *s)
     strtab_free(&s->names);
     strtab_free(&s->anns);
     strtab_free(&s->strs);
+    strtab_free(&s->fnames);
+    strtab_free(&s->srcs);
+    for (uint64_t i = 0; i < s->n_stacks; i++)
+        free(s->stacks[i].frames);
+    free(s->stacks);
+    free(s->frames);
     free(s->codes);
     free(s->api);
     memset(s, 0, sizeof *s);
@@ -171,19 +189,33 @@ static struct rm_api *api_get(struct rm_model *m, const char *name)
     return a;
 }
 
-static void error_add(struct rm_model *m, const char *fn, const char *err)
+static struct rm_error *error_get(struct rm_model *m, const char *fn, const char *err)
 {
     for (unsigned i = 0; i < m->n_errors; i++)
-        if (!strcmp(m->errors[i].fn, fn) && !strcmp(m->errors[i].error, err)) {
-            m->errors[i].count++;
-            return;
-        }
-    if (clt_grow(&m->errors, m->n_errors, &m->cap_errors, sizeof *m->errors, 16) != 0)
-        return;
+        if (!strcmp(m->errors[i].fn, fn) && !strcmp(m->errors[i].error, err))
+            return &m->errors[i];
+    if (m->n_errors >= 4096 || clt_grow(&m->errors, m->n_errors, &m->cap_errors, sizeof *m->errors, 16) != 0)
+        return NULL;
     struct rm_error *e = &m->errors[m->n_errors++];
+    memset(e, 0, sizeof *e);
     snprintf(e->fn, sizeof e->fn, "%s", fn);
     snprintf(e->error, sizeof e->error, "%s", err);
-    e->count = 1;
+    return e;
+}
+
+static void error_add(struct rm_model *m, const char *fn, const char *err)
+{
+    struct rm_error *e = error_get(m, fn, err);
+    if (e)
+        e->count++;
+}
+
+/* The first failing call of a kind gives the stack shown for all of them. */
+static void error_site(struct rm_model *m, const char *fn, const char *err, const char *site)
+{
+    struct rm_error *e = error_get(m, fn, err);
+    if (e && !e->site[0])
+        snprintf(e->site, sizeof e->site, "%s", site);
 }
 
 static void kernel_add(struct rm_model *m, const struct open_slice *o, uint64_t dur)
@@ -317,6 +349,17 @@ static void read_args(struct open_slice *o, struct seq *s, Perfetto__Protos__Tra
                 o->k.local_bytes = ann_uint(a);
             break;
         case A_REGS: o->k.regs = ann_uint(a); break;
+        case A_UAR: o->uar = ann_uint(a); break;
+        case A_SIZE: o->size = ann_uint(a); break;
+        case A_TYPE:
+            snprintf(o->type, sizeof o->type, "%s", str ? str : "");
+            break;
+        case A_CREATED_BY:
+            snprintf(o->created_by, sizeof o->created_by, "%s", str ? str : "");
+            break;
+        case A_KNAME:
+            snprintf(o->kname, sizeof o->kname, "%s", str ? str : "");
+            break;
         case A_OTHER: break;
         }
     }
@@ -362,6 +405,104 @@ static void attributes(struct rm_model *m, const Perfetto__Protos__TraceAttribut
     }
 }
 
+/* ---- call stacks ------------------------------------------------------------ */
+
+static void intern_stacks(struct seq *s, const Perfetto__Protos__InternedData *in)
+{
+    for (size_t i = 0; i < in->n_function_names; i++)
+        strtab_set(&s->fnames, in->function_names[i]->iid, (const char *)in->function_names[i]->str.data,
+                   in->function_names[i]->str.len);
+    for (size_t i = 0; i < in->n_source_paths; i++)
+        strtab_set(&s->srcs, in->source_paths[i]->iid, (const char *)in->source_paths[i]->str.data,
+                   in->source_paths[i]->str.len);
+    for (size_t i = 0; i < in->n_frames; i++) {
+        const Perfetto__Protos__Frame *f = in->frames[i];
+        if (!cache_fit((void **)&s->frames, &s->n_frames, f->iid, sizeof *s->frames))
+            continue;
+        s->frames[f->iid].fn = f->function_name_id;
+        s->frames[f->iid].src = f->has_source_path_iid ? f->source_path_iid : 0;
+        s->frames[f->iid].line = f->line_number;
+    }
+    for (size_t i = 0; i < in->n_callstacks; i++) {
+        const Perfetto__Protos__Callstack *c = in->callstacks[i];
+        if (!cache_fit((void **)&s->stacks, &s->n_stacks, c->iid, sizeof *s->stacks))
+            continue;
+        struct stack *st = &s->stacks[c->iid];
+        free(st->frames);
+        st->n = 0;
+        st->frames = c->n_frame_ids ? malloc(c->n_frame_ids * sizeof *st->frames) : NULL;
+        if (st->frames) {
+            memcpy(st->frames, c->frame_ids, c->n_frame_ids * sizeof *st->frames);
+            st->n = (uint32_t)(c->n_frame_ids < 64 ? c->n_frame_ids : 64);
+        }
+    }
+}
+
+/* "fn (file:line) <- caller (file:line) <- ...": innermost frame first. */
+static void site_of(const struct seq *s, uint64_t iid, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (!s || iid >= s->n_stacks || !s->stacks[iid].n)
+        return;
+    const struct stack *st = &s->stacks[iid];
+    size_t n = 0;
+    for (uint32_t k = st->n; k-- > 0 && n + 8 < cap;) {
+        uint64_t fid = st->frames[k];
+        if (fid >= s->n_frames)
+            continue;
+        const struct frame *f = &s->frames[fid];
+        const char *src = f->src ? strtab_get(&s->srcs, f->src) : "";
+        int w = src[0] ? snprintf(buf + n, cap - n, "%s%s (%s:%u)", n ? " <- " : "", strtab_get(&s->fnames, f->fn),
+                                  src, f->line)
+                       : snprintf(buf + n, cap - n, "%s%s", n ? " <- " : "", strtab_get(&s->fnames, f->fn));
+        if (w < 0 || (size_t)w >= cap - n) {
+            buf[n] = 0;
+            break;
+        }
+        n += (size_t)w;
+        if (!strcmp(strtab_get(&s->fnames, f->fn), "main"))
+            break;          /* what is above main is the C runtime */
+    }
+}
+
+static void leak_add(struct rm_model *m, const struct open_slice *o, const char *site)
+{
+    struct rm_leak *l = NULL;
+    for (unsigned i = 0; i < m->n_leaks && !l; i++)
+        if (!strcmp(m->leaks[i].type, o->type) && !strcmp(m->leaks[i].created_by, o->created_by) &&
+            !strcmp(m->leaks[i].site, site) && !strcmp(m->leaks[i].kernel, o->kname))
+            l = &m->leaks[i];
+    if (!l) {
+        if (m->n_leaks >= 4096 || clt_grow(&m->leaks, m->n_leaks, &m->cap_leaks, sizeof *m->leaks, 16) != 0)
+            return;
+        l = &m->leaks[m->n_leaks++];
+        memset(l, 0, sizeof *l);
+        snprintf(l->type, sizeof l->type, "%s", o->type);
+        snprintf(l->created_by, sizeof l->created_by, "%s", o->created_by);
+        snprintf(l->kernel, sizeof l->kernel, "%s", o->kname);
+        snprintf(l->site, sizeof l->site, "%s", site);
+    }
+    l->count++;
+    l->bytes += o->size;
+}
+
+static void uar_add(struct rm_model *m, const char *fn, const char *site)
+{
+    struct rm_uar *u = NULL;
+    for (unsigned i = 0; i < m->n_uars && !u; i++)
+        if (!strcmp(m->uars[i].fn, fn) && !strcmp(m->uars[i].site, site))
+            u = &m->uars[i];
+    if (!u) {
+        if (m->n_uars >= 4096 || clt_grow(&m->uars, m->n_uars, &m->cap_uars, sizeof *m->uars, 16) != 0)
+            return;
+        u = &m->uars[m->n_uars++];
+        memset(u, 0, sizeof *u);
+        snprintf(u->fn, sizeof u->fn, "%s", fn);
+        snprintf(u->site, sizeof u->site, "%s", site);
+    }
+    u->count++;
+}
+
 static void packet(struct reader *r, const Packet *p)
 {
     struct rm_model *m = r->m;
@@ -387,6 +528,8 @@ static void packet(struct reader *r, const Packet *p)
             strtab_set(&s->strs, in->debug_annotation_string_values[i]->iid,
                        (const char *)in->debug_annotation_string_values[i]->str.data,
                        in->debug_annotation_string_values[i]->str.len);
+        if (in->n_callstacks || in->n_frames)
+            intern_stacks(s, in);
     }
     if (p->data_case != PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT || !s)
         return;
@@ -418,8 +561,27 @@ static void packet(struct reader *r, const Packet *p)
         snprintf(o->name, sizeof o->name, "%s", name ? name : "");
         o->ts = p->timestamp;
         read_args(o, s, e);
+        if ((o->error || o->uar) && !o->device) {
+            char site[RM_MAX_SITE];
+            site_of(s, e->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID
+                       ? e->callstack_iid : 0, site, sizeof site);
+            if (o->error)
+                error_site(m, o->name, o->error_name, site);
+            if (o->uar)
+                uar_add(m, o->name, site);
+        }
         /* API calls carry interned names: their summary row is found once per name */
         o->api = !o->device && interned ? seq_api_index(m, s, e->name_iid, o->name) : -1;
+    } else if (e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT && e->name &&
+               e->name_field_case == PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME &&
+               !strncmp(e->name, "leaked ", 7)) {
+        static struct open_slice o;
+        memset(&o, 0, sizeof o);
+        read_args(&o, s, e);
+        char site[RM_MAX_SITE];
+        site_of(s, e->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID
+                   ? e->callstack_iid : 0, site, sizeof site);
+        leak_add(m, &o, site);
     } else if (e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END && t->depth) {
         struct open_slice *o = &t->stack[--t->depth];
         uint64_t dur = p->timestamp > o->ts ? p->timestamp - o->ts : 0;
@@ -551,5 +713,7 @@ void rm_free(struct rm_model *m)
     free(m->api);
     free(m->errors);
     free(m->kernels);
+    free(m->leaks);
+    free(m->uars);
     memset(m, 0, sizeof *m);
 }

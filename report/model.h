@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #define RM_MAX_NAME 128
+#define RM_MAX_SITE 400         /* a call stack, innermost frame first, as text */
 
 struct rm_api {                 /* one OpenCL function */
     char name[RM_MAX_NAME];
@@ -14,6 +15,17 @@ struct rm_api {                 /* one OpenCL function */
 
 struct rm_error {               /* one (function, error) pair */
     char fn[RM_MAX_NAME], error[64];
+    uint64_t count;
+    char site[RM_MAX_SITE];     /* the first failing call's stack */
+};
+
+struct rm_leak {                /* objects of one type made at one call site, alive at exit */
+    char type[32], created_by[RM_MAX_NAME], kernel[48], site[RM_MAX_SITE];
+    uint64_t count, bytes;
+};
+
+struct rm_uar {                 /* calls on a handle the app had released */
+    char fn[RM_MAX_NAME], site[RM_MAX_SITE];
     uint64_t count;
 };
 
@@ -48,6 +60,10 @@ struct rm_model {
     unsigned n_errors, cap_errors;
     struct rm_kernel *kernels;
     unsigned n_kernels, cap_kernels;
+    struct rm_leak *leaks;
+    unsigned n_leaks, cap_leaks;
+    struct rm_uar *uars;
+    unsigned n_uars, cap_uars;
     struct rm_transfers xfer;
     struct rm_device dev[8];
     unsigned n_dev;

@@ -277,8 +277,42 @@ def check_lifetimes(t, mode, out_file):
         expect(all("stack" not in s for s in ok), "a successful non-creating call has a stack")
 
 
+def check_report_lifetimes(report_json, mode, out_file):
+    """cltrace-report --format json on a lifetimes trace: leaks, errors, their stacks."""
+    import json
+    r = json.load(open(report_json))
+    f = collections.defaultdict(list)
+    for x in r["findings"]:
+        f[x["rule"]].append(x)
+    lines = open(out_file).read().split("\n")
+    if mode == "leak":
+        want = [l.split()[2] for l in lines if l.startswith("expect ")]
+        expect(len(f["leaks"]) == len(want), "%d leak findings for %d objects" % (len(f["leaks"]), len(want)))
+        for fn in want:
+            expect(any(" at %s (" % fn in x["where"] and "lifetimes.c:" in x["where"] for x in f["leaks"]),
+                   "no leak finding made at %s: %s" % (fn, [x["where"] for x in f["leaks"]]))
+        expect(all(x["severity"] == "error" for x in f["leaks"]), "leak severity")
+    else:
+        expect(not f["leaks"], "%s: leak findings %s" % (mode, f["leaks"]))
+    if mode == "implicit":
+        expect(len(f["use-after-release"]) == 1 and "clGetProgramInfo" in f["use-after-release"][0]["where"],
+               "use-after-release findings: %s" % f["use-after-release"])
+    if mode == "errors":
+        for l in lines:
+            if l.startswith("error "):
+                fn, code = l.split()[1], int(l.split()[2])
+                hit = [x for x in f["api-errors"] if x["where"].startswith(fn + ",") and ERRORS[code] in x["numbers"]]
+                expect(len(hit) == 1 and "errors (" in hit[0]["where"] and "lifetimes.c:" in hit[0]["where"],
+                       "%s %s: %s" % (fn, ERRORS[code], hit))
+
+
 if __name__ == "__main__":
     check, path = sys.argv[1], sys.argv[2]
+    if check.startswith("report_"):
+        globals()["check_" + check](path, *sys.argv[3:])
+        for f in failures[:20]:
+            print("  " + f)
+        sys.exit(1 if failures else 0)
     trace = decode(path)
     whole = check in ("timeline", "nvidia", "figures", "churn")
     globals()["check_" + check](trace if whole else api_only(trace), *sys.argv[3:])

@@ -222,6 +222,8 @@ lifetimes() {   # lifetimes MODE: run tests/apps/lifetimes traced, check its tra
     traced "$WORK/lt-$1" "$T/lifetimes" "$1" > "$WORK/lt-$1.out"
     diff "$WORK/lt-$1.plain" "$WORK/lt-$1.out"     # same output, same error codes
     $PY tests/checks.py lifetimes "$(trace_of "$WORK/lt-$1")" "$1" "$WORK/lt-$1.out"
+    "$B/cltrace-report" --format json "$(trace_of "$WORK/lt-$1")" > "$WORK/lt-$1.json" || true
+    $PY tests/checks.py report_lifetimes "$WORK/lt-$1.json" "$1" "$WORK/lt-$1.out"
     if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/lt-$1")"; fi
 }
 
@@ -338,13 +340,13 @@ PY
     # Markdown for a CI step summary; JUnit: each rule a test case
     "$B/cltrace-report" --format markdown "$(trace_of "$WORK/rt")" > "$WORK/rt.md"
     grep -q '^| severity | rule | where | numbers | fix |$' "$WORK/rt.md"
-    grep -q '^| error | `api-errors` | clGetEventProfilingInfo |' "$WORK/rt.md"
+    grep -q '^| error | `api-errors` | clGetEventProfilingInfo, called from main (tests/apps/timeline.c:[0-9]*) |' "$WORK/rt.md"
     "$B/cltrace-report" --format junit "$(trace_of "$WORK/rt")" > "$WORK/rt.xml"
     $PY - "$WORK/rt.xml" <<'PY'
 import sys, xml.etree.ElementTree as ET
 s = ET.parse(sys.argv[1]).getroot().find("testsuite")
 cases = {c.get("name"): c for c in s.findall("testcase")}
-assert s.get("tests") == str(len(cases)) == "7" and s.get("failures") == "2", s.attrib
+assert s.get("tests") == str(len(cases)) == "14" and s.get("failures") == "2", s.attrib
 assert cases["api-errors"].find("failure") is not None and cases["work-group-multiple"].find("failure") is not None
 assert cases["small-transfers"].find("failure") is None
 PY

@@ -1,0 +1,207 @@
+/* Output formats: text (terminals), JSON (machines), Markdown (a CI step
+ * summary), JUnit (each rule a test case). HTML is in html.c. */
+#include <stdio.h>
+#include <string.h>
+#include "report.h"
+
+void json_str(FILE *o, const char *s)
+{
+    fputc('"', o);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(o, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(o, "\\u%04x", c);
+        else
+            fputc(c, o);
+    }
+    fputc('"', o);
+}
+
+void out_json(FILE *o, const struct rm_model *m)
+{
+    fprintf(o, "{\"schema\":\"cltrace-report/1\",\"truncated\":%s,\"packets\":%llu,\"api\":[",
+            m->truncated || !m->has_attributes ? "true" : "false", (unsigned long long)m->packets);
+    for (unsigned i = 0; i < m->n_api; i++) {
+        const struct rm_api *a = &m->api[i];
+        fprintf(o, "%s{\"name\":", i ? "," : "");
+        json_str(o, a->name);
+        fprintf(o, ",\"count\":%llu,\"errors\":%llu,\"total_ns\":%llu,\"mean_ns\":%llu,\"min_ns\":%llu,\"max_ns\":%llu}",
+                (unsigned long long)a->count, (unsigned long long)a->errors, (unsigned long long)a->total_ns,
+                (unsigned long long)(a->count ? a->total_ns / a->count : 0), (unsigned long long)a->min_ns,
+                (unsigned long long)a->max_ns);
+    }
+    fprintf(o, "],\"kernels\":[");
+    for (unsigned i = 0; i < m->n_kernels; i++) {
+        const struct rm_kernel *k = &m->kernels[i];
+        fprintf(o, "%s{\"name\":", i ? "," : "");
+        json_str(o, k->name);
+        fprintf(o, ",\"launches\":%llu,\"device_ns\":%llu,\"work_group_size\":%llu,\"local_null\":%s,\"work_groups\":%llu}",
+                (unsigned long long)k->launches, (unsigned long long)k->device_ns, (unsigned long long)k->wg_size,
+                k->local_null ? "true" : "false", (unsigned long long)k->work_groups);
+    }
+    static const char *const dirs[RM_DIRS] = { "host_to_device", "device_to_host", "device_to_device", "fill" };
+    fprintf(o, "],\"transfers\":{");
+    for (int d = 0; d < RM_DIRS; d++) {
+        uint64_t c = 0, b = 0, ns = 0;
+        for (int k = 0; k < RM_BUCKETS; k++) {
+            c += m->xfer.count[d][k];
+            b += m->xfer.bytes[d][k];
+            ns += m->xfer.ns[d][k];
+        }
+        fprintf(o, "%s\"%s\":{\"count\":%llu,\"bytes\":%llu,\"ns\":%llu,\"gbps\":%.3f}", d ? "," : "", dirs[d],
+                (unsigned long long)c, (unsigned long long)b, (unsigned long long)ns, ns ? (double)b / (double)ns : 0.0);
+    }
+    fprintf(o, "},\"findings\":[");
+    for (unsigned i = 0; i < n_findings; i++) {
+        const struct finding *f = &findings[i];
+        fprintf(o, "%s{\"rule\":\"%s\",\"severity\":\"%s\",\"where\":", i ? "," : "", f->rule, sev_name[f->sev]);
+        json_str(o, f->where);
+        fprintf(o, ",\"numbers\":");
+        json_str(o, f->numbers);
+        fprintf(o, ",\"fix\":");
+        json_str(o, f->fix);
+        fputc('}', o);
+    }
+    fprintf(o, "]}\n");
+}
+
+void out_text(FILE *o, const struct rm_model *m)
+{
+    fprintf(o, "API calls%s\n  %-36s %9s %7s %12s %10s %10s %10s\n",
+            m->truncated || !m->has_attributes ? " (trace cut short: the app did not exit cleanly)" : "",
+            "function", "count", "errors", "total us", "mean us", "min us", "max us");
+    for (unsigned i = 0; i < m->n_api; i++) {
+        const struct rm_api *a = &m->api[i];
+        fprintf(o, "  %-36s %9llu %7llu %12.1f %10.2f %10.2f %10.2f\n", a->name, (unsigned long long)a->count,
+                (unsigned long long)a->errors, a->total_ns / 1e3, a->count ? a->total_ns / 1e3 / (double)a->count : 0,
+                a->min_ns / 1e3, a->max_ns / 1e3);
+    }
+    if (m->n_kernels) {
+        fprintf(o, "\nKernels\n  %-48s %9s %12s\n", "kernel and launch configuration", "launches", "device us");
+        for (unsigned i = 0; i < m->n_kernels; i++) {
+            char cfg[160];
+            kernel_config(&m->kernels[i], cfg, sizeof cfg);
+            fprintf(o, "  %-48s %9llu %12.1f\n", cfg, (unsigned long long)m->kernels[i].launches,
+                    m->kernels[i].device_ns / 1e3);
+        }
+    }
+    fprintf(o, "\nFindings: %u\n", n_findings);
+    for (unsigned i = 0; i < n_findings; i++) {
+        const struct finding *f = &findings[i];
+        fprintf(o, "  [%s] %s: %s\n      %s\n      fix: %s\n", sev_name[f->sev], f->rule, f->where, f->numbers, f->fix);
+    }
+}
+
+/* Markdown: fits a CI step summary. Table cells: '|' and newlines escaped. */
+static void md_cell(FILE *o, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputs("\\|", o);
+        else if (*s == '\n')
+            fputc(' ', o);
+        else if (*s == '<')
+            fputs("&lt;", o);
+        else
+            fputc(*s, o);
+    }
+}
+
+void out_markdown(FILE *o, const struct rm_model *m)
+{
+    fprintf(o, "## cltrace report\n\n");
+    if (m->truncated || !m->has_attributes)
+        fprintf(o, "> The trace was cut short (the app crashed or was killed): this reports what it holds.\n\n");
+    fprintf(o, "**%u finding(s)**\n\n", n_findings);
+    if (n_findings) {
+        fprintf(o, "| severity | rule | where | numbers | fix |\n|---|---|---|---|---|\n");
+        for (unsigned i = 0; i < n_findings; i++) {
+            const struct finding *f = &findings[i];
+            fprintf(o, "| %s | `%s` | ", sev_name[f->sev], f->rule);
+            md_cell(o, f->where);
+            fputs(" | ", o);
+            md_cell(o, f->numbers);
+            fputs(" | ", o);
+            md_cell(o, f->fix);
+            fputs(" |\n", o);
+        }
+        fputc('\n', o);
+    }
+    fprintf(o, "| API function | calls | errors | total µs | mean µs |\n|---|---:|---:|---:|---:|\n");
+    for (unsigned i = 0; i < m->n_api; i++) {
+        const struct rm_api *a = &m->api[i];
+        fprintf(o, "| `%s` | %llu | %llu | %.1f | %.2f |\n", a->name, (unsigned long long)a->count,
+                (unsigned long long)a->errors, a->total_ns / 1e3, a->count ? a->total_ns / 1e3 / (double)a->count : 0);
+    }
+    if (m->n_kernels) {
+        fprintf(o, "\n| kernel and launch configuration | launches | device µs |\n|---|---:|---:|\n");
+        for (unsigned i = 0; i < m->n_kernels; i++) {
+            char cfg[160];
+            kernel_config(&m->kernels[i], cfg, sizeof cfg);
+            fputs("| ", o);
+            md_cell(o, cfg);
+            fprintf(o, " | %llu | %.1f |\n", (unsigned long long)m->kernels[i].launches, m->kernels[i].device_ns / 1e3);
+        }
+    }
+}
+
+void xml_text(FILE *o, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", o); break;
+        case '>': fputs("&gt;", o); break;
+        case '&': fputs("&amp;", o); break;
+        case '"': fputs("&quot;", o); break;
+        default:
+            if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
+                fputc(*s, o);
+        }
+    }
+}
+
+/* JUnit: each rule a test case; it fails when it has a finding at or over
+ * `fail_at` (warning unless --fail-on says otherwise). */
+void out_junit(FILE *o, int fail_at)
+{
+    unsigned N_RULES = 0, failures = 0;
+    while (all_rules[N_RULES])
+        N_RULES++;
+    for (unsigned r = 0; r < N_RULES; r++)
+        for (unsigned i = 0; i < n_findings; i++)
+            if (!strcmp(findings[i].rule, all_rules[r]) && (int)findings[i].sev >= fail_at) {
+                failures++;
+                break;
+            }
+    fprintf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
+               "<testsuite name=\"cltrace-report\" tests=\"%u\" failures=\"%u\">\n", (unsigned)N_RULES, failures);
+    for (unsigned r = 0; r < N_RULES; r++) {
+        fprintf(o, "  <testcase classname=\"cltrace\" name=\"%s\">\n", all_rules[r]);
+        int failed = 0;
+        for (unsigned i = 0; i < n_findings; i++) {
+            const struct finding *f = &findings[i];
+            if (strcmp(f->rule, all_rules[r]))
+                continue;
+            if ((int)f->sev >= fail_at && !failed++) {
+                fprintf(o, "    <failure message=\"");
+                xml_text(o, f->numbers);
+                fprintf(o, "\" type=\"%s\">", sev_name[f->sev]);
+            }
+            if ((int)f->sev >= fail_at) {
+                xml_text(o, f->where);
+                fputs(": ", o);
+                xml_text(o, f->numbers);
+                fputs(" (fix: ", o);
+                xml_text(o, f->fix);
+                fputs(")\n", o);
+            }
+        }
+        if (failed)
+            fputs("</failure>\n", o);
+        fputs("  </testcase>\n", o);
+    }
+    fputs("</testsuite>\n</testsuites>\n", o);
+}
+

@@ -1,0 +1,37 @@
+/* cltrace-report internals: findings, thresholds, and the output formats. */
+#ifndef CLT_REPORT_H
+#define CLT_REPORT_H
+#include <stdio.h>
+#include "model.h"
+
+enum sev { SEV_INFO, SEV_WARNING, SEV_ERROR };
+extern const char *const sev_name[];
+
+struct finding {
+    const char *rule;
+    enum sev sev;
+    char where[480], numbers[320], fix[320];
+};
+extern struct finding *findings;
+extern unsigned n_findings;
+extern const char *const all_rules[];   /* every rule id, NULL-terminated */
+
+struct thresholds {
+    uint64_t small_bytes;      /* a transfer below this is small */
+    uint64_t small_count;      /* this many small transfers make a finding */
+    unsigned min_wg;           /* work-items per group (seed 001: at least 64) */
+    double min_occupancy;      /* seed 001: gains stop around 50 % */
+};
+
+void rules(const struct rm_model *m, const struct thresholds *th);
+void kernel_config(const struct rm_kernel *k, char *buf, size_t cap);
+
+void out_text(FILE *o, const struct rm_model *m);
+void out_json(FILE *o, const struct rm_model *m);
+void out_markdown(FILE *o, const struct rm_model *m);
+void out_junit(FILE *o, int fail_at);
+void out_html(FILE *o, const struct rm_model *m, const struct thresholds *th);
+void json_str(FILE *o, const char *s);
+void xml_text(FILE *o, const char *s);
+
+#endif

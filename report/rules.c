@@ -1,0 +1,180 @@
+/* The rules: what is wrong in a trace, with the numbers that show it and
+ * a fix. Thresholds come from the seeds (see README.md). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "objects.h"
+#include "occupancy.h"
+#include "report.h"
+
+/* Messages are cut to their fields' size on purpose (a deep stack, a long
+ * kernel name): not an error. */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+const char *const sev_name[] = { "info", "warning", "error" };
+const char *const all_rules[] = { "api-errors", "leaks", "use-after-release", "small-transfers", "low-bandwidth",
+                                  "work-group-multiple", "work-group-small", "under-filled-device", "occupancy",
+                                  "serialization", "device-idle", "kernel-source", "build-options", "dropped-calls",
+                                  NULL };
+struct finding *findings;
+unsigned n_findings;
+static unsigned cap_findings;
+
+static struct finding *add(const char *rule, enum sev sev)
+{
+    if (clt_grow(&findings, n_findings, &cap_findings, sizeof *findings, 32) != 0) {
+        fprintf(stderr, "cltrace-report: out of memory\n");
+        exit(2);
+    }
+    struct finding *f = &findings[n_findings++];
+    memset(f, 0, sizeof *f);
+    f->rule = rule;
+    f->sev = sev;
+    return f;
+}
+
+void kernel_config(const struct rm_kernel *k, char *buf, size_t cap)
+{
+    int n = snprintf(buf, cap, "%s global=", k->name);
+    for (unsigned i = 0; i < k->work_dim && n < (int)cap; i++)
+        n += snprintf(buf + n, cap - (size_t)n, "%s%llu", i ? "x" : "", (unsigned long long)k->gws[i]);
+    if (n < (int)cap && k->local_null)
+        snprintf(buf + n, cap - (size_t)n, " local=NULL");
+    else
+        for (unsigned i = 0; i < k->work_dim && n < (int)cap; i++)
+            n += snprintf(buf + n, cap - (size_t)n, "%s%llu", i ? "x" : " local=", (unsigned long long)k->lws[i]);
+}
+
+void rules(const struct rm_model *m, const struct thresholds *th)
+{
+    const struct rm_device *d = m->n_dev ? &m->dev[0] : NULL;
+    /* API errors */
+    for (unsigned i = 0; i < m->n_errors; i++) {
+        struct finding *f = add("api-errors", SEV_ERROR);
+        if (m->errors[i].site[0])
+            snprintf(f->where, sizeof f->where, "%s, called from %s", m->errors[i].fn, m->errors[i].site);
+        else
+            snprintf(f->where, sizeof f->where, "%s", m->errors[i].fn);
+        snprintf(f->numbers, sizeof f->numbers, "%llu call(s) returned %s", (unsigned long long)m->errors[i].count,
+                 m->errors[i].error);
+        snprintf(f->fix, sizeof f->fix, "check the arguments of %s where it returns %s", m->errors[i].fn,
+                 m->errors[i].error);
+    }
+    /* objects alive at exit, by type and creation site */
+    for (unsigned i = 0; i < m->n_leaks; i++) {
+        const struct rm_leak *l = &m->leaks[i];
+        struct finding *f = add("leaks", SEV_ERROR);
+        snprintf(f->where, sizeof f->where, "%s%s%s%s, created by %s at %s", l->type, l->kernel[0] ? " \"" : "",
+                 l->kernel, l->kernel[0] ? "\"" : "", l->created_by, l->site[0] ? l->site : "(no call stack)");
+        if (l->bytes)
+            snprintf(f->numbers, sizeof f->numbers, "%llu object(s) still held at exit, %llu bytes",
+                     (unsigned long long)l->count, (unsigned long long)l->bytes);
+        else
+            snprintf(f->numbers, sizeof f->numbers, "%llu object(s) still held at exit", (unsigned long long)l->count);
+        snprintf(f->fix, sizeof f->fix, "release it (clRelease%s) once it is no longer needed, on every path",
+                 !strcmp(l->type, "cl_mem") ? "MemObject" : !strcmp(l->type, "cl_command_queue") ? "CommandQueue"
+                 : !strcmp(l->type, "cl_kernel") ? "Kernel" : !strcmp(l->type, "cl_program") ? "Program"
+                 : !strcmp(l->type, "cl_event") ? "Event" : !strcmp(l->type, "cl_context") ? "Context"
+                 : !strcmp(l->type, "cl_sampler") ? "Sampler" : !strcmp(l->type, "svm_pointer") ? "/clSVMFree"
+                 : "...");
+    }
+    for (unsigned i = 0; i < m->n_uars; i++) {
+        const struct rm_uar *u = &m->uars[i];
+        struct finding *f = add("use-after-release", SEV_ERROR);
+        snprintf(f->where, sizeof f->where, "%s, called from %s", u->fn,
+                 u->site[0] ? u->site : "(a call that succeeds carries no stack; the trace names the object: "
+                                        "use_after_release)");
+        snprintf(f->numbers, sizeof f->numbers, "%llu call(s) on a handle the app had already released",
+                 (unsigned long long)u->count);
+        snprintf(f->fix, sizeof f->fix, "retain the object while it is used, or stop using the handle after "
+                                         "its last release (undefined behaviour: the driver may crash or reuse it)");
+    }
+    /* small transfers */
+    const struct rm_transfers *x = &m->xfer;
+    uint64_t total_ns = 0;
+    for (int dd = 0; dd < RM_DIRS; dd++)
+        for (int b = 0; b < RM_BUCKETS; b++)
+            total_ns += dd == RM_FILL ? 0 : x->ns[dd][b];
+    if (x->small_count >= th->small_count) {
+        struct finding *f = add("small-transfers", SEV_WARNING);
+        snprintf(f->where, sizeof f->where, "host<->device transfers");
+        snprintf(f->numbers, sizeof f->numbers, "%llu transfers below %llu bytes, %llu bytes in all, %.0f%% of transfer time",
+                 (unsigned long long)x->small_count, (unsigned long long)th->small_bytes,
+                 (unsigned long long)x->small_bytes, total_ns ? 100.0 * (double)x->small_ns / (double)total_ns : 0);
+        snprintf(f->fix, sizeof f->fix, "batch small transfers into fewer large ones, or map the buffer "
+                                         "(clEnqueueMapBuffer) and write in place");
+    }
+    /* work-group size and device fill, per kernel configuration */
+    unsigned cus = d && d->compute_units > 0 ? (unsigned)d->compute_units : 0;
+    unsigned warp = d && d->warp > 0 ? (unsigned)d->warp : 0;
+    for (unsigned i = 0; i < m->n_kernels; i++) {
+        const struct rm_kernel *k = &m->kernels[i];
+        char cfg[160];
+        kernel_config(k, cfg, sizeof cfg);
+        if (k->local_null) {
+            struct finding *f = add("work-group-multiple", SEV_WARNING);
+            snprintf(f->where, sizeof f->where, "%s", cfg);
+            snprintf(f->numbers, sizeof f->numbers, "%llu launch(es) with local_work_size NULL (left to the implementation)",
+                     (unsigned long long)k->launches);
+            snprintf(f->fix, sizeof f->fix, "pass a local size that is a multiple of %llu (the kernel's preferred multiple)%s",
+                     (unsigned long long)(k->pref_multiple ? k->pref_multiple : warp ? warp : 32),
+                     " and at least 64 work-items");
+            continue;
+        }
+        if (k->pref_multiple && k->wg_size % k->pref_multiple) {
+            struct finding *f = add("work-group-multiple", SEV_WARNING);
+            snprintf(f->where, sizeof f->where, "%s", cfg);
+            snprintf(f->numbers, sizeof f->numbers, "%llu work-items per group is not a multiple of the preferred %llu",
+                     (unsigned long long)k->wg_size, (unsigned long long)k->pref_multiple);
+            snprintf(f->fix, sizeof f->fix, "use a multiple of %llu work-items per group",
+                     (unsigned long long)k->pref_multiple);
+        } else if (warp && k->wg_size % warp) {
+            struct finding *f = add("work-group-multiple", SEV_WARNING);
+            snprintf(f->where, sizeof f->where, "%s", cfg);
+            snprintf(f->numbers, sizeof f->numbers, "%llu work-items per group is not a multiple of the warp (%u)",
+                     (unsigned long long)k->wg_size, warp);
+            snprintf(f->fix, sizeof f->fix, "use a multiple of %u work-items per group", warp);
+        }
+        if (k->wg_size && k->wg_size < th->min_wg) {
+            struct finding *f = add("work-group-small", SEV_INFO);
+            snprintf(f->where, sizeof f->where, "%s", cfg);
+            snprintf(f->numbers, sizeof f->numbers, "%llu work-items per group (fewer than %u)",
+                     (unsigned long long)k->wg_size, th->min_wg);
+            snprintf(f->fix, sizeof f->fix, "use at least %u work-items per group to hide latency", th->min_wg);
+        }
+        if (cus && k->work_groups && k->work_groups < 2ull * cus) {
+            struct finding *f = add("under-filled-device", k->work_groups < cus ? SEV_WARNING : SEV_INFO);
+            snprintf(f->where, sizeof f->where, "%s", cfg);
+            snprintf(f->numbers, sizeof f->numbers, "%llu work-groups for %u compute units (%s)",
+                     (unsigned long long)k->work_groups, cus,
+                     k->work_groups < cus ? "some compute units idle" : "fewer than 2 per compute unit");
+            snprintf(f->fix, sizeof f->fix, "launch at least %u work-groups (2 per compute unit; more than 100 "
+                                             "to scale to future devices): more work per launch or smaller groups",
+                     2 * cus);
+        }
+        const struct occ_model *om = d && d->cc ? occ_nvidia((unsigned)d->cc) : NULL;
+        if (om && k->regs && k->wg_size) {
+            struct occ_kernel ok = { (unsigned)k->wg_size, (unsigned)k->regs, (unsigned)k->local_bytes };
+            struct occ_result r;
+            occ_compute(om, &ok, &r);
+            if (r.occupancy < th->min_occupancy) {
+                struct finding *f = add("occupancy", SEV_WARNING);
+                snprintf(f->where, sizeof f->where, "%s", cfg);
+                snprintf(f->numbers, sizeof f->numbers, "%.0f%% occupancy (%u warps of %u), limited by %s: "
+                         "%llu registers/work-item, %llu bytes local memory/group",
+                         100 * r.occupancy, r.warps, om->max_warps, occ_limit_name(r.limited_by),
+                         (unsigned long long)k->regs, (unsigned long long)k->local_bytes);
+                snprintf(f->fix, sizeof f->fix, "reduce the limiting resource (%s) or change the work-group size",
+                         occ_limit_name(r.limited_by));
+            }
+        }
+    }
+    if (m->dropped_calls) {
+        struct finding *f = add("dropped-calls", SEV_WARNING);
+        snprintf(f->where, sizeof f->where, "trace");
+        snprintf(f->numbers, sizeof f->numbers, "%llu calls not recorded (the tracer's buffer was full)",
+                 (unsigned long long)m->dropped_calls);
+        snprintf(f->fix, sizeof f->fix, "trace again with a larger CLTRACE_BUFFER_KB or CLTRACE_WAIT_US");
+    }
+}
+

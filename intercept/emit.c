@@ -425,6 +425,42 @@ static void put_interned(struct clt_writer *w, struct call_scratch *s, uint32_t 
     clt_put_packet(w, &p);
 }
 
+/* A program's source, as an instant on the thread's track after the call:
+ * the reporter's kernel-source hints read it. */
+static void emit_source(struct clt_writer *w, uint64_t track, uint64_t ts, uint64_t program, const uint8_t *src,
+                        uint64_t len)
+{
+    static char text[CLT_MAX_SRC + 1];
+    size_t n = len < CLT_MAX_SRC ? (size_t)len : CLT_MAX_SRC;
+    for (size_t i = 0; i < n; i++)   /* valid UTF-8 for the trace processor: ASCII kept */
+        text[i] = (src[i] >= 0x20 && src[i] < 0x7F) || src[i] == '\n' || src[i] == '\t' ? (char)src[i] : ' ';
+    text[n] = 0;
+    Perfetto__Protos__DebugAnnotation a[3], *ap[3];
+    for (unsigned i = 0; i < 3; i++) {
+        perfetto__protos__debug_annotation__init(&a[i]);
+        a[i].name_field_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME;
+        ap[i] = &a[i];
+    }
+    a[0].name = "program";
+    a[0].value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
+    a[0].uint_value = program;
+    a[1].name = "source";
+    a[1].value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE;
+    a[1].string_value = text;
+    a[2].name = "source_bytes";
+    a[2].value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
+    a[2].uint_value = len;     /* more than the source's length: it was cut at CLT_MAX_SRC */
+    Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+    e.has_type = e.has_track_uuid = 1;
+    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT;
+    e.track_uuid = track;
+    e.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
+    e.name = "program source";
+    e.n_debug_annotations = 3;
+    e.debug_annotations = ap;
+    clt_put_own_event(w, ts, &e);
+}
+
 static void emit_call(struct clt_writer *w, struct clt_thread *th, struct seq_state *ss,
                       const struct clt_rec *rec)
 {
@@ -440,6 +476,8 @@ static void emit_call(struct clt_writer *w, struct clt_thread *th, struct seq_st
     const uint64_t *pcs = clt_rec_stack(rec, &n_pcs);
     uint32_t stack = pcs ? clt_sym_stack(&w->syms, pcs, n_pcs) : 0;
     uint64_t released = 0;     /* a handle the app had already released */
+    const uint8_t *src = NULL; /* clCreateProgramWithSource: the program's source */
+    uint64_t src_len = 0;
 
     for (unsigned i = 0; i < fd->n_params && i < MAX_ANN - 4; i++) {
         const struct clt_param *pp = &fd->params[i];
@@ -479,6 +517,11 @@ static void emit_call(struct clt_writer *w, struct clt_thread *th, struct seq_st
             break;
         case CLT_K_STR:
             set_text(&s, a, data, cnt > CLT_MAX_STR ? CLT_MAX_STR : cnt);
+            break;
+        case CLT_K_SRCS:         /* the slice shows the start; the whole source follows it */
+            set_text(&s, a, data, cnt > CLT_MAX_STR ? CLT_MAX_STR : cnt);
+            src = data;
+            src_len = cnt;
             break;
         case CLT_K_ARR:
         case CLT_K_HARR:
@@ -539,6 +582,8 @@ static void emit_call(struct clt_writer *w, struct clt_thread *th, struct seq_st
     o = fp_slice(o, t1, th->seq, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0);
     w->len = (size_t)(o - w->out);
     w->calls++;
+    if (src && rec->ret)
+        emit_source(w, ss->track_uuid, t1, handle_id(w, rec->ret, 0), src, src_len);
     clt_dev_on_call(w, rec, t0, t1);
 }
 

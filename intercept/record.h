@@ -200,6 +200,30 @@ static inline uint64_t clt_put_out_val(struct clt_extra *x, unsigned i, int ok, 
     return clt_load_n(p, esz);
 }
 
+/* Program source: the pieces concatenated, CLT_MAX_SRC bytes at most; the
+ * slot's count is the whole length (so the writer knows what was cut). */
+#define CLT_MAX_SRC 16384
+static inline uint64_t clt_put_srcs(struct clt_extra *x, unsigned i, int ok, const void *strings, uint32_t count,
+                                    const void *lengths)
+{
+    if (!strings || !ok)
+        return clt_raw(x, i, strings);
+    const char *const *s = (const char *const *)strings;
+    const size_t *len = (const size_t *)lengths;
+    size_t n = 0, total = 0;
+    for (uint32_t k = 0; k < count; k++) {
+        if (!s[k])
+            continue;
+        size_t l = len && len[k] ? len[k] : strlen(s[k]);
+        total += l;
+        size_t c = l < CLT_MAX_SRC - n ? l : CLT_MAX_SRC - n;
+        memcpy(x->p + n, s[k], c);
+        n += c;
+    }
+    uint64_t slot = clt_slot(x, total, n);
+    return slot;
+}
+
 static inline uint64_t clt_put_bytes8(struct clt_extra *x, unsigned i, int ok, const void *p, size_t size)
 {
     if (!p || !ok || size > 8)

@@ -20,13 +20,15 @@ struct strtab { char **s; uint64_t n; };          /* iid -> string */
  * once per sequence and iid, not compared on every event. */
 enum arg_code { A_OTHER, A_RESULT, A_COMMAND_TYPE, A_DURATION, A_DIRECTION, A_BYTES, A_PINNED, A_WORK_DIM,
                 A_GWS, A_LWS, A_WORK_GROUPS, A_WG_SIZE, A_PREF, A_KWG, A_KLOCAL, A_LOCAL_ARG, A_REGS,
-                A_UAR, A_TYPE, A_CREATED_BY, A_SIZE, A_KNAME };
+                A_UAR, A_TYPE, A_CREATED_BY, A_SIZE, A_KNAME, A_PROGRAM, A_OPTIONS, A_BLOCK_R, A_BLOCK_W,
+                A_BLOCK_M, A_START };
 static const char *const arg_names[] = { "", "result", "command_type", "duration_ns", "direction", "bytes",
                                          "pinned", "work_dim", "global_work_size", "local_work_size",
                                          "work_groups", "work_group_size", "preferred_work_group_size_multiple",
                                          "kernel_work_group_size", "kernel_local_mem_bytes", "local_arg_bytes",
                                          "registers_per_work_item", "use_after_release", "type", "created_by",
-                                         "size", "kernel_name" };
+                                         "size", "kernel_name", "program", "options", "blocking_read",
+                                         "blocking_write", "blocking_map", "start_ns" };
 
 static enum arg_code arg_code(const char *name)
 {
@@ -66,8 +68,11 @@ struct open_slice {             /* a BEGIN waiting for its END */
     uint64_t uar;               /* use_after_release: the object id */
     uint64_t size;              /* leak facts */
     char type[32], created_by[RM_MAX_NAME], kname[48];
+    uint64_t program;
+    const char *options;        /* valid while the packet is */
+    int blocking;               /* an enqueue that waits for its command */
 };
-struct track { struct open_slice *stack; unsigned depth, cap; };
+struct track { struct open_slice *stack; unsigned depth, cap; int launch_pending; };
 
 struct reader {
     struct rm_model *m;
@@ -248,6 +253,38 @@ static int bucket(uint64_t bytes)
     return b;
 }
 
+/* Device commands arrive about in completion order: gaps between them are
+ * idle time; a transfer overlapping the last kernel (or the reverse) counts. */
+static void timeline_add(struct rm_timeline *tl, uint64_t start, uint64_t end, int kernel, int transfer)
+{
+    if (!tl->commands++)
+        tl->first_start = tl->busy_until = start;
+    if (start > tl->busy_until) {
+        uint64_t gap = start - tl->busy_until;
+        tl->idle_ns += gap;
+        if (gap > tl->max_gap_ns)
+            tl->max_gap_ns = gap;
+    }
+    if (end > tl->busy_until)
+        tl->busy_until = end;
+    uint64_t os = 0, oe = 0;
+    if (kernel) {
+        tl->kernel_ns += end - start;
+        tl->last_k_start = start;
+        tl->last_k_end = end;
+        os = start > tl->last_t_start ? start : tl->last_t_start;
+        oe = end < tl->last_t_end ? end : tl->last_t_end;
+    } else if (transfer) {
+        tl->transfer_ns += end - start;
+        tl->last_t_start = start;
+        tl->last_t_end = end;
+        os = start > tl->last_k_start ? start : tl->last_k_start;
+        oe = end < tl->last_k_end ? end : tl->last_k_end;
+    }
+    if (oe > os)
+        tl->overlap_ns += oe - os;
+}
+
 static void transfer_add(struct rm_model *m, const struct open_slice *o, uint64_t dur)
 {
     static const char *const dirs[RM_DIRS] = { "host_to_device", "device_to_host", "device_to_device", "device" };
@@ -271,6 +308,15 @@ static void transfer_add(struct rm_model *m, const struct open_slice *o, uint64_
     double gbps = dur ? (double)o->bytes / (double)dur : 0;
     if (gbps > x->best_gbps[d])
         x->best_gbps[d] = gbps;
+    if (o->bytes >= 65536 && dur && d != RM_FILL) {
+        int bin = 0;
+        for (double mbps = gbps * 1000; mbps >= 2 && bin < 23; mbps /= 2)
+            bin++;
+        int pinned = o->pinned != 0;
+        x->bw_count[d][pinned][bin]++;
+        x->bw_bytes[d][pinned][bin] += o->bytes;
+        x->bw_ns[d][pinned][bin] += dur;
+    }
 }
 
 /* ---- annotations ---------------------------------------------------------- */
@@ -350,6 +396,12 @@ static void read_args(struct open_slice *o, struct seq *s, Perfetto__Protos__Tra
             break;
         case A_REGS: o->k.regs = ann_uint(a); break;
         case A_UAR: o->uar = ann_uint(a); break;
+        case A_PROGRAM: o->program = ann_uint(a); break;
+        case A_BLOCK_R:
+        case A_BLOCK_W:
+        case A_BLOCK_M: o->blocking |= ann_uint(a) != 0; break;
+        case A_START: break;
+        case A_OPTIONS: o->options = str; break;
         case A_SIZE: o->size = ann_uint(a); break;
         case A_TYPE:
             snprintf(o->type, sizeof o->type, "%s", str ? str : "");
@@ -561,6 +613,15 @@ static void packet(struct reader *r, const Packet *p)
         snprintf(o->name, sizeof o->name, "%s", name ? name : "");
         o->ts = p->timestamp;
         read_args(o, s, e);
+        if (o->program && !strcmp(o->name, "clBuildProgram")) {
+            struct rm_program *pg = rm_program(m, o->program);
+            const char *opt = o->options ? o->options : "";
+            if (pg) {
+                pg->builds++;
+                pg->fast_math |= strstr(opt, "-cl-mad-enable") || strstr(opt, "-cl-fast-relaxed-math") ||
+                                 strstr(opt, "-cl-unsafe-math-optimizations");
+            }
+        }
         if ((o->error || o->uar) && !o->device) {
             char site[RM_MAX_SITE];
             site_of(s, e->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID
@@ -582,17 +643,43 @@ static void packet(struct reader *r, const Packet *p)
         site_of(s, e->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID
                    ? e->callstack_iid : 0, site, sizeof site);
         leak_add(m, &o, site);
+    } else if (e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT && e->name &&
+               e->name_field_case == PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME &&
+               !strcmp(e->name, "program source")) {
+        uint64_t program = 0;
+        const char *src = NULL;
+        for (size_t i = 0; i < e->n_debug_annotations; i++) {
+            const Ann *a = e->debug_annotations[i];
+            if (a->name_field_case != PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME || !a->name)
+                continue;
+            if (!strcmp(a->name, "program"))
+                program = ann_uint(a);
+            else if (!strcmp(a->name, "source"))
+                src = ann_str(s, a);
+        }
+        if (program && src)
+            rm_scan_source(m, program, src);
     } else if (e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END && t->depth) {
         struct open_slice *o = &t->stack[--t->depth];
         uint64_t dur = p->timestamp > o->ts ? p->timestamp - o->ts : 0;
         m->slices++;
         if (o->device) {
             m->device_commands++;
+            timeline_add(&m->tl, o->ts, o->ts + dur, o->k.work_dim != 0, o->direction[0] && strcmp(o->direction, "device"));
             if (o->k.work_dim)
                 kernel_add(m, o, o->dur_ns ? o->dur_ns : dur);
             else if (o->direction[0])
                 transfer_add(m, o, o->dur_ns ? o->dur_ns : dur);
             return;
+        }
+        /* a kernel launch followed by a wait before the next launch */
+        if (!strcmp(o->name, "clEnqueueNDRangeKernel") && !o->error) {
+            m->tl.launches++;
+            t->launch_pending = 1;
+        } else if (t->launch_pending && (o->blocking || !strcmp(o->name, "clFinish") ||
+                                         !strcmp(o->name, "clWaitForEvents"))) {
+            m->tl.launches_synced++;
+            t->launch_pending = 0;
         }
         struct rm_api *a = o->api >= 0 ? &m->api[o->api] : api_get(m, o->name);
         if (!a)
@@ -715,5 +802,7 @@ void rm_free(struct rm_model *m)
     free(m->kernels);
     free(m->leaks);
     free(m->uars);
+    free(m->hints);
+    free(m->programs);
     memset(m, 0, sizeof *m);
 }

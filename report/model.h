@@ -38,6 +38,18 @@ struct rm_kernel {              /* one kernel name with one launch configuration
     uint64_t work_groups, wg_size, pref_multiple, kernel_wg_size, local_bytes, regs;
 };
 
+struct rm_hint {                /* a kernel-source heuristic hit (source.c) */
+    char rule[32], kernel[64], code[96], what[96];
+    uint64_t program, count;
+    unsigned line;
+};
+
+struct rm_program {
+    uint64_t id;
+    int uses_float;             /* float math that fast-math options speed up (source.c) */
+    int builds, fast_math;      /* fast_math: a build with -cl-mad-enable or -cl-fast-relaxed-math */
+};
+
 enum { RM_H2D, RM_D2H, RM_D2D, RM_FILL, RM_DIRS };
 #define RM_BUCKETS 6            /* <4K, <32K, <256K, <2M, <16M, >=16M */
 
@@ -46,6 +58,16 @@ struct rm_transfers {
     uint64_t small_count, small_bytes, small_ns;   /* below the small-transfer threshold */
     uint64_t pageable_count;
     double best_gbps[RM_DIRS];
+    /* transfers of at least 64 KiB by bandwidth, log2 bins of MB/s, pageable
+     * (not CL_MEM_USE/ALLOC_HOST_PTR) or pinned: the low-bandwidth rule */
+    uint64_t bw_count[RM_DIRS][2][24], bw_bytes[RM_DIRS][2][24], bw_ns[RM_DIRS][2][24];
+};
+
+struct rm_timeline {            /* device busy and idle, serialization */
+    uint64_t first_start, busy_until, idle_ns, max_gap_ns, commands;
+    uint64_t kernel_ns, transfer_ns, overlap_ns;   /* transfer time spent while a kernel ran */
+    uint64_t last_k_start, last_k_end, last_t_start, last_t_end;
+    uint64_t launches, launches_synced;            /* a kernel launch followed by a finish/blocking call */
 };
 
 struct rm_device {
@@ -64,7 +86,12 @@ struct rm_model {
     unsigned n_leaks, cap_leaks;
     struct rm_uar *uars;
     unsigned n_uars, cap_uars;
+    struct rm_hint *hints;
+    unsigned n_hints, cap_hints;
+    struct rm_program *programs;
+    unsigned n_programs, cap_programs;
     struct rm_transfers xfer;
+    struct rm_timeline tl;
     struct rm_device dev[8];
     unsigned n_dev;
     uint64_t packets, slices, device_commands, dropped_calls;
@@ -79,5 +106,8 @@ int rm_read(struct rm_model *m, const char *path, char *err, unsigned errlen);
 /* The same from an open file descriptor (closed on return); name is for messages. */
 int rm_read_fd(struct rm_model *m, int fd, const char *name, char *err, unsigned errlen);
 void rm_free(struct rm_model *m);
+/* source.c: kernel-source hints for one program's source */
+void rm_scan_source(struct rm_model *m, uint64_t program, const char *source);
+struct rm_program *rm_program(struct rm_model *m, uint64_t id);   /* found or added; NULL: full */
 
 #endif

@@ -14,8 +14,8 @@
 const char *const sev_name[] = { "info", "warning", "error" };
 const char *const all_rules[] = { "api-errors", "leaks", "use-after-release", "small-transfers", "low-bandwidth",
                                   "work-group-multiple", "work-group-small", "under-filled-device", "occupancy",
-                                  "serialization", "device-idle", "kernel-source", "build-options", "dropped-calls",
-                                  NULL };
+                                  "serialization", "device-idle", "strided-access", "redundant-global-reads",
+                                  "double-literals", "build-options", "dropped-calls", NULL };
 struct finding *findings;
 unsigned n_findings;
 static unsigned cap_findings;
@@ -168,6 +168,84 @@ void rules(const struct rm_model *m, const struct thresholds *th)
                          occ_limit_name(r.limited_by));
             }
         }
+    }
+    /* low bandwidth on pageable memory: transfers >= 64 KiB under half the best bandwidth seen */
+    static const char *const dir_name[RM_DIRS] = { "host-to-device", "device-to-host", "device-to-device", "fill" };
+    for (int dd = 0; dd < RM_FILL; dd++) {
+        int best = -1;
+        for (int p = 0; p < 2; p++)
+            for (int b = 0; b < 24; b++)
+                if (x->bw_count[dd][p][b] && b > best)
+                    best = b;
+        uint64_t c = 0, bytes = 0, ns = 0, all = 0;
+        for (int p = 0; p < 2; p++)
+            for (int b = 0; b < 24; b++) {
+                all += x->bw_count[dd][p][b];
+                if (best >= 0 && b < best - 1 && !p) {     /* under half the best bin, pageable */
+                    c += x->bw_count[dd][p][b];
+                    bytes += x->bw_bytes[dd][p][b];
+                    ns += x->bw_ns[dd][p][b];
+                }
+            }
+        if (c && c * 4 >= all) {
+            struct finding *f = add("low-bandwidth", SEV_WARNING);
+            snprintf(f->where, sizeof f->where, "%s transfers of 64 KiB or more", dir_name[dd]);
+            snprintf(f->numbers, sizeof f->numbers, "%llu of %llu transfers on pageable memory ran at %.2f GB/s, "
+                     "under half the best seen (%.2f GB/s)", (unsigned long long)c, (unsigned long long)all,
+                     ns ? (double)bytes / (double)ns : 0, x->best_gbps[dd]);
+            snprintf(f->fix, sizeof f->fix, "use pinned memory: a buffer made with CL_MEM_ALLOC_HOST_PTR, mapped "
+                                             "(clEnqueueMapBuffer), as the staging area for these transfers");
+        }
+    }
+    /* serialization: a wait after every launch; device idle between commands */
+    const struct rm_timeline *tl = &m->tl;
+    if (tl->launches >= 8 && tl->launches_synced * 10 >= tl->launches * 9) {
+        struct finding *f = add("serialization", SEV_WARNING);
+        snprintf(f->where, sizeof f->where, "kernel launches");
+        snprintf(f->numbers, sizeof f->numbers, "%llu of %llu launches followed by clFinish, clWaitForEvents or a "
+                 "blocking call before the next launch%s", (unsigned long long)tl->launches_synced,
+                 (unsigned long long)tl->launches,
+                 tl->transfer_ns && !tl->overlap_ns ? "; transfers never overlap kernels" : "");
+        snprintf(f->fix, sizeof f->fix, "queue the work and synchronize once at the end (or on events): "
+                                         "the host then prepares the next launch while the device runs");
+    }
+    uint64_t span = tl->busy_until - tl->first_start;
+    if (tl->commands >= 8 && span > 1000000 && tl->idle_ns * 2 > span) {
+        struct finding *f = add("device-idle", SEV_INFO);
+        snprintf(f->where, sizeof f->where, "device timeline");
+        snprintf(f->numbers, sizeof f->numbers, "idle %.0f%% of %.3f ms between its first and last command; "
+                 "largest gap %.3f ms", 100.0 * (double)tl->idle_ns / (double)span, span / 1e6, tl->max_gap_ns / 1e6);
+        snprintf(f->fix, sizeof f->fix, "keep the queue fed: enqueue ahead, avoid host work and waits between "
+                                         "commands, batch small commands");
+    }
+    /* kernel-source hints (heuristics) */
+    for (unsigned i = 0; i < m->n_hints; i++) {
+        const struct rm_hint *h = &m->hints[i];
+        int dbl = !strcmp(h->rule, "double-literals");
+        struct finding *f = add(h->rule, dbl ? SEV_INFO : SEV_WARNING);
+        snprintf(f->where, sizeof f->where, "kernel %s, line %u of program %llu: %s", h->kernel, h->line,
+                 (unsigned long long)h->program, h->code);
+        snprintf(f->numbers, sizeof f->numbers, "heuristic: %s (%llu place(s) in this kernel)", h->what,
+                 (unsigned long long)h->count);
+        if (!strcmp(h->rule, "strided-access"))
+            snprintf(f->fix, sizeof f->fix, "let neighbouring work-items touch neighbouring words: swap the index "
+                                             "roles, or stage the data through __local memory (seed: transpose)");
+        else if (!strcmp(h->rule, "redundant-global-reads"))
+            snprintf(f->fix, sizeof f->fix, "load the values a work-group shares into __local memory once "
+                                             "(a tile), barrier, then read them from there");
+        else
+            snprintf(f->fix, sizeof f->fix, "write float literals with an f suffix (2.0f): a double literal "
+                                             "makes the expression double precision");
+    }
+    for (unsigned i = 0; i < m->n_programs; i++) {
+        const struct rm_program *p = &m->programs[i];
+        if (!p->builds || p->fast_math || !p->uses_float)
+            continue;
+        struct finding *f = add("build-options", SEV_INFO);
+        snprintf(f->where, sizeof f->where, "program %llu", (unsigned long long)p->id);
+        snprintf(f->numbers, sizeof f->numbers, "float code built without -cl-mad-enable or -cl-fast-relaxed-math");
+        snprintf(f->fix, sizeof f->fix, "if the kernel tolerates it, build with -cl-mad-enable (or "
+                                         "-cl-fast-relaxed-math) for faster multiply-add and math functions");
     }
     if (m->dropped_calls) {
         struct finding *f = add("dropped-calls", SEV_WARNING);

@@ -47,6 +47,10 @@ t_unit_occupancy_seed_examples() {
     "$T/test_occupancy"
 }
 
+t_unit_kernel_source_hints_seed_kernels() {
+    "$T/test_source"
+}
+
 t_unit_decoders() {
     "$T/test_decode"
 }

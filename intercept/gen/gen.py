@@ -43,7 +43,7 @@ MAX_STR = 256        # bytes copied per string argument
 
 # Parameter kinds (mirrored in record.h as enum clt_kind).
 KINDS = ["VAL", "SVAL", "HANDLE", "ENUM", "BITFIELD", "BOOL", "PTR", "STR", "ARR", "HARR",
-         "PROPS", "OUT_VAL", "OUT_HANDLE", "OUT_HARR", "ERRCODE", "BYTES8", "FUNC"]
+         "PROPS", "OUT_VAL", "OUT_HANDLE", "OUT_HARR", "ERRCODE", "BYTES8", "FUNC", "SRCS"]
 
 
 class Reg:
@@ -174,6 +174,8 @@ def classify(reg, cmd, params, i):
         return "FUNC", None
     if d["name"] == "errcode_ret" and d["ptr"] == 1:
         return "ERRCODE", None
+    if cmd == "clCreateProgramWithSource" and d["name"] == "strings":
+        return "SRCS", None         # the program's source, for the reporter's kernel-source hints
     if d["ptr"] == 0 and not d.get("array"):
         if t in reg.handles or reg.resolve(t) == "*handle":
             return "HANDLE", t
@@ -461,6 +463,8 @@ def wrapper(reg, c, r, ps, kinds, exported):
     for p, (k, aux) in zip(ps, kinds):
         if k == "STR":
             extra.append("CLT_MAX_STR")
+        elif k == "SRCS":
+            extra.append("CLT_MAX_SRC")
         elif k in ("ARR", "HARR", "OUT_HARR"):
             extra.append("8 * CLT_MAX_ARRAY")
         elif k == "PROPS":
@@ -519,6 +523,8 @@ def wrapper(reg, c, r, ps, kinds, exported):
             L.append("        %s = clt_put_out_val(&x, %d, ok, %s, %s);" % (s, i, n, esz))
         elif k == "BYTES8":
             L.append("        %s = clt_put_bytes8(&x, %d, ok, %s, %s);" % (s, i, n, aux))
+        elif k == "SRCS":
+            L.append("        %s = clt_put_srcs(&x, %d, ok, %s, count, lengths);" % (s, i, n))
     if enq:
         L.append("        rec->arg[%d] = ok ? flow : 0;" % len(ps))
     if want:
@@ -571,6 +577,8 @@ def arg_values(reg, c, ps, kinds):
             vals.append("errslot")
         elif k == "FUNC":
             vals.append("(void *)&some_callback")
+        elif k == "SRCS":
+            vals.append("(void *)src_strings")
         elif k == "HANDLE":
             vals.append("(void *)(uintptr_t)0x%x" % (0x10000 + 16 * i))
         else:

@@ -454,7 +454,7 @@ static const struct clt_param P_clCreateProgramWithILKHR[] = {
 static const struct clt_param P_clCreateProgramWithSource[] = {
     {"context", CLT_K_HANDLE, CLT_DEC_NONE, "cl_context"},
     {"count", CLT_K_VAL, CLT_DEC_NONE, NULL},
-    {"strings", CLT_K_PTR, CLT_DEC_NONE, NULL},
+    {"strings", CLT_K_SRCS, CLT_DEC_NONE, NULL},
     {"lengths", CLT_K_PTR, CLT_DEC_NONE, NULL},
     {"errcode_ret", CLT_K_ERRCODE, CLT_DEC_NONE, NULL},
 };

@@ -2556,12 +2556,12 @@ static void * clCreateProgramWithSource_rec(clCreateProgramWithSource_t real, vo
     int ok = ret != NULL;
     (void)ok;
     int clt_want_stack = 1;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + CLT_MAX_SRC + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)count;
-        rec->arg[2] = (uint64_t)(uintptr_t)strings;
+        rec->arg[2] = clt_put_srcs(&x, 2, ok, strings, count, lengths);
         rec->arg[3] = (uint64_t)(uintptr_t)lengths;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         if (clt_want_stack)

@@ -879,11 +879,11 @@ static void check_clCreateProgramWithSource(void *fp, int pass)
     (void)pass;
     typedef void * (*fn_t)(void *, uint32_t, void *, void *, cl_int_ *);
     reset_arena();
-    void * r = ((fn_t)fp)((void *)(uintptr_t)0x10000, (uint32_t)65, (void *)arena[2], (void *)arena[3], (pass ? NULL : errslot));
+    void * r = ((fn_t)fp)((void *)(uintptr_t)0x10000, (uint32_t)65, (void *)src_strings, (void *)arena[3], (pass ? NULL : errslot));
     expect_fn("clCreateProgramWithSource", 5);
     expect_arg("clCreateProgramWithSource", 0, (uint64_t)(uintptr_t)(void *)(uintptr_t)0x10000);
     expect_arg("clCreateProgramWithSource", 1, (uint64_t)(uint32_t)65);
-    expect_arg("clCreateProgramWithSource", 2, (uint64_t)(uintptr_t)(void *)arena[2]);
+    expect_arg("clCreateProgramWithSource", 2, (uint64_t)(uintptr_t)(void *)src_strings);
     expect_arg("clCreateProgramWithSource", 3, (uint64_t)(uintptr_t)(void *)arena[3]);
     expect_errcode("clCreateProgramWithSource", 4, pass ? NULL : errslot);
     expect_ret("clCreateProgramWithSource", (uint64_t)(uintptr_t)r, fake_ret_ptr_now());

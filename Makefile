@@ -29,7 +29,7 @@ $(B)/cltrace: intercept/launcher.c intercept/config.c intercept/config.h | $(B)
 
 REPORT_SRC := report/report.c report/rules.c report/output.c report/html.c report/model.c report/source.c report/occupancy.c intercept/objects.c intercept/proto/cltrace.pb-c.c
 $(B)/cltrace-report: $(REPORT_SRC) $(wildcard report/*.h) | $(B)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -Ireport -Iintercept -o $@ $(REPORT_SRC) $(LDFLAGS) -lprotobuf-c -lz
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -Ireport -Iintercept -o $@ $(REPORT_SRC) $(LDFLAGS) -lprotobuf-c -lz -lm
 
 # The reader under libFuzzer (clang); seeds: the committed fixture.
 FUZZ_SECONDS ?= 20

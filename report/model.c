@@ -517,6 +517,32 @@ static void site_of(const struct seq *s, uint64_t iid, char *buf, size_t cap)
     }
 }
 
+static void cmd_sample(struct rm_model *m, uint64_t track, uint64_t start, uint64_t dur, int kind)
+{
+    if (m->n_cmds >= RM_MAX_CMDS)
+        return;
+    if (!m->cmds && !(m->cmds = malloc(RM_MAX_CMDS * sizeof *m->cmds)))
+        return;
+    unsigned lane = 0;
+    while (lane < m->n_lanes && m->lanes[lane].uuid != track)
+        lane++;
+    if (lane == m->n_lanes) {
+        if (lane == RM_MAX_LANES)
+            return;
+        m->lanes[lane].uuid = track;
+        snprintf(m->lanes[lane].name, sizeof m->lanes[lane].name, "queue track %u", lane);
+        for (unsigned i = 0; i < m->n_names; i++)
+            if (m->names[i].uuid == track)
+                snprintf(m->lanes[lane].name, sizeof m->lanes[lane].name, "%s", m->names[i].name);
+        m->n_lanes++;
+    }
+    m->cmds[m->n_cmds].start = start;
+    m->cmds[m->n_cmds].dur = dur;
+    m->cmds[m->n_cmds].lane = (uint8_t)lane;
+    m->cmds[m->n_cmds].kind = (uint8_t)kind;
+    m->n_cmds++;
+}
+
 static void leak_add(struct rm_model *m, const struct open_slice *o, const char *site)
 {
     struct rm_leak *l = NULL;
@@ -561,6 +587,13 @@ static void packet(struct reader *r, const Packet *p)
     m->packets++;
     if (p->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_ATTRIBUTES)
         attributes(m, p->trace_attributes);
+    if (p->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR && p->track_descriptor->name &&
+        p->track_descriptor->has_uuid && (p->track_descriptor->uuid & 0xF0000000u) == 0xA0000000u &&
+        m->n_names < RM_MAX_LANES * 2) {   /* a device queue's name, for the timeline */
+        m->names[m->n_names].uuid = p->track_descriptor->uuid;
+        snprintf(m->names[m->n_names].name, sizeof m->names[m->n_names].name, "%s", p->track_descriptor->name);
+        m->n_names++;
+    }
     uint32_t sid = p->has_trusted_packet_sequence_id ? p->trusted_packet_sequence_id : 0;
     struct seq *s = seq_get(r, sid, p->has_sequence_flags && (p->sequence_flags & 1));
     if (s && p->trace_packet_defaults && p->trace_packet_defaults->track_event_defaults &&
@@ -665,6 +698,7 @@ static void packet(struct reader *r, const Packet *p)
         m->slices++;
         if (o->device) {
             m->device_commands++;
+            cmd_sample(m, tuuid, o->ts, dur, o->k.work_dim ? 1 : o->direction[0] ? 2 : 0);
             timeline_add(&m->tl, o->ts, o->ts + dur, o->k.work_dim != 0, o->direction[0] && strcmp(o->direction, "device"));
             if (o->k.work_dim)
                 kernel_add(m, o, o->dur_ns ? o->dur_ns : dur);
@@ -804,5 +838,6 @@ void rm_free(struct rm_model *m)
     free(m->uars);
     free(m->hints);
     free(m->programs);
+    free(m->cmds);
     memset(m, 0, sizeof *m);
 }

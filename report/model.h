@@ -70,6 +70,12 @@ struct rm_timeline {            /* device busy and idle, serialization */
     uint64_t launches, launches_synced;            /* a kernel launch followed by a finish/blocking call */
 };
 
+/* The first device commands, for the HTML report's timeline (bounded). */
+#define RM_MAX_CMDS 4000
+#define RM_MAX_LANES 32
+struct rm_cmd { uint64_t start, dur; uint8_t lane, kind; };   /* kind: 0 other, 1 kernel, 2 transfer */
+struct rm_lane { uint64_t uuid; char name[64]; };
+
 struct rm_device {
     char name[RM_MAX_NAME], vendor[RM_MAX_NAME];
     int64_t compute_units, warp, cc, max_wg, local_mem, regs_per_block;
@@ -92,6 +98,12 @@ struct rm_model {
     unsigned n_programs, cap_programs;
     struct rm_transfers xfer;
     struct rm_timeline tl;
+    struct rm_cmd *cmds;
+    unsigned n_cmds;
+    struct rm_lane lanes[RM_MAX_LANES];
+    unsigned n_lanes;
+    struct rm_lane names[RM_MAX_LANES * 2];   /* track uuid -> name, device queue tracks */
+    unsigned n_names;
     struct rm_device dev[8];
     unsigned n_dev;
     uint64_t packets, slices, device_commands, dropped_calls;

@@ -9,15 +9,16 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cltrace-report [--format text|json|markdown|junit] [--fail-on info|warning|error]\n"
-               "                      [--small-bytes N] [--small-count N] TRACE...\n"
+    fprintf(f, "usage: cltrace-report [--format text|json|markdown|junit|html] [-o FILE]\n"
+               "                      [--fail-on info|warning|error] [--small-bytes N] [--small-count N] TRACE...\n"
+               "       cltrace-report diff [--threshold PERCENT] [--format text|json] BASE NEW\n"
                "Exit status: 0 fine, 1 a finding at or over --fail-on, 2 unusable input.\n");
 }
 
 int main(int argc, char **argv)
 {
     struct thresholds th = { 32768, 10, 64, 0.5 };
-    const char *format = "text";
+    const char *format = "text", *out_path = NULL;
     int fail_on = -1, n_traces = 0;
     static struct rm_model m;
     m.small_threshold = th.small_bytes;
@@ -31,6 +32,8 @@ int main(int argc, char **argv)
                 usage(stderr);
                 return 2;
             }
+        } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+            out_path = argv[++i];
         } else if (!strcmp(argv[i], "--small-bytes") && i + 1 < argc) {
             th.small_bytes = m.small_threshold = strtoull(argv[++i], NULL, 0);
         } else if (!strcmp(argv[i], "--small-count") && i + 1 < argc) {
@@ -51,7 +54,7 @@ int main(int argc, char **argv)
         }
     }
     if (!n_traces || (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "markdown") &&
-                      strcmp(format, "junit"))) {
+                      strcmp(format, "junit") && strcmp(format, "html"))) {
         usage(stderr);
         return 2;
     }
@@ -59,14 +62,25 @@ int main(int argc, char **argv)
         fprintf(stderr, "cltrace-report: warning: a trace was cut short (the app crashed or was killed); "
                         "reporting what it holds\n");
     rules(&m, &th);
+    FILE *out = out_path ? fopen(out_path, "w") : stdout;
+    if (!out) {
+        fprintf(stderr, "cltrace-report: cannot write %s\n", out_path);
+        return 2;
+    }
     if (!strcmp(format, "json"))
-        out_json(stdout, &m);
+        out_json(out, &m);
     else if (!strcmp(format, "markdown"))
-        out_markdown(stdout, &m);
+        out_markdown(out, &m);
     else if (!strcmp(format, "junit"))
-        out_junit(stdout, fail_on >= 0 ? fail_on : SEV_WARNING);
+        out_junit(out, fail_on >= 0 ? fail_on : SEV_WARNING);
+    else if (!strcmp(format, "html"))
+        out_html(out, &m, &th);
     else
-        out_text(stdout, &m);
+        out_text(out, &m);
+    if (out != stdout && fclose(out) != 0) {
+        fprintf(stderr, "cltrace-report: cannot write %s\n", out_path);
+        return 2;
+    }
     int rc = 0;
     for (unsigned i = 0; fail_on >= 0 && i < n_findings; i++)
         if ((int)findings[i].sev >= fail_on)

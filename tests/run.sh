@@ -374,6 +374,20 @@ assert {k["name"] for k in r["kernels"]} == {"scale", "sum_local"}
 PY
 }
 
+t_html_report_renders_and_escapes() {
+    # one self-contained page: charts drawn (pixels of each chart's colour in
+    # a headless-Chromium screenshot), no console errors, and trace text that
+    # is HTML (a kernel named <script>...) shown as text, never as markup
+    $PY tests/html_check.py hostile "$WORK/hostile.pftrace"
+    "$B/cltrace-report" --format html -o "$WORK/hostile.html" "$WORK/hostile.pftrace" || [ $? -eq 1 ]
+    traced "$WORK/ht" "$T/timeline" /dev/null > /dev/null
+    "$B/cltrace-report" --format html -o "$WORK/pocl.html" "$(trace_of "$WORK/ht")" || [ $? -eq 1 ]
+    "$B/cltrace-report" --format html -o "$WORK/h200.html" tests/fixtures/h200-timeline.pftrace.gz || [ $? -eq 1 ]
+    grep -q 'id=chart-occupancy' "$WORK/h200.html" && grep -q '100%, limited by' "$WORK/h200.html"
+    command -v chromium > /dev/null || { echo "chromium not installed: rendering not checked"; return 77; }
+    (cd tests && for f in hostile pocl h200; do $PY html_check.py check "$WORK/$f.html" "$WORK" || exit 1; done)
+}
+
 t_report_bad_input() {
     # a crash-cut raw trace reports what it holds, with a warning
     [ "$(exits segv 50 "$WORK/rx")" -eq 139 ]

@@ -53,6 +53,21 @@ $(B)/examples/vecadd: examples/vecadd/vecadd.c | $(B)
 	mkdir -p $(B)/examples
 	$(CC) $(CFLAGS) $(WARN) -o $@ $< -lOpenCL
 
+# The problem/fix examples: one program each, --fixed runs the fix.
+EXAMPLES := transfers matmul transpose copy nbody workgroup leaks sync
+define EXAMPLE_RULE
+$(B)/examples/$(1): examples/$(1)/$(1).c examples/common/example.h | $(B)
+	mkdir -p $(B)/examples
+	$(CC) $(CFLAGS) $(WARN) -g -o $$@ $$< -lOpenCL -lm
+endef
+$(foreach x,$(EXAMPLES),$(eval $(call EXAMPLE_RULE,$(x))))
+EXAMPLE_BINS := $(addprefix $(B)/examples/,$(EXAMPLES))
+
+# Each example, problem and fixed, under the tracer: the report finds the
+# expected rules on the problem and none of them on the fix.
+examples: all $(EXAMPLE_BINS)
+	bash scripts/check-examples.sh $(EXAMPLES)
+
 run: all $(B)/examples/vecadd
 	mkdir -p $(B)/traces
 	$(B)/cltrace -o $(B)/traces -- $(B)/examples/vecadd
@@ -67,4 +82,4 @@ gen:
 
 include tests/tests.mk
 
-.PHONY: all gen deps run clean fuzz
+.PHONY: all gen deps run clean fuzz examples

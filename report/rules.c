@@ -187,7 +187,7 @@ void rules(const struct rm_model *m, const struct thresholds *th)
                     ns += x->bw_ns[dd][p][b];
                 }
             }
-        if (c && c * 4 >= all) {
+        if (c >= 8 && c * 2 >= all) {
             struct finding *f = add("low-bandwidth", SEV_WARNING);
             snprintf(f->where, sizeof f->where, "%s transfers of 64 KiB or more", dir_name[dd]);
             snprintf(f->numbers, sizeof f->numbers, "%llu of %llu transfers on pageable memory ran at %.2f GB/s, "
@@ -218,9 +218,15 @@ void rules(const struct rm_model *m, const struct thresholds *th)
         snprintf(f->fix, sizeof f->fix, "keep the queue fed: enqueue ahead, avoid host work and waits between "
                                          "commands, batch small commands");
     }
-    /* kernel-source hints (heuristics) */
+    /* kernel-source hints (heuristics), for the kernels that ran (all of
+     * them when the trace has no launches) */
     for (unsigned i = 0; i < m->n_hints; i++) {
         const struct rm_hint *h = &m->hints[i];
+        int launched = !m->n_kernels;
+        for (unsigned k = 0; k < m->n_kernels && !launched; k++)
+            launched = !strcmp(m->kernels[k].name, h->kernel);
+        if (!launched)
+            continue;
         int dbl = !strcmp(h->rule, "double-literals");
         struct finding *f = add(h->rule, dbl ? SEV_INFO : SEV_WARNING);
         snprintf(f->where, sizeof f->where, "kernel %s, line %u of program %llu: %s", h->kernel, h->line,

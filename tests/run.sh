@@ -388,6 +388,13 @@ t_html_report_renders_and_escapes() {
     (cd tests && for f in hostile pocl h200; do $PY html_check.py check "$WORK/$f.html" "$WORK" || exit 1; done)
 }
 
+t_examples_problem_and_fix() {
+    # every example of examples/: the report finds its rules on the problem
+    # version and none on the fix; same results; traces lint clean
+    EXAMPLES_OUT="$WORK/examples" bash scripts/check-examples.sh \
+        $(sed -n 's/^EXAMPLES := //p' Makefile)
+}
+
 t_report_bad_input() {
     # a crash-cut raw trace reports what it holds, with a warning
     [ "$(exits segv 50 "$WORK/rx")" -eq 139 ]

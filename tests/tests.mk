@@ -72,7 +72,7 @@ $(T)/test_source: tests/unit/test_source.c report/source.c report/model.c report
 	  report/model.c intercept/objects.c intercept/proto/cltrace.pb-c.c -lprotobuf-c -lz
 TEST_BINS += $(T)/test_source
 
-test-bins: all $(TEST_BINS)
+test-bins: all $(TEST_BINS) $(EXAMPLE_BINS)
 
 test: test-bins
 	bash tests/run.sh

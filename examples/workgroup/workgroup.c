@@ -1,0 +1,57 @@
+/* The same kernel launched with different work-group (local) sizes (seed 001:
+ * a multiple of the warp/wavefront, at least 64 work-items):
+ *   workgroup          local size 100 (not a multiple of the kernel's
+ *                      preferred multiple) and NULL (left to the driver)
+ *   workgroup --fixed  local sizes 128 and 256 */
+#include "../common/example.h"
+
+static const char *src =
+    "kernel void saxpy(global float *y, global const float *x, float a, int n) {\n"
+    "    int i = get_global_id(0);\n"
+    "    if (i < n) y[i] = a * x[i] + y[i];\n"
+    "}\n";
+
+static void launch(struct ex *e, cl_kernel k, size_t n, const size_t *lws)
+{
+    size_t gws = lws ? (n + *lws - 1) / *lws * *lws : n;   /* rounded up to whole groups */
+    CHECK(clEnqueueNDRangeKernel(e->q, k, 1, NULL, &gws, lws, 0, NULL, NULL));
+}
+
+int main(int argc, char **argv)
+{
+    struct ex e;
+    ex_init(&e, argc, argv);
+    const int N = 1 << 20;
+    float *x = malloc(sizeof(float) * N), *y = malloc(sizeof(float) * N);
+    for (int i = 0; i < N; i++) {
+        x[i] = (float)(i % 100) * 0.01f;
+        y[i] = 1.0f;
+    }
+    cl_program p = ex_build(&e, src, NULL);
+    cl_kernel k = ex_kernel(p, "saxpy");
+    cl_mem dx = ex_buffer(&e, CL_MEM_READ_ONLY, sizeof(float) * N, x);
+    cl_mem dy = ex_buffer(&e, CL_MEM_READ_WRITE, sizeof(float) * N, y);
+    float a = 0.5f;
+    CHECK(clSetKernelArg(k, 0, sizeof dy, &dy));
+    CHECK(clSetKernelArg(k, 1, sizeof dx, &dx));
+    CHECK(clSetKernelArg(k, 2, sizeof a, &a));
+    CHECK(clSetKernelArg(k, 3, sizeof N, &N));
+    size_t l100 = 100, l128 = 128, l256 = 256;
+    if (e.fixed) {
+        launch(&e, k, N, &l128);
+        launch(&e, k, N, &l256);
+    } else {
+        launch(&e, k, N, &l100);
+        launch(&e, k, N, NULL);
+    }
+    CHECK(clEnqueueReadBuffer(e.q, dy, CL_TRUE, 0, sizeof(float) * N, y, 0, NULL, NULL));
+    ex_checksum("y", y, N);
+    clReleaseMemObject(dx);
+    clReleaseMemObject(dy);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+    ex_done(&e);
+    free(x);
+    free(y);
+    return 0;
+}

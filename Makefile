@@ -27,7 +27,7 @@ $(B)/libcltrace.so: $(SHIM_SRC) $(HDRS) intercept/libcltrace.map Makefile | $(B)
 $(B)/cltrace: intercept/launcher.c intercept/config.c intercept/config.h | $(B)
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -Iintercept -o $@ intercept/launcher.c intercept/config.c
 
-REPORT_SRC := report/report.c report/rules.c report/output.c report/html.c report/model.c report/source.c report/occupancy.c intercept/objects.c intercept/proto/cltrace.pb-c.c
+REPORT_SRC := report/report.c report/diff.c report/rules.c report/output.c report/html.c report/model.c report/source.c report/occupancy.c intercept/objects.c intercept/proto/cltrace.pb-c.c
 $(B)/cltrace-report: $(REPORT_SRC) $(wildcard report/*.h) | $(B)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -Ireport -Iintercept -o $@ $(REPORT_SRC) $(LDFLAGS) -lprotobuf-c -lz -lm
 

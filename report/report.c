@@ -22,6 +22,8 @@ int main(int argc, char **argv)
     int fail_on = -1, n_traces = 0;
     static struct rm_model m;
     m.small_threshold = th.small_bytes;
+    if (argc > 1 && !strcmp(argv[1], "diff"))
+        return report_diff(argc - 2, argv + 2, &th);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--format") && i + 1 < argc) {
             format = argv[++i];

@@ -32,6 +32,7 @@ void out_markdown(FILE *o, const struct rm_model *m);
 void out_junit(FILE *o, int fail_at);
 void out_html(FILE *o, const struct rm_model *m, const struct thresholds *th);
 void json_str(FILE *o, const char *s);
+int report_diff(int argc, char **argv, const struct thresholds *th);   /* diff.c: exit status */
 void xml_text(FILE *o, const char *s);
 
 #endif

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """The HTML report in a real browser (Debian's chromium, headless).
-  html_check.py hostile OUT.pftrace        write a trace whose names are HTML
+  html_check.py hostile OUT.pftrace [NS]   write a trace whose names are HTML
+                                           (kernels of NS ns each, default 100 us)
   html_check.py check REPORT.html WORKDIR  render it; check charts and escaping
 The check renders a screenshot and counts the pixels of each chart's colour
 (a chart that does not render has none), reads the console log (no errors),
@@ -15,7 +16,7 @@ from tracedump import load_schema
 HOSTILE = "<script>alert(1)</script>"
 
 
-def hostile_trace(path):
+def hostile_trace(path, dur=100000):
     pb = load_schema()
     t = pb.Trace()
     pid, tid, seq = 4242, 4243, 7
@@ -44,12 +45,12 @@ def hostile_trace(path):
         for k, v in (("command_type", "CL_COMMAND_NDRANGE_KERNEL"),):
             a = e.debug_annotations.add(name=k)
             a.string_value = v
-        for k, v in (("duration_ns", 100000), ("work_dim", 1), ("work_group_size", 64), ("work_groups", 1)):
+        for k, v in (("duration_ns", dur), ("work_dim", 1), ("work_group_size", 64), ("work_groups", 1)):
             e.debug_annotations.add(name=k, uint_value=v)
         for k in ("global_work_size", "local_work_size"):
             a = e.debug_annotations.add(name=k)
             a.array_values.add(uint_value=64)
-        x = packet(timestamp=ts + 100000, trusted_packet_sequence_id=seq, sequence_flags=2)
+        x = packet(timestamp=ts + dur, trusted_packet_sequence_id=seq, sequence_flags=2)
         x.track_event.type = 2
         x.track_event.track_uuid = queue
     # a write of 4 KiB (a small transfer)
@@ -161,6 +162,6 @@ def check(report, work):
 
 if __name__ == "__main__":
     if sys.argv[1] == "hostile":
-        hostile_trace(sys.argv[2])
+        hostile_trace(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 100000)
     else:
         check(sys.argv[2], sys.argv[3])

@@ -395,6 +395,33 @@ t_examples_problem_and_fix() {
         $(sed -n 's/^EXAMPLES := //p' Makefile)
 }
 
+t_report_diff_gates_on_regressions() {
+    # the same kernel 100 us -> 150 us: a regression (exit 1); -> 105 us: under
+    # the 10 % threshold (exit 0); a trace against itself: nothing new
+    $PY tests/html_check.py hostile "$WORK/d100.pftrace" 100000
+    $PY tests/html_check.py hostile "$WORK/d150.pftrace" 150000
+    $PY tests/html_check.py hostile "$WORK/d105.pftrace" 105000
+    local rc=0
+    "$B/cltrace-report" diff "$WORK/d100.pftrace" "$WORK/d150.pftrace" > "$WORK/d.txt" || rc=$?
+    [ $rc -eq 1 ] && grep -q 'REGRESSION' "$WORK/d.txt" && grep -q '+50.0%' "$WORK/d.txt"
+    "$B/cltrace-report" diff "$WORK/d100.pftrace" "$WORK/d105.pftrace" > "$WORK/d.txt"
+    ! grep -q 'REGRESSION' "$WORK/d.txt"
+    "$B/cltrace-report" diff --threshold 3 "$WORK/d100.pftrace" "$WORK/d105.pftrace" > /dev/null || rc=$?
+    [ $rc -eq 1 ]
+    "$B/cltrace-report" diff --format json "$WORK/d100.pftrace" "$WORK/d100.pftrace" > "$WORK/d.json"
+    $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); assert not d["new_findings"] and not d["regression"], d' \
+        "$WORK/d.json"
+    # a finding the new trace has and the base has not: listed, gates with --fail-on
+    traced "$WORK/dt" "$T/churn" 100 > /dev/null
+    traced "$WORK/du" "$T/churn" 2 > /dev/null
+    rc=0
+    "$B/cltrace-report" diff --fail-on warning "$(trace_of "$WORK/du")" "$(trace_of "$WORK/dt")" > "$WORK/d.txt" || rc=$?
+    [ $rc -eq 1 ] && grep -q 'small-transfers' "$WORK/d.txt"
+    rc=0
+    "$B/cltrace-report" diff "$WORK/d100.pftrace" README.md 2> /dev/null || rc=$?
+    [ $rc -eq 2 ]
+}
+
 t_report_bad_input() {
     # a crash-cut raw trace reports what it holds, with a warning
     [ "$(exits segv 50 "$WORK/rx")" -eq 139 ]

@@ -8,6 +8,7 @@
  * as libunwind: its libelf must not stand in for one the app links. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,9 @@
 
 #define DW(X) X(dwfl_begin) X(dwfl_end) X(dwfl_linux_proc_report) X(dwfl_report_begin) \
     X(dwfl_report_end) X(dwfl_addrmodule) X(dwfl_module_addrname) X(dwfl_module_getsrc) \
-    X(dwfl_lineinfo) X(dwfl_module_info) X(dwfl_linux_proc_find_elf) X(dwfl_standard_find_debuginfo)
+    X(dwfl_lineinfo) X(dwfl_module_info) X(dwfl_linux_proc_find_elf) X(dwfl_standard_find_debuginfo) \
+    X(dwfl_module_addrdie) X(dwarf_getscopes) X(dwarf_tag) X(dwarf_attr_integrate) X(dwarf_formstring) \
+    X(dwarf_formudata) X(dwarf_getsrcfiles) X(dwarf_filesrc) X(dwarf_getscopes_die)
 static struct {
 #define DW_PTR(f) __typeof__(f) *f;
     DW(DW_PTR)
@@ -131,21 +134,92 @@ static uint32_t mapping_of(struct clt_symbols *s, uint64_t base, const char *pat
     return s->n_map;
 }
 
-/* Frame index + 1 of a return address, symbolized on first sight. */
-static uint32_t frame_of(struct clt_symbols *s, uint64_t pc)
+static struct clt_sym_frame *frame_new(struct clt_symbols *s)
 {
-    uint32_t f = (uint32_t)(uintptr_t)clt_map_get(&s->pc_frame, pc);
-    if (f)
-        return f;
     if (clt_grow(&s->frames, s->n_frame, &s->cap_frame, sizeof *s->frames, 64) != 0)
-        return 0;
+        return NULL;
+    struct clt_sym_frame *fr = &s->frames[s->n_frame++];
+    memset(fr, 0, sizeof *fr);
+    return fr;
+}
+
+static const char *die_name(Dwarf_Die *d)
+{
+    Dwarf_Attribute a;
+    return dw.dwarf_attr_integrate(d, DW_AT_name, &a) ? dw.dwarf_formstring(&a) : NULL;
+}
+
+/* Code inlined at this address: the chain of inlined calls, innermost first,
+ * each with the place it was called from (one more frame each). Returns how
+ * many frames it added after `fr` (the innermost, already filled). */
+static unsigned inline_frames(struct clt_symbols *s, Dwfl_Module *mod, uint64_t at, uint32_t first)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = dw.dwfl_module_addrdie(mod, at, &bias);
+    Dwarf_Die *found = NULL, *scopes = NULL;
+    int nf = cu ? dw.dwarf_getscopes(cu, at - bias, &found) : 0, n = 0;
+    /* dwarf_getscopes continues into the inlined function's abstract
+     * definition; the concrete chain (instance, the functions it was inlined
+     * into, up to the real one) is the parents of the innermost instance. */
+    for (int i = 0; i < nf; i++)
+        if (dw.dwarf_tag(&found[i]) == DW_TAG_inlined_subroutine) {
+            n = dw.dwarf_getscopes_die(&found[i], &scopes);
+            break;
+        }
+    free(found);
+    unsigned added = 0;
+    Dwarf_Files *files = NULL;
+    size_t n_files = 0;
+    if (n > 0 && dw.dwarf_getsrcfiles(cu, &files, &n_files) != 0)
+        files = NULL;
+    for (int i = 0; i < n && added < 8; i++) {
+        if (dw.dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+            continue;
+        /* scopes[i] was inlined into the next enclosing function scope */
+        const char *callee = die_name(&scopes[i]);
+        Dwarf_Attribute a;
+        Dwarf_Word file = 0, line = 0;
+        if (dw.dwarf_attr_integrate(&scopes[i], DW_AT_call_file, &a))
+            dw.dwarf_formudata(&a, &file);
+        if (dw.dwarf_attr_integrate(&scopes[i], DW_AT_call_line, &a))
+            dw.dwarf_formudata(&a, &line);
+        const char *caller = NULL;
+        for (int j = i + 1; j < n && !caller; j++)
+            if (dw.dwarf_tag(&scopes[j]) == DW_TAG_inlined_subroutine || dw.dwarf_tag(&scopes[j]) == DW_TAG_subprogram)
+                caller = die_name(&scopes[j]);
+        struct clt_sym_frame *fr = frame_new(s);
+        if (!fr)
+            break;
+        struct clt_sym_frame *inner = &s->frames[first + added];   /* (frame_new may move the array) */
+        *fr = *inner;
+        if (callee)          /* the inner frame is the inlined function itself */
+            inner->fn = str_intern(s, callee);
+        fr->fn = caller ? str_intern(s, caller) : inner->fn;
+        const char *src = files && file < n_files ? dw.dwarf_filesrc(files, file, NULL, NULL) : NULL;
+        fr->file = src ? str_intern(s, src) : 0;
+        fr->line = (uint32_t)line;
+        added++;
+    }
+    free(scopes);
+    return added;
+}
+
+/* The frames of a return address, symbolized on first sight: index + 1 of
+ * the innermost and, above bit 32, how many (inlined calls add frames). */
+static uint64_t frames_of(struct clt_symbols *s, uint64_t pc)
+{
+    uint64_t cached = (uint64_t)(uintptr_t)clt_map_get(&s->pc_frame, pc);
+    if (cached)
+        return cached;
     uint64_t at = pc - 1;         /* a return address: the call is the instruction before */
     Dl_info di;
     memset(&di, 0, sizeof di);
     dladdr((void *)(uintptr_t)at, &di);
     uint64_t base = (uint64_t)(uintptr_t)di.dli_fbase;
-    struct clt_sym_frame *fr = &s->frames[s->n_frame];
-    memset(fr, 0, sizeof *fr);
+    uint32_t first = s->n_frame;
+    struct clt_sym_frame *fr = frame_new(s);
+    if (!fr)
+        return 0;
     fr->pc = pc;
     const char *slash = di.dli_fname ? strrchr(di.dli_fname, '/') : NULL;
     const char *file = slash ? slash + 1 : di.dli_fname ? di.dli_fname : "";
@@ -180,21 +254,26 @@ static uint32_t frame_of(struct clt_symbols *s, uint64_t pc)
         snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)(base ? pc - base : pc));
         fn = hex;
     }
-    fr->fn = str_intern(s, fn);
+    uint32_t fn_str = str_intern(s, fn), file_str = 0, line_no = 0, map = 0;
     Dwfl_Line *line = mod ? dw.dwfl_module_getsrc(mod, at) : NULL;
     int lineno = 0;
     const char *src = line ? dw.dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
     if (src && src[0]) {
-        fr->file = str_intern(s, src);
-        fr->line = lineno > 0 ? (uint32_t)lineno : 0;
+        file_str = str_intern(s, src);
+        line_no = lineno > 0 ? (uint32_t)lineno : 0;
     }
-    if (base) {
-        fr->map = mapping_of(s, base, di.dli_fname, mod);
-        fr->rel_pc = pc - base;
-    }
-    s->n_frame++;
-    clt_map_put(&s->pc_frame, pc, (void *)(uintptr_t)s->n_frame);
-    return s->n_frame;
+    if (base)
+        map = mapping_of(s, base, di.dli_fname, mod);
+    fr = &s->frames[first];       /* (the tables may have moved it) */
+    fr->fn = fn_str;
+    fr->file = file_str;
+    fr->line = line_no;
+    fr->map = map;
+    fr->rel_pc = base ? pc - base : 0;
+    unsigned n = 1 + (mod ? inline_frames(s, mod, at, first) : 0);
+    uint64_t v = (uint64_t)n << 32 | (first + 1);
+    clt_map_put(&s->pc_frame, pc, (void *)(uintptr_t)v);
+    return v;
 }
 
 uint32_t clt_sym_stack(struct clt_symbols *s, const uint64_t *pcs, unsigned n)
@@ -203,13 +282,15 @@ uint32_t clt_sym_stack(struct clt_symbols *s, const uint64_t *pcs, unsigned n)
     unsigned k = 0;
     int leading = 1;
     for (unsigned i = 0; i < n && k < CLT_SYM_MAX_DEPTH; i++) {
-        uint32_t f = frame_of(s, pcs[i]);
+        uint64_t v = frames_of(s, pcs[i]);
+        uint32_t f = (uint32_t)v, count = (uint32_t)(v >> 32);
         if (!f)
             continue;
         if (leading && s->frames[f - 1].ours)
             continue;     /* cltrace's wrapper and the ICD loader: not the app's code */
         leading = 0;
-        ids[k++] = f;
+        for (uint32_t c = 0; c < count && k < CLT_SYM_MAX_DEPTH; c++)
+            ids[k++] = f + c;
     }
     if (!k)
         return 0;

@@ -251,6 +251,15 @@ t_errors_named_with_stacks() {
     lifetimes errors
 }
 
+t_stacks_show_inlined_calls() {
+    # examples/leaks is built -O2: its helpers are inlined into main; the
+    # creation stack still names each one, with the line it was called from
+    traced "$WORK/il" "$B/examples/leaks" > /dev/null
+    "$B/cltrace-report" "$(trace_of "$WORK/il")" > "$WORK/il.txt" || true
+    grep -Eq 'created by clCreateKernel at ex_kernel \(examples/leaks/../common/example.h:[0-9]+\) <- step \(examples/leaks/leaks.c:[0-9]+\) <- main \(examples/leaks/leaks.c:[0-9]+\)$' "$WORK/il.txt" ||
+        { grep leaks: "$WORK/il.txt"; false; }
+}
+
 t_break_on_error_only_under_a_debugger() {
     # without a debugger CLTRACE_BREAK changes nothing; under gdb the app
     # stops in the failing call, with the app's function on the stack

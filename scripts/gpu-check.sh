@@ -48,3 +48,26 @@ if [ -x "$LINT" ]; then
     echo "== 4. pftrace-lint"
     "$LINT" -q "$TRACE" "$(ls "$OUT"/vecadd.*.pftrace*)"
 fi
+
+echo "== 5. lifetimes on NVIDIA: leaks with creation stacks, implicit references, errors"
+make -s build/tests/lifetimes
+for mode in leak implicit errors; do
+    rm -f "$OUT"/lt-$mode.*.pftrace*
+    build/tests/lifetimes $mode > "$OUT/lt-$mode.plain"
+    CLTRACE_OUTPUT="$OUT/lt-$mode.%p.pftrace" LD_PRELOAD=$PWD/build/libcltrace.so \
+        build/tests/lifetimes $mode > "$OUT/lt-$mode.out"
+    cmp "$OUT/lt-$mode.plain" "$OUT/lt-$mode.out"
+    $PY tests/checks.py lifetimes "$(ls "$OUT"/lt-$mode.*.pftrace*)" $mode "$OUT/lt-$mode.out"
+    echo "$mode: ok ($(grep -c '^expect' "$OUT/lt-$mode.out") objects made)"
+done
+
+echo "== 6. the examples on NVIDIA: rules, and the device time each fix saves"
+make -s $(sed -n 's/^EXAMPLES := /build\/examples\//p' Makefile | sed 's/ / build\/examples\//g')
+EXAMPLES_OUT="$OUT/examples" bash scripts/check-examples.sh $(sed -n 's/^EXAMPLES := //p' Makefile) || true
+for f in "$OUT"/examples/*-problem.*.pftrace*; do
+    name=$(basename "$f" | sed 's/-problem\..*//')
+    fixed=$(ls "$OUT"/examples/$name-fixed.*.pftrace* | head -n 1)
+    echo "-- $name: kernels (problem, then fixed): device us"
+    build/cltrace-report "$f" | sed -n '/^Kernels/,/^$/p' | tail -n +3
+    build/cltrace-report "$fixed" | sed -n '/^Kernels/,/^$/p' | tail -n +3
+done

@@ -11,11 +11,11 @@ static const char *src =
 /* One step of work: fill a scratch buffer, read back its first value. */
 static float step(struct ex *e, cl_program p, float v, int release)
 {
-    cl_mem scratch = ex_buffer(e, CL_MEM_READ_WRITE, 4096 * sizeof(float), NULL);
+    cl_mem scratch = ex_buffer(e, CL_MEM_READ_WRITE, 65536 * sizeof(float), NULL);
     cl_kernel k = ex_kernel(p, "fill");
     CHECK(clSetKernelArg(k, 0, sizeof scratch, &scratch));
     CHECK(clSetKernelArg(k, 1, sizeof v, &v));
-    size_t gws = 4096, lws = 64;
+    size_t gws = 65536, lws = 64;   /* 1024 work-groups: enough for a 132-SM GPU too */
     CHECK(clEnqueueNDRangeKernel(e->q, k, 1, NULL, &gws, &lws, 0, NULL, NULL));
     float out = 0;
     CHECK(clEnqueueReadBuffer(e->q, scratch, CL_TRUE, 0, sizeof out, &out, 0, NULL, NULL));

@@ -10,7 +10,8 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: cltrace-report [--format text|json|markdown|junit|html] [-o FILE]\n"
-               "                      [--fail-on info|warning|error] [--small-bytes N] [--small-count N] TRACE...\n"
+               "                      [--fail-on info|warning|error] [--small-bytes N] [--small-count N]\n"
+               "                      [--min-wg N] [--min-occupancy PERCENT] TRACE...\n"
                "       cltrace-report diff [--threshold PERCENT] [--format text|json] BASE NEW\n"
                "Exit status: 0 fine, 1 a finding at or over --fail-on, 2 unusable input.\n");
 }
@@ -40,6 +41,10 @@ int main(int argc, char **argv)
             th.small_bytes = m.small_threshold = strtoull(argv[++i], NULL, 0);
         } else if (!strcmp(argv[i], "--small-count") && i + 1 < argc) {
             th.small_count = strtoull(argv[++i], NULL, 0);
+        } else if (!strcmp(argv[i], "--min-wg") && i + 1 < argc) {
+            th.min_wg = (unsigned)strtoul(argv[++i], NULL, 0);
+        } else if (!strcmp(argv[i], "--min-occupancy") && i + 1 < argc) {
+            th.min_occupancy = strtod(argv[++i], NULL) / 100.0;
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
             return 0;

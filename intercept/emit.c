@@ -475,6 +475,8 @@ static void emit_call(struct clt_writer *w, struct clt_thread *th, struct seq_st
     unsigned n_pcs;
     const uint64_t *pcs = clt_rec_stack(rec, &n_pcs);
     uint32_t stack = pcs ? clt_sym_stack(&w->syms, pcs, n_pcs) : 0;
+    if (!stack && (fd->flags & CLT_F_ENQUEUE) && rec->arg[fd->n_params + 1])   /* the call site alone */
+        stack = clt_sym_stack(&w->syms, &rec->arg[fd->n_params + 1], 1);
     uint64_t released = 0;     /* a handle the app had already released */
     const uint8_t *src = NULL; /* clCreateProgramWithSource: the program's source */
     uint64_t src_len = 0;

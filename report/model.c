@@ -49,6 +49,8 @@ struct seq {
     struct frame *frames;               /* iid -> frame */
     struct stack *stacks;               /* iid -> frame iids, outermost first */
     uint64_t n_frames, n_stacks;
+    int32_t *site;                      /* callstack iid -> m->sites index + 1 */
+    uint64_t n_site;
     uint64_t track;
     uint8_t *codes;             /* annotation iid -> enum arg_code + 1 (0: not yet looked up) */
     int32_t *api;               /* event-name iid -> index in m->api + 1 */
@@ -121,6 +123,7 @@ static void seq_clear(struct seq *s)
         free(s->stacks[i].frames);
     free(s->stacks);
     free(s->frames);
+    free(s->site);
     free(s->codes);
     free(s->api);
     memset(s, 0, sizeof *s);
@@ -543,6 +546,31 @@ static void cmd_sample(struct rm_model *m, uint64_t track, uint64_t start, uint6
     m->n_cmds++;
 }
 
+/* A small host<->device transfer, counted at its call site. */
+static void small_site_add(struct rm_model *m, struct seq *s, uint64_t cs, uint64_t bytes)
+{
+    if (!cs || !cache_fit((void **)&s->site, &s->n_site, cs, sizeof *s->site))
+        return;
+    if (!s->site[cs]) {
+        char site[RM_MAX_SITE];
+        site_of(s, cs, site, sizeof site);
+        unsigned i = 0;
+        while (i < m->n_sites && strcmp(m->sites[i].site, site))
+            i++;
+        if (i == m->n_sites) {
+            if (m->n_sites >= 256 || clt_grow(&m->sites, m->n_sites, &m->cap_sites, sizeof *m->sites, 16) != 0)
+                return;
+            memset(&m->sites[i], 0, sizeof m->sites[i]);
+            snprintf(m->sites[i].site, sizeof m->sites[i].site, "%s", site);
+            m->n_sites++;
+        }
+        s->site[cs] = (int32_t)i + 1;
+    }
+    struct rm_site *x = &m->sites[s->site[cs] - 1];
+    x->count++;
+    x->bytes += bytes;
+}
+
 static void leak_add(struct rm_model *m, const struct open_slice *o, const char *site)
 {
     struct rm_leak *l = NULL;
@@ -655,6 +683,10 @@ static void packet(struct reader *r, const Packet *p)
                                  strstr(opt, "-cl-unsafe-math-optimizations");
             }
         }
+        if (!o->device && !o->error && o->size && o->size < m->small_threshold &&
+            (!strcmp(o->name, "clEnqueueWriteBuffer") || !strcmp(o->name, "clEnqueueReadBuffer")))
+            small_site_add(m, s, e->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID
+                                 ? e->callstack_iid : 0, o->size);
         if ((o->error || o->uar) && !o->device) {
             char site[RM_MAX_SITE];
             site_of(s, e->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID
@@ -837,6 +869,7 @@ void rm_free(struct rm_model *m)
     free(m->leaks);
     free(m->uars);
     free(m->hints);
+    free(m->sites);
     free(m->programs);
     free(m->cmds);
     memset(m, 0, sizeof *m);

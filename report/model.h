@@ -24,6 +24,11 @@ struct rm_leak {                /* objects of one type made at one call site, al
     uint64_t count, bytes;
 };
 
+struct rm_site {                /* a call site of small transfers */
+    char site[RM_MAX_SITE];
+    uint64_t count, bytes;
+};
+
 struct rm_uar {                 /* calls on a handle the app had released */
     char fn[RM_MAX_NAME], site[RM_MAX_SITE];
     uint64_t count;
@@ -92,6 +97,8 @@ struct rm_model {
     unsigned n_leaks, cap_leaks;
     struct rm_uar *uars;
     unsigned n_uars, cap_uars;
+    struct rm_site *sites;
+    unsigned n_sites, cap_sites;
     struct rm_hint *hints;
     unsigned n_hints, cap_hints;
     struct rm_program *programs;

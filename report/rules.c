@@ -97,7 +97,20 @@ void rules(const struct rm_model *m, const struct thresholds *th)
             total_ns += dd == RM_FILL ? 0 : x->ns[dd][b];
     if (x->small_count >= th->small_count) {
         struct finding *f = add("small-transfers", SEV_WARNING);
-        snprintf(f->where, sizeof f->where, "host<->device transfers");
+        /* where: the call sites with the most of them */
+        int n = snprintf(f->where, sizeof f->where, "host<->device transfers");
+        unsigned done[3] = { ~0u, ~0u, ~0u };
+        for (unsigned r = 0; r < 3 && n < (int)sizeof f->where; r++) {
+            unsigned best = ~0u;
+            for (unsigned i = 0; i < m->n_sites; i++)
+                if (i != done[0] && i != done[1] && (best == ~0u || m->sites[i].count > m->sites[best].count))
+                    best = i;
+            if (best == ~0u)
+                break;
+            done[r] = best;
+            n += snprintf(f->where + n, sizeof f->where - (size_t)n, "%s %llu from %s", r ? ";" : ":",
+                          (unsigned long long)m->sites[best].count, m->sites[best].site);
+        }
         snprintf(f->numbers, sizeof f->numbers, "%llu transfers below %llu bytes, %llu bytes in all, %.0f%% of transfer time",
                  (unsigned long long)x->small_count, (unsigned long long)th->small_bytes,
                  (unsigned long long)x->small_bytes, total_ns ? 100.0 * (double)x->small_ns / (double)total_ns : 0);

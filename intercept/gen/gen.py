@@ -384,7 +384,8 @@ def wrapper(reg, c, r, ps, kinds, exported):
     # The entry point is tiny: when recording is off it is a load, a branch
     # and a tail call; the recording body is a function of its own.
     L.append("typedef %s (CLT_CALL *%s_t)(%s);" % (rabi, c, ", ".join(reg.abi(p) for p in ps) or "void"))
-    recsig = "%s_t real%s" % (c, "".join(", %s %s" % (reg.abi(p), p["name"]) for p in ps))
+    recsig = "%s_t real%s%s" % (c, ", void *clt_ra" if enq else "",
+                                "".join(", %s %s" % (reg.abi(p), p["name"]) for p in ps))
     L.append("static CLT_NOINLINE %s %s_rec(%s);\n" % (rabi, c, recsig))
     L.append("%s%s CLT_CALL %s(%s)\n{" % (vis, rabi, fname, args))
     L.append("    %s_t real = (%s_t)clt_real(CLT_FN_%s);" % (c, c, c))
@@ -399,7 +400,9 @@ def wrapper(reg, c, r, ps, kinds, exported):
     if not hooked:   # hooked commands keep their semantics even when not recording
         L.append("    if (CLT_LIKELY(!clt_is_active()))")
         L.append("        %s%s;" % (ret_, plain))
-    L.append("    %s%s_rec(real%s);" % (ret_, c, "".join(", " + n for n in argnames)))
+    # An enqueue passes its caller's address: the call site, even without a stack.
+    L.append("    %s%s_rec(real%s%s);" % (ret_, c, ", __builtin_return_address(0)" if enq else "",
+                                          "".join(", " + n for n in argnames)))
     L.append("}\n")
 
     L.append("static %s %s_rec(%s)\n{" % (rabi, c, recsig))
@@ -469,7 +472,7 @@ def wrapper(reg, c, r, ps, kinds, exported):
             extra.append("8 * CLT_MAX_ARRAY")
         elif k == "PROPS":
             extra.append("8 * CLT_MAX_PROPS")
-    nslots = len(ps) + (1 if enq else 0)
+    nslots = len(ps) + (2 if enq else 0)     # an enqueue: + flow id, call site
     size = "sizeof(struct clt_rec) + 8 * %d%s" % (nslots, "".join(" + " + e for e in extra))
     # Call stacks: always for a call that makes an object the app owns (an
     # enqueue only when the app asked for the event), and for a call that
@@ -527,6 +530,7 @@ def wrapper(reg, c, r, ps, kinds, exported):
             L.append("        %s = clt_put_srcs(&x, %d, ok, %s, count, lengths);" % (s, i, n))
     if enq:
         L.append("        rec->arg[%d] = ok ? flow : 0;" % len(ps))
+        L.append("        rec->arg[%d] = (uint64_t)(uintptr_t)clt_ra;" % (len(ps) + 1))
     if want:
         L.append("        if (clt_want_stack)")
         L.append("            clt_put_stack(&x, !ok);")

@@ -2972,7 +2972,7 @@ static void * clDeviceMemAllocINTEL_rec(clDeviceMemAllocINTEL_t real, void * con
 }
 
 typedef int32_t (CLT_CALL *clEnqueueAcquireD3D10ObjectsKHR_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueAcquireD3D10ObjectsKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -2980,10 +2980,10 @@ static int32_t CLT_CALL ext_clEnqueueAcquireD3D10ObjectsKHR(void * command_queue
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueAcquireD3D10ObjectsKHR_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueAcquireD3D10ObjectsKHR_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
@@ -3008,9 +3008,9 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 7);
+        struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
         rec->arg[2] = clt_put_arr(&x, 2, ok, mem_objects, (uint64_t)num_objects, sizeof(size_t));
@@ -3018,6 +3018,7 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireD3D10ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
@@ -3026,7 +3027,7 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
 }
 
 typedef int32_t (CLT_CALL *clEnqueueAcquireD3D11ObjectsKHR_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueAcquireD3D11ObjectsKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -3034,10 +3035,10 @@ static int32_t CLT_CALL ext_clEnqueueAcquireD3D11ObjectsKHR(void * command_queue
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueAcquireD3D11ObjectsKHR_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueAcquireD3D11ObjectsKHR_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
@@ -3062,9 +3063,9 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 7);
+        struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
         rec->arg[2] = clt_put_arr(&x, 2, ok, mem_objects, (uint64_t)num_objects, sizeof(size_t));
@@ -3072,6 +3073,7 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireD3D11ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
@@ -3080,7 +3082,7 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
 }
 
 typedef int32_t (CLT_CALL *clEnqueueAcquireDX9MediaSurfacesKHR_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaSurfacesKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaSurfacesKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueAcquireDX9MediaSurfacesKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -3088,10 +3090,10 @@ static int32_t CLT_CALL ext_clEnqueueAcquireDX9MediaSurfacesKHR(void * command_q
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueAcquireDX9MediaSurfacesKHR_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueAcquireDX9MediaSurfacesKHR_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaSurfacesKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaSurfacesKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
@@ -3116,9 +3118,9 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 7);
+        struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
         rec->arg[2] = clt_put_arr(&x, 2, ok, mem_objects, (uint64_t)num_objects, sizeof(size_t));
@@ -3126,6 +3128,7 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR, t0, t1, (uint64_t)(int64_t)ret);
@@ -3134,7 +3137,7 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
 }
 
 typedef int32_t (CLT_CALL *clEnqueueAcquireDX9ObjectsINTEL_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINTEL_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINTEL_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueAcquireDX9ObjectsINTEL(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -3142,10 +3145,10 @@ static int32_t CLT_CALL ext_clEnqueueAcquireDX9ObjectsINTEL(void * command_queue
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueAcquireDX9ObjectsINTEL_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueAcquireDX9ObjectsINTEL_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINTEL_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINTEL_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
@@ -3170,9 +3173,9 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 7);
+        struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
         rec->arg[2] = clt_put_arr(&x, 2, ok, mem_objects, (uint64_t)num_objects, sizeof(size_t));
@@ -3180,6 +3183,7 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireDX9ObjectsINTEL, t0, t1, (uint64_t)(int64_t)ret);
@@ -3188,7 +3192,7 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
 }
 
 typedef int32_t (CLT_CALL *clEnqueueAcquireEGLObjectsKHR_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueAcquireEGLObjectsKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -3196,10 +3200,10 @@ static int32_t CLT_CALL ext_clEnqueueAcquireEGLObjectsKHR(void * command_queue, 
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueAcquireEGLObjectsKHR_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueAcquireEGLObjectsKHR_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
@@ -3224,9 +3228,9 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 7);
+        struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
         rec->arg[2] = clt_put_arr(&x, 2, ok, mem_objects, (uint64_t)num_objects, sizeof(size_t));
@@ -3234,6 +3238,7 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireEGLObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
@@ -3242,7 +3247,7 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
 }
 
 typedef int32_t (CLT_CALL *clEnqueueAcquireExternalMemObjectsKHR_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExternalMemObjectsKHR_t real, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExternalMemObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueAcquireExternalMemObjectsKHR(void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -3250,10 +3255,10 @@ static int32_t CLT_CALL ext_clEnqueueAcquireExternalMemObjectsKHR(void * command
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueAcquireExternalMemObjectsKHR_rec(real, command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueAcquireExternalMemObjectsKHR_rec(real, __builtin_return_address(0), command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExternalMemObjectsKHR_t real, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExternalMemObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
@@ -3278,9 +3283,9 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 7);
+        struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_mem_objects;
         rec->arg[2] = clt_put_arr(&x, 2, ok, mem_objects, (uint64_t)num_mem_objects, sizeof(size_t));
@@ -3288,6 +3293,7 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireExternalMemObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
@@ -3296,7 +3302,7 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
 }
 
 typedef int32_t (CLT_CALL *clEnqueueAcquireGLObjects_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueAcquireGLObjects(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -3304,10 +3310,10 @@ static int32_t CLT_CALL ext_clEnqueueAcquireGLObjects(void * command_queue, uint
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueAcquireGLObjects_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueAcquireGLObjects_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
@@ -3332,9 +3338,9 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 7);
+        struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
         rec->arg[2] = clt_put_arr(&x, 2, ok, mem_objects, (uint64_t)num_objects, sizeof(size_t));
@@ -3342,6 +3348,7 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireGLObjects, t0, t1, (uint64_t)(int64_t)ret);
@@ -3350,7 +3357,7 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
 }
 
 typedef int32_t (CLT_CALL *clEnqueueAcquireGrallocObjectsIMG_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObjectsIMG_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObjectsIMG_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueAcquireGrallocObjectsIMG(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -3358,10 +3365,10 @@ static int32_t CLT_CALL ext_clEnqueueAcquireGrallocObjectsIMG(void * command_que
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueAcquireGrallocObjectsIMG_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueAcquireGrallocObjectsIMG_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObjectsIMG_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObjectsIMG_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
@@ -3386,9 +3393,9 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 7);
+        struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
         rec->arg[2] = clt_put_arr(&x, 2, ok, mem_objects, (uint64_t)num_objects, sizeof(size_t));
@@ -3396,6 +3403,7 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireGrallocObjectsIMG, t0, t1, (uint64_t)(int64_t)ret);
@@ -3404,7 +3412,7 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
 }
 
 typedef int32_t (CLT_CALL *clEnqueueAcquireVA_APIMediaSurfacesINTEL_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_APIMediaSurfacesINTEL_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_APIMediaSurfacesINTEL_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueAcquireVA_APIMediaSurfacesINTEL(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -3412,10 +3420,10 @@ static int32_t CLT_CALL ext_clEnqueueAcquireVA_APIMediaSurfacesINTEL(void * comm
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_APIMediaSurfacesINTEL_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_APIMediaSurfacesINTEL_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
@@ -3440,9 +3448,9 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 7);
+        struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
         rec->arg[2] = clt_put_arr(&x, 2, ok, mem_objects, (uint64_t)num_objects, sizeof(size_t));
@@ -3450,6 +3458,7 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL, t0, t1, (uint64_t)(int64_t)ret);
@@ -3499,7 +3508,7 @@ static int32_t clEnqueueBarrier_rec(clEnqueueBarrier_t real, void * command_queu
 }
 
 typedef int32_t (CLT_CALL *clEnqueueBarrierWithWaitList_t)(void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t real, void * command_queue, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t real, void *clt_ra, void * command_queue, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueBarrierWithWaitList(void * command_queue, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -3507,10 +3516,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueBarrierWithWaitList(void * command_queue, u
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueBarrierWithWaitList_rec(real, command_queue, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueBarrierWithWaitList_rec(real, __builtin_return_address(0), command_queue, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t real, void * command_queue, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t real, void *clt_ra, void * command_queue, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_events_in_wait_list, event_wait_list, event);
@@ -3535,14 +3544,15 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 5);
+        struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_events_in_wait_list;
         rec->arg[2] = clt_put_arr(&x, 2, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[3] = clt_put_out_ptr(&x, 3, ok, event);
         rec->arg[4] = ok ? flow : 0;
+        rec->arg[5] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueBarrierWithWaitList, t0, t1, (uint64_t)(int64_t)ret);
@@ -3551,7 +3561,7 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
 }
 
 typedef int32_t (CLT_CALL *clEnqueueCommandBufferKHR_t)(uint32_t, void *, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, uint32_t num_queues, void * queues, void * command_buffer, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, void *clt_ra, uint32_t num_queues, void * queues, void * command_buffer, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueCommandBufferKHR(uint32_t num_queues, void * queues, void * command_buffer, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -3559,10 +3569,10 @@ static int32_t CLT_CALL ext_clEnqueueCommandBufferKHR(uint32_t num_queues, void 
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(num_queues, queues, command_buffer, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueCommandBufferKHR_rec(real, num_queues, queues, command_buffer, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueCommandBufferKHR_rec(real, __builtin_return_address(0), num_queues, queues, command_buffer, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, uint32_t num_queues, void * queues, void * command_buffer, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, void *clt_ra, uint32_t num_queues, void * queues, void * command_buffer, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(num_queues, queues, command_buffer, num_events_in_wait_list, event_wait_list, event);
@@ -3587,9 +3597,9 @@ static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, u
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 7);
+        struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)num_queues;
         rec->arg[1] = clt_put_out_ptr(&x, 1, ok, queues);
         rec->arg[2] = (uint64_t)(uintptr_t)command_buffer;
@@ -3597,6 +3607,7 @@ static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, u
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
@@ -3605,7 +3616,7 @@ static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, u
 }
 
 typedef int32_t (CLT_CALL *clEnqueueCopyBuffer_t)(void *, void *, void *, size_t, size_t, size_t, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void * command_queue, void * src_buffer, void * dst_buffer, size_t src_offset, size_t dst_offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra, void * command_queue, void * src_buffer, void * dst_buffer, size_t src_offset, size_t dst_offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBuffer(void * command_queue, void * src_buffer, void * dst_buffer, size_t src_offset, size_t dst_offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -3613,10 +3624,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBuffer(void * command_queue, void * src
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueCopyBuffer_rec(real, command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueCopyBuffer_rec(real, __builtin_return_address(0), command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void * command_queue, void * src_buffer, void * dst_buffer, size_t src_offset, size_t dst_offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra, void * command_queue, void * src_buffer, void * dst_buffer, size_t src_offset, size_t dst_offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
@@ -3641,9 +3652,9 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void * comman
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 10);
+        struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)src_buffer;
         rec->arg[2] = (uint64_t)(uintptr_t)dst_buffer;
@@ -3654,6 +3665,7 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void * comman
         rec->arg[7] = clt_put_arr(&x, 7, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
+        rec->arg[10] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBuffer, t0, t1, (uint64_t)(int64_t)ret);
@@ -3662,7 +3674,7 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void * comman
 }
 
 typedef int32_t (CLT_CALL *clEnqueueCopyBufferRect_t)(void *, void *, void *, void *, void *, void *, size_t, size_t, size_t, size_t, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void * command_queue, void * src_buffer, void * dst_buffer, void * src_origin, void * dst_origin, void * region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void *clt_ra, void * command_queue, void * src_buffer, void * dst_buffer, void * src_origin, void * dst_origin, void * region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBufferRect(void * command_queue, void * src_buffer, void * dst_buffer, void * src_origin, void * dst_origin, void * region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -3670,10 +3682,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBufferRect(void * command_queue, void *
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueCopyBufferRect_rec(real, command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueCopyBufferRect_rec(real, __builtin_return_address(0), command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void * command_queue, void * src_buffer, void * dst_buffer, void * src_origin, void * dst_origin, void * region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void *clt_ra, void * command_queue, void * src_buffer, void * dst_buffer, void * src_origin, void * dst_origin, void * region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
@@ -3698,9 +3710,9 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 14 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 15 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 14);
+        struct clt_extra x = clt_extra_init(rec, 15);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)src_buffer;
         rec->arg[2] = (uint64_t)(uintptr_t)dst_buffer;
@@ -3715,6 +3727,7 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
         rec->arg[11] = clt_put_arr(&x, 11, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[12] = clt_put_out_ptr(&x, 12, ok, event);
         rec->arg[13] = ok ? flow : 0;
+        rec->arg[14] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBufferRect, t0, t1, (uint64_t)(int64_t)ret);
@@ -3723,7 +3736,7 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
 }
 
 typedef int32_t (CLT_CALL *clEnqueueCopyBufferToImage_t)(void *, void *, void *, size_t, void *, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real, void * command_queue, void * src_buffer, void * dst_image, size_t src_offset, void * dst_origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real, void *clt_ra, void * command_queue, void * src_buffer, void * dst_image, size_t src_offset, void * dst_origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBufferToImage(void * command_queue, void * src_buffer, void * dst_image, size_t src_offset, void * dst_origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -3731,10 +3744,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBufferToImage(void * command_queue, voi
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueCopyBufferToImage_rec(real, command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueCopyBufferToImage_rec(real, __builtin_return_address(0), command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real, void * command_queue, void * src_buffer, void * dst_image, size_t src_offset, void * dst_origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real, void *clt_ra, void * command_queue, void * src_buffer, void * dst_image, size_t src_offset, void * dst_origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
@@ -3759,9 +3772,9 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 10);
+        struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)src_buffer;
         rec->arg[2] = (uint64_t)(uintptr_t)dst_image;
@@ -3772,6 +3785,7 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
         rec->arg[7] = clt_put_arr(&x, 7, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
+        rec->arg[10] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBufferToImage, t0, t1, (uint64_t)(int64_t)ret);
@@ -3780,7 +3794,7 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
 }
 
 typedef int32_t (CLT_CALL *clEnqueueCopyImage_t)(void *, void *, void *, void *, void *, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void * command_queue, void * src_image, void * dst_image, void * src_origin, void * dst_origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, void * command_queue, void * src_image, void * dst_image, void * src_origin, void * dst_origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueCopyImage(void * command_queue, void * src_image, void * dst_image, void * src_origin, void * dst_origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -3788,10 +3802,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyImage(void * command_queue, void * src_
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueCopyImage_rec(real, command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueCopyImage_rec(real, __builtin_return_address(0), command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void * command_queue, void * src_image, void * dst_image, void * src_origin, void * dst_origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, void * command_queue, void * src_image, void * dst_image, void * src_origin, void * dst_origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
@@ -3816,9 +3830,9 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void * command_
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 10);
+        struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)src_image;
         rec->arg[2] = (uint64_t)(uintptr_t)dst_image;
@@ -3829,6 +3843,7 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void * command_
         rec->arg[7] = clt_put_arr(&x, 7, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
+        rec->arg[10] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyImage, t0, t1, (uint64_t)(int64_t)ret);
@@ -3837,7 +3852,7 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void * command_
 }
 
 typedef int32_t (CLT_CALL *clEnqueueCopyImageToBuffer_t)(void *, void *, void *, void *, void *, size_t, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real, void * command_queue, void * src_image, void * dst_buffer, void * src_origin, void * region, size_t dst_offset, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real, void *clt_ra, void * command_queue, void * src_image, void * dst_buffer, void * src_origin, void * region, size_t dst_offset, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueCopyImageToBuffer(void * command_queue, void * src_image, void * dst_buffer, void * src_origin, void * region, size_t dst_offset, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -3845,10 +3860,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyImageToBuffer(void * command_queue, voi
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueCopyImageToBuffer_rec(real, command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueCopyImageToBuffer_rec(real, __builtin_return_address(0), command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real, void * command_queue, void * src_image, void * dst_buffer, void * src_origin, void * region, size_t dst_offset, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real, void *clt_ra, void * command_queue, void * src_image, void * dst_buffer, void * src_origin, void * region, size_t dst_offset, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
@@ -3873,9 +3888,9 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 10);
+        struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)src_image;
         rec->arg[2] = (uint64_t)(uintptr_t)dst_buffer;
@@ -3886,6 +3901,7 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
         rec->arg[7] = clt_put_arr(&x, 7, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
+        rec->arg[10] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyImageToBuffer, t0, t1, (uint64_t)(int64_t)ret);
@@ -3894,7 +3910,7 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
 }
 
 typedef int32_t (CLT_CALL *clEnqueueFillBuffer_t)(void *, void *, void *, size_t, size_t, size_t, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void * command_queue, void * buffer, void * pattern, size_t pattern_size, size_t offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra, void * command_queue, void * buffer, void * pattern, size_t pattern_size, size_t offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueFillBuffer(void * command_queue, void * buffer, void * pattern, size_t pattern_size, size_t offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -3902,10 +3918,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueFillBuffer(void * command_queue, void * buf
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueFillBuffer_rec(real, command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueFillBuffer_rec(real, __builtin_return_address(0), command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void * command_queue, void * buffer, void * pattern, size_t pattern_size, size_t offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra, void * command_queue, void * buffer, void * pattern, size_t pattern_size, size_t offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
@@ -3930,9 +3946,9 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void * comman
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 10);
+        struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)buffer;
         rec->arg[2] = (uint64_t)(uintptr_t)pattern;
@@ -3943,6 +3959,7 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void * comman
         rec->arg[7] = clt_put_arr(&x, 7, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
+        rec->arg[10] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueFillBuffer, t0, t1, (uint64_t)(int64_t)ret);
@@ -3951,7 +3968,7 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void * comman
 }
 
 typedef int32_t (CLT_CALL *clEnqueueFillImage_t)(void *, void *, void *, void *, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void * command_queue, void * image, void * fill_color, void * origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, void * command_queue, void * image, void * fill_color, void * origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueFillImage(void * command_queue, void * image, void * fill_color, void * origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -3959,10 +3976,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueFillImage(void * command_queue, void * imag
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueFillImage_rec(real, command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueFillImage_rec(real, __builtin_return_address(0), command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void * command_queue, void * image, void * fill_color, void * origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, void * command_queue, void * image, void * fill_color, void * origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
@@ -3987,9 +4004,9 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void * command_
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 9);
+        struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)image;
         rec->arg[2] = (uint64_t)(uintptr_t)fill_color;
@@ -3999,6 +4016,7 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void * command_
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueFillImage, t0, t1, (uint64_t)(int64_t)ret);
@@ -4007,7 +4025,7 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void * command_
 }
 
 typedef int32_t (CLT_CALL *clEnqueueGenerateMipmapIMG_t)(void *, void *, void *, uint32_t, void *, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real, void * command_queue, void * src_image, void * dst_image, uint32_t mipmap_filter_mode, void * array_region, void * mip_region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real, void *clt_ra, void * command_queue, void * src_image, void * dst_image, uint32_t mipmap_filter_mode, void * array_region, void * mip_region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueGenerateMipmapIMG(void * command_queue, void * src_image, void * dst_image, uint32_t mipmap_filter_mode, void * array_region, void * mip_region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -4015,10 +4033,10 @@ static int32_t CLT_CALL ext_clEnqueueGenerateMipmapIMG(void * command_queue, voi
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueGenerateMipmapIMG_rec(real, command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueGenerateMipmapIMG_rec(real, __builtin_return_address(0), command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real, void * command_queue, void * src_image, void * dst_image, uint32_t mipmap_filter_mode, void * array_region, void * mip_region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real, void *clt_ra, void * command_queue, void * src_image, void * dst_image, uint32_t mipmap_filter_mode, void * array_region, void * mip_region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event);
@@ -4043,9 +4061,9 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 10);
+        struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)src_image;
         rec->arg[2] = (uint64_t)(uintptr_t)dst_image;
@@ -4056,6 +4074,7 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
         rec->arg[7] = clt_put_arr(&x, 7, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
+        rec->arg[10] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueGenerateMipmapIMG, t0, t1, (uint64_t)(int64_t)ret);
@@ -4064,7 +4083,7 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
 }
 
 typedef void * (CLT_CALL *clEnqueueMapBuffer_t)(void *, void *, uint32_t, uint64_t, size_t, size_t, uint32_t, void *, void *, cl_int_ *);
-static CLT_NOINLINE void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void * command_queue, void * buffer, uint32_t blocking_map, uint64_t map_flags, size_t offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event, cl_int_ * errcode_ret);
+static CLT_NOINLINE void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, void * command_queue, void * buffer, uint32_t blocking_map, uint64_t map_flags, size_t offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event, cl_int_ * errcode_ret);
 
 CLT_EXPORT void * CLT_CALL clEnqueueMapBuffer(void * command_queue, void * buffer, uint32_t blocking_map, uint64_t map_flags, size_t offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event, cl_int_ * errcode_ret)
 {
@@ -4072,10 +4091,10 @@ CLT_EXPORT void * CLT_CALL clEnqueueMapBuffer(void * command_queue, void * buffe
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
-    return clEnqueueMapBuffer_rec(real, command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+    return clEnqueueMapBuffer_rec(real, __builtin_return_address(0), command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
 }
 
-static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void * command_queue, void * buffer, uint32_t blocking_map, uint64_t map_flags, size_t offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event, cl_int_ * errcode_ret)
+static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, void * command_queue, void * buffer, uint32_t blocking_map, uint64_t map_flags, size_t offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
@@ -4101,9 +4120,9 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void * command_q
     int ok = ret != NULL;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 11);
+        struct clt_extra x = clt_extra_init(rec, 12);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)buffer;
         rec->arg[2] = (uint64_t)blocking_map;
@@ -4115,6 +4134,7 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void * command_q
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         rec->arg[10] = ok ? flow : 0;
+        rec->arg[11] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMapBuffer, t0, t1, (uint64_t)(uintptr_t)ret);
@@ -4123,7 +4143,7 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void * command_q
 }
 
 typedef void * (CLT_CALL *clEnqueueMapImage_t)(void *, void *, uint32_t, uint64_t, void *, void *, void *, void *, uint32_t, void *, void *, cl_int_ *);
-static CLT_NOINLINE void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void * command_queue, void * image, uint32_t blocking_map, uint64_t map_flags, void * origin, void * region, void * image_row_pitch, void * image_slice_pitch, uint32_t num_events_in_wait_list, void * event_wait_list, void * event, cl_int_ * errcode_ret);
+static CLT_NOINLINE void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void * command_queue, void * image, uint32_t blocking_map, uint64_t map_flags, void * origin, void * region, void * image_row_pitch, void * image_slice_pitch, uint32_t num_events_in_wait_list, void * event_wait_list, void * event, cl_int_ * errcode_ret);
 
 CLT_EXPORT void * CLT_CALL clEnqueueMapImage(void * command_queue, void * image, uint32_t blocking_map, uint64_t map_flags, void * origin, void * region, void * image_row_pitch, void * image_slice_pitch, uint32_t num_events_in_wait_list, void * event_wait_list, void * event, cl_int_ * errcode_ret)
 {
@@ -4131,10 +4151,10 @@ CLT_EXPORT void * CLT_CALL clEnqueueMapImage(void * command_queue, void * image,
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
-    return clEnqueueMapImage_rec(real, command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+    return clEnqueueMapImage_rec(real, __builtin_return_address(0), command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
 }
 
-static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void * command_queue, void * image, uint32_t blocking_map, uint64_t map_flags, void * origin, void * region, void * image_row_pitch, void * image_slice_pitch, uint32_t num_events_in_wait_list, void * event_wait_list, void * event, cl_int_ * errcode_ret)
+static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void * command_queue, void * image, uint32_t blocking_map, uint64_t map_flags, void * origin, void * region, void * image_row_pitch, void * image_slice_pitch, uint32_t num_events_in_wait_list, void * event_wait_list, void * event, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
@@ -4160,9 +4180,9 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void * command_que
     int ok = ret != NULL;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 13 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 14 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 13);
+        struct clt_extra x = clt_extra_init(rec, 14);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)image;
         rec->arg[2] = (uint64_t)blocking_map;
@@ -4176,6 +4196,7 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void * command_que
         rec->arg[10] = clt_put_out_ptr(&x, 10, ok, event);
         rec->arg[11] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         rec->arg[12] = ok ? flow : 0;
+        rec->arg[13] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMapImage, t0, t1, (uint64_t)(uintptr_t)ret);
@@ -4184,7 +4205,7 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void * command_que
 }
 
 typedef int32_t (CLT_CALL *clEnqueueMarker_t)(void *, void *);
-static CLT_NOINLINE int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void * command_queue, void * event);
+static CLT_NOINLINE int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * command_queue, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueMarker(void * command_queue, void * event)
 {
@@ -4192,10 +4213,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueMarker(void * command_queue, void * event)
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, event);
-    return clEnqueueMarker_rec(real, command_queue, event);
+    return clEnqueueMarker_rec(real, __builtin_return_address(0), command_queue, event);
 }
 
-static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void * command_queue, void * event)
+static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * command_queue, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, event);
@@ -4220,12 +4241,13 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void * command_queue,
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 3);
+        struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = clt_put_out_ptr(&x, 1, ok, event);
         rec->arg[2] = ok ? flow : 0;
+        rec->arg[3] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMarker, t0, t1, (uint64_t)(int64_t)ret);
@@ -4234,7 +4256,7 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void * command_queue,
 }
 
 typedef int32_t (CLT_CALL *clEnqueueMarkerWithWaitList_t)(void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t real, void * command_queue, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t real, void *clt_ra, void * command_queue, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueMarkerWithWaitList(void * command_queue, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -4242,10 +4264,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueMarkerWithWaitList(void * command_queue, ui
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueMarkerWithWaitList_rec(real, command_queue, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueMarkerWithWaitList_rec(real, __builtin_return_address(0), command_queue, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t real, void * command_queue, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t real, void *clt_ra, void * command_queue, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_events_in_wait_list, event_wait_list, event);
@@ -4270,14 +4292,15 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 5);
+        struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_events_in_wait_list;
         rec->arg[2] = clt_put_arr(&x, 2, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[3] = clt_put_out_ptr(&x, 3, ok, event);
         rec->arg[4] = ok ? flow : 0;
+        rec->arg[5] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMarkerWithWaitList, t0, t1, (uint64_t)(int64_t)ret);
@@ -4286,7 +4309,7 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
 }
 
 typedef int32_t (CLT_CALL *clEnqueueMemAdviseINTEL_t)(void *, void *, size_t, uint32_t, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void * command_queue, void * ptr, size_t size, uint32_t advice, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void *clt_ra, void * command_queue, void * ptr, size_t size, uint32_t advice, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueMemAdviseINTEL(void * command_queue, void * ptr, size_t size, uint32_t advice, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -4294,10 +4317,10 @@ static int32_t CLT_CALL ext_clEnqueueMemAdviseINTEL(void * command_queue, void *
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueMemAdviseINTEL_rec(real, command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueMemAdviseINTEL_rec(real, __builtin_return_address(0), command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void * command_queue, void * ptr, size_t size, uint32_t advice, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void *clt_ra, void * command_queue, void * ptr, size_t size, uint32_t advice, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event);
@@ -4322,9 +4345,9 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 8);
+        struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)ptr;
         rec->arg[2] = (uint64_t)size;
@@ -4333,6 +4356,7 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
         rec->arg[5] = clt_put_arr(&x, 5, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, event);
         rec->arg[7] = ok ? flow : 0;
+        rec->arg[8] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemAdviseINTEL, t0, t1, (uint64_t)(int64_t)ret);
@@ -4341,7 +4365,7 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
 }
 
 typedef int32_t (CLT_CALL *clEnqueueMemFillINTEL_t)(void *, void *, void *, size_t, size_t, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void * command_queue, void * dst_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt_ra, void * command_queue, void * dst_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueMemFillINTEL(void * command_queue, void * dst_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -4349,10 +4373,10 @@ static int32_t CLT_CALL ext_clEnqueueMemFillINTEL(void * command_queue, void * d
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueMemFillINTEL_rec(real, command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueMemFillINTEL_rec(real, __builtin_return_address(0), command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void * command_queue, void * dst_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt_ra, void * command_queue, void * dst_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
@@ -4377,9 +4401,9 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void * co
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 9);
+        struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)dst_ptr;
         rec->arg[2] = (uint64_t)(uintptr_t)pattern;
@@ -4389,6 +4413,7 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void * co
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemFillINTEL, t0, t1, (uint64_t)(int64_t)ret);
@@ -4397,7 +4422,7 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void * co
 }
 
 typedef int32_t (CLT_CALL *clEnqueueMemcpyINTEL_t)(void *, uint32_t, void *, void *, size_t, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void * command_queue, uint32_t blocking, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_ra, void * command_queue, uint32_t blocking, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueMemcpyINTEL(void * command_queue, uint32_t blocking, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -4405,10 +4430,10 @@ static int32_t CLT_CALL ext_clEnqueueMemcpyINTEL(void * command_queue, uint32_t 
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueMemcpyINTEL_rec(real, command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueMemcpyINTEL_rec(real, __builtin_return_address(0), command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void * command_queue, uint32_t blocking, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_ra, void * command_queue, uint32_t blocking, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
@@ -4433,9 +4458,9 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void * comm
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 9);
+        struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)blocking;
         rec->arg[2] = (uint64_t)(uintptr_t)dst_ptr;
@@ -4445,6 +4470,7 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void * comm
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemcpyINTEL, t0, t1, (uint64_t)(int64_t)ret);
@@ -4453,7 +4479,7 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void * comm
 }
 
 typedef int32_t (CLT_CALL *clEnqueueMemsetINTEL_t)(void *, void *, int32_t, size_t, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void * command_queue, void * dst_ptr, int32_t value, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_ra, void * command_queue, void * dst_ptr, int32_t value, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueMemsetINTEL(void * command_queue, void * dst_ptr, int32_t value, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -4461,10 +4487,10 @@ static int32_t CLT_CALL ext_clEnqueueMemsetINTEL(void * command_queue, void * ds
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueMemsetINTEL_rec(real, command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueMemsetINTEL_rec(real, __builtin_return_address(0), command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void * command_queue, void * dst_ptr, int32_t value, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_ra, void * command_queue, void * dst_ptr, int32_t value, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event);
@@ -4489,9 +4515,9 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void * comm
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 8);
+        struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)dst_ptr;
         rec->arg[2] = (uint64_t)(int64_t)value;
@@ -4500,6 +4526,7 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void * comm
         rec->arg[5] = clt_put_arr(&x, 5, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, event);
         rec->arg[7] = ok ? flow : 0;
+        rec->arg[8] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemsetINTEL, t0, t1, (uint64_t)(int64_t)ret);
@@ -4508,7 +4535,7 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void * comm
 }
 
 typedef int32_t (CLT_CALL *clEnqueueMigrateMemINTEL_t)(void *, void *, size_t, uint64_t, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, void * command_queue, void * ptr, size_t size, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, void *clt_ra, void * command_queue, void * ptr, size_t size, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueMigrateMemINTEL(void * command_queue, void * ptr, size_t size, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -4516,10 +4543,10 @@ static int32_t CLT_CALL ext_clEnqueueMigrateMemINTEL(void * command_queue, void 
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueMigrateMemINTEL_rec(real, command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueMigrateMemINTEL_rec(real, __builtin_return_address(0), command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, void * command_queue, void * ptr, size_t size, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, void *clt_ra, void * command_queue, void * ptr, size_t size, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event);
@@ -4544,9 +4571,9 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 8);
+        struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)ptr;
         rec->arg[2] = (uint64_t)size;
@@ -4555,6 +4582,7 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
         rec->arg[5] = clt_put_arr(&x, 5, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, event);
         rec->arg[7] = ok ? flow : 0;
+        rec->arg[8] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemINTEL, t0, t1, (uint64_t)(int64_t)ret);
@@ -4563,7 +4591,7 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
 }
 
 typedef int32_t (CLT_CALL *clEnqueueMigrateMemObjectEXT_t)(void *, uint32_t, void *, uint64_t, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t real, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t real, void *clt_ra, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueMigrateMemObjectEXT(void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -4571,10 +4599,10 @@ static int32_t CLT_CALL ext_clEnqueueMigrateMemObjectEXT(void * command_queue, u
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueMigrateMemObjectEXT_rec(real, command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueMigrateMemObjectEXT_rec(real, __builtin_return_address(0), command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t real, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t real, void *clt_ra, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
@@ -4599,9 +4627,9 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 8);
+        struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_mem_objects;
         rec->arg[2] = clt_put_arr(&x, 2, ok, mem_objects, (uint64_t)num_mem_objects, sizeof(size_t));
@@ -4610,6 +4638,7 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
         rec->arg[5] = clt_put_arr(&x, 5, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, event);
         rec->arg[7] = ok ? flow : 0;
+        rec->arg[8] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemObjectEXT, t0, t1, (uint64_t)(int64_t)ret);
@@ -4618,7 +4647,7 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
 }
 
 typedef int32_t (CLT_CALL *clEnqueueMigrateMemObjects_t)(void *, uint32_t, void *, uint64_t, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real, void *clt_ra, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueMigrateMemObjects(void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -4626,10 +4655,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueMigrateMemObjects(void * command_queue, uin
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueMigrateMemObjects_rec(real, command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueMigrateMemObjects_rec(real, __builtin_return_address(0), command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real, void *clt_ra, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
@@ -4654,9 +4683,9 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 8);
+        struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_mem_objects;
         rec->arg[2] = clt_put_arr(&x, 2, ok, mem_objects, (uint64_t)num_mem_objects, sizeof(size_t));
@@ -4665,6 +4694,7 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
         rec->arg[5] = clt_put_arr(&x, 5, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, event);
         rec->arg[7] = ok ? flow : 0;
+        rec->arg[8] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemObjects, t0, t1, (uint64_t)(int64_t)ret);
@@ -4673,16 +4703,16 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
 }
 
 typedef int32_t (CLT_CALL *clEnqueueNDRangeKernel_t)(void *, void *, uint32_t, void *, void *, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * local_work_size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *clt_ra, void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * local_work_size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueNDRangeKernel(void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * local_work_size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     clEnqueueNDRangeKernel_t real = (clEnqueueNDRangeKernel_t)clt_real(CLT_FN_clEnqueueNDRangeKernel);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    return clEnqueueNDRangeKernel_rec(real, command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueNDRangeKernel_rec(real, __builtin_return_address(0), command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * local_work_size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *clt_ra, void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * local_work_size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (th && th->in_fn == CLT_FN_clEnqueueNDRangeKernel + 1u) return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
@@ -4717,9 +4747,9 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void * 
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 10);
+        struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)kernel;
         rec->arg[2] = (uint64_t)work_dim;
@@ -4730,6 +4760,7 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void * 
         rec->arg[7] = clt_put_arr(&x, 7, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
+        rec->arg[10] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueNDRangeKernel, t0, t1, (uint64_t)(int64_t)ret);
@@ -4738,7 +4769,7 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void * 
 }
 
 typedef int32_t (CLT_CALL *clEnqueueNativeKernel_t)(void *, void *, void *, size_t, uint32_t, void *, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void * command_queue, void * user_func, void * args, size_t cb_args, uint32_t num_mem_objects, void * mem_list, void * args_mem_loc, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt_ra, void * command_queue, void * user_func, void * args, size_t cb_args, uint32_t num_mem_objects, void * mem_list, void * args_mem_loc, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueNativeKernel(void * command_queue, void * user_func, void * args, size_t cb_args, uint32_t num_mem_objects, void * mem_list, void * args_mem_loc, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -4746,10 +4777,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueNativeKernel(void * command_queue, void * u
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueNativeKernel_rec(real, command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueNativeKernel_rec(real, __builtin_return_address(0), command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void * command_queue, void * user_func, void * args, size_t cb_args, uint32_t num_mem_objects, void * mem_list, void * args_mem_loc, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt_ra, void * command_queue, void * user_func, void * args, size_t cb_args, uint32_t num_mem_objects, void * mem_list, void * args_mem_loc, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
@@ -4774,9 +4805,9 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void * co
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 11);
+        struct clt_extra x = clt_extra_init(rec, 12);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)user_func;
         rec->arg[2] = (uint64_t)(uintptr_t)args;
@@ -4788,6 +4819,7 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void * co
         rec->arg[8] = clt_put_arr(&x, 8, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[9] = clt_put_out_ptr(&x, 9, ok, event);
         rec->arg[10] = ok ? flow : 0;
+        rec->arg[11] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueNativeKernel, t0, t1, (uint64_t)(int64_t)ret);
@@ -4796,7 +4828,7 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void * co
 }
 
 typedef int32_t (CLT_CALL *clEnqueueReadBuffer_t)(void *, void *, uint32_t, size_t, size_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void * command_queue, void * buffer, uint32_t blocking_read, size_t offset, size_t size, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra, void * command_queue, void * buffer, uint32_t blocking_read, size_t offset, size_t size, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueReadBuffer(void * command_queue, void * buffer, uint32_t blocking_read, size_t offset, size_t size, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -4804,10 +4836,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueReadBuffer(void * command_queue, void * buf
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueReadBuffer_rec(real, command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReadBuffer_rec(real, __builtin_return_address(0), command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void * command_queue, void * buffer, uint32_t blocking_read, size_t offset, size_t size, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra, void * command_queue, void * buffer, uint32_t blocking_read, size_t offset, size_t size, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -4832,9 +4864,9 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void * comman
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 10);
+        struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)buffer;
         rec->arg[2] = (uint64_t)blocking_read;
@@ -4845,6 +4877,7 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void * comman
         rec->arg[7] = clt_put_arr(&x, 7, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
+        rec->arg[10] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadBuffer, t0, t1, (uint64_t)(int64_t)ret);
@@ -4853,7 +4886,7 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void * comman
 }
 
 typedef int32_t (CLT_CALL *clEnqueueReadBufferRect_t)(void *, void *, uint32_t, void *, void *, void *, size_t, size_t, size_t, size_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void * command_queue, void * buffer, uint32_t blocking_read, void * buffer_origin, void * host_origin, void * region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void *clt_ra, void * command_queue, void * buffer, uint32_t blocking_read, void * buffer_origin, void * host_origin, void * region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueReadBufferRect(void * command_queue, void * buffer, uint32_t blocking_read, void * buffer_origin, void * host_origin, void * region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -4861,10 +4894,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueReadBufferRect(void * command_queue, void *
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueReadBufferRect_rec(real, command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReadBufferRect_rec(real, __builtin_return_address(0), command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void * command_queue, void * buffer, uint32_t blocking_read, void * buffer_origin, void * host_origin, void * region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void *clt_ra, void * command_queue, void * buffer, uint32_t blocking_read, void * buffer_origin, void * host_origin, void * region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -4889,9 +4922,9 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 15 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 16 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 15);
+        struct clt_extra x = clt_extra_init(rec, 16);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)buffer;
         rec->arg[2] = (uint64_t)blocking_read;
@@ -4907,6 +4940,7 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
         rec->arg[12] = clt_put_arr(&x, 12, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[13] = clt_put_out_ptr(&x, 13, ok, event);
         rec->arg[14] = ok ? flow : 0;
+        rec->arg[15] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadBufferRect, t0, t1, (uint64_t)(int64_t)ret);
@@ -4915,7 +4949,7 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
 }
 
 typedef int32_t (CLT_CALL *clEnqueueReadHostPipeINTEL_t)(void *, void *, void *, uint32_t, void *, size_t, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real, void * command_queue, void * program, void * pipe_symbol, uint32_t blocking_read, void * ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real, void *clt_ra, void * command_queue, void * program, void * pipe_symbol, uint32_t blocking_read, void * ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueReadHostPipeINTEL(void * command_queue, void * program, void * pipe_symbol, uint32_t blocking_read, void * ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -4923,10 +4957,10 @@ static int32_t CLT_CALL ext_clEnqueueReadHostPipeINTEL(void * command_queue, voi
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueReadHostPipeINTEL_rec(real, command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReadHostPipeINTEL_rec(real, __builtin_return_address(0), command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real, void * command_queue, void * program, void * pipe_symbol, uint32_t blocking_read, void * ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real, void *clt_ra, void * command_queue, void * program, void * pipe_symbol, uint32_t blocking_read, void * ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event);
@@ -4951,9 +4985,9 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + CLT_MAX_STR + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + CLT_MAX_STR + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 10);
+        struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)program;
         rec->arg[2] = clt_put_str(&x, 2, ok || clt_str_was_read(ret), pipe_symbol);
@@ -4964,6 +4998,7 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
         rec->arg[7] = clt_put_arr(&x, 7, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
+        rec->arg[10] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadHostPipeINTEL, t0, t1, (uint64_t)(int64_t)ret);
@@ -4972,7 +5007,7 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
 }
 
 typedef int32_t (CLT_CALL *clEnqueueReadImage_t)(void *, void *, uint32_t, void *, void *, size_t, size_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void * command_queue, void * image, uint32_t blocking_read, void * origin, void * region, size_t row_pitch, size_t slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, void * command_queue, void * image, uint32_t blocking_read, void * origin, void * region, size_t row_pitch, size_t slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueReadImage(void * command_queue, void * image, uint32_t blocking_read, void * origin, void * region, size_t row_pitch, size_t slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -4980,10 +5015,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueReadImage(void * command_queue, void * imag
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueReadImage_rec(real, command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReadImage_rec(real, __builtin_return_address(0), command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void * command_queue, void * image, uint32_t blocking_read, void * origin, void * region, size_t row_pitch, size_t slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, void * command_queue, void * image, uint32_t blocking_read, void * origin, void * region, size_t row_pitch, size_t slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -5008,9 +5043,9 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void * command_
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 13 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 12);
+        struct clt_extra x = clt_extra_init(rec, 13);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)image;
         rec->arg[2] = (uint64_t)blocking_read;
@@ -5023,6 +5058,7 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void * command_
         rec->arg[9] = clt_put_arr(&x, 9, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[10] = clt_put_out_ptr(&x, 10, ok, event);
         rec->arg[11] = ok ? flow : 0;
+        rec->arg[12] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadImage, t0, t1, (uint64_t)(int64_t)ret);
@@ -5031,7 +5067,7 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void * command_
 }
 
 typedef int32_t (CLT_CALL *clEnqueueReleaseD3D10ObjectsKHR_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueReleaseD3D10ObjectsKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -5039,10 +5075,10 @@ static int32_t CLT_CALL ext_clEnqueueReleaseD3D10ObjectsKHR(void * command_queue
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueReleaseD3D10ObjectsKHR_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReleaseD3D10ObjectsKHR_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
@@ -5067,9 +5103,9 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 7);
+        struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
         rec->arg[2] = clt_put_arr(&x, 2, ok, mem_objects, (uint64_t)num_objects, sizeof(size_t));
@@ -5077,6 +5113,7 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseD3D10ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
@@ -5085,7 +5122,7 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
 }
 
 typedef int32_t (CLT_CALL *clEnqueueReleaseD3D11ObjectsKHR_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueReleaseD3D11ObjectsKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -5093,10 +5130,10 @@ static int32_t CLT_CALL ext_clEnqueueReleaseD3D11ObjectsKHR(void * command_queue
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueReleaseD3D11ObjectsKHR_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReleaseD3D11ObjectsKHR_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
@@ -5121,9 +5158,9 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 7);
+        struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
         rec->arg[2] = clt_put_arr(&x, 2, ok, mem_objects, (uint64_t)num_objects, sizeof(size_t));
@@ -5131,6 +5168,7 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseD3D11ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
@@ -5139,7 +5177,7 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
 }
 
 typedef int32_t (CLT_CALL *clEnqueueReleaseDX9MediaSurfacesKHR_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaSurfacesKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaSurfacesKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueReleaseDX9MediaSurfacesKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -5147,10 +5185,10 @@ static int32_t CLT_CALL ext_clEnqueueReleaseDX9MediaSurfacesKHR(void * command_q
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueReleaseDX9MediaSurfacesKHR_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReleaseDX9MediaSurfacesKHR_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaSurfacesKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaSurfacesKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
@@ -5175,9 +5213,9 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 7);
+        struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
         rec->arg[2] = clt_put_arr(&x, 2, ok, mem_objects, (uint64_t)num_objects, sizeof(size_t));
@@ -5185,6 +5223,7 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR, t0, t1, (uint64_t)(int64_t)ret);
@@ -5193,7 +5232,7 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
 }
 
 typedef int32_t (CLT_CALL *clEnqueueReleaseDX9ObjectsINTEL_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINTEL_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINTEL_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueReleaseDX9ObjectsINTEL(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -5201,10 +5240,10 @@ static int32_t CLT_CALL ext_clEnqueueReleaseDX9ObjectsINTEL(void * command_queue
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueReleaseDX9ObjectsINTEL_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReleaseDX9ObjectsINTEL_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINTEL_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINTEL_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
@@ -5229,9 +5268,9 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 7);
+        struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
         rec->arg[2] = clt_put_out_ptr(&x, 2, ok, mem_objects);
@@ -5239,6 +5278,7 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseDX9ObjectsINTEL, t0, t1, (uint64_t)(int64_t)ret);
@@ -5247,7 +5287,7 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
 }
 
 typedef int32_t (CLT_CALL *clEnqueueReleaseEGLObjectsKHR_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueReleaseEGLObjectsKHR(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -5255,10 +5295,10 @@ static int32_t CLT_CALL ext_clEnqueueReleaseEGLObjectsKHR(void * command_queue, 
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueReleaseEGLObjectsKHR_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReleaseEGLObjectsKHR_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
@@ -5283,9 +5323,9 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 7);
+        struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
         rec->arg[2] = clt_put_arr(&x, 2, ok, mem_objects, (uint64_t)num_objects, sizeof(size_t));
@@ -5293,6 +5333,7 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseEGLObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
@@ -5301,7 +5342,7 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
 }
 
 typedef int32_t (CLT_CALL *clEnqueueReleaseExternalMemObjectsKHR_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExternalMemObjectsKHR_t real, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExternalMemObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueReleaseExternalMemObjectsKHR(void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -5309,10 +5350,10 @@ static int32_t CLT_CALL ext_clEnqueueReleaseExternalMemObjectsKHR(void * command
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueReleaseExternalMemObjectsKHR_rec(real, command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReleaseExternalMemObjectsKHR_rec(real, __builtin_return_address(0), command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExternalMemObjectsKHR_t real, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExternalMemObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
@@ -5337,9 +5378,9 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 7);
+        struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_mem_objects;
         rec->arg[2] = clt_put_arr(&x, 2, ok, mem_objects, (uint64_t)num_mem_objects, sizeof(size_t));
@@ -5347,6 +5388,7 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseExternalMemObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
@@ -5355,7 +5397,7 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
 }
 
 typedef int32_t (CLT_CALL *clEnqueueReleaseGLObjects_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueReleaseGLObjects(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -5363,10 +5405,10 @@ static int32_t CLT_CALL ext_clEnqueueReleaseGLObjects(void * command_queue, uint
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueReleaseGLObjects_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReleaseGLObjects_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
@@ -5391,9 +5433,9 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 7);
+        struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
         rec->arg[2] = clt_put_arr(&x, 2, ok, mem_objects, (uint64_t)num_objects, sizeof(size_t));
@@ -5401,6 +5443,7 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseGLObjects, t0, t1, (uint64_t)(int64_t)ret);
@@ -5409,7 +5452,7 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
 }
 
 typedef int32_t (CLT_CALL *clEnqueueReleaseGrallocObjectsIMG_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObjectsIMG_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObjectsIMG_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueReleaseGrallocObjectsIMG(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -5417,10 +5460,10 @@ static int32_t CLT_CALL ext_clEnqueueReleaseGrallocObjectsIMG(void * command_que
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueReleaseGrallocObjectsIMG_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReleaseGrallocObjectsIMG_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObjectsIMG_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObjectsIMG_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
@@ -5445,9 +5488,9 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 7);
+        struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
         rec->arg[2] = clt_put_arr(&x, 2, ok, mem_objects, (uint64_t)num_objects, sizeof(size_t));
@@ -5455,6 +5498,7 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseGrallocObjectsIMG, t0, t1, (uint64_t)(int64_t)ret);
@@ -5463,7 +5507,7 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
 }
 
 typedef int32_t (CLT_CALL *clEnqueueReleaseVA_APIMediaSurfacesINTEL_t)(void *, uint32_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_APIMediaSurfacesINTEL_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_APIMediaSurfacesINTEL_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueReleaseVA_APIMediaSurfacesINTEL(void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -5471,10 +5515,10 @@ static int32_t CLT_CALL ext_clEnqueueReleaseVA_APIMediaSurfacesINTEL(void * comm
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(real, command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_APIMediaSurfacesINTEL_t real, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_APIMediaSurfacesINTEL_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
@@ -5499,9 +5543,9 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 7);
+        struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
         rec->arg[2] = clt_put_arr(&x, 2, ok, mem_objects, (uint64_t)num_objects, sizeof(size_t));
@@ -5509,6 +5553,7 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL, t0, t1, (uint64_t)(int64_t)ret);
@@ -5517,7 +5562,7 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
 }
 
 typedef int32_t (CLT_CALL *clEnqueueSVMFree_t)(void *, uint32_t, void *, void *, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * pfn_free_func, void * user_data, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * pfn_free_func, void * user_data, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueSVMFree(void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * pfn_free_func, void * user_data, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -5525,10 +5570,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMFree(void * command_queue, uint32_t num_
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueSVMFree_rec(real, command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSVMFree_rec(real, __builtin_return_address(0), command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * pfn_free_func, void * user_data, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * pfn_free_func, void * user_data, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
@@ -5553,9 +5598,9 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void * command_queu
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 9);
+        struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_svm_pointers;
         rec->arg[2] = clt_put_arr(&x, 2, ok, svm_pointers, (uint64_t)num_svm_pointers, sizeof(size_t));
@@ -5565,6 +5610,7 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void * command_queu
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMFree, t0, t1, (uint64_t)(int64_t)ret);
@@ -5573,7 +5619,7 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void * command_queu
 }
 
 typedef int32_t (CLT_CALL *clEnqueueSVMFreeARM_t)(void *, uint32_t, void *, void *, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * pfn_free_func, void * user_data, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * pfn_free_func, void * user_data, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueSVMFreeARM(void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * pfn_free_func, void * user_data, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -5581,10 +5627,10 @@ static int32_t CLT_CALL ext_clEnqueueSVMFreeARM(void * command_queue, uint32_t n
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueSVMFreeARM_rec(real, command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSVMFreeARM_rec(real, __builtin_return_address(0), command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * pfn_free_func, void * user_data, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * pfn_free_func, void * user_data, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
@@ -5609,9 +5655,9 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void * comman
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 9);
+        struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_svm_pointers;
         rec->arg[2] = clt_put_arr(&x, 2, ok, svm_pointers, (uint64_t)num_svm_pointers, sizeof(size_t));
@@ -5621,6 +5667,7 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void * comman
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMFreeARM, t0, t1, (uint64_t)(int64_t)ret);
@@ -5629,7 +5676,7 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void * comman
 }
 
 typedef int32_t (CLT_CALL *clEnqueueSVMMap_t)(void *, uint32_t, uint64_t, void *, size_t, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void * command_queue, uint32_t blocking_map, uint64_t flags, void * svm_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * command_queue, uint32_t blocking_map, uint64_t flags, void * svm_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMap(void * command_queue, uint32_t blocking_map, uint64_t flags, void * svm_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -5637,10 +5684,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMap(void * command_queue, uint32_t block
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueSVMMap_rec(real, command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSVMMap_rec(real, __builtin_return_address(0), command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void * command_queue, uint32_t blocking_map, uint64_t flags, void * svm_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * command_queue, uint32_t blocking_map, uint64_t flags, void * svm_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
@@ -5665,9 +5712,9 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void * command_queue,
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 9);
+        struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)blocking_map;
         rec->arg[2] = (uint64_t)flags;
@@ -5677,6 +5724,7 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void * command_queue,
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMap, t0, t1, (uint64_t)(int64_t)ret);
@@ -5685,7 +5733,7 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void * command_queue,
 }
 
 typedef int32_t (CLT_CALL *clEnqueueSVMMapARM_t)(void *, uint32_t, uint64_t, void *, size_t, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void * command_queue, uint32_t blocking_map, uint64_t flags, void * svm_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, void * command_queue, uint32_t blocking_map, uint64_t flags, void * svm_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueSVMMapARM(void * command_queue, uint32_t blocking_map, uint64_t flags, void * svm_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -5693,10 +5741,10 @@ static int32_t CLT_CALL ext_clEnqueueSVMMapARM(void * command_queue, uint32_t bl
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueSVMMapARM_rec(real, command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSVMMapARM_rec(real, __builtin_return_address(0), command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void * command_queue, uint32_t blocking_map, uint64_t flags, void * svm_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, void * command_queue, uint32_t blocking_map, uint64_t flags, void * svm_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
@@ -5721,9 +5769,9 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void * command_
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 9);
+        struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)blocking_map;
         rec->arg[2] = (uint64_t)flags;
@@ -5733,6 +5781,7 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void * command_
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMapARM, t0, t1, (uint64_t)(int64_t)ret);
@@ -5741,7 +5790,7 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void * command_
 }
 
 typedef int32_t (CLT_CALL *clEnqueueSVMMemFill_t)(void *, void *, void *, size_t, size_t, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void * command_queue, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra, void * command_queue, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMemFill(void * command_queue, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -5749,10 +5798,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMemFill(void * command_queue, void * svm
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueSVMMemFill_rec(real, command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSVMMemFill_rec(real, __builtin_return_address(0), command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void * command_queue, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra, void * command_queue, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
@@ -5777,9 +5826,9 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void * comman
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 9);
+        struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)svm_ptr;
         rec->arg[2] = (uint64_t)(uintptr_t)pattern;
@@ -5789,6 +5838,7 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void * comman
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemFill, t0, t1, (uint64_t)(int64_t)ret);
@@ -5797,7 +5847,7 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void * comman
 }
 
 typedef int32_t (CLT_CALL *clEnqueueSVMMemFillARM_t)(void *, void *, void *, size_t, size_t, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void * command_queue, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *clt_ra, void * command_queue, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueSVMMemFillARM(void * command_queue, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -5805,10 +5855,10 @@ static int32_t CLT_CALL ext_clEnqueueSVMMemFillARM(void * command_queue, void * 
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueSVMMemFillARM_rec(real, command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSVMMemFillARM_rec(real, __builtin_return_address(0), command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void * command_queue, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *clt_ra, void * command_queue, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
@@ -5833,9 +5883,9 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void * 
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 9);
+        struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)svm_ptr;
         rec->arg[2] = (uint64_t)(uintptr_t)pattern;
@@ -5845,6 +5895,7 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void * 
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemFillARM, t0, t1, (uint64_t)(int64_t)ret);
@@ -5853,7 +5904,7 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void * 
 }
 
 typedef int32_t (CLT_CALL *clEnqueueSVMMemcpy_t)(void *, uint32_t, void *, void *, size_t, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void * command_queue, uint32_t blocking_copy, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, void * command_queue, uint32_t blocking_copy, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMemcpy(void * command_queue, uint32_t blocking_copy, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -5861,10 +5912,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMemcpy(void * command_queue, uint32_t bl
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueSVMMemcpy_rec(real, command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSVMMemcpy_rec(real, __builtin_return_address(0), command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void * command_queue, uint32_t blocking_copy, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, void * command_queue, uint32_t blocking_copy, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
@@ -5889,9 +5940,9 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void * command_
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 9);
+        struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)blocking_copy;
         rec->arg[2] = (uint64_t)(uintptr_t)dst_ptr;
@@ -5901,6 +5952,7 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void * command_
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemcpy, t0, t1, (uint64_t)(int64_t)ret);
@@ -5909,7 +5961,7 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void * command_
 }
 
 typedef int32_t (CLT_CALL *clEnqueueSVMMemcpyARM_t)(void *, uint32_t, void *, void *, size_t, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void * command_queue, uint32_t blocking_copy, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt_ra, void * command_queue, uint32_t blocking_copy, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueSVMMemcpyARM(void * command_queue, uint32_t blocking_copy, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -5917,10 +5969,10 @@ static int32_t CLT_CALL ext_clEnqueueSVMMemcpyARM(void * command_queue, uint32_t
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueSVMMemcpyARM_rec(real, command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSVMMemcpyARM_rec(real, __builtin_return_address(0), command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void * command_queue, uint32_t blocking_copy, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt_ra, void * command_queue, uint32_t blocking_copy, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
@@ -5945,9 +5997,9 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void * co
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 9);
+        struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)blocking_copy;
         rec->arg[2] = (uint64_t)(uintptr_t)dst_ptr;
@@ -5957,6 +6009,7 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void * co
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemcpyARM, t0, t1, (uint64_t)(int64_t)ret);
@@ -5965,7 +6018,7 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void * co
 }
 
 typedef int32_t (CLT_CALL *clEnqueueSVMMigrateMem_t)(void *, uint32_t, void *, void *, uint64_t, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * sizes, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *clt_ra, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * sizes, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMigrateMem(void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * sizes, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -5973,10 +6026,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMigrateMem(void * command_queue, uint32_
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueSVMMigrateMem_rec(real, command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSVMMigrateMem_rec(real, __builtin_return_address(0), command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * sizes, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *clt_ra, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * sizes, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
@@ -6001,9 +6054,9 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void * 
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 9);
+        struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_svm_pointers;
         rec->arg[2] = (uint64_t)(uintptr_t)svm_pointers;
@@ -6013,6 +6066,7 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void * 
         rec->arg[6] = clt_put_arr(&x, 6, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
+        rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMigrateMem, t0, t1, (uint64_t)(int64_t)ret);
@@ -6021,7 +6075,7 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void * 
 }
 
 typedef int32_t (CLT_CALL *clEnqueueSVMUnmap_t)(void *, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void * command_queue, void * svm_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, void * command_queue, void * svm_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueSVMUnmap(void * command_queue, void * svm_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -6029,10 +6083,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMUnmap(void * command_queue, void * svm_p
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueSVMUnmap_rec(real, command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSVMUnmap_rec(real, __builtin_return_address(0), command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void * command_queue, void * svm_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, void * command_queue, void * svm_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
@@ -6057,15 +6111,16 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void * command_qu
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 6);
+        struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)svm_ptr;
         rec->arg[2] = (uint64_t)num_events_in_wait_list;
         rec->arg[3] = clt_put_arr(&x, 3, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[4] = clt_put_out_ptr(&x, 4, ok, event);
         rec->arg[5] = ok ? flow : 0;
+        rec->arg[6] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMUnmap, t0, t1, (uint64_t)(int64_t)ret);
@@ -6074,7 +6129,7 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void * command_qu
 }
 
 typedef int32_t (CLT_CALL *clEnqueueSVMUnmapARM_t)(void *, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void * command_queue, void * svm_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_ra, void * command_queue, void * svm_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueSVMUnmapARM(void * command_queue, void * svm_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -6082,10 +6137,10 @@ static int32_t CLT_CALL ext_clEnqueueSVMUnmapARM(void * command_queue, void * sv
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueSVMUnmapARM_rec(real, command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSVMUnmapARM_rec(real, __builtin_return_address(0), command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void * command_queue, void * svm_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_ra, void * command_queue, void * svm_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
@@ -6110,15 +6165,16 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void * comm
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 6);
+        struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)svm_ptr;
         rec->arg[2] = (uint64_t)num_events_in_wait_list;
         rec->arg[3] = clt_put_arr(&x, 3, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[4] = clt_put_out_ptr(&x, 4, ok, event);
         rec->arg[5] = ok ? flow : 0;
+        rec->arg[6] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMUnmapARM, t0, t1, (uint64_t)(int64_t)ret);
@@ -6127,7 +6183,7 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void * comm
 }
 
 typedef int32_t (CLT_CALL *clEnqueueSignalSemaphoresKHR_t)(void *, uint32_t, void *, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t real, void * command_queue, uint32_t num_sema_objects, void * sema_objects, void * sema_payload_list, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t real, void *clt_ra, void * command_queue, uint32_t num_sema_objects, void * sema_objects, void * sema_payload_list, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueSignalSemaphoresKHR(void * command_queue, uint32_t num_sema_objects, void * sema_objects, void * sema_payload_list, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -6135,10 +6191,10 @@ static int32_t CLT_CALL ext_clEnqueueSignalSemaphoresKHR(void * command_queue, u
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueSignalSemaphoresKHR_rec(real, command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueSignalSemaphoresKHR_rec(real, __builtin_return_address(0), command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t real, void * command_queue, uint32_t num_sema_objects, void * sema_objects, void * sema_payload_list, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t real, void *clt_ra, void * command_queue, uint32_t num_sema_objects, void * sema_objects, void * sema_payload_list, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
@@ -6163,9 +6219,9 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 8);
+        struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_sema_objects;
         rec->arg[2] = clt_put_arr(&x, 2, ok, sema_objects, (uint64_t)num_sema_objects, sizeof(size_t));
@@ -6174,6 +6230,7 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
         rec->arg[5] = clt_put_arr(&x, 5, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, event);
         rec->arg[7] = ok ? flow : 0;
+        rec->arg[8] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSignalSemaphoresKHR, t0, t1, (uint64_t)(int64_t)ret);
@@ -6182,7 +6239,7 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
 }
 
 typedef int32_t (CLT_CALL *clEnqueueTask_t)(void *, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueTask_rec(clEnqueueTask_t real, void * command_queue, void * kernel, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * command_queue, void * kernel, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueTask(void * command_queue, void * kernel, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -6190,10 +6247,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueTask(void * command_queue, void * kernel, u
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueTask_rec(real, command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueTask_rec(real, __builtin_return_address(0), command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void * command_queue, void * kernel, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * command_queue, void * kernel, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
@@ -6218,15 +6275,16 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void * command_queue, voi
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 6);
+        struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)kernel;
         rec->arg[2] = (uint64_t)num_events_in_wait_list;
         rec->arg[3] = clt_put_arr(&x, 3, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[4] = clt_put_out_ptr(&x, 4, ok, event);
         rec->arg[5] = ok ? flow : 0;
+        rec->arg[6] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueTask, t0, t1, (uint64_t)(int64_t)ret);
@@ -6235,7 +6293,7 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void * command_queue, voi
 }
 
 typedef int32_t (CLT_CALL *clEnqueueUnmapMemObject_t)(void *, void *, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void * command_queue, void * memobj, void * mapped_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void *clt_ra, void * command_queue, void * memobj, void * mapped_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueUnmapMemObject(void * command_queue, void * memobj, void * mapped_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -6243,10 +6301,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueUnmapMemObject(void * command_queue, void *
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueUnmapMemObject_rec(real, command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueUnmapMemObject_rec(real, __builtin_return_address(0), command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void * command_queue, void * memobj, void * mapped_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void *clt_ra, void * command_queue, void * memobj, void * mapped_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
@@ -6271,9 +6329,9 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 7);
+        struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)memobj;
         rec->arg[2] = (uint64_t)(uintptr_t)mapped_ptr;
@@ -6281,6 +6339,7 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
+        rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueUnmapMemObject, t0, t1, (uint64_t)(int64_t)ret);
@@ -6332,7 +6391,7 @@ static int32_t clEnqueueWaitForEvents_rec(clEnqueueWaitForEvents_t real, void * 
 }
 
 typedef int32_t (CLT_CALL *clEnqueueWaitSemaphoresKHR_t)(void *, uint32_t, void *, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real, void * command_queue, uint32_t num_sema_objects, void * sema_objects, void * sema_payload_list, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real, void *clt_ra, void * command_queue, uint32_t num_sema_objects, void * sema_objects, void * sema_payload_list, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueWaitSemaphoresKHR(void * command_queue, uint32_t num_sema_objects, void * sema_objects, void * sema_payload_list, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -6340,10 +6399,10 @@ static int32_t CLT_CALL ext_clEnqueueWaitSemaphoresKHR(void * command_queue, uin
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueWaitSemaphoresKHR_rec(real, command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueWaitSemaphoresKHR_rec(real, __builtin_return_address(0), command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real, void * command_queue, uint32_t num_sema_objects, void * sema_objects, void * sema_payload_list, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real, void *clt_ra, void * command_queue, uint32_t num_sema_objects, void * sema_objects, void * sema_payload_list, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
@@ -6368,9 +6427,9 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 8);
+        struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_sema_objects;
         rec->arg[2] = clt_put_arr(&x, 2, ok, sema_objects, (uint64_t)num_sema_objects, sizeof(size_t));
@@ -6379,6 +6438,7 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
         rec->arg[5] = clt_put_arr(&x, 5, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, event);
         rec->arg[7] = ok ? flow : 0;
+        rec->arg[8] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWaitSemaphoresKHR, t0, t1, (uint64_t)(int64_t)ret);
@@ -6387,7 +6447,7 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
 }
 
 typedef int32_t (CLT_CALL *clEnqueueWriteBuffer_t)(void *, void *, uint32_t, size_t, size_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void * command_queue, void * buffer, uint32_t blocking_write, size_t offset, size_t size, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_ra, void * command_queue, void * buffer, uint32_t blocking_write, size_t offset, size_t size, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueWriteBuffer(void * command_queue, void * buffer, uint32_t blocking_write, size_t offset, size_t size, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -6395,10 +6455,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueWriteBuffer(void * command_queue, void * bu
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueWriteBuffer_rec(real, command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueWriteBuffer_rec(real, __builtin_return_address(0), command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void * command_queue, void * buffer, uint32_t blocking_write, size_t offset, size_t size, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_ra, void * command_queue, void * buffer, uint32_t blocking_write, size_t offset, size_t size, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -6423,9 +6483,9 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void * comm
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 10);
+        struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)buffer;
         rec->arg[2] = (uint64_t)blocking_write;
@@ -6436,6 +6496,7 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void * comm
         rec->arg[7] = clt_put_arr(&x, 7, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
+        rec->arg[10] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteBuffer, t0, t1, (uint64_t)(int64_t)ret);
@@ -6444,7 +6505,7 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void * comm
 }
 
 typedef int32_t (CLT_CALL *clEnqueueWriteBufferRect_t)(void *, void *, uint32_t, void *, void *, void *, size_t, size_t, size_t, size_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, void * command_queue, void * buffer, uint32_t blocking_write, void * buffer_origin, void * host_origin, void * region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, void *clt_ra, void * command_queue, void * buffer, uint32_t blocking_write, void * buffer_origin, void * host_origin, void * region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueWriteBufferRect(void * command_queue, void * buffer, uint32_t blocking_write, void * buffer_origin, void * host_origin, void * region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -6452,10 +6513,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueWriteBufferRect(void * command_queue, void 
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueWriteBufferRect_rec(real, command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueWriteBufferRect_rec(real, __builtin_return_address(0), command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, void * command_queue, void * buffer, uint32_t blocking_write, void * buffer_origin, void * host_origin, void * region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, void *clt_ra, void * command_queue, void * buffer, uint32_t blocking_write, void * buffer_origin, void * host_origin, void * region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -6480,9 +6541,9 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 15 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 16 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 15);
+        struct clt_extra x = clt_extra_init(rec, 16);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)buffer;
         rec->arg[2] = (uint64_t)blocking_write;
@@ -6498,6 +6559,7 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
         rec->arg[12] = clt_put_arr(&x, 12, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[13] = clt_put_out_ptr(&x, 13, ok, event);
         rec->arg[14] = ok ? flow : 0;
+        rec->arg[15] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteBufferRect, t0, t1, (uint64_t)(int64_t)ret);
@@ -6506,7 +6568,7 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
 }
 
 typedef int32_t (CLT_CALL *clEnqueueWriteHostPipeINTEL_t)(void *, void *, void *, uint32_t, void *, size_t, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t real, void * command_queue, void * program, void * pipe_symbol, uint32_t blocking_write, void * ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t real, void *clt_ra, void * command_queue, void * program, void * pipe_symbol, uint32_t blocking_write, void * ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 static int32_t CLT_CALL ext_clEnqueueWriteHostPipeINTEL(void * command_queue, void * program, void * pipe_symbol, uint32_t blocking_write, void * ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -6514,10 +6576,10 @@ static int32_t CLT_CALL ext_clEnqueueWriteHostPipeINTEL(void * command_queue, vo
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueWriteHostPipeINTEL_rec(real, command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueWriteHostPipeINTEL_rec(real, __builtin_return_address(0), command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t real, void * command_queue, void * program, void * pipe_symbol, uint32_t blocking_write, void * ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t real, void *clt_ra, void * command_queue, void * program, void * pipe_symbol, uint32_t blocking_write, void * ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event);
@@ -6542,9 +6604,9 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + CLT_MAX_STR + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + CLT_MAX_STR + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 10);
+        struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)program;
         rec->arg[2] = clt_put_str(&x, 2, ok || clt_str_was_read(ret), pipe_symbol);
@@ -6555,6 +6617,7 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
         rec->arg[7] = clt_put_arr(&x, 7, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
+        rec->arg[10] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteHostPipeINTEL, t0, t1, (uint64_t)(int64_t)ret);
@@ -6563,7 +6626,7 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
 }
 
 typedef int32_t (CLT_CALL *clEnqueueWriteImage_t)(void *, void *, uint32_t, void *, void *, size_t, size_t, void *, uint32_t, void *, void *);
-static CLT_NOINLINE int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void * command_queue, void * image, uint32_t blocking_write, void * origin, void * region, size_t input_row_pitch, size_t input_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+static CLT_NOINLINE int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra, void * command_queue, void * image, uint32_t blocking_write, void * origin, void * region, size_t input_row_pitch, size_t input_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 
 CLT_EXPORT int32_t CLT_CALL clEnqueueWriteImage(void * command_queue, void * image, uint32_t blocking_write, void * origin, void * region, size_t input_row_pitch, size_t input_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
@@ -6571,10 +6634,10 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueWriteImage(void * command_queue, void * ima
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
     if (CLT_LIKELY(!clt_is_active()))
         return real(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-    return clEnqueueWriteImage_rec(real, command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+    return clEnqueueWriteImage_rec(real, __builtin_return_address(0), command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
-static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void * command_queue, void * image, uint32_t blocking_write, void * origin, void * region, size_t input_row_pitch, size_t input_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
+static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra, void * command_queue, void * image, uint32_t blocking_write, void * origin, void * region, size_t input_row_pitch, size_t input_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -6599,9 +6662,9 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void * comman
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 13 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
-        struct clt_extra x = clt_extra_init(rec, 12);
+        struct clt_extra x = clt_extra_init(rec, 13);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)(uintptr_t)image;
         rec->arg[2] = (uint64_t)blocking_write;
@@ -6614,6 +6677,7 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void * comman
         rec->arg[9] = clt_put_arr(&x, 9, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[10] = clt_put_out_ptr(&x, 10, ok, event);
         rec->arg[11] = ok ? flow : 0;
+        rec->arg[12] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteImage, t0, t1, (uint64_t)(int64_t)ret);

@@ -34,7 +34,7 @@ $(B)/cltrace-report: $(REPORT_SRC) $(wildcard report/*.h) | $(B)
 # The reader under libFuzzer (clang); seeds: the committed fixture.
 FUZZ_SECONDS ?= 20
 $(B)/fuzz_reader: report/fuzz_reader.c report/model.c report/source.c intercept/objects.c intercept/proto/cltrace.pb-c.c $(wildcard report/*.h) | $(B)
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -Ireport -Iintercept -o $@ \
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -std=gnu11 -Ireport -Iintercept -o $@ \
 	  report/fuzz_reader.c report/model.c report/source.c intercept/objects.c intercept/proto/cltrace.pb-c.c -lprotobuf-c -lz
 fuzz: $(B)/fuzz_reader
 	mkdir -p $(B)/fuzz-corpus && cp tests/fixtures/*.pftrace.gz $(B)/fuzz-corpus/

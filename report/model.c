@@ -95,7 +95,7 @@ static void strtab_set(struct strtab *t, uint64_t iid, const char *s, size_t len
         t->n = n;
     }
     free(t->s[iid]);
-    t->s[iid] = strndup(s, len);
+    t->s[iid] = strndup(s ? s : "", s ? len : 0);    /* an empty string may come as NULL data */
 }
 
 static const char *strtab_get(const struct strtab *t, uint64_t iid)

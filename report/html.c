@@ -8,21 +8,8 @@
 #include "occupancy.h"
 #include "report.h"
 
-static void html_text(FILE *o, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", o); break;
-        case '>': fputs("&gt;", o); break;
-        case '&': fputs("&amp;", o); break;
-        case '"': fputs("&quot;", o); break;
-        case '\'': fputs("&#39;", o); break;
-        default:
-            if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
-                fputc(*s, o);
-        }
-    }
-}
+/* xml_text (output.c) escapes < > & " ' for the page too. */
+#define html_text xml_text
 
 static const char *const css =
     "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}"

@@ -155,6 +155,7 @@ void xml_text(FILE *o, const char *s)
         case '>': fputs("&gt;", o); break;
         case '&': fputs("&amp;", o); break;
         case '"': fputs("&quot;", o); break;
+        case '\'': fputs("&#39;", o); break;
         default:
             if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
                 fputc(*s, o);

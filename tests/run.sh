@@ -404,6 +404,13 @@ t_examples_problem_and_fix() {
         $(sed -n 's/^EXAMPLES := //p' Makefile)
 }
 
+t_report_rule_vectors() {
+    # synthetic traces for the rules the PoCL programs cannot pin down
+    # (low bandwidth, small groups, serialization, idle device, build options,
+    # dropped calls): each makes exactly its finding, numbers included
+    (cd tests && $PY rule_vectors.py "$B/cltrace-report" "$WORK")
+}
+
 t_report_diff_gates_on_regressions() {
     # the same kernel 100 us -> 150 us: a regression (exit 1); -> 105 us: under
     # the 10 % threshold (exit 0); a trace against itself: nothing new

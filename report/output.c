@@ -19,6 +19,29 @@ void json_str(FILE *o, const char *s)
     fputc('"', o);
 }
 
+const char *const bucket_name[RM_BUCKETS] = { "<4K", "4K-32K", "32K-256K", "256K-2M", "2M-16M", ">=16M" };
+
+/* Transfers by direction and size bucket: count, bytes, time, GB/s. */
+static void transfers_text(FILE *o, const struct rm_model *m, int markdown)
+{
+    static const char *const dir[RM_DIRS] = { "host to device", "device to host", "device to device", "fill" };
+    int any = 0;
+    for (int d = 0; d < RM_DIRS; d++)
+        for (int k = 0; k < RM_BUCKETS; k++)
+            if (m->xfer.count[d][k] && !any++)
+                fprintf(o, markdown ? "\n| transfers | size | count | bytes | µs | GB/s |\n|---|---|---:|---:|---:|---:|\n"
+                                    : "\nTransfers\n  %-18s %-9s %9s %14s %12s %8s\n",
+                        "direction", "size", "count", "bytes", "us", "GB/s");
+    for (int d = 0; d < RM_DIRS; d++)
+        for (int k = 0; k < RM_BUCKETS; k++) {
+            uint64_t c = m->xfer.count[d][k], b = m->xfer.bytes[d][k], ns = m->xfer.ns[d][k];
+            if (c)
+                fprintf(o, markdown ? "| %s | %s | %llu | %llu | %.1f | %.2f |\n" : "  %-18s %-9s %9llu %14llu %12.1f %8.2f\n",
+                        dir[d], bucket_name[k], (unsigned long long)c, (unsigned long long)b, ns / 1e3,
+                        ns ? (double)b / (double)ns : 0.0);
+        }
+}
+
 void out_json(FILE *o, const struct rm_model *m)
 {
     fprintf(o, "{\"schema\":\"cltrace-report/1\",\"truncated\":%s,\"packets\":%llu,\"api\":[",
@@ -50,8 +73,14 @@ void out_json(FILE *o, const struct rm_model *m)
             b += m->xfer.bytes[d][k];
             ns += m->xfer.ns[d][k];
         }
-        fprintf(o, "%s\"%s\":{\"count\":%llu,\"bytes\":%llu,\"ns\":%llu,\"gbps\":%.3f}", d ? "," : "", dirs[d],
-                (unsigned long long)c, (unsigned long long)b, (unsigned long long)ns, ns ? (double)b / (double)ns : 0.0);
+        fprintf(o, "%s\"%s\":{\"count\":%llu,\"bytes\":%llu,\"ns\":%llu,\"gbps\":%.3f,\"buckets\":[",
+                d ? "," : "", dirs[d], (unsigned long long)c, (unsigned long long)b, (unsigned long long)ns,
+                ns ? (double)b / (double)ns : 0.0);
+        for (int k = 0; k < RM_BUCKETS; k++)
+            fprintf(o, "%s{\"size\":\"%s\",\"count\":%llu,\"bytes\":%llu,\"ns\":%llu}", k ? "," : "",
+                    bucket_name[k], (unsigned long long)m->xfer.count[d][k], (unsigned long long)m->xfer.bytes[d][k],
+                    (unsigned long long)m->xfer.ns[d][k]);
+        fputs("]}", o);
     }
     fprintf(o, "},\"findings\":[");
     for (unsigned i = 0; i < n_findings; i++) {
@@ -87,6 +116,7 @@ void out_text(FILE *o, const struct rm_model *m)
                     m->kernels[i].device_ns / 1e3);
         }
     }
+    transfers_text(o, m, 0);
     fprintf(o, "\nFindings: %u\n", n_findings);
     for (unsigned i = 0; i < n_findings; i++) {
         const struct finding *f = &findings[i];
@@ -145,6 +175,7 @@ void out_markdown(FILE *o, const struct rm_model *m)
             fprintf(o, " | %llu | %.1f |\n", (unsigned long long)m->kernels[i].launches, m->kernels[i].device_ns / 1e3);
         }
     }
+    transfers_text(o, m, 1);
 }
 
 void xml_text(FILE *o, const char *s)

@@ -536,7 +536,7 @@ static void cmd_sample(struct rm_model *m, uint64_t track, uint64_t start, uint6
         snprintf(m->lanes[lane].name, sizeof m->lanes[lane].name, "queue track %u", lane);
         for (unsigned i = 0; i < m->n_names; i++)
             if (m->names[i].uuid == track)
-                snprintf(m->lanes[lane].name, sizeof m->lanes[lane].name, "%s", m->names[i].name);
+                memcpy(m->lanes[lane].name, m->names[i].name, sizeof m->lanes[lane].name);   /* same size */
         m->n_lanes++;
     }
     m->cmds[m->n_cmds].start = start;

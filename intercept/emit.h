@@ -38,6 +38,7 @@ struct clt_writer {
     struct clt_symbols syms;  /* call stacks (symbols.c) */
     struct clt_sym_sent own_sym;   /* stacks interned on the writer's own sequence */
     unsigned leaks;           /* objects the app still held at exit (lifetime.c) */
+    int leak_track_declared;
 };
 
 int clt_emit_init(struct clt_writer *w);

@@ -154,7 +154,9 @@ static void created(struct clt_writer *w, const struct clt_rec *rec, struct clt_
     }
 }
 
-static void released(struct clt_obj *o, int delta, uint64_t t1)
+static void context_released(struct clt_writer *w, const struct clt_obj *ctx, uint64_t ts);
+
+static void released(struct clt_writer *w, struct clt_obj *o, int delta, uint64_t t1)
 {
     if (!counted(o) || o->destroyed)
         return;
@@ -162,6 +164,8 @@ static void released(struct clt_obj *o, int delta, uint64_t t1)
     if (o->refs <= 0) {
         o->refs = 0;
         o->t_released = t1;
+        if (o->type == CLT_O_CONTEXT)
+            context_released(w, o, t1);
         maybe_destroy(o);
     }
 }
@@ -216,19 +220,19 @@ int64_t clt_life_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64
         if (op_of[fn] == OP_RETAIN && !o->destroyed)
             o->refs++;
         else
-            released(o, -1, t1);
+            released(w, o, -1, t1);
         return o->refs;
     }
     case OP_FREE_PTR:
         if (ptr_param[fn] >= 0)
-            released(clt_objects_obj(&w->objs, rec->arg[ptr_param[fn]]), -1, t1);
+            released(w, clt_objects_obj(&w->objs, rec->arg[ptr_param[fn]]), -1, t1);
         return -1;
     case OP_FREE_PTRS:
         if (ptr_param[fn] >= 0 && !(rec->raw_mask & (1u << ptr_param[fn]))) {
             uint64_t v = rec->arg[ptr_param[fn]];
             const uint64_t *p = (const uint64_t *)((const uint8_t *)rec + (v >> 32));
             for (unsigned k = 0; k < (v & 0xFFFFFFFFu) && k < CLT_MAX_ARRAY; k++)
-                released(clt_objects_obj(&w->objs, p[k]), -1, t1);
+                released(w, clt_objects_obj(&w->objs, p[k]), -1, t1);
         }
         return -1;
     }
@@ -243,7 +247,7 @@ int clt_life_released(const struct clt_obj *o, uint64_t t0)
 
 /* ---- leaks at exit ------------------------------------------------------ */
 
-static void emit_leak(struct clt_writer *w, uint64_t track, uint64_t ts, const struct clt_obj *o)
+static void emit_leak(struct clt_writer *w, uint64_t track, uint64_t ts, const struct clt_obj *o, const char *what)
 {
     static struct clt_sym_scratch x;
     Perfetto__Protos__InternedData in = PERFETTO__PROTOS__INTERNED_DATA__INIT;
@@ -282,7 +286,7 @@ static void emit_leak(struct clt_writer *w, uint64_t track, uint64_t ts, const s
 #undef S
 #undef ANN
     char name[64];
-    snprintf(name, sizeof name, "leaked %s", clt_otype_name(o->type));
+    snprintf(name, sizeof name, "%s %s", what, clt_otype_name(o->type));
     Perfetto__Protos__TrackEvent e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
     e.has_type = e.has_track_uuid = 1;
     e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT;
@@ -298,8 +302,6 @@ static void emit_leak(struct clt_writer *w, uint64_t track, uint64_t ts, const s
     clt_put_own_event(w, ts, &e);
 }
 
-static int leaked(const struct clt_obj *o) { return o && o->refs > 0 && !o->destroyed; }
-
 static void leak_track(struct clt_writer *w, uint64_t track)
 {
     Perfetto__Protos__TrackDescriptor t = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
@@ -309,6 +311,44 @@ static void leak_track(struct clt_writer *w, uint64_t track)
     t.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
     t.name = "OpenCL objects leaked";
     clt_put_track(w, &t);
+}
+
+static int leaked(const struct clt_obj *o) { return o && o->refs > 0 && !o->destroyed; }
+
+static int in_context(const struct clt_obj *o, const struct clt_obj *ctx)
+{
+    for (unsigned depth = 0; o && depth < 4; depth++) {    /* a sub-buffer's parent's context... */
+        const struct clt_obj *up = NULL;
+        for (unsigned i = 0; i < CLT_OBJ_PARENTS; i++) {
+            if (o->parent[i] == ctx)
+                return 1;
+            if (o->parent[i] && !up)
+                up = o->parent[i];
+        }
+        o = up;
+    }
+    return 0;
+}
+
+/* The app released a context (its count reached 0) while it still holds
+ * objects made in it: legal (the runtime keeps the context for them), but
+ * where tools like gDEBugger report leaks, and the only report a program that
+ * never exits gets. Written as "held at context release" instants on the leak
+ * track; whether they leaked is decided at exit. */
+static void context_released(struct clt_writer *w, const struct clt_obj *ctx, uint64_t ts)
+{
+    uint64_t track = w->process_uuid | 0x80000002u;
+    const struct clt_map *m = &w->objs.ids;
+    for (uint64_t i = 0; i < m->cap; i++) {
+        const struct clt_obj *x = m->keys[i] ? m->vals[i] : NULL;
+        if (!leaked(x) || x == ctx || !in_context(x, ctx))
+            continue;
+        if (!w->leak_track_declared) {
+            w->leak_track_declared = 1;
+            leak_track(w, track);
+        }
+        emit_leak(w, track, ts, x, "held at context release:");
+    }
 }
 
 unsigned clt_life_emit_leaks(struct clt_writer *w, uint64_t ts, unsigned by_type[CLT_O_COUNT])
@@ -325,9 +365,9 @@ unsigned clt_life_emit_leaks(struct clt_writer *w, uint64_t ts, unsigned by_type
             x = o, o = o->next_orphan;
         if (!leaked(x))
             continue;
-        if (n++ == 0)
+        if (n++ == 0 && !w->leak_track_declared)
             leak_track(w, track);
-        emit_leak(w, track, ts, x);
+        emit_leak(w, track, ts, x, "leaked");
         by_type[x->type]++;
     }
     return n;

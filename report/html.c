@@ -167,7 +167,7 @@ static void chart_occupancy(FILE *o, const struct rm_model *m, const struct thre
             struct occ_kernel ok = { (unsigned)k->wg_size, (unsigned)k->regs, (unsigned)k->local_bytes };
             struct occ_result r;
             occ_compute(om, &ok, &r);
-            fprintf(o, "<rect x=330 y=%u width=%.1f height=16 fill=x27" C_OCC "x27/><text x=%.0f y=%u>%.0f%%, "
+            fprintf(o, "<rect x=330 y=%u width=%.1f height=16 fill='" C_OCC "'/><text x=%.0f y=%u>%.0f%%, "
                        "limited by %s</text>\n", 24 * i + 10, 360 * r.occupancy, 336 + 360 * r.occupancy, 24 * i + 22,
                     100 * r.occupancy, occ_limit_name(r.limited_by));
         } else {

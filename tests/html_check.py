@@ -2,7 +2,8 @@
 """The HTML report in a real browser (Debian's chromium, headless).
   html_check.py hostile OUT.pftrace [NS]   write a trace whose names are HTML
                                            (kernels of NS ns each, default 100 us)
-  html_check.py check REPORT.html WORKDIR  render it; check charts and escaping
+  html_check.py check REPORT.html WORKDIR [CHART,...]
+                                           render it; check charts and escaping
 The check renders a screenshot and counts the pixels of each chart's colour
 (a chart that does not render has none), reads the console log (no errors),
 and dumps the DOM after parsing (no element the trace smuggled in)."""
@@ -125,10 +126,11 @@ def png_pixels(path):
     return out, bpp
 
 
-CHART_COLOURS = {"kernels": (0x1f, 0x77, 0xb4), "transfers": (0x2c, 0xa0, 0x2c), "threshold": (0xd6, 0x27, 0x28)}
+CHART_COLOURS = {"kernels": (0x1f, 0x77, 0xb4), "transfers": (0x2c, 0xa0, 0x2c), "threshold": (0xd6, 0x27, 0x28),
+                 "occupancy": (0xff, 0x7f, 0x0e)}
 
 
-def check(report, work):
+def check(report, work, charts=("kernels", "transfers", "threshold")):
     html = open(report, encoding="utf-8").read()
     bad = []
     for needle in ("<script", "<img", "<svg onload", "<b>app", "<i>"):
@@ -149,8 +151,8 @@ def check(report, work):
     console = [l for l in log.splitlines() if "CONSOLE" in l or "Uncaught" in l or "Refused to" in l]
     assert not console, "browser console: %s" % console[:5]
     rows, bpp = png_pixels("%s/shot.png" % work)
-    for name, rgb in CHART_COLOURS.items():
-        want = bytes(rgb)
+    for name in charts:
+        want = bytes(CHART_COLOURS[name])
         n = sum(1 for row in rows for x in range(0, len(row), bpp) if row[x:x + 3] == want)
         assert n >= 50, "chart colour of %s: %d pixels in the screenshot (not rendered?)" % (name, n)
         print("  %s: %d pixels" % (name, n))
@@ -164,4 +166,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "hostile":
         hostile_trace(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 100000)
     else:
-        check(sys.argv[2], sys.argv[3])
+        check(sys.argv[2], sys.argv[3], *([sys.argv[4].split(",")] if len(sys.argv) > 4 else []))

@@ -394,7 +394,8 @@ t_html_report_renders_and_escapes() {
     "$B/cltrace-report" --format html -o "$WORK/h200.html" tests/fixtures/h200-timeline.pftrace.gz || [ $? -eq 1 ]
     grep -q 'id=chart-occupancy' "$WORK/h200.html" && grep -q '100%, limited by' "$WORK/h200.html"
     command -v chromium > /dev/null || { echo "chromium not installed: rendering not checked"; return 77; }
-    (cd tests && for f in hostile pocl h200; do $PY html_check.py check "$WORK/$f.html" "$WORK" || exit 1; done)
+    (cd tests && for f in hostile pocl; do $PY html_check.py check "$WORK/$f.html" "$WORK" || exit 1; done &&
+        $PY html_check.py check "$WORK/h200.html" "$WORK" kernels,transfers,threshold,occupancy)
 }
 
 t_examples_problem_and_fix() {

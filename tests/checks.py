@@ -214,6 +214,21 @@ def check_churn(t, rounds):
 
 def check_forward(t, ncalls):
     common(t, int(ncalls))
+    # the harness never releases: every object a call made is a leak at exit,
+    # of that call's type, with its id -- for every creating command there is
+    # (command buffers, semaphores, pipes, USM and SVM allocations included)
+    leaks = {(i["args"]["created_by"], i["args"]["object"]): i["args"]["type"]
+             for i in t["instants"] if i["name"].startswith("leaked ")}
+    made = 0
+    for s in t["slices"]:
+        a = s["args"]
+        oid = a.get("result") if s["name"].startswith(("clCreate", "clLink", "clClone", "clImport")) else None
+        if s["name"].startswith("clEnqueue") and isinstance(a.get("event"), int) and a.get("result") == "CL_SUCCESS":
+            oid = a["event"]
+        if isinstance(oid, int) and oid and not isinstance(oid, bool) and a.get("errcode_ret", "CL_SUCCESS") == "CL_SUCCESS":
+            made += 1
+            expect((s["name"], oid) in leaks, "%s made object %d: no leak reported" % (s["name"], oid))
+    expect(made >= 100 and len(leaks) >= made, "%d objects made, %d leaks" % (made, len(leaks)))
 
 
 ERRORS = {-61: "CL_INVALID_BUFFER_SIZE", -38: "CL_INVALID_MEM_OBJECT", -30: "CL_INVALID_VALUE",

@@ -206,6 +206,8 @@ def classify(reg, cmd, params, i):
             return ("HARR" if is_handle else "ARR"), prev
         if not d["const"] and is_handle and prev in ("num_entries", "num_kernels", "num_devices"):
             return "OUT_HARR", prev
+        if not d["const"] and is_handle and prev.startswith("num_"):
+            return "HARR", prev         # an input list cl.xml does not mark const (queues, mem_objects)
         if not d["const"] and is_handle:
             return "OUT_HANDLE", t
         if not d["const"] and t not in ("void", "char") and reg.resolve(t) in BASE and reg.resolve(t) != "void":

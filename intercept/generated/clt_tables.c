@@ -591,7 +591,7 @@ static const struct clt_param P_clEnqueueBarrierWithWaitList[] = {
 };
 static const struct clt_param P_clEnqueueCommandBufferKHR[] = {
     {"num_queues", CLT_K_VAL, CLT_DEC_NONE, NULL},
-    {"queues", CLT_K_OUT_HANDLE, CLT_DEC_NONE, "cl_command_queue"},
+    {"queues", CLT_K_HARR, CLT_DEC_NONE, "cl_command_queue"},
     {"command_buffer", CLT_K_HANDLE, CLT_DEC_NONE, "cl_command_buffer_khr"},
     {"num_events_in_wait_list", CLT_K_VAL, CLT_DEC_NONE, NULL},
     {"event_wait_list", CLT_K_HARR, CLT_DEC_NONE, "cl_event"},
@@ -890,7 +890,7 @@ static const struct clt_param P_clEnqueueReleaseDX9MediaSurfacesKHR[] = {
 static const struct clt_param P_clEnqueueReleaseDX9ObjectsINTEL[] = {
     {"command_queue", CLT_K_HANDLE, CLT_DEC_NONE, "cl_command_queue"},
     {"num_objects", CLT_K_VAL, CLT_DEC_NONE, NULL},
-    {"mem_objects", CLT_K_OUT_HANDLE, CLT_DEC_NONE, "cl_mem"},
+    {"mem_objects", CLT_K_HARR, CLT_DEC_NONE, "cl_mem"},
     {"num_events_in_wait_list", CLT_K_VAL, CLT_DEC_NONE, NULL},
     {"event_wait_list", CLT_K_HARR, CLT_DEC_NONE, "cl_event"},
     {"event", CLT_K_OUT_HANDLE, CLT_DEC_NONE, "cl_event"},

@@ -3597,11 +3597,11 @@ static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, v
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)num_queues;
-        rec->arg[1] = clt_put_out_ptr(&x, 1, ok, queues);
+        rec->arg[1] = clt_put_arr(&x, 1, ok, queues, (uint64_t)num_queues, sizeof(size_t));
         rec->arg[2] = (uint64_t)(uintptr_t)command_buffer;
         rec->arg[3] = (uint64_t)num_events_in_wait_list;
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
@@ -5268,12 +5268,12 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
     int ok = ret == 0;
     (void)ok;
     int clt_want_stack = event != NULL || !ok;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_objects;
-        rec->arg[2] = clt_put_out_ptr(&x, 2, ok, mem_objects);
+        rec->arg[2] = clt_put_arr(&x, 2, ok, mem_objects, (uint64_t)num_objects, sizeof(size_t));
         rec->arg[3] = (uint64_t)num_events_in_wait_list;
         rec->arg[4] = clt_put_arr(&x, 4, ok, event_wait_list, (uint64_t)num_events_in_wait_list, sizeof(size_t));
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);

@@ -1187,9 +1187,9 @@ static void check_clEnqueueCommandBufferKHR(void *fp, int pass)
     (void)pass;
     typedef int32_t (*fn_t)(uint32_t, void *, void *, uint32_t, void *, void *);
     reset_arena();
-    int32_t r = ((fn_t)fp)((uint32_t)64, (void *)arena[1], (void *)(uintptr_t)0x10020, (uint32_t)2, (void *)arena[4], (void *)arena[5]);
+    int32_t r = ((fn_t)fp)((uint32_t)2, (void *)arena[1], (void *)(uintptr_t)0x10020, (uint32_t)2, (void *)arena[4], (void *)arena[5]);
     expect_fn("clEnqueueCommandBufferKHR", 6);
-    expect_arg("clEnqueueCommandBufferKHR", 0, (uint64_t)(uint32_t)64);
+    expect_arg("clEnqueueCommandBufferKHR", 0, (uint64_t)(uint32_t)2);
     expect_arg("clEnqueueCommandBufferKHR", 1, (uint64_t)(uintptr_t)(void *)arena[1]);
     expect_arg("clEnqueueCommandBufferKHR", 2, (uint64_t)(uintptr_t)(void *)(uintptr_t)0x10020);
     expect_arg("clEnqueueCommandBufferKHR", 3, (uint64_t)(uint32_t)2);
@@ -1717,10 +1717,10 @@ static void check_clEnqueueReleaseDX9ObjectsINTEL(void *fp, int pass)
     (void)pass;
     typedef int32_t (*fn_t)(void *, uint32_t, void *, uint32_t, void *, void *);
     reset_arena();
-    int32_t r = ((fn_t)fp)((void *)(uintptr_t)0x10000, (uint32_t)65, (void *)arena[2], (uint32_t)2, (void *)arena[4], (void *)arena[5]);
+    int32_t r = ((fn_t)fp)((void *)(uintptr_t)0x10000, (uint32_t)2, (void *)arena[2], (uint32_t)2, (void *)arena[4], (void *)arena[5]);
     expect_fn("clEnqueueReleaseDX9ObjectsINTEL", 6);
     expect_arg("clEnqueueReleaseDX9ObjectsINTEL", 0, (uint64_t)(uintptr_t)(void *)(uintptr_t)0x10000);
-    expect_arg("clEnqueueReleaseDX9ObjectsINTEL", 1, (uint64_t)(uint32_t)65);
+    expect_arg("clEnqueueReleaseDX9ObjectsINTEL", 1, (uint64_t)(uint32_t)2);
     expect_arg("clEnqueueReleaseDX9ObjectsINTEL", 2, (uint64_t)(uintptr_t)(void *)arena[2]);
     expect_arg("clEnqueueReleaseDX9ObjectsINTEL", 3, (uint64_t)(uint32_t)2);
     expect_arg("clEnqueueReleaseDX9ObjectsINTEL", 4, (uint64_t)(uintptr_t)(void *)arena[4]);

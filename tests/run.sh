@@ -405,6 +405,23 @@ t_examples_problem_and_fix() {
         $(sed -n 's/^EXAMPLES := //p' Makefile)
 }
 
+t_report_asan_every_format() {
+    # the reporter under ASan/UBSan: every format, diff, on real, crash-cut,
+    # hostile and NVIDIA traces
+    local r=$T/cltrace-report-asan f fmt
+    $PY tests/html_check.py hostile "$WORK/ra.pftrace"
+    traced "$WORK/rl" "$T/lifetimes" leak > /dev/null
+    for f in tests/fixtures/*.pftrace.gz "$WORK/ra.pftrace" "$(trace_of "$WORK/rl")"; do
+        for fmt in text json markdown junit html; do
+            "$r" --format $fmt -o "$WORK/ra.out" "$f" || [ $? -eq 1 ]
+            [ -s "$WORK/ra.out" ]
+        done
+    done
+    head -c 3000 "$(trace_of "$WORK/rl")" > "$WORK/cut.pftrace.gz"
+    "$r" "$WORK/cut.pftrace.gz" > /dev/null 2>&1 || [ $? -le 2 ]
+    "$r" diff tests/fixtures/pocl-leaks.pftrace.gz tests/fixtures/h200-timeline.pftrace.gz > /dev/null || [ $? -eq 1 ]
+}
+
 t_report_rule_vectors() {
     # synthetic traces for the rules the PoCL programs cannot pin down
     # (low bandwidth, small groups, serialization, idle device, build options,

@@ -71,6 +71,9 @@ $(T)/test_source: tests/unit/test_source.c report/source.c report/model.c report
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -Ireport -Iintercept -o $@ tests/unit/test_source.c report/source.c \
 	  report/model.c intercept/objects.c intercept/proto/cltrace.pb-c.c -lprotobuf-c -lz
 TEST_BINS += $(T)/test_source
+$(T)/cltrace-report-asan: $(REPORT_SRC) $(wildcard report/*.h) | $(T)
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 -Ireport -Iintercept -o $@ $(REPORT_SRC) -lprotobuf-c -lz -lm
+TEST_BINS += $(T)/cltrace-report-asan
 
 test-bins: all $(TEST_BINS) $(EXAMPLE_BINS)
 

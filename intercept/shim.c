@@ -229,13 +229,17 @@ struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max)
      * the writer is awake when the ring is more than half full. */
     if (th->head_local - __atomic_load_n(&th->tail, __ATOMIC_RELAXED) > (th->mask + 1) / 2)
         clt_writer_kick();
-    long budget_ns = th->dropping ? 0 : clt_cfg.WAIT_US * 1000;
+    long budget_ns = th->dropping && !__atomic_load_n(&clt_symbolizer_busy, __ATOMIC_RELAXED)
+                     ? 0 : clt_cfg.WAIT_US * 1000;
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
     while (!ring_fits(th, max, &pad)) {
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        long left = budget_ns - ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec));
+        /* The writer reading a binary's symbols for the first time (tens of
+         * ms, once per binary): wait for it rather than lose calls. */
+        long limit = __atomic_load_n(&clt_symbolizer_busy, __ATOMIC_RELAXED) ? 1000000000L : budget_ns;
+        long left = limit - ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec));
         if (left <= 0 || !__atomic_load_n(&clt_active, __ATOMIC_RELAXED))
             goto drop;
         uint32_t seq = __atomic_load_n(&th->wake_seq, __ATOMIC_SEQ_CST);

@@ -16,7 +16,8 @@ void clt_ring_wake(struct clt_thread *th);  /* writer: room was given back */
 /* writer.c */
 int clt_writer_start(void);                  /* 0 ok, -1: run untraced */
 void clt_writer_stop(uint64_t unfinished);   /* drain, finish the file */
-unsigned clt_writer_leaks(void);             /* after stop: objects the app still held */
+unsigned clt_writer_leaks(void);
+extern int clt_symbolizer_busy;              /* symbols.c: loading a binary's symbols */             /* after stop: objects the app still held */
 void clt_writer_forget(void);                /* in a fork child */
 void clt_writer_kick(void);                  /* wake an idle writer */
 void clt_writer_flush_now(unsigned timeout_ms); /* drain and write, bounded */

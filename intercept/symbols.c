@@ -206,11 +206,25 @@ static unsigned inline_frames(struct clt_symbols *s, Dwfl_Module *mod, uint64_t 
 
 /* The frames of a return address, symbolized on first sight: index + 1 of
  * the innermost and, above bit 32, how many (inlined calls add frames). */
+int clt_symbolizer_busy;
+
+static uint64_t frames_of_slow(struct clt_symbols *s, uint64_t pc);
+
 static uint64_t frames_of(struct clt_symbols *s, uint64_t pc)
 {
     uint64_t cached = (uint64_t)(uintptr_t)clt_map_get(&s->pc_frame, pc);
     if (cached)
         return cached;
+    /* The first address in a binary loads its symbols and line tables (tens
+     * of ms): calling threads wait for that instead of dropping calls. */
+    __atomic_store_n(&clt_symbolizer_busy, 1, __ATOMIC_RELAXED);
+    uint64_t v = frames_of_slow(s, pc);
+    __atomic_store_n(&clt_symbolizer_busy, 0, __ATOMIC_RELAXED);
+    return v;
+}
+
+static uint64_t frames_of_slow(struct clt_symbols *s, uint64_t pc)
+{
     uint64_t at = pc - 1;         /* a return address: the call is the instruction before */
     Dl_info di;
     memset(&di, 0, sizeof di);

@@ -264,6 +264,16 @@ static uint64_t frames_of_slow(struct clt_symbols *s, uint64_t pc)
         unversioned[at_sign - fn] = 0;
         fn = unversioned;
     }
+    /* GCC's clones (launch.constprop.0.isra.0, f.part.1, f.cold): the function's name */
+    static const char *const clone[] = { ".constprop.", ".isra.", ".part.", ".cold", NULL };
+    for (unsigned k = 0; fn && clone[k]; k++) {
+        const char *c = strstr(fn, clone[k]);
+        if (c && c > fn && (size_t)(c - fn) < sizeof unversioned) {
+            memmove(unversioned, fn, (size_t)(c - fn));
+            unversioned[c - fn] = 0;
+            fn = unversioned;
+        }
+    }
     if (!fn) {
         snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)(base ? pc - base : pc));
         fn = hex;

@@ -72,6 +72,7 @@ struct open_slice {             /* a BEGIN waiting for its END */
     char type[32], created_by[RM_MAX_NAME], kname[48];
     uint64_t program;
     const char *options;        /* valid while the packet is */
+    int site;                   /* a kernel command: its enqueue's call site (m->sites + 1) */
     int blocking;               /* an enqueue that waits for its command */
 };
 struct track { struct open_slice *stack; unsigned depth, cap; int launch_pending; };
@@ -79,6 +80,7 @@ struct track { struct open_slice *stack; unsigned depth, cap; int launch_pending
 struct reader {
     struct rm_model *m;
     struct clt_map seqs, tracks;
+    struct clt_map flow_site;   /* an enqueue's flow id -> its call site + 1, until its command */
 };
 
 static void strtab_set(struct strtab *t, uint64_t iid, const char *s, size_t len)
@@ -245,6 +247,7 @@ static void kernel_add(struct rm_model *m, const struct open_slice *o, uint64_t 
     snprintf(x->name, sizeof x->name, "%s", o->name);
     x->launches = 1;
     x->device_ns = dur;
+    x->site = o->site;
 }
 
 static int bucket(uint64_t bytes)
@@ -546,11 +549,11 @@ static void cmd_sample(struct rm_model *m, uint64_t track, uint64_t start, uint6
     m->n_cmds++;
 }
 
-/* A small host<->device transfer, counted at its call site. */
-static void small_site_add(struct rm_model *m, struct seq *s, uint64_t cs, uint64_t bytes)
+/* The m->sites index + 1 of a call stack (its text), 0 if none. */
+static int site_index(struct rm_model *m, struct seq *s, uint64_t cs)
 {
     if (!cs || !cache_fit((void **)&s->site, &s->n_site, cs, sizeof *s->site))
-        return;
+        return 0;
     if (!s->site[cs]) {
         char site[RM_MAX_SITE];
         site_of(s, cs, site, sizeof site);
@@ -558,17 +561,25 @@ static void small_site_add(struct rm_model *m, struct seq *s, uint64_t cs, uint6
         while (i < m->n_sites && strcmp(m->sites[i].site, site))
             i++;
         if (i == m->n_sites) {
-            if (m->n_sites >= 256 || clt_grow(&m->sites, m->n_sites, &m->cap_sites, sizeof *m->sites, 16) != 0)
-                return;
+            if (m->n_sites >= 1024 || clt_grow(&m->sites, m->n_sites, &m->cap_sites, sizeof *m->sites, 16) != 0)
+                return 0;
             memset(&m->sites[i], 0, sizeof m->sites[i]);
             snprintf(m->sites[i].site, sizeof m->sites[i].site, "%s", site);
             m->n_sites++;
         }
         s->site[cs] = (int32_t)i + 1;
     }
-    struct rm_site *x = &m->sites[s->site[cs] - 1];
-    x->count++;
-    x->bytes += bytes;
+    return s->site[cs];
+}
+
+/* A small host<->device transfer, counted at its call site. */
+static void small_site_add(struct rm_model *m, struct seq *s, uint64_t cs, uint64_t bytes)
+{
+    int i = site_index(m, s, cs);
+    if (i) {
+        m->sites[i - 1].count++;
+        m->sites[i - 1].bytes += bytes;
+    }
 }
 
 static void leak_add(struct rm_model *m, const struct open_slice *o, const char *site)
@@ -683,6 +694,16 @@ static void packet(struct reader *r, const Packet *p)
                                  strstr(opt, "-cl-unsafe-math-optimizations");
             }
         }
+        uint64_t cs = e->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID
+                      ? e->callstack_iid : 0;
+        if (!o->device && e->n_flow_ids && cs && !strcmp(o->name, "clEnqueueNDRangeKernel") &&
+            r->flow_site.used < 65536) {
+            int si = site_index(m, s, cs);
+            if (si)
+                clt_map_put(&r->flow_site, e->flow_ids[0], (void *)(uintptr_t)si);
+        }
+        if (o->device && o->k.work_dim && e->n_terminating_flow_ids)
+            o->site = (int)(uintptr_t)clt_map_del(&r->flow_site, e->terminating_flow_ids[0]);
         if (!o->device && !o->error && o->size && o->size < m->small_threshold &&
             (!strcmp(o->name, "clEnqueueWriteBuffer") || !strcmp(o->name, "clEnqueueReadBuffer")))
             small_site_add(m, s, e->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID
@@ -775,7 +796,7 @@ int rm_read(struct rm_model *m, const char *path, char *err, unsigned errlen)
 
 int rm_read_fd(struct rm_model *m, int fd, const char *path, char *err, unsigned errlen)
 {
-    struct reader r = { m, { 0 }, { 0 } };
+    struct reader r = { m, { 0 }, { 0 }, { 0 } };
     gzFile f = gzdopen(fd, "rb");
     if (!f) {
         close(fd);
@@ -857,6 +878,7 @@ int rm_read_fd(struct rm_model *m, int fd, const char *path, char *err, unsigned
             free(t);
         }
     clt_map_free(&r.seqs);
+    clt_map_free(&r.flow_site);
     clt_map_free(&r.tracks);
     return rc;
 }

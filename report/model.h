@@ -24,9 +24,9 @@ struct rm_leak {                /* objects of one type made at one call site, al
     uint64_t count, bytes;
 };
 
-struct rm_site {                /* a call site of small transfers */
+struct rm_site {                /* a call site (of small transfers, of launches) */
     char site[RM_MAX_SITE];
-    uint64_t count, bytes;
+    uint64_t count, bytes;      /* small transfers made there */
 };
 
 struct rm_uar {                 /* calls on a handle the app had released */
@@ -41,6 +41,7 @@ struct rm_kernel {              /* one kernel name with one launch configuration
     uint64_t gws[3], lws[3];
     int local_null;
     uint64_t work_groups, wg_size, pref_multiple, kernel_wg_size, local_bytes, regs;
+    int site;                   /* m->sites index + 1 of the first launch's call site, 0 unknown */
 };
 
 struct rm_hint {                /* a kernel-source heuristic hit (source.c) */

@@ -122,8 +122,10 @@ void rules(const struct rm_model *m, const struct thresholds *th)
     unsigned warp = d && d->warp > 0 ? (unsigned)d->warp : 0;
     for (unsigned i = 0; i < m->n_kernels; i++) {
         const struct rm_kernel *k = &m->kernels[i];
-        char cfg[160];
+        char cfg[RM_MAX_SITE + 200];
         kernel_config(k, cfg, sizeof cfg);
+        if (k->site && k->site <= (int)m->n_sites)     /* where it was launched from */
+            snprintf(cfg + strlen(cfg), sizeof cfg - strlen(cfg), ", launched from %s", m->sites[k->site - 1].site);
         if (k->local_null) {
             struct finding *f = add("work-group-multiple", SEV_WARNING);
             snprintf(f->where, sizeof f->where, "%s", cfg);

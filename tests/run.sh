@@ -256,6 +256,10 @@ t_stacks_show_inlined_calls() {
     # creation stack still names each one, with the line it was called from
     traced "$WORK/il" "$B/examples/leaks" > /dev/null
     "$B/cltrace-report" "$(trace_of "$WORK/il")" > "$WORK/il.txt" || true
+    # an enqueue without a stack still has its call site: kernels say where they were launched
+    traced "$WORK/wg" "$B/examples/workgroup" > /dev/null
+    "$B/cltrace-report" "$(trace_of "$WORK/wg")" > "$WORK/wg.txt" || true
+    grep -Eq 'work-group-multiple: saxpy global=1048600 local=100, launched from launch \(examples/workgroup/workgroup.c:[0-9]+\)$' "$WORK/wg.txt"
     grep -Eq 'created by clCreateKernel at ex_kernel \(examples/leaks/../common/example.h:[0-9]+\) <- step \(examples/leaks/leaks.c:[0-9]+\) <- main \(examples/leaks/leaks.c:[0-9]+\)$' "$WORK/il.txt" ||
         { grep leaks: "$WORK/il.txt"; false; }
 }

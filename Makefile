@@ -27,15 +27,15 @@ $(B)/libcltrace.so: $(SHIM_SRC) $(HDRS) intercept/libcltrace.map Makefile | $(B)
 $(B)/cltrace: intercept/launcher.c intercept/config.c intercept/config.h | $(B)
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -Iintercept -o $@ intercept/launcher.c intercept/config.c
 
-REPORT_SRC := report/report.c report/diff.c report/rules.c report/output.c report/html.c report/model.c report/source.c report/occupancy.c intercept/objects.c intercept/proto/cltrace.pb-c.c
+REPORT_SRC := report/report.c report/diff.c report/rules.c report/output.c report/html.c report/model.c report/stacks.c report/source.c report/occupancy.c intercept/objects.c intercept/proto/cltrace.pb-c.c
 $(B)/cltrace-report: $(REPORT_SRC) $(wildcard report/*.h) | $(B)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -Ireport -Iintercept -o $@ $(REPORT_SRC) $(LDFLAGS) -lprotobuf-c -lz -lm
 
 # The reader under libFuzzer (clang); seeds: the committed fixture.
 FUZZ_SECONDS ?= 20
-$(B)/fuzz_reader: report/fuzz_reader.c report/model.c report/source.c intercept/objects.c intercept/proto/cltrace.pb-c.c $(wildcard report/*.h) | $(B)
+$(B)/fuzz_reader: report/fuzz_reader.c report/model.c report/stacks.c report/source.c intercept/objects.c intercept/proto/cltrace.pb-c.c $(wildcard report/*.h) | $(B)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -std=gnu11 -Ireport -Iintercept -o $@ \
-	  report/fuzz_reader.c report/model.c report/source.c intercept/objects.c intercept/proto/cltrace.pb-c.c -lprotobuf-c -lz
+	  report/fuzz_reader.c report/model.c report/stacks.c report/source.c intercept/objects.c intercept/proto/cltrace.pb-c.c -lprotobuf-c -lz
 fuzz: $(B)/fuzz_reader
 	mkdir -p $(B)/fuzz-corpus && cp tests/fixtures/*.pftrace.gz $(B)/fuzz-corpus/
 	$(B)/fuzz_reader -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 -timeout=5 -max_len=65536 $(B)/fuzz-corpus

@@ -8,13 +8,13 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "model.h"
+#include "reader.h"
 #include "objects.h"
 #include "proto/cltrace.pb-c.h"
 
 typedef Perfetto__Protos__TracePacket Packet;
 typedef Perfetto__Protos__DebugAnnotation Ann;
 
-struct strtab { char **s; uint64_t n; };          /* iid -> string */
 
 /* The annotations the reader uses, by name; an interned name is looked up
  * once per sequence and iid, not compared on every event. */
@@ -39,23 +39,6 @@ static enum arg_code arg_code(const char *name)
             return (enum arg_code)i;
     return A_OTHER;
 }
-
-struct frame { uint64_t fn, src; uint32_t line; };
-struct stack { uint64_t *frames; uint32_t n; };
-
-struct seq {
-    struct strtab names, anns, strs;
-    struct strtab fnames, srcs;         /* call stacks: function names, source paths */
-    struct frame *frames;               /* iid -> frame */
-    struct stack *stacks;               /* iid -> frame iids, outermost first */
-    uint64_t n_frames, n_stacks;
-    int32_t *site;                      /* callstack iid -> m->sites index + 1 */
-    uint64_t n_site;
-    uint64_t track;
-    uint8_t *codes;             /* annotation iid -> enum arg_code + 1 (0: not yet looked up) */
-    int32_t *api;               /* event-name iid -> index in m->api + 1 */
-    uint64_t n_codes, n_api;
-};
 
 struct open_slice {             /* a BEGIN waiting for its END */
     char name[RM_MAX_NAME];
@@ -83,7 +66,7 @@ struct reader {
     struct clt_map flow_site;   /* an enqueue's flow id -> its call site + 1, until its command */
 };
 
-static void strtab_set(struct strtab *t, uint64_t iid, const char *s, size_t len)
+void strtab_set(struct strtab *t, uint64_t iid, const char *s, size_t len)
 {
     if (iid > 1000000)
         return;                 /* absurd iid from a broken trace: ignore */
@@ -100,12 +83,12 @@ static void strtab_set(struct strtab *t, uint64_t iid, const char *s, size_t len
     t->s[iid] = strndup(s ? s : "", s ? len : 0);    /* an empty string may come as NULL data */
 }
 
-static const char *strtab_get(const struct strtab *t, uint64_t iid)
+const char *strtab_get(const struct strtab *t, uint64_t iid)
 {
     return iid < t->n && t->s[iid] ? t->s[iid] : "";
 }
 
-static void strtab_free(struct strtab *t)
+void strtab_free(struct strtab *t)
 {
     for (uint64_t i = 0; i < t->n; i++)
         free(t->s[i]);
@@ -149,7 +132,7 @@ static struct seq *seq_get(struct reader *r, uint32_t id, int clear)
 static struct rm_api *api_get(struct rm_model *m, const char *name);
 
 /* Grows a per-iid cache to hold index iid; 0 on failure. */
-static int cache_fit(void **arr, uint64_t *n, uint64_t iid, size_t elem)
+int cache_fit(void **arr, uint64_t *n, uint64_t iid, size_t elem)
 {
     if (iid > 1000000)
         return 0;
@@ -463,66 +446,6 @@ static void attributes(struct rm_model *m, const Perfetto__Protos__TraceAttribut
     }
 }
 
-/* ---- call stacks ------------------------------------------------------------ */
-
-static void intern_stacks(struct seq *s, const Perfetto__Protos__InternedData *in)
-{
-    for (size_t i = 0; i < in->n_function_names; i++)
-        strtab_set(&s->fnames, in->function_names[i]->iid, (const char *)in->function_names[i]->str.data,
-                   in->function_names[i]->str.len);
-    for (size_t i = 0; i < in->n_source_paths; i++)
-        strtab_set(&s->srcs, in->source_paths[i]->iid, (const char *)in->source_paths[i]->str.data,
-                   in->source_paths[i]->str.len);
-    for (size_t i = 0; i < in->n_frames; i++) {
-        const Perfetto__Protos__Frame *f = in->frames[i];
-        if (!cache_fit((void **)&s->frames, &s->n_frames, f->iid, sizeof *s->frames))
-            continue;
-        s->frames[f->iid].fn = f->function_name_id;
-        s->frames[f->iid].src = f->has_source_path_iid ? f->source_path_iid : 0;
-        s->frames[f->iid].line = f->line_number;
-    }
-    for (size_t i = 0; i < in->n_callstacks; i++) {
-        const Perfetto__Protos__Callstack *c = in->callstacks[i];
-        if (!cache_fit((void **)&s->stacks, &s->n_stacks, c->iid, sizeof *s->stacks))
-            continue;
-        struct stack *st = &s->stacks[c->iid];
-        free(st->frames);
-        st->n = 0;
-        st->frames = c->n_frame_ids ? malloc(c->n_frame_ids * sizeof *st->frames) : NULL;
-        if (st->frames) {
-            memcpy(st->frames, c->frame_ids, c->n_frame_ids * sizeof *st->frames);
-            st->n = (uint32_t)(c->n_frame_ids < 64 ? c->n_frame_ids : 64);
-        }
-    }
-}
-
-/* "fn (file:line) <- caller (file:line) <- ...": innermost frame first. */
-static void site_of(const struct seq *s, uint64_t iid, char *buf, size_t cap)
-{
-    buf[0] = 0;
-    if (!s || iid >= s->n_stacks || !s->stacks[iid].n)
-        return;
-    const struct stack *st = &s->stacks[iid];
-    size_t n = 0;
-    for (uint32_t k = st->n; k-- > 0 && n + 8 < cap;) {
-        uint64_t fid = st->frames[k];
-        if (fid >= s->n_frames)
-            continue;
-        const struct frame *f = &s->frames[fid];
-        const char *src = f->src ? strtab_get(&s->srcs, f->src) : "";
-        int w = src[0] ? snprintf(buf + n, cap - n, "%s%s (%s:%u)", n ? " <- " : "", strtab_get(&s->fnames, f->fn),
-                                  src, f->line)
-                       : snprintf(buf + n, cap - n, "%s%s", n ? " <- " : "", strtab_get(&s->fnames, f->fn));
-        if (w < 0 || (size_t)w >= cap - n) {
-            buf[n] = 0;
-            break;
-        }
-        n += (size_t)w;
-        if (!strcmp(strtab_get(&s->fnames, f->fn), "main"))
-            break;          /* what is above main is the C runtime */
-    }
-}
-
 static void cmd_sample(struct rm_model *m, uint64_t track, uint64_t start, uint64_t dur, int kind)
 {
     if (m->n_cmds >= RM_MAX_CMDS)
@@ -547,77 +470,6 @@ static void cmd_sample(struct rm_model *m, uint64_t track, uint64_t start, uint6
     m->cmds[m->n_cmds].lane = (uint8_t)lane;
     m->cmds[m->n_cmds].kind = (uint8_t)kind;
     m->n_cmds++;
-}
-
-/* The m->sites index + 1 of a call stack (its text), 0 if none. */
-static int site_index(struct rm_model *m, struct seq *s, uint64_t cs)
-{
-    if (!cs || !cache_fit((void **)&s->site, &s->n_site, cs, sizeof *s->site))
-        return 0;
-    if (!s->site[cs]) {
-        char site[RM_MAX_SITE];
-        site_of(s, cs, site, sizeof site);
-        unsigned i = 0;
-        while (i < m->n_sites && strcmp(m->sites[i].site, site))
-            i++;
-        if (i == m->n_sites) {
-            if (m->n_sites >= 1024 || clt_grow(&m->sites, m->n_sites, &m->cap_sites, sizeof *m->sites, 16) != 0)
-                return 0;
-            memset(&m->sites[i], 0, sizeof m->sites[i]);
-            snprintf(m->sites[i].site, sizeof m->sites[i].site, "%s", site);
-            m->n_sites++;
-        }
-        s->site[cs] = (int32_t)i + 1;
-    }
-    return s->site[cs];
-}
-
-/* A small host<->device transfer, counted at its call site. */
-static void small_site_add(struct rm_model *m, struct seq *s, uint64_t cs, uint64_t bytes)
-{
-    int i = site_index(m, s, cs);
-    if (i) {
-        m->sites[i - 1].count++;
-        m->sites[i - 1].bytes += bytes;
-    }
-}
-
-static void leak_add(struct rm_model *m, const struct open_slice *o, const char *site)
-{
-    struct rm_leak *l = NULL;
-    for (unsigned i = 0; i < m->n_leaks && !l; i++)
-        if (!strcmp(m->leaks[i].type, o->type) && !strcmp(m->leaks[i].created_by, o->created_by) &&
-            !strcmp(m->leaks[i].site, site) && !strcmp(m->leaks[i].kernel, o->kname))
-            l = &m->leaks[i];
-    if (!l) {
-        if (m->n_leaks >= 4096 || clt_grow(&m->leaks, m->n_leaks, &m->cap_leaks, sizeof *m->leaks, 16) != 0)
-            return;
-        l = &m->leaks[m->n_leaks++];
-        memset(l, 0, sizeof *l);
-        snprintf(l->type, sizeof l->type, "%s", o->type);
-        snprintf(l->created_by, sizeof l->created_by, "%s", o->created_by);
-        snprintf(l->kernel, sizeof l->kernel, "%s", o->kname);
-        snprintf(l->site, sizeof l->site, "%s", site);
-    }
-    l->count++;
-    l->bytes += o->size;
-}
-
-static void uar_add(struct rm_model *m, const char *fn, const char *site)
-{
-    struct rm_uar *u = NULL;
-    for (unsigned i = 0; i < m->n_uars && !u; i++)
-        if (!strcmp(m->uars[i].fn, fn) && !strcmp(m->uars[i].site, site))
-            u = &m->uars[i];
-    if (!u) {
-        if (m->n_uars >= 4096 || clt_grow(&m->uars, m->n_uars, &m->cap_uars, sizeof *m->uars, 16) != 0)
-            return;
-        u = &m->uars[m->n_uars++];
-        memset(u, 0, sizeof *u);
-        snprintf(u->fn, sizeof u->fn, "%s", fn);
-        snprintf(u->site, sizeof u->site, "%s", site);
-    }
-    u->count++;
 }
 
 static void packet(struct reader *r, const Packet *p)
@@ -653,7 +505,7 @@ static void packet(struct reader *r, const Packet *p)
                        (const char *)in->debug_annotation_string_values[i]->str.data,
                        in->debug_annotation_string_values[i]->str.len);
         if (in->n_callstacks || in->n_frames)
-            intern_stacks(s, in);
+            rm_intern_stacks(s, in);
     }
     if (p->data_case != PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT || !s)
         return;
@@ -698,7 +550,7 @@ static void packet(struct reader *r, const Packet *p)
                       ? e->callstack_iid : 0;
         if (!o->device && e->n_flow_ids && cs && !strcmp(o->name, "clEnqueueNDRangeKernel") &&
             r->flow_site.used < 65536) {
-            int si = site_index(m, s, cs);
+            int si = rm_site_index(m, s, cs);
             if (si)
                 clt_map_put(&r->flow_site, e->flow_ids[0], (void *)(uintptr_t)si);
         }
@@ -706,16 +558,16 @@ static void packet(struct reader *r, const Packet *p)
             o->site = (int)(uintptr_t)clt_map_del(&r->flow_site, e->terminating_flow_ids[0]);
         if (!o->device && !o->error && o->size && o->size < m->small_threshold &&
             (!strcmp(o->name, "clEnqueueWriteBuffer") || !strcmp(o->name, "clEnqueueReadBuffer")))
-            small_site_add(m, s, e->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID
+            rm_small_site_add(m, s, e->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID
                                  ? e->callstack_iid : 0, o->size);
         if ((o->error || o->uar) && !o->device) {
             char site[RM_MAX_SITE];
-            site_of(s, e->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID
+            rm_site_of(s, e->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID
                        ? e->callstack_iid : 0, site, sizeof site);
             if (o->error)
                 error_site(m, o->name, o->error_name, site);
             if (o->uar)
-                uar_add(m, o->name, site);
+                rm_uar_add(m, o->name, site);
         }
         /* API calls carry interned names: their summary row is found once per name */
         o->api = !o->device && interned ? seq_api_index(m, s, e->name_iid, o->name) : -1;
@@ -726,9 +578,9 @@ static void packet(struct reader *r, const Packet *p)
         memset(&o, 0, sizeof o);
         read_args(&o, s, e);
         char site[RM_MAX_SITE];
-        site_of(s, e->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID
+        rm_site_of(s, e->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID
                    ? e->callstack_iid : 0, site, sizeof site);
-        leak_add(m, &o, site);
+        rm_leak_add(m, o.type, o.created_by, o.kname, o.size, site);
     } else if (e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT && e->name &&
                e->name_field_case == PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME &&
                !strcmp(e->name, "program source")) {

@@ -1,0 +1,43 @@
+/* The reader's private state, shared by model.c (packets, aggregates) and
+ * stacks.c (call stacks, call sites, leaks). */
+#ifndef CLT_REPORT_READER_H
+#define CLT_REPORT_READER_H
+#include <stddef.h>
+#include <stdint.h>
+#include "model.h"
+#include "proto/cltrace.pb-c.h"
+
+struct strtab { char **s; uint64_t n; };          /* iid -> string */
+struct frame { uint64_t fn, src; uint32_t line; };
+struct stack { uint64_t *frames; uint32_t n; };
+
+struct seq {
+    struct strtab names, anns, strs;
+    struct strtab fnames, srcs;         /* call stacks: function names, source paths */
+    struct frame *frames;               /* iid -> frame */
+    struct stack *stacks;               /* iid -> frame iids, outermost first */
+    uint64_t n_frames, n_stacks;
+    int32_t *site;                      /* callstack iid -> m->sites index + 1 */
+    uint64_t n_site;
+    uint64_t track;
+    uint8_t *codes;             /* annotation iid -> enum arg_code + 1 (0: not yet looked up) */
+    int32_t *api;               /* event-name iid -> index in m->api + 1 */
+    uint64_t n_codes, n_api;
+};
+
+
+void strtab_set(struct strtab *t, uint64_t iid, const char *s, size_t len);
+const char *strtab_get(const struct strtab *t, uint64_t iid);
+void strtab_free(struct strtab *t);
+int cache_fit(void **arr, uint64_t *n, uint64_t iid, size_t elem);   /* room for index iid; 0 failed */
+
+/* stacks.c */
+void rm_intern_stacks(struct seq *s, const Perfetto__Protos__InternedData *in);
+void rm_site_of(const struct seq *s, uint64_t callstack_iid, char *buf, size_t cap);   /* "" if none */
+int rm_site_index(struct rm_model *m, struct seq *s, uint64_t callstack_iid);        /* m->sites + 1 */
+void rm_small_site_add(struct rm_model *m, struct seq *s, uint64_t callstack_iid, uint64_t bytes);
+void rm_leak_add(struct rm_model *m, const char *type, const char *created_by, const char *kname,
+                 uint64_t size, const char *site);
+void rm_uar_add(struct rm_model *m, const char *fn, const char *site);
+
+#endif

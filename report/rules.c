@@ -103,7 +103,8 @@ void rules(const struct rm_model *m, const struct thresholds *th)
         for (unsigned r = 0; r < 3 && n < (int)sizeof f->where; r++) {
             unsigned best = ~0u;
             for (unsigned i = 0; i < m->n_sites; i++)
-                if (i != done[0] && i != done[1] && (best == ~0u || m->sites[i].count > m->sites[best].count))
+                if (i != done[0] && i != done[1] && m->sites[i].count &&
+                    (best == ~0u || m->sites[i].count > m->sites[best].count))
                     best = i;
             if (best == ~0u)
                 break;

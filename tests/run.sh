@@ -260,6 +260,9 @@ t_stacks_show_inlined_calls() {
     traced "$WORK/wg" "$B/examples/workgroup" > /dev/null
     "$B/cltrace-report" "$(trace_of "$WORK/wg")" > "$WORK/wg.txt" || true
     grep -Eq 'work-group-multiple: saxpy global=1048600 local=100, launched from launch \(examples/workgroup/workgroup.c:[0-9]+\)$' "$WORK/wg.txt"
+    traced "$WORK/st" "$B/examples/transfers" > /dev/null
+    "$B/cltrace-report" "$(trace_of "$WORK/st")" > "$WORK/st.txt" || true
+    grep -Eq 'small-transfers: host<->device transfers: 256 from main \(examples/transfers/transfers.c:[0-9]+\); 256 from main \(examples/transfers/transfers.c:[0-9]+\)$' "$WORK/st.txt"
     grep -Eq 'created by clCreateKernel at ex_kernel \(examples/leaks/../common/example.h:[0-9]+\) <- step \(examples/leaks/leaks.c:[0-9]+\) <- main \(examples/leaks/leaks.c:[0-9]+\)$' "$WORK/il.txt" ||
         { grep leaks: "$WORK/il.txt"; false; }
 }

@@ -156,6 +156,7 @@ static void chart_occupancy(FILE *o, const struct rm_model *m, const struct thre
     fprintf(o, "<svg id=chart-occupancy width=900 height=%u role=img aria-label='occupancy per kernel'>\n",
             24 * n + 40);
     double x50 = 330 + 360 * th->min_occupancy;
+    unsigned bars = 0;
     for (unsigned i = 0; i < n; i++) {
         const struct rm_kernel *k = &m->kernels[i];
         char cfg[160];
@@ -167,6 +168,7 @@ static void chart_occupancy(FILE *o, const struct rm_model *m, const struct thre
             struct occ_kernel ok = { (unsigned)k->wg_size, (unsigned)k->regs, (unsigned)k->local_bytes };
             struct occ_result r;
             occ_compute(om, &ok, &r);
+            bars++;
             fprintf(o, "<rect x=330 y=%u width=%.1f height=16 fill='" C_OCC "'/><text x=%.0f y=%u>%.0f%%, "
                        "limited by %s</text>\n", 24 * i + 10, 360 * r.occupancy, 336 + 360 * r.occupancy, 24 * i + 22,
                     100 * r.occupancy, occ_limit_name(r.limited_by));
@@ -175,8 +177,10 @@ static void chart_occupancy(FILE *o, const struct rm_model *m, const struct thre
                     !om ? "no per-SM limits for this device (NVIDIA only)" : "no register count or local size");
         }
     }
-    fprintf(o, "<line x1=%.0f y1=4 x2=%.0f y2=%u stroke='" C_MARK "' stroke-dasharray='4 3'/><text x=%.0f y=%u>"
-               "%.0f%%</text></svg>\n", x50, x50, 24 * n + 16, x50 - 10, 24 * n + 32, 100 * th->min_occupancy);
+    if (bars)    /* the threshold, where there are bars to hold against it */
+        fprintf(o, "<line x1=%.0f y1=4 x2=%.0f y2=%u stroke='" C_MARK "' stroke-dasharray='4 3'/><text x=%.0f y=%u>"
+                   "%.0f%%</text>", x50, x50, 24 * n + 16, x50 - 10, 24 * n + 32, 100 * th->min_occupancy);
+    fprintf(o, "</svg>\n");
 }
 
 void out_html(FILE *o, const struct rm_model *m, const struct thresholds *th)

@@ -531,6 +531,9 @@ static void emit_call(struct clt_writer *w, struct clt_thread *th, struct seq_st
             set_array(w, &s, a, (const uint64_t *)data, cnt < CLT_MAX_ARRAY ? cnt : CLT_MAX_ARRAY,
                       pp->kind != CLT_K_ARR, pp->kind == CLT_K_OUT_HARR && fresh);
             break;
+        case CLT_K_WORDS:
+            set_array(w, &s, a, (const uint64_t *)data, cnt < 8 ? cnt : 8, 0, 0);
+            break;
         case CLT_K_PROPS:
             set_array(w, &s, a, (const uint64_t *)data, cnt < CLT_MAX_PROPS ? cnt : CLT_MAX_PROPS, 0, 0);
             break;

@@ -109,6 +109,54 @@ static void hold(struct clt_obj *child, struct clt_obj *parent)
         }
 }
 
+/* Bytes per pixel of a cl_image_format (order in the low 32 bits, type in
+ * the high); 0 if unknown. */
+static uint64_t pixel_bytes(uint64_t format)
+{
+    uint32_t order = (uint32_t)format, type = (uint32_t)(format >> 32);
+    static const uint8_t channels[] = { 1, 1, 2, 2, 3, 4, 4, 4, 1, 1, 1, 2, 3, 1, 1 };   /* CL_R 0x10B0.. */
+    static const uint8_t size[] = { 1, 2, 1, 2, 0, 0, 0, 1, 2, 4, 1, 2, 4, 2, 4 };        /* CL_SNORM_INT8 0x10D0.. */
+    if (type == 0x10D4 || type == 0x10D5)
+        return 2;                      /* packed 565 / 555 */
+    if (type == 0x10D6)
+        return 4;                      /* packed 101010 */
+    unsigned c = order >= 0x10B0 && order < 0x10B0 + sizeof channels ? channels[order - 0x10B0]
+               : order >= 0x10C1 && order <= 0x10C3 ? 4 : 0;   /* sRGBA, sBGRA, ABGR */
+    unsigned b = type >= 0x10D0 && type < 0x10D0 + sizeof size ? size[type - 0x10D0] : 0;
+    return (uint64_t)c * b;
+}
+
+/* What a memory object occupies, from its creation call: size, a
+ * sub-buffer's region, an image's extent times its pixel size. */
+static uint64_t mem_bytes(const struct clt_rec *rec, const struct clt_fn_desc *fd)
+{
+    uint64_t size = 0, pix = 0, dim[4] = { 0, 1, 1, 1 };   /* width, height, depth, array */
+    for (unsigned i = 0; i < fd->n_params; i++) {
+        const struct clt_param *p = &fd->params[i];
+        if (rec->raw_mask & (1u << i))
+            continue;
+        const uint64_t *words = (const uint64_t *)((const uint8_t *)rec + (rec->arg[i] >> 32));
+        if (p->kind == CLT_K_VAL && !strcmp(p->name, "size"))
+            size = rec->arg[i];
+        else if (p->kind == CLT_K_VAL && !strcmp(p->name, "image_width"))
+            dim[0] = rec->arg[i];
+        else if (p->kind == CLT_K_VAL && !strcmp(p->name, "image_height"))
+            dim[1] = rec->arg[i] ? rec->arg[i] : 1;
+        else if (p->kind == CLT_K_VAL && !strcmp(p->name, "image_depth"))
+            dim[2] = rec->arg[i] ? rec->arg[i] : 1;
+        else if (p->kind == CLT_K_WORDS && !strcmp(p->name, "buffer_create_info"))
+            size = words[1];                          /* cl_buffer_region {origin, size} */
+        else if (p->kind == CLT_K_WORDS && !strcmp(p->name, "image_format"))
+            pix = pixel_bytes(words[0]);
+        else if (p->kind == CLT_K_WORDS && !strcmp(p->name, "image_desc"))
+            for (unsigned k = 0; k < 4; k++)          /* {type, width, height, depth, array_size, ...} */
+                dim[k] = k && !words[k + 1] ? 1 : words[k + 1];
+    }
+    if (!size && dim[0] && pix)
+        size = dim[0] * dim[1] * dim[2] * dim[3] * pix;
+    return size;
+}
+
 static void created(struct clt_writer *w, const struct clt_rec *rec, struct clt_obj *o, uint64_t t0,
                     int tid, uint32_t stack)
 {
@@ -120,13 +168,12 @@ static void created(struct clt_writer *w, const struct clt_rec *rec, struct clt_
     o->stack = stack;
     o->tid = tid;
     o->t_created = t0;
+    o->size = mem_bytes(rec, fd);
     for (unsigned i = 0; i < fd->n_params; i++) {
         const struct clt_param *p = &fd->params[i];
         if (rec->raw_mask & (1u << i))
             continue;
-        if (p->kind == CLT_K_VAL && strcmp(p->name, "size") == 0)
-            o->size = rec->arg[i];
-        else if (p->kind == CLT_K_STR && strcmp(p->name, "kernel_name") == 0) {
+        if (p->kind == CLT_K_STR && strcmp(p->name, "kernel_name") == 0) {
             size_t n = rec->arg[i] & 0xFFFFFFFFu;
             if (n >= sizeof o->name)
                 n = sizeof o->name - 1;

@@ -224,6 +224,14 @@ static inline uint64_t clt_put_srcs(struct clt_extra *x, unsigned i, int ok, con
     return slot;
 }
 
+static inline uint64_t clt_put_words(struct clt_extra *x, unsigned i, int ok, const void *p, unsigned n)
+{
+    if (!p || !ok)
+        return clt_raw(x, i, p);
+    memcpy(x->p, p, 8 * (size_t)n);
+    return clt_slot(x, n, 8 * (size_t)n);
+}
+
 static inline uint64_t clt_put_bytes8(struct clt_extra *x, unsigned i, int ok, const void *p, size_t size)
 {
     if (!p || !ok || size > 8)

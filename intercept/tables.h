@@ -25,6 +25,7 @@ enum clt_kind {      /* how a parameter is stored in its record slot */
     CLT_K_BYTES8,    /* clSetKernelArg value: up to 8 bytes copied */
     CLT_K_FUNC,      /* callback pointer */
     CLT_K_SRCS,      /* clCreateProgramWithSource strings: the source, CLT_MAX_SRC bytes at most */
+    CLT_K_WORDS,     /* a small input struct (image_desc...): its first N 8-byte words */
 };
 
 enum clt_ret_kind { CLT_R_VOID, CLT_R_ERR, CLT_R_HANDLE, CLT_R_PTR, CLT_R_VAL };

@@ -257,8 +257,9 @@ def check_lifetimes(t, mode, out_file):
             got.append((i["args"]["type"], maker))
             expect("main" in fns, "leak %s: stack without main: %s" % (i["name"], fns))
             expect(i["args"]["reference_count"] == 1, "leak %s: reference_count %s" % (i["name"], i["args"]))
-            if maker == "make_buffer":
-                expect(i["args"].get("size") == 4096, "leaked buffer size %s" % i["args"].get("size"))
+            sizes = {"make_buffer": 4096, "make_sub_buffer": 1024, "make_image": 16 * 16 * 4, "make_svm": 4096}
+            if maker in sizes:   # a sub-buffer's region, an image's extent x RGBA8 pixels
+                expect(i["args"].get("size") == sizes[maker], "leak from %s: size %s" % (maker, i["args"].get("size")))
             if maker == "make_kernel":
                 expect(i["args"].get("kernel_name") == "twice", "leaked kernel name %s" % i["args"])
             frame = next((f for f in i["stack"] if f["function"] == maker), None)

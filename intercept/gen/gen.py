@@ -43,7 +43,12 @@ MAX_STR = 256        # bytes copied per string argument
 
 # Parameter kinds (mirrored in record.h as enum clt_kind).
 KINDS = ["VAL", "SVAL", "HANDLE", "ENUM", "BITFIELD", "BOOL", "PTR", "STR", "ARR", "HARR",
-         "PROPS", "OUT_VAL", "OUT_HANDLE", "OUT_HARR", "ERRCODE", "BYTES8", "FUNC", "SRCS"]
+         "PROPS", "OUT_VAL", "OUT_HANDLE", "OUT_HARR", "ERRCODE", "BYTES8", "FUNC", "SRCS", "WORDS"]
+# Small input structs copied as 8-byte words (after success): what an image or
+# a sub-buffer is, for the trace and the leak report.
+WORDS = {("image_desc", 5), ("image_format", 1), ("buffer_create_info", 2)}
+WORDS_CMDS = ("clCreateImage", "clCreateImage2D", "clCreateImage3D", "clCreateImageWithProperties",
+              "clCreateSubBuffer")
 
 
 class Reg:
@@ -174,6 +179,10 @@ def classify(reg, cmd, params, i):
         return "FUNC", None
     if d["name"] == "errcode_ret" and d["ptr"] == 1:
         return "ERRCODE", None
+    if cmd in WORDS_CMDS and d["ptr"] == 1:
+        for name, n in WORDS:
+            if d["name"] == name:
+                return "WORDS", n
     if cmd == "clCreateProgramWithSource" and d["name"] == "strings":
         return "SRCS", None         # the program's source, for the reporter's kernel-source hints
     if d["ptr"] == 0 and not d.get("array"):
@@ -470,6 +479,8 @@ def wrapper(reg, c, r, ps, kinds, exported):
             extra.append("CLT_MAX_STR")
         elif k == "SRCS":
             extra.append("CLT_MAX_SRC")
+        elif k == "WORDS":
+            extra.append("8 * %d" % aux)
         elif k in ("ARR", "HARR", "OUT_HARR"):
             extra.append("8 * CLT_MAX_ARRAY")
         elif k == "PROPS":
@@ -530,6 +541,8 @@ def wrapper(reg, c, r, ps, kinds, exported):
             L.append("        %s = clt_put_bytes8(&x, %d, ok, %s, %s);" % (s, i, n, aux))
         elif k == "SRCS":
             L.append("        %s = clt_put_srcs(&x, %d, ok, %s, count, lengths);" % (s, i, n))
+        elif k == "WORDS":
+            L.append("        %s = clt_put_words(&x, %d, ok, %s, %d);" % (s, i, n, aux))
     if enq:
         L.append("        rec->arg[%d] = ok ? flow : 0;" % len(ps))
         L.append("        rec->arg[%d] = (uint64_t)(uintptr_t)clt_ra;" % (len(ps) + 1))

@@ -368,15 +368,15 @@ static const struct clt_param P_clCreateFromVA_APIMediaSurfaceINTEL[] = {
 static const struct clt_param P_clCreateImage[] = {
     {"context", CLT_K_HANDLE, CLT_DEC_NONE, "cl_context"},
     {"flags", CLT_K_BITFIELD, CLT_DEC_cl_mem_flags, NULL},
-    {"image_format", CLT_K_PTR, CLT_DEC_NONE, NULL},
-    {"image_desc", CLT_K_PTR, CLT_DEC_NONE, NULL},
+    {"image_format", CLT_K_WORDS, CLT_DEC_NONE, NULL},
+    {"image_desc", CLT_K_WORDS, CLT_DEC_NONE, NULL},
     {"host_ptr", CLT_K_PTR, CLT_DEC_NONE, NULL},
     {"errcode_ret", CLT_K_ERRCODE, CLT_DEC_NONE, NULL},
 };
 static const struct clt_param P_clCreateImage2D[] = {
     {"context", CLT_K_HANDLE, CLT_DEC_NONE, "cl_context"},
     {"flags", CLT_K_BITFIELD, CLT_DEC_cl_mem_flags, NULL},
-    {"image_format", CLT_K_PTR, CLT_DEC_NONE, NULL},
+    {"image_format", CLT_K_WORDS, CLT_DEC_NONE, NULL},
     {"image_width", CLT_K_VAL, CLT_DEC_NONE, NULL},
     {"image_height", CLT_K_VAL, CLT_DEC_NONE, NULL},
     {"image_row_pitch", CLT_K_VAL, CLT_DEC_NONE, NULL},
@@ -386,7 +386,7 @@ static const struct clt_param P_clCreateImage2D[] = {
 static const struct clt_param P_clCreateImage3D[] = {
     {"context", CLT_K_HANDLE, CLT_DEC_NONE, "cl_context"},
     {"flags", CLT_K_BITFIELD, CLT_DEC_cl_mem_flags, NULL},
-    {"image_format", CLT_K_PTR, CLT_DEC_NONE, NULL},
+    {"image_format", CLT_K_WORDS, CLT_DEC_NONE, NULL},
     {"image_width", CLT_K_VAL, CLT_DEC_NONE, NULL},
     {"image_height", CLT_K_VAL, CLT_DEC_NONE, NULL},
     {"image_depth", CLT_K_VAL, CLT_DEC_NONE, NULL},
@@ -399,8 +399,8 @@ static const struct clt_param P_clCreateImageWithProperties[] = {
     {"context", CLT_K_HANDLE, CLT_DEC_NONE, "cl_context"},
     {"properties", CLT_K_PROPS, CLT_DEC_NONE, NULL},
     {"flags", CLT_K_BITFIELD, CLT_DEC_cl_mem_flags, NULL},
-    {"image_format", CLT_K_PTR, CLT_DEC_NONE, NULL},
-    {"image_desc", CLT_K_PTR, CLT_DEC_NONE, NULL},
+    {"image_format", CLT_K_WORDS, CLT_DEC_NONE, NULL},
+    {"image_desc", CLT_K_WORDS, CLT_DEC_NONE, NULL},
     {"host_ptr", CLT_K_PTR, CLT_DEC_NONE, NULL},
     {"errcode_ret", CLT_K_ERRCODE, CLT_DEC_NONE, NULL},
 };
@@ -479,7 +479,7 @@ static const struct clt_param P_clCreateSubBuffer[] = {
     {"buffer", CLT_K_HANDLE, CLT_DEC_NONE, "cl_mem"},
     {"flags", CLT_K_BITFIELD, CLT_DEC_cl_mem_flags, NULL},
     {"buffer_create_type", CLT_K_ENUM, CLT_DEC_cl_buffer_create_type, NULL},
-    {"buffer_create_info", CLT_K_PTR, CLT_DEC_NONE, NULL},
+    {"buffer_create_info", CLT_K_WORDS, CLT_DEC_NONE, NULL},
     {"errcode_ret", CLT_K_ERRCODE, CLT_DEC_NONE, NULL},
 };
 static const struct clt_param P_clCreateSubDevices[] = {

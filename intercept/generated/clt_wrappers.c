@@ -2042,13 +2042,13 @@ static void * clCreateImage_rec(clCreateImage_t real, void * context, uint64_t f
     int ok = ret != NULL;
     (void)ok;
     int clt_want_stack = 1;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * 1 + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
-        rec->arg[2] = (uint64_t)(uintptr_t)image_format;
-        rec->arg[3] = (uint64_t)(uintptr_t)image_desc;
+        rec->arg[2] = clt_put_words(&x, 2, ok, image_format, 1);
+        rec->arg[3] = clt_put_words(&x, 3, ok, image_desc, 5);
         rec->arg[4] = (uint64_t)(uintptr_t)host_ptr;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         if (clt_want_stack)
@@ -2089,12 +2089,12 @@ static void * clCreateImage2D_rec(clCreateImage2D_t real, void * context, uint64
     int ok = ret != NULL;
     (void)ok;
     int clt_want_stack = 1;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
-        rec->arg[2] = (uint64_t)(uintptr_t)image_format;
+        rec->arg[2] = clt_put_words(&x, 2, ok, image_format, 1);
         rec->arg[3] = (uint64_t)image_width;
         rec->arg[4] = (uint64_t)image_height;
         rec->arg[5] = (uint64_t)image_row_pitch;
@@ -2138,12 +2138,12 @@ static void * clCreateImage3D_rec(clCreateImage3D_t real, void * context, uint64
     int ok = ret != NULL;
     (void)ok;
     int clt_want_stack = 1;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
-        rec->arg[2] = (uint64_t)(uintptr_t)image_format;
+        rec->arg[2] = clt_put_words(&x, 2, ok, image_format, 1);
         rec->arg[3] = (uint64_t)image_width;
         rec->arg[4] = (uint64_t)image_height;
         rec->arg[5] = (uint64_t)image_depth;
@@ -2189,14 +2189,14 @@ static void * clCreateImageWithProperties_rec(clCreateImageWithProperties_t real
     int ok = ret != NULL;
     (void)ok;
     int clt_want_stack = 1;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_PROPS + 8 * 1 + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = clt_put_props(&x, 1, ok, properties, sizeof(uint64_t));
         rec->arg[2] = (uint64_t)flags;
-        rec->arg[3] = (uint64_t)(uintptr_t)image_format;
-        rec->arg[4] = (uint64_t)(uintptr_t)image_desc;
+        rec->arg[3] = clt_put_words(&x, 3, ok, image_format, 1);
+        rec->arg[4] = clt_put_words(&x, 4, ok, image_desc, 5);
         rec->arg[5] = (uint64_t)(uintptr_t)host_ptr;
         rec->arg[6] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         if (clt_want_stack)
@@ -2736,13 +2736,13 @@ static void * clCreateSubBuffer_rec(clCreateSubBuffer_t real, void * buffer, uin
     int ok = ret != NULL;
     (void)ok;
     int clt_want_stack = 1;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * 2 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)buffer;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)buffer_create_type;
-        rec->arg[3] = (uint64_t)(uintptr_t)buffer_create_info;
+        rec->arg[3] = clt_put_words(&x, 3, ok, buffer_create_info, 2);
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         if (clt_want_stack)
             clt_put_stack(&x, !ok);

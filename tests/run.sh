@@ -226,6 +226,13 @@ lifetimes() {   # lifetimes MODE: run tests/apps/lifetimes traced, check its tra
     traced "$WORK/lt-$1" "$T/lifetimes" "$1" > "$WORK/lt-$1.out"
     diff "$WORK/lt-$1.plain" "$WORK/lt-$1.out"     # same output, same error codes
     $PY tests/checks.py lifetimes "$(trace_of "$WORK/lt-$1")" "$1" "$WORK/lt-$1.out"
+    # the same under the ASan/UBSan build of the shim (the model, the stacks, the leak report)
+    local rt
+    rt=$(${CC:-cc} -print-file-name=libasan.so)
+    ASAN_OPTIONS=detect_leaks=0 CLTRACE_OUTPUT="$WORK/lta-$1.%p.pftrace" CLTRACE_QUIET=1 \
+        LD_PRELOAD="$rt:$B/asan/libcltrace.so" "$T/lifetimes" "$1" > "$WORK/lt-$1.asan"
+    diff "$WORK/lt-$1.plain" "$WORK/lt-$1.asan"
+    $PY tests/checks.py lifetimes "$(trace_of "$WORK/lta-$1")" "$1" "$WORK/lt-$1.asan"
     "$B/cltrace-report" --format json "$(trace_of "$WORK/lt-$1")" > "$WORK/lt-$1.json" || true
     $PY tests/checks.py report_lifetimes "$WORK/lt-$1.json" "$1" "$WORK/lt-$1.out"
     if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/lt-$1")"; fi

@@ -142,7 +142,7 @@ def check(report, work, charts=("kernels", "transfers", "threshold")):
         assert "&lt;img src=x onerror=alert(2)&gt;" in html, "the hostile stack frame is not shown as text"
     for chart in ("chart-kernels", "chart-transfers", "chart-timeline"):
         assert "id=%s" % chart in html, "no %s in the report" % chart
-    chrome = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+    chrome = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
               "--user-data-dir=%s/chrome-profile" % work, "--enable-logging=stderr", "--v=0"]
     url = "file://" + report
     shot = subprocess.run(chrome + ["--window-size=1100,2600", "--screenshot=%s/shot.png" % work, url],

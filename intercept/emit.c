@@ -182,6 +182,45 @@ void clt_counter(struct clt_writer *w, uint64_t track, uint64_t ts, int64_t valu
     clt_put_own_event(w, ts, &e);
 }
 
+Perfetto__Protos__DebugAnnotation *clt_ann_new(Perfetto__Protos__DebugAnnotation *a,
+                                               Perfetto__Protos__DebugAnnotation **ap, unsigned *n, const char *name)
+{
+    Perfetto__Protos__DebugAnnotation *x = &a[*n];
+    perfetto__protos__debug_annotation__init(x);
+    x->name_field_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME;
+    x->name = (char *)name;
+    ap[*n] = x;
+    (*n)++;
+    return x;
+}
+
+void clt_put_instant(struct clt_writer *w, uint64_t track, uint64_t ts, const char *name,
+                     Perfetto__Protos__DebugAnnotation **ap, unsigned na, uint32_t callstack_iid)
+{
+    Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+    e.has_type = e.has_track_uuid = 1;
+    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT;
+    e.track_uuid = track;
+    e.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
+    e.name = (char *)name;
+    e.n_debug_annotations = na;
+    e.debug_annotations = ap;
+    if (callstack_iid) {
+        e.callstack_field_case = PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID;
+        e.callstack_iid = callstack_iid;
+    }
+    clt_put_own_event(w, ts, &e);
+}
+
+char *clt_text(char *dst, const uint8_t *src, size_t n, int lines, char bad)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = (src[i] >= 0x20 && src[i] < 0x7F) || (lines && (src[i] == '\n' || src[i] == '\t')) ? (char)src[i]
+                                                                                                 : bad;
+    dst[n] = 0;
+    return dst;
+}
+
 /* ---- trace attributes --------------------------------------------------- */
 
 void clt_attr_int(struct clt_attrs *a, const char *key, int64_t v)
@@ -379,12 +418,8 @@ static void set_err(struct clt_writer *w, struct seq_state *ss, struct call_scra
 /* Strings from the app may be anything: keep printable ASCII (valid UTF-8). */
 static void set_text(struct call_scratch *s, struct fp_ann *a, const uint8_t *p, size_t n)
 {
-    char *t = s->text[s->n_text++];
-    for (size_t i = 0; i < n; i++)
-        t[i] = (p[i] >= 0x20 && p[i] < 0x7F) || p[i] == '\n' || p[i] == '\t' ? (char)p[i] : '?';
-    t[n] = 0;
     a->type = FP_V_STR;
-    a->s = t;
+    a->s = clt_text(s->text[s->n_text++], p, n, 1, '?');
 }
 
 static uint64_t handle_id(struct clt_writer *w, uint64_t h, int fresh)
@@ -431,34 +466,12 @@ static void emit_source(struct clt_writer *w, uint64_t track, uint64_t ts, uint6
                         uint64_t len)
 {
     static char text[CLT_MAX_SRC + 1];
-    size_t n = len < CLT_MAX_SRC ? (size_t)len : CLT_MAX_SRC;
-    for (size_t i = 0; i < n; i++)   /* valid UTF-8 for the trace processor: ASCII kept */
-        text[i] = (src[i] >= 0x20 && src[i] < 0x7F) || src[i] == '\n' || src[i] == '\t' ? (char)src[i] : ' ';
-    text[n] = 0;
     Perfetto__Protos__DebugAnnotation a[3], *ap[3];
-    for (unsigned i = 0; i < 3; i++) {
-        perfetto__protos__debug_annotation__init(&a[i]);
-        a[i].name_field_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME;
-        ap[i] = &a[i];
-    }
-    a[0].name = "program";
-    a[0].value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
-    a[0].uint_value = program;
-    a[1].name = "source";
-    a[1].value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE;
-    a[1].string_value = text;
-    a[2].name = "source_bytes";
-    a[2].value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
-    a[2].uint_value = len;     /* more than the source's length: it was cut at CLT_MAX_SRC */
-    Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-    e.has_type = e.has_track_uuid = 1;
-    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT;
-    e.track_uuid = track;
-    e.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
-    e.name = "program source";
-    e.n_debug_annotations = 3;
-    e.debug_annotations = ap;
-    clt_put_own_event(w, ts, &e);
+    unsigned na = 0;
+    A_UINT("program", program);
+    A_STR("source", clt_text(text, src, len < CLT_MAX_SRC ? (size_t)len : CLT_MAX_SRC, 1, ' '));
+    A_UINT("source_bytes", len);     /* more than the source's length: it was cut at CLT_MAX_SRC */
+    clt_put_instant(w, track, ts, "program source", ap, na, 0);
 }
 
 static void emit_call(struct clt_writer *w, struct clt_thread *th, struct seq_state *ss,

@@ -66,6 +66,25 @@ void clt_attr_int(struct clt_attrs *a, const char *key, int64_t v);
 void clt_attr_str(struct clt_attrs *a, const char *key, const char *v);   /* v must outlive the put */
 void clt_attrs_put(struct clt_writer *w, struct clt_attrs *a);
 void clt_counter_track(struct clt_writer *w, uint64_t id, uint64_t parent, const char *name, int bytes);
+
+/* Arguments with inline names, for the writer's own events: the next of an
+ * array a[] (pointers in ap[], count in *n). The A_* macros use locals named
+ * a, ap and na. */
+Perfetto__Protos__DebugAnnotation *clt_ann_new(Perfetto__Protos__DebugAnnotation *a,
+                                               Perfetto__Protos__DebugAnnotation **ap, unsigned *n, const char *name);
+#define CLT_ANN_SET(name, field, kind, v) do { Perfetto__Protos__DebugAnnotation *x_ = clt_ann_new(a, ap, &na, name); \
+    x_->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_##kind##_VALUE; x_->field = (v); } while (0)
+#define A_UINT(name, v) CLT_ANN_SET(name, uint_value, UINT, v)
+#define A_INT(name, v) CLT_ANN_SET(name, int_value, INT, v)
+#define A_DBL(name, v) CLT_ANN_SET(name, double_value, DOUBLE, v)
+#define A_STR(name, v) CLT_ANN_SET(name, string_value, STRING, (char *)(v))
+#define A_BOOL(name, v) CLT_ANN_SET(name, bool_value, BOOL, v)
+/* An instant on `track` (writer's sequence), with a call stack when non-zero. */
+void clt_put_instant(struct clt_writer *w, uint64_t track, uint64_t ts, const char *name,
+                     Perfetto__Protos__DebugAnnotation **ap, unsigned na, uint32_t callstack_iid);
+/* n bytes of app text as printable ASCII (bad bytes -> `bad`; newlines and
+ * tabs kept when `lines`), NUL-terminated: valid UTF-8 for the trace. */
+char *clt_text(char *dst, const uint8_t *src, size_t n, int lines, char bad);
 void clt_counter(struct clt_writer *w, uint64_t track, uint64_t ts, int64_t value);
 
 /* emit_device.c */

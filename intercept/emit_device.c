@@ -67,11 +67,7 @@ static void copy_str(char *dst, const struct clt_rec *rec, int i)
     size_t n = v & 0xFFFFFFFFu;
     if (n > CLT_MAX_STR)
         n = CLT_MAX_STR;
-    memcpy(dst, (const uint8_t *)rec + (v >> 32), n);
-    dst[n] = 0;
-    for (size_t k = 0; k < n; k++)
-        if ((unsigned char)dst[k] < 0x20 || (unsigned char)dst[k] >= 0x7F)
-            dst[k] = '?';
+    clt_text(dst, (const uint8_t *)rec + (v >> 32), n, 0, '?');
 }
 
 static uint64_t id_of(struct clt_writer *w, uint64_t handle) { return clt_objects_find(&w->objs, handle); }
@@ -483,27 +479,6 @@ static void on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
 
 /* ---- device records ------------------------------------------------------ */
 
-static Ann *ann_new(Ann *a, Ann **ap, unsigned *n, const char *name)
-{
-    Ann *x = &a[*n];
-    perfetto__protos__debug_annotation__init(x);
-    x->name_field_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME;
-    x->name = (char *)name;
-    ap[*n] = x;
-    (*n)++;
-    return x;
-}
-#define A_UINT(name, v) do { Ann *x_ = ann_new(a, ap, &na, name); \
-    x_->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE; x_->uint_value = (v); } while (0)
-#define A_INT(name, v) do { Ann *x_ = ann_new(a, ap, &na, name); \
-    x_->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE; x_->int_value = (v); } while (0)
-#define A_DBL(name, v) do { Ann *x_ = ann_new(a, ap, &na, name); \
-    x_->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_DOUBLE_VALUE; x_->double_value = (v); } while (0)
-#define A_STR(name, v) do { Ann *x_ = ann_new(a, ap, &na, name); \
-    x_->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE; x_->string_value = (char *)(v); } while (0)
-#define A_BOOL(name, v) do { Ann *x_ = ann_new(a, ap, &na, name); \
-    x_->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_BOOL_VALUE; x_->bool_value = (v); } while (0)
-
 /* CL_COMMAND_* of an enqueue function: clEnqueueReadBufferRect -> CL_COMMAND_READ_BUFFER_RECT. */
 static const char *command_type_of(unsigned fn)
 {
@@ -583,7 +558,7 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     if (f && f->fn == CLT_FN_clEnqueueNDRangeKernel) {
         A_UINT("kernel", f->kernel_id);
         A_UINT("work_dim", f->work_dim);
-        Ann *g = ann_new(a, ap, &na, "global_work_size");
+        Ann *g = clt_ann_new(a, ap, &na, "global_work_size");
         g->array_values = &ep[ne];
         for (unsigned i = 0; i < f->work_dim; i++, ne++) {
             perfetto__protos__debug_annotation__init(&elems[ne]);
@@ -595,7 +570,7 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
         if (f->lws_null) {
             A_STR("local_work_size", "NULL");
         } else {
-            Ann *l = ann_new(a, ap, &na, "local_work_size");
+            Ann *l = clt_ann_new(a, ap, &na, "local_work_size");
             l->array_values = &ep[ne];
             for (unsigned i = 0; i < f->work_dim; i++, ne++) {
                 perfetto__protos__debug_annotation__init(&elems[ne]);
@@ -614,7 +589,7 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
         }
         A_UINT("local_arg_bytes", f->local_arg_bytes);
         if (f->n_args) {      /* values as set; buffers and other objects as their ids */
-            Ann *ka = ann_new(a, ap, &na, "kernel_args");
+            Ann *ka = clt_ann_new(a, ap, &na, "kernel_args");
             ka->array_values = &ep[ne];
             for (unsigned i = 0; i < f->n_args; i++, ne++) {
                 perfetto__protos__debug_annotation__init(&elems[ne]);

@@ -175,13 +175,8 @@ static void created(struct clt_writer *w, const struct clt_rec *rec, struct clt_
             continue;
         if (p->kind == CLT_K_STR && strcmp(p->name, "kernel_name") == 0) {
             size_t n = rec->arg[i] & 0xFFFFFFFFu;
-            if (n >= sizeof o->name)
-                n = sizeof o->name - 1;
-            memcpy(o->name, (const uint8_t *)rec + (rec->arg[i] >> 32), n);
-            o->name[n] = 0;
-            for (size_t k = 0; k < n; k++)
-                if ((unsigned char)o->name[k] < 0x20 || (unsigned char)o->name[k] >= 0x7F)
-                    o->name[k] = '?';
+            clt_text(o->name, (const uint8_t *)rec + (rec->arg[i] >> 32), n < sizeof o->name ? n : sizeof o->name - 1,
+                     0, '?');
         } else if (p->kind == CLT_K_HANDLE) {
             /* The runtime's references: a kernel holds its program (a clone,
              * its source's program); an event its queue; the rest whatever
@@ -309,44 +304,22 @@ static void emit_leak(struct clt_writer *w, uint64_t track, uint64_t ts, const s
     }
     Perfetto__Protos__DebugAnnotation a[10], *ap[10];
     unsigned na = 0;
-#define ANN(nm) (perfetto__protos__debug_annotation__init(&a[na]), ap[na] = &a[na], \
-                 a[na].name_field_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME, \
-                 a[na].name = (char *)(nm), &a[na++])
-#define U(nm, v) do { Perfetto__Protos__DebugAnnotation *d_ = ANN(nm); \
-    d_->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE; d_->uint_value = (v); } while (0)
-#define S(nm, v) do { Perfetto__Protos__DebugAnnotation *d_ = ANN(nm); \
-    d_->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE; d_->string_value = (char *)(v); } while (0)
-    U("object", o->id);
-    S("type", clt_otype_name(o->type));
-    S("created_by", clt_fns[o->create_fn].name);
-    U("reference_count", (uint64_t)o->refs);
-    U("created_ns", o->t_created);
-    U("thread", (uint64_t)o->tid);
+    A_UINT("object", o->id);
+    A_STR("type", clt_otype_name(o->type));
+    A_STR("created_by", clt_fns[o->create_fn].name);
+    A_UINT("reference_count", (uint64_t)o->refs);
+    A_UINT("created_ns", o->t_created);
+    A_UINT("thread", (uint64_t)o->tid);
     if (o->size)
-        U("size", o->size);
+        A_UINT("size", o->size);
     if (o->name[0])
-        S("kernel_name", o->name);
+        A_STR("kernel_name", o->name);
     for (unsigned i = 0; i < CLT_OBJ_PARENTS; i++)
         if (o->parent[i] && o->parent[i]->type == CLT_O_CONTEXT)
-            U("context", o->parent[i]->id);
-#undef U
-#undef S
-#undef ANN
+            A_UINT("context", o->parent[i]->id);
     char name[64];
     snprintf(name, sizeof name, "%s %s", what, clt_otype_name(o->type));
-    Perfetto__Protos__TrackEvent e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-    e.has_type = e.has_track_uuid = 1;
-    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT;
-    e.track_uuid = track;
-    e.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
-    e.name = name;
-    e.n_debug_annotations = na;
-    e.debug_annotations = ap;
-    if (o->stack) {
-        e.callstack_field_case = PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID;
-        e.callstack_iid = o->stack;
-    }
-    clt_put_own_event(w, ts, &e);
+    clt_put_instant(w, track, ts, name, ap, na, o->stack);
 }
 
 static void leak_track(struct clt_writer *w, uint64_t track)

@@ -220,8 +220,7 @@ static inline uint64_t clt_put_srcs(struct clt_extra *x, unsigned i, int ok, con
         memcpy(x->p + n, s[k], c);
         n += c;
     }
-    uint64_t slot = clt_slot(x, total, n);
-    return slot;
+    return clt_slot(x, total, n);
 }
 
 static inline uint64_t clt_put_words(struct clt_extra *x, unsigned i, int ok, const void *p, unsigned n)

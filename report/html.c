@@ -1,15 +1,12 @@
 /* --format html: one self-contained page (no script, no network): findings,
  * summaries, and four charts drawn as inline SVG. Every string that comes
  * from a trace (kernel names, stacks, paths, device names) goes through
- * html_text(): a kernel named <script> is shown as text. */
+ * xml_text(): a kernel named <script> is shown as text. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "occupancy.h"
 #include "report.h"
-
-/* xml_text (output.c) escapes < > & " ' for the page too. */
-#define html_text xml_text
 
 static const char *const css =
     "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}"
@@ -47,10 +44,10 @@ static void chart_kernels(FILE *o, const struct rm_model *m)
         kernel_config(k, cfg, sizeof cfg);
         double w = 400.0 * (double)k->device_ns / (double)max;
         fprintf(o, "<text x=4 y=%u>", 24 * i + 22);
-        html_text(o, cfg);
+        xml_text(o, cfg);
         fprintf(o, "</text><rect x=330 y=%u width=%.1f height=16 fill='" C_KERNEL "'><title>", 24 * i + 10,
                 w < 1 ? 1 : w);
-        html_text(o, k->name);
+        xml_text(o, k->name);
         fprintf(o, ": %.1f us</title></rect><text x=%.0f y=%u>%.1f us, %llu launch(es)</text>\n", k->device_ns / 1e3,
                 336 + w, 24 * i + 22, k->device_ns / 1e3, (unsigned long long)k->launches);
     }
@@ -123,7 +120,7 @@ static void chart_timeline(FILE *o, const struct rm_model *m)
     fprintf(o, "<svg id=chart-timeline width=900 height=%u role=img aria-label='device queue timeline'>\n", h);
     for (unsigned l = 0; l < m->n_lanes; l++) {
         fprintf(o, "<text x=4 y=%u>", 30 * l + 24);
-        html_text(o, m->lanes[l].name);
+        xml_text(o, m->lanes[l].name);
         fprintf(o, "</text><line x1=170 y1=%u x2=890 y2=%u stroke='#eee'/>\n", 30 * l + 30, 30 * l + 30);
     }
     static const char *const color[3] = { C_OTHER, C_KERNEL, C_TRANSFER };
@@ -162,7 +159,7 @@ static void chart_occupancy(FILE *o, const struct rm_model *m, const struct thre
         char cfg[160];
         kernel_config(k, cfg, sizeof cfg);
         fprintf(o, "<text x=4 y=%u>", 24 * i + 22);
-        html_text(o, cfg);
+        xml_text(o, cfg);
         fprintf(o, "</text>");
         if (om && k->regs && k->wg_size) {
             struct occ_kernel ok = { (unsigned)k->wg_size, (unsigned)k->regs, (unsigned)k->local_bytes };
@@ -194,7 +191,7 @@ void out_html(FILE *o, const struct rm_model *m, const struct thresholds *th)
                    "what it holds.</p>\n");
     for (unsigned i = 0; i < m->n_dev; i++) {
         fprintf(o, "<p>Device %u: ", i);
-        html_text(o, m->dev[i].name);
+        xml_text(o, m->dev[i].name);
         fprintf(o, " (%lld compute units)</p>\n", (long long)m->dev[i].compute_units);
     }
     fprintf(o, "<h2>Findings: %u</h2>\n", n_findings);
@@ -204,11 +201,11 @@ void out_html(FILE *o, const struct rm_model *m, const struct thresholds *th)
         for (unsigned i = 0; i < n_findings; i++) {
             const struct finding *f = &findings[i];
             fprintf(o, "<tr><td class=%s>%s</td><td>%s</td><td>", sev_name[f->sev], sev_name[f->sev], f->rule);
-            html_text(o, f->where);
+            xml_text(o, f->where);
             fputs("</td><td>", o);
-            html_text(o, f->numbers);
+            xml_text(o, f->numbers);
             fputs("</td><td>", o);
-            html_text(o, f->fix);
+            xml_text(o, f->fix);
             fputs("</td></tr>\n", o);
         }
         fputs("</table>\n", o);
@@ -222,7 +219,7 @@ void out_html(FILE *o, const struct rm_model *m, const struct thresholds *th)
     for (unsigned i = 0; i < m->n_api; i++) {
         const struct rm_api *a = &m->api[i];
         fputs("<tr><td>", o);
-        html_text(o, a->name);
+        xml_text(o, a->name);
         fprintf(o, "</td><td class=n>%llu</td><td class=n>%llu</td><td class=n>%.1f</td><td class=n>%.2f</td>"
                    "<td class=n>%.2f</td><td class=n>%.2f</td></tr>\n", (unsigned long long)a->count,
                 (unsigned long long)a->errors, a->total_ns / 1e3, a->count ? a->total_ns / 1e3 / (double)a->count : 0,
@@ -236,7 +233,7 @@ void out_html(FILE *o, const struct rm_model *m, const struct thresholds *th)
             char cfg[160];
             kernel_config(&m->kernels[i], cfg, sizeof cfg);
             fputs("<tr><td>", o);
-            html_text(o, cfg);
+            xml_text(o, cfg);
             fprintf(o, "</td><td class=n>%llu</td><td class=n>%.1f</td></tr>\n",
                     (unsigned long long)m->kernels[i].launches, m->kernels[i].device_ns / 1e3);
         }

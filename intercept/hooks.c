@@ -53,6 +53,16 @@ static void info_str(void *dev, uint32_t param, char *buf, size_t cap)
     buf[cap - 1] = 0;
 }
 
+/* "OpenCL <major>.<minor> <vendor info>" (CL_DEVICE_VERSION) as 100 * major
+ * + minor; 0 when it does not parse, so nothing newer than 1.x is called. */
+int clt_cl_version(const char *s)
+{
+    unsigned major = 0, minor = 0;
+    if (strncmp(s, "OpenCL ", 7) != 0 || sscanf(s + 7, "%u.%u", &major, &minor) != 2 || minor > 99)
+        return 0;
+    return (int)(major * 100 + minor);
+}
+
 /* ---- records from hooks ---------------------------------------------- */
 
 static struct clt_rec *special_begin(struct clt_thread *th, unsigned nslots, struct clt_extra *x)
@@ -158,7 +168,9 @@ static void device_describe(struct clt_thread *th, void *dev)
     /* The device/host timer pair, where the driver has one; our own clock
      * brackets it (its host half is in an implementation-defined clock). */
     typedef int32_t (*timer_t_)(void *, uint64_t *, uint64_t *);
-    timer_t_ timer = REAL(clGetDeviceAndHostTimer);
+    /* cltrace calls only what the device says it has: an ICD loader sends a
+     * 2.1 command to a 1.2 device by name, i.e. back into us, forever. */
+    timer_t_ timer = clt_cl_version(version) >= 201 ? REAL(clGetDeviceAndHostTimer) : NULL;
     uint64_t d = 0, h = 0, before = clt_now();
     int32_t st = timer ? timer(dev, &d, &h) : -59;
     uint64_t after = clt_now();

@@ -48,6 +48,7 @@ static inline uint64_t clt_flow_next(struct clt_thread *th, int own)
 }
 
 void clt_track_command(uint64_t flow, void *event);
+int clt_cl_version(const char *device_version);   /* "OpenCL 2.1 …" -> 201; 0: unknown */
 /* At exit: wait (bounded) for commands still in flight; returns how many
  * never completed. */
 uint64_t clt_commands_drain(unsigned timeout_ms);

@@ -45,6 +45,7 @@ struct clt_thread {
     uint64_t dropped;       /* calls not recorded because the ring stayed full */
     uint32_t flow_counter;  /* flow ids of this thread's enqueues */
     uint32_t in_fn;         /* command being recorded on this thread, + 1 (0: none) */
+    void *in_real;          /* the entry point that command was forwarded to */
     int dropping;
     _Alignas(64) _Atomic uint64_t head;   /* published to the writer */
     _Alignas(64) _Atomic uint64_t tail;   /* consumed by the writer */
@@ -68,6 +69,7 @@ void *clt_real_slow(unsigned fn);                  /* resolve: real entry point 
 void *clt_ext_wrap(const char *name, void *real);  /* extension lookup hook */
 struct clt_thread *clt_thread_attach(void);
 struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max);
+void clt_loop_detected(unsigned fn);               /* the real library called us back */
 
 #define CLT_REAL_ABSENT ((void *)1)
 

@@ -48,10 +48,20 @@ void *clt_real_tab[CLT_FN_COUNT];
 static pthread_once_t real_once = PTHREAD_ONCE_INIT;
 static Dl_info self_info;
 
-static int is_self(void *p)
+int clt_is_self(const void *p)
 {
     Dl_info di;
     return p && dladdr(p, &di) && di.dli_fbase == self_info.dli_fbase;
+}
+#define is_self clt_is_self
+
+/* The OpenCL library the app loaded at run time (dlsym.c): also where
+ * cltrace's own calls go, even in a dlmopen namespace or under a full path. */
+static void *app_lib;
+void clt_app_library(void *handle)
+{
+    void *none = NULL;
+    __atomic_compare_exchange_n(&app_lib, &none, handle, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
 
 static void real_open(void)
@@ -64,6 +74,7 @@ static void real_open(void)
     }
     /* The loader the app already has, even if it dlopen'ed it privately
      * (pyopencl, plugin hosts: RTLD_NEXT finds nothing there); else load it. */
+    real_lib = __atomic_load_n(&app_lib, __ATOMIC_ACQUIRE);
     static const char *const names[] = { "libOpenCL.so.1", "libOpenCL.so" };
     for (unsigned i = 0; i < 2 && !real_lib; i++)
         real_lib = dlopen(names[i], RTLD_LAZY | RTLD_NOLOAD);
@@ -91,6 +102,20 @@ void *clt_real_slow(unsigned fn)
     errno = saved;
     p = __atomic_load_n(&clt_real_tab[fn], __ATOMIC_ACQUIRE);
     return p == CLT_REAL_ABSENT ? NULL : p;
+}
+
+/* A wrapper found its real function calling straight back into it: the
+ * library has no implementation of its own and routes the command by name
+ * (ocl-icd does so for a 2.x command a 1.2 vendor lacks). The command fails
+ * with CL_INVALID_OPERATION instead of spinning forever; said once each. */
+void clt_loop_detected(unsigned fn)
+{
+    static _Atomic uint8_t said[CLT_FN_COUNT];
+    int saved = errno;
+    if (!__atomic_exchange_n(&said[fn], 1, __ATOMIC_RELAXED))
+        clt_msg("%s: the OpenCL library calls it back into cltrace (the platform lacks it); "
+                "it fails with CL_INVALID_OPERATION instead of looping", clt_fns[fn].name);
+    errno = saved;
 }
 
 static int ext_cmp(const void *key, const void *ent)

@@ -12,6 +12,8 @@ enum clt_thread_state { CLT_TH_FREE, CLT_TH_CLAIMED, CLT_TH_LIVE, CLT_TH_DEAD };
 void clt_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 void clt_ring_wake(struct clt_thread *th);  /* writer: room was given back */
+int clt_is_self(const void *addr);           /* addr lies in libcltrace.so */
+void clt_app_library(void *handle);          /* dlsym.c: the OpenCL library the app dlopen'ed */
 
 /* writer.c */
 int clt_writer_start(void);                  /* 0 ok, -1: run untraced */

@@ -185,13 +185,43 @@ def check_figures(t, durations_file):
                                                d["args"]["duration_ns"], lead, d["args"].get("registers_per_work_item", "")))
 
 
-def check_dlopen_app(t):
-    """hashcat-style loading, traced through the loader's layer."""
-    common(t)
+def check_dlopen_app(t, total=None):
+    """hashcat-style loading (dlopen, dlsym), traced."""
+    common(t, None if total is None else int(total))
     n = collections.Counter(s["name"] for s in t["slices"])
     for name, want in (("clGetPlatformIDs", 1), ("clBuildProgram", 1), ("clEnqueueNDRangeKernel", 4),
                        ("clEnqueueReadBuffer", 4), ("clReleaseContext", 1)):
         expect(n.get(name) == want, "%s recorded %s times, want %d" % (name, n.get(name), want))
+
+
+def check_counted(t, count_file):
+    """Every OpenCL call the program made, once: the trace's calls per function
+    equal what tests/count's stand-in libOpenCL counted in an untraced run."""
+    common(t)
+    want = collections.Counter()
+    for line in open(count_file):
+        name, n = line.split()
+        want[name] += int(n)
+    got = collections.Counter(s["name"] for s in t["slices"])
+    expect(sum(want.values()) > 0, "the untraced run counted no calls")
+    for name in sorted(set(want) | set(got)):
+        expect(got[name] == want[name], "%s: %d in the trace, %d made by the program" % (name, got[name], want[name]))
+
+
+def check_own_calls(t, count_file, allowed_file):
+    """cltrace's own calls (all that reached the library, minus the program's,
+    which the trace holds) are only commands the platform's version has."""
+    common(t)
+    reached = collections.Counter()
+    for line in open(count_file):
+        name, n = line.split()
+        reached[name] += int(n)
+    allowed = set(open(allowed_file).read().split())
+    expect(len(allowed) > 50, "only %d names in the OpenCL 1.2 header" % len(allowed))
+    own = reached - collections.Counter(s["name"] for s in t["slices"])
+    print("cltrace's own calls:", dict(own))
+    for name in own:
+        expect(name in allowed, "cltrace called %s, which OpenCL 1.2 does not have" % name)
 
 
 def check_calls(t, name, n):

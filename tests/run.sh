@@ -135,6 +135,11 @@ t_preload_and_layer_record_each_call_once() {
     OPENCL_LAYERS=$SHIM traced "$WORK/pl" "$T/vecadd" > "$WORK/pl.traced"
     cmp "$WORK/pl.plain" "$WORK/pl.traced"
     $PY tests/checks.py vecadd "$(trace_of "$WORK/pl")"
+    # and a program that dlsyms its functions: the preload's dlsym and the
+    # layer both see it, the trace has each call once (23)
+    OPENCL_LAYERS=$SHIM traced "$WORK/pld" "$T/dlopen_app" > "$WORK/pld.traced"
+    cmp "$WORK/dl.plain" "$WORK/pld.traced" 2> /dev/null || "$T/dlopen_app" | cmp - "$WORK/pld.traced"
+    $PY tests/checks.py dlopen_app "$(trace_of "$WORK/pld")" 23
 }
 
 exits() {     # exits MODE N PREFIX: run tests/apps/exits traced; prints its exit status
@@ -586,6 +591,8 @@ t_no_opencl_no_file() {
     (cd "$WORK/none" && LD_PRELOAD=$SHIM true && ls /dev/null > /dev/null)
     [ -z "$(ls -A "$WORK/none")" ]
 }
+
+source tests/loading.sh
 
 for t in ${ONLY:-$(declare -F | awk "{print \$3}" | grep "^t_")}; do
     run "${t#t_}" "$t"

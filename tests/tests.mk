@@ -1,5 +1,6 @@
 # Test programs and sanitizer builds of the shim (included by ../Makefile).
 T := $(B)/tests
+PY3 := /usr/bin/python3
 TEST_CFLAGS := -O1 -g -Wall -Wextra $(if $(filter true,$(CI)),-Werror)
 SAN_ASAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_TSAN := -fsanitize=thread
@@ -18,6 +19,9 @@ TEST_BINS += $(T)/timeline
 $(T)/dlopen_app: tests/apps/dlopen_app.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -ldl
 TEST_BINS += $(T)/dlopen_app
+$(T)/dlopen_app_linked: tests/apps/dlopen_app.c | $(T)
+	$(CC) $(TEST_CFLAGS) -DLINKED -o $@ $< -ldl -lOpenCL
+TEST_BINS += $(T)/dlopen_app_linked
 $(T)/exits: tests/apps/exits.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lpthread
 TEST_BINS += $(T)/exits
@@ -81,3 +85,15 @@ test: test-bins
 	bash tests/run.sh
 
 .PHONY: test test-bins
+
+# A counting stand-in for libOpenCL.so.1 (tests/count): the calls a program
+# makes, counted without cltrace, to compare with its trace.
+$(T)/count/libOpenCL.so.1: tests/count/gen_counter.py | $(T)
+	mkdir -p $(T)/count
+	$(PY3) tests/count/gen_counter.py "$$(/sbin/ldconfig -p | awk '/libOpenCL\.so\.1 /{print $$NF; exit}')" $(T)/count/clcount.c
+	$(CC) -shared -fPIC -Wl,--version-script=$(T)/count/clcount.map -o $@ $(T)/count/clcount.c -ldl
+	ln -sf libOpenCL.so.1 $(T)/count/libOpenCL.so
+TEST_BINS += $(T)/count/libOpenCL.so.1
+$(T)/old_platform: tests/apps/old_platform.c | $(T)
+	$(CC) $(TEST_CFLAGS) -Wno-deprecated-declarations -o $@ $< -lOpenCL
+TEST_BINS += $(T)/old_platform

@@ -1,8 +1,13 @@
 /* An app that loads OpenCL the way hashcat does: dlopen("libOpenCL.so.1")
- * and dlsym for every function. A preloaded shim never sees these calls;
- * the ICD layer mode (OPENCL_LAYERS) does. Prints its result. */
+ * and dlsym for every function. Prints its result.
+ *   dlopen_app [LIBRARY [dlmopen]]   another name or a full path; dlmopen:
+ *                                    into a new link-map namespace
+ * Built with -DLINKED (and -lOpenCL) it also calls the linked library
+ * directly: one program, both routes. */
 #define CL_TARGET_OPENCL_VERSION 300
+#define _GNU_SOURCE
 #include <CL/cl.h>
+#include <string.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,11 +19,15 @@ FN(clCreateProgramWithSource) FN(clBuildProgram) FN(clCreateKernel) FN(clCreateB
 FN(clEnqueueNDRangeKernel) FN(clEnqueueReadBuffer) FN(clFinish) FN(clReleaseMemObject) FN(clReleaseKernel)
 FN(clReleaseProgram) FN(clReleaseCommandQueue) FN(clReleaseContext)
 
-int main(void)
+int main(int argc, char **argv)
 {
-    void *lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib)
+    const char *name = argc > 1 ? argv[1] : "libOpenCL.so.1";
+    void *lib = argc > 2 && strcmp(argv[2], "dlmopen") == 0 ? dlmopen(LM_ID_NEWLM, name, RTLD_NOW | RTLD_LOCAL)
+                                                         : dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        fprintf(stderr, "%s\n", dlerror());
         return 1;
+    }
     LOAD(clGetPlatformIDs) LOAD(clGetDeviceIDs) LOAD(clCreateContext) LOAD(clCreateCommandQueueWithProperties)
     LOAD(clCreateProgramWithSource) LOAD(clBuildProgram) LOAD(clCreateKernel) LOAD(clCreateBuffer)
     LOAD(clSetKernelArg) LOAD(clEnqueueNDRangeKernel) LOAD(clEnqueueReadBuffer) LOAD(clFinish)
@@ -27,6 +36,11 @@ int main(void)
     cl_platform_id p;
     cl_device_id d;
     cl_int err;
+#ifdef LINKED
+    cl_uint n_direct = 0;
+    if (clGetPlatformIDs(0, NULL, &n_direct) || n_direct == 0)
+        return 1;
+#endif
     const char *src = "__kernel void iota(__global int *x) { x[get_global_id(0)] = (int)get_global_id(0); }";
     if (p_clGetPlatformIDs(1, &p, NULL) || p_clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL))
         return 1;

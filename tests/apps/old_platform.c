@@ -1,0 +1,54 @@
+/* An OpenCL 1.2 program (for a 1.2 platform such as Oclgrind): queue,
+ * program, kernel, transfers, only 1.2 entry points. Prints its result.
+ *   old_platform [timer]   timer: also call clGetDeviceAndHostTimer (2.1),
+ *                          which ocl-icd 2.3 sends round in a loop for a 1.2
+ *                          vendor: untraced it hangs, traced it fails */
+#define CL_TARGET_OPENCL_VERSION 210
+#include <CL/cl.h>
+#include <stdio.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+    cl_platform_id p;
+    cl_device_id d;
+    cl_int err;
+    char version[128] = "";
+    if (clGetPlatformIDs(1, &p, NULL) || clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL))
+        return 1;
+    clGetDeviceInfo(d, CL_DEVICE_VERSION, sizeof version, version, NULL);
+    printf("%s\n", version);
+    cl_context ctx = clCreateContext(NULL, 1, &d, NULL, NULL, &err);
+    cl_command_queue q = clCreateCommandQueue(ctx, d, 0, &err);
+    const char *src = "__kernel void add(__global int *x, int k) { x[get_global_id(0)] += k; }";
+    cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    if (clBuildProgram(prog, 1, &d, NULL, NULL, NULL))
+        return 1;
+    cl_kernel k = clCreateKernel(prog, "add", &err);
+    int data[64];
+    for (int i = 0; i < 64; i++)
+        data[i] = i;
+    cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof data, data, &err);
+    int add = 3;
+    size_t gws = 64;
+    clSetKernelArg(k, 0, sizeof buf, &buf);
+    clSetKernelArg(k, 1, sizeof add, &add);
+    cl_event ev;
+    clEnqueueNDRangeKernel(q, k, 1, NULL, &gws, NULL, 0, NULL, &ev);
+    clEnqueueReadBuffer(q, buf, CL_TRUE, 0, sizeof data, data, 1, &ev, NULL);
+    long sum = 0;
+    for (int i = 0; i < 64; i++)
+        sum += data[i];
+    printf("sum=%ld\n", sum);
+    if (argc > 1 && strcmp(argv[1], "timer") == 0) {
+        cl_ulong dt, ht;
+        printf("clGetDeviceAndHostTimer: %d\n", clGetDeviceAndHostTimer(d, &dt, &ht));
+    }
+    clReleaseEvent(ev);
+    clReleaseMemObject(buf);
+    clReleaseKernel(k);
+    clReleaseProgram(prog);
+    clReleaseCommandQueue(q);
+    clReleaseContext(ctx);
+    return 0;
+}

@@ -7,7 +7,7 @@
 # program must hold exactly those calls, under `cltrace app` and under
 # LD_PRELOAD alike.
 
-COUNT=$T/count
+COUNT=${CLCOUNT_DIR:-$T/count}     # scripts/loader-check.sh points it at another loader's counter
 OCLGRIND_ICD=/usr/lib/oclgrind/liboclgrind-rt-icd.so
 
 counted() {   # counted NAME cmd...: untraced (counted), `cltrace`, LD_PRELOAD: same stdout and status
@@ -59,8 +59,9 @@ t_linked_and_runtime_loaded_once_each() {
 
 oclgrind_env() {
     [ -f "$OCLGRIND_ICD" ] || { echo "oclgrind not installed (optional package)"; return 77; }
-    printf '%s\n' "$OCLGRIND_ICD" > "$WORK/oclgrind.icd"
-    export OCL_ICD_VENDORS=$WORK/oclgrind.icd
+    mkdir -p "$WORK/vendors"       # a directory: ocl-icd and the Khronos loader both read it
+    printf '%s\n' "$OCLGRIND_ICD" > "$WORK/vendors/oclgrind.icd"
+    export OCL_ICD_VENDORS=$WORK/vendors
 }
 
 own_calls_are_1_2() {   # own_calls_are_1_2 NAME cmd...: a traced run counted too

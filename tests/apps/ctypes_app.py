@@ -3,6 +3,7 @@
 and every function looked up at run time. Prints the platform's name and a
 kernel's result.  ctypes_app.py [LIBRARY]"""
 import ctypes as C
+import os
 import sys
 
 cl = C.CDLL(sys.argv[1] if len(sys.argv) > 1 else "libOpenCL.so.1")
@@ -19,10 +20,16 @@ for f in ("clCreateContext", "clCreateCommandQueue", "clCreateProgramWithSource"
     getattr(cl, f).argtypes = None
 
 err = C.c_int32(0)
-platform, device = vp(), vp()
-assert cl.clGetPlatformIDs(u32(1), C.byref(platform), None) == 0
+platforms, n_platforms = (vp * 16)(), u32(0)
+assert cl.clGetPlatformIDs(u32(16), platforms, C.byref(n_platforms)) == 0
+platform, device = vp(platforms[0]), vp()
 name = C.create_string_buffer(256)
-cl.clGetPlatformInfo(platform, u32(0x0902), sz(256), name, None)       # CL_PLATFORM_NAME
+for i in range(min(n_platforms.value, 16)):      # CLTEST_PLATFORM=<part of a name>, else the first
+    cl.clGetPlatformInfo(vp(platforms[i]), u32(0x0902), sz(256), name, None)       # CL_PLATFORM_NAME
+    if os.environ.get("CLTEST_PLATFORM", "\0") in name.value.decode():
+        platform = vp(platforms[i])
+        break
+cl.clGetPlatformInfo(platform, u32(0x0902), sz(256), name, None)
 assert cl.clGetDeviceIDs(platform, C.c_uint64(0xFFFFFFFF), u32(1), C.byref(device), None) == 0
 ctx = vp(cl.clCreateContext(None, u32(1), C.byref(device), None, None, C.byref(err)))
 queue = vp(cl.clCreateCommandQueue(ctx, device, C.c_uint64(0), C.byref(err)))

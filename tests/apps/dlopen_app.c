@@ -14,7 +14,7 @@
 
 #define FN(name) static __typeof__(name) *p_##name;
 #define LOAD(name) if (!(p_##name = (__typeof__(name) *)dlsym(lib, #name))) { fprintf(stderr, "no %s\n", #name); return 1; }
-FN(clGetPlatformIDs) FN(clGetDeviceIDs) FN(clCreateContext) FN(clCreateCommandQueueWithProperties)
+FN(clGetPlatformIDs) FN(clGetPlatformInfo) FN(clGetDeviceIDs) FN(clCreateContext) FN(clCreateCommandQueueWithProperties)
 FN(clCreateProgramWithSource) FN(clBuildProgram) FN(clCreateKernel) FN(clCreateBuffer) FN(clSetKernelArg)
 FN(clEnqueueNDRangeKernel) FN(clEnqueueReadBuffer) FN(clFinish) FN(clReleaseMemObject) FN(clReleaseKernel)
 FN(clReleaseProgram) FN(clReleaseCommandQueue) FN(clReleaseContext)
@@ -28,7 +28,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", dlerror());
         return 1;
     }
-    LOAD(clGetPlatformIDs) LOAD(clGetDeviceIDs) LOAD(clCreateContext) LOAD(clCreateCommandQueueWithProperties)
+    LOAD(clGetPlatformIDs) LOAD(clGetPlatformInfo) LOAD(clGetDeviceIDs) LOAD(clCreateContext) LOAD(clCreateCommandQueueWithProperties)
     LOAD(clCreateProgramWithSource) LOAD(clBuildProgram) LOAD(clCreateKernel) LOAD(clCreateBuffer)
     LOAD(clSetKernelArg) LOAD(clEnqueueNDRangeKernel) LOAD(clEnqueueReadBuffer) LOAD(clFinish)
     LOAD(clReleaseMemObject) LOAD(clReleaseKernel) LOAD(clReleaseProgram) LOAD(clReleaseCommandQueue)
@@ -42,7 +42,22 @@ int main(int argc, char **argv)
         return 1;
 #endif
     const char *src = "__kernel void iota(__global int *x) { x[get_global_id(0)] = (int)get_global_id(0); }";
-    if (p_clGetPlatformIDs(1, &p, NULL) || p_clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL))
+    /* CLTEST_PLATFORM=<part of a name>: that platform, else the first */
+    cl_platform_id ps[16];
+    cl_uint np = 0;
+    const char *want = getenv("CLTEST_PLATFORM");
+    if (p_clGetPlatformIDs(16, ps, &np) || np == 0)
+        return 1;
+    p = ps[0];
+    for (cl_uint i = 0; want && i < np && i < 16; i++) {
+        char pname[256] = "";
+        p_clGetPlatformInfo(ps[i], CL_PLATFORM_NAME, sizeof pname, pname, NULL);
+        if (strstr(pname, want)) {
+            p = ps[i];
+            break;
+        }
+    }
+    if (p_clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL))
         return 1;
     cl_context ctx = p_clCreateContext(NULL, 1, &d, NULL, NULL, &err);
     cl_command_queue q = p_clCreateCommandQueueWithProperties(ctx, d, NULL, &err);

@@ -34,18 +34,13 @@ typedef void *(*dlsym_fn)(void *, const char *);
 
 /* Read by the trampoline below; 0 until the first call resolves it. */
 __attribute__((visibility("hidden"))) dlsym_fn clt_libc_dlsym;
-
-__attribute__((visibility("hidden"), used)) dlsym_fn clt_dlsym_resolve(void)
-{
-    dlsym_fn f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-    if (!f)
-        f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-    __atomic_store_n(&clt_libc_dlsym, f, __ATOMIC_RELEASE);
-    return f;
-}
-
+__attribute__((visibility("hidden"))) dlsym_fn clt_dlsym_resolve(void);
 __attribute__((visibility("hidden"), used)) void *clt_dlsym_handle(void *handle, const char *name);
 
+/* The resolver is assembly too: sanitizer runtimes look up their interceptors
+ * with dlsym(RTLD_NEXT) before any constructor runs (from .preinit_array),
+ * when instrumented C code must not run yet. It asks the C library for the
+ * dlsym after ours: dlvsym(RTLD_NEXT, "dlsym", GLIBC_2.34, else 2.2.5). */
 #if defined(__x86_64__)
 /* dlsym(handle, name): RTLD_DEFAULT (0) and RTLD_NEXT (-1) tail-jump to the C
  * library, so its caller-relative lookups see the app's caller, not us. */
@@ -68,30 +63,36 @@ __asm__(".text\n"
         "    popq %rsi\n"
         "    popq %rdi\n"
         "2:  jmp *%rax\n"
-        ".size dlsym, .-dlsym\n");
-#elif defined(__aarch64__)
-__asm__(".text\n"
-        ".globl dlsym\n"
-        ".type dlsym, %function\n"
-        "dlsym:\n"
-        "    cmn x0, #1\n"
-        "    b.eq 1f\n"
-        "    cbnz x0, clt_dlsym_handle\n"
-        "1:  adrp x16, clt_libc_dlsym\n"
-        "    ldr x16, [x16, :lo12:clt_libc_dlsym]\n"
-        "    cbnz x16, 2f\n"
-        "    stp x0, x1, [sp, #-32]!\n"
-        "    str x30, [sp, #16]\n"
-        "    bl clt_dlsym_resolve\n"
-        "    mov x16, x0\n"
-        "    ldr x30, [sp, #16]\n"
-        "    ldp x0, x1, [sp], #32\n"
-        "2:  br x16\n"
-        ".size dlsym, .-dlsym\n");
+        ".size dlsym, .-dlsym\n"
+        "\n"
+        ".type clt_dlsym_resolve, @function\n"
+        "clt_dlsym_resolve:\n"
+        "    subq $8, %rsp\n"
+        "    movq $-1, %rdi\n"
+        "    leaq .Lclt_dlsym_name(%rip), %rsi\n"
+        "    leaq .Lclt_glibc_234(%rip), %rdx\n"
+        "    call dlvsym@PLT\n"
+        "    testq %rax, %rax\n"
+        "    jne 3f\n"
+        "    movq $-1, %rdi\n"
+        "    leaq .Lclt_dlsym_name(%rip), %rsi\n"
+        "    leaq .Lclt_glibc_225(%rip), %rdx\n"
+        "    call dlvsym@PLT\n"
+        "3:  movq %rax, clt_libc_dlsym(%rip)\n"
+        "    addq $8, %rsp\n"
+        "    ret\n"
+        ".size clt_dlsym_resolve, .-clt_dlsym_resolve\n"
+        ".section .rodata\n"
+        ".Lclt_dlsym_name: .string \"dlsym\"\n"
+        ".Lclt_glibc_234: .string \"GLIBC_2.34\"\n"
+        ".Lclt_glibc_225: .string \"GLIBC_2.2.5\"\n"
+        ".text\n");
+#define CLT_HAVE_DLSYM 1
 #endif
 /* (other architectures: no dlsym export; run-time-loaded OpenCL is traced
- * through the loader's layer, OPENCL_LAYERS) */
+ * through the loader's layer, OPENCL_LAYERS; clt_dlsym_handle is unused) */
 
+#ifdef CLT_HAVE_DLSYM
 /* The object holding an address, as (base, has clGetPlatformIDs). The answer
  * per object is cached: dlsym is rare but some programs look up hundreds. */
 static int is_opencl_implementation(const void *addr)
@@ -163,3 +164,4 @@ void *clt_dlsym_handle(void *handle, const char *name)
     errno = saved;
     return p;
 }
+#endif

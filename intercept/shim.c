@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "shim.h"
@@ -142,7 +143,13 @@ void *clt_ext_wrap(const char *name, void *real)
 
 static void install_fatal_handlers(void);
 
-static pthread_key_t thread_key;
+/* A thread's end marks its ring for the writer. Through the C library's
+ * thread_local destructor list rather than a pthread key: a second C library
+ * in a dlmopen namespace (an ICD loader and driver loaded there) hands out
+ * the same key numbers over the same per-thread slots, so the driver would
+ * read our ring as its own object and write into it. */
+extern int __cxa_thread_atexit_impl(void (*fn)(void *), void *obj, void *dso);
+extern void *__dso_handle;
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static int writer_state;          /* 0 not started, 1 running, -1 failed */
 
@@ -166,12 +173,16 @@ static struct clt_thread *thread_new(void)
     size_t size = 64 * 1024;
     while (size < (size_t)clt_cfg.BUFFER_KB * 1024 && size < ((size_t)1 << 30))
         size <<= 1;
-    struct clt_thread *t = calloc(1, sizeof *t);
-    uint8_t *buf = t ? aligned_alloc(64, size) : NULL;
-    if (!buf) {
-        free(t);
+    /* Rings and their headers are never freed (reused by later threads);
+     * they live in mappings of their own, away from the heap, which other
+     * code in the process can get wrong (a second C library in a dlmopen
+     * namespace has been seen writing into heap blocks it did not own). */
+    size_t hdr = (sizeof(struct clt_thread) + 4095) & ~(size_t)4095;
+    uint8_t *map = mmap(NULL, hdr + size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED)
         return NULL;
-    }
+    struct clt_thread *t = (struct clt_thread *)map;
+    uint8_t *buf = map + hdr;
     t->buf = buf;
     t->mask = size - 1;
     t->state = CLT_TH_CLAIMED;
@@ -212,7 +223,7 @@ struct clt_thread *clt_thread_attach(void)
     __atomic_store_n(&th->head, th->head_local, __ATOMIC_RELAXED);
     __atomic_store_n(&th->state, CLT_TH_LIVE, __ATOMIC_RELEASE);
     clt_tls = th;
-    pthread_setspecific(thread_key, th);
+    __cxa_thread_atexit_impl(thread_gone, th, &__dso_handle);
 out:
     errno = saved;
     return th;
@@ -431,7 +442,6 @@ __attribute__((constructor)) static void clt_load(void)
     clt_pid = (int)getpid();
     dladdr((void *)&clt_load, &self_info);
     clt_clock_select();
-    pthread_key_create(&thread_key, thread_gone);
     pthread_atfork(NULL, NULL, after_fork_child);
     atexit(at_exit);
     /* CLTRACE_CHILDREN=0: trace this process only, not what it executes. */

@@ -32,7 +32,7 @@ OUT=${1:?usage: gpu-loaders.sh OUTDIR}
 mkdir -p "$OUT"
 export CLTEST_PLATFORM=${CLTEST_PLATFORM:-NVIDIA} CLTRACE_QUIET=1 CUDA_CACHE_DISABLE=1
 make -s all build/tests/dlopen_app build/tests/dlopen_app_linked || exit 1
-loaders=$( (/sbin/ldconfig -p | awk '/libOpenCL\.so\.1 /{print $NF; exit}'; ls /usr/local/cuda*/lib64/libOpenCL.so.1 /usr/local/cuda*/targets/*/lib/libOpenCL.so.1 2> /dev/null) |
+loaders=$( (/sbin/ldconfig -p | awk '/libOpenCL\.so\.1 /{print $NF}'; ls /usr/local/cuda*/lib64/libOpenCL.so.1 /usr/local/cuda*/targets/*/lib/libOpenCL.so.1 2> /dev/null) |
           xargs -r -n1 readlink -f | sort -u)
 status=0
 for lib in $loaders; do

@@ -17,17 +17,34 @@
 int (*clt_backtrace)(void **, int);
 int clt_break_on;
 
+static int stacks_off;
+
+/* libunwind walking the stack of a process whose OpenCL driver lives in a
+ * dlmopen namespace (a second C library) broke NVIDIA's driver there (crashes,
+ * failed builds; without the walk the same program runs): calls are still
+ * traced, without call stacks. */
+void clt_callstack_disable(const char *why)
+{
+    if (__atomic_exchange_n(&stacks_off, 1, __ATOMIC_ACQ_REL))
+        return;
+    __atomic_store_n(&clt_backtrace, NULL, __ATOMIC_RELEASE);
+    clt_msg("%s: no call stacks in this trace", why);
+}
+
 void clt_callstack_load(void)
 {
     const char *b = clt_cfg.BREAK;
     clt_break_on = (strstr(b, "error") ? 1 : 0) | (strstr(b, "leak") ? 2 : 0) | (strcmp(b, "all") == 0 ? 3 : 0);
+    if (__atomic_load_n(&stacks_off, __ATOMIC_ACQUIRE))
+        return;
     void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
     if (!h)
         h = dlopen("libunwind.so", RTLD_NOW | RTLD_LOCAL);
     void *f = h ? dlsym(h, "unw_backtrace") : NULL;
     if (!f)
         clt_msg("libunwind not found: no call stacks in the trace");
-    __atomic_store_n(&clt_backtrace, (int (*)(void **, int))f, __ATOMIC_RELEASE);
+    if (!__atomic_load_n(&stacks_off, __ATOMIC_ACQUIRE))
+        __atomic_store_n(&clt_backtrace, (int (*)(void **, int))f, __ATOMIC_RELEASE);
 }
 
 const char *clt_callstack_source(void)

@@ -27,6 +27,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "callstack.h"
 #include "shim.h"
 #include "tables.h"
 
@@ -158,6 +159,10 @@ void *clt_dlsym_handle(void *handle, const char *name)
         if (!__atomic_compare_exchange_n(&clt_real_tab[fn], &cur, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
             cur == CLT_REAL_ABSENT)
             __atomic_compare_exchange_n(&clt_real_tab[fn], &cur, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+        Lmid_t ns = LM_ID_BASE;
+        if (dlinfo(handle, RTLD_DI_LMID, &ns) == 0 && ns != LM_ID_BASE)
+            clt_callstack_disable("OpenCL loaded into a dlmopen namespace");
+        (void)dlerror();
         clt_app_library(handle);
         p = e->wrapper;
     }

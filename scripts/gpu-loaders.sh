@@ -32,6 +32,13 @@ OUT=${1:?usage: gpu-loaders.sh OUTDIR}
 mkdir -p "$OUT"
 export CLTEST_PLATFORM=${CLTEST_PLATFORM:-NVIDIA} CLTRACE_QUIET=1 CUDA_CACHE_DISABLE=1
 make -s all build/tests/dlopen_app build/tests/dlopen_app_linked || exit 1
+# Every loader gets the same vendors: the system's, plus NVIDIA's driver where
+# /etc/OpenCL/vendors does not list it (CUDA's loader finds it by itself).
+mkdir -p "$OUT/vendors"
+cp /etc/OpenCL/vendors/*.icd "$OUT/vendors/" 2> /dev/null
+grep -qs nvidia "$OUT"/vendors/*.icd || echo libnvidia-opencl.so.1 > "$OUT/vendors/nvidia.icd"
+export OCL_ICD_VENDORS=$PWD/$OUT/vendors
+case $OUT in /*) export OCL_ICD_VENDORS=$OUT/vendors ;; esac
 loaders=$( (/sbin/ldconfig -p | awk '/libOpenCL\.so\.1 /{print $NF}'; ls /usr/local/cuda*/lib64/libOpenCL.so.1 /usr/local/cuda*/targets/*/lib/libOpenCL.so.1 2> /dev/null) |
           xargs -r -n1 readlink -f | sort -u)
 status=0

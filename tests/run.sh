@@ -66,8 +66,8 @@ t_generated_up_to_date() {
 
 t_every_command_exported_or_looked_up() {
     # every core command is an export of the shim, the two entry points of
-    # an ICD loader layer, and _exit/_Exit (to write the trace out first);
-    # nothing else is exported
+    # an ICD loader layer, _exit/_Exit (to write the trace out first) and
+    # dlsym (run-time-loaded OpenCL); nothing else is exported
     local core
     core=$(grep -c 'CLT_F_CORE' intercept/generated/clt_tables.c)
     local exported
@@ -75,7 +75,8 @@ t_every_command_exported_or_looked_up() {
     [ "$(echo "$exported" | grep '^cl' | grep -vc '^clGetLayerInfo$\|^clInitLayer$')" -eq "$core" ]
     echo "$exported" | grep -q '^clGetLayerInfo$'
     echo "$exported" | grep -q '^clInitLayer$'
-    [ -z "$(echo "$exported" | grep -v '^cl' | grep -v '^_exit$\|^_Exit$')" ]
+    echo "$exported" | grep -q '^dlsym$'
+    [ -z "$(echo "$exported" | grep -v '^cl' | grep -v '^_exit$\|^_Exit$\|^dlsym$')" ]
 }
 
 t_forwarding_every_wrapper() {

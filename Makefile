@@ -15,7 +15,7 @@ REGISTRY ?= ../shared/registry/cl.xml
 SHIM_SRC := $(wildcard intercept/*.c) intercept/generated/clt_wrappers.c \
             intercept/generated/clt_tables.c intercept/proto/cltrace.pb-c.c
 SHIM_SRC := $(filter-out intercept/launcher.c,$(SHIM_SRC))
-HDRS     := $(wildcard intercept/*.h intercept/generated/*.h intercept/proto/*.h)
+HDRS     := $(wildcard intercept/*.h intercept/generated/*.h intercept/proto/*.h) include/cltrace.h
 
 all: $(B)/libcltrace.so $(B)/cltrace $(B)/cltrace-view $(B)/cltrace-report
 
@@ -27,15 +27,15 @@ $(B)/libcltrace.so: $(SHIM_SRC) $(HDRS) intercept/libcltrace.map Makefile | $(B)
 $(B)/cltrace: intercept/launcher.c intercept/config.c intercept/config.h | $(B)
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -Iintercept -o $@ intercept/launcher.c intercept/config.c
 
-REPORT_SRC := report/report.c report/diff.c report/rules.c report/output.c report/html.c report/model.c report/stacks.c report/source.c report/occupancy.c intercept/objects.c intercept/proto/cltrace.pb-c.c
+REPORT_SRC := report/report.c report/diff.c report/rules.c report/output.c report/html.c report/model.c report/phases.c report/phases_out.c report/stacks.c report/source.c report/occupancy.c intercept/objects.c intercept/proto/cltrace.pb-c.c
 $(B)/cltrace-report: $(REPORT_SRC) $(wildcard report/*.h) | $(B)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -Ireport -Iintercept -o $@ $(REPORT_SRC) $(LDFLAGS) -lprotobuf-c -lz -lm
 
 # The reader under libFuzzer (clang); seeds: the committed fixture.
 FUZZ_SECONDS ?= 20
-$(B)/fuzz_reader: report/fuzz_reader.c report/model.c report/stacks.c report/source.c intercept/objects.c intercept/proto/cltrace.pb-c.c $(wildcard report/*.h) | $(B)
+$(B)/fuzz_reader: report/fuzz_reader.c report/model.c report/phases.c report/stacks.c report/source.c intercept/objects.c intercept/proto/cltrace.pb-c.c $(wildcard report/*.h) | $(B)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -std=gnu11 -Ireport -Iintercept -o $@ \
-	  report/fuzz_reader.c report/model.c report/stacks.c report/source.c intercept/objects.c intercept/proto/cltrace.pb-c.c -lprotobuf-c -lz
+	  report/fuzz_reader.c report/model.c report/phases.c report/stacks.c report/source.c intercept/objects.c intercept/proto/cltrace.pb-c.c -lprotobuf-c -lz
 fuzz: $(B)/fuzz_reader
 	mkdir -p $(B)/fuzz-corpus && cp tests/fixtures/*.pftrace.gz $(B)/fuzz-corpus/
 	$(B)/fuzz_reader -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 -timeout=5 -max_len=65536 $(B)/fuzz-corpus
@@ -62,6 +62,12 @@ $(B)/examples/$(1): examples/$(1)/$(1).c examples/common/example.h | $(B)
 endef
 $(foreach x,$(EXAMPLES),$(eval $(call EXAMPLE_RULE,$(x))))
 EXAMPLE_BINS := $(addprefix $(B)/examples/,$(EXAMPLES))
+
+# Phases marked with include/cltrace.h (not a problem/fix pair: tests/run.sh).
+$(B)/examples/phases: examples/phases/phases.c examples/common/example.h include/cltrace.h | $(B)
+	mkdir -p $(B)/examples
+	$(CC) $(CFLAGS) $(WARN) -Iinclude -g -o $@ $< -lOpenCL
+EXAMPLE_BINS += $(B)/examples/phases
 
 # Each example, problem and fixed, under the tracer: the report finds the
 # expected rules on the problem and none of them on the fix.

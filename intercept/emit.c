@@ -290,12 +290,14 @@ void clt_emit_footer(struct clt_writer *w)
 {
     static struct clt_attrs a;
     a.n = 0;
+    clt_annot_close(w, clt_clock_to_ns(&w->clock, clt_now()));
     clt_attr_str(&a, "cltrace.version", CLT_VERSION);
     clt_attr_int(&a, "cltrace.calls", (int64_t)w->calls);
     clt_attr_int(&a, "cltrace.dropped_calls", (int64_t)w->dropped_emitted);
     clt_attr_str(&a, "cltrace.clock", clt_use_tsc ? "tsc" : "boottime");
     clt_attr_int(&a, "cltrace.objects", (int64_t)w->objs.next_id);
     clt_attr_int(&a, "cltrace.leaks", (int64_t)w->leaks);
+    clt_attr_int(&a, "cltrace.ranges", (int64_t)w->ranges);
     clt_attr_str(&a, "cltrace.stacks", clt_backtrace ? clt_sym_source(&w->syms) : "none");
     clt_attrs_put(w, &a);
 }
@@ -645,7 +647,12 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until)
             tail = head;      /* cannot happen; never read garbage */
             break;
         }
-        if (rec->fn >= CLT_REC_COMMAND) {
+        if (rec->fn >= CLT_REC_RANGE_PUSH && rec->fn <= CLT_REC_COUNTER) {
+            if (!ss)
+                ss = seq_for(w, th);
+            if (ss)
+                clt_annot_emit(w, ss->track_uuid, rec);
+        } else if (rec->fn >= CLT_REC_COMMAND) {
             clt_dev_on_special(w, rec);
         } else {
             if (!ss)

@@ -24,7 +24,7 @@ struct clt_writer {
     struct clt_objects objs;
     int pid;
     uint64_t process_uuid, dropped_uuid;
-    uint64_t calls, dropped_emitted;
+    uint64_t calls, dropped_emitted, ranges;
     /* interning tables, global; each sequence keeps which it has sent */
     unsigned *pname;          /* name index of each (fn, param), at pname_off[fn] */
     unsigned pname_off[CLT_FN_COUNT + 1];
@@ -86,6 +86,10 @@ void clt_put_instant(struct clt_writer *w, uint64_t track, uint64_t ts, const ch
  * tabs kept when `lines`), NUL-terminated: valid UTF-8 for the trace. */
 char *clt_text(char *dst, const uint8_t *src, size_t n, int lines, char bad);
 void clt_counter(struct clt_writer *w, uint64_t track, uint64_t ts, int64_t value);
+
+/* emit_annotate.c: the program's ranges, marks and counters (cltrace.h) */
+void clt_annot_emit(struct clt_writer *w, uint64_t thread_track, const struct clt_rec *rec);
+void clt_annot_close(struct clt_writer *w, uint64_t ts);   /* end ranges left open */
 
 /* emit_device.c */
 int clt_dev_init(struct clt_writer *w);

@@ -25,6 +25,10 @@ enum clt_rec_kind {
     CLT_REC_CLOCK = 0xFF03,    /* clGetDeviceAndHostTimer sample */
     CLT_REC_KERNEL = 0xFF04,   /* a kernel's work-group info on a device */
     CLT_REC_KREGS = 0xFF05,    /* registers per work-item of a kernel (NVIDIA build log) */
+    CLT_REC_RANGE_PUSH = 0xFF06,  /* cltrace.h annotations (annotate.c): name */
+    CLT_REC_RANGE_POP = 0xFF07,
+    CLT_REC_MARK = 0xFF08,        /* name */
+    CLT_REC_COUNTER = 0xFF09,     /* name, value (double bits) */
 };
 
 /* Slots of the records above (rec->arg[i]). */

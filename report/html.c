@@ -210,6 +210,7 @@ void out_html(FILE *o, const struct rm_model *m, const struct thresholds *th)
         }
         fputs("</table>\n", o);
     }
+    phases_html(o, m);
     chart_kernels(o, m);
     chart_occupancy(o, m, th);
     chart_transfers(o, m, th);

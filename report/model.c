@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "model.h"
+#include "phases.h"
 #include "reader.h"
 #include "objects.h"
 #include "proto/cltrace.pb-c.h"
@@ -57,6 +58,8 @@ struct open_slice {             /* a BEGIN waiting for its END */
     const char *options;        /* valid while the packet is */
     int site;                   /* a kernel command: its enqueue's call site (m->sites + 1) */
     int blocking;               /* an enqueue that waits for its command */
+    int range;                  /* a range the program marked (cltrace.h) */
+    int phase;                  /* its phase (phases.c); an API call's or command's innermost one; -1 */
 };
 struct track { struct open_slice *stack; unsigned depth, cap; int launch_pending; };
 
@@ -64,6 +67,7 @@ struct reader {
     struct rm_model *m;
     struct clt_map seqs, tracks;
     struct clt_map flow_site;   /* an enqueue's flow id -> its call site + 1, until its command */
+    struct clt_map flow_phase;  /* an enqueue's flow id -> its phase + 1, until its command */
 };
 
 void strtab_set(struct strtab *t, uint64_t iid, const char *s, size_t len)
@@ -191,6 +195,7 @@ static struct rm_error *error_get(struct rm_model *m, const char *fn, const char
         return NULL;
     struct rm_error *e = &m->errors[m->n_errors++];
     memset(e, 0, sizeof *e);
+    e->phase = -1;
     snprintf(e->fn, sizeof e->fn, "%s", fn);
     snprintf(e->error, sizeof e->error, "%s", err);
     return e;
@@ -204,11 +209,13 @@ static void error_add(struct rm_model *m, const char *fn, const char *err)
 }
 
 /* The first failing call of a kind gives the stack shown for all of them. */
-static void error_site(struct rm_model *m, const char *fn, const char *err, const char *site)
+static void error_site(struct rm_model *m, const char *fn, const char *err, const char *site, int phase)
 {
     struct rm_error *e = error_get(m, fn, err);
-    if (e && !e->site[0])
+    if (e && !e->site[0]) {
         snprintf(e->site, sizeof e->site, "%s", site);
+        e->phase = phase;
+    }
 }
 
 static void kernel_add(struct rm_model *m, const struct open_slice *o, uint64_t dur)
@@ -220,6 +227,8 @@ static void kernel_add(struct rm_model *m, const struct open_slice *o, uint64_t 
             !memcmp(x->gws, k->gws, sizeof k->gws) && !memcmp(x->lws, k->lws, sizeof k->lws)) {
             x->launches++;
             x->device_ns += dur;
+            if (o->phase >= 0)
+                rm_kernel_phase(x, o->phase, dur);
             return;
         }
     }
@@ -231,6 +240,9 @@ static void kernel_add(struct rm_model *m, const struct open_slice *o, uint64_t 
     x->launches = 1;
     x->device_ns = dur;
     x->site = o->site;
+    memset(x->ph_ns, 0, sizeof x->ph_ns);
+    if (o->phase >= 0)
+        rm_kernel_phase(x, o->phase, dur);
 }
 
 static int bucket(uint64_t bytes)
@@ -536,6 +548,19 @@ static void packet(struct reader *r, const Packet *p)
         const char *name = interned ? strtab_get(&s->names, e->name_iid) : e->name;
         snprintf(o->name, sizeof o->name, "%s", name ? name : "");
         o->ts = p->timestamp;
+        o->phase = -1;
+        for (int d = (int)t->depth - 2; d >= 0 && o->phase < 0; d--)
+            if (t->stack[d].range)
+                o->phase = t->stack[d].phase;        /* the innermost range around it */
+        for (size_t i = 0; i < e->n_categories; i++)
+            if (e->categories[i] && !strcmp(e->categories[i], "cltrace.range")) {
+                o->range = 1;
+                o->phase = rm_phase_enter(m, o->phase, o->name);
+            }
+        if (o->range) {
+            o->api = -1;
+            return;
+        }
         read_args(o, s, e);
         if (o->program && !strcmp(o->name, "clBuildProgram")) {
             struct rm_program *pg = rm_program(m, o->program);
@@ -556,6 +581,11 @@ static void packet(struct reader *r, const Packet *p)
         }
         if (o->device && o->k.work_dim && e->n_terminating_flow_ids)
             o->site = (int)(uintptr_t)clt_map_del(&r->flow_site, e->terminating_flow_ids[0]);
+        if (!o->device && e->n_flow_ids && o->phase >= 0 && r->flow_phase.used < 65536)
+            clt_map_put(&r->flow_phase, e->flow_ids[0], (void *)(uintptr_t)(o->phase + 1));
+        if (o->device)
+            o->phase = e->n_terminating_flow_ids && r->flow_phase.used
+                       ? (int)(uintptr_t)clt_map_del(&r->flow_phase, e->terminating_flow_ids[0]) - 1 : -1;
         if (!o->device && !o->error && o->size && o->size < m->small_threshold &&
             (!strcmp(o->name, "clEnqueueWriteBuffer") || !strcmp(o->name, "clEnqueueReadBuffer")))
             rm_small_site_add(m, s, e->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID
@@ -565,7 +595,7 @@ static void packet(struct reader *r, const Packet *p)
             rm_site_of(s, e->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID
                        ? e->callstack_iid : 0, site, sizeof site);
             if (o->error)
-                error_site(m, o->name, o->error_name, site);
+                error_site(m, o->name, o->error_name, site, o->phase);
             if (o->uar)
                 rm_uar_add(m, o->name, site);
         }
@@ -601,7 +631,12 @@ static void packet(struct reader *r, const Packet *p)
         struct open_slice *o = &t->stack[--t->depth];
         uint64_t dur = p->timestamp > o->ts ? p->timestamp - o->ts : 0;
         m->slices++;
+        if (o->range) {
+            rm_phase_range(m, o->phase, dur);
+            return;
+        }
         if (o->device) {
+            rm_phase_command(m, o->phase, o->dur_ns ? o->dur_ns : dur, o->k.work_dim != 0);
             m->device_commands++;
             cmd_sample(m, tuuid, o->ts, dur, o->k.work_dim ? 1 : o->direction[0] ? 2 : 0);
             timeline_add(&m->tl, o->ts, o->ts + dur, o->k.work_dim != 0, o->direction[0] && strcmp(o->direction, "device"));
@@ -612,6 +647,7 @@ static void packet(struct reader *r, const Packet *p)
             return;
         }
         /* a kernel launch followed by a wait before the next launch */
+        int synced = 0;
         if (!strcmp(o->name, "clEnqueueNDRangeKernel") && !o->error) {
             m->tl.launches++;
             t->launch_pending = 1;
@@ -619,6 +655,12 @@ static void packet(struct reader *r, const Packet *p)
                                          !strcmp(o->name, "clWaitForEvents"))) {
             m->tl.launches_synced++;
             t->launch_pending = 0;
+            synced = 1;
+        }
+        if (m->n_phases) {
+            int rw = !o->error && (!strcmp(o->name, "clEnqueueWriteBuffer") || !strcmp(o->name, "clEnqueueReadBuffer"));
+            rm_phase_call(m, o->phase, dur, o->error != 0, rw ? o->size : 0,
+                          rw && o->size && o->size < m->small_threshold, synced);
         }
         struct rm_api *a = o->api >= 0 ? &m->api[o->api] : api_get(m, o->name);
         if (!a)
@@ -648,7 +690,7 @@ int rm_read(struct rm_model *m, const char *path, char *err, unsigned errlen)
 
 int rm_read_fd(struct rm_model *m, int fd, const char *path, char *err, unsigned errlen)
 {
-    struct reader r = { m, { 0 }, { 0 }, { 0 } };
+    struct reader r = { m, { 0 }, { 0 }, { 0 }, { 0 } };
     gzFile f = gzdopen(fd, "rb");
     if (!f) {
         close(fd);
@@ -731,6 +773,7 @@ int rm_read_fd(struct rm_model *m, int fd, const char *path, char *err, unsigned
         }
     clt_map_free(&r.seqs);
     clt_map_free(&r.flow_site);
+    clt_map_free(&r.flow_phase);
     clt_map_free(&r.tracks);
     return rc;
 }
@@ -746,5 +789,6 @@ void rm_free(struct rm_model *m)
     free(m->sites);
     free(m->programs);
     free(m->cmds);
+    free(m->phases);
     memset(m, 0, sizeof *m);
 }

@@ -17,6 +17,7 @@ struct rm_error {               /* one (function, error) pair */
     char fn[RM_MAX_NAME], error[64];
     uint64_t count;
     char site[RM_MAX_SITE];     /* the first failing call's stack */
+    int phase;                  /* and the phase it was in (-1: none) */
 };
 
 struct rm_leak {                /* objects of one type made at one call site, alive at exit */
@@ -34,6 +35,7 @@ struct rm_uar {                 /* calls on a handle the app had released */
     uint64_t count;
 };
 
+#define RM_KERNEL_PHASES 4
 struct rm_kernel {              /* one kernel name with one launch configuration */
     char name[RM_MAX_NAME];
     uint64_t launches, device_ns;
@@ -42,6 +44,17 @@ struct rm_kernel {              /* one kernel name with one launch configuration
     int local_null;
     uint64_t work_groups, wg_size, pref_multiple, kernel_wg_size, local_bytes, regs;
     int site;                   /* m->sites index + 1 of the first launch's call site, 0 unknown */
+    int ph[RM_KERNEL_PHASES];   /* phases it ran in (phases.c), with their device time */
+    uint64_t ph_ns[RM_KERNEL_PHASES];
+};
+
+#define RM_MAX_PHASES 256
+struct rm_phase {               /* a range the program marked (cltrace.h), figures inclusive */
+    char name[RM_MAX_NAME], path[256];
+    int parent, depth;          /* parent index, -1 at the top */
+    uint64_t entered, wall_ns;  /* times it was entered, time inside it */
+    uint64_t calls, api_ns, errors, transfers, transfer_bytes, small_transfers, synced_launches;
+    uint64_t device_ns, kernel_ns;   /* of the commands enqueued inside it */
 };
 
 struct rm_hint {                /* a kernel-source heuristic hit (source.c) */
@@ -104,6 +117,9 @@ struct rm_model {
     unsigned n_hints, cap_hints;
     struct rm_program *programs;
     unsigned n_programs, cap_programs;
+    struct rm_phase *phases;
+    unsigned n_phases, cap_phases;
+    uint64_t phase_device_ns, unphased_device_ns;   /* all device time; outside every phase */
     struct rm_transfers xfer;
     struct rm_timeline tl;
     struct rm_cmd *cmds;

@@ -91,9 +91,13 @@ void out_json(FILE *o, const struct rm_model *m)
         json_str(o, f->numbers);
         fprintf(o, ",\"fix\":");
         json_str(o, f->fix);
+        fprintf(o, ",\"phase\":");
+        json_str(o, f->phase >= 0 ? m->phases[f->phase].path : "");
         fputc('}', o);
     }
-    fprintf(o, "]}\n");
+    fputc(']', o);
+    phases_json(o, m);
+    fprintf(o, "}\n");
 }
 
 void out_text(FILE *o, const struct rm_model *m)
@@ -117,10 +121,13 @@ void out_text(FILE *o, const struct rm_model *m)
         }
     }
     transfers_text(o, m, 0);
+    phases_text(o, m, 0);
     fprintf(o, "\nFindings: %u\n", n_findings);
     for (unsigned i = 0; i < n_findings; i++) {
         const struct finding *f = &findings[i];
         fprintf(o, "  [%s] %s: %s\n      %s\n      fix: %s\n", sev_name[f->sev], f->rule, f->where, f->numbers, f->fix);
+        if (f->phase >= 0)
+            fprintf(o, "      phase: %s\n", m->phases[f->phase].path);
     }
 }
 
@@ -176,6 +183,7 @@ void out_markdown(FILE *o, const struct rm_model *m)
         }
     }
     transfers_text(o, m, 1);
+    phases_text(o, m, 1);
 }
 
 void xml_text(FILE *o, const char *s)
@@ -196,7 +204,7 @@ void xml_text(FILE *o, const char *s)
 
 /* JUnit: each rule a test case; it fails when it has a finding at or over
  * `fail_at` (warning unless --fail-on says otherwise). */
-void out_junit(FILE *o, int fail_at)
+void out_junit(FILE *o, const struct rm_model *m, int fail_at)
 {
     unsigned N_RULES = 0, failures = 0;
     while (all_rules[N_RULES])
@@ -209,6 +217,7 @@ void out_junit(FILE *o, int fail_at)
             }
     fprintf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
                "<testsuite name=\"cltrace-report\" tests=\"%u\" failures=\"%u\">\n", (unsigned)N_RULES, failures);
+    phases_junit(o, m);
     for (unsigned r = 0; r < N_RULES; r++) {
         fprintf(o, "  <testcase classname=\"cltrace\" name=\"%s\">\n", all_rules[r]);
         int failed = 0;

@@ -79,7 +79,7 @@ int main(int argc, char **argv)
     else if (!strcmp(format, "markdown"))
         out_markdown(out, &m);
     else if (!strcmp(format, "junit"))
-        out_junit(out, fail_on >= 0 ? fail_on : SEV_WARNING);
+        out_junit(out, &m, fail_on >= 0 ? fail_on : SEV_WARNING);
     else if (!strcmp(format, "html"))
         out_html(out, &m, &th);
     else

@@ -11,6 +11,7 @@ struct finding {
     const char *rule;
     enum sev sev;
     char where[480], numbers[320], fix[320];
+    int phase;                 /* the phase (m->phases) it belongs to, -1: none */
 };
 extern struct finding *findings;
 extern unsigned n_findings;
@@ -29,10 +30,15 @@ void kernel_config(const struct rm_kernel *k, char *buf, size_t cap);
 void out_text(FILE *o, const struct rm_model *m);
 void out_json(FILE *o, const struct rm_model *m);
 void out_markdown(FILE *o, const struct rm_model *m);
-void out_junit(FILE *o, int fail_at);
+void out_junit(FILE *o, const struct rm_model *m, int fail_at);
 void out_html(FILE *o, const struct rm_model *m, const struct thresholds *th);
 void json_str(FILE *o, const char *s);
 int report_diff(int argc, char **argv, const struct thresholds *th);   /* diff.c: exit status */
 void xml_text(FILE *o, const char *s);
+/* phases_out.c: the figures per phase the program marked (nothing without) */
+void phases_text(FILE *o, const struct rm_model *m, int markdown);
+void phases_json(FILE *o, const struct rm_model *m);
+void phases_junit(FILE *o, const struct rm_model *m);
+void phases_html(FILE *o, const struct rm_model *m);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "objects.h"
 #include "occupancy.h"
+#include "phases.h"
 #include "report.h"
 
 /* Messages are cut to their fields' size on purpose (a deep stack, a long
@@ -20,6 +21,8 @@ struct finding *findings;
 unsigned n_findings;
 static unsigned cap_findings;
 
+static int next_phase = -1;     /* the phase the next finding belongs to (phases.c) */
+
 static struct finding *add(const char *rule, enum sev sev)
 {
     if (clt_grow(&findings, n_findings, &cap_findings, sizeof *findings, 32) != 0) {
@@ -30,6 +33,7 @@ static struct finding *add(const char *rule, enum sev sev)
     memset(f, 0, sizeof *f);
     f->rule = rule;
     f->sev = sev;
+    f->phase = next_phase;
     return f;
 }
 
@@ -50,6 +54,7 @@ void rules(const struct rm_model *m, const struct thresholds *th)
     const struct rm_device *d = m->n_dev ? &m->dev[0] : NULL;
     /* API errors */
     for (unsigned i = 0; i < m->n_errors; i++) {
+        next_phase = m->errors[i].phase;
         struct finding *f = add("api-errors", SEV_ERROR);
         if (m->errors[i].site[0])
             snprintf(f->where, sizeof f->where, "%s, called from %s", m->errors[i].fn, m->errors[i].site);
@@ -60,6 +65,7 @@ void rules(const struct rm_model *m, const struct thresholds *th)
         snprintf(f->fix, sizeof f->fix, "check the arguments of %s where it returns %s", m->errors[i].fn,
                  m->errors[i].error);
     }
+    next_phase = -1;            /* leaks, released handles: the whole run */
     /* objects alive at exit, by type and creation site */
     for (unsigned i = 0; i < m->n_leaks; i++) {
         const struct rm_leak *l = &m->leaks[i];
@@ -96,6 +102,7 @@ void rules(const struct rm_model *m, const struct thresholds *th)
         for (int b = 0; b < RM_BUCKETS; b++)
             total_ns += dd == RM_FILL ? 0 : x->ns[dd][b];
     if (x->small_count >= th->small_count) {
+        next_phase = rm_phase_most(m, RM_TALLY_SMALL);
         struct finding *f = add("small-transfers", SEV_WARNING);
         /* where: the call sites with the most of them */
         int n = snprintf(f->where, sizeof f->where, "host<->device transfers");
@@ -123,6 +130,7 @@ void rules(const struct rm_model *m, const struct thresholds *th)
     unsigned warp = d && d->warp > 0 ? (unsigned)d->warp : 0;
     for (unsigned i = 0; i < m->n_kernels; i++) {
         const struct rm_kernel *k = &m->kernels[i];
+        next_phase = rm_kernel_main_phase(k);
         char cfg[RM_MAX_SITE + 200];
         kernel_config(k, cfg, sizeof cfg);
         if (k->site && k->site <= (int)m->n_sites)     /* where it was launched from */
@@ -185,6 +193,7 @@ void rules(const struct rm_model *m, const struct thresholds *th)
             }
         }
     }
+    next_phase = -1;            /* the rest: the whole run, unless said below */
     /* low bandwidth on pageable memory: transfers >= 64 KiB under half the best bandwidth seen */
     static const char *const dir_name[RM_DIRS] = { "host-to-device", "device-to-host", "device-to-device", "fill" };
     for (int dd = 0; dd < RM_FILL; dd++) {
@@ -216,6 +225,7 @@ void rules(const struct rm_model *m, const struct thresholds *th)
     /* serialization: a wait after every launch; device idle between commands */
     const struct rm_timeline *tl = &m->tl;
     if (tl->launches >= 8 && tl->launches_synced * 10 >= tl->launches * 9) {
+        next_phase = rm_phase_most(m, RM_TALLY_SYNCED);
         struct finding *f = add("serialization", SEV_WARNING);
         snprintf(f->where, sizeof f->where, "kernel launches");
         snprintf(f->numbers, sizeof f->numbers, "%llu of %llu launches followed by clFinish, clWaitForEvents or a "
@@ -226,6 +236,7 @@ void rules(const struct rm_model *m, const struct thresholds *th)
                                          "the host then prepares the next launch while the device runs");
     }
     uint64_t span = tl->busy_until - tl->first_start;
+    next_phase = -1;
     if (tl->commands >= 8 && span > 1000000 && tl->idle_ns * 2 > span) {
         struct finding *f = add("device-idle", SEV_INFO);
         snprintf(f->where, sizeof f->where, "device timeline");
@@ -239,8 +250,10 @@ void rules(const struct rm_model *m, const struct thresholds *th)
     for (unsigned i = 0; i < m->n_hints; i++) {
         const struct rm_hint *h = &m->hints[i];
         int launched = !m->n_kernels;
+        next_phase = -1;
         for (unsigned k = 0; k < m->n_kernels && !launched; k++)
-            launched = !strcmp(m->kernels[k].name, h->kernel);
+            if ((launched = !strcmp(m->kernels[k].name, h->kernel)))
+                next_phase = rm_kernel_main_phase(&m->kernels[k]);
         if (!launched)
             continue;
         int dbl = !strcmp(h->rule, "double-literals");
@@ -259,6 +272,7 @@ void rules(const struct rm_model *m, const struct thresholds *th)
             snprintf(f->fix, sizeof f->fix, "write float literals with an f suffix (2.0f): a double literal "
                                              "makes the expression double precision");
     }
+    next_phase = -1;
     for (unsigned i = 0; i < m->n_programs; i++) {
         const struct rm_program *p = &m->programs[i];
         if (!p->builds || p->fast_math || !p->uses_float)

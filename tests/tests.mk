@@ -71,9 +71,9 @@ TEST_BINS += $(T)/test_decode
 $(T)/test_occupancy: tests/unit/test_occupancy.c report/occupancy.c report/occupancy.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -Ireport -o $@ tests/unit/test_occupancy.c report/occupancy.c
 TEST_BINS += $(T)/test_occupancy
-$(T)/test_source: tests/unit/test_source.c report/source.c report/model.c report/stacks.c report/model.h | $(T)
+$(T)/test_source: tests/unit/test_source.c report/source.c report/model.c report/phases.c report/stacks.c report/model.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -Ireport -Iintercept -o $@ tests/unit/test_source.c report/source.c \
-	  report/model.c report/stacks.c intercept/objects.c intercept/proto/cltrace.pb-c.c -lprotobuf-c -lz
+	  report/model.c report/phases.c report/stacks.c intercept/objects.c intercept/proto/cltrace.pb-c.c -lprotobuf-c -lz
 TEST_BINS += $(T)/test_source
 $(T)/cltrace-report-asan: $(REPORT_SRC) $(wildcard report/*.h) | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 -Ireport -Iintercept -o $@ $(REPORT_SRC) -lprotobuf-c -lz -lm

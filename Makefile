@@ -82,10 +82,41 @@ run: all $(B)/examples/vecadd
 clean:
 	rm -rf $(B)
 
+# make install PREFIX=/usr/local DESTDIR=: GNU layout; the launcher finds the
+# shim in ../lib/cltrace relative to itself, so the tree can be moved.
+PREFIX  ?= /usr/local
+BINDIR  := $(DESTDIR)$(PREFIX)/bin
+SHIMDIR := $(DESTDIR)$(PREFIX)/lib/cltrace
+INCDIR  := $(DESTDIR)$(PREFIX)/include
+MANDIR  := $(DESTDIR)$(PREFIX)/share/man/man1
+DOCDIR  := $(DESTDIR)$(PREFIX)/share/doc/cltrace
+COMPDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+TOOLS   := cltrace cltrace-report cltrace-view
+DOCS    := README.md intercept/TRACE_FORMAT.md examples/phases/phases.c
+install: all
+	install -d $(BINDIR) $(SHIMDIR) $(INCDIR) $(MANDIR) $(DOCDIR) $(COMPDIR)
+	install -m 755 $(addprefix $(B)/,$(TOOLS)) $(BINDIR)/
+	install -m 755 $(B)/libcltrace.so $(SHIMDIR)/
+	install -m 644 include/cltrace.h $(INCDIR)/
+	install -m 644 $(addprefix man/,$(addsuffix .1,$(TOOLS))) $(MANDIR)/
+	install -m 644 $(DOCS) $(DOCDIR)/
+	install -m 644 report/README.md $(DOCDIR)/REPORT.md
+	install -m 644 completion/cltrace.bash $(COMPDIR)/cltrace
+	ln -sf cltrace $(COMPDIR)/cltrace-report
+	ln -sf cltrace $(COMPDIR)/cltrace-view
+uninstall:
+	rm -f $(addprefix $(BINDIR)/,$(TOOLS)) $(SHIMDIR)/libcltrace.so $(INCDIR)/cltrace.h
+	rm -f $(addprefix $(MANDIR)/,$(addsuffix .1,$(TOOLS))) $(addprefix $(DOCDIR)/,$(notdir $(DOCS)) REPORT.md)
+	rm -f $(addprefix $(COMPDIR)/,$(TOOLS))
+	@# the folders install made, innermost first, where nothing else lives in them
+	for d in $(SHIMDIR) $(DOCDIR) $(COMPDIR) $(dir $(COMPDIR)) $(MANDIR) $(dir $(MANDIR)) $(dir $(DOCDIR)) \
+	         $(DESTDIR)$(PREFIX)/share $(BINDIR) $(DESTDIR)$(PREFIX)/lib $(INCDIR) $(DESTDIR)$(PREFIX); do \
+	    [ ! -d $$d ] || rmdir --ignore-fail-on-non-empty $$d; done
+
 gen:
 	python3 intercept/gen/gen.py $(REGISTRY) intercept/generated tests/forward/generated
 	cd intercept/proto && protoc-c --c_out=. cltrace.proto
 
 include tests/tests.mk
 
-.PHONY: all gen deps run clean fuzz examples
+.PHONY: all gen deps run clean fuzz examples install uninstall

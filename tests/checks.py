@@ -224,6 +224,41 @@ def check_own_calls(t, count_file, allowed_file):
         expect(name in allowed, "cltrace called %s, which OpenCL 1.2 does not have" % name)
 
 
+def check_phases(t, out_file):
+    """examples/phases: its ranges nest around the OpenCL calls they contain,
+    with its instant and counter; every API call inside a range after setup."""
+    ranges = [s for s in t["slices"] if "cltrace.range" in s.get("categories", [])]
+    api = [s for s in t["slices"] if s["tid"] is not None and s not in ranges]
+    names = collections.Counter(r["name"] for r in ranges)
+    expect(names == {"setup": 1, "upload": 1, "solver": 1, "iteration": 40, "download": 1},
+           "ranges %s" % dict(names))
+    expect(t["attributes"].get("cltrace.ranges") == 44, "cltrace.ranges %s" % t["attributes"].get("cltrace.ranges"))
+    expect(t["attributes"].get("cltrace.calls") == len(api), "cltrace.calls counts the ranges")
+    expect(all(r["dur"] is not None and r["dur"] > 0 for r in ranges), "a range without its end")
+
+    def inside(s, r):
+        return s["track"] == r["track"] and r["ts"] <= s["ts"] and s["ts"] + s["dur"] <= r["ts"] + r["dur"]
+    solver = [r for r in ranges if r["name"] == "solver"]
+    its = [r for r in ranges if r["name"] == "iteration"]
+    expect(solver and all(inside(i, solver[0]) for i in its), "an iteration outside the solver")
+    launches = [s for s in api if s["name"] == "clEnqueueNDRangeKernel"]
+    expect(len(launches) == 40 and all(any(inside(k, i) for i in its) for k in launches),
+           "a launch outside its iteration")
+    for name, fn in (("setup", "clBuildProgram"), ("upload", "clEnqueueWriteBuffer"), ("download", "clFinish")):
+        r = [x for x in ranges if x["name"] == name]
+        calls = [s for s in api if s["name"] == fn]
+        if name == "download":
+            calls = [s for s in api if s["name"] == "clEnqueueReadBuffer"][-1:]
+        expect(r and calls and all(inside(c, r[0]) for c in calls), "%s not inside %s" % (fn, name))
+    expect(all(any(inside(s, r) for r in ranges) for s in api if solver and s["ts"] < solver[0]["ts"]
+               and s["name"] != "clReleaseMemObject"), "a call before the solver outside every range")
+    marks = [i for i in t["instants"] if "cltrace.mark" in i.get("categories", [])]
+    expect([m["name"] for m in marks] == ["solver done"], "marks %s" % [m["name"] for m in marks])
+    probe = [c for c in t["counters"] if c["name"] == "probe"]
+    expect(len(probe) == 40 and all(0 < c["value"] < 1 for c in probe), "probe counter %s" % probe[:3])
+    expect(open(out_file).read().startswith("sum "), "the example's output")
+
+
 def check_calls(t, name, n):
     """Exactly n calls of one function recorded (a trace cut by a crash too)."""
     got = len(calls(t, name))
@@ -363,7 +398,7 @@ if __name__ == "__main__":
             print("  " + f)
         sys.exit(1 if failures else 0)
     trace = decode(path)
-    whole = check in ("timeline", "nvidia", "figures", "churn")
+    whole = check in ("timeline", "nvidia", "figures", "churn", "phases")
     globals()["check_" + check](trace if whole else api_only(trace), *sys.argv[3:])
     for f in failures[:20]:
         print("  " + f)

@@ -61,7 +61,10 @@ TEST_BINS += $(T)/test_fastpack
 $(T)/bench_calls: tests/bench/bench_calls.c | $(T)
 	$(CC) -O2 -g -Wall -Wextra -o $@ $< -lOpenCL
 
-bench: all $(T)/bench_calls $(T)/libfakecl.so
+$(T)/bench_ranges: tests/bench/bench_ranges.c include/cltrace.h | $(T)
+	$(CC) -O2 -g -Wall -Wextra -Iinclude -o $@ $<
+
+bench: all $(T)/bench_calls $(T)/bench_ranges $(T)/libfakecl.so
 	bash tests/bench/run.sh
 
 .PHONY: bench

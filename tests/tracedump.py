@@ -140,7 +140,8 @@ def decode(path):
                 an = a.name if a.HasField("name") else st["ann"].get(a.name_iid)
                 args[an] = ann_value(a, st["str"])
             s = {"name": name, "ts": p.timestamp, "dur": None, "track": track, "args": args,
-                 "flows": list(e.flow_ids), "terminating_flows": list(e.terminating_flow_ids)}
+                 "flows": list(e.flow_ids), "terminating_flows": list(e.terminating_flow_ids),
+                 "categories": list(e.categories)}
             if e.HasField("callstack_iid"):   # outermost caller first
                 s["stack"] = st["stacks"].get(e.callstack_iid, "<missing callstack %d>" % e.callstack_iid)
             open_.setdefault(track, []).append(s)
@@ -151,6 +152,7 @@ def decode(path):
                 an = a.name if a.HasField("name") else st["ann"].get(a.name_iid)
                 args[an] = ann_value(a, st["str"])
             instants.append({"name": e.name if e.HasField("name") else st["names"].get(e.name_iid),
+                             "categories": list(e.categories),
                              "ts": p.timestamp, "track": track, "args": args,
                              "stack": st["stacks"].get(e.callstack_iid) if e.HasField("callstack_iid") else None})
         elif e.type == 2:
@@ -159,7 +161,8 @@ def decode(path):
                 s["dur"] = p.timestamp - s["ts"]
         elif e.type == 4:
             counters.append({"track": track, "name": tracks.get(track, {}).get("name"),
-                             "ts": p.timestamp, "value": e.counter_value})
+                             "ts": p.timestamp, "value": e.double_counter_value
+                             if e.HasField("double_counter_value") else e.counter_value})
     for s in slices:
         s["tid"] = tracks.get(s["track"], {}).get("tid")
         s["track_name"] = tracks.get(s["track"], {}).get("name")

@@ -100,3 +100,13 @@ paste "$W/m0" "$W/m1" | awk '/^hwm_kb_after/ {d=($6-$3)/1024; if (d>max) max=d; 
 dropped=$(/usr/bin/python3 tests/tracedump.py --attributes "$(ls "$W"/m1.*.pftrace.gz)" |
           /usr/bin/python3 -c "import json,sys; a=json.load(sys.stdin); print(a['cltrace.calls'], '/', a['cltrace.dropped_calls'])")
 echo "  recorded / dropped calls in that trace: $dropped"
+echo
+# cltrace.h ranges: a push + pop pair on the calling thread. Recording: a
+# buffer that holds the loop (10M records), so no wait for the writer counts.
+pair() { "$T/bench_ranges" 2000000 | awk '/^ns_per_pair/ {print $2}'; }
+r0=$(pair)
+r1=$(LD_PRELOAD=$SHIM CLTRACE_DISABLE=1 pair)
+r2=$(CLTRACE_OUTPUT="$W/ranges.%p.pftrace" CLTRACE_BUFFER_KB=1048576 LD_PRELOAD=$SHIM pair)
+printf "%-52s %8s\n" "thread-CPU ns per cltrace.h range push + pop" ""
+printf "  %-50s %8s\n" "without cltrace (the header finds nothing)" "$r0" "under cltrace, CLTRACE_DISABLE=1" "$r1" \
+    "under cltrace, recording" "$r2"

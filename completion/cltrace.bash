@@ -1,0 +1,57 @@
+# bash completion for cltrace, cltrace-report and cltrace-view
+# (installed as share/bash-completion/completions/cltrace and linked as the other two)
+
+_cltrace()
+{
+    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+    case $prev in
+        -o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    esac
+    local i
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case ${COMP_WORDS[i]} in
+            --) _command_offset $((i + 1)); return ;;
+            -*) ;;
+            *) [ "${COMP_WORDS[i-1]}" = -o ] || { _command_offset "$i"; return; } ;;
+        esac
+    done
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "-o -q --no-children -h --help --" -- "$cur"))
+    else
+        COMPREPLY=($(compgen -c -- "$cur"))
+    fi
+}
+
+_cltrace_report()
+{
+    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+    case $prev in
+        --format) COMPREPLY=($(compgen -W "text json markdown junit html" -- "$cur")); return ;;
+        --fail-on) COMPREPLY=($(compgen -W "info warning error" -- "$cur")); return ;;
+        -o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --small-bytes|--small-count|--min-wg|--min-occupancy|--threshold) return ;;
+    esac
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "--format -o --fail-on --small-bytes --small-count --min-wg --min-occupancy
+                                 --threshold --help" -- "$cur"))
+    else
+        COMPREPLY=($(compgen -W "diff" -- "$cur") $(compgen -f -X '!*.pftrace?(.gz)' -- "$cur") $(compgen -d -- "$cur"))
+    fi
+}
+
+_cltrace_view()
+{
+    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+    case $prev in
+        --timeout|--port) return ;;
+    esac
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "--no-open --timeout --port --help" -- "$cur"))
+    else
+        COMPREPLY=($(compgen -f -X '!*.pftrace?(.gz)' -- "$cur") $(compgen -d -- "$cur"))
+    fi
+}
+
+complete -F _cltrace cltrace
+complete -F _cltrace_report cltrace-report
+complete -F _cltrace_view cltrace-view

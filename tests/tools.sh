@@ -1,0 +1,101 @@
+# Tests of cltrace as an installed tool, its manual pages, and the program's
+# own phases (include/cltrace.h). Sourced by tests/run.sh: its t_* functions
+# join the suite.
+
+t_install_run_anywhere_relocate_uninstall() {
+    local prefix=$WORK/prefix elsewhere=$WORK/elsewhere
+    make -s install PREFIX="$prefix" > /dev/null
+    for f in bin/cltrace bin/cltrace-report bin/cltrace-view lib/cltrace/libcltrace.so include/cltrace.h \
+             share/man/man1/cltrace.1 share/man/man1/cltrace-report.1 share/man/man1/cltrace-view.1 \
+             share/doc/cltrace/TRACE_FORMAT.md share/bash-completion/completions/cltrace; do
+        [ -e "$prefix/$f" ] || { echo "not installed: $f"; return 1; }
+    done
+    # the installed launcher, from another directory, finds its shim by itself
+    mkdir -p "$elsewhere"
+    "$T/vecadd" > "$WORK/inst.plain"
+    (cd "$elsewhere" && env -u LD_PRELOAD "$prefix/bin/cltrace" -q -o "$elsewhere" -- "$T/vecadd") > "$WORK/inst.out"
+    cmp "$WORK/inst.plain" "$WORK/inst.out"
+    local trace; trace=$(ls "$elsewhere"/*.pftrace.gz)
+    $PY tests/checks.py vecadd "$trace"
+    "$prefix/bin/cltrace-report" --format json "$trace" | grep -q '"api"'
+    # a program built against the installed header only, with and without cltrace
+    printf '#include <cltrace.h>\n#include <stdio.h>\nint main(void) { cltrace_range_push("p"); cltrace_mark("m");\n'`
+          `'cltrace_range_pop(); puts("ok"); return 0; }\n' > "$WORK/hdr.c"
+    ${CC:-cc} -Wall -Werror -I"$prefix/include" -o "$WORK/hdr" "$WORK/hdr.c"
+    [ "$("$WORK/hdr")" = ok ]
+    [ "$(cd "$elsewhere" && "$prefix/bin/cltrace" -q -- "$WORK/hdr")" = ok ]
+    # staged with DESTDIR, then moved: still finds its shim
+    make -s install DESTDIR="$WORK/stage" PREFIX=/usr > /dev/null
+    mv "$WORK/stage/usr" "$WORK/moved"
+    (cd "$elsewhere" && "$WORK/moved/bin/cltrace" -q -o "$WORK/moved.%p.pftrace" -- "$T/vecadd") > "$WORK/moved.out"
+    cmp "$WORK/inst.plain" "$WORK/moved.out"
+    ls "$WORK"/moved.*.pftrace.gz
+    # uninstall leaves nothing behind
+    make -s uninstall PREFIX="$prefix" > /dev/null
+    [ ! -e "$prefix" ] || { find "$prefix"; return 1; }
+}
+
+t_man_pages_render_and_match_help() {
+    command -v groff > /dev/null || { echo "groff not installed (scripts/deps.sh)"; return 77; }
+    for page in man/*.1; do
+        groff -ww -man -z "$page" > "$WORK/groff.err" 2>&1
+        [ ! -s "$WORK/groff.err" ] || { cat "$WORK/groff.err"; return 1; }
+        if command -v man > /dev/null; then
+            MANWIDTH=80 man -l --warnings=w "$page" > "$WORK/man.txt" 2> "$WORK/man.err"
+            [ ! -s "$WORK/man.err" ] || { cat "$WORK/man.err"; return 1; }
+            [ -s "$WORK/man.txt" ]
+        fi
+    done
+    # every option --help lists is in the manual, with the same default
+    "$B/cltrace" --help | sed -n 's/^  \(CLTRACE_[A-Z_]*\) .*(default: \([^)]*\))$/\1 \2/p' > "$WORK/opts"
+    [ "$(wc -l < "$WORK/opts")" -ge 9 ]
+    while read -r opt def; do
+        grep -q "^\.B $opt\$" man/cltrace.1 || { echo "cltrace.1 lacks $opt"; return 1; }
+        sed -n "/^\.B $opt\$/,/^\.TP/p" man/cltrace.1 | tr '\n' ' ' | sed 's/\\-/-/g; s/\\fI\|\\fP\|\.I //g' |
+            grep -qF "Default: $def" || { echo "cltrace.1: $opt default is not $def"; return 1; }
+    done < "$WORK/opts"
+    grep -q "CLTRACE_" man/cltrace.1
+    for tool in cltrace cltrace-report cltrace-view; do
+        "$B/$tool" --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u | while read -r flag; do
+            grep -qF -- "$(echo "$flag" | sed 's/-/\\-/g')" "man/$tool.1" || { echo "$tool.1 lacks $flag"; exit 1; }
+        done
+    done
+    # bash completion loads and completes
+    bash -c 'source completion/cltrace.bash; complete -p cltrace cltrace-report cltrace-view > /dev/null &&
+             COMP_WORDS=(cltrace-report --for); COMP_CWORD=1; _cltrace_report; [ "${COMPREPLY[*]}" = --format ]'
+}
+
+t_phases_example_ranges_and_report() {
+    # examples/phases marks its phases with cltrace.h: untraced and traced
+    # print the same; the ranges nest around the calls; the report breaks
+    # API time, device time, transfers and findings down by phase in every format
+    local ex=$B/examples/phases
+    "$ex" > "$WORK/ph.plain"
+    CLTRACE_DISABLE=1 LD_PRELOAD=$SHIM CLTRACE_OUTPUT="$WORK/phd.%p.pftrace" "$ex" > "$WORK/ph.disabled"
+    cmp "$WORK/ph.plain" "$WORK/ph.disabled"
+    [ -z "$(ls "$WORK"/phd.* 2> /dev/null)" ]
+    traced "$WORK/ph" "$ex" > "$WORK/ph.traced"
+    cmp "$WORK/ph.plain" "$WORK/ph.traced"
+    local trace; trace=$(trace_of "$WORK/ph")
+    if [ -x "$LINT" ]; then lint "$trace"; fi
+    $PY tests/checks.py phases "$trace" "$WORK/ph.traced"
+    "$B/cltrace-report" --format json "$trace" > "$WORK/ph.json"
+    $PY - "$WORK/ph.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+ph = {p["path"]: p for p in r["phases"]}
+assert set(ph) == {"setup", "upload", "solver", "solver/iteration", "download"}, ph.keys()
+s, it = ph["solver"], ph["solver/iteration"]
+assert s["device_pct"] > 50 and s["kernel_ns"] > 0, s                 # the kernels ran in the solver
+assert it["times"] == 40 and it["calls"] == 40 * 5, it                 # 3 args, launch, probe read
+assert ph["upload"]["transfer_bytes"] == ph["download"]["transfer_bytes"] == 65536 * 4
+assert abs(sum(ph[p]["device_pct"] for p in ("setup", "upload", "solver", "download")) - 100) < 0.5
+rules = {f["rule"]: f["phase"] for f in r["findings"]}
+assert rules.get("small-transfers") == "solver/iteration" and rules.get("serialization") == "solver/iteration", rules
+assert s["findings"] == 2 and ph["upload"]["findings"] == 0, s
+PY
+    "$B/cltrace-report" "$trace" | grep -q "phase solver: [0-9]* % of device time, 2 finding(s)"
+    "$B/cltrace-report" --format markdown "$trace" | grep -q '^| solver/iteration | 40 |'
+    "$B/cltrace-report" --format junit "$trace" | grep -q '<property name="phase.solver" value="api_ms='
+    "$B/cltrace-report" --format html "$trace" | grep -q '<h2>Phases</h2>'
+}

@@ -424,12 +424,21 @@ def wrapper(reg, c, r, ps, kinds, exported):
     # The same command re-entered on this thread: the call came back through
     # the ICD loader's layer (preload and OPENCL_LAYERS both active) and is
     # already being recorded by the outer frame.
-    # If the loader's "next step" is the very function the outer frame is
-    # calling, the loader routes the command back into us (ocl-icd does this
-    # for a 2.x command a 1.2 vendor lacks): fail it instead of spinning.
+    # Re-entered more than once: the loader routes the command back into us
+    # by name (ocl-icd does this for a 2.x command a 1.2 vendor lacks), so
+    # the "next step" leads here again: fail it instead of spinning. The
+    # check costs nothing on the path of a call that is not re-entered.
     L.append("    if (th && th->in_fn == CLT_FN_%s + 1u) {" % c)
-    L.append("        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_%s); %s }" % (c, ret_fail))
-    L.append("        %s" % plain_stmt)
+    L.append("        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_%s); %s }" % (c, ret_fail))
+    L.append("        th->reentered++;")
+    if rk == "VOID":
+        L.append("        %s;" % plain)
+        L.append("        th->reentered--;")
+        L.append("        return;")
+    else:
+        L.append("        %s clt_r = %s;" % (rabi, plain))
+        L.append("        th->reentered--;")
+        L.append("        return clt_r;")
     L.append("    }")
     call_args = []
     for p, (k, aux) in zip(ps, kinds):
@@ -456,21 +465,16 @@ def wrapper(reg, c, r, ps, kinds, exported):
         L.append("    if (th && !event)")
         L.append("        event__c = &clt_own_event;")
     L.append("    uint32_t clt_outer = th ? th->in_fn : 0;")
-    L.append("    void *clt_outer_real = th ? th->in_real : NULL;")
-    L.append("    if (th) {")
+    L.append("    if (th)")
     L.append("        th->in_fn = CLT_FN_%s + 1u;" % c)
-    L.append("        th->in_real = (void *)real;")
-    L.append("    }")
     L.append("    uint64_t t0 = clt_now();")
     if rk == "VOID":
         L.append("    real(%s);" % ", ".join(call_args))
     else:
         L.append("    %s ret = real(%s);" % (rabi, ", ".join(call_args)))
     L.append("    uint64_t t1 = clt_now();")
-    L.append("    if (th) {")
+    L.append("    if (th)")
     L.append("        th->in_fn = clt_outer;")
-    L.append("        th->in_real = clt_outer_real;")
-    L.append("    }")
     if lookup:
         L.append("    ret = clt_ext_wrap(func_name, ret);")
     if hooked:

@@ -20,8 +20,11 @@ static int32_t clBuildProgram_rec(clBuildProgram_t real, void * program, uint32_
 {
     struct clt_thread *th = clt_enter();
     if (th && th->in_fn == CLT_FN_clBuildProgram + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clBuildProgram); return CL_INVALID_OPERATION_; }
-        return real(program, num_devices, device_list, options, pfn_notify, user_data);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clBuildProgram); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(program, num_devices, device_list, options, pfn_notify, user_data);
+        th->reentered--;
+        return clt_r;
     }
     struct clt_hook h = { th, (void *)real, 0, {0} };
     void * program__c = program;
@@ -32,18 +35,13 @@ static int32_t clBuildProgram_rec(clBuildProgram_t real, void * program, uint32_
     void * user_data__c = user_data;
     clt_pre_clBuildProgram(&h, &program__c, &num_devices__c, &device_list__c, &options__c, &pfn_notify__c, &user_data__c);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clBuildProgram + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(program__c, num_devices__c, device_list__c, options__c, pfn_notify__c, user_data__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     clt_post_clBuildProgram(&h, &ret, program, num_devices, device_list, options, pfn_notify, user_data);
     if (!th)
         return ret;
@@ -83,22 +81,20 @@ static int32_t clCancelCommandsIMG_rec(clCancelCommandsIMG_t real, void * event_
     struct clt_thread *th = clt_enter();
     if (!th) return real(event_list, num_events_in_list);
     if (th && th->in_fn == CLT_FN_clCancelCommandsIMG + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCancelCommandsIMG); return CL_INVALID_OPERATION_; }
-        return real(event_list, num_events_in_list);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCancelCommandsIMG); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(event_list, num_events_in_list);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCancelCommandsIMG + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(event_list, num_events_in_list);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -133,23 +129,21 @@ static void * clCloneKernel_rec(clCloneKernel_t real, void * source_kernel, cl_i
     struct clt_thread *th = clt_enter();
     if (!th) return real(source_kernel, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCloneKernel + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCloneKernel); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(source_kernel, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCloneKernel); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(source_kernel, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCloneKernel + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(source_kernel, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -184,22 +178,20 @@ static int32_t clCommandBarrierWithWaitListKHR_rec(clCommandBarrierWithWaitListK
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandBarrierWithWaitListKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCommandBarrierWithWaitListKHR); return CL_INVALID_OPERATION_; }
-        return real(command_buffer, command_queue, properties, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandBarrierWithWaitListKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_buffer, command_queue, properties, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCommandBarrierWithWaitListKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -239,22 +231,20 @@ static int32_t clCommandCopyBufferKHR_rec(clCommandCopyBufferKHR_t real, void * 
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_offset, dst_offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandCopyBufferKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCommandCopyBufferKHR); return CL_INVALID_OPERATION_; }
-        return real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_offset, dst_offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandCopyBufferKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_offset, dst_offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCommandCopyBufferKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_offset, dst_offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -299,22 +289,20 @@ static int32_t clCommandCopyBufferRectKHR_rec(clCommandCopyBufferRectKHR_t real,
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandCopyBufferRectKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCommandCopyBufferRectKHR); return CL_INVALID_OPERATION_; }
-        return real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandCopyBufferRectKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCommandCopyBufferRectKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -363,22 +351,20 @@ static int32_t clCommandCopyBufferToImageKHR_rec(clCommandCopyBufferToImageKHR_t
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, src_buffer, dst_image, src_offset, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandCopyBufferToImageKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCommandCopyBufferToImageKHR); return CL_INVALID_OPERATION_; }
-        return real(command_buffer, command_queue, properties, src_buffer, dst_image, src_offset, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandCopyBufferToImageKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_buffer, command_queue, properties, src_buffer, dst_image, src_offset, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCommandCopyBufferToImageKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, src_buffer, dst_image, src_offset, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -423,22 +409,20 @@ static int32_t clCommandCopyImageKHR_rec(clCommandCopyImageKHR_t real, void * co
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, src_image, dst_image, src_origin, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandCopyImageKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCommandCopyImageKHR); return CL_INVALID_OPERATION_; }
-        return real(command_buffer, command_queue, properties, src_image, dst_image, src_origin, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandCopyImageKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_buffer, command_queue, properties, src_image, dst_image, src_origin, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCommandCopyImageKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, src_image, dst_image, src_origin, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -483,22 +467,20 @@ static int32_t clCommandCopyImageToBufferKHR_rec(clCommandCopyImageToBufferKHR_t
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, src_image, dst_buffer, src_origin, region, dst_offset, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandCopyImageToBufferKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCommandCopyImageToBufferKHR); return CL_INVALID_OPERATION_; }
-        return real(command_buffer, command_queue, properties, src_image, dst_buffer, src_origin, region, dst_offset, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandCopyImageToBufferKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_buffer, command_queue, properties, src_image, dst_buffer, src_origin, region, dst_offset, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCommandCopyImageToBufferKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, src_image, dst_buffer, src_origin, region, dst_offset, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -543,22 +525,20 @@ static int32_t clCommandFillBufferKHR_rec(clCommandFillBufferKHR_t real, void * 
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, buffer, pattern, pattern_size, offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandFillBufferKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCommandFillBufferKHR); return CL_INVALID_OPERATION_; }
-        return real(command_buffer, command_queue, properties, buffer, pattern, pattern_size, offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandFillBufferKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_buffer, command_queue, properties, buffer, pattern, pattern_size, offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCommandFillBufferKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, buffer, pattern, pattern_size, offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -603,22 +583,20 @@ static int32_t clCommandFillImageKHR_rec(clCommandFillImageKHR_t real, void * co
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, image, fill_color, origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandFillImageKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCommandFillImageKHR); return CL_INVALID_OPERATION_; }
-        return real(command_buffer, command_queue, properties, image, fill_color, origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandFillImageKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_buffer, command_queue, properties, image, fill_color, origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCommandFillImageKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, image, fill_color, origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -662,22 +640,20 @@ static int32_t clCommandNDRangeKernelKHR_rec(clCommandNDRangeKernelKHR_t real, v
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandNDRangeKernelKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCommandNDRangeKernelKHR); return CL_INVALID_OPERATION_; }
-        return real(command_buffer, command_queue, properties, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandNDRangeKernelKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_buffer, command_queue, properties, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCommandNDRangeKernelKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -722,22 +698,20 @@ static int32_t clCommandSVMMemFillKHR_rec(clCommandSVMMemFillKHR_t real, void * 
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, svm_ptr, pattern, pattern_size, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandSVMMemFillKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCommandSVMMemFillKHR); return CL_INVALID_OPERATION_; }
-        return real(command_buffer, command_queue, properties, svm_ptr, pattern, pattern_size, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandSVMMemFillKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_buffer, command_queue, properties, svm_ptr, pattern, pattern_size, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCommandSVMMemFillKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, svm_ptr, pattern, pattern_size, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -781,22 +755,20 @@ static int32_t clCommandSVMMemcpyKHR_rec(clCommandSVMMemcpyKHR_t real, void * co
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, command_queue, properties, dst_ptr, src_ptr, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandSVMMemcpyKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCommandSVMMemcpyKHR); return CL_INVALID_OPERATION_; }
-        return real(command_buffer, command_queue, properties, dst_ptr, src_ptr, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandSVMMemcpyKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_buffer, command_queue, properties, dst_ptr, src_ptr, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCommandSVMMemcpyKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, command_queue, properties, dst_ptr, src_ptr, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -839,22 +811,20 @@ static int32_t clCompileProgram_rec(clCompileProgram_t real, void * program, uin
     struct clt_thread *th = clt_enter();
     if (!th) return real(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
     if (th && th->in_fn == CLT_FN_clCompileProgram + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCompileProgram); return CL_INVALID_OPERATION_; }
-        return real(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCompileProgram); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCompileProgram + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -896,23 +866,21 @@ static void * clCreateAcceleratorINTEL_rec(clCreateAcceleratorINTEL_t real, void
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, accelerator_type, descriptor_size, descriptor, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateAcceleratorINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateAcceleratorINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, accelerator_type, descriptor_size, descriptor, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateAcceleratorINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, accelerator_type, descriptor_size, descriptor, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateAcceleratorINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, accelerator_type, descriptor_size, descriptor, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -950,23 +918,21 @@ static void * clCreateBuffer_rec(clCreateBuffer_t real, void * context, uint64_t
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, size, host_ptr, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateBuffer + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateBuffer); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, flags, size, host_ptr, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateBuffer); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, flags, size, host_ptr, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateBuffer + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, size, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1004,23 +970,21 @@ static void * clCreateBufferWithProperties_rec(clCreateBufferWithProperties_t re
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, properties, flags, size, host_ptr, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateBufferWithProperties + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateBufferWithProperties); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, properties, flags, size, host_ptr, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateBufferWithProperties); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, properties, flags, size, host_ptr, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateBufferWithProperties + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, properties, flags, size, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1059,23 +1023,21 @@ static void * clCreateBufferWithPropertiesINTEL_rec(clCreateBufferWithProperties
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, properties, flags, size, host_ptr, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateBufferWithPropertiesINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateBufferWithPropertiesINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, properties, flags, size, host_ptr, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateBufferWithPropertiesINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, properties, flags, size, host_ptr, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateBufferWithPropertiesINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, properties, flags, size, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1114,23 +1076,21 @@ static void * clCreateCommandBufferKHR_rec(clCreateCommandBufferKHR_t real, uint
     struct clt_thread *th = clt_enter();
     if (!th) return real(num_queues, queues, properties, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateCommandBufferKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateCommandBufferKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(num_queues, queues, properties, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateCommandBufferKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(num_queues, queues, properties, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateCommandBufferKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(num_queues, queues, properties, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1164,8 +1124,11 @@ static void * clCreateCommandQueue_rec(clCreateCommandQueue_t real, void * conte
 {
     struct clt_thread *th = clt_enter();
     if (th && th->in_fn == CLT_FN_clCreateCommandQueue + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateCommandQueue); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, device, properties, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateCommandQueue); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, device, properties, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     struct clt_hook h = { th, (void *)real, 0, {0} };
@@ -1175,18 +1138,13 @@ static void * clCreateCommandQueue_rec(clCreateCommandQueue_t real, void * conte
     cl_int_ * errcode_ret__c = errcode_ret;
     clt_pre_clCreateCommandQueue(&h, &context__c, &device__c, &properties__c, &errcode_ret__c);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateCommandQueue + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context__c, device__c, properties__c, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     clt_post_clCreateCommandQueue(&h, &ret, context, device, properties, errcode_ret);
     if (!th)
         return ret;
@@ -1221,8 +1179,11 @@ static void * clCreateCommandQueueWithProperties_rec(clCreateCommandQueueWithPro
 {
     struct clt_thread *th = clt_enter();
     if (th && th->in_fn == CLT_FN_clCreateCommandQueueWithProperties + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateCommandQueueWithProperties); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, device, properties, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateCommandQueueWithProperties); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, device, properties, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     struct clt_hook h = { th, (void *)real, 0, {0} };
@@ -1232,18 +1193,13 @@ static void * clCreateCommandQueueWithProperties_rec(clCreateCommandQueueWithPro
     cl_int_ * errcode_ret__c = errcode_ret;
     clt_pre_clCreateCommandQueueWithProperties(&h, &context__c, &device__c, &properties__c, &errcode_ret__c);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateCommandQueueWithProperties + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context__c, device__c, properties__c, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     clt_post_clCreateCommandQueueWithProperties(&h, &ret, context, device, properties, errcode_ret);
     if (!th)
         return ret;
@@ -1278,8 +1234,11 @@ static void * clCreateCommandQueueWithPropertiesKHR_rec(clCreateCommandQueueWith
 {
     struct clt_thread *th = clt_enter();
     if (th && th->in_fn == CLT_FN_clCreateCommandQueueWithPropertiesKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateCommandQueueWithPropertiesKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, device, properties, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateCommandQueueWithPropertiesKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, device, properties, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     struct clt_hook h = { th, (void *)real, 0, {0} };
@@ -1289,18 +1248,13 @@ static void * clCreateCommandQueueWithPropertiesKHR_rec(clCreateCommandQueueWith
     cl_int_ * errcode_ret__c = errcode_ret;
     clt_pre_clCreateCommandQueueWithPropertiesKHR(&h, &context__c, &device__c, &properties__c, &errcode_ret__c);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateCommandQueueWithPropertiesKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context__c, device__c, properties__c, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     clt_post_clCreateCommandQueueWithPropertiesKHR(&h, &ret, context, device, properties, errcode_ret);
     if (!th)
         return ret;
@@ -1338,23 +1292,21 @@ static void * clCreateContext_rec(clCreateContext_t real, void * properties, uin
     struct clt_thread *th = clt_enter();
     if (!th) return real(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateContext + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateContext); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateContext); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateContext + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(properties, num_devices, devices, pfn_notify, user_data, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1393,23 +1345,21 @@ static void * clCreateContextFromType_rec(clCreateContextFromType_t real, void *
     struct clt_thread *th = clt_enter();
     if (!th) return real(properties, device_type, pfn_notify, user_data, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateContextFromType + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateContextFromType); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(properties, device_type, pfn_notify, user_data, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateContextFromType); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(properties, device_type, pfn_notify, user_data, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateContextFromType + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(properties, device_type, pfn_notify, user_data, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1447,23 +1397,21 @@ static void * clCreateEventFromEGLSyncKHR_rec(clCreateEventFromEGLSyncKHR_t real
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, sync, display, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateEventFromEGLSyncKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateEventFromEGLSyncKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, sync, display, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateEventFromEGLSyncKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, sync, display, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateEventFromEGLSyncKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, sync, display, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1500,23 +1448,21 @@ static void * clCreateEventFromGLsyncKHR_rec(clCreateEventFromGLsyncKHR_t real, 
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, sync, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateEventFromGLsyncKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateEventFromGLsyncKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, sync, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateEventFromGLsyncKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, sync, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateEventFromGLsyncKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, sync, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1552,23 +1498,21 @@ static void * clCreateFromD3D10BufferKHR_rec(clCreateFromD3D10BufferKHR_t real, 
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, resource, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromD3D10BufferKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateFromD3D10BufferKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, flags, resource, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromD3D10BufferKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, flags, resource, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateFromD3D10BufferKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, resource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1605,23 +1549,21 @@ static void * clCreateFromD3D10Texture2DKHR_rec(clCreateFromD3D10Texture2DKHR_t 
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, resource, subresource, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromD3D10Texture2DKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateFromD3D10Texture2DKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, flags, resource, subresource, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromD3D10Texture2DKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, flags, resource, subresource, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateFromD3D10Texture2DKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, resource, subresource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1659,23 +1601,21 @@ static void * clCreateFromD3D10Texture3DKHR_rec(clCreateFromD3D10Texture3DKHR_t 
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, resource, subresource, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromD3D10Texture3DKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateFromD3D10Texture3DKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, flags, resource, subresource, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromD3D10Texture3DKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, flags, resource, subresource, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateFromD3D10Texture3DKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, resource, subresource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1713,23 +1653,21 @@ static void * clCreateFromD3D11BufferKHR_rec(clCreateFromD3D11BufferKHR_t real, 
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, resource, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromD3D11BufferKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateFromD3D11BufferKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, flags, resource, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromD3D11BufferKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, flags, resource, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateFromD3D11BufferKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, resource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1766,23 +1704,21 @@ static void * clCreateFromD3D11Texture2DKHR_rec(clCreateFromD3D11Texture2DKHR_t 
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, resource, subresource, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromD3D11Texture2DKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateFromD3D11Texture2DKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, flags, resource, subresource, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromD3D11Texture2DKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, flags, resource, subresource, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateFromD3D11Texture2DKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, resource, subresource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1820,23 +1756,21 @@ static void * clCreateFromD3D11Texture3DKHR_rec(clCreateFromD3D11Texture3DKHR_t 
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, resource, subresource, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromD3D11Texture3DKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateFromD3D11Texture3DKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, flags, resource, subresource, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromD3D11Texture3DKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, flags, resource, subresource, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateFromD3D11Texture3DKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, resource, subresource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1874,23 +1808,21 @@ static void * clCreateFromDX9MediaSurfaceINTEL_rec(clCreateFromDX9MediaSurfaceIN
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, resource, sharedHandle, plane, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromDX9MediaSurfaceINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateFromDX9MediaSurfaceINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, flags, resource, sharedHandle, plane, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromDX9MediaSurfaceINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, flags, resource, sharedHandle, plane, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateFromDX9MediaSurfaceINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, resource, sharedHandle, plane, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1929,23 +1861,21 @@ static void * clCreateFromDX9MediaSurfaceKHR_rec(clCreateFromDX9MediaSurfaceKHR_
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, adapter_type, surface_info, plane, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromDX9MediaSurfaceKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateFromDX9MediaSurfaceKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, flags, adapter_type, surface_info, plane, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromDX9MediaSurfaceKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, flags, adapter_type, surface_info, plane, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateFromDX9MediaSurfaceKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, adapter_type, surface_info, plane, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1984,23 +1914,21 @@ static void * clCreateFromEGLImageKHR_rec(clCreateFromEGLImageKHR_t real, void *
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, egldisplay, eglimage, flags, properties, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromEGLImageKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateFromEGLImageKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, egldisplay, eglimage, flags, properties, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromEGLImageKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, egldisplay, eglimage, flags, properties, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateFromEGLImageKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, egldisplay, eglimage, flags, properties, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2039,23 +1967,21 @@ static void * clCreateFromGLBuffer_rec(clCreateFromGLBuffer_t real, void * conte
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, bufobj, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromGLBuffer + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateFromGLBuffer); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, flags, bufobj, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromGLBuffer); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, flags, bufobj, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateFromGLBuffer + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, bufobj, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2092,23 +2018,21 @@ static void * clCreateFromGLRenderbuffer_rec(clCreateFromGLRenderbuffer_t real, 
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, renderbuffer, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromGLRenderbuffer + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateFromGLRenderbuffer); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, flags, renderbuffer, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromGLRenderbuffer); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, flags, renderbuffer, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateFromGLRenderbuffer + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, renderbuffer, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2145,23 +2069,21 @@ static void * clCreateFromGLTexture_rec(clCreateFromGLTexture_t real, void * con
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, target, miplevel, texture, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromGLTexture + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateFromGLTexture); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, flags, target, miplevel, texture, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromGLTexture); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, flags, target, miplevel, texture, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateFromGLTexture + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, target, miplevel, texture, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2200,23 +2122,21 @@ static void * clCreateFromGLTexture2D_rec(clCreateFromGLTexture2D_t real, void *
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, target, miplevel, texture, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromGLTexture2D + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateFromGLTexture2D); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, flags, target, miplevel, texture, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromGLTexture2D); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, flags, target, miplevel, texture, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateFromGLTexture2D + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, target, miplevel, texture, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2255,23 +2175,21 @@ static void * clCreateFromGLTexture3D_rec(clCreateFromGLTexture3D_t real, void *
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, target, miplevel, texture, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromGLTexture3D + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateFromGLTexture3D); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, flags, target, miplevel, texture, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromGLTexture3D); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, flags, target, miplevel, texture, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateFromGLTexture3D + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, target, miplevel, texture, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2310,23 +2228,21 @@ static void * clCreateFromVA_APIMediaSurfaceINTEL_rec(clCreateFromVA_APIMediaSur
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, surface, plane, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromVA_APIMediaSurfaceINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateFromVA_APIMediaSurfaceINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, flags, surface, plane, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromVA_APIMediaSurfaceINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, flags, surface, plane, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateFromVA_APIMediaSurfaceINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, surface, plane, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2364,23 +2280,21 @@ static void * clCreateImage_rec(clCreateImage_t real, void * context, uint64_t f
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_format, image_desc, host_ptr, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateImage + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateImage); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, flags, image_format, image_desc, host_ptr, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateImage); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, flags, image_format, image_desc, host_ptr, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateImage + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, image_format, image_desc, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2419,23 +2333,21 @@ static void * clCreateImage2D_rec(clCreateImage2D_t real, void * context, uint64
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateImage2D + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateImage2D); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateImage2D); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateImage2D + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2476,23 +2388,21 @@ static void * clCreateImage3D_rec(clCreateImage3D_t real, void * context, uint64
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateImage3D + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateImage3D); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateImage3D); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateImage3D + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2535,23 +2445,21 @@ static void * clCreateImageWithProperties_rec(clCreateImageWithProperties_t real
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateImageWithProperties + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateImageWithProperties); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateImageWithProperties); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateImageWithProperties + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2591,23 +2499,21 @@ static void * clCreateKernel_rec(clCreateKernel_t real, void * program, void * k
     struct clt_thread *th = clt_enter();
     if (!th) return real(program, kernel_name, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateKernel + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateKernel); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(program, kernel_name, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateKernel); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(program, kernel_name, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateKernel + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(program, kernel_name, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2643,22 +2549,20 @@ static int32_t clCreateKernelsInProgram_rec(clCreateKernelsInProgram_t real, voi
     struct clt_thread *th = clt_enter();
     if (!th) return real(program, num_kernels, kernels, num_kernels_ret);
     if (th && th->in_fn == CLT_FN_clCreateKernelsInProgram + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateKernelsInProgram); return CL_INVALID_OPERATION_; }
-        return real(program, num_kernels, kernels, num_kernels_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateKernelsInProgram); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(program, num_kernels, kernels, num_kernels_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateKernelsInProgram + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(program, num_kernels, kernels, num_kernels_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -2695,23 +2599,21 @@ static void * clCreatePipe_rec(clCreatePipe_t real, void * context, uint64_t fla
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreatePipe + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreatePipe); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreatePipe); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreatePipe + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2750,23 +2652,21 @@ static void * clCreateProgramWithBinary_rec(clCreateProgramWithBinary_t real, vo
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateProgramWithBinary + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateProgramWithBinary); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateProgramWithBinary); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateProgramWithBinary + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2806,23 +2706,21 @@ static void * clCreateProgramWithBuiltInKernels_rec(clCreateProgramWithBuiltInKe
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, num_devices, device_list, kernel_names, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateProgramWithBuiltInKernels + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateProgramWithBuiltInKernels); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, num_devices, device_list, kernel_names, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateProgramWithBuiltInKernels); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, num_devices, device_list, kernel_names, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateProgramWithBuiltInKernels + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, num_devices, device_list, kernel_names, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2860,23 +2758,21 @@ static void * clCreateProgramWithIL_rec(clCreateProgramWithIL_t real, void * con
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, il, length, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateProgramWithIL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateProgramWithIL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, il, length, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateProgramWithIL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, il, length, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateProgramWithIL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, il, length, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2913,23 +2809,21 @@ static void * clCreateProgramWithILKHR_rec(clCreateProgramWithILKHR_t real, void
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, il, length, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateProgramWithILKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateProgramWithILKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, il, length, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateProgramWithILKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, il, length, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateProgramWithILKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, il, length, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2966,23 +2860,21 @@ static void * clCreateProgramWithSource_rec(clCreateProgramWithSource_t real, vo
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, count, strings, lengths, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateProgramWithSource + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateProgramWithSource); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, count, strings, lengths, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateProgramWithSource); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, count, strings, lengths, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateProgramWithSource + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, count, strings, lengths, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -3020,23 +2912,21 @@ static void * clCreateSampler_rec(clCreateSampler_t real, void * context, uint32
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateSampler + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateSampler); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateSampler); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateSampler + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, normalized_coords, addressing_mode, filter_mode, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -3074,23 +2964,21 @@ static void * clCreateSamplerWithProperties_rec(clCreateSamplerWithProperties_t 
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, sampler_properties, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateSamplerWithProperties + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateSamplerWithProperties); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, sampler_properties, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateSamplerWithProperties); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, sampler_properties, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateSamplerWithProperties + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, sampler_properties, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -3126,23 +3014,21 @@ static void * clCreateSemaphoreWithPropertiesKHR_rec(clCreateSemaphoreWithProper
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, sema_props, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateSemaphoreWithPropertiesKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateSemaphoreWithPropertiesKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, sema_props, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateSemaphoreWithPropertiesKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, sema_props, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateSemaphoreWithPropertiesKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, sema_props, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -3178,23 +3064,21 @@ static void * clCreateSubBuffer_rec(clCreateSubBuffer_t real, void * buffer, uin
     struct clt_thread *th = clt_enter();
     if (!th) return real(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateSubBuffer + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateSubBuffer); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateSubBuffer); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateSubBuffer + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -3232,22 +3116,20 @@ static int32_t clCreateSubDevices_rec(clCreateSubDevices_t real, void * in_devic
     struct clt_thread *th = clt_enter();
     if (!th) return real(in_device, properties, num_devices, out_devices, num_devices_ret);
     if (th && th->in_fn == CLT_FN_clCreateSubDevices + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateSubDevices); return CL_INVALID_OPERATION_; }
-        return real(in_device, properties, num_devices, out_devices, num_devices_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateSubDevices); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(in_device, properties, num_devices, out_devices, num_devices_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateSubDevices + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(in_device, properties, num_devices, out_devices, num_devices_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -3285,22 +3167,20 @@ static int32_t clCreateSubDevicesEXT_rec(clCreateSubDevicesEXT_t real, void * in
     struct clt_thread *th = clt_enter();
     if (!th) return real(in_device, properties, num_entries, out_devices, num_devices);
     if (th && th->in_fn == CLT_FN_clCreateSubDevicesEXT + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateSubDevicesEXT); return CL_INVALID_OPERATION_; }
-        return real(in_device, properties, num_entries, out_devices, num_devices);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateSubDevicesEXT); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(in_device, properties, num_entries, out_devices, num_devices);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateSubDevicesEXT + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(in_device, properties, num_entries, out_devices, num_devices);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -3338,23 +3218,21 @@ static void * clCreateUserEvent_rec(clCreateUserEvent_t real, void * context, cl
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateUserEvent + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clCreateUserEvent); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateUserEvent); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clCreateUserEvent + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -3389,22 +3267,20 @@ static int32_t clDeinitLayer_rec(clDeinitLayer_t real)
     struct clt_thread *th = clt_enter();
     if (!th) return real();
     if (th && th->in_fn == CLT_FN_clDeinitLayer + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clDeinitLayer); return CL_INVALID_OPERATION_; }
-        return real();
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clDeinitLayer); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real();
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clDeinitLayer + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real();
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -3437,23 +3313,21 @@ static void * clDeviceMemAllocINTEL_rec(clDeviceMemAllocINTEL_t real, void * con
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, device, properties, size, alignment, errcode_ret);
     if (th && th->in_fn == CLT_FN_clDeviceMemAllocINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clDeviceMemAllocINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, device, properties, size, alignment, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clDeviceMemAllocINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, device, properties, size, alignment, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clDeviceMemAllocINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, device, properties, size, alignment, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -3492,8 +3366,11 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireD3D10ObjectsKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueAcquireD3D10ObjectsKHR); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireD3D10ObjectsKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -3501,18 +3378,13 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireD3D10ObjectsKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3555,8 +3427,11 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireD3D11ObjectsKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueAcquireD3D11ObjectsKHR); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireD3D11ObjectsKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -3564,18 +3439,13 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireD3D11ObjectsKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3618,8 +3488,11 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -3627,18 +3500,13 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3681,8 +3549,11 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireDX9ObjectsINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueAcquireDX9ObjectsINTEL); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireDX9ObjectsINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -3690,18 +3561,13 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireDX9ObjectsINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3744,8 +3610,11 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireEGLObjectsKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueAcquireEGLObjectsKHR); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireEGLObjectsKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -3753,18 +3622,13 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireEGLObjectsKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3807,8 +3671,11 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireExternalMemObjectsKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueAcquireExternalMemObjectsKHR); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireExternalMemObjectsKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -3816,18 +3683,13 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireExternalMemObjectsKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3870,8 +3732,11 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireGLObjects + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueAcquireGLObjects); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireGLObjects); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -3879,18 +3744,13 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireGLObjects + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3933,8 +3793,11 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireGrallocObjectsIMG + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueAcquireGrallocObjectsIMG); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireGrallocObjectsIMG); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -3942,18 +3805,13 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireGrallocObjectsIMG + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -3996,8 +3854,11 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -4005,18 +3866,13 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4059,22 +3915,20 @@ static int32_t clEnqueueBarrier_rec(clEnqueueBarrier_t real, void * command_queu
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue);
     if (th && th->in_fn == CLT_FN_clEnqueueBarrier + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueBarrier); return CL_INVALID_OPERATION_; }
-        return real(command_queue);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueBarrier); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueBarrier + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4108,8 +3962,11 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueBarrierWithWaitList + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueBarrierWithWaitList); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueBarrierWithWaitList); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -4117,18 +3974,13 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueBarrierWithWaitList + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4169,8 +4021,11 @@ static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, v
     struct clt_thread *th = clt_enter();
     if (!th) return real(num_queues, queues, command_buffer, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueCommandBufferKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueCommandBufferKHR); return CL_INVALID_OPERATION_; }
-        return real(num_queues, queues, command_buffer, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueCommandBufferKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(num_queues, queues, command_buffer, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -4178,18 +4033,13 @@ static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, v
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueCommandBufferKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(num_queues, queues, command_buffer, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4232,8 +4082,11 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueCopyBuffer + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueCopyBuffer); return CL_INVALID_OPERATION_; }
-        return real(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueCopyBuffer); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -4241,18 +4094,13 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBuffer + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4298,8 +4146,11 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueCopyBufferRect + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueCopyBufferRect); return CL_INVALID_OPERATION_; }
-        return real(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueCopyBufferRect); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -4307,18 +4158,13 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBufferRect + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4368,8 +4214,11 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueCopyBufferToImage + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueCopyBufferToImage); return CL_INVALID_OPERATION_; }
-        return real(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueCopyBufferToImage); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -4377,18 +4226,13 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBufferToImage + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4434,8 +4278,11 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueCopyImage + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueCopyImage); return CL_INVALID_OPERATION_; }
-        return real(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueCopyImage); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -4443,18 +4290,13 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueCopyImage + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4500,8 +4342,11 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueCopyImageToBuffer + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueCopyImageToBuffer); return CL_INVALID_OPERATION_; }
-        return real(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueCopyImageToBuffer); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -4509,18 +4354,13 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueCopyImageToBuffer + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4566,8 +4406,11 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueFillBuffer + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueFillBuffer); return CL_INVALID_OPERATION_; }
-        return real(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueFillBuffer); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -4575,18 +4418,13 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueFillBuffer + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4632,8 +4470,11 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueFillImage + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueFillImage); return CL_INVALID_OPERATION_; }
-        return real(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueFillImage); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -4641,18 +4482,13 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueFillImage + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4697,8 +4533,11 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueGenerateMipmapIMG + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueGenerateMipmapIMG); return CL_INVALID_OPERATION_; }
-        return real(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueGenerateMipmapIMG); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -4706,18 +4545,13 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueGenerateMipmapIMG + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4763,8 +4597,11 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
     if (th && th->in_fn == CLT_FN_clEnqueueMapBuffer + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueMapBuffer); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMapBuffer); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     void *event__c = event;
@@ -4773,18 +4610,13 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueMapBuffer + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event__c, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret != NULL && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4831,8 +4663,11 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
     if (th && th->in_fn == CLT_FN_clEnqueueMapImage + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueMapImage); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMapImage); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     void *event__c = event;
@@ -4841,18 +4676,13 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueMapImage + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event__c, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret != NULL && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4901,8 +4731,11 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * 
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMarker + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueMarker); return CL_INVALID_OPERATION_; }
-        return real(command_queue, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMarker); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -4910,18 +4743,13 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * 
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueMarker + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -4960,8 +4788,11 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMarkerWithWaitList + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueMarkerWithWaitList); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMarkerWithWaitList); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -4969,18 +4800,13 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueMarkerWithWaitList + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5021,8 +4847,11 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMemAdviseINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueMemAdviseINTEL); return CL_INVALID_OPERATION_; }
-        return real(command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMemAdviseINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -5030,18 +4859,13 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueMemAdviseINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5085,8 +4909,11 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMemFillINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueMemFillINTEL); return CL_INVALID_OPERATION_; }
-        return real(command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMemFillINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -5094,18 +4921,13 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueMemFillINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5150,8 +4972,11 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMemcpyINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueMemcpyINTEL); return CL_INVALID_OPERATION_; }
-        return real(command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMemcpyINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -5159,18 +4984,13 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueMemcpyINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5215,8 +5035,11 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMemsetINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueMemsetINTEL); return CL_INVALID_OPERATION_; }
-        return real(command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMemsetINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -5224,18 +5047,13 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueMemsetINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5279,8 +5097,11 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMigrateMemINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueMigrateMemINTEL); return CL_INVALID_OPERATION_; }
-        return real(command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMigrateMemINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -5288,18 +5109,13 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5343,8 +5159,11 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMigrateMemObjectEXT + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueMigrateMemObjectEXT); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMigrateMemObjectEXT); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -5352,18 +5171,13 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemObjectEXT + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5407,8 +5221,11 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMigrateMemObjects + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueMigrateMemObjects); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMigrateMemObjects); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -5416,18 +5233,13 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemObjects + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5468,8 +5280,11 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
 {
     struct clt_thread *th = clt_enter();
     if (th && th->in_fn == CLT_FN_clEnqueueNDRangeKernel + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueNDRangeKernel); return CL_INVALID_OPERATION_; }
-        return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueNDRangeKernel); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     struct clt_hook h = { th, (void *)real, 0, {0} };
     void * command_queue__c = command_queue;
@@ -5487,18 +5302,13 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueNDRangeKernel + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue__c, kernel__c, work_dim__c, global_work_offset__c, global_work_size__c, local_work_size__c, num_events_in_wait_list__c, event_wait_list__c, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     clt_post_clEnqueueNDRangeKernel(&h, &ret, command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
@@ -5545,8 +5355,11 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueNativeKernel + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueNativeKernel); return CL_INVALID_OPERATION_; }
-        return real(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueNativeKernel); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -5554,18 +5367,13 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueNativeKernel + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5612,8 +5420,11 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReadBuffer + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueReadBuffer); return CL_INVALID_OPERATION_; }
-        return real(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReadBuffer); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -5621,18 +5432,13 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueReadBuffer + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5678,8 +5484,11 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReadBufferRect + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueReadBufferRect); return CL_INVALID_OPERATION_; }
-        return real(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReadBufferRect); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -5687,18 +5496,13 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueReadBufferRect + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5749,8 +5553,11 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReadHostPipeINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueReadHostPipeINTEL); return CL_INVALID_OPERATION_; }
-        return real(command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReadHostPipeINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -5758,18 +5565,13 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueReadHostPipeINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5815,8 +5617,11 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReadImage + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueReadImage); return CL_INVALID_OPERATION_; }
-        return real(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReadImage); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -5824,18 +5629,13 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueReadImage + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5883,8 +5683,11 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseD3D10ObjectsKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueReleaseD3D10ObjectsKHR); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseD3D10ObjectsKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -5892,18 +5695,13 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseD3D10ObjectsKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -5946,8 +5744,11 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseD3D11ObjectsKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueReleaseD3D11ObjectsKHR); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseD3D11ObjectsKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -5955,18 +5756,13 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseD3D11ObjectsKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -6009,8 +5805,11 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -6018,18 +5817,13 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -6072,8 +5866,11 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseDX9ObjectsINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueReleaseDX9ObjectsINTEL); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseDX9ObjectsINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -6081,18 +5878,13 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseDX9ObjectsINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -6135,8 +5927,11 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseEGLObjectsKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueReleaseEGLObjectsKHR); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseEGLObjectsKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -6144,18 +5939,13 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseEGLObjectsKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -6198,8 +5988,11 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseExternalMemObjectsKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueReleaseExternalMemObjectsKHR); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseExternalMemObjectsKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -6207,18 +6000,13 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseExternalMemObjectsKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -6261,8 +6049,11 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseGLObjects + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueReleaseGLObjects); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseGLObjects); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -6270,18 +6061,13 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseGLObjects + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -6324,8 +6110,11 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseGrallocObjectsIMG + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueReleaseGrallocObjectsIMG); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseGrallocObjectsIMG); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -6333,18 +6122,13 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseGrallocObjectsIMG + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -6387,8 +6171,11 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -6396,18 +6183,13 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -6450,8 +6232,11 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMFree + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueSVMFree); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMFree); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -6459,18 +6244,13 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueSVMFree + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -6515,8 +6295,11 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMFreeARM + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueSVMFreeARM); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMFreeARM); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -6524,18 +6307,13 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueSVMFreeARM + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -6580,8 +6358,11 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMMap + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueSVMMap); return CL_INVALID_OPERATION_; }
-        return real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMMap); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -6589,18 +6370,13 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMap + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -6645,8 +6421,11 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMMapARM + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueSVMMapARM); return CL_INVALID_OPERATION_; }
-        return real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMMapARM); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -6654,18 +6433,13 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMapARM + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -6710,8 +6484,11 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMMemFill + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueSVMMemFill); return CL_INVALID_OPERATION_; }
-        return real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMMemFill); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -6719,18 +6496,13 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemFill + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -6775,8 +6547,11 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMMemFillARM + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueSVMMemFillARM); return CL_INVALID_OPERATION_; }
-        return real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMMemFillARM); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -6784,18 +6559,13 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemFillARM + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -6840,8 +6610,11 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMMemcpy + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueSVMMemcpy); return CL_INVALID_OPERATION_; }
-        return real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMMemcpy); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -6849,18 +6622,13 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemcpy + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -6905,8 +6673,11 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMMemcpyARM + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueSVMMemcpyARM); return CL_INVALID_OPERATION_; }
-        return real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMMemcpyARM); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -6914,18 +6685,13 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemcpyARM + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -6970,8 +6736,11 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMMigrateMem + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueSVMMigrateMem); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMMigrateMem); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -6979,18 +6748,13 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMigrateMem + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -7035,8 +6799,11 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMUnmap + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueSVMUnmap); return CL_INVALID_OPERATION_; }
-        return real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMUnmap); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -7044,18 +6811,13 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueSVMUnmap + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -7097,8 +6859,11 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMUnmapARM + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueSVMUnmapARM); return CL_INVALID_OPERATION_; }
-        return real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMUnmapARM); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -7106,18 +6871,13 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueSVMUnmapARM + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -7159,8 +6919,11 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSignalSemaphoresKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueSignalSemaphoresKHR); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSignalSemaphoresKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -7168,18 +6931,13 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueSignalSemaphoresKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -7223,8 +6981,11 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueTask + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueTask); return CL_INVALID_OPERATION_; }
-        return real(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueTask); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -7232,18 +6993,13 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueTask + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, kernel, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -7285,8 +7041,11 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueUnmapMemObject + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueUnmapMemObject); return CL_INVALID_OPERATION_; }
-        return real(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueUnmapMemObject); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -7294,18 +7053,13 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueUnmapMemObject + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -7348,22 +7102,20 @@ static int32_t clEnqueueWaitForEvents_rec(clEnqueueWaitForEvents_t real, void * 
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_events, event_list);
     if (th && th->in_fn == CLT_FN_clEnqueueWaitForEvents + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueWaitForEvents); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_events, event_list);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueWaitForEvents); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_events, event_list);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueWaitForEvents + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_events, event_list);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7399,8 +7151,11 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueWaitSemaphoresKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueWaitSemaphoresKHR); return CL_INVALID_OPERATION_; }
-        return real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueWaitSemaphoresKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -7408,18 +7163,13 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueWaitSemaphoresKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -7463,8 +7213,11 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueWriteBuffer + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueWriteBuffer); return CL_INVALID_OPERATION_; }
-        return real(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueWriteBuffer); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -7472,18 +7225,13 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueWriteBuffer + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -7529,8 +7277,11 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueWriteBufferRect + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueWriteBufferRect); return CL_INVALID_OPERATION_; }
-        return real(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueWriteBufferRect); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -7538,18 +7289,13 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueWriteBufferRect + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -7600,8 +7346,11 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueWriteHostPipeINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueWriteHostPipeINTEL); return CL_INVALID_OPERATION_; }
-        return real(command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueWriteHostPipeINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -7609,18 +7358,13 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueWriteHostPipeINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -7666,8 +7410,11 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueWriteImage + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clEnqueueWriteImage); return CL_INVALID_OPERATION_; }
-        return real(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueWriteImage); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+        th->reentered--;
+        return clt_r;
     }
     void *event__c = event;
     void *clt_own_event = NULL;
@@ -7675,18 +7422,13 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
     if (th && !event)
         event__c = &clt_own_event;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clEnqueueWriteImage + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c);
     if (!th)
@@ -7734,22 +7476,20 @@ static int32_t clFinalizeCommandBufferKHR_rec(clFinalizeCommandBufferKHR_t real,
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer);
     if (th && th->in_fn == CLT_FN_clFinalizeCommandBufferKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clFinalizeCommandBufferKHR); return CL_INVALID_OPERATION_; }
-        return real(command_buffer);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clFinalizeCommandBufferKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_buffer);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clFinalizeCommandBufferKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7783,22 +7523,20 @@ static int32_t clFinish_rec(clFinish_t real, void * command_queue)
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue);
     if (th && th->in_fn == CLT_FN_clFinish + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clFinish); return CL_INVALID_OPERATION_; }
-        return real(command_queue);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clFinish); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clFinish + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7832,22 +7570,20 @@ static int32_t clFlush_rec(clFlush_t real, void * command_queue)
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue);
     if (th && th->in_fn == CLT_FN_clFlush + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clFlush); return CL_INVALID_OPERATION_; }
-        return real(command_queue);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clFlush); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clFlush + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7881,22 +7617,20 @@ static int32_t clGetAcceleratorInfoINTEL_rec(clGetAcceleratorInfoINTEL_t real, v
     struct clt_thread *th = clt_enter();
     if (!th) return real(accelerator, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetAcceleratorInfoINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetAcceleratorInfoINTEL); return CL_INVALID_OPERATION_; }
-        return real(accelerator, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetAcceleratorInfoINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(accelerator, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetAcceleratorInfoINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(accelerator, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7934,22 +7668,20 @@ static int32_t clGetCommandBufferInfoKHR_rec(clGetCommandBufferInfoKHR_t real, v
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetCommandBufferInfoKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetCommandBufferInfoKHR); return CL_INVALID_OPERATION_; }
-        return real(command_buffer, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetCommandBufferInfoKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_buffer, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetCommandBufferInfoKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7984,8 +7716,11 @@ static int32_t clGetCommandQueueInfo_rec(clGetCommandQueueInfo_t real, void * co
 {
     struct clt_thread *th = clt_enter();
     if (th && th->in_fn == CLT_FN_clGetCommandQueueInfo + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetCommandQueueInfo); return CL_INVALID_OPERATION_; }
-        return real(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetCommandQueueInfo); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     struct clt_hook h = { th, (void *)real, 0, {0} };
     void * command_queue__c = command_queue;
@@ -7995,18 +7730,13 @@ static int32_t clGetCommandQueueInfo_rec(clGetCommandQueueInfo_t real, void * co
     void * param_value_size_ret__c = param_value_size_ret;
     clt_pre_clGetCommandQueueInfo(&h, &command_queue__c, &param_name__c, &param_value_size__c, &param_value__c, &param_value_size_ret__c);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetCommandQueueInfo + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue__c, param_name__c, param_value_size__c, param_value__c, param_value_size_ret__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     clt_post_clGetCommandQueueInfo(&h, &ret, command_queue, param_name, param_value_size, param_value, param_value_size_ret);
     if (!th)
         return ret;
@@ -8045,22 +7775,20 @@ static int32_t clGetContextInfo_rec(clGetContextInfo_t real, void * context, uin
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetContextInfo + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetContextInfo); return CL_INVALID_OPERATION_; }
-        return real(context, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetContextInfo); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(context, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetContextInfo + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(context, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8098,22 +7826,20 @@ static int32_t clGetDeviceAndHostTimer_rec(clGetDeviceAndHostTimer_t real, void 
     struct clt_thread *th = clt_enter();
     if (!th) return real(device, device_timestamp, host_timestamp);
     if (th && th->in_fn == CLT_FN_clGetDeviceAndHostTimer + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetDeviceAndHostTimer); return CL_INVALID_OPERATION_; }
-        return real(device, device_timestamp, host_timestamp);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceAndHostTimer); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(device, device_timestamp, host_timestamp);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetDeviceAndHostTimer + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(device, device_timestamp, host_timestamp);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8149,22 +7875,20 @@ static int32_t clGetDeviceIDs_rec(clGetDeviceIDs_t real, void * platform, uint64
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, device_type, num_entries, devices, num_devices);
     if (th && th->in_fn == CLT_FN_clGetDeviceIDs + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetDeviceIDs); return CL_INVALID_OPERATION_; }
-        return real(platform, device_type, num_entries, devices, num_devices);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceIDs); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(platform, device_type, num_entries, devices, num_devices);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetDeviceIDs + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, device_type, num_entries, devices, num_devices);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8202,22 +7926,20 @@ static int32_t clGetDeviceIDsFromD3D10KHR_rec(clGetDeviceIDsFromD3D10KHR_t real,
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
     if (th && th->in_fn == CLT_FN_clGetDeviceIDsFromD3D10KHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetDeviceIDsFromD3D10KHR); return CL_INVALID_OPERATION_; }
-        return real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceIDsFromD3D10KHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetDeviceIDsFromD3D10KHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8257,22 +7979,20 @@ static int32_t clGetDeviceIDsFromD3D11KHR_rec(clGetDeviceIDsFromD3D11KHR_t real,
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
     if (th && th->in_fn == CLT_FN_clGetDeviceIDsFromD3D11KHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetDeviceIDsFromD3D11KHR); return CL_INVALID_OPERATION_; }
-        return real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceIDsFromD3D11KHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetDeviceIDsFromD3D11KHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8312,22 +8032,20 @@ static int32_t clGetDeviceIDsFromDX9INTEL_rec(clGetDeviceIDsFromDX9INTEL_t real,
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, dx9_device_source, dx9_object, dx9_device_set, num_entries, devices, num_devices);
     if (th && th->in_fn == CLT_FN_clGetDeviceIDsFromDX9INTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetDeviceIDsFromDX9INTEL); return CL_INVALID_OPERATION_; }
-        return real(platform, dx9_device_source, dx9_object, dx9_device_set, num_entries, devices, num_devices);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceIDsFromDX9INTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(platform, dx9_device_source, dx9_object, dx9_device_set, num_entries, devices, num_devices);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetDeviceIDsFromDX9INTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, dx9_device_source, dx9_object, dx9_device_set, num_entries, devices, num_devices);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8367,22 +8085,20 @@ static int32_t clGetDeviceIDsFromDX9MediaAdapterKHR_rec(clGetDeviceIDsFromDX9Med
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, num_media_adapters, media_adapter_type, media_adapters, media_adapter_set, num_entries, devices, num_devices);
     if (th && th->in_fn == CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR); return CL_INVALID_OPERATION_; }
-        return real(platform, num_media_adapters, media_adapter_type, media_adapters, media_adapter_set, num_entries, devices, num_devices);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(platform, num_media_adapters, media_adapter_type, media_adapters, media_adapter_set, num_entries, devices, num_devices);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, num_media_adapters, media_adapter_type, media_adapters, media_adapter_set, num_entries, devices, num_devices);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8423,22 +8139,20 @@ static int32_t clGetDeviceIDsFromVA_APIMediaAdapterINTEL_rec(clGetDeviceIDsFromV
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, media_adapter_type, media_adapter, media_adapter_set, num_entries, devices, num_devices);
     if (th && th->in_fn == CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL); return CL_INVALID_OPERATION_; }
-        return real(platform, media_adapter_type, media_adapter, media_adapter_set, num_entries, devices, num_devices);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(platform, media_adapter_type, media_adapter, media_adapter_set, num_entries, devices, num_devices);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, media_adapter_type, media_adapter, media_adapter_set, num_entries, devices, num_devices);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8478,22 +8192,20 @@ static int32_t clGetDeviceImageInfoQCOM_rec(clGetDeviceImageInfoQCOM_t real, voi
     struct clt_thread *th = clt_enter();
     if (!th) return real(device, image_width, image_height, image_format, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetDeviceImageInfoQCOM + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetDeviceImageInfoQCOM); return CL_INVALID_OPERATION_; }
-        return real(device, image_width, image_height, image_format, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceImageInfoQCOM); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(device, image_width, image_height, image_format, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetDeviceImageInfoQCOM + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(device, image_width, image_height, image_format, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8534,22 +8246,20 @@ static int32_t clGetDeviceInfo_rec(clGetDeviceInfo_t real, void * device, uint32
     struct clt_thread *th = clt_enter();
     if (!th) return real(device, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetDeviceInfo + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetDeviceInfo); return CL_INVALID_OPERATION_; }
-        return real(device, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceInfo); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(device, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetDeviceInfo + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(device, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8587,22 +8297,20 @@ static int32_t clGetEventInfo_rec(clGetEventInfo_t real, void * event, uint32_t 
     struct clt_thread *th = clt_enter();
     if (!th) return real(event, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetEventInfo + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetEventInfo); return CL_INVALID_OPERATION_; }
-        return real(event, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetEventInfo); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(event, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetEventInfo + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(event, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8637,8 +8345,11 @@ static int32_t clGetEventProfilingInfo_rec(clGetEventProfilingInfo_t real, void 
 {
     struct clt_thread *th = clt_enter();
     if (th && th->in_fn == CLT_FN_clGetEventProfilingInfo + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetEventProfilingInfo); return CL_INVALID_OPERATION_; }
-        return real(event, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetEventProfilingInfo); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(event, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     struct clt_hook h = { th, (void *)real, 0, {0} };
     void * event__c = event;
@@ -8648,18 +8359,13 @@ static int32_t clGetEventProfilingInfo_rec(clGetEventProfilingInfo_t real, void 
     void * param_value_size_ret__c = param_value_size_ret;
     clt_pre_clGetEventProfilingInfo(&h, &event__c, &param_name__c, &param_value_size__c, &param_value__c, &param_value_size_ret__c);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetEventProfilingInfo + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(event__c, param_name__c, param_value_size__c, param_value__c, param_value_size_ret__c);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     clt_post_clGetEventProfilingInfo(&h, &ret, event, param_name, param_value_size, param_value, param_value_size_ret);
     if (!th)
         return ret;
@@ -8698,22 +8404,20 @@ static void * clGetExtensionFunctionAddress_rec(clGetExtensionFunctionAddress_t 
     struct clt_thread *th = clt_enter();
     if (!th) return clt_ext_wrap(func_name, real(func_name));
     if (th && th->in_fn == CLT_FN_clGetExtensionFunctionAddress + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetExtensionFunctionAddress); return NULL; }
-        return clt_ext_wrap(func_name, real(func_name));
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetExtensionFunctionAddress); return NULL; }
+        th->reentered++;
+        void * clt_r = clt_ext_wrap(func_name, real(func_name));
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetExtensionFunctionAddress + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(func_name);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     ret = clt_ext_wrap(func_name, ret);
     if (!th)
         return ret;
@@ -8745,22 +8449,20 @@ static void * clGetExtensionFunctionAddressForPlatform_rec(clGetExtensionFunctio
     struct clt_thread *th = clt_enter();
     if (!th) return clt_ext_wrap(func_name, real(platform, func_name));
     if (th && th->in_fn == CLT_FN_clGetExtensionFunctionAddressForPlatform + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetExtensionFunctionAddressForPlatform); return NULL; }
-        return clt_ext_wrap(func_name, real(platform, func_name));
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetExtensionFunctionAddressForPlatform); return NULL; }
+        th->reentered++;
+        void * clt_r = clt_ext_wrap(func_name, real(platform, func_name));
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetExtensionFunctionAddressForPlatform + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(platform, func_name);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     ret = clt_ext_wrap(func_name, ret);
     if (!th)
         return ret;
@@ -8793,22 +8495,20 @@ static int32_t clGetGLContextInfoKHR_rec(clGetGLContextInfoKHR_t real, void * pr
     struct clt_thread *th = clt_enter();
     if (!th) return real(properties, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetGLContextInfoKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetGLContextInfoKHR); return CL_INVALID_OPERATION_; }
-        return real(properties, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetGLContextInfoKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(properties, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetGLContextInfoKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(properties, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8846,22 +8546,20 @@ static int32_t clGetGLObjectInfo_rec(clGetGLObjectInfo_t real, void * memobj, vo
     struct clt_thread *th = clt_enter();
     if (!th) return real(memobj, gl_object_type, gl_object_name);
     if (th && th->in_fn == CLT_FN_clGetGLObjectInfo + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetGLObjectInfo); return CL_INVALID_OPERATION_; }
-        return real(memobj, gl_object_type, gl_object_name);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetGLObjectInfo); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(memobj, gl_object_type, gl_object_name);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetGLObjectInfo + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(memobj, gl_object_type, gl_object_name);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8897,22 +8595,20 @@ static int32_t clGetGLTextureInfo_rec(clGetGLTextureInfo_t real, void * memobj, 
     struct clt_thread *th = clt_enter();
     if (!th) return real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetGLTextureInfo + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetGLTextureInfo); return CL_INVALID_OPERATION_; }
-        return real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetGLTextureInfo); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetGLTextureInfo + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8950,22 +8646,20 @@ static int32_t clGetHostTimer_rec(clGetHostTimer_t real, void * device, void * h
     struct clt_thread *th = clt_enter();
     if (!th) return real(device, host_timestamp);
     if (th && th->in_fn == CLT_FN_clGetHostTimer + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetHostTimer); return CL_INVALID_OPERATION_; }
-        return real(device, host_timestamp);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetHostTimer); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(device, host_timestamp);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetHostTimer + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(device, host_timestamp);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9000,22 +8694,20 @@ static int32_t clGetICDLoaderInfoOCLICD_rec(clGetICDLoaderInfoOCLICD_t real, uin
     struct clt_thread *th = clt_enter();
     if (!th) return real(param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetICDLoaderInfoOCLICD + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetICDLoaderInfoOCLICD); return CL_INVALID_OPERATION_; }
-        return real(param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetICDLoaderInfoOCLICD); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetICDLoaderInfoOCLICD + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9052,22 +8744,20 @@ static int32_t clGetImageInfo_rec(clGetImageInfo_t real, void * image, uint32_t 
     struct clt_thread *th = clt_enter();
     if (!th) return real(image, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetImageInfo + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetImageInfo); return CL_INVALID_OPERATION_; }
-        return real(image, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetImageInfo); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(image, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetImageInfo + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(image, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9105,22 +8795,20 @@ static int32_t clGetImageRequirementsInfoEXT_rec(clGetImageRequirementsInfoEXT_t
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, properties, flags, image_format, image_desc, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetImageRequirementsInfoEXT + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetImageRequirementsInfoEXT); return CL_INVALID_OPERATION_; }
-        return real(context, properties, flags, image_format, image_desc, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetImageRequirementsInfoEXT); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(context, properties, flags, image_format, image_desc, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetImageRequirementsInfoEXT + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(context, properties, flags, image_format, image_desc, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9162,22 +8850,20 @@ static int32_t clGetKernelArgInfo_rec(clGetKernelArgInfo_t real, void * kernel, 
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, arg_index, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetKernelArgInfo + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetKernelArgInfo); return CL_INVALID_OPERATION_; }
-        return real(kernel, arg_index, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetKernelArgInfo); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(kernel, arg_index, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetKernelArgInfo + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, arg_index, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9216,22 +8902,20 @@ static int32_t clGetKernelInfo_rec(clGetKernelInfo_t real, void * kernel, uint32
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetKernelInfo + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetKernelInfo); return CL_INVALID_OPERATION_; }
-        return real(kernel, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetKernelInfo); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(kernel, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetKernelInfo + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9269,22 +8953,20 @@ static int32_t clGetKernelSubGroupInfo_rec(clGetKernelSubGroupInfo_t real, void 
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetKernelSubGroupInfo + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetKernelSubGroupInfo); return CL_INVALID_OPERATION_; }
-        return real(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetKernelSubGroupInfo); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetKernelSubGroupInfo + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9325,22 +9007,20 @@ static int32_t clGetKernelSubGroupInfoKHR_rec(clGetKernelSubGroupInfoKHR_t real,
     struct clt_thread *th = clt_enter();
     if (!th) return real(in_kernel, in_device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetKernelSubGroupInfoKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetKernelSubGroupInfoKHR); return CL_INVALID_OPERATION_; }
-        return real(in_kernel, in_device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetKernelSubGroupInfoKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(in_kernel, in_device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetKernelSubGroupInfoKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(in_kernel, in_device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9381,22 +9061,20 @@ static int32_t clGetKernelSuggestedLocalWorkSize_rec(clGetKernelSuggestedLocalWo
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
     if (th && th->in_fn == CLT_FN_clGetKernelSuggestedLocalWorkSize + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetKernelSuggestedLocalWorkSize); return CL_INVALID_OPERATION_; }
-        return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetKernelSuggestedLocalWorkSize); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetKernelSuggestedLocalWorkSize + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9435,22 +9113,20 @@ static int32_t clGetKernelSuggestedLocalWorkSizeKHR_rec(clGetKernelSuggestedLoca
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
     if (th && th->in_fn == CLT_FN_clGetKernelSuggestedLocalWorkSizeKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetKernelSuggestedLocalWorkSizeKHR); return CL_INVALID_OPERATION_; }
-        return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetKernelSuggestedLocalWorkSizeKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetKernelSuggestedLocalWorkSizeKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9489,22 +9165,20 @@ static int32_t clGetKernelWorkGroupInfo_rec(clGetKernelWorkGroupInfo_t real, voi
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetKernelWorkGroupInfo + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetKernelWorkGroupInfo); return CL_INVALID_OPERATION_; }
-        return real(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetKernelWorkGroupInfo); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetKernelWorkGroupInfo + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9543,22 +9217,20 @@ static int32_t clGetLayerInfo_rec(clGetLayerInfo_t real, uint32_t param_name, si
     struct clt_thread *th = clt_enter();
     if (!th) return real(param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetLayerInfo + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetLayerInfo); return CL_INVALID_OPERATION_; }
-        return real(param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetLayerInfo); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetLayerInfo + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9595,22 +9267,20 @@ static int32_t clGetMemAllocInfoINTEL_rec(clGetMemAllocInfoINTEL_t real, void * 
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, ptr, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetMemAllocInfoINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetMemAllocInfoINTEL); return CL_INVALID_OPERATION_; }
-        return real(context, ptr, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetMemAllocInfoINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(context, ptr, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetMemAllocInfoINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(context, ptr, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9649,22 +9319,20 @@ static int32_t clGetMemObjectInfo_rec(clGetMemObjectInfo_t real, void * memobj, 
     struct clt_thread *th = clt_enter();
     if (!th) return real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetMemObjectInfo + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetMemObjectInfo); return CL_INVALID_OPERATION_; }
-        return real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetMemObjectInfo); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetMemObjectInfo + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9702,22 +9370,20 @@ static int32_t clGetMutableCommandInfoKHR_rec(clGetMutableCommandInfoKHR_t real,
     struct clt_thread *th = clt_enter();
     if (!th) return real(command, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetMutableCommandInfoKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetMutableCommandInfoKHR); return CL_INVALID_OPERATION_; }
-        return real(command, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetMutableCommandInfoKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetMutableCommandInfoKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9755,22 +9421,20 @@ static int32_t clGetPipeInfo_rec(clGetPipeInfo_t real, void * pipe, uint32_t par
     struct clt_thread *th = clt_enter();
     if (!th) return real(pipe, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetPipeInfo + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetPipeInfo); return CL_INVALID_OPERATION_; }
-        return real(pipe, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetPipeInfo); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(pipe, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetPipeInfo + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(pipe, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9808,22 +9472,20 @@ static int32_t clGetPlatformIDs_rec(clGetPlatformIDs_t real, uint32_t num_entrie
     struct clt_thread *th = clt_enter();
     if (!th) return real(num_entries, platforms, num_platforms);
     if (th && th->in_fn == CLT_FN_clGetPlatformIDs + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetPlatformIDs); return CL_INVALID_OPERATION_; }
-        return real(num_entries, platforms, num_platforms);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetPlatformIDs); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(num_entries, platforms, num_platforms);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetPlatformIDs + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(num_entries, platforms, num_platforms);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9859,22 +9521,20 @@ static int32_t clGetPlatformInfo_rec(clGetPlatformInfo_t real, void * platform, 
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetPlatformInfo + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetPlatformInfo); return CL_INVALID_OPERATION_; }
-        return real(platform, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetPlatformInfo); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(platform, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetPlatformInfo + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9912,22 +9572,20 @@ static int32_t clGetProgramBuildInfo_rec(clGetProgramBuildInfo_t real, void * pr
     struct clt_thread *th = clt_enter();
     if (!th) return real(program, device, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetProgramBuildInfo + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetProgramBuildInfo); return CL_INVALID_OPERATION_; }
-        return real(program, device, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetProgramBuildInfo); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(program, device, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetProgramBuildInfo + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(program, device, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9966,22 +9624,20 @@ static int32_t clGetProgramInfo_rec(clGetProgramInfo_t real, void * program, uin
     struct clt_thread *th = clt_enter();
     if (!th) return real(program, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetProgramInfo + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetProgramInfo); return CL_INVALID_OPERATION_; }
-        return real(program, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetProgramInfo); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(program, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetProgramInfo + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(program, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10019,22 +9675,20 @@ static int32_t clGetSVMPointerInfoKHR_rec(clGetSVMPointerInfoKHR_t real, void * 
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, device, ptr, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetSVMPointerInfoKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetSVMPointerInfoKHR); return CL_INVALID_OPERATION_; }
-        return real(context, device, ptr, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSVMPointerInfoKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(context, device, ptr, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetSVMPointerInfoKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(context, device, ptr, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10074,22 +9728,20 @@ static int32_t clGetSVMSuggestedTypeIndexKHR_rec(clGetSVMSuggestedTypeIndexKHR_t
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, required_capabilities, desired_capabilities, properties, size, suggested_svm_type_index);
     if (th && th->in_fn == CLT_FN_clGetSVMSuggestedTypeIndexKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetSVMSuggestedTypeIndexKHR); return CL_INVALID_OPERATION_; }
-        return real(context, required_capabilities, desired_capabilities, properties, size, suggested_svm_type_index);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSVMSuggestedTypeIndexKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(context, required_capabilities, desired_capabilities, properties, size, suggested_svm_type_index);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetSVMSuggestedTypeIndexKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(context, required_capabilities, desired_capabilities, properties, size, suggested_svm_type_index);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10128,22 +9780,20 @@ static int32_t clGetSamplerInfo_rec(clGetSamplerInfo_t real, void * sampler, uin
     struct clt_thread *th = clt_enter();
     if (!th) return real(sampler, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetSamplerInfo + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetSamplerInfo); return CL_INVALID_OPERATION_; }
-        return real(sampler, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSamplerInfo); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(sampler, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetSamplerInfo + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(sampler, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10181,22 +9831,20 @@ static int32_t clGetSemaphoreHandleForTypeKHR_rec(clGetSemaphoreHandleForTypeKHR
     struct clt_thread *th = clt_enter();
     if (!th) return real(sema_object, device, handle_type, handle_size, handle_ptr, handle_size_ret);
     if (th && th->in_fn == CLT_FN_clGetSemaphoreHandleForTypeKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetSemaphoreHandleForTypeKHR); return CL_INVALID_OPERATION_; }
-        return real(sema_object, device, handle_type, handle_size, handle_ptr, handle_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSemaphoreHandleForTypeKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(sema_object, device, handle_type, handle_size, handle_ptr, handle_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetSemaphoreHandleForTypeKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(sema_object, device, handle_type, handle_size, handle_ptr, handle_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10235,22 +9883,20 @@ static int32_t clGetSemaphoreInfoKHR_rec(clGetSemaphoreInfoKHR_t real, void * se
     struct clt_thread *th = clt_enter();
     if (!th) return real(sema_object, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetSemaphoreInfoKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetSemaphoreInfoKHR); return CL_INVALID_OPERATION_; }
-        return real(sema_object, param_name, param_value_size, param_value, param_value_size_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSemaphoreInfoKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(sema_object, param_name, param_value_size, param_value, param_value_size_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetSemaphoreInfoKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(sema_object, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10288,22 +9934,20 @@ static int32_t clGetSupportedD3D10TextureFormatsINTEL_rec(clGetSupportedD3D10Tex
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_type, num_entries, d3d10_formats, num_texture_formats);
     if (th && th->in_fn == CLT_FN_clGetSupportedD3D10TextureFormatsINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetSupportedD3D10TextureFormatsINTEL); return CL_INVALID_OPERATION_; }
-        return real(context, flags, image_type, num_entries, d3d10_formats, num_texture_formats);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSupportedD3D10TextureFormatsINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(context, flags, image_type, num_entries, d3d10_formats, num_texture_formats);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetSupportedD3D10TextureFormatsINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(context, flags, image_type, num_entries, d3d10_formats, num_texture_formats);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10342,22 +9986,20 @@ static int32_t clGetSupportedD3D11TextureFormatsINTEL_rec(clGetSupportedD3D11Tex
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_type, plane, num_entries, d3d11_formats, num_texture_formats);
     if (th && th->in_fn == CLT_FN_clGetSupportedD3D11TextureFormatsINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetSupportedD3D11TextureFormatsINTEL); return CL_INVALID_OPERATION_; }
-        return real(context, flags, image_type, plane, num_entries, d3d11_formats, num_texture_formats);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSupportedD3D11TextureFormatsINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(context, flags, image_type, plane, num_entries, d3d11_formats, num_texture_formats);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetSupportedD3D11TextureFormatsINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(context, flags, image_type, plane, num_entries, d3d11_formats, num_texture_formats);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10397,22 +10039,20 @@ static int32_t clGetSupportedDX9MediaSurfaceFormatsINTEL_rec(clGetSupportedDX9Me
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_type, plane, num_entries, dx9_formats, num_surface_formats);
     if (th && th->in_fn == CLT_FN_clGetSupportedDX9MediaSurfaceFormatsINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetSupportedDX9MediaSurfaceFormatsINTEL); return CL_INVALID_OPERATION_; }
-        return real(context, flags, image_type, plane, num_entries, dx9_formats, num_surface_formats);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSupportedDX9MediaSurfaceFormatsINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(context, flags, image_type, plane, num_entries, dx9_formats, num_surface_formats);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetSupportedDX9MediaSurfaceFormatsINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(context, flags, image_type, plane, num_entries, dx9_formats, num_surface_formats);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10452,22 +10092,20 @@ static int32_t clGetSupportedGLTextureFormatsINTEL_rec(clGetSupportedGLTextureFo
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_type, num_entries, gl_formats, num_texture_formats);
     if (th && th->in_fn == CLT_FN_clGetSupportedGLTextureFormatsINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetSupportedGLTextureFormatsINTEL); return CL_INVALID_OPERATION_; }
-        return real(context, flags, image_type, num_entries, gl_formats, num_texture_formats);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSupportedGLTextureFormatsINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(context, flags, image_type, num_entries, gl_formats, num_texture_formats);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetSupportedGLTextureFormatsINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(context, flags, image_type, num_entries, gl_formats, num_texture_formats);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10506,22 +10144,20 @@ static int32_t clGetSupportedImageFormats_rec(clGetSupportedImageFormats_t real,
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_type, num_entries, image_formats, num_image_formats);
     if (th && th->in_fn == CLT_FN_clGetSupportedImageFormats + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetSupportedImageFormats); return CL_INVALID_OPERATION_; }
-        return real(context, flags, image_type, num_entries, image_formats, num_image_formats);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSupportedImageFormats); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(context, flags, image_type, num_entries, image_formats, num_image_formats);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetSupportedImageFormats + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(context, flags, image_type, num_entries, image_formats, num_image_formats);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10560,22 +10196,20 @@ static int32_t clGetSupportedVA_APIMediaSurfaceFormatsINTEL_rec(clGetSupportedVA
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, image_type, plane, num_entries, va_api_formats, num_surface_formats);
     if (th && th->in_fn == CLT_FN_clGetSupportedVA_APIMediaSurfaceFormatsINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clGetSupportedVA_APIMediaSurfaceFormatsINTEL); return CL_INVALID_OPERATION_; }
-        return real(context, flags, image_type, plane, num_entries, va_api_formats, num_surface_formats);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSupportedVA_APIMediaSurfaceFormatsINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(context, flags, image_type, plane, num_entries, va_api_formats, num_surface_formats);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clGetSupportedVA_APIMediaSurfaceFormatsINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(context, flags, image_type, plane, num_entries, va_api_formats, num_surface_formats);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10615,23 +10249,21 @@ static void * clHostMemAllocINTEL_rec(clHostMemAllocINTEL_t real, void * context
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, properties, size, alignment, errcode_ret);
     if (th && th->in_fn == CLT_FN_clHostMemAllocINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clHostMemAllocINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, properties, size, alignment, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clHostMemAllocINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, properties, size, alignment, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clHostMemAllocINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, properties, size, alignment, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -10669,22 +10301,20 @@ static void * clIcdGetFunctionAddressForPlatformKHR_rec(clIcdGetFunctionAddressF
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, func_name);
     if (th && th->in_fn == CLT_FN_clIcdGetFunctionAddressForPlatformKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clIcdGetFunctionAddressForPlatformKHR); return NULL; }
-        return real(platform, func_name);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clIcdGetFunctionAddressForPlatformKHR); return NULL; }
+        th->reentered++;
+        void * clt_r = real(platform, func_name);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clIcdGetFunctionAddressForPlatformKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(platform, func_name);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -10716,22 +10346,20 @@ static int32_t clIcdGetPlatformIDsKHR_rec(clIcdGetPlatformIDsKHR_t real, uint32_
     struct clt_thread *th = clt_enter();
     if (!th) return real(num_entries, platforms, num_platforms);
     if (th && th->in_fn == CLT_FN_clIcdGetPlatformIDsKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clIcdGetPlatformIDsKHR); return CL_INVALID_OPERATION_; }
-        return real(num_entries, platforms, num_platforms);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clIcdGetPlatformIDsKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(num_entries, platforms, num_platforms);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clIcdGetPlatformIDsKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(num_entries, platforms, num_platforms);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10767,22 +10395,20 @@ static int32_t clIcdSetPlatformDispatchDataKHR_rec(clIcdSetPlatformDispatchDataK
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform, dispatch_data);
     if (th && th->in_fn == CLT_FN_clIcdSetPlatformDispatchDataKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clIcdSetPlatformDispatchDataKHR); return CL_INVALID_OPERATION_; }
-        return real(platform, dispatch_data);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clIcdSetPlatformDispatchDataKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(platform, dispatch_data);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clIcdSetPlatformDispatchDataKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(platform, dispatch_data);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10817,23 +10443,21 @@ static void * clImportMemoryARM_rec(clImportMemoryARM_t real, void * context, ui
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, properties, memory, size, errcode_ret);
     if (th && th->in_fn == CLT_FN_clImportMemoryARM + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clImportMemoryARM); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, flags, properties, memory, size, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clImportMemoryARM); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, flags, properties, memory, size, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clImportMemoryARM + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, properties, memory, size, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -10872,22 +10496,20 @@ static int32_t clInitLayer_rec(clInitLayer_t real, uint32_t num_entries, void * 
     struct clt_thread *th = clt_enter();
     if (!th) return real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret);
     if (th && th->in_fn == CLT_FN_clInitLayer + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clInitLayer); return CL_INVALID_OPERATION_; }
-        return real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clInitLayer); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clInitLayer + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10924,22 +10546,20 @@ static int32_t clInitLayerWithProperties_rec(clInitLayerWithProperties_t real, u
     struct clt_thread *th = clt_enter();
     if (!th) return real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret, properties);
     if (th && th->in_fn == CLT_FN_clInitLayerWithProperties + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clInitLayerWithProperties); return CL_INVALID_OPERATION_; }
-        return real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret, properties);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clInitLayerWithProperties); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret, properties);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clInitLayerWithProperties + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret, properties);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10977,23 +10597,21 @@ static void * clLinkProgram_rec(clLinkProgram_t real, void * context, uint32_t n
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
     if (th && th->in_fn == CLT_FN_clLinkProgram + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clLinkProgram); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clLinkProgram); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clLinkProgram + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -11035,22 +10653,20 @@ static void clLogMessagesToStderrAPPLE_rec(clLogMessagesToStderrAPPLE_t real, vo
     struct clt_thread *th = clt_enter();
     if (!th) { real(errstr, private_info, cb, user_data); return; }
     if (th && th->in_fn == CLT_FN_clLogMessagesToStderrAPPLE + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clLogMessagesToStderrAPPLE); return; }
-        { real(errstr, private_info, cb, user_data); return; }
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clLogMessagesToStderrAPPLE); return; }
+        th->reentered++;
+        real(errstr, private_info, cb, user_data);
+        th->reentered--;
+        return;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clLogMessagesToStderrAPPLE + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     real(errstr, private_info, cb, user_data);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return;
     int ok = 1;
@@ -11084,22 +10700,20 @@ static void clLogMessagesToStdoutAPPLE_rec(clLogMessagesToStdoutAPPLE_t real, vo
     struct clt_thread *th = clt_enter();
     if (!th) { real(errstr, private_info, cb, user_data); return; }
     if (th && th->in_fn == CLT_FN_clLogMessagesToStdoutAPPLE + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clLogMessagesToStdoutAPPLE); return; }
-        { real(errstr, private_info, cb, user_data); return; }
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clLogMessagesToStdoutAPPLE); return; }
+        th->reentered++;
+        real(errstr, private_info, cb, user_data);
+        th->reentered--;
+        return;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clLogMessagesToStdoutAPPLE + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     real(errstr, private_info, cb, user_data);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return;
     int ok = 1;
@@ -11133,22 +10747,20 @@ static void clLogMessagesToSystemLogAPPLE_rec(clLogMessagesToSystemLogAPPLE_t re
     struct clt_thread *th = clt_enter();
     if (!th) { real(errstr, private_info, cb, user_data); return; }
     if (th && th->in_fn == CLT_FN_clLogMessagesToSystemLogAPPLE + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clLogMessagesToSystemLogAPPLE); return; }
-        { real(errstr, private_info, cb, user_data); return; }
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clLogMessagesToSystemLogAPPLE); return; }
+        th->reentered++;
+        real(errstr, private_info, cb, user_data);
+        th->reentered--;
+        return;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clLogMessagesToSystemLogAPPLE + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     real(errstr, private_info, cb, user_data);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return;
     int ok = 1;
@@ -11182,22 +10794,20 @@ static int32_t clMemBlockingFreeINTEL_rec(clMemBlockingFreeINTEL_t real, void * 
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, ptr);
     if (th && th->in_fn == CLT_FN_clMemBlockingFreeINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clMemBlockingFreeINTEL); return CL_INVALID_OPERATION_; }
-        return real(context, ptr);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clMemBlockingFreeINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(context, ptr);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clMemBlockingFreeINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(context, ptr);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11232,22 +10842,20 @@ static int32_t clMemFreeINTEL_rec(clMemFreeINTEL_t real, void * context, void * 
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, ptr);
     if (th && th->in_fn == CLT_FN_clMemFreeINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clMemFreeINTEL); return CL_INVALID_OPERATION_; }
-        return real(context, ptr);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clMemFreeINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(context, ptr);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clMemFreeINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(context, ptr);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11282,22 +10890,20 @@ static int32_t clReImportSemaphoreSyncFdKHR_rec(clReImportSemaphoreSyncFdKHR_t r
     struct clt_thread *th = clt_enter();
     if (!th) return real(sema_object, reimport_props, fd);
     if (th && th->in_fn == CLT_FN_clReImportSemaphoreSyncFdKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clReImportSemaphoreSyncFdKHR); return CL_INVALID_OPERATION_; }
-        return real(sema_object, reimport_props, fd);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReImportSemaphoreSyncFdKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(sema_object, reimport_props, fd);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clReImportSemaphoreSyncFdKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(sema_object, reimport_props, fd);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11333,22 +10939,20 @@ static int32_t clReleaseAcceleratorINTEL_rec(clReleaseAcceleratorINTEL_t real, v
     struct clt_thread *th = clt_enter();
     if (!th) return real(accelerator);
     if (th && th->in_fn == CLT_FN_clReleaseAcceleratorINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clReleaseAcceleratorINTEL); return CL_INVALID_OPERATION_; }
-        return real(accelerator);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseAcceleratorINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(accelerator);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clReleaseAcceleratorINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(accelerator);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11382,22 +10986,20 @@ static int32_t clReleaseCommandBufferKHR_rec(clReleaseCommandBufferKHR_t real, v
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer);
     if (th && th->in_fn == CLT_FN_clReleaseCommandBufferKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clReleaseCommandBufferKHR); return CL_INVALID_OPERATION_; }
-        return real(command_buffer);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseCommandBufferKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_buffer);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clReleaseCommandBufferKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11431,22 +11033,20 @@ static int32_t clReleaseCommandQueue_rec(clReleaseCommandQueue_t real, void * co
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue);
     if (th && th->in_fn == CLT_FN_clReleaseCommandQueue + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clReleaseCommandQueue); return CL_INVALID_OPERATION_; }
-        return real(command_queue);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseCommandQueue); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clReleaseCommandQueue + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11480,22 +11080,20 @@ static int32_t clReleaseContext_rec(clReleaseContext_t real, void * context)
     struct clt_thread *th = clt_enter();
     if (!th) return real(context);
     if (th && th->in_fn == CLT_FN_clReleaseContext + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clReleaseContext); return CL_INVALID_OPERATION_; }
-        return real(context);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseContext); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(context);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clReleaseContext + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(context);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11529,22 +11127,20 @@ static int32_t clReleaseDevice_rec(clReleaseDevice_t real, void * device)
     struct clt_thread *th = clt_enter();
     if (!th) return real(device);
     if (th && th->in_fn == CLT_FN_clReleaseDevice + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clReleaseDevice); return CL_INVALID_OPERATION_; }
-        return real(device);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseDevice); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(device);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clReleaseDevice + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(device);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11578,22 +11174,20 @@ static int32_t clReleaseDeviceEXT_rec(clReleaseDeviceEXT_t real, void * device)
     struct clt_thread *th = clt_enter();
     if (!th) return real(device);
     if (th && th->in_fn == CLT_FN_clReleaseDeviceEXT + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clReleaseDeviceEXT); return CL_INVALID_OPERATION_; }
-        return real(device);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseDeviceEXT); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(device);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clReleaseDeviceEXT + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(device);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11627,22 +11221,20 @@ static int32_t clReleaseEvent_rec(clReleaseEvent_t real, void * event)
     struct clt_thread *th = clt_enter();
     if (!th) return real(event);
     if (th && th->in_fn == CLT_FN_clReleaseEvent + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clReleaseEvent); return CL_INVALID_OPERATION_; }
-        return real(event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseEvent); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(event);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clReleaseEvent + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(event);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11676,22 +11268,20 @@ static int32_t clReleaseKernel_rec(clReleaseKernel_t real, void * kernel)
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel);
     if (th && th->in_fn == CLT_FN_clReleaseKernel + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clReleaseKernel); return CL_INVALID_OPERATION_; }
-        return real(kernel);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseKernel); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(kernel);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clReleaseKernel + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11725,22 +11315,20 @@ static int32_t clReleaseMemObject_rec(clReleaseMemObject_t real, void * memobj)
     struct clt_thread *th = clt_enter();
     if (!th) return real(memobj);
     if (th && th->in_fn == CLT_FN_clReleaseMemObject + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clReleaseMemObject); return CL_INVALID_OPERATION_; }
-        return real(memobj);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseMemObject); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(memobj);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clReleaseMemObject + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(memobj);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11774,22 +11362,20 @@ static int32_t clReleaseProgram_rec(clReleaseProgram_t real, void * program)
     struct clt_thread *th = clt_enter();
     if (!th) return real(program);
     if (th && th->in_fn == CLT_FN_clReleaseProgram + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clReleaseProgram); return CL_INVALID_OPERATION_; }
-        return real(program);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseProgram); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(program);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clReleaseProgram + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(program);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11823,22 +11409,20 @@ static int32_t clReleaseSampler_rec(clReleaseSampler_t real, void * sampler)
     struct clt_thread *th = clt_enter();
     if (!th) return real(sampler);
     if (th && th->in_fn == CLT_FN_clReleaseSampler + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clReleaseSampler); return CL_INVALID_OPERATION_; }
-        return real(sampler);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseSampler); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(sampler);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clReleaseSampler + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(sampler);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11872,22 +11456,20 @@ static int32_t clReleaseSemaphoreKHR_rec(clReleaseSemaphoreKHR_t real, void * se
     struct clt_thread *th = clt_enter();
     if (!th) return real(sema_object);
     if (th && th->in_fn == CLT_FN_clReleaseSemaphoreKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clReleaseSemaphoreKHR); return CL_INVALID_OPERATION_; }
-        return real(sema_object);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseSemaphoreKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(sema_object);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clReleaseSemaphoreKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(sema_object);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11921,23 +11503,21 @@ static void * clRemapCommandBufferKHR_rec(clRemapCommandBufferKHR_t real, void *
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, automatic, num_queues, queues, num_handles, handles, handles_ret, errcode_ret);
     if (th && th->in_fn == CLT_FN_clRemapCommandBufferKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clRemapCommandBufferKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(command_buffer, automatic, num_queues, queues, num_handles, handles, handles_ret, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRemapCommandBufferKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(command_buffer, automatic, num_queues, queues, num_handles, handles, handles_ret, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clRemapCommandBufferKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(command_buffer, automatic, num_queues, queues, num_handles, handles, handles_ret, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -11978,22 +11558,20 @@ static int32_t clRetainAcceleratorINTEL_rec(clRetainAcceleratorINTEL_t real, voi
     struct clt_thread *th = clt_enter();
     if (!th) return real(accelerator);
     if (th && th->in_fn == CLT_FN_clRetainAcceleratorINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clRetainAcceleratorINTEL); return CL_INVALID_OPERATION_; }
-        return real(accelerator);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainAcceleratorINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(accelerator);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clRetainAcceleratorINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(accelerator);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12027,22 +11605,20 @@ static int32_t clRetainCommandBufferKHR_rec(clRetainCommandBufferKHR_t real, voi
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer);
     if (th && th->in_fn == CLT_FN_clRetainCommandBufferKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clRetainCommandBufferKHR); return CL_INVALID_OPERATION_; }
-        return real(command_buffer);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainCommandBufferKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_buffer);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clRetainCommandBufferKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12076,22 +11652,20 @@ static int32_t clRetainCommandQueue_rec(clRetainCommandQueue_t real, void * comm
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue);
     if (th && th->in_fn == CLT_FN_clRetainCommandQueue + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clRetainCommandQueue); return CL_INVALID_OPERATION_; }
-        return real(command_queue);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainCommandQueue); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clRetainCommandQueue + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12125,22 +11699,20 @@ static int32_t clRetainContext_rec(clRetainContext_t real, void * context)
     struct clt_thread *th = clt_enter();
     if (!th) return real(context);
     if (th && th->in_fn == CLT_FN_clRetainContext + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clRetainContext); return CL_INVALID_OPERATION_; }
-        return real(context);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainContext); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(context);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clRetainContext + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(context);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12174,22 +11746,20 @@ static int32_t clRetainDevice_rec(clRetainDevice_t real, void * device)
     struct clt_thread *th = clt_enter();
     if (!th) return real(device);
     if (th && th->in_fn == CLT_FN_clRetainDevice + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clRetainDevice); return CL_INVALID_OPERATION_; }
-        return real(device);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainDevice); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(device);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clRetainDevice + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(device);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12223,22 +11793,20 @@ static int32_t clRetainDeviceEXT_rec(clRetainDeviceEXT_t real, void * device)
     struct clt_thread *th = clt_enter();
     if (!th) return real(device);
     if (th && th->in_fn == CLT_FN_clRetainDeviceEXT + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clRetainDeviceEXT); return CL_INVALID_OPERATION_; }
-        return real(device);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainDeviceEXT); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(device);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clRetainDeviceEXT + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(device);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12272,22 +11840,20 @@ static int32_t clRetainEvent_rec(clRetainEvent_t real, void * event)
     struct clt_thread *th = clt_enter();
     if (!th) return real(event);
     if (th && th->in_fn == CLT_FN_clRetainEvent + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clRetainEvent); return CL_INVALID_OPERATION_; }
-        return real(event);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainEvent); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(event);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clRetainEvent + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(event);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12321,22 +11887,20 @@ static int32_t clRetainKernel_rec(clRetainKernel_t real, void * kernel)
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel);
     if (th && th->in_fn == CLT_FN_clRetainKernel + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clRetainKernel); return CL_INVALID_OPERATION_; }
-        return real(kernel);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainKernel); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(kernel);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clRetainKernel + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12370,22 +11934,20 @@ static int32_t clRetainMemObject_rec(clRetainMemObject_t real, void * memobj)
     struct clt_thread *th = clt_enter();
     if (!th) return real(memobj);
     if (th && th->in_fn == CLT_FN_clRetainMemObject + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clRetainMemObject); return CL_INVALID_OPERATION_; }
-        return real(memobj);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainMemObject); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(memobj);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clRetainMemObject + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(memobj);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12419,22 +11981,20 @@ static int32_t clRetainProgram_rec(clRetainProgram_t real, void * program)
     struct clt_thread *th = clt_enter();
     if (!th) return real(program);
     if (th && th->in_fn == CLT_FN_clRetainProgram + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clRetainProgram); return CL_INVALID_OPERATION_; }
-        return real(program);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainProgram); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(program);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clRetainProgram + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(program);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12468,22 +12028,20 @@ static int32_t clRetainSampler_rec(clRetainSampler_t real, void * sampler)
     struct clt_thread *th = clt_enter();
     if (!th) return real(sampler);
     if (th && th->in_fn == CLT_FN_clRetainSampler + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clRetainSampler); return CL_INVALID_OPERATION_; }
-        return real(sampler);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainSampler); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(sampler);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clRetainSampler + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(sampler);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12517,22 +12075,20 @@ static int32_t clRetainSemaphoreKHR_rec(clRetainSemaphoreKHR_t real, void * sema
     struct clt_thread *th = clt_enter();
     if (!th) return real(sema_object);
     if (th && th->in_fn == CLT_FN_clRetainSemaphoreKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clRetainSemaphoreKHR); return CL_INVALID_OPERATION_; }
-        return real(sema_object);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainSemaphoreKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(sema_object);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clRetainSemaphoreKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(sema_object);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12566,22 +12122,20 @@ static void * clSVMAlloc_rec(clSVMAlloc_t real, void * context, uint64_t flags, 
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, size, alignment);
     if (th && th->in_fn == CLT_FN_clSVMAlloc + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSVMAlloc); return NULL; }
-        return real(context, flags, size, alignment);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSVMAlloc); return NULL; }
+        th->reentered++;
+        void * clt_r = real(context, flags, size, alignment);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSVMAlloc + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, size, alignment);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -12618,22 +12172,20 @@ static void * clSVMAllocARM_rec(clSVMAllocARM_t real, void * context, uint64_t f
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, flags, size, alignment);
     if (th && th->in_fn == CLT_FN_clSVMAllocARM + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSVMAllocARM); return NULL; }
-        return real(context, flags, size, alignment);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSVMAllocARM); return NULL; }
+        th->reentered++;
+        void * clt_r = real(context, flags, size, alignment);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSVMAllocARM + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, flags, size, alignment);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -12670,23 +12222,21 @@ static void * clSVMAllocWithPropertiesKHR_rec(clSVMAllocWithPropertiesKHR_t real
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, properties, svm_type_index, size, errcode_ret);
     if (th && th->in_fn == CLT_FN_clSVMAllocWithPropertiesKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSVMAllocWithPropertiesKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, properties, svm_type_index, size, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSVMAllocWithPropertiesKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, properties, svm_type_index, size, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSVMAllocWithPropertiesKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, properties, svm_type_index, size, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -12724,22 +12274,20 @@ static void clSVMFree_rec(clSVMFree_t real, void * context, void * svm_pointer)
     struct clt_thread *th = clt_enter();
     if (!th) { real(context, svm_pointer); return; }
     if (th && th->in_fn == CLT_FN_clSVMFree + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSVMFree); return; }
-        { real(context, svm_pointer); return; }
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSVMFree); return; }
+        th->reentered++;
+        real(context, svm_pointer);
+        th->reentered--;
+        return;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSVMFree + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     real(context, svm_pointer);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return;
     int ok = 1;
@@ -12771,22 +12319,20 @@ static void clSVMFreeARM_rec(clSVMFreeARM_t real, void * context, void * svm_poi
     struct clt_thread *th = clt_enter();
     if (!th) { real(context, svm_pointer); return; }
     if (th && th->in_fn == CLT_FN_clSVMFreeARM + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSVMFreeARM); return; }
-        { real(context, svm_pointer); return; }
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSVMFreeARM); return; }
+        th->reentered++;
+        real(context, svm_pointer);
+        th->reentered--;
+        return;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSVMFreeARM + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     real(context, svm_pointer);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return;
     int ok = 1;
@@ -12818,22 +12364,20 @@ static int32_t clSVMFreeWithPropertiesKHR_rec(clSVMFreeWithPropertiesKHR_t real,
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, properties, flags, ptr);
     if (th && th->in_fn == CLT_FN_clSVMFreeWithPropertiesKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSVMFreeWithPropertiesKHR); return CL_INVALID_OPERATION_; }
-        return real(context, properties, flags, ptr);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSVMFreeWithPropertiesKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(context, properties, flags, ptr);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSVMFreeWithPropertiesKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(context, properties, flags, ptr);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12870,22 +12414,20 @@ static int32_t clSetCommandQueueProperty_rec(clSetCommandQueueProperty_t real, v
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_queue, properties, enable, old_properties);
     if (th && th->in_fn == CLT_FN_clSetCommandQueueProperty + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSetCommandQueueProperty); return CL_INVALID_OPERATION_; }
-        return real(command_queue, properties, enable, old_properties);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetCommandQueueProperty); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_queue, properties, enable, old_properties);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSetCommandQueueProperty + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_queue, properties, enable, old_properties);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12922,22 +12464,20 @@ static int32_t clSetContentSizeBufferPoCL_rec(clSetContentSizeBufferPoCL_t real,
     struct clt_thread *th = clt_enter();
     if (!th) return real(buffer, content_size_buffer);
     if (th && th->in_fn == CLT_FN_clSetContentSizeBufferPoCL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSetContentSizeBufferPoCL); return CL_INVALID_OPERATION_; }
-        return real(buffer, content_size_buffer);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetContentSizeBufferPoCL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(buffer, content_size_buffer);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSetContentSizeBufferPoCL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(buffer, content_size_buffer);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12972,22 +12512,20 @@ static int32_t clSetContextDestructorCallback_rec(clSetContextDestructorCallback
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, pfn_notify, user_data);
     if (th && th->in_fn == CLT_FN_clSetContextDestructorCallback + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSetContextDestructorCallback); return CL_INVALID_OPERATION_; }
-        return real(context, pfn_notify, user_data);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetContextDestructorCallback); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(context, pfn_notify, user_data);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSetContextDestructorCallback + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(context, pfn_notify, user_data);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13023,22 +12561,20 @@ static int32_t clSetDefaultDeviceCommandQueue_rec(clSetDefaultDeviceCommandQueue
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, device, command_queue);
     if (th && th->in_fn == CLT_FN_clSetDefaultDeviceCommandQueue + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSetDefaultDeviceCommandQueue); return CL_INVALID_OPERATION_; }
-        return real(context, device, command_queue);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetDefaultDeviceCommandQueue); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(context, device, command_queue);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSetDefaultDeviceCommandQueue + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(context, device, command_queue);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13074,22 +12610,20 @@ static int32_t clSetEventCallback_rec(clSetEventCallback_t real, void * event, i
     struct clt_thread *th = clt_enter();
     if (!th) return real(event, command_exec_callback_type, pfn_notify, user_data);
     if (th && th->in_fn == CLT_FN_clSetEventCallback + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSetEventCallback); return CL_INVALID_OPERATION_; }
-        return real(event, command_exec_callback_type, pfn_notify, user_data);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetEventCallback); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(event, command_exec_callback_type, pfn_notify, user_data);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSetEventCallback + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(event, command_exec_callback_type, pfn_notify, user_data);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13126,22 +12660,20 @@ static int32_t clSetKernelArg_rec(clSetKernelArg_t real, void * kernel, uint32_t
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, arg_index, arg_size, arg_value);
     if (th && th->in_fn == CLT_FN_clSetKernelArg + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSetKernelArg); return CL_INVALID_OPERATION_; }
-        return real(kernel, arg_index, arg_size, arg_value);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetKernelArg); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(kernel, arg_index, arg_size, arg_value);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSetKernelArg + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, arg_index, arg_size, arg_value);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13178,22 +12710,20 @@ static int32_t clSetKernelArgDevicePointerEXT_rec(clSetKernelArgDevicePointerEXT
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, arg_index, arg_value);
     if (th && th->in_fn == CLT_FN_clSetKernelArgDevicePointerEXT + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSetKernelArgDevicePointerEXT); return CL_INVALID_OPERATION_; }
-        return real(kernel, arg_index, arg_value);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetKernelArgDevicePointerEXT); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(kernel, arg_index, arg_value);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSetKernelArgDevicePointerEXT + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, arg_index, arg_value);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13229,22 +12759,20 @@ static int32_t clSetKernelArgMemPointerINTEL_rec(clSetKernelArgMemPointerINTEL_t
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, arg_index, arg_value);
     if (th && th->in_fn == CLT_FN_clSetKernelArgMemPointerINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSetKernelArgMemPointerINTEL); return CL_INVALID_OPERATION_; }
-        return real(kernel, arg_index, arg_value);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetKernelArgMemPointerINTEL); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(kernel, arg_index, arg_value);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSetKernelArgMemPointerINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, arg_index, arg_value);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13280,22 +12808,20 @@ static int32_t clSetKernelArgSVMPointer_rec(clSetKernelArgSVMPointer_t real, voi
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, arg_index, arg_value);
     if (th && th->in_fn == CLT_FN_clSetKernelArgSVMPointer + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSetKernelArgSVMPointer); return CL_INVALID_OPERATION_; }
-        return real(kernel, arg_index, arg_value);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetKernelArgSVMPointer); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(kernel, arg_index, arg_value);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSetKernelArgSVMPointer + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, arg_index, arg_value);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13331,22 +12857,20 @@ static int32_t clSetKernelArgSVMPointerARM_rec(clSetKernelArgSVMPointerARM_t rea
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, arg_index, arg_value);
     if (th && th->in_fn == CLT_FN_clSetKernelArgSVMPointerARM + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSetKernelArgSVMPointerARM); return CL_INVALID_OPERATION_; }
-        return real(kernel, arg_index, arg_value);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetKernelArgSVMPointerARM); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(kernel, arg_index, arg_value);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSetKernelArgSVMPointerARM + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, arg_index, arg_value);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13382,22 +12906,20 @@ static int32_t clSetKernelExecInfo_rec(clSetKernelExecInfo_t real, void * kernel
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, param_name, param_value_size, param_value);
     if (th && th->in_fn == CLT_FN_clSetKernelExecInfo + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSetKernelExecInfo); return CL_INVALID_OPERATION_; }
-        return real(kernel, param_name, param_value_size, param_value);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetKernelExecInfo); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(kernel, param_name, param_value_size, param_value);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSetKernelExecInfo + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, param_name, param_value_size, param_value);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13434,22 +12956,20 @@ static int32_t clSetKernelExecInfoARM_rec(clSetKernelExecInfoARM_t real, void * 
     struct clt_thread *th = clt_enter();
     if (!th) return real(kernel, param_name, param_value_size, param_value);
     if (th && th->in_fn == CLT_FN_clSetKernelExecInfoARM + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSetKernelExecInfoARM); return CL_INVALID_OPERATION_; }
-        return real(kernel, param_name, param_value_size, param_value);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetKernelExecInfoARM); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(kernel, param_name, param_value_size, param_value);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSetKernelExecInfoARM + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(kernel, param_name, param_value_size, param_value);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13486,22 +13006,20 @@ static int32_t clSetMemObjectDestructorAPPLE_rec(clSetMemObjectDestructorAPPLE_t
     struct clt_thread *th = clt_enter();
     if (!th) return real(memobj, pfn_notify, user_data);
     if (th && th->in_fn == CLT_FN_clSetMemObjectDestructorAPPLE + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSetMemObjectDestructorAPPLE); return CL_INVALID_OPERATION_; }
-        return real(memobj, pfn_notify, user_data);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetMemObjectDestructorAPPLE); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(memobj, pfn_notify, user_data);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSetMemObjectDestructorAPPLE + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(memobj, pfn_notify, user_data);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13537,22 +13055,20 @@ static int32_t clSetMemObjectDestructorCallback_rec(clSetMemObjectDestructorCall
     struct clt_thread *th = clt_enter();
     if (!th) return real(memobj, pfn_notify, user_data);
     if (th && th->in_fn == CLT_FN_clSetMemObjectDestructorCallback + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSetMemObjectDestructorCallback); return CL_INVALID_OPERATION_; }
-        return real(memobj, pfn_notify, user_data);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetMemObjectDestructorCallback); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(memobj, pfn_notify, user_data);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSetMemObjectDestructorCallback + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(memobj, pfn_notify, user_data);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13588,22 +13104,20 @@ static int32_t clSetPerfHintQCOM_rec(clSetPerfHintQCOM_t real, void * context, u
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, perf_hint);
     if (th && th->in_fn == CLT_FN_clSetPerfHintQCOM + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSetPerfHintQCOM); return CL_INVALID_OPERATION_; }
-        return real(context, perf_hint);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetPerfHintQCOM); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(context, perf_hint);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSetPerfHintQCOM + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(context, perf_hint);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13638,22 +13152,20 @@ static int32_t clSetProgramReleaseCallback_rec(clSetProgramReleaseCallback_t rea
     struct clt_thread *th = clt_enter();
     if (!th) return real(program, pfn_notify, user_data);
     if (th && th->in_fn == CLT_FN_clSetProgramReleaseCallback + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSetProgramReleaseCallback); return CL_INVALID_OPERATION_; }
-        return real(program, pfn_notify, user_data);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetProgramReleaseCallback); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(program, pfn_notify, user_data);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSetProgramReleaseCallback + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(program, pfn_notify, user_data);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13689,22 +13201,20 @@ static int32_t clSetProgramSpecializationConstant_rec(clSetProgramSpecialization
     struct clt_thread *th = clt_enter();
     if (!th) return real(program, spec_id, spec_size, spec_value);
     if (th && th->in_fn == CLT_FN_clSetProgramSpecializationConstant + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSetProgramSpecializationConstant); return CL_INVALID_OPERATION_; }
-        return real(program, spec_id, spec_size, spec_value);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetProgramSpecializationConstant); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(program, spec_id, spec_size, spec_value);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSetProgramSpecializationConstant + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(program, spec_id, spec_size, spec_value);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13741,22 +13251,20 @@ static int32_t clSetUserEventStatus_rec(clSetUserEventStatus_t real, void * even
     struct clt_thread *th = clt_enter();
     if (!th) return real(event, execution_status);
     if (th && th->in_fn == CLT_FN_clSetUserEventStatus + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSetUserEventStatus); return CL_INVALID_OPERATION_; }
-        return real(event, execution_status);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetUserEventStatus); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(event, execution_status);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSetUserEventStatus + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(event, execution_status);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13791,23 +13299,21 @@ static void * clSharedMemAllocINTEL_rec(clSharedMemAllocINTEL_t real, void * con
     struct clt_thread *th = clt_enter();
     if (!th) return real(context, device, properties, size, alignment, errcode_ret);
     if (th && th->in_fn == CLT_FN_clSharedMemAllocINTEL + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clSharedMemAllocINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
-        return real(context, device, properties, size, alignment, errcode_ret);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSharedMemAllocINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
+        th->reentered++;
+        void * clt_r = real(context, device, properties, size, alignment, errcode_ret);
+        th->reentered--;
+        return clt_r;
     }
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clSharedMemAllocINTEL + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     void * ret = real(context, device, properties, size, alignment, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -13846,22 +13352,20 @@ static int32_t clTerminateContextKHR_rec(clTerminateContextKHR_t real, void * co
     struct clt_thread *th = clt_enter();
     if (!th) return real(context);
     if (th && th->in_fn == CLT_FN_clTerminateContextKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clTerminateContextKHR); return CL_INVALID_OPERATION_; }
-        return real(context);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clTerminateContextKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(context);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clTerminateContextKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(context);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13895,22 +13399,20 @@ static int32_t clUnloadCompiler_rec(clUnloadCompiler_t real)
     struct clt_thread *th = clt_enter();
     if (!th) return real();
     if (th && th->in_fn == CLT_FN_clUnloadCompiler + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clUnloadCompiler); return CL_INVALID_OPERATION_; }
-        return real();
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clUnloadCompiler); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real();
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clUnloadCompiler + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real();
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13943,22 +13445,20 @@ static int32_t clUnloadPlatformCompiler_rec(clUnloadPlatformCompiler_t real, voi
     struct clt_thread *th = clt_enter();
     if (!th) return real(platform);
     if (th && th->in_fn == CLT_FN_clUnloadPlatformCompiler + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clUnloadPlatformCompiler); return CL_INVALID_OPERATION_; }
-        return real(platform);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clUnloadPlatformCompiler); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(platform);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clUnloadPlatformCompiler + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(platform);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13992,22 +13492,20 @@ static int32_t clUpdateMutableCommandsKHR_rec(clUpdateMutableCommandsKHR_t real,
     struct clt_thread *th = clt_enter();
     if (!th) return real(command_buffer, num_configs, config_types, configs);
     if (th && th->in_fn == CLT_FN_clUpdateMutableCommandsKHR + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clUpdateMutableCommandsKHR); return CL_INVALID_OPERATION_; }
-        return real(command_buffer, num_configs, config_types, configs);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clUpdateMutableCommandsKHR); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(command_buffer, num_configs, config_types, configs);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clUpdateMutableCommandsKHR + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(command_buffer, num_configs, config_types, configs);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -14044,22 +13542,20 @@ static int32_t clWaitForEvents_rec(clWaitForEvents_t real, uint32_t num_events, 
     struct clt_thread *th = clt_enter();
     if (!th) return real(num_events, event_list);
     if (th && th->in_fn == CLT_FN_clWaitForEvents + 1u) {
-        if ((void *)real == th->in_real) { clt_loop_detected(CLT_FN_clWaitForEvents); return CL_INVALID_OPERATION_; }
-        return real(num_events, event_list);
+        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clWaitForEvents); return CL_INVALID_OPERATION_; }
+        th->reentered++;
+        int32_t clt_r = real(num_events, event_list);
+        th->reentered--;
+        return clt_r;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    void *clt_outer_real = th ? th->in_real : NULL;
-    if (th) {
+    if (th)
         th->in_fn = CLT_FN_clWaitForEvents + 1u;
-        th->in_real = (void *)real;
-    }
     uint64_t t0 = clt_now();
     int32_t ret = real(num_events, event_list);
     uint64_t t1 = clt_now();
-    if (th) {
+    if (th)
         th->in_fn = clt_outer;
-        th->in_real = clt_outer_real;
-    }
     if (!th)
         return ret;
     int ok = ret == 0;

@@ -66,16 +66,18 @@ t_generated_up_to_date() {
 
 t_every_command_exported_or_looked_up() {
     # every core command is an export of the shim, the two entry points of
-    # an ICD loader layer, _exit/_Exit (to write the trace out first) and
-    # dlsym (run-time-loaded OpenCL); nothing else is exported
+    # an ICD loader layer, _exit/_Exit (to write the trace out first),
+    # dlsym (run-time-loaded OpenCL) and cltrace_api_v1 (include/cltrace.h);
+    # nothing else is exported
     local core
     core=$(grep -c 'CLT_F_CORE' intercept/generated/clt_tables.c)
     local exported
     exported=$(nm -D --defined-only "$SHIM" | awk '{print $3}' | sort)
-    [ "$(echo "$exported" | grep '^cl' | grep -vc '^clGetLayerInfo$\|^clInitLayer$')" -eq "$core" ]
+    [ "$(echo "$exported" | grep '^cl' | grep -vc '^clGetLayerInfo$\|^clInitLayer$\|^cltrace_api_v1$')" -eq "$core" ]
     echo "$exported" | grep -q '^clGetLayerInfo$'
     echo "$exported" | grep -q '^clInitLayer$'
     echo "$exported" | grep -q '^dlsym$'
+    echo "$exported" | grep -q '^cltrace_api_v1$'
     [ -z "$(echo "$exported" | grep -v '^cl' | grep -v '^_exit$\|^_Exit$\|^dlsym$')" ]
 }
 

@@ -12,30 +12,42 @@ WARN    := -Wall -Wextra -Wno-unused-parameter $(if $(filter true,$(CI)),-Werror
 B       := build
 REGISTRY ?= ../shared/registry/cl.xml
 
-SHIM_SRC := $(wildcard intercept/*.c) intercept/generated/clt_wrappers.c \
-            intercept/generated/clt_tables.c intercept/proto/cltrace.pb-c.c
-SHIM_SRC := $(filter-out intercept/launcher.c,$(SHIM_SRC))
-HDRS     := $(wildcard intercept/*.h intercept/generated/*.h intercept/proto/*.h) include/cltrace.h
+# The folders and what each may use: LAYERS (checked by scripts/check-layers.sh).
+# Includes name their folder ("trace/record.h"), from the top of the tree.
+INC      := -I.
+# The trace library: the contract's code both the shim and the report use.
+TRACE_LIB_SRC := trace/cltrace.pb-c.c common/map.c
+SHIM_SRC := $(wildcard capture/*.c writer/*.c trace/*.c common/*.c) capture/generated/clt_wrappers.c \
+            trace/generated/clt_tables.c
+HDRS     := $(wildcard capture/*.h capture/generated/*.h writer/*.h trace/*.h trace/generated/*.h common/*.h) \
+            include/cltrace.h
 
 all: $(B)/libcltrace.so $(B)/cltrace $(B)/cltrace-view $(B)/cltrace-report
 
-$(B)/libcltrace.so: $(SHIM_SRC) $(HDRS) intercept/libcltrace.map Makefile | $(B)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden -Iintercept \
-	  -Wl,--version-script=intercept/libcltrace.map -Wl,-z,now -Wl,-Bsymbolic-functions -o $@ $(SHIM_SRC) \
+$(B)/libcltrace.so: $(SHIM_SRC) $(HDRS) capture/libcltrace.map Makefile | $(B)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden $(INC) \
+	  -Wl,--version-script=capture/libcltrace.map -Wl,-z,now -Wl,-Bsymbolic-functions -o $@ $(SHIM_SRC) \
 	  $(LDFLAGS) -lprotobuf-c -lz -ldl -lpthread
 
-$(B)/cltrace: intercept/launcher.c intercept/config.c intercept/config.h | $(B)
-	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -Iintercept -o $@ intercept/launcher.c intercept/config.c
+$(B)/cltrace: launcher/launcher.c common/config.c common/config.h | $(B)
+	$(CC) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ launcher/launcher.c common/config.c
 
-REPORT_SRC := report/report.c report/diff.c report/rules.c report/output.c report/html.c report/model.c report/phases.c report/phases_out.c report/stacks.c report/source.c report/occupancy.c intercept/objects.c intercept/proto/cltrace.pb-c.c
-$(B)/cltrace-report: $(REPORT_SRC) $(wildcard report/*.h) | $(B)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -Ireport -Iintercept -o $@ $(REPORT_SRC) $(LDFLAGS) -lprotobuf-c -lz -lm
+$(B)/trace-lib/%.o: %.c $(wildcard trace/*.h common/*.h) | $(B)
+	mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -c -o $@ $<
+TRACE_LIB := $(B)/libcltrace-trace.a
+$(TRACE_LIB): $(addprefix $(B)/trace-lib/,$(TRACE_LIB_SRC:.c=.o))
+	$(AR) rcs $@ $^
+
+REPORT_SRC := report/report.c report/diff.c report/rules.c report/output.c report/html.c report/model.c report/phases.c report/phases_out.c report/stacks.c report/source.c report/occupancy.c
+$(B)/cltrace-report: $(REPORT_SRC) $(wildcard report/*.h) $(TRACE_LIB) | $(B)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ $(REPORT_SRC) $(TRACE_LIB) $(LDFLAGS) -lprotobuf-c -lz -lm
 
 # The reader under libFuzzer (clang); seeds: the committed fixture.
 FUZZ_SECONDS ?= 20
-$(B)/fuzz_reader: report/fuzz_reader.c report/model.c report/phases.c report/stacks.c report/source.c intercept/objects.c intercept/proto/cltrace.pb-c.c $(wildcard report/*.h) | $(B)
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -std=gnu11 -Ireport -Iintercept -o $@ \
-	  report/fuzz_reader.c report/model.c report/phases.c report/stacks.c report/source.c intercept/objects.c intercept/proto/cltrace.pb-c.c -lprotobuf-c -lz
+$(B)/fuzz_reader: report/fuzz_reader.c report/model.c report/phases.c report/stacks.c report/source.c $(TRACE_LIB_SRC) $(wildcard report/*.h) | $(B)
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -std=gnu11 $(INC) -o $@ \
+	  report/fuzz_reader.c report/model.c report/phases.c report/stacks.c report/source.c $(TRACE_LIB_SRC) -lprotobuf-c -lz
 fuzz: $(B)/fuzz_reader
 	mkdir -p $(B)/fuzz-corpus && cp tests/fixtures/*.pftrace.gz $(B)/fuzz-corpus/
 	$(B)/fuzz_reader -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 -timeout=5 -max_len=65536 $(B)/fuzz-corpus
@@ -92,7 +104,7 @@ MANDIR  := $(DESTDIR)$(PREFIX)/share/man/man1
 DOCDIR  := $(DESTDIR)$(PREFIX)/share/doc/cltrace
 COMPDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 TOOLS   := cltrace cltrace-report cltrace-view
-DOCS    := README.md intercept/TRACE_FORMAT.md examples/phases/phases.c
+DOCS    := README.md trace/TRACE_FORMAT.md examples/phases/phases.c
 install: all
 	install -d $(BINDIR) $(SHIMDIR) $(INCDIR) $(MANDIR) $(DOCDIR) $(COMPDIR)
 	install -m 755 $(addprefix $(B)/,$(TOOLS)) $(BINDIR)/
@@ -114,8 +126,8 @@ uninstall:
 	    [ ! -d $$d ] || rmdir --ignore-fail-on-non-empty $$d; done
 
 gen:
-	python3 intercept/gen/gen.py $(REGISTRY) intercept/generated tests/forward/generated
-	cd intercept/proto && protoc-c --c_out=. cltrace.proto
+	python3 gen/gen.py $(REGISTRY) trace/generated capture/generated tests/forward/generated
+	cd trace && protoc-c --c_out=. cltrace.proto
 
 include tests/tests.mk
 

@@ -10,8 +10,8 @@
 #include "model.h"
 #include "phases.h"
 #include "reader.h"
-#include "objects.h"
-#include "proto/cltrace.pb-c.h"
+#include "common/map.h"
+#include "trace/cltrace.pb-c.h"
 
 typedef Perfetto__Protos__TracePacket Packet;
 typedef Perfetto__Protos__DebugAnnotation Ann;

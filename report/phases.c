@@ -5,7 +5,7 @@
  * their enqueue call was made in (matched by flow id). */
 #include <stdio.h>
 #include <string.h>
-#include "objects.h"
+#include "common/map.h"
 #include "phases.h"
 
 /* A path deeper than its field is cut on purpose (it is a label). */

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "model.h"
-#include "proto/cltrace.pb-c.h"
+#include "trace/cltrace.pb-c.h"
 
 struct strtab { char **s; uint64_t n; };          /* iid -> string */
 struct frame { uint64_t fn, src; uint32_t line; };

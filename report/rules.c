@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "objects.h"
+#include "common/map.h"
 #include "occupancy.h"
 #include "phases.h"
 #include "report.h"

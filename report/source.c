@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model.h"
-#include "objects.h"
+#include "common/map.h"
 
 #define MAX_TOK 8192
 #define MAX_VARS 64

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "objects.h"
+#include "common/map.h"
 #include "reader.h"
 
 /* ---- call stacks ------------------------------------------------------------ */

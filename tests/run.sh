@@ -58,9 +58,10 @@ t_unit_decoders() {
 t_generated_up_to_date() {
     local xml=$ROOT/../shared/registry/cl.xml
     [ -f "$xml" ] || { echo "../shared/registry/cl.xml not present"; return 77; }
-    mkdir -p "$WORK/gen/i" "$WORK/gen/f"
-    $PY intercept/gen/gen.py "$xml" "$WORK/gen/i" "$WORK/gen/f"
-    diff -r "$WORK/gen/i" intercept/generated
+    mkdir -p "$WORK/gen/t" "$WORK/gen/c" "$WORK/gen/f"
+    $PY gen/gen.py "$xml" "$WORK/gen/t" "$WORK/gen/c" "$WORK/gen/f"
+    diff -r "$WORK/gen/t" trace/generated
+    diff -r "$WORK/gen/c" capture/generated
     diff -r "$WORK/gen/f" tests/forward/generated
 }
 
@@ -70,7 +71,7 @@ t_every_command_exported_or_looked_up() {
     # dlsym (run-time-loaded OpenCL) and cltrace_api_v1 (include/cltrace.h);
     # nothing else is exported
     local core
-    core=$(grep -c 'CLT_F_CORE' intercept/generated/clt_tables.c)
+    core=$(grep -c 'CLT_F_CORE' trace/generated/clt_tables.c)
     local exported
     exported=$(nm -D --defined-only "$SHIM" | awk '{print $3}' | sort)
     [ "$(echo "$exported" | grep '^cl' | grep -vc '^clGetLayerInfo$\|^clInitLayer$\|^cltrace_api_v1$')" -eq "$core" ]

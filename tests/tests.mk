@@ -46,16 +46,16 @@ $(T)/forward_check: tests/forward/forward_main.c tests/forward/generated/forward
 	$(CC) $(TEST_CFLAGS) -Itests/forward -o $@ tests/forward/forward_main.c tests/forward/generated/forward_check.c -ldl
 
 define SHIM_VARIANT
-$(B)/$(1)/libcltrace.so: $(SHIM_SRC) $(HDRS) intercept/libcltrace.map | $(B)/$(1)
-	$(CC) -O1 -g $(2) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden -Iintercept \
-	  -Wl,--version-script=intercept/libcltrace.map -Wl,-Bsymbolic-functions -o $$@ $(SHIM_SRC) -lprotobuf-c -lz -ldl -lpthread
+$(B)/$(1)/libcltrace.so: $(SHIM_SRC) $(HDRS) capture/libcltrace.map | $(B)/$(1)
+	$(CC) -O1 -g $(2) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden $(INC) \
+	  -Wl,--version-script=capture/libcltrace.map -Wl,-Bsymbolic-functions -o $$@ $(SHIM_SRC) -lprotobuf-c -lz -ldl -lpthread
 endef
 $(eval $(call SHIM_VARIANT,asan,$(SAN_ASAN)))
 $(eval $(call SHIM_VARIANT,tsan,$(SAN_TSAN)))
 
 
-$(T)/test_fastpack: tests/unit/test_fastpack.c intercept/fastpack.h intercept/proto/cltrace.pb-c.c | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -Iintercept -o $@ tests/unit/test_fastpack.c intercept/proto/cltrace.pb-c.c -lprotobuf-c
+$(T)/test_fastpack: tests/unit/test_fastpack.c trace/fastpack.h trace/cltrace.pb-c.c | $(T)
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_fastpack.c trace/cltrace.pb-c.c -lprotobuf-c
 TEST_BINS += $(T)/test_fastpack
 
 $(T)/bench_calls: tests/bench/bench_calls.c | $(T)
@@ -68,18 +68,18 @@ bench: all $(T)/bench_calls $(T)/bench_ranges $(T)/libfakecl.so
 	bash tests/bench/run.sh
 
 .PHONY: bench
-$(T)/test_decode: tests/unit/test_decode.c intercept/decode.c intercept/generated/clt_tables.c | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -Iintercept -o $@ tests/unit/test_decode.c intercept/decode.c intercept/generated/clt_tables.c
+$(T)/test_decode: tests/unit/test_decode.c trace/decode.c trace/generated/clt_tables.c | $(T)
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_decode.c trace/decode.c trace/generated/clt_tables.c
 TEST_BINS += $(T)/test_decode
 $(T)/test_occupancy: tests/unit/test_occupancy.c report/occupancy.c report/occupancy.h | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -Ireport -o $@ tests/unit/test_occupancy.c report/occupancy.c
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -Ireport -o $@ tests/unit/test_occupancy.c report/occupancy.c
 TEST_BINS += $(T)/test_occupancy
 $(T)/test_source: tests/unit/test_source.c report/source.c report/model.c report/phases.c report/stacks.c report/model.h | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -Ireport -Iintercept -o $@ tests/unit/test_source.c report/source.c \
-	  report/model.c report/phases.c report/stacks.c intercept/objects.c intercept/proto/cltrace.pb-c.c -lprotobuf-c -lz
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -Ireport -o $@ tests/unit/test_source.c report/source.c \
+	  report/model.c report/phases.c report/stacks.c $(TRACE_LIB_SRC) -lprotobuf-c -lz
 TEST_BINS += $(T)/test_source
 $(T)/cltrace-report-asan: $(REPORT_SRC) $(wildcard report/*.h) | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 -Ireport -Iintercept -o $@ $(REPORT_SRC) -lprotobuf-c -lz -lm
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ $(REPORT_SRC) $(TRACE_LIB_SRC) -lprotobuf-c -lz -lm
 TEST_BINS += $(T)/cltrace-report-asan
 
 test-bins: all $(TEST_BINS) $(EXAMPLE_BINS)

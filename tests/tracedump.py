@@ -7,7 +7,7 @@
 Each slice: name, ts, dur, track, tid, args (debug annotations, names without
 the "debug." prefix; arrays as lists). Interning and defaults are resolved per
 sequence the way trace processor does. The schema is the committed
-intercept/proto/cltrace.proto, compiled with protoc into a cache directory.
+trace/cltrace.proto, compiled with protoc into a cache directory.
 """
 import gzip
 import hashlib
@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PROTO = os.path.join(HERE, "..", "intercept", "proto", "cltrace.proto")
+PROTO = os.path.join(HERE, "..", "trace", "cltrace.proto")
 
 
 def load_schema():

@@ -1,7 +1,7 @@
 /* Decoders generated from cl.xml: error names, enums, bitfields, unknowns. */
 #include <stdio.h>
 #include <string.h>
-#include "tables.h"
+#include "trace/tables.h"
 
 static int failures;
 #define EXPECT_STR(got, want) do { const char *g_ = (got); if (!g_ || strcmp(g_, want) != 0) { failures++; \

@@ -3,8 +3,8 @@
  * values it was given. */
 #include <stdio.h>
 #include <string.h>
-#include "fastpack.h"
-#include "proto/cltrace.pb-c.h"
+#include "trace/fastpack.h"
+#include "trace/cltrace.pb-c.h"
 
 static int failures;
 #define EXPECT(c) do { if (!(c)) { failures++; fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c); } } while (0)

@@ -2,7 +2,7 @@
  * problem versions are found, their fixes are not. */
 #include <stdio.h>
 #include <string.h>
-#include "model.h"
+#include "report/model.h"
 
 static int failed;
 #define EXPECT(c) do { if (!(c)) { printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); failed = 1; } } while (0)

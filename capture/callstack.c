@@ -1,0 +1,75 @@
+/* Call stacks on the calling thread: libunwind's unw_backtrace, addresses
+ * only (symbolized later by the writer, symbols.c), and CLTRACE_BREAK.
+ *
+ * libunwind is dlopen'ed RTLD_LOCAL rather than linked: it exports
+ * _Unwind_RaiseException & co. and a weak backtrace(), which, preloaded,
+ * would replace the app's C++ exception unwinder and glibc's backtrace. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include "callstack.h"
+#include "put.h"
+#include "shim.h"
+
+int (*clt_backtrace)(void **, int);
+int clt_break_on;
+
+static int stacks_off;
+
+/* libunwind walking the stack of a process whose OpenCL driver lives in a
+ * dlmopen namespace (a second C library) broke NVIDIA's driver there (crashes,
+ * failed builds; without the walk the same program runs): calls are still
+ * traced, without call stacks. */
+void clt_callstack_disable(const char *why)
+{
+    if (__atomic_exchange_n(&stacks_off, 1, __ATOMIC_ACQ_REL))
+        return;
+    __atomic_store_n(&clt_backtrace, NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&clt_stacks_recorded, 0, __ATOMIC_RELEASE);
+    clt_msg("%s: no call stacks in this trace", why);
+}
+
+void clt_callstack_load(void)
+{
+    const char *b = clt_cfg.BREAK;
+    clt_break_on = (strstr(b, "error") ? 1 : 0) | (strstr(b, "leak") ? 2 : 0) | (strcmp(b, "all") == 0 ? 3 : 0);
+    if (__atomic_load_n(&stacks_off, __ATOMIC_ACQUIRE))
+        return;
+    void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        h = dlopen("libunwind.so", RTLD_NOW | RTLD_LOCAL);
+    void *f = h ? dlsym(h, "unw_backtrace") : NULL;
+    if (!f)
+        clt_msg("libunwind not found: no call stacks in the trace");
+    if (!__atomic_load_n(&stacks_off, __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&clt_backtrace, (int (*)(void **, int))f, __ATOMIC_RELEASE);
+        __atomic_store_n(&clt_stacks_recorded, f != NULL, __ATOMIC_RELEASE);
+    }
+}
+
+const char *clt_callstack_source(void)
+{
+    return clt_backtrace ? "libunwind" : "none";
+}
+
+/* A debugger attached: /proc/self/status says TracerPid != 0. Without one,
+ * SIGTRAP would kill the app, so nothing happens (the trace has it all). */
+void clt_break_if_debugged(void)
+{
+    FILE *f = fopen("/proc/self/status", "re");
+    if (!f)
+        return;
+    char line[128];
+    int tracer = 0;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "TracerPid:", 10) == 0) {
+            tracer = atoi(line + 10);
+            break;
+        }
+    fclose(f);
+    if (tracer > 0)
+        raise(SIGTRAP);
+}

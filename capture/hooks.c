@@ -1,0 +1,480 @@
+/* Device-side semantics: profiling on every queue (invisible to the app),
+ * completion callbacks that time every command, device and kernel facts
+ * queried once, NVIDIA register counts from a verbose build log (also
+ * invisible to the app). Everything here runs on app or driver threads, but
+ * only on rare calls (queue creation, builds, the first launch of a kernel
+ * on a queue) or once per command (the callback); none of it on
+ * clSetKernelArg-like calls. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "capture/generated/clt_hooks.h"
+#include "common/map.h"
+#include "shim.h"
+
+/* OpenCL constants used here (the generated code does not include CL headers). */
+enum {
+    CL_SUCCESS_ = 0, CL_INVALID_VALUE_ = -30, CL_PROFILING_INFO_NOT_AVAILABLE_ = -7,
+    CL_QUEUE_PROFILING_ENABLE_ = 2, CL_QUEUE_PROPERTIES_ = 0x1093, CL_QUEUE_PROPERTIES_ARRAY_ = 0x1098,
+    CL_QUEUE_DEVICE_ = 0x1091, CL_EVENT_COMMAND_QUEUE_ = 0x11D0,
+    CL_PROFILING_COMMAND_QUEUED_ = 0x1280, CL_COMPLETE_ = 0,
+    CL_KERNEL_WORK_GROUP_SIZE_ = 0x11B0, CL_KERNEL_LOCAL_MEM_SIZE_ = 0x11B2,
+    CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE_ = 0x11B3, CL_KERNEL_PRIVATE_MEM_SIZE_ = 0x11B4,
+    CL_PROGRAM_NUM_DEVICES_ = 0x1162, CL_PROGRAM_DEVICES_ = 0x1163,
+    CL_PROGRAM_BUILD_OPTIONS_ = 0x1182, CL_PROGRAM_BUILD_LOG_ = 0x1183,
+    CL_DEVICE_VENDOR_ = 0x102C, CL_DEVICE_EXTENSIONS_ = 0x1030,
+};
+
+typedef int32_t (*get_info_t)(void *, uint32_t, size_t, void *, size_t *);
+typedef int32_t (*get_info2_t)(void *, void *, uint32_t, size_t, void *, size_t *);
+#define REAL(fn) ((void *)clt_real(CLT_FN_##fn))
+
+int clt_pid;
+
+static uint64_t info_u64(void *dev, uint32_t param)
+{
+    get_info_t f = REAL(clGetDeviceInfo);
+    uint64_t v = 0;
+    size_t n = 0;
+    if (!f || f(dev, param, sizeof v, &v, &n) != CL_SUCCESS_)
+        return 0;
+    return n == 4 ? (uint32_t)v : v;      /* cl_uint, size_t, cl_ulong */
+}
+
+static void info_str(void *dev, uint32_t param, char *buf, size_t cap)
+{
+    get_info_t f = REAL(clGetDeviceInfo);
+    buf[0] = 0;
+    if (!f || f(dev, param, cap, buf, NULL) != CL_SUCCESS_)
+        buf[0] = 0;
+    buf[cap - 1] = 0;
+}
+
+/* "OpenCL <major>.<minor> <vendor info>" (CL_DEVICE_VERSION) as 100 * major
+ * + minor; 0 when it does not parse, so nothing newer than 1.x is called. */
+int clt_cl_version(const char *s)
+{
+    unsigned major = 0, minor = 0;
+    if (strncmp(s, "OpenCL ", 7) != 0 || sscanf(s + 7, "%u.%u", &major, &minor) != 2 || minor > 99)
+        return 0;
+    return (int)(major * 100 + minor);
+}
+
+/* ---- records from hooks ---------------------------------------------- */
+
+static struct clt_rec *special_begin(struct clt_thread *th, unsigned nslots, struct clt_extra *x)
+{
+    struct clt_rec *rec = th ? clt_rec_begin(th, sizeof(struct clt_rec) + 8 * nslots + 3 * CLT_MAX_STR) : NULL;
+    if (rec)
+        *x = clt_extra_init(rec, nslots);
+    return rec;
+}
+
+static void special_commit(struct clt_thread *th, struct clt_rec *rec, struct clt_extra *x, unsigned kind)
+{
+    uint64_t now = clt_now();
+    clt_rec_commit(th, rec, x, kind, now, now, 0);
+}
+
+/* ---- queues: profiling always on, invisible to the app ---------------- */
+
+struct queue_ent {
+    void *queue;
+    uint64_t app_props;          /* CL_QUEUE_PROPERTIES the app asked for */
+    unsigned n_arr;              /* the app's property array (values incl. the 0), 0: none */
+    uint64_t arr[32];
+};
+static pthread_mutex_t queues_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct queue_ent *queues;
+static unsigned n_queues, cap_queues;
+
+static void queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsigned n_arr)
+{
+    pthread_mutex_lock(&queues_lock);
+    struct queue_ent *e = NULL;
+    for (unsigned i = 0; i < n_queues && !e; i++)
+        if (queues[i].queue == q)
+            e = &queues[i];               /* an address reused after a release */
+    if (!e && clt_grow(&queues, n_queues, &cap_queues, sizeof *queues, 16) == 0)
+        e = &queues[n_queues++];
+    if (e) {
+        e->queue = q;
+        e->app_props = app_props;
+        e->n_arr = n_arr;
+        memcpy(e->arr, arr, n_arr * sizeof *arr);
+    }
+    pthread_mutex_unlock(&queues_lock);
+}
+
+static int queue_lookup(void *q, struct queue_ent *out)
+{
+    int found = 0;
+    pthread_mutex_lock(&queues_lock);
+    for (unsigned i = 0; i < n_queues && !found; i++)
+        if (queues[i].queue == q) {
+            *out = queues[i];
+            found = 1;
+        }
+    pthread_mutex_unlock(&queues_lock);
+    return found;
+}
+
+/* Once per device: its limits, and a clGetDeviceAndHostTimer sample. */
+static void device_describe(struct clt_thread *th, void *dev)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static void *seen[64];
+    static unsigned n_seen;
+    pthread_mutex_lock(&lock);
+    int known = 0;
+    for (unsigned i = 0; i < n_seen; i++)
+        known |= seen[i] == dev;
+    if (!known && n_seen < 64)
+        seen[n_seen++] = dev;
+    pthread_mutex_unlock(&lock);
+    if (known || !th)
+        return;
+    char ext[8192], name[CLT_MAX_STR], vendor[CLT_MAX_STR], version[CLT_MAX_STR];
+    info_str(dev, CL_DEVICE_EXTENSIONS_, ext, sizeof ext);
+    info_str(dev, 0x102B, name, sizeof name);
+    info_str(dev, CL_DEVICE_VENDOR_, vendor, sizeof vendor);
+    info_str(dev, 0x102F, version, sizeof version);
+    int nv = strstr(ext, "cl_nv_device_attribute_query") != NULL;
+    int amd = strstr(ext, "cl_amd_device_attribute_query") != NULL;
+    struct clt_extra x;
+    struct clt_rec *rec = special_begin(th, DEV_N, &x);
+    if (rec) {
+        rec->arg[DEV_ID] = (uint64_t)(uintptr_t)dev;
+        rec->arg[DEV_TYPE] = info_u64(dev, 0x1000);
+        rec->arg[DEV_CU] = info_u64(dev, 0x1002);
+        rec->arg[DEV_MAX_WG] = info_u64(dev, 0x1004);
+        rec->arg[DEV_LOCAL_MEM] = info_u64(dev, 0x1023);
+        rec->arg[DEV_GLOBAL_MEM] = info_u64(dev, 0x101F);
+        rec->arg[DEV_CLOCK_MHZ] = info_u64(dev, 0x100C);
+        /* warp (NVIDIA) or wavefront (AMD) width, register file, compute capability */
+        rec->arg[DEV_WARP] = nv ? info_u64(dev, 0x4003) : amd ? info_u64(dev, 0x4043) : 0;
+        rec->arg[DEV_REGS] = nv ? info_u64(dev, 0x4002) : 0;
+        rec->arg[DEV_CC_MAJOR] = nv ? info_u64(dev, 0x4000) : 0;
+        rec->arg[DEV_CC_MINOR] = nv ? info_u64(dev, 0x4001) : 0;
+        rec->arg[DEV_SIMD_PER_CU] = amd ? info_u64(dev, 0x4040) : 0;
+        rec->arg[DEV_NAME] = clt_put_str(&x, DEV_NAME, 1, name);
+        rec->arg[DEV_VENDOR] = clt_put_str(&x, DEV_VENDOR, 1, vendor);
+        rec->arg[DEV_VERSION] = clt_put_str(&x, DEV_VERSION, 1, version);
+        special_commit(th, rec, &x, CLT_REC_DEVICE);
+    }
+    /* The device/host timer pair, where the driver has one; our own clock
+     * brackets it (its host half is in an implementation-defined clock). */
+    typedef int32_t (*timer_t_)(void *, uint64_t *, uint64_t *);
+    /* cltrace calls only what the device says it has: an ICD loader sends a
+     * 2.1 command to a 1.2 device by name, i.e. back into us, forever. */
+    timer_t_ timer = clt_cl_version(version) >= 201 ? REAL(clGetDeviceAndHostTimer) : NULL;
+    uint64_t d = 0, h = 0, before = clt_now();
+    int32_t st = timer ? timer(dev, &d, &h) : -59;
+    uint64_t after = clt_now();
+    rec = special_begin(th, CLK_N, &x);
+    if (rec) {
+        rec->arg[CLK_DEVICE] = (uint64_t)(uintptr_t)dev;
+        rec->arg[CLK_HOST_BEFORE] = before;
+        rec->arg[CLK_DEVICE_TS] = d;
+        rec->arg[CLK_HOST_AFTER] = after;
+        rec->arg[CLK_STATUS] = (uint64_t)(int64_t)st;
+        special_commit(th, rec, &x, CLT_REC_CLOCK);
+    }
+}
+
+static void queue_created(struct clt_hook *h, void *queue, void *device, uint64_t app_props,
+                          const uint64_t *arr, unsigned n_arr)
+{
+    if (!queue || !h->changed)
+        return;
+    queue_remember(queue, app_props, arr, n_arr);
+    device_describe(h->th, device);
+}
+
+void clt_pre_clCreateCommandQueue(struct clt_hook *h, void **context, void **device, uint64_t *properties,
+                                  cl_int_ **errcode_ret)
+{
+    if (!h->th)
+        return;
+    h->scratch[0] = *properties;
+    *properties |= CL_QUEUE_PROFILING_ENABLE_;
+    h->changed = 1;
+}
+
+void clt_post_clCreateCommandQueue(struct clt_hook *h, void **ret, void *context, void *device,
+                                   uint64_t properties, cl_int_ *errcode_ret)
+{
+    typedef void *(*create_t)(void *, void *, uint64_t, cl_int_ *);
+    if (!*ret && h->changed)   /* profiling refused: give the app what it asked for */
+        *ret = ((create_t)h->real)(context, device, properties, errcode_ret);
+    else
+        queue_created(h, *ret, device, properties, NULL, 0);
+}
+
+/* Properties with CL_QUEUE_PROFILING_ENABLE added, into h->scratch. */
+static void props_with_profiling(struct clt_hook *h, void **properties)
+{
+    if (!h->th)
+        return;
+    const uint64_t *in = *properties;
+    uint64_t *out = h->scratch;
+    unsigned n = 0;
+    int found = 0;
+    for (; in && in[n] && n + 4 < 64; n += 2) {
+        out[n] = in[n];
+        out[n + 1] = in[n + 1];
+        if (in[n] == CL_QUEUE_PROPERTIES_) {
+            out[n + 1] |= CL_QUEUE_PROFILING_ENABLE_;
+            found = 1;
+        }
+    }
+    if (in && in[n])
+        return;                 /* too long for us: leave it alone */
+    if (!found) {
+        out[n++] = CL_QUEUE_PROPERTIES_;
+        out[n++] = CL_QUEUE_PROFILING_ENABLE_;
+    }
+    out[n] = 0;
+    *properties = out;
+    h->changed = 1;
+}
+
+static void post_create_with_props(struct clt_hook *h, void **ret, void *context, void *device,
+                                   const uint64_t *props, cl_int_ *errcode_ret)
+{
+    typedef void *(*create_t)(void *, void *, const uint64_t *, cl_int_ *);
+    if (!*ret && h->changed) {
+        *ret = ((create_t)h->real)(context, device, props, errcode_ret);
+        return;
+    }
+    uint64_t app = 0, arr[32];
+    unsigned n = 0;
+    for (; props && props[n] && n + 2 < 32; n += 2) {
+        arr[n] = props[n];
+        arr[n + 1] = props[n + 1];
+        if (props[n] == CL_QUEUE_PROPERTIES_)
+            app = props[n + 1];
+    }
+    if (props)
+        arr[n++] = 0;
+    queue_created(h, *ret, device, app, arr, n);
+}
+
+void clt_pre_clCreateCommandQueueWithProperties(struct clt_hook *h, void **context, void **device,
+                                                void **properties, cl_int_ **errcode_ret)
+{
+    props_with_profiling(h, properties);
+}
+
+void clt_post_clCreateCommandQueueWithProperties(struct clt_hook *h, void **ret, void *context, void *device,
+                                                 void *properties, cl_int_ *errcode_ret)
+{
+    post_create_with_props(h, ret, context, device, properties, errcode_ret);
+}
+
+void clt_pre_clCreateCommandQueueWithPropertiesKHR(struct clt_hook *h, void **context, void **device,
+                                                   void **properties, cl_int_ **errcode_ret)
+{
+    props_with_profiling(h, properties);
+}
+
+void clt_post_clCreateCommandQueueWithPropertiesKHR(struct clt_hook *h, void **ret, void *context,
+                                                    void *device, void *properties, cl_int_ *errcode_ret)
+{
+    post_create_with_props(h, ret, context, device, properties, errcode_ret);
+}
+
+/* The app reads back exactly the properties it asked for. */
+void clt_pre_clGetCommandQueueInfo(struct clt_hook *h, void **command_queue, uint32_t *param_name,
+                                   size_t *param_value_size, void **param_value, void **param_value_size_ret)
+{
+    if (*param_name == CL_QUEUE_PROPERTIES_ARRAY_) {   /* ours may be longer: read into scratch */
+        *param_value = h->scratch;
+        *param_value_size = sizeof h->scratch;
+    }
+}
+
+void clt_post_clGetCommandQueueInfo(struct clt_hook *h, int32_t *ret, void *command_queue, uint32_t param_name,
+                                    size_t param_value_size, void *param_value, void *param_value_size_ret)
+{
+    struct queue_ent q;
+    if (param_name == CL_QUEUE_PROPERTIES_ARRAY_) {
+        size_t n = 0;
+        const void *src = h->scratch;
+        if (*ret == CL_SUCCESS_ && queue_lookup(command_queue, &q)) {
+            n = q.n_arr * sizeof(uint64_t);
+            src = q.arr;
+        } else if (*ret == CL_SUCCESS_) {
+            size_t got = 0;    /* not ours: what the driver said */
+            typedef int32_t (*qi_t)(void *, uint32_t, size_t, void *, size_t *);
+            qi_t f = h->real;
+            *ret = f(command_queue, param_name, 0, NULL, &got);
+            n = got <= sizeof h->scratch ? got : 0;
+        }
+        if (*ret != CL_SUCCESS_)
+            return;
+        if (param_value && param_value_size < n) {
+            *ret = CL_INVALID_VALUE_;
+            return;
+        }
+        if (param_value && n)
+            memcpy(param_value, src, n);
+        if (param_value_size_ret)
+            *(size_t *)param_value_size_ret = n;
+        return;
+    }
+    if (*ret == CL_SUCCESS_ && param_name == CL_QUEUE_PROPERTIES_ && param_value &&
+        param_value_size >= sizeof(uint64_t) && queue_lookup(command_queue, &q) &&
+        !(q.app_props & CL_QUEUE_PROFILING_ENABLE_))
+        *(uint64_t *)param_value &= ~(uint64_t)CL_QUEUE_PROFILING_ENABLE_;
+}
+
+void clt_pre_clGetEventProfilingInfo(struct clt_hook *h, void **event, uint32_t *param_name,
+                                     size_t *param_value_size, void **param_value, void **param_value_size_ret)
+{
+}
+
+/* Profiling the app did not ask for stays unavailable to it. */
+void clt_post_clGetEventProfilingInfo(struct clt_hook *h, int32_t *ret, void *event, uint32_t param_name,
+                                      size_t param_value_size, void *param_value, void *param_value_size_ret)
+{
+    get_info_t ev_info = REAL(clGetEventInfo);
+    void *queue = NULL;
+    struct queue_ent q;
+    if (*ret == CL_SUCCESS_ && ev_info &&
+        ev_info(event, CL_EVENT_COMMAND_QUEUE_, sizeof queue, &queue, NULL) == CL_SUCCESS_ &&
+        queue && queue_lookup(queue, &q) && !(q.app_props & CL_QUEUE_PROFILING_ENABLE_))
+        *ret = CL_PROFILING_INFO_NOT_AVAILABLE_;
+}
+
+/* ---- kernels: work-group facts on the first launch per (kernel, queue) -- */
+
+#define KSEEN_SIZE 4096
+static uint64_t kseen[KSEEN_SIZE];
+
+static int kernel_first_launch(void *kernel, void *queue)
+{
+    uint64_t key = ((uint64_t)(uintptr_t)kernel * 0x9E3779B97F4A7C15ull) ^ (uint64_t)(uintptr_t)queue;
+    key |= 1;
+    for (unsigned i = 0, s = (unsigned)(key >> 20) & (KSEEN_SIZE - 1); i < 64; i++, s = (s + 1) & (KSEEN_SIZE - 1)) {
+        uint64_t cur = __atomic_load_n(&kseen[s], __ATOMIC_ACQUIRE);
+        if (cur == key)
+            return 0;
+        if (!cur) {
+            uint64_t expected = 0;
+            if (__atomic_compare_exchange_n(&kseen[s], &expected, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                return 1;
+            if (expected == key)
+                return 0;
+        }
+    }
+    return 0;    /* table full: no more facts, nothing breaks */
+}
+
+void clt_pre_clEnqueueNDRangeKernel(struct clt_hook *h, void **command_queue, void **kernel, uint32_t *work_dim,
+                                    void **global_work_offset, void **global_work_size, void **local_work_size,
+                                    uint32_t *num_events_in_wait_list, void **event_wait_list, void **event)
+{
+}
+
+void clt_post_clEnqueueNDRangeKernel(struct clt_hook *h, int32_t *ret, void *command_queue, void *kernel,
+                                     uint32_t work_dim, void *global_work_offset, void *global_work_size,
+                                     void *local_work_size, uint32_t num_events_in_wait_list,
+                                     void *event_wait_list, void *event)
+{
+    if (!h->th || *ret != CL_SUCCESS_ || !kernel_first_launch(kernel, command_queue))
+        return;
+    get_info_t qinfo = REAL(clGetCommandQueueInfo);
+    get_info2_t kinfo = REAL(clGetKernelWorkGroupInfo);
+    void *dev = NULL;
+    if (!qinfo || !kinfo || qinfo(command_queue, CL_QUEUE_DEVICE_, sizeof dev, &dev, NULL) != CL_SUCCESS_)
+        return;
+    struct clt_extra x;
+    struct clt_rec *rec = special_begin(h->th, KI_N, &x);
+    if (!rec)
+        return;
+    uint64_t v[4] = { 0, 0, 0, 0 };
+    static const uint32_t params[4] = { CL_KERNEL_WORK_GROUP_SIZE_, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE_,
+                                        CL_KERNEL_LOCAL_MEM_SIZE_, CL_KERNEL_PRIVATE_MEM_SIZE_ };
+    for (int i = 0; i < 4; i++)
+        if (kinfo(kernel, dev, params[i], sizeof v[i], &v[i], NULL) != CL_SUCCESS_)
+            v[i] = 0;
+    rec->arg[KI_KERNEL] = (uint64_t)(uintptr_t)kernel;
+    rec->arg[KI_DEVICE] = (uint64_t)(uintptr_t)dev;
+    rec->arg[KI_WG_SIZE] = v[0];
+    rec->arg[KI_PREF_MULTIPLE] = v[1];
+    rec->arg[KI_LOCAL_MEM] = v[2];
+    rec->arg[KI_PRIVATE_MEM] = v[3];
+    special_commit(h->th, rec, &x, CLT_REC_KERNEL);
+}
+
+/* ---- commands: timed by completion callbacks ------------------------- */
+
+static _Atomic uint64_t in_flight;
+
+static void CLT_CALL command_done(void *event, int32_t status, void *user)
+{
+    uint64_t flow = (uint64_t)(uintptr_t)user;
+    int saved = errno;
+    struct clt_thread *th = clt_is_active() ? clt_enter() : NULL;
+    struct clt_extra x;
+    struct clt_rec *rec = th ? special_begin(th, CMD_N, &x) : NULL;
+    if (rec) {
+        /* Queue and command kind come from the enqueue record (flow id):
+         * the callback asks the driver only for the four timestamps. */
+        typedef int32_t (*prof_t)(void *, uint32_t, size_t, void *, size_t *);
+        prof_t prof = REAL(clGetEventProfilingInfo);
+        rec->arg[CMD_FLOW] = flow;
+        rec->arg[CMD_EVENT] = (uint64_t)(uintptr_t)event;
+        rec->arg[CMD_STATUS] = (uint64_t)(int64_t)status;
+        for (int i = 0; i < 4; i++) {
+            uint64_t t = 0;
+            if (!prof || prof(event, CL_PROFILING_COMMAND_QUEUED_ + (uint32_t)i, sizeof t, &t, NULL) != CL_SUCCESS_)
+                t = 0;
+            rec->arg[CMD_QUEUED + i] = t;
+        }
+        special_commit(th, rec, &x, CLT_REC_COMMAND);
+    }
+    if (flow & (1u << 31)) {          /* our own event: nobody else holds it */
+        typedef int32_t (*rel_t)(void *);
+        rel_t rel = REAL(clReleaseEvent);
+        if (rel)
+            rel(event);
+    }
+    __atomic_fetch_sub(&in_flight, 1, __ATOMIC_RELEASE);
+    errno = saved;
+}
+
+void clt_track_command(uint64_t flow, void *event)
+{
+    typedef int32_t (*cb_t)(void *, int32_t, void (*)(void *, int32_t, void *), void *);
+    cb_t set_cb = REAL(clSetEventCallback);
+    if (!event)
+        return;
+    int saved = errno;
+    __atomic_fetch_add(&in_flight, 1, __ATOMIC_RELAXED);
+    if (!set_cb || set_cb(event, CL_COMPLETE_, command_done, (void *)(uintptr_t)flow) != CL_SUCCESS_) {
+        __atomic_fetch_sub(&in_flight, 1, __ATOMIC_RELAXED);
+        if (flow & (1u << 31)) {
+            typedef int32_t (*rel_t)(void *);
+            rel_t rel = REAL(clReleaseEvent);
+            if (rel)
+                rel(event);
+        }
+    }
+    errno = saved;
+}
+
+uint64_t clt_commands_drain(unsigned timeout_ms)
+{
+    for (unsigned waited = 0; waited < timeout_ms; waited++) {
+        if (__atomic_load_n(&in_flight, __ATOMIC_ACQUIRE) == 0)
+            return 0;
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    return __atomic_load_n(&in_flight, __ATOMIC_ACQUIRE);
+}

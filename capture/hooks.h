@@ -1,0 +1,40 @@
+/* Hand-written semantics for a few commands, and device-side recording.
+ *
+ * Generated wrappers of the commands listed in gen.py's HOOKED call
+ * clt_pre_<cmd> (may change what is passed to the driver, never what is
+ * recorded) and clt_post_<cmd> (sees the result, may fix what the app gets
+ * back). Every clEnqueue* that can return an event is timed on the device:
+ * the wrapper gives the driver cltrace's own event when the app passes none,
+ * and clt_track_command registers a completion callback that records the
+ * command's profiling timestamps from whatever thread the driver runs it on. */
+#ifndef CLT_HOOKS_H
+#define CLT_HOOKS_H
+#include "put.h"
+
+struct clt_hook {
+    struct clt_thread *th;  /* NULL when not recording */
+    void *real;             /* the driver's entry point, for retries */
+    int changed;            /* the pre hook changed an argument */
+    uint64_t scratch[64];   /* rewritten property lists, redirected outputs */
+};
+
+
+extern int clt_pid;
+
+/* A flow id links an enqueue call to its command: unique in the trace
+ * (pid, the thread's sequence, a per-thread counter); bit 31 says the event
+ * is cltrace's own. Computed on the calling thread, no atomics. */
+static inline uint64_t clt_flow_next(struct clt_thread *th, int own)
+{
+    uint32_t n = ++th->flow_counter & 0x7FFFFFFFu;
+    return (uint64_t)(clt_pid & 0x3FFFFF) << 42 | (uint64_t)(th->seq & 0x3FF) << 32 |
+           (uint64_t)(own ? 1u : 0u) << 31 | n;
+}
+
+void clt_track_command(uint64_t flow, void *event);
+int clt_cl_version(const char *device_version);   /* "OpenCL 2.1 …" -> 201; 0: unknown */
+/* At exit: wait (bounded) for commands still in flight; returns how many
+ * never completed. */
+uint64_t clt_commands_drain(unsigned timeout_ms);
+
+#endif

@@ -1,0 +1,85 @@
+/* The hot path: what a generated wrapper does on the calling thread.
+ *
+ * One relaxed load decides whether to record at all. A record is written in
+ * place into the calling thread's ring (trace/record.h): no lock, no
+ * allocation, no formatting; decoding happens on the writer thread.
+ *
+ * errno: the fast path makes no libc call, so the app sees the errno the
+ * real call left. The slow paths (first call of a thread, a full ring) save
+ * and restore it themselves. */
+#ifndef CLT_PUT_H
+#define CLT_PUT_H
+#include "trace/record.h"
+#include "trace/ring.h"
+
+#define CLT_EXPORT __attribute__((visibility("default")))
+#define CLT_CALL            /* CL_API_CALL is empty on Linux */
+#define CLT_NOINLINE __attribute__((noinline))
+typedef int32_t cl_int_;
+#define CL_INVALID_OPERATION_ (-59)
+
+extern __thread struct clt_thread *clt_tls __attribute__((tls_model("initial-exec")));
+
+
+extern void *clt_real_tab[];                       /* resolved entry points */
+void *clt_real_slow(unsigned fn);                  /* resolve: real entry point or NULL */
+void *clt_ext_wrap(const char *name, void *real);  /* extension lookup hook */
+struct clt_thread *clt_thread_attach(void);
+struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max);
+void clt_loop_detected(unsigned fn);               /* the real library called us back */
+
+#define CLT_REAL_ABSENT ((void *)1)
+
+static inline __attribute__((always_inline)) void *clt_real(unsigned fn)
+{
+    void *p = __atomic_load_n(&clt_real_tab[fn], __ATOMIC_ACQUIRE);
+    if (CLT_LIKELY((uintptr_t)p > (uintptr_t)CLT_REAL_ABSENT))
+        return p;
+    return clt_real_slow(fn);
+}
+
+static inline __attribute__((always_inline)) int clt_is_active(void)
+{
+    return __atomic_load_n(&clt_active, __ATOMIC_RELAXED);
+}
+
+/* The calling thread's ring, made on its first call; NULL: do not record. */
+static inline __attribute__((always_inline)) struct clt_thread *clt_enter(void)
+{
+    if (CLT_UNLIKELY(!clt_is_active()))
+        return NULL;
+    struct clt_thread *th = clt_tls;
+    if (CLT_UNLIKELY(!th))
+        th = clt_thread_attach();
+    return th;
+}
+
+static inline __attribute__((always_inline)) struct clt_rec *clt_rec_begin(struct clt_thread *th, size_t max)
+{
+    uint64_t head = th->head_local;
+    uint64_t off = head & th->mask;
+    if (CLT_LIKELY(off + max <= th->mask + 1 && head + max - th->tail_cached <= th->mask + 1))
+        return (struct clt_rec *)(th->buf + off);
+    return clt_ring_reserve_slow(th, max);
+}
+
+extern int (*clt_backtrace)(void **, int);
+extern int clt_break_on;           /* CLTRACE_BREAK: bit 0 errors, bit 1 leaks */
+void clt_break_if_debugged(void);  /* SIGTRAP, only under a debugger */
+
+static inline void clt_put_stack(struct clt_extra *x, int failed)
+{
+    int saved = errno;
+    uint64_t *d = (uint64_t *)x->p;
+    int n = clt_backtrace ? clt_backtrace((void **)d, CLT_STACK_DEPTH) : 0;
+    if (n < 0)
+        n = 0;
+    d[n] = (uint64_t)n;
+    x->p += 8 * ((size_t)n + 1);
+    x->raw |= CLT_RAW_STACK;
+    if (CLT_UNLIKELY(failed && (clt_break_on & 1)))
+        clt_break_if_debugged();
+    errno = saved;
+}
+
+#endif

@@ -1,0 +1,48 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "config.h"
+
+struct clt_config clt_cfg;
+
+
+const struct clt_option_desc clt_options[] = {
+#define CLT_DESC(n, t, d, h) { CLT_ENV_PREFIX #n, #t, d, h },
+    CLT_OPTIONS(CLT_DESC)
+#undef CLT_DESC
+};
+const unsigned clt_n_options = sizeof clt_options / sizeof clt_options[0];
+
+static const char *env_or(const char *name, const char *def)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : def;
+}
+
+void clt_config_load(struct clt_config *c)
+{
+#define CLT_LOAD_str(n, d) c->n = env_or(CLT_ENV_PREFIX #n, d);
+#define CLT_LOAD_bool(n, d) c->n = env_or(CLT_ENV_PREFIX #n, d)[0] == '1';
+#define CLT_LOAD_int(n, d) c->n = strtol(env_or(CLT_ENV_PREFIX #n, d), NULL, 0);
+#define CLT_LOAD(n, t, d, h) CLT_LOAD_##t(n, d)
+    CLT_OPTIONS(CLT_LOAD)
+#undef CLT_LOAD
+}
+
+void clt_msg(const char *fmt, ...)
+{
+    if (clt_cfg.QUIET)
+        return;
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = snprintf(buf, sizeof buf, "cltrace: ");
+    n += vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    if (n > (int)sizeof buf - 2)
+        n = (int)sizeof buf - 2;
+    buf[n++] = '\n';
+    ssize_t w = write(2, buf, (size_t)n);   /* stderr only: stdout is the app's */
+    (void)w;
+}

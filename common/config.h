@@ -1,0 +1,40 @@
+/* Every option cltrace reads, in one table: the shim parses it, `cltrace
+ * --help` prints it. All are environment variables named CLTRACE_<NAME>. */
+#ifndef CLT_CONFIG_H
+#define CLT_CONFIG_H
+
+#define CLT_ENV_PREFIX "CLTRACE_"
+
+/*  X(NAME,      type, default,                  help) */
+#define CLT_OPTIONS(X) \
+    X(OUTPUT,    str,  "cltrace-%e-%p.pftrace",  "trace file; %p = pid, %e = program name. A directory gets the default name inside it; a name without %p gets .<pid> added") \
+    X(DISABLE,   bool, "0",                      "1: forward every call, record nothing") \
+    X(LIBRARY,   str,  "",                       "path of the real OpenCL library (default: the libOpenCL.so.1 the app loaded, else the system one)") \
+    X(BUFFER_KB, int,  "1024",                   "per-thread record buffer in KiB (rounded up to a power of two, 64 at least)") \
+    X(WAIT_US,   int,  "2000",                   "how long a calling thread waits for buffer space before a call is dropped (and counted)") \
+    X(COMPRESS,  bool, "1",                      "1: gzip the trace at a clean exit (.pftrace.gz); after a crash the raw .pftrace stays") \
+    X(QUIET,     bool, "0",                      "1: no messages on stderr") \
+    X(CHILDREN,  bool, "1",                      "0: trace this process only, not the programs it runs (cltrace --no-children)") \
+    X(BREAK,     str,  "",                       "stop in the debugger (SIGTRAP, only when one is attached) on: error (a call fails), leak (objects alive at exit), all") \
+    X(NOTIFY_FD, int,  "-1",                     "set by the cltrace launcher: where to announce the trace path")
+
+struct clt_config {
+#define CLT_FIELD_str(n) const char *n;
+#define CLT_FIELD_bool(n) int n;
+#define CLT_FIELD_int(n) long n;
+#define CLT_FIELD(n, t, d, h) CLT_FIELD_##t(n)
+    CLT_OPTIONS(CLT_FIELD)
+#undef CLT_FIELD
+};
+
+struct clt_option_desc { const char *name, *type, *def, *help; };
+extern const struct clt_option_desc clt_options[];
+extern const unsigned clt_n_options;
+
+void clt_config_load(struct clt_config *c);   /* from the environment */
+
+extern struct clt_config clt_cfg;             /* the process's, loaded by the shim */
+/* "cltrace: <message>" on stderr (never stdout: it is the app's), unless QUIET. */
+void clt_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,728 @@
+#!/usr/bin/env python3
+"""Generate cltrace's OpenCL wrappers and decode tables from the Khronos registry.
+
+    python3 gen/gen.py path/to/cl.xml trace/generated capture/generated [tests/forward/generated]
+
+Reads cl.xml (every <command>, typedef, enum and bitmask) and writes:
+  trace/generated/clt_gen.h        function ids, table sizes (the record format's fn field)
+  trace/generated/clt_tables.c     names, parameter descriptors, enum/bitfield/error decoders
+  capture/generated/clt_wrappers.c one wrapper per command: forward + record (capture/put.h),
+                                   the extension-name -> wrapper table, the loader dispatch order
+  capture/generated/clt_hooks.h    prototypes of the hand-written hooks (capture/hooks.c)
+The output is committed: a user's clone builds without cl.xml. Generated C
+never includes the CL headers, so commands newer than the installed headers
+are still wrapped: every parameter is declared with an ABI-identical type
+(handles and pointers as void *, typedefs resolved to their integer type).
+
+How a parameter is recorded is decided here, once, from its C type and a
+short table of OpenCL conventions (SEMANTICS / ARRAY_LEN below).
+"""
+import os
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+# --- ABI types of the few non-CL types cl.xml names (Windows/VA-API ones). ---
+FOREIGN = {"UINT": "uint32_t", "D3DFORMAT": "uint32_t", "DXGI_FORMAT": "uint32_t",
+           "VASurfaceID": "uint32_t", "HANDLE": "void *"}
+BASE = {"char": "char", "int": "int", "unsigned int": "unsigned int", "unsigned char": "unsigned char",
+        "intptr_t": "intptr_t", "size_t": "size_t", "float": "float", "double": "double",
+        "int8_t": "int8_t", "int16_t": "int16_t", "int32_t": "int32_t", "int64_t": "int64_t",
+        "uint8_t": "uint8_t", "uint16_t": "uint16_t", "uint32_t": "uint32_t", "uint64_t": "uint64_t",
+        "void": "void"}
+SIGNED = {"char", "int", "intptr_t", "int8_t", "int16_t", "int32_t", "int64_t"}
+
+# Arrays whose length is another parameter (or a constant) by OpenCL convention.
+ARRAY_LEN = {
+    "global_work_offset": "work_dim", "global_work_size": "work_dim", "local_work_size": "work_dim",
+    "origin": 3, "region": 3, "src_origin": 3, "dst_origin": 3, "buffer_origin": 3, "host_origin": 3,
+    "buffer_offset": 3, "src_offset": 3, "dst_offset": 3,
+}
+MAX_ARRAY = 16       # elements copied per array argument; the count is always exact
+MAX_PROPS = 32       # values copied per zero-terminated property list
+MAX_STR = 256        # bytes copied per string argument
+
+# Parameter kinds (mirrored in record.h as enum clt_kind).
+KINDS = ["VAL", "SVAL", "HANDLE", "ENUM", "BITFIELD", "BOOL", "PTR", "STR", "ARR", "HARR",
+         "PROPS", "OUT_VAL", "OUT_HANDLE", "OUT_HARR", "ERRCODE", "BYTES8", "FUNC", "SRCS", "WORDS"]
+# Small input structs copied as 8-byte words (after success): what an image or
+# a sub-buffer is, for the trace and the leak report.
+WORDS = {("image_desc", 5), ("image_format", 1), ("buffer_create_info", 2)}
+WORDS_CMDS = ("clCreateImage", "clCreateImage2D", "clCreateImage3D", "clCreateImageWithProperties",
+              "clCreateSubBuffer")
+
+
+class Reg:
+    def __init__(self, path):
+        root = ET.parse(path).getroot()
+        self.typedef = {}      # name -> underlying type name (or '*handle')
+        self.handles = set()
+        for t in root.find("types"):
+            name = t.get("name") or (t.find("name").text if t.find("name") is not None else None)
+            text = "".join(t.itertext())
+            if t.get("category") == "define" and name:
+                if re.search(r"struct\s+_\w+\s*\*", text):
+                    self.handles.add(name)
+                elif t.find("type") is not None:
+                    inner = t.find("type").text
+                    between = text.split(inner, 1)[1].split(name, 1)[0]
+                    self.typedef[name] = "void*" if "*" in between else inner
+                elif re.search(r"\bvoid\s*\*", text) or "*" in text:
+                    self.typedef[name] = "void*"
+        self.enum_value = {}
+        self.bitmask_groups = {}   # group name -> [(name, value)]
+        for es in root.findall("enums"):
+            for e in es.findall("enum"):
+                v = e.get("value")
+                if e.get("bitpos") is not None:
+                    v = str(1 << int(e.get("bitpos")))
+                if v is None:
+                    continue
+                try:
+                    self.enum_value[e.get("name")] = int(v.rstrip("ULul"), 0)
+                except ValueError:
+                    continue
+            if es.get("type") == "bitmask":
+                self.bitmask_groups[es.get("name")] = [e.get("name") for e in es.findall("enum")]
+        # Values of each enum-like type, from <require comment="TYPE"> blocks.
+        self.type_enums = {}
+        self.core = []         # commands in a <feature>
+        self.ext_cmds = []     # commands only in <extension>s
+        seen = set()
+        for sect in list(root.findall("feature")) + list(root.find("extensions")):
+            for req in sect.findall("require"):
+                c = (req.get("comment") or "").split(" - ")[0].strip()
+                for e in req.findall("enum"):
+                    if re.fullmatch(r"cl_\w+", c):
+                        self.type_enums.setdefault(c, [])
+                        if e.get("name") not in self.type_enums[c]:
+                            self.type_enums[c].append(e.get("name"))
+                for cmd in req.findall("command"):
+                    n = cmd.get("name")
+                    if n in seen:
+                        continue
+                    seen.add(n)
+                    (self.core if sect.tag == "feature" else self.ext_cmds).append(n)
+        for g, names in self.bitmask_groups.items():
+            self.type_enums.setdefault(g, [])
+            for n in names:
+                if n not in self.type_enums[g]:
+                    self.type_enums[g].append(n)
+        self.bitfield_types = {g for g in self.bitmask_groups}
+        self.commands = {}
+        for c in root.find("commands"):
+            proto = c.find("proto")
+            name = proto.find("name").text
+            self.commands[name] = (self.parse_decl(proto), [self.parse_decl(p) for p in c.findall("param")])
+        # Error codes: the <enums name="ErrorCodes.*"> blocks, plus CL_SUCCESS.
+        self.errors = ["CL_SUCCESS"] + [e.get("name") for es in root.findall("enums")
+                                        if (es.get("name") or "").startswith("ErrorCodes")
+                                        for e in es.findall("enum") if e.get("value")]
+
+    @staticmethod
+    def parse_decl(el):
+        text = "".join(el.itertext())
+        name = el.find("name").text
+        t = el.find("type")
+        if t is None:      # function pointer: "void (CL_CALLBACK* pfn)(...)"
+            return {"name": name, "type": None, "ptr": 0, "const": False, "func": True}
+        after = text.split(t.text, 1)[1].split(name, 1)[0]
+        before = text.split(t.text, 1)[0]
+        return {"name": name, "type": t.text, "ptr": after.count("*"), "const": "const" in before,
+                "func": False, "array": "[" in text.split(name, 1)[1]}
+
+    def resolve(self, tname):
+        """Follow typedefs to a base C type name, or '*handle' / 'void*'."""
+        seen = 0
+        while tname in self.typedef and seen < 20:
+            tname = self.typedef[tname]
+            seen += 1
+        if tname in self.handles:
+            return "*handle"
+        return tname
+
+    def root_of(self, tname):
+        """The most specific cl_* name with enum/bitfield values, walking typedefs."""
+        t = tname
+        for _ in range(20):
+            if t in self.type_enums and t not in ("cl_bitfield", "cl_properties"):
+                return t
+            if t not in self.typedef:
+                return None
+            t = self.typedef[t]
+        return None
+
+    def abi(self, d):
+        if d["name"] == "errcode_ret" and d["ptr"] == 1:
+            return "cl_int_ *"
+        if d["func"] or d["ptr"] or d.get("array"):
+            return "void *"
+        t = d["type"]
+        if t in FOREIGN:
+            return FOREIGN[t]
+        if t in self.handles:
+            return "void *"
+        b = self.resolve(t)
+        if b in ("*handle", "void*"):
+            return "void *"
+        if b not in BASE:
+            raise SystemExit("gen: cannot resolve type %r" % t)
+        return BASE[b]
+
+
+def classify(reg, cmd, params, i):
+    """-> (kind, aux): how parameter i of cmd is recorded."""
+    d = params[i]
+    names = [p["name"] for p in params]
+    prev = names[i - 1] if i else ""
+    t = d["type"]
+    if d["func"]:
+        return "FUNC", None
+    if d["name"] == "errcode_ret" and d["ptr"] == 1:
+        return "ERRCODE", None
+    if cmd in WORDS_CMDS and d["ptr"] == 1:
+        for name, n in WORDS:
+            if d["name"] == name:
+                return "WORDS", n
+    if cmd == "clCreateProgramWithSource" and d["name"] == "strings":
+        return "SRCS", None         # the program's source, for the reporter's kernel-source hints
+    if d["ptr"] == 0 and not d.get("array"):
+        if t in reg.handles or reg.resolve(t) == "*handle":
+            return "HANDLE", t
+        if t == "cl_bool":
+            return "BOOL", None
+        root = reg.root_of(t)
+        if root:
+            return ("BITFIELD" if root in reg.bitfield_types or t in reg.bitfield_types else "ENUM"), root
+        base = reg.resolve(t)
+        if base in ("void*",) or t in ("HANDLE",):
+            return "PTR", None
+        return ("SVAL" if base in SIGNED else "VAL"), None
+    if d["ptr"] == 1:
+        if cmd == "clSetKernelArg" and d["name"] == "arg_value":
+            return "BYTES8", "arg_size"
+        if t == "char" and d["const"]:
+            return "STR", None
+        is_handle = t in reg.handles
+        if d["const"] and t.endswith("_properties") or (d["const"] and t and t.endswith("_properties_khr")) \
+                or (d["const"] and t and t.endswith("_properties_intel")) or t == "cl_device_partition_property":
+            return "PROPS", None
+        if d["name"] == "svm_pointers" and prev == "num_svm_pointers":
+            return "ARR", prev          # SVM pointers freed or migrated: a list of addresses
+        if d["name"] in ARRAY_LEN and d["const"]:
+            return "ARR", ARRAY_LEN[d["name"]]
+        scalar = is_handle or (reg.resolve(t) in BASE and reg.resolve(t) not in ("void", "char"))
+        if d["const"] and prev.startswith("num_") and scalar:
+            return ("HARR" if is_handle else "ARR"), prev
+        if not d["const"] and is_handle and prev in ("num_entries", "num_kernels", "num_devices"):
+            return "OUT_HARR", prev
+        if not d["const"] and is_handle and prev.startswith("num_"):
+            return "HARR", prev         # an input list cl.xml does not mark const (queues, mem_objects)
+        if not d["const"] and is_handle:
+            return "OUT_HANDLE", t
+        if not d["const"] and t not in ("void", "char") and reg.resolve(t) in BASE and reg.resolve(t) != "void":
+            return "OUT_VAL", None
+    return "PTR", None
+
+
+def ret_kind(reg, r):
+    if r["ptr"]:
+        return "PTR"
+    if r["type"] == "void":
+        return "VOID"
+    if r["type"] in reg.handles:
+        return "HANDLE"
+    if r["type"] == "cl_int":
+        return "ERR"
+    return "VAL"
+
+
+CREATES = re.compile(r"^cl(Create|Enqueue|Link|Compile|Clone|SVMAlloc|HostMemAlloc|DeviceMemAlloc|SharedMemAlloc"
+                     r"|Import|GetExtensionFunctionAddress)")
+
+
+def gen(reg, out, cap_out):
+    cmds = sorted(set(reg.core) | set(reg.ext_cmds) | set(reg.commands))
+    cmds = [c for c in cmds if c in reg.commands]
+    core = set(reg.core)
+    # Enum and bitfield decode tables, one per type actually used by a parameter.
+    used_types = []
+    plan = {}
+    for c in cmds:
+        r, ps = reg.commands[c]
+        kinds = [classify(reg, c, ps, i) for i in range(len(ps))]
+        plan[c] = (r, ps, kinds)
+        for k, aux in kinds:
+            if k in ("ENUM", "BITFIELD") and aux not in used_types:
+                used_types.append(aux)
+    # Decoders the writer needs beyond parameter types (device command kinds).
+    for t in ("cl_command_type", "cl_command_execution_status"):
+        if t in reg.type_enums and t not in used_types:
+            used_types.append(t)
+    used_types.sort()
+    W = lambda name: open(os.path.join(out, name), "w")
+    WC = lambda name: open(os.path.join(cap_out, name), "w")
+    banner = "/* Generated by gen/gen.py from the Khronos cl.xml. Do not edit. */\n"
+
+    with W("clt_gen.h") as h:
+        h.write(banner + "#ifndef CLT_GEN_H\n#define CLT_GEN_H\n#include <stdint.h>\n\n")
+        h.write("enum clt_fn {\n")
+        for i, c in enumerate(cmds):
+            h.write("    CLT_FN_%s = %d,\n" % (c, i))
+        h.write("    CLT_FN_COUNT = %d\n};\n\n" % len(cmds))
+        h.write("enum clt_decoder {\n    CLT_DEC_NONE = 0,\n")
+        for i, t in enumerate(used_types):
+            h.write("    CLT_DEC_%s = %d,\n" % (t, i + 1))
+        h.write("    CLT_DEC_COUNT = %d\n};\n\n" % (len(used_types) + 1))
+        h.write("#define CLT_MAX_ARRAY %d\n#define CLT_MAX_PROPS %d\n#define CLT_MAX_STR %d\n\n"
+                % (MAX_ARRAY, MAX_PROPS, MAX_STR))
+        h.write("#endif\n")
+
+    with W("clt_tables.c") as f:
+        f.write(banner + '#include "trace/tables.h"\n#include <stddef.h>\n\n')
+        # parameter descriptors
+        for c in cmds:
+            r, ps, kinds = plan[c]
+            if not ps:
+                continue
+            f.write("static const struct clt_param P_%s[] = {\n" % c)
+            for p, (k, aux) in zip(ps, kinds):
+                dec = "CLT_DEC_%s" % aux if k in ("ENUM", "BITFIELD") else "CLT_DEC_NONE"
+                f.write('    {"%s", CLT_K_%s, %s, %s},\n' % (p["name"], k, dec,
+                        '"%s"' % p["type"] if k in ("HANDLE", "OUT_HANDLE", "HARR", "OUT_HARR") else "NULL"))
+            f.write("};\n")
+        f.write("\nconst struct clt_fn_desc clt_fns[CLT_FN_COUNT] = {\n")
+        for c in cmds:
+            r, ps, kinds = plan[c]
+            flags = []
+            if c in core:
+                flags.append("CLT_F_CORE")
+            if CREATES.match(c):
+                flags.append("CLT_F_CREATES")
+            if is_enqueue(c, ps, kinds):
+                flags.append("CLT_F_ENQUEUE")
+            rt = '"%s"' % r["type"] if ret_kind(reg, r) == "HANDLE" else "NULL"
+            f.write('    {"%s", %s, %d, CLT_R_%s, %s, %s},\n' % (c, "P_%s" % c if ps else "NULL", len(ps),
+                    ret_kind(reg, r), "|".join(flags) or "0", rt))
+        f.write("};\n\n")
+        # decoders
+        n_vals = {}
+        for t in used_types:
+            vals = []
+            for n in reg.type_enums.get(t, []):
+                if n in reg.enum_value:
+                    vals.append((reg.enum_value[n], n))
+            vals = sorted(set(vals))
+            n_vals[t] = len(vals)
+            f.write("static const struct clt_enum_val E_%s[] = {\n" % t)
+            for v, n in vals:
+                f.write('    {0x%xULL, "%s"},\n' % (v & 0xFFFFFFFFFFFFFFFF, n))
+            f.write('    {0, NULL}\n};\n')
+        f.write("\nconst struct clt_decoder_desc clt_decoders[CLT_DEC_COUNT] = {\n    {NULL, NULL, 0, 0},\n")
+        for t in used_types:
+            f.write('    {"%s", E_%s, %d, %d},\n' % (t, t, n_vals[t], 1 if t in reg.bitfield_types else 0))
+        f.write("};\n\n")
+        errs = sorted({(reg.enum_value[n], n) for n in reg.errors if n in reg.enum_value},
+                      key=lambda vn: (-vn[0], vn[1]))
+        f.write("const struct clt_err clt_errors[] = {\n")
+        for v, n in errs:
+            f.write('    {%d, "%s"},\n' % (v, n))
+        f.write("};\nconst unsigned clt_n_errors = %d;\n" % len(errs))
+
+    with WC("clt_hooks.h") as h:
+        h.write(banner + "#ifndef CLT_HOOKS_GEN_H\n#define CLT_HOOKS_GEN_H\n#include \"capture/hooks.h\"\n\n")
+        for c in HOOKED:
+            r, ps, kinds = plan[c]
+            pre, post = hook_protos(reg, c, r, ps)
+            h.write(pre + "\n" + post + "\n")
+        h.write("\n#endif\n")
+
+    with WC("clt_wrappers.c") as f:
+        f.write(banner + '#include "capture/shim.h"\n#include "trace/tables.h"\n#include "capture/generated/clt_hooks.h"\n\n')
+        f.write("/* Exported: every command of a <feature> (core 1.0-3.0), so LD_PRELOAD sees them.\n"
+                " * Extension commands are static and reached via clGetExtensionFunctionAddress*. */\n\n")
+        for c in cmds:
+            r, ps, kinds = plan[c]
+            f.write(wrapper(reg, c, r, ps, kinds, c in core))
+        f.write("const struct clt_ext_entry clt_ext_table[] = {\n")
+        for c in cmds:
+            f.write('    {"%s", (void *)%s},\n' % (c, c if c in core else "ext_" + c))
+        f.write("};\nconst unsigned clt_ext_table_len = %d;\n\n" % len(cmds))
+        # ICD loader layers: which command each dispatch-table slot holds.
+        order = [l.strip() for l in open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                      "icd_dispatch.txt")) if l.strip() and l[0] != "#"]
+        f.write("const int16_t clt_icd_dispatch[] = {\n")
+        for n in order:
+            f.write("    %s,\n" % ("CLT_FN_" + n if n in plan else "-1"))
+        f.write("};\nconst unsigned clt_icd_dispatch_len = %d;\n" % len(order))
+
+
+# Commands with hand-written semantics (capture/hooks.c): clt_pre_<cmd> may
+# change the arguments passed to the driver (never those recorded), and
+# clt_post_<cmd> sees the result. Their prototypes are generated into
+# clt_hooks.h, so a hook that does not match its command does not compile.
+HOOKED = ["clCreateCommandQueue", "clCreateCommandQueueWithProperties", "clCreateCommandQueueWithPropertiesKHR",
+          "clGetCommandQueueInfo", "clGetEventProfilingInfo", "clEnqueueNDRangeKernel",
+          "clBuildProgram"]
+
+
+def is_enqueue(c, ps, kinds):
+    """A command that enqueues work and can hand back an event: timed on the device."""
+    return c.startswith("clEnqueue") and any(p["name"] == "event" and k == "OUT_HANDLE"
+                                             for p, (k, _) in zip(ps, kinds))
+
+
+def hook_protos(reg, c, r, ps):
+    rabi = reg.abi(r)
+    pre = "void clt_pre_%s(struct clt_hook *h%s);" % (c, "".join(", %s*%s%s" % (
+        reg.abi(p), "" if reg.abi(p).endswith("*") else " ", p["name"]) for p in ps))
+    post = "void clt_post_%s(struct clt_hook *h%s%s);" % (c, "" if rabi == "void" else ", %s *ret" % rabi,
+                                                       "".join(", %s %s" % (reg.abi(p), p["name"]) for p in ps))
+    return pre, post
+
+
+def wrapper(reg, c, r, ps, kinds, exported):
+    rabi = reg.abi(r)
+    args = ", ".join("%s %s" % (reg.abi(p), p["name"]) for p in ps) or "void"
+    argnames = [p["name"] for p in ps]
+    rk = ret_kind(reg, r)
+    fname = c if exported else "ext_" + c
+    vis = "CLT_EXPORT " if exported else "static "
+    hooked = c in HOOKED
+    enq = is_enqueue(c, ps, kinds)
+    lookup = c in ("clGetExtensionFunctionAddress", "clGetExtensionFunctionAddressForPlatform")
+    has_err = any(k == "ERRCODE" for k, _ in kinds)
+    ret_ = "" if rk == "VOID" else "return "
+    L = []
+    # The entry point is tiny: when recording is off it is a load, a branch
+    # and a tail call; the recording body is a function of its own.
+    L.append("typedef %s (CLT_CALL *%s_t)(%s);" % (rabi, c, ", ".join(reg.abi(p) for p in ps) or "void"))
+    recsig = "%s_t real%s%s" % (c, ", void *clt_ra" if enq else "",
+                                "".join(", %s %s" % (reg.abi(p), p["name"]) for p in ps))
+    L.append("static CLT_NOINLINE %s %s_rec(%s);\n" % (rabi, c, recsig))
+    L.append("%s%s CLT_CALL %s(%s)\n{" % (vis, rabi, fname, args))
+    L.append("    %s_t real = (%s_t)clt_real(CLT_FN_%s);" % (c, c, c))
+    ret_fail = {"VOID": "return;", "ERR": "return CL_INVALID_OPERATION_;",
+                "HANDLE": "return NULL;", "PTR": "return NULL;", "VAL": "return 0;"}[rk]
+    if rk in ("HANDLE", "PTR") and has_err:
+        ret_fail = "{ if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }"
+    L.append("    if (CLT_UNLIKELY(!real)) %s" % ret_fail)
+    plain = "real(%s)" % ", ".join(argnames)
+    if lookup:   # hand out our wrapper for every extension command cl.xml knows
+        plain = "clt_ext_wrap(func_name, real(%s))" % ", ".join(argnames)
+    if not hooked:   # hooked commands keep their semantics even when not recording
+        L.append("    if (CLT_LIKELY(!clt_is_active()))")
+        L.append("        %s%s;" % (ret_, plain))
+    # An enqueue passes its caller's address: the call site, even without a stack.
+    L.append("    %s%s_rec(real%s%s);" % (ret_, c, ", __builtin_return_address(0)" if enq else "",
+                                          "".join(", " + n for n in argnames)))
+    L.append("}\n")
+
+    L.append("static %s %s_rec(%s)\n{" % (rabi, c, recsig))
+    L.append("    struct clt_thread *th = clt_enter();")
+    plain_stmt = "{ %s; return; }" % plain if rk == "VOID" else "return %s;" % plain
+    if not hooked:
+        L.append("    if (!th) %s" % plain_stmt)
+    # The same command re-entered on this thread: the call came back through
+    # the ICD loader's layer (preload and OPENCL_LAYERS both active) and is
+    # already being recorded by the outer frame.
+    # Re-entered more than once: the loader routes the command back into us
+    # by name (ocl-icd does this for a 2.x command a 1.2 vendor lacks), so
+    # the "next step" leads here again: fail it instead of spinning. The
+    # check costs nothing on the path of a call that is not re-entered.
+    L.append("    if (th && th->in_fn == CLT_FN_%s + 1u) {" % c)
+    L.append("        if (th->reentered >= 4) { clt_loop_detected(CLT_FN_%s); %s }" % (c, ret_fail))
+    L.append("        th->reentered++;")
+    if rk == "VOID":
+        L.append("        %s;" % plain)
+        L.append("        th->reentered--;")
+        L.append("        return;")
+    else:
+        L.append("        %s clt_r = %s;" % (rabi, plain))
+        L.append("        th->reentered--;")
+        L.append("        return clt_r;")
+    L.append("    }")
+    call_args = []
+    for p, (k, aux) in zip(ps, kinds):
+        if k == "ERRCODE":
+            call_args.append("errcode_ret ? errcode_ret : &clt_err_local")
+        elif hooked or (enq and p["name"] == "event"):
+            call_args.append(p["name"] + "__c")
+        else:
+            call_args.append(p["name"])
+    if has_err:
+        L.append("    cl_int_ clt_err_local = 0;")
+    if hooked:
+        L.append("    struct clt_hook h = { th, (void *)real, 0, {0} };")
+        for p in ps:
+            L.append("    %s %s__c = %s;" % (reg.abi(p), p["name"], p["name"]))
+        L.append("    clt_pre_%s(&h%s);" % (c, "".join(", &%s__c" % n for n in argnames)))
+    if enq:
+        # No event from the app: use our own (released on completion), so
+        # every command is timed. The flow id links the call to its command.
+        if not hooked:
+            L.append("    void *event__c = event;")
+        L.append("    void *clt_own_event = NULL;")
+        L.append("    uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;")
+        L.append("    if (th && !event)")
+        L.append("        event__c = &clt_own_event;")
+    L.append("    uint32_t clt_outer = th ? th->in_fn : 0;")
+    L.append("    if (th)")
+    L.append("        th->in_fn = CLT_FN_%s + 1u;" % c)
+    L.append("    uint64_t t0 = clt_now();")
+    if rk == "VOID":
+        L.append("    real(%s);" % ", ".join(call_args))
+    else:
+        L.append("    %s ret = real(%s);" % (rabi, ", ".join(call_args)))
+    L.append("    uint64_t t1 = clt_now();")
+    L.append("    if (th)")
+    L.append("        th->in_fn = clt_outer;")
+    if lookup:
+        L.append("    ret = clt_ext_wrap(func_name, ret);")
+    if hooked:
+        L.append("    clt_post_%s(&h%s%s);" % (c, "" if rk == "VOID" else ", &ret", "".join(", " + n for n in argnames)))
+    ok = {"VOID": "1", "ERR": "ret == 0", "HANDLE": "ret != NULL", "PTR": "ret != NULL", "VAL": "1"}[rk]
+    if enq:
+        L.append("    if (th && %s && event__c)" % ok)
+        L.append("        clt_track_command(flow, *(void **)event__c);")
+    L.append("    if (!th)")
+    L.append("        return%s;" % ("" if rk == "VOID" else " ret"))
+    retv = {"VOID": "0", "ERR": "(uint64_t)(int64_t)ret", "HANDLE": "(uint64_t)(uintptr_t)ret",
+            "PTR": "(uint64_t)(uintptr_t)ret", "VAL": "(uint64_t)ret"}[rk]
+    # worst-case record size
+    extra = []
+    for p, (k, aux) in zip(ps, kinds):
+        if k == "STR":
+            extra.append("CLT_MAX_STR")
+        elif k == "SRCS":
+            extra.append("CLT_MAX_SRC")
+        elif k == "WORDS":
+            extra.append("8 * %d" % aux)
+        elif k in ("ARR", "HARR", "OUT_HARR"):
+            extra.append("8 * CLT_MAX_ARRAY")
+        elif k == "PROPS":
+            extra.append("8 * CLT_MAX_PROPS")
+    nslots = len(ps) + (2 if enq else 0)     # an enqueue: + flow id, call site
+    size = "sizeof(struct clt_rec) + 8 * %d%s" % (nslots, "".join(" + " + e for e in extra))
+    # Call stacks: always for a call that makes an object the app owns (an
+    # enqueue only when the app asked for the event), and for a call that
+    # failed. Every other call pays one compare.
+    fails = {"ERR": "!ok", "HANDLE": "!ok" if has_err else None, "PTR": "!ok" if has_err else None}.get(rk)
+    if enq:
+        want = "event != NULL || !ok"
+    elif CREATES.match(c) and not lookup:
+        want = "1"
+    else:
+        want = fails
+    L.append("    int ok = %s;" % ok)
+    L.append("    (void)ok;")
+    if want:
+        L.append("    int clt_want_stack = %s;" % want)
+        size += " + (clt_want_stack ? CLT_STACK_BYTES : 0)"
+    L.append("    struct clt_rec *rec = clt_rec_begin(th, %s);" % size)
+    L.append("    if (rec) {")
+    L.append("        struct clt_extra x = clt_extra_init(rec, %d);" % nslots)
+    for i, (p, (k, aux)) in enumerate(zip(ps, kinds)):
+        n = p["name"]
+        s = "rec->arg[%d]" % i
+        if k in ("VAL", "ENUM", "BITFIELD", "BOOL"):
+            L.append("        %s = (uint64_t)%s;" % (s, n))
+        elif k == "SVAL":
+            L.append("        %s = (uint64_t)(int64_t)%s;" % (s, n))
+        elif k in ("HANDLE", "PTR", "FUNC"):
+            L.append("        %s = (uint64_t)(uintptr_t)%s;" % (s, n))
+        elif k == "ERRCODE":
+            L.append("        %s = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);" % s)
+        elif k == "STR":
+            # Strings are also read after errors that prove the driver read them.
+            err = "ret" if rk == "ERR" else ("(errcode_ret ? *errcode_ret : clt_err_local)" if has_err else None)
+            okx = "ok || clt_str_was_read(%s)" % err if err else ("1" if lookup else "ok")
+            L.append("        %s = clt_put_str(&x, %d, %s, %s);" % (s, i, okx, n))
+        elif k in ("ARR", "HARR", "OUT_HARR"):
+            ln = aux if isinstance(aux, int) else "(uint64_t)%s" % aux
+            if k == "OUT_HARR":
+                L.append("        %s = clt_put_out_harr(&x, %d, ok, %s, %s);" % (s, i, n, ln))
+            else:
+                esz = "sizeof(size_t)" if p["type"] in ("size_t", "void") or p["type"] in reg.handles else \
+                    "sizeof(%s)" % reg.abi(dict(p, ptr=0))
+                L.append("        %s = clt_put_arr(&x, %d, ok, %s, %s, %s);" % (s, i, n, ln, esz))
+        elif k == "PROPS":
+            esz = "sizeof(%s)" % reg.abi(dict(p, ptr=0))
+            L.append("        %s = clt_put_props(&x, %d, ok, %s, %s);" % (s, i, n, esz))
+        elif k in ("OUT_HANDLE",):
+            L.append("        %s = clt_put_out_ptr(&x, %d, ok, %s);" % (s, i, n))
+        elif k == "OUT_VAL":
+            esz = "sizeof(%s)" % reg.abi(dict(p, ptr=0))
+            L.append("        %s = clt_put_out_val(&x, %d, ok, %s, %s);" % (s, i, n, esz))
+        elif k == "BYTES8":
+            L.append("        %s = clt_put_bytes8(&x, %d, ok, %s, %s);" % (s, i, n, aux))
+        elif k == "SRCS":
+            L.append("        %s = clt_put_srcs(&x, %d, ok, %s, count, lengths);" % (s, i, n))
+        elif k == "WORDS":
+            L.append("        %s = clt_put_words(&x, %d, ok, %s, %d);" % (s, i, n, aux))
+    if enq:
+        L.append("        rec->arg[%d] = ok ? flow : 0;" % len(ps))
+        L.append("        rec->arg[%d] = (uint64_t)(uintptr_t)clt_ra;" % (len(ps) + 1))
+    if want:
+        L.append("        if (clt_want_stack)")
+        L.append("            clt_put_stack(&x, !ok);")
+    L.append("        clt_rec_commit(th, rec, &x, CLT_FN_%s, t0, t1, %s);" % (c, retv))
+    L.append("    }")
+    L.append("    return%s;" % ("" if rk == "VOID" else " ret"))
+    L.append("}\n")
+    return "\n".join(L) + "\n"
+
+
+if __name__ == "__main__" and len(sys.argv) not in (4, 5):
+    raise SystemExit(__doc__)
+if __name__ == "__main__":
+    gen(Reg(sys.argv[1]), sys.argv[2], sys.argv[3])
+
+
+# ---------------------------------------------------------------------------
+# Forwarding test (tests/forward/): a fake vendor library exporting every
+# command, which logs the arguments it receives, and a harness that calls
+# every wrapper of the shim with distinct values and checks they arrive
+# unchanged. Generated from the same plan as the wrappers.
+
+def length_params(ps, kinds):
+    names = set()
+    for k, aux in kinds:
+        if k in ("ARR", "HARR", "OUT_HARR", "BYTES8") and isinstance(aux, str):
+            names.add(aux)
+    return names
+
+
+def arg_values(reg, c, ps, kinds):
+    """C expressions the harness passes, one per parameter."""
+    lens = length_params(ps, kinds)
+    vals = []
+    for i, (p, (k, aux)) in enumerate(zip(ps, kinds)):
+        abi = reg.abi(p)
+        if p["name"] in lens:
+            vals.append("(%s)%d" % (abi, 4 if p["name"] == "arg_size" else 2))
+        elif (c, p["name"]) in PROFILING_ADDED and not abi.endswith("*"):
+            vals.append("(%s)0x41" % abi)     # profiling bit clear: the shim must set it
+        elif abi in ("float", "double"):
+            vals.append("(%s)%d.5" % (abi, i + 1))
+        elif abi != "void *" and not abi.endswith("*"):
+            vals.append("(%s)%d" % (abi, 0x40 + i))
+        elif k == "STR":
+            vals.append('(void *)"s%d"' % i)
+        elif k == "ERRCODE":
+            vals.append("errslot")
+        elif k == "FUNC":
+            vals.append("(void *)&some_callback")
+        elif k == "SRCS":
+            vals.append("(void *)src_strings")
+        elif k == "HANDLE":
+            vals.append("(void *)(uintptr_t)0x%x" % (0x10000 + 16 * i))
+        else:
+            vals.append("(void *)arena[%d]" % i)
+    return vals
+
+
+# The one argument cltrace changes on purpose: queues get CL_QUEUE_PROFILING_ENABLE.
+PROFILING_ADDED = {("clCreateCommandQueue", "properties"), ("clCreateCommandQueueWithProperties", "properties"),
+                   ("clCreateCommandQueueWithPropertiesKHR", "properties")}
+
+
+def gen_forward(reg, plan, cmds, out):
+    os.makedirs(out, exist_ok=True)
+    banner = "/* Generated by gen/gen.py from the Khronos cl.xml. Do not edit. */\n"
+    with open(os.path.join(out, "fake_cl.c"), "w") as f:
+        f.write(banner + "/* A vendor library that records what it is called with. */\n")
+        f.write("#include <stdint.h>\n#include <string.h>\n#include <stddef.h>\ntypedef int32_t cl_int_;\n")
+        f.write("#define EXPORT __attribute__((visibility(\"default\")))\n")
+        f.write("struct fake_log { const char *fn; unsigned n; uint64_t args[16]; };\n")
+        f.write("/* The last calls, newest at fake_hist[(fake_n - 1) % 16]: a shim may make calls of its own. */\n")
+        f.write("EXPORT struct fake_log fake_hist[16];\nEXPORT unsigned fake_n;\n")
+        f.write("EXPORT int64_t fake_ret_int;\nEXPORT uint64_t fake_ret_ptr;\n")
+        f.write("static inline uint64_t as_u64_d(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }\n")
+        f.write("static void *fake_lookup(const char *name);\n\n")
+        for c in cmds:
+            r, ps, kinds = plan[c]
+            rabi = reg.abi(r)
+            args = ", ".join("%s %s" % (reg.abi(p), p["name"]) for p in ps) or "void"
+            f.write("EXPORT %s %s(%s)\n{\n" % (rabi, c, args))
+            f.write('    struct fake_log *l = &fake_hist[fake_n++ %% 16];\n    l->fn = "%s";\n    l->n = %d;\n' % (c, len(ps)))
+            for i, p in enumerate(ps):
+                a = reg.abi(p)
+                conv = "as_u64_d(%s)" if a in ("float", "double") else \
+                    ("(uint64_t)(uintptr_t)%s" if a.endswith("*") else "(uint64_t)%s")
+                f.write("    l->args[%d] = %s;\n" % (i, conv % p["name"]))
+            if is_enqueue(c, ps, kinds):    # hand back an event, as a driver does
+                f.write("    if (event && !fake_ret_int)\n        *(void **)event = (void *)(uintptr_t)0xE0E0;\n")
+            if c == "clSetEventCallback":     # a command that is already complete
+                f.write("    if (!fake_ret_int && pfn_notify)\n"
+                        "        ((void (*)(void *, int32_t, void *))pfn_notify)(event, 0, user_data);\n")
+            if c in ("clGetExtensionFunctionAddress", "clGetExtensionFunctionAddressForPlatform"):
+                f.write("    return fake_lookup(func_name);\n")
+            elif rabi == "void":
+                pass
+            elif rabi.endswith("*"):
+                f.write("    return (%s)(uintptr_t)fake_ret_ptr;\n" % rabi)
+            else:
+                f.write("    return (%s)fake_ret_int;\n" % rabi)
+            f.write("}\n\n")
+        f.write("static const struct { const char *name; void *fn; } table[] = {\n")
+        for c in cmds:
+            f.write('    {"%s", (void *)%s},\n' % (c, c))
+        f.write("};\n")
+        f.write("static void *fake_lookup(const char *name)\n{\n"
+                "    for (size_t i = 0; name && i < sizeof table / sizeof table[0]; i++)\n"
+                "        if (strcmp(table[i].name, name) == 0)\n            return table[i].fn;\n"
+                "    return NULL;\n}\n")
+
+    with open(os.path.join(out, "forward_check.c"), "w") as f:
+        f.write(banner)
+        f.write('#include "forward_check.h"\n\n')
+        for c in cmds:
+            r, ps, kinds = plan[c]
+            rabi = reg.abi(r)
+            vals = arg_values(reg, c, ps, kinds)
+            f.write("static void check_%s(void *fp, int pass)\n{\n    (void)pass;\n" % c)
+            f.write("    typedef %s (*fn_t)(%s);\n" % (rabi, ", ".join(reg.abi(p) for p in ps) or "void"))
+            f.write("    reset_arena();\n")
+            call = "((fn_t)fp)(%s)" % ", ".join(
+                "(pass ? NULL : errslot)" if k == "ERRCODE" else v for v, (k, _) in zip(vals, kinds))
+            if rabi == "void":
+                f.write("    %s;\n" % call)
+            else:
+                f.write("    %s r = %s;\n" % (rabi, call))
+            f.write('    expect_fn("%s", %d);\n' % (c, len(ps)))
+            for i, (p, v, (k, _)) in enumerate(zip(ps, vals, kinds)):
+                a = reg.abi(p)
+                if (c, p["name"]) in PROFILING_ADDED:
+                    f.write('    expect_profiling_added("%s", %d, (uint64_t)(uintptr_t)%s, %d, pass);\n'
+                            % (c, i, v, 1 if a.endswith("*") else 0))
+                elif k == "ERRCODE":
+                    f.write('    expect_errcode("%s", %d, pass ? NULL : errslot);\n' % (c, i))
+                elif a in ("float", "double"):
+                    f.write('    expect_arg("%s", %d, as_u64_d(%s));\n' % (c, i, v))
+                elif a.endswith("*"):
+                    f.write('    expect_arg("%s", %d, (uint64_t)(uintptr_t)%s);\n' % (c, i, v))
+                else:
+                    f.write('    expect_arg("%s", %d, (uint64_t)%s);\n' % (c, i, v))
+            if c in ("clGetExtensionFunctionAddress", "clGetExtensionFunctionAddressForPlatform"):
+                f.write("    (void)r;\n")
+            elif rabi.endswith("*"):
+                f.write('    expect_ret("%s", (uint64_t)(uintptr_t)r, fake_ret_ptr_now());\n' % c)
+            elif rabi != "void":
+                f.write('    expect_ret("%s", (uint64_t)(int64_t)r, (uint64_t)(%s)fake_ret_int_now());\n'
+                        % (c, rabi))
+            f.write("}\n\n")
+        f.write("const struct fwd_case fwd_cases[] = {\n")
+        for c in cmds:
+            f.write('    {"%s", check_%s, %d},\n' % (c, c, 1 if c in set(reg.core) else 0))
+        f.write("};\nconst unsigned fwd_n_cases = %d;\n" % len(cmds))
+
+
+if __name__ == "__main__" and len(sys.argv) == 5:
+    _reg = Reg(sys.argv[1])
+    _cmds = [c for c in sorted(_reg.commands)]
+    _plan = {}
+    for _c in _cmds:
+        _r, _ps = _reg.commands[_c]
+        _plan[_c] = (_r, _ps, [classify(_reg, _c, _ps, i) for i in range(len(_ps))])
+    gen_forward(_reg, _plan, _cmds, sys.argv[4])

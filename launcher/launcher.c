@@ -1,0 +1,142 @@
+/* cltrace [options] [--] app args...: run app with the shim preloaded and
+ * say where its trace (and those of its child processes) went. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "common/config.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: cltrace [-o FILE] [-q] [--] program [args...]\n\n"
+               "Runs program with every OpenCL call traced to a Perfetto trace (.pftrace[.gz]).\n"
+               "Open it at https://ui.perfetto.dev or read it with cltrace-report.\n\n"
+               "Traced, with no flag: programs linked with libOpenCL, programs that load it at\n"
+               "run time (dlopen or dlmopen by name or path, then dlsym: hashcat, ctypes, clew),\n"
+               "extension functions looked up with clGetExtensionFunctionAddress*, and calls that\n"
+               "come through an ICD loader's layer (OPENCL_LAYERS=libcltrace.so): each call once.\n"
+               "On OpenCL 1.x platforms cltrace calls only 1.x commands of its own.\n\n"
+               "  -o FILE   trace file (same as CLTRACE_OUTPUT)\n"
+               "  -q        no messages from cltrace\n"
+               "  --no-children  trace the program only, not the programs it runs\n"
+               "  -h        this help\n\n"
+               "Options are environment variables (the launcher passes them on):\n");
+    for (unsigned i = 0; i < clt_n_options; i++) {
+        if (strcmp(clt_options[i].name, CLT_ENV_PREFIX "NOTIFY_FD") == 0)
+            continue;
+        fprintf(f, "  %-20s %s (default: %s)\n", clt_options[i].name, clt_options[i].help,
+                clt_options[i].def[0] ? clt_options[i].def : "none");
+    }
+    fprintf(f, "\nExit status: the program's (128+N if it died of signal N); 127 if it cannot run.\n");
+}
+
+static int find_shim(char *out, size_t cap)
+{
+    const char *env = getenv("CLTRACE_SHIM");
+    if (env && *env) {
+        snprintf(out, cap, "%s", env);
+        return access(out, R_OK);
+    }
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return -1;
+    self[n] = 0;
+    char *dir = dirname(self);
+    static const char *const rel[] = { "libcltrace.so", "../lib/cltrace/libcltrace.so", "../lib/libcltrace.so" };
+    for (unsigned i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        snprintf(out, cap, "%s/%s", dir, rel[i]);
+        if (access(out, R_OK) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    int quiet = 0, i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            i++;
+            break;
+        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--no-children") == 0) {
+            setenv(CLT_ENV_PREFIX "CHILDREN", "0", 1);
+        } else if (strcmp(argv[i], "-q") == 0) {
+            quiet = 1;
+            setenv(CLT_ENV_PREFIX "QUIET", "1", 1);
+        } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+            setenv(CLT_ENV_PREFIX "OUTPUT", argv[++i], 1);
+        } else {
+            fprintf(stderr, "cltrace: unknown option %s\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (i >= argc) {
+        usage(stderr);
+        return 2;
+    }
+    char shim[PATH_MAX], preload[2 * PATH_MAX];
+    if (find_shim(shim, sizeof shim) != 0) {
+        fprintf(stderr, "cltrace: libcltrace.so not found next to the launcher (set CLTRACE_SHIM)\n");
+        return 127;
+    }
+    const char *old = getenv("LD_PRELOAD");
+    snprintf(preload, sizeof preload, "%s%s%s", shim, old && *old ? ":" : "", old ? old : "");
+    setenv("LD_PRELOAD", preload, 1);
+
+    /* Traced processes announce their trace path on this pipe. */
+    int pfd[2];
+    if (pipe2(pfd, O_CLOEXEC) != 0) {
+        perror("cltrace: pipe");
+        return 127;
+    }
+    int notify = fcntl(pfd[1], F_DUPFD, 3);       /* without CLOEXEC: inherited */
+    char num[16];
+    snprintf(num, sizeof num, "%d", notify);
+    setenv(CLT_ENV_PREFIX "NOTIFY_FD", num, 1);
+
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("cltrace: fork");
+        return 127;
+    }
+    if (pid == 0) {
+        close(pfd[0]);
+        execvp(argv[i], argv + i);
+        fprintf(stderr, "cltrace: cannot run %s: %s\n", argv[i], strerror(errno));
+        _exit(127);
+    }
+    close(pfd[1]);
+    close(notify);
+    signal(SIGINT, SIG_IGN);      /* the app gets ^C; we wait for it */
+    signal(SIGQUIT, SIG_IGN);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    /* Read what was announced (children that outlive the app keep the pipe
+     * open: do not wait for them). */
+    fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+    char buf[8192];
+    ssize_t n;
+    while ((n = read(pfd[0], buf, sizeof buf - 1)) > 0) {
+        buf[n] = 0;
+        if (!quiet) {
+            for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+                fprintf(stderr, "cltrace: trace written to %s\n", line);
+        }
+    }
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return WEXITSTATUS(status);
+}

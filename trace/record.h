@@ -1,0 +1,255 @@
+/* The records in a thread's ring: the contract between the calling thread
+ * (capture/, which writes them: capture/put.h) and the writer thread
+ * (writer/, which reads them). One header of 32 bytes, one 8-byte slot per
+ * parameter, then copies of strings, arrays and the call stack; the slot
+ * says where (offset << 32 | count) or holds the value itself. Records that
+ * are not API calls (device facts, completions, the program's marks) use the
+ * kinds below in `fn`. The ring is single producer, single consumer. */
+#ifndef CLT_RECORD_H
+#define CLT_RECORD_H
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include "trace/generated/clt_gen.h"
+#include "trace/clock.h"
+
+#define CLT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define CLT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define CLT_FN_PAD 0xFFFFu  /* ring padding up to the end of the buffer */
+
+struct clt_rec {
+    uint16_t fn;            /* enum clt_fn, or CLT_FN_PAD */
+    uint16_t size;          /* bytes including header, multiple of 8 */
+    uint32_t raw_mask;      /* bit i: arg[i] is the pointer itself, contents not read */
+    uint64_t t0, t1;        /* clt_now() ticks around the real call */
+    uint64_t ret;           /* return value (cl_int sign-extended, or pointer) */
+    uint64_t arg[];
+};
+
+struct clt_thread {
+    /* producer side (the owning thread) */
+    uint8_t *buf;
+    uint64_t mask;          /* ring size - 1; size is a power of two */
+    uint64_t head_local;
+    uint64_t tail_cached;
+    uint64_t dropped;       /* calls not recorded because the ring stayed full */
+    uint32_t flow_counter;  /* flow ids of this thread's enqueues */
+    uint32_t in_fn;         /* command being recorded on this thread, + 1 (0: none) */
+    uint32_t reentered;     /* depth of that command re-entering itself (loader layers; loops) */
+    int dropping;
+    _Alignas(64) _Atomic uint64_t head;   /* published to the writer */
+    _Alignas(64) _Atomic uint64_t tail;   /* consumed by the writer */
+    _Atomic uint64_t dropped_pub;
+    _Atomic uint32_t wake_seq;      /* futex: bumped by the writer when it frees room */
+    _Atomic uint32_t waiting;       /* the producer sleeps on wake_seq */
+    /* writer side */
+    _Atomic int state;      /* enum clt_thread_state */
+    int tid;
+    uint32_t seq;           /* Perfetto sequence id of this thread's events */
+    uint32_t generation;    /* bumped when the slot is reused by a new thread */
+    struct clt_thread *next;
+    void *wstate;           /* writer's per-sequence state */
+};
+
+enum clt_thread_state { CLT_TH_FREE, CLT_TH_CLAIMED, CLT_TH_LIVE, CLT_TH_DEAD };
+
+/* Records that are not API calls (fn field; CLT_FN_PAD is 0xFFFF). */
+enum clt_rec_kind {
+    CLT_REC_COMMAND = 0xFF01,  /* a command completed: flow, event, status, 4 times */
+    CLT_REC_DEVICE = 0xFF02,   /* a device's limits, once per device */
+    CLT_REC_CLOCK = 0xFF03,    /* clGetDeviceAndHostTimer sample */
+    CLT_REC_KERNEL = 0xFF04,   /* a kernel's work-group info on a device */
+    CLT_REC_KREGS = 0xFF05,    /* registers per work-item of a kernel (NVIDIA build log) */
+    CLT_REC_RANGE_PUSH = 0xFF06,  /* include/cltrace.h annotations (capture/annotate.c): name */
+    CLT_REC_RANGE_POP = 0xFF07,
+    CLT_REC_MARK = 0xFF08,        /* name */
+    CLT_REC_COUNTER = 0xFF09,     /* name, value (double bits) */
+};
+
+/* Slots of the records above (rec->arg[i]). */
+enum { CMD_FLOW, CMD_EVENT, CMD_STATUS, CMD_QUEUED, CMD_SUBMIT, CMD_START, CMD_END, CMD_N };
+enum { DEV_ID, DEV_TYPE, DEV_CU, DEV_MAX_WG, DEV_LOCAL_MEM, DEV_GLOBAL_MEM, DEV_CLOCK_MHZ, DEV_WARP,
+       DEV_REGS, DEV_CC_MAJOR, DEV_CC_MINOR, DEV_SIMD_PER_CU, DEV_NAME, DEV_VENDOR, DEV_VERSION, DEV_N };
+enum { CLK_DEVICE, CLK_HOST_BEFORE, CLK_DEVICE_TS, CLK_HOST_AFTER, CLK_STATUS, CLK_N };
+enum { KI_KERNEL, KI_DEVICE, KI_WG_SIZE, KI_PREF_MULTIPLE, KI_LOCAL_MEM, KI_PRIVATE_MEM, KI_N };
+enum { KR_PROGRAM, KR_REGS, KR_NAME, KR_N };
+
+
+
+struct clt_extra { uint8_t *base, *p; uint32_t raw; };
+
+static inline struct clt_extra clt_extra_init(struct clt_rec *rec, unsigned nargs)
+{
+    struct clt_extra x = { (uint8_t *)rec, (uint8_t *)&rec->arg[nargs], 0 };
+    return x;
+}
+
+static inline uint64_t clt_raw(struct clt_extra *x, unsigned i, const void *p)
+{
+    x->raw |= 1u << i;
+    return (uint64_t)(uintptr_t)p;
+}
+
+static inline uint64_t clt_slot(struct clt_extra *x, uint64_t count, size_t bytes)
+{
+    uint64_t off = (uint64_t)(x->p - x->base);
+    x->p += (bytes + 7) & ~(size_t)7;
+    return off << 32 | (count & 0xFFFFFFFFu);
+}
+
+/* Errors after which the driver has read the string argument. */
+static inline int clt_str_was_read(int32_t err)
+{
+    return err == -46 /* INVALID_KERNEL_NAME */ || err == -11 /* BUILD_PROGRAM_FAILURE */ ||
+           err == -43 /* INVALID_BUILD_OPTIONS */ || err == -66 /* INVALID_COMPILER_OPTIONS */ ||
+           err == -67 /* INVALID_LINKER_OPTIONS */;
+}
+
+static inline uint64_t clt_put_str(struct clt_extra *x, unsigned i, int ok, const char *s)
+{
+    if (!s || !ok)
+        return clt_raw(x, i, s);
+    size_t n = strnlen(s, CLT_MAX_STR);
+    memcpy(x->p, s, n);
+    return clt_slot(x, n, n);
+}
+
+static inline uint64_t clt_load_n(const void *p, size_t esz)
+{
+    switch (esz) {
+    case 1: return *(const uint8_t *)p;
+    case 2: return *(const uint16_t *)p;
+    case 4: return *(const uint32_t *)p;
+    default: return *(const uint64_t *)p;
+    }
+}
+
+static inline uint64_t clt_put_arr(struct clt_extra *x, unsigned i, int ok, const void *p,
+                                   uint64_t n, size_t esz)
+{
+    if (!p || !ok)
+        return clt_raw(x, i, p);
+    uint64_t m = n < CLT_MAX_ARRAY ? n : CLT_MAX_ARRAY;
+    uint64_t *dst = (uint64_t *)x->p;
+    for (uint64_t k = 0; k < m; k++)
+        dst[k] = clt_load_n((const uint8_t *)p + k * esz, esz);
+    return clt_slot(x, n, m * 8);
+}
+
+static inline uint64_t clt_put_out_harr(struct clt_extra *x, unsigned i, int ok, void *p, uint64_t n)
+{
+    return clt_put_arr(x, i, ok, p, n, sizeof(void *));
+}
+
+static inline uint64_t clt_put_props(struct clt_extra *x, unsigned i, int ok, const void *p, size_t esz)
+{
+    if (!p || !ok)
+        return clt_raw(x, i, p);
+    uint64_t *dst = (uint64_t *)x->p;
+    unsigned m = 0;
+    while (m + 2 <= CLT_MAX_PROPS) {
+        uint64_t key = clt_load_n((const uint8_t *)p + m * esz, esz);
+        if (!key)
+            break;
+        dst[m] = key;
+        dst[m + 1] = clt_load_n((const uint8_t *)p + (m + 1) * esz, esz);
+        m += 2;
+    }
+    return clt_slot(x, m, (size_t)m * 8);
+}
+
+static inline uint64_t clt_put_out_ptr(struct clt_extra *x, unsigned i, int ok, void *p)
+{
+    if (!p || !ok)
+        return clt_raw(x, i, p);
+    return (uint64_t)(uintptr_t)*(void **)p;
+}
+
+static inline uint64_t clt_put_out_val(struct clt_extra *x, unsigned i, int ok, void *p, size_t esz)
+{
+    if (!p || !ok)
+        return clt_raw(x, i, p);
+    return clt_load_n(p, esz);
+}
+
+/* Program source: the pieces concatenated, CLT_MAX_SRC bytes at most; the
+ * slot's count is the whole length (so the writer knows what was cut). */
+#define CLT_MAX_SRC 16384
+static inline uint64_t clt_put_srcs(struct clt_extra *x, unsigned i, int ok, const void *strings, uint32_t count,
+                                    const void *lengths)
+{
+    if (!strings || !ok)
+        return clt_raw(x, i, strings);
+    const char *const *s = (const char *const *)strings;
+    const size_t *len = (const size_t *)lengths;
+    size_t n = 0, total = 0;
+    for (uint32_t k = 0; k < count; k++) {
+        if (!s[k])
+            continue;
+        size_t l = len && len[k] ? len[k] : strlen(s[k]);
+        total += l;
+        size_t c = l < CLT_MAX_SRC - n ? l : CLT_MAX_SRC - n;
+        memcpy(x->p + n, s[k], c);
+        n += c;
+    }
+    return clt_slot(x, total, n);
+}
+
+static inline uint64_t clt_put_words(struct clt_extra *x, unsigned i, int ok, const void *p, unsigned n)
+{
+    if (!p || !ok)
+        return clt_raw(x, i, p);
+    memcpy(x->p, p, 8 * (size_t)n);
+    return clt_slot(x, n, 8 * (size_t)n);
+}
+
+static inline uint64_t clt_put_bytes8(struct clt_extra *x, unsigned i, int ok, const void *p, size_t size)
+{
+    if (!p || !ok || size > 8)
+        return clt_raw(x, i, p);
+    if (size == 4 || size == 8 || size == 2 || size == 1)
+        return clt_load_n(p, size);
+    uint64_t v = 0;
+    memcpy(&v, p, size);
+    return v;
+}
+
+/* Call stacks: return addresses (innermost first) after the slots, then
+ * their count in the record's last word; bit 31 of raw_mask says a stack is
+ * there. libunwind is loaded privately (RTLD_LOCAL: its _Unwind_* and
+ * backtrace symbols must not replace the app's), so this is a pointer. */
+#define CLT_STACK_DEPTH 32
+#define CLT_STACK_BYTES (8 * (CLT_STACK_DEPTH + 1))
+#define CLT_RAW_STACK (1u << 31)
+
+
+/* The stack of a record: count, and the addresses (innermost first). */
+static inline const uint64_t *clt_rec_stack(const struct clt_rec *rec, unsigned *n)
+{
+    *n = 0;
+    if (!(rec->raw_mask & CLT_RAW_STACK))
+        return NULL;
+    const uint64_t *end = (const uint64_t *)((const uint8_t *)rec + rec->size) - 1;
+    uint64_t k = *end;
+    if (k > CLT_STACK_DEPTH || (const uint8_t *)(end - k) < (const uint8_t *)rec->arg)
+        return NULL;
+    *n = (unsigned)k;
+    return end - k;
+}
+
+static inline void clt_rec_commit(struct clt_thread *th, struct clt_rec *rec, struct clt_extra *x,
+                                  unsigned fn, uint64_t t0, uint64_t t1, uint64_t ret)
+{
+    uint64_t size = (uint64_t)(x->p - x->base);
+    rec->fn = (uint16_t)fn;
+    rec->size = (uint16_t)size;
+    rec->raw_mask = x->raw;
+    rec->t0 = t0;
+    rec->t1 = t1;
+    rec->ret = ret;
+    th->head_local += size;
+    __atomic_store_n(&th->head, th->head_local, __ATOMIC_RELEASE);
+}
+
+#endif

@@ -1,0 +1,16 @@
+/* The per-thread rings as both sides see them: the list of every ring ever
+ * attached (the writer walks it), the switch that says whether to record,
+ * and the wake-up a producer waiting for room sleeps on. The capture side
+ * makes and fills rings (capture/shim.c, capture/put.h); the writer drains
+ * them (writer/dispatch.c). */
+#ifndef CLT_RING_H
+#define CLT_RING_H
+#include "trace/record.h"
+
+extern int clt_active;                           /* 0: forward only, record nothing */
+extern struct clt_thread *_Atomic clt_threads;   /* every ring ever attached */
+extern int clt_stacks_recorded;                  /* records may carry call stacks */
+
+void clt_ring_wake(struct clt_thread *th);        /* the writer gave room back */
+
+#endif

@@ -1,0 +1,392 @@
+/* API calls -> slices on the calling thread's track: arguments decoded
+ * from the generated tables, interned per sequence (one sequence per
+ * recording thread, ids >= 2), encoded by the hand encoder (fastpack.h).
+ * The dispatcher (dispatch.c) calls clt_call_decode, lets the object model
+ * see the call, then clt_call_write. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "emit.h"
+#include "trace/cltrace.pb-c.h"
+#include "lifetime.h"
+#include "trace/fastpack.h"
+#include "trace/tables.h"
+
+enum { F_CLEARED = 1, F_NEEDS = 2 };
+typedef Perfetto__Protos__TrackDescriptor Track;
+typedef Perfetto__Protos__TracePacket Packet;
+typedef Perfetto__Protos__TrackEvent Event;
+
+struct clt_seq {
+    uint32_t generation;
+    uint64_t track_uuid;
+    uint8_t *fn_sent, *name_sent, *str_sent;   /* interned on this sequence */
+    struct clt_sym_sent sym;                   /* call stacks interned on it */
+};
+
+/* ---- interning tables ------------------------------------------------- */
+
+static unsigned name_index(struct clt_writer *w, const char *name)
+{
+    for (unsigned i = 0; i < w->n_names; i++)
+        if (strcmp(w->names[i], name) == 0)
+            return i;
+    w->names[w->n_names] = name;
+    return w->n_names++;
+}
+
+/* The name tables every sequence interns from: parameter names, enum and
+ * error names (iids are their indexes). */
+int clt_calls_init(struct clt_writer *w)
+{
+    unsigned total = 0;
+    for (unsigned f = 0; f < CLT_FN_COUNT; f++) {
+        w->pname_off[f] = total;
+        total += clt_fns[f].n_params;
+    }
+    w->pname_off[CLT_FN_COUNT] = total;
+    w->pname = calloc(total + 1, sizeof *w->pname);
+    w->names = calloc(total + 8, sizeof *w->names);
+    w->out = malloc(CLT_OUT_CAP);
+    if (!w->pname || !w->names || !w->out)
+        return -1;
+    for (unsigned f = 0; f < CLT_FN_COUNT; f++)
+        for (unsigned i = 0; i < clt_fns[f].n_params; i++)
+            w->pname[w->pname_off[f] + i] = name_index(w, clt_fns[f].params[i].name);
+    w->name_result = name_index(w, "result");
+    w->name_arg_object = name_index(w, "arg_object");
+    w->name_refcount = name_index(w, "reference_count");
+    w->name_released = name_index(w, "use_after_release");
+    unsigned s = 0;
+    for (unsigned d = 0; d < CLT_DEC_COUNT; d++) {
+        w->str_off[d] = s;
+        s += clt_decoders[d].n;
+    }
+    w->str_off[CLT_DEC_COUNT] = s;        /* error names follow */
+    w->n_strs = s + clt_n_errors;
+    for (unsigned i = 0; i < 2048; i++)
+        w->err_idx[i] = -1;
+    for (unsigned i = 0; i < clt_n_errors; i++)
+        if (clt_errors[i].value <= 0 && clt_errors[i].value > -2048 && w->err_idx[-clt_errors[i].value] < 0)
+            w->err_idx[-clt_errors[i].value] = (int16_t)i;
+    return 0;
+}
+
+/* ---- one sequence per thread ------------------------------------------ */
+
+struct clt_seq *clt_seq_for(struct clt_writer *w, struct clt_thread *th)
+{
+    struct clt_seq *ss = th->wstate;
+    if (!ss) {
+        ss = calloc(1, sizeof *ss);
+        uint8_t *bits = ss ? calloc(CLT_FN_COUNT + w->n_names + w->n_strs, 1) : NULL;
+        if (!bits) {
+            free(ss);
+            return NULL;
+        }
+        ss->fn_sent = bits;
+        ss->name_sent = bits + CLT_FN_COUNT;
+        ss->str_sent = ss->name_sent + w->n_names;
+        th->wstate = ss;
+    }
+    if (ss->generation == th->generation && ss->track_uuid)
+        return ss;
+    /* A new thread on this ring: its track, then a fresh sequence state. */
+    int first = ss->track_uuid == 0;
+    ss->generation = th->generation;
+    ss->track_uuid = w->process_uuid | (uint32_t)th->tid;
+    memset(ss->fn_sent, 0, CLT_FN_COUNT + w->n_names + w->n_strs);
+    clt_sym_sent_reset(&ss->sym);
+
+    char path[64], name[64], fallback[32];
+    snprintf(path, sizeof path, "/proc/self/task/%d/comm", th->tid);
+    snprintf(fallback, sizeof fallback, "thread %d", th->tid);
+    clt_read_comm(path, name, sizeof name, fallback);
+    Perfetto__Protos__ThreadDescriptor td = PERFETTO__PROTOS__THREAD_DESCRIPTOR__INIT;
+    td.has_pid = td.has_tid = 1;
+    td.pid = w->pid;
+    td.tid = th->tid;
+    td.thread_name = name;
+    Track t = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+    t.has_uuid = 1;
+    t.uuid = ss->track_uuid;
+    t.thread = &td;
+    clt_put_track(w, &t);
+
+    clt_sequence_start(w, th->seq, first, ss->track_uuid);
+    return ss;
+}
+
+/* Scratch for one call: its arguments and any interning it needs. */
+#define MAX_ANN 40
+#define MAX_ELEMS 512
+struct call_scratch {
+    struct fp_ann ann[MAX_ANN];
+    unsigned n_ann;
+    uint64_t elems[MAX_ELEMS];
+    unsigned n_elem;
+    char text[MAX_ANN][CLT_MAX_STR + 1];
+    unsigned n_text;
+    /* new interned entries, written (with protobuf-c) before the slice */
+    Perfetto__Protos__EventName en, *enp[1];
+    Perfetto__Protos__DebugAnnotationName dn[MAX_ANN], *dnp[MAX_ANN];
+    Perfetto__Protos__InternedString is[MAX_ANN], *isp[MAX_ANN];
+    unsigned n_en, n_dn, n_is;
+    struct clt_sym_scratch sym;
+    Perfetto__Protos__InternedData in;
+};
+
+static struct fp_ann *new_ann(struct clt_writer *w, struct clt_seq *ss, struct call_scratch *s,
+                              unsigned name)
+{
+    struct fp_ann *a = &s->ann[s->n_ann++];
+    a->name_iid = name + 1;
+    a->type = FP_V_UINT;
+    a->v = 0;
+    if (!ss->name_sent[name]) {
+        ss->name_sent[name] = 1;
+        Perfetto__Protos__DebugAnnotationName *d = &s->dn[s->n_dn];
+        perfetto__protos__debug_annotation_name__init(d);
+        d->has_iid = 1;
+        d->iid = name + 1;
+        d->name = (char *)w->names[name];
+        s->dnp[s->n_dn++] = d;
+    }
+    return a;
+}
+
+static void set(struct fp_ann *a, enum fp_val type, uint64_t v)
+{
+    a->type = (uint8_t)type;
+    a->v = v;
+}
+
+static void set_str_iid(struct clt_seq *ss, struct call_scratch *s, struct fp_ann *a, unsigned idx,
+                        const char *str)
+{
+    set(a, FP_V_STR_IID, idx + 1);
+    if (!ss->str_sent[idx]) {
+        ss->str_sent[idx] = 1;
+        Perfetto__Protos__InternedString *is = &s->is[s->n_is];
+        perfetto__protos__interned_string__init(is);
+        is->has_iid = is->has_str = 1;
+        is->iid = idx + 1;
+        is->str.data = (uint8_t *)str;
+        is->str.len = strlen(str);
+        s->isp[s->n_is++] = is;
+    }
+}
+
+static void set_err(struct clt_writer *w, struct clt_seq *ss, struct call_scratch *s, struct fp_ann *a,
+                    int32_t code)
+{
+    int i = code <= 0 && code > -2048 ? w->err_idx[-code] : -1;
+    if (i >= 0)
+        set_str_iid(ss, s, a, w->str_off[CLT_DEC_COUNT] + (unsigned)i, clt_errors[i].name);
+    else
+        set(a, FP_V_INT, (uint64_t)(int64_t)code);
+}
+
+/* Strings from the app may be anything: keep printable ASCII (valid UTF-8). */
+static void set_text(struct call_scratch *s, struct fp_ann *a, const uint8_t *p, size_t n)
+{
+    a->type = FP_V_STR;
+    a->s = clt_text(s->text[s->n_text++], p, n, 1, '?');
+}
+
+static uint64_t handle_id(struct clt_writer *w, uint64_t h, int fresh)
+{
+    return fresh ? clt_objects_new(&w->objs, h) : clt_objects_get(&w->objs, h);
+}
+
+static void set_array(struct clt_writer *w, struct call_scratch *s, struct fp_ann *a, const uint64_t *v,
+                      unsigned n, int handles, int fresh)
+{
+    if (s->n_elem + n > MAX_ELEMS)
+        n = MAX_ELEMS - s->n_elem;
+    uint64_t *out = &s->elems[s->n_elem];
+    for (unsigned k = 0; k < n; k++)
+        out[k] = handles ? handle_id(w, v[k], fresh) : v[k];
+    s->n_elem += n;
+    a->type = FP_V_ARRAY;
+    a->arr = out;
+    a->n = n;
+}
+
+static void put_interned(struct clt_writer *w, struct call_scratch *s, uint32_t seq)
+{
+    Perfetto__Protos__InternedData in = PERFETTO__PROTOS__INTERNED_DATA__INIT;
+    if (s->in.n_callstacks)
+        in = s->in;       /* with the entries of a call stack */
+    in.n_event_names = s->n_en;
+    in.event_names = s->enp;
+    in.n_debug_annotation_names = s->n_dn;
+    in.debug_annotation_names = s->dnp;
+    in.n_debug_annotation_string_values = s->n_is;
+    in.debug_annotation_string_values = s->isp;
+    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+    p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
+    p.trusted_packet_sequence_id = seq;
+    p.sequence_flags = F_NEEDS;
+    p.interned_data = &in;
+    clt_put_packet(w, &p);
+}
+
+/* A program's source, as an instant on the thread's track after the call:
+ * the reporter's kernel-source hints read it. */
+static void emit_source(struct clt_writer *w, uint64_t track, uint64_t ts, uint64_t program, const uint8_t *src,
+                        uint64_t len)
+{
+    static char text[CLT_MAX_SRC + 1];
+    Perfetto__Protos__DebugAnnotation a[3], *ap[3];
+    unsigned na = 0;
+    A_UINT("program", program);
+    A_STR("source", clt_text(text, src, len < CLT_MAX_SRC ? (size_t)len : CLT_MAX_SRC, 1, ' '));
+    A_UINT("source_bytes", len);     /* more than the source's length: it was cut at CLT_MAX_SRC */
+    clt_put_instant(w, track, ts, "program source", ap, na, 0);
+}
+
+
+static struct call_scratch s;   /* one call at a time: between decode and write */
+
+/* The call's arguments as annotations; handles get their object ids (new
+ * objects for what the call created). */
+void clt_call_decode(struct clt_writer *w, struct clt_seq *ss, const struct clt_rec *rec, struct clt_call *c)
+{
+    const struct clt_fn_desc *fd = &clt_fns[rec->fn];
+    int fresh = (fd->flags & CLT_F_CREATES) != 0;
+    const uint8_t *base = (const uint8_t *)rec;
+    s.n_ann = s.n_elem = s.n_text = s.n_en = s.n_dn = s.n_is = 0;
+    uint64_t t0 = c->t0;
+    uint64_t released = 0;     /* a handle the app had already released */
+    const uint8_t *src = NULL; /* clCreateProgramWithSource: the program's source */
+    uint64_t src_len = 0;
+
+    for (unsigned i = 0; i < fd->n_params && i < MAX_ANN - 4; i++) {
+        const struct clt_param *pp = &fd->params[i];
+        struct fp_ann *a = new_ann(w, ss, &s, w->pname[w->pname_off[rec->fn] + i]);
+        uint64_t v = rec->arg[i];
+        if (rec->raw_mask & (1u << i)) {
+            set(a, FP_V_PTR, v);
+            continue;
+        }
+        const uint8_t *data = base + (v >> 32);
+        unsigned cnt = (unsigned)(v & 0xFFFFFFFFu);
+        switch (pp->kind) {
+        case CLT_K_SVAL: set(a, FP_V_INT, v); break;
+        case CLT_K_HANDLE: {
+            struct clt_obj *o = clt_objects_obj(&w->objs, v);
+            set(a, FP_V_UINT, o ? o->id : handle_id(w, v, 0));
+            if (o && !released && clt_obj_released(o, t0))
+                released = o->id;
+            break;
+        }
+        case CLT_K_OUT_HANDLE: set(a, FP_V_UINT, handle_id(w, v, fresh)); break;
+        case CLT_K_BOOL: set(a, FP_V_BOOL, v); break;
+        case CLT_K_PTR:
+        case CLT_K_FUNC: set(a, FP_V_PTR, v); break;
+        case CLT_K_ERRCODE: set_err(w, ss, &s, a, (int32_t)v); break;
+        case CLT_K_ENUM: {
+            int k = clt_enum_index(pp->dec, v);
+            if (k >= 0)
+                set_str_iid(ss, &s, a, w->str_off[pp->dec] + (unsigned)k, clt_decoders[pp->dec].vals[k].name);
+            else
+                set(a, FP_V_UINT, v);
+            break;
+        }
+        case CLT_K_BITFIELD:
+            a->type = FP_V_STR;
+            a->s = clt_bitfield_str(pp->dec, v, s.text[s.n_text++], CLT_MAX_STR + 1);
+            break;
+        case CLT_K_STR:
+            set_text(&s, a, data, cnt > CLT_MAX_STR ? CLT_MAX_STR : cnt);
+            break;
+        case CLT_K_SRCS:         /* the slice shows the start; the whole source follows it */
+            set_text(&s, a, data, cnt > CLT_MAX_STR ? CLT_MAX_STR : cnt);
+            src = data;
+            src_len = cnt;
+            break;
+        case CLT_K_ARR:
+        case CLT_K_HARR:
+        case CLT_K_OUT_HARR:
+            set_array(w, &s, a, (const uint64_t *)data, cnt < CLT_MAX_ARRAY ? cnt : CLT_MAX_ARRAY,
+                      pp->kind != CLT_K_ARR, pp->kind == CLT_K_OUT_HARR && fresh);
+            break;
+        case CLT_K_WORDS:
+            set_array(w, &s, a, (const uint64_t *)data, cnt < 8 ? cnt : 8, 0, 0);
+            break;
+        case CLT_K_PROPS:
+            set_array(w, &s, a, (const uint64_t *)data, cnt < CLT_MAX_PROPS ? cnt : CLT_MAX_PROPS, 0, 0);
+            break;
+        case CLT_K_BYTES8: {
+            set(a, FP_V_UINT, v);
+            /* A kernel argument that is a live object (cl_mem, sampler...). */
+            uint64_t id = clt_objects_find(&w->objs, v);
+            if (id)
+                set(new_ann(w, ss, &s, w->name_arg_object), FP_V_UINT, id);
+            break;
+        }
+        default: set(a, FP_V_UINT, v); break;   /* VAL, OUT_VAL */
+        }
+    }
+    if (fd->ret != CLT_R_VOID) {
+        struct fp_ann *a = new_ann(w, ss, &s, w->name_result);
+        switch (fd->ret) {
+        case CLT_R_ERR: set_err(w, ss, &s, a, (int32_t)rec->ret); break;
+        case CLT_R_HANDLE: set(a, FP_V_UINT, handle_id(w, rec->ret, fresh)); break;
+        case CLT_R_PTR: set(a, FP_V_PTR, rec->ret); break;
+        default: set(a, FP_V_UINT, rec->ret); break;
+        }
+    }
+    if (released && s.n_ann < MAX_ANN)
+        set(new_ann(w, ss, &s, w->name_released), FP_V_UINT, released);
+    c->src = src;
+    c->src_len = src_len;
+}
+
+/* The call's slice (begin and end) after the object model saw it: `refs`,
+ * the app's reference count after a retain or release (-1: none). */
+void clt_call_write(struct clt_writer *w, struct clt_thread *th, struct clt_seq *ss, const struct clt_rec *rec,
+                    const struct clt_call *c, int64_t refs)
+{
+    const struct clt_fn_desc *fd = &clt_fns[rec->fn];
+    uint64_t t0 = c->t0, t1 = c->t1;
+    uint32_t stack = c->stack;
+    if (refs >= 0 && s.n_ann < MAX_ANN)
+        set(new_ann(w, ss, &s, w->name_refcount), FP_V_UINT, (uint64_t)refs);
+    s.in.n_callstacks = 0;
+    if (stack) {
+        perfetto__protos__interned_data__init(&s.in);
+        clt_sym_add_interned(&w->syms, &ss->sym, stack, &s.sym, &s.in);
+    }
+    if (!ss->fn_sent[rec->fn]) {
+        ss->fn_sent[rec->fn] = 1;
+        perfetto__protos__event_name__init(&s.en);
+        s.en.has_iid = 1;
+        s.en.iid = rec->fn + 1u;
+        s.en.name = (char *)fd->name;
+        s.enp[0] = &s.en;
+        s.n_en = 1;
+    }
+    if (s.n_en || s.n_dn || s.n_is || s.in.n_callstacks)
+        put_interned(w, &s, th->seq);
+    if (w->len + 2 * FP_MAX_PACKET > CLT_OUT_CAP)
+        clt_writer_flush(w);
+    /* An enqueue's flow id (slot after its parameters) ties it to its command. */
+    uint64_t flow = fd->flags & CLT_F_ENQUEUE ? rec->arg[fd->n_params] : 0;
+    uint8_t *o = w->out + w->len;
+    o = fp_slice(o, t0, th->seq, 1, rec->fn + 1u, s.ann, s.n_ann, &flow, flow != 0, NULL, 0, stack);
+    o = fp_slice(o, t1, th->seq, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0);
+    w->len = (size_t)(o - w->out);
+    w->calls++;
+    if (c->src && rec->ret)
+        emit_source(w, ss->track_uuid, t1, handle_id(w, rec->ret, 0), c->src, c->src_len);
+}
+
+/* The start time of a thread's next record, UINT64_MAX if none. */
+uint64_t clt_seq_track(const struct clt_seq *ss)
+{
+    return ss->track_uuid;
+}

@@ -1,0 +1,162 @@
+/* The writer's dispatcher: each record of a thread's ring, in order, to
+ * the module that owns its kind -- API calls (calls.c, with the object model
+ * of lifetime.c and the device model of emit_device.c seeing each call),
+ * device facts and completions (emit_device.c), the program's marks
+ * (emit_annotate.c). Modules use the encoding primitives (encode.c) and
+ * never call back here. Also the trace's header and footer. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "emit.h"
+#include "lifetime.h"
+#include "common/config.h"
+#include "trace/ring.h"
+#include "trace/tables.h"
+
+#define CLT_VERSION "0.1.0"
+typedef Perfetto__Protos__TrackDescriptor Track;
+
+/* An API call: its times and stack, then calls, objects, device in turn. */
+static void dispatch_call(struct clt_writer *w, struct clt_thread *th, struct clt_seq *ss, const struct clt_rec *rec)
+{
+    const struct clt_fn_desc *fd = &clt_fns[rec->fn];
+    struct clt_call c = { 0 };
+    c.t0 = clt_clock_to_ns(&w->clock, rec->t0);
+    c.t1 = clt_clock_to_ns(&w->clock, rec->t1);
+    if (c.t1 < c.t0)
+        c.t1 = c.t0;
+    unsigned n_pcs;
+    const uint64_t *pcs = clt_rec_stack(rec, &n_pcs);
+    c.stack = pcs ? clt_sym_stack(&w->syms, pcs, n_pcs) : 0;
+    if (!c.stack && (fd->flags & CLT_F_ENQUEUE) && rec->arg[fd->n_params + 1])   /* the call site alone */
+        c.stack = clt_sym_stack(&w->syms, &rec->arg[fd->n_params + 1], 1);
+    clt_call_decode(w, ss, rec, &c);
+    int64_t refs = clt_life_on_call(w, rec, c.t0, c.t1, th->tid, c.stack);
+    clt_call_write(w, th, ss, rec, &c, refs);
+    clt_dev_on_call(w, rec, c.t0, c.t1);
+}
+
+int clt_emit_init(struct clt_writer *w)
+{
+    if (clt_calls_init(w) != 0)
+        return -1;
+    w->pid = (int)getpid();
+    w->process_uuid = (uint64_t)w->pid << 32;
+    w->dropped_uuid = w->process_uuid | 0x80000001u;
+    clt_life_init();
+    clt_sym_init(&w->syms);
+    return clt_dev_init(w);
+}
+
+void clt_emit_header(struct clt_writer *w)
+{
+    char name[64];
+    clt_read_comm("/proc/self/comm", name, sizeof name, "app");
+    Perfetto__Protos__ProcessDescriptor pd = PERFETTO__PROTOS__PROCESS_DESCRIPTOR__INIT;
+    pd.has_pid = 1;
+    pd.pid = w->pid;
+    pd.process_name = name;
+    Track t = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+    t.has_uuid = 1;
+    t.uuid = w->process_uuid;
+    t.process = &pd;
+    clt_put_track(w, &t);
+    clt_counter_track(w, w->dropped_uuid, w->process_uuid, "cltrace dropped calls", 0);
+    clt_sequence_start(w, CLT_OWN_SEQ, 1, w->dropped_uuid);
+    clt_counter(w, w->dropped_uuid, clt_boottime_ns(), 0);     /* dropped calls start at 0 */
+}
+
+void clt_emit_dropped(struct clt_writer *w)
+{
+    uint64_t total = 0;
+    for (struct clt_thread *th = __atomic_load_n(&clt_threads, __ATOMIC_ACQUIRE); th; th = th->next)
+        total += __atomic_load_n(&th->dropped_pub, __ATOMIC_ACQUIRE);
+    if (total == w->dropped_emitted)
+        return;
+    w->dropped_emitted = total;
+    clt_counter(w, w->dropped_uuid, clt_boottime_ns(), (int64_t)total);
+}
+
+void clt_emit_footer(struct clt_writer *w)
+{
+    static struct clt_attrs a;
+    a.n = 0;
+    clt_annot_close(w, clt_clock_to_ns(&w->clock, clt_now()));
+    clt_attr_str(&a, "cltrace.version", CLT_VERSION);
+    clt_attr_int(&a, "cltrace.calls", (int64_t)w->calls);
+    clt_attr_int(&a, "cltrace.dropped_calls", (int64_t)w->dropped_emitted);
+    clt_attr_str(&a, "cltrace.clock", clt_use_tsc ? "tsc" : "boottime");
+    clt_attr_int(&a, "cltrace.objects", (int64_t)w->objs.next_id);
+    clt_attr_int(&a, "cltrace.leaks", (int64_t)w->leaks);
+    clt_attr_int(&a, "cltrace.ranges", (int64_t)w->ranges);
+    clt_attr_str(&a, "cltrace.stacks", clt_stacks_recorded ? clt_sym_source(&w->syms) : "none");
+    clt_attrs_put(w, &a);
+}
+
+
+uint64_t clt_thread_next_t0(const struct clt_thread *th)
+{
+    uint64_t tail = __atomic_load_n(&th->tail, __ATOMIC_RELAXED);
+    uint64_t head = __atomic_load_n(&th->head, __ATOMIC_ACQUIRE);
+    uint64_t size = th->mask + 1;
+    while (tail != head) {
+        uint64_t off = tail & th->mask;
+        const struct clt_rec *rec = (const struct clt_rec *)(th->buf + off);
+        if (rec->fn != CLT_FN_PAD)
+            return rec->t0;
+        tail += size - off;
+    }
+    return UINT64_MAX;
+}
+
+int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until)
+{
+    uint64_t tail = __atomic_load_n(&th->tail, __ATOMIC_RELAXED);
+    uint64_t head = __atomic_load_n(&th->head, __ATOMIC_ACQUIRE);
+    if (tail == head)
+        return 0;
+    int first = 1;
+    struct clt_seq *ss = NULL;      /* a thread's track appears with its first API call */
+    uint64_t size = th->mask + 1, freed = tail;
+    while (tail != head) {
+        uint64_t off = tail & th->mask;
+        const struct clt_rec *rec = (const struct clt_rec *)(th->buf + off);
+        if (rec->fn == CLT_FN_PAD) {
+            tail += size - off;
+            continue;
+        }
+        if (rec->t0 > until && !first)
+            break;      /* another thread has older records: those first */
+        first = 0;
+        if ((rec->fn >= CLT_FN_COUNT && rec->fn < CLT_REC_COMMAND) || rec->size < sizeof *rec ||
+            rec->size > size - off) {
+            tail = head;      /* cannot happen; never read garbage */
+            break;
+        }
+        if (rec->fn >= CLT_REC_RANGE_PUSH && rec->fn <= CLT_REC_COUNTER) {
+            if (!ss)
+                ss = clt_seq_for(w, th);
+            if (ss)
+                clt_annot_emit(w, clt_seq_track(ss), rec);
+        } else if (rec->fn >= CLT_REC_COMMAND) {
+            clt_dev_on_special(w, rec);
+        } else {
+            if (!ss)
+                ss = clt_seq_for(w, th);
+            if (ss)
+                dispatch_call(w, th, ss, rec);
+        }
+        tail += rec->size;
+        if (tail - freed > size / 8) {   /* give room back early */
+            __atomic_store_n(&th->tail, tail, __ATOMIC_SEQ_CST);
+            clt_ring_wake(th);
+            freed = tail;
+        }
+    }
+    __atomic_store_n(&th->tail, tail, __ATOMIC_SEQ_CST);
+    clt_ring_wake(th);
+    return 1;
+}
+

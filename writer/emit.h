@@ -1,0 +1,121 @@
+/* Records -> Perfetto TracePackets (protobuf-c), on the writer thread.
+ * The layout is the trace contract in TRACE_FORMAT.md. */
+#ifndef CLT_EMIT_H
+#define CLT_EMIT_H
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "trace/clock.h"
+#include "objects.h"
+#include "trace/record.h"
+#include "symbols.h"
+
+#define CLT_OUT_CAP (1u << 20)
+#define CLT_OWN_SEQ 1u           /* the writer's own sequence: counters, device commands */
+#define CLT_OUT_FLUSH (CLT_OUT_CAP - (64u << 10))
+
+struct clt_writer {
+    int fd, io_failed;
+    char path[PATH_MAX];
+    uint8_t *out;
+    size_t len;
+    uint64_t bytes_written;
+    struct clt_clock clock;
+    struct clt_objects objs;
+    int pid;
+    uint64_t process_uuid, dropped_uuid;
+    uint64_t calls, dropped_emitted, ranges;
+    /* interning tables, global; each sequence keeps which it has sent */
+    unsigned *pname;          /* name index of each (fn, param), at pname_off[fn] */
+    unsigned pname_off[CLT_FN_COUNT + 1];
+    const char **names;
+    unsigned n_names, name_result, name_arg_object, name_refcount, name_released;
+    unsigned str_off[CLT_DEC_COUNT + 1];   /* string iid space: enum values, then errors */
+    unsigned n_strs;
+    int16_t err_idx[2048];    /* -code -> index in clt_errors, or -1 */
+    struct clt_devmodel *dev; /* devices, queues, kernels, buffers (emit_device.c) */
+    uint64_t unfinished;      /* commands still in flight at exit */
+    struct clt_symbols syms;  /* call stacks (symbols.c) */
+    struct clt_sym_sent own_sym;   /* stacks interned on the writer's own sequence */
+    unsigned leaks;           /* objects the app still held at exit (lifetime.c) */
+    int leak_track_declared;
+};
+
+/* dispatch.c: the writer's entry points */
+int clt_emit_init(struct clt_writer *w);
+void clt_emit_header(struct clt_writer *w);
+/* Emits a thread's records up to the first one that starts after `until`
+ * (at least one); 1 if it emitted any. */
+int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until);
+uint64_t clt_thread_next_t0(const struct clt_thread *th);   /* UINT64_MAX: none */
+void clt_emit_dropped(struct clt_writer *w);
+void clt_emit_footer(struct clt_writer *w);
+void clt_writer_flush(struct clt_writer *w);   /* writer.c: the buffer to the file */
+
+/* calls.c: API calls, one sequence per recording thread */
+struct clt_seq;
+struct clt_call {                 /* one call between decode and write */
+    uint64_t t0, t1;              /* trace ns */
+    uint32_t stack;               /* interned call stack (symbols.c), 0: none */
+    const uint8_t *src;           /* clCreateProgramWithSource: the program's source */
+    uint64_t src_len;
+};
+int clt_calls_init(struct clt_writer *w);
+struct clt_seq *clt_seq_for(struct clt_writer *w, struct clt_thread *th);   /* NULL: out of memory */
+uint64_t clt_seq_track(const struct clt_seq *ss);
+void clt_call_decode(struct clt_writer *w, struct clt_seq *ss, const struct clt_rec *rec, struct clt_call *c);
+void clt_call_write(struct clt_writer *w, struct clt_thread *th, struct clt_seq *ss, const struct clt_rec *rec,
+                    const struct clt_call *c, int64_t refs);
+
+/* encode.c: the primitives every module uses */
+#include "trace/cltrace.pb-c.h"
+void clt_read_comm(const char *path, char *buf, size_t cap, const char *fallback);
+void clt_sequence_start(struct clt_writer *w, uint32_t seq, int first, uint64_t track);
+void clt_put_packet(struct clt_writer *w, Perfetto__Protos__TracePacket *p);
+void clt_put_track(struct clt_writer *w, Perfetto__Protos__TrackDescriptor *t);
+void clt_put_own_event(struct clt_writer *w, uint64_t ts, Perfetto__Protos__TrackEvent *e);
+
+/* Trace attributes, written as one packet. */
+#define CLT_MAX_ATTRS 320
+struct clt_attrs {
+    Perfetto__Protos__TraceAttributes__Attribute attr[CLT_MAX_ATTRS], *ptr[CLT_MAX_ATTRS];
+    char key[CLT_MAX_ATTRS][64];
+    unsigned n;
+};
+void clt_attr_int(struct clt_attrs *a, const char *key, int64_t v);
+void clt_attr_str(struct clt_attrs *a, const char *key, const char *v);   /* v must outlive the put */
+void clt_attrs_put(struct clt_writer *w, struct clt_attrs *a);
+void clt_counter_track(struct clt_writer *w, uint64_t id, uint64_t parent, const char *name, int bytes);
+
+/* Arguments with inline names, for the writer's own events: the next of an
+ * array a[] (pointers in ap[], count in *n). The A_* macros use locals named
+ * a, ap and na. */
+Perfetto__Protos__DebugAnnotation *clt_ann_new(Perfetto__Protos__DebugAnnotation *a,
+                                               Perfetto__Protos__DebugAnnotation **ap, unsigned *n, const char *name);
+#define CLT_ANN_SET(name, field, kind, v) do { Perfetto__Protos__DebugAnnotation *x_ = clt_ann_new(a, ap, &na, name); \
+    x_->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_##kind##_VALUE; x_->field = (v); } while (0)
+#define A_UINT(name, v) CLT_ANN_SET(name, uint_value, UINT, v)
+#define A_INT(name, v) CLT_ANN_SET(name, int_value, INT, v)
+#define A_DBL(name, v) CLT_ANN_SET(name, double_value, DOUBLE, v)
+#define A_STR(name, v) CLT_ANN_SET(name, string_value, STRING, (char *)(v))
+#define A_BOOL(name, v) CLT_ANN_SET(name, bool_value, BOOL, v)
+/* An instant on `track` (writer's sequence), with a call stack when non-zero. */
+void clt_put_instant(struct clt_writer *w, uint64_t track, uint64_t ts, const char *name,
+                     Perfetto__Protos__DebugAnnotation **ap, unsigned na, uint32_t callstack_iid);
+/* n bytes of app text as printable ASCII (bad bytes -> `bad`; newlines and
+ * tabs kept when `lines`), NUL-terminated: valid UTF-8 for the trace. */
+char *clt_text(char *dst, const uint8_t *src, size_t n, int lines, char bad);
+void clt_counter(struct clt_writer *w, uint64_t track, uint64_t ts, int64_t value);
+
+/* emit_annotate.c: the program's ranges, marks and counters (cltrace.h) */
+void clt_annot_emit(struct clt_writer *w, uint64_t thread_track, const struct clt_rec *rec);
+void clt_annot_close(struct clt_writer *w, uint64_t ts);   /* end ranges left open */
+
+/* emit_device.c */
+int clt_dev_init(struct clt_writer *w);
+void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1);
+void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec);
+void clt_dev_flush_pending(struct clt_writer *w, int final);
+void clt_dev_footer(struct clt_writer *w, uint64_t unfinished);
+
+#endif

@@ -1,0 +1,194 @@
+/* Encoding primitives of the writer: packets into the output buffer,
+ * tracks, the writer's own events (sequence 1), counters, instants, trace
+ * attributes, printable text. Every module of the writer uses these; they
+ * use nothing of the writer above them. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "emit.h"
+#include "trace/cltrace.pb-c.h"
+
+enum { F_CLEARED = 1, F_NEEDS = 2 };
+typedef Perfetto__Protos__TracePacket Packet;
+typedef Perfetto__Protos__TrackEvent Event;
+typedef Perfetto__Protos__TrackDescriptor Track;
+
+/* ---- output ------------------------------------------------------------ */
+
+void clt_put_packet(struct clt_writer *w, Packet *p)
+{
+    size_t n = protobuf_c_message_get_packed_size(&p->base);
+    if (w->len + n + 16 > CLT_OUT_CAP)
+        clt_writer_flush(w);
+    if (n + 16 > CLT_OUT_CAP)
+        return;   /* cannot happen: records are bounded */
+    uint8_t *o = w->out + w->len;
+    *o++ = 0x0A;  /* Trace.packet, length-delimited */
+    size_t v = n;
+    while (v >= 0x80) {
+        *o++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *o++ = (uint8_t)v;
+    protobuf_c_message_pack(&p->base, o);
+    w->len = (size_t)(o - w->out) + n;
+}
+
+/* ---- fixed packets ---------------------------------------------------- */
+
+void clt_put_track(struct clt_writer *w, Track *t)
+{
+    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR;
+    p.track_descriptor = t;
+    clt_put_packet(w, &p);
+}
+
+void clt_read_comm(const char *path, char *buf, size_t cap, const char *fallback)
+{
+    FILE *f = fopen(path, "re");
+    buf[0] = 0;
+    if (f) {
+        if (fgets(buf, (int)cap, f))
+            buf[strcspn(buf, "\n")] = 0;
+        fclose(f);
+    }
+    if (!buf[0])
+        snprintf(buf, cap, "%s", fallback);
+}
+
+/* The first packet of a sequence: wipes its interning, sets the track its
+ * events go to by default. */
+void clt_sequence_start(struct clt_writer *w, uint32_t seq, int first, uint64_t track)
+{
+    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+    p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
+    p.trusted_packet_sequence_id = seq;
+    p.sequence_flags = F_CLEARED | F_NEEDS;
+    p.has_first_packet_on_sequence = first;
+    p.first_packet_on_sequence = first;
+    Perfetto__Protos__TracePacketDefaults def = PERFETTO__PROTOS__TRACE_PACKET_DEFAULTS__INIT;
+    Perfetto__Protos__TrackEventDefaults ted = PERFETTO__PROTOS__TRACK_EVENT_DEFAULTS__INIT;
+    ted.has_track_uuid = 1;
+    ted.track_uuid = track;
+    def.track_event_defaults = &ted;
+    p.trace_packet_defaults = &def;
+    clt_put_packet(w, &p);
+}
+
+void clt_counter_track(struct clt_writer *w, uint64_t id, uint64_t parent, const char *name, int bytes)
+{
+    Perfetto__Protos__CounterDescriptor cd = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__INIT;
+    cd.has_unit = 1;
+    cd.unit = bytes ? PERFETTO__PROTOS__COUNTER_DESCRIPTOR__UNIT__UNIT_SIZE_BYTES
+                    : PERFETTO__PROTOS__COUNTER_DESCRIPTOR__UNIT__UNIT_COUNT;
+    Track t = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+    t.has_uuid = t.has_parent_uuid = 1;
+    t.uuid = id;
+    t.parent_uuid = parent;
+    t.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
+    t.name = (char *)name;
+    t.counter = &cd;
+    clt_put_track(w, &t);
+}
+
+/* An event on the writer's own sequence (it names its track). */
+void clt_put_own_event(struct clt_writer *w, uint64_t ts, Event *e)
+{
+    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+    p.has_timestamp = p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
+    p.timestamp = ts;
+    p.trusted_packet_sequence_id = CLT_OWN_SEQ;
+    p.sequence_flags = F_NEEDS;
+    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
+    p.track_event = e;
+    clt_put_packet(w, &p);
+}
+
+void clt_counter(struct clt_writer *w, uint64_t track, uint64_t ts, int64_t value)
+{
+    Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+    e.has_type = e.has_track_uuid = 1;
+    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER;
+    e.track_uuid = track;
+    e.counter_value_field_case = PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_COUNTER_VALUE;
+    e.counter_value = value;
+    clt_put_own_event(w, ts, &e);
+}
+
+Perfetto__Protos__DebugAnnotation *clt_ann_new(Perfetto__Protos__DebugAnnotation *a,
+                                               Perfetto__Protos__DebugAnnotation **ap, unsigned *n, const char *name)
+{
+    Perfetto__Protos__DebugAnnotation *x = &a[*n];
+    perfetto__protos__debug_annotation__init(x);
+    x->name_field_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME;
+    x->name = (char *)name;
+    ap[*n] = x;
+    (*n)++;
+    return x;
+}
+
+void clt_put_instant(struct clt_writer *w, uint64_t track, uint64_t ts, const char *name,
+                     Perfetto__Protos__DebugAnnotation **ap, unsigned na, uint32_t callstack_iid)
+{
+    Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+    e.has_type = e.has_track_uuid = 1;
+    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT;
+    e.track_uuid = track;
+    e.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
+    e.name = (char *)name;
+    e.n_debug_annotations = na;
+    e.debug_annotations = ap;
+    if (callstack_iid) {
+        e.callstack_field_case = PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID;
+        e.callstack_iid = callstack_iid;
+    }
+    clt_put_own_event(w, ts, &e);
+}
+
+char *clt_text(char *dst, const uint8_t *src, size_t n, int lines, char bad)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = (src[i] >= 0x20 && src[i] < 0x7F) || (lines && (src[i] == '\n' || src[i] == '\t')) ? (char)src[i]
+                                                                                                 : bad;
+    dst[n] = 0;
+    return dst;
+}
+
+/* ---- trace attributes --------------------------------------------------- */
+
+void clt_attr_int(struct clt_attrs *a, const char *key, int64_t v)
+{
+    if (a->n == CLT_MAX_ATTRS)
+        return;
+    Perfetto__Protos__TraceAttributes__Attribute *x = &a->attr[a->n];
+    perfetto__protos__trace_attributes__attribute__init(x);
+    snprintf(a->key[a->n], sizeof a->key[a->n], "%s", key);
+    x->key = a->key[a->n];
+    x->value_case = PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_LONG_VALUE;
+    x->long_value = v;
+    a->ptr[a->n++] = x;
+}
+
+void clt_attr_str(struct clt_attrs *a, const char *key, const char *v)
+{
+    if (a->n == CLT_MAX_ATTRS)
+        return;
+    clt_attr_int(a, key, 0);
+    Perfetto__Protos__TraceAttributes__Attribute *x = &a->attr[a->n - 1];
+    x->value_case = PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_STRING_VALUE;
+    x->string_value = (char *)v;
+}
+
+void clt_attrs_put(struct clt_writer *w, struct clt_attrs *a)
+{
+    Perfetto__Protos__TraceAttributes ta = PERFETTO__PROTOS__TRACE_ATTRIBUTES__INIT;
+    ta.n_attribute = a->n;
+    ta.attribute = a->ptr;
+    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_ATTRIBUTES;
+    p.trace_attributes = &ta;
+    clt_put_packet(w, &p);
+}

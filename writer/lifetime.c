@@ -1,0 +1,389 @@
+/* Object lifetimes, on the writer thread: every object the app creates,
+ * its reference count as the app sees it (1 at creation, + retains,
+ * - releases), the references the runtime keeps implicitly (a kernel on
+ * its program, a sub-buffer on its parent, anything on its context), the
+ * call stack that created it; at exit, every object the app still holds
+ * is written out as a leak.
+ *
+ * The model is built from the records only: no handle is ever passed to
+ * the driver here, so a released (or garbage) handle cannot crash it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "emit.h"
+#include "lifetime.h"
+#include "trace/tables.h"
+
+static const char *const type_names[CLT_O_COUNT] = {
+    "other", "cl_platform_id", "cl_device_id", "cl_context", "cl_command_queue", "cl_mem", "cl_program",
+    "cl_kernel", "cl_event", "cl_sampler", "cl_command_buffer_khr", "cl_semaphore_khr",
+    "cl_accelerator_intel", "svm_pointer", "usm_pointer",
+};
+
+const char *clt_otype_name(unsigned t) { return t < CLT_O_COUNT ? type_names[t] : "other"; }
+
+static uint8_t type_of(const char *cl_type)
+{
+    if (!cl_type)
+        return CLT_O_OTHER;
+    for (unsigned t = 1; t < CLT_O_COUNT; t++)
+        if (strcmp(type_names[t], cl_type) == 0)
+            return (uint8_t)t;
+    return CLT_O_OTHER;
+}
+
+/* What each command does to lifetimes, from its name and cl.xml types. */
+enum { OP_NONE, OP_RETAIN, OP_RELEASE, OP_FREE_PTR, OP_FREE_PTRS };
+static uint8_t op_of[CLT_FN_COUNT], made_type[CLT_FN_COUNT];
+static int8_t ptr_param[CLT_FN_COUNT];   /* OP_FREE_PTR(S): which parameter */
+
+static int param_named(unsigned fn, const char *name)
+{
+    for (unsigned i = 0; i < clt_fns[fn].n_params; i++)
+        if (strcmp(clt_fns[fn].params[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+void clt_life_init(void)
+{
+    for (unsigned f = 0; f < CLT_FN_COUNT; f++) {
+        const struct clt_fn_desc *fd = &clt_fns[f];
+        if (strncmp(fd->name, "clRetain", 8) == 0)
+            op_of[f] = OP_RETAIN;
+        else if (strncmp(fd->name, "clRelease", 9) == 0)
+            op_of[f] = OP_RELEASE;
+        else if (strcmp(fd->name, "clSVMFree") == 0 || strcmp(fd->name, "clSVMFreeARM") == 0 ||
+                 strcmp(fd->name, "clMemFreeINTEL") == 0 || strcmp(fd->name, "clMemBlockingFreeINTEL") == 0)
+            op_of[f] = OP_FREE_PTR, ptr_param[f] = (int8_t)(param_named(f, "svm_pointer") >= 0
+                                                             ? param_named(f, "svm_pointer") : param_named(f, "ptr"));
+        else if (strncmp(fd->name, "clEnqueueSVMFree", 16) == 0)
+            op_of[f] = OP_FREE_PTRS, ptr_param[f] = (int8_t)param_named(f, "svm_pointers");
+        if (op_of[f] >= OP_FREE_PTR && (ptr_param[f] < 0 ||
+            fd->params[ptr_param[f]].kind != (op_of[f] == OP_FREE_PTR ? CLT_K_PTR : CLT_K_ARR)))
+            op_of[f] = OP_NONE;   /* recorded as an address only: nothing to read */
+        if (!(fd->flags & CLT_F_CREATES))
+            continue;
+        if (fd->ret == CLT_R_HANDLE)
+            made_type[f] = type_of(fd->ret_type);
+        else if (strncmp(fd->name, "clSVMAlloc", 10) == 0)
+            made_type[f] = CLT_O_SVM;
+        else if (strstr(fd->name, "MemAllocINTEL"))
+            made_type[f] = CLT_O_USM;
+        for (unsigned i = 0; i < fd->n_params && !made_type[f]; i++)
+            if (fd->params[i].kind == CLT_K_OUT_HANDLE || fd->params[i].kind == CLT_K_OUT_HARR)
+                made_type[f] = type_of(fd->params[i].handle_type);
+    }
+}
+
+static int counted(const struct clt_obj *o) { return o && o->refs >= 0; }
+
+/* Refs and implicit references both gone: drop the references it held. */
+static void maybe_destroy(struct clt_obj *o)
+{
+    while (o && !o->destroyed && o->refs == 0 && o->held <= 0) {
+        o->destroyed = 1;
+        struct clt_obj *up[CLT_OBJ_PARENTS];
+        memcpy(up, o->parent, sizeof up);
+        memset(o->parent, 0, sizeof o->parent);
+        for (unsigned i = 1; i < CLT_OBJ_PARENTS; i++)
+            if (up[i]) {
+                up[i]->held--;
+                maybe_destroy(up[i]);
+            }
+        o = up[0];
+        if (o)
+            o->held--;
+    }
+}
+
+static void hold(struct clt_obj *child, struct clt_obj *parent)
+{
+    if (!counted(parent) || parent == child)
+        return;
+    for (unsigned i = 0; i < CLT_OBJ_PARENTS; i++)
+        if (!child->parent[i]) {
+            child->parent[i] = parent;
+            parent->held++;
+            return;
+        }
+}
+
+/* Bytes per pixel of a cl_image_format (order in the low 32 bits, type in
+ * the high); 0 if unknown. */
+static uint64_t pixel_bytes(uint64_t format)
+{
+    uint32_t order = (uint32_t)format, type = (uint32_t)(format >> 32);
+    static const uint8_t channels[] = { 1, 1, 2, 2, 3, 4, 4, 4, 1, 1, 1, 2, 3, 1, 1 };   /* CL_R 0x10B0.. */
+    static const uint8_t size[] = { 1, 2, 1, 2, 0, 0, 0, 1, 2, 4, 1, 2, 4, 2, 4 };        /* CL_SNORM_INT8 0x10D0.. */
+    if (type == 0x10D4 || type == 0x10D5)
+        return 2;                      /* packed 565 / 555 */
+    if (type == 0x10D6)
+        return 4;                      /* packed 101010 */
+    unsigned c = order >= 0x10B0 && order < 0x10B0 + sizeof channels ? channels[order - 0x10B0]
+               : order >= 0x10C1 && order <= 0x10C3 ? 4 : 0;   /* sRGBA, sBGRA, ABGR */
+    unsigned b = type >= 0x10D0 && type < 0x10D0 + sizeof size ? size[type - 0x10D0] : 0;
+    return (uint64_t)c * b;
+}
+
+/* What a memory object occupies, from its creation call: size, a
+ * sub-buffer's region, an image's extent times its pixel size. */
+static uint64_t mem_bytes(const struct clt_rec *rec, const struct clt_fn_desc *fd)
+{
+    uint64_t size = 0, pix = 0, dim[4] = { 0, 1, 1, 1 };   /* width, height, depth, array */
+    for (unsigned i = 0; i < fd->n_params; i++) {
+        const struct clt_param *p = &fd->params[i];
+        if (rec->raw_mask & (1u << i))
+            continue;
+        const uint64_t *words = (const uint64_t *)((const uint8_t *)rec + (rec->arg[i] >> 32));
+        if (p->kind == CLT_K_VAL && !strcmp(p->name, "size"))
+            size = rec->arg[i];
+        else if (p->kind == CLT_K_VAL && !strcmp(p->name, "image_width"))
+            dim[0] = rec->arg[i];
+        else if (p->kind == CLT_K_VAL && !strcmp(p->name, "image_height"))
+            dim[1] = rec->arg[i] ? rec->arg[i] : 1;
+        else if (p->kind == CLT_K_VAL && !strcmp(p->name, "image_depth"))
+            dim[2] = rec->arg[i] ? rec->arg[i] : 1;
+        else if (p->kind == CLT_K_WORDS && !strcmp(p->name, "buffer_create_info"))
+            size = words[1];                          /* cl_buffer_region {origin, size} */
+        else if (p->kind == CLT_K_WORDS && !strcmp(p->name, "image_format"))
+            pix = pixel_bytes(words[0]);
+        else if (p->kind == CLT_K_WORDS && !strcmp(p->name, "image_desc"))
+            for (unsigned k = 0; k < 4; k++)          /* {type, width, height, depth, array_size, ...} */
+                dim[k] = k && !words[k + 1] ? 1 : words[k + 1];
+    }
+    if (!size && dim[0] && pix)
+        size = dim[0] * dim[1] * dim[2] * dim[3] * pix;
+    return size;
+}
+
+static void created(struct clt_writer *w, const struct clt_rec *rec, struct clt_obj *o, uint64_t t0,
+                    int tid, uint32_t stack)
+{
+    unsigned fn = rec->fn;
+    const struct clt_fn_desc *fd = &clt_fns[fn];
+    o->type = made_type[fn];
+    o->refs = 1;
+    o->create_fn = (uint16_t)fn;
+    o->stack = stack;
+    o->tid = tid;
+    o->t_created = t0;
+    o->size = mem_bytes(rec, fd);
+    for (unsigned i = 0; i < fd->n_params; i++) {
+        const struct clt_param *p = &fd->params[i];
+        if (rec->raw_mask & (1u << i))
+            continue;
+        if (p->kind == CLT_K_STR && strcmp(p->name, "kernel_name") == 0) {
+            size_t n = rec->arg[i] & 0xFFFFFFFFu;
+            clt_text(o->name, (const uint8_t *)rec + (rec->arg[i] >> 32), n < sizeof o->name ? n : sizeof o->name - 1,
+                     0, '?');
+        } else if (p->kind == CLT_K_HANDLE) {
+            /* The runtime's references: a kernel holds its program (a clone,
+             * its source's program); an event its queue; the rest whatever
+             * they were made from (context, parent buffer, device). */
+            struct clt_obj *src = clt_objects_obj(&w->objs, rec->arg[i]);
+            if (!src || src == o)
+                continue;
+            uint8_t st = src->type;
+            if (o->type == CLT_O_KERNEL)
+                hold(o, st == CLT_O_PROGRAM ? src : st == CLT_O_KERNEL ? src->parent[0] : NULL);
+            else if (o->type == CLT_O_EVENT)
+                hold(o, st == CLT_O_QUEUE || st == CLT_O_CONTEXT ? src : NULL);
+            else if (st == CLT_O_CONTEXT || st == CLT_O_QUEUE || st == CLT_O_MEM || st == CLT_O_PROGRAM ||
+                     st == CLT_O_DEVICE || st == CLT_O_COMMAND_BUFFER)
+                hold(o, src);
+        }
+    }
+}
+
+static void context_released(struct clt_writer *w, const struct clt_obj *ctx, uint64_t ts);
+
+static void released(struct clt_writer *w, struct clt_obj *o, int delta, uint64_t t1)
+{
+    if (!counted(o) || o->destroyed)
+        return;
+    o->refs += delta;
+    if (o->refs <= 0) {
+        o->refs = 0;
+        o->t_released = t1;
+        if (o->type == CLT_O_CONTEXT)
+            context_released(w, o, t1);
+        maybe_destroy(o);
+    }
+}
+
+int64_t clt_life_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1, int tid,
+                         uint32_t stack)
+{
+    unsigned fn = rec->fn;
+    if (!made_type[fn] && !op_of[fn])
+        return -1;      /* most calls: nothing to do with lifetimes */
+    const struct clt_fn_desc *fd = &clt_fns[fn];
+    int ok = fd->ret == CLT_R_ERR ? (int32_t)rec->ret == 0 : fd->ret == CLT_R_VOID || rec->ret != 0;
+    for (unsigned i = 0; i < fd->n_params; i++)   /* failed creations report through errcode_ret */
+        if (fd->params[i].kind == CLT_K_ERRCODE && (int32_t)rec->arg[i] != 0)
+            ok = 0;
+    if (!ok)
+        return -1;
+    if (made_type[fn]) {
+        if (made_type[fn] == CLT_O_SVM || made_type[fn] == CLT_O_USM || fd->ret == CLT_R_HANDLE) {
+            if (fd->ret == CLT_R_PTR)
+                clt_objects_new(&w->objs, rec->ret);
+            struct clt_obj *o = clt_objects_obj(&w->objs, rec->ret);
+            if (o)
+                created(w, rec, o, t0, tid, stack);
+        }
+        for (unsigned i = 0; i < fd->n_params; i++) {
+            const struct clt_param *p = &fd->params[i];
+            if (rec->raw_mask & (1u << i))
+                continue;
+            if (p->kind == CLT_K_OUT_HANDLE) {
+                struct clt_obj *o = clt_objects_obj(&w->objs, rec->arg[i]);
+                if (o)
+                    created(w, rec, o, t0, tid, stack);
+            } else if (p->kind == CLT_K_OUT_HARR) {
+                unsigned n = (unsigned)(rec->arg[i] & 0xFFFFFFFFu);
+                const uint64_t *h = (const uint64_t *)((const uint8_t *)rec + (rec->arg[i] >> 32));
+                for (unsigned k = 0; k < n && k < CLT_MAX_ARRAY; k++) {
+                    struct clt_obj *o = clt_objects_obj(&w->objs, h[k]);
+                    if (o)
+                        created(w, rec, o, t0, tid, stack);
+                }
+            }
+        }
+        return -1;
+    }
+    switch (op_of[fn]) {
+    case OP_RETAIN:
+    case OP_RELEASE: {
+        struct clt_obj *o = fd->n_params ? clt_objects_obj(&w->objs, rec->arg[0]) : NULL;
+        if (!counted(o))
+            return -1;
+        if (op_of[fn] == OP_RETAIN && !o->destroyed)
+            o->refs++;
+        else
+            released(w, o, -1, t1);
+        return o->refs;
+    }
+    case OP_FREE_PTR:
+        if (ptr_param[fn] >= 0)
+            released(w, clt_objects_obj(&w->objs, rec->arg[ptr_param[fn]]), -1, t1);
+        return -1;
+    case OP_FREE_PTRS:
+        if (ptr_param[fn] >= 0 && !(rec->raw_mask & (1u << ptr_param[fn]))) {
+            uint64_t v = rec->arg[ptr_param[fn]];
+            const uint64_t *p = (const uint64_t *)((const uint8_t *)rec + (v >> 32));
+            for (unsigned k = 0; k < (v & 0xFFFFFFFFu) && k < CLT_MAX_ARRAY; k++)
+                released(w, clt_objects_obj(&w->objs, p[k]), -1, t1);
+        }
+        return -1;
+    }
+    return -1;
+}
+
+/* An object the app had released before a call that began at t0. */
+/* ---- leaks at exit ------------------------------------------------------ */
+
+static void emit_leak(struct clt_writer *w, uint64_t track, uint64_t ts, const struct clt_obj *o, const char *what)
+{
+    static struct clt_sym_scratch x;
+    Perfetto__Protos__InternedData in = PERFETTO__PROTOS__INTERNED_DATA__INIT;
+    clt_sym_add_interned(&w->syms, &w->own_sym, o->stack, &x, &in);
+    if (in.n_callstacks) {
+        Perfetto__Protos__TracePacket p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+        p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
+        p.trusted_packet_sequence_id = CLT_OWN_SEQ;
+        p.sequence_flags = 2;   /* SEQ_NEEDS_INCREMENTAL_STATE */
+        p.interned_data = &in;
+        clt_put_packet(w, &p);
+    }
+    Perfetto__Protos__DebugAnnotation a[10], *ap[10];
+    unsigned na = 0;
+    A_UINT("object", o->id);
+    A_STR("type", clt_otype_name(o->type));
+    A_STR("created_by", clt_fns[o->create_fn].name);
+    A_UINT("reference_count", (uint64_t)o->refs);
+    A_UINT("created_ns", o->t_created);
+    A_UINT("thread", (uint64_t)o->tid);
+    if (o->size)
+        A_UINT("size", o->size);
+    if (o->name[0])
+        A_STR("kernel_name", o->name);
+    for (unsigned i = 0; i < CLT_OBJ_PARENTS; i++)
+        if (o->parent[i] && o->parent[i]->type == CLT_O_CONTEXT)
+            A_UINT("context", o->parent[i]->id);
+    char name[64];
+    snprintf(name, sizeof name, "%s %s", what, clt_otype_name(o->type));
+    clt_put_instant(w, track, ts, name, ap, na, o->stack);
+}
+
+static void leak_track(struct clt_writer *w, uint64_t track)
+{
+    Perfetto__Protos__TrackDescriptor t = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+    t.has_uuid = t.has_parent_uuid = 1;
+    t.uuid = track;
+    t.parent_uuid = w->process_uuid;
+    t.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
+    t.name = "OpenCL objects leaked";
+    clt_put_track(w, &t);
+}
+
+static int leaked(const struct clt_obj *o) { return o && o->refs > 0 && !o->destroyed; }
+
+static int in_context(const struct clt_obj *o, const struct clt_obj *ctx)
+{
+    for (unsigned depth = 0; o && depth < 4; depth++) {    /* a sub-buffer's parent's context... */
+        const struct clt_obj *up = NULL;
+        for (unsigned i = 0; i < CLT_OBJ_PARENTS; i++) {
+            if (o->parent[i] == ctx)
+                return 1;
+            if (o->parent[i] && !up)
+                up = o->parent[i];
+        }
+        o = up;
+    }
+    return 0;
+}
+
+/* The app released a context (its count reached 0) while it still holds
+ * objects made in it: legal (the runtime keeps the context for them), but
+ * where tools like gDEBugger report leaks, and the only report a program that
+ * never exits gets. Written as "held at context release" instants on the leak
+ * track; whether they leaked is decided at exit. */
+static void context_released(struct clt_writer *w, const struct clt_obj *ctx, uint64_t ts)
+{
+    uint64_t track = w->process_uuid | 0x80000002u;
+    const struct clt_map *m = &w->objs.ids;
+    for (uint64_t i = 0; i < m->cap; i++) {
+        const struct clt_obj *x = m->keys[i] ? m->vals[i] : NULL;
+        if (!leaked(x) || x == ctx || !in_context(x, ctx))
+            continue;
+        if (!w->leak_track_declared) {
+            w->leak_track_declared = 1;
+            leak_track(w, track);
+        }
+        emit_leak(w, track, ts, x, "held at context release:");
+    }
+}
+
+unsigned clt_life_emit_leaks(struct clt_writer *w, uint64_t ts, unsigned by_type[CLT_O_COUNT])
+{
+    unsigned n = 0;
+    uint64_t track = w->process_uuid | 0x80000002u;   /* appears only when something leaked */
+    const struct clt_map *m = &w->objs.ids;
+    const struct clt_obj *o = w->objs.orphans;
+    for (uint64_t i = 0; i < m->cap || o; i++) {
+        const struct clt_obj *x = NULL;
+        if (i < m->cap)
+            x = m->keys[i] ? m->vals[i] : NULL;
+        else
+            x = o, o = o->next_orphan;
+        if (!leaked(x))
+            continue;
+        if (n++ == 0 && !w->leak_track_declared)
+            leak_track(w, track);
+        emit_leak(w, track, ts, x, "leaked");
+        by_type[x->type]++;
+    }
+    return n;
+}

@@ -1,0 +1,60 @@
+/* The handle -> object table (common/map.h underneath). */
+#include <stdlib.h>
+#include "objects.h"
+
+struct clt_obj *clt_objects_obj(const struct clt_objects *o, uint64_t h)
+{
+    return clt_map_get(&o->ids, h);
+}
+
+uint64_t clt_objects_find(const struct clt_objects *o, uint64_t h)
+{
+    struct clt_obj *ob = clt_objects_obj(o, h);
+    return ob ? ob->id : 0;
+}
+
+static uint64_t put(struct clt_objects *o, uint64_t h, int fresh)
+{
+    if (!h)
+        return 0;
+    struct clt_obj *old = clt_objects_obj(o, h);
+    if (old && !fresh)
+        return old->id;
+    struct clt_obj *ob = calloc(1, sizeof *ob);
+    if (!ob)
+        return ++o->next_id;       /* out of memory: ids stay unique */
+    ob->id = ++o->next_id;
+    ob->handle = h;
+    ob->refs = -1;
+    if (clt_map_put(&o->ids, h, ob) != 0) {
+        free(ob);
+        return o->next_id;
+    }
+    if (old) {
+        /* The driver handed the address out again, so the old object is gone
+         * -- unless the model still counts it (a lost record): keep it. */
+        if (old->destroyed || old->refs < 0) {
+            free(old);
+        } else {
+            old->next_orphan = o->orphans;
+            o->orphans = old;
+        }
+    }
+    return ob->id;
+}
+
+uint64_t clt_objects_get(struct clt_objects *o, uint64_t h) { return put(o, h, 0); }
+uint64_t clt_objects_new(struct clt_objects *o, uint64_t h) { return put(o, h, 1); }
+
+void clt_objects_free(struct clt_objects *o)
+{
+    for (uint64_t i = 0; i < o->ids.cap; i++)
+        if (o->ids.keys[i])
+            free(o->ids.vals[i]);
+    while (o->orphans) {
+        struct clt_obj *n = o->orphans->next_orphan;
+        free(o->orphans);
+        o->orphans = n;
+    }
+    clt_map_free(&o->ids);
+}

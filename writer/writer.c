@@ -1,0 +1,355 @@
+/* The writer thread: the only code that touches the trace file.
+ *
+ * It drains every thread's ring, turns each record into Perfetto packets
+ * (emit.c) and appends them to one output buffer, written with whole packets
+ * only, so a file cut at any point (crash, full disk) loses at most the
+ * packet being written. At a clean exit the file is gzipped. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "emit.h"
+#include "lifetime.h"
+#include "common/config.h"
+#include "trace/ring.h"
+#include "writer.h"
+
+static struct clt_writer W;
+static pthread_t writer_thread;
+static _Atomic int stop_requested;
+static _Atomic uint32_t wake_seq;     /* futex the idle writer sleeps on */
+static _Atomic uint32_t sleeping;
+static _Atomic uint32_t flush_req, flush_done;   /* clt_writer_flush_now() handshake */
+
+/* A producer whose ring is filling up wakes an idle writer at once instead
+ * of letting it finish its sleep. */
+void clt_writer_kick(void)
+{
+    if (__atomic_load_n(&sleeping, __ATOMIC_SEQ_CST)) {
+        __atomic_fetch_add(&wake_seq, 1, __ATOMIC_SEQ_CST);
+        syscall(SYS_futex, &wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    }
+}
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Expand %p/%e; a directory gets the default name; without %p add .<pid>. */
+static void trace_path(char *out, size_t cap)
+{
+    const char *pat = clt_cfg.OUTPUT;
+    char tmp[PATH_MAX];
+    if (is_dir(pat)) {
+        snprintf(tmp, sizeof tmp, "%s/cltrace-%%e-%%p.pftrace", pat);
+        pat = tmp;
+    }
+    size_t n = 0;
+    int has_pid = 0;
+    for (const char *s = pat; *s && n + 1 < cap; s++) {
+        if (s[0] == '%' && (s[1] == 'p' || s[1] == 'e')) {
+            int w = s[1] == 'p' ? snprintf(out + n, cap - n, "%d", (int)getpid())
+                                : snprintf(out + n, cap - n, "%s", program_invocation_short_name);
+            has_pid |= s[1] == 'p';
+            n += w > 0 ? (size_t)w : 0;
+            s++;
+        } else {
+            out[n++] = *s;
+        }
+    }
+    out[n < cap ? n : cap - 1] = 0;
+    if (!has_pid) {
+        char *dot = strstr(out, ".pftrace");
+        char suffix[64];
+        snprintf(suffix, sizeof suffix, "%s", dot ? dot : ".pftrace");
+        if (dot)
+            *dot = 0;
+        size_t len = strlen(out);
+        snprintf(out + len, cap - len, ".%d%s", (int)getpid(), suffix);
+    }
+}
+
+/* Exclusive create, never through a symlink: a trace never overwrites. */
+static int open_trace(void)
+{
+    char base[PATH_MAX - 16];
+    trace_path(base, sizeof base);
+    snprintf(W.path, sizeof W.path, "%s", base);
+    for (int i = 1; i < 100; i++) {
+        W.fd = open(W.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (W.fd >= 0 || errno != EEXIST)
+            break;
+        char *dot = strstr(base, ".pftrace");
+        snprintf(W.path, sizeof W.path, "%.*s-%d%s", dot ? (int)(dot - base) : (int)strlen(base), base, i,
+                 dot ? dot : "");
+    }
+    if (W.fd < 0) {
+        clt_msg("cannot create trace %s: %s; running untraced", W.path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* The end of the last whole packet in buf[0, n): buf starts on a packet. */
+static size_t whole_packets(const uint8_t *buf, size_t n)
+{
+    size_t pos = 0;
+    for (;;) {
+        size_t p = pos + 1, len = 0;
+        int shift = 0;
+        while (p < n && shift < 35) {
+            len |= (size_t)(buf[p] & 0x7F) << shift;
+            shift += 7;
+            if (!(buf[p++] & 0x80))
+                break;
+        }
+        if (p > n || p + len > n || pos + 1 >= n)
+            return pos;
+        pos = p + len;
+    }
+}
+
+void clt_writer_flush(struct clt_writer *w)
+{
+    size_t done = 0;
+    while (done < w->len && !w->io_failed) {
+        ssize_t n = write(w->fd, w->out + done, w->len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 || (size_t)n < w->len - done) {
+            /* Full disk, a size limit or an I/O error: cut the file back to
+             * its last whole packet, so it stays readable; stop recording,
+             * the app runs on. */
+            int err = n < 0 ? errno : ENOSPC;
+            if (n > 0)
+                done += (size_t)n;
+            size_t keep = whole_packets(w->out, done);
+            if (ftruncate(w->fd, (off_t)(w->bytes_written + keep)) == 0)
+                done = keep;
+            clt_msg("writing %s failed: %s; trace stops here, the app runs on", w->path, strerror(err));
+            w->io_failed = 1;
+            __atomic_store_n(&clt_active, 0, __ATOMIC_RELAXED);
+            break;
+        }
+        done += (size_t)n;
+    }
+    w->bytes_written += done;
+    w->len = 0;
+}
+
+/* Every ring, merged by time: the thread with the oldest record goes until
+ * its records pass the next oldest thread's, so that, e.g., a command's
+ * completion (callback thread) is seen before the app's later release of
+ * its queue even when one ring was left to fill up. */
+static int drain_all(void)
+{
+    int busy = 0;
+    for (unsigned round = 0; round < 65536; round++) {   /* bounded: the loop has other work too */
+        struct clt_thread *oldest = NULL;
+        uint64_t t_oldest = UINT64_MAX, t_next = UINT64_MAX;
+        for (struct clt_thread *th = __atomic_load_n(&clt_threads, __ATOMIC_ACQUIRE); th; th = th->next) {
+            int st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
+            if (st != CLT_TH_LIVE && st != CLT_TH_DEAD)
+                continue;
+            uint64_t t = clt_thread_next_t0(th);
+            if (t == UINT64_MAX) {
+                if (st == CLT_TH_DEAD)
+                    __atomic_store_n(&th->state, CLT_TH_FREE, __ATOMIC_RELEASE);
+                continue;
+            }
+            if (t < t_oldest) {
+                t_next = t_oldest;
+                t_oldest = t;
+                oldest = th;
+            } else if (t < t_next) {
+                t_next = t;
+            }
+        }
+        if (!oldest)
+            return busy;
+        busy |= clt_emit_thread(&W, oldest, t_next);
+    }
+    return busy;
+}
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    clt_clock_init(&W.clock);       /* here, not on the app's first call: it sleeps 5 ms */
+    uint64_t last_cal = clt_boottime_ns();
+    long idle_us = 500;
+    while (!__atomic_load_n(&stop_requested, __ATOMIC_ACQUIRE)) {
+        if (__atomic_load_n(&sleeping, __ATOMIC_RELAXED))
+            __atomic_store_n(&sleeping, 0, __ATOMIC_RELAXED);
+        uint32_t req = __atomic_load_n(&flush_req, __ATOMIC_ACQUIRE);
+        int busy = drain_all();
+        clt_dev_flush_pending(&W, 0);
+        if (req != __atomic_load_n(&flush_done, __ATOMIC_RELAXED)) {
+            drain_all();               /* what was committed before the request */
+            clt_writer_flush(&W);
+            __atomic_store_n(&flush_done, req, __ATOMIC_RELEASE);
+        }
+        uint64_t now = clt_boottime_ns();
+        if (now - last_cal > 100000000u) {          /* re-calibrate every 100 ms */
+            clt_clock_update(&W.clock);
+            last_cal = now;
+        }
+        clt_emit_dropped(&W);
+        if (busy) {
+            idle_us = 200;
+            if (W.len > CLT_OUT_FLUSH)
+                clt_writer_flush(&W);
+            continue;
+        }
+        if (W.len)
+            clt_writer_flush(&W);
+        struct timespec ts = { 0, idle_us * 1000 };
+        uint32_t seq = __atomic_load_n(&wake_seq, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&sleeping, 1, __ATOMIC_SEQ_CST);
+        syscall(SYS_futex, &wake_seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
+        __atomic_store_n(&sleeping, 0, __ATOMIC_SEQ_CST);
+        if (idle_us < 4000)
+            idle_us *= 2;
+    }
+    return NULL;
+}
+
+/* From a crashing thread or _exit: have the writer drain every ring and write
+ * it out, waiting at most timeout_ms. Only async-signal-safe calls. */
+void clt_writer_flush_now(unsigned timeout_ms)
+{
+    uint32_t ticket = __atomic_add_fetch(&flush_req, 1, __ATOMIC_ACQ_REL);
+    for (unsigned waited = 0; waited < timeout_ms * 10; waited++) {
+        clt_writer_kick();
+        if ((int32_t)(__atomic_load_n(&flush_done, __ATOMIC_ACQUIRE) - ticket) >= 0)
+            return;
+        struct timespec ts = { 0, 100000 };
+        nanosleep(&ts, NULL);
+    }
+}
+
+int clt_writer_start(void)
+{
+    memset(&W, 0, sizeof W);
+    W.fd = -1;
+    if (open_trace() != 0)
+        return -1;
+    if (clt_emit_init(&W) != 0) {
+        close(W.fd);
+        unlink(W.path);
+        clt_msg("out of memory; running untraced");
+        return -1;
+    }
+    clt_emit_header(&W);
+    /* The writer takes no signals: they stay the app's. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    stop_requested = 0;
+    int rc = pthread_create(&writer_thread, NULL, writer_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        close(W.fd);
+        unlink(W.path);
+        clt_msg("cannot start the writer thread; running untraced");
+        return -1;
+    }
+    return 0;
+}
+
+static int gzip_file(const char *src, char *dst, size_t cap)
+{
+    snprintf(dst, cap, "%s.gz", src);
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    gzFile gz = out >= 0 ? gzdopen(out, "wb1") : NULL;
+    int ok = in >= 0 && gz;
+    static char buf[1 << 16];
+    ssize_t n;
+    while (ok && (n = read(in, buf, sizeof buf)) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        ok = n > 0 && gzwrite(gz, buf, (unsigned)n) == n;
+    }
+    if (gz)
+        ok = gzclose(gz) == Z_OK && ok;
+    else if (out >= 0)
+        close(out);
+    if (in >= 0)
+        close(in);
+    if (!ok && out >= 0)
+        unlink(dst);
+    return ok ? 0 : -1;
+}
+
+void clt_writer_stop(uint64_t unfinished_commands)
+{
+    W.unfinished = unfinished_commands;
+    __atomic_store_n(&stop_requested, 1, __ATOMIC_RELEASE);
+    clt_writer_kick();
+    /* Bounded: a writer stuck on a dead disk must not hang the exit. */
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += 10;
+    if (pthread_timedjoin_np(writer_thread, NULL, &dl) != 0) {
+        clt_msg("writer did not finish; trace %s may be incomplete", W.path);
+        return;
+    }
+    drain_all();
+    clt_dev_flush_pending(&W, 1);
+    clt_emit_dropped(&W);
+    unsigned by_type[CLT_O_COUNT] = {0};
+    W.leaks = clt_life_emit_leaks(&W, clt_boottime_ns(), by_type);
+    if (W.leaks) {
+        char list[256] = "";
+        size_t k = 0;
+        for (unsigned t = 0; t < CLT_O_COUNT && k < sizeof list - 40; t++)
+            if (by_type[t])
+                k += (size_t)snprintf(list + k, sizeof list - k, "%s%u %s", k ? ", " : "", by_type[t],
+                                      clt_otype_name(t));
+        clt_msg("%u OpenCL object%s still held at exit (%s); their creation stacks are in the trace",
+                W.leaks, W.leaks == 1 ? "" : "s", list);
+    }
+    clt_dev_footer(&W, W.unfinished);
+    clt_emit_footer(&W);
+    clt_writer_flush(&W);
+    close(W.fd);
+    const char *final = W.path;
+    char gz[sizeof W.path + 4];
+    if (clt_cfg.COMPRESS && !W.io_failed && gzip_file(W.path, gz, sizeof gz) == 0) {
+        unlink(W.path);
+        final = gz;
+    }
+    if (W.io_failed) {
+        /* already said: the trace stops where the write failed */
+    } else if (clt_cfg.NOTIFY_FD >= 0) {
+        char line[sizeof gz + 2];
+        int n = snprintf(line, sizeof line, "%s\n", final);
+        ssize_t w = write((int)clt_cfg.NOTIFY_FD, line, (size_t)n);
+        (void)w;
+    } else {
+        clt_msg("trace written to %s", final);
+    }
+}
+
+unsigned clt_writer_leaks(void) { return W.leaks; }
+
+void clt_writer_forget(void)
+{
+    /* fork child: the parent's file and thread are not ours. */
+    memset(&W, 0, sizeof W);
+    W.fd = -1;
+}

@@ -1,0 +1,15 @@
+/* The writer as the capture side starts and stops it: one thread that
+ * drains every ring into the trace file (writer/writer.c). */
+#ifndef CLT_WRITER_H
+#define CLT_WRITER_H
+#include <stdint.h>
+
+int clt_writer_start(void);                  /* 0 ok, -1: run untraced */
+void clt_writer_stop(uint64_t unfinished);   /* drain, finish the file */
+unsigned clt_writer_leaks(void);             /* after stop: objects the app still held */
+void clt_writer_forget(void);                /* in a fork child */
+void clt_writer_kick(void);                  /* wake an idle writer */
+void clt_writer_flush_now(unsigned timeout_ms); /* drain and write, bounded */
+extern int clt_symbolizer_busy;              /* loading a binary's symbols: producers wait, not drop */
+
+#endif

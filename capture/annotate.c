@@ -2,7 +2,7 @@
  * The header finds `cltrace_api_v1` with dlsym; each entry point writes one
  * record into the calling thread's ring, like a wrapper does (no lock, no
  * allocation); the writer turns them into slices, instants and counter
- * values (emit_annotate.c). Off (CLTRACE_DISABLE, or after exit): one load
+ * values (marks.c). Off (CLTRACE_DISABLE, or after exit): one load
  * and a branch. */
 #include <string.h>
 #include "include/cltrace.h"

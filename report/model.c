@@ -17,50 +17,7 @@ typedef Perfetto__Protos__TracePacket Packet;
 typedef Perfetto__Protos__DebugAnnotation Ann;
 
 
-/* The annotations the reader uses, by name; an interned name is looked up
- * once per sequence and iid, not compared on every event. */
-enum arg_code { A_OTHER, A_RESULT, A_COMMAND_TYPE, A_DURATION, A_DIRECTION, A_BYTES, A_PINNED, A_WORK_DIM,
-                A_GWS, A_LWS, A_WORK_GROUPS, A_WG_SIZE, A_PREF, A_KWG, A_KLOCAL, A_LOCAL_ARG, A_REGS,
-                A_UAR, A_TYPE, A_CREATED_BY, A_SIZE, A_KNAME, A_PROGRAM, A_OPTIONS, A_BLOCK_R, A_BLOCK_W,
-                A_BLOCK_M, A_START };
-static const char *const arg_names[] = { "", "result", "command_type", "duration_ns", "direction", "bytes",
-                                         "pinned", "work_dim", "global_work_size", "local_work_size",
-                                         "work_groups", "work_group_size", "preferred_work_group_size_multiple",
-                                         "kernel_work_group_size", "kernel_local_mem_bytes", "local_arg_bytes",
-                                         "registers_per_work_item", "use_after_release", "type", "created_by",
-                                         "size", "kernel_name", "program", "options", "blocking_read",
-                                         "blocking_write", "blocking_map", "start_ns" };
 
-static enum arg_code arg_code(const char *name)
-{
-    if (!strcmp(name, "errcode_ret"))
-        return A_RESULT;
-    for (unsigned i = 1; i < sizeof arg_names / sizeof arg_names[0]; i++)
-        if (!strcmp(name, arg_names[i]))
-            return (enum arg_code)i;
-    return A_OTHER;
-}
-
-struct open_slice {             /* a BEGIN waiting for its END */
-    char name[RM_MAX_NAME];
-    uint64_t ts;
-    int device, error;          /* a device command; an API call that failed */
-    char error_name[64];
-    struct rm_kernel k;         /* kernel facts, device commands */
-    char direction[24];
-    uint64_t bytes, dur_ns;
-    int pinned;
-    int api;                    /* index in m->api of an API call, -1 */
-    uint64_t uar;               /* use_after_release: the object id */
-    uint64_t size;              /* leak facts */
-    char type[32], created_by[RM_MAX_NAME], kname[48];
-    uint64_t program;
-    const char *options;        /* valid while the packet is */
-    int site;                   /* a kernel command: its enqueue's call site (m->sites + 1) */
-    int blocking;               /* an enqueue that waits for its command */
-    int range;                  /* a range the program marked (cltrace.h) */
-    int phase;                  /* its phase (phases.c); an API call's or command's innermost one; -1 */
-};
 struct track { struct open_slice *stack; unsigned depth, cap; int launch_pending; };
 
 struct reader {
@@ -70,36 +27,8 @@ struct reader {
     struct clt_map flow_phase;  /* an enqueue's flow id -> its phase + 1, until its command */
 };
 
-void strtab_set(struct strtab *t, uint64_t iid, const char *s, size_t len)
-{
-    if (iid > 1000000)
-        return;                 /* absurd iid from a broken trace: ignore */
-    if (iid >= t->n) {
-        uint64_t n = iid + 64;
-        char **g = realloc(t->s, n * sizeof *g);
-        if (!g)
-            return;
-        memset(g + t->n, 0, (n - t->n) * sizeof *g);
-        t->s = g;
-        t->n = n;
-    }
-    free(t->s[iid]);
-    t->s[iid] = strndup(s ? s : "", s ? len : 0);    /* an empty string may come as NULL data */
-}
 
-const char *strtab_get(const struct strtab *t, uint64_t iid)
-{
-    return iid < t->n && t->s[iid] ? t->s[iid] : "";
-}
 
-void strtab_free(struct strtab *t)
-{
-    for (uint64_t i = 0; i < t->n; i++)
-        free(t->s[i]);
-    free(t->s);
-    t->s = NULL;
-    t->n = 0;
-}
 
 static void seq_clear(struct seq *s)
 {
@@ -136,30 +65,7 @@ static struct seq *seq_get(struct reader *r, uint32_t id, int clear)
 static struct rm_api *api_get(struct rm_model *m, const char *name);
 
 /* Grows a per-iid cache to hold index iid; 0 on failure. */
-int cache_fit(void **arr, uint64_t *n, uint64_t iid, size_t elem)
-{
-    if (iid > 1000000)
-        return 0;
-    if (iid < *n)
-        return 1;
-    uint64_t nn = iid + 64;
-    void *g = realloc(*arr, nn * elem);
-    if (!g)
-        return 0;
-    memset((char *)g + *n * elem, 0, (nn - *n) * elem);
-    *arr = g;
-    *n = nn;
-    return 1;
-}
 
-static enum arg_code seq_arg_code(struct seq *s, uint64_t iid)
-{
-    if (!cache_fit((void **)&s->codes, &s->n_codes, iid, 1))
-        return arg_code(strtab_get(&s->anns, iid));
-    if (!s->codes[iid])
-        s->codes[iid] = (uint8_t)(arg_code(strtab_get(&s->anns, iid)) + 1);
-    return (enum arg_code)(s->codes[iid] - 1);
-}
 
 static int seq_api_index(struct rm_model *m, struct seq *s, uint64_t iid, const char *name)
 {
@@ -320,144 +226,6 @@ static void transfer_add(struct rm_model *m, const struct open_slice *o, uint64_
     }
 }
 
-/* ---- annotations ---------------------------------------------------------- */
-
-static uint64_t ann_uint(const Ann *a)
-{
-    switch (a->value_case) {
-    case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE: return a->uint_value;
-    case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE: return (uint64_t)a->int_value;
-    case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_BOOL_VALUE: return a->bool_value;
-    default: return 0;
-    }
-}
-
-static const char *ann_str(const struct seq *s, const Ann *a)
-{
-    if (a->value_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE)
-        return a->string_value;
-    if (a->value_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE_IID && s)
-        return strtab_get(&s->strs, a->string_value_iid);
-    return NULL;
-}
-
-static void ann_array(const Ann *a, uint64_t out[3])
-{
-    for (size_t i = 0; i < a->n_array_values && i < 3; i++)
-        out[i] = ann_uint(a->array_values[i]);
-}
-
-static void read_args(struct open_slice *o, struct seq *s, Perfetto__Protos__TrackEvent *e)
-{
-    for (size_t i = 0; i < e->n_debug_annotations; i++) {
-        const Ann *a = e->debug_annotations[i];
-        enum arg_code c = a->name_field_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME
-                          ? arg_code(a->name ? a->name : "") : seq_arg_code(s, a->name_iid);
-        if (c == A_OTHER)
-            continue;
-        const char *str = ann_str(s, a);
-        switch (c) {
-        case A_RESULT:
-            if (str && strcmp(str, "CL_SUCCESS") && strncmp(str, "CL_", 3) == 0) {
-                o->error = 1;
-                snprintf(o->error_name, sizeof o->error_name, "%s", str);
-            } else if (!str && a->value_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE &&
-                       a->int_value < 0) {
-                o->error = 1;
-                snprintf(o->error_name, sizeof o->error_name, "%lld", (long long)a->int_value);
-            }
-            break;
-        case A_COMMAND_TYPE: o->device = 1; break;
-        case A_DURATION: o->dur_ns = ann_uint(a); break;
-        case A_DIRECTION:
-            if (str)
-                snprintf(o->direction, sizeof o->direction, "%s", str);
-            break;
-        case A_BYTES: o->bytes = ann_uint(a); break;
-        case A_PINNED: o->pinned = (int)ann_uint(a); break;
-        case A_WORK_DIM: o->k.work_dim = (unsigned)ann_uint(a); break;
-        case A_GWS: ann_array(a, o->k.gws); break;
-        case A_LWS:
-            if (str)
-                o->k.local_null = 1;
-            else
-                ann_array(a, o->k.lws);
-            break;
-        case A_WORK_GROUPS: o->k.work_groups = ann_uint(a); break;
-        case A_WG_SIZE: o->k.wg_size = ann_uint(a); break;
-        case A_PREF: o->k.pref_multiple = ann_uint(a); break;
-        case A_KWG: o->k.kernel_wg_size = ann_uint(a); break;
-        case A_KLOCAL:
-            /* CL_KERNEL_LOCAL_MEM_SIZE already counts the __local arguments set */
-            o->k.local_bytes = ann_uint(a);
-            break;
-        case A_LOCAL_ARG:
-            if (!o->k.local_bytes)
-                o->k.local_bytes = ann_uint(a);
-            break;
-        case A_REGS: o->k.regs = ann_uint(a); break;
-        case A_UAR: o->uar = ann_uint(a); break;
-        case A_PROGRAM: o->program = ann_uint(a); break;
-        case A_BLOCK_R:
-        case A_BLOCK_W:
-        case A_BLOCK_M: o->blocking |= ann_uint(a) != 0; break;
-        case A_START: break;
-        case A_OPTIONS: o->options = str; break;
-        case A_SIZE: o->size = ann_uint(a); break;
-        case A_TYPE:
-            snprintf(o->type, sizeof o->type, "%s", str ? str : "");
-            break;
-        case A_CREATED_BY:
-            snprintf(o->created_by, sizeof o->created_by, "%s", str ? str : "");
-            break;
-        case A_KNAME:
-            snprintf(o->kname, sizeof o->kname, "%s", str ? str : "");
-            break;
-        case A_OTHER: break;
-        }
-    }
-}
-
-/* ---- packets ---------------------------------------------------------------- */
-
-static void attributes(struct rm_model *m, const Perfetto__Protos__TraceAttributes *ta)
-{
-    m->has_attributes = 1;
-    for (size_t i = 0; i < ta->n_attribute; i++) {
-        const Perfetto__Protos__TraceAttributes__Attribute *a = ta->attribute[i];
-        unsigned d;
-        char field[64];
-        int64_t v = a->value_case == PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_LONG_VALUE ? a->long_value : 0;
-        const char *s = a->value_case == PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_STRING_VALUE
-                        ? a->string_value : NULL;
-        if (!a->key)
-            continue;
-        if (!strcmp(a->key, "cltrace.dropped_calls"))
-            m->dropped_calls = (uint64_t)v;
-        if (sscanf(a->key, "cltrace.device.%u.%63s", &d, field) != 2 || d >= 8)
-            continue;
-        if (d >= m->n_dev)
-            m->n_dev = d + 1;
-        struct rm_device *x = &m->dev[d];
-        if (!strcmp(field, "name") && s)
-            snprintf(x->name, sizeof x->name, "%s", s);
-        else if (!strcmp(field, "vendor") && s)
-            snprintf(x->vendor, sizeof x->vendor, "%s", s);
-        else if (!strcmp(field, "compute_units"))
-            x->compute_units = v;
-        else if (!strcmp(field, "warp_size"))
-            x->warp = v;
-        else if (!strcmp(field, "compute_capability"))
-            x->cc = v;
-        else if (!strcmp(field, "max_work_group_size"))
-            x->max_wg = v;
-        else if (!strcmp(field, "local_mem_bytes"))
-            x->local_mem = v;
-        else if (!strcmp(field, "registers_per_block"))
-            x->regs_per_block = v;
-    }
-}
-
 static void cmd_sample(struct rm_model *m, uint64_t track, uint64_t start, uint64_t dur, int kind)
 {
     if (m->n_cmds >= RM_MAX_CMDS)
@@ -489,7 +257,7 @@ static void packet(struct reader *r, const Packet *p)
     struct rm_model *m = r->m;
     m->packets++;
     if (p->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_ATTRIBUTES)
-        attributes(m, p->trace_attributes);
+        rm_read_attributes(m, p->trace_attributes);
     if (p->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR && p->track_descriptor->name &&
         p->track_descriptor->has_uuid && (p->track_descriptor->uuid & 0xF0000000u) == 0xA0000000u &&
         m->n_names < RM_MAX_LANES * 2) {   /* a device queue's name, for the timeline */
@@ -561,7 +329,7 @@ static void packet(struct reader *r, const Packet *p)
             o->api = -1;
             return;
         }
-        read_args(o, s, e);
+        rm_read_args(o, s, e);
         if (o->program && !strcmp(o->name, "clBuildProgram")) {
             struct rm_program *pg = rm_program(m, o->program);
             const char *opt = o->options ? o->options : "";
@@ -606,7 +374,7 @@ static void packet(struct reader *r, const Packet *p)
                !strncmp(e->name, "leaked ", 7)) {
         static struct open_slice o;
         memset(&o, 0, sizeof o);
-        read_args(&o, s, e);
+        rm_read_args(&o, s, e);
         char site[RM_MAX_SITE];
         rm_site_of(s, e->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID
                    ? e->callstack_iid : 0, site, sizeof site);
@@ -621,9 +389,9 @@ static void packet(struct reader *r, const Packet *p)
             if (a->name_field_case != PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME || !a->name)
                 continue;
             if (!strcmp(a->name, "program"))
-                program = ann_uint(a);
+                program = rm_ann_uint(a);
             else if (!strcmp(a->name, "source"))
-                src = ann_str(s, a);
+                src = rm_ann_str(s, a);
         }
         if (program && src)
             rm_scan_source(m, program, src);

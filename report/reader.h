@@ -1,5 +1,5 @@
-/* The reader's private state, shared by model.c (packets, aggregates) and
- * stacks.c (call stacks, call sites, leaks). */
+/* The reader's private state, shared by model.c (packets, aggregates),
+ * args.c (annotations) and stacks.c (call stacks, call sites, leaks). */
 #ifndef CLT_REPORT_READER_H
 #define CLT_REPORT_READER_H
 #include <stddef.h>
@@ -30,6 +30,34 @@ void strtab_set(struct strtab *t, uint64_t iid, const char *s, size_t len);
 const char *strtab_get(const struct strtab *t, uint64_t iid);
 void strtab_free(struct strtab *t);
 int cache_fit(void **arr, uint64_t *n, uint64_t iid, size_t elem);   /* room for index iid; 0 failed */
+
+struct open_slice {             /* a BEGIN waiting for its END */
+    char name[RM_MAX_NAME];
+    uint64_t ts;
+    int device, error;          /* a device command; an API call that failed */
+    char error_name[64];
+    struct rm_kernel k;         /* kernel facts, device commands */
+    char direction[24];
+    uint64_t bytes, dur_ns;
+    int pinned;
+    int api;                    /* index in m->api of an API call, -1 */
+    uint64_t uar;               /* use_after_release: the object id */
+    uint64_t size;              /* leak facts */
+    char type[32], created_by[RM_MAX_NAME], kname[48];
+    uint64_t program;
+    const char *options;        /* valid while the packet is */
+    int site;                   /* a kernel command: its enqueue's call site (m->sites + 1) */
+    int blocking;               /* an enqueue that waits for its command */
+    int range;                  /* a range the program marked (cltrace.h) */
+    int phase;                  /* its phase (phases.c); an API call's or command's innermost one; -1 */
+};
+
+/* args.c: an event's annotations into an open slice; the trace attributes */
+typedef Perfetto__Protos__DebugAnnotation rm_ann_t;
+void rm_read_args(struct open_slice *o, struct seq *s, Perfetto__Protos__TrackEvent *e);
+void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttributes *ta);
+uint64_t rm_ann_uint(const rm_ann_t *a);
+const char *rm_ann_str(const struct seq *s, const rm_ann_t *a);
 
 /* stacks.c */
 void rm_intern_stacks(struct seq *s, const Perfetto__Protos__InternedData *in);

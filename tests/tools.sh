@@ -99,3 +99,9 @@ PY
     "$B/cltrace-report" --format junit "$trace" | grep -q '<property name="phase.solver" value="api_ms='
     "$B/cltrace-report" --format html "$trace" | grep -q '<h2>Phases</h2>'
 }
+
+t_layers_one_way() {
+    # every #include follows LAYERS (capture -> writer -> trace -> common,
+    # report -> trace, ...): a folder never uses one that uses it
+    bash scripts/check-layers.sh
+}

@@ -1,5 +1,5 @@
 /* The writer's model of devices, queues, kernels, buffers and contexts, and
- * the device timeline it draws from them (emit_device.c). */
+ * the device timeline it draws from them (device.c). */
 #ifndef CLT_DEVICE_MODEL_H
 #define CLT_DEVICE_MODEL_H
 #include <stdint.h>
@@ -90,5 +90,20 @@ struct clt_devmodel {
     unsigned n_regs, cap_regs;
     uint64_t commands, unmatched, untimed;
 };
+
+/* device.c: the model, shared with device_commands.c */
+struct clt_writer;
+#define CLT_DM_FLOW_SEQS 1024           /* flow ids carry the thread's sequence (10 bits) */
+#define CLT_DM_FLOW_SLOTS 4096          /* enqueues per thread whose commands may be in flight */
+#define CLT_DM_MAX_PENDING 4096
+void clt_dm_copy_str(char *dst, const struct clt_rec *rec, int i);
+uint64_t clt_dm_id_of(struct clt_writer *w, uint64_t handle);
+struct clt_dev *clt_dm_dev_get(struct clt_writer *w, uint64_t handle);
+struct clt_queue *clt_dm_queue_find(struct clt_writer *w, uint64_t id);
+uint64_t clt_dm_queue_lane(struct clt_writer *w, struct clt_queue *q, uint64_t start, uint64_t end);
+void clt_dm_clock_sample(struct clt_dev *d, uint64_t h_lo, uint64_t h_hi, uint64_t dev_ns);
+struct clt_kern *clt_dm_kern_get(struct clt_writer *w, uint64_t id, int create);
+struct clt_flow *clt_dm_flow_slot(struct clt_devmodel *m, uint64_t flow, int create);
+void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1);
 
 #endif

@@ -1,8 +1,8 @@
 /* The writer's dispatcher: each record of a thread's ring, in order, to
  * the module that owns its kind -- API calls (calls.c, with the object model
- * of lifetime.c and the device model of emit_device.c seeing each call),
- * device facts and completions (emit_device.c), the program's marks
- * (emit_annotate.c). Modules use the encoding primitives (encode.c) and
+ * of lifetime.c and the device model of device.c seeing each call),
+ * device facts and completions (device.c), the program's marks
+ * (marks.c). Modules use the encoding primitives (encode.c) and
  * never call back here. Also the trace's header and footer. */
 #define _GNU_SOURCE
 #include <stdio.h>

@@ -33,7 +33,7 @@ struct clt_writer {
     unsigned str_off[CLT_DEC_COUNT + 1];   /* string iid space: enum values, then errors */
     unsigned n_strs;
     int16_t err_idx[2048];    /* -code -> index in clt_errors, or -1 */
-    struct clt_devmodel *dev; /* devices, queues, kernels, buffers (emit_device.c) */
+    struct clt_devmodel *dev; /* devices, queues, kernels, buffers (device.c) */
     uint64_t unfinished;      /* commands still in flight at exit */
     struct clt_symbols syms;  /* call stacks (symbols.c) */
     struct clt_sym_sent own_sym;   /* stacks interned on the writer's own sequence */
@@ -107,11 +107,11 @@ void clt_put_instant(struct clt_writer *w, uint64_t track, uint64_t ts, const ch
 char *clt_text(char *dst, const uint8_t *src, size_t n, int lines, char bad);
 void clt_counter(struct clt_writer *w, uint64_t track, uint64_t ts, int64_t value);
 
-/* emit_annotate.c: the program's ranges, marks and counters (cltrace.h) */
+/* marks.c: the program's ranges, marks and counters (cltrace.h) */
 void clt_annot_emit(struct clt_writer *w, uint64_t thread_track, const struct clt_rec *rec);
 void clt_annot_close(struct clt_writer *w, uint64_t ts);   /* end ranges left open */
 
-/* emit_device.c */
+/* device.c */
 int clt_dev_init(struct clt_writer *w);
 void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1);
 void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec);

@@ -1,7 +1,7 @@
 /* The writer thread: the only code that touches the trace file.
  *
  * It drains every thread's ring, turns each record into Perfetto packets
- * (emit.c) and appends them to one output buffer, written with whole packets
+ * (dispatch.c and the modules under it) and appends them to one output buffer, written with whole packets
  * only, so a file cut at any point (crash, full disk) loses at most the
  * packet being written. At a clean exit the file is gzipped. */
 #define _GNU_SOURCE

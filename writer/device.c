@@ -1,0 +1,474 @@
+/* The device timeline, on the writer thread: a group track per device, a
+ * track per queue (more lanes when commands overlap), a slice per command
+ * placed on the host clock and tied by a flow to its enqueue call, counters
+ * of commands in flight and of device memory. Contract: TRACE_FORMAT.md. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "device_model.h"
+#include "emit.h"
+#include "trace/cltrace.pb-c.h"
+#include "common/config.h"
+#include "trace/ring.h"
+#include "writer.h"
+#include "trace/tables.h"
+
+typedef Perfetto__Protos__TrackEvent Event;
+typedef Perfetto__Protos__DebugAnnotation Ann;
+typedef Perfetto__Protos__TrackDescriptor Track;
+
+
+int clt_dev_init(struct clt_writer *w)
+{
+    struct clt_devmodel *m = calloc(1, sizeof *m);
+    if (!m)
+        return -1;
+    m->flows = calloc(CLT_DM_FLOW_SEQS, sizeof *m->flows);
+    m->pending = calloc(CLT_DM_MAX_PENDING, sizeof *m->pending);
+    if (!m->flows || !m->pending)
+        return -1;
+    w->dev = m;
+    return 0;
+}
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static int pidx(const struct clt_fn_desc *fd, const char *name)
+{
+    for (unsigned i = 0; i < fd->n_params; i++)
+        if (strcmp(fd->params[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int raw(const struct clt_rec *rec, int i) { return i < 0 || (rec->raw_mask & (1u << i)); }
+
+static const uint64_t *arr(const struct clt_rec *rec, int i, unsigned *n)
+{
+    *n = 0;
+    if (raw(rec, i))
+        return NULL;
+    uint64_t v = rec->arg[i];
+    *n = (unsigned)(v & 0xFFFFFFFFu) < CLT_MAX_ARRAY ? (unsigned)(v & 0xFFFFFFFFu) : CLT_MAX_ARRAY;
+    return (const uint64_t *)((const uint8_t *)rec + (v >> 32));
+}
+
+void clt_dm_copy_str(char *dst, const struct clt_rec *rec, int i)
+{
+    dst[0] = 0;
+    if (raw(rec, i))
+        return;
+    uint64_t v = rec->arg[i];
+    size_t n = v & 0xFFFFFFFFu;
+    if (n > CLT_MAX_STR)
+        n = CLT_MAX_STR;
+    clt_text(dst, (const uint8_t *)rec + (v >> 32), n, 0, '?');
+}
+
+uint64_t clt_dm_id_of(struct clt_writer *w, uint64_t handle) { return clt_objects_find(&w->objs, handle); }
+
+static uint64_t uuid(struct clt_writer *w, uint32_t kind, uint32_t index)
+{
+    return w->process_uuid | kind | index;
+}
+
+/* ---- devices, queues, contexts ------------------------------------------ */
+
+struct clt_dev *clt_dm_dev_get(struct clt_writer *w, uint64_t handle)
+{
+    struct clt_devmodel *m = w->dev;
+    for (unsigned i = 0; i < m->n_devs; i++)
+        if (m->devs[i].handle == handle)
+            return &m->devs[i];
+    if (m->n_devs == 16 || !handle)
+        return NULL;
+    struct clt_dev *d = &m->devs[m->n_devs];
+    memset(d, 0, sizeof *d);
+    d->handle = handle;
+    d->id = clt_objects_get(&w->objs, handle);
+    d->index = m->n_devs++;
+    d->uuid = uuid(w, 0x90000000u, d->index << 8);
+    snprintf(d->name, sizeof d->name, "device %u", d->index);
+    return d;
+}
+
+static void dev_declare(struct clt_writer *w, struct clt_dev *d)
+{
+    if (d->declared)
+        return;
+    d->declared = 1;
+    char name[CLT_MAX_STR + 32];
+    snprintf(name, sizeof name, "Device %u: %s", d->index, d->name);
+    Track t = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+    t.has_uuid = t.has_parent_uuid = t.has_child_ordering = 1;
+    t.uuid = d->uuid;
+    t.parent_uuid = w->process_uuid;
+    t.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
+    t.name = name;
+    t.child_ordering = PERFETTO__PROTOS__TRACK_DESCRIPTOR__CHILD_TRACKS_ORDERING__EXPLICIT;
+    clt_put_track(w, &t);
+}
+
+struct clt_queue *clt_dm_queue_find(struct clt_writer *w, uint64_t id)
+{
+    struct clt_devmodel *m = w->dev;
+    for (unsigned i = 0; id && i < m->n_queues; i++)
+        if (m->queues[i].id == id)
+            return &m->queues[i];
+    return NULL;
+}
+
+/* A queue's slot; a released queue's slot is reused, with new track uuids
+ * (the index keeps growing) so the old tracks keep their commands. */
+static struct clt_queue *queue_get(struct clt_writer *w, uint64_t handle)
+{
+    struct clt_devmodel *m = w->dev;
+    uint64_t id = clt_dm_id_of(w, handle);
+    struct clt_queue *q = clt_dm_queue_find(w, id);
+    if (q || !id)
+        return q;
+    for (unsigned i = 0; i < m->n_queues && !q; i++)
+        if (!m->queues[i].id)
+            q = &m->queues[i];
+    if (!q && m->n_queues < 256)
+        q = &m->queues[m->n_queues++];
+    if (!q)
+        return NULL;
+    memset(q, 0, sizeof *q);
+    q->handle = handle;
+    q->id = id;
+    q->refs = 1;
+    q->index = m->queue_serial++;
+    q->dev = clt_dm_dev_get(w, (uint64_t)(uintptr_t)clt_map_get(&m->queue_dev, id));
+    if (!q->dev)
+        q->dev = clt_dm_dev_get(w, 0xFFFFFFFFFFFFull);   /* a queue we did not see created */
+    return q;
+}
+
+/* Does [start, end] touch a command already drawn on this lane? Commands
+ * can arrive out of order (callbacks run on several threads), so recent
+ * intervals are checked, not just the last end. Touching counts: an END and
+ * a BEGIN at the same time would nest in arrival order. */
+static int lane_busy(const struct clt_queue *q, unsigned lane, uint64_t start, uint64_t end)
+{
+    for (unsigned i = 0; i < CLT_LANE_HISTORY; i++) {
+        const uint64_t *iv = q->lane_iv[lane][i];
+        if (iv[1] && start <= iv[1] && iv[0] <= end)
+            return 1;
+    }
+    return 0;
+}
+
+static void queue_declare_lane(struct clt_writer *w, struct clt_queue *q)
+{
+    unsigned lane = q->n_lanes++;
+    dev_declare(w, q->dev);
+    /* Lanes of one queue share its name: the UI shows them as one row. */
+    char name[64];
+    snprintf(name, sizeof name, "Device %u queue %llu", q->dev->index, (unsigned long long)q->id);
+    q->lane_uuid[lane] = uuid(w, 0xA0000000u, (q->index << 4 | lane) & 0x0FFFFFFFu);
+    Track t = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+    t.has_uuid = t.has_parent_uuid = t.has_sibling_order_rank = 1;
+    t.uuid = q->lane_uuid[lane];
+    t.parent_uuid = q->dev->uuid;
+    t.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
+    t.name = name;
+    t.sibling_order_rank = (int32_t)(q->index * CLT_MAX_LANES + lane);
+    clt_put_track(w, &t);
+    if (lane == 0) {
+        snprintf(name, sizeof name, "queue %llu commands in flight", (unsigned long long)q->id);
+        q->counter_uuid = uuid(w, 0xB0000000u, q->index & 0x0FFFFFFFu);
+        clt_counter_track(w, q->counter_uuid, q->dev->uuid, name, 0);
+    }
+}
+
+uint64_t clt_dm_queue_lane(struct clt_writer *w, struct clt_queue *q, uint64_t start, uint64_t end)
+{
+    unsigned lane = 0;
+    while (lane < q->n_lanes && lane_busy(q, lane, start, end))
+        lane++;
+    if (lane == CLT_MAX_LANES)
+        lane = CLT_MAX_LANES - 1;       /* more overlap than lanes: nest on the last */
+    while (lane >= q->n_lanes)
+        queue_declare_lane(w, q);
+    uint64_t *iv = q->lane_iv[lane][q->lane_next[lane]++ % CLT_LANE_HISTORY];
+    iv[0] = start;
+    iv[1] = end;
+    return q->lane_uuid[lane];
+}
+
+static struct clt_ctx *ctx_get(struct clt_writer *w, uint64_t id)
+{
+    struct clt_devmodel *m = w->dev;
+    for (unsigned i = 0; i < m->n_ctxs; i++)
+        if (m->ctxs[i].id == id)
+            return &m->ctxs[i];
+    if (m->n_ctxs == 64 || !id)
+        return NULL;
+    struct clt_ctx *c = &m->ctxs[m->n_ctxs];
+    c->id = id;
+    c->index = m->n_ctxs++;
+    c->bytes = 0;
+    c->uuid = uuid(w, 0xC0000000u, c->index);
+    char name[64];
+    snprintf(name, sizeof name, "device memory, context %llu", (unsigned long long)id);
+    clt_counter_track(w, c->uuid, w->process_uuid, name, 1);
+    return c;
+}
+
+static void mem_change(struct clt_writer *w, struct clt_mem *mo, int64_t delta, uint64_t ts)
+{
+    struct clt_ctx *c = ctx_get(w, mo->ctx);
+    if (!c)
+        return;
+    c->bytes += delta;
+    clt_counter(w, c->uuid, ts, c->bytes);
+}
+
+/* ---- the clock ---------------------------------------------------------- */
+
+/* One sample: the device time d was taken while the host clock was within
+ * [h_lo, h_hi], so offset = host - device lies in [h_lo - d, h_hi - d]. The
+ * offset used is the largest lower bound of the recent window: no command
+ * then appears before the call that enqueued it; the residual is how wide
+ * the window's bounds leave it (negative: drift inside the window). */
+void clt_dm_clock_sample(struct clt_dev *d, uint64_t h_lo, uint64_t h_hi, uint64_t dev_ns)
+{
+    unsigned s = d->next_sample;
+    d->lo[s] = (int64_t)(h_lo - dev_ns);
+    d->hi[s] = (int64_t)(h_hi - dev_ns);
+    d->next_sample = (s + 1) % CLT_CLOCK_WINDOW;
+    if (d->n_samples < CLT_CLOCK_WINDOW)
+        d->n_samples++;
+    int64_t lo = INT64_MIN, hi = INT64_MAX;
+    for (unsigned i = 0; i < d->n_samples; i++) {
+        if (d->lo[i] > lo)
+            lo = d->lo[i];
+        if (d->hi[i] < hi)
+            hi = d->hi[i];
+    }
+    d->offset = lo;
+    d->residual = hi - lo;
+    int64_t r = d->residual < 0 ? -d->residual : d->residual;
+    if (d->n_samples > 1 && r > d->max_residual)
+        d->max_residual = r;
+}
+
+/* ---- API calls: the model ----------------------------------------------- */
+
+struct clt_kern *clt_dm_kern_get(struct clt_writer *w, uint64_t id, int create)
+{
+    struct clt_kern *k = clt_map_get(&w->dev->kernels, id);
+    if (!k && create && id) {
+        k = calloc(1, sizeof *k);
+        if (!k || clt_map_put(&w->dev->kernels, id, k) != 0) {
+            free(k);
+            return NULL;
+        }
+        k->id = id;
+        k->regs = -1;
+        k->refs = 1;
+    }
+    return k;
+}
+
+/* A command on this buffer is in flight: its facts outlive the app's release
+ * until the command is drawn. */
+static void mem_in_flight(struct clt_devmodel *m, const struct clt_flow *f)
+{
+    struct clt_mem *mo = f->mem_id ? clt_map_get(&m->mems, f->mem_id) : NULL;
+    if (mo)
+        mo->inflight++;
+}
+
+/* The table slot of a flow id: per thread sequence, by its counter. */
+struct clt_flow *clt_dm_flow_slot(struct clt_devmodel *m, uint64_t flow, int create)
+{
+    unsigned seq = (unsigned)(flow >> 32) & (CLT_DM_FLOW_SEQS - 1);
+    if (!m->flows[seq] && create)
+        m->flows[seq] = calloc(CLT_DM_FLOW_SLOTS, sizeof *m->flows[seq]);
+    return m->flows[seq] ? &m->flows[seq][(flow & 0x7FFFFFFFu) % CLT_DM_FLOW_SLOTS] : NULL;
+}
+
+static int dir_of(unsigned fn, const char **dir)
+{
+    const char *name = clt_fns[fn].name;
+    *dir = strstr(name, "Read") ? "device_to_host" : strstr(name, "Write") ? "host_to_device"
+         : strstr(name, "Copy") || strstr(name, "Memcpy") ? "device_to_device"
+         : strstr(name, "Fill") || strstr(name, "Memfill") || strstr(name, "MemFill") ? "device" : NULL;
+    return *dir != NULL;
+}
+
+void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1)
+{
+    struct clt_devmodel *m = w->dev;
+    const struct clt_fn_desc *fd = &clt_fns[rec->fn];
+    unsigned fn = rec->fn;
+    int ok = fd->ret == CLT_R_ERR ? (int32_t)rec->ret == 0 : rec->ret != 0;
+    if (fn == CLT_FN_clCreateCommandQueue || fn == CLT_FN_clCreateCommandQueueWithProperties ||
+        fn == CLT_FN_clCreateCommandQueueWithPropertiesKHR) {
+        if (ok)
+            clt_map_put(&m->queue_dev, clt_dm_id_of(w, rec->ret), (void *)(uintptr_t)rec->arg[1]);
+        return;
+    }
+    if ((fn == CLT_FN_clRetainKernel || fn == CLT_FN_clReleaseKernel) && ok) {
+        /* the writer's facts live as long as the app holds the kernel */
+        uint64_t id = clt_dm_id_of(w, rec->arg[0]);
+        struct clt_kern *k = clt_dm_kern_get(w, id, 0);
+        if (k && (k->refs += fn == CLT_FN_clRetainKernel ? 1 : -1) <= 0 && k->inflight <= 0)
+            free(clt_map_del(&m->kernels, id));
+        return;
+    }
+    if ((fn == CLT_FN_clRetainCommandQueue || fn == CLT_FN_clReleaseCommandQueue) && ok) {
+        uint64_t id = clt_dm_id_of(w, rec->arg[0]);
+        struct clt_queue *q = clt_dm_queue_find(w, id);
+        if (q && (q->refs += fn == CLT_FN_clRetainCommandQueue ? 1 : -1) <= 0) {
+            clt_map_del(&m->queue_dev, id);
+            if (q->in_flight <= 0)
+                q->id = 0;  /* its slot is free again; its tracks stay in the trace */
+        }
+        return;
+    }
+    if (fn == CLT_FN_clCreateKernel && ok) {
+        struct clt_kern *k = clt_dm_kern_get(w, clt_dm_id_of(w, rec->ret), 1);
+        if (k) {
+            k->program = clt_dm_id_of(w, rec->arg[0]);
+            clt_dm_copy_str(k->name, rec, 1);
+            for (unsigned i = 0; i < m->n_regs; i++)
+                if (m->regs[i].program == k->program && strcmp(m->regs[i].name, k->name) == 0)
+                    k->regs = (int)m->regs[i].regs;
+        }
+        return;
+    }
+    if (fn == CLT_FN_clSetKernelArg && ok) {
+        struct clt_kern *k = clt_dm_kern_get(w, clt_dm_id_of(w, rec->arg[0]), 1);
+        uint64_t idx = rec->arg[1];
+        if (k && idx < CLT_MAX_KARGS) {
+            int null_value = raw(rec, 3) && rec->arg[3] == 0;
+            k->arg_local[idx] = null_value ? rec->arg[2] : 0;     /* __local: size, no value */
+            k->arg_value[idx] = raw(rec, 3) ? 0 : rec->arg[3];
+            k->arg_object[idx] = raw(rec, 3) ? 0 : clt_dm_id_of(w, rec->arg[3]);
+            k->arg_set |= 1ull << idx;
+        }
+        return;
+    }
+    if ((fn == CLT_FN_clCreateBuffer || fn == CLT_FN_clCreateBufferWithProperties) && ok) {
+        int fi = pidx(fd, "flags"), si = pidx(fd, "size"), ci = pidx(fd, "context");
+        struct clt_mem *mo = calloc(1, sizeof *mo);
+        if (mo && clt_map_put(&m->mems, clt_dm_id_of(w, rec->ret), mo) == 0) {
+            mo->id = clt_dm_id_of(w, rec->ret);
+            mo->flags = rec->arg[fi];
+            mo->size = rec->arg[si];
+            mo->ctx = clt_dm_id_of(w, rec->arg[ci]);
+            mo->refs = 1;
+            mem_change(w, mo, (int64_t)mo->size, t1);
+        } else {
+            free(mo);
+        }
+        return;
+    }
+    if (fn == CLT_FN_clRetainMemObject || fn == CLT_FN_clReleaseMemObject) {
+        struct clt_mem *mo = clt_map_get(&m->mems, clt_dm_id_of(w, rec->arg[0]));
+        if (mo && ok && mo->refs > 0) {
+            mo->refs += fn == CLT_FN_clRetainMemObject ? 1 : -1;
+            if (mo->refs == 0) {
+                mem_change(w, mo, -(int64_t)mo->size, t1);
+                if (mo->inflight <= 0)
+                    free(clt_map_del(&m->mems, mo->id));
+            }
+        }
+        return;
+    }
+    if (!(fd->flags & CLT_F_ENQUEUE))
+        return;
+    uint64_t flow = rec->arg[fd->n_params];
+    struct clt_flow *f = flow ? clt_dm_flow_slot(m, flow, 1) : NULL;
+    if (!f)
+        return;
+    memset(f, 0, sizeof *f);
+    f->flow = flow;
+    f->h0 = t0;
+    f->h1 = t1;
+    f->fn = (uint16_t)fn;
+    f->queue_handle = rec->arg[0];
+    struct clt_queue *q = queue_get(w, rec->arg[0]);
+    f->queue_id = q ? q->id : 0;     /* the handle may name another queue by completion */
+    if (q) {
+        q->in_flight++;
+        if (!q->n_lanes)
+            queue_declare_lane(w, q);   /* the queue's first lane and its counter */
+        clt_counter(w, q->counter_uuid, t0, q->in_flight);
+    }
+    if (fn == CLT_FN_clEnqueueNDRangeKernel) {
+        struct clt_kern *k = clt_dm_kern_get(w, clt_dm_id_of(w, rec->arg[1]), 1);
+        unsigned n;
+        const uint64_t *a;
+        f->kernel_id = clt_dm_id_of(w, rec->arg[1]);
+        if (k)
+            k->inflight++;          /* its facts outlive the app's release until drawn */
+        f->work_dim = (uint32_t)rec->arg[2] <= 3 ? (uint32_t)rec->arg[2] : 3;
+        if ((a = arr(rec, 3, &n)) != NULL)
+            memcpy(f->gwo, a, (n < 3 ? n : 3) * 8);
+        if ((a = arr(rec, 4, &n)) != NULL)
+            memcpy(f->gws, a, (n < 3 ? n : 3) * 8);
+        if ((a = arr(rec, 5, &n)) != NULL)
+            memcpy(f->lws, a, (n < 3 ? n : 3) * 8);
+        else
+            f->lws_null = 1;
+        for (unsigned i = 0; k && i < CLT_MAX_KARGS; i++) {
+            f->local_arg_bytes += k->arg_local[i];
+            if (i < CLT_FLOW_ARGS && (k->arg_set >> i & 1))
+                f->args[f->n_args = i + 1, i] = k->arg_object[i] ? k->arg_object[i] : k->arg_value[i];
+        }
+        return;
+    }
+    if (fn == CLT_FN_clEnqueueMapBuffer || fn == CLT_FN_clEnqueueMapImage) {
+        /* device -> host if mapped for reading; remembered for the unmap */
+        int fi = pidx(fd, "map_flags"), si = pidx(fd, "size"), ri = pidx(fd, "region");
+        unsigned n;
+        const uint64_t *region = ri >= 0 ? arr(rec, ri, &n) : NULL;
+        uint64_t bytes = si >= 0 ? rec->arg[si] : region && n == 3 ? region[0] * region[1] * region[2] : 0;
+        uint64_t flags = fi >= 0 ? rec->arg[fi] : 0;
+        f->direction = flags & 1 ? "device_to_host" : "none";     /* CL_MAP_READ */
+        f->bytes = flags & 1 ? bytes : 0;
+        f->mem_id = clt_dm_id_of(w, rec->arg[1]);
+        mem_in_flight(m, f);
+        struct clt_mapping *mp = rec->ret ? clt_map_get(&m->mappings, rec->ret) : NULL;
+        if (!mp && rec->ret && (mp = malloc(sizeof *mp)) != NULL && clt_map_put(&m->mappings, rec->ret, mp) != 0) {
+            free(mp);
+            mp = NULL;
+        }
+        if (mp) {          /* a pointer mapped again replaces its old mapping */
+            mp->bytes = bytes;
+            mp->flags = flags;
+        }
+        return;
+    }
+    if (fn == CLT_FN_clEnqueueUnmapMemObject) {
+        /* host -> device if it was mapped for writing */
+        struct clt_mapping *mp = clt_map_get(&m->mappings, rec->arg[2]);
+        f->mem_id = clt_dm_id_of(w, rec->arg[1]);
+        f->direction = mp && (mp->flags & 6) ? "host_to_device" : "none";   /* WRITE, WRITE_INVALIDATE */
+        f->bytes = mp && (mp->flags & 6) ? mp->bytes : 0;
+        mem_in_flight(m, f);
+        free(clt_map_del(&m->mappings, rec->arg[2]));
+        return;
+    }
+    const char *dir;
+    if (!dir_of(fn, &dir))
+        return;
+    f->direction = dir;
+    int bi = pidx(fd, "buffer"), si = pidx(fd, "size"), ri = pidx(fd, "region");
+    if (bi < 0)
+        bi = pidx(fd, "src_buffer");
+    if (bi >= 0)
+        f->mem_id = clt_dm_id_of(w, rec->arg[bi]);
+    mem_in_flight(m, f);
+    if (si >= 0)
+        f->bytes = rec->arg[si];
+    unsigned n;
+    const uint64_t *region = ri >= 0 ? arr(rec, ri, &n) : NULL;
+    if (region && n == 3)
+        f->bytes = region[0] * region[1] * region[2];
+}

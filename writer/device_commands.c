@@ -1,0 +1,341 @@
+/* Device records on the writer thread: completions drawn as slices on
+ * their queue's track (placed on the host clock, tied by a flow to the
+ * enqueue call), device facts, clock samples, kernel facts; commands still
+ * pending at the end. The model they update is device.c's. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "device_model.h"
+#include "emit.h"
+#include "trace/cltrace.pb-c.h"
+#include "trace/tables.h"
+
+typedef Perfetto__Protos__TrackEvent Event;
+typedef Perfetto__Protos__DebugAnnotation Ann;
+
+/* A command that completes while its (blocking) enqueue call still runs waits
+ * for that call's record at most this long (host ns). */
+#define PENDING_NS 5000000000ull
+
+/* ---- device records ------------------------------------------------------ */
+
+/* CL_COMMAND_* of an enqueue function: clEnqueueReadBufferRect -> CL_COMMAND_READ_BUFFER_RECT. */
+static const char *command_type_of(unsigned fn)
+{
+    static const char *cache[CLT_FN_COUNT];
+    if (cache[fn])
+        return cache[fn];
+    const char *name = clt_fns[fn].name + 9;     /* after "clEnqueue" */
+    char want[96] = "CL_COMMAND_";
+    size_t n = strlen(want);
+    for (size_t i = 0; name[i] && n + 2 < sizeof want; i++) {
+        if (i && name[i] >= 'A' && name[i] <= 'Z' && !(name[i - 1] >= 'A' && name[i - 1] <= 'Z'))
+            want[n++] = '_';
+        want[n++] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 32 : name[i]);
+    }
+    want[n] = 0;
+    const struct clt_decoder_desc *d = &clt_decoders[CLT_DEC_cl_command_type];
+    for (unsigned i = 0; i < d->n; i++)
+        if (strcmp(d->vals[i].name, want) == 0)
+            return cache[fn] = d->vals[i].name;
+    return cache[fn] = "CL_COMMAND_OTHER";
+}
+
+static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const struct clt_flow *f)
+{
+    struct clt_devmodel *m = w->dev;
+    const uint64_t *v = rec->arg;
+    struct clt_queue *q = f ? clt_dm_queue_find(w, f->queue_id) : NULL;
+    if (!q) {
+        if (f)
+            m->unmatched++;   /* more live queues than the writer keeps */
+        return;               /* (without f: counted in commands_unmatched already) */
+    }
+    struct clt_dev *d = q->dev;
+    if (!v[CMD_START] || !v[CMD_END]) {    /* no profiling data: counted, not drawn */
+        m->untimed++;
+        return;
+    }
+    if (f && v[CMD_QUEUED])
+        clt_dm_clock_sample(d, f->h0, f->h1, v[CMD_QUEUED]);
+    m->commands++;
+    d->commands++;
+    uint64_t start = (uint64_t)((int64_t)v[CMD_START] + d->offset);
+    uint64_t end = (uint64_t)((int64_t)v[CMD_END] + d->offset);
+    if (f && start < f->h0) {              /* cannot happen with a consistent window */
+        end += f->h0 - start;
+        start = f->h0;
+        d->clamped++;
+    }
+    if (end < start)
+        end = start;
+
+    Ann a[40], *ap[40], elems[8 + CLT_FLOW_ARGS], *ep[8 + CLT_FLOW_ARGS];
+    unsigned na = 0, ne = 0;
+    char name[CLT_MAX_STR + 16];
+    const char *type = f ? command_type_of(f->fn) : NULL;
+    struct clt_kern *k = f && f->kernel_id ? clt_dm_kern_get(w, f->kernel_id, 0) : NULL;
+    if (k && k->name[0])
+        snprintf(name, sizeof name, "%s", k->name);
+    else if (f)
+        snprintf(name, sizeof name, "%s", clt_fns[f->fn].name + 9);   /* "clEnqueue" dropped */
+    else
+        snprintf(name, sizeof name, "command");
+    A_STR("command_type", type ? type : "unknown");
+    A_UINT("queue", q->id);
+    A_UINT("device", d->id);
+    A_UINT("queued_ns", v[CMD_QUEUED]);
+    A_UINT("submit_ns", v[CMD_SUBMIT]);
+    A_UINT("start_ns", v[CMD_START]);
+    A_UINT("end_ns", v[CMD_END]);
+    A_UINT("duration_ns", v[CMD_END] - v[CMD_START]);
+    if (v[CMD_QUEUED] && v[CMD_SUBMIT] >= v[CMD_QUEUED] && v[CMD_START] >= v[CMD_SUBMIT]) {
+        A_UINT("queued_to_submit_ns", v[CMD_SUBMIT] - v[CMD_QUEUED]);
+        A_UINT("submit_to_start_ns", v[CMD_START] - v[CMD_SUBMIT]);
+    }
+    if ((int64_t)v[CMD_STATUS] < 0)
+        A_INT("status", (int64_t)v[CMD_STATUS]);
+    if (f && f->fn == CLT_FN_clEnqueueNDRangeKernel) {
+        A_UINT("kernel", f->kernel_id);
+        A_UINT("work_dim", f->work_dim);
+        Ann *g = clt_ann_new(a, ap, &na, "global_work_size");
+        g->array_values = &ep[ne];
+        for (unsigned i = 0; i < f->work_dim; i++, ne++) {
+            perfetto__protos__debug_annotation__init(&elems[ne]);
+            elems[ne].value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
+            elems[ne].uint_value = f->gws[i];
+            ep[ne] = &elems[ne];
+        }
+        g->n_array_values = f->work_dim;
+        if (f->lws_null) {
+            A_STR("local_work_size", "NULL");
+        } else {
+            Ann *l = clt_ann_new(a, ap, &na, "local_work_size");
+            l->array_values = &ep[ne];
+            for (unsigned i = 0; i < f->work_dim; i++, ne++) {
+                perfetto__protos__debug_annotation__init(&elems[ne]);
+                elems[ne].value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
+                elems[ne].uint_value = f->lws[i];
+                ep[ne] = &elems[ne];
+            }
+            l->n_array_values = f->work_dim;
+            uint64_t wg = 1, groups = 1;
+            for (unsigned i = 0; i < f->work_dim; i++) {
+                wg *= f->lws[i] ? f->lws[i] : 1;
+                groups *= f->lws[i] ? (f->gws[i] + f->lws[i] - 1) / f->lws[i] : 1;
+            }
+            A_UINT("work_group_size", wg);
+            A_UINT("work_groups", groups);
+        }
+        A_UINT("local_arg_bytes", f->local_arg_bytes);
+        if (f->n_args) {      /* values as set; buffers and other objects as their ids */
+            Ann *ka = clt_ann_new(a, ap, &na, "kernel_args");
+            ka->array_values = &ep[ne];
+            for (unsigned i = 0; i < f->n_args; i++, ne++) {
+                perfetto__protos__debug_annotation__init(&elems[ne]);
+                elems[ne].value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
+                elems[ne].uint_value = f->args[i];
+                ep[ne] = &elems[ne];
+            }
+            ka->n_array_values = f->n_args;
+        }
+        for (unsigned i = 0; k && i < k->n_wg; i++)
+            if (k->wg[i].dev == d->handle) {
+                A_UINT("kernel_work_group_size", k->wg[i].wg_size);
+                A_UINT("preferred_work_group_size_multiple", k->wg[i].pref_multiple);
+                A_UINT("kernel_local_mem_bytes", k->wg[i].local_mem);
+                A_UINT("kernel_private_mem_bytes", k->wg[i].private_mem);
+            }
+        if (k && k->regs >= 0)
+            A_UINT("registers_per_work_item", (uint64_t)k->regs);
+    } else if (f && f->direction && strcmp(f->direction, "none") != 0) {
+        A_STR("direction", f->direction);
+        A_UINT("bytes", f->bytes);
+        double ns = (double)(v[CMD_END] - v[CMD_START]);
+        if (ns > 0 && f->bytes)
+            A_DBL("bandwidth_gbps", (double)f->bytes / ns);   /* bytes/ns = GB/s */
+        struct clt_mem *mo = f->mem_id ? clt_map_get(&m->mems, f->mem_id) : NULL;
+        if (mo) {
+            A_UINT("buffer", mo->id);
+            /* CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR: the host side is pinned */
+            A_BOOL("pinned", (mo->flags & ((1u << 3) | (1u << 4))) != 0);
+        }
+    }
+
+    uint64_t track = clt_dm_queue_lane(w, q, start, end);
+    uint64_t flow = rec->arg[CMD_FLOW];
+    Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+    e.has_type = e.has_track_uuid = 1;
+    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
+    e.track_uuid = track;
+    e.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
+    e.name = name;
+    e.n_debug_annotations = na;
+    e.debug_annotations = ap;
+    if (f) {
+        e.n_terminating_flow_ids = 1;
+        e.terminating_flow_ids = &flow;
+    }
+    clt_put_own_event(w, start, &e);
+    Event end_e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+    end_e.has_type = end_e.has_track_uuid = 1;
+    end_e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
+    end_e.track_uuid = track;
+    clt_put_own_event(w, end, &end_e);
+    /* the facts this command used may now go, if the app released them */
+    if (k && --k->inflight <= 0 && k->refs <= 0)
+        free(clt_map_del(&m->kernels, k->id));
+    struct clt_mem *used = f && f->mem_id ? clt_map_get(&m->mems, f->mem_id) : NULL;
+    if (used && --used->inflight <= 0 && used->refs <= 0)
+        free(clt_map_del(&m->mems, used->id));
+    if (q->in_flight > 0)
+        q->in_flight--;
+    if (q->refs <= 0 && q->in_flight == 0)
+        q->id = 0;          /* released and idle: its slot is free again */
+    clt_counter(w, q->counter_uuid, end, q->in_flight);
+}
+
+static struct clt_flow *flow_find(struct clt_devmodel *m, uint64_t flow)
+{
+    struct clt_flow *f = clt_dm_flow_slot(m, flow, 0);
+    return f && f->flow == flow ? f : NULL;
+}
+
+static void command_record(struct clt_writer *w, const struct clt_rec *rec, int final)
+{
+    struct clt_devmodel *m = w->dev;
+    struct clt_flow *f = flow_find(m, rec->arg[CMD_FLOW]);
+    if (!f && !final && m->n_pending < CLT_DM_MAX_PENDING) {
+        struct clt_rec *copy = malloc(rec->size);     /* its enqueue has not been drained yet */
+        if (copy) {
+            memcpy(copy, rec, rec->size);
+            m->pending[m->n_pending++] = copy;
+            return;
+        }
+    }
+    if (!f)
+        m->unmatched++;
+    emit_command(w, rec, f);
+    if (f)
+        f->flow = 0;
+}
+
+void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1)
+{
+    clt_dm_on_call(w, rec, t0, t1);
+    /* A completion can come before its enqueue's record (a callback that ran
+     * inside the call): match it now, not after the whole backlog. */
+    if ((clt_fns[rec->fn].flags & CLT_F_ENQUEUE) && w->dev->n_pending)
+        clt_dev_flush_pending(w, 0);
+}
+
+void clt_dev_flush_pending(struct clt_writer *w, int final)
+{
+    struct clt_devmodel *m = w->dev;
+    unsigned keep = 0;
+    uint64_t now = clt_boottime_ns();
+    for (unsigned i = 0; i < m->n_pending; i++) {
+        struct clt_rec *r = m->pending[i];
+        struct clt_flow *f = flow_find(m, r->arg[CMD_FLOW]);
+        if (f || final || now > clt_clock_to_ns(&w->clock, r->t0) + PENDING_NS) {
+            if (!f)
+                m->unmatched++;
+            emit_command(w, r, f);
+            if (f)
+                f->flow = 0;
+            free(r);
+        } else {
+            m->pending[keep++] = r;
+        }
+    }
+    m->n_pending = keep;
+}
+
+void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec)
+{
+    struct clt_devmodel *m = w->dev;
+    switch (rec->fn) {
+    case CLT_REC_COMMAND:
+        command_record(w, rec, 0);
+        break;
+    case CLT_REC_DEVICE: {
+        struct clt_dev *d = clt_dm_dev_get(w, rec->arg[DEV_ID]);
+        if (d && !d->described) {
+            d->described = 1;
+            memcpy(d->info, rec->arg, sizeof d->info);
+            clt_dm_copy_str(d->name, rec, DEV_NAME);
+            clt_dm_copy_str(d->vendor, rec, DEV_VENDOR);
+        }
+        break;
+    }
+    case CLT_REC_CLOCK: {
+        struct clt_dev *d = clt_dm_dev_get(w, rec->arg[CLK_DEVICE]);
+        if (d && (int64_t)rec->arg[CLK_STATUS] == 0 && rec->arg[CLK_DEVICE_TS]) {
+            d->timer_ok = 1;
+            clt_dm_clock_sample(d, clt_clock_to_ns(&w->clock, rec->arg[CLK_HOST_BEFORE]),
+                         clt_clock_to_ns(&w->clock, rec->arg[CLK_HOST_AFTER]), rec->arg[CLK_DEVICE_TS]);
+        }
+        break;
+    }
+    case CLT_REC_KERNEL: {
+        struct clt_kern *k = clt_dm_kern_get(w, clt_dm_id_of(w, rec->arg[KI_KERNEL]), 1);
+        if (k && k->n_wg < 4) {
+            struct clt_kernel_wg *g = &k->wg[k->n_wg++];
+            g->dev = rec->arg[KI_DEVICE];
+            g->wg_size = rec->arg[KI_WG_SIZE];
+            g->pref_multiple = rec->arg[KI_PREF_MULTIPLE];
+            g->local_mem = rec->arg[KI_LOCAL_MEM];
+            g->private_mem = rec->arg[KI_PRIVATE_MEM];
+        }
+        break;
+    }
+    case CLT_REC_KREGS:
+        if (clt_grow(&m->regs, m->n_regs, &m->cap_regs, sizeof *m->regs, 32) != 0)
+            break;
+        m->regs[m->n_regs].program = clt_dm_id_of(w, rec->arg[KR_PROGRAM]);
+        m->regs[m->n_regs].regs = (unsigned)rec->arg[KR_REGS];
+        clt_dm_copy_str(m->regs[m->n_regs].name, rec, KR_NAME);
+        m->n_regs++;
+        break;
+    }
+}
+
+/* Device facts and clock quality, as trace attributes. */
+void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
+{
+    struct clt_devmodel *m = w->dev;
+    static struct clt_attrs a;
+    char key[64];
+    a.n = 0;
+    clt_attr_int(&a, "cltrace.device_commands", (int64_t)m->commands);
+    clt_attr_int(&a, "cltrace.commands_unmatched", (int64_t)m->unmatched);
+    clt_attr_int(&a, "cltrace.commands_untimed", (int64_t)m->untimed);
+    clt_attr_int(&a, "cltrace.commands_unfinished", (int64_t)unfinished);
+    for (unsigned i = 0; i < m->n_devs; i++) {
+        const struct clt_dev *d = &m->devs[i];
+#define DEV_INT(name, v) (snprintf(key, sizeof key, "cltrace.device.%u." name, i), \
+                          clt_attr_int(&a, key, (int64_t)(v)))
+#define DEV_STR(name, v) (snprintf(key, sizeof key, "cltrace.device.%u." name, i), clt_attr_str(&a, key, v))
+        DEV_STR("name", d->name);
+        DEV_STR("vendor", d->vendor);
+        DEV_INT("id", d->id);
+        DEV_INT("compute_units", d->info[DEV_CU]);
+        DEV_INT("max_work_group_size", d->info[DEV_MAX_WG]);
+        DEV_INT("local_mem_bytes", d->info[DEV_LOCAL_MEM]);
+        DEV_INT("global_mem_bytes", d->info[DEV_GLOBAL_MEM]);
+        DEV_INT("warp_size", d->info[DEV_WARP]);
+        DEV_INT("registers_per_block", d->info[DEV_REGS]);
+        DEV_INT("compute_capability", d->info[DEV_CC_MAJOR] * 10 + d->info[DEV_CC_MINOR]);
+        DEV_INT("device_type", d->info[DEV_TYPE]);
+        DEV_STR("clock_method", d->timer_ok ? "device_and_host_timer+enqueue_brackets" : "enqueue_brackets");
+        DEV_INT("clock_offset_ns", d->offset);
+        DEV_INT("clock_residual_ns", d->max_residual);
+        DEV_INT("clock_samples", d->n_samples);
+        DEV_INT("commands", d->commands);
+#undef DEV_INT
+#undef DEV_STR
+    }
+    clt_attrs_put(w, &a);
+}
+

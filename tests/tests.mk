@@ -82,12 +82,6 @@ $(T)/cltrace-report-asan: $(REPORT_SRC) $(wildcard report/*.h) | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ $(REPORT_SRC) $(TRACE_LIB_SRC) -lprotobuf-c -lz -lm
 TEST_BINS += $(T)/cltrace-report-asan
 
-test-bins: all $(TEST_BINS) $(EXAMPLE_BINS)
-
-test: test-bins
-	bash tests/run.sh
-
-.PHONY: test test-bins
 
 # A counting stand-in for libOpenCL.so.1 (tests/count): the calls a program
 # makes, counted without cltrace, to compare with its trace.
@@ -100,3 +94,11 @@ TEST_BINS += $(T)/count/libOpenCL.so.1
 $(T)/old_platform: tests/apps/old_platform.c | $(T)
 	$(CC) $(TEST_CFLAGS) -Wno-deprecated-declarations -o $@ $< -lOpenCL
 TEST_BINS += $(T)/old_platform
+
+# Last: the prerequisites of a rule are read where the rule stands.
+test-bins: all $(TEST_BINS) $(EXAMPLE_BINS)
+
+test: test-bins
+	bash tests/run.sh
+
+.PHONY: test test-bins

@@ -224,10 +224,14 @@ static int ring_fits(struct clt_thread *th, size_t max, uint64_t *pad)
     return head + *pad + max - th->tail_cached <= size;
 }
 
-/* The ring is full (or wraps): wait for the writer on a futex, up to
- * CLTRACE_WAIT_US, then drop the call and count it. A thread that is already
- * dropping does not wait again until there is room: one slow call when the
- * writer falls behind, not one per call. */
+/* The ring is full (or wraps): wait for the writer on a futex -- by default
+ * until there is room (back-pressure: nothing is lost), at most 10 s so that
+ * a writer that cannot run (a deadlock on a lock the app holds) never hangs
+ * the app; with CLTRACE_DROP=1 up to CLTRACE_WAIT_US. Then the call is
+ * dropped and counted. A thread that is already dropping does not wait again
+ * until there is room: one slow call when the writer falls behind, not one
+ * per call. */
+#define BACKPRESSURE_NS 10000000000L
 struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max)
 {
     uint64_t pad;
@@ -238,8 +242,8 @@ struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max)
      * the writer is awake when the ring is more than half full. */
     if (th->head_local - __atomic_load_n(&th->tail, __ATOMIC_RELAXED) > (th->mask + 1) / 2)
         clt_writer_kick();
-    long budget_ns = th->dropping && !__atomic_load_n(&clt_symbolizer_busy, __ATOMIC_RELAXED)
-                     ? 0 : clt_cfg.WAIT_US * 1000;
+    long budget_ns = th->dropping && !__atomic_load_n(&clt_symbolizer_busy, __ATOMIC_RELAXED) ? 0
+                     : clt_cfg.DROP ? clt_cfg.WAIT_US * 1000 : BACKPRESSURE_NS;
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
     while (!ring_fits(th, max, &pad)) {
@@ -247,7 +251,8 @@ struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max)
         clock_gettime(CLOCK_MONOTONIC, &now);
         /* The writer reading a binary's symbols for the first time (tens of
          * ms, once per binary): wait for it rather than lose calls. */
-        long limit = __atomic_load_n(&clt_symbolizer_busy, __ATOMIC_RELAXED) ? 1000000000L : budget_ns;
+        long limit = __atomic_load_n(&clt_symbolizer_busy, __ATOMIC_RELAXED) && budget_ns < 1000000000L
+                     ? 1000000000L : budget_ns;
         long left = limit - ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec));
         if (left <= 0 || !__atomic_load_n(&clt_active, __ATOMIC_RELAXED))
             goto drop;

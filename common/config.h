@@ -11,7 +11,8 @@
     X(DISABLE,   bool, "0",                      "1: forward every call, record nothing") \
     X(LIBRARY,   str,  "",                       "path of the real OpenCL library (default: the libOpenCL.so.1 the app loaded, else the system one)") \
     X(BUFFER_KB, int,  "1024",                   "per-thread record buffer in KiB (rounded up to a power of two, 64 at least)") \
-    X(WAIT_US,   int,  "2000",                   "how long a calling thread waits for buffer space before a call is dropped (and counted)") \
+    X(WAIT_US,   int,  "2000",                   "with CLTRACE_DROP=1: how long a calling thread waits for buffer space before a call is dropped (and counted)") \
+    X(DROP,      bool, "0",                      "0: a thread whose buffer is full waits for the writer, nothing is lost (at most 10 s, so an app never hangs); 1: it drops the call after CLTRACE_WAIT_US (counted)") \
     X(COMPRESS,  bool, "1",                      "1: gzip the trace at a clean exit (.pftrace.gz); after a crash the raw .pftrace stays") \
     X(QUIET,     bool, "0",                      "1: no messages on stderr") \
     X(CHILDREN,  bool, "1",                      "0: trace this process only, not the programs it runs (cltrace --no-children)") \

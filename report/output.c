@@ -102,6 +102,9 @@ void out_json(FILE *o, const struct rm_model *m)
 
 void out_text(FILE *o, const struct rm_model *m)
 {
+    if (m->dropped_calls)
+        fprintf(o, "WARNING: %llu calls were dropped while tracing; every count below is short by them\n\n",
+                (unsigned long long)m->dropped_calls);
     fprintf(o, "API calls%s\n  %-36s %9s %7s %12s %10s %10s %10s\n",
             m->truncated || !m->has_attributes ? " (trace cut short: the app did not exit cleanly)" : "",
             "function", "count", "errors", "total us", "mean us", "min us", "max us");

@@ -51,6 +51,16 @@ void kernel_config(const struct rm_kernel *k, char *buf, size_t cap)
 
 void rules(const struct rm_model *m, const struct thresholds *th)
 {
+    /* First: every count below is short by the calls the trace lacks. */
+    next_phase = -1;
+    if (m->dropped_calls) {
+        struct finding *f = add("dropped-calls", SEV_WARNING);
+        snprintf(f->where, sizeof f->where, "trace");
+        snprintf(f->numbers, sizeof f->numbers, "%llu calls not recorded (the tracer's buffer was full): every "
+                 "count in this report is short by them", (unsigned long long)m->dropped_calls);
+        snprintf(f->fix, sizeof f->fix, "trace again without CLTRACE_DROP=1 (the default waits for the writer), "
+                                         "or with a larger CLTRACE_BUFFER_KB");
+    }
     const struct rm_device *d = m->n_dev ? &m->dev[0] : NULL;
     /* API errors */
     for (unsigned i = 0; i < m->n_errors; i++) {
@@ -282,13 +292,6 @@ void rules(const struct rm_model *m, const struct thresholds *th)
         snprintf(f->numbers, sizeof f->numbers, "float code built without -cl-mad-enable or -cl-fast-relaxed-math");
         snprintf(f->fix, sizeof f->fix, "if the kernel tolerates it, build with -cl-mad-enable (or "
                                          "-cl-fast-relaxed-math) for faster multiply-add and math functions");
-    }
-    if (m->dropped_calls) {
-        struct finding *f = add("dropped-calls", SEV_WARNING);
-        snprintf(f->where, sizeof f->where, "trace");
-        snprintf(f->numbers, sizeof f->numbers, "%llu calls not recorded (the tracer's buffer was full)",
-                 (unsigned long long)m->dropped_calls);
-        snprintf(f->fix, sizeof f->fix, "trace again with a larger CLTRACE_BUFFER_KB or CLTRACE_WAIT_US");
     }
 }
 

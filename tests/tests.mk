@@ -95,6 +95,10 @@ $(T)/old_platform: tests/apps/old_platform.c | $(T)
 	$(CC) $(TEST_CFLAGS) -Wno-deprecated-declarations -o $@ $< -lOpenCL
 TEST_BINS += $(T)/old_platform
 
+$(T)/trace_order: tests/unit/trace_order.c $(TRACE_LIB_SRC) | $(T)
+	$(CC) $(TEST_CFLAGS) $(INC) -O2 -o $@ tests/unit/trace_order.c trace/cltrace.pb-c.c -lprotobuf-c -lz
+TEST_BINS += $(T)/trace_order
+
 # Last: the prerequisites of a rule are read where the rule stands.
 test-bins: all $(TEST_BINS) $(EXAMPLE_BINS)
 

@@ -333,6 +333,10 @@ void clt_writer_stop(uint64_t unfinished_commands)
         unlink(W.path);
         final = gz;
     }
+    if (W.dropped_emitted)     /* said whatever else is said: a trace with holes must not look whole */
+        clt_msg("%llu of %llu calls were dropped (buffer full: the writer fell behind%s); the trace counts them",
+                (unsigned long long)W.dropped_emitted, (unsigned long long)(W.calls + W.dropped_emitted),
+                clt_cfg.DROP ? ", CLTRACE_DROP=1" : " for 10 s");
     if (W.io_failed) {
         /* already said: the trace stops where the write failed */
     } else if (clt_cfg.NOTIFY_FD >= 0) {

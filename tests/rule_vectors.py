@@ -125,7 +125,7 @@ def vectors(work):
     t = Trace()
     t.slice(t.thread, 10, 100, "clFinish", result="CL_SUCCESS")
     t.attrs(cltrace__version="0.1", cltrace__dropped_calls=1234)
-    v["dropped-calls"] = (t, "1234 calls not recorded (the tracer's buffer was full)")
+    v["dropped-calls"] = (t, "1234 calls not recorded (the tracer's buffer was full): every count in this report is short by them")
     return v
 
 

@@ -51,6 +51,7 @@ uint64_t clt_thread_next_t0(const struct clt_thread *th);   /* UINT64_MAX: none 
 void clt_emit_dropped(struct clt_writer *w);
 void clt_emit_footer(struct clt_writer *w);
 void clt_writer_flush(struct clt_writer *w);   /* writer.c: the buffer to the file */
+int clt_gzip_file(const char *src, const char *dst);   /* gzip.c: 0 ok; on every core */
 
 /* calls.c: API calls, one sequence per recording thread */
 struct clt_seq;

@@ -273,26 +273,7 @@ int clt_writer_start(void)
 static int gzip_file(const char *src, char *dst, size_t cap)
 {
     snprintf(dst, cap, "%s.gz", src);
-    int in = open(src, O_RDONLY | O_CLOEXEC);
-    int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    gzFile gz = out >= 0 ? gzdopen(out, "wb1") : NULL;
-    int ok = in >= 0 && gz;
-    static char buf[1 << 16];
-    ssize_t n;
-    while (ok && (n = read(in, buf, sizeof buf)) != 0) {
-        if (n < 0 && errno == EINTR)
-            continue;
-        ok = n > 0 && gzwrite(gz, buf, (unsigned)n) == n;
-    }
-    if (gz)
-        ok = gzclose(gz) == Z_OK && ok;
-    else if (out >= 0)
-        close(out);
-    if (in >= 0)
-        close(in);
-    if (!ok && out >= 0)
-        unlink(dst);
-    return ok ? 0 : -1;
+    return clt_gzip_file(src, dst);
 }
 
 void clt_writer_stop(uint64_t unfinished_commands)

@@ -1,0 +1,57 @@
+# Tests of capture under load: many threads at once, every call recorded and
+# in order, with the defaults (the calling threads wait for the writer) and
+# under ThreadSanitizer; drops only when asked for, and then said. Sourced by
+# tests/run.sh: its t_* functions join the suite.
+
+t_threads_pocl_exact() {
+    traced "$WORK/th" "$T/threads" 8 3000 >/dev/null
+    $PY tests/checks.py threads "$(trace_of "$WORK/th")" 8 3000
+}
+
+t_threads_tsan_exact() {
+    local out
+    out=$(CLTRACE_LIBRARY=$T/libfakecl.so TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
+          CLTRACE_OUTPUT="$WORK/ts.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$B/tsan/libcltrace.so \
+          "$T/threads-tsan" 8 5000 --fake 2>&1)
+    echo "$out"
+    ! echo "$out" | grep -q ThreadSanitizer
+    echo "$out" | grep -q "threads=8 calls=40000"
+    $PY tests/checks.py threads "$(trace_of "$WORK/ts")" 8 5000
+}
+
+t_threads_8x1M_defaults_lossless() {
+    # 8 threads x 1,000,000 calls with the defaults (PoCL): the calling
+    # threads wait for the writer instead of dropping: every call recorded,
+    # each thread's in order (a C reader: the trace has 16M events)
+    CLTRACE_QUIET=0 CLTRACE_OUTPUT="$WORK/big.%p.pftrace" LD_PRELOAD=$SHIM "$T/threads" 8 1000000 \
+        > "$WORK/big.out" 2> "$WORK/big.err"
+    grep -q "threads=8 calls=8000023" "$WORK/big.out"
+    ! grep -q dropped "$WORK/big.err"
+    "$T/trace_order" "$(trace_of "$WORK/big")" 8 1000000
+    rm -f "$WORK"/big.*.pftrace*
+}
+
+t_threads_8x1M_tsan_lossless() {
+    # the same under ThreadSanitizer, fake vendor
+    local out
+    out=$(CLTRACE_LIBRARY=$T/libfakecl.so TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
+          CLTRACE_OUTPUT="$WORK/bigt.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$B/tsan/libcltrace.so \
+          "$T/threads-tsan" 8 1000000 --fake 2>&1)
+    ! echo "$out" | grep -q ThreadSanitizer
+    echo "$out" | grep -q "threads=8 calls=8000000"
+    "$T/trace_order" "$(trace_of "$WORK/bigt")" 8 1000000
+    rm -f "$WORK"/bigt.*.pftrace*
+}
+
+t_full_buffer_drops_only_when_asked_and_said() {
+    # CLTRACE_DROP=1: a full buffer drops calls; they are counted in the
+    # trace, said on stderr at exit, and the report says so first
+    CLTRACE_QUIET=0 CLTRACE_DROP=1 CLTRACE_LIBRARY=$T/libfakecl.so CLTRACE_BUFFER_KB=64 CLTRACE_WAIT_US=0 \
+        CLTRACE_OUTPUT="$WORK/dr.%p.pftrace" LD_PRELOAD=$SHIM "$T/threads" 1 300000 --fake > /dev/null 2> "$WORK/dr.err"
+    local trace; trace=$(trace_of "$WORK/dr")
+    $PY tests/checks.py dropped "$trace" 300000
+    cat "$WORK/dr.err"
+    grep -q "of 300000 calls were dropped (buffer full: the writer fell behind, CLTRACE_DROP=1)" "$WORK/dr.err"
+    "$B/cltrace-report" "$trace" | head -n 1 | grep -q "^WARNING: [0-9]* calls were dropped"
+    "$B/cltrace-report" --format json "$trace" | $PY -c 'import json,sys; f=json.load(sys.stdin)["findings"]; assert f[0]["rule"] == "dropped-calls", f[0]'
+}

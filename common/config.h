@@ -7,7 +7,7 @@
 
 /*  X(NAME,      type, default,                  help) */
 #define CLT_OPTIONS(X) \
-    X(OUTPUT,    str,  "cltrace-%e-%p.pftrace",  "trace file; %p = pid, %e = program name. A directory gets the default name inside it; a name without %p gets .<pid> added") \
+    X(OUTPUT,    str,  "cltrace-%e-%p.pftrace",  "trace file; %p = pid, %e = program name, %r = MPI/Slurm rank, %h = host. A directory (or a name ending in /) gets the default name inside it; a name without %p gets .<pid> added; under an MPI or Slurm launcher the default is the folder cltrace-job-<id>/ with the rank and host in each name") \
     X(DISABLE,   bool, "0",                      "1: forward every call, record nothing") \
     X(LIBRARY,   str,  "",                       "path of the real OpenCL library (default: the libOpenCL.so.1 the app loaded, else the system one)") \
     X(BUFFER_KB, int,  "1024",                   "per-thread record buffer in KiB (rounded up to a power of two, 64 at least)") \

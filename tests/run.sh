@@ -577,6 +577,7 @@ t_no_opencl_no_file() {
 source tests/loading.sh
 source tests/tools.sh
 source tests/capacity.sh
+source tests/jobs.sh
 
 for t in ${ONLY:-$(declare -F | awk "{print \$3}" | grep "^t_")}; do
     run "${t#t_}" "$t"

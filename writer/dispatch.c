@@ -91,6 +91,12 @@ void clt_emit_footer(struct clt_writer *w)
     clt_attr_int(&a, "cltrace.objects", (int64_t)w->objs.next_id);
     clt_attr_int(&a, "cltrace.leaks", (int64_t)w->leaks);
     clt_attr_int(&a, "cltrace.ranges", (int64_t)w->ranges);
+    clt_attr_str(&a, "cltrace.host", w->job.host);
+    if (w->job.rank >= 0) {             /* a rank of a job (MPI, Slurm) */
+        clt_attr_int(&a, "cltrace.rank", w->job.rank);
+        clt_attr_int(&a, "cltrace.job_size", w->job.size);
+        clt_attr_str(&a, "cltrace.job_id", w->job.id);
+    }
     clt_attr_str(&a, "cltrace.stacks", clt_stacks_recorded ? clt_sym_source(&w->syms) : "none");
     clt_attrs_put(w, &a);
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "trace/clock.h"
+#include "common/job.h"
 #include "objects.h"
 #include "trace/record.h"
 #include "symbols.h"
@@ -39,6 +40,7 @@ struct clt_writer {
     struct clt_sym_sent own_sym;   /* stacks interned on the writer's own sequence */
     unsigned leaks;           /* objects the app still held at exit (lifetime.c) */
     int leak_track_declared;
+    struct clt_job job;       /* rank, size, host of this process (common/job.h) */
 };
 
 /* dispatch.c: the writer's entry points */

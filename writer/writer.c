@@ -22,6 +22,7 @@
 #include "emit.h"
 #include "lifetime.h"
 #include "common/config.h"
+#include "common/job.h"
 #include "trace/ring.h"
 #include "writer.h"
 
@@ -48,21 +49,37 @@ static int is_dir(const char *p)
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* Expand %p/%e; a directory gets the default name; without %p add .<pid>. */
-static void trace_path(char *out, size_t cap)
+/* Expand %p (pid), %e (program), %r (rank, "0" outside a job), %h (host).
+ * A directory (or a name ending in '/', made if missing) gets the default
+ * name; without %p, .<pid> is added. Under a launcher that names ranks (MPI,
+ * Slurm: common/job.h) the name carries the rank and host, and the default
+ * output is a directory of the job: cltrace-job-<id>/. */
+static void trace_path(char *out, size_t cap, const struct clt_job *job)
 {
     const char *pat = clt_cfg.OUTPUT;
-    char tmp[PATH_MAX];
+    const char *name = job->rank >= 0 ? "cltrace-%e-r%r-%h-%p.pftrace" : "cltrace-%e-%p.pftrace";
+    char tmp[PATH_MAX], dir[PATH_MAX / 2];
+    size_t plen = strlen(pat);
+    if (job->rank >= 0 && !getenv("CLTRACE_OUTPUT")) {
+        snprintf(dir, sizeof dir, "cltrace-job-%s", job->id[0] ? job->id : "unnamed");
+        pat = dir;
+        mkdir(dir, 0755);              /* every rank tries; EEXIST is fine */
+    } else if (plen && pat[plen - 1] == '/') {
+        snprintf(dir, sizeof dir, "%s", pat);
+        mkdir(dir, 0755);
+    }
     if (is_dir(pat)) {
-        snprintf(tmp, sizeof tmp, "%s/cltrace-%%e-%%p.pftrace", pat);
+        snprintf(tmp, sizeof tmp, "%s/%s", pat, name);
         pat = tmp;
     }
     size_t n = 0;
     int has_pid = 0;
     for (const char *s = pat; *s && n + 1 < cap; s++) {
-        if (s[0] == '%' && (s[1] == 'p' || s[1] == 'e')) {
+        if (s[0] == '%' && (s[1] == 'p' || s[1] == 'e' || s[1] == 'r' || s[1] == 'h')) {
             int w = s[1] == 'p' ? snprintf(out + n, cap - n, "%d", (int)getpid())
-                                : snprintf(out + n, cap - n, "%s", program_invocation_short_name);
+                  : s[1] == 'e' ? snprintf(out + n, cap - n, "%s", program_invocation_short_name)
+                  : s[1] == 'r' ? snprintf(out + n, cap - n, "%d", job->rank >= 0 ? job->rank : 0)
+                                : snprintf(out + n, cap - n, "%s", job->host);
             has_pid |= s[1] == 'p';
             n += w > 0 ? (size_t)w : 0;
             s++;
@@ -86,7 +103,8 @@ static void trace_path(char *out, size_t cap)
 static int open_trace(void)
 {
     char base[PATH_MAX - 16];
-    trace_path(base, sizeof base);
+    clt_job_detect(&W.job);
+    trace_path(base, sizeof base, &W.job);
     snprintf(W.path, sizeof W.path, "%s", base);
     for (int i = 1; i < 100; i++) {
         W.fd = open(W.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);

@@ -151,6 +151,10 @@ void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttribu
             continue;
         if (!strcmp(a->key, "cltrace.dropped_calls"))
             m->dropped_calls = (uint64_t)v;
+        if (!strcmp(a->key, "cltrace.rank"))
+            m->rank = (int)v;
+        if (!strcmp(a->key, "cltrace.host") && s)
+            snprintf(m->host, sizeof m->host, "%s", s);
         if (sscanf(a->key, "cltrace.device.%u.%63s", &d, field) != 2 || d >= 8)
             continue;
         if (d >= m->n_dev)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "occupancy.h"
+#include "job.h"
 #include "report.h"
 
 static const char *const css =
@@ -210,6 +211,8 @@ void out_html(FILE *o, const struct rm_model *m, const struct thresholds *th)
         }
         fputs("</table>\n", o);
     }
+    if (job_ranks() > 1)
+        job_html(o);
     phases_html(o, m);
     chart_kernels(o, m);
     chart_occupancy(o, m, th);

@@ -134,6 +134,8 @@ struct rm_model {
     int has_attributes;          /* 0: the trace was cut short (crash, kill) */
     int truncated;               /* the file ends inside a packet */
     uint64_t small_threshold;    /* bytes */
+    int rank;                    /* cltrace.rank of a job's trace; -1: none (set before reading) */
+    char host[64];
 };
 
 /* Reads TRACE (.pftrace or .pftrace.gz) into m. 0 ok; -1 not a trace or

@@ -2,6 +2,7 @@
  * summary), JUnit (each rule a test case). HTML is in html.c. */
 #include <stdio.h>
 #include <string.h>
+#include "job.h"
 #include "report.h"
 
 void json_str(FILE *o, const char *s)
@@ -97,6 +98,8 @@ void out_json(FILE *o, const struct rm_model *m)
     }
     fputc(']', o);
     phases_json(o, m);
+    if (job_ranks() > 1)
+        job_json(o);
     fprintf(o, "}\n");
 }
 
@@ -154,6 +157,8 @@ void out_markdown(FILE *o, const struct rm_model *m)
     fprintf(o, "## cltrace report\n\n");
     if (m->truncated || !m->has_attributes)
         fprintf(o, "> The trace was cut short (the app crashed or was killed): this reports what it holds.\n\n");
+    if (job_ranks() > 1)
+        job_text(o, 1);
     fprintf(o, "**%u finding(s)**\n\n", n_findings);
     if (n_findings) {
         fprintf(o, "| severity | rule | where | numbers | fix |\n|---|---|---|---|---|\n");
@@ -220,7 +225,13 @@ void out_junit(FILE *o, const struct rm_model *m, int fail_at)
             }
     fprintf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
                "<testsuite name=\"cltrace-report\" tests=\"%u\" failures=\"%u\">\n", (unsigned)N_RULES, failures);
-    phases_junit(o, m);
+    if (m->n_phases || job_ranks() > 1) {
+        fputs("  <properties>\n", o);
+        phases_junit(o, m);
+        if (job_ranks() > 1)
+            job_junit(o);
+        fputs("  </properties>\n", o);
+    }
     for (unsigned r = 0; r < N_RULES; r++) {
         fprintf(o, "  <testcase classname=\"cltrace\" name=\"%s\">\n", all_rules[r]);
         int failed = 0;

@@ -106,7 +106,6 @@ void phases_junit(FILE *o, const struct rm_model *m)
     if (!m->n_phases)
         return;
     uint64_t dev = m->phase_device_ns;
-    fputs("  <properties>\n", o);
     for (unsigned i = 0; i < m->n_phases; i++) {
         const struct rm_phase *p = &m->phases[i];
         fputs("    <property name=\"phase.", o);
@@ -115,7 +114,6 @@ void phases_junit(FILE *o, const struct rm_model *m)
                 p->api_ns / 1e6, p->device_ns / 1e6, pct(p->device_ns, dev), (unsigned long long)p->transfer_bytes,
                 findings_in(m, (int)i));
     }
-    fputs("  </properties>\n", o);
 }
 
 void phases_html(FILE *o, const struct rm_model *m)

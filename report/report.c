@@ -1,10 +1,14 @@
 /* cltrace-report TRACE...: what is wrong, with numbers, for people and CI.
  * Exit status: 0 fine, 1 findings at or over --fail-on, 2 unusable input. */
+#define _GNU_SOURCE
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include "common/map.h"
+#include "job.h"
 #include "model.h"
-
 #include "report.h"
 
 static void usage(FILE *f)
@@ -14,6 +18,48 @@ static void usage(FILE *f)
                "                      [--min-wg N] [--min-occupancy PERCENT] TRACE...\n"
                "       cltrace-report diff [--threshold PERCENT] [--format text|json] BASE NEW\n"
                "Exit status: 0 fine, 1 a finding at or over --fail-on, 2 unusable input.\n");
+}
+
+/* The traces to read: files, and the traces in a folder (a job's). */
+static char **paths;
+static unsigned n_paths, cap_paths;
+
+static int push_path(const char *p)
+{
+    if (clt_grow(&paths, n_paths, &cap_paths, sizeof *paths, 16) != 0 || !(paths[n_paths] = strdup(p)))
+        return -1;
+    n_paths++;
+    return 0;
+}
+
+static int is_trace_name(const struct dirent *d)
+{
+    const char *dot = strstr(d->d_name, ".pftrace");
+    return dot && (!strcmp(dot, ".pftrace") || !strcmp(dot, ".pftrace.gz"));
+}
+
+static int add_path(const char *p)
+{
+    struct stat st;
+    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))
+        return push_path(p);       /* an unreadable file says so when it is read */
+    struct dirent **list;
+    int n = scandir(p, &list, is_trace_name, alphasort);
+    if (n < 0) {
+        fprintf(stderr, "cltrace-report: %s: cannot read the folder\n", p);
+        return -1;
+    }
+    if (n == 0)
+        fprintf(stderr, "cltrace-report: %s: no traces in it\n", p);
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        char full[4096];
+        snprintf(full, sizeof full, "%s/%s", p, list[i]->d_name);
+        rc |= push_path(full);
+        free(list[i]);
+    }
+    free(list);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -52,14 +98,22 @@ int main(int argc, char **argv)
             usage(stderr);
             return 2;
         } else {
-            char err[512];
-            if (rm_read(&m, argv[i], err, sizeof err) != 0) {
-                fprintf(stderr, "cltrace-report: %s\n", err);
+            if (add_path(argv[i]) != 0)
                 return 2;
-            }
-            n_traces++;
         }
     }
+    for (unsigned i = 0; i < n_paths; i++) {
+        char err[512];
+        if (rm_read(&m, paths[i], err, sizeof err) != 0) {
+            fprintf(stderr, "cltrace-report: %s\n", err);
+            return 2;
+        }
+        n_traces++;
+    }
+    /* several traces: a job, each rank read on its own as well */
+    for (unsigned i = 0; n_paths > 1 && i < n_paths; i++)
+        if (job_add(paths[i], &th) != 0)
+            return 2;
     if (!n_traces || (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "markdown") &&
                       strcmp(format, "junit") && strcmp(format, "html"))) {
         usage(stderr);
@@ -82,8 +136,11 @@ int main(int argc, char **argv)
         out_junit(out, &m, fail_on >= 0 ? fail_on : SEV_WARNING);
     else if (!strcmp(format, "html"))
         out_html(out, &m, &th);
-    else
+    else {
+        if (job_ranks() > 1)
+            job_text(out, 0);
         out_text(out, &m);
+    }
     if (out != stdout && fclose(out) != 0) {
         fprintf(stderr, "cltrace-report: cannot write %s\n", out_path);
         return 2;
@@ -94,5 +151,9 @@ int main(int argc, char **argv)
             rc = 1;
     rm_free(&m);
     free(findings);
+    job_free();
+    for (unsigned i = 0; i < n_paths; i++)
+        free(paths[i]);
+    free(paths);
     return rc;
 }

@@ -28,3 +28,38 @@ t_mpirun_four_ranks_four_traces() {
     for r in 0 1 2 3; do ls "$WORK"/mpi/cltrace-vecadd-r$r-*.pftrace.gz; done
     [ "$(ls "$WORK"/mpi/*.pftrace.gz | wc -l)" -eq 4 ]
 }
+
+job_report_checks() {   # job_report_checks DIR: the report names rank 2 and kernel work, in every format
+    [ "$(ls "$1"/*.pftrace.gz | wc -l)" -eq 4 ]
+    "$B/cltrace-report" "$1" | tee "$WORK/job.txt" | head -n 14
+    grep -q "slowest rank: 2 .*kernel work:" "$WORK/job.txt"
+    "$B/cltrace-report" --format json "$1" | $PY -c 'import json,sys
+j = json.load(sys.stdin)["job"]
+assert [r["rank"] for r in j["ranks"]] == [0, 1, 2, 3], j["ranks"]
+assert j["slowest_rank"] == 2 and j["kernel"] == "work", j
+assert j["imbalance"]["device_ms"]["rank"] == 2 and j["imbalance"]["device_ms"]["ratio"] > 1.5, j["imbalance"]'
+    "$B/cltrace-report" --format markdown "$1" | grep -q "^## Job: 4 ranks"
+    "$B/cltrace-report" --format junit "$1" | grep -q '<property name="job.slowest_rank" value="2"/>'
+    "$B/cltrace-report" --format html "$1" | grep -q "<h2>Job</h2>"
+}
+
+t_job_report_names_the_slow_rank() {
+    # examples/job as four ranks (launcher variables set by hand, no MPI
+    # needed): the job report's rows, imbalance, slowest rank and kernel
+    mkdir -p "$WORK/simjob"
+    for r in 0 1 2 3; do
+        OMPI_COMM_WORLD_RANK=$r OMPI_COMM_WORLD_SIZE=4 CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/simjob/" \
+            LD_PRELOAD=$SHIM "$B/examples/job" > /dev/null
+    done
+    job_report_checks "$WORK/simjob"
+}
+
+t_mpirun_job_report_names_the_slow_rank() {
+    # the same job under mpirun -n 4 and the launcher (Open MPI, optional)
+    command -v mpirun > /dev/null || { echo "mpirun not installed (optional package openmpi-bin)"; return 77; }
+    local root=""; [ "$(id -u)" -eq 0 ] && root=--allow-run-as-root
+    (cd "$WORK" && timeout 300 mpirun $root --oversubscribe -n 4 "$B/cltrace" -q -o mpijob/ -- "$B/examples/job" \
+        > mpijob.out)
+    sort "$WORK/mpijob.out"
+    job_report_checks "$WORK/mpijob"
+}

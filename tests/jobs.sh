@@ -63,3 +63,20 @@ t_mpirun_job_report_names_the_slow_rank() {
     sort "$WORK/mpijob.out"
     job_report_checks "$WORK/mpijob"
 }
+
+t_job_diff_against_a_job() {
+    # diff takes two jobs (folders, summed): a job whose rank 2 got slow
+    # against one where no rank is slow is a regression of kernel work
+    mkdir -p "$WORK/even" "$WORK/uneven"
+    for r in 0 1 2 3; do
+        CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/even/" OMPI_COMM_WORLD_RANK=$((r == 2 ? 0 : r)) \
+            LD_PRELOAD=$SHIM "$B/examples/job" > /dev/null
+        CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/uneven/" OMPI_COMM_WORLD_RANK=$r \
+            LD_PRELOAD=$SHIM "$B/examples/job" > /dev/null
+    done
+    local rc=0
+    "$B/cltrace-report" diff "$WORK/even" "$WORK/uneven" > "$WORK/jd.txt" || rc=$?
+    cat "$WORK/jd.txt"
+    [ $rc -eq 1 ]
+    grep -q "work" "$WORK/jd.txt"
+}

@@ -69,7 +69,8 @@ static void trace_path(char *out, size_t cap, const struct clt_job *job)
         mkdir(dir, 0755);
     }
     if (is_dir(pat)) {
-        snprintf(tmp, sizeof tmp, "%s/%s", pat, name);
+        size_t dl = strlen(pat);
+        snprintf(tmp, sizeof tmp, "%.*s/%s", (int)(dl > 1 && pat[dl - 1] == '/' ? dl - 1 : dl), pat, name);
         pat = tmp;
     }
     size_t n = 0;

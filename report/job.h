@@ -12,5 +12,7 @@ void job_json(FILE *o);        /* ,"job":{...} inside the report's object */
 void job_junit(FILE *o);       /* <property> lines of the test suite */
 void job_html(FILE *o);
 void job_free(void);
+/* merge.c: cltrace-report merge: chosen ranks as processes of one trace */
+int report_merge(int argc, char **argv, char **paths, unsigned n_paths);
 
 #endif

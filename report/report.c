@@ -17,6 +17,7 @@ static void usage(FILE *f)
                "                      [--fail-on info|warning|error] [--small-bytes N] [--small-count N]\n"
                "                      [--min-wg N] [--min-occupancy PERCENT] TRACE...\n"
                "       cltrace-report diff [--threshold PERCENT] [--format text|json] BASE NEW\n"
+               "       cltrace-report merge [--ranks R,R...] -o OUT.pftrace[.gz] TRACE...|FOLDER\n"
                "Exit status: 0 fine, 1 a finding at or over --fail-on, 2 unusable input.\n");
 }
 
@@ -71,6 +72,19 @@ int main(int argc, char **argv)
     m.small_threshold = th.small_bytes;
     if (argc > 1 && !strcmp(argv[1], "diff"))
         return report_diff(argc - 2, argv + 2, &th);
+    if (argc > 1 && !strcmp(argv[1], "merge")) {
+        for (int i = 2; i < argc; i++) {
+            if ((!strcmp(argv[i], "--ranks") || !strcmp(argv[i], "-o")) && i + 1 < argc)
+                i++;
+            else if (add_path(argv[i]) != 0)
+                return 2;
+        }
+        int rc = report_merge(argc - 2, argv + 2, paths, n_paths);
+        for (unsigned i = 0; i < n_paths; i++)
+            free(paths[i]);
+        free(paths);
+        return rc;
+    }
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--format") && i + 1 < argc) {
             format = argv[++i];

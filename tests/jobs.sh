@@ -80,3 +80,32 @@ t_job_diff_against_a_job() {
     [ $rc -eq 1 ]
     grep -q "work" "$WORK/jd.txt"
 }
+
+t_job_merged_trace_one_process_per_rank() {
+    # cltrace-report merge: the chosen ranks as processes of one trace,
+    # named by rank and host, lint clean
+    mkdir -p "$WORK/mjob"
+    for r in 0 1 2 3; do
+        OMPI_COMM_WORLD_RANK=$r OMPI_COMM_WORLD_SIZE=4 CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/mjob/" \
+            LD_PRELOAD=$SHIM "$B/examples/job" > /dev/null
+    done
+    "$B/cltrace-report" merge -o "$WORK/all.pftrace.gz" "$WORK/mjob"
+    "$B/cltrace-report" merge --ranks 0,3 -o "$WORK/r03.pftrace" "$WORK/mjob"
+    if [ -x "$LINT" ]; then lint "$WORK/all.pftrace.gz" "$WORK/r03.pftrace"; fi
+    for f in all.pftrace.gz:0,1,2,3 r03.pftrace:0,3; do
+        $PY - "$WORK/${f%%:*}" "${f##*:}" <<'PY'
+import sys
+sys.path.insert(0, "tests")
+from tracedump import load_schema, read_packets
+pb = load_schema()
+procs = sorted(p.track_descriptor.process.process_name for p in read_packets(pb, sys.argv[1])
+               if p.HasField("track_descriptor") and p.track_descriptor.HasField("process"))
+want = ["rank %s " % r for r in sys.argv[2].split(",")]
+assert len(procs) == len(want) and all(n.startswith(w) for n, w in zip(procs, want)), procs
+pids = {p.track_descriptor.process.pid for p in read_packets(pb, sys.argv[1])
+        if p.HasField("track_descriptor") and p.track_descriptor.HasField("process")}
+assert len(pids) == len(want), pids
+print(sys.argv[1], procs)
+PY
+    done
+}

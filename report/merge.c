@@ -1,0 +1,214 @@
+/* cltrace-report merge [--ranks 0,3] -o OUT TRACE...|FOLDER: one Perfetto
+ * trace of several ranks of a job, each a process of its own named by rank
+ * and host. Every packet is copied with what would clash between traces made
+ * apart: sequence ids (+ (k+1) << 16), track uuids and flow ids (^ (k+1) << 56),
+ * pids and tids (+ (k+1) << 22, so ranks on different hosts with the same pid
+ * stay apart). Timestamps are left as they are: ranks on one host share
+ * CLOCK_BOOTTIME, so they are on one timeline already; ranks on different
+ * hosts are not aligned (each host's boot time differs; see README.md). The
+ * traces' own attributes are dropped; the merged trace says which ranks it
+ * holds (cltrace.merged_ranks). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include "job.h"
+#include "model.h"
+#include "trace/cltrace.pb-c.h"
+
+typedef Perfetto__Protos__TracePacket Packet;
+
+static void put(gzFile out, FILE *raw, const Packet *p)
+{
+    size_t n = protobuf_c_message_get_packed_size(&p->base);
+    uint8_t hdr[11], *buf = malloc(n ? n : 1);
+    if (!buf)
+        return;
+    protobuf_c_message_pack(&p->base, buf);
+    size_t h = 0;
+    hdr[h++] = 0x0A;
+    for (uint64_t v = n; ; v >>= 7) {
+        hdr[h++] = (uint8_t)(v > 0x7F ? (v & 0x7F) | 0x80 : v);
+        if (v <= 0x7F)
+            break;
+    }
+    if (out) {
+        gzwrite(out, hdr, (unsigned)h);
+        gzwrite(out, buf, (unsigned)n);
+    } else {
+        fwrite(hdr, 1, h, raw);
+        fwrite(buf, 1, n, raw);
+    }
+    free(buf);
+}
+
+static uint64_t uuid(uint64_t u, unsigned k)
+{
+    return u ? u ^ ((uint64_t)(k + 1) << 56) : 0;
+}
+
+/* One trace's packets into the merged file, as rank `rank` on `host`. */
+static int copy_trace(const char *path, unsigned k, int rank, const char *host, gzFile out, FILE *raw)
+{
+    gzFile f = gzopen(path, "rb");
+    if (!f)
+        return -1;
+    gzbuffer(f, 1 << 17);
+    uint8_t *buf = NULL;
+    size_t cap = 0;
+    int32_t pid_add = (int32_t)((k + 1) << 22);
+    for (;;) {
+        if (gzgetc(f) != 0x0A)
+            break;
+        uint64_t len = 0;
+        int c = 0;
+        for (int shift = 0; shift < 64 && (c = gzgetc(f)) >= 0; shift += 7) {
+            len |= (uint64_t)(c & 0x7F) << shift;
+            if (c < 0x80)
+                break;
+        }
+        if (c < 0 || len > (64u << 20))
+            break;
+        if (len > cap) {
+            uint8_t *g = realloc(buf, len);
+            if (!g)
+                break;
+            buf = g;
+            cap = len;
+        }
+        if (gzread(f, buf, (unsigned)len) != (int)len)
+            break;                  /* a cut trace: what came before it counts */
+        Packet *p = perfetto__protos__trace_packet__unpack(NULL, len, buf);
+        if (!p)
+            continue;
+        if (p->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_ATTRIBUTES) {
+            perfetto__protos__trace_packet__free_unpacked(p, NULL);
+            continue;
+        }
+        if (p->has_trusted_packet_sequence_id)
+            p->trusted_packet_sequence_id += (k + 1) << 16;
+        if (p->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR) {
+            Perfetto__Protos__TrackDescriptor *t = p->track_descriptor;
+            t->uuid = uuid(t->uuid, k);
+            t->parent_uuid = uuid(t->parent_uuid, k);
+            if (t->process) {
+                t->process->pid += pid_add;
+                char *name = malloc(300);
+                if (name) {
+                    snprintf(name, 300, "rank %d (%s): %s", rank, host,
+                             t->process->process_name ? t->process->process_name : "");
+                    free(t->process->process_name);
+                    t->process->process_name = name;
+                }
+            }
+            if (t->thread) {
+                t->thread->pid += pid_add;
+                t->thread->tid += pid_add;
+            }
+        }
+        if (p->trace_packet_defaults && p->trace_packet_defaults->track_event_defaults) {
+            Perfetto__Protos__TrackEventDefaults *d = p->trace_packet_defaults->track_event_defaults;
+            d->track_uuid = uuid(d->track_uuid, k);
+            for (size_t i = 0; i < d->n_extra_counter_track_uuids; i++)
+                d->extra_counter_track_uuids[i] = uuid(d->extra_counter_track_uuids[i], k);
+        }
+        if (p->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT) {
+            Perfetto__Protos__TrackEvent *e = p->track_event;
+            e->track_uuid = uuid(e->track_uuid, k);
+            for (size_t i = 0; i < e->n_extra_counter_track_uuids; i++)
+                e->extra_counter_track_uuids[i] = uuid(e->extra_counter_track_uuids[i], k);
+            for (size_t i = 0; i < e->n_flow_ids; i++)
+                e->flow_ids[i] = uuid(e->flow_ids[i], k);
+            for (size_t i = 0; i < e->n_terminating_flow_ids; i++)
+                e->terminating_flow_ids[i] = uuid(e->terminating_flow_ids[i], k);
+        }
+        put(out, raw, p);
+        perfetto__protos__trace_packet__free_unpacked(p, NULL);
+    }
+    free(buf);
+    gzclose(f);
+    return 0;
+}
+
+static int wanted(const char *ranks, int rank)
+{
+    if (!ranks)
+        return 1;
+    for (const char *s = ranks; *s;) {
+        char *end;
+        long r = strtol(s, &end, 10);
+        if (end == s)
+            return 0;
+        if (r == rank)
+            return 1;
+        s = *end == ',' ? end + 1 : end;
+    }
+    return 0;
+}
+
+int report_merge(int argc, char **argv, char **paths, unsigned n_paths)
+{
+    const char *ranks = NULL, *out_path = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--ranks") && i + 1 < argc)
+            ranks = argv[++i];
+        else if (!strcmp(argv[i], "-o") && i + 1 < argc)
+            out_path = argv[++i];
+    }
+    if (!out_path || !n_paths) {
+        fprintf(stderr, "usage: cltrace-report merge [--ranks R,R...] -o OUT.pftrace[.gz] TRACE...|FOLDER\n");
+        return 2;
+    }
+    size_t ol = strlen(out_path);
+    int gz = ol > 3 && !strcmp(out_path + ol - 3, ".gz");
+    gzFile out = gz ? gzopen(out_path, "wb1") : NULL;
+    FILE *raw = gz ? NULL : fopen(out_path, "wb");
+    if (!out && !raw) {
+        fprintf(stderr, "cltrace-report: cannot write %s\n", out_path);
+        return 2;
+    }
+    char merged[512] = "";
+    unsigned k = 0;
+    for (unsigned i = 0; i < n_paths; i++) {
+        static struct rm_model m;      /* the trace's rank and host (its attributes) */
+        memset(&m, 0, sizeof m);
+        m.rank = -1;
+        char err[512];
+        if (rm_read(&m, paths[i], err, sizeof err) != 0) {
+            fprintf(stderr, "cltrace-report: %s\n", err);
+            continue;
+        }
+        int rank = m.rank >= 0 ? m.rank : (int)i;
+        char host[64];
+        snprintf(host, sizeof host, "%s", m.host[0] ? m.host : "?");
+        rm_free(&m);
+        if (!wanted(ranks, rank))
+            continue;
+        if (copy_trace(paths[i], k, rank, host, out, raw) != 0) {
+            fprintf(stderr, "cltrace-report: %s: cannot read\n", paths[i]);
+            continue;
+        }
+        snprintf(merged + strlen(merged), sizeof merged - strlen(merged), "%s%d", k ? "," : "", rank);
+        k++;
+    }
+    /* what the merged trace holds */
+    Perfetto__Protos__TraceAttributes__Attribute a = PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__INIT, *ap = &a;
+    a.key = "cltrace.merged_ranks";
+    a.value_case = PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_STRING_VALUE;
+    a.string_value = merged;
+    Perfetto__Protos__TraceAttributes ta = PERFETTO__PROTOS__TRACE_ATTRIBUTES__INIT;
+    ta.n_attribute = 1;
+    ta.attribute = &ap;
+    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_ATTRIBUTES;
+    p.trace_attributes = &ta;
+    put(out, raw, &p);
+    int ok = out ? gzclose(out) == Z_OK : fclose(raw) == 0;
+    if (!ok || !k) {
+        fprintf(stderr, "cltrace-report: %s\n", k ? "cannot write the merged trace" : "no rank selected");
+        return 2;
+    }
+    fprintf(stderr, "cltrace-report: ranks %s merged into %s\n", merged, out_path);
+    return 0;
+}

@@ -29,6 +29,13 @@ t_mpirun_four_ranks_four_traces() {
     [ "$(ls "$WORK"/mpi/*.pftrace.gz | wc -l)" -eq 4 ]
 }
 
+sim_job() {   # sim_job DIR: examples/job as ranks 0-3 of a job (launcher variables set by hand)
+    for r in 0 1 2 3; do
+        OMPI_COMM_WORLD_RANK=$r OMPI_COMM_WORLD_SIZE=4 CLTRACE_QUIET=1 CLTRACE_OUTPUT="$1/" \
+            LD_PRELOAD=$SHIM "$B/examples/job" > /dev/null
+    done
+}
+
 job_report_checks() {   # job_report_checks DIR: the report names rank 2 and kernel work, in every format
     [ "$(ls "$1"/*.pftrace.gz | wc -l)" -eq 4 ]
     "$B/cltrace-report" "$1" | tee "$WORK/job.txt" | head -n 14
@@ -46,11 +53,7 @@ assert j["imbalance"]["device_ms"]["rank"] == 2 and j["imbalance"]["device_ms"][
 t_job_report_names_the_slow_rank() {
     # examples/job as four ranks (launcher variables set by hand, no MPI
     # needed): the job report's rows, imbalance, slowest rank and kernel
-    mkdir -p "$WORK/simjob"
-    for r in 0 1 2 3; do
-        OMPI_COMM_WORLD_RANK=$r OMPI_COMM_WORLD_SIZE=4 CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/simjob/" \
-            LD_PRELOAD=$SHIM "$B/examples/job" > /dev/null
-    done
+    sim_job "$WORK/simjob"
     job_report_checks "$WORK/simjob"
 }
 
@@ -84,11 +87,7 @@ t_job_diff_against_a_job() {
 t_job_merged_trace_one_process_per_rank() {
     # cltrace-report merge: the chosen ranks as processes of one trace,
     # named by rank and host, lint clean
-    mkdir -p "$WORK/mjob"
-    for r in 0 1 2 3; do
-        OMPI_COMM_WORLD_RANK=$r OMPI_COMM_WORLD_SIZE=4 CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/mjob/" \
-            LD_PRELOAD=$SHIM "$B/examples/job" > /dev/null
-    done
+    sim_job "$WORK/mjob"
     "$B/cltrace-report" merge -o "$WORK/all.pftrace.gz" "$WORK/mjob"
     "$B/cltrace-report" merge --ranks 0,3 -o "$WORK/r03.pftrace" "$WORK/mjob"
     if [ -x "$LINT" ]; then lint "$WORK/all.pftrace.gz" "$WORK/r03.pftrace"; fi

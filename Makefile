@@ -41,7 +41,14 @@ $(TRACE_LIB): $(addprefix $(B)/trace-lib/,$(TRACE_LIB_SRC:.c=.o))
 
 REPORT_SRC := report/report.c report/diff.c report/rules.c report/output.c report/html.c report/model.c report/args.c report/intern.c report/phases.c report/phases_out.c report/job.c report/merge.c report/stacks.c report/source.c report/occupancy.c
 $(B)/cltrace-report: $(REPORT_SRC) $(wildcard report/*.h) $(TRACE_LIB) | $(B)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ $(REPORT_SRC) $(TRACE_LIB) $(LDFLAGS) -lprotobuf-c -lz -lm
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ $(REPORT_SRC) $(TRACE_LIB) $(LDFLAGS) -lprotobuf-c -lz -lm \
+	  -lpthread
+
+# The report over MPI (where mpicc exists): `mpirun -n K cltrace-report-mpi job/`.
+$(B)/cltrace-report-mpi: $(REPORT_SRC) $(wildcard report/*.h) $(TRACE_LIB) | $(B)
+	mpicc $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -DCLT_MPI -o $@ $(REPORT_SRC) $(TRACE_LIB) $(LDFLAGS) \
+	  -lprotobuf-c -lz -lm -lpthread
+MPI_REPORT := $(if $(shell command -v mpicc 2> /dev/null),$(B)/cltrace-report-mpi)
 
 # The reader under libFuzzer (clang); seeds: the committed fixture.
 FUZZ_SECONDS ?= 20
@@ -83,8 +90,17 @@ EXAMPLE_BINS += $(B)/examples/phases
 # A job of ranks, one slow (tests/jobs.sh runs it under mpirun).
 $(B)/examples/job: examples/job/job.c examples/common/example.h | $(B)
 	mkdir -p $(B)/examples
-	$(CC) $(CFLAGS) $(WARN) -g -o $@ $< -lOpenCL -lm
+	if command -v mpicc > /dev/null && echo '#include <mpi.h>' | mpicc -x c -E - > /dev/null 2>&1; then \
+	    mpicc $(CFLAGS) $(WARN) -DWITH_MPI -g -o $@ $< -lOpenCL -lm; \
+	else $(CC) $(CFLAGS) $(WARN) -g -o $@ $< -lOpenCL -lm; fi
 EXAMPLE_BINS += $(B)/examples/job
+# The same without MPI (its rank from the environment): tests that set the
+# launcher's variables by hand run this one (an MPI singleton would start
+# a daemon of its own).
+$(B)/examples/job-nompi: examples/job/job.c examples/common/example.h | $(B)
+	mkdir -p $(B)/examples
+	$(CC) $(CFLAGS) $(WARN) -g -o $@ $< -lOpenCL -lm
+EXAMPLE_BINS += $(B)/examples/job-nompi
 
 # Each example, problem and fixed, under the tracer: the report finds the
 # expected rules on the problem and none of them on the fix.

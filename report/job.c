@@ -4,6 +4,7 @@
  * kernels and transfers that make the difference, and every rule's findings
  * grouped across ranks. The summed report of all traces follows as usual. */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +26,14 @@ struct rank_row {
 static struct rank_row *rows;
 static unsigned n_rows, cap_rows;
 
-int job_add(const char *path, const struct thresholds *th)
+static pthread_mutex_t rows_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t rules_lock = PTHREAD_MUTEX_INITIALIZER;   /* rules() fills one global list */
+
+/* One rank's trace into its row (any thread). */
+static int job_row(const char *path, const struct thresholds *th, struct rank_row *r, int index)
 {
-    struct rm_model m;
-    memset(&m, 0, sizeof m);
+    static struct rm_model empty;
+    struct rm_model m = empty;
     m.small_threshold = th->small_bytes;
     m.rank = -1;
     char err[512];
@@ -36,11 +41,8 @@ int job_add(const char *path, const struct thresholds *th)
         fprintf(stderr, "cltrace-report: %s\n", err);
         return -1;
     }
-    if (clt_grow(&rows, n_rows, &cap_rows, sizeof *rows, 16) != 0)
-        return -1;
-    struct rank_row *r = &rows[n_rows++];
     memset(r, 0, sizeof *r);
-    r->rank = m.rank >= 0 ? m.rank : (int)n_rows - 1;
+    r->rank = m.rank >= 0 ? m.rank : index;
     snprintf(r->host, sizeof r->host, "%s", m.host[0] ? m.host : "?");
     snprintf(r->file, sizeof r->file, "%s", path);
     for (unsigned i = 0; i < m.n_api; i++)
@@ -60,6 +62,7 @@ int job_add(const char *path, const struct thresholds *th)
             r->k[j].ms += m.kernels[i].device_ns / 1e6;
     }
     /* this rank's findings, then forget them: the summed report runs the rules again */
+    pthread_mutex_lock(&rules_lock);
     unsigned before = n_findings;
     rules(&m, th);
     for (unsigned i = before; i < n_findings; i++)
@@ -69,7 +72,85 @@ int job_add(const char *path, const struct thresholds *th)
                 strcat(strcat(r->rules, r->rules[0] ? " " : ""), findings[i].rule);
         }
     n_findings = before;
+    pthread_mutex_unlock(&rules_lock);
     rm_free(&m);
+    return 0;
+}
+
+static int push_row(const struct rank_row *r)
+{
+    pthread_mutex_lock(&rows_lock);
+    int rc = clt_grow(&rows, n_rows, &cap_rows, sizeof *rows, 16);
+    if (rc == 0)
+        rows[n_rows++] = *r;
+    pthread_mutex_unlock(&rows_lock);
+    return rc;
+}
+
+int job_add(const char *path, const struct thresholds *th)
+{
+    struct rank_row *r = malloc(sizeof *r);
+    int rc = r ? job_row(path, th, r, (int)n_rows) : -1;
+    if (rc == 0)
+        rc = push_row(r);
+    free(r);
+    return rc;
+}
+
+/* Every trace of a job, `threads` at a time: the analysis uses every core. */
+struct pool { char **paths; unsigned n, next; const struct thresholds *th; int failed; pthread_mutex_t lock; };
+
+static void *pool_worker(void *arg)
+{
+    struct pool *p = arg;
+    struct rank_row *r = malloc(sizeof *r);
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        unsigned i = p->next++;
+        pthread_mutex_unlock(&p->lock);
+        if (i >= p->n || !r)
+            break;
+        if (job_row(p->paths[i], p->th, r, (int)i) != 0 || push_row(r) != 0)
+            p->failed = 1;
+    }
+    free(r);
+    return NULL;
+}
+
+int job_add_all(char **paths, unsigned n, unsigned stride, unsigned first, const struct thresholds *th,
+                unsigned threads)
+{
+    /* this process's share: paths first, first + stride, ... (MPI ranks) */
+    char **mine = malloc((n ? n : 1) * sizeof *mine);
+    unsigned k = 0;
+    for (unsigned i = first; mine && i < n; i += stride)
+        mine[k++] = paths[i];
+    struct pool p = { mine, k, 0, th, !mine, PTHREAD_MUTEX_INITIALIZER };
+    pthread_t t[64];
+    unsigned nt = 0;
+    while (mine && nt < threads && nt < 64 && nt < k && pthread_create(&t[nt], NULL, pool_worker, &p) == 0)
+        nt++;
+    if (!nt)
+        pool_worker(&p);
+    for (unsigned i = 0; i < nt; i++)
+        pthread_join(t[i], NULL);
+    free(mine);
+    return p.failed ? -1 : 0;
+}
+
+/* MPI: every rank's rows to rank 0, as bytes (rows are plain structs). */
+void *job_rows(size_t *bytes)
+{
+    *bytes = n_rows * sizeof *rows;
+    return rows;
+}
+
+int job_take_rows(const void *data, size_t bytes)
+{
+    const struct rank_row *r = data;
+    for (size_t i = 0; i < bytes / sizeof *r; i++)
+        if (push_row(&r[i]) != 0)
+            return -1;
     return 0;
 }
 
@@ -212,6 +293,14 @@ void job_json(FILE *o)
     fprintf(o, "},\"slowest_rank\":%d,\"kernel\":", rows[slowest()].rank);
     json_str(o, k ? k : "");
     fprintf(o, ",\"kernel_extra_ms\":%.3f}", extra);
+}
+
+/* The job alone (--ranks-only): a JSON object of its own. */
+void job_json_only(FILE *o)
+{
+    fputs("{\"schema\":\"cltrace-report/1\"", o);
+    job_json(o);
+    fputs("}\n", o);
 }
 
 void job_junit(FILE *o)

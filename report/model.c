@@ -372,7 +372,7 @@ static void packet(struct reader *r, const Packet *p)
     } else if (e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT && e->name &&
                e->name_field_case == PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME &&
                !strncmp(e->name, "leaked ", 7)) {
-        static struct open_slice o;
+        struct open_slice o;    /* on the stack: threads read traces at once (job.c) */
         memset(&o, 0, sizeof o);
         rm_read_args(&o, s, e);
         char site[RM_MAX_SITE];

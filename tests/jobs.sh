@@ -32,7 +32,7 @@ t_mpirun_four_ranks_four_traces() {
 sim_job() {   # sim_job DIR: examples/job as ranks 0-3 of a job (launcher variables set by hand)
     for r in 0 1 2 3; do
         OMPI_COMM_WORLD_RANK=$r OMPI_COMM_WORLD_SIZE=4 CLTRACE_QUIET=1 CLTRACE_OUTPUT="$1/" \
-            LD_PRELOAD=$SHIM "$B/examples/job" > /dev/null
+            LD_PRELOAD=$SHIM "$B/examples/job-nompi" > /dev/null
     done
 }
 
@@ -58,13 +58,25 @@ t_job_report_names_the_slow_rank() {
 }
 
 t_mpirun_job_report_names_the_slow_rank() {
-    # the same job under mpirun -n 4 and the launcher (Open MPI, optional)
+    # the MPI build of the job under mpirun -n 4 and the launcher (Open MPI,
+    # optional): 4 traces named by rank; the report, merged and MPI-parallel
+    # reports
     command -v mpirun > /dev/null || { echo "mpirun not installed (optional package openmpi-bin)"; return 77; }
     local root=""; [ "$(id -u)" -eq 0 ] && root=--allow-run-as-root
     (cd "$WORK" && timeout 300 mpirun $root --oversubscribe -n 4 "$B/cltrace" -q -o mpijob/ -- "$B/examples/job" \
         > mpijob.out)
     sort "$WORK/mpijob.out"
+    grep -q "^job: sum over the ranks" "$WORK/mpijob.out"
+    for r in 0 1 2 3; do ls "$WORK"/mpijob/cltrace-job-r$r-*.pftrace.gz; done
     job_report_checks "$WORK/mpijob"
+    "$B/cltrace-report" merge -o "$WORK/mpijob.pftrace.gz" "$WORK/mpijob"
+    if [ -x "$LINT" ]; then lint "$WORK/mpijob.pftrace.gz"; fi
+    # the analysis spread over MPI ranks gives the same job section as threads
+    if [ -x "$B/cltrace-report-mpi" ]; then
+        "$B/cltrace-report" --ranks-only "$WORK/mpijob" > "$WORK/rj.threads"
+        timeout 120 mpirun $root --oversubscribe -n 2 "$B/cltrace-report-mpi" "$WORK/mpijob" > "$WORK/rj.mpi"
+        cmp "$WORK/rj.threads" "$WORK/rj.mpi"
+    fi
 }
 
 t_job_diff_against_a_job() {
@@ -73,9 +85,9 @@ t_job_diff_against_a_job() {
     mkdir -p "$WORK/even" "$WORK/uneven"
     for r in 0 1 2 3; do
         CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/even/" OMPI_COMM_WORLD_RANK=$((r == 2 ? 0 : r)) \
-            LD_PRELOAD=$SHIM "$B/examples/job" > /dev/null
+            LD_PRELOAD=$SHIM "$B/examples/job-nompi" > /dev/null
         CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/uneven/" OMPI_COMM_WORLD_RANK=$r \
-            LD_PRELOAD=$SHIM "$B/examples/job" > /dev/null
+            LD_PRELOAD=$SHIM "$B/examples/job-nompi" > /dev/null
     done
     local rc=0
     "$B/cltrace-report" diff "$WORK/even" "$WORK/uneven" > "$WORK/jd.txt" || rc=$?

@@ -79,7 +79,7 @@ $(T)/test_source: tests/unit/test_source.c report/source.c report/model.c report
 	  report/model.c report/args.c report/intern.c report/phases.c report/stacks.c $(TRACE_LIB_SRC) -lprotobuf-c -lz
 TEST_BINS += $(T)/test_source
 $(T)/cltrace-report-asan: $(REPORT_SRC) $(wildcard report/*.h) | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ $(REPORT_SRC) $(TRACE_LIB_SRC) -lprotobuf-c -lz -lm
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ $(REPORT_SRC) $(TRACE_LIB_SRC) -lprotobuf-c -lz -lm -lpthread
 TEST_BINS += $(T)/cltrace-report-asan
 
 
@@ -100,7 +100,7 @@ $(T)/trace_order: tests/unit/trace_order.c $(TRACE_LIB_SRC) | $(T)
 TEST_BINS += $(T)/trace_order
 
 # Last: the prerequisites of a rule are read where the rule stands.
-test-bins: all $(TEST_BINS) $(EXAMPLE_BINS)
+test-bins: all $(TEST_BINS) $(EXAMPLE_BINS) $(MPI_REPORT)
 
 test: test-bins
 	bash tests/run.sh

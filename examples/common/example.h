@@ -38,7 +38,15 @@ static inline void ex_init(struct ex *e, int argc, char **argv)
         if (strstr(name, want))
             e->plat = ps[i];
     }
-    CHECK(clGetDeviceIDs(e->plat, CL_DEVICE_TYPE_ALL, 1, &e->dev, NULL));
+    /* OCL_DEVICE=N: the platform's device N; OCL_DEVICE=rank: device (launcher rank) % count */
+    cl_device_id devs[16];
+    cl_uint nd = 0;
+    CHECK(clGetDeviceIDs(e->plat, CL_DEVICE_TYPE_ALL, 16, devs, &nd));
+    const char *dsel = getenv("OCL_DEVICE"), *r = getenv("OMPI_COMM_WORLD_RANK");
+    if (!r)
+        r = getenv("PMI_RANK") ? getenv("PMI_RANK") : getenv("SLURM_PROCID");
+    unsigned di = !dsel ? 0 : strcmp(dsel, "rank") == 0 ? (unsigned)(r ? atoi(r) : 0) : (unsigned)atoi(dsel);
+    e->dev = devs[nd ? di % (nd < 16 ? nd : 16) : 0];
     cl_int err;
     e->ctx = clCreateContext(NULL, 1, &e->dev, NULL, NULL, &err);
     CHECK(err);

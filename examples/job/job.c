@@ -1,11 +1,16 @@
-/* A job of several ranks, one of them slow: each rank runs the same two
+/* A job of several MPI ranks, one of them slow: each rank runs the same two
  * kernels, but rank 2 gives `work` eight times as much to do (an uneven
- * domain split). Run it under a launcher that numbers ranks, e.g.
+ * domain split); the ranks then sum their results with MPI_Allreduce.
  *   mpirun -n 4 cltrace -o job/ -- build/examples/job
  *   cltrace-report job/          -> slowest rank 2, kernel work
- * The rank comes from the launcher's environment (OMPI_COMM_WORLD_RANK,
- * PMI_RANK, PMIX_RANK, SLURM_PROCID), so it needs no MPI library to build;
- * each rank prints its checksum. */
+ * Built with mpicc where Open MPI's headers are installed (WITH_MPI);
+ * without them it takes its rank from the launcher's environment
+ * (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID) and skips the
+ * sum. With OCL_DEVICE=rank each rank takes device rank % count (one GPU
+ * per rank). Each rank prints its checksum. */
+#ifdef WITH_MPI
+#include <mpi.h>
+#endif
 #include "../common/example.h"
 
 static const char *src =
@@ -30,6 +35,9 @@ static int rank_of_launcher(void)
 int main(int argc, char **argv)
 {
     enum { N = 1 << 16, STEPS = 4 };
+#ifdef WITH_MPI
+    MPI_Init(&argc, &argv);
+#endif
     int rank = rank_of_launcher();
     int rounds = rank == 2 ? 8 * 500 : 500;         /* rank 2: eight times the work */
     struct ex e;
@@ -49,11 +57,22 @@ int main(int argc, char **argv)
     CHECK(clEnqueueReadBuffer(e.q, x, CL_TRUE, 0, N * sizeof(float), host, 0, NULL, NULL));
     printf("rank %d: ", rank);
     ex_checksum("x", host, N);
+#ifdef WITH_MPI
+    double mine = 0, all = 0;
+    for (int i = 0; i < N; i++)
+        mine += host[i];
+    MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("job: sum over the ranks %.6e\n", all);
+#endif
     free(host);
     clReleaseMemObject(x);
     clReleaseKernel(work);
     clReleaseKernel(halo);
     clReleaseProgram(p);
     ex_done(&e);
+#ifdef WITH_MPI
+    MPI_Finalize();
+#endif
     return 0;
 }

@@ -123,3 +123,27 @@ r2=$(CLTRACE_OUTPUT="$W/ranges.%p.pftrace" CLTRACE_BUFFER_KB=1048576 LD_PRELOAD=
 printf "%-52s %8s\n" "thread-CPU ns per cltrace.h range push + pop" ""
 printf "  %-50s %8s\n" "without cltrace (the header finds nothing)" "$r0" "under cltrace, CLTRACE_DISABLE=1" "$r1" \
     "under cltrace, recording" "$r2"
+echo
+# A synthetic job: 1,024 rank traces of 100k calls each (one trace, linked
+# 1,024 times: the analysis reads each as its own), reported by rank
+mkdir -p "$W/job"
+CLTRACE_OUTPUT="$W/job/one.pftrace" CLTRACE_LIBRARY=$FAKE LD_PRELOAD=$SHIM "$BC" setarg 100000 --fake > /dev/null
+one=$(ls "$W"/job/one*)
+for i in $(seq 0 1023); do ln "$one" "$W/job/r$(printf %04d "$i").pftrace.gz"; done
+rm "$one"
+jt() { /usr/bin/time -f "%e %M" "$@" > /dev/null 2> "$W/jt" || true; tail -n 1 "$W/jt"; }
+read -r t1 m1 < <(jt "$B/cltrace-report" --ranks-only --jobs 1 "$W/job")
+read -r t2 m2 < <(jt "$B/cltrace-report" --ranks-only --jobs 2 "$W/job")
+echo "job of 1,024 rank traces x 100k calls (cltrace-report --ranks-only job/):"
+printf "  %-50s %8s s  %6.1f MiB peak\n" "one process, one thread" "$t1" "$(awk -v k="$m1" 'BEGIN{print k/1024}')"
+printf "  %-50s %8s s  %6.1f MiB peak   target <= 60 s\n" "one process, 2 threads (--jobs 2)" "$t2" \
+    "$(awk -v k="$m2" 'BEGIN{print k/1024}')"
+if command -v mpirun > /dev/null && [ -x "$B/cltrace-report-mpi" ]; then
+    root=""; [ "$(id -u)" -eq 0 ] && root=--allow-run-as-root
+    read -r t3 _ < <(jt mpirun $root -n 2 "$B/cltrace-report-mpi" --jobs 1 "$W/job")
+    printf "  %-50s %8s s  speed-up %.2fx over one process\n" "mpirun -n 2 cltrace-report-mpi (1 thread each)" "$t3" \
+        "$(awk -v a="$t1" -v b="$t3" 'BEGIN{print a/b}')"
+else
+    echo "  mpirun -n 2: skipped (Open MPI and mpicc not installed)"
+fi
+rm -rf "$W/job"

@@ -55,7 +55,12 @@ int main(int argc, char **argv)
         CHECK(clEnqueueNDRangeKernel(e.q, halo, 1, NULL, &gws, &lws, 0, NULL, NULL));
     }
     CHECK(clEnqueueReadBuffer(e.q, x, CL_TRUE, 0, N * sizeof(float), host, 0, NULL, NULL));
-    printf("rank %d: ", rank);
+    cl_device_id devs[16];
+    cl_uint nd = 0, di = 0;
+    clGetDeviceIDs(e.plat, CL_DEVICE_TYPE_ALL, 16, devs, &nd);
+    while (di < nd && di < 16 && devs[di] != e.dev)
+        di++;
+    printf("rank %d (device %u of %u): ", rank, di, nd);
     ex_checksum("x", host, N);
 #ifdef WITH_MPI
     double mine = 0, all = 0;

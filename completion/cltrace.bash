@@ -29,13 +29,13 @@ _cltrace_report()
         --format) COMPREPLY=($(compgen -W "text json markdown junit html" -- "$cur")); return ;;
         --fail-on) COMPREPLY=($(compgen -W "info warning error" -- "$cur")); return ;;
         -o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --small-bytes|--small-count|--min-wg|--min-occupancy|--threshold) return ;;
+        --small-bytes|--small-count|--min-wg|--min-occupancy|--threshold|--jobs|--ranks) return ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--format -o --fail-on --small-bytes --small-count --min-wg --min-occupancy
-                                 --threshold --help" -- "$cur"))
+                                 --threshold --jobs --ranks-only --ranks --help" -- "$cur"))
     else
-        COMPREPLY=($(compgen -W "diff" -- "$cur") $(compgen -f -X '!*.pftrace?(.gz)' -- "$cur") $(compgen -d -- "$cur"))
+        COMPREPLY=($(compgen -W "diff merge" -- "$cur") $(compgen -f -X '!*.pftrace?(.gz)' -- "$cur") $(compgen -d -- "$cur"))
     fi
 }
 

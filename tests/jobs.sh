@@ -36,6 +36,22 @@ sim_job() {   # sim_job DIR: examples/job as ranks 0-3 of a job (launcher variab
     done
 }
 
+merged_processes() {   # merged_processes TRACE R,R...: one process per rank, named by rank, own pid
+    $PY - "$1" "$2" <<'PY'
+import sys
+sys.path.insert(0, "tests")
+from tracedump import load_schema, read_packets
+pb = load_schema()
+procs = [p.track_descriptor.process for p in read_packets(pb, sys.argv[1])
+         if p.HasField("track_descriptor") and p.track_descriptor.HasField("process")]
+names = sorted(p.process_name for p in procs)
+want = ["rank %s " % r for r in sys.argv[2].split(",")]
+assert len(names) == len(want) and all(n.startswith(w) for n, w in zip(names, want)), names
+assert len({p.pid for p in procs}) == len(want), [p.pid for p in procs]
+print(sys.argv[1], names)
+PY
+}
+
 job_report_checks() {   # job_report_checks DIR: the report names rank 2 and kernel work, in every format
     [ "$(ls "$1"/*.pftrace.gz | wc -l)" -eq 4 ]
     "$B/cltrace-report" "$1" | tee "$WORK/job.txt" | head -n 14
@@ -71,6 +87,7 @@ t_mpirun_job_report_names_the_slow_rank() {
     job_report_checks "$WORK/mpijob"
     "$B/cltrace-report" merge -o "$WORK/mpijob.pftrace.gz" "$WORK/mpijob"
     if [ -x "$LINT" ]; then lint "$WORK/mpijob.pftrace.gz"; fi
+    merged_processes "$WORK/mpijob.pftrace.gz" 0,1,2,3
     # the analysis spread over MPI ranks gives the same job section as threads
     if [ -x "$B/cltrace-report-mpi" ]; then
         "$B/cltrace-report" --ranks-only "$WORK/mpijob" > "$WORK/rj.threads"
@@ -103,20 +120,6 @@ t_job_merged_trace_one_process_per_rank() {
     "$B/cltrace-report" merge -o "$WORK/all.pftrace.gz" "$WORK/mjob"
     "$B/cltrace-report" merge --ranks 0,3 -o "$WORK/r03.pftrace" "$WORK/mjob"
     if [ -x "$LINT" ]; then lint "$WORK/all.pftrace.gz" "$WORK/r03.pftrace"; fi
-    for f in all.pftrace.gz:0,1,2,3 r03.pftrace:0,3; do
-        $PY - "$WORK/${f%%:*}" "${f##*:}" <<'PY'
-import sys
-sys.path.insert(0, "tests")
-from tracedump import load_schema, read_packets
-pb = load_schema()
-procs = sorted(p.track_descriptor.process.process_name for p in read_packets(pb, sys.argv[1])
-               if p.HasField("track_descriptor") and p.track_descriptor.HasField("process"))
-want = ["rank %s " % r for r in sys.argv[2].split(",")]
-assert len(procs) == len(want) and all(n.startswith(w) for n, w in zip(procs, want)), procs
-pids = {p.track_descriptor.process.pid for p in read_packets(pb, sys.argv[1])
-        if p.HasField("track_descriptor") and p.track_descriptor.HasField("process")}
-assert len(pids) == len(want), pids
-print(sys.argv[1], procs)
-PY
-    done
+    merged_processes "$WORK/all.pftrace.gz" 0,1,2,3
+    merged_processes "$WORK/r03.pftrace" 0,3
 }

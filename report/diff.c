@@ -4,12 +4,9 @@
  * time per call), transfers by direction (total time). Exit 1 when a kernel
  * or a transfer direction got slower by more than the threshold, or a new
  * finding at or over --fail-on appeared; 0 otherwise; 2 unusable input. */
-#define _GNU_SOURCE
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "report.h"
 
 struct change { char what[200]; double base, now, pct; int gate; };
@@ -22,37 +19,19 @@ static int same_config(const struct rm_kernel *a, const struct rm_kernel *b)
            !memcmp(a->gws, b->gws, sizeof a->gws) && !memcmp(a->lws, b->lws, sizeof a->lws);
 }
 
-static int is_trace_name(const struct dirent *d)
-{
-    const char *dot = strstr(d->d_name, ".pftrace");
-    return dot && (!strcmp(dot, ".pftrace") || !strcmp(dot, ".pftrace.gz"));
-}
-
 /* A trace, or a job's folder of traces (summed: a job against a job). */
 static int read_one(struct rm_model *m, const char *path, const struct thresholds *th)
 {
     char err[512];
     m->small_threshold = th->small_bytes;
-    struct stat st;
-    struct dirent **list = NULL;
-    int n = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? scandir(path, &list, is_trace_name, alphasort) : -2;
-    if (n == -1 || n == 0) {
-        fprintf(stderr, "cltrace-report: %s: no traces in it\n", path);
-        free(list);
-        return -1;
-    }
-    int rc = 0;
-    for (int i = 0; i < (n < 0 ? 1 : n); i++) {
-        char full[4096];
-        snprintf(full, sizeof full, "%s/%s", path, n < 0 ? "" : list[i]->d_name);
-        if (rc == 0 && rm_read(m, n < 0 ? path : full, err, sizeof err) != 0) {
+    struct rm_paths ps = { 0 };
+    int rc = rm_paths_add(&ps, path) == 0 && ps.n ? 0 : -1;
+    for (unsigned i = 0; rc == 0 && i < ps.n; i++)
+        if (rm_read(m, ps.p[i], err, sizeof err) != 0) {
             fprintf(stderr, "cltrace-report: %s\n", err);
             rc = -1;
         }
-        if (n > 0)
-            free(list[i]);
-    }
-    free(list);
+    rm_paths_free(&ps);
     return rc;
 }
 

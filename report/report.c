@@ -1,11 +1,9 @@
 /* cltrace-report TRACE...: what is wrong, with numbers, for people and CI.
  * Exit status: 0 fine, 1 findings at or over --fail-on, 2 unusable input. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #ifdef CLT_MPI
 #include <mpi.h>
@@ -27,46 +25,7 @@ static void usage(FILE *f)
 }
 
 /* The traces to read: files, and the traces in a folder (a job's). */
-static char **paths;
-static unsigned n_paths, cap_paths;
-
-static int push_path(const char *p)
-{
-    if (clt_grow(&paths, n_paths, &cap_paths, sizeof *paths, 16) != 0 || !(paths[n_paths] = strdup(p)))
-        return -1;
-    n_paths++;
-    return 0;
-}
-
-static int is_trace_name(const struct dirent *d)
-{
-    const char *dot = strstr(d->d_name, ".pftrace");
-    return dot && (!strcmp(dot, ".pftrace") || !strcmp(dot, ".pftrace.gz"));
-}
-
-static int add_path(const char *p)
-{
-    struct stat st;
-    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))
-        return push_path(p);       /* an unreadable file says so when it is read */
-    struct dirent **list;
-    int n = scandir(p, &list, is_trace_name, alphasort);
-    if (n < 0) {
-        fprintf(stderr, "cltrace-report: %s: cannot read the folder\n", p);
-        return -1;
-    }
-    if (n == 0)
-        fprintf(stderr, "cltrace-report: %s: no traces in it\n", p);
-    int rc = 0;
-    for (int i = 0; i < n; i++) {
-        char full[4096];
-        snprintf(full, sizeof full, "%s/%s", p, list[i]->d_name);
-        rc |= push_path(full);
-        free(list[i]);
-    }
-    free(list);
-    return rc;
-}
+static struct rm_paths traces;
 
 /* --ranks-only (and every MPI run): the job section alone, each trace read
  * once, on `threads` threads; under MPI each rank reads every size-th trace
@@ -74,7 +33,7 @@ static int add_path(const char *p)
 static int ranks_report(const char *format, const char *out_path, const struct thresholds *th, unsigned threads,
                         int mpi_rank, int mpi_size)
 {
-    int rc = job_add_all(paths, n_paths, (unsigned)mpi_size, (unsigned)mpi_rank, th, threads) != 0 ? 2 : 0;
+    int rc = job_add_all(traces.p, traces.n, (unsigned)mpi_size, (unsigned)mpi_rank, th, threads) != 0 ? 2 : 0;
 #ifdef CLT_MPI
     size_t bytes;
     void *mine = job_rows(&bytes);
@@ -152,13 +111,11 @@ int main(int argc, char **argv)
         for (int i = 2; i < argc; i++) {
             if ((!strcmp(argv[i], "--ranks") || !strcmp(argv[i], "-o")) && i + 1 < argc)
                 i++;
-            else if (add_path(argv[i]) != 0)
+            else if (rm_paths_add(&traces, argv[i]) != 0)
                 return 2;
         }
-        int rc = report_merge(argc - 2, argv + 2, paths, n_paths);
-        for (unsigned i = 0; i < n_paths; i++)
-            free(paths[i]);
-        free(paths);
+        int rc = report_merge(argc - 2, argv + 2, traces.p, traces.n);
+        rm_paths_free(&traces);
         return rc;
     }
     for (int i = 1; i < argc; i++) {
@@ -193,22 +150,22 @@ int main(int argc, char **argv)
             usage(stderr);
             return 2;
         } else {
-            if (add_path(argv[i]) != 0)
+            if (rm_paths_add(&traces, argv[i]) != 0)
                 return 2;
         }
     }
     if (ranks_only)
         return ranks_report(format, out_path, &th, threads, mpi_rank, mpi_size);
-    for (unsigned i = 0; i < n_paths; i++) {
+    for (unsigned i = 0; i < traces.n; i++) {
         char err[512];
-        if (rm_read(&m, paths[i], err, sizeof err) != 0) {
+        if (rm_read(&m, traces.p[i], err, sizeof err) != 0) {
             fprintf(stderr, "cltrace-report: %s\n", err);
             return 2;
         }
         n_traces++;
     }
     /* several traces: a job, each rank read on its own as well (on every core) */
-    if (n_paths > 1 && job_add_all(paths, n_paths, 1, 0, &th, threads) != 0)
+    if (traces.n > 1 && job_add_all(traces.p, traces.n, 1, 0, &th, threads) != 0)
         return 2;
     if (!n_traces || (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "markdown") &&
                       strcmp(format, "junit") && strcmp(format, "html"))) {
@@ -248,8 +205,6 @@ int main(int argc, char **argv)
     rm_free(&m);
     free(findings);
     job_free();
-    for (unsigned i = 0; i < n_paths; i++)
-        free(paths[i]);
-    free(paths);
+    rm_paths_free(&traces);
     return rc;
 }

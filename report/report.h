@@ -35,6 +35,10 @@ void out_html(FILE *o, const struct rm_model *m, const struct thresholds *th);
 void json_str(FILE *o, const char *s);
 int report_diff(int argc, char **argv, const struct thresholds *th);   /* diff.c: exit status */
 void xml_text(FILE *o, const char *s);
+/* paths.c: a file, or a folder's traces (a job's), appended in name order */
+struct rm_paths { char **p; unsigned n, cap; };
+int rm_paths_add(struct rm_paths *ps, const char *path);   /* 0 ok; an empty folder adds nothing */
+void rm_paths_free(struct rm_paths *ps);
 /* phases_out.c: the figures per phase the program marked (nothing without) */
 void phases_text(FILE *o, const struct rm_model *m, int markdown);
 void phases_json(FILE *o, const struct rm_model *m);

@@ -59,26 +59,10 @@ static int copy_trace(const char *path, unsigned k, int rank, const char *host, 
     size_t cap = 0;
     int32_t pid_add = (int32_t)((k + 1) << 22);
     for (;;) {
-        if (gzgetc(f) != 0x0A)
-            break;
-        uint64_t len = 0;
-        int c = 0;
-        for (int shift = 0; shift < 64 && (c = gzgetc(f)) >= 0; shift += 7) {
-            len |= (uint64_t)(c & 0x7F) << shift;
-            if (c < 0x80)
-                break;
-        }
-        if (c < 0 || len > (64u << 20))
-            break;
-        if (len > cap) {
-            uint8_t *g = realloc(buf, len);
-            if (!g)
-                break;
-            buf = g;
-            cap = len;
-        }
-        if (gzread(f, buf, (unsigned)len) != (int)len)
-            break;                  /* a cut trace: what came before it counts */
+        uint64_t len;
+        int tag;
+        if (rm_next_frame(f, &buf, &cap, &len, &tag) != RM_FRAME_OK)
+            break;                  /* the end, or a cut trace: what came before it counts */
         Packet *p = perfetto__protos__trace_packet__unpack(NULL, len, buf);
         if (!p)
             continue;

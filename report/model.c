@@ -456,6 +456,39 @@ int rm_read(struct rm_model *m, const char *path, char *err, unsigned errlen)
     return rm_read_fd(m, fd, path, err, errlen);
 }
 
+/* The next TracePacket of a trace file (field 1 of Trace: tag 0x0A, length,
+ * bytes) into *buf, grown as needed. */
+int rm_next_frame(gzFile f, uint8_t **buf, size_t *cap, uint64_t *len, int *tag)
+{
+    *tag = gzgetc(f);
+    if (*tag < 0)
+        return RM_FRAME_END;
+    uint64_t n = 0;
+    int shift = 0, c = 0;
+    while (shift < 64 && (c = gzgetc(f)) >= 0) {
+        n |= (uint64_t)(c & 0x7F) << shift;
+        shift += 7;
+        if (c < 0x80)
+            break;
+    }
+    if (*tag != 0x0A || n > (64u << 20))
+        return RM_FRAME_BAD;
+    if (c < 0)
+        return RM_FRAME_CUT;
+    if (n > *cap) {
+        uint8_t *g = realloc(*buf, n);
+        if (!g)
+            return RM_FRAME_NOMEM;
+        *buf = g;
+        *cap = n;
+    }
+    int got = n ? gzread(f, *buf, (unsigned)n) : 0;
+    if (got < 0 || (uint64_t)got != n)
+        return RM_FRAME_CUT;        /* the app died mid-packet */
+    *len = n;
+    return RM_FRAME_OK;
+}
+
 int rm_read_fd(struct rm_model *m, int fd, const char *path, char *err, unsigned errlen)
 {
     struct reader r = { m, { 0 }, { 0 }, { 0 }, { 0 } };
@@ -470,43 +503,22 @@ int rm_read_fd(struct rm_model *m, int fd, const char *path, char *err, unsigned
     size_t cap = 0;
     int rc = 0;
     for (;;) {
-        int tag = gzgetc(f);
-        if (tag < 0)
+        uint64_t len;
+        int tag, fr = rm_next_frame(f, &buf, &cap, &len, &tag);
+        if (fr == RM_FRAME_END)
             break;
-        uint64_t len = 0;
-        int shift = 0, c = 0;
-        while (shift < 64 && (c = gzgetc(f)) >= 0) {
-            len |= (uint64_t)(c & 0x7F) << shift;
-            shift += 7;
-            if (c < 0x80)
-                break;
-        }
-        if (tag != 0x0A || len > (64u << 20)) {
-            if (m->packets == 0) {
-                snprintf(err, errlen, "%s: not a Perfetto trace (byte 0x%02x at the start)", path, tag);
-                rc = -1;
-            } else {
-                m->truncated = 1;   /* garbage after good packets: keep what was read */
-            }
+        if (fr == RM_FRAME_BAD && m->packets == 0) {
+            snprintf(err, errlen, "%s: not a Perfetto trace (byte 0x%02x at the start)", path, tag);
+            rc = -1;
             break;
         }
-        if (c < 0) {
+        if (fr == RM_FRAME_NOMEM) {
+            snprintf(err, errlen, "%s: out of memory", path);
+            rc = -1;
+            break;
+        }
+        if (fr != RM_FRAME_OK) {    /* garbage or a cut after good packets: keep what was read */
             m->truncated = 1;
-            break;
-        }
-        if (len > cap) {
-            uint8_t *g = realloc(buf, len);
-            if (!g) {
-                snprintf(err, errlen, "%s: out of memory", path);
-                rc = -1;
-                break;
-            }
-            buf = g;
-            cap = len;
-        }
-        int got = len ? gzread(f, buf, (unsigned)len) : 0;
-        if (got < 0 || (uint64_t)got != len) {
-            m->truncated = 1;       /* the app died mid-packet: what is before counts */
             break;
         }
         Packet *p = perfetto__protos__trace_packet__unpack(NULL, len, buf);

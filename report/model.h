@@ -2,6 +2,7 @@
  * aggregates only, so memory does not grow with the trace's length. */
 #ifndef CLT_REPORT_MODEL_H
 #define CLT_REPORT_MODEL_H
+#include <stddef.h>
 #include <stdint.h>
 
 #define RM_MAX_NAME 128
@@ -144,6 +145,11 @@ int rm_read(struct rm_model *m, const char *path, char *err, unsigned errlen);
 /* The same from an open file descriptor (closed on return); name is for messages. */
 int rm_read_fd(struct rm_model *m, int fd, const char *name, char *err, unsigned errlen);
 void rm_free(struct rm_model *m);
+/* The next packet of an open trace file (zlib reads gzip and raw alike):
+ * RM_FRAME_OK with its bytes in *buf (*len of them), or why there is none. */
+#include <zlib.h>
+enum { RM_FRAME_OK, RM_FRAME_END, RM_FRAME_BAD, RM_FRAME_CUT, RM_FRAME_NOMEM };
+int rm_next_frame(gzFile f, uint8_t **buf, size_t *cap, uint64_t *len, int *tag);
 /* source.c: kernel-source hints for one program's source */
 void rm_scan_source(struct rm_model *m, uint64_t program, const char *source);
 struct rm_program *rm_program(struct rm_model *m, uint64_t id);   /* found or added; NULL: full */

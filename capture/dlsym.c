@@ -134,11 +134,6 @@ static int is_opencl_implementation(const void *addr)
     return impl;
 }
 
-static int ext_cmp(const void *key, const void *ent)
-{
-    return strcmp(key, ((const struct clt_ext_entry *)ent)->name);
-}
-
 void *clt_dlsym_handle(void *handle, const char *name)
 {
     const void *caller = __builtin_return_address(0);
@@ -149,7 +144,7 @@ void *clt_dlsym_handle(void *handle, const char *name)
     if (!p || !name || name[0] != 'c' || name[1] != 'l')
         return p;
     int saved = errno;
-    const struct clt_ext_entry *e = bsearch(name, clt_ext_table, clt_ext_table_len, sizeof *e, ext_cmp);
+    const struct clt_ext_entry *e = clt_ext_find(name);
     if (e && !clt_is_self(p) && !clt_is_self(caller) && !is_opencl_implementation(caller)) {
         unsigned fn = (unsigned)(e - clt_ext_table);
         void *cur = NULL;

@@ -105,6 +105,11 @@ static int ext_cmp(const void *key, const void *ent)
     return strcmp(key, ((const struct clt_ext_entry *)ent)->name);
 }
 
+const struct clt_ext_entry *clt_ext_find(const char *name)
+{
+    return bsearch(name, clt_ext_table, clt_ext_table_len, sizeof *clt_ext_table, ext_cmp);
+}
+
 /* clGetExtensionFunctionAddress*: hand out our wrapper for every command
  * cl.xml knows, remembering the real one; pass anything else through. With
  * several platforms, the last real pointer handed out wins. */
@@ -112,8 +117,7 @@ void *clt_ext_wrap(const char *name, void *real)
 {
     if (!name || !real || is_self(real))
         return real;
-    const struct clt_ext_entry *e = bsearch(name, clt_ext_table, clt_ext_table_len,
-                                            sizeof *e, ext_cmp);
+    const struct clt_ext_entry *e = clt_ext_find(name);
     if (!e)
         return real;
     __atomic_store_n(&clt_real_tab[e - clt_ext_table], real, __ATOMIC_RELEASE);

@@ -13,6 +13,7 @@ extern const struct clt_ext_entry clt_ext_table[];   /* indexed by enum clt_fn *
 extern const unsigned clt_ext_table_len;
 extern const int16_t clt_icd_dispatch[];              /* loader dispatch slot -> clt_fn, -1 */
 extern const unsigned clt_icd_dispatch_len;
+const struct clt_ext_entry *clt_ext_find(const char *name);   /* a command's wrapper by name, NULL */
 
 int clt_is_self(const void *addr);           /* addr lies in libcltrace.so */
 void clt_app_library(void *handle);          /* dlsym.c: the OpenCL library the app dlopen'ed */

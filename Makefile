@@ -39,7 +39,7 @@ TRACE_LIB := $(B)/libcltrace-trace.a
 $(TRACE_LIB): $(addprefix $(B)/trace-lib/,$(TRACE_LIB_SRC:.c=.o))
 	$(AR) rcs $@ $^
 
-REPORT_SRC := report/report.c report/diff.c report/rules.c report/output.c report/html.c report/model.c report/args.c report/intern.c report/phases.c report/phases_out.c report/job.c report/merge.c report/paths.c report/stacks.c report/source.c report/occupancy.c
+REPORT_SRC := report/report.c report/diff.c report/rules.c report/output.c report/html.c report/model.c report/args.c report/intern.c report/phases.c report/phases_out.c report/job.c report/merge.c report/paths.c report/stacks.c report/source.c report/occupancy.c report/selfcost.c
 $(B)/cltrace-report: $(REPORT_SRC) $(wildcard report/*.h) $(TRACE_LIB) | $(B)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ $(REPORT_SRC) $(TRACE_LIB) $(LDFLAGS) -lprotobuf-c -lz -lm \
 	  -lpthread

@@ -1,16 +1,17 @@
 /* Device-side semantics: profiling on every queue (invisible to the app),
- * completion callbacks that time every command, device and kernel facts
- * queried once, NVIDIA register counts from a verbose build log (also
- * invisible to the app). Everything here runs on app or driver threads, but
- * only on rare calls (queue creation, builds, the first launch of a kernel
- * on a queue) or once per command (the callback); none of it on
- * clSetKernelArg-like calls. */
+ * device and kernel facts queried once, what an event costs on each device
+ * and where its clock stands (measured with markers on the first queue),
+ * NVIDIA register counts from a verbose build log (also invisible to the
+ * app). Everything here runs on app threads, but only on rare calls (queue
+ * creation, builds, the first launch of a kernel on a queue); none of it on
+ * clSetKernelArg-like calls. Completions are collected in collect.c. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <errno.h>
 #include "capture/generated/clt_hooks.h"
 #include "common/map.h"
 #include "shim.h"
@@ -122,8 +123,10 @@ static int queue_lookup(void *q, struct queue_ent *out)
     return found;
 }
 
-/* Once per device: its limits, and a clGetDeviceAndHostTimer sample. */
-static void device_describe(struct clt_thread *th, void *dev)
+/* Once per device: its limits, and a clGetDeviceAndHostTimer sample.
+ * Returns the device's OpenCL version (clt_cl_version) the first time, 0
+ * after. */
+static int device_describe(struct clt_thread *th, void *dev)
 {
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     static void *seen[64];
@@ -136,7 +139,7 @@ static void device_describe(struct clt_thread *th, void *dev)
         seen[n_seen++] = dev;
     pthread_mutex_unlock(&lock);
     if (known || !th)
-        return;
+        return 0;
     char ext[8192], name[CLT_MAX_STR], vendor[CLT_MAX_STR], version[CLT_MAX_STR];
     info_str(dev, CL_DEVICE_EXTENSIONS_, ext, sizeof ext);
     info_str(dev, 0x102B, name, sizeof name);
@@ -181,7 +184,84 @@ static void device_describe(struct clt_thread *th, void *dev)
         rec->arg[CLK_DEVICE_TS] = d;
         rec->arg[CLK_HOST_AFTER] = after;
         rec->arg[CLK_STATUS] = (uint64_t)(int64_t)st;
+        rec->arg[CLK_KIND] = CLT_CLK_TIMER;
         special_commit(th, rec, &x, CLT_REC_CLOCK);
+    }
+    return clt_cl_version(version) ? clt_cl_version(version) : 100;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* On the first queue of a device, before the app uses it: markers with and
+ * without an event, interleaved. The difference of the medians is what an
+ * event costs the calling thread on this driver (cltrace's own cost,
+ * measured); each marker with an event is also a narrow clock sample (the
+ * device's QUEUED time was taken inside the call). Markers do nothing; the
+ * app never sees them. OpenCL 1.2 and later. */
+#define CAL_MARKERS 32
+static void calibrate(struct clt_thread *th, void *queue, void *dev)
+{
+    typedef int32_t (*marker_t)(void *, uint32_t, const void *, void **);
+    typedef int32_t (*queue_fn_t)(void *);
+    typedef int32_t (*ev_fn_t)(void *);
+    marker_t mark = REAL(clEnqueueMarkerWithWaitList);
+    queue_fn_t finish = REAL(clFinish);
+    get_info_t prof = REAL(clGetEventProfilingInfo);
+    ev_fn_t rel = REAL(clReleaseEvent);
+    if (!mark || !finish || !prof || !rel)
+        return;
+    uint64_t without[CAL_MARKERS], with[CAL_MARKERS], lo[CAL_MARKERS], hi[CAL_MARKERS];
+    void *ev[CAL_MARKERS];
+    unsigned n = 0;
+    for (unsigned i = 0; i < CAL_MARKERS; i++) {
+        uint64_t a = clt_now();
+        if (mark(queue, 0, NULL, NULL) != CL_SUCCESS_)
+            break;
+        uint64_t b = clt_now();
+        ev[n] = NULL;
+        int32_t st = mark(queue, 0, NULL, &ev[n]);
+        uint64_t c = clt_now();
+        if (st != CL_SUCCESS_ || !ev[n])
+            break;
+        without[n] = b - a;
+        with[n] = c - b;
+        lo[n] = b;
+        hi[n] = c;
+        n++;
+    }
+    finish(queue);
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t queued = 0;
+        struct clt_extra x;
+        struct clt_rec *rec;
+        if (prof(ev[i], CL_PROFILING_COMMAND_QUEUED_, sizeof queued, &queued, NULL) == CL_SUCCESS_ && queued &&
+            (rec = special_begin(th, CLK_N, &x)) != NULL) {
+            rec->arg[CLK_DEVICE] = (uint64_t)(uintptr_t)dev;
+            rec->arg[CLK_HOST_BEFORE] = lo[i];
+            rec->arg[CLK_DEVICE_TS] = queued;
+            rec->arg[CLK_HOST_AFTER] = hi[i];
+            rec->arg[CLK_STATUS] = 0;
+            rec->arg[CLK_KIND] = CLT_CLK_MARKER;
+            special_commit(th, rec, &x, CLT_REC_CLOCK);
+        }
+        rel(ev[i]);
+    }
+    if (n < 8)
+        return;
+    qsort(without, n, sizeof *without, cmp_u64);
+    qsort(with, n, sizeof *with, cmp_u64);
+    struct clt_extra x;
+    struct clt_rec *rec = special_begin(th, EVC_N, &x);
+    if (rec) {
+        rec->arg[EVC_DEVICE] = (uint64_t)(uintptr_t)dev;
+        rec->arg[EVC_WITHOUT] = without[n / 2];
+        rec->arg[EVC_WITH] = with[n / 2];
+        rec->arg[EVC_SAMPLES] = n;
+        special_commit(th, rec, &x, CLT_REC_EVCOST);
     }
 }
 
@@ -191,7 +271,14 @@ static void queue_created(struct clt_hook *h, void *queue, void *device, uint64_
     if (!queue || !h->changed)
         return;
     queue_remember(queue, app_props, arr, n_arr);
-    device_describe(h->th, device);
+    if (device_describe(h->th, device) >= 120)
+        calibrate(h->th, queue, device);
+}
+
+int clt_queue_in_order(void *queue)
+{
+    struct queue_ent q;
+    return queue_lookup(queue, &q) && !(q.app_props & 1);   /* CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE */
 }
 
 void clt_pre_clCreateCommandQueue(struct clt_hook *h, void **context, void **device, uint64_t *properties,
@@ -409,72 +496,4 @@ void clt_post_clEnqueueNDRangeKernel(struct clt_hook *h, int32_t *ret, void *com
     rec->arg[KI_LOCAL_MEM] = v[2];
     rec->arg[KI_PRIVATE_MEM] = v[3];
     special_commit(h->th, rec, &x, CLT_REC_KERNEL);
-}
-
-/* ---- commands: timed by completion callbacks ------------------------- */
-
-static _Atomic uint64_t in_flight;
-
-static void CLT_CALL command_done(void *event, int32_t status, void *user)
-{
-    uint64_t flow = (uint64_t)(uintptr_t)user;
-    int saved = errno;
-    struct clt_thread *th = clt_is_active() ? clt_enter() : NULL;
-    struct clt_extra x;
-    struct clt_rec *rec = th ? special_begin(th, CMD_N, &x) : NULL;
-    if (rec) {
-        /* Queue and command kind come from the enqueue record (flow id):
-         * the callback asks the driver only for the four timestamps. */
-        typedef int32_t (*prof_t)(void *, uint32_t, size_t, void *, size_t *);
-        prof_t prof = REAL(clGetEventProfilingInfo);
-        rec->arg[CMD_FLOW] = flow;
-        rec->arg[CMD_EVENT] = (uint64_t)(uintptr_t)event;
-        rec->arg[CMD_STATUS] = (uint64_t)(int64_t)status;
-        for (int i = 0; i < 4; i++) {
-            uint64_t t = 0;
-            if (!prof || prof(event, CL_PROFILING_COMMAND_QUEUED_ + (uint32_t)i, sizeof t, &t, NULL) != CL_SUCCESS_)
-                t = 0;
-            rec->arg[CMD_QUEUED + i] = t;
-        }
-        special_commit(th, rec, &x, CLT_REC_COMMAND);
-    }
-    if (flow & (1u << 31)) {          /* our own event: nobody else holds it */
-        typedef int32_t (*rel_t)(void *);
-        rel_t rel = REAL(clReleaseEvent);
-        if (rel)
-            rel(event);
-    }
-    __atomic_fetch_sub(&in_flight, 1, __ATOMIC_RELEASE);
-    errno = saved;
-}
-
-void clt_track_command(uint64_t flow, void *event)
-{
-    typedef int32_t (*cb_t)(void *, int32_t, void (*)(void *, int32_t, void *), void *);
-    cb_t set_cb = REAL(clSetEventCallback);
-    if (!event)
-        return;
-    int saved = errno;
-    __atomic_fetch_add(&in_flight, 1, __ATOMIC_RELAXED);
-    if (!set_cb || set_cb(event, CL_COMPLETE_, command_done, (void *)(uintptr_t)flow) != CL_SUCCESS_) {
-        __atomic_fetch_sub(&in_flight, 1, __ATOMIC_RELAXED);
-        if (flow & (1u << 31)) {
-            typedef int32_t (*rel_t)(void *);
-            rel_t rel = REAL(clReleaseEvent);
-            if (rel)
-                rel(event);
-        }
-    }
-    errno = saved;
-}
-
-uint64_t clt_commands_drain(unsigned timeout_ms)
-{
-    for (unsigned waited = 0; waited < timeout_ms; waited++) {
-        if (__atomic_load_n(&in_flight, __ATOMIC_ACQUIRE) == 0)
-            return 0;
-        struct timespec ts = { 0, 1000000 };
-        nanosleep(&ts, NULL);
-    }
-    return __atomic_load_n(&in_flight, __ATOMIC_ACQUIRE);
 }

@@ -3,10 +3,11 @@
  * Generated wrappers of the commands listed in gen.py's HOOKED call
  * clt_pre_<cmd> (may change what is passed to the driver, never what is
  * recorded) and clt_post_<cmd> (sees the result, may fix what the app gets
- * back). Every clEnqueue* that can return an event is timed on the device:
- * the wrapper gives the driver cltrace's own event when the app passes none,
- * and clt_track_command registers a completion callback that records the
- * command's profiling timestamps from whatever thread the driver runs it on. */
+ * back). Every clEnqueue* that can return an event is timed on the device
+ * (or, with CLTRACE_SAMPLE, a sample of them: sample.c): the wrapper gives
+ * the driver cltrace's own event when the app passes none, and
+ * clt_track_command hands the event to the collector thread (collect.c),
+ * which records the command's profiling timestamps once it completed. */
 #ifndef CLT_HOOKS_H
 #define CLT_HOOKS_H
 #include "put.h"
@@ -31,7 +32,9 @@ static inline uint64_t clt_flow_next(struct clt_thread *th, int own)
            (uint64_t)(own ? 1u : 0u) << 31 | n;
 }
 
-void clt_track_command(uint64_t flow, void *event);
+void clt_track_command(uint64_t flow, void *event, void *queue);
+int clt_queue_in_order(void *queue);                /* a queue the app made in order */
+void clt_collect_forget(void);                      /* fork child */
 int clt_cl_version(const char *device_version);   /* "OpenCL 2.1 …" -> 201; 0: unknown */
 /* At exit: wait (bounded) for commands still in flight; returns how many
  * never completed. */

@@ -63,6 +63,36 @@ static inline __attribute__((always_inline)) struct clt_rec *clt_rec_begin(struc
     return clt_ring_reserve_slow(th, max);
 }
 
+/* cltrace's own time on the calling thread. A call that does more than
+ * record (hooks, an event, a stack) is measured whole: two more clock reads
+ * on a call that costs microseconds. Of the light calls (clSetKernelArg...)
+ * one in CLT_COST_EVERY is measured and stands for the others: the rest pay
+ * a decrement and a branch. Waits for ring room are counted apart. */
+#define CLT_COST_EVERY 64
+void clt_cost_add(struct clt_thread *th, uint64_t te, uint64_t inner, int exact);
+
+static inline __attribute__((always_inline)) uint64_t clt_cost_begin(struct clt_thread *th, int exact)
+{
+    if (exact || CLT_UNLIKELY(--th->cost_countdown == 0)) {
+        th->wait_pending = 0;
+        return clt_now();
+    }
+    return 0;
+}
+
+static inline __attribute__((always_inline)) void clt_cost_end(struct clt_thread *th, uint64_t te, uint64_t inner,
+                                                               int exact)
+{
+    if (CLT_UNLIKELY(te != 0))
+        clt_cost_add(th, te, inner, exact);
+}
+
+/* CLTRACE_SAMPLE (sample.c): whether this command, for which the app asked
+ * no event, is timed on the device. */
+extern int clt_sampling;
+int clt_sample_take(unsigned fn, uint64_t key, uint64_t bytes);
+uint64_t clt_launch_key(const void *kernel, uint32_t work_dim, const void *gws, const void *lws);
+
 extern int (*clt_backtrace)(void **, int);
 extern int clt_break_on;           /* CLTRACE_BREAK: bit 0 errors, bit 1 leaks */
 void clt_break_if_debugged(void);  /* SIGTRAP, only under a debugger */

@@ -182,6 +182,7 @@ static struct clt_thread *thread_new(void)
 struct clt_thread *clt_thread_attach(void)
 {
     int saved = errno;
+    uint64_t t_attach = clt_now();
     struct clt_thread *th = NULL;
     if (__atomic_load_n(&writer_state, __ATOMIC_ACQUIRE) == 0) {
         pthread_mutex_lock(&start_lock);
@@ -203,12 +204,20 @@ struct clt_thread *clt_thread_attach(void)
         goto out;
     th->tid = (int)syscall(SYS_gettid);
     th->dropped = 0;
+    th->cost_countdown = CLT_COST_EVERY;   /* each measured light call stands for the 64 up to it */
+    __atomic_store_n(&th->cost_exact, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&th->cost_sampled, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&th->cost_samples, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&th->cost_waited, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&th->waits, 0, __ATOMIC_RELAXED);
     th->generation++;
     th->head_local = th->tail_cached = __atomic_load_n(&th->tail, __ATOMIC_ACQUIRE);
     __atomic_store_n(&th->head, th->head_local, __ATOMIC_RELAXED);
     __atomic_store_n(&th->state, CLT_TH_LIVE, __ATOMIC_RELEASE);
     clt_tls = th;
     __cxa_thread_atexit_impl(thread_gone, th, &__dso_handle);
+    /* a thread's first call: its ring (and the first thread's writer) */
+    __atomic_store_n(&th->cost_exact, clt_now() - t_attach, __ATOMIC_RELAXED);
 out:
     errno = saved;
     return th;
@@ -236,10 +245,45 @@ static int ring_fits(struct clt_thread *th, size_t max, uint64_t *pad)
  * until there is room: one slow call when the writer falls behind, not one
  * per call. */
 #define BACKPRESSURE_NS 10000000000L
+static void count_wait(struct clt_thread *th, uint64_t since)
+{
+    uint64_t ticks = clt_now() - since;
+    th->wait_pending += ticks;
+    __atomic_store_n(&th->cost_waited, __atomic_load_n(&th->cost_waited, __ATOMIC_RELAXED) + ticks, __ATOMIC_RELAXED);
+    __atomic_store_n(&th->waits, __atomic_load_n(&th->waits, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+}
+
+/* The clock reads a measured light call adds (min of back-to-back reads). */
+static uint64_t clock_read_ticks;
+static void clock_read_measure(void)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 64; i++) {
+        uint64_t a = clt_now(), b = clt_now();
+        if (b - a < best)
+            best = b - a;
+    }
+    clock_read_ticks = best;
+}
+
+void clt_cost_add(struct clt_thread *th, uint64_t te, uint64_t inner, int exact)
+{
+    int64_t spent = (int64_t)(clt_now() - te - inner) - (int64_t)th->wait_pending;
+    th->wait_pending = 0;
+    if (!exact) {
+        spent -= (int64_t)clock_read_ticks;       /* the two reads only this call made */
+        __atomic_store_n(&th->cost_samples, __atomic_load_n(&th->cost_samples, __ATOMIC_RELAXED) + 1,
+                         __ATOMIC_RELAXED);
+        th->cost_countdown = CLT_COST_EVERY;
+    }
+    _Atomic uint64_t *sum = exact ? &th->cost_exact : &th->cost_sampled;
+    __atomic_store_n(sum, __atomic_load_n(sum, __ATOMIC_RELAXED) + (uint64_t)(spent > 0 ? spent : 0),
+                     __ATOMIC_RELAXED);
+}
 struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max)
 {
-    uint64_t pad;
-    int saved = errno;
+    uint64_t pad, w0 = clt_now();
+    int saved = errno, waited = 0;
     if (max > (th->mask + 1) / 4)
         goto drop;
     /* Called about once per trip around the ring: a good moment to make sure
@@ -251,6 +295,7 @@ struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max)
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
     while (!ring_fits(th, max, &pad)) {
+        waited = 1;
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
         /* The writer reading a binary's symbols for the first time (tens of
@@ -277,9 +322,13 @@ struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max)
         __atomic_store_n(&th->head, th->head_local, __ATOMIC_RELEASE);
     }
     th->dropping = 0;
+    if (waited)
+        count_wait(th, w0);
     errno = saved;
     return (struct clt_rec *)(th->buf + (th->head_local & th->mask));
 drop:
+    if (waited)
+        count_wait(th, w0);
     th->dropping = 1;
     th->dropped++;
     __atomic_store_n(&th->dropped_pub, th->dropped, __ATOMIC_RELEASE);
@@ -378,6 +427,7 @@ static void after_fork_child(void)
     clt_writer_forget();
     __atomic_store_n(&clt_threads, NULL, __ATOMIC_RELAXED);
     clt_tls = NULL;
+    clt_collect_forget();
     if (writer_state != 0 && writer_state != 2) {
         writer_state = 0;
         __atomic_store_n(&clt_active, !clt_cfg.DISABLE, __ATOMIC_RELAXED);
@@ -424,6 +474,8 @@ __attribute__((constructor)) static void clt_load(void)
     clt_pid = (int)getpid();
     dladdr((void *)&clt_load, &self_info);
     clt_clock_select();
+    clock_read_measure();
+    clt_sample_load();
     pthread_atfork(NULL, NULL, after_fork_child);
     atexit(at_exit);
     /* CLTRACE_CHILDREN=0: trace this process only, not what it executes. */

@@ -16,6 +16,7 @@ extern const unsigned clt_icd_dispatch_len;
 const struct clt_ext_entry *clt_ext_find(const char *name);   /* a command's wrapper by name, NULL */
 
 int clt_is_self(const void *addr);           /* addr lies in libcltrace.so */
-void clt_app_library(void *handle);          /* dlsym.c: the OpenCL library the app dlopen'ed */
+void clt_app_library(void *handle);
+void clt_sample_load(void);                  /* sample.c: CLTRACE_SAMPLE, at load */          /* dlsym.c: the OpenCL library the app dlopen'ed */
 
 #endif

@@ -1,6 +1,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "config.h"
 
@@ -45,4 +46,32 @@ void clt_msg(const char *fmt, ...)
     buf[n++] = '\n';
     ssize_t w = write(2, buf, (size_t)n);   /* stderr only: stdout is the app's */
     (void)w;
+}
+
+int clt_sample_parse(const char *spec, struct clt_sample *s)
+{
+    *s = (struct clt_sample){ 0, 16, 64, 1u << 20 };
+    if (!spec || !*spec || !strcmp(spec, "0"))
+        return 0;
+    if (strcmp(spec, "1") != 0) {
+        unsigned long long f = 0, e = 0, b = s->bytes;
+        char tail = 0;
+        int n = sscanf(spec, "%llu,%llu,%llu%c", &f, &e, &b, &tail);
+        if (n < 2 || n > 3 || e == 0)
+            return -1;
+        s->first = f;
+        s->every = e;
+        s->bytes = b;
+    }
+    s->on = 1;
+    return 0;
+}
+
+void clt_sample_describe(const struct clt_sample *s, char *buf, unsigned long cap)
+{
+    if (!s->on)
+        snprintf(buf, cap, "off");
+    else
+        snprintf(buf, cap, "first %llu, then 1 in %llu; transfers of %llu bytes and more always", s->first,
+                 s->every, s->bytes);
 }

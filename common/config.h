@@ -17,6 +17,7 @@
     X(QUIET,     bool, "0",                      "1: no messages on stderr") \
     X(CHILDREN,  bool, "1",                      "0: trace this process only, not the programs it runs (cltrace --no-children)") \
     X(BREAK,     str,  "",                       "stop in the debugger (SIGTRAP, only when one is attached) on: error (a call fails), leak (objects alive at exit), all") \
+    X(SAMPLE,    str,  "",                       "time only a sample of the device commands the app asks no event for: 1 (first 16 launches of each kernel and launch configuration, then 1 in 64; transfers of 1 MiB and more always) or FIRST,EVERY[,BYTES]; every host call is still recorded (cltrace --sample)") \
     X(NOTIFY_FD, int,  "-1",                     "set by the cltrace launcher: where to announce the trace path")
 
 struct clt_config {
@@ -33,6 +34,11 @@ extern const struct clt_option_desc clt_options[];
 extern const unsigned clt_n_options;
 
 void clt_config_load(struct clt_config *c);   /* from the environment */
+
+/* CLTRACE_SAMPLE, read: "" or "0" off, "1" the defaults, "FIRST,EVERY[,BYTES]". */
+struct clt_sample { int on; unsigned long long first, every, bytes; };
+int clt_sample_parse(const char *spec, struct clt_sample *s);    /* -1: cannot read it (then off) */
+void clt_sample_describe(const struct clt_sample *s, char *buf, unsigned long cap);
 
 extern struct clt_config clt_cfg;             /* the process's, loaded by the shim */
 /* "cltrace: <message>" on stderr (never stdout: it is the app's), unless QUIET. */

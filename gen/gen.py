@@ -442,6 +442,11 @@ def wrapper(reg, c, r, ps, kinds, exported):
         L.append("        th->reentered--;")
         L.append("        return clt_r;")
     L.append("    }")
+    # cltrace's own time on this thread (the trace states it): measured on
+    # every call that does more than record (hooks, events, stacks), on a
+    # sample of the others (capture/put.h).
+    exact = "1" if hooked or enq or (CREATES.match(c) and not lookup) else "0"
+    L.append("    uint64_t clt_te = th ? clt_cost_begin(th, %s) : 0;" % exact)
     call_args = []
     for p, (k, aux) in zip(ps, kinds):
         if k == "ERRCODE":
@@ -464,8 +469,22 @@ def wrapper(reg, c, r, ps, kinds, exported):
             L.append("    void *event__c = event;")
         L.append("    void *clt_own_event = NULL;")
         L.append("    uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;")
-        L.append("    if (th && !event)")
-        L.append("        event__c = &clt_own_event;")
+        # CLTRACE_SAMPLE: only a sample of the commands the app asks no
+        # event for is timed (sample.c); the others say they were not.
+        names = [p["name"] for p in ps]
+        if "kernel" in names and "global_work_size" in names:
+            key, nbytes = "clt_launch_key(kernel, work_dim, global_work_size, local_work_size)", "0"
+        elif "kernel" in names:
+            key, nbytes = "(uint64_t)(uintptr_t)kernel", "0"
+        else:
+            size = "size" if "size" in names else "cb" if "cb" in names else None
+            key, nbytes = "(uint64_t)CLT_FN_%s" % c, "(uint64_t)%s" % size if size else "0"
+        L.append("    if (th && !event) {")
+        L.append("        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_%s, %s, %s))" % (c, key, nbytes))
+        L.append("            flow = CLT_FLOW_SAMPLED_OUT;")
+        L.append("        else")
+        L.append("            event__c = &clt_own_event;")
+        L.append("    }")
     L.append("    uint32_t clt_outer = th ? th->in_fn : 0;")
     L.append("    if (th)")
     L.append("        th->in_fn = CLT_FN_%s + 1u;" % c)
@@ -484,7 +503,8 @@ def wrapper(reg, c, r, ps, kinds, exported):
     ok = {"VOID": "1", "ERR": "ret == 0", "HANDLE": "ret != NULL", "PTR": "ret != NULL", "VAL": "1"}[rk]
     if enq:
         L.append("    if (th && %s && event__c)" % ok)
-        L.append("        clt_track_command(flow, *(void **)event__c);")
+        L.append("        clt_track_command(flow, *(void **)event__c, %s);" %
+                 ("command_queue" if "command_queue" in argnames else "NULL"))
     L.append("    if (!th)")
     L.append("        return%s;" % ("" if rk == "VOID" else " ret"))
     retv = {"VOID": "0", "ERR": "(uint64_t)(int64_t)ret", "HANDLE": "(uint64_t)(uintptr_t)ret",
@@ -568,6 +588,7 @@ def wrapper(reg, c, r, ps, kinds, exported):
         L.append("            clt_put_stack(&x, !ok);")
     L.append("        clt_rec_commit(th, rec, &x, CLT_FN_%s, t0, t1, %s);" % (c, retv))
     L.append("    }")
+    L.append("    clt_cost_end(th, clt_te, t1 - t0, %s);" % exact)
     L.append("    return%s;" % ("" if rk == "VOID" else " ret"))
     L.append("}\n")
     return "\n".join(L) + "\n"

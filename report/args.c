@@ -155,6 +155,7 @@ void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttribu
             m->rank = (int)v;
         if (!strcmp(a->key, "cltrace.host") && s)
             snprintf(m->host, sizeof m->host, "%s", s);
+        rm_selfcost_attr(m, a->key, v, s);
         if (sscanf(a->key, "cltrace.device.%u.%63s", &d, field) != 2 || d >= 8)
             continue;
         if (d >= m->n_dev)
@@ -176,5 +177,15 @@ void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttribu
             x->local_mem = v;
         else if (!strcmp(field, "registers_per_block"))
             x->regs_per_block = v;
+        else if (!strcmp(field, "clock_residual_ns"))
+            x->clock_residual_ns = v;
+        else if (!strcmp(field, "clock_method") && s)
+            snprintf(x->clock_method, sizeof x->clock_method, "%s", s);
+        else if (!strcmp(field, "event_cost_ns"))
+            x->event_cost_ns = v;
+        else if (!strcmp(field, "own_events"))
+            x->own_events = v;
+        else if (!strcmp(field, "commands_sampled_out"))
+            x->sampled_out = v;
     }
 }

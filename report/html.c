@@ -190,10 +190,12 @@ void out_html(FILE *o, const struct rm_model *m, const struct thresholds *th)
     if (m->truncated || !m->has_attributes)
         fprintf(o, "<p class=warning>The trace was cut short (the app crashed or was killed): this reports "
                    "what it holds.</p>\n");
+    selfcost_html(o, m);
     for (unsigned i = 0; i < m->n_dev; i++) {
         fprintf(o, "<p>Device %u: ", i);
         xml_text(o, m->dev[i].name);
-        fprintf(o, " (%lld compute units)</p>\n", (long long)m->dev[i].compute_units);
+        fprintf(o, " (%lld compute units; clock residual %.1f us)</p>\n", (long long)m->dev[i].compute_units,
+                m->dev[i].clock_residual_ns / 1e3);
     }
     fprintf(o, "<h2>Findings: %u</h2>\n", n_findings);
     if (n_findings) {
@@ -234,12 +236,15 @@ void out_html(FILE *o, const struct rm_model *m, const struct thresholds *th)
         fprintf(o, "<h2>Kernels</h2>\n<table><tr><th>kernel and launch configuration</th><th>launches</th>"
                    "<th>device us</th></tr>\n");
         for (unsigned i = 0; i < m->n_kernels; i++) {
-            char cfg[160];
+            char cfg[160], note[96];
             kernel_config(&m->kernels[i], cfg, sizeof cfg);
+            selfcost_kernel_note(&m->kernels[i], note, sizeof note);
             fputs("<tr><td>", o);
             xml_text(o, cfg);
-            fprintf(o, "</td><td class=n>%llu</td><td class=n>%.1f</td></tr>\n",
-                    (unsigned long long)m->kernels[i].launches, m->kernels[i].device_ns / 1e3);
+            fprintf(o, "</td><td class=n>%llu</td><td class=n>%.1f", (unsigned long long)m->kernels[i].launches,
+                    m->kernels[i].device_ns / 1e3);
+            xml_text(o, note);
+            fputs("</td></tr>\n", o);
         }
         fputs("</table>\n", o);
     }

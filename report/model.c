@@ -124,29 +124,39 @@ static void error_site(struct rm_model *m, const char *fn, const char *err, cons
     }
 }
 
-static void kernel_add(struct rm_model *m, const struct open_slice *o, uint64_t dur)
+/* The entry of a kernel and launch configuration; made (no launches yet)
+ * when new. NULL: out of memory. */
+struct rm_kernel *rm_kernel_find(struct rm_model *m, const char *name, const struct rm_kernel *k)
 {
-    const struct rm_kernel *k = &o->k;
     for (unsigned i = 0; i < m->n_kernels; i++) {
         struct rm_kernel *x = &m->kernels[i];
-        if (!strcmp(x->name, o->name) && x->work_dim == k->work_dim && x->local_null == k->local_null &&
-            !memcmp(x->gws, k->gws, sizeof k->gws) && !memcmp(x->lws, k->lws, sizeof k->lws)) {
-            x->launches++;
-            x->device_ns += dur;
-            if (o->phase >= 0)
-                rm_kernel_phase(x, o->phase, dur);
-            return;
-        }
+        if (!strcmp(x->name, name) && x->work_dim == k->work_dim && x->local_null == k->local_null &&
+            !memcmp(x->gws, k->gws, sizeof k->gws) && !memcmp(x->lws, k->lws, sizeof k->lws))
+            return x;
     }
     if (clt_grow(&m->kernels, m->n_kernels, &m->cap_kernels, sizeof *m->kernels, 16) != 0)
-        return;
+        return NULL;
     struct rm_kernel *x = &m->kernels[m->n_kernels++];
     *x = *k;
-    snprintf(x->name, sizeof x->name, "%s", o->name);
-    x->launches = 1;
-    x->device_ns = dur;
-    x->site = o->site;
+    snprintf(x->name, sizeof x->name, "%s", name);
+    x->launches = x->device_ns = x->timed = x->untimed = 0;
+    x->site = 0;
     memset(x->ph_ns, 0, sizeof x->ph_ns);
+    return x;
+}
+
+static void kernel_add(struct rm_model *m, const struct open_slice *o, uint64_t dur)
+{
+    struct rm_kernel *x = rm_kernel_find(m, o->name, &o->k);
+    if (!x)
+        return;
+    if (!x->launches) {
+        x->site = o->site;
+        x->first_ns = dur;
+    }
+    x->launches++;
+    x->timed++;
+    x->device_ns += dur;
     if (o->phase >= 0)
         rm_kernel_phase(x, o->phase, dur);
 }
@@ -538,6 +548,8 @@ int rm_read_fd(struct rm_model *m, int fd, const char *path, char *err, unsigned
         snprintf(err, errlen, "%s: empty trace", path);
         rc = -1;
     }
+    if (rc == 0)
+        rm_extrapolate(m);
     gzclose(f);
     free(buf);
     for (uint64_t i = 0; i < r.seqs.cap; i++)

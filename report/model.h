@@ -39,7 +39,9 @@ struct rm_uar {                 /* calls on a handle the app had released */
 #define RM_KERNEL_PHASES 4
 struct rm_kernel {              /* one kernel name with one launch configuration */
     char name[RM_MAX_NAME];
-    uint64_t launches, device_ns;
+    uint64_t launches, device_ns;   /* with CLTRACE_SAMPLE: all launches, device time extrapolated */
+    uint64_t timed, untimed;        /* launches timed on the device; left untimed (sampled out) */
+    uint64_t first_ns;              /* the first timed launch (one-time setup: never extrapolated) */
     unsigned work_dim;
     uint64_t gws[3], lws[3];
     int local_null;
@@ -97,8 +99,16 @@ struct rm_cmd { uint64_t start, dur; uint8_t lane, kind; };   /* kind: 0 other, 
 struct rm_lane { uint64_t uuid; char name[64]; };
 
 struct rm_device {
-    char name[RM_MAX_NAME], vendor[RM_MAX_NAME];
+    char name[RM_MAX_NAME], vendor[RM_MAX_NAME], clock_method[64];
     int64_t compute_units, warp, cc, max_wg, local_mem, regs_per_block;
+    int64_t clock_residual_ns, event_cost_ns, own_events, sampled_out;
+};
+
+struct rm_selfcost {            /* what cltrace added to the run (selfcost.c) */
+    int known;                  /* the trace states it (cltrace 0.2 and later) */
+    uint64_t self_ns, hot_ns, device_timing_ns, waited_ns, calls_waited, run_ns;
+    uint64_t writer_cpu_ns, collector_cpu_ns;
+    char sampling[160];         /* "off" or the sampling rule */
 };
 
 struct rm_model {
@@ -135,6 +145,7 @@ struct rm_model {
     int has_attributes;          /* 0: the trace was cut short (crash, kill) */
     int truncated;               /* the file ends inside a packet */
     uint64_t small_threshold;    /* bytes */
+    struct rm_selfcost self;
     int rank;                    /* cltrace.rank of a job's trace; -1: none (set before reading) */
     char host[64];
 };
@@ -145,6 +156,11 @@ int rm_read(struct rm_model *m, const char *path, char *err, unsigned errlen);
 /* The same from an open file descriptor (closed on return); name is for messages. */
 int rm_read_fd(struct rm_model *m, int fd, const char *name, char *err, unsigned errlen);
 void rm_free(struct rm_model *m);
+/* selfcost.c: the trace attributes of cltrace's own cost and of sampling;
+ * after reading, each sampled kernel's device time extrapolated */
+struct rm_kernel *rm_kernel_find(struct rm_model *m, const char *name, const struct rm_kernel *cfg);
+void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char *s);
+void rm_extrapolate(struct rm_model *m);
 /* The next packet of an open trace file (zlib reads gzip and raw alike):
  * RM_FRAME_OK with its bytes in *buf (*len of them), or why there is none. */
 #include <zlib.h>

@@ -61,9 +61,11 @@ void out_json(FILE *o, const struct rm_model *m)
         const struct rm_kernel *k = &m->kernels[i];
         fprintf(o, "%s{\"name\":", i ? "," : "");
         json_str(o, k->name);
-        fprintf(o, ",\"launches\":%llu,\"device_ns\":%llu,\"work_group_size\":%llu,\"local_null\":%s,\"work_groups\":%llu}",
+        fprintf(o, ",\"launches\":%llu,\"device_ns\":%llu,\"work_group_size\":%llu,\"local_null\":%s,\"work_groups\":%llu,"
+                   "\"timed_launches\":%llu,\"extrapolated\":%s}",
                 (unsigned long long)k->launches, (unsigned long long)k->device_ns, (unsigned long long)k->wg_size,
-                k->local_null ? "true" : "false", (unsigned long long)k->work_groups);
+                k->local_null ? "true" : "false", (unsigned long long)k->work_groups, (unsigned long long)k->timed,
+                k->untimed ? "true" : "false");
     }
     static const char *const dirs[RM_DIRS] = { "host_to_device", "device_to_host", "device_to_device", "fill" };
     fprintf(o, "],\"transfers\":{");
@@ -97,6 +99,7 @@ void out_json(FILE *o, const struct rm_model *m)
         fputc('}', o);
     }
     fputc(']', o);
+    selfcost_json(o, m);
     phases_json(o, m);
     if (job_ranks() > 1)
         job_json(o);
@@ -108,6 +111,7 @@ void out_text(FILE *o, const struct rm_model *m)
     if (m->dropped_calls)
         fprintf(o, "WARNING: %llu calls were dropped while tracing; every count below is short by them\n\n",
                 (unsigned long long)m->dropped_calls);
+    selfcost_text(o, m, 0);
     fprintf(o, "API calls%s\n  %-36s %9s %7s %12s %10s %10s %10s\n",
             m->truncated || !m->has_attributes ? " (trace cut short: the app did not exit cleanly)" : "",
             "function", "count", "errors", "total us", "mean us", "min us", "max us");
@@ -120,10 +124,11 @@ void out_text(FILE *o, const struct rm_model *m)
     if (m->n_kernels) {
         fprintf(o, "\nKernels\n  %-48s %9s %12s\n", "kernel and launch configuration", "launches", "device us");
         for (unsigned i = 0; i < m->n_kernels; i++) {
-            char cfg[160];
+            char cfg[160], note[96];
             kernel_config(&m->kernels[i], cfg, sizeof cfg);
-            fprintf(o, "  %-48s %9llu %12.1f\n", cfg, (unsigned long long)m->kernels[i].launches,
-                    m->kernels[i].device_ns / 1e3);
+            selfcost_kernel_note(&m->kernels[i], note, sizeof note);
+            fprintf(o, "  %-48s %9llu %12.1f%s\n", cfg, (unsigned long long)m->kernels[i].launches,
+                    m->kernels[i].device_ns / 1e3, note);
         }
     }
     transfers_text(o, m, 0);
@@ -159,6 +164,7 @@ void out_markdown(FILE *o, const struct rm_model *m)
         fprintf(o, "> The trace was cut short (the app crashed or was killed): this reports what it holds.\n\n");
     if (job_ranks() > 1)
         job_text(o, 1);
+    selfcost_text(o, m, 1);
     fprintf(o, "**%u finding(s)**\n\n", n_findings);
     if (n_findings) {
         fprintf(o, "| severity | rule | where | numbers | fix |\n|---|---|---|---|---|\n");
@@ -183,11 +189,13 @@ void out_markdown(FILE *o, const struct rm_model *m)
     if (m->n_kernels) {
         fprintf(o, "\n| kernel and launch configuration | launches | device µs |\n|---|---:|---:|\n");
         for (unsigned i = 0; i < m->n_kernels; i++) {
-            char cfg[160];
+            char cfg[160], note[96];
             kernel_config(&m->kernels[i], cfg, sizeof cfg);
+            selfcost_kernel_note(&m->kernels[i], note, sizeof note);
             fputs("| ", o);
             md_cell(o, cfg);
-            fprintf(o, " | %llu | %.1f |\n", (unsigned long long)m->kernels[i].launches, m->kernels[i].device_ns / 1e3);
+            fprintf(o, " | %llu | %.1f%s |\n", (unsigned long long)m->kernels[i].launches,
+                    m->kernels[i].device_ns / 1e3, note);
         }
     }
     transfers_text(o, m, 1);
@@ -225,8 +233,9 @@ void out_junit(FILE *o, const struct rm_model *m, int fail_at)
             }
     fprintf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
                "<testsuite name=\"cltrace-report\" tests=\"%u\" failures=\"%u\">\n", (unsigned)N_RULES, failures);
-    if (m->n_phases || job_ranks() > 1) {
+    if (m->n_phases || job_ranks() > 1 || m->self.known) {
         fputs("  <properties>\n", o);
+        selfcost_junit(o, m);
         phases_junit(o, m);
         if (job_ranks() > 1)
             job_junit(o);

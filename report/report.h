@@ -35,6 +35,12 @@ void out_html(FILE *o, const struct rm_model *m, const struct thresholds *th);
 void json_str(FILE *o, const char *s);
 int report_diff(int argc, char **argv, const struct thresholds *th);   /* diff.c: exit status */
 void xml_text(FILE *o, const char *s);
+/* selfcost.c: what cltrace added to the run; sampled kernels */
+void selfcost_text(FILE *o, const struct rm_model *m, int markdown);
+void selfcost_json(FILE *o, const struct rm_model *m);
+void selfcost_junit(FILE *o, const struct rm_model *m);
+void selfcost_html(FILE *o, const struct rm_model *m);
+void selfcost_kernel_note(const struct rm_kernel *k, char *buf, size_t cap);
 /* paths.c: a file, or a folder's traces (a job's), appended in name order */
 struct rm_paths { char **p; unsigned n, cap; };
 int rm_paths_add(struct rm_paths *ps, const char *path);   /* 0 ok; an empty folder adds nothing */

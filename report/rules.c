@@ -247,7 +247,9 @@ void rules(const struct rm_model *m, const struct thresholds *th)
     }
     uint64_t span = tl->busy_until - tl->first_start;
     next_phase = -1;
-    if (tl->commands >= 8 && span > 1000000 && tl->idle_ns * 2 > span) {
+    /* with CLTRACE_SAMPLE the untimed commands' time is unknown: no idle figure */
+    int sampled = m->self.sampling[0] && strcmp(m->self.sampling, "off") != 0;
+    if (!sampled && tl->commands >= 8 && span > 1000000 && tl->idle_ns * 2 > span) {
         struct finding *f = add("device-idle", SEV_INFO);
         snprintf(f->where, sizeof f->where, "device timeline");
         snprintf(f->numbers, sizeof f->numbers, "idle %.0f%% of %.3f ms between its first and last command; "

@@ -38,6 +38,12 @@ struct clt_thread {
     uint32_t in_fn;         /* command being recorded on this thread, + 1 (0: none) */
     uint32_t reentered;     /* depth of that command re-entering itself (loader layers; loops) */
     int dropping;
+    uint32_t cost_countdown;        /* light calls until the next measured one (capture/put.h) */
+    uint64_t wait_pending;          /* ticks waited for room inside the call being measured */
+    /* cltrace's own time on this thread, in clock ticks, published to the
+     * writer (which states it in the trace): calls measured whole, a sample
+     * of the light calls (1 in CLT_COST_EVERY), waits for ring room. */
+    _Atomic uint64_t cost_exact, cost_sampled, cost_samples, cost_waited, waits;
     _Alignas(64) _Atomic uint64_t head;   /* published to the writer */
     _Alignas(64) _Atomic uint64_t tail;   /* consumed by the writer */
     _Atomic uint64_t dropped_pub;
@@ -65,13 +71,23 @@ enum clt_rec_kind {
     CLT_REC_RANGE_POP = 0xFF07,
     CLT_REC_MARK = 0xFF08,        /* name */
     CLT_REC_COUNTER = 0xFF09,     /* name, value (double bits) */
+    CLT_REC_EVCOST = 0xFF0A,      /* what an event costs the calling thread on a device (markers) */
 };
+
+/* An enqueue record's flow slot: 0 no command (the call failed), else the
+ * flow id of its CLT_REC_COMMAND, or this: not timed (CLTRACE_SAMPLE). */
+#define CLT_FLOW_SAMPLED_OUT 1u
 
 /* Slots of the records above (rec->arg[i]). */
 enum { CMD_FLOW, CMD_EVENT, CMD_STATUS, CMD_QUEUED, CMD_SUBMIT, CMD_START, CMD_END, CMD_N };
 enum { DEV_ID, DEV_TYPE, DEV_CU, DEV_MAX_WG, DEV_LOCAL_MEM, DEV_GLOBAL_MEM, DEV_CLOCK_MHZ, DEV_WARP,
        DEV_REGS, DEV_CC_MAJOR, DEV_CC_MINOR, DEV_SIMD_PER_CU, DEV_NAME, DEV_VENDOR, DEV_VERSION, DEV_N };
-enum { CLK_DEVICE, CLK_HOST_BEFORE, CLK_DEVICE_TS, CLK_HOST_AFTER, CLK_STATUS, CLK_N };
+enum { CLK_DEVICE, CLK_HOST_BEFORE, CLK_DEVICE_TS, CLK_HOST_AFTER, CLK_STATUS, CLK_KIND, CLK_N };
+/* clGetDeviceAndHostTimer bracketed by ticks; the same whose host time was
+ * on a clock cltrace knows (host fields then boottime ns, before == after);
+ * a calibration marker's QUEUED time bracketed by ticks */
+enum { CLT_CLK_TIMER, CLT_CLK_TIMER_EXACT, CLT_CLK_MARKER };
+enum { EVC_DEVICE, EVC_WITHOUT, EVC_WITH, EVC_SAMPLES, EVC_N };   /* median ticks per marker */
 enum { KI_KERNEL, KI_DEVICE, KI_WG_SIZE, KI_PREF_MULTIPLE, KI_LOCAL_MEM, KI_PRIVATE_MEM, KI_N };
 enum { KR_PROGRAM, KR_REGS, KR_NAME, KR_N };
 

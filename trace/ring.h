@@ -12,5 +12,6 @@ extern struct clt_thread *_Atomic clt_threads;   /* every ring ever attached */
 extern int clt_stacks_recorded;                  /* records may carry call stacks */
 
 void clt_ring_wake(struct clt_thread *th);        /* the writer gave room back */
+extern _Atomic uint64_t clt_collector_cpu_ns;    /* CPU time of the completion collector thread */
 
 #endif

@@ -59,6 +59,7 @@ int clt_calls_init(struct clt_writer *w)
     w->name_arg_object = name_index(w, "arg_object");
     w->name_refcount = name_index(w, "reference_count");
     w->name_released = name_index(w, "use_after_release");
+    w->name_device_timed = name_index(w, "device_timed");
     unsigned s = 0;
     for (unsigned d = 0; d < CLT_DEC_COUNT; d++) {
         w->str_off[d] = s;
@@ -356,6 +357,13 @@ void clt_call_write(struct clt_writer *w, struct clt_thread *th, struct clt_seq 
     uint32_t stack = c->stack;
     if (refs >= 0 && s.n_ann < MAX_ANN)
         set(new_ann(w, ss, &s, w->name_refcount), FP_V_UINT, (uint64_t)refs);
+    /* An enqueue's flow id (slot after its parameters) ties it to its command. */
+    uint64_t flow = fd->flags & CLT_F_ENQUEUE ? rec->arg[fd->n_params] : 0;
+    if (flow == CLT_FLOW_SAMPLED_OUT) {     /* CLTRACE_SAMPLE left it untimed: say so */
+        flow = 0;
+        if (s.n_ann < MAX_ANN)
+            set(new_ann(w, ss, &s, w->name_device_timed), FP_V_BOOL, 0);
+    }
     s.in.n_callstacks = 0;
     if (stack) {
         perfetto__protos__interned_data__init(&s.in);
@@ -374,8 +382,6 @@ void clt_call_write(struct clt_writer *w, struct clt_thread *th, struct clt_seq 
         put_interned(w, &s, th->seq);
     if (w->len + 2 * FP_MAX_PACKET > CLT_OUT_CAP)
         clt_writer_flush(w);
-    /* An enqueue's flow id (slot after its parameters) ties it to its command. */
-    uint64_t flow = fd->flags & CLT_F_ENQUEUE ? rec->arg[fd->n_params] : 0;
     uint8_t *o = w->out + w->len;
     o = fp_slice(o, t0, th->seq, 1, rec->fn + 1u, s.ann, s.n_ann, &flow, flow != 0, NULL, 0, stack);
     o = fp_slice(o, t1, th->seq, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0);

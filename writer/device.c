@@ -282,6 +282,45 @@ static void mem_in_flight(struct clt_devmodel *m, const struct clt_flow *f)
         mo->inflight++;
 }
 
+/* An enqueue CLTRACE_SAMPLE left untimed: counted on its device and, for a
+ * launch, on its kernel and launch configuration (the report extrapolates
+ * the kernel's device time from the launches that were timed). */
+static void sampled_out(struct clt_writer *w, const struct clt_rec *rec, unsigned fn)
+{
+    struct clt_devmodel *m = w->dev;
+    struct clt_queue *q = queue_get(w, rec->arg[0]);
+    if (q && q->dev)
+        q->dev->sampled_out++;
+    if (fn != CLT_FN_clEnqueueNDRangeKernel)
+        return;
+    struct clt_untimed u = { 0 };
+    struct clt_kern *k = clt_dm_kern_get(w, clt_dm_id_of(w, rec->arg[1]), 0);
+    unsigned n;
+    const uint64_t *a;
+    snprintf(u.name, sizeof u.name, "%s", k && k->name[0] ? k->name : "NDRangeKernel");
+    u.work_dim = (uint32_t)rec->arg[2] <= 3 ? (uint32_t)rec->arg[2] : 3;
+    if ((a = arr(rec, 4, &n)) != NULL)
+        memcpy(u.gws, a, (n < 3 ? n : 3) * 8);
+    if ((a = arr(rec, 5, &n)) != NULL)
+        memcpy(u.lws, a, (n < 3 ? n : 3) * 8);
+    else
+        u.lws_null = 1;
+    for (unsigned i = 0; i < m->n_untimed; i++) {
+        struct clt_untimed *x = &m->untimed_launches[i];
+        if (!strcmp(x->name, u.name) && x->work_dim == u.work_dim && x->lws_null == u.lws_null &&
+            !memcmp(x->gws, u.gws, sizeof u.gws) && !memcmp(x->lws, u.lws, sizeof u.lws)) {
+            x->count++;
+            return;
+        }
+    }
+    if (m->n_untimed < CLT_MAX_UNTIMED) {
+        u.count = 1;
+        m->untimed_launches[m->n_untimed++] = u;
+    } else {
+        m->untimed_other++;
+    }
+}
+
 /* The table slot of a flow id: per thread sequence, by its counter. */
 struct clt_flow *clt_dm_flow_slot(struct clt_devmodel *m, uint64_t flow, int create)
 {
@@ -383,6 +422,10 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
     if (!(fd->flags & CLT_F_ENQUEUE))
         return;
     uint64_t flow = rec->arg[fd->n_params];
+    if (flow == CLT_FLOW_SAMPLED_OUT) {
+        sampled_out(w, rec, fn);
+        return;
+    }
     struct clt_flow *f = flow ? clt_dm_flow_slot(m, flow, 1) : NULL;
     if (!f)
         return;

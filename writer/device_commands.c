@@ -53,6 +53,9 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
         return;               /* (without f: counted in commands_unmatched already) */
     }
     struct clt_dev *d = q->dev;
+    if (rec->arg[CMD_FLOW] & (1u << 31))
+        d->own_events++;
+    clt_cost_on_command(w, d, rec->arg[CMD_FLOW]);
     if (!v[CMD_START] || !v[CMD_END]) {    /* no profiling data: counted, not drawn */
         m->untimed++;
         return;
@@ -272,9 +275,27 @@ void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec)
     case CLT_REC_CLOCK: {
         struct clt_dev *d = clt_dm_dev_get(w, rec->arg[CLK_DEVICE]);
         if (d && (int64_t)rec->arg[CLK_STATUS] == 0 && rec->arg[CLK_DEVICE_TS]) {
-            d->timer_ok = 1;
-            clt_dm_clock_sample(d, clt_clock_to_ns(&w->clock, rec->arg[CLK_HOST_BEFORE]),
-                         clt_clock_to_ns(&w->clock, rec->arg[CLK_HOST_AFTER]), rec->arg[CLK_DEVICE_TS]);
+            unsigned kind = (unsigned)rec->arg[CLK_KIND];
+            if (kind == CLT_CLK_TIMER || kind == CLT_CLK_TIMER_EXACT)
+                d->timer_ok = 1 + (kind == CLT_CLK_TIMER_EXACT);
+            else
+                d->markers++;
+            /* an exact timer pair is in boottime ns already; the others in ticks */
+            uint64_t lo = kind == CLT_CLK_TIMER_EXACT ? rec->arg[CLK_HOST_BEFORE]
+                                                      : clt_clock_to_ns(&w->clock, rec->arg[CLK_HOST_BEFORE]);
+            uint64_t hi = kind == CLT_CLK_TIMER_EXACT ? rec->arg[CLK_HOST_AFTER]
+                                                      : clt_clock_to_ns(&w->clock, rec->arg[CLK_HOST_AFTER]);
+            clt_dm_clock_sample(d, lo, hi, rec->arg[CLK_DEVICE_TS]);
+        }
+        break;
+    }
+    case CLT_REC_EVCOST: {
+        struct clt_dev *d = clt_dm_dev_get(w, rec->arg[EVC_DEVICE]);
+        uint64_t base = clt_clock_to_ns(&w->clock, rec->t0);     /* ticks -> ns, as differences */
+        if (d) {
+            d->marker_ns = clt_clock_to_ns(&w->clock, rec->t0 + rec->arg[EVC_WITHOUT]) - base;
+            d->marker_event_ns = clt_clock_to_ns(&w->clock, rec->t0 + rec->arg[EVC_WITH]) - base;
+            d->event_cost_ns = d->marker_event_ns > d->marker_ns ? d->marker_event_ns - d->marker_ns : 0;
         }
         break;
     }
@@ -328,7 +349,13 @@ void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
         DEV_INT("registers_per_block", d->info[DEV_REGS]);
         DEV_INT("compute_capability", d->info[DEV_CC_MAJOR] * 10 + d->info[DEV_CC_MINOR]);
         DEV_INT("device_type", d->info[DEV_TYPE]);
-        DEV_STR("clock_method", d->timer_ok ? "device_and_host_timer+enqueue_brackets" : "enqueue_brackets");
+        DEV_STR("clock_method", d->timer_ok == 2 ? "device_and_host_timer (host clock matched)"
+                              : d->timer_ok ? "device_and_host_timer+enqueue_brackets"
+                              : d->markers ? "marker_brackets+enqueue_brackets" : "enqueue_brackets");
+        DEV_INT("event_cost_ns", d->event_cost_ns);
+        DEV_INT("marker_ns", d->marker_ns);
+        DEV_INT("own_events", d->own_events);
+        DEV_INT("commands_sampled_out", d->sampled_out);
         DEV_INT("clock_offset_ns", d->offset);
         DEV_INT("clock_residual_ns", d->max_residual);
         DEV_INT("clock_samples", d->n_samples);
@@ -337,5 +364,27 @@ void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
 #undef DEV_STR
     }
     clt_attrs_put(w, &a);
+    /* CLTRACE_SAMPLE: the launches left untimed, one attribute per kernel
+     * and launch configuration: "name|work_dim|g0,g1,g2|l0,l1,l2 or NULL|count" */
+    static char vals[CLT_MAX_UNTIMED][CLT_MAX_STR + 160];
+    a.n = 0;
+    for (unsigned i = 0; i < m->n_untimed; i++) {
+        const struct clt_untimed *u = &m->untimed_launches[i];
+        char lws[80];
+        if (u->lws_null)
+            snprintf(lws, sizeof lws, "NULL");
+        else
+            snprintf(lws, sizeof lws, "%llu,%llu,%llu", (unsigned long long)u->lws[0],
+                     (unsigned long long)u->lws[1], (unsigned long long)u->lws[2]);
+        snprintf(vals[i], sizeof vals[i], "%s|%u|%llu,%llu,%llu|%s|%llu", u->name, u->work_dim,
+                 (unsigned long long)u->gws[0], (unsigned long long)u->gws[1], (unsigned long long)u->gws[2], lws,
+                 (unsigned long long)u->count);
+        snprintf(key, sizeof key, "cltrace.sampled_out.%u", i);
+        clt_attr_str(&a, key, vals[i]);
+    }
+    if (m->untimed_other)
+        clt_attr_int(&a, "cltrace.sampled_out_other", (int64_t)m->untimed_other);
+    if (a.n)
+        clt_attrs_put(w, &a);
 }
 

@@ -22,9 +22,13 @@ struct clt_dev {
     /* device ns -> host ns: offset within [lo, hi] for every recent sample */
     int64_t lo[CLT_CLOCK_WINDOW], hi[CLT_CLOCK_WINDOW];
     unsigned n_samples, next_sample;
-    int timer_ok;                 /* clGetDeviceAndHostTimer worked */
+    int timer_ok;                 /* clGetDeviceAndHostTimer worked; 2: on a host clock we know */
+    unsigned markers;             /* clock samples from calibration markers */
     int64_t offset, residual, max_residual;
     uint64_t commands, clamped;
+    /* cltrace's own cost: what an event costs the enqueuing thread (markers
+     * with and without one, capture/hooks.c), the events cltrace added */
+    uint64_t marker_ns, marker_event_ns, event_cost_ns, own_events, sampled_out;
 };
 
 struct clt_queue {
@@ -70,6 +74,14 @@ struct clt_flow {
     uint32_t n_args;
 };
 
+/* Launches CLTRACE_SAMPLE left untimed, by kernel and launch configuration. */
+#define CLT_MAX_UNTIMED 256
+struct clt_untimed {
+    char name[CLT_MAX_STR + 1];
+    uint32_t work_dim, lws_null;
+    uint64_t gws[3], lws[3], count;
+};
+
 struct clt_mapping { uint64_t bytes, flags; };   /* a clEnqueueMap* result, until its unmap */
 
 struct clt_regs { uint64_t program; unsigned regs; char name[CLT_MAX_STR + 1]; };
@@ -89,6 +101,9 @@ struct clt_devmodel {
     struct clt_regs *regs;
     unsigned n_regs, cap_regs;
     uint64_t commands, unmatched, untimed;
+    struct clt_untimed untimed_launches[CLT_MAX_UNTIMED];
+    unsigned n_untimed;
+    uint64_t untimed_other;
 };
 
 /* device.c: the model, shared with device_commands.c */

@@ -30,7 +30,7 @@ struct clt_writer {
     unsigned *pname;          /* name index of each (fn, param), at pname_off[fn] */
     unsigned pname_off[CLT_FN_COUNT + 1];
     const char **names;
-    unsigned n_names, name_result, name_arg_object, name_refcount, name_released;
+    unsigned n_names, name_result, name_arg_object, name_refcount, name_released, name_device_timed;
     unsigned str_off[CLT_DEC_COUNT + 1];   /* string iid space: enum values, then errors */
     unsigned n_strs;
     int16_t err_idx[2048];    /* -code -> index in clt_errors, or -1 */
@@ -41,6 +41,7 @@ struct clt_writer {
     unsigned leaks;           /* objects the app still held at exit (lifetime.c) */
     int leak_track_declared;
     struct clt_job job;       /* rank, size, host of this process (common/job.h) */
+    uint64_t start_ns;        /* boottime the writer started: the run's span begins */
 };
 
 /* dispatch.c: the writer's entry points */
@@ -54,6 +55,14 @@ void clt_emit_dropped(struct clt_writer *w);
 void clt_emit_footer(struct clt_writer *w);
 void clt_writer_flush(struct clt_writer *w);   /* writer.c: the buffer to the file */
 int clt_gzip_file(const char *src, const char *dst);   /* gzip.c: 0 ok; on every core */
+
+/* selfcost.c: what cltrace added to the run (TRACE_FORMAT.md) */
+struct clt_dev;
+struct clt_attrs;
+void clt_cost_on_command(struct clt_writer *w, const struct clt_dev *d, uint64_t flow);
+void clt_cost_thread_ended(struct clt_writer *w, struct clt_thread *th);
+void clt_cost_emit(struct clt_writer *w);
+void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns, uint64_t writer_cpu_ns);
 
 /* calls.c: API calls, one sequence per recording thread */
 struct clt_seq;

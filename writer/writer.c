@@ -185,8 +185,10 @@ static int drain_all(void)
                 continue;
             uint64_t t = clt_thread_next_t0(th);
             if (t == UINT64_MAX) {
-                if (st == CLT_TH_DEAD)
+                if (st == CLT_TH_DEAD) {
+                    clt_cost_thread_ended(&W, th);
                     __atomic_store_n(&th->state, CLT_TH_FREE, __ATOMIC_RELEASE);
+                }
                 continue;
             }
             if (t < t_oldest) {
@@ -203,6 +205,8 @@ static int drain_all(void)
     }
     return busy;
 }
+
+static uint64_t writer_cpu_ns;
 
 static void *writer_main(void *arg)
 {
@@ -224,6 +228,7 @@ static void *writer_main(void *arg)
         uint64_t now = clt_boottime_ns();
         if (now - last_cal > 100000000u) {          /* re-calibrate every 100 ms */
             clt_clock_update(&W.clock);
+            clt_cost_emit(&W);
             last_cal = now;
         }
         clt_emit_dropped(&W);
@@ -243,6 +248,9 @@ static void *writer_main(void *arg)
         if (idle_us < 4000)
             idle_us *= 2;
     }
+    struct timespec cpu;          /* cltrace's own cost, stated in the trace */
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+        writer_cpu_ns = (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec;
     return NULL;
 }
 
@@ -272,6 +280,7 @@ int clt_writer_start(void)
         clt_msg("out of memory; running untraced");
         return -1;
     }
+    W.start_ns = clt_boottime_ns();
     clt_emit_header(&W);
     /* The writer takes no signals: they stay the app's. */
     sigset_t all, old;
@@ -323,8 +332,18 @@ void clt_writer_stop(uint64_t unfinished_commands)
         clt_msg("%u OpenCL object%s still held at exit (%s); their creation stacks are in the trace",
                 W.leaks, W.leaks == 1 ? "" : "s", list);
     }
+    clt_cost_emit(&W);
     clt_dev_footer(&W, W.unfinished);
     clt_emit_footer(&W);
+    static struct clt_attrs cost;
+    char sampling[160];
+    struct clt_sample smp;
+    clt_sample_parse(clt_cfg.SAMPLE, &smp);
+    clt_sample_describe(&smp, sampling, sizeof sampling);
+    cost.n = 0;
+    clt_attr_str(&cost, "cltrace.sampling", sampling);
+    clt_cost_footer(&W, &cost, clt_boottime_ns() - W.start_ns, writer_cpu_ns);
+    clt_attrs_put(&W, &cost);
     clt_writer_flush(&W);
     close(W.fd);
     const char *final = W.path;

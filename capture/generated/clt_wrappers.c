@@ -26,6 +26,7 @@ static int32_t clBuildProgram_rec(clBuildProgram_t real, void * program, uint32_
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     struct clt_hook h = { th, (void *)real, 0, {0} };
     void * program__c = program;
     uint32_t num_devices__c = num_devices;
@@ -61,6 +62,7 @@ static int32_t clBuildProgram_rec(clBuildProgram_t real, void * program, uint32_
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clBuildProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -87,6 +89,7 @@ static int32_t clCancelCommandsIMG_rec(clCancelCommandsIMG_t real, void * event_
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCancelCommandsIMG + 1u;
@@ -109,6 +112,7 @@ static int32_t clCancelCommandsIMG_rec(clCancelCommandsIMG_t real, void * event_
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCancelCommandsIMG, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -135,6 +139,7 @@ static void * clCloneKernel_rec(clCloneKernel_t real, void * source_kernel, cl_i
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -158,6 +163,7 @@ static void * clCloneKernel_rec(clCloneKernel_t real, void * source_kernel, cl_i
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCloneKernel, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -184,6 +190,7 @@ static int32_t clCommandBarrierWithWaitListKHR_rec(clCommandBarrierWithWaitListK
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCommandBarrierWithWaitListKHR + 1u;
@@ -211,6 +218,7 @@ static int32_t clCommandBarrierWithWaitListKHR_rec(clCommandBarrierWithWaitListK
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandBarrierWithWaitListKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -237,6 +245,7 @@ static int32_t clCommandCopyBufferKHR_rec(clCommandCopyBufferKHR_t real, void * 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCommandCopyBufferKHR + 1u;
@@ -269,6 +278,7 @@ static int32_t clCommandCopyBufferKHR_rec(clCommandCopyBufferKHR_t real, void * 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -295,6 +305,7 @@ static int32_t clCommandCopyBufferRectKHR_rec(clCommandCopyBufferRectKHR_t real,
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCommandCopyBufferRectKHR + 1u;
@@ -331,6 +342,7 @@ static int32_t clCommandCopyBufferRectKHR_rec(clCommandCopyBufferRectKHR_t real,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyBufferRectKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -357,6 +369,7 @@ static int32_t clCommandCopyBufferToImageKHR_rec(clCommandCopyBufferToImageKHR_t
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCommandCopyBufferToImageKHR + 1u;
@@ -389,6 +402,7 @@ static int32_t clCommandCopyBufferToImageKHR_rec(clCommandCopyBufferToImageKHR_t
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyBufferToImageKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -415,6 +429,7 @@ static int32_t clCommandCopyImageKHR_rec(clCommandCopyImageKHR_t real, void * co
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCommandCopyImageKHR + 1u;
@@ -447,6 +462,7 @@ static int32_t clCommandCopyImageKHR_rec(clCommandCopyImageKHR_t real, void * co
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyImageKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -473,6 +489,7 @@ static int32_t clCommandCopyImageToBufferKHR_rec(clCommandCopyImageToBufferKHR_t
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCommandCopyImageToBufferKHR + 1u;
@@ -505,6 +522,7 @@ static int32_t clCommandCopyImageToBufferKHR_rec(clCommandCopyImageToBufferKHR_t
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyImageToBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -531,6 +549,7 @@ static int32_t clCommandFillBufferKHR_rec(clCommandFillBufferKHR_t real, void * 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCommandFillBufferKHR + 1u;
@@ -563,6 +582,7 @@ static int32_t clCommandFillBufferKHR_rec(clCommandFillBufferKHR_t real, void * 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandFillBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -589,6 +609,7 @@ static int32_t clCommandFillImageKHR_rec(clCommandFillImageKHR_t real, void * co
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCommandFillImageKHR + 1u;
@@ -620,6 +641,7 @@ static int32_t clCommandFillImageKHR_rec(clCommandFillImageKHR_t real, void * co
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandFillImageKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -646,6 +668,7 @@ static int32_t clCommandNDRangeKernelKHR_rec(clCommandNDRangeKernelKHR_t real, v
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCommandNDRangeKernelKHR + 1u;
@@ -678,6 +701,7 @@ static int32_t clCommandNDRangeKernelKHR_rec(clCommandNDRangeKernelKHR_t real, v
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandNDRangeKernelKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -704,6 +728,7 @@ static int32_t clCommandSVMMemFillKHR_rec(clCommandSVMMemFillKHR_t real, void * 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCommandSVMMemFillKHR + 1u;
@@ -735,6 +760,7 @@ static int32_t clCommandSVMMemFillKHR_rec(clCommandSVMMemFillKHR_t real, void * 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandSVMMemFillKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -761,6 +787,7 @@ static int32_t clCommandSVMMemcpyKHR_rec(clCommandSVMMemcpyKHR_t real, void * co
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCommandSVMMemcpyKHR + 1u;
@@ -791,6 +818,7 @@ static int32_t clCommandSVMMemcpyKHR_rec(clCommandSVMMemcpyKHR_t real, void * co
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandSVMMemcpyKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -817,6 +845,7 @@ static int32_t clCompileProgram_rec(clCompileProgram_t real, void * program, uin
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCompileProgram + 1u;
@@ -846,6 +875,7 @@ static int32_t clCompileProgram_rec(clCompileProgram_t real, void * program, uin
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCompileProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -872,6 +902,7 @@ static void * clCreateAcceleratorINTEL_rec(clCreateAcceleratorINTEL_t real, void
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -898,6 +929,7 @@ static void * clCreateAcceleratorINTEL_rec(clCreateAcceleratorINTEL_t real, void
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateAcceleratorINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -924,6 +956,7 @@ static void * clCreateBuffer_rec(clCreateBuffer_t real, void * context, uint64_t
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -950,6 +983,7 @@ static void * clCreateBuffer_rec(clCreateBuffer_t real, void * context, uint64_t
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateBuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -976,6 +1010,7 @@ static void * clCreateBufferWithProperties_rec(clCreateBufferWithProperties_t re
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -1003,6 +1038,7 @@ static void * clCreateBufferWithProperties_rec(clCreateBufferWithProperties_t re
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateBufferWithProperties, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -1029,6 +1065,7 @@ static void * clCreateBufferWithPropertiesINTEL_rec(clCreateBufferWithProperties
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -1056,6 +1093,7 @@ static void * clCreateBufferWithPropertiesINTEL_rec(clCreateBufferWithProperties
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateBufferWithPropertiesINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -1082,6 +1120,7 @@ static void * clCreateCommandBufferKHR_rec(clCreateCommandBufferKHR_t real, uint
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -1107,6 +1146,7 @@ static void * clCreateCommandBufferKHR_rec(clCreateCommandBufferKHR_t real, uint
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateCommandBufferKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -1130,6 +1170,7 @@ static void * clCreateCommandQueue_rec(clCreateCommandQueue_t real, void * conte
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     struct clt_hook h = { th, (void *)real, 0, {0} };
     void * context__c = context;
@@ -1162,6 +1203,7 @@ static void * clCreateCommandQueue_rec(clCreateCommandQueue_t real, void * conte
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateCommandQueue, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -1185,6 +1227,7 @@ static void * clCreateCommandQueueWithProperties_rec(clCreateCommandQueueWithPro
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     struct clt_hook h = { th, (void *)real, 0, {0} };
     void * context__c = context;
@@ -1217,6 +1260,7 @@ static void * clCreateCommandQueueWithProperties_rec(clCreateCommandQueueWithPro
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateCommandQueueWithProperties, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -1240,6 +1284,7 @@ static void * clCreateCommandQueueWithPropertiesKHR_rec(clCreateCommandQueueWith
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     struct clt_hook h = { th, (void *)real, 0, {0} };
     void * context__c = context;
@@ -1272,6 +1317,7 @@ static void * clCreateCommandQueueWithPropertiesKHR_rec(clCreateCommandQueueWith
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateCommandQueueWithPropertiesKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -1298,6 +1344,7 @@ static void * clCreateContext_rec(clCreateContext_t real, void * properties, uin
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -1325,6 +1372,7 @@ static void * clCreateContext_rec(clCreateContext_t real, void * properties, uin
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateContext, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -1351,6 +1399,7 @@ static void * clCreateContextFromType_rec(clCreateContextFromType_t real, void *
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -1377,6 +1426,7 @@ static void * clCreateContextFromType_rec(clCreateContextFromType_t real, void *
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateContextFromType, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -1403,6 +1453,7 @@ static void * clCreateEventFromEGLSyncKHR_rec(clCreateEventFromEGLSyncKHR_t real
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -1428,6 +1479,7 @@ static void * clCreateEventFromEGLSyncKHR_rec(clCreateEventFromEGLSyncKHR_t real
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateEventFromEGLSyncKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -1454,6 +1506,7 @@ static void * clCreateEventFromGLsyncKHR_rec(clCreateEventFromGLsyncKHR_t real, 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -1478,6 +1531,7 @@ static void * clCreateEventFromGLsyncKHR_rec(clCreateEventFromGLsyncKHR_t real, 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateEventFromGLsyncKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -1504,6 +1558,7 @@ static void * clCreateFromD3D10BufferKHR_rec(clCreateFromD3D10BufferKHR_t real, 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -1529,6 +1584,7 @@ static void * clCreateFromD3D10BufferKHR_rec(clCreateFromD3D10BufferKHR_t real, 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D10BufferKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -1555,6 +1611,7 @@ static void * clCreateFromD3D10Texture2DKHR_rec(clCreateFromD3D10Texture2DKHR_t 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -1581,6 +1638,7 @@ static void * clCreateFromD3D10Texture2DKHR_rec(clCreateFromD3D10Texture2DKHR_t 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D10Texture2DKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -1607,6 +1665,7 @@ static void * clCreateFromD3D10Texture3DKHR_rec(clCreateFromD3D10Texture3DKHR_t 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -1633,6 +1692,7 @@ static void * clCreateFromD3D10Texture3DKHR_rec(clCreateFromD3D10Texture3DKHR_t 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D10Texture3DKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -1659,6 +1719,7 @@ static void * clCreateFromD3D11BufferKHR_rec(clCreateFromD3D11BufferKHR_t real, 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -1684,6 +1745,7 @@ static void * clCreateFromD3D11BufferKHR_rec(clCreateFromD3D11BufferKHR_t real, 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D11BufferKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -1710,6 +1772,7 @@ static void * clCreateFromD3D11Texture2DKHR_rec(clCreateFromD3D11Texture2DKHR_t 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -1736,6 +1799,7 @@ static void * clCreateFromD3D11Texture2DKHR_rec(clCreateFromD3D11Texture2DKHR_t 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D11Texture2DKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -1762,6 +1826,7 @@ static void * clCreateFromD3D11Texture3DKHR_rec(clCreateFromD3D11Texture3DKHR_t 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -1788,6 +1853,7 @@ static void * clCreateFromD3D11Texture3DKHR_rec(clCreateFromD3D11Texture3DKHR_t 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D11Texture3DKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -1814,6 +1880,7 @@ static void * clCreateFromDX9MediaSurfaceINTEL_rec(clCreateFromDX9MediaSurfaceIN
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -1841,6 +1908,7 @@ static void * clCreateFromDX9MediaSurfaceINTEL_rec(clCreateFromDX9MediaSurfaceIN
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromDX9MediaSurfaceINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -1867,6 +1935,7 @@ static void * clCreateFromDX9MediaSurfaceKHR_rec(clCreateFromDX9MediaSurfaceKHR_
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -1894,6 +1963,7 @@ static void * clCreateFromDX9MediaSurfaceKHR_rec(clCreateFromDX9MediaSurfaceKHR_
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromDX9MediaSurfaceKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -1920,6 +1990,7 @@ static void * clCreateFromEGLImageKHR_rec(clCreateFromEGLImageKHR_t real, void *
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -1947,6 +2018,7 @@ static void * clCreateFromEGLImageKHR_rec(clCreateFromEGLImageKHR_t real, void *
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromEGLImageKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -1973,6 +2045,7 @@ static void * clCreateFromGLBuffer_rec(clCreateFromGLBuffer_t real, void * conte
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -1998,6 +2071,7 @@ static void * clCreateFromGLBuffer_rec(clCreateFromGLBuffer_t real, void * conte
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLBuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -2024,6 +2098,7 @@ static void * clCreateFromGLRenderbuffer_rec(clCreateFromGLRenderbuffer_t real, 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -2049,6 +2124,7 @@ static void * clCreateFromGLRenderbuffer_rec(clCreateFromGLRenderbuffer_t real, 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLRenderbuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -2075,6 +2151,7 @@ static void * clCreateFromGLTexture_rec(clCreateFromGLTexture_t real, void * con
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -2102,6 +2179,7 @@ static void * clCreateFromGLTexture_rec(clCreateFromGLTexture_t real, void * con
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLTexture, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -2128,6 +2206,7 @@ static void * clCreateFromGLTexture2D_rec(clCreateFromGLTexture2D_t real, void *
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -2155,6 +2234,7 @@ static void * clCreateFromGLTexture2D_rec(clCreateFromGLTexture2D_t real, void *
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLTexture2D, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -2181,6 +2261,7 @@ static void * clCreateFromGLTexture3D_rec(clCreateFromGLTexture3D_t real, void *
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -2208,6 +2289,7 @@ static void * clCreateFromGLTexture3D_rec(clCreateFromGLTexture3D_t real, void *
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLTexture3D, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -2234,6 +2316,7 @@ static void * clCreateFromVA_APIMediaSurfaceINTEL_rec(clCreateFromVA_APIMediaSur
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -2260,6 +2343,7 @@ static void * clCreateFromVA_APIMediaSurfaceINTEL_rec(clCreateFromVA_APIMediaSur
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromVA_APIMediaSurfaceINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -2286,6 +2370,7 @@ static void * clCreateImage_rec(clCreateImage_t real, void * context, uint64_t f
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -2313,6 +2398,7 @@ static void * clCreateImage_rec(clCreateImage_t real, void * context, uint64_t f
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateImage, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -2339,6 +2425,7 @@ static void * clCreateImage2D_rec(clCreateImage2D_t real, void * context, uint64
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -2368,6 +2455,7 @@ static void * clCreateImage2D_rec(clCreateImage2D_t real, void * context, uint64
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateImage2D, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -2394,6 +2482,7 @@ static void * clCreateImage3D_rec(clCreateImage3D_t real, void * context, uint64
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -2425,6 +2514,7 @@ static void * clCreateImage3D_rec(clCreateImage3D_t real, void * context, uint64
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateImage3D, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -2451,6 +2541,7 @@ static void * clCreateImageWithProperties_rec(clCreateImageWithProperties_t real
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -2479,6 +2570,7 @@ static void * clCreateImageWithProperties_rec(clCreateImageWithProperties_t real
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateImageWithProperties, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -2505,6 +2597,7 @@ static void * clCreateKernel_rec(clCreateKernel_t real, void * program, void * k
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -2529,6 +2622,7 @@ static void * clCreateKernel_rec(clCreateKernel_t real, void * program, void * k
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateKernel, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -2555,6 +2649,7 @@ static int32_t clCreateKernelsInProgram_rec(clCreateKernelsInProgram_t real, voi
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateKernelsInProgram + 1u;
@@ -2579,6 +2674,7 @@ static int32_t clCreateKernelsInProgram_rec(clCreateKernelsInProgram_t real, voi
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateKernelsInProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -2605,6 +2701,7 @@ static void * clCreatePipe_rec(clCreatePipe_t real, void * context, uint64_t fla
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -2632,6 +2729,7 @@ static void * clCreatePipe_rec(clCreatePipe_t real, void * context, uint64_t fla
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreatePipe, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -2658,6 +2756,7 @@ static void * clCreateProgramWithBinary_rec(clCreateProgramWithBinary_t real, vo
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -2686,6 +2785,7 @@ static void * clCreateProgramWithBinary_rec(clCreateProgramWithBinary_t real, vo
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithBinary, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -2712,6 +2812,7 @@ static void * clCreateProgramWithBuiltInKernels_rec(clCreateProgramWithBuiltInKe
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -2738,6 +2839,7 @@ static void * clCreateProgramWithBuiltInKernels_rec(clCreateProgramWithBuiltInKe
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithBuiltInKernels, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -2764,6 +2866,7 @@ static void * clCreateProgramWithIL_rec(clCreateProgramWithIL_t real, void * con
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -2789,6 +2892,7 @@ static void * clCreateProgramWithIL_rec(clCreateProgramWithIL_t real, void * con
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithIL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -2815,6 +2919,7 @@ static void * clCreateProgramWithILKHR_rec(clCreateProgramWithILKHR_t real, void
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -2840,6 +2945,7 @@ static void * clCreateProgramWithILKHR_rec(clCreateProgramWithILKHR_t real, void
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithILKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -2866,6 +2972,7 @@ static void * clCreateProgramWithSource_rec(clCreateProgramWithSource_t real, vo
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -2892,6 +2999,7 @@ static void * clCreateProgramWithSource_rec(clCreateProgramWithSource_t real, vo
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithSource, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -2918,6 +3026,7 @@ static void * clCreateSampler_rec(clCreateSampler_t real, void * context, uint32
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -2944,6 +3053,7 @@ static void * clCreateSampler_rec(clCreateSampler_t real, void * context, uint32
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSampler, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -2970,6 +3080,7 @@ static void * clCreateSamplerWithProperties_rec(clCreateSamplerWithProperties_t 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -2994,6 +3105,7 @@ static void * clCreateSamplerWithProperties_rec(clCreateSamplerWithProperties_t 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSamplerWithProperties, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -3020,6 +3132,7 @@ static void * clCreateSemaphoreWithPropertiesKHR_rec(clCreateSemaphoreWithProper
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -3044,6 +3157,7 @@ static void * clCreateSemaphoreWithPropertiesKHR_rec(clCreateSemaphoreWithProper
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSemaphoreWithPropertiesKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -3070,6 +3184,7 @@ static void * clCreateSubBuffer_rec(clCreateSubBuffer_t real, void * buffer, uin
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -3096,6 +3211,7 @@ static void * clCreateSubBuffer_rec(clCreateSubBuffer_t real, void * buffer, uin
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSubBuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -3122,6 +3238,7 @@ static int32_t clCreateSubDevices_rec(clCreateSubDevices_t real, void * in_devic
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateSubDevices + 1u;
@@ -3147,6 +3264,7 @@ static int32_t clCreateSubDevices_rec(clCreateSubDevices_t real, void * in_devic
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSubDevices, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -3173,6 +3291,7 @@ static int32_t clCreateSubDevicesEXT_rec(clCreateSubDevicesEXT_t real, void * in
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateSubDevicesEXT + 1u;
@@ -3198,6 +3317,7 @@ static int32_t clCreateSubDevicesEXT_rec(clCreateSubDevicesEXT_t real, void * in
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSubDevicesEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -3224,6 +3344,7 @@ static void * clCreateUserEvent_rec(clCreateUserEvent_t real, void * context, cl
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -3247,6 +3368,7 @@ static void * clCreateUserEvent_rec(clCreateUserEvent_t real, void * context, cl
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateUserEvent, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -3273,6 +3395,7 @@ static int32_t clDeinitLayer_rec(clDeinitLayer_t real)
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clDeinitLayer + 1u;
@@ -3293,6 +3416,7 @@ static int32_t clDeinitLayer_rec(clDeinitLayer_t real)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clDeinitLayer, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -3319,6 +3443,7 @@ static void * clDeviceMemAllocINTEL_rec(clDeviceMemAllocINTEL_t real, void * con
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -3346,6 +3471,7 @@ static void * clDeviceMemAllocINTEL_rec(clDeviceMemAllocINTEL_t real, void * con
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clDeviceMemAllocINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -3372,11 +3498,16 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueAcquireD3D10ObjectsKHR, (uint64_t)CLT_FN_clEnqueueAcquireD3D10ObjectsKHR, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireD3D10ObjectsKHR + 1u;
@@ -3386,7 +3517,7 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -3407,6 +3538,7 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireD3D10ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -3433,11 +3565,16 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueAcquireD3D11ObjectsKHR, (uint64_t)CLT_FN_clEnqueueAcquireD3D11ObjectsKHR, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireD3D11ObjectsKHR + 1u;
@@ -3447,7 +3584,7 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -3468,6 +3605,7 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireD3D11ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -3494,11 +3632,16 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR, (uint64_t)CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR + 1u;
@@ -3508,7 +3651,7 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -3529,6 +3672,7 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -3555,11 +3699,16 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueAcquireDX9ObjectsINTEL, (uint64_t)CLT_FN_clEnqueueAcquireDX9ObjectsINTEL, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireDX9ObjectsINTEL + 1u;
@@ -3569,7 +3718,7 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -3590,6 +3739,7 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireDX9ObjectsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -3616,11 +3766,16 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueAcquireEGLObjectsKHR, (uint64_t)CLT_FN_clEnqueueAcquireEGLObjectsKHR, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireEGLObjectsKHR + 1u;
@@ -3630,7 +3785,7 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -3651,6 +3806,7 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireEGLObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -3677,11 +3833,16 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueAcquireExternalMemObjectsKHR, (uint64_t)CLT_FN_clEnqueueAcquireExternalMemObjectsKHR, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireExternalMemObjectsKHR + 1u;
@@ -3691,7 +3852,7 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -3712,6 +3873,7 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireExternalMemObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -3738,11 +3900,16 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueAcquireGLObjects, (uint64_t)CLT_FN_clEnqueueAcquireGLObjects, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireGLObjects + 1u;
@@ -3752,7 +3919,7 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -3773,6 +3940,7 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireGLObjects, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -3799,11 +3967,16 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueAcquireGrallocObjectsIMG, (uint64_t)CLT_FN_clEnqueueAcquireGrallocObjectsIMG, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireGrallocObjectsIMG + 1u;
@@ -3813,7 +3986,7 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -3834,6 +4007,7 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireGrallocObjectsIMG, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -3860,11 +4034,16 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL, (uint64_t)CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL + 1u;
@@ -3874,7 +4053,7 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -3895,6 +4074,7 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -3921,6 +4101,7 @@ static int32_t clEnqueueBarrier_rec(clEnqueueBarrier_t real, void * command_queu
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueBarrier + 1u;
@@ -3942,6 +4123,7 @@ static int32_t clEnqueueBarrier_rec(clEnqueueBarrier_t real, void * command_queu
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueBarrier, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -3968,11 +4150,16 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueBarrierWithWaitList, (uint64_t)CLT_FN_clEnqueueBarrierWithWaitList, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueBarrierWithWaitList + 1u;
@@ -3982,7 +4169,7 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4001,6 +4188,7 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueBarrierWithWaitList, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -4027,11 +4215,16 @@ static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, v
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueCommandBufferKHR, (uint64_t)CLT_FN_clEnqueueCommandBufferKHR, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCommandBufferKHR + 1u;
@@ -4041,7 +4234,7 @@ static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, v
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, NULL);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4062,6 +4255,7 @@ static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, v
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -4088,11 +4282,16 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueCopyBuffer, (uint64_t)CLT_FN_clEnqueueCopyBuffer, (uint64_t)size))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBuffer + 1u;
@@ -4102,7 +4301,7 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4126,6 +4325,7 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -4152,11 +4352,16 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueCopyBufferRect, (uint64_t)CLT_FN_clEnqueueCopyBufferRect, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBufferRect + 1u;
@@ -4166,7 +4371,7 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4194,6 +4399,7 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBufferRect, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -4220,11 +4426,16 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueCopyBufferToImage, (uint64_t)CLT_FN_clEnqueueCopyBufferToImage, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBufferToImage + 1u;
@@ -4234,7 +4445,7 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4258,6 +4469,7 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBufferToImage, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -4284,11 +4496,16 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueCopyImage, (uint64_t)CLT_FN_clEnqueueCopyImage, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyImage + 1u;
@@ -4298,7 +4515,7 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4322,6 +4539,7 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyImage, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -4348,11 +4566,16 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueCopyImageToBuffer, (uint64_t)CLT_FN_clEnqueueCopyImageToBuffer, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyImageToBuffer + 1u;
@@ -4362,7 +4585,7 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4386,6 +4609,7 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyImageToBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -4412,11 +4636,16 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueFillBuffer, (uint64_t)CLT_FN_clEnqueueFillBuffer, (uint64_t)size))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueFillBuffer + 1u;
@@ -4426,7 +4655,7 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4450,6 +4679,7 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueFillBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -4476,11 +4706,16 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueFillImage, (uint64_t)CLT_FN_clEnqueueFillImage, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueFillImage + 1u;
@@ -4490,7 +4725,7 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4513,6 +4748,7 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueFillImage, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -4539,11 +4775,16 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueGenerateMipmapIMG, (uint64_t)CLT_FN_clEnqueueGenerateMipmapIMG, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueGenerateMipmapIMG + 1u;
@@ -4553,7 +4794,7 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4577,6 +4818,7 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueGenerateMipmapIMG, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -4603,12 +4845,17 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueMapBuffer, (uint64_t)CLT_FN_clEnqueueMapBuffer, (uint64_t)size))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMapBuffer + 1u;
@@ -4618,7 +4865,7 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
     if (th)
         th->in_fn = clt_outer;
     if (th && ret != NULL && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -4643,6 +4890,7 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMapBuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -4669,12 +4917,17 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueMapImage, (uint64_t)CLT_FN_clEnqueueMapImage, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMapImage + 1u;
@@ -4684,7 +4937,7 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
     if (th)
         th->in_fn = clt_outer;
     if (th && ret != NULL && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -4711,6 +4964,7 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMapImage, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -4737,11 +4991,16 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueMarker, (uint64_t)CLT_FN_clEnqueueMarker, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMarker + 1u;
@@ -4751,7 +5010,7 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * 
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4768,6 +5027,7 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMarker, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -4794,11 +5054,16 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueMarkerWithWaitList, (uint64_t)CLT_FN_clEnqueueMarkerWithWaitList, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMarkerWithWaitList + 1u;
@@ -4808,7 +5073,7 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4827,6 +5092,7 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMarkerWithWaitList, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -4853,11 +5119,16 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueMemAdviseINTEL, (uint64_t)CLT_FN_clEnqueueMemAdviseINTEL, (uint64_t)size))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemAdviseINTEL + 1u;
@@ -4867,7 +5138,7 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4889,6 +5160,7 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemAdviseINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -4915,11 +5187,16 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueMemFillINTEL, (uint64_t)CLT_FN_clEnqueueMemFillINTEL, (uint64_t)size))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemFillINTEL + 1u;
@@ -4929,7 +5206,7 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4952,6 +5229,7 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemFillINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -4978,11 +5256,16 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueMemcpyINTEL, (uint64_t)CLT_FN_clEnqueueMemcpyINTEL, (uint64_t)size))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemcpyINTEL + 1u;
@@ -4992,7 +5275,7 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5015,6 +5298,7 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemcpyINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -5041,11 +5325,16 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueMemsetINTEL, (uint64_t)CLT_FN_clEnqueueMemsetINTEL, (uint64_t)size))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemsetINTEL + 1u;
@@ -5055,7 +5344,7 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5077,6 +5366,7 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemsetINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -5103,11 +5393,16 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueMigrateMemINTEL, (uint64_t)CLT_FN_clEnqueueMigrateMemINTEL, (uint64_t)size))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemINTEL + 1u;
@@ -5117,7 +5412,7 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5139,6 +5434,7 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -5165,11 +5461,16 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueMigrateMemObjectEXT, (uint64_t)CLT_FN_clEnqueueMigrateMemObjectEXT, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemObjectEXT + 1u;
@@ -5179,7 +5480,7 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5201,6 +5502,7 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemObjectEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -5227,11 +5529,16 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueMigrateMemObjects, (uint64_t)CLT_FN_clEnqueueMigrateMemObjects, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemObjects + 1u;
@@ -5241,7 +5548,7 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5263,6 +5570,7 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemObjects, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -5286,6 +5594,7 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     struct clt_hook h = { th, (void *)real, 0, {0} };
     void * command_queue__c = command_queue;
     void * kernel__c = kernel;
@@ -5299,8 +5608,12 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
     clt_pre_clEnqueueNDRangeKernel(&h, &command_queue__c, &kernel__c, &work_dim__c, &global_work_offset__c, &global_work_size__c, &local_work_size__c, &num_events_in_wait_list__c, &event_wait_list__c, &event__c);
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueNDRangeKernel, clt_launch_key(kernel, work_dim, global_work_size, local_work_size), 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueNDRangeKernel + 1u;
@@ -5311,7 +5624,7 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
         th->in_fn = clt_outer;
     clt_post_clEnqueueNDRangeKernel(&h, &ret, command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5335,6 +5648,7 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueNDRangeKernel, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -5361,11 +5675,16 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueNativeKernel, (uint64_t)CLT_FN_clEnqueueNativeKernel, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueNativeKernel + 1u;
@@ -5375,7 +5694,7 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5400,6 +5719,7 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueNativeKernel, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -5426,11 +5746,16 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReadBuffer, (uint64_t)CLT_FN_clEnqueueReadBuffer, (uint64_t)size))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadBuffer + 1u;
@@ -5440,7 +5765,7 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5464,6 +5789,7 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -5490,11 +5816,16 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReadBufferRect, (uint64_t)CLT_FN_clEnqueueReadBufferRect, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadBufferRect + 1u;
@@ -5504,7 +5835,7 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5533,6 +5864,7 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadBufferRect, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -5559,11 +5891,16 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReadHostPipeINTEL, (uint64_t)CLT_FN_clEnqueueReadHostPipeINTEL, (uint64_t)size))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadHostPipeINTEL + 1u;
@@ -5573,7 +5910,7 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5597,6 +5934,7 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadHostPipeINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -5623,11 +5961,16 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReadImage, (uint64_t)CLT_FN_clEnqueueReadImage, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadImage + 1u;
@@ -5637,7 +5980,7 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5663,6 +6006,7 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadImage, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -5689,11 +6033,16 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReleaseD3D10ObjectsKHR, (uint64_t)CLT_FN_clEnqueueReleaseD3D10ObjectsKHR, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseD3D10ObjectsKHR + 1u;
@@ -5703,7 +6052,7 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5724,6 +6073,7 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseD3D10ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -5750,11 +6100,16 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReleaseD3D11ObjectsKHR, (uint64_t)CLT_FN_clEnqueueReleaseD3D11ObjectsKHR, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseD3D11ObjectsKHR + 1u;
@@ -5764,7 +6119,7 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5785,6 +6140,7 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseD3D11ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -5811,11 +6167,16 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR, (uint64_t)CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR + 1u;
@@ -5825,7 +6186,7 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5846,6 +6207,7 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -5872,11 +6234,16 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReleaseDX9ObjectsINTEL, (uint64_t)CLT_FN_clEnqueueReleaseDX9ObjectsINTEL, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseDX9ObjectsINTEL + 1u;
@@ -5886,7 +6253,7 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5907,6 +6274,7 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseDX9ObjectsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -5933,11 +6301,16 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReleaseEGLObjectsKHR, (uint64_t)CLT_FN_clEnqueueReleaseEGLObjectsKHR, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseEGLObjectsKHR + 1u;
@@ -5947,7 +6320,7 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5968,6 +6341,7 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseEGLObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -5994,11 +6368,16 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReleaseExternalMemObjectsKHR, (uint64_t)CLT_FN_clEnqueueReleaseExternalMemObjectsKHR, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseExternalMemObjectsKHR + 1u;
@@ -6008,7 +6387,7 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6029,6 +6408,7 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseExternalMemObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -6055,11 +6435,16 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReleaseGLObjects, (uint64_t)CLT_FN_clEnqueueReleaseGLObjects, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseGLObjects + 1u;
@@ -6069,7 +6454,7 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6090,6 +6475,7 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseGLObjects, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -6116,11 +6502,16 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReleaseGrallocObjectsIMG, (uint64_t)CLT_FN_clEnqueueReleaseGrallocObjectsIMG, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseGrallocObjectsIMG + 1u;
@@ -6130,7 +6521,7 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6151,6 +6542,7 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseGrallocObjectsIMG, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -6177,11 +6569,16 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL, (uint64_t)CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL + 1u;
@@ -6191,7 +6588,7 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6212,6 +6609,7 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -6238,11 +6636,16 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSVMFree, (uint64_t)CLT_FN_clEnqueueSVMFree, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMFree + 1u;
@@ -6252,7 +6655,7 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6275,6 +6678,7 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMFree, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -6301,11 +6705,16 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSVMFreeARM, (uint64_t)CLT_FN_clEnqueueSVMFreeARM, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMFreeARM + 1u;
@@ -6315,7 +6724,7 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6338,6 +6747,7 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMFreeARM, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -6364,11 +6774,16 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSVMMap, (uint64_t)CLT_FN_clEnqueueSVMMap, (uint64_t)size))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMap + 1u;
@@ -6378,7 +6793,7 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6401,6 +6816,7 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMap, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -6427,11 +6843,16 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSVMMapARM, (uint64_t)CLT_FN_clEnqueueSVMMapARM, (uint64_t)size))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMapARM + 1u;
@@ -6441,7 +6862,7 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6464,6 +6885,7 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMapARM, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -6490,11 +6912,16 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSVMMemFill, (uint64_t)CLT_FN_clEnqueueSVMMemFill, (uint64_t)size))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemFill + 1u;
@@ -6504,7 +6931,7 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6527,6 +6954,7 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemFill, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -6553,11 +6981,16 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSVMMemFillARM, (uint64_t)CLT_FN_clEnqueueSVMMemFillARM, (uint64_t)size))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemFillARM + 1u;
@@ -6567,7 +7000,7 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6590,6 +7023,7 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemFillARM, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -6616,11 +7050,16 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSVMMemcpy, (uint64_t)CLT_FN_clEnqueueSVMMemcpy, (uint64_t)size))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemcpy + 1u;
@@ -6630,7 +7069,7 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6653,6 +7092,7 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemcpy, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -6679,11 +7119,16 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSVMMemcpyARM, (uint64_t)CLT_FN_clEnqueueSVMMemcpyARM, (uint64_t)size))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemcpyARM + 1u;
@@ -6693,7 +7138,7 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6716,6 +7161,7 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemcpyARM, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -6742,11 +7188,16 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSVMMigrateMem, (uint64_t)CLT_FN_clEnqueueSVMMigrateMem, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMigrateMem + 1u;
@@ -6756,7 +7207,7 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6779,6 +7230,7 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMigrateMem, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -6805,11 +7257,16 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSVMUnmap, (uint64_t)CLT_FN_clEnqueueSVMUnmap, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMUnmap + 1u;
@@ -6819,7 +7276,7 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6839,6 +7296,7 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMUnmap, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -6865,11 +7323,16 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSVMUnmapARM, (uint64_t)CLT_FN_clEnqueueSVMUnmapARM, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMUnmapARM + 1u;
@@ -6879,7 +7342,7 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6899,6 +7362,7 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMUnmapARM, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -6925,11 +7389,16 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSignalSemaphoresKHR, (uint64_t)CLT_FN_clEnqueueSignalSemaphoresKHR, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSignalSemaphoresKHR + 1u;
@@ -6939,7 +7408,7 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6961,6 +7430,7 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSignalSemaphoresKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -6987,11 +7457,16 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueTask, (uint64_t)(uintptr_t)kernel, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueTask + 1u;
@@ -7001,7 +7476,7 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7021,6 +7496,7 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueTask, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -7047,11 +7523,16 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueUnmapMemObject, (uint64_t)CLT_FN_clEnqueueUnmapMemObject, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueUnmapMemObject + 1u;
@@ -7061,7 +7542,7 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7082,6 +7563,7 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueUnmapMemObject, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -7108,6 +7590,7 @@ static int32_t clEnqueueWaitForEvents_rec(clEnqueueWaitForEvents_t real, void * 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWaitForEvents + 1u;
@@ -7131,6 +7614,7 @@ static int32_t clEnqueueWaitForEvents_rec(clEnqueueWaitForEvents_t real, void * 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWaitForEvents, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -7157,11 +7641,16 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueWaitSemaphoresKHR, (uint64_t)CLT_FN_clEnqueueWaitSemaphoresKHR, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWaitSemaphoresKHR + 1u;
@@ -7171,7 +7660,7 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7193,6 +7682,7 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWaitSemaphoresKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -7219,11 +7709,16 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueWriteBuffer, (uint64_t)CLT_FN_clEnqueueWriteBuffer, (uint64_t)size))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteBuffer + 1u;
@@ -7233,7 +7728,7 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7257,6 +7752,7 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -7283,11 +7779,16 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueWriteBufferRect, (uint64_t)CLT_FN_clEnqueueWriteBufferRect, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteBufferRect + 1u;
@@ -7297,7 +7798,7 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7326,6 +7827,7 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteBufferRect, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -7352,11 +7854,16 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueWriteHostPipeINTEL, (uint64_t)CLT_FN_clEnqueueWriteHostPipeINTEL, (uint64_t)size))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteHostPipeINTEL + 1u;
@@ -7366,7 +7873,7 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7390,6 +7897,7 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteHostPipeINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -7416,11 +7924,16 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
-    if (th && !event)
-        event__c = &clt_own_event;
+    if (th && !event) {
+        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueWriteImage, (uint64_t)CLT_FN_clEnqueueWriteImage, 0))
+            flow = CLT_FLOW_SAMPLED_OUT;
+        else
+            event__c = &clt_own_event;
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteImage + 1u;
@@ -7430,7 +7943,7 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
-        clt_track_command(flow, *(void **)event__c);
+        clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7456,6 +7969,7 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteImage, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -7482,6 +7996,7 @@ static int32_t clFinalizeCommandBufferKHR_rec(clFinalizeCommandBufferKHR_t real,
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clFinalizeCommandBufferKHR + 1u;
@@ -7503,6 +8018,7 @@ static int32_t clFinalizeCommandBufferKHR_rec(clFinalizeCommandBufferKHR_t real,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clFinalizeCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -7529,6 +8045,7 @@ static int32_t clFinish_rec(clFinish_t real, void * command_queue)
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clFinish + 1u;
@@ -7550,6 +8067,7 @@ static int32_t clFinish_rec(clFinish_t real, void * command_queue)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clFinish, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -7576,6 +8094,7 @@ static int32_t clFlush_rec(clFlush_t real, void * command_queue)
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clFlush + 1u;
@@ -7597,6 +8116,7 @@ static int32_t clFlush_rec(clFlush_t real, void * command_queue)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clFlush, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -7623,6 +8143,7 @@ static int32_t clGetAcceleratorInfoINTEL_rec(clGetAcceleratorInfoINTEL_t real, v
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetAcceleratorInfoINTEL + 1u;
@@ -7648,6 +8169,7 @@ static int32_t clGetAcceleratorInfoINTEL_rec(clGetAcceleratorInfoINTEL_t real, v
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetAcceleratorInfoINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -7674,6 +8196,7 @@ static int32_t clGetCommandBufferInfoKHR_rec(clGetCommandBufferInfoKHR_t real, v
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetCommandBufferInfoKHR + 1u;
@@ -7699,6 +8222,7 @@ static int32_t clGetCommandBufferInfoKHR_rec(clGetCommandBufferInfoKHR_t real, v
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetCommandBufferInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -7722,6 +8246,7 @@ static int32_t clGetCommandQueueInfo_rec(clGetCommandQueueInfo_t real, void * co
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     struct clt_hook h = { th, (void *)real, 0, {0} };
     void * command_queue__c = command_queue;
     uint32_t param_name__c = param_name;
@@ -7755,6 +8280,7 @@ static int32_t clGetCommandQueueInfo_rec(clGetCommandQueueInfo_t real, void * co
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetCommandQueueInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -7781,6 +8307,7 @@ static int32_t clGetContextInfo_rec(clGetContextInfo_t real, void * context, uin
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetContextInfo + 1u;
@@ -7806,6 +8333,7 @@ static int32_t clGetContextInfo_rec(clGetContextInfo_t real, void * context, uin
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetContextInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -7832,6 +8360,7 @@ static int32_t clGetDeviceAndHostTimer_rec(clGetDeviceAndHostTimer_t real, void 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceAndHostTimer + 1u;
@@ -7855,6 +8384,7 @@ static int32_t clGetDeviceAndHostTimer_rec(clGetDeviceAndHostTimer_t real, void 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceAndHostTimer, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -7881,6 +8411,7 @@ static int32_t clGetDeviceIDs_rec(clGetDeviceIDs_t real, void * platform, uint64
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceIDs + 1u;
@@ -7906,6 +8437,7 @@ static int32_t clGetDeviceIDs_rec(clGetDeviceIDs_t real, void * platform, uint64
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDs, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -7932,6 +8464,7 @@ static int32_t clGetDeviceIDsFromD3D10KHR_rec(clGetDeviceIDsFromD3D10KHR_t real,
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceIDsFromD3D10KHR + 1u;
@@ -7959,6 +8492,7 @@ static int32_t clGetDeviceIDsFromD3D10KHR_rec(clGetDeviceIDsFromD3D10KHR_t real,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromD3D10KHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -7985,6 +8519,7 @@ static int32_t clGetDeviceIDsFromD3D11KHR_rec(clGetDeviceIDsFromD3D11KHR_t real,
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceIDsFromD3D11KHR + 1u;
@@ -8012,6 +8547,7 @@ static int32_t clGetDeviceIDsFromD3D11KHR_rec(clGetDeviceIDsFromD3D11KHR_t real,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromD3D11KHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -8038,6 +8574,7 @@ static int32_t clGetDeviceIDsFromDX9INTEL_rec(clGetDeviceIDsFromDX9INTEL_t real,
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceIDsFromDX9INTEL + 1u;
@@ -8065,6 +8602,7 @@ static int32_t clGetDeviceIDsFromDX9INTEL_rec(clGetDeviceIDsFromDX9INTEL_t real,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromDX9INTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -8091,6 +8629,7 @@ static int32_t clGetDeviceIDsFromDX9MediaAdapterKHR_rec(clGetDeviceIDsFromDX9Med
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR + 1u;
@@ -8119,6 +8658,7 @@ static int32_t clGetDeviceIDsFromDX9MediaAdapterKHR_rec(clGetDeviceIDsFromDX9Med
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -8145,6 +8685,7 @@ static int32_t clGetDeviceIDsFromVA_APIMediaAdapterINTEL_rec(clGetDeviceIDsFromV
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL + 1u;
@@ -8172,6 +8713,7 @@ static int32_t clGetDeviceIDsFromVA_APIMediaAdapterINTEL_rec(clGetDeviceIDsFromV
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -8198,6 +8740,7 @@ static int32_t clGetDeviceImageInfoQCOM_rec(clGetDeviceImageInfoQCOM_t real, voi
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceImageInfoQCOM + 1u;
@@ -8226,6 +8769,7 @@ static int32_t clGetDeviceImageInfoQCOM_rec(clGetDeviceImageInfoQCOM_t real, voi
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceImageInfoQCOM, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -8252,6 +8796,7 @@ static int32_t clGetDeviceInfo_rec(clGetDeviceInfo_t real, void * device, uint32
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceInfo + 1u;
@@ -8277,6 +8822,7 @@ static int32_t clGetDeviceInfo_rec(clGetDeviceInfo_t real, void * device, uint32
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -8303,6 +8849,7 @@ static int32_t clGetEventInfo_rec(clGetEventInfo_t real, void * event, uint32_t 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetEventInfo + 1u;
@@ -8328,6 +8875,7 @@ static int32_t clGetEventInfo_rec(clGetEventInfo_t real, void * event, uint32_t 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetEventInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -8351,6 +8899,7 @@ static int32_t clGetEventProfilingInfo_rec(clGetEventProfilingInfo_t real, void 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     struct clt_hook h = { th, (void *)real, 0, {0} };
     void * event__c = event;
     uint32_t param_name__c = param_name;
@@ -8384,6 +8933,7 @@ static int32_t clGetEventProfilingInfo_rec(clGetEventProfilingInfo_t real, void 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetEventProfilingInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -8410,6 +8960,7 @@ static void * clGetExtensionFunctionAddress_rec(clGetExtensionFunctionAddress_t 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetExtensionFunctionAddress + 1u;
@@ -8429,6 +8980,7 @@ static void * clGetExtensionFunctionAddress_rec(clGetExtensionFunctionAddress_t 
         rec->arg[0] = clt_put_str(&x, 0, 1, func_name);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetExtensionFunctionAddress, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -8455,6 +9007,7 @@ static void * clGetExtensionFunctionAddressForPlatform_rec(clGetExtensionFunctio
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetExtensionFunctionAddressForPlatform + 1u;
@@ -8475,6 +9028,7 @@ static void * clGetExtensionFunctionAddressForPlatform_rec(clGetExtensionFunctio
         rec->arg[1] = clt_put_str(&x, 1, 1, func_name);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetExtensionFunctionAddressForPlatform, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -8501,6 +9055,7 @@ static int32_t clGetGLContextInfoKHR_rec(clGetGLContextInfoKHR_t real, void * pr
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetGLContextInfoKHR + 1u;
@@ -8526,6 +9081,7 @@ static int32_t clGetGLContextInfoKHR_rec(clGetGLContextInfoKHR_t real, void * pr
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetGLContextInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -8552,6 +9108,7 @@ static int32_t clGetGLObjectInfo_rec(clGetGLObjectInfo_t real, void * memobj, vo
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetGLObjectInfo + 1u;
@@ -8575,6 +9132,7 @@ static int32_t clGetGLObjectInfo_rec(clGetGLObjectInfo_t real, void * memobj, vo
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetGLObjectInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -8601,6 +9159,7 @@ static int32_t clGetGLTextureInfo_rec(clGetGLTextureInfo_t real, void * memobj, 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetGLTextureInfo + 1u;
@@ -8626,6 +9185,7 @@ static int32_t clGetGLTextureInfo_rec(clGetGLTextureInfo_t real, void * memobj, 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetGLTextureInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -8652,6 +9212,7 @@ static int32_t clGetHostTimer_rec(clGetHostTimer_t real, void * device, void * h
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetHostTimer + 1u;
@@ -8674,6 +9235,7 @@ static int32_t clGetHostTimer_rec(clGetHostTimer_t real, void * device, void * h
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetHostTimer, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -8700,6 +9262,7 @@ static int32_t clGetICDLoaderInfoOCLICD_rec(clGetICDLoaderInfoOCLICD_t real, uin
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetICDLoaderInfoOCLICD + 1u;
@@ -8724,6 +9287,7 @@ static int32_t clGetICDLoaderInfoOCLICD_rec(clGetICDLoaderInfoOCLICD_t real, uin
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetICDLoaderInfoOCLICD, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -8750,6 +9314,7 @@ static int32_t clGetImageInfo_rec(clGetImageInfo_t real, void * image, uint32_t 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetImageInfo + 1u;
@@ -8775,6 +9340,7 @@ static int32_t clGetImageInfo_rec(clGetImageInfo_t real, void * image, uint32_t 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetImageInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -8801,6 +9367,7 @@ static int32_t clGetImageRequirementsInfoEXT_rec(clGetImageRequirementsInfoEXT_t
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetImageRequirementsInfoEXT + 1u;
@@ -8830,6 +9397,7 @@ static int32_t clGetImageRequirementsInfoEXT_rec(clGetImageRequirementsInfoEXT_t
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetImageRequirementsInfoEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -8856,6 +9424,7 @@ static int32_t clGetKernelArgInfo_rec(clGetKernelArgInfo_t real, void * kernel, 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetKernelArgInfo + 1u;
@@ -8882,6 +9451,7 @@ static int32_t clGetKernelArgInfo_rec(clGetKernelArgInfo_t real, void * kernel, 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelArgInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -8908,6 +9478,7 @@ static int32_t clGetKernelInfo_rec(clGetKernelInfo_t real, void * kernel, uint32
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetKernelInfo + 1u;
@@ -8933,6 +9504,7 @@ static int32_t clGetKernelInfo_rec(clGetKernelInfo_t real, void * kernel, uint32
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -8959,6 +9531,7 @@ static int32_t clGetKernelSubGroupInfo_rec(clGetKernelSubGroupInfo_t real, void 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetKernelSubGroupInfo + 1u;
@@ -8987,6 +9560,7 @@ static int32_t clGetKernelSubGroupInfo_rec(clGetKernelSubGroupInfo_t real, void 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelSubGroupInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -9013,6 +9587,7 @@ static int32_t clGetKernelSubGroupInfoKHR_rec(clGetKernelSubGroupInfoKHR_t real,
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetKernelSubGroupInfoKHR + 1u;
@@ -9041,6 +9616,7 @@ static int32_t clGetKernelSubGroupInfoKHR_rec(clGetKernelSubGroupInfoKHR_t real,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelSubGroupInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -9067,6 +9643,7 @@ static int32_t clGetKernelSuggestedLocalWorkSize_rec(clGetKernelSuggestedLocalWo
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetKernelSuggestedLocalWorkSize + 1u;
@@ -9093,6 +9670,7 @@ static int32_t clGetKernelSuggestedLocalWorkSize_rec(clGetKernelSuggestedLocalWo
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelSuggestedLocalWorkSize, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -9119,6 +9697,7 @@ static int32_t clGetKernelSuggestedLocalWorkSizeKHR_rec(clGetKernelSuggestedLoca
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetKernelSuggestedLocalWorkSizeKHR + 1u;
@@ -9145,6 +9724,7 @@ static int32_t clGetKernelSuggestedLocalWorkSizeKHR_rec(clGetKernelSuggestedLoca
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelSuggestedLocalWorkSizeKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -9171,6 +9751,7 @@ static int32_t clGetKernelWorkGroupInfo_rec(clGetKernelWorkGroupInfo_t real, voi
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetKernelWorkGroupInfo + 1u;
@@ -9197,6 +9778,7 @@ static int32_t clGetKernelWorkGroupInfo_rec(clGetKernelWorkGroupInfo_t real, voi
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelWorkGroupInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -9223,6 +9805,7 @@ static int32_t clGetLayerInfo_rec(clGetLayerInfo_t real, uint32_t param_name, si
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetLayerInfo + 1u;
@@ -9247,6 +9830,7 @@ static int32_t clGetLayerInfo_rec(clGetLayerInfo_t real, uint32_t param_name, si
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetLayerInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -9273,6 +9857,7 @@ static int32_t clGetMemAllocInfoINTEL_rec(clGetMemAllocInfoINTEL_t real, void * 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetMemAllocInfoINTEL + 1u;
@@ -9299,6 +9884,7 @@ static int32_t clGetMemAllocInfoINTEL_rec(clGetMemAllocInfoINTEL_t real, void * 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetMemAllocInfoINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -9325,6 +9911,7 @@ static int32_t clGetMemObjectInfo_rec(clGetMemObjectInfo_t real, void * memobj, 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetMemObjectInfo + 1u;
@@ -9350,6 +9937,7 @@ static int32_t clGetMemObjectInfo_rec(clGetMemObjectInfo_t real, void * memobj, 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetMemObjectInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -9376,6 +9964,7 @@ static int32_t clGetMutableCommandInfoKHR_rec(clGetMutableCommandInfoKHR_t real,
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetMutableCommandInfoKHR + 1u;
@@ -9401,6 +9990,7 @@ static int32_t clGetMutableCommandInfoKHR_rec(clGetMutableCommandInfoKHR_t real,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetMutableCommandInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -9427,6 +10017,7 @@ static int32_t clGetPipeInfo_rec(clGetPipeInfo_t real, void * pipe, uint32_t par
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetPipeInfo + 1u;
@@ -9452,6 +10043,7 @@ static int32_t clGetPipeInfo_rec(clGetPipeInfo_t real, void * pipe, uint32_t par
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetPipeInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -9478,6 +10070,7 @@ static int32_t clGetPlatformIDs_rec(clGetPlatformIDs_t real, uint32_t num_entrie
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetPlatformIDs + 1u;
@@ -9501,6 +10094,7 @@ static int32_t clGetPlatformIDs_rec(clGetPlatformIDs_t real, uint32_t num_entrie
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetPlatformIDs, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -9527,6 +10121,7 @@ static int32_t clGetPlatformInfo_rec(clGetPlatformInfo_t real, void * platform, 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetPlatformInfo + 1u;
@@ -9552,6 +10147,7 @@ static int32_t clGetPlatformInfo_rec(clGetPlatformInfo_t real, void * platform, 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetPlatformInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -9578,6 +10174,7 @@ static int32_t clGetProgramBuildInfo_rec(clGetProgramBuildInfo_t real, void * pr
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetProgramBuildInfo + 1u;
@@ -9604,6 +10201,7 @@ static int32_t clGetProgramBuildInfo_rec(clGetProgramBuildInfo_t real, void * pr
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetProgramBuildInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -9630,6 +10228,7 @@ static int32_t clGetProgramInfo_rec(clGetProgramInfo_t real, void * program, uin
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetProgramInfo + 1u;
@@ -9655,6 +10254,7 @@ static int32_t clGetProgramInfo_rec(clGetProgramInfo_t real, void * program, uin
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetProgramInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -9681,6 +10281,7 @@ static int32_t clGetSVMPointerInfoKHR_rec(clGetSVMPointerInfoKHR_t real, void * 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetSVMPointerInfoKHR + 1u;
@@ -9708,6 +10309,7 @@ static int32_t clGetSVMPointerInfoKHR_rec(clGetSVMPointerInfoKHR_t real, void * 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSVMPointerInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -9734,6 +10336,7 @@ static int32_t clGetSVMSuggestedTypeIndexKHR_rec(clGetSVMSuggestedTypeIndexKHR_t
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetSVMSuggestedTypeIndexKHR + 1u;
@@ -9760,6 +10363,7 @@ static int32_t clGetSVMSuggestedTypeIndexKHR_rec(clGetSVMSuggestedTypeIndexKHR_t
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSVMSuggestedTypeIndexKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -9786,6 +10390,7 @@ static int32_t clGetSamplerInfo_rec(clGetSamplerInfo_t real, void * sampler, uin
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetSamplerInfo + 1u;
@@ -9811,6 +10416,7 @@ static int32_t clGetSamplerInfo_rec(clGetSamplerInfo_t real, void * sampler, uin
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSamplerInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -9837,6 +10443,7 @@ static int32_t clGetSemaphoreHandleForTypeKHR_rec(clGetSemaphoreHandleForTypeKHR
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetSemaphoreHandleForTypeKHR + 1u;
@@ -9863,6 +10470,7 @@ static int32_t clGetSemaphoreHandleForTypeKHR_rec(clGetSemaphoreHandleForTypeKHR
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSemaphoreHandleForTypeKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -9889,6 +10497,7 @@ static int32_t clGetSemaphoreInfoKHR_rec(clGetSemaphoreInfoKHR_t real, void * se
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetSemaphoreInfoKHR + 1u;
@@ -9914,6 +10523,7 @@ static int32_t clGetSemaphoreInfoKHR_rec(clGetSemaphoreInfoKHR_t real, void * se
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSemaphoreInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -9940,6 +10550,7 @@ static int32_t clGetSupportedD3D10TextureFormatsINTEL_rec(clGetSupportedD3D10Tex
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetSupportedD3D10TextureFormatsINTEL + 1u;
@@ -9966,6 +10577,7 @@ static int32_t clGetSupportedD3D10TextureFormatsINTEL_rec(clGetSupportedD3D10Tex
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedD3D10TextureFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -9992,6 +10604,7 @@ static int32_t clGetSupportedD3D11TextureFormatsINTEL_rec(clGetSupportedD3D11Tex
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetSupportedD3D11TextureFormatsINTEL + 1u;
@@ -10019,6 +10632,7 @@ static int32_t clGetSupportedD3D11TextureFormatsINTEL_rec(clGetSupportedD3D11Tex
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedD3D11TextureFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -10045,6 +10659,7 @@ static int32_t clGetSupportedDX9MediaSurfaceFormatsINTEL_rec(clGetSupportedDX9Me
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetSupportedDX9MediaSurfaceFormatsINTEL + 1u;
@@ -10072,6 +10687,7 @@ static int32_t clGetSupportedDX9MediaSurfaceFormatsINTEL_rec(clGetSupportedDX9Me
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedDX9MediaSurfaceFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -10098,6 +10714,7 @@ static int32_t clGetSupportedGLTextureFormatsINTEL_rec(clGetSupportedGLTextureFo
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetSupportedGLTextureFormatsINTEL + 1u;
@@ -10124,6 +10741,7 @@ static int32_t clGetSupportedGLTextureFormatsINTEL_rec(clGetSupportedGLTextureFo
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedGLTextureFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -10150,6 +10768,7 @@ static int32_t clGetSupportedImageFormats_rec(clGetSupportedImageFormats_t real,
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetSupportedImageFormats + 1u;
@@ -10176,6 +10795,7 @@ static int32_t clGetSupportedImageFormats_rec(clGetSupportedImageFormats_t real,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedImageFormats, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -10202,6 +10822,7 @@ static int32_t clGetSupportedVA_APIMediaSurfaceFormatsINTEL_rec(clGetSupportedVA
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetSupportedVA_APIMediaSurfaceFormatsINTEL + 1u;
@@ -10229,6 +10850,7 @@ static int32_t clGetSupportedVA_APIMediaSurfaceFormatsINTEL_rec(clGetSupportedVA
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedVA_APIMediaSurfaceFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -10255,6 +10877,7 @@ static void * clHostMemAllocINTEL_rec(clHostMemAllocINTEL_t real, void * context
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -10281,6 +10904,7 @@ static void * clHostMemAllocINTEL_rec(clHostMemAllocINTEL_t real, void * context
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clHostMemAllocINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -10307,6 +10931,7 @@ static void * clIcdGetFunctionAddressForPlatformKHR_rec(clIcdGetFunctionAddressF
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clIcdGetFunctionAddressForPlatformKHR + 1u;
@@ -10326,6 +10951,7 @@ static void * clIcdGetFunctionAddressForPlatformKHR_rec(clIcdGetFunctionAddressF
         rec->arg[1] = clt_put_str(&x, 1, ok, func_name);
         clt_rec_commit(th, rec, &x, CLT_FN_clIcdGetFunctionAddressForPlatformKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -10352,6 +10978,7 @@ static int32_t clIcdGetPlatformIDsKHR_rec(clIcdGetPlatformIDsKHR_t real, uint32_
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clIcdGetPlatformIDsKHR + 1u;
@@ -10375,6 +11002,7 @@ static int32_t clIcdGetPlatformIDsKHR_rec(clIcdGetPlatformIDsKHR_t real, uint32_
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clIcdGetPlatformIDsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -10401,6 +11029,7 @@ static int32_t clIcdSetPlatformDispatchDataKHR_rec(clIcdSetPlatformDispatchDataK
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clIcdSetPlatformDispatchDataKHR + 1u;
@@ -10423,6 +11052,7 @@ static int32_t clIcdSetPlatformDispatchDataKHR_rec(clIcdSetPlatformDispatchDataK
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clIcdSetPlatformDispatchDataKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -10449,6 +11079,7 @@ static void * clImportMemoryARM_rec(clImportMemoryARM_t real, void * context, ui
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -10476,6 +11107,7 @@ static void * clImportMemoryARM_rec(clImportMemoryARM_t real, void * context, ui
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clImportMemoryARM, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -10502,6 +11134,7 @@ static int32_t clInitLayer_rec(clInitLayer_t real, uint32_t num_entries, void * 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clInitLayer + 1u;
@@ -10526,6 +11159,7 @@ static int32_t clInitLayer_rec(clInitLayer_t real, uint32_t num_entries, void * 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clInitLayer, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -10552,6 +11186,7 @@ static int32_t clInitLayerWithProperties_rec(clInitLayerWithProperties_t real, u
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clInitLayerWithProperties + 1u;
@@ -10577,6 +11212,7 @@ static int32_t clInitLayerWithProperties_rec(clInitLayerWithProperties_t real, u
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clInitLayerWithProperties, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -10603,6 +11239,7 @@ static void * clLinkProgram_rec(clLinkProgram_t real, void * context, uint32_t n
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -10633,6 +11270,7 @@ static void * clLinkProgram_rec(clLinkProgram_t real, void * context, uint32_t n
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clLinkProgram, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -10659,6 +11297,7 @@ static void clLogMessagesToStderrAPPLE_rec(clLogMessagesToStderrAPPLE_t real, vo
         th->reentered--;
         return;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clLogMessagesToStderrAPPLE + 1u;
@@ -10680,6 +11319,7 @@ static void clLogMessagesToStderrAPPLE_rec(clLogMessagesToStderrAPPLE_t real, vo
         rec->arg[3] = (uint64_t)(uintptr_t)user_data;
         clt_rec_commit(th, rec, &x, CLT_FN_clLogMessagesToStderrAPPLE, t0, t1, 0);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return;
 }
 
@@ -10706,6 +11346,7 @@ static void clLogMessagesToStdoutAPPLE_rec(clLogMessagesToStdoutAPPLE_t real, vo
         th->reentered--;
         return;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clLogMessagesToStdoutAPPLE + 1u;
@@ -10727,6 +11368,7 @@ static void clLogMessagesToStdoutAPPLE_rec(clLogMessagesToStdoutAPPLE_t real, vo
         rec->arg[3] = (uint64_t)(uintptr_t)user_data;
         clt_rec_commit(th, rec, &x, CLT_FN_clLogMessagesToStdoutAPPLE, t0, t1, 0);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return;
 }
 
@@ -10753,6 +11395,7 @@ static void clLogMessagesToSystemLogAPPLE_rec(clLogMessagesToSystemLogAPPLE_t re
         th->reentered--;
         return;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clLogMessagesToSystemLogAPPLE + 1u;
@@ -10774,6 +11417,7 @@ static void clLogMessagesToSystemLogAPPLE_rec(clLogMessagesToSystemLogAPPLE_t re
         rec->arg[3] = (uint64_t)(uintptr_t)user_data;
         clt_rec_commit(th, rec, &x, CLT_FN_clLogMessagesToSystemLogAPPLE, t0, t1, 0);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return;
 }
 
@@ -10800,6 +11444,7 @@ static int32_t clMemBlockingFreeINTEL_rec(clMemBlockingFreeINTEL_t real, void * 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clMemBlockingFreeINTEL + 1u;
@@ -10822,6 +11467,7 @@ static int32_t clMemBlockingFreeINTEL_rec(clMemBlockingFreeINTEL_t real, void * 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clMemBlockingFreeINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -10848,6 +11494,7 @@ static int32_t clMemFreeINTEL_rec(clMemFreeINTEL_t real, void * context, void * 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clMemFreeINTEL + 1u;
@@ -10870,6 +11517,7 @@ static int32_t clMemFreeINTEL_rec(clMemFreeINTEL_t real, void * context, void * 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clMemFreeINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -10896,6 +11544,7 @@ static int32_t clReImportSemaphoreSyncFdKHR_rec(clReImportSemaphoreSyncFdKHR_t r
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReImportSemaphoreSyncFdKHR + 1u;
@@ -10919,6 +11568,7 @@ static int32_t clReImportSemaphoreSyncFdKHR_rec(clReImportSemaphoreSyncFdKHR_t r
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReImportSemaphoreSyncFdKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -10945,6 +11595,7 @@ static int32_t clReleaseAcceleratorINTEL_rec(clReleaseAcceleratorINTEL_t real, v
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseAcceleratorINTEL + 1u;
@@ -10966,6 +11617,7 @@ static int32_t clReleaseAcceleratorINTEL_rec(clReleaseAcceleratorINTEL_t real, v
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseAcceleratorINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -10992,6 +11644,7 @@ static int32_t clReleaseCommandBufferKHR_rec(clReleaseCommandBufferKHR_t real, v
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseCommandBufferKHR + 1u;
@@ -11013,6 +11666,7 @@ static int32_t clReleaseCommandBufferKHR_rec(clReleaseCommandBufferKHR_t real, v
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -11039,6 +11693,7 @@ static int32_t clReleaseCommandQueue_rec(clReleaseCommandQueue_t real, void * co
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseCommandQueue + 1u;
@@ -11060,6 +11715,7 @@ static int32_t clReleaseCommandQueue_rec(clReleaseCommandQueue_t real, void * co
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseCommandQueue, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -11086,6 +11742,7 @@ static int32_t clReleaseContext_rec(clReleaseContext_t real, void * context)
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseContext + 1u;
@@ -11107,6 +11764,7 @@ static int32_t clReleaseContext_rec(clReleaseContext_t real, void * context)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseContext, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -11133,6 +11791,7 @@ static int32_t clReleaseDevice_rec(clReleaseDevice_t real, void * device)
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseDevice + 1u;
@@ -11154,6 +11813,7 @@ static int32_t clReleaseDevice_rec(clReleaseDevice_t real, void * device)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseDevice, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -11180,6 +11840,7 @@ static int32_t clReleaseDeviceEXT_rec(clReleaseDeviceEXT_t real, void * device)
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseDeviceEXT + 1u;
@@ -11201,6 +11862,7 @@ static int32_t clReleaseDeviceEXT_rec(clReleaseDeviceEXT_t real, void * device)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseDeviceEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -11227,6 +11889,7 @@ static int32_t clReleaseEvent_rec(clReleaseEvent_t real, void * event)
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseEvent + 1u;
@@ -11248,6 +11911,7 @@ static int32_t clReleaseEvent_rec(clReleaseEvent_t real, void * event)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseEvent, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -11274,6 +11938,7 @@ static int32_t clReleaseKernel_rec(clReleaseKernel_t real, void * kernel)
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseKernel + 1u;
@@ -11295,6 +11960,7 @@ static int32_t clReleaseKernel_rec(clReleaseKernel_t real, void * kernel)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseKernel, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -11321,6 +11987,7 @@ static int32_t clReleaseMemObject_rec(clReleaseMemObject_t real, void * memobj)
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseMemObject + 1u;
@@ -11342,6 +12009,7 @@ static int32_t clReleaseMemObject_rec(clReleaseMemObject_t real, void * memobj)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseMemObject, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -11368,6 +12036,7 @@ static int32_t clReleaseProgram_rec(clReleaseProgram_t real, void * program)
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseProgram + 1u;
@@ -11389,6 +12058,7 @@ static int32_t clReleaseProgram_rec(clReleaseProgram_t real, void * program)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -11415,6 +12085,7 @@ static int32_t clReleaseSampler_rec(clReleaseSampler_t real, void * sampler)
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseSampler + 1u;
@@ -11436,6 +12107,7 @@ static int32_t clReleaseSampler_rec(clReleaseSampler_t real, void * sampler)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseSampler, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -11462,6 +12134,7 @@ static int32_t clReleaseSemaphoreKHR_rec(clReleaseSemaphoreKHR_t real, void * se
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseSemaphoreKHR + 1u;
@@ -11483,6 +12156,7 @@ static int32_t clReleaseSemaphoreKHR_rec(clReleaseSemaphoreKHR_t real, void * se
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseSemaphoreKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -11509,6 +12183,7 @@ static void * clRemapCommandBufferKHR_rec(clRemapCommandBufferKHR_t real, void *
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -11538,6 +12213,7 @@ static void * clRemapCommandBufferKHR_rec(clRemapCommandBufferKHR_t real, void *
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRemapCommandBufferKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -11564,6 +12240,7 @@ static int32_t clRetainAcceleratorINTEL_rec(clRetainAcceleratorINTEL_t real, voi
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainAcceleratorINTEL + 1u;
@@ -11585,6 +12262,7 @@ static int32_t clRetainAcceleratorINTEL_rec(clRetainAcceleratorINTEL_t real, voi
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainAcceleratorINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -11611,6 +12289,7 @@ static int32_t clRetainCommandBufferKHR_rec(clRetainCommandBufferKHR_t real, voi
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainCommandBufferKHR + 1u;
@@ -11632,6 +12311,7 @@ static int32_t clRetainCommandBufferKHR_rec(clRetainCommandBufferKHR_t real, voi
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -11658,6 +12338,7 @@ static int32_t clRetainCommandQueue_rec(clRetainCommandQueue_t real, void * comm
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainCommandQueue + 1u;
@@ -11679,6 +12360,7 @@ static int32_t clRetainCommandQueue_rec(clRetainCommandQueue_t real, void * comm
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainCommandQueue, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -11705,6 +12387,7 @@ static int32_t clRetainContext_rec(clRetainContext_t real, void * context)
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainContext + 1u;
@@ -11726,6 +12409,7 @@ static int32_t clRetainContext_rec(clRetainContext_t real, void * context)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainContext, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -11752,6 +12436,7 @@ static int32_t clRetainDevice_rec(clRetainDevice_t real, void * device)
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainDevice + 1u;
@@ -11773,6 +12458,7 @@ static int32_t clRetainDevice_rec(clRetainDevice_t real, void * device)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainDevice, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -11799,6 +12485,7 @@ static int32_t clRetainDeviceEXT_rec(clRetainDeviceEXT_t real, void * device)
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainDeviceEXT + 1u;
@@ -11820,6 +12507,7 @@ static int32_t clRetainDeviceEXT_rec(clRetainDeviceEXT_t real, void * device)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainDeviceEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -11846,6 +12534,7 @@ static int32_t clRetainEvent_rec(clRetainEvent_t real, void * event)
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainEvent + 1u;
@@ -11867,6 +12556,7 @@ static int32_t clRetainEvent_rec(clRetainEvent_t real, void * event)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainEvent, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -11893,6 +12583,7 @@ static int32_t clRetainKernel_rec(clRetainKernel_t real, void * kernel)
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainKernel + 1u;
@@ -11914,6 +12605,7 @@ static int32_t clRetainKernel_rec(clRetainKernel_t real, void * kernel)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainKernel, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -11940,6 +12632,7 @@ static int32_t clRetainMemObject_rec(clRetainMemObject_t real, void * memobj)
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainMemObject + 1u;
@@ -11961,6 +12654,7 @@ static int32_t clRetainMemObject_rec(clRetainMemObject_t real, void * memobj)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainMemObject, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -11987,6 +12681,7 @@ static int32_t clRetainProgram_rec(clRetainProgram_t real, void * program)
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainProgram + 1u;
@@ -12008,6 +12703,7 @@ static int32_t clRetainProgram_rec(clRetainProgram_t real, void * program)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -12034,6 +12730,7 @@ static int32_t clRetainSampler_rec(clRetainSampler_t real, void * sampler)
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainSampler + 1u;
@@ -12055,6 +12752,7 @@ static int32_t clRetainSampler_rec(clRetainSampler_t real, void * sampler)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainSampler, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -12081,6 +12779,7 @@ static int32_t clRetainSemaphoreKHR_rec(clRetainSemaphoreKHR_t real, void * sema
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainSemaphoreKHR + 1u;
@@ -12102,6 +12801,7 @@ static int32_t clRetainSemaphoreKHR_rec(clRetainSemaphoreKHR_t real, void * sema
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainSemaphoreKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -12128,6 +12828,7 @@ static void * clSVMAlloc_rec(clSVMAlloc_t real, void * context, uint64_t flags, 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSVMAlloc + 1u;
@@ -12152,6 +12853,7 @@ static void * clSVMAlloc_rec(clSVMAlloc_t real, void * context, uint64_t flags, 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMAlloc, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -12178,6 +12880,7 @@ static void * clSVMAllocARM_rec(clSVMAllocARM_t real, void * context, uint64_t f
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSVMAllocARM + 1u;
@@ -12202,6 +12905,7 @@ static void * clSVMAllocARM_rec(clSVMAllocARM_t real, void * context, uint64_t f
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMAllocARM, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -12228,6 +12932,7 @@ static void * clSVMAllocWithPropertiesKHR_rec(clSVMAllocWithPropertiesKHR_t real
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -12254,6 +12959,7 @@ static void * clSVMAllocWithPropertiesKHR_rec(clSVMAllocWithPropertiesKHR_t real
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMAllocWithPropertiesKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -12280,6 +12986,7 @@ static void clSVMFree_rec(clSVMFree_t real, void * context, void * svm_pointer)
         th->reentered--;
         return;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSVMFree + 1u;
@@ -12299,6 +13006,7 @@ static void clSVMFree_rec(clSVMFree_t real, void * context, void * svm_pointer)
         rec->arg[1] = (uint64_t)(uintptr_t)svm_pointer;
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMFree, t0, t1, 0);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return;
 }
 
@@ -12325,6 +13033,7 @@ static void clSVMFreeARM_rec(clSVMFreeARM_t real, void * context, void * svm_poi
         th->reentered--;
         return;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSVMFreeARM + 1u;
@@ -12344,6 +13053,7 @@ static void clSVMFreeARM_rec(clSVMFreeARM_t real, void * context, void * svm_poi
         rec->arg[1] = (uint64_t)(uintptr_t)svm_pointer;
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMFreeARM, t0, t1, 0);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return;
 }
 
@@ -12370,6 +13080,7 @@ static int32_t clSVMFreeWithPropertiesKHR_rec(clSVMFreeWithPropertiesKHR_t real,
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSVMFreeWithPropertiesKHR + 1u;
@@ -12394,6 +13105,7 @@ static int32_t clSVMFreeWithPropertiesKHR_rec(clSVMFreeWithPropertiesKHR_t real,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMFreeWithPropertiesKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -12420,6 +13132,7 @@ static int32_t clSetCommandQueueProperty_rec(clSetCommandQueueProperty_t real, v
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetCommandQueueProperty + 1u;
@@ -12444,6 +13157,7 @@ static int32_t clSetCommandQueueProperty_rec(clSetCommandQueueProperty_t real, v
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetCommandQueueProperty, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -12470,6 +13184,7 @@ static int32_t clSetContentSizeBufferPoCL_rec(clSetContentSizeBufferPoCL_t real,
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetContentSizeBufferPoCL + 1u;
@@ -12492,6 +13207,7 @@ static int32_t clSetContentSizeBufferPoCL_rec(clSetContentSizeBufferPoCL_t real,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetContentSizeBufferPoCL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -12518,6 +13234,7 @@ static int32_t clSetContextDestructorCallback_rec(clSetContextDestructorCallback
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetContextDestructorCallback + 1u;
@@ -12541,6 +13258,7 @@ static int32_t clSetContextDestructorCallback_rec(clSetContextDestructorCallback
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetContextDestructorCallback, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -12567,6 +13285,7 @@ static int32_t clSetDefaultDeviceCommandQueue_rec(clSetDefaultDeviceCommandQueue
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetDefaultDeviceCommandQueue + 1u;
@@ -12590,6 +13309,7 @@ static int32_t clSetDefaultDeviceCommandQueue_rec(clSetDefaultDeviceCommandQueue
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetDefaultDeviceCommandQueue, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -12616,6 +13336,7 @@ static int32_t clSetEventCallback_rec(clSetEventCallback_t real, void * event, i
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetEventCallback + 1u;
@@ -12640,6 +13361,7 @@ static int32_t clSetEventCallback_rec(clSetEventCallback_t real, void * event, i
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetEventCallback, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -12666,6 +13388,7 @@ static int32_t clSetKernelArg_rec(clSetKernelArg_t real, void * kernel, uint32_t
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetKernelArg + 1u;
@@ -12690,6 +13413,7 @@ static int32_t clSetKernelArg_rec(clSetKernelArg_t real, void * kernel, uint32_t
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArg, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -12716,6 +13440,7 @@ static int32_t clSetKernelArgDevicePointerEXT_rec(clSetKernelArgDevicePointerEXT
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetKernelArgDevicePointerEXT + 1u;
@@ -12739,6 +13464,7 @@ static int32_t clSetKernelArgDevicePointerEXT_rec(clSetKernelArgDevicePointerEXT
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgDevicePointerEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -12765,6 +13491,7 @@ static int32_t clSetKernelArgMemPointerINTEL_rec(clSetKernelArgMemPointerINTEL_t
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetKernelArgMemPointerINTEL + 1u;
@@ -12788,6 +13515,7 @@ static int32_t clSetKernelArgMemPointerINTEL_rec(clSetKernelArgMemPointerINTEL_t
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgMemPointerINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -12814,6 +13542,7 @@ static int32_t clSetKernelArgSVMPointer_rec(clSetKernelArgSVMPointer_t real, voi
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetKernelArgSVMPointer + 1u;
@@ -12837,6 +13566,7 @@ static int32_t clSetKernelArgSVMPointer_rec(clSetKernelArgSVMPointer_t real, voi
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgSVMPointer, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -12863,6 +13593,7 @@ static int32_t clSetKernelArgSVMPointerARM_rec(clSetKernelArgSVMPointerARM_t rea
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetKernelArgSVMPointerARM + 1u;
@@ -12886,6 +13617,7 @@ static int32_t clSetKernelArgSVMPointerARM_rec(clSetKernelArgSVMPointerARM_t rea
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgSVMPointerARM, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -12912,6 +13644,7 @@ static int32_t clSetKernelExecInfo_rec(clSetKernelExecInfo_t real, void * kernel
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetKernelExecInfo + 1u;
@@ -12936,6 +13669,7 @@ static int32_t clSetKernelExecInfo_rec(clSetKernelExecInfo_t real, void * kernel
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelExecInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -12962,6 +13696,7 @@ static int32_t clSetKernelExecInfoARM_rec(clSetKernelExecInfoARM_t real, void * 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetKernelExecInfoARM + 1u;
@@ -12986,6 +13721,7 @@ static int32_t clSetKernelExecInfoARM_rec(clSetKernelExecInfoARM_t real, void * 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelExecInfoARM, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -13012,6 +13748,7 @@ static int32_t clSetMemObjectDestructorAPPLE_rec(clSetMemObjectDestructorAPPLE_t
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetMemObjectDestructorAPPLE + 1u;
@@ -13035,6 +13772,7 @@ static int32_t clSetMemObjectDestructorAPPLE_rec(clSetMemObjectDestructorAPPLE_t
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetMemObjectDestructorAPPLE, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -13061,6 +13799,7 @@ static int32_t clSetMemObjectDestructorCallback_rec(clSetMemObjectDestructorCall
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetMemObjectDestructorCallback + 1u;
@@ -13084,6 +13823,7 @@ static int32_t clSetMemObjectDestructorCallback_rec(clSetMemObjectDestructorCall
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetMemObjectDestructorCallback, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -13110,6 +13850,7 @@ static int32_t clSetPerfHintQCOM_rec(clSetPerfHintQCOM_t real, void * context, u
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetPerfHintQCOM + 1u;
@@ -13132,6 +13873,7 @@ static int32_t clSetPerfHintQCOM_rec(clSetPerfHintQCOM_t real, void * context, u
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetPerfHintQCOM, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -13158,6 +13900,7 @@ static int32_t clSetProgramReleaseCallback_rec(clSetProgramReleaseCallback_t rea
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetProgramReleaseCallback + 1u;
@@ -13181,6 +13924,7 @@ static int32_t clSetProgramReleaseCallback_rec(clSetProgramReleaseCallback_t rea
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetProgramReleaseCallback, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -13207,6 +13951,7 @@ static int32_t clSetProgramSpecializationConstant_rec(clSetProgramSpecialization
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetProgramSpecializationConstant + 1u;
@@ -13231,6 +13976,7 @@ static int32_t clSetProgramSpecializationConstant_rec(clSetProgramSpecialization
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetProgramSpecializationConstant, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -13257,6 +14003,7 @@ static int32_t clSetUserEventStatus_rec(clSetUserEventStatus_t real, void * even
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetUserEventStatus + 1u;
@@ -13279,6 +14026,7 @@ static int32_t clSetUserEventStatus_rec(clSetUserEventStatus_t real, void * even
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSetUserEventStatus, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -13305,6 +14053,7 @@ static void * clSharedMemAllocINTEL_rec(clSharedMemAllocINTEL_t real, void * con
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -13332,6 +14081,7 @@ static void * clSharedMemAllocINTEL_rec(clSharedMemAllocINTEL_t real, void * con
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clSharedMemAllocINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 
@@ -13358,6 +14108,7 @@ static int32_t clTerminateContextKHR_rec(clTerminateContextKHR_t real, void * co
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clTerminateContextKHR + 1u;
@@ -13379,6 +14130,7 @@ static int32_t clTerminateContextKHR_rec(clTerminateContextKHR_t real, void * co
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clTerminateContextKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -13405,6 +14157,7 @@ static int32_t clUnloadCompiler_rec(clUnloadCompiler_t real)
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clUnloadCompiler + 1u;
@@ -13425,6 +14178,7 @@ static int32_t clUnloadCompiler_rec(clUnloadCompiler_t real)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clUnloadCompiler, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -13451,6 +14205,7 @@ static int32_t clUnloadPlatformCompiler_rec(clUnloadPlatformCompiler_t real, voi
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clUnloadPlatformCompiler + 1u;
@@ -13472,6 +14227,7 @@ static int32_t clUnloadPlatformCompiler_rec(clUnloadPlatformCompiler_t real, voi
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clUnloadPlatformCompiler, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -13498,6 +14254,7 @@ static int32_t clUpdateMutableCommandsKHR_rec(clUpdateMutableCommandsKHR_t real,
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clUpdateMutableCommandsKHR + 1u;
@@ -13522,6 +14279,7 @@ static int32_t clUpdateMutableCommandsKHR_rec(clUpdateMutableCommandsKHR_t real,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clUpdateMutableCommandsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 
@@ -13548,6 +14306,7 @@ static int32_t clWaitForEvents_rec(clWaitForEvents_t real, uint32_t num_events, 
         th->reentered--;
         return clt_r;
     }
+    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clWaitForEvents + 1u;
@@ -13570,6 +14329,7 @@ static int32_t clWaitForEvents_rec(clWaitForEvents_t real, uint32_t num_events, 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clWaitForEvents, t0, t1, (uint64_t)(int64_t)ret);
     }
+    clt_cost_end(th, clt_te, t1 - t0, 0);
     return ret;
 }
 

@@ -2,9 +2,12 @@
  *   bench_calls setarg N [--fake]   N x clSetKernelArg
  *   bench_calls enqueue N           N x (write 4 KiB + kernel + clFinish)
  *   bench_calls ndrange N --fake    N x clEnqueueNDRangeKernel, no event, no sync
+ *   bench_calls launch N            N x clEnqueueNDRangeKernel back to back, one clFinish
+ *                                   (launch-bound: scripts/gpu-overhead.sh)
  *   bench_calls create N --fake     N x (clCreateBuffer + clReleaseMemObject),
  *                                   made 12 calls deep (a creation call stack)
- * Prints "ns_per_call X" and, with --mem, VmHWM after each tenth of N.
+ * Prints "ns_per_call X" (thread CPU), "wall_ns_per_call X" and, with --mem,
+ * VmHWM after each tenth of N. OCL_PLATFORM=<substring> picks a platform.
  * bench_loop_* are separate functions so callgrind can count just them. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
@@ -49,6 +52,14 @@ __attribute__((noinline)) void bench_loop_enqueue(long n)
     }
 }
 
+__attribute__((noinline)) void bench_loop_launch(long n)
+{
+    size_t gws = 1024, lws = 64;
+    for (long i = 0; i < n; i++)
+        clEnqueueNDRangeKernel(queue, kern, 1, NULL, &gws, &lws, 0, NULL, NULL);
+    clFinish(queue);
+}
+
 __attribute__((noinline)) void bench_loop_ndrange(long n)
 {
     size_t gws = 1024, lws = 64;
@@ -77,11 +88,16 @@ __attribute__((noinline)) static void deep(int depth, long n)
     __asm__ volatile("" ::: "memory");   /* not a tail call: each frame stays */
 }
 
-static double thread_ns(void)
+static double clock_ns(clockid_t c)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    clock_gettime(c, &ts);
     return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static double thread_ns(void)
+{
+    return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 int main(int argc, char **argv)
@@ -101,7 +117,17 @@ int main(int argc, char **argv)
         cl_device_id d;
         cl_int err;
         const char *src = "__kernel void k(__global float *x, int n) { x[get_global_id(0)] += n; }";
-        clGetPlatformIDs(1, &p, NULL);
+        cl_platform_id ps[8];
+        cl_uint np = 0;
+        const char *want = getenv("OCL_PLATFORM");
+        clGetPlatformIDs(8, ps, &np);
+        p = ps[0];
+        for (cl_uint i = 0; want && i < np; i++) {
+            char name[256] = "";
+            clGetPlatformInfo(ps[i], CL_PLATFORM_NAME, sizeof name, name, NULL);
+            if (strstr(name, want))
+                p = ps[i];
+        }
         clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL);
         ctx = clCreateContext(NULL, 1, &d, NULL, NULL, &err);
         queue = clCreateCommandQueueWithProperties(ctx, d, NULL, &err);
@@ -118,24 +144,34 @@ int main(int argc, char **argv)
     /* Steady state: the first call of a thread sets up its buffer (and the
      * first of the process the writer); keep that out of the loops. */
     clSetKernelArg(kern, 0, sizeof buf, &buf);
-    double t = 0;
+    if (strcmp(what, "launch") == 0 && !fake) {   /* warm: the kernel's first launch */
+        size_t gws = 1024, lws = 64;
+        clEnqueueNDRangeKernel(queue, kern, 1, NULL, &gws, &lws, 0, NULL, NULL);
+        clFinish(queue);
+    }
+    double t = 0, wall = 0;
     long steps = mem ? 10 : 1;
     for (long s = 0; s < steps; s++) {
-        double t0 = thread_ns();
+        double t0 = thread_ns(), w0 = clock_ns(CLOCK_MONOTONIC);
         if (setarg)
             bench_loop_setarg(n / steps);
         else if (strcmp(what, "ndrange") == 0)
             bench_loop_ndrange(n / steps);
+        else if (strcmp(what, "launch") == 0)
+            bench_loop_launch(n / steps);
         else if (strcmp(what, "create") == 0)
             deep(12, n / steps);
         else
             bench_loop_enqueue(n / steps);
         t += thread_ns() - t0;
+        wall += clock_ns(CLOCK_MONOTONIC) - w0;
         if (mem)
             printf("hwm_kb_after %ld %ld\n", (s + 1) * (n / steps), hwm_kb());
     }
     if (!setarg && !fake)
         clSetKernelArg(kern, 0, sizeof buf, &buf);
-    printf("ns_per_call %.1f\n", t / (double)n / (setarg ? 1 : strcmp(what, "create") == 0 ? 2 : 3));
+    double per = setarg || !strcmp(what, "launch") || !strcmp(what, "ndrange") ? 1 : strcmp(what, "create") == 0 ? 2 : 3;
+    printf("ns_per_call %.1f\n", t / (double)n / per);
+    printf("wall_ns_per_call %.1f\n", wall / (double)n / per);
     return 0;
 }

@@ -1,0 +1,259 @@
+/* Completions of the commands cltrace times, collected off the app's threads.
+ *
+ * What the calling thread does per timed command: the driver makes the event
+ * (the one cost the driver imposes; cltrace's own event when the app passed
+ * none), the app's event is retained, and three words go into a hand-off
+ * ring (a ticket, no lock). Nothing else: no completion callback, whose
+ * registration costs ~8 us per command on NVIDIA's driver on the calling
+ * thread (scripts/evcollect.c measures the alternatives).
+ *
+ * A collector thread takes the events from the ring and asks the driver, in
+ * batches, which have completed: CL_PROFILING_COMMAND_END first (available
+ * only once the command is complete), the execution status only when that
+ * fails. On an in-order queue the first pending command still running stops
+ * the round for that queue (the later ones cannot be complete); it then
+ * sleeps, longer the longer nothing completes. Each completion becomes a
+ * CLT_REC_COMMAND record in the collector's own ring, the event is released.
+ * Commands still in flight at exit are waited for (bounded) and counted. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "capture/generated/clt_hooks.h"
+#include "common/map.h"
+#include "shim.h"
+
+enum { CL_PROFILING_COMMAND_QUEUED_ = 0x1280, CL_PROFILING_COMMAND_END_ = 0x1283,
+       CL_EVENT_COMMAND_EXECUTION_STATUS_ = 0x11D3 };
+typedef int32_t (*info_t)(void *, uint32_t, size_t, void *, size_t *);
+typedef int32_t (*event_fn_t)(void *);
+#define REAL(fn) ((void *)clt_real(CLT_FN_##fn))
+
+/* ---- the hand-off ring: many app threads in, the collector out --------- */
+
+#define HAND_SLOTS 16384
+struct hand_slot {
+    _Atomic uint64_t turn;    /* 2*lap: free for lap's producer; 2*lap+1: filled */
+    uint64_t flow;
+    void *event, *queue;
+};
+static struct hand_slot hand[HAND_SLOTS];
+static _Atomic uint64_t hand_head;         /* next ticket */
+static uint64_t hand_tail;                 /* collector only */
+static _Atomic uint64_t in_flight;         /* handed over, not yet recorded */
+static _Atomic uint32_t wake_word;         /* futex the idle collector sleeps on */
+static _Atomic int collector_idle, collector_state, draining;
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct pending { uint64_t flow; void *event, *queue; };
+static struct pending *pend;               /* collector only: in hand-over order */
+static unsigned n_pend, cap_pend;
+
+static void collector_start(void);
+
+/* ---- the collector ------------------------------------------------------- */
+
+/* 1: recorded (complete or failed), 0: still running. */
+static int try_complete(struct clt_thread *th, const struct pending *p, info_t prof, info_t ev_info)
+{
+    uint64_t t[4] = { 0, 0, 0, 0 };
+    int32_t status = 0;
+    if (!prof || prof(p->event, CL_PROFILING_COMMAND_END_, 8, &t[3], NULL) != 0 || !t[3]) {
+        t[3] = 0;
+        if (!ev_info || ev_info(p->event, CL_EVENT_COMMAND_EXECUTION_STATUS_, sizeof status, &status, NULL) != 0)
+            status = -1;          /* the driver no longer knows the event: count it, do not spin */
+        if (status > 0)
+            return 0;
+    }
+    for (int i = 0; i < 3 && t[3]; i++)
+        if (prof(p->event, CL_PROFILING_COMMAND_QUEUED_ + (uint32_t)i, 8, &t[i], NULL) != 0)
+            t[i] = 0;
+    struct clt_rec *rec = th ? clt_rec_begin(th, sizeof(struct clt_rec) + 8 * CMD_N) : NULL;
+    if (rec) {
+        struct clt_extra x = clt_extra_init(rec, CMD_N);
+        rec->arg[CMD_FLOW] = p->flow;
+        rec->arg[CMD_EVENT] = (uint64_t)(uintptr_t)p->event;
+        rec->arg[CMD_STATUS] = (uint64_t)(int64_t)status;
+        memcpy(&rec->arg[CMD_QUEUED], t, sizeof t);
+        uint64_t now = clt_now();
+        clt_rec_commit(th, rec, &x, CLT_REC_COMMAND, now, now, 0);
+    }
+    event_fn_t rel = REAL(clReleaseEvent);
+    if (rel)
+        rel(p->event);
+    return 1;
+}
+
+static void take_handed(void)
+{
+    for (;;) {
+        struct hand_slot *s = &hand[hand_tail % HAND_SLOTS];
+        uint64_t lap = hand_tail / HAND_SLOTS;
+        if (__atomic_load_n(&s->turn, __ATOMIC_ACQUIRE) != 2 * lap + 1)
+            return;
+        if (clt_grow(&pend, n_pend, &cap_pend, sizeof *pend, 1024) != 0)
+            return;               /* no memory: leave it in the ring, try again */
+        pend[n_pend++] = (struct pending){ s->flow, s->event, s->queue };
+        __atomic_store_n(&s->turn, 2 * lap + 2, __ATOMIC_RELEASE);
+        hand_tail++;
+    }
+}
+
+/* One pass over the pending commands; returns how many completed. */
+static unsigned collect_round(struct clt_thread *th)
+{
+    info_t prof = REAL(clGetEventProfilingInfo), ev_info = REAL(clGetEventInfo);
+    void *blocked[64];            /* in-order queues whose oldest pending command still runs */
+    unsigned n_blocked = 0, done = 0;
+    unsigned keep = 0;
+    for (unsigned i = 0; i < n_pend; i++) {
+        struct pending *p = &pend[i];
+        int skip = 0;
+        for (unsigned b = 0; b < n_blocked && !skip; b++)
+            skip = blocked[b] == p->queue;
+        if (!skip && try_complete(th, p, prof, ev_info)) {
+            done++;
+            continue;
+        }
+        if (!skip && n_blocked < 64 && clt_queue_in_order(p->queue))
+            blocked[n_blocked++] = p->queue;
+        pend[keep++] = *p;
+    }
+    n_pend = keep;
+    if (done)
+        __atomic_fetch_sub(&in_flight, done, __ATOMIC_RELEASE);
+    return done;
+}
+
+static void *collector_main(void *arg)
+{
+    (void)arg;
+    long sleep_ns = 20000;
+    for (;;) {
+        take_handed();
+        /* its own ring: the completions are records like any other */
+        struct clt_thread *th = clt_enter();
+        unsigned done = n_pend ? collect_round(th) : 0;
+        if (done) {
+            sleep_ns = 20000;
+            continue;
+        }
+        if (!n_pend) {            /* nothing in flight: sleep until a command is handed over */
+            uint32_t seq = __atomic_load_n(&wake_word, __ATOMIC_SEQ_CST);
+            __atomic_store_n(&collector_idle, 1, __ATOMIC_SEQ_CST);
+            if (__atomic_load_n(&hand_head, __ATOMIC_SEQ_CST) == hand_tail) {
+                struct timespec ts = { 0, 50000000 };
+                syscall(SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
+            }
+            __atomic_store_n(&collector_idle, 0, __ATOMIC_SEQ_CST);
+            sleep_ns = 20000;
+            continue;
+        }
+        struct timespec cpu;      /* cltrace's own cost, stated in the trace */
+        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+            __atomic_store_n(&clt_collector_cpu_ns, (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec,
+                             __ATOMIC_RELAXED);
+        /* commands running: look again soon, less often the longer they run */
+        struct timespec ts = { 0, __atomic_load_n(&draining, __ATOMIC_RELAXED) ? 20000 : sleep_ns };
+        nanosleep(&ts, NULL);
+        if (sleep_ns < 1000000)
+            sleep_ns += sleep_ns / 2;
+    }
+    return NULL;
+}
+
+static void collector_start(void)
+{
+    pthread_mutex_lock(&start_lock);
+    if (__atomic_load_n(&collector_state, __ATOMIC_ACQUIRE) == 0) {
+        sigset_t all, old;
+        sigfillset(&all);         /* the app's signals are the app's threads' */
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        pthread_t t;
+        pthread_attr_t at;
+        pthread_attr_init(&at);
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        int rc = pthread_create(&t, &at, collector_main, NULL);
+        pthread_attr_destroy(&at);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        __atomic_store_n(&collector_state, rc == 0 ? 1 : -1, __ATOMIC_RELEASE);
+        if (rc != 0)
+            clt_msg("cannot start the completion collector; device commands are not timed");
+    }
+    pthread_mutex_unlock(&start_lock);
+}
+
+/* ---- the calling thread's side ------------------------------------------ */
+
+void clt_track_command(uint64_t flow, void *event, void *queue)
+{
+    if (!event)
+        return;
+    int saved = errno;
+    int state = __atomic_load_n(&collector_state, __ATOMIC_ACQUIRE);
+    if (CLT_UNLIKELY(state == 0)) {
+        collector_start();
+        state = __atomic_load_n(&collector_state, __ATOMIC_ACQUIRE);
+    }
+    if (state != 1) {             /* nobody to collect it: ours is released, the app's left alone */
+        event_fn_t rel = REAL(clReleaseEvent);
+        if ((flow & (1u << 31)) && rel)
+            rel(event);
+        errno = saved;
+        return;
+    }
+    if (!(flow & (1u << 31))) {   /* the app's event: it may release it at once */
+        event_fn_t ret = REAL(clRetainEvent);
+        if (!ret || ret(event) != 0) {
+            errno = saved;
+            return;
+        }
+    }
+    __atomic_fetch_add(&in_flight, 1, __ATOMIC_RELAXED);
+    uint64_t ticket = __atomic_fetch_add(&hand_head, 1, __ATOMIC_ACQ_REL);
+    struct hand_slot *s = &hand[ticket % HAND_SLOTS];
+    uint64_t lap = ticket / HAND_SLOTS;
+    /* Full only when the collector is HAND_SLOTS behind on taking handed
+     * events (it takes them before asking the driver anything): wait. */
+    for (unsigned spins = 0; __atomic_load_n(&s->turn, __ATOMIC_ACQUIRE) != 2 * lap; spins++)
+        if (spins > 64)
+            sched_yield();
+    s->flow = flow;
+    s->event = event;
+    s->queue = queue;
+    __atomic_store_n(&s->turn, 2 * lap + 1, __ATOMIC_RELEASE);
+    if (__atomic_load_n(&collector_idle, __ATOMIC_SEQ_CST)) {
+        __atomic_fetch_add(&wake_word, 1, __ATOMIC_SEQ_CST);
+        syscall(SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    }
+    errno = saved;
+}
+
+uint64_t clt_commands_drain(unsigned timeout_ms)
+{
+    __atomic_store_n(&draining, 1, __ATOMIC_RELAXED);
+    for (unsigned waited = 0; waited < timeout_ms; waited++) {
+        if (__atomic_load_n(&in_flight, __ATOMIC_ACQUIRE) == 0)
+            return 0;
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    return __atomic_load_n(&in_flight, __ATOMIC_ACQUIRE);
+}
+
+/* The child of fork(): the parent's collector and its events are not ours. */
+void clt_collect_forget(void)
+{
+    pthread_mutex_init(&start_lock, NULL);
+    memset(hand, 0, sizeof hand);
+    hand_head = hand_tail = 0;
+    in_flight = 0;
+    collector_idle = draining = collector_state = 0;
+    n_pend = 0;
+}

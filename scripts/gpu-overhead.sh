@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# What cltrace costs a launch-heavy program on a GPU, measured side by side:
+# a launch-bound loop (N kernels back to back, one clFinish) and a write +
+# kernel + clFinish loop, each untraced, under cltrace (every command timed)
+# and under cltrace --sample, interleaved, REPS times; min and median per
+# launch. Also what cltrace says it added (the trace's self-cost figure,
+# through cltrace-report --format json) against the slowdown measured, the
+# clock residual per device, and scripts/evcollect.c (what each way of
+# collecting completions costs on this driver). Not part of `make test`.
+#
+#   scripts/gpu-overhead.sh [OUTDIR]      (default build/gpu-overhead)
+#   OCL_PLATFORM=NVIDIA N=20000 REPS=5 scripts/gpu-overhead.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${1:-build/gpu-overhead}
+N=${N:-20000}
+REPS=${REPS:-5}
+export OCL_PLATFORM=${OCL_PLATFORM:-NVIDIA} CLBENCH_PLATFORM=${OCL_PLATFORM:-NVIDIA} CLTRACE_QUIET=1
+mkdir -p "$OUT"
+rm -f "$OUT"/*.pftrace* "$OUT"/runs.txt
+make -s all build/tests/bench_calls
+cc -O2 -pthread -DCL_USE_DEPRECATED_OPENCL_1_2_APIS -o "$OUT/evcollect" scripts/evcollect.c -lOpenCL
+if command -v nvidia-smi > /dev/null; then nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; fi
+
+echo "== collecting completions: what the calling thread pays per launch"
+"$OUT/evcollect" "$N"
+
+run() {   # loop mode rep
+    local loop=$1 mode=$2 rep=$3 n=$N env=()
+    [ "$loop" = enqueue ] && n=$((N / 4))
+    case $mode in
+        default) env=(LD_PRELOAD="$PWD/build/libcltrace.so" CLTRACE_OUTPUT="$OUT/$loop-$mode-$rep.pftrace") ;;
+        sampled) env=(LD_PRELOAD="$PWD/build/libcltrace.so" CLTRACE_SAMPLE=1
+                      CLTRACE_OUTPUT="$OUT/$loop-$mode-$rep.pftrace") ;;
+    esac
+    local o
+    o=$(env "${env[@]}" build/tests/bench_calls "$loop" "$n")
+    echo "$loop $mode $rep $n $(echo "$o" | awk '/^wall_ns_per_call/ {print $2}') \
+$(echo "$o" | awk '/^ns_per_call/ {print $2}')" >> "$OUT/runs.txt"
+}
+for rep in $(seq 1 "$REPS"); do
+    for loop in launch enqueue; do
+        for mode in untraced default sampled; do run $loop $mode "$rep"; done
+    done
+done
+
+echo "== per launch (enqueue loop: per call, 3 calls an iteration), min and median of $REPS interleaved runs"
+self_of() {   # trace -> self-cost ns (cltrace-report json)
+    build/cltrace-report --format json "$1" 2> /dev/null |
+        python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["self_cost"]["self_ns"])'
+}
+residual_of() {
+    build/cltrace-report --format json "$1" 2> /dev/null |
+        python3 -c 'import json,sys; d=json.load(sys.stdin); print(",".join("%s:%s" % (x["name"][:20], x.get("clock_residual_ns")) for x in d.get("devices", [])))'
+}
+python3 - "$OUT/runs.txt" <<'EOF' > "$OUT/table.txt"
+import sys, statistics
+rows = [l.split() for l in open(sys.argv[1])]
+print("%-8s %-9s %10s %10s %10s %8s" % ("loop", "mode", "wall min", "wall med", "cpu min", "x min"))
+for loop in ("launch", "enqueue"):
+    base = None
+    for mode in ("untraced", "default", "sampled"):
+        w = sorted(float(r[4]) for r in rows if r[0] == loop and r[1] == mode)
+        c = sorted(float(r[5]) for r in rows if r[0] == loop and r[1] == mode)
+        if not w:
+            continue
+        base = base or w[0]
+        print("%-8s %-9s %10.0f %10.0f %10.0f %7.2fx" % (loop, mode, w[0], statistics.median(w), c[0], w[0] / base))
+EOF
+cat "$OUT/table.txt"
+
+echo "== what cltrace says it added, against the slowdown measured (median run)"
+for loop in launch enqueue; do
+    base=$(awk -v l=$loop '$1 == l && $2 == "untraced" {print $5}' "$OUT/runs.txt" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+    for mode in default sampled; do
+        for rep in $(seq 1 "$REPS"); do
+            t=$(ls "$OUT/$loop-$mode-$rep".*.pftrace* 2> /dev/null | head -1)
+            [ -n "$t" ] || continue
+            line=$(awk -v l=$loop -v m=$mode -v r=$rep '$1 == l && $2 == m && $3 == r {print $4, $5}' "$OUT/runs.txt")
+            n=${line% *}; wall=${line#* }
+            self=$(self_of "$t")
+            python3 -c "
+n, wall, base, self = $n, $wall, $base, $self
+per = 1 if '$loop' == 'launch' else 3
+slow = (wall - base) * n * per
+print('%-8s %-8s rep %s: slowdown %8.1f ms, cltrace says %8.1f ms (%+.0f %%); clock residual %s' % ('$loop', '$mode', '$rep', slow / 1e6, self / 1e6, (self / slow - 1) * 100 if slow > 0 else 0, '$(residual_of "$t")'))"
+        done
+    done
+done | tee "$OUT/selfcost.txt"

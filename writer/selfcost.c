@@ -1,0 +1,120 @@
+/* What cltrace itself added to the run, as the trace states it.
+ *
+ * On each calling thread: the time spent in cltrace's code (the capture side
+ * measures it, capture/put.h: calls that do more than record are measured
+ * whole, one in CLT_COST_EVERY light calls stands for the others), the
+ * waits for ring room, and the device-timing machinery it added inside the
+ * driver's calls: each event cltrace asked for costs what the markers on
+ * that device measured (capture/hooks.c). Shown per thread as a counter
+ * track ("cltrace self time"), in total as trace attributes; cltrace's own
+ * threads (writer, collector) are stated apart, as CPU time. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "emit.h"
+#include "device_model.h"
+#include "trace/ring.h"
+
+#define SEQS 1024               /* flow ids carry the thread's sequence in 10 bits */
+#define COST_EVERY 64           /* capture/put.h CLT_COST_EVERY */
+
+static struct {
+    uint64_t event_ns[SEQS];    /* device-timing cost of each ring's thread, ns */
+    uint32_t declared[SEQS];    /* generation + 1 whose counter track is declared */
+    uint64_t last[SEQS];        /* the value last emitted */
+    /* of threads that ended (their rings may serve new threads) */
+    uint64_t ended_hot_ns, ended_wait_ns, ended_waits, ended_event_ns;
+    uint64_t threads;
+} S;
+
+static uint64_t ticks_ns(const struct clt_writer *w, uint64_t ticks)
+{
+    return clt_use_tsc ? (uint64_t)((double)ticks * w->clock.ns_per_tick) : ticks;
+}
+
+static uint64_t hot_ns(const struct clt_writer *w, const struct clt_thread *th)
+{
+    uint64_t exact = __atomic_load_n(&th->cost_exact, __ATOMIC_RELAXED);
+    uint64_t sampled = __atomic_load_n(&th->cost_sampled, __ATOMIC_RELAXED);
+    return ticks_ns(w, exact + sampled * COST_EVERY);
+}
+
+static uint64_t wait_ns(const struct clt_writer *w, const struct clt_thread *th)
+{
+    return ticks_ns(w, __atomic_load_n(&th->cost_waited, __ATOMIC_RELAXED));
+}
+
+void clt_cost_on_command(struct clt_writer *w, const struct clt_dev *d, uint64_t flow)
+{
+    (void)w;
+    if (flow & (1u << 31))      /* an event cltrace asked for */
+        S.event_ns[(flow >> 32) & (SEQS - 1)] += d->event_cost_ns;
+}
+
+/* The thread's running total on its counter track, where it changed. */
+static void emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t ts)
+{
+    unsigned s = th->seq & (SEQS - 1);
+    if (!th->wstate)
+        return;                 /* no API call recorded: no thread track to hang it on */
+    uint64_t v = hot_ns(w, th) + wait_ns(w, th) + S.event_ns[s];
+    if (v == S.last[s])
+        return;
+    uint64_t uuid = w->process_uuid | 0x40000000u | (uint32_t)th->tid;
+    if (S.declared[s] != th->generation + 1) {
+        S.declared[s] = th->generation + 1;
+        S.threads++;
+        clt_counter_track(w, uuid, w->process_uuid | (uint32_t)th->tid, "cltrace self time (ns)", 0);
+    }
+    clt_counter(w, uuid, ts, (int64_t)v);
+    S.last[s] = v;
+}
+
+/* A thread ended and its ring is about to serve another: keep its figures. */
+void clt_cost_thread_ended(struct clt_writer *w, struct clt_thread *th)
+{
+    unsigned s = th->seq & (SEQS - 1);
+    emit_thread(w, th, clt_boottime_ns());
+    S.ended_hot_ns += hot_ns(w, th);
+    S.ended_wait_ns += wait_ns(w, th);
+    S.ended_waits += __atomic_load_n(&th->waits, __ATOMIC_RELAXED);
+    S.ended_event_ns += S.event_ns[s];
+    S.event_ns[s] = 0;
+    S.last[s] = 0;
+}
+
+/* Each recording thread's running total, where it changed. */
+void clt_cost_emit(struct clt_writer *w)
+{
+    uint64_t ts = clt_boottime_ns();
+    for (struct clt_thread *th = __atomic_load_n(&clt_threads, __ATOMIC_ACQUIRE); th; th = th->next) {
+        int st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
+        if (st == CLT_TH_LIVE || st == CLT_TH_DEAD)
+            emit_thread(w, th, ts);
+    }
+}
+
+/* The totals, as trace attributes (TRACE_FORMAT.md). run_ns: the trace's
+ * span; writer_cpu_ns: the writer thread's CPU time. */
+void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns, uint64_t writer_cpu_ns)
+{
+    uint64_t hot = S.ended_hot_ns, wait = S.ended_wait_ns, waits = S.ended_waits, ev = S.ended_event_ns;
+    for (struct clt_thread *th = __atomic_load_n(&clt_threads, __ATOMIC_ACQUIRE); th; th = th->next) {
+        int st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
+        if ((st != CLT_TH_LIVE && st != CLT_TH_DEAD) || !th->wstate)
+            continue;           /* cltrace's own threads (the collector) make no API calls */
+        hot += hot_ns(w, th);
+        wait += wait_ns(w, th);
+        waits += __atomic_load_n(&th->waits, __ATOMIC_RELAXED);
+        ev += S.event_ns[th->seq & (SEQS - 1)];
+    }
+    clt_attr_int(a, "cltrace.self_ns", (int64_t)(hot + wait + ev));
+    clt_attr_int(a, "cltrace.self_hot_path_ns", (int64_t)hot);
+    clt_attr_int(a, "cltrace.self_device_timing_ns", (int64_t)ev);
+    clt_attr_int(a, "cltrace.self_waited_ns", (int64_t)wait);
+    clt_attr_int(a, "cltrace.calls_waited", (int64_t)waits);
+    clt_attr_int(a, "cltrace.run_ns", (int64_t)run_ns);
+    clt_attr_int(a, "cltrace.writer_cpu_ns", (int64_t)writer_cpu_ns);
+    clt_attr_int(a, "cltrace.collector_cpu_ns", (int64_t)__atomic_load_n(&clt_collector_cpu_ns, __ATOMIC_RELAXED));
+}

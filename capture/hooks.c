@@ -199,56 +199,71 @@ static int cmp_u64(const void *a, const void *b)
 /* On the first queue of a device, before the app uses it: markers with and
  * without an event, interleaved. The difference of the medians is what an
  * event costs the calling thread on this driver (cltrace's own cost,
- * measured); each marker with an event is also a narrow clock sample (the
- * device's QUEUED time was taken inside the call). Markers do nothing; the
- * app never sees them. OpenCL 1.2 and later. */
-#define CAL_MARKERS 32
+ * measured). Each marker with an event is also polled to completion: its
+ * QUEUED time bracketed by the enqueue is a lower bound of the clock offset,
+ * its END seen over a moment later an upper bound (writer/device.c, "the
+ * clock"). Markers do nothing; the app never sees them. OpenCL 1.2 on. */
+#define CAL_MARKERS 16
 static void calibrate(struct clt_thread *th, void *queue, void *dev)
 {
     typedef int32_t (*marker_t)(void *, uint32_t, const void *, void **);
-    typedef int32_t (*queue_fn_t)(void *);
     typedef int32_t (*ev_fn_t)(void *);
     marker_t mark = REAL(clEnqueueMarkerWithWaitList);
-    queue_fn_t finish = REAL(clFinish);
-    get_info_t prof = REAL(clGetEventProfilingInfo);
+    get_info_t prof = REAL(clGetEventProfilingInfo), ev_info = REAL(clGetEventInfo);
     ev_fn_t rel = REAL(clReleaseEvent);
-    if (!mark || !finish || !prof || !rel)
+    typedef int32_t (*flush_t)(void *);
+    flush_t flush = REAL(clFlush);
+    if (!mark || !prof || !ev_info || !rel || !flush)
         return;
-    uint64_t without[CAL_MARKERS], with[CAL_MARKERS], lo[CAL_MARKERS], hi[CAL_MARKERS];
-    void *ev[CAL_MARKERS];
+    uint64_t without[CAL_MARKERS], with[CAL_MARKERS];
     unsigned n = 0;
     for (unsigned i = 0; i < CAL_MARKERS; i++) {
         uint64_t a = clt_now();
         if (mark(queue, 0, NULL, NULL) != CL_SUCCESS_)
             break;
         uint64_t b = clt_now();
-        ev[n] = NULL;
-        int32_t st = mark(queue, 0, NULL, &ev[n]);
+        void *ev = NULL;
+        int32_t st = mark(queue, 0, NULL, &ev);
         uint64_t c = clt_now();
-        if (st != CL_SUCCESS_ || !ev[n])
+        if (st != CL_SUCCESS_ || !ev)
             break;
-        without[n] = b - a;
-        with[n] = c - b;
-        lo[n] = b;
-        hi[n] = c;
-        n++;
-    }
-    finish(queue);
-    for (unsigned i = 0; i < n; i++) {
-        uint64_t queued = 0;
+        flush(queue);
+        /* poll, so that the moment it is seen over is close to its END */
+        int32_t status = 1;
+        uint64_t seen = 0, limit = c + 20 * (c - a + 1000000);
+        while (ev_info(ev, 0x11D3 /* EXECUTION_STATUS */, sizeof status, &status, NULL) == CL_SUCCESS_ &&
+               status > 0 && (seen = clt_now()) < limit)
+            ;
+        seen = clt_now();
+        uint64_t queued = 0, end = 0;
         struct clt_extra x;
         struct clt_rec *rec;
-        if (prof(ev[i], CL_PROFILING_COMMAND_QUEUED_, sizeof queued, &queued, NULL) == CL_SUCCESS_ && queued &&
-            (rec = special_begin(th, CLK_N, &x)) != NULL) {
-            rec->arg[CLK_DEVICE] = (uint64_t)(uintptr_t)dev;
-            rec->arg[CLK_HOST_BEFORE] = lo[i];
-            rec->arg[CLK_DEVICE_TS] = queued;
-            rec->arg[CLK_HOST_AFTER] = hi[i];
-            rec->arg[CLK_STATUS] = 0;
-            rec->arg[CLK_KIND] = CLT_CLK_MARKER;
-            special_commit(th, rec, &x, CLT_REC_CLOCK);
+        if (status == CL_COMPLETE_ &&
+            prof(ev, CL_PROFILING_COMMAND_QUEUED_, sizeof queued, &queued, NULL) == CL_SUCCESS_ &&
+            prof(ev, CL_PROFILING_COMMAND_QUEUED_ + 3, sizeof end, &end, NULL) == CL_SUCCESS_ && queued && end) {
+            if ((rec = special_begin(th, CLK_N, &x)) != NULL) {
+                rec->arg[CLK_DEVICE] = (uint64_t)(uintptr_t)dev;
+                rec->arg[CLK_HOST_BEFORE] = b;
+                rec->arg[CLK_DEVICE_TS] = queued;
+                rec->arg[CLK_HOST_AFTER] = c;
+                rec->arg[CLK_STATUS] = 0;
+                rec->arg[CLK_KIND] = CLT_CLK_MARKER;
+                special_commit(th, rec, &x, CLT_REC_CLOCK);
+            }
+            if ((rec = special_begin(th, CLK_N, &x)) != NULL) {
+                rec->arg[CLK_DEVICE] = (uint64_t)(uintptr_t)dev;
+                rec->arg[CLK_HOST_BEFORE] = seen;
+                rec->arg[CLK_DEVICE_TS] = end;
+                rec->arg[CLK_HOST_AFTER] = seen;
+                rec->arg[CLK_STATUS] = 0;
+                rec->arg[CLK_KIND] = CLT_CLK_UPPER;
+                special_commit(th, rec, &x, CLT_REC_CLOCK);
+            }
         }
-        rel(ev[i]);
+        rel(ev);
+        without[n] = b - a;
+        with[n] = c - b;
+        n++;
     }
     if (n < 8)
         return;

@@ -1,7 +1,7 @@
 /* How to time every command cheaply on a driver: what the calling thread pays
  * per kernel launch for each way of collecting completions, measured side by
- * side (min of reps). Also what an event costs on a marker (cltrace measures
- * its own event cost that way) and how tightly the device clock can be tied
+ * side (min of reps). Also what an event costs on a marker, a small write, a
+ * fill and a kernel (cltrace measures its own event cost on one of them) and how tightly the device clock can be tied
  * to the host's with enqueue brackets.
  *
  *   cc -O2 -pthread -o evcollect scripts/evcollect.c -lOpenCL
@@ -141,26 +141,62 @@ static int cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Markers with and without an event: cltrace's measure of its own event cost. */
-static void markers(long n)
+/* An event's cost on other commands, each with and without one: what
+ * cltrace can measure without running the app's kernels (it uses one). */
+static cl_mem small;
+static int enqueue_kind(int kind, cl_event *e)
 {
-    double best[2] = { 1e30, 1e30 };
-    for (int rep = 0; rep < 5; rep++)
-        for (int ev = 0; ev < 2; ev++) {
-            double t0 = now_ns(CLOCK_MONOTONIC);
-            for (long i = 0; i < n; i++) {
+    static int word;
+    static const int zero = 0;
+    switch (kind) {
+    case 0: return clEnqueueMarkerWithWaitList(q, 0, NULL, e);
+    case 1: return clEnqueueWriteBuffer(q, small, CL_FALSE, 0, 4, &word, 0, NULL, e);
+    case 2: return clEnqueueFillBuffer(q, small, &zero, 4, 0, 4, 0, NULL, e);
+    default: {
+        size_t g = 64, l = 16;
+        return clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, e);
+    }
+    }
+}
+
+static void event_costs(long n)
+{
+    static const char *kinds[] = { "marker", "write 4 B", "fill 4 B", "kernel" };
+    for (int kind = 0; kind < 4; kind++) {
+        double best[2] = { 1e30, 1e30 };
+        for (int rep = 0; rep < 5; rep++)
+            for (int ev = 0; ev < 2; ev++) {
+                double t0 = now_ns(CLOCK_MONOTONIC);
+                for (long i = 0; i < n; i++) {
+                    cl_event e;
+                    CHECK(enqueue_kind(kind, ev ? &e : NULL));
+                    if (ev)
+                        clReleaseEvent(e);
+                }
+                double t = (now_ns(CLOCK_MONOTONIC) - t0) / n;
+                CHECK(clFinish(q));
+                if (t < best[ev])
+                    best[ev] = t;
+            }
+        printf("%-10s %8.0f ns without an event, %8.0f ns with one: an event costs %6.0f ns\n", kinds[kind],
+               best[0], best[1], best[1] - best[0]);
+    }
+    /* the same, interleaved one by one (what cltrace does on a queue) */
+    for (int kind = 0; kind < 4; kind++) {
+        double sum[2] = { 0, 0 };
+        for (long i = 0; i < 64; i++)
+            for (int ev = 0; ev < 2; ev++) {
                 cl_event e;
-                CHECK(clEnqueueMarkerWithWaitList(q, 0, NULL, ev ? &e : NULL));
+                double t0 = now_ns(CLOCK_MONOTONIC);
+                CHECK(enqueue_kind(kind, ev ? &e : NULL));
+                sum[ev] += now_ns(CLOCK_MONOTONIC) - t0;
                 if (ev)
                     clReleaseEvent(e);
             }
-            double t = (now_ns(CLOCK_MONOTONIC) - t0) / n;
-            CHECK(clFinish(q));
-            if (t < best[ev])
-                best[ev] = t;
-        }
-    printf("marker: %.0f ns without an event, %.0f ns with one: an event costs %.0f ns\n", best[0], best[1],
-           best[1] - best[0]);
+        CHECK(clFinish(q));
+        printf("%-10s interleaved x64: %8.0f ns without, %8.0f ns with an event\n", kinds[kind], sum[0] / 64,
+               sum[1] / 64);
+    }
 }
 
 /* Enqueue brackets: the device's QUEUED time was taken while the host clock
@@ -249,7 +285,9 @@ int main(int argc, char **argv)
         qsort(cpu[m], REPS, sizeof(double), cmp);
         printf("%-10s %14.0f %14.0f %14.0f\n", mode_names[m], wall[m][0], wall[m][REPS / 2], cpu[m][0]);
     }
-    markers(n / 4);
+    small = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4, NULL, &e);
+    CHECK(e);
+    event_costs(n / 4);
     brackets(d, 2000);
     return 0;
 }

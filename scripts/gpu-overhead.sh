@@ -9,7 +9,7 @@
 # collecting completions costs on this driver). Not part of `make test`.
 #
 #   scripts/gpu-overhead.sh [OUTDIR]      (default build/gpu-overhead)
-#   OCL_PLATFORM=NVIDIA N=20000 REPS=5 scripts/gpu-overhead.sh
+#   OCL_PLATFORM=NVIDIA N=20000 REPS=5 SAMPLE=1 scripts/gpu-overhead.sh   (SAMPLE: CLTRACE_SAMPLE)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-build/gpu-overhead}
@@ -37,7 +37,7 @@ run() {   # loop mode rep
     [ "$loop" = enqueue ] && n=$((N / 4))
     case $mode in
         default) env=(LD_PRELOAD="$PWD/build/libcltrace.so" CLTRACE_OUTPUT="$OUT/$loop-$mode-$rep.pftrace") ;;
-        sampled) env=(LD_PRELOAD="$PWD/build/libcltrace.so" CLTRACE_SAMPLE=1
+        sampled) env=(LD_PRELOAD="$PWD/build/libcltrace.so" CLTRACE_SAMPLE="${SAMPLE:-1}"
                       CLTRACE_OUTPUT="$OUT/$loop-$mode-$rep.pftrace") ;;
     esac
     local o

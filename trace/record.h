@@ -83,10 +83,10 @@ enum { CMD_FLOW, CMD_EVENT, CMD_STATUS, CMD_QUEUED, CMD_SUBMIT, CMD_START, CMD_E
 enum { DEV_ID, DEV_TYPE, DEV_CU, DEV_MAX_WG, DEV_LOCAL_MEM, DEV_GLOBAL_MEM, DEV_CLOCK_MHZ, DEV_WARP,
        DEV_REGS, DEV_CC_MAJOR, DEV_CC_MINOR, DEV_SIMD_PER_CU, DEV_NAME, DEV_VENDOR, DEV_VERSION, DEV_N };
 enum { CLK_DEVICE, CLK_HOST_BEFORE, CLK_DEVICE_TS, CLK_HOST_AFTER, CLK_STATUS, CLK_KIND, CLK_N };
-/* clGetDeviceAndHostTimer bracketed by ticks; the same whose host time was
- * on a clock cltrace knows (host fields then boottime ns, before == after);
- * a calibration marker's QUEUED time bracketed by ticks */
-enum { CLT_CLK_TIMER, CLT_CLK_TIMER_EXACT, CLT_CLK_MARKER };
+/* clGetDeviceAndHostTimer bracketed by ticks; a calibration marker's QUEUED
+ * time bracketed by ticks; its END, seen over at host tick CLK_HOST_AFTER
+ * (an upper bound) */
+enum { CLT_CLK_TIMER, CLT_CLK_MARKER, CLT_CLK_UPPER };
 enum { EVC_DEVICE, EVC_WITHOUT, EVC_WITH, EVC_SAMPLES, EVC_N };   /* median ticks per marker */
 enum { KI_KERNEL, KI_DEVICE, KI_WG_SIZE, KI_PREF_MULTIPLE, KI_LOCAL_MEM, KI_PRIVATE_MEM, KI_N };
 enum { KR_PROGRAM, KR_REGS, KR_NAME, KR_N };

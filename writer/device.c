@@ -228,31 +228,93 @@ static void mem_change(struct clt_writer *w, struct clt_mem *mo, int64_t delta, 
 
 /* ---- the clock ---------------------------------------------------------- */
 
-/* One sample: the device time d was taken while the host clock was within
- * [h_lo, h_hi], so offset = host - device lies in [h_lo - d, h_hi - d]. The
- * offset used is the largest lower bound of the recent window: no command
- * then appears before the call that enqueued it; the residual is how wide
- * the window's bounds leave it (negative: drift inside the window). */
-void clt_dm_clock_sample(struct clt_dev *d, uint64_t h_lo, uint64_t h_hi, uint64_t dev_ns)
+/* Two kinds of evidence tie a device's clock to the host's:
+ *  - a bracket: the device time dev was taken while the host clock was in
+ *    [h_lo, h_hi] (an enqueue and its QUEUED time; a calibration marker;
+ *    clGetDeviceAndHostTimer), so offset = host - device >= h_lo - dev: the
+ *    lower bound is tight when the driver stamps the time early in the call;
+ *  - an upper bound: the device time dev was over by host time h (a command's
+ *    END and the sync that saw it complete: clFinish, a blocking call, a
+ *    calibration marker polled), so offset <= h - dev.
+ * The lower bound used is the largest of the recent brackets (the last
+ * CLT_CLOCK_WINDOW within CLT_CLOCK_SPAN_NS: the clocks drift, NVIDIA's by
+ * ~18 us/s against the host's, measured); it follows the drift on every
+ * enqueue. The gap between it and the last upper bound is how uncertain the
+ * mapping is, unless the brackets leave it narrower: the residual. The
+ * offset used is the middle; each command drawn counts its residual
+ * (device_commands.c), and the trace states the largest. */
+static int64_t upper_gap_now(const struct clt_dev *d, uint64_t now)
 {
-    unsigned s = d->next_sample;
-    d->lo[s] = (int64_t)(h_lo - dev_ns);
-    d->hi[s] = (int64_t)(h_hi - dev_ns);
-    d->next_sample = (s + 1) % CLT_CLOCK_WINDOW;
-    if (d->n_samples < CLT_CLOCK_WINDOW)
-        d->n_samples++;
+    uint64_t age = now > d->upper_t ? now - d->upper_t : 0;
+    return d->upper_gap + (int64_t)(age / 1000000 * CLT_CLOCK_DRIFT_PPM);
+}
+
+static void clock_update(struct clt_dev *d, uint64_t now)
+{
     int64_t lo = INT64_MIN, hi = INT64_MAX;
     for (unsigned i = 0; i < d->n_samples; i++) {
+        if (now - d->t[i] > CLT_CLOCK_SPAN_NS && d->n_samples > 1 && i != (d->next_sample + CLT_CLOCK_WINDOW - 1) % CLT_CLOCK_WINDOW)
+            continue;                        /* too old: drift */
         if (d->lo[i] > lo)
             lo = d->lo[i];
         if (d->hi[i] < hi)
             hi = d->hi[i];
     }
-    d->offset = lo;
-    d->residual = hi - lo;
-    int64_t r = d->residual < 0 ? -d->residual : d->residual;
-    if (d->n_samples > 1 && r > d->max_residual)
-        d->max_residual = r;
+    d->lo_env = lo;
+    /* the upper bound moves with the drift as the lower bound does, less
+     * surely the older it is */
+    int64_t gap = d->has_upper ? upper_gap_now(d, now) : INT64_MAX;
+    if (gap < hi - lo)
+        hi = lo + gap;
+    d->residual = hi > lo ? hi - lo : 0;
+    d->offset = lo + d->residual / 2;
+}
+
+void clt_dm_clock_sample(struct clt_dev *d, uint64_t h_lo, uint64_t h_hi, uint64_t dev_ns)
+{
+    unsigned s = d->next_sample;
+    d->lo[s] = (int64_t)(h_lo - dev_ns);
+    d->hi[s] = (int64_t)(h_hi - dev_ns);
+    d->t[s] = h_lo;
+    d->next_sample = (s + 1) % CLT_CLOCK_WINDOW;
+    if (d->n_samples < CLT_CLOCK_WINDOW)
+        d->n_samples++;
+    clock_update(d, h_lo);
+}
+
+/* A sync on q at host time h: the command of `flow` (and all before it, in
+ * order) was over by then. Its END gives an upper bound, now if it was
+ * drawn already, else when it is (device_commands.c). */
+void clt_dm_sync(struct clt_queue *q, uint64_t flow, uint64_t h)
+{
+    if (q->drawn_flow == flow && q->dev) {
+        clt_dm_clock_upper(q->dev, h, q->drawn_end);
+        return;
+    }
+    q->sync_flow = flow;
+    q->sync_t = h;
+}
+
+void clt_dm_clock_upper(struct clt_dev *d, uint64_t h, uint64_t dev_ns)
+{
+    if (!d->n_samples)
+        return;
+    int64_t up = (int64_t)(h - dev_ns);
+    int64_t gap = up - d->lo_env;
+    if (gap < 0) {          /* the lower bound drifted past: it is the upper bound now */
+        for (unsigned i = 0; i < d->n_samples; i++)
+            if (d->lo[i] > up)
+                d->lo[i] = up;
+        gap = 0;
+    }
+    /* a wider gap than the last one's (aged) is a slower sync, not news */
+    if (!d->has_upper || gap < upper_gap_now(d, h)) {
+        d->upper_gap = gap;
+        d->upper_t = h;
+    }
+    d->has_upper = 1;
+    d->uppers++;
+    clock_update(d, h);
 }
 
 /* ---- API calls: the model ----------------------------------------------- */
@@ -359,6 +421,12 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
             free(clt_map_del(&m->kernels, id));
         return;
     }
+    if (fn == CLT_FN_clFinish && ok) {     /* every command enqueued on it so far is over by t1 */
+        struct clt_queue *q = queue_get(w, rec->arg[0]);
+        if (q && q->last_flow)
+            clt_dm_sync(q, q->last_flow, t1);
+        return;
+    }
     if ((fn == CLT_FN_clRetainCommandQueue || fn == CLT_FN_clReleaseCommandQueue) && ok) {
         uint64_t id = clt_dm_id_of(w, rec->arg[0]);
         struct clt_queue *q = clt_dm_queue_find(w, id);
@@ -438,6 +506,12 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
     struct clt_queue *q = queue_get(w, rec->arg[0]);
     f->queue_id = q ? q->id : 0;     /* the handle may name another queue by completion */
     if (q) {
+        int b = pidx(fd, "blocking_read");
+        b = b >= 0 ? b : pidx(fd, "blocking_write");
+        b = b >= 0 ? b : pidx(fd, "blocking_map");
+        q->last_flow = flow;
+        if (b >= 0 && rec->arg[b])           /* a blocking call: its command is over by t1 */
+            clt_dm_sync(q, flow, t1);
         q->in_flight++;
         if (!q->n_lanes)
             queue_declare_lane(w, q);   /* the queue's first lane and its counter */

@@ -62,6 +62,14 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     }
     if (f && v[CMD_QUEUED])
         clt_dm_clock_sample(d, f->h0, f->h1, v[CMD_QUEUED]);
+    if (d->residual > d->max_residual)      /* how uncertain this command's place is */
+        d->max_residual = d->residual;
+    q->drawn_flow = rec->arg[CMD_FLOW];
+    q->drawn_end = v[CMD_END];
+    if (q->sync_flow && q->sync_flow == q->drawn_flow) {   /* a sync already saw it over */
+        clt_dm_clock_upper(d, q->sync_t, v[CMD_END]);
+        q->sync_flow = 0;
+    }
     m->commands++;
     d->commands++;
     uint64_t start = (uint64_t)((int64_t)v[CMD_START] + d->offset);
@@ -276,16 +284,16 @@ void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec)
         struct clt_dev *d = clt_dm_dev_get(w, rec->arg[CLK_DEVICE]);
         if (d && (int64_t)rec->arg[CLK_STATUS] == 0 && rec->arg[CLK_DEVICE_TS]) {
             unsigned kind = (unsigned)rec->arg[CLK_KIND];
-            if (kind == CLT_CLK_TIMER || kind == CLT_CLK_TIMER_EXACT)
-                d->timer_ok = 1 + (kind == CLT_CLK_TIMER_EXACT);
+            if (kind == CLT_CLK_UPPER) {       /* a calibration marker's END, seen over at host time */
+                clt_dm_clock_upper(d, clt_clock_to_ns(&w->clock, rec->arg[CLK_HOST_AFTER]), rec->arg[CLK_DEVICE_TS]);
+                break;
+            }
+            if (kind == CLT_CLK_TIMER)
+                d->timer_ok = 1;
             else
                 d->markers++;
-            /* an exact timer pair is in boottime ns already; the others in ticks */
-            uint64_t lo = kind == CLT_CLK_TIMER_EXACT ? rec->arg[CLK_HOST_BEFORE]
-                                                      : clt_clock_to_ns(&w->clock, rec->arg[CLK_HOST_BEFORE]);
-            uint64_t hi = kind == CLT_CLK_TIMER_EXACT ? rec->arg[CLK_HOST_AFTER]
-                                                      : clt_clock_to_ns(&w->clock, rec->arg[CLK_HOST_AFTER]);
-            clt_dm_clock_sample(d, lo, hi, rec->arg[CLK_DEVICE_TS]);
+            clt_dm_clock_sample(d, clt_clock_to_ns(&w->clock, rec->arg[CLK_HOST_BEFORE]),
+                                clt_clock_to_ns(&w->clock, rec->arg[CLK_HOST_AFTER]), rec->arg[CLK_DEVICE_TS]);
         }
         break;
     }
@@ -349,8 +357,7 @@ void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
         DEV_INT("registers_per_block", d->info[DEV_REGS]);
         DEV_INT("compute_capability", d->info[DEV_CC_MAJOR] * 10 + d->info[DEV_CC_MINOR]);
         DEV_INT("device_type", d->info[DEV_TYPE]);
-        DEV_STR("clock_method", d->timer_ok == 2 ? "device_and_host_timer (host clock matched)"
-                              : d->timer_ok ? "device_and_host_timer+enqueue_brackets"
+        DEV_STR("clock_method", d->timer_ok ? "device_and_host_timer+enqueue_brackets"
                               : d->markers ? "marker_brackets+enqueue_brackets" : "enqueue_brackets");
         DEV_INT("event_cost_ns", d->event_cost_ns);
         DEV_INT("marker_ns", d->marker_ns);
@@ -359,6 +366,7 @@ void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
         DEV_INT("clock_offset_ns", d->offset);
         DEV_INT("clock_residual_ns", d->max_residual);
         DEV_INT("clock_samples", d->n_samples);
+        DEV_INT("clock_upper_bounds", d->uppers);
         DEV_INT("commands", d->commands);
 #undef DEV_INT
 #undef DEV_STR

@@ -7,6 +7,8 @@
 #include "objects.h"
 
 #define CLT_CLOCK_WINDOW 64
+#define CLT_CLOCK_SPAN_NS 5000000ull   /* brackets older than this are left out (drift) */
+#define CLT_CLOCK_DRIFT_PPM 20          /* device clocks drift up to this against the host's (NVIDIA: 18) */
 #define CLT_MAX_LANES 8
 #define CLT_MAX_KARGS 32
 #define CLT_LANE_HISTORY 32
@@ -19,10 +21,16 @@ struct clt_dev {
     char name[CLT_MAX_STR + 1], vendor[CLT_MAX_STR + 1];
     int described, declared;
     uint64_t uuid;
-    /* device ns -> host ns: offset within [lo, hi] for every recent sample */
+    /* device ns -> host ns (device.c, "the clock"): offset within [lo, hi]
+     * for every recent bracket (taken at host time t) */
     int64_t lo[CLT_CLOCK_WINDOW], hi[CLT_CLOCK_WINDOW];
+    uint64_t t[CLT_CLOCK_WINDOW];
     unsigned n_samples, next_sample;
-    int timer_ok;                 /* clGetDeviceAndHostTimer worked; 2: on a host clock we know */
+    int64_t lo_env;               /* the largest recent lower bound */
+    int has_upper;                /* an upper bound was seen (a sync after a command) */
+    int64_t upper_gap;            /* its distance above lo_env */
+    uint64_t upper_t, uppers;
+    int timer_ok;                 /* clGetDeviceAndHostTimer worked */
     unsigned markers;             /* clock samples from calibration markers */
     int64_t offset, residual, max_residual;
     uint64_t commands, clamped;
@@ -40,6 +48,9 @@ struct clt_queue {
     unsigned lane_next[CLT_MAX_LANES], n_lanes;
     int64_t in_flight;
     int64_t refs;                 /* the app's references; 0: slot free once idle */
+    uint64_t last_flow;           /* the latest enqueue on it */
+    uint64_t sync_flow, sync_t;   /* a sync saw this flow's command over by sync_t (host ns) */
+    uint64_t drawn_flow, drawn_end;   /* the latest command drawn, its END (device ns) */
     uint64_t counter_uuid;
 };
 
@@ -117,6 +128,8 @@ struct clt_dev *clt_dm_dev_get(struct clt_writer *w, uint64_t handle);
 struct clt_queue *clt_dm_queue_find(struct clt_writer *w, uint64_t id);
 uint64_t clt_dm_queue_lane(struct clt_writer *w, struct clt_queue *q, uint64_t start, uint64_t end);
 void clt_dm_clock_sample(struct clt_dev *d, uint64_t h_lo, uint64_t h_hi, uint64_t dev_ns);
+void clt_dm_clock_upper(struct clt_dev *d, uint64_t h, uint64_t dev_ns);   /* dev was over by host time h */
+void clt_dm_sync(struct clt_queue *q, uint64_t flow, uint64_t h);
 struct clt_kern *clt_dm_kern_get(struct clt_writer *w, uint64_t id, int create);
 struct clt_flow *clt_dm_flow_slot(struct clt_devmodel *m, uint64_t flow, int create);
 void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1);

@@ -144,6 +144,10 @@ static void *collector_main(void *arg)
             sleep_ns = 20000;
             continue;
         }
+        struct timespec cpu;      /* cltrace's own cost, stated in the trace */
+        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+            __atomic_store_n(&clt_collector_cpu_ns, (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec,
+                             __ATOMIC_RELAXED);
         if (!n_pend) {            /* nothing in flight: sleep until a command is handed over */
             uint32_t seq = __atomic_load_n(&wake_word, __ATOMIC_SEQ_CST);
             __atomic_store_n(&collector_idle, 1, __ATOMIC_SEQ_CST);
@@ -155,10 +159,6 @@ static void *collector_main(void *arg)
             sleep_ns = 20000;
             continue;
         }
-        struct timespec cpu;      /* cltrace's own cost, stated in the trace */
-        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
-            __atomic_store_n(&clt_collector_cpu_ns, (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec,
-                             __ATOMIC_RELAXED);
         /* commands running: look again soon, less often the longer they run */
         struct timespec ts = { 0, __atomic_load_n(&draining, __ATOMIC_RELAXED) ? 20000 : sleep_ns };
         nanosleep(&ts, NULL);
@@ -191,6 +191,31 @@ static void collector_start(void)
 
 /* ---- the calling thread's side ------------------------------------------ */
 
+/* Commands handed over and not yet collected, at most: a driver whose
+ * queries are slow (NVIDIA: ~5 calls of 1-3 us per command, against a
+ * launch every ~15 us) would otherwise leave the collector ever further
+ * behind, holding the driver's events and the writer's memory. Past it the
+ * calling thread waits (counted in cltrace's own cost), at most 10 s. */
+#define MAX_IN_FLIGHT 65536
+static void wait_for_collector(void)
+{
+    uint64_t t0 = clt_now();
+    struct timespec start, now, ts = { 0, 20000 };
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    do {
+        nanosleep(&ts, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    } while (__atomic_load_n(&in_flight, __ATOMIC_ACQUIRE) >= MAX_IN_FLIGHT && now.tv_sec - start.tv_sec < 10);
+    struct clt_thread *th = clt_tls;
+    if (th) {
+        uint64_t ticks = clt_now() - t0;
+        th->wait_pending += ticks;
+        __atomic_store_n(&th->cost_waited, __atomic_load_n(&th->cost_waited, __ATOMIC_RELAXED) + ticks,
+                         __ATOMIC_RELAXED);
+        __atomic_store_n(&th->waits, __atomic_load_n(&th->waits, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+    }
+}
+
 void clt_track_command(uint64_t flow, void *event, void *queue)
 {
     if (!event)
@@ -215,7 +240,8 @@ void clt_track_command(uint64_t flow, void *event, void *queue)
             return;
         }
     }
-    __atomic_fetch_add(&in_flight, 1, __ATOMIC_RELAXED);
+    if (CLT_UNLIKELY(__atomic_fetch_add(&in_flight, 1, __ATOMIC_RELAXED) >= MAX_IN_FLIGHT))
+        wait_for_collector();
     uint64_t ticket = __atomic_fetch_add(&hand_head, 1, __ATOMIC_ACQ_REL);
     struct hand_slot *s = &hand[ticket % HAND_SLOTS];
     uint64_t lap = ticket / HAND_SLOTS;

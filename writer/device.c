@@ -24,9 +24,8 @@ int clt_dev_init(struct clt_writer *w)
     struct clt_devmodel *m = calloc(1, sizeof *m);
     if (!m)
         return -1;
-    m->flows = calloc(CLT_DM_FLOW_SEQS, sizeof *m->flows);
     m->pending = calloc(CLT_DM_MAX_PENDING, sizeof *m->pending);
-    if (!m->flows || !m->pending)
+    if (!m->pending)
         return -1;
     w->dev = m;
     return 0;
@@ -383,13 +382,22 @@ static void sampled_out(struct clt_writer *w, const struct clt_rec *rec, unsigne
     }
 }
 
-/* The table slot of a flow id: per thread sequence, by its counter. */
+/* What the writer learnt of an enqueue, by flow id, until its command is
+ * drawn: a map, so that a completion collector far behind the app (NVIDIA:
+ * thousands of commands) loses nothing. */
 struct clt_flow *clt_dm_flow_slot(struct clt_devmodel *m, uint64_t flow, int create)
 {
-    unsigned seq = (unsigned)(flow >> 32) & (CLT_DM_FLOW_SEQS - 1);
-    if (!m->flows[seq] && create)
-        m->flows[seq] = calloc(CLT_DM_FLOW_SLOTS, sizeof *m->flows[seq]);
-    return m->flows[seq] ? &m->flows[seq][(flow & 0x7FFFFFFFu) % CLT_DM_FLOW_SLOTS] : NULL;
+    struct clt_flow *f = clt_map_get(&m->flow_map, flow);
+    if (!f && create && (f = calloc(1, sizeof *f)) != NULL && clt_map_put(&m->flow_map, flow, f) != 0) {
+        free(f);
+        f = NULL;
+    }
+    return f;
+}
+
+void clt_dm_flow_done(struct clt_devmodel *m, struct clt_flow *f)
+{
+    free(clt_map_del(&m->flow_map, f->flow));
 }
 
 static int dir_of(unsigned fn, const char **dir)

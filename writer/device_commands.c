@@ -209,8 +209,7 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
 
 static struct clt_flow *flow_find(struct clt_devmodel *m, uint64_t flow)
 {
-    struct clt_flow *f = clt_dm_flow_slot(m, flow, 0);
-    return f && f->flow == flow ? f : NULL;
+    return clt_dm_flow_slot(m, flow, 0);
 }
 
 static void command_record(struct clt_writer *w, const struct clt_rec *rec, int final)
@@ -229,7 +228,7 @@ static void command_record(struct clt_writer *w, const struct clt_rec *rec, int 
         m->unmatched++;
     emit_command(w, rec, f);
     if (f)
-        f->flow = 0;
+        clt_dm_flow_done(m, f);
 }
 
 void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1)
@@ -254,7 +253,7 @@ void clt_dev_flush_pending(struct clt_writer *w, int final)
                 m->unmatched++;
             emit_command(w, r, f);
             if (f)
-                f->flow = 0;
+                clt_dm_flow_done(m, f);
             free(r);
         } else {
             m->pending[keep++] = r;

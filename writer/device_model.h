@@ -106,7 +106,7 @@ struct clt_devmodel {
     unsigned n_ctxs;
     struct clt_map kernels, mems, queue_dev;    /* by object id */
     struct clt_map mappings;                    /* by mapped pointer */
-    struct clt_flow **flows;                    /* [thread sequence][counter % slots] */
+    struct clt_map flow_map;                    /* flow id -> struct clt_flow, until drawn */
     struct clt_rec **pending;                   /* commands whose enqueue is not seen yet */
     unsigned n_pending;
     struct clt_regs *regs;
@@ -119,8 +119,6 @@ struct clt_devmodel {
 
 /* device.c: the model, shared with device_commands.c */
 struct clt_writer;
-#define CLT_DM_FLOW_SEQS 1024           /* flow ids carry the thread's sequence (10 bits) */
-#define CLT_DM_FLOW_SLOTS 4096          /* enqueues per thread whose commands may be in flight */
 #define CLT_DM_MAX_PENDING 4096
 void clt_dm_copy_str(char *dst, const struct clt_rec *rec, int i);
 uint64_t clt_dm_id_of(struct clt_writer *w, uint64_t handle);
@@ -132,6 +130,7 @@ void clt_dm_clock_upper(struct clt_dev *d, uint64_t h, uint64_t dev_ns);   /* de
 void clt_dm_sync(struct clt_queue *q, uint64_t flow, uint64_t h);
 struct clt_kern *clt_dm_kern_get(struct clt_writer *w, uint64_t id, int create);
 struct clt_flow *clt_dm_flow_slot(struct clt_devmodel *m, uint64_t flow, int create);
+void clt_dm_flow_done(struct clt_devmodel *m, struct clt_flow *f);   /* its command was drawn */
 void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1);
 
 #endif

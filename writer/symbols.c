@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 #include "symbols.h"
 
@@ -241,6 +242,23 @@ static unsigned inline_frames(struct clt_symbols *s, Dwfl_Module *mod, uint64_t 
     }
     free(scopes);
     return added;
+}
+
+/* Reading the process's modules and the program's symbols takes tens of ms
+ * (seen: ~50 ms in a process with NVIDIA's driver loaded); done on the first
+ * stack, it stalls the writer while a launch loop fills the rings. Done
+ * when the writer starts, it overlaps the app's own start (a GPU driver's
+ * platform query alone takes ~100 ms). */
+void clt_sym_warm(struct clt_symbols *s)
+{
+    if (!dw.dwfl_begin || s->dwfl)
+        return;
+    s->dwfl = dwfl_open();
+    s->dwfl_pid = getpid();
+    uint64_t entry = getauxval(AT_ENTRY);
+    Dwfl_Module *mod = s->dwfl && entry ? dw.dwfl_addrmodule(s->dwfl, entry) : NULL;
+    if (mod)
+        dw.dwfl_module_addrname(mod, entry);    /* loads the program's symbol table */
 }
 
 /* The frames of a return address, symbolized on first sight: index + 1 of

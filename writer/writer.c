@@ -212,6 +212,8 @@ static void *writer_main(void *arg)
 {
     (void)arg;
     clt_clock_init(&W.clock);       /* here, not on the app's first call: it sleeps 5 ms */
+    if (__atomic_load_n(&clt_stacks_recorded, __ATOMIC_ACQUIRE))
+        clt_sym_warm(&W.syms);
     uint64_t last_cal = clt_boottime_ns();
     long idle_us = 500;
     while (!__atomic_load_n(&stop_requested, __ATOMIC_ACQUIRE)) {

@@ -39,7 +39,7 @@ TRACE_LIB := $(B)/libcltrace-trace.a
 $(TRACE_LIB): $(addprefix $(B)/trace-lib/,$(TRACE_LIB_SRC:.c=.o))
 	$(AR) rcs $@ $^
 
-REPORT_SRC := report/report.c report/diff.c report/rules.c report/output.c report/html.c report/model.c report/args.c report/intern.c report/phases.c report/phases_out.c report/job.c report/merge.c report/paths.c report/stacks.c report/source.c report/occupancy.c report/selfcost.c
+REPORT_SRC := report/report.c report/diff.c report/rules.c report/output.c report/html.c report/model.c report/args.c report/intern.c report/phases.c report/phases_out.c report/job.c report/merge.c report/paths.c report/stacks.c report/source.c report/occupancy.c report/selfcost.c report/sampling.c
 $(B)/cltrace-report: $(REPORT_SRC) $(wildcard report/*.h) $(TRACE_LIB) | $(B)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ $(REPORT_SRC) $(TRACE_LIB) $(LDFLAGS) -lprotobuf-c -lz -lm \
 	  -lpthread
@@ -52,9 +52,9 @@ MPI_REPORT := $(if $(shell command -v mpicc 2> /dev/null),$(B)/cltrace-report-mp
 
 # The reader under libFuzzer (clang); seeds: the committed fixture.
 FUZZ_SECONDS ?= 20
-$(B)/fuzz_reader: report/fuzz_reader.c report/model.c report/args.c report/intern.c report/phases.c report/stacks.c report/source.c $(TRACE_LIB_SRC) $(wildcard report/*.h) | $(B)
+$(B)/fuzz_reader: report/fuzz_reader.c report/model.c report/sampling.c report/args.c report/intern.c report/phases.c report/stacks.c report/source.c $(TRACE_LIB_SRC) $(wildcard report/*.h) | $(B)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -std=gnu11 $(INC) -o $@ \
-	  report/fuzz_reader.c report/model.c report/args.c report/intern.c report/phases.c report/stacks.c report/source.c $(TRACE_LIB_SRC) -lprotobuf-c -lz
+	  report/fuzz_reader.c report/model.c report/sampling.c report/args.c report/intern.c report/phases.c report/stacks.c report/source.c $(TRACE_LIB_SRC) -lprotobuf-c -lz
 fuzz: $(B)/fuzz_reader
 	mkdir -p $(B)/fuzz-corpus && cp tests/fixtures/*.pftrace.gz $(B)/fuzz-corpus/
 	$(B)/fuzz_reader -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 -timeout=5 -max_len=65536 $(B)/fuzz-corpus

@@ -16,7 +16,7 @@ _cltrace()
         esac
     done
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "-o -q --no-children -h --help --" -- "$cur"))
+        COMPREPLY=($(compgen -W "-o -q --no-children --sample -h --help --" -- "$cur"))
     else
         COMPREPLY=($(compgen -c -- "$cur"))
     fi

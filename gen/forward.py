@@ -55,8 +55,9 @@ def gen_forward(reg, plan, cmds, out, is_enqueue):
         f.write("#include <stdint.h>\n#include <string.h>\n#include <stddef.h>\ntypedef int32_t cl_int_;\n")
         f.write("#define EXPORT __attribute__((visibility(\"default\")))\n")
         f.write("struct fake_log { const char *fn; unsigned n; uint64_t args[16]; };\n")
-        f.write("/* The last calls, newest at fake_hist[(fake_n - 1) % 16]: a shim may make calls of its own. */\n")
-        f.write("EXPORT struct fake_log fake_hist[16];\nEXPORT unsigned fake_n;\n")
+        f.write("/* The last calls of the calling thread, newest at fake_hist[(fake_n - 1) % 16]: a shim may\n"
+                " * make calls of its own, also on threads of its own (dlsym finds the caller's copy). */\n")
+        f.write("EXPORT __thread struct fake_log fake_hist[16];\nEXPORT __thread unsigned fake_n;\n")
         f.write("EXPORT int64_t fake_ret_int;\nEXPORT uint64_t fake_ret_ptr;\n")
         f.write("static inline uint64_t as_u64_d(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }\n")
         f.write("static void *fake_lookup(const char *name);\n\n")

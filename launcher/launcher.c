@@ -26,6 +26,8 @@ static void usage(FILE *f)
                "  -o FILE   trace file (same as CLTRACE_OUTPUT)\n"
                "  -q        no messages from cltrace\n"
                "  --no-children  trace the program only, not the programs it runs\n"
+               "  --sample[=FIRST,EVERY[,BYTES]]  time only a sample of the device commands\n"
+               "            (CLTRACE_SAMPLE; default 16,64,1048576): for launch-heavy programs\n"
                "  -h        this help\n\n"
                "Options are environment variables (the launcher passes them on):\n");
     for (unsigned i = 0; i < clt_n_options; i++) {
@@ -71,6 +73,8 @@ int main(int argc, char **argv)
             return 0;
         } else if (strcmp(argv[i], "--no-children") == 0) {
             setenv(CLT_ENV_PREFIX "CHILDREN", "0", 1);
+        } else if (strcmp(argv[i], "--sample") == 0 || strncmp(argv[i], "--sample=", 9) == 0) {
+            setenv(CLT_ENV_PREFIX "SAMPLE", argv[i][8] ? argv[i] + 9 : "1", 1);
         } else if (strcmp(argv[i], "-q") == 0) {
             quiet = 1;
             setenv(CLT_ENV_PREFIX "QUIET", "1", 1);

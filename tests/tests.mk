@@ -74,9 +74,9 @@ TEST_BINS += $(T)/test_decode
 $(T)/test_occupancy: tests/unit/test_occupancy.c report/occupancy.c report/occupancy.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -Ireport -o $@ tests/unit/test_occupancy.c report/occupancy.c
 TEST_BINS += $(T)/test_occupancy
-$(T)/test_source: tests/unit/test_source.c report/source.c report/model.c report/args.c report/intern.c report/phases.c report/stacks.c report/model.h | $(T)
+$(T)/test_source: tests/unit/test_source.c report/source.c report/model.c report/sampling.c report/args.c report/intern.c report/phases.c report/stacks.c report/model.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -Ireport -o $@ tests/unit/test_source.c report/source.c \
-	  report/model.c report/args.c report/intern.c report/phases.c report/stacks.c $(TRACE_LIB_SRC) -lprotobuf-c -lz
+	  report/model.c report/sampling.c report/args.c report/intern.c report/phases.c report/stacks.c $(TRACE_LIB_SRC) -lprotobuf-c -lz
 TEST_BINS += $(T)/test_source
 $(T)/cltrace-report-asan: $(REPORT_SRC) $(wildcard report/*.h) | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ $(REPORT_SRC) $(TRACE_LIB_SRC) -lprotobuf-c -lz -lm -lpthread

@@ -6,9 +6,10 @@
 typedef int32_t cl_int_;
 #define EXPORT __attribute__((visibility("default")))
 struct fake_log { const char *fn; unsigned n; uint64_t args[16]; };
-/* The last calls, newest at fake_hist[(fake_n - 1) % 16]: a shim may make calls of its own. */
-EXPORT struct fake_log fake_hist[16];
-EXPORT unsigned fake_n;
+/* The last calls of the calling thread, newest at fake_hist[(fake_n - 1) % 16]: a shim may
+ * make calls of its own, also on threads of its own (dlsym finds the caller's copy). */
+EXPORT __thread struct fake_log fake_hist[16];
+EXPORT __thread unsigned fake_n;
 EXPORT int64_t fake_ret_int;
 EXPORT uint64_t fake_ret_ptr;
 static inline uint64_t as_u64_d(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }

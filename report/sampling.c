@@ -1,0 +1,87 @@
+/* Reading what the trace states of cltrace's own cost and of sampling
+ * (TRACE_FORMAT.md), and each sampled kernel's device time extrapolated
+ * from the launches that were timed. The output side is selfcost.c. */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include "model.h"
+
+void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char *s)
+{
+    static const struct { const char *key; size_t off; } ints[] = {
+        { "cltrace.self_ns", offsetof(struct rm_selfcost, self_ns) },
+        { "cltrace.self_hot_path_ns", offsetof(struct rm_selfcost, hot_ns) },
+        { "cltrace.self_device_timing_ns", offsetof(struct rm_selfcost, device_timing_ns) },
+        { "cltrace.self_waited_ns", offsetof(struct rm_selfcost, waited_ns) },
+        { "cltrace.calls_waited", offsetof(struct rm_selfcost, calls_waited) },
+        { "cltrace.run_ns", offsetof(struct rm_selfcost, run_ns) },
+        { "cltrace.writer_cpu_ns", offsetof(struct rm_selfcost, writer_cpu_ns) },
+        { "cltrace.collector_cpu_ns", offsetof(struct rm_selfcost, collector_cpu_ns) },
+    };
+    struct rm_selfcost *c = &m->self;
+    for (unsigned i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        if (!strcmp(key, ints[i].key)) {
+            *(uint64_t *)((char *)c + ints[i].off) = v > 0 ? (uint64_t)v : 0;
+            c->known |= i == 0;
+            return;
+        }
+    if (!strcmp(key, "cltrace.sampling") && s) {
+        snprintf(c->sampling, sizeof c->sampling, "%s", s);
+        return;
+    }
+    /* "name|work_dim|g0,g1,g2|l0,l1,l2 or NULL|count": launches left untimed */
+    if (strncmp(key, "cltrace.sampled_out.", 20) != 0 || !s)
+        return;
+    struct rm_kernel k;
+    memset(&k, 0, sizeof k);
+    char name[RM_MAX_NAME], lws[96];
+    unsigned long long g[3], count;
+    const char *bar = strchr(s, '|');
+    if (!bar || (size_t)(bar - s) >= sizeof name)
+        return;
+    memcpy(name, s, (size_t)(bar - s));
+    name[bar - s] = 0;
+    if (sscanf(bar + 1, "%u|%llu,%llu,%llu|%95[^|]|%llu", &k.work_dim, &g[0], &g[1], &g[2], lws, &count) != 6)
+        return;
+    for (int i = 0; i < 3; i++)
+        k.gws[i] = g[i];
+    unsigned long long l[3];
+    if (!strcmp(lws, "NULL"))
+        k.local_null = 1;
+    else if (sscanf(lws, "%llu,%llu,%llu", &l[0], &l[1], &l[2]) == 3)
+        for (int i = 0; i < 3; i++)
+            k.lws[i] = l[i];
+    /* the same fields the device slices give (model.c) */
+    uint64_t wg = 1, groups = 1;
+    for (unsigned i = 0; i < k.work_dim && i < 3 && !k.local_null; i++) {
+        wg *= k.lws[i] ? k.lws[i] : 1;
+        groups *= k.lws[i] ? (k.gws[i] + k.lws[i] - 1) / k.lws[i] : 1;
+    }
+    struct rm_kernel *x = rm_kernel_find(m, name, &k);
+    if (x) {
+        if (!x->timed && !x->untimed) {
+            x->wg_size = k.local_null ? 0 : wg;
+            x->work_groups = k.local_null ? 0 : groups;
+        }
+        x->untimed += count;
+    }
+}
+
+/* A sampled kernel's device time: its timed launches plus each untimed one
+ * at the mean of the timed ones after the first (a kernel's first launch
+ * carries one-time setup: a JIT build, a cold cache). A configuration never
+ * timed keeps 0 (unknown) and says so. */
+void rm_extrapolate(struct rm_model *m)
+{
+    for (unsigned i = 0; i < m->n_kernels; i++) {
+        struct rm_kernel *k = &m->kernels[i];
+        if (!k->untimed)
+            continue;
+        double mean = k->timed > 1 ? (double)(k->device_ns - k->first_ns) / (double)(k->timed - 1)
+                                   : (double)k->device_ns;
+        if (k->timed)
+            k->device_ns += (uint64_t)(mean * (double)k->untimed);
+        k->launches = k->timed + k->untimed;
+    }
+}
+

@@ -70,6 +70,9 @@ static int try_complete(struct clt_thread *th, const struct pending *p, info_t p
             status = -1;          /* the driver no longer knows the event: count it, do not spin */
         if (status > 0)
             return 0;
+        /* it completed between the two questions: its times are there now */
+        if (status == 0 && (!prof || prof(p->event, CL_PROFILING_COMMAND_END_, 8, &t[3], NULL) != 0))
+            t[3] = 0;
     }
     for (int i = 0; i < 3 && t[3]; i++)
         if (prof(p->event, CL_PROFILING_COMMAND_QUEUED_ + (uint32_t)i, 8, &t[i], NULL) != 0)

@@ -2,6 +2,8 @@
 """Assertions on decoded traces, one per test: checks.py CHECK TRACE [ARGS...]
 Exit 0 when every expectation holds; otherwise print what differs, exit 1."""
 import collections
+import json
+import os
 import sys
 
 from tracedump import decode
@@ -155,6 +157,74 @@ def check_timeline(t, durations_file):
     mem = [c for c in t["counters"] if (c["name"] or "").startswith("device memory")]
     expect(mem and max(c["value"] for c in mem) == (4 << 16) * 2 + (4 << 16) // 64 and mem[-1]["value"] == 0,
            "device memory counter: %r" % [c["value"] for c in mem])
+
+
+def check_launches(t, n, sample=""):
+    """bench_calls launch N: every launch a host call; in default mode every
+    one timed, with its device slice and flow; sampled: the first FIRST and 1
+    in EVERY after (per kernel and configuration), the others marked."""
+    n = int(n)
+    api = [s for s in t["slices"] if s["tid"] is not None]
+    enq = [s for s in api if s["name"] == "clEnqueueNDRangeKernel"]
+    dev = [s for s in t["slices"] if (s["track_name"] or "").startswith("Device ") and s["name"] == "k"]
+    expect(len(enq) == n + 1, "%d launches recorded, want %d" % (len(enq), n + 1))   # + the warm-up one
+    timed = [s for s in enq if s["flows"]]
+    out = [s for s in enq if s["args"].get("device_timed") is False]
+    a = t["attributes"]
+    if not sample:
+        expect(len(timed) == n + 1 and not out, "%d of %d launches timed" % (len(timed), n + 1))
+    else:
+        first, every = (int(x) for x in sample.split(",")[:2])
+        want = first + len(range(first, n + 1, every))
+        expect(len(timed) == want and len(out) == n + 1 - want,
+               "%d timed, %d sampled out; want %d timed" % (len(timed), len(out), want))
+        expect(a.get("cltrace.sampling", "").startswith("first %d, then 1 in %d" % (first, every)),
+               "sampling attribute %r" % a.get("cltrace.sampling"))
+        expect(a.get("cltrace.sampled_out.0", "").endswith("|%d" % (n + 1 - want)),
+               "sampled-out launches %r" % a.get("cltrace.sampled_out.0"))
+    by_flow = {f: s for s in timed for f in s["flows"]}
+    expect(len(dev) == len(timed), "%d device slices for %d timed launches" % (len(dev), len(timed)))
+    for d in dev:
+        src = [by_flow.get(f) for f in d["terminating_flows"]]
+        expect(len(src) == 1 and src[0] is not None and d["ts"] >= src[0]["ts"],
+               "device slice at %d without its enqueue's flow" % d["ts"])
+    expect(a.get("cltrace.commands_unmatched") == 0, "unmatched completions: %r" % a.get("cltrace.commands_unmatched"))
+    # cltrace's own cost: stated, measured, with a per-thread counter
+    expect(a.get("cltrace.self_ns", 0) > 0 and a.get("cltrace.run_ns", 0) > a.get("cltrace.self_ns", 0),
+           "self cost %r of run %r" % (a.get("cltrace.self_ns"), a.get("cltrace.run_ns")))
+    expect(a.get("cltrace.self_ns") == a.get("cltrace.self_hot_path_ns", 0) + a.get("cltrace.self_device_timing_ns", 0)
+           + a.get("cltrace.self_waited_ns", 0), "self cost parts do not add up")
+    selfc = [c for c in t["counters"] if c["name"] == "cltrace self time (ns)"]
+    expect(selfc and selfc[-1]["value"] == a.get("cltrace.self_ns"),
+           "per-thread self-time counter %r" % [c["value"] for c in selfc][-3:])
+    expect(a.get("cltrace.device.0.clock_upper_bounds", 0) > 0, "no upper clock bound (calibration markers)")
+
+
+def check_report_selfcost(report_dir, sampled=""):
+    """Every format states cltrace's own cost; a sampled run's kernel table
+    says its device time is extrapolated and from how many launches."""
+    import xml.etree.ElementTree as ET
+    d = report_dir
+    txt, md, html = (open(os.path.join(d, "r." + e)).read() for e in ("txt", "md", "html"))
+    js = json.load(open(os.path.join(d, "r.json")))
+    junit = ET.parse(os.path.join(d, "r.xml"))
+    for name, text in (("text", txt), ("markdown", md), ("html", html)):
+        expect("cltrace added " in text, name + ": no self-cost sentence")
+    sc = js.get("self_cost", {})
+    expect(sc.get("known") and sc.get("self_ns", 0) > 0 and 0 < sc.get("percent", 0) < 100, "json self_cost %r" % sc)
+    props = {p.get("name"): p.get("value") for p in junit.iter("property")}
+    expect(int(props.get("cltrace.self_ns", "0")) == sc.get("self_ns"), "junit self_ns %r" % props.get("cltrace.self_ns"))
+    expect("cltrace added" in props.get("cltrace.self_cost", ""), "junit self_cost property")
+    expect(js.get("devices") and js["devices"][0].get("clock_residual_ns", -1) >= 0, "json devices %r" % js.get("devices"))
+    k = js["kernels"][0]
+    if sampled:
+        expect(k["extrapolated"] and k["timed_launches"] < k["launches"], "json kernel %r" % k)
+        for name, text in (("text", txt), ("markdown", md), ("html", html)):
+            expect("extrapolated from %d of %d launches" % (k["timed_launches"], k["launches"]) in text,
+                   name + ": the kernel table does not say it extrapolated")
+        expect("device-idle" not in txt, "device-idle from a sampled timeline")
+    else:
+        expect(not k["extrapolated"] and k["timed_launches"] == k["launches"], "json kernel %r" % k)
 
 
 def check_nvidia(t):
@@ -363,7 +433,6 @@ def check_lifetimes(t, mode, out_file):
 
 def check_report_lifetimes(report_json, mode, out_file):
     """cltrace-report --format json on a lifetimes trace: leaks, errors, their stacks."""
-    import json
     r = json.load(open(report_json))
     f = collections.defaultdict(list)
     for x in r["findings"]:
@@ -398,7 +467,7 @@ if __name__ == "__main__":
             print("  " + f)
         sys.exit(1 if failures else 0)
     trace = decode(path)
-    whole = check in ("timeline", "nvidia", "figures", "churn", "phases")
+    whole = check in ("timeline", "nvidia", "figures", "churn", "phases", "launches")
     globals()["check_" + check](trace if whole else api_only(trace), *sys.argv[3:])
     for f in failures[:20]:
         print("  " + f)

@@ -125,6 +125,36 @@ t_device_timeline() {
     $PY tests/checks.py timeline "$(trace_of "$WORK/tl")" "$WORK/dur1"
 }
 
+report_formats() {   # report_formats TRACE DIR: the report in every format, into DIR/r.*
+    mkdir -p "$2"
+    "$B/cltrace-report" "$1" > "$2/r.txt"
+    for f in json markdown junit html; do
+        "$B/cltrace-report" --format $f "$1" > "$2/r.$f" || [ $? -le 1 ]
+    done
+    mv "$2/r.markdown" "$2/r.md"; mv "$2/r.junit" "$2/r.xml"
+}
+
+t_launch_loop_every_command_timed() {
+    # 2,000 launches back to back: each one timed (device slice, flow), the
+    # clock tied by calibration markers, cltrace's own cost in every format
+    traced "$WORK/ll" "$T/bench_calls" launch 2000 > /dev/null
+    $PY tests/checks.py launches "$(trace_of "$WORK/ll")" 2000
+    report_formats "$(trace_of "$WORK/ll")" "$WORK/llr"
+    $PY tests/checks.py report_selfcost "$WORK/llr"
+}
+
+t_launch_loop_sampled() {
+    # CLTRACE_SAMPLE: every host call, the sampled device commands, the rest
+    # marked; the report extrapolates and says so, and leaves device-idle out
+    CLTRACE_SAMPLE=16,64 traced "$WORK/ls" "$T/bench_calls" launch 2000 > /dev/null
+    $PY tests/checks.py launches "$(trace_of "$WORK/ls")" 2000 16,64
+    report_formats "$(trace_of "$WORK/ls")" "$WORK/lsr"
+    $PY tests/checks.py report_selfcost "$WORK/lsr" sampled
+    # the launcher's flag sets the same option
+    "$B/cltrace" -q -o "$WORK/lf.%p.pftrace" --sample=16,64 "$T/bench_calls" launch 500 > /dev/null
+    $PY tests/checks.py launches "$(trace_of "$WORK/lf")" 500 16,64
+}
+
 t_layer_mode_traces_dlopen_apps() {
     # an app that dlopens libOpenCL and dlsyms everything (as hashcat does)
     # is traced through the ICD loader's layer (OPENCL_LAYERS)

@@ -61,6 +61,8 @@ TEST_BINS += $(T)/test_fastpack
 $(T)/bench_calls: tests/bench/bench_calls.c | $(T)
 	$(CC) -O2 -g -Wall -Wextra -o $@ $< -lOpenCL
 
+TEST_BINS += $(T)/bench_calls
+
 $(T)/bench_ranges: tests/bench/bench_ranges.c include/cltrace.h | $(T)
 	$(CC) -O2 -g -Wall -Wextra -Iinclude -o $@ $<
 

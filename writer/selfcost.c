@@ -24,7 +24,8 @@ static struct {
     uint32_t declared[SEQS];    /* generation + 1 whose counter track is declared */
     uint64_t last[SEQS];        /* the value last emitted */
     /* of threads that ended (their rings may serve new threads) */
-    uint64_t ended_hot_ns, ended_wait_ns, ended_waits, ended_event_ns;
+    uint64_t ended_hot_ns, ended_wait_ns, ended_waits;
+    uint64_t event_ns_total;    /* of every thread: commands complete after their thread ended */
     uint64_t threads;
 } S;
 
@@ -48,8 +49,10 @@ static uint64_t wait_ns(const struct clt_writer *w, const struct clt_thread *th)
 void clt_cost_on_command(struct clt_writer *w, const struct clt_dev *d, uint64_t flow)
 {
     (void)w;
-    if (flow & (1u << 31))      /* an event cltrace asked for */
+    if (flow & (1u << 31)) {    /* an event cltrace asked for */
         S.event_ns[(flow >> 32) & (SEQS - 1)] += d->event_cost_ns;
+        S.event_ns_total += d->event_cost_ns;
+    }
 }
 
 /* The thread's running total on its counter track, where it changed. */
@@ -79,7 +82,6 @@ void clt_cost_thread_ended(struct clt_writer *w, struct clt_thread *th)
     S.ended_hot_ns += hot_ns(w, th);
     S.ended_wait_ns += wait_ns(w, th);
     S.ended_waits += __atomic_load_n(&th->waits, __ATOMIC_RELAXED);
-    S.ended_event_ns += S.event_ns[s];
     S.event_ns[s] = 0;
     S.last[s] = 0;
 }
@@ -99,7 +101,7 @@ void clt_cost_emit(struct clt_writer *w)
  * span; writer_cpu_ns: the writer thread's CPU time. */
 void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns, uint64_t writer_cpu_ns)
 {
-    uint64_t hot = S.ended_hot_ns, wait = S.ended_wait_ns, waits = S.ended_waits, ev = S.ended_event_ns;
+    uint64_t hot = S.ended_hot_ns, wait = S.ended_wait_ns, waits = S.ended_waits, ev = S.event_ns_total;
     for (struct clt_thread *th = __atomic_load_n(&clt_threads, __ATOMIC_ACQUIRE); th; th = th->next) {
         int st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
         if ((st != CLT_TH_LIVE && st != CLT_TH_DEAD) || !th->wstate)
@@ -107,7 +109,6 @@ void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns,
         hot += hot_ns(w, th);
         wait += wait_ns(w, th);
         waits += __atomic_load_n(&th->waits, __ATOMIC_RELAXED);
-        ev += S.event_ns[th->seq & (SEQS - 1)];
     }
     clt_attr_int(a, "cltrace.self_ns", (int64_t)(hot + wait + ev));
     clt_attr_int(a, "cltrace.self_hot_path_ns", (int64_t)hot);

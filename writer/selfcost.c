@@ -61,11 +61,15 @@ static void emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t ts
     unsigned s = th->seq & (SEQS - 1);
     if (!th->wstate)
         return;                 /* no API call recorded: no thread track to hang it on */
+    if (S.declared[s] != th->generation + 1 && S.declared[s])
+        S.event_ns[s] = S.last[s] = 0;
     uint64_t v = hot_ns(w, th) + wait_ns(w, th) + S.event_ns[s];
     if (v == S.last[s])
         return;
     uint64_t uuid = w->process_uuid | 0x40000000u | (uint32_t)th->tid;
     if (S.declared[s] != th->generation + 1) {
+        if (S.declared[s])      /* a new thread on this ring: the last one's events were its own */
+            S.event_ns[s] = S.last[s] = 0;
         S.declared[s] = th->generation + 1;
         S.threads++;
         clt_counter_track(w, uuid, w->process_uuid | (uint32_t)th->tid, "cltrace self time (ns)", 0);
@@ -77,13 +81,10 @@ static void emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t ts
 /* A thread ended and its ring is about to serve another: keep its figures. */
 void clt_cost_thread_ended(struct clt_writer *w, struct clt_thread *th)
 {
-    unsigned s = th->seq & (SEQS - 1);
     emit_thread(w, th, clt_boottime_ns());
     S.ended_hot_ns += hot_ns(w, th);
     S.ended_wait_ns += wait_ns(w, th);
     S.ended_waits += __atomic_load_n(&th->waits, __ATOMIC_RELAXED);
-    S.event_ns[s] = 0;
-    S.last[s] = 0;
 }
 
 /* Each recording thread's running total, where it changed. */
@@ -91,8 +92,10 @@ void clt_cost_emit(struct clt_writer *w)
 {
     uint64_t ts = clt_boottime_ns();
     for (struct clt_thread *th = __atomic_load_n(&clt_threads, __ATOMIC_ACQUIRE); th; th = th->next) {
+        /* a ring freed by its ended thread keeps its figures until reused:
+         * commands that complete after the thread ended still count */
         int st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
-        if (st == CLT_TH_LIVE || st == CLT_TH_DEAD)
+        if (st == CLT_TH_LIVE || st == CLT_TH_DEAD || st == CLT_TH_FREE)
             emit_thread(w, th, ts);
     }
 }

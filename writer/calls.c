@@ -391,8 +391,14 @@ void clt_call_write(struct clt_writer *w, struct clt_thread *th, struct clt_seq 
         emit_source(w, ss->track_uuid, t1, handle_id(w, rec->ret, 0), c->src, c->src_len);
 }
 
-/* The start time of a thread's next record, UINT64_MAX if none. */
 uint64_t clt_seq_track(const struct clt_seq *ss)
 {
     return ss->track_uuid;
+}
+
+/* The track of the thread now on this ring, once declared (0: not yet). */
+uint64_t clt_thread_track(const struct clt_thread *th)
+{
+    const struct clt_seq *ss = th->wstate;
+    return ss && ss->generation == th->generation ? ss->track_uuid : 0;
 }

@@ -75,6 +75,7 @@ struct clt_call {                 /* one call between decode and write */
 int clt_calls_init(struct clt_writer *w);
 struct clt_seq *clt_seq_for(struct clt_writer *w, struct clt_thread *th);   /* NULL: out of memory */
 uint64_t clt_seq_track(const struct clt_seq *ss);
+uint64_t clt_thread_track(const struct clt_thread *th);   /* 0: its track is not declared yet */
 void clt_call_decode(struct clt_writer *w, struct clt_seq *ss, const struct clt_rec *rec, struct clt_call *c);
 void clt_call_write(struct clt_writer *w, struct clt_thread *th, struct clt_seq *ss, const struct clt_rec *rec,
                     const struct clt_call *c, int64_t refs);

@@ -199,6 +199,36 @@ static void event_costs(long n)
     }
 }
 
+/* The write + kernel + finish loop on a queue without and with profiling
+ * (cltrace turns profiling on for every queue): no events either way. */
+static void profiling_queue(cl_context ctx, cl_device_id d, long n)
+{
+    cl_int e;
+    static char host[4096];
+    cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof host, NULL, &e);
+    CHECK(e);
+    double best[2] = { 1e30, 1e30 };
+    for (int rep = 0; rep < 5; rep++)
+        for (int prof = 0; prof < 2; prof++) {
+            cl_command_queue pq = clCreateCommandQueue(ctx, d, prof ? CL_QUEUE_PROFILING_ENABLE : 0, &e);
+            CHECK(e);
+            size_t g = 64, l = 16;
+            double t0 = now_ns(CLOCK_MONOTONIC);
+            for (long i = 0; i < n; i++) {
+                CHECK(clEnqueueWriteBuffer(pq, buf, CL_FALSE, 0, sizeof host, host, 0, NULL, NULL));
+                CHECK(clEnqueueNDRangeKernel(pq, k, 1, NULL, &g, &l, 0, NULL, NULL));
+                CHECK(clFinish(pq));
+            }
+            double t = (now_ns(CLOCK_MONOTONIC) - t0) / n;
+            if (t < best[prof])
+                best[prof] = t;
+            clReleaseCommandQueue(pq);
+        }
+    printf("write + kernel + finish: %.0f ns per iteration on a plain queue, %.0f with profiling on\n", best[0],
+           best[1]);
+    clReleaseMemObject(buf);
+}
+
 /* Enqueue brackets: the device's QUEUED time was taken while the host clock
  * was inside [t0, t1]; the offset host - device is then inside [t0-Q, t1-Q]. */
 static void brackets(cl_device_id d, long n)
@@ -288,6 +318,7 @@ int main(int argc, char **argv)
     small = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4, NULL, &e);
     CHECK(e);
     event_costs(n / 4);
+    profiling_queue(ctx, d, n / 4);
     brackets(d, 2000);
     return 0;
 }

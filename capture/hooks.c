@@ -80,6 +80,23 @@ static void special_commit(struct clt_thread *th, struct clt_rec *rec, struct cl
     clt_rec_commit(th, rec, x, kind, now, now, 0);
 }
 
+/* A clock sample of a device (trace/record.h, CLT_REC_CLOCK). */
+static void put_clock(struct clt_thread *th, void *dev, uint64_t before, uint64_t device_ts, uint64_t after,
+                      int32_t status, unsigned kind)
+{
+    struct clt_extra x;
+    struct clt_rec *rec = special_begin(th, CLK_N, &x);
+    if (!rec)
+        return;
+    rec->arg[CLK_DEVICE] = (uint64_t)(uintptr_t)dev;
+    rec->arg[CLK_HOST_BEFORE] = before;
+    rec->arg[CLK_DEVICE_TS] = device_ts;
+    rec->arg[CLK_HOST_AFTER] = after;
+    rec->arg[CLK_STATUS] = (uint64_t)(int64_t)status;
+    rec->arg[CLK_KIND] = kind;
+    special_commit(th, rec, &x, CLT_REC_CLOCK);
+}
+
 /* ---- queues: profiling always on, invisible to the app ---------------- */
 
 struct queue_ent {
@@ -177,16 +194,7 @@ static int device_describe(struct clt_thread *th, void *dev)
     uint64_t d = 0, h = 0, before = clt_now();
     int32_t st = timer ? timer(dev, &d, &h) : -59;
     uint64_t after = clt_now();
-    rec = special_begin(th, CLK_N, &x);
-    if (rec) {
-        rec->arg[CLK_DEVICE] = (uint64_t)(uintptr_t)dev;
-        rec->arg[CLK_HOST_BEFORE] = before;
-        rec->arg[CLK_DEVICE_TS] = d;
-        rec->arg[CLK_HOST_AFTER] = after;
-        rec->arg[CLK_STATUS] = (uint64_t)(int64_t)st;
-        rec->arg[CLK_KIND] = CLT_CLK_TIMER;
-        special_commit(th, rec, &x, CLT_REC_CLOCK);
-    }
+    put_clock(th, dev, before, d, after, st, CLT_CLK_TIMER);
     return clt_cl_version(version) ? clt_cl_version(version) : 100;
 }
 
@@ -277,29 +285,11 @@ static void calibrate(struct clt_thread *th, void *queue, void *dev)
             ;
         seen = clt_now();
         uint64_t queued = 0, end = 0;
-        struct clt_extra x;
-        struct clt_rec *rec;
         if (status == CL_COMPLETE_ &&
             prof(ev, CL_PROFILING_COMMAND_QUEUED_, sizeof queued, &queued, NULL) == CL_SUCCESS_ &&
             prof(ev, CL_PROFILING_COMMAND_QUEUED_ + 3, sizeof end, &end, NULL) == CL_SUCCESS_ && queued && end) {
-            if ((rec = special_begin(th, CLK_N, &x)) != NULL) {
-                rec->arg[CLK_DEVICE] = (uint64_t)(uintptr_t)dev;
-                rec->arg[CLK_HOST_BEFORE] = b;
-                rec->arg[CLK_DEVICE_TS] = queued;
-                rec->arg[CLK_HOST_AFTER] = c;
-                rec->arg[CLK_STATUS] = 0;
-                rec->arg[CLK_KIND] = CLT_CLK_MARKER;
-                special_commit(th, rec, &x, CLT_REC_CLOCK);
-            }
-            if ((rec = special_begin(th, CLK_N, &x)) != NULL) {
-                rec->arg[CLK_DEVICE] = (uint64_t)(uintptr_t)dev;
-                rec->arg[CLK_HOST_BEFORE] = seen;
-                rec->arg[CLK_DEVICE_TS] = end;
-                rec->arg[CLK_HOST_AFTER] = seen;
-                rec->arg[CLK_STATUS] = 0;
-                rec->arg[CLK_KIND] = CLT_CLK_UPPER;
-                special_commit(th, rec, &x, CLT_REC_CLOCK);
-            }
+            put_clock(th, dev, b, queued, c, 0, CLT_CLK_MARKER);
+            put_clock(th, dev, seen, end, seen, 0, CLT_CLK_UPPER);
         }
         rel(ev);
         without[n] = b - a;

@@ -1,6 +1,7 @@
 /* The annotations the reader uses: from an event's debug annotations to the
  * open slice's fields (read_args), and the trace attributes (devices,
  * dropped calls). An interned name is looked up once per sequence and iid. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,31 +162,26 @@ void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttribu
         if (d >= m->n_dev)
             m->n_dev = d + 1;
         struct rm_device *x = &m->dev[d];
+        static const struct { const char *field; size_t off; } ints[] = {
+            { "compute_units", offsetof(struct rm_device, compute_units) },
+            { "warp_size", offsetof(struct rm_device, warp) },
+            { "compute_capability", offsetof(struct rm_device, cc) },
+            { "max_work_group_size", offsetof(struct rm_device, max_wg) },
+            { "local_mem_bytes", offsetof(struct rm_device, local_mem) },
+            { "registers_per_block", offsetof(struct rm_device, regs_per_block) },
+            { "clock_residual_ns", offsetof(struct rm_device, clock_residual_ns) },
+            { "event_cost_ns", offsetof(struct rm_device, event_cost_ns) },
+            { "own_events", offsetof(struct rm_device, own_events) },
+            { "commands_sampled_out", offsetof(struct rm_device, sampled_out) },
+        };
         if (!strcmp(field, "name") && s)
             snprintf(x->name, sizeof x->name, "%s", s);
         else if (!strcmp(field, "vendor") && s)
             snprintf(x->vendor, sizeof x->vendor, "%s", s);
-        else if (!strcmp(field, "compute_units"))
-            x->compute_units = v;
-        else if (!strcmp(field, "warp_size"))
-            x->warp = v;
-        else if (!strcmp(field, "compute_capability"))
-            x->cc = v;
-        else if (!strcmp(field, "max_work_group_size"))
-            x->max_wg = v;
-        else if (!strcmp(field, "local_mem_bytes"))
-            x->local_mem = v;
-        else if (!strcmp(field, "registers_per_block"))
-            x->regs_per_block = v;
-        else if (!strcmp(field, "clock_residual_ns"))
-            x->clock_residual_ns = v;
         else if (!strcmp(field, "clock_method") && s)
             snprintf(x->clock_method, sizeof x->clock_method, "%s", s);
-        else if (!strcmp(field, "event_cost_ns"))
-            x->event_cost_ns = v;
-        else if (!strcmp(field, "own_events"))
-            x->own_events = v;
-        else if (!strcmp(field, "commands_sampled_out"))
-            x->sampled_out = v;
+        for (unsigned k = 0; k < sizeof ints / sizeof ints[0]; k++)
+            if (!strcmp(field, ints[k].field))
+                *(int64_t *)((char *)x + ints[k].off) = v;
     }
 }

@@ -44,11 +44,16 @@ struct hand_slot {
     void *event, *queue;
 };
 static struct hand_slot hand[HAND_SLOTS];
-static _Atomic uint64_t hand_head;         /* next ticket */
-static uint64_t hand_tail;                 /* collector only */
-static _Atomic uint64_t in_flight;         /* handed over, not yet recorded */
+/* In flight = hand_head - collected: the calling threads write only the
+ * ticket, never a counter the collector writes too (that line would bounce
+ * between the cores on every command); what both read often, on a line of
+ * its own. */
+static _Alignas(64) _Atomic uint64_t hand_head;   /* next ticket (calling threads) */
+static _Alignas(64) _Atomic uint64_t collected;   /* recorded (collector) */
+static uint64_t hand_tail;                        /* collector only */
+static _Alignas(64) _Atomic int collector_state;  /* read on every command, written once */
+static _Atomic int collector_idle, draining;
 static _Atomic uint32_t wake_word;         /* futex the idle collector sleeps on */
-static _Atomic int collector_idle, collector_state, draining;
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct pending { uint64_t flow; void *event, *queue; };
@@ -56,6 +61,13 @@ static struct pending *pend;               /* collector only: in hand-over order
 static unsigned n_pend, cap_pend;
 
 static void collector_start(void);
+
+static uint64_t in_flight(void)
+{
+    uint64_t done = __atomic_load_n(&collected, __ATOMIC_ACQUIRE);
+    uint64_t handed = __atomic_load_n(&hand_head, __ATOMIC_ACQUIRE);
+    return handed > done ? handed - done : 0;
+}
 
 /* ---- the collector ------------------------------------------------------- */
 
@@ -130,7 +142,7 @@ static unsigned collect_round(struct clt_thread *th)
     }
     n_pend = keep;
     if (done)
-        __atomic_fetch_sub(&in_flight, done, __ATOMIC_RELEASE);
+        __atomic_store_n(&collected, __atomic_load_n(&collected, __ATOMIC_RELAXED) + done, __ATOMIC_RELEASE);
     return done;
 }
 
@@ -208,7 +220,7 @@ static void wait_for_collector(void)
     do {
         nanosleep(&ts, NULL);
         clock_gettime(CLOCK_MONOTONIC, &now);
-    } while (__atomic_load_n(&in_flight, __ATOMIC_ACQUIRE) >= MAX_IN_FLIGHT && now.tv_sec - start.tv_sec < 10);
+    } while (in_flight() >= MAX_IN_FLIGHT && now.tv_sec - start.tv_sec < 10);
     struct clt_thread *th = clt_tls;
     if (th) {
         uint64_t ticks = clt_now() - t0;
@@ -243,9 +255,9 @@ void clt_track_command(uint64_t flow, void *event, void *queue)
             return;
         }
     }
-    if (CLT_UNLIKELY(__atomic_fetch_add(&in_flight, 1, __ATOMIC_RELAXED) >= MAX_IN_FLIGHT))
-        wait_for_collector();
     uint64_t ticket = __atomic_fetch_add(&hand_head, 1, __ATOMIC_ACQ_REL);
+    if (CLT_UNLIKELY(ticket % 1024 == 0) && in_flight() >= MAX_IN_FLIGHT)
+        wait_for_collector();
     struct hand_slot *s = &hand[ticket % HAND_SLOTS];
     uint64_t lap = ticket / HAND_SLOTS;
     /* Full only when the collector is HAND_SLOTS behind on taking handed
@@ -268,12 +280,12 @@ uint64_t clt_commands_drain(unsigned timeout_ms)
 {
     __atomic_store_n(&draining, 1, __ATOMIC_RELAXED);
     for (unsigned waited = 0; waited < timeout_ms; waited++) {
-        if (__atomic_load_n(&in_flight, __ATOMIC_ACQUIRE) == 0)
+        if (in_flight() == 0)
             return 0;
         struct timespec ts = { 0, 1000000 };
         nanosleep(&ts, NULL);
     }
-    return __atomic_load_n(&in_flight, __ATOMIC_ACQUIRE);
+    return in_flight();
 }
 
 /* The child of fork(): the parent's collector and its events are not ours. */
@@ -282,7 +294,7 @@ void clt_collect_forget(void)
     pthread_mutex_init(&start_lock, NULL);
     memset(hand, 0, sizeof hand);
     hand_head = hand_tail = 0;
-    in_flight = 0;
+    collected = 0;
     collector_idle = draining = collector_state = 0;
     n_pend = 0;
 }

@@ -8,6 +8,19 @@ t_threads_pocl_exact() {
     $PY tests/checks.py threads "$(trace_of "$WORK/th")" 8 3000
 }
 
+t_collector_tsan() {
+    # the completion collector (its own thread, a lock-free hand-over ring)
+    # under ThreadSanitizer: 20,000 launches, each handed over and collected
+    local out
+    out=$(CLTRACE_LIBRARY=$T/libfakecl.so TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
+          CLTRACE_OUTPUT="$WORK/tc.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$B/tsan/libcltrace.so \
+          "$T/bench_calls-tsan" ndrange 20000 --fake 2>&1)
+    ! echo "$out" | grep -q ThreadSanitizer || { echo "$out" | head -30; return 1; }
+    echo "$out" | grep -q "^ns_per_call"
+    [ "$($PY tests/tracedump.py --attributes "$(trace_of "$WORK/tc")" |
+         $PY -c 'import json,sys; a=json.load(sys.stdin); print(a["cltrace.device.0.own_events"] if "cltrace.device.0.own_events" in a else a["cltrace.commands_unmatched"] + a["cltrace.device_commands"])')" = 20000 ]
+}
+
 t_threads_tsan_exact() {
     local out
     out=$(CLTRACE_LIBRARY=$T/libfakecl.so TSAN_OPTIONS="halt_on_error=1 exitcode=66" \

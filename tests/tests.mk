@@ -38,6 +38,9 @@ $(T)/threads: tests/apps/threads.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lpthread
 $(T)/threads-tsan: tests/apps/threads.c | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_TSAN) -o $@ $< -lOpenCL -lpthread
+$(T)/bench_calls-tsan: tests/bench/bench_calls.c | $(T)
+	$(CC) $(TEST_CFLAGS) $(SAN_TSAN) -o $@ $< -lOpenCL
+TEST_BINS += $(T)/bench_calls-tsan
 # -Bsymbolic-functions: the fake's own table points at its own functions, as
 # a driver's does, even with the shim preloaded (which exports the same names).
 $(T)/libfakecl.so: tests/forward/generated/fake_cl.c | $(T)

@@ -155,6 +155,18 @@ t_launch_loop_sampled() {
     $PY tests/checks.py launches "$(trace_of "$WORK/lf")" 500 16,64
 }
 
+t_frames_readable() {
+    # C++ names demangled, a frame with no symbol as library+offset, in
+    # every format a person reads
+    traced "$WORK/cx" "$T/cxx_stack" > /dev/null
+    report_formats "$(trace_of "$WORK/cx")" "$WORK/cxr"
+    for f in txt md html; do
+        grep -q "vision::Mat::create(_cl_context\*, int)" "$WORK/cxr/r.$f" || { echo "r.$f: not demangled"; return 1; }
+        grep -q "libcxxlib.so+0x[0-9a-f]" "$WORK/cxr/r.$f" || { echo "r.$f: no library+offset frame"; return 1; }
+        ! grep -q "_ZN[0-9]" "$WORK/cxr/r.$f" || { echo "r.$f: a mangled name"; return 1; }
+    done
+}
+
 t_layer_mode_traces_dlopen_apps() {
     # an app that dlopens libOpenCL and dlsyms everything (as hashcat does)
     # is traced through the ICD loader's layer (OPENCL_LAYERS)

@@ -96,6 +96,11 @@ $(T)/count/libOpenCL.so.1: tests/count/gen_counter.py | $(T)
 	$(CC) -shared -fPIC -Wl,--version-script=$(T)/count/clcount.map -o $@ $(T)/count/clcount.c -ldl
 	ln -sf libOpenCL.so.1 $(T)/count/libOpenCL.so
 TEST_BINS += $(T)/count/libOpenCL.so.1
+$(T)/libcxxlib.so: tests/apps/cxx_lib.c | $(T)
+	$(CC) -O2 -fPIC -shared -s -o $@ $< -lOpenCL
+$(T)/cxx_stack: tests/apps/cxx_stack.cpp $(T)/libcxxlib.so | $(T)
+	$(CXX) -O0 -g -Wall -Wextra -o $@ $< -L$(T) -lcxxlib -Wl,-rpath,'$$ORIGIN' -lOpenCL
+TEST_BINS += $(T)/cxx_stack
 $(T)/old_platform: tests/apps/old_platform.c | $(T)
 	$(CC) $(TEST_CFLAGS) -Wno-deprecated-declarations -o $@ $< -lOpenCL
 TEST_BINS += $(T)/old_platform

@@ -270,6 +270,32 @@ void clt_sym_warm(struct clt_symbols *s)
         dw.dwfl_module_addrname(mod, entry);    /* loads the program's symbol table */
 }
 
+/* A C++ name as people read it (cv::UMat::create(int, int const*, ...)),
+ * with the C++ runtime's own demangler: the program's if it has one, else
+ * loaded privately. NULL: not a mangled name, or no demangler. */
+static char *demangle(const char *name)
+{
+    typedef char *(*demangle_t)(const char *, char *, size_t *, int *);
+    static demangle_t fn;
+    static int tried;
+    if (strncmp(name, "_Z", 2) != 0)
+        return NULL;
+    if (!tried) {
+        tried = 1;
+        fn = (demangle_t)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+        void *h = fn ? NULL : dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
+        if (h)
+            fn = (demangle_t)dlsym(h, "__cxa_demangle");
+    }
+    int status = -1;
+    char *out = fn ? fn(name, NULL, NULL, &status) : NULL;
+    if (status != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
 /* The frames of a return address, symbolized on first sight: index + 1 of
  * the innermost and, above bit 32, how many (inlined calls add frames). */
 int clt_symbolizer_busy;
@@ -329,7 +355,7 @@ static uint64_t frames_of_slow(struct clt_symbols *s, uint64_t pc)
     const char *fn = mod ? dw.dwfl_module_addrname(mod, at) : NULL;
     if (!fn)
         fn = di.dli_sname;
-    char hex[40], unversioned[256];
+    char hex[300], unversioned[256];
     const char *at_sign = fn ? strchr(fn, '@') : NULL;
     if (at_sign && at_sign > fn && (size_t)(at_sign - fn) < sizeof unversioned) {   /* memcpy@@GLIBC_2.14 */
         memcpy(unversioned, fn, (size_t)(at_sign - fn));
@@ -347,10 +373,16 @@ static uint64_t frames_of_slow(struct clt_symbols *s, uint64_t pc)
         }
     }
     if (!fn) {
-        snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)(base ? pc - base : pc));
+        /* no symbol: where it is, as a person would look it up (addr2line -e) */
+        if (base && *file)
+            snprintf(hex, sizeof hex, "%s+0x%llx", file, (unsigned long long)(pc - 1 - base));
+        else
+            snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)pc);
         fn = hex;
     }
-    uint32_t fn_str = str_intern(s, fn), file_str = 0, line_no = 0, map = 0;
+    char *readable = demangle(fn);
+    uint32_t fn_str = str_intern(s, readable ? readable : fn), file_str = 0, line_no = 0, map = 0;
+    free(readable);
     Dwfl_Line *line = mod && !system ? dw.dwfl_module_getsrc(mod, at) : NULL;
     int lineno = 0;
     const char *src = line ? dw.dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;

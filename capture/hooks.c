@@ -212,10 +212,72 @@ static int cmp_u64(const void *a, const void *b)
  * its END seen over a moment later an upper bound (writer/device.c, "the
  * clock"). Markers do nothing; the app never sees them. OpenCL 1.2 on. */
 #define CAL_MARKERS 16
+#define CAL_SYNCS 12
+
+struct calibration {
+    uint64_t without[CAL_MARKERS], with[CAL_MARKERS];      /* a fill without, with an event */
+    uint64_t plain[CAL_SYNCS], profiling[CAL_SYNCS];       /* a fill + clFinish on each queue */
+    unsigned n_syncs;
+};
+
+/* A fill + clFinish on a plain queue of ours against the same on the app's,
+ * which has profiling on because of cltrace: on NVIDIA's driver a sync on a
+ * profiling queue takes ~6 us longer (scripts/evcollect.c), a cost cltrace
+ * adds that only a plain queue shows. */
+static void sync_penalty(void *queue, void *ctx, void *dev, void *buf, struct calibration *cal)
+{
+    typedef void *(*create_q_t)(void *, void *, uint64_t, int32_t *);
+    typedef int32_t (*fill_t)(void *, void *, const void *, size_t, size_t, size_t, uint32_t, const void *, void **);
+    typedef int32_t (*obj_fn_t)(void *);
+    create_q_t create = REAL(clCreateCommandQueue);
+    fill_t fill = REAL(clEnqueueFillBuffer);
+    obj_fn_t finish = REAL(clFinish), rel_q = REAL(clReleaseCommandQueue);
+    int32_t err = -1;
+    void *plain = create && rel_q ? create(ctx, dev, 0, &err) : NULL;
+    if (!plain || err != CL_SUCCESS_)
+        return;
+    static const uint32_t zero = 0;
+    unsigned i = 0;
+    for (; i < CAL_SYNCS; i++) {      /* interleaved, each first every other time */
+        void *q[2] = { i & 1 ? queue : plain, i & 1 ? plain : queue };
+        uint64_t t[3];
+        t[0] = clt_now();
+        for (int k = 0; k < 2; k++) {
+            if (fill(q[k], buf, &zero, 4, 0, 4, 0, NULL, NULL) != CL_SUCCESS_ || finish(q[k]) != CL_SUCCESS_)
+                goto out;
+            t[k + 1] = clt_now();
+        }
+        cal->plain[i] = i & 1 ? t[2] - t[1] : t[1] - t[0];
+        cal->profiling[i] = i & 1 ? t[1] - t[0] : t[2] - t[1];
+    }
+out:
+    cal->n_syncs = i;
+    rel_q(plain);
+}
+
+/* The pairs' median difference, when the profiling queue was the slower in
+ * at least 10 of 12 pairs; else 0 (a sync's time varies far more than an
+ * enqueue's: PoCL's on two cores by tens of us either way). */
+static uint64_t sync_penalty_of(const struct calibration *cal)
+{
+    if (cal->n_syncs != CAL_SYNCS)
+        return 0;
+    uint64_t d[CAL_SYNCS];
+    unsigned slower = 0;
+    for (unsigned i = 0; i < CAL_SYNCS; i++) {
+        slower += cal->profiling[i] > cal->plain[i];
+        d[i] = cal->profiling[i] > cal->plain[i] ? cal->profiling[i] - cal->plain[i] : 0;
+    }
+    if (slower < CAL_SYNCS - 2)
+        return 0;
+    qsort(d, CAL_SYNCS, sizeof *d, cmp_u64);
+    return d[CAL_SYNCS / 2];
+}
 
 /* Fills of 4 bytes, with and without an event, interleaved, into a buffer
- * made and released here. 1: measured (CAL_MARKERS of each). */
-static int event_cost_fill(void *queue, unsigned n, uint64_t *without, uint64_t *with)
+ * made and released here; and, where the app did not ask for profiling, the
+ * sync penalty. 1: measured (CAL_MARKERS of each). */
+static int event_cost_fill(void *queue, void *dev, int app_profiling, struct calibration *cal)
 {
     typedef void *(*create_buf_t)(void *, uint64_t, size_t, void *, int32_t *);
     typedef int32_t (*fill_t)(void *, void *, const void *, size_t, size_t, size_t, uint32_t, const void *, void **);
@@ -226,7 +288,6 @@ static int event_cost_fill(void *queue, unsigned n, uint64_t *without, uint64_t 
     obj_fn_t rel_mem = REAL(clReleaseMemObject), rel_ev = REAL(clReleaseEvent), finish = REAL(clFinish);
     void *ctx = NULL;
     int32_t err = -1;
-    (void)n;
     if (!qinfo || !create || !fill || !rel_mem || !rel_ev || !finish ||
         qinfo(queue, 0x1090 /* CL_QUEUE_CONTEXT */, sizeof ctx, &ctx, NULL) != CL_SUCCESS_ || !ctx)
         return 0;
@@ -245,15 +306,17 @@ static int event_cost_fill(void *queue, unsigned n, uint64_t *without, uint64_t 
             break;
         uint64_t c = clt_now();
         rel_ev(ev);
-        without[i] = b - a;
-        with[i] = c - b;
+        cal->without[i] = b - a;
+        cal->with[i] = c - b;
     }
     finish(queue);
+    if (i == CAL_MARKERS && !app_profiling)
+        sync_penalty(queue, ctx, dev, buf, cal);
     rel_mem(buf);
     return i == CAL_MARKERS;
 }
 
-static void calibrate(struct clt_thread *th, void *queue, void *dev)
+static void calibrate(struct clt_thread *th, void *queue, void *dev, int app_profiling)
 {
     typedef int32_t (*marker_t)(void *, uint32_t, const void *, void **);
     typedef int32_t (*ev_fn_t)(void *);
@@ -264,7 +327,8 @@ static void calibrate(struct clt_thread *th, void *queue, void *dev)
     flush_t flush = REAL(clFlush);
     if (!mark || !prof || !ev_info || !rel || !flush)
         return;
-    uint64_t without[CAL_MARKERS], with[CAL_MARKERS];
+    struct calibration cal = { .n_syncs = 0 };
+    uint64_t *without = cal.without, *with = cal.with;
     unsigned n = 0;
     for (unsigned i = 0; i < CAL_MARKERS; i++) {
         uint64_t a = clt_now();
@@ -300,11 +364,12 @@ static void calibrate(struct clt_thread *th, void *queue, void *dev)
      * one anyway); a 4-byte fill of a buffer of ours pays for the event as a
      * kernel launch does (7.5 us against 7.4, scripts/evcollect.c): measure
      * on that where the driver lets us. */
-    n = event_cost_fill(queue, n ? n : CAL_MARKERS, without, with) ? CAL_MARKERS : n;
+    n = event_cost_fill(queue, dev, app_profiling, &cal) ? CAL_MARKERS : n;
     if (n < 8)
         return;
     qsort(without, n, sizeof *without, cmp_u64);
     qsort(with, n, sizeof *with, cmp_u64);
+    uint64_t penalty = sync_penalty_of(&cal);
     struct clt_extra x;
     struct clt_rec *rec = special_begin(th, EVC_N, &x);
     if (rec) {
@@ -312,6 +377,7 @@ static void calibrate(struct clt_thread *th, void *queue, void *dev)
         rec->arg[EVC_WITHOUT] = without[n / 2];
         rec->arg[EVC_WITH] = with[n / 2];
         rec->arg[EVC_SAMPLES] = n;
+        rec->arg[EVC_SYNC_PENALTY] = penalty;
         special_commit(th, rec, &x, CLT_REC_EVCOST);
     }
 }
@@ -323,7 +389,7 @@ static void queue_created(struct clt_hook *h, void *queue, void *device, uint64_
         return;
     queue_remember(queue, app_props, arr, n_arr);
     if (device_describe(h->th, device) >= 120)
-        calibrate(h->th, queue, device);
+        calibrate(h->th, queue, device, (app_props & CL_QUEUE_PROFILING_ENABLE_) != 0);
 }
 
 int clt_queue_in_order(void *queue)

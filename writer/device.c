@@ -409,7 +409,7 @@ static int dir_of(unsigned fn, const char **dir)
     return *dir != NULL;
 }
 
-void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1)
+void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1, uint32_t seq)
 {
     struct clt_devmodel *m = w->dev;
     const struct clt_fn_desc *fd = &clt_fns[rec->fn];
@@ -431,6 +431,8 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
     }
     if (fn == CLT_FN_clFinish && ok) {     /* every command enqueued on it so far is over by t1 */
         struct clt_queue *q = queue_get(w, rec->arg[0]);
+        if (q && q->dev)
+            clt_cost_on_sync(w, q->dev, seq);
         if (q && q->last_flow)
             clt_dm_sync(q, q->last_flow, t1);
         return;
@@ -518,8 +520,11 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
         b = b >= 0 ? b : pidx(fd, "blocking_write");
         b = b >= 0 ? b : pidx(fd, "blocking_map");
         q->last_flow = flow;
-        if (b >= 0 && rec->arg[b])           /* a blocking call: its command is over by t1 */
+        if (b >= 0 && rec->arg[b]) {         /* a blocking call: its command is over by t1 */
             clt_dm_sync(q, flow, t1);
+            if (q->dev)
+                clt_cost_on_sync(w, q->dev, seq);
+        }
         q->in_flight++;
         if (!q->n_lanes)
             queue_declare_lane(w, q);   /* the queue's first lane and its counter */

@@ -37,6 +37,7 @@ struct clt_dev {
     /* cltrace's own cost: what an event costs the enqueuing thread (markers
      * with and without one, capture/hooks.c), the events cltrace added */
     uint64_t marker_ns, marker_event_ns, event_cost_ns, own_events, sampled_out;
+    uint64_t sync_penalty_ns, syncs;   /* a sync on a profiling queue, over a plain one's; syncs seen */
 };
 
 struct clt_queue {
@@ -131,6 +132,6 @@ void clt_dm_sync(struct clt_queue *q, uint64_t flow, uint64_t h);
 struct clt_kern *clt_dm_kern_get(struct clt_writer *w, uint64_t id, int create);
 struct clt_flow *clt_dm_flow_slot(struct clt_devmodel *m, uint64_t flow, int create);
 void clt_dm_flow_done(struct clt_devmodel *m, struct clt_flow *f);   /* its command was drawn */
-void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1);
+void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1, uint32_t seq);
 
 #endif

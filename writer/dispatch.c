@@ -35,7 +35,7 @@ static void dispatch_call(struct clt_writer *w, struct clt_thread *th, struct cl
     clt_call_decode(w, ss, rec, &c);
     int64_t refs = clt_life_on_call(w, rec, c.t0, c.t1, th->tid, c.stack);
     clt_call_write(w, th, ss, rec, &c, refs);
-    clt_dev_on_call(w, rec, c.t0, c.t1);
+    clt_dev_on_call(w, rec, c.t0, c.t1, th->seq);
 }
 
 int clt_emit_init(struct clt_writer *w)

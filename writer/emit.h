@@ -60,6 +60,7 @@ int clt_gzip_file(const char *src, const char *dst);   /* gzip.c: 0 ok; on every
 struct clt_dev;
 struct clt_attrs;
 void clt_cost_on_command(struct clt_writer *w, const struct clt_dev *d, uint64_t flow);
+void clt_cost_on_sync(struct clt_writer *w, struct clt_dev *d, uint32_t seq);   /* clFinish, a blocking call */
 void clt_cost_thread_ended(struct clt_writer *w, struct clt_thread *th);
 void clt_cost_emit(struct clt_writer *w);
 void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns, uint64_t writer_cpu_ns);
@@ -126,7 +127,7 @@ void clt_annot_close(struct clt_writer *w, uint64_t ts);   /* end ranges left op
 
 /* device.c */
 int clt_dev_init(struct clt_writer *w);
-void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1);
+void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1, uint32_t seq);
 void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec);
 void clt_dev_flush_pending(struct clt_writer *w, int final);
 void clt_dev_footer(struct clt_writer *w, uint64_t unfinished);

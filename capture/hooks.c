@@ -216,21 +216,22 @@ static int cmp_u64(const void *a, const void *b)
 
 struct calibration {
     uint64_t without[CAL_MARKERS], with[CAL_MARKERS];      /* a fill without, with an event */
-    uint64_t plain[CAL_SYNCS], profiling[CAL_SYNCS];       /* a fill + clFinish on each queue */
+    uint64_t plain[CAL_SYNCS], profiling[CAL_SYNCS];       /* a write + clFinish on each queue */
     unsigned n_syncs;
 };
 
-/* A fill + clFinish on a plain queue of ours against the same on the app's,
- * which has profiling on because of cltrace: on NVIDIA's driver a sync on a
- * profiling queue takes ~6 us longer (scripts/evcollect.c), a cost cltrace
- * adds that only a plain queue shows. */
-static void sync_penalty(void *queue, void *ctx, void *dev, void *buf, struct calibration *cal)
+/* A 4-byte write + clFinish on a plain queue of ours against the same on
+ * the app's, which has profiling on because of cltrace: on NVIDIA's driver a
+ * host-to-device write on a profiling queue takes ~7 us longer (fills and
+ * kernels do not: scripts/evcollect.c), a cost cltrace adds that only a
+ * plain queue shows. */
+static void write_penalty(void *queue, void *ctx, void *dev, void *buf, struct calibration *cal)
 {
     typedef void *(*create_q_t)(void *, void *, uint64_t, int32_t *);
-    typedef int32_t (*fill_t)(void *, void *, const void *, size_t, size_t, size_t, uint32_t, const void *, void **);
+    typedef int32_t (*write_t)(void *, void *, uint32_t, size_t, size_t, const void *, uint32_t, const void *, void **);
     typedef int32_t (*obj_fn_t)(void *);
     create_q_t create = REAL(clCreateCommandQueue);
-    fill_t fill = REAL(clEnqueueFillBuffer);
+    write_t write = REAL(clEnqueueWriteBuffer);
     obj_fn_t finish = REAL(clFinish), rel_q = REAL(clReleaseCommandQueue);
     int32_t err = -1;
     void *plain = create && rel_q ? create(ctx, dev, 0, &err) : NULL;
@@ -243,7 +244,8 @@ static void sync_penalty(void *queue, void *ctx, void *dev, void *buf, struct ca
         uint64_t t[3];
         t[0] = clt_now();
         for (int k = 0; k < 2; k++) {
-            if (fill(q[k], buf, &zero, 4, 0, 4, 0, NULL, NULL) != CL_SUCCESS_ || finish(q[k]) != CL_SUCCESS_)
+            if (!write || write(q[k], buf, 0, 0, 4, &zero, 0, NULL, NULL) != CL_SUCCESS_ ||
+                finish(q[k]) != CL_SUCCESS_)
                 goto out;
             t[k + 1] = clt_now();
         }
@@ -256,9 +258,9 @@ out:
 }
 
 /* The pairs' median difference, when the profiling queue was the slower in
- * at least 10 of 12 pairs; else 0 (a sync's time varies far more than an
- * enqueue's: PoCL's on two cores by tens of us either way). */
-static uint64_t sync_penalty_of(const struct calibration *cal)
+ * at least 10 of 12 pairs; else 0 (a write + sync's time varies far more
+ * than an enqueue's: PoCL's on two cores by tens of us either way). */
+static uint64_t write_penalty_of(const struct calibration *cal)
 {
     if (cal->n_syncs != CAL_SYNCS)
         return 0;
@@ -276,7 +278,7 @@ static uint64_t sync_penalty_of(const struct calibration *cal)
 
 /* Fills of 4 bytes, with and without an event, interleaved, into a buffer
  * made and released here; and, where the app did not ask for profiling, the
- * sync penalty. 1: measured (CAL_MARKERS of each). */
+ * write penalty. 1: measured (CAL_MARKERS of each). */
 static int event_cost_fill(void *queue, void *dev, int app_profiling, struct calibration *cal)
 {
     typedef void *(*create_buf_t)(void *, uint64_t, size_t, void *, int32_t *);
@@ -311,7 +313,7 @@ static int event_cost_fill(void *queue, void *dev, int app_profiling, struct cal
     }
     finish(queue);
     if (i == CAL_MARKERS && !app_profiling)
-        sync_penalty(queue, ctx, dev, buf, cal);
+        write_penalty(queue, ctx, dev, buf, cal);
     rel_mem(buf);
     return i == CAL_MARKERS;
 }
@@ -369,7 +371,7 @@ static void calibrate(struct clt_thread *th, void *queue, void *dev, int app_pro
         return;
     qsort(without, n, sizeof *without, cmp_u64);
     qsort(with, n, sizeof *with, cmp_u64);
-    uint64_t penalty = sync_penalty_of(&cal);
+    uint64_t penalty = write_penalty_of(&cal);
     struct clt_extra x;
     struct clt_rec *rec = special_begin(th, EVC_N, &x);
     if (rec) {
@@ -377,7 +379,7 @@ static void calibrate(struct clt_thread *th, void *queue, void *dev, int app_pro
         rec->arg[EVC_WITHOUT] = without[n / 2];
         rec->arg[EVC_WITH] = with[n / 2];
         rec->arg[EVC_SAMPLES] = n;
-        rec->arg[EVC_SYNC_PENALTY] = penalty;
+        rec->arg[EVC_WRITE_PENALTY] = penalty;
         special_commit(th, rec, &x, CLT_REC_EVCOST);
     }
 }

@@ -199,33 +199,45 @@ static void event_costs(long n)
     }
 }
 
-/* The write + kernel + finish loop on a queue without and with profiling
- * (cltrace turns profiling on for every queue): no events either way. */
+/* Command(s) + clFinish on a queue without and with profiling (cltrace
+ * turns profiling on for every queue): no events either way. Which command
+ * shows the difference decides what cltrace calibrates with. */
 static void profiling_queue(cl_context ctx, cl_device_id d, long n)
 {
     cl_int e;
     static char host[4096];
+    static const int zero = 0;
     cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof host, NULL, &e);
     CHECK(e);
-    double best[2] = { 1e30, 1e30 };
-    for (int rep = 0; rep < 5; rep++)
-        for (int prof = 0; prof < 2; prof++) {
-            cl_command_queue pq = clCreateCommandQueue(ctx, d, prof ? CL_QUEUE_PROFILING_ENABLE : 0, &e);
-            CHECK(e);
-            size_t g = 64, l = 16;
-            double t0 = now_ns(CLOCK_MONOTONIC);
-            for (long i = 0; i < n; i++) {
-                CHECK(clEnqueueWriteBuffer(pq, buf, CL_FALSE, 0, sizeof host, host, 0, NULL, NULL));
-                CHECK(clEnqueueNDRangeKernel(pq, k, 1, NULL, &g, &l, 0, NULL, NULL));
-                CHECK(clFinish(pq));
+    static const char *what[] = { "write 4 KiB + kernel + finish", "fill 4 B + finish", "write 4 B + finish",
+                                  "write 4 KiB + finish", "kernel + finish" };
+    for (int kind = 0; kind < 5; kind++) {
+        double best[2] = { 1e30, 1e30 };
+        for (int rep = 0; rep < 5; rep++)
+            for (int prof = 0; prof < 2; prof++) {
+                cl_command_queue pq = clCreateCommandQueue(ctx, d, prof ? CL_QUEUE_PROFILING_ENABLE : 0, &e);
+                CHECK(e);
+                size_t g = 64, l = 16;
+                double t0 = now_ns(CLOCK_MONOTONIC);
+                for (long i = 0; i < n; i++) {
+                    if (kind == 0 || kind == 3)
+                        CHECK(clEnqueueWriteBuffer(pq, buf, CL_FALSE, 0, sizeof host, host, 0, NULL, NULL));
+                    if (kind == 1)
+                        CHECK(clEnqueueFillBuffer(pq, buf, &zero, 4, 0, 4, 0, NULL, NULL));
+                    if (kind == 2)
+                        CHECK(clEnqueueWriteBuffer(pq, buf, CL_FALSE, 0, 4, host, 0, NULL, NULL));
+                    if (kind == 0 || kind == 4)
+                        CHECK(clEnqueueNDRangeKernel(pq, k, 1, NULL, &g, &l, 0, NULL, NULL));
+                    CHECK(clFinish(pq));
+                }
+                double t = (now_ns(CLOCK_MONOTONIC) - t0) / n;
+                if (t < best[prof])
+                    best[prof] = t;
+                clReleaseCommandQueue(pq);
             }
-            double t = (now_ns(CLOCK_MONOTONIC) - t0) / n;
-            if (t < best[prof])
-                best[prof] = t;
-            clReleaseCommandQueue(pq);
-        }
-    printf("write + kernel + finish: %.0f ns per iteration on a plain queue, %.0f with profiling on\n", best[0],
-           best[1]);
+        printf("%-30s %8.0f ns per iteration on a plain queue, %8.0f with profiling on\n", what[kind], best[0],
+               best[1]);
+    }
     clReleaseMemObject(buf);
 }
 

@@ -88,9 +88,9 @@ enum { CLK_DEVICE, CLK_HOST_BEFORE, CLK_DEVICE_TS, CLK_HOST_AFTER, CLK_STATUS, C
  * (an upper bound) */
 enum { CLT_CLK_TIMER, CLT_CLK_MARKER, CLT_CLK_UPPER };
 /* ticks: a fill without and with an event (medians); how much longer a
- * fill + clFinish takes on the profiling queue than on a plain one (0: not
- * measured, or not consistently longer) */
-enum { EVC_DEVICE, EVC_WITHOUT, EVC_WITH, EVC_SAMPLES, EVC_SYNC_PENALTY, EVC_N };
+ * 4-byte write + clFinish takes on the profiling queue than on a plain one
+ * (0: not measured, or not consistently longer) */
+enum { EVC_DEVICE, EVC_WITHOUT, EVC_WITH, EVC_SAMPLES, EVC_WRITE_PENALTY, EVC_N };
 enum { KI_KERNEL, KI_DEVICE, KI_WG_SIZE, KI_PREF_MULTIPLE, KI_LOCAL_MEM, KI_PRIVATE_MEM, KI_N };
 enum { KR_PROGRAM, KR_REGS, KR_NAME, KR_N };
 

@@ -431,8 +431,6 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
     }
     if (fn == CLT_FN_clFinish && ok) {     /* every command enqueued on it so far is over by t1 */
         struct clt_queue *q = queue_get(w, rec->arg[0]);
-        if (q && q->dev)
-            clt_cost_on_sync(w, q->dev, seq);
         if (q && q->last_flow)
             clt_dm_sync(q, q->last_flow, t1);
         return;
@@ -500,6 +498,12 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
     if (!(fd->flags & CLT_F_ENQUEUE))
         return;
     uint64_t flow = rec->arg[fd->n_params];
+    const char *dir;
+    if (ok && strncmp(clt_fns[fn].name, "clEnqueueWrite", 14) == 0 && dir_of(fn, &dir)) {
+        struct clt_queue *wq = queue_get(w, rec->arg[0]);
+        if (wq && wq->dev)                   /* timed or not: the queue has profiling on */
+            clt_cost_on_write(w, wq->dev, seq);
+    }
     if (flow == CLT_FLOW_SAMPLED_OUT) {
         sampled_out(w, rec, fn);
         return;
@@ -522,8 +526,6 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
         q->last_flow = flow;
         if (b >= 0 && rec->arg[b]) {         /* a blocking call: its command is over by t1 */
             clt_dm_sync(q, flow, t1);
-            if (q->dev)
-                clt_cost_on_sync(w, q->dev, seq);
         }
         q->in_flight++;
         if (!q->n_lanes)
@@ -585,7 +587,6 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
         free(clt_map_del(&m->mappings, rec->arg[2]));
         return;
     }
-    const char *dir;
     if (!dir_of(fn, &dir))
         return;
     f->direction = dir;

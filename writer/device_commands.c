@@ -303,7 +303,7 @@ void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec)
             d->marker_ns = clt_clock_to_ns(&w->clock, rec->t0 + rec->arg[EVC_WITHOUT]) - base;
             d->marker_event_ns = clt_clock_to_ns(&w->clock, rec->t0 + rec->arg[EVC_WITH]) - base;
             d->event_cost_ns = d->marker_event_ns > d->marker_ns ? d->marker_event_ns - d->marker_ns : 0;
-            d->sync_penalty_ns = clt_clock_to_ns(&w->clock, rec->t0 + rec->arg[EVC_SYNC_PENALTY]) - base;
+            d->write_penalty_ns = clt_clock_to_ns(&w->clock, rec->t0 + rec->arg[EVC_WRITE_PENALTY]) - base;
         }
         break;
     }
@@ -362,8 +362,8 @@ void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
         DEV_INT("event_cost_ns", d->event_cost_ns);
         DEV_INT("marker_ns", d->marker_ns);
         DEV_INT("own_events", d->own_events);
-        DEV_INT("sync_penalty_ns", d->sync_penalty_ns);
-        DEV_INT("syncs", d->syncs);
+        DEV_INT("write_penalty_ns", d->write_penalty_ns);
+        DEV_INT("writes", d->writes);
         DEV_INT("commands_sampled_out", d->sampled_out);
         DEV_INT("clock_offset_ns", d->offset);
         DEV_INT("clock_residual_ns", d->max_residual);

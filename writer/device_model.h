@@ -37,7 +37,7 @@ struct clt_dev {
     /* cltrace's own cost: what an event costs the enqueuing thread (markers
      * with and without one, capture/hooks.c), the events cltrace added */
     uint64_t marker_ns, marker_event_ns, event_cost_ns, own_events, sampled_out;
-    uint64_t sync_penalty_ns, syncs;   /* a sync on a profiling queue, over a plain one's; syncs seen */
+    uint64_t write_penalty_ns, writes; /* a host-to-device write on a profiling queue, over a plain one's; writes */
 };
 
 struct clt_queue {

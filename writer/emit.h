@@ -60,7 +60,7 @@ int clt_gzip_file(const char *src, const char *dst);   /* gzip.c: 0 ok; on every
 struct clt_dev;
 struct clt_attrs;
 void clt_cost_on_command(struct clt_writer *w, const struct clt_dev *d, uint64_t flow);
-void clt_cost_on_sync(struct clt_writer *w, struct clt_dev *d, uint32_t seq);   /* clFinish, a blocking call */
+void clt_cost_on_write(struct clt_writer *w, struct clt_dev *d, uint32_t seq);   /* clEnqueueWrite* */
 void clt_cost_thread_ended(struct clt_writer *w, struct clt_thread *th);
 void clt_cost_emit(struct clt_writer *w);
 void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns, uint64_t writer_cpu_ns);

@@ -38,6 +38,7 @@ typedef int32_t (*event_fn_t)(void *);
 /* ---- the hand-off ring: many app threads in, the collector out --------- */
 
 #define HAND_SLOTS 16384
+#define COLLECTOR_LINGER_NS 10000000ull   /* 10 ms of napping before a futex sleep */
 struct hand_slot {
     _Atomic uint64_t turn;    /* 2*lap: free for lap's producer; 2*lap+1: filled */
     uint64_t flow;
@@ -150,6 +151,7 @@ static void *collector_main(void *arg)
 {
     (void)arg;
     long sleep_ns = 20000;
+    uint64_t idle_since = 0;      /* boottime ns the pending list emptied; 0: not empty */
     for (;;) {
         take_handed();
         /* its own ring: the completions are records like any other */
@@ -157,13 +159,24 @@ static void *collector_main(void *arg)
         unsigned done = n_pend ? collect_round(th) : 0;
         if (done) {
             sleep_ns = 20000;
+            idle_since = 0;
             continue;
         }
         struct timespec cpu;      /* cltrace's own cost, stated in the trace */
         if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
             __atomic_store_n(&clt_collector_cpu_ns, (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec,
                              __ATOMIC_RELAXED);
-        if (!n_pend) {            /* nothing in flight: sleep until a command is handed over */
+        uint64_t now = clt_boottime_ns();
+        if (n_pend)
+            idle_since = 0;
+        else if (!idle_since)
+            idle_since = now;
+        /* Nothing in flight for a while: sleep until a command is handed over.
+         * Right after the last one it only naps: in a launch loop the GPU
+         * finishes each command long before the next is enqueued, and waking
+         * a sleeping collector would cost the app's thread a system call on
+         * every command. */
+        if (!n_pend && now - idle_since > COLLECTOR_LINGER_NS) {
             uint32_t seq = __atomic_load_n(&wake_word, __ATOMIC_SEQ_CST);
             __atomic_store_n(&collector_idle, 1, __ATOMIC_SEQ_CST);
             if (__atomic_load_n(&hand_head, __ATOMIC_SEQ_CST) == hand_tail) {

@@ -12,14 +12,15 @@ typedef Perfetto__Protos__DebugAnnotation Ann;
 enum arg_code { A_OTHER, A_RESULT, A_COMMAND_TYPE, A_DURATION, A_DIRECTION, A_BYTES, A_PINNED, A_WORK_DIM,
                 A_GWS, A_LWS, A_WORK_GROUPS, A_WG_SIZE, A_PREF, A_KWG, A_KLOCAL, A_LOCAL_ARG, A_REGS,
                 A_UAR, A_TYPE, A_CREATED_BY, A_SIZE, A_KNAME, A_PROGRAM, A_OPTIONS, A_BLOCK_R, A_BLOCK_W,
-                A_BLOCK_M, A_START };
+                A_BLOCK_M, A_START, A_SITE_MADE, A_SITE_RELEASED };
 static const char *const arg_names[] = { "", "result", "command_type", "duration_ns", "direction", "bytes",
                                          "pinned", "work_dim", "global_work_size", "local_work_size",
                                          "work_groups", "work_group_size", "preferred_work_group_size_multiple",
                                          "kernel_work_group_size", "kernel_local_mem_bytes", "local_arg_bytes",
                                          "registers_per_work_item", "use_after_release", "type", "created_by",
                                          "size", "kernel_name", "program", "options", "blocking_read",
-                                         "blocking_write", "blocking_map", "start_ns" };
+                                         "blocking_write", "blocking_map", "start_ns", "site_made",
+                                         "site_released" };
 
 static enum arg_code arg_code(const char *name)
 {
@@ -122,6 +123,8 @@ void rm_read_args(struct open_slice *o, struct seq *s, Perfetto__Protos__TrackEv
         case A_START: break;
         case A_OPTIONS: o->options = str; break;
         case A_SIZE: o->size = rm_ann_uint(a); break;
+        case A_SITE_MADE: o->site_made = rm_ann_uint(a); break;
+        case A_SITE_RELEASED: o->site_released = rm_ann_uint(a); break;
         case A_TYPE:
             snprintf(o->type, sizeof o->type, "%s", str ? str : "");
             break;

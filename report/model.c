@@ -388,7 +388,7 @@ static void packet(struct reader *r, const Packet *p)
         char site[RM_MAX_SITE];
         rm_site_of(s, e->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID
                    ? e->callstack_iid : 0, site, sizeof site);
-        rm_leak_add(m, o.type, o.created_by, o.kname, o.size, site);
+        rm_leak_add(m, o.type, o.created_by, o.kname, o.site_made, o.site_released, o.size, site);
     } else if (e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT && e->name &&
                e->name_field_case == PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME &&
                !strcmp(e->name, "program source")) {

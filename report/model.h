@@ -24,6 +24,7 @@ struct rm_error {               /* one (function, error) pair */
 struct rm_leak {                /* objects of one type made at one call site, alive at exit */
     char type[32], created_by[RM_MAX_NAME], kernel[48], site[RM_MAX_SITE];
     uint64_t count, bytes;
+    uint64_t site_made, site_released;   /* by that call site over the run (0: not stated) */
 };
 
 struct rm_site {                /* a call site (of small transfers, of launches) */

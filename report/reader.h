@@ -44,6 +44,7 @@ struct open_slice {             /* a BEGIN waiting for its END */
     uint64_t uar;               /* use_after_release: the object id */
     uint64_t size;              /* leak facts */
     char type[32], created_by[RM_MAX_NAME], kname[48];
+    uint64_t site_made, site_released;   /* a leak: what its creation site made and released */
     uint64_t program;
     const char *options;        /* valid while the packet is */
     int site;                   /* a kernel command: its enqueue's call site (m->sites + 1) */
@@ -64,7 +65,8 @@ void rm_intern_stacks(struct seq *s, const Perfetto__Protos__InternedData *in);
 void rm_site_of(const struct seq *s, uint64_t callstack_iid, char *buf, size_t cap);   /* "" if none */
 int rm_site_index(struct rm_model *m, struct seq *s, uint64_t callstack_iid);        /* m->sites + 1 */
 void rm_small_site_add(struct rm_model *m, struct seq *s, uint64_t callstack_iid, uint64_t bytes);
-void rm_leak_add(struct rm_model *m, const char *type, const char *created_by, const char *kname,
+void rm_leak_add(struct rm_model *m, const char *type, const char *created_by, const char *kname, uint64_t site_made,
+                 uint64_t site_released,
                  uint64_t size, const char *site);
 void rm_uar_add(struct rm_model *m, const char *fn, const char *site);
 

@@ -76,17 +76,32 @@ void rules(const struct rm_model *m, const struct thresholds *th)
                  m->errors[i].error);
     }
     next_phase = -1;            /* leaks, released handles: the whole run */
-    /* objects alive at exit, by type and creation site */
+    /* objects alive at exit, by type and creation site, classified as memory
+     * checkers do: a site that released some of what it made (a path that
+     * forgets), or whose leaks grow with the run, is an error; an object its
+     * site made once and the program held to the end (a library's context,
+     * queue, program cache) is info */
     for (unsigned i = 0; i < m->n_leaks; i++) {
         const struct rm_leak *l = &m->leaks[i];
-        struct finding *f = add("leaks", SEV_ERROR);
+        int once = l->count == 1 && l->site_made == 1, some_path = l->site_released > 0;
+        struct finding *f = add("leaks", once ? SEV_INFO : SEV_ERROR);
         snprintf(f->where, sizeof f->where, "%s%s%s%s, created by %s at %s", l->type, l->kernel[0] ? " \"" : "",
                  l->kernel, l->kernel[0] ? "\"" : "", l->created_by, l->site[0] ? l->site : "(no call stack)");
+        char why[160] = "";
+        if (some_path)
+            snprintf(why, sizeof why, "; this site made %llu and released %llu: a path that does not release",
+                     (unsigned long long)l->site_made, (unsigned long long)l->site_released);
+        else if (once)
+            snprintf(why, sizeof why, "; made once and held to the end (a process-lifetime object)");
+        else if (l->site_made)
+            snprintf(why, sizeof why, "; this site made %llu and released none: grows with the run",
+                     (unsigned long long)l->site_made);
         if (l->bytes)
-            snprintf(f->numbers, sizeof f->numbers, "%llu object(s) still held at exit, %llu bytes",
-                     (unsigned long long)l->count, (unsigned long long)l->bytes);
+            snprintf(f->numbers, sizeof f->numbers, "%llu object(s) still held at exit, %llu bytes%s",
+                     (unsigned long long)l->count, (unsigned long long)l->bytes, why);
         else
-            snprintf(f->numbers, sizeof f->numbers, "%llu object(s) still held at exit", (unsigned long long)l->count);
+            snprintf(f->numbers, sizeof f->numbers, "%llu object(s) still held at exit%s", (unsigned long long)l->count,
+                     why);
         snprintf(f->fix, sizeof f->fix, "release it (clRelease%s) once it is no longer needed, on every path",
                  !strcmp(l->type, "cl_mem") ? "MemObject" : !strcmp(l->type, "cl_command_queue") ? "CommandQueue"
                  : !strcmp(l->type, "cl_kernel") ? "Kernel" : !strcmp(l->type, "cl_program") ? "Program"

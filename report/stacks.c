@@ -100,8 +100,8 @@ void rm_small_site_add(struct rm_model *m, struct seq *s, uint64_t cs, uint64_t 
     }
 }
 
-void rm_leak_add(struct rm_model *m, const char *type, const char *created_by, const char *kname,
-                uint64_t size, const char *site)
+void rm_leak_add(struct rm_model *m, const char *type, const char *created_by, const char *kname, uint64_t site_made,
+                 uint64_t site_released, uint64_t size, const char *site)
 {
     struct rm_leak *l = NULL;
     for (unsigned i = 0; i < m->n_leaks && !l; i++)
@@ -120,6 +120,10 @@ void rm_leak_add(struct rm_model *m, const char *type, const char *created_by, c
     }
     l->count++;
     l->bytes += size;
+    if (site_made > l->site_made)
+        l->site_made = site_made;
+    if (site_released > l->site_released)
+        l->site_released = site_released;
 }
 
 void rm_uar_add(struct rm_model *m, const char *fn, const char *site)

@@ -155,6 +155,14 @@ t_launch_loop_sampled() {
     $PY tests/checks.py launches "$(trace_of "$WORK/lf")" 500 16,64
 }
 
+t_leaks_classified() {
+    # a leak is an error where its site leaks every time or on some path,
+    # info where the object was made once and held to the end
+    traced "$WORK/lc" "$T/lifetimes" classify > /dev/null
+    "$B/cltrace-report" --format json "$(trace_of "$WORK/lc")" > "$WORK/lc.json" || [ $? -le 1 ]
+    $PY tests/checks.py report_leak_classes "$WORK/lc.json"
+}
+
 t_frames_readable() {
     # C++ names demangled, a frame with no symbol as library+offset, in
     # every format a person reads

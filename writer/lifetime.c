@@ -157,9 +157,27 @@ static uint64_t mem_bytes(const struct clt_rec *rec, const struct clt_fn_desc *f
     return size;
 }
 
+/* Objects made and released per creation site (call stack), so that a leak
+ * can say whether its site leaks every time, or only on some path. */
+struct site_count { uint32_t made, released; };
+static struct clt_map site_counts;
+
+static struct site_count *site_of(uint32_t stack, int create)
+{
+    struct site_count *c = stack ? clt_map_get(&site_counts, stack) : NULL;
+    if (!c && stack && create && (c = calloc(1, sizeof *c)) != NULL && clt_map_put(&site_counts, stack, c) != 0) {
+        free(c);
+        c = NULL;
+    }
+    return c;
+}
+
 static void created(struct clt_writer *w, const struct clt_rec *rec, struct clt_obj *o, uint64_t t0,
                     int tid, uint32_t stack)
 {
+    struct site_count *sc = site_of(stack, 1);
+    if (sc)
+        sc->made++;
     unsigned fn = rec->fn;
     const struct clt_fn_desc *fd = &clt_fns[fn];
     o->type = made_type[fn];
@@ -206,6 +224,9 @@ static void released(struct clt_writer *w, struct clt_obj *o, int delta, uint64_
     if (o->refs <= 0) {
         o->refs = 0;
         o->t_released = t1;
+        struct site_count *sc = site_of(o->stack, 0);
+        if (sc)
+            sc->released++;
         if (o->type == CLT_O_CONTEXT)
             context_released(w, o, t1);
         maybe_destroy(o);
@@ -297,7 +318,7 @@ static void emit_leak(struct clt_writer *w, uint64_t track, uint64_t ts, const s
         p.interned_data = &in;
         clt_put_packet(w, &p);
     }
-    Perfetto__Protos__DebugAnnotation a[10], *ap[10];
+    Perfetto__Protos__DebugAnnotation a[16], *ap[16];
     unsigned na = 0;
     A_UINT("object", o->id);
     A_STR("type", clt_otype_name(o->type));
@@ -307,6 +328,11 @@ static void emit_leak(struct clt_writer *w, uint64_t track, uint64_t ts, const s
     A_UINT("thread", (uint64_t)o->tid);
     if (o->size)
         A_UINT("size", o->size);
+    const struct site_count *sc = site_of(o->stack, 0);
+    if (sc) {                   /* what this object's creation site made and released */
+        A_UINT("site_made", sc->made);
+        A_UINT("site_released", sc->released);
+    }
     if (o->name[0])
         A_STR("kernel_name", o->name);
     for (unsigned i = 0; i < CLT_OBJ_PARENTS; i++)

@@ -8,6 +8,10 @@
  *                       prints the reference counts the driver reports
  *   lifetimes errors    invalid values, invalid handles, a failed build;
  *                       prints "error <function> <code>" for each
+ *   lifetimes classify  leaks of three kinds: a context made once and held
+ *                       to the end, buffers made in a loop and never
+ *                       released (grow_site), buffers released on one path
+ *                       but not the other (path_site)
  * Each object is made in a function of its own, so the creation stacks in
  * the trace can be checked for the app's function. */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -283,6 +287,34 @@ static NOINLINE void errors(void)
     CHECK(clReleaseContext(c));
 }
 
+static NOINLINE cl_mem grow_site(cl_context c)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(c, CL_MEM_READ_WRITE, 256, NULL, &err);
+    CHECK(err);
+    return m;
+}
+
+static NOINLINE cl_mem path_site(cl_context c)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(c, CL_MEM_READ_WRITE, 512, NULL, &err);
+    CHECK(err);
+    return m;
+}
+
+static void classify(void)
+{
+    cl_context c = make_context();
+    for (int i = 0; i < 3; i++)
+        grow_site(c);                       /* never released */
+    for (int i = 0; i < 4; i++) {
+        cl_mem m = path_site(c);
+        if (i % 2 == 0)                     /* the other path forgets */
+            CHECK(clReleaseMemObject(m));
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "clean";
@@ -299,8 +331,10 @@ int main(int argc, char **argv)
         implicit();
     } else if (strcmp(mode, "errors") == 0) {
         errors();
+    } else if (strcmp(mode, "classify") == 0) {
+        classify();
     } else {
-        fprintf(stderr, "usage: lifetimes leak|clean|implicit|errors\n");
+        fprintf(stderr, "usage: lifetimes leak|clean|implicit|errors|classify\n");
         return 2;
     }
     return 0;

@@ -106,6 +106,26 @@ void out_json(FILE *o, const struct rm_model *m)
     fprintf(o, "}\n");
 }
 
+/* A finding's "where" for a person reading a terminal or a CI summary: its
+ * first WHERE_FRAMES frames (innermost first: where the call was made), the
+ * rest counted; JSON and HTML keep the whole stack. A 17-frame chain that
+ * ends in an interpreter's own functions tells a reader nothing more. */
+#define WHERE_FRAMES 4
+static const char *where_short(const char *where, char *buf, size_t cap)
+{
+    const char *p = where;
+    for (unsigned n = 0; n < WHERE_FRAMES && (p = strstr(p, " <- ")) != NULL; n++)
+        p += 4;
+    if (!p)
+        return where;
+    unsigned more = 1;
+    for (const char *q = p; (q = strstr(q, " <- ")) != NULL; q += 4)
+        more++;
+    snprintf(buf, cap, "%.*s <- ... (%u more frame%s in the JSON and HTML reports)", (int)(p - 4 - where), where, more,
+             more == 1 ? "" : "s");
+    return buf;
+}
+
 void out_text(FILE *o, const struct rm_model *m)
 {
     if (m->dropped_calls)
@@ -136,7 +156,9 @@ void out_text(FILE *o, const struct rm_model *m)
     fprintf(o, "\nFindings: %u\n", n_findings);
     for (unsigned i = 0; i < n_findings; i++) {
         const struct finding *f = &findings[i];
-        fprintf(o, "  [%s] %s: %s\n      %s\n      fix: %s\n", sev_name[f->sev], f->rule, f->where, f->numbers, f->fix);
+        char shortw[sizeof f->where + 80];
+        fprintf(o, "  [%s] %s: %s\n      %s\n      fix: %s\n", sev_name[f->sev], f->rule,
+                where_short(f->where, shortw, sizeof shortw), f->numbers, f->fix);
         if (f->phase >= 0)
             fprintf(o, "      phase: %s\n", m->phases[f->phase].path);
     }
@@ -171,7 +193,8 @@ void out_markdown(FILE *o, const struct rm_model *m)
         for (unsigned i = 0; i < n_findings; i++) {
             const struct finding *f = &findings[i];
             fprintf(o, "| %s | `%s` | ", sev_name[f->sev], f->rule);
-            md_cell(o, f->where);
+            char shortw[sizeof f->where + 80];
+            md_cell(o, where_short(f->where, shortw, sizeof shortw));
             fputs(" | ", o);
             md_cell(o, f->numbers);
             fputs(" | ", o);

@@ -163,6 +163,23 @@ t_leaks_classified() {
     $PY tests/checks.py report_leak_classes "$WORK/lc.json"
 }
 
+t_text_where_is_short() {
+    # a ten-frame creation stack: text and Markdown show its first four
+    # frames and count the rest, JSON and HTML keep every frame
+    traced "$WORK/ds" "$T/deep_stack" > /dev/null
+    report_formats "$(trace_of "$WORK/ds")" "$WORK/dsr"
+    for f in txt md; do
+        sed 's/&lt;/</g' "$WORK/dsr/r.$f" |
+            grep -q "at nest (tests/apps/deep_stack.c:[0-9]*) <- nest .* <- \.\.\. (6 more frames in the JSON and HTML reports)" ||
+            { echo "r.$f:"; grep -A1 "cl_mem" "$WORK/dsr/r.$f"; return 1; }
+    done
+    for f in json html; do
+        sed 's/&lt;/</g' "$WORK/dsr/r.$f" |
+            grep -o "nest (tests/apps/deep_stack.c:[0-9]*) <- nest.*<- main (tests/apps/deep_stack.c:[0-9]*)" |
+            head -n 1 | grep -o " <- " | wc -l | grep -qx 9 || { echo "r.$f lacks the whole stack"; return 1; }
+    done
+}
+
 t_frames_readable() {
     # C++ names demangled, a frame with no symbol as library+offset, in
     # every format a person reads

@@ -96,6 +96,9 @@ $(T)/count/libOpenCL.so.1: tests/count/gen_counter.py | $(T)
 	$(CC) -shared -fPIC -Wl,--version-script=$(T)/count/clcount.map -o $@ $(T)/count/clcount.c -ldl
 	ln -sf libOpenCL.so.1 $(T)/count/libOpenCL.so
 TEST_BINS += $(T)/count/libOpenCL.so.1
+$(T)/deep_stack: tests/apps/deep_stack.c | $(T)
+	$(CC) -O1 -g -Wall -Wextra -o $@ $< -lOpenCL
+TEST_BINS += $(T)/deep_stack
 $(T)/libcxxlib.so: tests/apps/cxx_lib.c | $(T)
 	$(CC) -O2 -fPIC -shared -s -o $@ $< -lOpenCL
 $(T)/cxx_stack: tests/apps/cxx_stack.cpp $(T)/libcxxlib.so | $(T)

@@ -18,7 +18,7 @@ typedef Perfetto__Protos__DebugAnnotation Ann;
 
 
 
-struct track { struct open_slice *stack; unsigned depth, cap; int launch_pending; };
+struct track { struct open_slice *stack; unsigned depth, cap; int launch_pending, launch_site; };
 
 struct reader {
     struct rm_model *m;
@@ -351,10 +351,10 @@ static void packet(struct reader *r, const Packet *p)
         }
         uint64_t cs = e->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID
                       ? e->callstack_iid : 0;
-        if (!o->device && e->n_flow_ids && cs && !strcmp(o->name, "clEnqueueNDRangeKernel") &&
-            r->flow_site.used < 65536) {
+        if (!o->device && cs && !strcmp(o->name, "clEnqueueNDRangeKernel")) {
             int si = rm_site_index(m, s, cs);
-            if (si)
+            o->site = si;           /* the launch's call site, for serialization */
+            if (si && e->n_flow_ids && r->flow_site.used < 65536)
                 clt_map_put(&r->flow_site, e->flow_ids[0], (void *)(uintptr_t)si);
         }
         if (o->device && o->k.work_dim && e->n_terminating_flow_ids)
@@ -429,11 +429,14 @@ static void packet(struct reader *r, const Packet *p)
         if (!strcmp(o->name, "clEnqueueNDRangeKernel") && !o->error) {
             m->tl.launches++;
             t->launch_pending = 1;
+            t->launch_site = o->site;
         } else if (t->launch_pending && (o->blocking || !strcmp(o->name, "clFinish") ||
                                          !strcmp(o->name, "clWaitForEvents"))) {
             m->tl.launches_synced++;
             t->launch_pending = 0;
             synced = 1;
+            if (t->launch_site > 0 && (unsigned)t->launch_site <= m->n_sites)
+                m->sites[t->launch_site - 1].synced++;
         }
         if (m->n_phases) {
             int rw = !o->error && (!strcmp(o->name, "clEnqueueWriteBuffer") || !strcmp(o->name, "clEnqueueReadBuffer"));

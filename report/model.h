@@ -30,6 +30,7 @@ struct rm_leak {                /* objects of one type made at one call site, al
 struct rm_site {                /* a call site (of small transfers, of launches) */
     char site[RM_MAX_SITE];
     uint64_t count, bytes;      /* small transfers made there */
+    uint64_t synced;            /* kernel launches made there that a wait followed (serialization) */
 };
 
 struct rm_uar {                 /* calls on a handle the app had released */

@@ -252,7 +252,18 @@ void rules(const struct rm_model *m, const struct thresholds *th)
     if (tl->launches >= 8 && tl->launches_synced * 10 >= tl->launches * 9) {
         next_phase = rm_phase_most(m, RM_TALLY_SYNCED);
         struct finding *f = add("serialization", SEV_WARNING);
-        snprintf(f->where, sizeof f->where, "kernel launches");
+        /* the call site whose launches waited most, and how many others */
+        unsigned top = 0, others = 0;
+        for (unsigned i = 0; i < m->n_sites; i++)
+            if (m->sites[i].synced && (!top || m->sites[i].synced > m->sites[top - 1].synced))
+                top = i + 1;
+        for (unsigned i = 0; i < m->n_sites; i++)
+            others += m->sites[i].synced && i + 1 != top;
+        if (top)
+            snprintf(f->where, sizeof f->where, "kernel launches at %s (%llu followed by a wait)%s", m->sites[top - 1].site,
+                     (unsigned long long)m->sites[top - 1].synced, others ? " and at other sites" : "");
+        else
+            snprintf(f->where, sizeof f->where, "kernel launches");
         snprintf(f->numbers, sizeof f->numbers, "%llu of %llu launches followed by clFinish, clWaitForEvents or a "
                  "blocking call before the next launch%s", (unsigned long long)tl->launches_synced,
                  (unsigned long long)tl->launches,

@@ -180,6 +180,14 @@ t_text_where_is_short() {
     done
 }
 
+t_serialization_names_its_call_site() {
+    # the finding says where the launches that wait are made
+    traced "$WORK/sy" "$B/examples/sync" > /dev/null
+    "$B/cltrace-report" "$(trace_of "$WORK/sy")" > "$WORK/sy.txt" || [ $? -le 1 ]
+    grep -q "serialization: kernel launches at main (examples/sync/sync.c:[0-9]*) ([0-9]* followed by a wait)" \
+        "$WORK/sy.txt" || { grep -A1 serialization "$WORK/sy.txt"; return 1; }
+}
+
 t_frames_readable() {
     # C++ names demangled, a frame with no symbol as library+offset, in
     # every format a person reads

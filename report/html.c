@@ -209,6 +209,11 @@ void out_html(FILE *o, const struct rm_model *m, const struct thresholds *th)
             xml_text(o, f->numbers);
             fputs("</td><td>", o);
             xml_text(o, f->fix);
+            if (f->gain_ns >= 0) {
+                fprintf(o, "<br>estimated gain %.3f ms (%.1f %% of the device timeline): ", f->gain_ns / 1e6,
+                        finding_gain_percent(m, f));
+                xml_text(o, f->gain_method);
+            }
             fputs("</td></tr>\n", o);
         }
         fputs("</table>\n", o);

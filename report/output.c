@@ -96,6 +96,13 @@ void out_json(FILE *o, const struct rm_model *m)
         json_str(o, f->fix);
         fprintf(o, ",\"phase\":");
         json_str(o, f->phase >= 0 ? m->phases[f->phase].path : "");
+        if (f->gain_ns >= 0) {
+            fprintf(o, ",\"estimated_gain_ns\":%.0f,\"estimated_gain_percent\":%.2f,\"gain_method\":", f->gain_ns,
+                    finding_gain_percent(m, f));
+            json_str(o, f->gain_method);
+        } else {
+            fprintf(o, ",\"estimated_gain_ns\":null");
+        }
         fputc('}', o);
     }
     fputc(']', o);
@@ -159,6 +166,9 @@ void out_text(FILE *o, const struct rm_model *m)
         char shortw[sizeof f->where + 80];
         fprintf(o, "  [%s] %s: %s\n      %s\n      fix: %s\n", sev_name[f->sev], f->rule,
                 where_short(f->where, shortw, sizeof shortw), f->numbers, f->fix);
+        if (f->gain_ns >= 0)
+            fprintf(o, "      estimated gain: %.3f ms (%.1f %% of the device timeline): %s\n",
+                    f->gain_ns / 1e6, finding_gain_percent(m, f), f->gain_method);
         if (f->phase >= 0)
             fprintf(o, "      phase: %s\n", m->phases[f->phase].path);
     }
@@ -199,6 +209,8 @@ void out_markdown(FILE *o, const struct rm_model *m)
             md_cell(o, f->numbers);
             fputs(" | ", o);
             md_cell(o, f->fix);
+            if (f->gain_ns >= 0)
+                fprintf(o, " (estimated gain %.3f ms, %.1f %%)", f->gain_ns / 1e6, finding_gain_percent(m, f));
             fputs(" |\n", o);
         }
         fputc('\n', o);

@@ -12,7 +12,11 @@ struct finding {
     enum sev sev;
     char where[480], numbers[320], fix[320];
     int phase;                 /* the phase (m->phases) it belongs to, -1: none */
+    double gain_ns;            /* device time the fix would save, estimated; < 0: not estimated */
+    char gain_method[200];     /* how, in one line */
 };
+/* rules.c: a finding's estimated gain as a share of the device timeline */
+double finding_gain_percent(const struct rm_model *m, const struct finding *f);
 extern struct finding *findings;
 extern unsigned n_findings;
 extern const char *const all_rules[];   /* every rule id, NULL-terminated */

@@ -34,7 +34,19 @@ static struct finding *add(const char *rule, enum sev sev)
     f->rule = rule;
     f->sev = sev;
     f->phase = next_phase;
+    f->gain_ns = -1;
     return f;
+}
+
+static int sampled_timeline(const struct rm_model *m)
+{
+    return m->self.sampling[0] && strcmp(m->self.sampling, "off") != 0;
+}
+
+double finding_gain_percent(const struct rm_model *m, const struct finding *f)
+{
+    uint64_t span = m->tl.busy_until > m->tl.first_start ? m->tl.busy_until - m->tl.first_start : 0;
+    return f->gain_ns >= 0 && span ? 100.0 * f->gain_ns / (double)span : -1;
 }
 
 void kernel_config(const struct rm_kernel *k, char *buf, size_t cap)
@@ -149,6 +161,17 @@ void rules(const struct rm_model *m, const struct thresholds *th)
                  (unsigned long long)x->small_bytes, total_ns ? 100.0 * (double)x->small_ns / (double)total_ns : 0);
         snprintf(f->fix, sizeof f->fix, "batch small transfers into fewer large ones, or map the buffer "
                                          "(clEnqueueMapBuffer) and write in place");
+        /* their time, less the same bytes at the best bandwidth this trace saw */
+        double best = 0;
+        for (int dd = 0; dd < RM_DIRS; dd++)
+            if (dd != RM_FILL && x->best_gbps[dd] > best)
+                best = x->best_gbps[dd];
+        if (best > 0) {
+            double at_best = (double)x->small_bytes / best;   /* GB/s = bytes/ns */
+            f->gain_ns = (double)x->small_ns > at_best ? (double)x->small_ns - at_best : 0;
+            snprintf(f->gain_method, sizeof f->gain_method, "their %.3f ms, less the same bytes at this trace's "
+                     "best transfer bandwidth (%.2f GB/s)", x->small_ns / 1e6, best);
+        }
     }
     /* work-group size and device fill, per kernel configuration */
     unsigned cus = d && d->compute_units > 0 ? (unsigned)d->compute_units : 0;
@@ -200,6 +223,11 @@ void rules(const struct rm_model *m, const struct thresholds *th)
             snprintf(f->fix, sizeof f->fix, "launch at least %u work-groups (2 per compute unit; more than 100 "
                                              "to scale to future devices): more work per launch or smaller groups",
                      2 * cus);
+            if (k->work_groups < cus && k->device_ns) {   /* the idle compute units' share of its time */
+                f->gain_ns = (double)k->device_ns * (1.0 - (double)k->work_groups / cus);
+                snprintf(f->gain_method, sizeof f->gain_method, "its device time (%.3f ms) times the idle share of "
+                         "compute units (%u of %u)", k->device_ns / 1e6, cus - (unsigned)k->work_groups, cus);
+            }
         }
         const struct occ_model *om = d && d->cc ? occ_nvidia((unsigned)d->cc) : NULL;
         if (om && k->regs && k->wg_size) {
@@ -270,12 +298,16 @@ void rules(const struct rm_model *m, const struct thresholds *th)
                  tl->transfer_ns && !tl->overlap_ns ? "; transfers never overlap kernels" : "");
         snprintf(f->fix, sizeof f->fix, "queue the work and synchronize once at the end (or on events): "
                                          "the host then prepares the next launch while the device runs");
+        if (!sampled_timeline(m)) {  /* the device's idle gaps, the waiting launches' share of them */
+            f->gain_ns = (double)tl->idle_ns * (double)tl->launches_synced / (double)tl->launches;
+            snprintf(f->gain_method, sizeof f->gain_method, "the device's idle time between commands (%.3f ms) "
+                     "times the share of launches that waited", tl->idle_ns / 1e6);
+        }
     }
     uint64_t span = tl->busy_until - tl->first_start;
     next_phase = -1;
     /* with CLTRACE_SAMPLE the untimed commands' time is unknown: no idle figure */
-    int sampled = m->self.sampling[0] && strcmp(m->self.sampling, "off") != 0;
-    if (!sampled && tl->commands >= 8 && span > 1000000 && tl->idle_ns * 2 > span) {
+    if (!sampled_timeline(m) && tl->commands >= 8 && span > 1000000 && tl->idle_ns * 2 > span) {
         struct finding *f = add("device-idle", SEV_INFO);
         snprintf(f->where, sizeof f->where, "device timeline");
         snprintf(f->numbers, sizeof f->numbers, "idle %.0f%% of %.3f ms between its first and last command; "

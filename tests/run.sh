@@ -188,6 +188,27 @@ t_serialization_names_its_call_site() {
         "$WORK/sy.txt" || { grep -A1 serialization "$WORK/sy.txt"; return 1; }
 }
 
+t_findings_estimate_gains() {
+    # serialization and small transfers say what fixing them is worth (and
+    # how); a finding the trace cannot support says nothing (JSON: null)
+    traced "$WORK/eg1" "$B/examples/sync" > /dev/null
+    traced "$WORK/eg2" "$B/examples/transfers" > /dev/null
+    for t in eg1 eg2; do
+        "$B/cltrace-report" --format json "$(trace_of "$WORK/$t")" > "$WORK/$t.json" || [ $? -le 1 ]
+        "$B/cltrace-report" "$(trace_of "$WORK/$t")" > "$WORK/$t.txt" || [ $? -le 1 ]
+        grep -q "estimated gain: [0-9.]* ms ([0-9.]* % of the device timeline): " "$WORK/$t.txt"
+    done
+    $PY - "$WORK/eg1.json" "$WORK/eg2.json" <<'PYEOF'
+import json, sys
+want = {0: "serialization", 1: "small-transfers"}
+for i, path in enumerate(sys.argv[1:]):
+    f = [x for x in json.load(open(path))["findings"] if x["rule"] == want[i]]
+    assert f and f[0]["estimated_gain_ns"] > 0 and 0 < f[0]["estimated_gain_percent"] < 100 and f[0]["gain_method"], f
+    others = [x for x in json.load(open(path))["findings"] if x["rule"] in ("leaks", "api-errors")]
+    assert all(x["estimated_gain_ns"] is None for x in others), others
+PYEOF
+}
+
 t_frames_readable() {
     # C++ names demangled, a frame with no symbol as library+offset, in
     # every format a person reads

@@ -61,8 +61,37 @@ void kernel_config(const struct rm_kernel *k, char *buf, size_t cap)
             n += snprintf(buf + n, cap - (size_t)n, "%s%llu", i ? "x" : " local=", (unsigned long long)k->lws[i]);
 }
 
+/* Within a severity, findings with an estimated gain come first, largest
+ * first, the others after in the order the rules run (insertion sort:
+ * stable, and the list is short). A warning whose fix is estimated to save
+ * under 1 % of the device timeline is shown as info. The dropped-calls
+ * warning stays first: every count below is short by it. */
+static int before(const struct finding *a, const struct finding *b)
+{
+    if (a->sev != b->sev)
+        return a->sev > b->sev;
+    return a->gain_ns >= 0 && (b->gain_ns < 0 || a->gain_ns > b->gain_ns);
+}
+
+static void rank(const struct rm_model *m, unsigned start)
+{
+    unsigned first = start + (n_findings > start && !strcmp(findings[start].rule, "dropped-calls"));
+    for (unsigned i = first; i < n_findings; i++)
+        if (findings[i].sev == SEV_WARNING && findings[i].gain_ns >= 0 && finding_gain_percent(m, &findings[i]) >= 0 &&
+            finding_gain_percent(m, &findings[i]) < 1.0)
+            findings[i].sev = SEV_INFO;
+    for (unsigned i = first + 1; i < n_findings; i++) {
+        struct finding f = findings[i];
+        unsigned j = i;
+        for (; j > first && before(&f, &findings[j - 1]); j--)
+            findings[j] = findings[j - 1];
+        findings[j] = f;
+    }
+}
+
 void rules(const struct rm_model *m, const struct thresholds *th)
 {
+    unsigned start = n_findings;     /* diff runs the rules on two traces, one after the other */
     /* First: every count below is short by the calls the trace lacks. */
     next_phase = -1;
     if (m->dropped_calls) {
@@ -353,5 +382,6 @@ void rules(const struct rm_model *m, const struct thresholds *th)
         snprintf(f->fix, sizeof f->fix, "if the kernel tolerates it, build with -cl-mad-enable (or "
                                          "-cl-fast-relaxed-math) for faster multiply-add and math functions");
     }
+    rank(m, start);
 }
 

@@ -206,6 +206,11 @@ for i, path in enumerate(sys.argv[1:]):
     assert f and f[0]["estimated_gain_ns"] > 0 and 0 < f[0]["estimated_gain_percent"] < 100 and f[0]["gain_method"], f
     others = [x for x in json.load(open(path))["findings"] if x["rule"] in ("leaks", "api-errors")]
     assert all(x["estimated_gain_ns"] is None for x in others), others
+    # ranked: by severity, then estimated gain (largest first), then the rest
+    rank = {"error": 2, "warning": 1, "info": 0}
+    keys = [(-rank[x["severity"]], x["estimated_gain_ns"] is None, -(x["estimated_gain_ns"] or 0))
+            for x in json.load(open(path))["findings"] if x["rule"] != "dropped-calls"]
+    assert keys == sorted(keys), keys
 PYEOF
 }
 

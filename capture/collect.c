@@ -234,14 +234,8 @@ static void wait_for_collector(void)
         nanosleep(&ts, NULL);
         clock_gettime(CLOCK_MONOTONIC, &now);
     } while (in_flight() >= MAX_IN_FLIGHT && now.tv_sec - start.tv_sec < 10);
-    struct clt_thread *th = clt_tls;
-    if (th) {
-        uint64_t ticks = clt_now() - t0;
-        th->wait_pending += ticks;
-        __atomic_store_n(&th->cost_waited, __atomic_load_n(&th->cost_waited, __ATOMIC_RELAXED) + ticks,
-                         __ATOMIC_RELAXED);
-        __atomic_store_n(&th->waits, __atomic_load_n(&th->waits, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
-    }
+    if (clt_tls)
+        clt_count_wait(clt_tls, t0);
 }
 
 void clt_track_command(uint64_t flow, void *event, void *queue)

@@ -70,6 +70,7 @@ static inline __attribute__((always_inline)) struct clt_rec *clt_rec_begin(struc
  * a decrement and a branch. Waits for ring room are counted apart. */
 #define CLT_COST_EVERY 64
 void clt_cost_add(struct clt_thread *th, uint64_t te, uint64_t inner, int exact);
+void clt_count_wait(struct clt_thread *th, uint64_t since);   /* a wait since that tick */
 
 static inline __attribute__((always_inline)) uint64_t clt_cost_begin(struct clt_thread *th, int exact)
 {

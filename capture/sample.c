@@ -1,7 +1,7 @@
 /* CLTRACE_SAMPLE: an overhead budget for launch-heavy programs.
  *
  * On some drivers the event that times a command costs more than the launch
- * itself (NVIDIA: ~9 us against 3.6 us; README). With sampling on, of the
+ * itself (NVIDIA: ~7.5 us against ~4 us; README). With sampling on, of the
  * commands for which the app asked no event, cltrace times: every launch of
  * a kernel with one launch configuration the first FIRST times, then one in
  * EVERY; every transfer of at least BYTES; other commands like launches,

@@ -245,7 +245,9 @@ static int ring_fits(struct clt_thread *th, size_t max, uint64_t *pad)
  * until there is room: one slow call when the writer falls behind, not one
  * per call. */
 #define BACKPRESSURE_NS 10000000000L
-static void count_wait(struct clt_thread *th, uint64_t since)
+/* A wait of the calling thread (ring room, the collector), counted in
+ * cltrace's own cost and kept out of the call being measured. */
+void clt_count_wait(struct clt_thread *th, uint64_t since)
 {
     uint64_t ticks = clt_now() - since;
     th->wait_pending += ticks;
@@ -323,12 +325,12 @@ struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max)
     }
     th->dropping = 0;
     if (waited)
-        count_wait(th, w0);
+        clt_count_wait(th, w0);
     errno = saved;
     return (struct clt_rec *)(th->buf + (th->head_local & th->mask));
 drop:
     if (waited)
-        count_wait(th, w0);
+        clt_count_wait(th, w0);
     th->dropping = 1;
     th->dropped++;
     __atomic_store_n(&th->dropped_pub, th->dropped, __ATOMIC_RELEASE);

@@ -62,15 +62,13 @@ static void emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t ts
     uint64_t parent = clt_thread_track(th);
     if (!parent)
         return;                 /* no API call recorded: no thread track to hang it on */
-    if (S.declared[s] != th->generation + 1 && S.declared[s])
+    if (S.declared[s] != th->generation + 1 && S.declared[s])   /* a new thread on this ring */
         S.event_ns[s] = S.last[s] = 0;
     uint64_t v = hot_ns(w, th) + wait_ns(w, th) + S.event_ns[s];
     if (v == S.last[s])
         return;
     uint64_t uuid = parent | 0x40000000u;
     if (S.declared[s] != th->generation + 1) {
-        if (S.declared[s])      /* a new thread on this ring: the last one's events were its own */
-            S.event_ns[s] = S.last[s] = 0;
         S.declared[s] = th->generation + 1;
         S.threads++;
         clt_counter_track(w, uuid, parent, "cltrace self time (ns)", 0);

@@ -144,8 +144,11 @@ static void chart_timeline(FILE *o, const struct rm_model *m)
 static void chart_occupancy(FILE *o, const struct rm_model *m, const struct thresholds *th)
 {
     fprintf(o, "<h2>Occupancy per kernel</h2>\n");
-    const struct rm_device *d = m->n_dev ? &m->dev[0] : NULL;
-    const struct occ_model *om = d && d->cc ? occ_nvidia((unsigned)d->cc) : NULL;
+    char note[400];
+    occ_model_note(m, note, sizeof note);
+    fputs("<p class=note>", o);
+    xml_text(o, note);
+    fputs("</p>\n", o);
     if (!m->n_kernels) {
         fprintf(o, "<p class=note>No kernel launches were timed.</p>\n");
         return;
@@ -162,17 +165,20 @@ static void chart_occupancy(FILE *o, const struct rm_model *m, const struct thre
         fprintf(o, "<text x=4 y=%u>", 24 * i + 22);
         xml_text(o, cfg);
         fprintf(o, "</text>");
-        if (om && k->regs && k->wg_size) {
-            struct occ_kernel ok = { (unsigned)k->wg_size, (unsigned)k->regs, (unsigned)k->local_bytes };
+        struct occ_model omb;
+        const struct occ_model *om = kernel_occ(m, k, &omb);
+        if (om && om->max_warps && k->wg_size) {
+            struct occ_kernel ok = { (unsigned)k->wg_size, (unsigned)k->regs, (unsigned)k->local_bytes, 0 };
             struct occ_result r;
             occ_compute(om, &ok, &r);
             bars++;
             fprintf(o, "<rect x=330 y=%u width=%.1f height=16 fill='" C_OCC "'/><text x=%.0f y=%u>%.0f%%, "
-                       "limited by %s</text>\n", 24 * i + 10, 360 * r.occupancy, 336 + 360 * r.occupancy, 24 * i + 22,
-                    100 * r.occupancy, occ_limit_name(r.limited_by));
+                       "limited by %s%s</text>\n", 24 * i + 10, 360 * r.occupancy, 336 + 360 * r.occupancy, 24 * i + 22,
+                    100 * r.occupancy, occ_limit_name(r.limited_by), k->regs ? "" : " (registers unknown)");
         } else {
             fprintf(o, "<text x=330 y=%u class=note>n/a: %s</text>\n", 24 * i + 22,
-                    !om ? "no per-SM limits for this device (NVIDIA only)" : "no register count or local size");
+                    !om ? "no occupancy model for this device" : !om->max_warps ? "no documented resident maximum"
+                                                                             : "no work-group size");
         }
     }
     if (bars)    /* the threshold, where there are bars to hold against it */
@@ -212,6 +218,9 @@ void out_html(FILE *o, const struct rm_model *m, const struct thresholds *th)
             if (f->gain_ns >= 0) {
                 fprintf(o, "<br>estimated gain %.3f ms (%.1f %% of the device timeline): ", f->gain_ns / 1e6,
                         finding_gain_percent(m, f));
+                xml_text(o, f->gain_method);
+            } else if (f->gain_method[0]) {
+                fputs("<br>estimated gain: ", o);
                 xml_text(o, f->gain_method);
             }
             fputs("</td></tr>\n", o);

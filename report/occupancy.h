@@ -16,22 +16,30 @@ struct occ_model {             /* per compute unit (SM / CU) */
     unsigned warp_alloc;       /* per-group allocation counts warps in multiples of this */
     unsigned local_mem;        /* bytes of local memory; 0: not a limit */
     unsigned local_unit;       /* allocation unit, bytes */
+    /* AMD and Intel (0 elsewhere) */
+    unsigned simds;            /* registers and resident wavefronts are split over this many SIMDs
+                                * (a group's wavefronts spread over them); 0 or 1: one pool */
+    unsigned sregs;            /* scalar registers per SIMD; 0: not a limit */
+    unsigned sreg_unit;        /* their allocation unit, per wavefront */
+    unsigned cus_per_unit;     /* compute units the driver counts per unit modelled here (Intel
+                                * counts EUs; a group runs on one subslice); 0 or 1: the same */
 };
 
 struct occ_kernel {
     unsigned wg_size;          /* work-items per work-group */
     unsigned regs;             /* registers per work-item; 0: unknown */
     unsigned local_bytes;      /* local memory per work-group (static + __local arguments) */
+    unsigned sregs;            /* scalar registers per wavefront (AMD); 0: unknown */
 };
 
-enum occ_limit { OCC_BY_WARPS, OCC_BY_GROUPS, OCC_BY_REGS, OCC_BY_LOCAL, OCC_BY_NOTHING };
+enum occ_limit { OCC_BY_WARPS, OCC_BY_GROUPS, OCC_BY_REGS, OCC_BY_LOCAL, OCC_BY_SREGS, OCC_BY_NOTHING };
 
 struct occ_result {
     unsigned groups;           /* resident work-groups per compute unit */
     unsigned warps;            /* resident warps */
     unsigned work_items;       /* resident work-items */
     double occupancy;          /* warps / max_warps (0..1); 0 when max_warps is 0 */
-    unsigned by_warps, by_groups, by_regs, by_local;   /* each limit alone (UINT_MAX: none) */
+    unsigned by_warps, by_groups, by_regs, by_local, by_sregs;   /* each limit alone (UINT_MAX: none) */
     enum occ_limit limited_by;
 };
 
@@ -45,5 +53,14 @@ const char *occ_limit_name(enum occ_limit l);
 const struct occ_model *occ_nvidia(unsigned cc);
 /* A device that names only its register file (the AMD course's example). */
 struct occ_model occ_generic(unsigned warp, unsigned regs, unsigned local_mem);
+/* AMD by generation: "r700", "evergreen", "gcn1", "gcn3", "cdna1", "cdna2",
+ * "rdna1", "rdna3"; Intel: "gen9", "gen11", "xe-lp", "xe-hpg", "xe-hpc". NULL if unknown. */
+const struct occ_model *occ_named(const char *generation);
+/* The model for a device from what the trace says of it (vendor, name,
+ * NVIDIA compute capability, wavefront width), into *out; the kernel's
+ * preferred work-group multiple is Intel's SIMD width. NULL: no model
+ * for this device (the report says so). */
+const struct occ_model *occ_for_device(const char *vendor, const char *name, unsigned cc, unsigned dev_warp,
+                                       unsigned pref_multiple, struct occ_model *out);
 
 #endif

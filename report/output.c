@@ -56,7 +56,11 @@ void out_json(FILE *o, const struct rm_model *m)
                 (unsigned long long)(a->count ? a->total_ns / a->count : 0), (unsigned long long)a->min_ns,
                 (unsigned long long)a->max_ns);
     }
-    fprintf(o, "],\"kernels\":[");
+    char occ[400];
+    occ_model_note(m, occ, sizeof occ);
+    fprintf(o, "],\"occupancy_model\":");
+    json_str(o, occ);
+    fprintf(o, ",\"kernels\":[");
     for (unsigned i = 0; i < m->n_kernels; i++) {
         const struct rm_kernel *k = &m->kernels[i];
         fprintf(o, "%s{\"name\":", i ? "," : "");
@@ -102,6 +106,10 @@ void out_json(FILE *o, const struct rm_model *m)
             json_str(o, f->gain_method);
         } else {
             fprintf(o, ",\"estimated_gain_ns\":null");
+            if (f->gain_method[0]) {      /* why not */
+                fprintf(o, ",\"gain_method\":");
+                json_str(o, f->gain_method);
+            }
         }
         fputc('}', o);
     }
@@ -157,6 +165,9 @@ void out_text(FILE *o, const struct rm_model *m)
             fprintf(o, "  %-48s %9llu %12.1f%s\n", cfg, (unsigned long long)m->kernels[i].launches,
                     m->kernels[i].device_ns / 1e3, note);
         }
+        char occ[400];
+        occ_model_note(m, occ, sizeof occ);
+        fprintf(o, "  %s\n", occ);
     }
     transfers_text(o, m, 0);
     phases_text(o, m, 0);
@@ -169,6 +180,8 @@ void out_text(FILE *o, const struct rm_model *m)
         if (f->gain_ns >= 0)
             fprintf(o, "      estimated gain: %.3f ms (%.1f %% of the device timeline): %s\n",
                     f->gain_ns / 1e6, finding_gain_percent(m, f), f->gain_method);
+        else if (f->gain_method[0])
+            fprintf(o, "      estimated gain: %s\n", f->gain_method);
         if (f->phase >= 0)
             fprintf(o, "      phase: %s\n", m->phases[f->phase].path);
     }
@@ -232,6 +245,11 @@ void out_markdown(FILE *o, const struct rm_model *m)
             fprintf(o, " | %llu | %.1f%s |\n", (unsigned long long)m->kernels[i].launches,
                     m->kernels[i].device_ns / 1e3, note);
         }
+        char occ[400];
+        occ_model_note(m, occ, sizeof occ);
+        fputs("\n", o);
+        md_cell(o, occ);
+        fputs("\n", o);
     }
     transfers_text(o, m, 1);
     phases_text(o, m, 1);

@@ -30,6 +30,10 @@ struct thresholds {
 
 void rules(const struct rm_model *m, const struct thresholds *th);
 void kernel_config(const struct rm_kernel *k, char *buf, size_t cap);
+/* rules.c: the occupancy model of the trace's device (NULL: none); a line saying which */
+struct occ_model;
+const struct occ_model *kernel_occ(const struct rm_model *m, const struct rm_kernel *k, struct occ_model *buf);
+void occ_model_note(const struct rm_model *m, char *buf, size_t cap);
 
 void out_text(FILE *o, const struct rm_model *m);
 void out_json(FILE *o, const struct rm_model *m);

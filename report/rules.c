@@ -43,6 +43,29 @@ static int sampled_timeline(const struct rm_model *m)
     return m->self.sampling[0] && strcmp(m->self.sampling, "off") != 0;
 }
 
+/* The occupancy model of the device a kernel ran on (the trace's first
+ * device), or NULL: no model for it. */
+const struct occ_model *kernel_occ(const struct rm_model *m, const struct rm_kernel *k, struct occ_model *buf)
+{
+    const struct rm_device *d = m->n_dev ? &m->dev[0] : NULL;
+    return d ? occ_for_device(d->vendor, d->name, (unsigned)d->cc, d->warp > 0 ? (unsigned)d->warp : 0,
+                              k ? (unsigned)k->pref_multiple : 0, buf) : NULL;
+}
+
+void occ_model_note(const struct rm_model *m, char *buf, size_t cap)
+{
+    struct occ_model b;
+    const struct occ_model *om = kernel_occ(m, NULL, &b);
+    const struct rm_device *d = m->n_dev ? &m->dev[0] : NULL;
+    if (om)
+        snprintf(buf, cap, "occupancy model: %s%s", om->name,
+                 om->max_warps ? "" : " (no documented resident maximum: wavefronts counted, no percentage)");
+    else
+        snprintf(buf, cap, "occupancy: no model for %s%s%s (models: NVIDIA by compute capability, AMD TeraScale, "
+                 "GCN, CDNA, RDNA, Intel Gen9 to Xe); the work-group and fill findings still apply",
+                 d && d->name[0] ? d->name : "this device", d && d->vendor[0] ? ", " : "", d ? d->vendor : "");
+}
+
 double finding_gain_percent(const struct rm_model *m, const struct finding *f)
 {
     uint64_t span = m->tl.busy_until > m->tl.first_start ? m->tl.busy_until - m->tl.first_start : 0;
@@ -87,6 +110,21 @@ static void rank(const struct rm_model *m, unsigned start)
             findings[j] = findings[j - 1];
         findings[j] = f;
     }
+}
+
+/* A group that is not a whole number of warps runs its last warp part
+ * empty: the lanes issued but idle, as a share of the kernel's time (time
+ * taken as proportional to warps issued: exact when the kernel is bound by
+ * issue, an over-estimate when it waits on memory). */
+static void lane_gain(struct finding *f, const struct rm_kernel *k, uint64_t unit)
+{
+    uint64_t issued = (k->wg_size + unit - 1) / unit * unit;
+    if (!k->device_ns || !issued)
+        return;
+    f->gain_ns = (double)k->device_ns * (1.0 - (double)k->wg_size / (double)issued);
+    snprintf(f->gain_method, sizeof f->gain_method, "its device time (%.3f ms) times the idle lanes of each "
+             "group (%llu of %llu issued)", k->device_ns / 1e6, (unsigned long long)(issued - k->wg_size),
+             (unsigned long long)issued);
 }
 
 void rules(const struct rm_model *m, const struct thresholds *th)
@@ -205,6 +243,10 @@ void rules(const struct rm_model *m, const struct thresholds *th)
     /* work-group size and device fill, per kernel configuration */
     unsigned cus = d && d->compute_units > 0 ? (unsigned)d->compute_units : 0;
     unsigned warp = d && d->warp > 0 ? (unsigned)d->warp : 0;
+    struct occ_model devm;      /* Intel counts EUs; a work-group fills a subslice */
+    const struct occ_model *dm = d ? occ_for_device(d->vendor, d->name, (unsigned)d->cc, warp, 0, &devm) : NULL;
+    if (dm && dm->cus_per_unit > 1 && cus >= dm->cus_per_unit)
+        cus /= dm->cus_per_unit;
     for (unsigned i = 0; i < m->n_kernels; i++) {
         const struct rm_kernel *k = &m->kernels[i];
         next_phase = rm_kernel_main_phase(k);
@@ -220,6 +262,8 @@ void rules(const struct rm_model *m, const struct thresholds *th)
             snprintf(f->fix, sizeof f->fix, "pass a local size that is a multiple of %llu (the kernel's preferred multiple)%s",
                      (unsigned long long)(k->pref_multiple ? k->pref_multiple : warp ? warp : 32),
                      " and at least 64 work-items");
+            snprintf(f->gain_method, sizeof f->gain_method, "not estimated: the size the implementation chose "
+                     "is not in the trace");
             continue;
         }
         if (k->pref_multiple && k->wg_size % k->pref_multiple) {
@@ -229,12 +273,14 @@ void rules(const struct rm_model *m, const struct thresholds *th)
                      (unsigned long long)k->wg_size, (unsigned long long)k->pref_multiple);
             snprintf(f->fix, sizeof f->fix, "use a multiple of %llu work-items per group",
                      (unsigned long long)k->pref_multiple);
+            lane_gain(f, k, k->pref_multiple);
         } else if (warp && k->wg_size % warp) {
             struct finding *f = add("work-group-multiple", SEV_WARNING);
             snprintf(f->where, sizeof f->where, "%s", cfg);
             snprintf(f->numbers, sizeof f->numbers, "%llu work-items per group is not a multiple of the warp (%u)",
                      (unsigned long long)k->wg_size, warp);
             snprintf(f->fix, sizeof f->fix, "use a multiple of %u work-items per group", warp);
+            lane_gain(f, k, warp);
         }
         if (k->wg_size && k->wg_size < th->min_wg) {
             struct finding *f = add("work-group-small", SEV_INFO);
@@ -258,20 +304,27 @@ void rules(const struct rm_model *m, const struct thresholds *th)
                          "compute units (%u of %u)", k->device_ns / 1e6, cus - (unsigned)k->work_groups, cus);
             }
         }
-        const struct occ_model *om = d && d->cc ? occ_nvidia((unsigned)d->cc) : NULL;
-        if (om && k->regs && k->wg_size) {
-            struct occ_kernel ok = { (unsigned)k->wg_size, (unsigned)k->regs, (unsigned)k->local_bytes };
+        struct occ_model omb;
+        const struct occ_model *om = kernel_occ(m, k, &omb);
+        if (om && om->max_warps && k->wg_size) {
+            struct occ_kernel ok = { (unsigned)k->wg_size, (unsigned)k->regs, (unsigned)k->local_bytes, 0 };
             struct occ_result r;
             occ_compute(om, &ok, &r);
             if (r.occupancy < th->min_occupancy) {
                 struct finding *f = add("occupancy", SEV_WARNING);
+                char regs[48] = "unknown (not in the build log)";
+                if (k->regs)
+                    snprintf(regs, sizeof regs, "%llu", (unsigned long long)k->regs);
                 snprintf(f->where, sizeof f->where, "%s", cfg);
-                snprintf(f->numbers, sizeof f->numbers, "%.0f%% occupancy (%u warps of %u), limited by %s: "
-                         "%llu registers/work-item, %llu bytes local memory/group",
-                         100 * r.occupancy, r.warps, om->max_warps, occ_limit_name(r.limited_by),
-                         (unsigned long long)k->regs, (unsigned long long)k->local_bytes);
+                snprintf(f->numbers, sizeof f->numbers, "%.0f%% occupancy (%u %s of %u, %s), limited by %s: "
+                         "%s registers/work-item, %llu bytes local memory/group",
+                         100 * r.occupancy, r.warps, om->cus_per_unit > 1 ? "threads" : "warps", om->max_warps,
+                         om->name, occ_limit_name(r.limited_by), regs, (unsigned long long)k->local_bytes);
                 snprintf(f->fix, sizeof f->fix, "reduce the limiting resource (%s) or change the work-group size",
                          occ_limit_name(r.limited_by));
+                snprintf(f->gain_method, sizeof f->gain_method, "not estimated: whether more resident %s make "
+                         "this kernel faster depends on what it waits for, which a trace does not show",
+                         om->cus_per_unit > 1 ? "threads" : "warps");
             }
         }
     }

@@ -1,5 +1,6 @@
 /* The occupancy calculator against the worked examples of the seeds. */
 #include <stdio.h>
+#include <string.h>
 #include "report/occupancy.h"
 
 static int failures;
@@ -59,6 +60,85 @@ int main(void)
     r = run(occ_nvidia(90), 256, 10, 0);
     EXPECT(NEAR(r.occupancy, 1.0));
     EXPECT(occ_nvidia(12345) == NULL);
+
+    /* ---- AMD ---- */
+    /* seed 003: RV770, 16k x 128-bit registers per SIMD engine, 64 threads
+     * per wavefront -> 256 GPRs per work-item slot; 5 used -> 51 wavefronts */
+    const struct occ_model *r700 = occ_named("r700");
+    EXPECT(r700 && occ_max_work_items_by_regs(r700, 5) == 51 * 64);
+    r = run(r700, 64, 5, 0);
+    EXPECT(r.groups == 51 && r.warps == 51 && r.limited_by == OCC_BY_REGS && r.occupancy == 0.0);
+    EXPECT(run(r700, 64, 8, 0).warps == 32 && run(r700, 128, 5, 0).warps == 50);
+    /* seed 002: 32 KB of LDS per Evergreen compute unit: 12 KB groups -> 2 */
+    r = run(occ_named("evergreen"), 64, 4, 12288);
+    EXPECT(r.groups == 2 && r.limited_by == OCC_BY_LOCAL);
+    /* GCN (gfx8/9): 10 wavefronts per SIMD up to 24 VGPRs, 9 at 25..28, 3 at
+     * 84 (AMD's VGPR table: 256 / VGPRs rounded up to 4) */
+    const struct occ_model *gcn = occ_named("gcn3");
+    EXPECT(gcn && run(gcn, 64, 24, 0).warps == 16);            /* 1-wave groups: 16 groups per CU */
+    r = run(gcn, 256, 24, 0);
+    EXPECT(r.groups == 10 && r.warps == 40 && NEAR(r.occupancy, 1.0));
+    r = run(gcn, 256, 25, 0);
+    EXPECT(r.groups == 9 && r.warps == 36 && r.limited_by == OCC_BY_REGS && NEAR(r.occupancy, 0.9));
+    r = run(gcn, 256, 84, 0);
+    EXPECT(r.groups == 3 && r.warps == 12 && NEAR(r.occupancy, 0.30));
+    /* SGPRs, 800 per SIMD in steps of 16 (GCN3+): 80 -> 10 waves, 96 -> 8;
+     * GCN1-2, 512 in steps of 8: 48 -> 10, 56 -> 9 */
+    struct occ_kernel sk = { 256, 16, 0, 96 };
+    occ_compute(gcn, &sk, &r);
+    EXPECT(r.warps == 32 && r.limited_by == OCC_BY_SREGS);
+    sk.sregs = 80;
+    occ_compute(gcn, &sk, &r);
+    EXPECT(r.warps == 40);
+    sk.sregs = 56;
+    occ_compute(occ_named("gcn1"), &sk, &r);
+    EXPECT(r.warps == 36 && r.limited_by == OCC_BY_SREGS);
+    /* 64 KB LDS per CU: 16 KB groups -> 4 */
+    EXPECT(run(gcn, 64, 16, 16384).groups == 4);
+    /* 1-wave groups, few registers: 16 work-groups per CU cap it at 40 % */
+    r = run(gcn, 64, 8, 0);
+    EXPECT(r.groups == 16 && r.limited_by == OCC_BY_GROUPS && NEAR(r.occupancy, 0.40));
+    /* CDNA2/3: 512 unified VGPRs per lane, 8 waves per SIMD: 128 -> 4 per SIMD, 50 % */
+    r = run(occ_named("cdna2"), 256, 128, 0);
+    EXPECT(r.warps == 16 && NEAR(r.occupancy, 0.5));
+    EXPECT(NEAR(run(occ_named("cdna2"), 256, 64, 0).occupancy, 1.0));
+    /* RDNA (per WGP, wave32): 1,024 VGPRs per lane: 64 -> 16 waves per SIMD, 80 % */
+    r = run(occ_named("rdna1"), 256, 64, 0);
+    EXPECT(r.warps == 64 && NEAR(r.occupancy, 0.8));
+
+    /* ---- Intel: hardware threads per subslice at the kernel's SIMD width ---- */
+    struct occ_model im;
+    const struct occ_model *gen9 = occ_for_device("Intel(R) Corporation", "Intel(R) UHD Graphics 620", 0, 0, 16, &im);
+    EXPECT(gen9 && !strcmp(gen9->name, "Intel Gen9 (per subslice)") && gen9->cus_per_unit == 8);
+    r = run(gen9, 256, 0, 0);                                /* SIMD16: 16 threads a group, 3 of 56 */
+    EXPECT(r.groups == 3 && r.warps == 48 && NEAR(r.occupancy, 48.0 / 56));
+    r = run(gen9, 256, 0, 32768);                            /* 64 KB SLM: 2 groups of 32 KB */
+    EXPECT(r.groups == 2 && r.limited_by == OCC_BY_LOCAL && NEAR(r.occupancy, 32.0 / 56));
+    gen9 = occ_for_device("Intel(R) Corporation", "Intel(R) HD Graphics 530", 0, 0, 8, &im);   /* SIMD8 */
+    EXPECT(gen9 && gen9->warp == 8 && run(gen9, 256, 0, 0).warps == 32);
+    gen9 = occ_for_device("Intel(R) Corporation", "Intel(R) HD Graphics 530", 0, 0, 32, &im);  /* SIMD32 */
+    EXPECT(gen9 && NEAR(run(gen9, 256, 0, 0).occupancy, 1.0));
+    const struct occ_model *pvc = occ_for_device("Intel(R) Corporation", "Intel(R) Data Center GPU Max 1550", 0, 0,
+                                                 32, &im);
+    EXPECT(pvc && run(pvc, 1024, 0, 0).groups == 2 && run(pvc, 1024, 0, 65536).groups == 2 &&
+           run(pvc, 1024, 0, 65537).groups == 1);
+
+    /* ---- which model a device gets ---- */
+    struct occ_model dm;
+    EXPECT(occ_for_device("NVIDIA Corporation", "NVIDIA H100 80GB HBM3", 90, 32, 32, &dm) &&
+           dm.max_warps == 64 && dm.local_mem == 233472);
+    EXPECT(occ_for_device("Advanced Micro Devices, Inc.", "gfx90a:sramecc+:xnack-", 0, 64, 64, &dm) &&
+           !strcmp(dm.name, "AMD CDNA 2-3 (gfx90a/gfx94x)"));
+    EXPECT(occ_for_device("Advanced Micro Devices, Inc.", "gfx1030", 0, 32, 32, &dm) && dm.warp == 32);
+    EXPECT(occ_for_device("Advanced Micro Devices, Inc.", "gfx1030", 0, 64, 64, &dm) && dm.warp == 64 &&
+           dm.reg_unit == 512);                              /* wave64: twice the register step */
+    EXPECT(occ_for_device("Advanced Micro Devices, Inc.", "Tahiti", 0, 64, 64, &dm) && dm.sregs == 512);
+    EXPECT(occ_for_device("Advanced Micro Devices, Inc.", "gfx906", 0, 64, 64, &dm) && dm.sregs == 800);
+    EXPECT(occ_for_device("Intel(R) Corporation", "Intel(R) UHD Graphics 770", 0, 0, 16, &dm) &&
+           dm.max_warps == 112);
+    EXPECT(!occ_for_device("Intel(R) Corporation", "Intel(R) Core(TM) i7-8700 CPU @ 3.20GHz", 0, 0, 8, &dm));
+    EXPECT(!occ_for_device("The pocl project", "cpu-haswell-AMD EPYC 7B13", 0, 0, 8, &dm));
+    EXPECT(!occ_for_device("Advanced Micro Devices, Inc.", "gfx1200", 0, 32, 32, &dm));
     printf("occupancy: %s\n", failures ? "FAILED" : "ok");
     return failures != 0;
 }

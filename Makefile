@@ -22,7 +22,7 @@ SHIM_SRC := $(wildcard capture/*.c writer/*.c trace/*.c common/*.c) capture/gene
 HDRS     := $(wildcard capture/*.h capture/generated/*.h writer/*.h trace/*.h trace/generated/*.h common/*.h) \
             include/cltrace.h
 
-all: $(B)/libcltrace.so $(B)/cltrace $(B)/cltrace-view $(B)/cltrace-report
+all: $(B)/libcltrace.so $(B)/cltrace $(B)/cltrace-view $(B)/cltrace-report $(B)/cltrace-probe
 
 $(B)/libcltrace.so: $(SHIM_SRC) $(HDRS) capture/libcltrace.map Makefile | $(B)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden $(INC) \
@@ -31,6 +31,10 @@ $(B)/libcltrace.so: $(SHIM_SRC) $(HDRS) capture/libcltrace.map Makefile | $(B)
 
 $(B)/cltrace: launcher/launcher.c common/config.c common/config.h | $(B)
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ launcher/launcher.c common/config.c
+
+# `cltrace probe` runs it (installed beside the shim): links the OpenCL loader itself.
+$(B)/cltrace-probe: probe/probe.c common/probe_file.c common/probe_file.h | $(B)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ probe/probe.c common/probe_file.c $(LDFLAGS) -lOpenCL
 
 $(B)/trace-lib/%.o: %.c $(wildcard trace/*.h common/*.h) | $(B)
 	mkdir -p $(dir $@)
@@ -129,7 +133,7 @@ DOCS    := README.md trace/TRACE_FORMAT.md examples/phases/phases.c
 install: all
 	install -d $(BINDIR) $(SHIMDIR) $(INCDIR) $(MANDIR) $(DOCDIR) $(COMPDIR)
 	install -m 755 $(addprefix $(B)/,$(TOOLS)) $(BINDIR)/
-	install -m 755 $(B)/libcltrace.so $(SHIMDIR)/
+	install -m 755 $(B)/libcltrace.so $(B)/cltrace-probe $(SHIMDIR)/
 	install -m 644 include/cltrace.h $(INCDIR)/
 	install -m 644 $(addprefix man/,$(addsuffix .1,$(TOOLS))) $(MANDIR)/
 	install -m 644 $(DOCS) $(DOCDIR)/
@@ -138,7 +142,7 @@ install: all
 	ln -sf cltrace $(COMPDIR)/cltrace-report
 	ln -sf cltrace $(COMPDIR)/cltrace-view
 uninstall:
-	rm -f $(addprefix $(BINDIR)/,$(TOOLS)) $(SHIMDIR)/libcltrace.so $(INCDIR)/cltrace.h
+	rm -f $(addprefix $(BINDIR)/,$(TOOLS)) $(SHIMDIR)/libcltrace.so $(SHIMDIR)/cltrace-probe $(INCDIR)/cltrace.h
 	rm -f $(addprefix $(MANDIR)/,$(addsuffix .1,$(TOOLS))) $(addprefix $(DOCDIR)/,$(notdir $(DOCS)) REPORT.md)
 	rm -f $(addprefix $(COMPDIR)/,$(TOOLS))
 	@# the folders install made, innermost first, where nothing else lives in them

@@ -15,7 +15,8 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cltrace [-o FILE] [-q] [--] program [args...]\n\n"
+    fprintf(f, "usage: cltrace [-o FILE] [-q] [--] program [args...]\n"
+               "       cltrace probe [--device NAME-PART]   measure each device once (see cltrace probe -h)\n\n"
                "Runs program with every OpenCL call traced to a Perfetto trace (.pftrace[.gz]).\n"
                "Open it at https://ui.perfetto.dev or read it with cltrace-report.\n\n"
                "Traced, with no flag: programs linked with libOpenCL, programs that load it at\n"
@@ -39,6 +40,24 @@ static void usage(FILE *f)
     fprintf(f, "\nExit status: the program's (128+N if it died of signal N); 127 if it cannot run.\n");
 }
 
+/* A file of ours next to the launcher, or in ../lib/cltrace (installed). */
+static int find_beside(const char *file, char *out, size_t cap)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return -1;
+    self[n] = 0;
+    char *dir = dirname(self);
+    static const char *const rel[] = { "", "../lib/cltrace/", "../lib/" };
+    for (unsigned i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        snprintf(out, cap, "%s/%s%s", dir, rel[i], file);
+        if (access(out, R_OK) == 0)
+            return 0;
+    }
+    return -1;
+}
+
 static int find_shim(char *out, size_t cap)
 {
     const char *env = getenv("CLTRACE_SHIM");
@@ -46,24 +65,30 @@ static int find_shim(char *out, size_t cap)
         snprintf(out, cap, "%s", env);
         return access(out, R_OK);
     }
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        return -1;
-    self[n] = 0;
-    char *dir = dirname(self);
-    static const char *const rel[] = { "libcltrace.so", "../lib/cltrace/libcltrace.so", "../lib/libcltrace.so" };
-    for (unsigned i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-        snprintf(out, cap, "%s/%s", dir, rel[i]);
-        if (access(out, R_OK) == 0)
-            return 0;
+    return find_beside("libcltrace.so", out, cap);
+}
+
+/* `cltrace probe [args]`: the calibration program, untraced. */
+static int run_probe(char **argv)
+{
+    char path[PATH_MAX];
+    if (find_beside("cltrace-probe", path, sizeof path) != 0) {
+        fprintf(stderr, "cltrace: cltrace-probe not found next to cltrace or in ../lib/cltrace/\n");
+        return 127;
     }
-    return -1;
+    unsetenv("LD_PRELOAD");
+    unsetenv("OPENCL_LAYERS");
+    argv[0] = path;
+    execv(path, argv);
+    fprintf(stderr, "cltrace: cannot run %s: %s\n", path, strerror(errno));
+    return 127;
 }
 
 int main(int argc, char **argv)
 {
     int quiet = 0, i = 1;
+    if (argc > 1 && strcmp(argv[1], "probe") == 0)
+        return run_probe(argv + 1);
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (strcmp(argv[i], "--") == 0) {
             i++;

@@ -141,9 +141,33 @@ void rm_read_args(struct open_slice *o, struct seq *s, Perfetto__Protos__TrackEv
 
 /* ---- packets ---------------------------------------------------------------- */
 
+/* cltrace.probe.N.<key>: a device's `cltrace probe` results (written when
+ * the device is first seen, before its transfers). The first probed
+ * device's threshold is what "small" means, unless --small-bytes said. */
+static void probe_attr(struct rm_model *m, unsigned d, const char *field, const char *s)
+{
+    struct rm_device *x = &m->dev[d];
+    if (!strcmp(field, "date"))
+        snprintf(x->probe_date, sizeof x->probe_date, "%s", s);
+    else if (!strcmp(field, "h2d_pageable_gbps") || !strcmp(field, "h2d_pinned_gbps")) {
+        double g = strtod(s, NULL);
+        if (g > x->probe_gbps)
+            x->probe_gbps = g;
+    } else if (!strcmp(field, "small_transfer_bytes")) {
+        x->probe_small = strtoull(s, NULL, 10);
+        int first = 1;
+        for (unsigned i = 0; i < d; i++)
+            first &= !m->dev[i].probe_small;
+        if (x->probe_small && first && !m->small_given) {
+            m->small_threshold = x->probe_small;
+            snprintf(m->small_source, sizeof m->small_source, "measured on this device by cltrace probe (%.10s)",
+                     x->probe_date[0] ? x->probe_date : "undated");
+        }
+    }
+}
+
 void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttributes *ta)
 {
-    m->has_attributes = 1;
     for (size_t i = 0; i < ta->n_attribute; i++) {
         const Perfetto__Protos__TraceAttributes__Attribute *a = ta->attribute[i];
         unsigned d;
@@ -153,6 +177,14 @@ void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttribu
                         ? a->string_value : NULL;
         if (!a->key)
             continue;
+        if (!strcmp(a->key, "cltrace.calls"))        /* the footer: the app exited cleanly */
+            m->has_attributes = 1;
+        if (s && sscanf(a->key, "cltrace.probe.%u.%63s", &d, field) == 2 && d < 8) {
+            if (d >= m->n_dev)
+                m->n_dev = d + 1;
+            probe_attr(m, d, field, s);
+            continue;
+        }
         if (!strcmp(a->key, "cltrace.dropped_calls"))
             m->dropped_calls = (uint64_t)v;
         if (!strcmp(a->key, "cltrace.rank"))

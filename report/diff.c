@@ -24,6 +24,7 @@ static int read_one(struct rm_model *m, const char *path, const struct threshold
 {
     char err[512];
     m->small_threshold = th->small_bytes;
+    m->small_given = th->small_given;
     struct rm_paths ps = { 0 };
     int rc = rm_paths_add(&ps, path) == 0 && ps.n ? 0 : -1;
     for (unsigned i = 0; rc == 0 && i < ps.n; i++)

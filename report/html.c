@@ -89,13 +89,13 @@ static void chart_transfers(FILE *o, const struct rm_model *m, const struct thre
                                                          m->xfer.count[2][b]));
     }
     /* the small-transfer threshold, placed on the log-size axis */
-    double t = (double)th->small_bytes, x = 60;
+    double t = (double)m->small_threshold, x = 60;
     for (int b = 0; b < RM_BUCKETS; b++)
         if (t >= edge[b] && t <= edge[b + 1])
             x = 60 + 130 * b + 130 * (log2(t) - log2(edge[b])) / (log2(edge[b + 1]) - log2(edge[b]));
     fprintf(o, "<line x1=%.1f y1=20 x2=%.1f y2=222 stroke='" C_MARK "' stroke-width=2 stroke-dasharray='6 4'/>"
                "<text x=%.1f y=16>small-transfer threshold: %llu bytes</text>\n", x, x, x + 4,
-            (unsigned long long)th->small_bytes);
+            (unsigned long long)m->small_threshold);
     for (int d = 0; d < 3; d++)
         fprintf(o, "<rect x=%d y=248 width=10 height=10 fill='%s'/><text x=%d y=257>%s</text>\n", 560 + 110 * d,
                 color[d], 574 + 110 * d, dir[d]);

@@ -35,6 +35,7 @@ static int job_row(const char *path, const struct thresholds *th, struct rank_ro
     static struct rm_model empty;
     struct rm_model m = empty;
     m.small_threshold = th->small_bytes;
+    m.small_given = th->small_given;
     m.rank = -1;
     char err[512];
     if (rm_read(&m, path, err, sizeof err) != 0) {

@@ -104,6 +104,9 @@ struct rm_device {
     char name[RM_MAX_NAME], vendor[RM_MAX_NAME], clock_method[64];
     int64_t compute_units, warp, cc, max_wg, local_mem, regs_per_block;
     int64_t clock_residual_ns, event_cost_ns, own_events, sampled_out;
+    uint64_t probe_small;       /* `cltrace probe`: where transfers stop being small (0: no probe) */
+    double probe_gbps;          /* its host-to-device bandwidth, pageable and pinned, the larger */
+    char probe_date[32];
 };
 
 struct rm_selfcost {            /* what cltrace added to the run (selfcost.c) */
@@ -147,6 +150,8 @@ struct rm_model {
     int has_attributes;          /* 0: the trace was cut short (crash, kill) */
     int truncated;               /* the file ends inside a packet */
     uint64_t small_threshold;    /* bytes */
+    int small_given;             /* --small-bytes: the probe does not change it */
+    char small_source[200];      /* where small_threshold came from */
     struct rm_selfcost self;
     int rank;                    /* cltrace.rank of a job's trace; -1: none (set before reading) */
     char host[64];

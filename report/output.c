@@ -41,6 +41,9 @@ static void transfers_text(FILE *o, const struct rm_model *m, int markdown)
                         dir[d], bucket_name[k], (unsigned long long)c, (unsigned long long)b, ns / 1e3,
                         ns ? (double)b / (double)ns : 0.0);
         }
+    if (any)
+        fprintf(o, markdown ? "\nSmall transfers: below %llu bytes (%s).\n" : "  small: below %llu bytes (%s)\n",
+                (unsigned long long)m->small_threshold, small_source(m));
 }
 
 void out_json(FILE *o, const struct rm_model *m)
@@ -60,6 +63,9 @@ void out_json(FILE *o, const struct rm_model *m)
     occ_model_note(m, occ, sizeof occ);
     fprintf(o, "],\"occupancy_model\":");
     json_str(o, occ);
+    fprintf(o, ",\"small_transfers\":{\"below_bytes\":%llu,\"source\":", (unsigned long long)m->small_threshold);
+    json_str(o, small_source(m));
+    fputc('}', o);
     fprintf(o, ",\"kernels\":[");
     for (unsigned i = 0; i < m->n_kernels; i++) {
         const struct rm_kernel *k = &m->kernels[i];

@@ -137,6 +137,7 @@ int main(int argc, char **argv)
             ranks_only = 1;
         } else if (!strcmp(argv[i], "--small-bytes") && i + 1 < argc) {
             th.small_bytes = m.small_threshold = strtoull(argv[++i], NULL, 0);
+            th.small_given = m.small_given = 1;
         } else if (!strcmp(argv[i], "--small-count") && i + 1 < argc) {
             th.small_count = strtoull(argv[++i], NULL, 0);
         } else if (!strcmp(argv[i], "--min-wg") && i + 1 < argc) {

@@ -22,7 +22,8 @@ extern unsigned n_findings;
 extern const char *const all_rules[];   /* every rule id, NULL-terminated */
 
 struct thresholds {
-    uint64_t small_bytes;      /* a transfer below this is small */
+    uint64_t small_bytes;      /* a transfer below this is small (default; a probe replaces it) */
+    int small_given;           /* --small-bytes was given: it stays */
     uint64_t small_count;      /* this many small transfers make a finding */
     unsigned min_wg;           /* work-items per group (seed 001: at least 64) */
     double min_occupancy;      /* seed 001: gains stop around 50 % */
@@ -34,6 +35,8 @@ void kernel_config(const struct rm_kernel *k, char *buf, size_t cap);
 struct occ_model;
 const struct occ_model *kernel_occ(const struct rm_model *m, const struct rm_kernel *k, struct occ_model *buf);
 void occ_model_note(const struct rm_model *m, char *buf, size_t cap);
+/* rules.c: where the small-transfer threshold came from (probe, option, default) */
+const char *small_source(const struct rm_model *m);
 
 void out_text(FILE *o, const struct rm_model *m);
 void out_json(FILE *o, const struct rm_model *m);

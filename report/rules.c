@@ -66,6 +66,13 @@ void occ_model_note(const struct rm_model *m, char *buf, size_t cap)
                  d && d->name[0] ? d->name : "this device", d && d->vendor[0] ? ", " : "", d ? d->vendor : "");
 }
 
+const char *small_source(const struct rm_model *m)
+{
+    return m->small_given ? "--small-bytes"
+         : m->small_source[0] ? m->small_source
+         : "the default: no cltrace probe of this device in the trace; run `cltrace probe` once, then trace again";
+}
+
 double finding_gain_percent(const struct rm_model *m, const struct finding *f)
 {
     uint64_t span = m->tl.busy_until > m->tl.first_start ? m->tl.busy_until - m->tl.first_start : 0;
@@ -223,21 +230,26 @@ void rules(const struct rm_model *m, const struct thresholds *th)
             n += snprintf(f->where + n, sizeof f->where - (size_t)n, "%s %llu from %s", r ? ";" : ":",
                           (unsigned long long)m->sites[best].count, m->sites[best].site);
         }
-        snprintf(f->numbers, sizeof f->numbers, "%llu transfers below %llu bytes, %llu bytes in all, %.0f%% of transfer time",
-                 (unsigned long long)x->small_count, (unsigned long long)th->small_bytes,
-                 (unsigned long long)x->small_bytes, total_ns ? 100.0 * (double)x->small_ns / (double)total_ns : 0);
+        snprintf(f->numbers, sizeof f->numbers, "%llu transfers below %llu bytes (%s), %llu bytes in all, %.0f%% of "
+                 "transfer time", (unsigned long long)x->small_count, (unsigned long long)m->small_threshold,
+                 small_source(m), (unsigned long long)x->small_bytes,
+                 total_ns ? 100.0 * (double)x->small_ns / (double)total_ns : 0);
         snprintf(f->fix, sizeof f->fix, "batch small transfers into fewer large ones, or map the buffer "
                                          "(clEnqueueMapBuffer) and write in place");
-        /* their time, less the same bytes at the best bandwidth this trace saw */
-        double best = 0;
+        /* their time, less the same bytes at the best bandwidth this trace
+         * saw or the device's probe measured */
+        double best = 0, probed = d ? d->probe_gbps : 0;
         for (int dd = 0; dd < RM_DIRS; dd++)
             if (dd != RM_FILL && x->best_gbps[dd] > best)
                 best = x->best_gbps[dd];
+        if (probed > best)
+            best = probed;
         if (best > 0) {
             double at_best = (double)x->small_bytes / best;   /* GB/s = bytes/ns */
             f->gain_ns = (double)x->small_ns > at_best ? (double)x->small_ns - at_best : 0;
-            snprintf(f->gain_method, sizeof f->gain_method, "their %.3f ms, less the same bytes at this trace's "
-                     "best transfer bandwidth (%.2f GB/s)", x->small_ns / 1e6, best);
+            snprintf(f->gain_method, sizeof f->gain_method, "their %.3f ms, less the same bytes at %s "
+                     "(%.2f GB/s)", x->small_ns / 1e6, best == probed ? "the bandwidth cltrace probe measured"
+                                                                      : "this trace's best transfer bandwidth", best);
         }
     }
     /* work-group size and device fill, per kernel configuration */

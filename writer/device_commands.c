@@ -276,6 +276,7 @@ void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec)
             memcpy(d->info, rec->arg, sizeof d->info);
             clt_dm_copy_str(d->name, rec, DEV_NAME);
             clt_dm_copy_str(d->vendor, rec, DEV_VENDOR);
+            clt_probe_put(w, d->index, d->name);
         }
         break;
     }

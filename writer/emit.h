@@ -129,6 +129,8 @@ void clt_annot_close(struct clt_writer *w, uint64_t ts);   /* end ranges left op
 int clt_dev_init(struct clt_writer *w);
 void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1, uint32_t seq);
 void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec);
+/* probe.c: the device's `cltrace probe` results, if any, as trace attributes */
+void clt_probe_put(struct clt_writer *w, unsigned index, const char *device_name);
 void clt_dev_flush_pending(struct clt_writer *w, int final);
 void clt_dev_footer(struct clt_writer *w, uint64_t unfinished);
 

@@ -82,9 +82,10 @@ int clt_probe_fit(const uint64_t *bytes, const double *ns, unsigned n, struct cl
     if (n < 2 || bytes[n - 1] <= bytes[0] || ns[n - 1] <= 0 || ns[0] <= 0)
         return -1;
     fit->gbps = (double)bytes[n - 1] / ns[n - 1];              /* bytes per ns = GB/s */
-    /* the fixed cost: what each smaller size took beyond its bytes at that
-     * bandwidth, the least of them (a shared machine only ever adds time) */
-    for (unsigned i = 0; i + 1 < n; i++) {
+    /* the fixed cost: what the two smallest sizes took beyond their bytes
+     * at that bandwidth, the lesser (a shared machine only ever adds time;
+     * mid sizes are left out: a cache can serve them faster than B) */
+    for (unsigned i = 0; i < 2 && i + 1 < n; i++) {
         double l = ns[i] - (double)bytes[i] / fit->gbps;
         if (ns[i] > 0 && l > 0 && (fit->latency_ns == 0 || l < fit->latency_ns))
             fit->latency_ns = l;

@@ -28,8 +28,8 @@ int clt_probe_set(struct clt_probe *p, const char *key, const char *fmt, ...)
 
 /* Where a transfer stops being small on a device: time(n) = L + n / B,
  * fitted to the fastest time at each size (the largest size gives the
- * bandwidth B; the least time any smaller size took beyond its bytes at B,
- * the fixed cost L); a transfer of n < L x B bytes
+ * bandwidth B; the lesser time the two smallest took beyond their bytes at
+ * B, the fixed cost L); a transfer of n < L x B bytes
  * reaches less than half the bandwidth: its fixed cost dominates. Rounded
  * up to a whole KiB. 0 when the curve does not allow it. */
 struct clt_probe_fit { double latency_ns, gbps; uint64_t small_bytes; };

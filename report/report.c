@@ -91,7 +91,7 @@ static int ranks_report(const char *format, const char *out_path, const struct t
 
 int main(int argc, char **argv)
 {
-    struct thresholds th = { 32768, 10, 64, 0.5 };
+    struct thresholds th = { .small_bytes = 32768, .small_count = 10, .min_wg = 64, .min_occupancy = 0.5 };
     const char *format = "text", *out_path = NULL;
     int fail_on = -1, n_traces = 0, ranks_only = 0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);

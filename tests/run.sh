@@ -47,6 +47,48 @@ t_unit_occupancy_seed_examples() {
     "$T/test_occupancy"
 }
 
+t_unit_probe_fit_and_file() {
+    "$T/test_probe"
+}
+
+t_probe_sets_small_threshold() {
+    # `cltrace probe` measures this device; traces made afterwards carry it
+    # and the report's "small" is the device's, said so; a probe that puts
+    # the line below the example's 1 KiB writes takes the finding away; no
+    # probe: the default, said so
+    local pd=$WORK/probe
+    CLTRACE_PROBE_DIR=$pd "$B/cltrace" probe -q
+    local f; f=$(ls "$pd"/*.probe)
+    grep -q "^small_transfer_bytes [1-9]" "$f"
+    grep -q "^h2d_pinned_gbps [0-9]" "$f"
+    grep -q "^launch_ns [1-9]" "$f"
+    grep -q "^global_gbps [0-9]" "$f"
+    sed -i 's/^small_transfer_bytes .*/small_transfer_bytes 65536/' "$f"
+    CLTRACE_PROBE_DIR=$pd traced "$WORK/pb1" "$B/examples/transfers" > /dev/null
+    sed -i 's/^small_transfer_bytes .*/small_transfer_bytes 512/' "$f"
+    CLTRACE_PROBE_DIR=$pd traced "$WORK/pb2" "$B/examples/transfers" > /dev/null
+    CLTRACE_PROBE_DIR=$WORK/noprobe traced "$WORK/pb3" "$B/examples/transfers" > /dev/null
+    lint "$(trace_of "$WORK/pb1")"
+    for t in pb1 pb2 pb3; do
+        "$B/cltrace-report" --format json "$(trace_of "$WORK/$t")" > "$WORK/$t.json" || [ $? -le 1 ]
+    done
+    "$B/cltrace-report" --small-bytes 4096 --format json "$(trace_of "$WORK/pb2")" > "$WORK/pb4.json" || [ $? -le 1 ]
+    "$B/cltrace-report" "$(trace_of "$WORK/pb1")" | grep -q "small: below 65536 bytes (measured on this device by cltrace probe"
+    $PY - "$WORK" <<'PYEOF'
+import json, sys
+w = sys.argv[1]
+r = {t: json.load(open(f"{w}/{t}.json")) for t in ("pb1", "pb2", "pb3", "pb4")}
+rules = {t: [f["rule"] for f in r[t]["findings"]] for t in r}
+assert r["pb1"]["small_transfers"]["below_bytes"] == 65536 and "cltrace probe" in r["pb1"]["small_transfers"]["source"], r["pb1"]["small_transfers"]
+small = [f for f in r["pb1"]["findings"] if f["rule"] == "small-transfers"][0]
+assert "below 65536 bytes (measured on this device by cltrace probe" in small["numbers"], small
+assert r["pb2"]["small_transfers"]["below_bytes"] == 512 and "small-transfers" not in rules["pb2"], rules["pb2"]
+assert r["pb3"]["small_transfers"]["below_bytes"] == 32768 and "no cltrace probe" in r["pb3"]["small_transfers"]["source"]
+assert "small-transfers" in rules["pb3"]
+assert r["pb4"]["small_transfers"] == {"below_bytes": 4096, "source": "--small-bytes"} and "small-transfers" in rules["pb4"]
+PYEOF
+}
+
 t_unit_kernel_source_hints_seed_kernels() {
     "$T/test_source"
 }

@@ -79,6 +79,9 @@ TEST_BINS += $(T)/test_decode
 $(T)/test_occupancy: tests/unit/test_occupancy.c report/occupancy.c report/occupancy.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -Ireport -o $@ tests/unit/test_occupancy.c report/occupancy.c
 TEST_BINS += $(T)/test_occupancy
+$(T)/test_probe: tests/unit/test_probe.c common/probe_file.c common/probe_file.h | $(T)
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_probe.c common/probe_file.c
+TEST_BINS += $(T)/test_probe
 $(T)/test_source: tests/unit/test_source.c report/source.c report/model.c report/sampling.c report/args.c report/intern.c report/phases.c report/stacks.c report/model.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -Ireport -o $@ tests/unit/test_source.c report/source.c \
 	  report/model.c report/sampling.c report/args.c report/intern.c report/phases.c report/stacks.c $(TRACE_LIB_SRC) -lprotobuf-c -lz

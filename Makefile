@@ -77,7 +77,7 @@ $(B)/examples/vecadd: examples/vecadd/vecadd.c | $(B)
 	$(CC) $(CFLAGS) $(WARN) -o $@ $< -lOpenCL
 
 # The problem/fix examples: one program each, --fixed runs the fix.
-EXAMPLES := transfers matmul transpose copy nbody workgroup leaks sync
+EXAMPLES := transfers matmul transpose copy nbody workgroup leaks sync underfill
 define EXAMPLE_RULE
 $(B)/examples/$(1): examples/$(1)/$(1).c examples/common/example.h | $(B)
 	mkdir -p $(B)/examples

@@ -204,6 +204,7 @@ void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttribu
             { "max_work_group_size", offsetof(struct rm_device, max_wg) },
             { "local_mem_bytes", offsetof(struct rm_device, local_mem) },
             { "registers_per_block", offsetof(struct rm_device, regs_per_block) },
+            { "device_type", offsetof(struct rm_device, type) },
             { "clock_residual_ns", offsetof(struct rm_device, clock_residual_ns) },
             { "event_cost_ns", offsetof(struct rm_device, event_cost_ns) },
             { "own_events", offsetof(struct rm_device, own_events) },

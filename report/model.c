@@ -219,6 +219,9 @@ static void transfer_add(struct rm_model *m, const struct open_slice *o, uint64_
         x->small_count++;
         x->small_bytes += o->bytes;
         x->small_ns += dur;
+    } else if (d == RM_H2D || d == RM_D2H) {
+        x->large_bytes += o->bytes;
+        x->large_ns += dur;
     }
     if (!o->pinned && (d == RM_H2D || d == RM_D2H))
         x->pageable_count++;

@@ -80,6 +80,7 @@ enum { RM_H2D, RM_D2H, RM_D2D, RM_FILL, RM_DIRS };
 struct rm_transfers {
     uint64_t count[RM_DIRS][RM_BUCKETS], bytes[RM_DIRS][RM_BUCKETS], ns[RM_DIRS][RM_BUCKETS];
     uint64_t small_count, small_bytes, small_ns;   /* below the small-transfer threshold */
+    uint64_t large_bytes, large_ns;                /* host<->device at or above it */
     uint64_t pageable_count;
     double best_gbps[RM_DIRS];
     /* transfers of at least 64 KiB by bandwidth, log2 bins of MB/s, pageable
@@ -102,7 +103,7 @@ struct rm_lane { uint64_t uuid; char name[64]; };
 
 struct rm_device {
     char name[RM_MAX_NAME], vendor[RM_MAX_NAME], clock_method[64];
-    int64_t compute_units, warp, cc, max_wg, local_mem, regs_per_block;
+    int64_t compute_units, warp, cc, max_wg, local_mem, regs_per_block, type;   /* type: CL_DEVICE_TYPE_* */
     int64_t clock_residual_ns, event_cost_ns, own_events, sampled_out;
     uint64_t probe_small;       /* `cltrace probe`: where transfers stop being small (0: no probe) */
     double probe_gbps;          /* its host-to-device bandwidth, pageable and pinned, the larger */

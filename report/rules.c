@@ -236,20 +236,26 @@ void rules(const struct rm_model *m, const struct thresholds *th)
                  total_ns ? 100.0 * (double)x->small_ns / (double)total_ns : 0);
         snprintf(f->fix, sizeof f->fix, "batch small transfers into fewer large ones, or map the buffer "
                                          "(clEnqueueMapBuffer) and write in place");
-        /* their time, less the same bytes at the best bandwidth this trace
-         * saw or the device's probe measured */
-        double best = 0, probed = d ? d->probe_gbps : 0;
+        /* their time, less the same bytes at the bandwidth this program's
+         * large transfers reached (what batched ones will meet: its memory,
+         * first touches included), else the device's probe, else the best
+         * single transfer in the trace */
+        double bw = 0, best = 0;
+        const char *from = "this program's transfers at or above the threshold";
         for (int dd = 0; dd < RM_DIRS; dd++)
             if (dd != RM_FILL && x->best_gbps[dd] > best)
                 best = x->best_gbps[dd];
-        if (probed > best)
-            best = probed;
-        if (best > 0) {
-            double at_best = (double)x->small_bytes / best;   /* GB/s = bytes/ns */
-            f->gain_ns = (double)x->small_ns > at_best ? (double)x->small_ns - at_best : 0;
-            snprintf(f->gain_method, sizeof f->gain_method, "their %.3f ms, less the same bytes at %s "
-                     "(%.2f GB/s)", x->small_ns / 1e6, best == probed ? "the bandwidth cltrace probe measured"
-                                                                      : "this trace's best transfer bandwidth", best);
+        if (x->large_ns)
+            bw = (double)x->large_bytes / (double)x->large_ns;
+        else if (d && d->probe_gbps > 0)
+            bw = d->probe_gbps, from = "the bandwidth cltrace probe measured on this device";
+        else
+            bw = best, from = "the best single transfer in this trace (it has no large one)";
+        if (bw > 0) {
+            double at_bw = (double)x->small_bytes / bw;   /* GB/s = bytes/ns */
+            f->gain_ns = (double)x->small_ns > at_bw ? (double)x->small_ns - at_bw : 0;
+            snprintf(f->gain_method, sizeof f->gain_method, "their %.3f ms, less the same bytes at %.2f GB/s "
+                     "(%s)", x->small_ns / 1e6, bw, from);
         }
     }
     /* work-group size and device fill, per kernel configuration */

@@ -13,6 +13,7 @@ B=${B:-build}
 REPS=${1:-3}
 W=$(mktemp -d /tmp/cltrace-gains.XXXXXX)
 trap 'rm -rf "$W"' EXIT
+OUT=$W . scripts/nvidia-icd.sh
 for name in transfers sync underfill workgroup; do
     for r in $(seq "$REPS"); do
         for v in problem fixed; do

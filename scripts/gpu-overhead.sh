@@ -16,15 +16,9 @@ OUT=${1:-build/gpu-overhead}
 N=${N:-20000}
 REPS=${REPS:-5}
 export OCL_PLATFORM=${OCL_PLATFORM:-NVIDIA} CLBENCH_PLATFORM=${OCL_PLATFORM:-NVIDIA} CLTRACE_QUIET=1
-mkdir -p "$OUT/vendors"
+mkdir -p "$OUT"
 rm -f "$OUT"/*.pftrace* "$OUT"/runs.txt
-# Some hosts install NVIDIA's driver without listing it for the ICD loader.
-cp /etc/OpenCL/vendors/*.icd "$OUT/vendors/" 2> /dev/null || true
-if [ "$OCL_PLATFORM" = NVIDIA ] && ! grep -qs nvidia "$OUT"/vendors/*.icd; then
-    echo libnvidia-opencl.so.1 > "$OUT/vendors/nvidia.icd"
-fi
-export OCL_ICD_VENDORS
-OCL_ICD_VENDORS=$(cd "$OUT/vendors" && pwd)
+. scripts/nvidia-icd.sh
 make -s all build/tests/bench_calls
 cc -O2 -pthread -DCL_USE_DEPRECATED_OPENCL_1_2_APIS -o "$OUT/evcollect" scripts/evcollect.c -lOpenCL
 if command -v nvidia-smi > /dev/null; then nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; fi

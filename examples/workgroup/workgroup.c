@@ -5,14 +5,15 @@
  *   workgroup --fixed  local sizes 128 and 256 */
 #include "../common/example.h"
 
-/* Arithmetic per work-item (64 multiply-adds), so the kernel's time goes
- * with the warps it issues: what an idle lane costs shows. */
+/* Arithmetic per work-item (64 multiply-adds on a CPU, 4096 on a GPU), so
+ * the kernel's time goes with the warps it issues: what an idle lane costs
+ * shows. */
 static const char *src =
-    "kernel void saxpy(global float *y, global const float *x, float a, int n) {\n"
+    "kernel void saxpy(global float *y, global const float *x, float a, int n, int steps) {\n"
     "    int i = get_global_id(0);\n"
     "    if (i < n) {\n"
     "        float v = x[i];\n"
-    "        for (int k = 0; k < 64; k++)\n"
+    "        for (int k = 0; k < steps; k++)\n"
     "            v = a * v + 0.5f;\n"
     "        y[i] = v + y[i];\n"
     "    }\n"
@@ -43,6 +44,10 @@ int main(int argc, char **argv)
     CHECK(clSetKernelArg(k, 1, sizeof dx, &dx));
     CHECK(clSetKernelArg(k, 2, sizeof a, &a));
     CHECK(clSetKernelArg(k, 3, sizeof N, &N));
+    cl_device_type type = 0;
+    CHECK(clGetDeviceInfo(e.dev, CL_DEVICE_TYPE, sizeof type, &type, NULL));
+    int steps = type & CL_DEVICE_TYPE_CPU ? 64 : 4096;
+    CHECK(clSetKernelArg(k, 4, sizeof steps, &steps));
     size_t l100 = 100, l128 = 128, l256 = 256;
     for (int r = 0; r < 5; r++)         /* 5 each: device times to compare */
         launch(&e, k, N, e.fixed ? &l128 : &l100);

@@ -18,7 +18,12 @@ typedef Perfetto__Protos__DebugAnnotation Ann;
 
 
 
-struct track { struct open_slice *stack; unsigned depth, cap; int launch_pending, launch_site; };
+struct track {
+    struct open_slice *stack;
+    unsigned depth, cap;
+    int launch_pending, launch_site, enqueued;
+    uint64_t sync_end;          /* when the last wait after a launch returned (0: none since) */
+};
 
 struct reader {
     struct rm_model *m;
@@ -427,8 +432,19 @@ static void packet(struct reader *r, const Packet *p)
                 transfer_add(m, o, o->dur_ns ? o->dur_ns : dur);
             return;
         }
-        /* a kernel launch followed by a wait before the next launch */
+        /* a kernel launch followed by a wait before the next launch; the
+         * host's own work from the wait's return to its next launch (its
+         * uploads, builds, own computing: what stays when the waits go) */
         int synced = 0;
+        if (!t->enqueued && !strncmp(o->name, "clEnqueue", 9)) {
+            t->enqueued = 1;    /* the device timeline starts here: until the first launch, host work too */
+            if (strcmp(o->name, "clEnqueueNDRangeKernel"))
+                t->sync_end = o->ts;
+        }
+        if (t->sync_end && !strcmp(o->name, "clEnqueueNDRangeKernel")) {
+            m->tl.host_after_sync_ns += o->ts > t->sync_end ? o->ts - t->sync_end : 0;
+            t->sync_end = 0;
+        }
         if (!strcmp(o->name, "clEnqueueNDRangeKernel") && !o->error) {
             m->tl.launches++;
             t->launch_pending = 1;
@@ -437,6 +453,7 @@ static void packet(struct reader *r, const Packet *p)
                                          !strcmp(o->name, "clWaitForEvents"))) {
             m->tl.launches_synced++;
             t->launch_pending = 0;
+            t->sync_end = p->timestamp;
             synced = 1;
             if (t->launch_site > 0 && (unsigned)t->launch_site <= m->n_sites)
                 m->sites[t->launch_site - 1].synced++;

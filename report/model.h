@@ -25,6 +25,7 @@ struct rm_leak {                /* objects of one type made at one call site, al
     char type[32], created_by[RM_MAX_NAME], kernel[48], site[RM_MAX_SITE];
     uint64_t count, bytes;
     uint64_t site_made, site_released;   /* by that call site over the run (0: not stated) */
+    uint64_t once;              /* objects that were the only one their own creation stack made */
 };
 
 struct rm_site {                /* a call site (of small transfers, of launches) */
@@ -93,6 +94,7 @@ struct rm_timeline {            /* device busy and idle, serialization */
     uint64_t kernel_ns, transfer_ns, overlap_ns;   /* transfer time spent while a kernel ran */
     uint64_t last_k_start, last_k_end, last_t_start, last_t_end;
     uint64_t launches, launches_synced;            /* a kernel launch followed by a finish/blocking call */
+    uint64_t host_after_sync_ns;                   /* host work between such a wait and the next launch */
 };
 
 /* The first device commands, for the HTML report's timeline (bounded). */

@@ -169,7 +169,9 @@ void rules(const struct rm_model *m, const struct thresholds *th)
      * queue, program cache) is info */
     for (unsigned i = 0; i < m->n_leaks; i++) {
         const struct rm_leak *l = &m->leaks[i];
-        int once = l->count == 1 && l->site_made == 1, some_path = l->site_released > 0;
+        /* (objects made at stacks whose text is cut to the same site are one
+         * line: each is judged at its own stack) */
+        int once = l->once == l->count, some_path = l->site_released > 0;
         struct finding *f = add("leaks", once ? SEV_INFO : SEV_ERROR);
         snprintf(f->where, sizeof f->where, "%s%s%s%s, created by %s at %s", l->type, l->kernel[0] ? " \"" : "",
                  l->kernel, l->kernel[0] ? "\"" : "", l->created_by, l->site[0] ? l->site : "(no call stack)");
@@ -177,8 +179,11 @@ void rules(const struct rm_model *m, const struct thresholds *th)
         if (some_path)
             snprintf(why, sizeof why, "; this site made %llu and released %llu: a path that does not release",
                      (unsigned long long)l->site_made, (unsigned long long)l->site_released);
-        else if (once)
+        else if (once && l->count == 1)
             snprintf(why, sizeof why, "; made once and held to the end (a process-lifetime object)");
+        else if (once)
+            snprintf(why, sizeof why, "; each made once at its own call stack and held to the end (a cache of "
+                     "process-lifetime objects)");
         else if (l->site_made)
             snprintf(why, sizeof why, "; this site made %llu and released none: grows with the run",
                      (unsigned long long)l->site_made);
@@ -398,10 +403,17 @@ void rules(const struct rm_model *m, const struct thresholds *th)
                  tl->transfer_ns && !tl->overlap_ns ? "; transfers never overlap kernels" : "");
         snprintf(f->fix, sizeof f->fix, "queue the work and synchronize once at the end (or on events): "
                                          "the host then prepares the next launch while the device runs");
-        if (!sampled_timeline(m)) {  /* the device's idle gaps, the waiting launches' share of them */
-            f->gain_ns = (double)tl->idle_ns * (double)tl->launches_synced / (double)tl->launches;
-            snprintf(f->gain_method, sizeof f->gain_method, "the device's idle time between commands (%.3f ms) "
-                     "times the share of launches that waited", tl->idle_ns / 1e6);
+        if (!sampled_timeline(m)) {
+            /* the device's idle gaps, the waiting launches' share of them,
+             * less the host's own work after each wait (it stays; queued
+             * work can only overlap it, up to the kernels' time) */
+            double idle = (double)tl->idle_ns * (double)tl->launches_synced / (double)tl->launches;
+            double host = (double)tl->host_after_sync_ns < idle ? (double)tl->host_after_sync_ns : idle;
+            double overlap = host < (double)tl->kernel_ns ? host : (double)tl->kernel_ns;
+            f->gain_ns = idle - host + overlap;
+            snprintf(f->gain_method, sizeof f->gain_method, "the device's idle time after the waits (%.3f ms), "
+                     "less the host's own work between a wait and its next launch (%.3f ms), plus the part of "
+                     "that work the kernels could overlap (%.3f ms)", idle / 1e6, host / 1e6, overlap / 1e6);
         }
     }
     uint64_t span = tl->busy_until - tl->first_start;

@@ -58,6 +58,10 @@ void rm_site_of(const struct seq *s, uint64_t iid, char *buf, size_t cap)
                                   src, f->line)
                        : snprintf(buf + n, cap - n, "%s%s", n ? " <- " : "", strtab_get(&s->fnames, f->fn));
         if (w < 0 || (size_t)w >= cap - n) {
+            if (n == 0 && w > 0) {      /* one frame longer than the room (a C++ template): cut, marked */
+                memcpy(buf + cap - 4, "...", 4);
+                return;
+            }
             buf[n] = 0;
             break;
         }
@@ -119,6 +123,7 @@ void rm_leak_add(struct rm_model *m, const char *type, const char *created_by, c
         snprintf(l->site, sizeof l->site, "%s", site);
     }
     l->count++;
+    l->once += site_made == 1 && site_released == 0;   /* the only object its own creation stack made */
     l->bytes += size;
     if (site_made > l->site_made)
         l->site_made = site_made;

@@ -3,6 +3,7 @@
 Exit 0 when every expectation holds; otherwise print what differs, exit 1."""
 import collections
 import json
+import re
 import os
 import sys
 
@@ -478,6 +479,39 @@ def check_report_lifetimes(report_json, mode, out_file):
                 hit = [x for x in f["api-errors"] if x["where"].startswith(fn + ",") and ERRORS[code] in x["numbers"]]
                 expect(len(hit) == 1 and "errors (" in hit[0]["where"] and "lifetimes.c:" in hit[0]["where"],
                        "%s %s: %s" % (fn, ERRORS[code], hit))
+
+
+def check_report_readable(report_dir, name="", table=""):
+    """A real program's report (r.txt, r.json, r.md, r.html in report_dir)
+    reads well: no error-severity leak for objects made once and held (an
+    error says its site made several, or released some); no mangled C++
+    name in what a person reads; every frame a name or library+offset, never
+    a bare address; a warning is worth at least 1 % of the run. Appends a
+    row "name|rules above info" to the table file."""
+    rep = json.load(open(os.path.join(report_dir, "r.json")))
+    for f in rep["findings"]:
+        if f["rule"] == "leaks" and f["severity"] == "error":
+            m = re.search(r"this site made (\d+) and released (\d+)", f["numbers"])
+            grows = re.search(r"this site made (\d+) and released none", f["numbers"])
+            expect((m and (int(m.group(1)) > 1 or int(m.group(2)) > 0)) or (grows and int(grows.group(1)) > 1),
+                   "%s: an error leak for objects made once: %s" % (name, f["numbers"]))
+        if f["severity"] == "warning" and f.get("estimated_gain_percent") is not None:
+            expect(f["estimated_gain_percent"] >= 1.0,
+                   "%s: a warning worth %.2f %% of the run: %s" % (name, f["estimated_gain_percent"], f["rule"]))
+    wheres = [f["where"] for f in rep["findings"]]
+    bare = re.compile(r"(?<![+\w])0x[0-9a-fA-F]{3,}")
+    for w in wheres:
+        for frame in w.split(" <- "):
+            expect(not bare.search(frame), "%s: a frame without a name or library+offset: %s" % (name, frame[:120]))
+    mangled = re.compile(r"(?<![\w])_Z[A-Z0-9][A-Za-z0-9_]{2,}")
+    for fmt in ("txt", "md", "html"):
+        text = open(os.path.join(report_dir, "r." + fmt), errors="replace").read()
+        hit = mangled.search(text)
+        expect(not hit, "%s: a mangled name in r.%s: %s" % (name, fmt, hit.group(0) if hit else ""))
+    if table:
+        above = sorted({"%s (%s)" % (f["rule"], f["severity"]) for f in rep["findings"] if f["severity"] != "info"})
+        with open(table, "a") as t:
+            t.write("%s|%s\n" % (name, ", ".join(above) or "none"))
 
 
 if __name__ == "__main__":

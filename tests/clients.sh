@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Real OpenCL clients nobody here wrote, on PoCL (and the Oclgrind ICD):
-# the same output and exit status with and without the tracer, and a trace
-# that holds their calls. Prints a table; exits 1 if any client differs.
+# the same output and exit status with and without the tracer, a trace that
+# holds their calls, and a report that reads well (tests/checks.py
+# report_readable: no error leak for objects made once and held, no mangled
+# name, every frame named or library+offset, no warning worth under 1 % of
+# the run). Prints a table, then each client's findings above info; exits 1
+# if any client differs or its report does not read well.
 #   bash tests/clients.sh            (make test runs it)
-# Needs clinfo, clpeak, python3-pyopencl, oclgrind, hashcat (scripts/deps.sh).
-# Benchmark outputs (clpeak) are compared with their numbers masked.
+# Needs clinfo, clpeak, python3-pyopencl, oclgrind, hashcat, clblast-tests,
+# clfft-client, ffmpeg (scripts/deps.sh); a client not installed is skipped.
+# Outputs with timings (clpeak, clFFT) are compared with their numbers masked.
 set -u
 cd "$(dirname "$0")/.."
 SHIM=$PWD/build/libcltrace.so
 W=$(mktemp -d /tmp/cltrace-clients.XXXXXX)
-trap 'rm -rf "$W"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
 export CLTRACE_QUIET=1 HOME="$W/home"   # hashcat keeps its kernel cache in $HOME
 mkdir -p "$HOME"
 status=0
@@ -48,6 +53,14 @@ client() {
         status=1
         diff <(head -c 2000 "$W/$name.plain") <(head -c 2000 "$W/$name.traced") | head -20
     fi
+    [ -n "$trace" ] || return 0
+    local r=$W/$name.report
+    mkdir -p "$r"
+    build/cltrace-report "$trace" > "$r/r.txt" 2>&1 || true
+    build/cltrace-report --format json "$trace" > "$r/r.json" || true
+    build/cltrace-report --format markdown "$trace" > "$r/r.md" || true
+    build/cltrace-report --format html "$trace" > "$r/r.html" || true
+    /usr/bin/python3 tests/checks.py report_readable "$r" "$name" "$W/findings" || status=1
 }
 
 printf '%s\n' /usr/lib/oclgrind/liboclgrind-rt-icd.so > "$W/oclgrind.icd"
@@ -61,4 +74,14 @@ client oclgrind   layer   0 env OCL_ICD_VENDORS="$W/oclgrind.icd" build/tests/dl
 # hashcat dlopens libOpenCL and dlsyms it: traced by the preload, and through the loader's layer
 client hashcat    preload 0 hashcat -m 0 -a 3 --potfile-disable --quiet 202cb962ac59075b964b07152d234b70 '?d?d?d'
 client hashcat-l  layer   0 hashcat -m 0 -a 3 --potfile-disable --quiet 202cb962ac59075b964b07152d234b70 '?d?d?d'
+# a BLAS library's own tests (CLBlast: one routine, every precision), an FFT
+# library's client (clFFT), a video filter chain (FFmpeg's OpenCL filters)
+client clblast    preload 1 clblast_test_xaxpy
+client clfft      preload 1 env POCL_KERNEL_CACHE=0 clFFT-client -x 1024 -y 64 -p 3
+client ffmpeg     preload 0 ffmpeg -hide_banner -nostats -loglevel error -init_hw_device opencl=ocl:0.0 \
+    -filter_hw_device ocl -f lavfi -i testsrc=duration=1:size=320x240:rate=25 \
+    -vf "format=yuv420p,hwupload,avgblur_opencl=sizeX=3,unsharp_opencl,hwdownload,format=yuv420p" -f null -
+echo
+echo "findings above info (warnings, errors) per client:"
+[ -f "$W/findings" ] && sed 's/|/: /' "$W/findings" | sed 's/^/  /'
 exit $status

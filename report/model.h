@@ -109,6 +109,7 @@ struct rm_device {
     int64_t clock_residual_ns, event_cost_ns, own_events, sampled_out;
     uint64_t probe_small;       /* `cltrace probe`: where transfers stop being small (0: no probe) */
     double probe_gbps;          /* its host-to-device bandwidth, pageable and pinned, the larger */
+    double probe_pinned[2];     /* its pinned bandwidth host-to-device, device-to-host */
     char probe_date[32];
 };
 

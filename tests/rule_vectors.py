@@ -142,6 +142,23 @@ def main():
         if len(got) != 1 or got[0]["numbers"] != numbers or others:
             print("FAIL %s: %s (others: %s)\n     want: %s" % (rule, [g["numbers"] for g in got], others, numbers))
             failed = 1
+    # low-bandwidth with nothing faster in the trace: against what pinned
+    # memory reaches on this device (a cltrace probe in the trace, first)
+    t = Trace()
+    t.attrs(cltrace__probe__0__device="dev", cltrace__probe__0__h2d_pinned_gbps="10.000")
+    for i in range(8):
+        t.slice(t.queue, 1000 + 1048576 * i, 1048576, "WriteBuffer", command_type="CL_COMMAND_WRITE_BUFFER",
+                direction="host_to_device", bytes=1048576, duration_ns=1048576, pinned=False)
+    t.attrs(cltrace__version="0.1", cltrace__calls=8)
+    t.save("%s/probe-bw.pftrace" % work)
+    out = json.loads(subprocess.run([report, "--format", "json", "%s/probe-bw.pftrace" % work], capture_output=True,
+                                    text=True).stdout)
+    got = [f for f in out["findings"] if f["rule"] == "low-bandwidth"]
+    want = "8 of 8 transfers on pageable memory ran at 1.00 GB/s, under half pinned memory on this device " \
+           "(cltrace probe) (10.00 GB/s)"
+    if len(got) != 1 or got[0]["numbers"] != want or abs(got[0]["estimated_gain_ns"] - 8 * (1048576 - 104857.6)) > 2:
+        print("FAIL low-bandwidth against the probe: %s\n     want: %s" % (got, want))
+        failed = 1
     # and the build options that fix it: nothing
     t = vectors(work)["build-options"][0]
     for p in t.t.packet:

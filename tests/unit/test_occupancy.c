@@ -9,7 +9,7 @@ static int failures;
 
 static struct occ_result run(const struct occ_model *m, unsigned wg, unsigned regs, unsigned local)
 {
-    struct occ_kernel k = { wg, regs, local };
+    struct occ_kernel k = { wg, regs, local, 0 };
     struct occ_result r;
     occ_compute(m, &k, &r);
     return r;

@@ -55,7 +55,7 @@ static void chart_kernels(FILE *o, const struct rm_model *m)
     fprintf(o, "</svg>\n");
 }
 
-static void chart_transfers(FILE *o, const struct rm_model *m, const struct thresholds *th)
+static void chart_transfers(FILE *o, const struct rm_model *m)
 {
     static const char *const bucket[RM_BUCKETS] = { "<4K", "4K-32K", "32K-256K", "256K-2M", "2M-16M", ">=16M" };
     static const double edge[RM_BUCKETS + 1] = { 512, 4096, 32768, 262144, 2097152, 16777216, 134217728 };
@@ -232,7 +232,7 @@ void out_html(FILE *o, const struct rm_model *m, const struct thresholds *th)
     phases_html(o, m);
     chart_kernels(o, m);
     chart_occupancy(o, m, th);
-    chart_transfers(o, m, th);
+    chart_transfers(o, m);
     chart_timeline(o, m);
     fprintf(o, "<h2>API calls</h2>\n<table><tr><th>function</th><th>calls</th><th>errors</th><th>total us</th>"
                "<th>mean us</th><th>min us</th><th>max us</th></tr>\n");

@@ -71,7 +71,7 @@ t_probe_sets_small_threshold() {
     sed -i 's/^small_transfer_bytes .*/small_transfer_bytes 512/' "$f"
     CLTRACE_PROBE_DIR=$pd traced "$WORK/pb2" "$B/examples/transfers" > /dev/null
     CLTRACE_PROBE_DIR=$WORK/noprobe traced "$WORK/pb3" "$B/examples/transfers" > /dev/null
-    lint "$(trace_of "$WORK/pb1")"
+    if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/pb1")"; fi
     for t in pb1 pb2 pb3; do
         "$B/cltrace-report" --format json "$(trace_of "$WORK/$t")" > "$WORK/$t.json" || [ $? -le 1 ]
     done

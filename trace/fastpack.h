@@ -73,6 +73,21 @@ static inline void fp_close(uint8_t *len_at, uint8_t *end)
 static inline uint8_t *fp_ann(uint8_t *p, const struct fp_ann *a)
 {
     uint8_t *len;
+    if (a->type != FP_V_STR && a->type != FP_V_ARRAY) {
+        /* a scalar: at most 17 bytes inside, so its length is one byte */
+        p = fp_tag(p, FP_TE_DEBUG_ANNOTATIONS, FP_WT_LEN);
+        len = p++;
+        p = fp_field_varint(p, FP_DA_NAME_IID, a->name_iid);
+        switch (a->type) {
+        case FP_V_INT: p = fp_field_varint(p, FP_DA_INT, a->v); break;   /* int64: two's complement varint */
+        case FP_V_BOOL: p = fp_field_varint(p, FP_DA_BOOL, a->v != 0); break;
+        case FP_V_PTR: p = fp_field_varint(p, FP_DA_POINTER, a->v); break;
+        case FP_V_STR_IID: p = fp_field_varint(p, FP_DA_STRING_IID, a->v); break;
+        default: p = fp_field_varint(p, FP_DA_UINT, a->v); break;
+        }
+        *len = (uint8_t)(p - len - 1);
+        return p;
+    }
     p = fp_open(p, FP_TE_DEBUG_ANNOTATIONS, &len);
     p = fp_field_varint(p, FP_DA_NAME_IID, a->name_iid);
     switch (a->type) {
@@ -132,13 +147,7 @@ static inline uint8_t *fp_slice(uint8_t *p, uint64_t ts, uint32_t seq, int begin
         p += 8;
     }
     fp_close(elen, p);
-    size_t n = (size_t)(p - plen - 2);
-    if (n < 128) {             /* the outer frame gets a minimal length */
-        memmove(plen + 1, plen + 2, n);
-        *plen = (uint8_t)n;
-        return p - 1;
-    }
-    fp_close(plen, p);         /* 128..16383: two bytes is minimal */
+    fp_close(plen, p);         /* two bytes, as every nested length here (no move to shrink it) */
     return p;
 }
 

@@ -86,10 +86,16 @@ int main(void)
         EXPECT(e->track_event->name_field_case == PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD__NOT_SET);
         EXPECT(e->track_event->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD__NOT_SET);
     }
-    /* A short packet has a 1-byte frame length. */
+    /* The frame length is a 2-byte varint (redundant below 128, as every
+     * nested length here: no move to shrink it); a scalar argument's is one byte. */
     uint8_t small[64];
     uint8_t *se = fp_slice(small, 5, 2, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0);
-    EXPECT(small[0] == 0x0A && small[1] == (uint8_t)(se - small - 2));
+    size_t body = (size_t)(se - small - 3);
+    EXPECT(small[0] == 0x0A && small[1] == (uint8_t)(0x80 | (body & 0x7F)) && small[2] == (uint8_t)(body >> 7));
+    struct fp_ann one = { 3, FP_V_UINT, 300, NULL, NULL, 0 };
+    uint8_t ab[32];
+    uint8_t *ae = fp_ann(ab, &one);
+    EXPECT(ab[0] == (FP_TE_DEBUG_ANNOTATIONS << 3 | FP_WT_LEN) && ab[1] == (uint8_t)(ae - ab - 2) && ab[1] == 5);
     perfetto__protos__trace__free_unpacked(t, NULL);
     printf("fastpack: %s\n", failures ? "FAILED" : "ok");
     return failures != 0;

@@ -28,10 +28,13 @@ struct clt_rec {
 };
 
 struct clt_thread {
-    /* producer side (the owning thread) */
+    /* set when the ring is made, then only read, by both sides: a cache line
+     * of their own, apart from what the calling thread writes on every call
+     * (sharing it made the writer wait for that line once per record) */
     uint8_t *buf;
     uint64_t mask;          /* ring size - 1; size is a power of two */
-    uint64_t head_local;
+    /* producer side (the owning thread) */
+    _Alignas(64) uint64_t head_local;
     uint64_t tail_cached;
     uint64_t dropped;       /* calls not recorded because the ring stayed full */
     uint32_t flow_counter;  /* flow ids of this thread's enqueues */

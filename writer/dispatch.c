@@ -125,10 +125,14 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until)
         return 0;
     int first = 1;
     struct clt_seq *ss = NULL;      /* a thread's track appears with its first API call */
-    uint64_t size = th->mask + 1, freed = tail;
+    /* buf and mask share a cache line with what the calling thread writes on
+     * every call: read once, not once per record (that line would move
+     * between the two cores each time) */
+    const uint8_t *buf = th->buf;
+    uint64_t mask = th->mask, size = mask + 1, freed = tail;
     while (tail != head) {
-        uint64_t off = tail & th->mask;
-        const struct clt_rec *rec = (const struct clt_rec *)(th->buf + off);
+        uint64_t off = tail & mask;
+        const struct clt_rec *rec = (const struct clt_rec *)(buf + off);
         if (rec->fn == CLT_FN_PAD) {
             tail += size - off;
             continue;

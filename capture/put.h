@@ -43,15 +43,21 @@ static inline __attribute__((always_inline)) int clt_is_active(void)
     return __atomic_load_n(&clt_active, __ATOMIC_RELAXED);
 }
 
-/* The calling thread's ring, made on its first call; NULL: do not record. */
-static inline __attribute__((always_inline)) struct clt_thread *clt_enter(void)
+/* The calling thread's ring, made on its first call; NULL: do not record.
+ * _active: the caller has just seen recording on. */
+static inline __attribute__((always_inline)) struct clt_thread *clt_enter_active(void)
 {
-    if (CLT_UNLIKELY(!clt_is_active()))
-        return NULL;
     struct clt_thread *th = clt_tls;
     if (CLT_UNLIKELY(!th))
         th = clt_thread_attach();
     return th;
+}
+
+static inline __attribute__((always_inline)) struct clt_thread *clt_enter(void)
+{
+    if (CLT_UNLIKELY(!clt_is_active()))
+        return NULL;
+    return clt_enter_active();
 }
 
 static inline __attribute__((always_inline)) struct clt_rec *clt_rec_begin(struct clt_thread *th, size_t max)

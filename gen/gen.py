@@ -419,7 +419,8 @@ def wrapper(reg, c, r, ps, kinds, exported):
     L.append("}\n")
 
     L.append("static %s %s_rec(%s)\n{" % (rabi, c, recsig))
-    L.append("    struct clt_thread *th = clt_enter();")
+    # (a command that is not hooked came here only while recording is on)
+    L.append("    struct clt_thread *th = %s;" % ("clt_enter()" if hooked else "clt_enter_active()"))
     plain_stmt = "{ %s; return; }" % plain if rk == "VOID" else "return %s;" % plain
     if not hooked:
         L.append("    if (!th) %s" % plain_stmt)
@@ -488,12 +489,13 @@ def wrapper(reg, c, r, ps, kinds, exported):
     L.append("    uint32_t clt_outer = th ? th->in_fn : 0;")
     L.append("    if (th)")
     L.append("        th->in_fn = CLT_FN_%s + 1u;" % c)
-    L.append("    uint64_t t0 = clt_now();")
+    L.append("    int clt_tsc = clt_use_tsc;")
+    L.append("    uint64_t t0 = clt_now_tsc(clt_tsc);")
     if rk == "VOID":
         L.append("    real(%s);" % ", ".join(call_args))
     else:
         L.append("    %s ret = real(%s);" % (rabi, ", ".join(call_args)))
-    L.append("    uint64_t t1 = clt_now();")
+    L.append("    uint64_t t1 = clt_now_tsc(clt_tsc);")
     L.append("    if (th)")
     L.append("        th->in_fn = clt_outer;")
     if lookup:

@@ -16,6 +16,21 @@ static inline uint64_t clt_boottime_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* tsc: clt_use_tsc, read once for a pair of reads around a call */
+static inline __attribute__((always_inline)) uint64_t clt_now_tsc(int tsc)
+{
+#if defined(__x86_64__)
+    if (__builtin_expect(tsc, 1)) {
+        uint32_t lo, hi;
+        __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+        return (uint64_t)hi << 32 | lo;
+    }
+#else
+    (void)tsc;
+#endif
+    return clt_boottime_ns();
+}
+
 static inline __attribute__((always_inline)) uint64_t clt_now(void)
 {
 #if defined(__x86_64__)

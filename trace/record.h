@@ -230,10 +230,12 @@ static inline uint64_t clt_put_bytes8(struct clt_extra *x, unsigned i, int ok, c
 {
     if (!p || !ok || size > 8)
         return clt_raw(x, i, p);
-    if (size == 4 || size == 8 || size == 2 || size == 1)
-        return clt_load_n(p, size);
     uint64_t v = 0;
-    memcpy(&v, p, size);
+    switch (size) {             /* one compare for the common handle or 8-byte value */
+    case 8: memcpy(&v, p, 8); break;
+    case 4: v = clt_load_n(p, 4); break;
+    default: memcpy(&v, p, size); break;
+    }
     return v;
 }
 

@@ -38,9 +38,10 @@ static int32_t clBuildProgram_rec(clBuildProgram_t real, void * program, uint32_
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clBuildProgram + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(program__c, num_devices__c, device_list__c, options__c, pfn_notify__c, user_data__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     clt_post_clBuildProgram(&h, &ret, program, num_devices, device_list, options, pfn_notify, user_data);
@@ -80,7 +81,7 @@ static int32_t CLT_CALL ext_clCancelCommandsIMG(void * event_list, size_t num_ev
 
 static int32_t clCancelCommandsIMG_rec(clCancelCommandsIMG_t real, void * event_list, size_t num_events_in_list)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(event_list, num_events_in_list);
     if (th && th->in_fn == CLT_FN_clCancelCommandsIMG + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCancelCommandsIMG); return CL_INVALID_OPERATION_; }
@@ -93,9 +94,10 @@ static int32_t clCancelCommandsIMG_rec(clCancelCommandsIMG_t real, void * event_
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCancelCommandsIMG + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(event_list, num_events_in_list);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -130,7 +132,7 @@ CLT_EXPORT void * CLT_CALL clCloneKernel(void * source_kernel, cl_int_ * errcode
 
 static void * clCloneKernel_rec(clCloneKernel_t real, void * source_kernel, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(source_kernel, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCloneKernel + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCloneKernel); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -144,9 +146,10 @@ static void * clCloneKernel_rec(clCloneKernel_t real, void * source_kernel, cl_i
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCloneKernel + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(source_kernel, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -181,7 +184,7 @@ static int32_t CLT_CALL ext_clCommandBarrierWithWaitListKHR(void * command_buffe
 
 static int32_t clCommandBarrierWithWaitListKHR_rec(clCommandBarrierWithWaitListKHR_t real, void * command_buffer, void * command_queue, void * properties, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_buffer, command_queue, properties, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandBarrierWithWaitListKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandBarrierWithWaitListKHR); return CL_INVALID_OPERATION_; }
@@ -194,9 +197,10 @@ static int32_t clCommandBarrierWithWaitListKHR_rec(clCommandBarrierWithWaitListK
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCommandBarrierWithWaitListKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, command_queue, properties, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -236,7 +240,7 @@ static int32_t CLT_CALL ext_clCommandCopyBufferKHR(void * command_buffer, void *
 
 static int32_t clCommandCopyBufferKHR_rec(clCommandCopyBufferKHR_t real, void * command_buffer, void * command_queue, void * properties, void * src_buffer, void * dst_buffer, size_t src_offset, size_t dst_offset, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_offset, dst_offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandCopyBufferKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandCopyBufferKHR); return CL_INVALID_OPERATION_; }
@@ -249,9 +253,10 @@ static int32_t clCommandCopyBufferKHR_rec(clCommandCopyBufferKHR_t real, void * 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCommandCopyBufferKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_offset, dst_offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -296,7 +301,7 @@ static int32_t CLT_CALL ext_clCommandCopyBufferRectKHR(void * command_buffer, vo
 
 static int32_t clCommandCopyBufferRectKHR_rec(clCommandCopyBufferRectKHR_t real, void * command_buffer, void * command_queue, void * properties, void * src_buffer, void * dst_buffer, void * src_origin, void * dst_origin, void * region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandCopyBufferRectKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandCopyBufferRectKHR); return CL_INVALID_OPERATION_; }
@@ -309,9 +314,10 @@ static int32_t clCommandCopyBufferRectKHR_rec(clCommandCopyBufferRectKHR_t real,
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCommandCopyBufferRectKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -360,7 +366,7 @@ static int32_t CLT_CALL ext_clCommandCopyBufferToImageKHR(void * command_buffer,
 
 static int32_t clCommandCopyBufferToImageKHR_rec(clCommandCopyBufferToImageKHR_t real, void * command_buffer, void * command_queue, void * properties, void * src_buffer, void * dst_image, size_t src_offset, void * dst_origin, void * region, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_buffer, command_queue, properties, src_buffer, dst_image, src_offset, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandCopyBufferToImageKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandCopyBufferToImageKHR); return CL_INVALID_OPERATION_; }
@@ -373,9 +379,10 @@ static int32_t clCommandCopyBufferToImageKHR_rec(clCommandCopyBufferToImageKHR_t
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCommandCopyBufferToImageKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, command_queue, properties, src_buffer, dst_image, src_offset, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -420,7 +427,7 @@ static int32_t CLT_CALL ext_clCommandCopyImageKHR(void * command_buffer, void * 
 
 static int32_t clCommandCopyImageKHR_rec(clCommandCopyImageKHR_t real, void * command_buffer, void * command_queue, void * properties, void * src_image, void * dst_image, void * src_origin, void * dst_origin, void * region, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_buffer, command_queue, properties, src_image, dst_image, src_origin, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandCopyImageKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandCopyImageKHR); return CL_INVALID_OPERATION_; }
@@ -433,9 +440,10 @@ static int32_t clCommandCopyImageKHR_rec(clCommandCopyImageKHR_t real, void * co
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCommandCopyImageKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, command_queue, properties, src_image, dst_image, src_origin, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -480,7 +488,7 @@ static int32_t CLT_CALL ext_clCommandCopyImageToBufferKHR(void * command_buffer,
 
 static int32_t clCommandCopyImageToBufferKHR_rec(clCommandCopyImageToBufferKHR_t real, void * command_buffer, void * command_queue, void * properties, void * src_image, void * dst_buffer, void * src_origin, void * region, size_t dst_offset, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_buffer, command_queue, properties, src_image, dst_buffer, src_origin, region, dst_offset, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandCopyImageToBufferKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandCopyImageToBufferKHR); return CL_INVALID_OPERATION_; }
@@ -493,9 +501,10 @@ static int32_t clCommandCopyImageToBufferKHR_rec(clCommandCopyImageToBufferKHR_t
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCommandCopyImageToBufferKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, command_queue, properties, src_image, dst_buffer, src_origin, region, dst_offset, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -540,7 +549,7 @@ static int32_t CLT_CALL ext_clCommandFillBufferKHR(void * command_buffer, void *
 
 static int32_t clCommandFillBufferKHR_rec(clCommandFillBufferKHR_t real, void * command_buffer, void * command_queue, void * properties, void * buffer, void * pattern, size_t pattern_size, size_t offset, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_buffer, command_queue, properties, buffer, pattern, pattern_size, offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandFillBufferKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandFillBufferKHR); return CL_INVALID_OPERATION_; }
@@ -553,9 +562,10 @@ static int32_t clCommandFillBufferKHR_rec(clCommandFillBufferKHR_t real, void * 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCommandFillBufferKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, command_queue, properties, buffer, pattern, pattern_size, offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -600,7 +610,7 @@ static int32_t CLT_CALL ext_clCommandFillImageKHR(void * command_buffer, void * 
 
 static int32_t clCommandFillImageKHR_rec(clCommandFillImageKHR_t real, void * command_buffer, void * command_queue, void * properties, void * image, void * fill_color, void * origin, void * region, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_buffer, command_queue, properties, image, fill_color, origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandFillImageKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandFillImageKHR); return CL_INVALID_OPERATION_; }
@@ -613,9 +623,10 @@ static int32_t clCommandFillImageKHR_rec(clCommandFillImageKHR_t real, void * co
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCommandFillImageKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, command_queue, properties, image, fill_color, origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -659,7 +670,7 @@ static int32_t CLT_CALL ext_clCommandNDRangeKernelKHR(void * command_buffer, voi
 
 static int32_t clCommandNDRangeKernelKHR_rec(clCommandNDRangeKernelKHR_t real, void * command_buffer, void * command_queue, void * properties, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * local_work_size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_buffer, command_queue, properties, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandNDRangeKernelKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandNDRangeKernelKHR); return CL_INVALID_OPERATION_; }
@@ -672,9 +683,10 @@ static int32_t clCommandNDRangeKernelKHR_rec(clCommandNDRangeKernelKHR_t real, v
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCommandNDRangeKernelKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, command_queue, properties, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -719,7 +731,7 @@ static int32_t CLT_CALL ext_clCommandSVMMemFillKHR(void * command_buffer, void *
 
 static int32_t clCommandSVMMemFillKHR_rec(clCommandSVMMemFillKHR_t real, void * command_buffer, void * command_queue, void * properties, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_buffer, command_queue, properties, svm_ptr, pattern, pattern_size, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandSVMMemFillKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandSVMMemFillKHR); return CL_INVALID_OPERATION_; }
@@ -732,9 +744,10 @@ static int32_t clCommandSVMMemFillKHR_rec(clCommandSVMMemFillKHR_t real, void * 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCommandSVMMemFillKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, command_queue, properties, svm_ptr, pattern, pattern_size, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -778,7 +791,7 @@ static int32_t CLT_CALL ext_clCommandSVMMemcpyKHR(void * command_buffer, void * 
 
 static int32_t clCommandSVMMemcpyKHR_rec(clCommandSVMMemcpyKHR_t real, void * command_buffer, void * command_queue, void * properties, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_buffer, command_queue, properties, dst_ptr, src_ptr, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandSVMMemcpyKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandSVMMemcpyKHR); return CL_INVALID_OPERATION_; }
@@ -791,9 +804,10 @@ static int32_t clCommandSVMMemcpyKHR_rec(clCommandSVMMemcpyKHR_t real, void * co
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCommandSVMMemcpyKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, command_queue, properties, dst_ptr, src_ptr, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -836,7 +850,7 @@ CLT_EXPORT int32_t CLT_CALL clCompileProgram(void * program, uint32_t num_device
 
 static int32_t clCompileProgram_rec(clCompileProgram_t real, void * program, uint32_t num_devices, void * device_list, void * options, uint32_t num_input_headers, void * input_headers, void * header_include_names, void * pfn_notify, void * user_data)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
     if (th && th->in_fn == CLT_FN_clCompileProgram + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCompileProgram); return CL_INVALID_OPERATION_; }
@@ -849,9 +863,10 @@ static int32_t clCompileProgram_rec(clCompileProgram_t real, void * program, uin
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCompileProgram + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -893,7 +908,7 @@ static void * CLT_CALL ext_clCreateAcceleratorINTEL(void * context, uint32_t acc
 
 static void * clCreateAcceleratorINTEL_rec(clCreateAcceleratorINTEL_t real, void * context, uint32_t accelerator_type, size_t descriptor_size, void * descriptor, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, accelerator_type, descriptor_size, descriptor, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateAcceleratorINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateAcceleratorINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -907,9 +922,10 @@ static void * clCreateAcceleratorINTEL_rec(clCreateAcceleratorINTEL_t real, void
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateAcceleratorINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, accelerator_type, descriptor_size, descriptor, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -947,7 +963,7 @@ CLT_EXPORT void * CLT_CALL clCreateBuffer(void * context, uint64_t flags, size_t
 
 static void * clCreateBuffer_rec(clCreateBuffer_t real, void * context, uint64_t flags, size_t size, void * host_ptr, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, size, host_ptr, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateBuffer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateBuffer); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -961,9 +977,10 @@ static void * clCreateBuffer_rec(clCreateBuffer_t real, void * context, uint64_t
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateBuffer + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, size, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -1001,7 +1018,7 @@ CLT_EXPORT void * CLT_CALL clCreateBufferWithProperties(void * context, void * p
 
 static void * clCreateBufferWithProperties_rec(clCreateBufferWithProperties_t real, void * context, void * properties, uint64_t flags, size_t size, void * host_ptr, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, properties, flags, size, host_ptr, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateBufferWithProperties + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateBufferWithProperties); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1015,9 +1032,10 @@ static void * clCreateBufferWithProperties_rec(clCreateBufferWithProperties_t re
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateBufferWithProperties + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, properties, flags, size, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -1056,7 +1074,7 @@ static void * CLT_CALL ext_clCreateBufferWithPropertiesINTEL(void * context, voi
 
 static void * clCreateBufferWithPropertiesINTEL_rec(clCreateBufferWithPropertiesINTEL_t real, void * context, void * properties, uint64_t flags, size_t size, void * host_ptr, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, properties, flags, size, host_ptr, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateBufferWithPropertiesINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateBufferWithPropertiesINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1070,9 +1088,10 @@ static void * clCreateBufferWithPropertiesINTEL_rec(clCreateBufferWithProperties
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateBufferWithPropertiesINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, properties, flags, size, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -1111,7 +1130,7 @@ static void * CLT_CALL ext_clCreateCommandBufferKHR(uint32_t num_queues, void * 
 
 static void * clCreateCommandBufferKHR_rec(clCreateCommandBufferKHR_t real, uint32_t num_queues, void * queues, void * properties, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(num_queues, queues, properties, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateCommandBufferKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateCommandBufferKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1125,9 +1144,10 @@ static void * clCreateCommandBufferKHR_rec(clCreateCommandBufferKHR_t real, uint
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateCommandBufferKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(num_queues, queues, properties, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -1181,9 +1201,10 @@ static void * clCreateCommandQueue_rec(clCreateCommandQueue_t real, void * conte
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateCommandQueue + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context__c, device__c, properties__c, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     clt_post_clCreateCommandQueue(&h, &ret, context, device, properties, errcode_ret);
@@ -1238,9 +1259,10 @@ static void * clCreateCommandQueueWithProperties_rec(clCreateCommandQueueWithPro
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateCommandQueueWithProperties + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context__c, device__c, properties__c, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     clt_post_clCreateCommandQueueWithProperties(&h, &ret, context, device, properties, errcode_ret);
@@ -1295,9 +1317,10 @@ static void * clCreateCommandQueueWithPropertiesKHR_rec(clCreateCommandQueueWith
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateCommandQueueWithPropertiesKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context__c, device__c, properties__c, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     clt_post_clCreateCommandQueueWithPropertiesKHR(&h, &ret, context, device, properties, errcode_ret);
@@ -1335,7 +1358,7 @@ CLT_EXPORT void * CLT_CALL clCreateContext(void * properties, uint32_t num_devic
 
 static void * clCreateContext_rec(clCreateContext_t real, void * properties, uint32_t num_devices, void * devices, void * pfn_notify, void * user_data, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateContext + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateContext); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1349,9 +1372,10 @@ static void * clCreateContext_rec(clCreateContext_t real, void * properties, uin
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateContext + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(properties, num_devices, devices, pfn_notify, user_data, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -1390,7 +1414,7 @@ CLT_EXPORT void * CLT_CALL clCreateContextFromType(void * properties, uint64_t d
 
 static void * clCreateContextFromType_rec(clCreateContextFromType_t real, void * properties, uint64_t device_type, void * pfn_notify, void * user_data, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(properties, device_type, pfn_notify, user_data, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateContextFromType + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateContextFromType); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1404,9 +1428,10 @@ static void * clCreateContextFromType_rec(clCreateContextFromType_t real, void *
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateContextFromType + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(properties, device_type, pfn_notify, user_data, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -1444,7 +1469,7 @@ static void * CLT_CALL ext_clCreateEventFromEGLSyncKHR(void * context, void * sy
 
 static void * clCreateEventFromEGLSyncKHR_rec(clCreateEventFromEGLSyncKHR_t real, void * context, void * sync, void * display, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, sync, display, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateEventFromEGLSyncKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateEventFromEGLSyncKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1458,9 +1483,10 @@ static void * clCreateEventFromEGLSyncKHR_rec(clCreateEventFromEGLSyncKHR_t real
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateEventFromEGLSyncKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, sync, display, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -1497,7 +1523,7 @@ static void * CLT_CALL ext_clCreateEventFromGLsyncKHR(void * context, void * syn
 
 static void * clCreateEventFromGLsyncKHR_rec(clCreateEventFromGLsyncKHR_t real, void * context, void * sync, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, sync, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateEventFromGLsyncKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateEventFromGLsyncKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1511,9 +1537,10 @@ static void * clCreateEventFromGLsyncKHR_rec(clCreateEventFromGLsyncKHR_t real, 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateEventFromGLsyncKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, sync, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -1549,7 +1576,7 @@ static void * CLT_CALL ext_clCreateFromD3D10BufferKHR(void * context, uint64_t f
 
 static void * clCreateFromD3D10BufferKHR_rec(clCreateFromD3D10BufferKHR_t real, void * context, uint64_t flags, void * resource, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, resource, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromD3D10BufferKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromD3D10BufferKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1563,9 +1590,10 @@ static void * clCreateFromD3D10BufferKHR_rec(clCreateFromD3D10BufferKHR_t real, 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateFromD3D10BufferKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, resource, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -1602,7 +1630,7 @@ static void * CLT_CALL ext_clCreateFromD3D10Texture2DKHR(void * context, uint64_
 
 static void * clCreateFromD3D10Texture2DKHR_rec(clCreateFromD3D10Texture2DKHR_t real, void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, resource, subresource, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromD3D10Texture2DKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromD3D10Texture2DKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1616,9 +1644,10 @@ static void * clCreateFromD3D10Texture2DKHR_rec(clCreateFromD3D10Texture2DKHR_t 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateFromD3D10Texture2DKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, resource, subresource, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -1656,7 +1685,7 @@ static void * CLT_CALL ext_clCreateFromD3D10Texture3DKHR(void * context, uint64_
 
 static void * clCreateFromD3D10Texture3DKHR_rec(clCreateFromD3D10Texture3DKHR_t real, void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, resource, subresource, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromD3D10Texture3DKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromD3D10Texture3DKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1670,9 +1699,10 @@ static void * clCreateFromD3D10Texture3DKHR_rec(clCreateFromD3D10Texture3DKHR_t 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateFromD3D10Texture3DKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, resource, subresource, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -1710,7 +1740,7 @@ static void * CLT_CALL ext_clCreateFromD3D11BufferKHR(void * context, uint64_t f
 
 static void * clCreateFromD3D11BufferKHR_rec(clCreateFromD3D11BufferKHR_t real, void * context, uint64_t flags, void * resource, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, resource, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromD3D11BufferKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromD3D11BufferKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1724,9 +1754,10 @@ static void * clCreateFromD3D11BufferKHR_rec(clCreateFromD3D11BufferKHR_t real, 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateFromD3D11BufferKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, resource, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -1763,7 +1794,7 @@ static void * CLT_CALL ext_clCreateFromD3D11Texture2DKHR(void * context, uint64_
 
 static void * clCreateFromD3D11Texture2DKHR_rec(clCreateFromD3D11Texture2DKHR_t real, void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, resource, subresource, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromD3D11Texture2DKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromD3D11Texture2DKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1777,9 +1808,10 @@ static void * clCreateFromD3D11Texture2DKHR_rec(clCreateFromD3D11Texture2DKHR_t 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateFromD3D11Texture2DKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, resource, subresource, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -1817,7 +1849,7 @@ static void * CLT_CALL ext_clCreateFromD3D11Texture3DKHR(void * context, uint64_
 
 static void * clCreateFromD3D11Texture3DKHR_rec(clCreateFromD3D11Texture3DKHR_t real, void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, resource, subresource, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromD3D11Texture3DKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromD3D11Texture3DKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1831,9 +1863,10 @@ static void * clCreateFromD3D11Texture3DKHR_rec(clCreateFromD3D11Texture3DKHR_t 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateFromD3D11Texture3DKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, resource, subresource, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -1871,7 +1904,7 @@ static void * CLT_CALL ext_clCreateFromDX9MediaSurfaceINTEL(void * context, uint
 
 static void * clCreateFromDX9MediaSurfaceINTEL_rec(clCreateFromDX9MediaSurfaceINTEL_t real, void * context, uint64_t flags, void * resource, void * sharedHandle, uint32_t plane, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, resource, sharedHandle, plane, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromDX9MediaSurfaceINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromDX9MediaSurfaceINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1885,9 +1918,10 @@ static void * clCreateFromDX9MediaSurfaceINTEL_rec(clCreateFromDX9MediaSurfaceIN
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateFromDX9MediaSurfaceINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, resource, sharedHandle, plane, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -1926,7 +1960,7 @@ static void * CLT_CALL ext_clCreateFromDX9MediaSurfaceKHR(void * context, uint64
 
 static void * clCreateFromDX9MediaSurfaceKHR_rec(clCreateFromDX9MediaSurfaceKHR_t real, void * context, uint64_t flags, uint32_t adapter_type, void * surface_info, uint32_t plane, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, adapter_type, surface_info, plane, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromDX9MediaSurfaceKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromDX9MediaSurfaceKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1940,9 +1974,10 @@ static void * clCreateFromDX9MediaSurfaceKHR_rec(clCreateFromDX9MediaSurfaceKHR_
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateFromDX9MediaSurfaceKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, adapter_type, surface_info, plane, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -1981,7 +2016,7 @@ static void * CLT_CALL ext_clCreateFromEGLImageKHR(void * context, void * egldis
 
 static void * clCreateFromEGLImageKHR_rec(clCreateFromEGLImageKHR_t real, void * context, void * egldisplay, void * eglimage, uint64_t flags, void * properties, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, egldisplay, eglimage, flags, properties, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromEGLImageKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromEGLImageKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1995,9 +2030,10 @@ static void * clCreateFromEGLImageKHR_rec(clCreateFromEGLImageKHR_t real, void *
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateFromEGLImageKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, egldisplay, eglimage, flags, properties, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -2036,7 +2072,7 @@ static void * CLT_CALL ext_clCreateFromGLBuffer(void * context, uint64_t flags, 
 
 static void * clCreateFromGLBuffer_rec(clCreateFromGLBuffer_t real, void * context, uint64_t flags, unsigned int bufobj, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, bufobj, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromGLBuffer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromGLBuffer); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2050,9 +2086,10 @@ static void * clCreateFromGLBuffer_rec(clCreateFromGLBuffer_t real, void * conte
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateFromGLBuffer + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, bufobj, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -2089,7 +2126,7 @@ static void * CLT_CALL ext_clCreateFromGLRenderbuffer(void * context, uint64_t f
 
 static void * clCreateFromGLRenderbuffer_rec(clCreateFromGLRenderbuffer_t real, void * context, uint64_t flags, unsigned int renderbuffer, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, renderbuffer, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromGLRenderbuffer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromGLRenderbuffer); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2103,9 +2140,10 @@ static void * clCreateFromGLRenderbuffer_rec(clCreateFromGLRenderbuffer_t real, 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateFromGLRenderbuffer + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, renderbuffer, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -2142,7 +2180,7 @@ static void * CLT_CALL ext_clCreateFromGLTexture(void * context, uint64_t flags,
 
 static void * clCreateFromGLTexture_rec(clCreateFromGLTexture_t real, void * context, uint64_t flags, unsigned int target, int miplevel, unsigned int texture, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, target, miplevel, texture, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromGLTexture + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromGLTexture); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2156,9 +2194,10 @@ static void * clCreateFromGLTexture_rec(clCreateFromGLTexture_t real, void * con
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateFromGLTexture + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, target, miplevel, texture, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -2197,7 +2236,7 @@ static void * CLT_CALL ext_clCreateFromGLTexture2D(void * context, uint64_t flag
 
 static void * clCreateFromGLTexture2D_rec(clCreateFromGLTexture2D_t real, void * context, uint64_t flags, unsigned int target, int miplevel, unsigned int texture, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, target, miplevel, texture, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromGLTexture2D + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromGLTexture2D); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2211,9 +2250,10 @@ static void * clCreateFromGLTexture2D_rec(clCreateFromGLTexture2D_t real, void *
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateFromGLTexture2D + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, target, miplevel, texture, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -2252,7 +2292,7 @@ static void * CLT_CALL ext_clCreateFromGLTexture3D(void * context, uint64_t flag
 
 static void * clCreateFromGLTexture3D_rec(clCreateFromGLTexture3D_t real, void * context, uint64_t flags, unsigned int target, int miplevel, unsigned int texture, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, target, miplevel, texture, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromGLTexture3D + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromGLTexture3D); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2266,9 +2306,10 @@ static void * clCreateFromGLTexture3D_rec(clCreateFromGLTexture3D_t real, void *
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateFromGLTexture3D + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, target, miplevel, texture, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -2307,7 +2348,7 @@ static void * CLT_CALL ext_clCreateFromVA_APIMediaSurfaceINTEL(void * context, u
 
 static void * clCreateFromVA_APIMediaSurfaceINTEL_rec(clCreateFromVA_APIMediaSurfaceINTEL_t real, void * context, uint64_t flags, void * surface, uint32_t plane, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, surface, plane, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromVA_APIMediaSurfaceINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromVA_APIMediaSurfaceINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2321,9 +2362,10 @@ static void * clCreateFromVA_APIMediaSurfaceINTEL_rec(clCreateFromVA_APIMediaSur
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateFromVA_APIMediaSurfaceINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, surface, plane, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -2361,7 +2403,7 @@ CLT_EXPORT void * CLT_CALL clCreateImage(void * context, uint64_t flags, void * 
 
 static void * clCreateImage_rec(clCreateImage_t real, void * context, uint64_t flags, void * image_format, void * image_desc, void * host_ptr, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, image_format, image_desc, host_ptr, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateImage + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateImage); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2375,9 +2417,10 @@ static void * clCreateImage_rec(clCreateImage_t real, void * context, uint64_t f
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateImage + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, image_format, image_desc, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -2416,7 +2459,7 @@ CLT_EXPORT void * CLT_CALL clCreateImage2D(void * context, uint64_t flags, void 
 
 static void * clCreateImage2D_rec(clCreateImage2D_t real, void * context, uint64_t flags, void * image_format, size_t image_width, size_t image_height, size_t image_row_pitch, void * host_ptr, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateImage2D + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateImage2D); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2430,9 +2473,10 @@ static void * clCreateImage2D_rec(clCreateImage2D_t real, void * context, uint64
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateImage2D + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -2473,7 +2517,7 @@ CLT_EXPORT void * CLT_CALL clCreateImage3D(void * context, uint64_t flags, void 
 
 static void * clCreateImage3D_rec(clCreateImage3D_t real, void * context, uint64_t flags, void * image_format, size_t image_width, size_t image_height, size_t image_depth, size_t image_row_pitch, size_t image_slice_pitch, void * host_ptr, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateImage3D + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateImage3D); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2487,9 +2531,10 @@ static void * clCreateImage3D_rec(clCreateImage3D_t real, void * context, uint64
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateImage3D + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -2532,7 +2577,7 @@ CLT_EXPORT void * CLT_CALL clCreateImageWithProperties(void * context, void * pr
 
 static void * clCreateImageWithProperties_rec(clCreateImageWithProperties_t real, void * context, void * properties, uint64_t flags, void * image_format, void * image_desc, void * host_ptr, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateImageWithProperties + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateImageWithProperties); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2546,9 +2591,10 @@ static void * clCreateImageWithProperties_rec(clCreateImageWithProperties_t real
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateImageWithProperties + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -2588,7 +2634,7 @@ CLT_EXPORT void * CLT_CALL clCreateKernel(void * program, void * kernel_name, cl
 
 static void * clCreateKernel_rec(clCreateKernel_t real, void * program, void * kernel_name, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(program, kernel_name, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateKernel + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateKernel); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2602,9 +2648,10 @@ static void * clCreateKernel_rec(clCreateKernel_t real, void * program, void * k
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateKernel + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(program, kernel_name, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -2640,7 +2687,7 @@ CLT_EXPORT int32_t CLT_CALL clCreateKernelsInProgram(void * program, uint32_t nu
 
 static int32_t clCreateKernelsInProgram_rec(clCreateKernelsInProgram_t real, void * program, uint32_t num_kernels, void * kernels, void * num_kernels_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(program, num_kernels, kernels, num_kernels_ret);
     if (th && th->in_fn == CLT_FN_clCreateKernelsInProgram + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateKernelsInProgram); return CL_INVALID_OPERATION_; }
@@ -2653,9 +2700,10 @@ static int32_t clCreateKernelsInProgram_rec(clCreateKernelsInProgram_t real, voi
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateKernelsInProgram + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(program, num_kernels, kernels, num_kernels_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -2692,7 +2740,7 @@ CLT_EXPORT void * CLT_CALL clCreatePipe(void * context, uint64_t flags, uint32_t
 
 static void * clCreatePipe_rec(clCreatePipe_t real, void * context, uint64_t flags, uint32_t pipe_packet_size, uint32_t pipe_max_packets, void * properties, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreatePipe + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreatePipe); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2706,9 +2754,10 @@ static void * clCreatePipe_rec(clCreatePipe_t real, void * context, uint64_t fla
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreatePipe + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -2747,7 +2796,7 @@ CLT_EXPORT void * CLT_CALL clCreateProgramWithBinary(void * context, uint32_t nu
 
 static void * clCreateProgramWithBinary_rec(clCreateProgramWithBinary_t real, void * context, uint32_t num_devices, void * device_list, void * lengths, void * binaries, void * binary_status, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateProgramWithBinary + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateProgramWithBinary); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2761,9 +2810,10 @@ static void * clCreateProgramWithBinary_rec(clCreateProgramWithBinary_t real, vo
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateProgramWithBinary + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -2803,7 +2853,7 @@ CLT_EXPORT void * CLT_CALL clCreateProgramWithBuiltInKernels(void * context, uin
 
 static void * clCreateProgramWithBuiltInKernels_rec(clCreateProgramWithBuiltInKernels_t real, void * context, uint32_t num_devices, void * device_list, void * kernel_names, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, num_devices, device_list, kernel_names, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateProgramWithBuiltInKernels + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateProgramWithBuiltInKernels); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2817,9 +2867,10 @@ static void * clCreateProgramWithBuiltInKernels_rec(clCreateProgramWithBuiltInKe
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateProgramWithBuiltInKernels + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, num_devices, device_list, kernel_names, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -2857,7 +2908,7 @@ CLT_EXPORT void * CLT_CALL clCreateProgramWithIL(void * context, void * il, size
 
 static void * clCreateProgramWithIL_rec(clCreateProgramWithIL_t real, void * context, void * il, size_t length, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, il, length, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateProgramWithIL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateProgramWithIL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2871,9 +2922,10 @@ static void * clCreateProgramWithIL_rec(clCreateProgramWithIL_t real, void * con
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateProgramWithIL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, il, length, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -2910,7 +2962,7 @@ static void * CLT_CALL ext_clCreateProgramWithILKHR(void * context, void * il, s
 
 static void * clCreateProgramWithILKHR_rec(clCreateProgramWithILKHR_t real, void * context, void * il, size_t length, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, il, length, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateProgramWithILKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateProgramWithILKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2924,9 +2976,10 @@ static void * clCreateProgramWithILKHR_rec(clCreateProgramWithILKHR_t real, void
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateProgramWithILKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, il, length, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -2963,7 +3016,7 @@ CLT_EXPORT void * CLT_CALL clCreateProgramWithSource(void * context, uint32_t co
 
 static void * clCreateProgramWithSource_rec(clCreateProgramWithSource_t real, void * context, uint32_t count, void * strings, void * lengths, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, count, strings, lengths, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateProgramWithSource + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateProgramWithSource); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2977,9 +3030,10 @@ static void * clCreateProgramWithSource_rec(clCreateProgramWithSource_t real, vo
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateProgramWithSource + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, count, strings, lengths, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -3017,7 +3071,7 @@ CLT_EXPORT void * CLT_CALL clCreateSampler(void * context, uint32_t normalized_c
 
 static void * clCreateSampler_rec(clCreateSampler_t real, void * context, uint32_t normalized_coords, uint32_t addressing_mode, uint32_t filter_mode, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateSampler + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateSampler); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -3031,9 +3085,10 @@ static void * clCreateSampler_rec(clCreateSampler_t real, void * context, uint32
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateSampler + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, normalized_coords, addressing_mode, filter_mode, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -3071,7 +3126,7 @@ CLT_EXPORT void * CLT_CALL clCreateSamplerWithProperties(void * context, void * 
 
 static void * clCreateSamplerWithProperties_rec(clCreateSamplerWithProperties_t real, void * context, void * sampler_properties, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, sampler_properties, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateSamplerWithProperties + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateSamplerWithProperties); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -3085,9 +3140,10 @@ static void * clCreateSamplerWithProperties_rec(clCreateSamplerWithProperties_t 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateSamplerWithProperties + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, sampler_properties, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -3123,7 +3179,7 @@ static void * CLT_CALL ext_clCreateSemaphoreWithPropertiesKHR(void * context, vo
 
 static void * clCreateSemaphoreWithPropertiesKHR_rec(clCreateSemaphoreWithPropertiesKHR_t real, void * context, void * sema_props, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, sema_props, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateSemaphoreWithPropertiesKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateSemaphoreWithPropertiesKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -3137,9 +3193,10 @@ static void * clCreateSemaphoreWithPropertiesKHR_rec(clCreateSemaphoreWithProper
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateSemaphoreWithPropertiesKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, sema_props, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -3175,7 +3232,7 @@ CLT_EXPORT void * CLT_CALL clCreateSubBuffer(void * buffer, uint64_t flags, uint
 
 static void * clCreateSubBuffer_rec(clCreateSubBuffer_t real, void * buffer, uint64_t flags, uint32_t buffer_create_type, void * buffer_create_info, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateSubBuffer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateSubBuffer); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -3189,9 +3246,10 @@ static void * clCreateSubBuffer_rec(clCreateSubBuffer_t real, void * buffer, uin
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateSubBuffer + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -3229,7 +3287,7 @@ CLT_EXPORT int32_t CLT_CALL clCreateSubDevices(void * in_device, void * properti
 
 static int32_t clCreateSubDevices_rec(clCreateSubDevices_t real, void * in_device, void * properties, uint32_t num_devices, void * out_devices, void * num_devices_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(in_device, properties, num_devices, out_devices, num_devices_ret);
     if (th && th->in_fn == CLT_FN_clCreateSubDevices + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateSubDevices); return CL_INVALID_OPERATION_; }
@@ -3242,9 +3300,10 @@ static int32_t clCreateSubDevices_rec(clCreateSubDevices_t real, void * in_devic
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateSubDevices + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(in_device, properties, num_devices, out_devices, num_devices_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -3282,7 +3341,7 @@ static int32_t CLT_CALL ext_clCreateSubDevicesEXT(void * in_device, void * prope
 
 static int32_t clCreateSubDevicesEXT_rec(clCreateSubDevicesEXT_t real, void * in_device, void * properties, uint32_t num_entries, void * out_devices, void * num_devices)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(in_device, properties, num_entries, out_devices, num_devices);
     if (th && th->in_fn == CLT_FN_clCreateSubDevicesEXT + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateSubDevicesEXT); return CL_INVALID_OPERATION_; }
@@ -3295,9 +3354,10 @@ static int32_t clCreateSubDevicesEXT_rec(clCreateSubDevicesEXT_t real, void * in
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateSubDevicesEXT + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(in_device, properties, num_entries, out_devices, num_devices);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -3335,7 +3395,7 @@ CLT_EXPORT void * CLT_CALL clCreateUserEvent(void * context, cl_int_ * errcode_r
 
 static void * clCreateUserEvent_rec(clCreateUserEvent_t real, void * context, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateUserEvent + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateUserEvent); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -3349,9 +3409,10 @@ static void * clCreateUserEvent_rec(clCreateUserEvent_t real, void * context, cl
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateUserEvent + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -3386,7 +3447,7 @@ static int32_t CLT_CALL ext_clDeinitLayer(void)
 
 static int32_t clDeinitLayer_rec(clDeinitLayer_t real)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real();
     if (th && th->in_fn == CLT_FN_clDeinitLayer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clDeinitLayer); return CL_INVALID_OPERATION_; }
@@ -3399,9 +3460,10 @@ static int32_t clDeinitLayer_rec(clDeinitLayer_t real)
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clDeinitLayer + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real();
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -3434,7 +3496,7 @@ static void * CLT_CALL ext_clDeviceMemAllocINTEL(void * context, void * device, 
 
 static void * clDeviceMemAllocINTEL_rec(clDeviceMemAllocINTEL_t real, void * context, void * device, void * properties, size_t size, uint32_t alignment, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, device, properties, size, alignment, errcode_ret);
     if (th && th->in_fn == CLT_FN_clDeviceMemAllocINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clDeviceMemAllocINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -3448,9 +3510,10 @@ static void * clDeviceMemAllocINTEL_rec(clDeviceMemAllocINTEL_t real, void * con
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clDeviceMemAllocINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, device, properties, size, alignment, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -3489,7 +3552,7 @@ static int32_t CLT_CALL ext_clEnqueueAcquireD3D10ObjectsKHR(void * command_queue
 
 static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireD3D10ObjectsKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireD3D10ObjectsKHR); return CL_INVALID_OPERATION_; }
@@ -3511,9 +3574,10 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireD3D10ObjectsKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -3556,7 +3620,7 @@ static int32_t CLT_CALL ext_clEnqueueAcquireD3D11ObjectsKHR(void * command_queue
 
 static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireD3D11ObjectsKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireD3D11ObjectsKHR); return CL_INVALID_OPERATION_; }
@@ -3578,9 +3642,10 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireD3D11ObjectsKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -3623,7 +3688,7 @@ static int32_t CLT_CALL ext_clEnqueueAcquireDX9MediaSurfacesKHR(void * command_q
 
 static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaSurfacesKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR); return CL_INVALID_OPERATION_; }
@@ -3645,9 +3710,10 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -3690,7 +3756,7 @@ static int32_t CLT_CALL ext_clEnqueueAcquireDX9ObjectsINTEL(void * command_queue
 
 static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINTEL_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireDX9ObjectsINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireDX9ObjectsINTEL); return CL_INVALID_OPERATION_; }
@@ -3712,9 +3778,10 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireDX9ObjectsINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -3757,7 +3824,7 @@ static int32_t CLT_CALL ext_clEnqueueAcquireEGLObjectsKHR(void * command_queue, 
 
 static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireEGLObjectsKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireEGLObjectsKHR); return CL_INVALID_OPERATION_; }
@@ -3779,9 +3846,10 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireEGLObjectsKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -3824,7 +3892,7 @@ static int32_t CLT_CALL ext_clEnqueueAcquireExternalMemObjectsKHR(void * command
 
 static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExternalMemObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireExternalMemObjectsKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireExternalMemObjectsKHR); return CL_INVALID_OPERATION_; }
@@ -3846,9 +3914,10 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireExternalMemObjectsKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -3891,7 +3960,7 @@ static int32_t CLT_CALL ext_clEnqueueAcquireGLObjects(void * command_queue, uint
 
 static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireGLObjects + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireGLObjects); return CL_INVALID_OPERATION_; }
@@ -3913,9 +3982,10 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireGLObjects + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -3958,7 +4028,7 @@ static int32_t CLT_CALL ext_clEnqueueAcquireGrallocObjectsIMG(void * command_que
 
 static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObjectsIMG_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireGrallocObjectsIMG + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireGrallocObjectsIMG); return CL_INVALID_OPERATION_; }
@@ -3980,9 +4050,10 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireGrallocObjectsIMG + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -4025,7 +4096,7 @@ static int32_t CLT_CALL ext_clEnqueueAcquireVA_APIMediaSurfacesINTEL(void * comm
 
 static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_APIMediaSurfacesINTEL_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL); return CL_INVALID_OPERATION_; }
@@ -4047,9 +4118,10 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -4092,7 +4164,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueBarrier(void * command_queue)
 
 static int32_t clEnqueueBarrier_rec(clEnqueueBarrier_t real, void * command_queue)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue);
     if (th && th->in_fn == CLT_FN_clEnqueueBarrier + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueBarrier); return CL_INVALID_OPERATION_; }
@@ -4105,9 +4177,10 @@ static int32_t clEnqueueBarrier_rec(clEnqueueBarrier_t real, void * command_queu
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueBarrier + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -4141,7 +4214,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueBarrierWithWaitList(void * command_queue, u
 
 static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t real, void *clt_ra, void * command_queue, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueBarrierWithWaitList + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueBarrierWithWaitList); return CL_INVALID_OPERATION_; }
@@ -4163,9 +4236,10 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueBarrierWithWaitList + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -4206,7 +4280,7 @@ static int32_t CLT_CALL ext_clEnqueueCommandBufferKHR(uint32_t num_queues, void 
 
 static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, void *clt_ra, uint32_t num_queues, void * queues, void * command_buffer, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(num_queues, queues, command_buffer, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueCommandBufferKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueCommandBufferKHR); return CL_INVALID_OPERATION_; }
@@ -4228,9 +4302,10 @@ static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, v
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCommandBufferKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(num_queues, queues, command_buffer, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -4273,7 +4348,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBuffer(void * command_queue, void * src
 
 static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra, void * command_queue, void * src_buffer, void * dst_buffer, size_t src_offset, size_t dst_offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueCopyBuffer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueCopyBuffer); return CL_INVALID_OPERATION_; }
@@ -4295,9 +4370,10 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBuffer + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -4343,7 +4419,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBufferRect(void * command_queue, void *
 
 static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void *clt_ra, void * command_queue, void * src_buffer, void * dst_buffer, void * src_origin, void * dst_origin, void * region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueCopyBufferRect + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueCopyBufferRect); return CL_INVALID_OPERATION_; }
@@ -4365,9 +4441,10 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBufferRect + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -4417,7 +4494,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBufferToImage(void * command_queue, voi
 
 static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real, void *clt_ra, void * command_queue, void * src_buffer, void * dst_image, size_t src_offset, void * dst_origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueCopyBufferToImage + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueCopyBufferToImage); return CL_INVALID_OPERATION_; }
@@ -4439,9 +4516,10 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBufferToImage + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -4487,7 +4565,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyImage(void * command_queue, void * src_
 
 static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, void * command_queue, void * src_image, void * dst_image, void * src_origin, void * dst_origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueCopyImage + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueCopyImage); return CL_INVALID_OPERATION_; }
@@ -4509,9 +4587,10 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyImage + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -4557,7 +4636,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyImageToBuffer(void * command_queue, voi
 
 static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real, void *clt_ra, void * command_queue, void * src_image, void * dst_buffer, void * src_origin, void * region, size_t dst_offset, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueCopyImageToBuffer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueCopyImageToBuffer); return CL_INVALID_OPERATION_; }
@@ -4579,9 +4658,10 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyImageToBuffer + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -4627,7 +4707,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueFillBuffer(void * command_queue, void * buf
 
 static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra, void * command_queue, void * buffer, void * pattern, size_t pattern_size, size_t offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueFillBuffer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueFillBuffer); return CL_INVALID_OPERATION_; }
@@ -4649,9 +4729,10 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueFillBuffer + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -4697,7 +4778,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueFillImage(void * command_queue, void * imag
 
 static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, void * command_queue, void * image, void * fill_color, void * origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueFillImage + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueFillImage); return CL_INVALID_OPERATION_; }
@@ -4719,9 +4800,10 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueFillImage + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -4766,7 +4848,7 @@ static int32_t CLT_CALL ext_clEnqueueGenerateMipmapIMG(void * command_queue, voi
 
 static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real, void *clt_ra, void * command_queue, void * src_image, void * dst_image, uint32_t mipmap_filter_mode, void * array_region, void * mip_region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueGenerateMipmapIMG + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueGenerateMipmapIMG); return CL_INVALID_OPERATION_; }
@@ -4788,9 +4870,10 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueGenerateMipmapIMG + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -4836,7 +4919,7 @@ CLT_EXPORT void * CLT_CALL clEnqueueMapBuffer(void * command_queue, void * buffe
 
 static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, void * command_queue, void * buffer, uint32_t blocking_map, uint64_t map_flags, size_t offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
     if (th && th->in_fn == CLT_FN_clEnqueueMapBuffer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMapBuffer); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -4859,9 +4942,10 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMapBuffer + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event__c, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret != NULL && event__c)
@@ -4908,7 +4992,7 @@ CLT_EXPORT void * CLT_CALL clEnqueueMapImage(void * command_queue, void * image,
 
 static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void * command_queue, void * image, uint32_t blocking_map, uint64_t map_flags, void * origin, void * region, void * image_row_pitch, void * image_slice_pitch, uint32_t num_events_in_wait_list, void * event_wait_list, void * event, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
     if (th && th->in_fn == CLT_FN_clEnqueueMapImage + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMapImage); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -4931,9 +5015,10 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMapImage + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event__c, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret != NULL && event__c)
@@ -4982,7 +5067,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueMarker(void * command_queue, void * event)
 
 static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * command_queue, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMarker + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMarker); return CL_INVALID_OPERATION_; }
@@ -5004,9 +5089,10 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMarker + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -5045,7 +5131,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueMarkerWithWaitList(void * command_queue, ui
 
 static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t real, void *clt_ra, void * command_queue, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMarkerWithWaitList + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMarkerWithWaitList); return CL_INVALID_OPERATION_; }
@@ -5067,9 +5153,10 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMarkerWithWaitList + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -5110,7 +5197,7 @@ static int32_t CLT_CALL ext_clEnqueueMemAdviseINTEL(void * command_queue, void *
 
 static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void *clt_ra, void * command_queue, void * ptr, size_t size, uint32_t advice, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMemAdviseINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMemAdviseINTEL); return CL_INVALID_OPERATION_; }
@@ -5132,9 +5219,10 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemAdviseINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -5178,7 +5266,7 @@ static int32_t CLT_CALL ext_clEnqueueMemFillINTEL(void * command_queue, void * d
 
 static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt_ra, void * command_queue, void * dst_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMemFillINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMemFillINTEL); return CL_INVALID_OPERATION_; }
@@ -5200,9 +5288,10 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemFillINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -5247,7 +5336,7 @@ static int32_t CLT_CALL ext_clEnqueueMemcpyINTEL(void * command_queue, uint32_t 
 
 static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_ra, void * command_queue, uint32_t blocking, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMemcpyINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMemcpyINTEL); return CL_INVALID_OPERATION_; }
@@ -5269,9 +5358,10 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemcpyINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -5316,7 +5406,7 @@ static int32_t CLT_CALL ext_clEnqueueMemsetINTEL(void * command_queue, void * ds
 
 static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_ra, void * command_queue, void * dst_ptr, int32_t value, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMemsetINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMemsetINTEL); return CL_INVALID_OPERATION_; }
@@ -5338,9 +5428,10 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemsetINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -5384,7 +5475,7 @@ static int32_t CLT_CALL ext_clEnqueueMigrateMemINTEL(void * command_queue, void 
 
 static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, void *clt_ra, void * command_queue, void * ptr, size_t size, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMigrateMemINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMigrateMemINTEL); return CL_INVALID_OPERATION_; }
@@ -5406,9 +5497,10 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -5452,7 +5544,7 @@ static int32_t CLT_CALL ext_clEnqueueMigrateMemObjectEXT(void * command_queue, u
 
 static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t real, void *clt_ra, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMigrateMemObjectEXT + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMigrateMemObjectEXT); return CL_INVALID_OPERATION_; }
@@ -5474,9 +5566,10 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemObjectEXT + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -5520,7 +5613,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueMigrateMemObjects(void * command_queue, uin
 
 static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real, void *clt_ra, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMigrateMemObjects + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMigrateMemObjects); return CL_INVALID_OPERATION_; }
@@ -5542,9 +5635,10 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemObjects + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -5617,9 +5711,10 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueNDRangeKernel + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue__c, kernel__c, work_dim__c, global_work_offset__c, global_work_size__c, local_work_size__c, num_events_in_wait_list__c, event_wait_list__c, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     clt_post_clEnqueueNDRangeKernel(&h, &ret, command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
@@ -5666,7 +5761,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueNativeKernel(void * command_queue, void * u
 
 static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt_ra, void * command_queue, void * user_func, void * args, size_t cb_args, uint32_t num_mem_objects, void * mem_list, void * args_mem_loc, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueNativeKernel + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueNativeKernel); return CL_INVALID_OPERATION_; }
@@ -5688,9 +5783,10 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueNativeKernel + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -5737,7 +5833,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueReadBuffer(void * command_queue, void * buf
 
 static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra, void * command_queue, void * buffer, uint32_t blocking_read, size_t offset, size_t size, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReadBuffer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReadBuffer); return CL_INVALID_OPERATION_; }
@@ -5759,9 +5855,10 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadBuffer + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -5807,7 +5904,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueReadBufferRect(void * command_queue, void *
 
 static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void *clt_ra, void * command_queue, void * buffer, uint32_t blocking_read, void * buffer_origin, void * host_origin, void * region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReadBufferRect + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReadBufferRect); return CL_INVALID_OPERATION_; }
@@ -5829,9 +5926,10 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadBufferRect + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -5882,7 +5980,7 @@ static int32_t CLT_CALL ext_clEnqueueReadHostPipeINTEL(void * command_queue, voi
 
 static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real, void *clt_ra, void * command_queue, void * program, void * pipe_symbol, uint32_t blocking_read, void * ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReadHostPipeINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReadHostPipeINTEL); return CL_INVALID_OPERATION_; }
@@ -5904,9 +6002,10 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadHostPipeINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -5952,7 +6051,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueReadImage(void * command_queue, void * imag
 
 static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, void * command_queue, void * image, uint32_t blocking_read, void * origin, void * region, size_t row_pitch, size_t slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReadImage + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReadImage); return CL_INVALID_OPERATION_; }
@@ -5974,9 +6073,10 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadImage + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -6024,7 +6124,7 @@ static int32_t CLT_CALL ext_clEnqueueReleaseD3D10ObjectsKHR(void * command_queue
 
 static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseD3D10ObjectsKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseD3D10ObjectsKHR); return CL_INVALID_OPERATION_; }
@@ -6046,9 +6146,10 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseD3D10ObjectsKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -6091,7 +6192,7 @@ static int32_t CLT_CALL ext_clEnqueueReleaseD3D11ObjectsKHR(void * command_queue
 
 static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseD3D11ObjectsKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseD3D11ObjectsKHR); return CL_INVALID_OPERATION_; }
@@ -6113,9 +6214,10 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseD3D11ObjectsKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -6158,7 +6260,7 @@ static int32_t CLT_CALL ext_clEnqueueReleaseDX9MediaSurfacesKHR(void * command_q
 
 static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaSurfacesKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR); return CL_INVALID_OPERATION_; }
@@ -6180,9 +6282,10 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -6225,7 +6328,7 @@ static int32_t CLT_CALL ext_clEnqueueReleaseDX9ObjectsINTEL(void * command_queue
 
 static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINTEL_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseDX9ObjectsINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseDX9ObjectsINTEL); return CL_INVALID_OPERATION_; }
@@ -6247,9 +6350,10 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseDX9ObjectsINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -6292,7 +6396,7 @@ static int32_t CLT_CALL ext_clEnqueueReleaseEGLObjectsKHR(void * command_queue, 
 
 static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseEGLObjectsKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseEGLObjectsKHR); return CL_INVALID_OPERATION_; }
@@ -6314,9 +6418,10 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseEGLObjectsKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -6359,7 +6464,7 @@ static int32_t CLT_CALL ext_clEnqueueReleaseExternalMemObjectsKHR(void * command
 
 static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExternalMemObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseExternalMemObjectsKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseExternalMemObjectsKHR); return CL_INVALID_OPERATION_; }
@@ -6381,9 +6486,10 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseExternalMemObjectsKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -6426,7 +6532,7 @@ static int32_t CLT_CALL ext_clEnqueueReleaseGLObjects(void * command_queue, uint
 
 static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseGLObjects + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseGLObjects); return CL_INVALID_OPERATION_; }
@@ -6448,9 +6554,10 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseGLObjects + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -6493,7 +6600,7 @@ static int32_t CLT_CALL ext_clEnqueueReleaseGrallocObjectsIMG(void * command_que
 
 static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObjectsIMG_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseGrallocObjectsIMG + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseGrallocObjectsIMG); return CL_INVALID_OPERATION_; }
@@ -6515,9 +6622,10 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseGrallocObjectsIMG + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -6560,7 +6668,7 @@ static int32_t CLT_CALL ext_clEnqueueReleaseVA_APIMediaSurfacesINTEL(void * comm
 
 static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_APIMediaSurfacesINTEL_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL); return CL_INVALID_OPERATION_; }
@@ -6582,9 +6690,10 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -6627,7 +6736,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMFree(void * command_queue, uint32_t num_
 
 static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * pfn_free_func, void * user_data, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMFree + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMFree); return CL_INVALID_OPERATION_; }
@@ -6649,9 +6758,10 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMFree + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -6696,7 +6806,7 @@ static int32_t CLT_CALL ext_clEnqueueSVMFreeARM(void * command_queue, uint32_t n
 
 static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * pfn_free_func, void * user_data, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMFreeARM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMFreeARM); return CL_INVALID_OPERATION_; }
@@ -6718,9 +6828,10 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMFreeARM + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -6765,7 +6876,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMap(void * command_queue, uint32_t block
 
 static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * command_queue, uint32_t blocking_map, uint64_t flags, void * svm_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMMap + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMMap); return CL_INVALID_OPERATION_; }
@@ -6787,9 +6898,10 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMap + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -6834,7 +6946,7 @@ static int32_t CLT_CALL ext_clEnqueueSVMMapARM(void * command_queue, uint32_t bl
 
 static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, void * command_queue, uint32_t blocking_map, uint64_t flags, void * svm_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMMapARM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMMapARM); return CL_INVALID_OPERATION_; }
@@ -6856,9 +6968,10 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMapARM + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -6903,7 +7016,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMemFill(void * command_queue, void * svm
 
 static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra, void * command_queue, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMMemFill + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMMemFill); return CL_INVALID_OPERATION_; }
@@ -6925,9 +7038,10 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemFill + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -6972,7 +7086,7 @@ static int32_t CLT_CALL ext_clEnqueueSVMMemFillARM(void * command_queue, void * 
 
 static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *clt_ra, void * command_queue, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMMemFillARM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMMemFillARM); return CL_INVALID_OPERATION_; }
@@ -6994,9 +7108,10 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemFillARM + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -7041,7 +7156,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMemcpy(void * command_queue, uint32_t bl
 
 static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, void * command_queue, uint32_t blocking_copy, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMMemcpy + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMMemcpy); return CL_INVALID_OPERATION_; }
@@ -7063,9 +7178,10 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemcpy + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -7110,7 +7226,7 @@ static int32_t CLT_CALL ext_clEnqueueSVMMemcpyARM(void * command_queue, uint32_t
 
 static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt_ra, void * command_queue, uint32_t blocking_copy, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMMemcpyARM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMMemcpyARM); return CL_INVALID_OPERATION_; }
@@ -7132,9 +7248,10 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemcpyARM + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -7179,7 +7296,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMigrateMem(void * command_queue, uint32_
 
 static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *clt_ra, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * sizes, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMMigrateMem + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMMigrateMem); return CL_INVALID_OPERATION_; }
@@ -7201,9 +7318,10 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMigrateMem + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -7248,7 +7366,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMUnmap(void * command_queue, void * svm_p
 
 static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, void * command_queue, void * svm_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMUnmap + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMUnmap); return CL_INVALID_OPERATION_; }
@@ -7270,9 +7388,10 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMUnmap + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -7314,7 +7433,7 @@ static int32_t CLT_CALL ext_clEnqueueSVMUnmapARM(void * command_queue, void * sv
 
 static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_ra, void * command_queue, void * svm_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMUnmapARM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMUnmapARM); return CL_INVALID_OPERATION_; }
@@ -7336,9 +7455,10 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMUnmapARM + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -7380,7 +7500,7 @@ static int32_t CLT_CALL ext_clEnqueueSignalSemaphoresKHR(void * command_queue, u
 
 static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t real, void *clt_ra, void * command_queue, uint32_t num_sema_objects, void * sema_objects, void * sema_payload_list, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSignalSemaphoresKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSignalSemaphoresKHR); return CL_INVALID_OPERATION_; }
@@ -7402,9 +7522,10 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSignalSemaphoresKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -7448,7 +7569,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueTask(void * command_queue, void * kernel, u
 
 static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * command_queue, void * kernel, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueTask + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueTask); return CL_INVALID_OPERATION_; }
@@ -7470,9 +7591,10 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueTask + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, kernel, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -7514,7 +7636,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueUnmapMemObject(void * command_queue, void *
 
 static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void *clt_ra, void * command_queue, void * memobj, void * mapped_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueUnmapMemObject + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueUnmapMemObject); return CL_INVALID_OPERATION_; }
@@ -7536,9 +7658,10 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueUnmapMemObject + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -7581,7 +7704,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueWaitForEvents(void * command_queue, uint32_
 
 static int32_t clEnqueueWaitForEvents_rec(clEnqueueWaitForEvents_t real, void * command_queue, uint32_t num_events, void * event_list)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_events, event_list);
     if (th && th->in_fn == CLT_FN_clEnqueueWaitForEvents + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueWaitForEvents); return CL_INVALID_OPERATION_; }
@@ -7594,9 +7717,10 @@ static int32_t clEnqueueWaitForEvents_rec(clEnqueueWaitForEvents_t real, void * 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWaitForEvents + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_events, event_list);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -7632,7 +7756,7 @@ static int32_t CLT_CALL ext_clEnqueueWaitSemaphoresKHR(void * command_queue, uin
 
 static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real, void *clt_ra, void * command_queue, uint32_t num_sema_objects, void * sema_objects, void * sema_payload_list, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueWaitSemaphoresKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueWaitSemaphoresKHR); return CL_INVALID_OPERATION_; }
@@ -7654,9 +7778,10 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWaitSemaphoresKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -7700,7 +7825,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueWriteBuffer(void * command_queue, void * bu
 
 static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_ra, void * command_queue, void * buffer, uint32_t blocking_write, size_t offset, size_t size, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueWriteBuffer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueWriteBuffer); return CL_INVALID_OPERATION_; }
@@ -7722,9 +7847,10 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteBuffer + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -7770,7 +7896,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueWriteBufferRect(void * command_queue, void 
 
 static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, void *clt_ra, void * command_queue, void * buffer, uint32_t blocking_write, void * buffer_origin, void * host_origin, void * region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueWriteBufferRect + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueWriteBufferRect); return CL_INVALID_OPERATION_; }
@@ -7792,9 +7918,10 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteBufferRect + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -7845,7 +7972,7 @@ static int32_t CLT_CALL ext_clEnqueueWriteHostPipeINTEL(void * command_queue, vo
 
 static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t real, void *clt_ra, void * command_queue, void * program, void * pipe_symbol, uint32_t blocking_write, void * ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueWriteHostPipeINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueWriteHostPipeINTEL); return CL_INVALID_OPERATION_; }
@@ -7867,9 +7994,10 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteHostPipeINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -7915,7 +8043,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueWriteImage(void * command_queue, void * ima
 
 static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra, void * command_queue, void * image, uint32_t blocking_write, void * origin, void * region, size_t input_row_pitch, size_t input_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueWriteImage + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueWriteImage); return CL_INVALID_OPERATION_; }
@@ -7937,9 +8065,10 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteImage + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (th && ret == 0 && event__c)
@@ -7987,7 +8116,7 @@ static int32_t CLT_CALL ext_clFinalizeCommandBufferKHR(void * command_buffer)
 
 static int32_t clFinalizeCommandBufferKHR_rec(clFinalizeCommandBufferKHR_t real, void * command_buffer)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_buffer);
     if (th && th->in_fn == CLT_FN_clFinalizeCommandBufferKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clFinalizeCommandBufferKHR); return CL_INVALID_OPERATION_; }
@@ -8000,9 +8129,10 @@ static int32_t clFinalizeCommandBufferKHR_rec(clFinalizeCommandBufferKHR_t real,
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clFinalizeCommandBufferKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -8036,7 +8166,7 @@ CLT_EXPORT int32_t CLT_CALL clFinish(void * command_queue)
 
 static int32_t clFinish_rec(clFinish_t real, void * command_queue)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue);
     if (th && th->in_fn == CLT_FN_clFinish + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clFinish); return CL_INVALID_OPERATION_; }
@@ -8049,9 +8179,10 @@ static int32_t clFinish_rec(clFinish_t real, void * command_queue)
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clFinish + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -8085,7 +8216,7 @@ CLT_EXPORT int32_t CLT_CALL clFlush(void * command_queue)
 
 static int32_t clFlush_rec(clFlush_t real, void * command_queue)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue);
     if (th && th->in_fn == CLT_FN_clFlush + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clFlush); return CL_INVALID_OPERATION_; }
@@ -8098,9 +8229,10 @@ static int32_t clFlush_rec(clFlush_t real, void * command_queue)
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clFlush + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -8134,7 +8266,7 @@ static int32_t CLT_CALL ext_clGetAcceleratorInfoINTEL(void * accelerator, uint32
 
 static int32_t clGetAcceleratorInfoINTEL_rec(clGetAcceleratorInfoINTEL_t real, void * accelerator, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(accelerator, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetAcceleratorInfoINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetAcceleratorInfoINTEL); return CL_INVALID_OPERATION_; }
@@ -8147,9 +8279,10 @@ static int32_t clGetAcceleratorInfoINTEL_rec(clGetAcceleratorInfoINTEL_t real, v
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetAcceleratorInfoINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(accelerator, param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -8187,7 +8320,7 @@ static int32_t CLT_CALL ext_clGetCommandBufferInfoKHR(void * command_buffer, uin
 
 static int32_t clGetCommandBufferInfoKHR_rec(clGetCommandBufferInfoKHR_t real, void * command_buffer, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_buffer, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetCommandBufferInfoKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetCommandBufferInfoKHR); return CL_INVALID_OPERATION_; }
@@ -8200,9 +8333,10 @@ static int32_t clGetCommandBufferInfoKHR_rec(clGetCommandBufferInfoKHR_t real, v
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetCommandBufferInfoKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -8257,9 +8391,10 @@ static int32_t clGetCommandQueueInfo_rec(clGetCommandQueueInfo_t real, void * co
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetCommandQueueInfo + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue__c, param_name__c, param_value_size__c, param_value__c, param_value_size_ret__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     clt_post_clGetCommandQueueInfo(&h, &ret, command_queue, param_name, param_value_size, param_value, param_value_size_ret);
@@ -8298,7 +8433,7 @@ CLT_EXPORT int32_t CLT_CALL clGetContextInfo(void * context, uint32_t param_name
 
 static int32_t clGetContextInfo_rec(clGetContextInfo_t real, void * context, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetContextInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetContextInfo); return CL_INVALID_OPERATION_; }
@@ -8311,9 +8446,10 @@ static int32_t clGetContextInfo_rec(clGetContextInfo_t real, void * context, uin
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetContextInfo + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -8351,7 +8487,7 @@ CLT_EXPORT int32_t CLT_CALL clGetDeviceAndHostTimer(void * device, void * device
 
 static int32_t clGetDeviceAndHostTimer_rec(clGetDeviceAndHostTimer_t real, void * device, void * device_timestamp, void * host_timestamp)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(device, device_timestamp, host_timestamp);
     if (th && th->in_fn == CLT_FN_clGetDeviceAndHostTimer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceAndHostTimer); return CL_INVALID_OPERATION_; }
@@ -8364,9 +8500,10 @@ static int32_t clGetDeviceAndHostTimer_rec(clGetDeviceAndHostTimer_t real, void 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceAndHostTimer + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(device, device_timestamp, host_timestamp);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -8402,7 +8539,7 @@ CLT_EXPORT int32_t CLT_CALL clGetDeviceIDs(void * platform, uint64_t device_type
 
 static int32_t clGetDeviceIDs_rec(clGetDeviceIDs_t real, void * platform, uint64_t device_type, uint32_t num_entries, void * devices, void * num_devices)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(platform, device_type, num_entries, devices, num_devices);
     if (th && th->in_fn == CLT_FN_clGetDeviceIDs + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceIDs); return CL_INVALID_OPERATION_; }
@@ -8415,9 +8552,10 @@ static int32_t clGetDeviceIDs_rec(clGetDeviceIDs_t real, void * platform, uint64
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceIDs + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(platform, device_type, num_entries, devices, num_devices);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -8455,7 +8593,7 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromD3D10KHR(void * platform, uint32_t
 
 static int32_t clGetDeviceIDsFromD3D10KHR_rec(clGetDeviceIDsFromD3D10KHR_t real, void * platform, uint32_t d3d_device_source, void * d3d_object, uint32_t d3d_device_set, uint32_t num_entries, void * devices, void * num_devices)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
     if (th && th->in_fn == CLT_FN_clGetDeviceIDsFromD3D10KHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceIDsFromD3D10KHR); return CL_INVALID_OPERATION_; }
@@ -8468,9 +8606,10 @@ static int32_t clGetDeviceIDsFromD3D10KHR_rec(clGetDeviceIDsFromD3D10KHR_t real,
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceIDsFromD3D10KHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -8510,7 +8649,7 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromD3D11KHR(void * platform, uint32_t
 
 static int32_t clGetDeviceIDsFromD3D11KHR_rec(clGetDeviceIDsFromD3D11KHR_t real, void * platform, uint32_t d3d_device_source, void * d3d_object, uint32_t d3d_device_set, uint32_t num_entries, void * devices, void * num_devices)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
     if (th && th->in_fn == CLT_FN_clGetDeviceIDsFromD3D11KHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceIDsFromD3D11KHR); return CL_INVALID_OPERATION_; }
@@ -8523,9 +8662,10 @@ static int32_t clGetDeviceIDsFromD3D11KHR_rec(clGetDeviceIDsFromD3D11KHR_t real,
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceIDsFromD3D11KHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -8565,7 +8705,7 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromDX9INTEL(void * platform, uint32_t
 
 static int32_t clGetDeviceIDsFromDX9INTEL_rec(clGetDeviceIDsFromDX9INTEL_t real, void * platform, uint32_t dx9_device_source, void * dx9_object, uint32_t dx9_device_set, uint32_t num_entries, void * devices, void * num_devices)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(platform, dx9_device_source, dx9_object, dx9_device_set, num_entries, devices, num_devices);
     if (th && th->in_fn == CLT_FN_clGetDeviceIDsFromDX9INTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceIDsFromDX9INTEL); return CL_INVALID_OPERATION_; }
@@ -8578,9 +8718,10 @@ static int32_t clGetDeviceIDsFromDX9INTEL_rec(clGetDeviceIDsFromDX9INTEL_t real,
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceIDsFromDX9INTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(platform, dx9_device_source, dx9_object, dx9_device_set, num_entries, devices, num_devices);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -8620,7 +8761,7 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromDX9MediaAdapterKHR(void * platform
 
 static int32_t clGetDeviceIDsFromDX9MediaAdapterKHR_rec(clGetDeviceIDsFromDX9MediaAdapterKHR_t real, void * platform, uint32_t num_media_adapters, void * media_adapter_type, void * media_adapters, uint32_t media_adapter_set, uint32_t num_entries, void * devices, void * num_devices)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(platform, num_media_adapters, media_adapter_type, media_adapters, media_adapter_set, num_entries, devices, num_devices);
     if (th && th->in_fn == CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR); return CL_INVALID_OPERATION_; }
@@ -8633,9 +8774,10 @@ static int32_t clGetDeviceIDsFromDX9MediaAdapterKHR_rec(clGetDeviceIDsFromDX9Med
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(platform, num_media_adapters, media_adapter_type, media_adapters, media_adapter_set, num_entries, devices, num_devices);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -8676,7 +8818,7 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromVA_APIMediaAdapterINTEL(void * pla
 
 static int32_t clGetDeviceIDsFromVA_APIMediaAdapterINTEL_rec(clGetDeviceIDsFromVA_APIMediaAdapterINTEL_t real, void * platform, uint32_t media_adapter_type, void * media_adapter, uint32_t media_adapter_set, uint32_t num_entries, void * devices, void * num_devices)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(platform, media_adapter_type, media_adapter, media_adapter_set, num_entries, devices, num_devices);
     if (th && th->in_fn == CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL); return CL_INVALID_OPERATION_; }
@@ -8689,9 +8831,10 @@ static int32_t clGetDeviceIDsFromVA_APIMediaAdapterINTEL_rec(clGetDeviceIDsFromV
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(platform, media_adapter_type, media_adapter, media_adapter_set, num_entries, devices, num_devices);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -8731,7 +8874,7 @@ static int32_t CLT_CALL ext_clGetDeviceImageInfoQCOM(void * device, size_t image
 
 static int32_t clGetDeviceImageInfoQCOM_rec(clGetDeviceImageInfoQCOM_t real, void * device, size_t image_width, size_t image_height, void * image_format, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(device, image_width, image_height, image_format, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetDeviceImageInfoQCOM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceImageInfoQCOM); return CL_INVALID_OPERATION_; }
@@ -8744,9 +8887,10 @@ static int32_t clGetDeviceImageInfoQCOM_rec(clGetDeviceImageInfoQCOM_t real, voi
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceImageInfoQCOM + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(device, image_width, image_height, image_format, param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -8787,7 +8931,7 @@ CLT_EXPORT int32_t CLT_CALL clGetDeviceInfo(void * device, uint32_t param_name, 
 
 static int32_t clGetDeviceInfo_rec(clGetDeviceInfo_t real, void * device, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(device, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetDeviceInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceInfo); return CL_INVALID_OPERATION_; }
@@ -8800,9 +8944,10 @@ static int32_t clGetDeviceInfo_rec(clGetDeviceInfo_t real, void * device, uint32
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceInfo + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(device, param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -8840,7 +8985,7 @@ CLT_EXPORT int32_t CLT_CALL clGetEventInfo(void * event, uint32_t param_name, si
 
 static int32_t clGetEventInfo_rec(clGetEventInfo_t real, void * event, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(event, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetEventInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetEventInfo); return CL_INVALID_OPERATION_; }
@@ -8853,9 +8998,10 @@ static int32_t clGetEventInfo_rec(clGetEventInfo_t real, void * event, uint32_t 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetEventInfo + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(event, param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -8910,9 +9056,10 @@ static int32_t clGetEventProfilingInfo_rec(clGetEventProfilingInfo_t real, void 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetEventProfilingInfo + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(event__c, param_name__c, param_value_size__c, param_value__c, param_value_size_ret__c);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     clt_post_clGetEventProfilingInfo(&h, &ret, event, param_name, param_value_size, param_value, param_value_size_ret);
@@ -8951,7 +9098,7 @@ CLT_EXPORT void * CLT_CALL clGetExtensionFunctionAddress(void * func_name)
 
 static void * clGetExtensionFunctionAddress_rec(clGetExtensionFunctionAddress_t real, void * func_name)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return clt_ext_wrap(func_name, real(func_name));
     if (th && th->in_fn == CLT_FN_clGetExtensionFunctionAddress + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetExtensionFunctionAddress); return NULL; }
@@ -8964,9 +9111,10 @@ static void * clGetExtensionFunctionAddress_rec(clGetExtensionFunctionAddress_t 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetExtensionFunctionAddress + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(func_name);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     ret = clt_ext_wrap(func_name, ret);
@@ -8998,7 +9146,7 @@ CLT_EXPORT void * CLT_CALL clGetExtensionFunctionAddressForPlatform(void * platf
 
 static void * clGetExtensionFunctionAddressForPlatform_rec(clGetExtensionFunctionAddressForPlatform_t real, void * platform, void * func_name)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return clt_ext_wrap(func_name, real(platform, func_name));
     if (th && th->in_fn == CLT_FN_clGetExtensionFunctionAddressForPlatform + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetExtensionFunctionAddressForPlatform); return NULL; }
@@ -9011,9 +9159,10 @@ static void * clGetExtensionFunctionAddressForPlatform_rec(clGetExtensionFunctio
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetExtensionFunctionAddressForPlatform + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(platform, func_name);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     ret = clt_ext_wrap(func_name, ret);
@@ -9046,7 +9195,7 @@ static int32_t CLT_CALL ext_clGetGLContextInfoKHR(void * properties, uint32_t pa
 
 static int32_t clGetGLContextInfoKHR_rec(clGetGLContextInfoKHR_t real, void * properties, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(properties, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetGLContextInfoKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetGLContextInfoKHR); return CL_INVALID_OPERATION_; }
@@ -9059,9 +9208,10 @@ static int32_t clGetGLContextInfoKHR_rec(clGetGLContextInfoKHR_t real, void * pr
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetGLContextInfoKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(properties, param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -9099,7 +9249,7 @@ static int32_t CLT_CALL ext_clGetGLObjectInfo(void * memobj, void * gl_object_ty
 
 static int32_t clGetGLObjectInfo_rec(clGetGLObjectInfo_t real, void * memobj, void * gl_object_type, void * gl_object_name)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(memobj, gl_object_type, gl_object_name);
     if (th && th->in_fn == CLT_FN_clGetGLObjectInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetGLObjectInfo); return CL_INVALID_OPERATION_; }
@@ -9112,9 +9262,10 @@ static int32_t clGetGLObjectInfo_rec(clGetGLObjectInfo_t real, void * memobj, vo
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetGLObjectInfo + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(memobj, gl_object_type, gl_object_name);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -9150,7 +9301,7 @@ static int32_t CLT_CALL ext_clGetGLTextureInfo(void * memobj, uint32_t param_nam
 
 static int32_t clGetGLTextureInfo_rec(clGetGLTextureInfo_t real, void * memobj, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetGLTextureInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetGLTextureInfo); return CL_INVALID_OPERATION_; }
@@ -9163,9 +9314,10 @@ static int32_t clGetGLTextureInfo_rec(clGetGLTextureInfo_t real, void * memobj, 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetGLTextureInfo + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -9203,7 +9355,7 @@ CLT_EXPORT int32_t CLT_CALL clGetHostTimer(void * device, void * host_timestamp)
 
 static int32_t clGetHostTimer_rec(clGetHostTimer_t real, void * device, void * host_timestamp)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(device, host_timestamp);
     if (th && th->in_fn == CLT_FN_clGetHostTimer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetHostTimer); return CL_INVALID_OPERATION_; }
@@ -9216,9 +9368,10 @@ static int32_t clGetHostTimer_rec(clGetHostTimer_t real, void * device, void * h
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetHostTimer + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(device, host_timestamp);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -9253,7 +9406,7 @@ static int32_t CLT_CALL ext_clGetICDLoaderInfoOCLICD(uint32_t param_name, size_t
 
 static int32_t clGetICDLoaderInfoOCLICD_rec(clGetICDLoaderInfoOCLICD_t real, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetICDLoaderInfoOCLICD + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetICDLoaderInfoOCLICD); return CL_INVALID_OPERATION_; }
@@ -9266,9 +9419,10 @@ static int32_t clGetICDLoaderInfoOCLICD_rec(clGetICDLoaderInfoOCLICD_t real, uin
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetICDLoaderInfoOCLICD + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -9305,7 +9459,7 @@ CLT_EXPORT int32_t CLT_CALL clGetImageInfo(void * image, uint32_t param_name, si
 
 static int32_t clGetImageInfo_rec(clGetImageInfo_t real, void * image, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(image, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetImageInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetImageInfo); return CL_INVALID_OPERATION_; }
@@ -9318,9 +9472,10 @@ static int32_t clGetImageInfo_rec(clGetImageInfo_t real, void * image, uint32_t 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetImageInfo + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(image, param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -9358,7 +9513,7 @@ static int32_t CLT_CALL ext_clGetImageRequirementsInfoEXT(void * context, void *
 
 static int32_t clGetImageRequirementsInfoEXT_rec(clGetImageRequirementsInfoEXT_t real, void * context, void * properties, uint64_t flags, void * image_format, void * image_desc, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, properties, flags, image_format, image_desc, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetImageRequirementsInfoEXT + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetImageRequirementsInfoEXT); return CL_INVALID_OPERATION_; }
@@ -9371,9 +9526,10 @@ static int32_t clGetImageRequirementsInfoEXT_rec(clGetImageRequirementsInfoEXT_t
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetImageRequirementsInfoEXT + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, properties, flags, image_format, image_desc, param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -9415,7 +9571,7 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelArgInfo(void * kernel, uint32_t arg_index
 
 static int32_t clGetKernelArgInfo_rec(clGetKernelArgInfo_t real, void * kernel, uint32_t arg_index, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(kernel, arg_index, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetKernelArgInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetKernelArgInfo); return CL_INVALID_OPERATION_; }
@@ -9428,9 +9584,10 @@ static int32_t clGetKernelArgInfo_rec(clGetKernelArgInfo_t real, void * kernel, 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetKernelArgInfo + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, arg_index, param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -9469,7 +9626,7 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelInfo(void * kernel, uint32_t param_name, 
 
 static int32_t clGetKernelInfo_rec(clGetKernelInfo_t real, void * kernel, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(kernel, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetKernelInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetKernelInfo); return CL_INVALID_OPERATION_; }
@@ -9482,9 +9639,10 @@ static int32_t clGetKernelInfo_rec(clGetKernelInfo_t real, void * kernel, uint32
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetKernelInfo + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -9522,7 +9680,7 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelSubGroupInfo(void * kernel, void * device
 
 static int32_t clGetKernelSubGroupInfo_rec(clGetKernelSubGroupInfo_t real, void * kernel, void * device, uint32_t param_name, size_t input_value_size, void * input_value, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetKernelSubGroupInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetKernelSubGroupInfo); return CL_INVALID_OPERATION_; }
@@ -9535,9 +9693,10 @@ static int32_t clGetKernelSubGroupInfo_rec(clGetKernelSubGroupInfo_t real, void 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetKernelSubGroupInfo + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -9578,7 +9737,7 @@ static int32_t CLT_CALL ext_clGetKernelSubGroupInfoKHR(void * in_kernel, void * 
 
 static int32_t clGetKernelSubGroupInfoKHR_rec(clGetKernelSubGroupInfoKHR_t real, void * in_kernel, void * in_device, uint32_t param_name, size_t input_value_size, void * input_value, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(in_kernel, in_device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetKernelSubGroupInfoKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetKernelSubGroupInfoKHR); return CL_INVALID_OPERATION_; }
@@ -9591,9 +9750,10 @@ static int32_t clGetKernelSubGroupInfoKHR_rec(clGetKernelSubGroupInfoKHR_t real,
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetKernelSubGroupInfoKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(in_kernel, in_device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -9634,7 +9794,7 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelSuggestedLocalWorkSize(void * command_que
 
 static int32_t clGetKernelSuggestedLocalWorkSize_rec(clGetKernelSuggestedLocalWorkSize_t real, void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * suggested_local_work_size)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
     if (th && th->in_fn == CLT_FN_clGetKernelSuggestedLocalWorkSize + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetKernelSuggestedLocalWorkSize); return CL_INVALID_OPERATION_; }
@@ -9647,9 +9807,10 @@ static int32_t clGetKernelSuggestedLocalWorkSize_rec(clGetKernelSuggestedLocalWo
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetKernelSuggestedLocalWorkSize + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -9688,7 +9849,7 @@ static int32_t CLT_CALL ext_clGetKernelSuggestedLocalWorkSizeKHR(void * command_
 
 static int32_t clGetKernelSuggestedLocalWorkSizeKHR_rec(clGetKernelSuggestedLocalWorkSizeKHR_t real, void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * suggested_local_work_size)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
     if (th && th->in_fn == CLT_FN_clGetKernelSuggestedLocalWorkSizeKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetKernelSuggestedLocalWorkSizeKHR); return CL_INVALID_OPERATION_; }
@@ -9701,9 +9862,10 @@ static int32_t clGetKernelSuggestedLocalWorkSizeKHR_rec(clGetKernelSuggestedLoca
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetKernelSuggestedLocalWorkSizeKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -9742,7 +9904,7 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelWorkGroupInfo(void * kernel, void * devic
 
 static int32_t clGetKernelWorkGroupInfo_rec(clGetKernelWorkGroupInfo_t real, void * kernel, void * device, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetKernelWorkGroupInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetKernelWorkGroupInfo); return CL_INVALID_OPERATION_; }
@@ -9755,9 +9917,10 @@ static int32_t clGetKernelWorkGroupInfo_rec(clGetKernelWorkGroupInfo_t real, voi
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetKernelWorkGroupInfo + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -9796,7 +9959,7 @@ static int32_t CLT_CALL ext_clGetLayerInfo(uint32_t param_name, size_t param_val
 
 static int32_t clGetLayerInfo_rec(clGetLayerInfo_t real, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetLayerInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetLayerInfo); return CL_INVALID_OPERATION_; }
@@ -9809,9 +9972,10 @@ static int32_t clGetLayerInfo_rec(clGetLayerInfo_t real, uint32_t param_name, si
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetLayerInfo + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -9848,7 +10012,7 @@ static int32_t CLT_CALL ext_clGetMemAllocInfoINTEL(void * context, void * ptr, u
 
 static int32_t clGetMemAllocInfoINTEL_rec(clGetMemAllocInfoINTEL_t real, void * context, void * ptr, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, ptr, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetMemAllocInfoINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetMemAllocInfoINTEL); return CL_INVALID_OPERATION_; }
@@ -9861,9 +10025,10 @@ static int32_t clGetMemAllocInfoINTEL_rec(clGetMemAllocInfoINTEL_t real, void * 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetMemAllocInfoINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, ptr, param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -9902,7 +10067,7 @@ CLT_EXPORT int32_t CLT_CALL clGetMemObjectInfo(void * memobj, uint32_t param_nam
 
 static int32_t clGetMemObjectInfo_rec(clGetMemObjectInfo_t real, void * memobj, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetMemObjectInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetMemObjectInfo); return CL_INVALID_OPERATION_; }
@@ -9915,9 +10080,10 @@ static int32_t clGetMemObjectInfo_rec(clGetMemObjectInfo_t real, void * memobj, 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetMemObjectInfo + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -9955,7 +10121,7 @@ static int32_t CLT_CALL ext_clGetMutableCommandInfoKHR(void * command, uint32_t 
 
 static int32_t clGetMutableCommandInfoKHR_rec(clGetMutableCommandInfoKHR_t real, void * command, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetMutableCommandInfoKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetMutableCommandInfoKHR); return CL_INVALID_OPERATION_; }
@@ -9968,9 +10134,10 @@ static int32_t clGetMutableCommandInfoKHR_rec(clGetMutableCommandInfoKHR_t real,
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetMutableCommandInfoKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command, param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -10008,7 +10175,7 @@ CLT_EXPORT int32_t CLT_CALL clGetPipeInfo(void * pipe, uint32_t param_name, size
 
 static int32_t clGetPipeInfo_rec(clGetPipeInfo_t real, void * pipe, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(pipe, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetPipeInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetPipeInfo); return CL_INVALID_OPERATION_; }
@@ -10021,9 +10188,10 @@ static int32_t clGetPipeInfo_rec(clGetPipeInfo_t real, void * pipe, uint32_t par
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetPipeInfo + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(pipe, param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -10061,7 +10229,7 @@ CLT_EXPORT int32_t CLT_CALL clGetPlatformIDs(uint32_t num_entries, void * platfo
 
 static int32_t clGetPlatformIDs_rec(clGetPlatformIDs_t real, uint32_t num_entries, void * platforms, void * num_platforms)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(num_entries, platforms, num_platforms);
     if (th && th->in_fn == CLT_FN_clGetPlatformIDs + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetPlatformIDs); return CL_INVALID_OPERATION_; }
@@ -10074,9 +10242,10 @@ static int32_t clGetPlatformIDs_rec(clGetPlatformIDs_t real, uint32_t num_entrie
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetPlatformIDs + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(num_entries, platforms, num_platforms);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -10112,7 +10281,7 @@ CLT_EXPORT int32_t CLT_CALL clGetPlatformInfo(void * platform, uint32_t param_na
 
 static int32_t clGetPlatformInfo_rec(clGetPlatformInfo_t real, void * platform, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(platform, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetPlatformInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetPlatformInfo); return CL_INVALID_OPERATION_; }
@@ -10125,9 +10294,10 @@ static int32_t clGetPlatformInfo_rec(clGetPlatformInfo_t real, void * platform, 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetPlatformInfo + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(platform, param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -10165,7 +10335,7 @@ CLT_EXPORT int32_t CLT_CALL clGetProgramBuildInfo(void * program, void * device,
 
 static int32_t clGetProgramBuildInfo_rec(clGetProgramBuildInfo_t real, void * program, void * device, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(program, device, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetProgramBuildInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetProgramBuildInfo); return CL_INVALID_OPERATION_; }
@@ -10178,9 +10348,10 @@ static int32_t clGetProgramBuildInfo_rec(clGetProgramBuildInfo_t real, void * pr
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetProgramBuildInfo + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(program, device, param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -10219,7 +10390,7 @@ CLT_EXPORT int32_t CLT_CALL clGetProgramInfo(void * program, uint32_t param_name
 
 static int32_t clGetProgramInfo_rec(clGetProgramInfo_t real, void * program, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(program, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetProgramInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetProgramInfo); return CL_INVALID_OPERATION_; }
@@ -10232,9 +10403,10 @@ static int32_t clGetProgramInfo_rec(clGetProgramInfo_t real, void * program, uin
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetProgramInfo + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(program, param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -10272,7 +10444,7 @@ static int32_t CLT_CALL ext_clGetSVMPointerInfoKHR(void * context, void * device
 
 static int32_t clGetSVMPointerInfoKHR_rec(clGetSVMPointerInfoKHR_t real, void * context, void * device, void * ptr, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, device, ptr, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetSVMPointerInfoKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSVMPointerInfoKHR); return CL_INVALID_OPERATION_; }
@@ -10285,9 +10457,10 @@ static int32_t clGetSVMPointerInfoKHR_rec(clGetSVMPointerInfoKHR_t real, void * 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetSVMPointerInfoKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, device, ptr, param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -10327,7 +10500,7 @@ static int32_t CLT_CALL ext_clGetSVMSuggestedTypeIndexKHR(void * context, uint64
 
 static int32_t clGetSVMSuggestedTypeIndexKHR_rec(clGetSVMSuggestedTypeIndexKHR_t real, void * context, uint64_t required_capabilities, uint64_t desired_capabilities, void * properties, size_t size, void * suggested_svm_type_index)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, required_capabilities, desired_capabilities, properties, size, suggested_svm_type_index);
     if (th && th->in_fn == CLT_FN_clGetSVMSuggestedTypeIndexKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSVMSuggestedTypeIndexKHR); return CL_INVALID_OPERATION_; }
@@ -10340,9 +10513,10 @@ static int32_t clGetSVMSuggestedTypeIndexKHR_rec(clGetSVMSuggestedTypeIndexKHR_t
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetSVMSuggestedTypeIndexKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, required_capabilities, desired_capabilities, properties, size, suggested_svm_type_index);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -10381,7 +10555,7 @@ CLT_EXPORT int32_t CLT_CALL clGetSamplerInfo(void * sampler, uint32_t param_name
 
 static int32_t clGetSamplerInfo_rec(clGetSamplerInfo_t real, void * sampler, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(sampler, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetSamplerInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSamplerInfo); return CL_INVALID_OPERATION_; }
@@ -10394,9 +10568,10 @@ static int32_t clGetSamplerInfo_rec(clGetSamplerInfo_t real, void * sampler, uin
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetSamplerInfo + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(sampler, param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -10434,7 +10609,7 @@ static int32_t CLT_CALL ext_clGetSemaphoreHandleForTypeKHR(void * sema_object, v
 
 static int32_t clGetSemaphoreHandleForTypeKHR_rec(clGetSemaphoreHandleForTypeKHR_t real, void * sema_object, void * device, uint32_t handle_type, size_t handle_size, void * handle_ptr, void * handle_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(sema_object, device, handle_type, handle_size, handle_ptr, handle_size_ret);
     if (th && th->in_fn == CLT_FN_clGetSemaphoreHandleForTypeKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSemaphoreHandleForTypeKHR); return CL_INVALID_OPERATION_; }
@@ -10447,9 +10622,10 @@ static int32_t clGetSemaphoreHandleForTypeKHR_rec(clGetSemaphoreHandleForTypeKHR
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetSemaphoreHandleForTypeKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(sema_object, device, handle_type, handle_size, handle_ptr, handle_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -10488,7 +10664,7 @@ static int32_t CLT_CALL ext_clGetSemaphoreInfoKHR(void * sema_object, uint32_t p
 
 static int32_t clGetSemaphoreInfoKHR_rec(clGetSemaphoreInfoKHR_t real, void * sema_object, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(sema_object, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetSemaphoreInfoKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSemaphoreInfoKHR); return CL_INVALID_OPERATION_; }
@@ -10501,9 +10677,10 @@ static int32_t clGetSemaphoreInfoKHR_rec(clGetSemaphoreInfoKHR_t real, void * se
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetSemaphoreInfoKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(sema_object, param_name, param_value_size, param_value, param_value_size_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -10541,7 +10718,7 @@ static int32_t CLT_CALL ext_clGetSupportedD3D10TextureFormatsINTEL(void * contex
 
 static int32_t clGetSupportedD3D10TextureFormatsINTEL_rec(clGetSupportedD3D10TextureFormatsINTEL_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t num_entries, void * d3d10_formats, void * num_texture_formats)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, image_type, num_entries, d3d10_formats, num_texture_formats);
     if (th && th->in_fn == CLT_FN_clGetSupportedD3D10TextureFormatsINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSupportedD3D10TextureFormatsINTEL); return CL_INVALID_OPERATION_; }
@@ -10554,9 +10731,10 @@ static int32_t clGetSupportedD3D10TextureFormatsINTEL_rec(clGetSupportedD3D10Tex
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetSupportedD3D10TextureFormatsINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, flags, image_type, num_entries, d3d10_formats, num_texture_formats);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -10595,7 +10773,7 @@ static int32_t CLT_CALL ext_clGetSupportedD3D11TextureFormatsINTEL(void * contex
 
 static int32_t clGetSupportedD3D11TextureFormatsINTEL_rec(clGetSupportedD3D11TextureFormatsINTEL_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t plane, uint32_t num_entries, void * d3d11_formats, void * num_texture_formats)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, image_type, plane, num_entries, d3d11_formats, num_texture_formats);
     if (th && th->in_fn == CLT_FN_clGetSupportedD3D11TextureFormatsINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSupportedD3D11TextureFormatsINTEL); return CL_INVALID_OPERATION_; }
@@ -10608,9 +10786,10 @@ static int32_t clGetSupportedD3D11TextureFormatsINTEL_rec(clGetSupportedD3D11Tex
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetSupportedD3D11TextureFormatsINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, flags, image_type, plane, num_entries, d3d11_formats, num_texture_formats);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -10650,7 +10829,7 @@ static int32_t CLT_CALL ext_clGetSupportedDX9MediaSurfaceFormatsINTEL(void * con
 
 static int32_t clGetSupportedDX9MediaSurfaceFormatsINTEL_rec(clGetSupportedDX9MediaSurfaceFormatsINTEL_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t plane, uint32_t num_entries, void * dx9_formats, void * num_surface_formats)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, image_type, plane, num_entries, dx9_formats, num_surface_formats);
     if (th && th->in_fn == CLT_FN_clGetSupportedDX9MediaSurfaceFormatsINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSupportedDX9MediaSurfaceFormatsINTEL); return CL_INVALID_OPERATION_; }
@@ -10663,9 +10842,10 @@ static int32_t clGetSupportedDX9MediaSurfaceFormatsINTEL_rec(clGetSupportedDX9Me
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetSupportedDX9MediaSurfaceFormatsINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, flags, image_type, plane, num_entries, dx9_formats, num_surface_formats);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -10705,7 +10885,7 @@ static int32_t CLT_CALL ext_clGetSupportedGLTextureFormatsINTEL(void * context, 
 
 static int32_t clGetSupportedGLTextureFormatsINTEL_rec(clGetSupportedGLTextureFormatsINTEL_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t num_entries, void * gl_formats, void * num_texture_formats)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, image_type, num_entries, gl_formats, num_texture_formats);
     if (th && th->in_fn == CLT_FN_clGetSupportedGLTextureFormatsINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSupportedGLTextureFormatsINTEL); return CL_INVALID_OPERATION_; }
@@ -10718,9 +10898,10 @@ static int32_t clGetSupportedGLTextureFormatsINTEL_rec(clGetSupportedGLTextureFo
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetSupportedGLTextureFormatsINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, flags, image_type, num_entries, gl_formats, num_texture_formats);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -10759,7 +10940,7 @@ CLT_EXPORT int32_t CLT_CALL clGetSupportedImageFormats(void * context, uint64_t 
 
 static int32_t clGetSupportedImageFormats_rec(clGetSupportedImageFormats_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t num_entries, void * image_formats, void * num_image_formats)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, image_type, num_entries, image_formats, num_image_formats);
     if (th && th->in_fn == CLT_FN_clGetSupportedImageFormats + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSupportedImageFormats); return CL_INVALID_OPERATION_; }
@@ -10772,9 +10953,10 @@ static int32_t clGetSupportedImageFormats_rec(clGetSupportedImageFormats_t real,
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetSupportedImageFormats + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, flags, image_type, num_entries, image_formats, num_image_formats);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -10813,7 +10995,7 @@ static int32_t CLT_CALL ext_clGetSupportedVA_APIMediaSurfaceFormatsINTEL(void * 
 
 static int32_t clGetSupportedVA_APIMediaSurfaceFormatsINTEL_rec(clGetSupportedVA_APIMediaSurfaceFormatsINTEL_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t plane, uint32_t num_entries, void * va_api_formats, void * num_surface_formats)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, image_type, plane, num_entries, va_api_formats, num_surface_formats);
     if (th && th->in_fn == CLT_FN_clGetSupportedVA_APIMediaSurfaceFormatsINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSupportedVA_APIMediaSurfaceFormatsINTEL); return CL_INVALID_OPERATION_; }
@@ -10826,9 +11008,10 @@ static int32_t clGetSupportedVA_APIMediaSurfaceFormatsINTEL_rec(clGetSupportedVA
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetSupportedVA_APIMediaSurfaceFormatsINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, flags, image_type, plane, num_entries, va_api_formats, num_surface_formats);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -10868,7 +11051,7 @@ static void * CLT_CALL ext_clHostMemAllocINTEL(void * context, void * properties
 
 static void * clHostMemAllocINTEL_rec(clHostMemAllocINTEL_t real, void * context, void * properties, size_t size, uint32_t alignment, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, properties, size, alignment, errcode_ret);
     if (th && th->in_fn == CLT_FN_clHostMemAllocINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clHostMemAllocINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -10882,9 +11065,10 @@ static void * clHostMemAllocINTEL_rec(clHostMemAllocINTEL_t real, void * context
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clHostMemAllocINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, properties, size, alignment, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -10922,7 +11106,7 @@ static void * CLT_CALL ext_clIcdGetFunctionAddressForPlatformKHR(void * platform
 
 static void * clIcdGetFunctionAddressForPlatformKHR_rec(clIcdGetFunctionAddressForPlatformKHR_t real, void * platform, void * func_name)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(platform, func_name);
     if (th && th->in_fn == CLT_FN_clIcdGetFunctionAddressForPlatformKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clIcdGetFunctionAddressForPlatformKHR); return NULL; }
@@ -10935,9 +11119,10 @@ static void * clIcdGetFunctionAddressForPlatformKHR_rec(clIcdGetFunctionAddressF
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clIcdGetFunctionAddressForPlatformKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(platform, func_name);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -10969,7 +11154,7 @@ static int32_t CLT_CALL ext_clIcdGetPlatformIDsKHR(uint32_t num_entries, void * 
 
 static int32_t clIcdGetPlatformIDsKHR_rec(clIcdGetPlatformIDsKHR_t real, uint32_t num_entries, void * platforms, void * num_platforms)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(num_entries, platforms, num_platforms);
     if (th && th->in_fn == CLT_FN_clIcdGetPlatformIDsKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clIcdGetPlatformIDsKHR); return CL_INVALID_OPERATION_; }
@@ -10982,9 +11167,10 @@ static int32_t clIcdGetPlatformIDsKHR_rec(clIcdGetPlatformIDsKHR_t real, uint32_
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clIcdGetPlatformIDsKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(num_entries, platforms, num_platforms);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -11020,7 +11206,7 @@ static int32_t CLT_CALL ext_clIcdSetPlatformDispatchDataKHR(void * platform, voi
 
 static int32_t clIcdSetPlatformDispatchDataKHR_rec(clIcdSetPlatformDispatchDataKHR_t real, void * platform, void * dispatch_data)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(platform, dispatch_data);
     if (th && th->in_fn == CLT_FN_clIcdSetPlatformDispatchDataKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clIcdSetPlatformDispatchDataKHR); return CL_INVALID_OPERATION_; }
@@ -11033,9 +11219,10 @@ static int32_t clIcdSetPlatformDispatchDataKHR_rec(clIcdSetPlatformDispatchDataK
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clIcdSetPlatformDispatchDataKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(platform, dispatch_data);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -11070,7 +11257,7 @@ static void * CLT_CALL ext_clImportMemoryARM(void * context, uint64_t flags, voi
 
 static void * clImportMemoryARM_rec(clImportMemoryARM_t real, void * context, uint64_t flags, void * properties, void * memory, size_t size, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, properties, memory, size, errcode_ret);
     if (th && th->in_fn == CLT_FN_clImportMemoryARM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clImportMemoryARM); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -11084,9 +11271,10 @@ static void * clImportMemoryARM_rec(clImportMemoryARM_t real, void * context, ui
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clImportMemoryARM + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, properties, memory, size, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -11125,7 +11313,7 @@ static int32_t CLT_CALL ext_clInitLayer(uint32_t num_entries, void * target_disp
 
 static int32_t clInitLayer_rec(clInitLayer_t real, uint32_t num_entries, void * target_dispatch, void * num_entries_ret, void * layer_dispatch_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret);
     if (th && th->in_fn == CLT_FN_clInitLayer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clInitLayer); return CL_INVALID_OPERATION_; }
@@ -11138,9 +11326,10 @@ static int32_t clInitLayer_rec(clInitLayer_t real, uint32_t num_entries, void * 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clInitLayer + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -11177,7 +11366,7 @@ static int32_t CLT_CALL ext_clInitLayerWithProperties(uint32_t num_entries, void
 
 static int32_t clInitLayerWithProperties_rec(clInitLayerWithProperties_t real, uint32_t num_entries, void * target_dispatch, void * num_entries_ret, void * layer_dispatch_ret, void * properties)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret, properties);
     if (th && th->in_fn == CLT_FN_clInitLayerWithProperties + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clInitLayerWithProperties); return CL_INVALID_OPERATION_; }
@@ -11190,9 +11379,10 @@ static int32_t clInitLayerWithProperties_rec(clInitLayerWithProperties_t real, u
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clInitLayerWithProperties + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret, properties);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -11230,7 +11420,7 @@ CLT_EXPORT void * CLT_CALL clLinkProgram(void * context, uint32_t num_devices, v
 
 static void * clLinkProgram_rec(clLinkProgram_t real, void * context, uint32_t num_devices, void * device_list, void * options, uint32_t num_input_programs, void * input_programs, void * pfn_notify, void * user_data, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
     if (th && th->in_fn == CLT_FN_clLinkProgram + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clLinkProgram); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -11244,9 +11434,10 @@ static void * clLinkProgram_rec(clLinkProgram_t real, void * context, uint32_t n
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clLinkProgram + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -11288,7 +11479,7 @@ static void CLT_CALL ext_clLogMessagesToStderrAPPLE(void * errstr, void * privat
 
 static void clLogMessagesToStderrAPPLE_rec(clLogMessagesToStderrAPPLE_t real, void * errstr, void * private_info, size_t cb, void * user_data)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) { real(errstr, private_info, cb, user_data); return; }
     if (th && th->in_fn == CLT_FN_clLogMessagesToStderrAPPLE + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clLogMessagesToStderrAPPLE); return; }
@@ -11301,9 +11492,10 @@ static void clLogMessagesToStderrAPPLE_rec(clLogMessagesToStderrAPPLE_t real, vo
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clLogMessagesToStderrAPPLE + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     real(errstr, private_info, cb, user_data);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -11337,7 +11529,7 @@ static void CLT_CALL ext_clLogMessagesToStdoutAPPLE(void * errstr, void * privat
 
 static void clLogMessagesToStdoutAPPLE_rec(clLogMessagesToStdoutAPPLE_t real, void * errstr, void * private_info, size_t cb, void * user_data)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) { real(errstr, private_info, cb, user_data); return; }
     if (th && th->in_fn == CLT_FN_clLogMessagesToStdoutAPPLE + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clLogMessagesToStdoutAPPLE); return; }
@@ -11350,9 +11542,10 @@ static void clLogMessagesToStdoutAPPLE_rec(clLogMessagesToStdoutAPPLE_t real, vo
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clLogMessagesToStdoutAPPLE + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     real(errstr, private_info, cb, user_data);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -11386,7 +11579,7 @@ static void CLT_CALL ext_clLogMessagesToSystemLogAPPLE(void * errstr, void * pri
 
 static void clLogMessagesToSystemLogAPPLE_rec(clLogMessagesToSystemLogAPPLE_t real, void * errstr, void * private_info, size_t cb, void * user_data)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) { real(errstr, private_info, cb, user_data); return; }
     if (th && th->in_fn == CLT_FN_clLogMessagesToSystemLogAPPLE + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clLogMessagesToSystemLogAPPLE); return; }
@@ -11399,9 +11592,10 @@ static void clLogMessagesToSystemLogAPPLE_rec(clLogMessagesToSystemLogAPPLE_t re
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clLogMessagesToSystemLogAPPLE + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     real(errstr, private_info, cb, user_data);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -11435,7 +11629,7 @@ static int32_t CLT_CALL ext_clMemBlockingFreeINTEL(void * context, void * ptr)
 
 static int32_t clMemBlockingFreeINTEL_rec(clMemBlockingFreeINTEL_t real, void * context, void * ptr)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, ptr);
     if (th && th->in_fn == CLT_FN_clMemBlockingFreeINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clMemBlockingFreeINTEL); return CL_INVALID_OPERATION_; }
@@ -11448,9 +11642,10 @@ static int32_t clMemBlockingFreeINTEL_rec(clMemBlockingFreeINTEL_t real, void * 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clMemBlockingFreeINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, ptr);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -11485,7 +11680,7 @@ static int32_t CLT_CALL ext_clMemFreeINTEL(void * context, void * ptr)
 
 static int32_t clMemFreeINTEL_rec(clMemFreeINTEL_t real, void * context, void * ptr)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, ptr);
     if (th && th->in_fn == CLT_FN_clMemFreeINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clMemFreeINTEL); return CL_INVALID_OPERATION_; }
@@ -11498,9 +11693,10 @@ static int32_t clMemFreeINTEL_rec(clMemFreeINTEL_t real, void * context, void * 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clMemFreeINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, ptr);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -11535,7 +11731,7 @@ static int32_t CLT_CALL ext_clReImportSemaphoreSyncFdKHR(void * sema_object, voi
 
 static int32_t clReImportSemaphoreSyncFdKHR_rec(clReImportSemaphoreSyncFdKHR_t real, void * sema_object, void * reimport_props, int fd)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(sema_object, reimport_props, fd);
     if (th && th->in_fn == CLT_FN_clReImportSemaphoreSyncFdKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReImportSemaphoreSyncFdKHR); return CL_INVALID_OPERATION_; }
@@ -11548,9 +11744,10 @@ static int32_t clReImportSemaphoreSyncFdKHR_rec(clReImportSemaphoreSyncFdKHR_t r
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReImportSemaphoreSyncFdKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(sema_object, reimport_props, fd);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -11586,7 +11783,7 @@ static int32_t CLT_CALL ext_clReleaseAcceleratorINTEL(void * accelerator)
 
 static int32_t clReleaseAcceleratorINTEL_rec(clReleaseAcceleratorINTEL_t real, void * accelerator)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(accelerator);
     if (th && th->in_fn == CLT_FN_clReleaseAcceleratorINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseAcceleratorINTEL); return CL_INVALID_OPERATION_; }
@@ -11599,9 +11796,10 @@ static int32_t clReleaseAcceleratorINTEL_rec(clReleaseAcceleratorINTEL_t real, v
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseAcceleratorINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(accelerator);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -11635,7 +11833,7 @@ static int32_t CLT_CALL ext_clReleaseCommandBufferKHR(void * command_buffer)
 
 static int32_t clReleaseCommandBufferKHR_rec(clReleaseCommandBufferKHR_t real, void * command_buffer)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_buffer);
     if (th && th->in_fn == CLT_FN_clReleaseCommandBufferKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseCommandBufferKHR); return CL_INVALID_OPERATION_; }
@@ -11648,9 +11846,10 @@ static int32_t clReleaseCommandBufferKHR_rec(clReleaseCommandBufferKHR_t real, v
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseCommandBufferKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -11684,7 +11883,7 @@ CLT_EXPORT int32_t CLT_CALL clReleaseCommandQueue(void * command_queue)
 
 static int32_t clReleaseCommandQueue_rec(clReleaseCommandQueue_t real, void * command_queue)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue);
     if (th && th->in_fn == CLT_FN_clReleaseCommandQueue + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseCommandQueue); return CL_INVALID_OPERATION_; }
@@ -11697,9 +11896,10 @@ static int32_t clReleaseCommandQueue_rec(clReleaseCommandQueue_t real, void * co
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseCommandQueue + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -11733,7 +11933,7 @@ CLT_EXPORT int32_t CLT_CALL clReleaseContext(void * context)
 
 static int32_t clReleaseContext_rec(clReleaseContext_t real, void * context)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context);
     if (th && th->in_fn == CLT_FN_clReleaseContext + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseContext); return CL_INVALID_OPERATION_; }
@@ -11746,9 +11946,10 @@ static int32_t clReleaseContext_rec(clReleaseContext_t real, void * context)
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseContext + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -11782,7 +11983,7 @@ CLT_EXPORT int32_t CLT_CALL clReleaseDevice(void * device)
 
 static int32_t clReleaseDevice_rec(clReleaseDevice_t real, void * device)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(device);
     if (th && th->in_fn == CLT_FN_clReleaseDevice + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseDevice); return CL_INVALID_OPERATION_; }
@@ -11795,9 +11996,10 @@ static int32_t clReleaseDevice_rec(clReleaseDevice_t real, void * device)
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseDevice + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(device);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -11831,7 +12033,7 @@ static int32_t CLT_CALL ext_clReleaseDeviceEXT(void * device)
 
 static int32_t clReleaseDeviceEXT_rec(clReleaseDeviceEXT_t real, void * device)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(device);
     if (th && th->in_fn == CLT_FN_clReleaseDeviceEXT + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseDeviceEXT); return CL_INVALID_OPERATION_; }
@@ -11844,9 +12046,10 @@ static int32_t clReleaseDeviceEXT_rec(clReleaseDeviceEXT_t real, void * device)
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseDeviceEXT + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(device);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -11880,7 +12083,7 @@ CLT_EXPORT int32_t CLT_CALL clReleaseEvent(void * event)
 
 static int32_t clReleaseEvent_rec(clReleaseEvent_t real, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(event);
     if (th && th->in_fn == CLT_FN_clReleaseEvent + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseEvent); return CL_INVALID_OPERATION_; }
@@ -11893,9 +12096,10 @@ static int32_t clReleaseEvent_rec(clReleaseEvent_t real, void * event)
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseEvent + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(event);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -11929,7 +12133,7 @@ CLT_EXPORT int32_t CLT_CALL clReleaseKernel(void * kernel)
 
 static int32_t clReleaseKernel_rec(clReleaseKernel_t real, void * kernel)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(kernel);
     if (th && th->in_fn == CLT_FN_clReleaseKernel + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseKernel); return CL_INVALID_OPERATION_; }
@@ -11942,9 +12146,10 @@ static int32_t clReleaseKernel_rec(clReleaseKernel_t real, void * kernel)
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseKernel + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -11978,7 +12183,7 @@ CLT_EXPORT int32_t CLT_CALL clReleaseMemObject(void * memobj)
 
 static int32_t clReleaseMemObject_rec(clReleaseMemObject_t real, void * memobj)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(memobj);
     if (th && th->in_fn == CLT_FN_clReleaseMemObject + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseMemObject); return CL_INVALID_OPERATION_; }
@@ -11991,9 +12196,10 @@ static int32_t clReleaseMemObject_rec(clReleaseMemObject_t real, void * memobj)
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseMemObject + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(memobj);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -12027,7 +12233,7 @@ CLT_EXPORT int32_t CLT_CALL clReleaseProgram(void * program)
 
 static int32_t clReleaseProgram_rec(clReleaseProgram_t real, void * program)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(program);
     if (th && th->in_fn == CLT_FN_clReleaseProgram + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseProgram); return CL_INVALID_OPERATION_; }
@@ -12040,9 +12246,10 @@ static int32_t clReleaseProgram_rec(clReleaseProgram_t real, void * program)
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseProgram + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(program);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -12076,7 +12283,7 @@ CLT_EXPORT int32_t CLT_CALL clReleaseSampler(void * sampler)
 
 static int32_t clReleaseSampler_rec(clReleaseSampler_t real, void * sampler)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(sampler);
     if (th && th->in_fn == CLT_FN_clReleaseSampler + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseSampler); return CL_INVALID_OPERATION_; }
@@ -12089,9 +12296,10 @@ static int32_t clReleaseSampler_rec(clReleaseSampler_t real, void * sampler)
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseSampler + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(sampler);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -12125,7 +12333,7 @@ static int32_t CLT_CALL ext_clReleaseSemaphoreKHR(void * sema_object)
 
 static int32_t clReleaseSemaphoreKHR_rec(clReleaseSemaphoreKHR_t real, void * sema_object)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(sema_object);
     if (th && th->in_fn == CLT_FN_clReleaseSemaphoreKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseSemaphoreKHR); return CL_INVALID_OPERATION_; }
@@ -12138,9 +12346,10 @@ static int32_t clReleaseSemaphoreKHR_rec(clReleaseSemaphoreKHR_t real, void * se
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseSemaphoreKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(sema_object);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -12174,7 +12383,7 @@ static void * CLT_CALL ext_clRemapCommandBufferKHR(void * command_buffer, uint32
 
 static void * clRemapCommandBufferKHR_rec(clRemapCommandBufferKHR_t real, void * command_buffer, uint32_t automatic, uint32_t num_queues, void * queues, uint32_t num_handles, void * handles, void * handles_ret, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_buffer, automatic, num_queues, queues, num_handles, handles, handles_ret, errcode_ret);
     if (th && th->in_fn == CLT_FN_clRemapCommandBufferKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRemapCommandBufferKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -12188,9 +12397,10 @@ static void * clRemapCommandBufferKHR_rec(clRemapCommandBufferKHR_t real, void *
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRemapCommandBufferKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(command_buffer, automatic, num_queues, queues, num_handles, handles, handles_ret, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -12231,7 +12441,7 @@ static int32_t CLT_CALL ext_clRetainAcceleratorINTEL(void * accelerator)
 
 static int32_t clRetainAcceleratorINTEL_rec(clRetainAcceleratorINTEL_t real, void * accelerator)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(accelerator);
     if (th && th->in_fn == CLT_FN_clRetainAcceleratorINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainAcceleratorINTEL); return CL_INVALID_OPERATION_; }
@@ -12244,9 +12454,10 @@ static int32_t clRetainAcceleratorINTEL_rec(clRetainAcceleratorINTEL_t real, voi
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainAcceleratorINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(accelerator);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -12280,7 +12491,7 @@ static int32_t CLT_CALL ext_clRetainCommandBufferKHR(void * command_buffer)
 
 static int32_t clRetainCommandBufferKHR_rec(clRetainCommandBufferKHR_t real, void * command_buffer)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_buffer);
     if (th && th->in_fn == CLT_FN_clRetainCommandBufferKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainCommandBufferKHR); return CL_INVALID_OPERATION_; }
@@ -12293,9 +12504,10 @@ static int32_t clRetainCommandBufferKHR_rec(clRetainCommandBufferKHR_t real, voi
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainCommandBufferKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -12329,7 +12541,7 @@ CLT_EXPORT int32_t CLT_CALL clRetainCommandQueue(void * command_queue)
 
 static int32_t clRetainCommandQueue_rec(clRetainCommandQueue_t real, void * command_queue)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue);
     if (th && th->in_fn == CLT_FN_clRetainCommandQueue + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainCommandQueue); return CL_INVALID_OPERATION_; }
@@ -12342,9 +12554,10 @@ static int32_t clRetainCommandQueue_rec(clRetainCommandQueue_t real, void * comm
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainCommandQueue + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -12378,7 +12591,7 @@ CLT_EXPORT int32_t CLT_CALL clRetainContext(void * context)
 
 static int32_t clRetainContext_rec(clRetainContext_t real, void * context)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context);
     if (th && th->in_fn == CLT_FN_clRetainContext + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainContext); return CL_INVALID_OPERATION_; }
@@ -12391,9 +12604,10 @@ static int32_t clRetainContext_rec(clRetainContext_t real, void * context)
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainContext + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -12427,7 +12641,7 @@ CLT_EXPORT int32_t CLT_CALL clRetainDevice(void * device)
 
 static int32_t clRetainDevice_rec(clRetainDevice_t real, void * device)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(device);
     if (th && th->in_fn == CLT_FN_clRetainDevice + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainDevice); return CL_INVALID_OPERATION_; }
@@ -12440,9 +12654,10 @@ static int32_t clRetainDevice_rec(clRetainDevice_t real, void * device)
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainDevice + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(device);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -12476,7 +12691,7 @@ static int32_t CLT_CALL ext_clRetainDeviceEXT(void * device)
 
 static int32_t clRetainDeviceEXT_rec(clRetainDeviceEXT_t real, void * device)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(device);
     if (th && th->in_fn == CLT_FN_clRetainDeviceEXT + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainDeviceEXT); return CL_INVALID_OPERATION_; }
@@ -12489,9 +12704,10 @@ static int32_t clRetainDeviceEXT_rec(clRetainDeviceEXT_t real, void * device)
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainDeviceEXT + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(device);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -12525,7 +12741,7 @@ CLT_EXPORT int32_t CLT_CALL clRetainEvent(void * event)
 
 static int32_t clRetainEvent_rec(clRetainEvent_t real, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(event);
     if (th && th->in_fn == CLT_FN_clRetainEvent + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainEvent); return CL_INVALID_OPERATION_; }
@@ -12538,9 +12754,10 @@ static int32_t clRetainEvent_rec(clRetainEvent_t real, void * event)
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainEvent + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(event);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -12574,7 +12791,7 @@ CLT_EXPORT int32_t CLT_CALL clRetainKernel(void * kernel)
 
 static int32_t clRetainKernel_rec(clRetainKernel_t real, void * kernel)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(kernel);
     if (th && th->in_fn == CLT_FN_clRetainKernel + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainKernel); return CL_INVALID_OPERATION_; }
@@ -12587,9 +12804,10 @@ static int32_t clRetainKernel_rec(clRetainKernel_t real, void * kernel)
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainKernel + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -12623,7 +12841,7 @@ CLT_EXPORT int32_t CLT_CALL clRetainMemObject(void * memobj)
 
 static int32_t clRetainMemObject_rec(clRetainMemObject_t real, void * memobj)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(memobj);
     if (th && th->in_fn == CLT_FN_clRetainMemObject + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainMemObject); return CL_INVALID_OPERATION_; }
@@ -12636,9 +12854,10 @@ static int32_t clRetainMemObject_rec(clRetainMemObject_t real, void * memobj)
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainMemObject + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(memobj);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -12672,7 +12891,7 @@ CLT_EXPORT int32_t CLT_CALL clRetainProgram(void * program)
 
 static int32_t clRetainProgram_rec(clRetainProgram_t real, void * program)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(program);
     if (th && th->in_fn == CLT_FN_clRetainProgram + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainProgram); return CL_INVALID_OPERATION_; }
@@ -12685,9 +12904,10 @@ static int32_t clRetainProgram_rec(clRetainProgram_t real, void * program)
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainProgram + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(program);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -12721,7 +12941,7 @@ CLT_EXPORT int32_t CLT_CALL clRetainSampler(void * sampler)
 
 static int32_t clRetainSampler_rec(clRetainSampler_t real, void * sampler)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(sampler);
     if (th && th->in_fn == CLT_FN_clRetainSampler + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainSampler); return CL_INVALID_OPERATION_; }
@@ -12734,9 +12954,10 @@ static int32_t clRetainSampler_rec(clRetainSampler_t real, void * sampler)
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainSampler + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(sampler);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -12770,7 +12991,7 @@ static int32_t CLT_CALL ext_clRetainSemaphoreKHR(void * sema_object)
 
 static int32_t clRetainSemaphoreKHR_rec(clRetainSemaphoreKHR_t real, void * sema_object)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(sema_object);
     if (th && th->in_fn == CLT_FN_clRetainSemaphoreKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainSemaphoreKHR); return CL_INVALID_OPERATION_; }
@@ -12783,9 +13004,10 @@ static int32_t clRetainSemaphoreKHR_rec(clRetainSemaphoreKHR_t real, void * sema
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clRetainSemaphoreKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(sema_object);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -12819,7 +13041,7 @@ CLT_EXPORT void * CLT_CALL clSVMAlloc(void * context, uint64_t flags, size_t siz
 
 static void * clSVMAlloc_rec(clSVMAlloc_t real, void * context, uint64_t flags, size_t size, uint32_t alignment)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, size, alignment);
     if (th && th->in_fn == CLT_FN_clSVMAlloc + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSVMAlloc); return NULL; }
@@ -12832,9 +13054,10 @@ static void * clSVMAlloc_rec(clSVMAlloc_t real, void * context, uint64_t flags, 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSVMAlloc + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, size, alignment);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -12871,7 +13094,7 @@ static void * CLT_CALL ext_clSVMAllocARM(void * context, uint64_t flags, size_t 
 
 static void * clSVMAllocARM_rec(clSVMAllocARM_t real, void * context, uint64_t flags, size_t size, uint32_t alignment)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, flags, size, alignment);
     if (th && th->in_fn == CLT_FN_clSVMAllocARM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSVMAllocARM); return NULL; }
@@ -12884,9 +13107,10 @@ static void * clSVMAllocARM_rec(clSVMAllocARM_t real, void * context, uint64_t f
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSVMAllocARM + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, size, alignment);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -12923,7 +13147,7 @@ static void * CLT_CALL ext_clSVMAllocWithPropertiesKHR(void * context, void * pr
 
 static void * clSVMAllocWithPropertiesKHR_rec(clSVMAllocWithPropertiesKHR_t real, void * context, void * properties, uint32_t svm_type_index, size_t size, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, properties, svm_type_index, size, errcode_ret);
     if (th && th->in_fn == CLT_FN_clSVMAllocWithPropertiesKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSVMAllocWithPropertiesKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -12937,9 +13161,10 @@ static void * clSVMAllocWithPropertiesKHR_rec(clSVMAllocWithPropertiesKHR_t real
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSVMAllocWithPropertiesKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, properties, svm_type_index, size, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -12977,7 +13202,7 @@ CLT_EXPORT void CLT_CALL clSVMFree(void * context, void * svm_pointer)
 
 static void clSVMFree_rec(clSVMFree_t real, void * context, void * svm_pointer)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) { real(context, svm_pointer); return; }
     if (th && th->in_fn == CLT_FN_clSVMFree + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSVMFree); return; }
@@ -12990,9 +13215,10 @@ static void clSVMFree_rec(clSVMFree_t real, void * context, void * svm_pointer)
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSVMFree + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     real(context, svm_pointer);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13024,7 +13250,7 @@ static void CLT_CALL ext_clSVMFreeARM(void * context, void * svm_pointer)
 
 static void clSVMFreeARM_rec(clSVMFreeARM_t real, void * context, void * svm_pointer)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) { real(context, svm_pointer); return; }
     if (th && th->in_fn == CLT_FN_clSVMFreeARM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSVMFreeARM); return; }
@@ -13037,9 +13263,10 @@ static void clSVMFreeARM_rec(clSVMFreeARM_t real, void * context, void * svm_poi
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSVMFreeARM + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     real(context, svm_pointer);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13071,7 +13298,7 @@ static int32_t CLT_CALL ext_clSVMFreeWithPropertiesKHR(void * context, void * pr
 
 static int32_t clSVMFreeWithPropertiesKHR_rec(clSVMFreeWithPropertiesKHR_t real, void * context, void * properties, uint64_t flags, void * ptr)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, properties, flags, ptr);
     if (th && th->in_fn == CLT_FN_clSVMFreeWithPropertiesKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSVMFreeWithPropertiesKHR); return CL_INVALID_OPERATION_; }
@@ -13084,9 +13311,10 @@ static int32_t clSVMFreeWithPropertiesKHR_rec(clSVMFreeWithPropertiesKHR_t real,
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSVMFreeWithPropertiesKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, properties, flags, ptr);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13123,7 +13351,7 @@ CLT_EXPORT int32_t CLT_CALL clSetCommandQueueProperty(void * command_queue, uint
 
 static int32_t clSetCommandQueueProperty_rec(clSetCommandQueueProperty_t real, void * command_queue, uint64_t properties, uint32_t enable, void * old_properties)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_queue, properties, enable, old_properties);
     if (th && th->in_fn == CLT_FN_clSetCommandQueueProperty + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetCommandQueueProperty); return CL_INVALID_OPERATION_; }
@@ -13136,9 +13364,10 @@ static int32_t clSetCommandQueueProperty_rec(clSetCommandQueueProperty_t real, v
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetCommandQueueProperty + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, properties, enable, old_properties);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13175,7 +13404,7 @@ static int32_t CLT_CALL ext_clSetContentSizeBufferPoCL(void * buffer, void * con
 
 static int32_t clSetContentSizeBufferPoCL_rec(clSetContentSizeBufferPoCL_t real, void * buffer, void * content_size_buffer)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(buffer, content_size_buffer);
     if (th && th->in_fn == CLT_FN_clSetContentSizeBufferPoCL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetContentSizeBufferPoCL); return CL_INVALID_OPERATION_; }
@@ -13188,9 +13417,10 @@ static int32_t clSetContentSizeBufferPoCL_rec(clSetContentSizeBufferPoCL_t real,
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetContentSizeBufferPoCL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(buffer, content_size_buffer);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13225,7 +13455,7 @@ CLT_EXPORT int32_t CLT_CALL clSetContextDestructorCallback(void * context, void 
 
 static int32_t clSetContextDestructorCallback_rec(clSetContextDestructorCallback_t real, void * context, void * pfn_notify, void * user_data)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, pfn_notify, user_data);
     if (th && th->in_fn == CLT_FN_clSetContextDestructorCallback + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetContextDestructorCallback); return CL_INVALID_OPERATION_; }
@@ -13238,9 +13468,10 @@ static int32_t clSetContextDestructorCallback_rec(clSetContextDestructorCallback
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetContextDestructorCallback + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, pfn_notify, user_data);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13276,7 +13507,7 @@ CLT_EXPORT int32_t CLT_CALL clSetDefaultDeviceCommandQueue(void * context, void 
 
 static int32_t clSetDefaultDeviceCommandQueue_rec(clSetDefaultDeviceCommandQueue_t real, void * context, void * device, void * command_queue)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, device, command_queue);
     if (th && th->in_fn == CLT_FN_clSetDefaultDeviceCommandQueue + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetDefaultDeviceCommandQueue); return CL_INVALID_OPERATION_; }
@@ -13289,9 +13520,10 @@ static int32_t clSetDefaultDeviceCommandQueue_rec(clSetDefaultDeviceCommandQueue
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetDefaultDeviceCommandQueue + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, device, command_queue);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13327,7 +13559,7 @@ CLT_EXPORT int32_t CLT_CALL clSetEventCallback(void * event, int32_t command_exe
 
 static int32_t clSetEventCallback_rec(clSetEventCallback_t real, void * event, int32_t command_exec_callback_type, void * pfn_notify, void * user_data)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(event, command_exec_callback_type, pfn_notify, user_data);
     if (th && th->in_fn == CLT_FN_clSetEventCallback + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetEventCallback); return CL_INVALID_OPERATION_; }
@@ -13340,9 +13572,10 @@ static int32_t clSetEventCallback_rec(clSetEventCallback_t real, void * event, i
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetEventCallback + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(event, command_exec_callback_type, pfn_notify, user_data);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13379,7 +13612,7 @@ CLT_EXPORT int32_t CLT_CALL clSetKernelArg(void * kernel, uint32_t arg_index, si
 
 static int32_t clSetKernelArg_rec(clSetKernelArg_t real, void * kernel, uint32_t arg_index, size_t arg_size, void * arg_value)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(kernel, arg_index, arg_size, arg_value);
     if (th && th->in_fn == CLT_FN_clSetKernelArg + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetKernelArg); return CL_INVALID_OPERATION_; }
@@ -13392,9 +13625,10 @@ static int32_t clSetKernelArg_rec(clSetKernelArg_t real, void * kernel, uint32_t
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetKernelArg + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, arg_index, arg_size, arg_value);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13431,7 +13665,7 @@ static int32_t CLT_CALL ext_clSetKernelArgDevicePointerEXT(void * kernel, uint32
 
 static int32_t clSetKernelArgDevicePointerEXT_rec(clSetKernelArgDevicePointerEXT_t real, void * kernel, uint32_t arg_index, uint64_t arg_value)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(kernel, arg_index, arg_value);
     if (th && th->in_fn == CLT_FN_clSetKernelArgDevicePointerEXT + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetKernelArgDevicePointerEXT); return CL_INVALID_OPERATION_; }
@@ -13444,9 +13678,10 @@ static int32_t clSetKernelArgDevicePointerEXT_rec(clSetKernelArgDevicePointerEXT
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetKernelArgDevicePointerEXT + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, arg_index, arg_value);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13482,7 +13717,7 @@ static int32_t CLT_CALL ext_clSetKernelArgMemPointerINTEL(void * kernel, uint32_
 
 static int32_t clSetKernelArgMemPointerINTEL_rec(clSetKernelArgMemPointerINTEL_t real, void * kernel, uint32_t arg_index, void * arg_value)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(kernel, arg_index, arg_value);
     if (th && th->in_fn == CLT_FN_clSetKernelArgMemPointerINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetKernelArgMemPointerINTEL); return CL_INVALID_OPERATION_; }
@@ -13495,9 +13730,10 @@ static int32_t clSetKernelArgMemPointerINTEL_rec(clSetKernelArgMemPointerINTEL_t
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetKernelArgMemPointerINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, arg_index, arg_value);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13533,7 +13769,7 @@ CLT_EXPORT int32_t CLT_CALL clSetKernelArgSVMPointer(void * kernel, uint32_t arg
 
 static int32_t clSetKernelArgSVMPointer_rec(clSetKernelArgSVMPointer_t real, void * kernel, uint32_t arg_index, void * arg_value)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(kernel, arg_index, arg_value);
     if (th && th->in_fn == CLT_FN_clSetKernelArgSVMPointer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetKernelArgSVMPointer); return CL_INVALID_OPERATION_; }
@@ -13546,9 +13782,10 @@ static int32_t clSetKernelArgSVMPointer_rec(clSetKernelArgSVMPointer_t real, voi
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetKernelArgSVMPointer + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, arg_index, arg_value);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13584,7 +13821,7 @@ static int32_t CLT_CALL ext_clSetKernelArgSVMPointerARM(void * kernel, uint32_t 
 
 static int32_t clSetKernelArgSVMPointerARM_rec(clSetKernelArgSVMPointerARM_t real, void * kernel, uint32_t arg_index, void * arg_value)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(kernel, arg_index, arg_value);
     if (th && th->in_fn == CLT_FN_clSetKernelArgSVMPointerARM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetKernelArgSVMPointerARM); return CL_INVALID_OPERATION_; }
@@ -13597,9 +13834,10 @@ static int32_t clSetKernelArgSVMPointerARM_rec(clSetKernelArgSVMPointerARM_t rea
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetKernelArgSVMPointerARM + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, arg_index, arg_value);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13635,7 +13873,7 @@ CLT_EXPORT int32_t CLT_CALL clSetKernelExecInfo(void * kernel, uint32_t param_na
 
 static int32_t clSetKernelExecInfo_rec(clSetKernelExecInfo_t real, void * kernel, uint32_t param_name, size_t param_value_size, void * param_value)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(kernel, param_name, param_value_size, param_value);
     if (th && th->in_fn == CLT_FN_clSetKernelExecInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetKernelExecInfo); return CL_INVALID_OPERATION_; }
@@ -13648,9 +13886,10 @@ static int32_t clSetKernelExecInfo_rec(clSetKernelExecInfo_t real, void * kernel
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetKernelExecInfo + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, param_name, param_value_size, param_value);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13687,7 +13926,7 @@ static int32_t CLT_CALL ext_clSetKernelExecInfoARM(void * kernel, uint32_t param
 
 static int32_t clSetKernelExecInfoARM_rec(clSetKernelExecInfoARM_t real, void * kernel, uint32_t param_name, size_t param_value_size, void * param_value)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(kernel, param_name, param_value_size, param_value);
     if (th && th->in_fn == CLT_FN_clSetKernelExecInfoARM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetKernelExecInfoARM); return CL_INVALID_OPERATION_; }
@@ -13700,9 +13939,10 @@ static int32_t clSetKernelExecInfoARM_rec(clSetKernelExecInfoARM_t real, void * 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetKernelExecInfoARM + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, param_name, param_value_size, param_value);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13739,7 +13979,7 @@ static int32_t CLT_CALL ext_clSetMemObjectDestructorAPPLE(void * memobj, void * 
 
 static int32_t clSetMemObjectDestructorAPPLE_rec(clSetMemObjectDestructorAPPLE_t real, void * memobj, void * pfn_notify, void * user_data)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(memobj, pfn_notify, user_data);
     if (th && th->in_fn == CLT_FN_clSetMemObjectDestructorAPPLE + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetMemObjectDestructorAPPLE); return CL_INVALID_OPERATION_; }
@@ -13752,9 +13992,10 @@ static int32_t clSetMemObjectDestructorAPPLE_rec(clSetMemObjectDestructorAPPLE_t
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetMemObjectDestructorAPPLE + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(memobj, pfn_notify, user_data);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13790,7 +14031,7 @@ CLT_EXPORT int32_t CLT_CALL clSetMemObjectDestructorCallback(void * memobj, void
 
 static int32_t clSetMemObjectDestructorCallback_rec(clSetMemObjectDestructorCallback_t real, void * memobj, void * pfn_notify, void * user_data)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(memobj, pfn_notify, user_data);
     if (th && th->in_fn == CLT_FN_clSetMemObjectDestructorCallback + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetMemObjectDestructorCallback); return CL_INVALID_OPERATION_; }
@@ -13803,9 +14044,10 @@ static int32_t clSetMemObjectDestructorCallback_rec(clSetMemObjectDestructorCall
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetMemObjectDestructorCallback + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(memobj, pfn_notify, user_data);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13841,7 +14083,7 @@ static int32_t CLT_CALL ext_clSetPerfHintQCOM(void * context, uint32_t perf_hint
 
 static int32_t clSetPerfHintQCOM_rec(clSetPerfHintQCOM_t real, void * context, uint32_t perf_hint)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, perf_hint);
     if (th && th->in_fn == CLT_FN_clSetPerfHintQCOM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetPerfHintQCOM); return CL_INVALID_OPERATION_; }
@@ -13854,9 +14096,10 @@ static int32_t clSetPerfHintQCOM_rec(clSetPerfHintQCOM_t real, void * context, u
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetPerfHintQCOM + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, perf_hint);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13891,7 +14134,7 @@ CLT_EXPORT int32_t CLT_CALL clSetProgramReleaseCallback(void * program, void * p
 
 static int32_t clSetProgramReleaseCallback_rec(clSetProgramReleaseCallback_t real, void * program, void * pfn_notify, void * user_data)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(program, pfn_notify, user_data);
     if (th && th->in_fn == CLT_FN_clSetProgramReleaseCallback + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetProgramReleaseCallback); return CL_INVALID_OPERATION_; }
@@ -13904,9 +14147,10 @@ static int32_t clSetProgramReleaseCallback_rec(clSetProgramReleaseCallback_t rea
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetProgramReleaseCallback + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(program, pfn_notify, user_data);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13942,7 +14186,7 @@ CLT_EXPORT int32_t CLT_CALL clSetProgramSpecializationConstant(void * program, u
 
 static int32_t clSetProgramSpecializationConstant_rec(clSetProgramSpecializationConstant_t real, void * program, uint32_t spec_id, size_t spec_size, void * spec_value)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(program, spec_id, spec_size, spec_value);
     if (th && th->in_fn == CLT_FN_clSetProgramSpecializationConstant + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetProgramSpecializationConstant); return CL_INVALID_OPERATION_; }
@@ -13955,9 +14199,10 @@ static int32_t clSetProgramSpecializationConstant_rec(clSetProgramSpecialization
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetProgramSpecializationConstant + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(program, spec_id, spec_size, spec_value);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13994,7 +14239,7 @@ CLT_EXPORT int32_t CLT_CALL clSetUserEventStatus(void * event, int32_t execution
 
 static int32_t clSetUserEventStatus_rec(clSetUserEventStatus_t real, void * event, int32_t execution_status)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(event, execution_status);
     if (th && th->in_fn == CLT_FN_clSetUserEventStatus + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetUserEventStatus); return CL_INVALID_OPERATION_; }
@@ -14007,9 +14252,10 @@ static int32_t clSetUserEventStatus_rec(clSetUserEventStatus_t real, void * even
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSetUserEventStatus + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(event, execution_status);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -14044,7 +14290,7 @@ static void * CLT_CALL ext_clSharedMemAllocINTEL(void * context, void * device, 
 
 static void * clSharedMemAllocINTEL_rec(clSharedMemAllocINTEL_t real, void * context, void * device, void * properties, size_t size, uint32_t alignment, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context, device, properties, size, alignment, errcode_ret);
     if (th && th->in_fn == CLT_FN_clSharedMemAllocINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSharedMemAllocINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -14058,9 +14304,10 @@ static void * clSharedMemAllocINTEL_rec(clSharedMemAllocINTEL_t real, void * con
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clSharedMemAllocINTEL + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, device, properties, size, alignment, errcode_ret ? errcode_ret : &clt_err_local);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -14099,7 +14346,7 @@ static int32_t CLT_CALL ext_clTerminateContextKHR(void * context)
 
 static int32_t clTerminateContextKHR_rec(clTerminateContextKHR_t real, void * context)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(context);
     if (th && th->in_fn == CLT_FN_clTerminateContextKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clTerminateContextKHR); return CL_INVALID_OPERATION_; }
@@ -14112,9 +14359,10 @@ static int32_t clTerminateContextKHR_rec(clTerminateContextKHR_t real, void * co
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clTerminateContextKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -14148,7 +14396,7 @@ CLT_EXPORT int32_t CLT_CALL clUnloadCompiler(void)
 
 static int32_t clUnloadCompiler_rec(clUnloadCompiler_t real)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real();
     if (th && th->in_fn == CLT_FN_clUnloadCompiler + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clUnloadCompiler); return CL_INVALID_OPERATION_; }
@@ -14161,9 +14409,10 @@ static int32_t clUnloadCompiler_rec(clUnloadCompiler_t real)
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clUnloadCompiler + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real();
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -14196,7 +14445,7 @@ CLT_EXPORT int32_t CLT_CALL clUnloadPlatformCompiler(void * platform)
 
 static int32_t clUnloadPlatformCompiler_rec(clUnloadPlatformCompiler_t real, void * platform)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(platform);
     if (th && th->in_fn == CLT_FN_clUnloadPlatformCompiler + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clUnloadPlatformCompiler); return CL_INVALID_OPERATION_; }
@@ -14209,9 +14458,10 @@ static int32_t clUnloadPlatformCompiler_rec(clUnloadPlatformCompiler_t real, voi
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clUnloadPlatformCompiler + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(platform);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -14245,7 +14495,7 @@ static int32_t CLT_CALL ext_clUpdateMutableCommandsKHR(void * command_buffer, ui
 
 static int32_t clUpdateMutableCommandsKHR_rec(clUpdateMutableCommandsKHR_t real, void * command_buffer, uint32_t num_configs, void * config_types, void * configs)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(command_buffer, num_configs, config_types, configs);
     if (th && th->in_fn == CLT_FN_clUpdateMutableCommandsKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clUpdateMutableCommandsKHR); return CL_INVALID_OPERATION_; }
@@ -14258,9 +14508,10 @@ static int32_t clUpdateMutableCommandsKHR_rec(clUpdateMutableCommandsKHR_t real,
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clUpdateMutableCommandsKHR + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, num_configs, config_types, configs);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -14297,7 +14548,7 @@ CLT_EXPORT int32_t CLT_CALL clWaitForEvents(uint32_t num_events, void * event_li
 
 static int32_t clWaitForEvents_rec(clWaitForEvents_t real, uint32_t num_events, void * event_list)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_active();
     if (!th) return real(num_events, event_list);
     if (th && th->in_fn == CLT_FN_clWaitForEvents + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clWaitForEvents); return CL_INVALID_OPERATION_; }
@@ -14310,9 +14561,10 @@ static int32_t clWaitForEvents_rec(clWaitForEvents_t real, uint32_t num_events, 
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clWaitForEvents + 1u;
-    uint64_t t0 = clt_now();
+    int clt_tsc = clt_use_tsc;
+    uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(num_events, event_list);
-    uint64_t t1 = clt_now();
+    uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
     if (!th)

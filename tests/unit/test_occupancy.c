@@ -106,6 +106,15 @@ int main(void)
     r = run(occ_named("rdna1"), 256, 64, 0);
     EXPECT(r.warps == 64 && NEAR(r.occupancy, 0.8));
 
+    /* CDNA (gfx908) as GCN3: 32 VGPRs -> 8 waves per SIMD, 80 % */
+    r = run(occ_named("cdna1"), 256, 32, 0);
+    EXPECT(r.warps == 32 && NEAR(r.occupancy, 0.8));
+    /* RDNA3 (per WGP, wave32): 1,536 VGPRs per lane: 96 -> 16 waves per SIMD
+     * (100 %), 128 -> 12 (48 of 64: 75 %) */
+    EXPECT(NEAR(run(occ_named("rdna3"), 256, 96, 0).occupancy, 1.0));
+    r = run(occ_named("rdna3"), 256, 128, 0);
+    EXPECT(r.warps == 48 && r.groups == 6 && NEAR(r.occupancy, 0.75) && r.limited_by == OCC_BY_REGS);
+
     /* ---- Intel: hardware threads per subslice at the kernel's SIMD width ---- */
     struct occ_model im;
     const struct occ_model *gen9 = occ_for_device("Intel(R) Corporation", "Intel(R) UHD Graphics 620", 0, 0, 16, &im);
@@ -122,6 +131,20 @@ int main(void)
                                                  32, &im);
     EXPECT(pvc && run(pvc, 1024, 0, 0).groups == 2 && run(pvc, 1024, 0, 65536).groups == 2 &&
            run(pvc, 1024, 0, 65537).groups == 1);
+
+    /* Gen11: 56 threads per subslice: 128 work-items at SIMD16 -> 7 groups, 100 % */
+    r = run(occ_named("gen11"), 128, 0, 0);
+    EXPECT(r.groups == 7 && NEAR(r.occupancy, 1.0));
+    /* Xe-LP: 7 threads x 16 EUs = 112: 256 work-items at SIMD8 -> 3 groups, 96 of 112 */
+    const struct occ_model *xelp = occ_for_device("Intel(R) Corporation", "Intel(R) Iris(R) Xe Graphics", 0, 0, 8, &im);
+    EXPECT(xelp && run(xelp, 256, 0, 0).groups == 3 && NEAR(run(xelp, 256, 0, 0).occupancy, 96.0 / 112));
+    /* Xe-HPG: 8 threads x 16 vector engines = 128: 1024 at SIMD16 -> 2 groups
+     * (100 %); 48 KB of SLM each -> 1 (50 %) */
+    const struct occ_model *hpg = occ_for_device("Intel(R) Corporation", "Intel(R) Arc(TM) A770 Graphics", 0, 0, 16,
+                                                 &im);
+    EXPECT(hpg && NEAR(run(hpg, 1024, 0, 0).occupancy, 1.0));
+    r = run(hpg, 1024, 0, 49152);
+    EXPECT(r.groups == 1 && NEAR(r.occupancy, 0.5) && r.limited_by == OCC_BY_LOCAL);
 
     /* ---- which model a device gets ---- */
     struct occ_model dm;

@@ -153,10 +153,11 @@ static void probe_attr(struct rm_model *m, unsigned d, const char *field, const 
         double g = strtod(s, NULL);
         if (g > x->probe_gbps)
             x->probe_gbps = g;
-        if (field[4] == 'p' && field[5] == 'i')
+        if (!strcmp(field, "h2d_pinned_gbps"))
             x->probe_pinned[0] = g;
     } else if (!strcmp(field, "d2h_pinned_gbps"))
-        x->probe_pinned[1] = strtod(s, NULL); else if (!strcmp(field, "small_transfer_bytes")) {
+        x->probe_pinned[1] = strtod(s, NULL);
+    else if (!strcmp(field, "small_transfer_bytes")) {
         x->probe_small = strtoull(s, NULL, 10);
         int first = 1;
         for (unsigned i = 0; i < d; i++)

@@ -207,6 +207,14 @@ static void timeline_add(struct rm_timeline *tl, uint64_t start, uint64_t end, i
         tl->overlap_ns += oe - os;
 }
 
+int rm_bw_bin(double gbps)
+{
+    int bin = 0;
+    for (double mbps = gbps * 1000; mbps >= 2 && bin < 23; mbps /= 2)
+        bin++;
+    return bin;
+}
+
 static void transfer_add(struct rm_model *m, const struct open_slice *o, uint64_t dur)
 {
     static const char *const dirs[RM_DIRS] = { "host_to_device", "device_to_host", "device_to_device", "device" };
@@ -234,9 +242,7 @@ static void transfer_add(struct rm_model *m, const struct open_slice *o, uint64_
     if (gbps > x->best_gbps[d])
         x->best_gbps[d] = gbps;
     if (o->bytes >= 65536 && dur && d != RM_FILL) {
-        int bin = 0;
-        for (double mbps = gbps * 1000; mbps >= 2 && bin < 23; mbps /= 2)
-            bin++;
+        int bin = rm_bw_bin(gbps);
         int pinned = o->pinned != 0;
         x->bw_count[d][pinned][bin]++;
         x->bw_bytes[d][pinned][bin] += o->bytes;

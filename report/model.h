@@ -167,6 +167,13 @@ int rm_read(struct rm_model *m, const char *path, char *err, unsigned errlen);
 /* The same from an open file descriptor (closed on return); name is for messages. */
 int rm_read_fd(struct rm_model *m, int fd, const char *name, char *err, unsigned errlen);
 void rm_free(struct rm_model *m);
+/* The device timeline's span: its first command's start to its last end. */
+static inline uint64_t rm_timeline_span(const struct rm_timeline *tl)
+{
+    return tl->busy_until > tl->first_start ? tl->busy_until - tl->first_start : 0;
+}
+/* The bandwidth bin of a transfer (rm_transfers.bw_*): log2 of MB/s, 0..23. */
+int rm_bw_bin(double gbps);
 /* selfcost.c: the trace attributes of cltrace's own cost and of sampling;
  * after reading, each sampled kernel's device time extrapolated */
 struct rm_kernel *rm_kernel_find(struct rm_model *m, const char *name, const struct rm_kernel *cfg);

@@ -65,7 +65,7 @@ void out_json(FILE *o, const struct rm_model *m)
     json_str(o, occ);
     const struct rm_timeline *tl = &m->tl;     /* the span gains are a share of */
     fprintf(o, ",\"timeline\":{\"span_ns\":%llu,\"idle_ns\":%llu,\"kernel_ns\":%llu,\"transfer_ns\":%llu}",
-            (unsigned long long)(tl->busy_until > tl->first_start ? tl->busy_until - tl->first_start : 0),
+            (unsigned long long)rm_timeline_span(tl),
             (unsigned long long)tl->idle_ns, (unsigned long long)tl->kernel_ns, (unsigned long long)tl->transfer_ns);
     fprintf(o, ",\"small_transfers\":{\"below_bytes\":%llu,\"source\":", (unsigned long long)m->small_threshold);
     json_str(o, small_source(m));

@@ -94,7 +94,7 @@ const char *small_source(const struct rm_model *m)
 
 double finding_gain_percent(const struct rm_model *m, const struct finding *f)
 {
-    uint64_t span = m->tl.busy_until > m->tl.first_start ? m->tl.busy_until - m->tl.first_start : 0;
+    uint64_t span = rm_timeline_span(&m->tl);
     return f->gain_ns >= 0 && span ? 100.0 * f->gain_ns / (double)span : -1;
 }
 
@@ -286,7 +286,7 @@ void rules(const struct rm_model *m, const struct thresholds *th)
     unsigned cus = d && d->compute_units > 0 ? (unsigned)d->compute_units : 0;
     unsigned warp = d && d->warp > 0 ? (unsigned)d->warp : 0;
     struct occ_model devm;      /* Intel counts EUs; a work-group fills a subslice */
-    const struct occ_model *dm = d ? occ_for_device(d->vendor, d->name, (unsigned)d->cc, warp, 0, &devm) : NULL;
+    const struct occ_model *dm = kernel_occ(m, NULL, &devm);
     if (dm && dm->cus_per_unit > 1 && cus >= dm->cus_per_unit)
         cus /= dm->cus_per_unit;
     for (unsigned i = 0; i < m->n_kernels; i++) {
@@ -385,9 +385,7 @@ void rules(const struct rm_model *m, const struct thresholds *th)
                     best = b;
         double pinned = d && dd < 2 ? d->probe_pinned[dd] : 0;
         if (best >= 0 && pinned > x->best_gbps[dd]) {    /* the bin of the probe's pinned bandwidth */
-            int pb = 0;
-            for (double mbps = pinned * 1000; mbps >= 2 && pb < 23; mbps /= 2)
-                pb++;
+            int pb = rm_bw_bin(pinned);
             if (pb > best) {
                 best = pb;
                 ref = pinned;
@@ -454,7 +452,7 @@ void rules(const struct rm_model *m, const struct thresholds *th)
                      "that work the kernels could overlap (%.3f ms)", idle / 1e6, host / 1e6, overlap / 1e6);
         }
     }
-    uint64_t span = tl->busy_until - tl->first_start;
+    uint64_t span = rm_timeline_span(tl);
     next_phase = -1;
     /* with CLTRACE_SAMPLE the untimed commands' time is unknown: no idle figure */
     if (!sampled_timeline(m) && tl->commands >= 8 && span > 1000000 && tl->idle_ns * 2 > span) {

@@ -33,14 +33,7 @@ static inline __attribute__((always_inline)) uint64_t clt_now_tsc(int tsc)
 
 static inline __attribute__((always_inline)) uint64_t clt_now(void)
 {
-#if defined(__x86_64__)
-    if (__builtin_expect(clt_use_tsc, 1)) {
-        uint32_t lo, hi;
-        __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-        return (uint64_t)hi << 32 | lo;
-    }
-#endif
-    return clt_boottime_ns();
+    return clt_now_tsc(clt_use_tsc);
 }
 
 struct clt_clock {           /* writer-side tick -> ns mapping */

@@ -72,23 +72,11 @@ static inline void fp_close(uint8_t *len_at, uint8_t *end)
 
 static inline uint8_t *fp_ann(uint8_t *p, const struct fp_ann *a)
 {
-    uint8_t *len;
-    if (a->type != FP_V_STR && a->type != FP_V_ARRAY) {
-        /* a scalar: at most 17 bytes inside, so its length is one byte */
-        p = fp_tag(p, FP_TE_DEBUG_ANNOTATIONS, FP_WT_LEN);
-        len = p++;
-        p = fp_field_varint(p, FP_DA_NAME_IID, a->name_iid);
-        switch (a->type) {
-        case FP_V_INT: p = fp_field_varint(p, FP_DA_INT, a->v); break;   /* int64: two's complement varint */
-        case FP_V_BOOL: p = fp_field_varint(p, FP_DA_BOOL, a->v != 0); break;
-        case FP_V_PTR: p = fp_field_varint(p, FP_DA_POINTER, a->v); break;
-        case FP_V_STR_IID: p = fp_field_varint(p, FP_DA_STRING_IID, a->v); break;
-        default: p = fp_field_varint(p, FP_DA_UINT, a->v); break;
-        }
-        *len = (uint8_t)(p - len - 1);
-        return p;
-    }
-    p = fp_open(p, FP_TE_DEBUG_ANNOTATIONS, &len);
+    /* a scalar holds at most 17 bytes, so its length is one byte; a string
+     * or an array gets the 2-byte length patched afterwards */
+    int scalar = a->type != FP_V_STR && a->type != FP_V_ARRAY;
+    uint8_t *len = fp_tag(p, FP_TE_DEBUG_ANNOTATIONS, FP_WT_LEN);
+    p = len + (scalar ? 1 : 2);
     p = fp_field_varint(p, FP_DA_NAME_IID, a->name_iid);
     switch (a->type) {
     case FP_V_UINT: p = fp_field_varint(p, FP_DA_UINT, a->v); break;
@@ -112,7 +100,10 @@ static inline uint8_t *fp_ann(uint8_t *p, const struct fp_ann *a)
         }
         break;
     }
-    fp_close(len, p);
+    if (scalar)
+        *len = (uint8_t)(p - len - 1);
+    else
+        fp_close(len, p);
     return p;
 }
 

@@ -125,9 +125,8 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until)
         return 0;
     int first = 1;
     struct clt_seq *ss = NULL;      /* a thread's track appears with its first API call */
-    /* buf and mask share a cache line with what the calling thread writes on
-     * every call: read once, not once per record (that line would move
-     * between the two cores each time) */
+    /* read once per drain (their line is apart from the calling thread's
+     * hot fields: trace/record.h) */
     const uint8_t *buf = th->buf;
     uint64_t mask = th->mask, size = mask + 1, freed = tail;
     while (tail != head) {

@@ -27,7 +27,7 @@ all: $(B)/libcltrace.so $(B)/cltrace $(B)/cltrace-view $(B)/cltrace-report $(B)/
 $(B)/libcltrace.so: $(SHIM_SRC) $(HDRS) capture/libcltrace.map Makefile | $(B)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden $(INC) \
 	  -Wl,--version-script=capture/libcltrace.map -Wl,-z,now -Wl,-Bsymbolic-functions -o $@ $(SHIM_SRC) \
-	  $(LDFLAGS) -lprotobuf-c -lz -ldl -lpthread
+	  $(LDFLAGS) -lprotobuf-c -ldeflate -ldl -lpthread
 
 $(B)/cltrace: launcher/launcher.c common/config.c common/config.h | $(B)
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ launcher/launcher.c common/config.c

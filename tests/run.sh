@@ -50,6 +50,10 @@ t_unit_occupancy_seed_examples() {
     "$T/test_occupancy"
 }
 
+t_unit_gzstream_whole_after_every_flush() {
+    "$T/test_gzstream"
+}
+
 t_unit_probe_fit_and_file() {
     "$T/test_probe"
 }
@@ -300,14 +304,20 @@ exits() {     # exits MODE N PREFIX: run tests/apps/exits traced; prints its exi
 }
 
 t_crash_keeps_every_call() {
-    # SIGSEGV and abort: the status is the app's; the raw trace holds every
-    # call made before the crash
+    # SIGSEGV and abort: the status is the app's; the trace holds every call
+    # made before the crash, and is a whole gzip file (its end is rewritten
+    # at every flush); SIGKILL, where no handler runs: whatever the writer
+    # had flushed, still a whole gzip file
     [ "$(exits segv 500 "$WORK/cs")" -eq 139 ]
     $PY tests/checks.py calls "$(trace_of "$WORK/cs")" clGetPlatformInfo 500
     [ "$(exits abort 300 "$WORK/ca")" -eq 134 ]
     $PY tests/checks.py calls "$(trace_of "$WORK/ca")" clGetPlatformInfo 300
-    case "$(trace_of "$WORK/cs")" in *.gz) false ;; esac     # raw: never an incomplete gzip
-    if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/cs")" "$(trace_of "$WORK/ca")"; fi
+    [ "$(exits kill 400 "$WORK/ck")" -eq 137 ]
+    $PY tests/checks.py calls "$(trace_of "$WORK/ck")" clGetPlatformInfo 400
+    for f in cs ca ck; do
+        case "$(trace_of "$WORK/$f")" in *.pftrace.gz) gzip -t "$(trace_of "$WORK/$f")" ;; *) false ;; esac
+    done
+    if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/cs")" "$(trace_of "$WORK/ca")" "$(trace_of "$WORK/ck")"; fi
 }
 
 t_app_signal_handler_still_runs() {
@@ -684,7 +694,7 @@ t_never_follows_symlink() {
     mkdir "$WORK/sl"
     # bash's $$ is the pid the app will have after exec
     CLTRACE_OUTPUT="$WORK/sl/t.pftrace" LD_PRELOAD=$SHIM CLTRACE_QUIET=1 bash -c \
-        'ln -s "$0/victim" "$0/sl/t.$$.pftrace"; exec "$1" > /dev/null' "$WORK" "$T/vecadd"
+        'ln -s "$0/victim" "$0/sl/t.$$.pftrace.gz"; exec "$1" > /dev/null' "$WORK" "$T/vecadd"
     [ ! -e "$WORK/victim" ]
     ls "$WORK/sl"
     [ -s "$(ls "$WORK"/sl/t.*-1.pftrace.gz)" ]

@@ -51,7 +51,7 @@ $(T)/forward_check: tests/forward/forward_main.c tests/forward/generated/forward
 define SHIM_VARIANT
 $(B)/$(1)/libcltrace.so: $(SHIM_SRC) $(HDRS) capture/libcltrace.map | $(B)/$(1)
 	$(CC) -O1 -g $(2) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden $(INC) \
-	  -Wl,--version-script=capture/libcltrace.map -Wl,-Bsymbolic-functions -o $$@ $(SHIM_SRC) -lprotobuf-c -lz -ldl -lpthread
+	  -Wl,--version-script=capture/libcltrace.map -Wl,-Bsymbolic-functions -o $$@ $(SHIM_SRC) -lprotobuf-c -ldeflate -ldl -lpthread
 endef
 $(eval $(call SHIM_VARIANT,asan,$(SAN_ASAN)))
 $(eval $(call SHIM_VARIANT,tsan,$(SAN_TSAN)))
@@ -79,6 +79,10 @@ TEST_BINS += $(T)/test_decode
 $(T)/test_occupancy: tests/unit/test_occupancy.c report/occupancy.c report/occupancy.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -Ireport -o $@ tests/unit/test_occupancy.c report/occupancy.c
 TEST_BINS += $(T)/test_occupancy
+$(T)/test_gzstream: tests/unit/test_gzstream.c writer/gzstream.c writer/gzstream.h | $(T)
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_gzstream.c writer/gzstream.c -ldeflate -lz
+TEST_BINS += $(T)/test_gzstream
+
 $(T)/test_probe: tests/unit/test_probe.c common/probe_file.c common/probe_file.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_probe.c common/probe_file.c
 TEST_BINS += $(T)/test_probe

@@ -49,7 +49,7 @@ int clt_calls_init(struct clt_writer *w)
     w->pname_off[CLT_FN_COUNT] = total;
     w->pname = calloc(total + 1, sizeof *w->pname);
     w->names = calloc(total + 8, sizeof *w->names);
-    w->out = malloc(CLT_OUT_CAP);
+    w->out = calloc(1, CLT_OUT_CAP + 64);    /* gzstream compares 64 bytes at a time */
     if (!w->pname || !w->names || !w->out)
         return -1;
     for (unsigned f = 0; f < CLT_FN_COUNT; f++)

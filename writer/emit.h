@@ -10,6 +10,7 @@
 #include "objects.h"
 #include "trace/record.h"
 #include "symbols.h"
+#include "gzstream.h"
 
 #define CLT_OUT_CAP (1u << 20)
 #define CLT_OWN_SEQ 1u           /* the writer's own sequence: counters, device commands */
@@ -18,9 +19,12 @@
 struct clt_writer {
     int fd, io_failed;
     char path[PATH_MAX];
-    uint8_t *out;
-    size_t len;
-    uint64_t bytes_written;
+    uint8_t *out;             /* whole packets (CLT_OUT_CAP, + 64 readable): */
+    size_t kept, len;         /* [0, kept) written, kept for gzip to match against; [kept, len) not yet */
+    uint64_t bytes_written;   /* with gzip: the whole bytes, not the tail after them */
+    struct clt_gz *gz;        /* CLTRACE_COMPRESS: the file is gzip as it goes (gzstream.h) */
+    uint8_t gz_tail[CLT_GZ_TAIL_MAX];   /* what ends the file now */
+    size_t gz_tail_len;
     struct clt_clock clock;
     struct clt_objects objs;
     int pid;
@@ -54,7 +58,6 @@ uint64_t clt_thread_next_t0(const struct clt_thread *th);   /* UINT64_MAX: none 
 void clt_emit_dropped(struct clt_writer *w);
 void clt_emit_footer(struct clt_writer *w);
 void clt_writer_flush(struct clt_writer *w);   /* writer.c: the buffer to the file */
-int clt_gzip_file(const char *src, const char *dst);   /* gzip.c: 0 ok; on every core */
 
 /* selfcost.c: what cltrace added to the run (TRACE_FORMAT.md) */
 struct clt_dev;

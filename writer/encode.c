@@ -22,8 +22,8 @@ void clt_put_packet(struct clt_writer *w, Packet *p)
     size_t n = protobuf_c_message_get_packed_size(&p->base);
     if (w->len + n + 16 > CLT_OUT_CAP)
         clt_writer_flush(w);
-    if (n + 16 > CLT_OUT_CAP)
-        return;   /* cannot happen: records are bounded */
+    if (w->len + n + 16 > CLT_OUT_CAP)
+        return;   /* cannot happen: records are bounded well below CLT_OUT_CAP - CLT_GZ_WINDOW */
     uint8_t *o = w->out + w->len;
     *o++ = 0x0A;  /* Trace.packet, length-delimited */
     size_t v = n;

@@ -3,7 +3,9 @@
  * It drains every thread's ring, turns each record into Perfetto packets
  * (dispatch.c and the modules under it) and appends them to one output buffer, written with whole packets
  * only, so a file cut at any point (crash, full disk) loses at most the
- * packet being written. At a clean exit the file is gzipped. */
+ * packet being written. With CLTRACE_COMPRESS (the default) the buffer is
+ * gzipped as it is written (gzstream.c): the file is a whole .pftrace.gz
+ * after every flush, and the exit has nothing left to compress. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +20,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <sys/uio.h>
 #include "emit.h"
 #include "lifetime.h"
 #include "common/config.h"
@@ -106,6 +108,11 @@ static int open_trace(void)
     char base[PATH_MAX - 16];
     clt_job_detect(&W.job);
     trace_path(base, sizeof base, &W.job);
+    if (clt_cfg.COMPRESS) {
+        size_t bl = strlen(base);
+        if (bl < 3 || strcmp(base + bl - 3, ".gz") != 0)
+            snprintf(base + bl, sizeof base - bl, ".gz");
+    }
     snprintf(W.path, sizeof W.path, "%s", base);
     for (int i = 1; i < 100; i++) {
         W.fd = open(W.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -141,8 +148,72 @@ static size_t whole_packets(const uint8_t *buf, size_t n)
     }
 }
 
+static int pwrite_all(int fd, const struct iovec *iov, int n, uint64_t at)
+{
+    struct iovec v[2];
+    int k = 0;
+    for (int i = 0; i < n && k < 2; i++)
+        if (iov[i].iov_len)
+            v[k++] = iov[i];
+    while (k) {
+        ssize_t r = pwritev(fd, v, k, (off_t)at);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return r < 0 ? errno : ENOSPC;
+        at += (uint64_t)r;
+        while (k && (size_t)r >= v[0].iov_len) {
+            r -= (ssize_t)v[0].iov_len;
+            v[0] = v[1];
+            k--;
+        }
+        if (k) {
+            v[0].iov_base = (uint8_t *)v[0].iov_base + r;
+            v[0].iov_len -= (size_t)r;
+        }
+    }
+    return 0;
+}
+
+/* Compressed: the new whole bytes and a fresh tail go over the old tail in
+ * one write; a failed write puts the old tail back, so the file stays a
+ * whole gzip file up to the last flush that made it. */
+static void flush_gz(struct clt_writer *w)
+{
+    struct clt_gz *z = w->gz;
+    clt_gz_put(z, w->out, w->kept, w->len);
+    /* the last 32 KiB stay at the front: the next packets match against them */
+    size_t keep = w->len < CLT_GZ_WINDOW ? w->len : CLT_GZ_WINDOW;
+    memmove(w->out, w->out + w->len - keep, keep);
+    w->kept = w->len = keep;
+    uint8_t tail[CLT_GZ_TAIL_MAX];
+    size_t tail_len = clt_gz_tail(z, tail);
+    struct iovec iov[2] = { { z->out, z->out_len }, { tail, tail_len } };
+    int err = pwrite_all(w->fd, iov, 2, w->bytes_written);
+    if (err) {
+        struct iovec old = { w->gz_tail, w->gz_tail_len };
+        if (ftruncate(w->fd, (off_t)w->bytes_written) != 0 || pwrite_all(w->fd, &old, 1, w->bytes_written) != 0)
+            clt_msg("%s may be unreadable: its end could not be rewritten", w->path);
+        clt_msg("writing %s failed: %s; trace stops here, the app runs on", w->path, strerror(err));
+        w->io_failed = 1;
+        __atomic_store_n(&clt_active, 0, __ATOMIC_RELAXED);
+        return;
+    }
+    w->bytes_written += z->out_len;
+    z->out_len = 0;
+    memcpy(w->gz_tail, tail, tail_len);
+    w->gz_tail_len = tail_len;
+}
+
 void clt_writer_flush(struct clt_writer *w)
 {
+    if (w->gz) {
+        if (w->io_failed)
+            w->len = w->kept;
+        else if (w->len > w->kept)
+            flush_gz(w);
+        return;
+    }
     size_t done = 0;
     while (done < w->len && !w->io_failed) {
         ssize_t n = write(w->fd, w->out + done, w->len - done);
@@ -240,7 +311,7 @@ static void *writer_main(void *arg)
                 clt_writer_flush(&W);
             continue;
         }
-        if (W.len)
+        if (W.len > W.kept)
             clt_writer_flush(&W);
         struct timespec ts = { 0, idle_us * 1000 };
         uint32_t seq = __atomic_load_n(&wake_seq, __ATOMIC_SEQ_CST);
@@ -276,7 +347,11 @@ int clt_writer_start(void)
     W.fd = -1;
     if (open_trace() != 0)
         return -1;
-    if (clt_emit_init(&W) != 0) {
+    static struct clt_gz gz;
+    clt_gz_free(&gz);                   /* a fork child's copy of the parent's */
+    if (clt_cfg.COMPRESS && clt_gz_init(&gz, CLT_OUT_CAP) == 0)
+        W.gz = &gz;
+    if ((clt_cfg.COMPRESS && !W.gz) || clt_emit_init(&W) != 0) {
         close(W.fd);
         unlink(W.path);
         clt_msg("out of memory; running untraced");
@@ -298,12 +373,6 @@ int clt_writer_start(void)
         return -1;
     }
     return 0;
-}
-
-static int gzip_file(const char *src, char *dst, size_t cap)
-{
-    snprintf(dst, cap, "%s.gz", src);
-    return clt_gzip_file(src, dst);
 }
 
 void clt_writer_stop(uint64_t unfinished_commands)
@@ -349,11 +418,6 @@ void clt_writer_stop(uint64_t unfinished_commands)
     clt_writer_flush(&W);
     close(W.fd);
     const char *final = W.path;
-    char gz[sizeof W.path + 4];
-    if (clt_cfg.COMPRESS && !W.io_failed && gzip_file(W.path, gz, sizeof gz) == 0) {
-        unlink(W.path);
-        final = gz;
-    }
     if (W.dropped_emitted)     /* said whatever else is said: a trace with holes must not look whole */
         clt_msg("%llu of %llu calls were dropped (buffer full: the writer fell behind%s); the trace counts them",
                 (unsigned long long)W.dropped_emitted, (unsigned long long)(W.calls + W.dropped_emitted),
@@ -361,7 +425,7 @@ void clt_writer_stop(uint64_t unfinished_commands)
     if (W.io_failed) {
         /* already said: the trace stops where the write failed */
     } else if (clt_cfg.NOTIFY_FD >= 0) {
-        char line[sizeof gz + 2];
+        char line[sizeof W.path + 2];
         int n = snprintf(line, sizeof line, "%s\n", final);
         ssize_t w = write((int)clt_cfg.NOTIFY_FD, line, (size_t)n);
         (void)w;

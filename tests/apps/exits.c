@@ -6,6 +6,8 @@
  *   fork      a child makes N calls and exits 0; the parent then makes N more
  *   late      OpenCL calls from an atexit handler and a destructor, after
  *             main returned (the destructor also runs in every other mode)
+ *   kill      waits 300 ms (the writer flushes an idle buffer), then SIGKILL:
+ *             no handler runs, the trace is what the file holds
  *   plain     returns 0 */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
@@ -60,6 +62,9 @@ int main(int argc, char **argv)
         return *p;
     } else if (!strcmp(mode, "abort")) {
         abort();
+    } else if (!strcmp(mode, "kill")) {
+        usleep(300000);
+        raise(SIGKILL);
     } else if (!strcmp(mode, "_exit")) {
         _exit(3);
     } else if (!strcmp(mode, "handler")) {

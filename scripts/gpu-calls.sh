@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# What recording costs a program that makes many light calls, on a GPU
+# host: 1M clSetKernelArg (NVIDIA platform by default) untraced and traced,
+# interleaved, REPS rounds; wall and thread-CPU ns per call, min and median;
+# the writer's own CPU per record (the trace's cltrace.writer_cpu_ns); and 3M
+# calls' process wall time with the defaults (exit included), nothing
+# dropped. Not part of `make test`.
+#
+#   scripts/gpu-calls.sh [OUTDIR]                  (default build/gpu-calls)
+#   OCL_PLATFORM=NVIDIA N=1000000 REPS=5 scripts/gpu-calls.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${1:-build/gpu-calls}
+N=${N:-1000000}
+REPS=${REPS:-5}
+export OCL_PLATFORM=${OCL_PLATFORM:-NVIDIA} CLTRACE_QUIET=1
+mkdir -p "$OUT"
+rm -f "$OUT"/*.pftrace* "$OUT"/calls.txt
+. scripts/nvidia-icd.sh
+make -s all build/tests/bench_calls
+BC=build/tests/bench_calls
+echo "host: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+
+attr() {   # attr TRACE KEY...
+    /usr/bin/python3 tests/tracedump.py --attributes "$1" 2> /dev/null |
+        /usr/bin/python3 -c "import json,sys; a=json.load(sys.stdin); print(*[a.get(k, '?') for k in sys.argv[1:]])" "${@:2}"
+}
+for r in $(seq "$REPS"); do
+    read -r _ c0 _ w0 < <("$BC" setarg "$N" | tr '\n' ' '; echo)
+    rm -f "$OUT"/s.*
+    read -r _ c1 _ w1 < <(CLTRACE_OUTPUT="$OUT/s.%p.pftrace" LD_PRELOAD=build/libcltrace.so "$BC" setarg "$N" | tr '\n' ' '; echo)
+    t=$(ls "$OUT"/s.*)
+    read -r calls dropped wcpu < <(attr "$t" cltrace.calls cltrace.dropped_calls cltrace.writer_cpu_ns)
+    echo "$r untraced_wall $w0 traced_wall $w1 untraced_cpu $c0 traced_cpu $c1 calls $calls dropped $dropped writer_ns_per_record $(awk -v c="$wcpu" -v n="$calls" 'BEGIN{printf "%.1f", c / n}')" | tee -a "$OUT/calls.txt"
+done
+stat() {   # stat FIELD: min / median over the rounds
+    awk -v f="$1" '{for (i = 1; i < NF; i++) if ($i == f) print $(i + 1)}' "$OUT/calls.txt" | sort -g |
+        awk '{v[NR] = $1} END {printf "%s / %s", v[1], v[int((NR + 1) / 2)]}'
+}
+echo
+echo "1M clSetKernelArg, ns per call (min / median of $REPS interleaved rounds):"
+echo "  wall:       untraced $(stat untraced_wall)   traced $(stat traced_wall)"
+echo "  thread CPU: untraced $(stat untraced_cpu)   traced $(stat traced_cpu)"
+echo "  writer CPU per record: $(stat writer_ns_per_record)"
+mn() { awk -v f="$1" '{for (i = 1; i < NF; i++) if ($i == f) print $(i + 1)}' "$OUT/calls.txt" | sort -g | head -n 1; }
+echo "  added wall per call (min traced - min untraced): $(awk -v a="$(mn traced_wall)" -v b="$(mn untraced_wall)" 'BEGIN{printf "+%.1f", a - b}')   target <= +60"
+wall() { local t0 t1; t0=$(date +%s.%N); "$@" > /dev/null 2>&1; t1=$(date +%s.%N); awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b - a}'; }
+rm -f "$OUT"/w3.*
+echo "3M clSetKernelArg, process wall s (defaults, exit included): untraced $(wall "$BC" setarg 3000000)," \
+     "traced $(wall env CLTRACE_OUTPUT="$OUT/w3.%p.pftrace" LD_PRELOAD=build/libcltrace.so "$BC" setarg 3000000)" \
+     "(recorded, dropped: $(attr "$(ls "$OUT"/w3.*)" cltrace.calls cltrace.dropped_calls))"

@@ -1,0 +1,249 @@
+/* The trace file's gzip, written as it goes: a deflate encoder made for a
+ * stream of small Perfetto packets that mostly repeat one another.
+ *
+ * zlib's level 1 spends about 200 ns on an 80-byte call pair, three times
+ * what encoding it costs. Packets of one kind (a call's BEGIN, its END, a
+ * command's slice) have the same length and differ from the previous one of
+ * that length in a few bytes: the timestamp's low bytes, a value. So each
+ * packet is compared with the latest earlier packet of its length, 8 bytes
+ * at a time, and written as deflate matches against it (one distance for
+ * the whole packet) with literals where it differs -- in fixed-Huffman
+ * codes, so no tables are built. The packets are read where the writer
+ * put them (it keeps the last 32 KiB of each flush at its buffer's start). A match running to a packet's end goes on
+ * into the next packet when that one lines up at the same distance (a BEGIN
+ * followed by its END, like the call before). About 12 bytes per call, at a
+ * few ns per packet; the CRC is libdeflate's (carry-less multiply).
+ *
+ * Used by writer.c only; the stream is one gzip member (trace processor
+ * reads no second member), valid after each clt_gz_put + clt_gz_tail. */
+#include <stdlib.h>
+#include <string.h>
+#include <emmintrin.h>
+#include <libdeflate.h>
+#include "gzstream.h"
+
+/* Fixed-Huffman codes, bit-reversed for LSB-first output, with their extra
+ * bits folded in: value in the low 24 bits, bit count in the top 8. */
+static uint32_t lit_code[256];
+static uint32_t len_code[259];
+static uint32_t dist_code[CLT_GZ_WINDOW + 1];
+
+static unsigned reverse(unsigned code, unsigned n)
+{
+    unsigned r = 0;
+    while (n--) {
+        r = r << 1 | (code & 1);
+        code >>= 1;
+    }
+    return r;
+}
+
+static void build_codes(void)
+{
+    static const uint16_t lbase[29] = { 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59,
+                                        67, 83, 99, 115, 131, 163, 195, 227, 258 };
+    static const uint8_t lext[29] = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4,
+                                      5, 5, 5, 5, 0 };
+    static const uint16_t dbase[30] = { 1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385,
+                                        513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577 };
+    static const uint8_t dext[30] = { 0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10,
+                                      11, 11, 12, 12, 13, 13 };
+    for (unsigned v = 0; v < 256; v++)      /* 0-143: 8 bits from 0x30; 144-255: 9 bits from 0x190 */
+        lit_code[v] = v < 144 ? reverse(0x30 + v, 8) | 8u << 24 : reverse(0x190 + v - 144, 9) | 9u << 24;
+    for (unsigned c = 0; c < 29; c++) {     /* symbols 257-279: 7 bits from 1; 280-285: 8 bits from 0xC0 */
+        unsigned sym = 257 + c, nb = sym < 280 ? 7 : 8;
+        unsigned code = sym < 280 ? reverse(sym - 256, 7) : reverse(0xC0 + sym - 280, 8);
+        unsigned end = c == 28 ? 259 : lbase[c] + (1u << lext[c]);
+        for (unsigned l = lbase[c]; l < end; l++)
+            len_code[l] = (code | (l - lbase[c]) << nb) | (nb + lext[c]) << 24;
+    }
+    for (unsigned c = 0; c < 30; c++)       /* distance codes: 5 bits */
+        for (unsigned d = dbase[c]; d < dbase[c] + (1u << dext[c]) && d <= CLT_GZ_WINDOW; d++)
+            dist_code[d] = (reverse(c, 5) | (d - dbase[c]) << 5) | (5u + dext[c]) << 24;
+}
+
+#define PUT_BITS(z, code) do { \
+    (z)->bits |= (uint64_t)((code) & 0xFFFFFFu) << (z)->nbits; \
+    (z)->nbits += (code) >> 24; \
+} while (0)
+
+/* Whole bytes out; fewer than 8 bits stay. out has 8 bytes of slack. */
+static inline void drain(struct clt_gz *z)
+{
+    memcpy(z->out + z->out_len, &z->bits, 8);
+    unsigned whole = z->nbits >> 3;
+    z->out_len += whole;
+    z->bits = whole == 8 ? 0 : z->bits >> (whole * 8);
+    z->nbits -= whole * 8;
+}
+
+static inline void literal(struct clt_gz *z, uint8_t c)
+{
+    if (z->nbits > 55)
+        drain(z);
+    PUT_BITS(z, lit_code[c]);
+}
+
+static inline void emit_match(struct clt_gz *z, uint32_t len, uint32_t dist)
+{
+    if (z->nbits > 33)      /* a match is at most 13 + 18 bits */
+        drain(z);
+    PUT_BITS(z, len_code[len]);
+    PUT_BITS(z, dist_code[dist]);
+}
+
+static inline void end_run(struct clt_gz *z)
+{
+    if (z->run_len)
+        emit_match(z, z->run_len, z->run_dist);
+    z->run_len = 0;
+}
+
+/* n equal bytes at distance dist: grows the open run when it lines up. */
+static inline void match(struct clt_gz *z, const uint8_t *cur, size_t n, uint32_t dist)
+{
+    if (z->run_len && z->run_dist != dist)
+        end_run(z);
+    z->run_dist = dist;
+    while (n) {
+        if (!z->run_len && n < 3) {     /* the rest of a run cut at 258 */
+            while (n--)
+                literal(z, *cur++);
+            return;
+        }
+        uint32_t take = n < 258 - z->run_len ? (uint32_t)n : 258 - z->run_len;
+        z->run_len += take;
+        cur += take;
+        n -= take;
+        if (z->run_len == 258)
+            end_run(z);
+    }
+}
+
+static inline void literals(struct clt_gz *z, const uint8_t *p, size_t n)
+{
+    if (!n)
+        return;
+    end_run(z);
+    for (size_t i = 0; i < n; i++)
+        literal(z, p[i]);
+}
+
+/* Bit k set: byte k of the 64 at a and b differs (SSE2: every x86-64). */
+static inline uint64_t differing(const uint8_t *a, const uint8_t *b)
+{
+    uint64_t m = 0;
+    for (unsigned k = 0; k < 64; k += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + k));
+        __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + k));
+        m |= (uint64_t)(uint16_t)~_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) << k;
+    }
+    return m;
+}
+
+/* n equal bytes before a difference (or the packet's end) */
+static inline void equal_run(struct clt_gz *z, const uint8_t *cur, size_t n, uint32_t dist, int at_start)
+{
+    /* at a packet's start even a short run extends the match still open */
+    if (n >= 3 || (n && at_start && z->run_len && z->run_dist == dist))
+        match(z, cur, n, dist);
+    else
+        literals(z, cur, n);
+}
+
+/* One packet at stream offset `at` (cur readable 64 bytes past its end):
+ * matched against the latest packet of its length, 64 bytes at a time.
+ * The caller's buffer starts at stream offset `base`. */
+static void packet(struct clt_gz *z, const uint8_t *buf, uint64_t base, const uint8_t *cur, size_t len,
+                   uint64_t at)
+{
+    unsigned slot = len < CLT_GZ_SLOTS ? (unsigned)len : 0;
+    uint64_t ref_at = slot ? z->last[slot] : 0;
+    if (slot)
+        z->last[slot] = at + 1;
+    if (!ref_at || at - (ref_at - 1) > CLT_GZ_WINDOW || ref_at - 1 < base) {
+        literals(z, cur, len);
+        return;
+    }
+    const uint8_t *ref = buf + (ref_at - 1 - base);
+    uint32_t dist = (uint32_t)(at - (ref_at - 1));
+    size_t pos = 0;             /* first byte not yet written */
+    for (size_t base = 0; base < len; base += 64) {
+        uint64_t m = differing(cur + base, ref + base);
+        if (len - base < 64)
+            m &= (1ull << (len - base)) - 1;
+        while (m) {
+            size_t k = base + (size_t)__builtin_ctzll(m);
+            equal_run(z, cur + pos, k - pos, dist, pos == 0);
+            literals(z, cur + k, 1);
+            pos = k + 1;
+            m &= m - 1;
+        }
+    }
+    equal_run(z, cur + pos, len - pos, dist, pos == 0);
+}
+
+int clt_gz_init(struct clt_gz *z, size_t max_put)
+{
+    if (!lit_code[0])
+        build_codes();
+    memset(z, 0, sizeof *z);
+    z->out_cap = clt_gz_bound(max_put) + 16;
+    z->out = malloc(z->out_cap);
+    if (!z->out)
+        return -1;
+    /* gzip header: deflate, no name, no time, Unix */
+    static const uint8_t header[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3 };
+    memcpy(z->out, header, sizeof header);
+    z->out_len = sizeof header;
+    PUT_BITS(z, 2u | 3u << 24);       /* BFINAL 0, BTYPE 01: one fixed-Huffman block for the whole trace */
+    return 0;
+}
+
+void clt_gz_free(struct clt_gz *z)
+{
+    free(z->out);
+    z->out = NULL;
+}
+
+void clt_gz_put(struct clt_gz *z, const uint8_t *buf, size_t kept, size_t n)
+{
+    uint64_t base = z->in_bytes - kept;     /* stream offset of buf[0] */
+    z->crc = libdeflate_crc32(z->crc, buf + kept, n - kept);
+    size_t p = kept;
+    while (p < n) {
+        size_t q = p + 1, body = 0;
+        for (unsigned shift = 0; q < n && shift < 35; shift += 7) {
+            body |= (size_t)(buf[q] & 0x7F) << shift;
+            if (!(buf[q++] & 0x80))
+                break;
+        }
+        size_t len = q - p + body > n - p ? n - p : q - p + body;
+        packet(z, buf, base, buf + p, len, z->in_bytes);
+        drain(z);
+        z->in_bytes += len;
+        p += len;
+    }
+    end_run(z);
+    drain(z);
+}
+
+size_t clt_gz_tail(const struct clt_gz *z, uint8_t tail[CLT_GZ_TAIL_MAX])
+{
+    struct clt_gz t;
+    t.bits = z->bits;           /* fewer than 8 bits: clt_gz_put drained */
+    t.nbits = z->nbits;
+    t.out = tail;
+    t.out_len = 0;
+    PUT_BITS(&t, 0u | 7u << 24);      /* end of the open block (symbol 256) */
+    PUT_BITS(&t, 3u | 3u << 24);      /* BFINAL 1, BTYPE 01 */
+    PUT_BITS(&t, 0u | 7u << 24);      /* its end */
+    t.nbits += 7;                     /* pad to a byte */
+    unsigned whole = t.nbits >> 3;
+    memcpy(tail, &t.bits, 8);
+    uint32_t crc = z->crc, size = (uint32_t)z->in_bytes;    /* ISIZE: length mod 2^32 */
+    uint8_t trailer[8] = { (uint8_t)crc, (uint8_t)(crc >> 8), (uint8_t)(crc >> 16), (uint8_t)(crc >> 24),
+                           (uint8_t)size, (uint8_t)(size >> 8), (uint8_t)(size >> 16), (uint8_t)(size >> 24) };
+    memcpy(tail + whole, trailer, 8);
+    return whole + 8;
+}

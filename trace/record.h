@@ -274,6 +274,11 @@ static inline void clt_rec_commit(struct clt_thread *th, struct clt_rec *rec, st
     rec->ret = ret;
     th->head_local += size;
     __atomic_store_n(&th->head, th->head_local, __ATOMIC_RELEASE);
+    /* The line a few records on was last read by the writer's core: ask
+     * for it now, so that the store does not wait for it (on a mesh of
+     * many cores that wait is ~100 ns). One instruction; a prefetch past
+     * the ring's end never faults. */
+    __builtin_prefetch((const uint8_t *)rec + 512, 1);
 }
 
 #endif

@@ -67,24 +67,34 @@ static void build_codes(void)
     (z)->nbits += (code) >> 24; \
 } while (0)
 
+/* The encoder's state while a buffer is put: a local copy of clt_gz's, so
+ * that the compiler keeps it in registers (a store through the uint8_t
+ * output pointer could alias any field of clt_gz and would force reloads). */
+struct enc {
+    uint64_t bits;
+    unsigned nbits;
+    uint8_t *out;
+    uint32_t run_len, run_dist;
+};
+
 /* Whole bytes out; fewer than 8 bits stay. out has 8 bytes of slack. */
-static inline void drain(struct clt_gz *z)
+static inline void drain(struct enc *z)
 {
-    memcpy(z->out + z->out_len, &z->bits, 8);
+    memcpy(z->out, &z->bits, 8);
     unsigned whole = z->nbits >> 3;
-    z->out_len += whole;
+    z->out += whole;
     z->bits = whole == 8 ? 0 : z->bits >> (whole * 8);
     z->nbits -= whole * 8;
 }
 
-static inline void literal(struct clt_gz *z, uint8_t c)
+static inline void literal(struct enc *z, uint8_t c)
 {
     if (z->nbits > 55)
         drain(z);
     PUT_BITS(z, lit_code[c]);
 }
 
-static inline void emit_match(struct clt_gz *z, uint32_t len, uint32_t dist)
+static inline void emit_match(struct enc *z, uint32_t len, uint32_t dist)
 {
     if (z->nbits > 33)      /* a match is at most 13 + 18 bits */
         drain(z);
@@ -92,7 +102,7 @@ static inline void emit_match(struct clt_gz *z, uint32_t len, uint32_t dist)
     PUT_BITS(z, dist_code[dist]);
 }
 
-static inline void end_run(struct clt_gz *z)
+static inline void end_run(struct enc *z)
 {
     if (z->run_len)
         emit_match(z, z->run_len, z->run_dist);
@@ -100,7 +110,7 @@ static inline void end_run(struct clt_gz *z)
 }
 
 /* n equal bytes at distance dist: grows the open run when it lines up. */
-static inline void match(struct clt_gz *z, const uint8_t *cur, size_t n, uint32_t dist)
+static inline void match(struct enc *z, const uint8_t *cur, size_t n, uint32_t dist)
 {
     if (z->run_len && z->run_dist != dist)
         end_run(z);
@@ -120,7 +130,7 @@ static inline void match(struct clt_gz *z, const uint8_t *cur, size_t n, uint32_
     }
 }
 
-static inline void literals(struct clt_gz *z, const uint8_t *p, size_t n)
+static inline void literals(struct enc *z, const uint8_t *p, size_t n)
 {
     if (!n)
         return;
@@ -133,6 +143,7 @@ static inline void literals(struct clt_gz *z, const uint8_t *p, size_t n)
 static inline uint64_t differing(const uint8_t *a, const uint8_t *b)
 {
     uint64_t m = 0;
+#pragma GCC unroll 4
     for (unsigned k = 0; k < 64; k += 16) {
         __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + k));
         __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + k));
@@ -142,7 +153,7 @@ static inline uint64_t differing(const uint8_t *a, const uint8_t *b)
 }
 
 /* n equal bytes before a difference (or the packet's end) */
-static inline void equal_run(struct clt_gz *z, const uint8_t *cur, size_t n, uint32_t dist, int at_start)
+static inline void equal_run(struct enc *z, const uint8_t *cur, size_t n, uint32_t dist, int at_start)
 {
     /* at a packet's start even a short run extends the match still open */
     if (n >= 3 || (n && at_start && z->run_len && z->run_dist == dist))
@@ -154,13 +165,13 @@ static inline void equal_run(struct clt_gz *z, const uint8_t *cur, size_t n, uin
 /* One packet at stream offset `at` (cur readable 64 bytes past its end):
  * matched against the latest packet of its length, 64 bytes at a time.
  * The caller's buffer starts at stream offset `base`. */
-static void packet(struct clt_gz *z, const uint8_t *buf, uint64_t base, const uint8_t *cur, size_t len,
-                   uint64_t at)
+static inline void packet(struct enc *z, uint64_t *last, const uint8_t *buf, uint64_t base, const uint8_t *cur,
+                          size_t len, uint64_t at)
 {
     unsigned slot = len < CLT_GZ_SLOTS ? (unsigned)len : 0;
-    uint64_t ref_at = slot ? z->last[slot] : 0;
+    uint64_t ref_at = slot ? last[slot] : 0;
     if (slot)
-        z->last[slot] = at + 1;
+        last[slot] = at + 1;
     if (!ref_at || at - (ref_at - 1) > CLT_GZ_WINDOW || ref_at - 1 < base) {
         literals(z, cur, len);
         return;
@@ -196,7 +207,8 @@ int clt_gz_init(struct clt_gz *z, size_t max_put)
     static const uint8_t header[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3 };
     memcpy(z->out, header, sizeof header);
     z->out_len = sizeof header;
-    PUT_BITS(z, 2u | 3u << 24);       /* BFINAL 0, BTYPE 01: one fixed-Huffman block for the whole trace */
+    z->bits = 2;                      /* BFINAL 0, BTYPE 01: one fixed-Huffman block for the whole trace */
+    z->nbits = 3;
     return 0;
 }
 
@@ -210,31 +222,40 @@ void clt_gz_put(struct clt_gz *z, const uint8_t *buf, size_t kept, size_t n)
 {
     uint64_t base = z->in_bytes - kept;     /* stream offset of buf[0] */
     z->crc = libdeflate_crc32(z->crc, buf + kept, n - kept);
+    struct enc e = { z->bits, z->nbits, z->out + z->out_len, z->run_len, z->run_dist };
+    uint64_t at = z->in_bytes;
     size_t p = kept;
     while (p < n) {
         size_t q = p + 1, body = 0;
-        for (unsigned shift = 0; q < n && shift < 35; shift += 7) {
-            body |= (size_t)(buf[q] & 0x7F) << shift;
-            if (!(buf[q++] & 0x80))
-                break;
+        if (q + 1 < n && buf[q] < 0x80) {            /* a packet under 128 bytes */
+            body = buf[q++];
+        } else {
+            for (unsigned shift = 0; q < n && shift < 35; shift += 7) {
+                body |= (size_t)(buf[q] & 0x7F) << shift;
+                if (!(buf[q++] & 0x80))
+                    break;
+            }
         }
         size_t len = q - p + body > n - p ? n - p : q - p + body;
-        packet(z, buf, base, buf + p, len, z->in_bytes);
-        drain(z);
-        z->in_bytes += len;
+        packet(&e, z->last, buf, base, buf + p, len, at);
+        drain(&e);
+        at += len;
         p += len;
     }
-    end_run(z);
-    drain(z);
+    end_run(&e);
+    drain(&e);
+    z->in_bytes = at;
+    z->out_len = (size_t)(e.out - z->out);
+    z->bits = e.bits;
+    z->nbits = e.nbits;
+    z->run_len = e.run_len;
+    z->run_dist = e.run_dist;
 }
 
 size_t clt_gz_tail(const struct clt_gz *z, uint8_t tail[CLT_GZ_TAIL_MAX])
 {
-    struct clt_gz t;
-    t.bits = z->bits;           /* fewer than 8 bits: clt_gz_put drained */
-    t.nbits = z->nbits;
-    t.out = tail;
-    t.out_len = 0;
+    /* fewer than 8 bits are pending (clt_gz_put drained) and no run is open */
+    struct enc t = { z->bits, z->nbits, tail, 0, 0 };
     PUT_BITS(&t, 0u | 7u << 24);      /* end of the open block (symbol 256) */
     PUT_BITS(&t, 3u | 3u << 24);      /* BFINAL 1, BTYPE 01 */
     PUT_BITS(&t, 0u | 7u << 24);      /* its end */

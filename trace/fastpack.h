@@ -70,40 +70,47 @@ static inline void fp_close(uint8_t *len_at, uint8_t *end)
     len_at[1] = (uint8_t)(n >> 7);
 }
 
-static inline uint8_t *fp_ann(uint8_t *p, const struct fp_ann *a)
+/* A string or an array: the 2-byte length patched afterwards. */
+static inline uint8_t *fp_ann_long(uint8_t *p, const struct fp_ann *a)
 {
-    /* a scalar holds at most 17 bytes, so its length is one byte; a string
-     * or an array gets the 2-byte length patched afterwards */
-    int scalar = a->type != FP_V_STR && a->type != FP_V_ARRAY;
     uint8_t *len = fp_tag(p, FP_TE_DEBUG_ANNOTATIONS, FP_WT_LEN);
-    p = len + (scalar ? 1 : 2);
-    p = fp_field_varint(p, FP_DA_NAME_IID, a->name_iid);
-    switch (a->type) {
-    case FP_V_UINT: p = fp_field_varint(p, FP_DA_UINT, a->v); break;
-    case FP_V_INT: p = fp_field_varint(p, FP_DA_INT, a->v); break;   /* int64: two's complement varint */
-    case FP_V_BOOL: p = fp_field_varint(p, FP_DA_BOOL, a->v != 0); break;
-    case FP_V_PTR: p = fp_field_varint(p, FP_DA_POINTER, a->v); break;
-    case FP_V_STR_IID: p = fp_field_varint(p, FP_DA_STRING_IID, a->v); break;
-    case FP_V_STR: {
+    p = fp_field_varint(len + 2, FP_DA_NAME_IID, a->name_iid);
+    if (a->type == FP_V_STR) {
         size_t n = strlen(a->s);
         p = fp_varint(fp_tag(p, FP_DA_STRING, FP_WT_LEN), n);
         memcpy(p, a->s, n);
         p += n;
-        break;
-    }
-    case FP_V_ARRAY:
+    } else {
         for (uint32_t i = 0; i < a->n; i++) {
             uint8_t *el;
             p = fp_open(p, FP_DA_ARRAY_VALUES, &el);
             p = fp_field_varint(p, FP_DA_UINT, a->arr[i]);
             fp_close(el, p);
         }
-        break;
     }
-    if (scalar)
-        *len = (uint8_t)(p - len - 1);
-    else
-        fp_close(len, p);
+    fp_close(len, p);
+    return p;
+}
+
+/* One argument. A scalar (most of them) is written inline, its value's
+ * tag from a table: it holds at most 17 bytes, so its length is one byte. */
+static inline __attribute__((always_inline)) uint8_t *fp_ann(uint8_t *p, const struct fp_ann *a)
+{
+    if (__builtin_expect(a->type == FP_V_STR || a->type == FP_V_ARRAY, 0))
+        return fp_ann_long(p, a);
+    /* value tags (varint wire type) of UINT, INT, BOOL, PTR, -, STR_IID; the
+     * last is field 17: two bytes */
+    static const uint16_t tag[] = { FP_DA_UINT << 3, FP_DA_INT << 3, FP_DA_BOOL << 3, FP_DA_POINTER << 3, 0,
+                                    (FP_DA_STRING_IID << 3 & 0x7F) | 0x80 | (FP_DA_STRING_IID >> 4) << 8 };
+    uint8_t *len = p + 1;
+    p[0] = FP_TE_DEBUG_ANNOTATIONS << 3 | FP_WT_LEN;
+    p[2] = FP_DA_NAME_IID << 3;
+    p = fp_varint(p + 3, a->name_iid);
+    uint16_t t = tag[a->type];
+    memcpy(p, &t, 2);                           /* little-endian hosts only (x86-64, aarch64) */
+    p += a->type == FP_V_STR_IID ? 2 : 1;
+    p = fp_varint(p, a->type == FP_V_BOOL ? a->v != 0 : a->v);   /* INT: two's complement varint */
+    *len = (uint8_t)(p - len - 1);
     return p;
 }
 

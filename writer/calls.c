@@ -139,8 +139,8 @@ struct call_scratch {
     Perfetto__Protos__InternedData in;
 };
 
-static struct fp_ann *new_ann(struct clt_writer *w, struct clt_seq *ss, struct call_scratch *s,
-                              unsigned name)
+static inline __attribute__((always_inline)) struct fp_ann *new_ann(struct clt_writer *w, struct clt_seq *ss,
+                                                                  struct call_scratch *s, unsigned name)
 {
     struct fp_ann *a = &s->ann[s->n_ann++];
     a->name_iid = name + 1;

@@ -11,7 +11,8 @@
  * codes, so no tables are built. The packets are read where the writer
  * put them (it keeps the last 32 KiB of each flush at its buffer's start). A match running to a packet's end goes on
  * into the next packet when that one lines up at the same distance (a BEGIN
- * followed by its END, like the call before). About 12 bytes per call, at a
+ * followed by its END, like the call before). A packet of a length not seen
+ * within the window goes through a small greedy LZ77 instead. About 12 bytes per call, at a
  * few ns per packet; the CRC is libdeflate's (carry-less multiply).
  *
  * Used by writer.c only; the stream is one gzip member (trace processor
@@ -162,18 +163,58 @@ static inline void equal_run(struct enc *z, const uint8_t *cur, size_t n, uint32
         literals(z, cur, n);
 }
 
+/* A packet with no earlier one of its length to compare with (interned
+ * names, stacks, descriptors, a call of a new shape): plain greedy LZ77,
+ * 4-byte hash, the latest candidate only -- zlib's level 1 in small. */
+static inline uint32_t hash4(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return (v * 2654435761u) >> (32 - CLT_GZ_HASH_BITS);
+}
+
+/* (Out of line, the state passed by value: the hot loop's copy stays in
+ * registers.) */
+static __attribute__((noinline)) struct enc unmatched(struct enc state, uint64_t *hash, const uint8_t *buf,
+                                                      uint64_t base, const uint8_t *cur, size_t len, uint64_t at)
+{
+    struct enc *z = &state;
+    size_t i = 0, lit = 0;          /* cur[lit, i) waits to go out as literals */
+    while (i + 4 <= len) {
+        uint32_t h = hash4(cur + i);
+        uint64_t cand = hash[h];
+        hash[h] = at + i + 1;
+        if (cand && cand - 1 >= base && at + i - (cand - 1) <= CLT_GZ_WINDOW) {
+            const uint8_t *c = buf + (cand - 1 - base);
+            size_t n = 0, most = len - i < 258 ? len - i : 258;
+            while (n < most && c[n] == cur[i + n])
+                n++;
+            if (n >= 4) {
+                literals(z, cur + lit, i - lit);
+                match(z, cur + i, n, (uint32_t)(at + i - (cand - 1)));
+                i += n;
+                lit = i;
+                continue;
+            }
+        }
+        i++;
+    }
+    literals(z, cur + lit, len - lit);
+    return state;
+}
+
 /* One packet at stream offset `at` (cur readable 64 bytes past its end):
  * matched against the latest packet of its length, 64 bytes at a time.
  * The caller's buffer starts at stream offset `base`. */
-static inline void packet(struct enc *z, uint64_t *last, const uint8_t *buf, uint64_t base, const uint8_t *cur,
-                          size_t len, uint64_t at)
+static inline void packet(struct enc *z, uint64_t *last, uint64_t *hash, const uint8_t *buf, uint64_t base,
+                          const uint8_t *cur, size_t len, uint64_t at)
 {
     unsigned slot = len < CLT_GZ_SLOTS ? (unsigned)len : 0;
     uint64_t ref_at = slot ? last[slot] : 0;
     if (slot)
         last[slot] = at + 1;
     if (!ref_at || at - (ref_at - 1) > CLT_GZ_WINDOW || ref_at - 1 < base) {
-        literals(z, cur, len);
+        *z = unmatched(*z, hash, buf, base, cur, len, at);
         return;
     }
     const uint8_t *ref = buf + (ref_at - 1 - base);
@@ -237,7 +278,7 @@ void clt_gz_put(struct clt_gz *z, const uint8_t *buf, size_t kept, size_t n)
             }
         }
         size_t len = q - p + body > n - p ? n - p : q - p + body;
-        packet(&e, z->last, buf, base, buf + p, len, at);
+        packet(&e, z->last, z->hash, buf, base, buf + p, len, at);
         drain(&e);
         at += len;
         p += len;

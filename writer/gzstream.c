@@ -79,7 +79,7 @@ struct enc {
 };
 
 /* Whole bytes out; fewer than 8 bits stay. out has 8 bytes of slack. */
-static inline void drain(struct enc *z)
+static inline __attribute__((always_inline)) void drain(struct enc *z)
 {
     memcpy(z->out, &z->bits, 8);
     unsigned whole = z->nbits >> 3;
@@ -88,14 +88,14 @@ static inline void drain(struct enc *z)
     z->nbits -= whole * 8;
 }
 
-static inline void literal(struct enc *z, uint8_t c)
+static inline __attribute__((always_inline)) void literal(struct enc *z, uint8_t c)
 {
     if (z->nbits > 55)
         drain(z);
     PUT_BITS(z, lit_code[c]);
 }
 
-static inline void emit_match(struct enc *z, uint32_t len, uint32_t dist)
+static inline __attribute__((always_inline)) void emit_match(struct enc *z, uint32_t len, uint32_t dist)
 {
     if (z->nbits > 33)      /* a match is at most 13 + 18 bits */
         drain(z);
@@ -103,7 +103,7 @@ static inline void emit_match(struct enc *z, uint32_t len, uint32_t dist)
     PUT_BITS(z, dist_code[dist]);
 }
 
-static inline void end_run(struct enc *z)
+static inline __attribute__((always_inline)) void end_run(struct enc *z)
 {
     if (z->run_len)
         emit_match(z, z->run_len, z->run_dist);
@@ -111,7 +111,8 @@ static inline void end_run(struct enc *z)
 }
 
 /* n equal bytes at distance dist: grows the open run when it lines up. */
-static inline void match(struct enc *z, const uint8_t *cur, size_t n, uint32_t dist)
+static inline __attribute__((always_inline)) void match(struct enc *z, const uint8_t *cur, size_t n,
+                                                       uint32_t dist)
 {
     if (z->run_len && z->run_dist != dist)
         end_run(z);
@@ -131,7 +132,7 @@ static inline void match(struct enc *z, const uint8_t *cur, size_t n, uint32_t d
     }
 }
 
-static inline void literals(struct enc *z, const uint8_t *p, size_t n)
+static inline __attribute__((always_inline)) void literals(struct enc *z, const uint8_t *p, size_t n)
 {
     if (!n)
         return;
@@ -154,7 +155,8 @@ static inline uint64_t differing(const uint8_t *a, const uint8_t *b)
 }
 
 /* n equal bytes before a difference (or the packet's end) */
-static inline void equal_run(struct enc *z, const uint8_t *cur, size_t n, uint32_t dist, int at_start)
+static inline __attribute__((always_inline)) void equal_run(struct enc *z, const uint8_t *cur, size_t n, uint32_t dist,
+                                                           int at_start)
 {
     /* at a packet's start even a short run extends the match still open */
     if (n >= 3 || (n && at_start && z->run_len && z->run_dist == dist))

@@ -105,8 +105,11 @@ printf "%-52s %8s %8s   target <= 1.0 s, 0 dropped\n" "3M x clSetKernelArg, defa
 printf "  %-50s %s %s\n" "recorded, dropped" "$rec" "$drop"
 # the writer thread's own CPU time (the trace's cltrace.writer_cpu_ns):
 # draining, encoding, gzip and the file's writes, on one core
+pk=$("$B/cltrace-report" --format json "$(ls "$W"/w3.*.pftrace.gz)" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['packets'])")
 printf "  %-50s %.1f M records/s (%.0f ns each)   target >= 15\n" "writer, end to end on its core (encode, gzip, write)" \
     "$(awk -v r="$rec" -v c="$wcpu" 'BEGIN{print r / c * 1000}')" "$(awk -v r="$rec" -v c="$wcpu" 'BEGIN{print c / r}')"
+printf "  %-50s %.1f M packets/s (a call is two: its slice's BEGIN and END)\n" "  the same in Perfetto packets written" \
+    "$(awk -v r="$pk" -v c="$wcpu" 'BEGIN{print r / c * 1000}')"
 rm -f "$W"/w3.*
 echo
 echo "peak memory (VmHWM) over 10M clSetKernelArg calls, MiB:"

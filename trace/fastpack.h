@@ -149,4 +149,24 @@ static inline uint8_t *fp_slice(uint8_t *p, uint64_t ts, uint32_t seq, int begin
     return p;
 }
 
+/* A slice END, the call's second packet: fp_slice(p, ts, seq, 0, ...)
+ * without its loops (the same bytes: the unit test compares them). */
+static inline __attribute__((always_inline)) uint8_t *fp_end(uint8_t *p, uint64_t ts, uint32_t seq)
+{
+    uint8_t *plen;
+    p = fp_open(p, FP_TRACE_PACKET, &plen);
+    *p++ = FP_PKT_TIMESTAMP << 3;
+    p = fp_varint(p, ts);
+    *p++ = FP_PKT_SEQ_ID << 3;
+    p = fp_varint(p, seq);
+    static const uint8_t rest[6] = { FP_PKT_SEQ_FLAGS << 3, 2,                  /* NEEDS */
+                                     FP_PKT_TRACK_EVENT << 3 | FP_WT_LEN, 0x82, 0x00,   /* 2, in two bytes */
+                                     FP_TE_TYPE << 3 };
+    memcpy(p, rest, sizeof rest);
+    p[6] = 2;                                   /* TYPE_SLICE_END */
+    p += 7;
+    fp_close(plen, p);
+    return p;
+}
+
 #endif

@@ -384,7 +384,7 @@ void clt_call_write(struct clt_writer *w, struct clt_thread *th, struct clt_seq 
         clt_writer_flush(w);
     uint8_t *o = w->out + w->len;
     o = fp_slice(o, t0, th->seq, 1, rec->fn + 1u, s.ann, s.n_ann, &flow, flow != 0, NULL, 0, stack);
-    o = fp_slice(o, t1, th->seq, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0);
+    o = fp_end(o, t1, th->seq);
     w->len = (size_t)(o - w->out);
     w->calls++;
     if (c->src && rec->ret)

@@ -141,12 +141,12 @@ static inline __attribute__((always_inline)) void literals(struct enc *z, const 
         literal(z, p[i]);
 }
 
-/* Bit k set: byte k of the 64 at a and b differs (SSE2: every x86-64). */
-static inline uint64_t differing(const uint8_t *a, const uint8_t *b)
+/* Bit k set: byte k of the first n (<= 64, rounded up to 16) at a and b
+ * differs (SSE2: every x86-64). */
+static inline uint64_t differing(const uint8_t *a, const uint8_t *b, size_t n)
 {
     uint64_t m = 0;
-#pragma GCC unroll 4
-    for (unsigned k = 0; k < 64; k += 16) {
+    for (unsigned k = 0; k < n && k < 64; k += 16) {
         __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + k));
         __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + k));
         m |= (uint64_t)(uint16_t)~_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) << k;
@@ -223,7 +223,7 @@ static inline void packet(struct enc *z, uint64_t *last, uint64_t *hash, const u
     uint32_t dist = (uint32_t)(at - (ref_at - 1));
     size_t pos = 0;             /* first byte not yet written */
     for (size_t base = 0; base < len; base += 64) {
-        uint64_t m = differing(cur + base, ref + base);
+        uint64_t m = differing(cur + base, ref + base, len - base);
         if (len - base < 64)
             m &= (1ull << (len - base)) - 1;
         while (m) {

@@ -90,6 +90,16 @@ int main(void)
      * nested length here: no move to shrink it); a scalar argument's is one byte. */
     uint8_t small[64];
     uint8_t *se = fp_slice(small, 5, 2, 0, 0, NULL, 0, NULL, 0, NULL, 0, 0);
+    /* fp_end writes the same bytes as fp_slice's END, for any timestamp and sequence */
+    static const uint64_t tss[] = { 0, 5, 127, 128, 1234567890999ull, 1ull << 62 };
+    static const uint32_t seqs[] = { 1, 2, 127, 128, 70000 };
+    for (unsigned i = 0; i < sizeof tss / sizeof tss[0]; i++)
+        for (unsigned j = 0; j < sizeof seqs / sizeof seqs[0]; j++) {
+            uint8_t a[64], b[64];
+            uint8_t *ae = fp_slice(a, tss[i], seqs[j], 0, 0, NULL, 0, NULL, 0, NULL, 0, 0);
+            uint8_t *be = fp_end(b, tss[i], seqs[j]);
+            EXPECT(ae - a == be - b && memcmp(a, b, (size_t)(ae - a)) == 0);
+        }
     size_t body = (size_t)(se - small - 3);
     EXPECT(small[0] == 0x0A && small[1] == (uint8_t)(0x80 | (body & 0x7F)) && small[2] == (uint8_t)(body >> 7));
     struct fp_ann one = { 3, FP_V_UINT, 300, NULL, NULL, 0 };

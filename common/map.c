@@ -4,23 +4,6 @@
 #include <string.h>
 #include "map.h"
 
-static uint64_t map_slot(const struct clt_map *m, uint64_t k)
-{
-    uint64_t x = k * 0x9E3779B97F4A7C15ull;
-    uint64_t i = (x ^ (x >> 29)) & (m->cap - 1);
-    while (m->keys[i] && m->keys[i] != k)
-        i = (i + 1) & (m->cap - 1);
-    return i;
-}
-
-void *clt_map_get(const struct clt_map *m, uint64_t k)
-{
-    if (!k || !m->cap)
-        return NULL;
-    uint64_t s = map_slot(m, k);
-    return m->keys[s] ? m->vals[s] : NULL;
-}
-
 int clt_map_put(struct clt_map *m, uint64_t k, void *v)
 {
     if (!k)
@@ -35,7 +18,7 @@ int clt_map_put(struct clt_map *m, uint64_t k, void *v)
         }
         for (uint64_t i = 0; i < m->cap; i++)
             if (m->keys[i]) {
-                uint64_t s = map_slot(&n, m->keys[i]);
+                uint64_t s = clt_map_slot(&n, m->keys[i]);
                 n.keys[s] = m->keys[i];
                 n.vals[s] = m->vals[i];
                 n.used++;
@@ -44,7 +27,7 @@ int clt_map_put(struct clt_map *m, uint64_t k, void *v)
         free(m->vals);
         *m = n;
     }
-    uint64_t s = map_slot(m, k);
+    uint64_t s = clt_map_slot(m, k);
     if (!m->keys[s]) {
         m->keys[s] = k;
         m->used++;
@@ -58,7 +41,7 @@ void *clt_map_del(struct clt_map *m, uint64_t k)
 {
     if (!k || !m->cap)
         return NULL;
-    uint64_t i = map_slot(m, k);
+    uint64_t i = clt_map_slot(m, k);
     if (!m->keys[i])
         return NULL;
     void *v = m->vals[i];
@@ -69,7 +52,7 @@ void *clt_map_del(struct clt_map *m, uint64_t k)
         void *val = m->vals[j];
         m->keys[j] = 0;
         m->used--;
-        uint64_t s = map_slot(m, key);
+        uint64_t s = clt_map_slot(m, key);
         m->keys[s] = key;
         m->vals[s] = val;
         m->used++;

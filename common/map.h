@@ -10,7 +10,26 @@ struct clt_map {
     void **vals;
     uint64_t cap, used;
 };
-void *clt_map_get(const struct clt_map *m, uint64_t key);
+
+/* The slot of key: where it is, or the empty slot where it would go
+ * (linear probing). Inline with clt_map_get: the writer looks up a handle
+ * or two on every call. */
+static inline uint64_t clt_map_slot(const struct clt_map *m, uint64_t k)
+{
+    uint64_t x = k * 0x9E3779B97F4A7C15ull;
+    uint64_t i = (x ^ (x >> 29)) & (m->cap - 1);
+    while (m->keys[i] && m->keys[i] != k)
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+static inline void *clt_map_get(const struct clt_map *m, uint64_t k)
+{
+    if (!k || !m->cap)
+        return NULL;
+    uint64_t s = clt_map_slot(m, k);
+    return m->keys[s] ? m->vals[s] : NULL;
+}
 int clt_map_put(struct clt_map *m, uint64_t key, void *val);   /* 0 ok, -1 out of memory */
 void *clt_map_del(struct clt_map *m, uint64_t key);           /* the value removed, or NULL */
 void clt_map_free(struct clt_map *m);

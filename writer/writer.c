@@ -148,6 +148,7 @@ static size_t whole_packets(const uint8_t *buf, size_t n)
     }
 }
 
+/* Write iov[0, n) (n <= 2) at offset `at`, all of it: 0, or the errno. */
 static int pwrite_all(int fd, const struct iovec *iov, int n, uint64_t at)
 {
     struct iovec v[2];

@@ -77,10 +77,3 @@ void clt_clock_update(struct clt_clock *c)
     c->ns_per_tick = (double)(n - c->ns0) / (double)(t - c->tick0);
 }
 
-uint64_t clt_clock_to_ns(const struct clt_clock *c, uint64_t tick)
-{
-    if (!clt_use_tsc)
-        return tick;
-    double d = (double)(int64_t)(tick - c->tick1) * c->ns_per_tick;
-    return (uint64_t)((int64_t)c->ns1 + (int64_t)d);
-}

@@ -45,6 +45,13 @@ struct clt_clock {           /* writer-side tick -> ns mapping */
 void clt_clock_select(void);                  /* once, at load */
 void clt_clock_init(struct clt_clock *c);
 void clt_clock_update(struct clt_clock *c);   /* re-calibrate; cheap, call often */
-uint64_t clt_clock_to_ns(const struct clt_clock *c, uint64_t tick);
+/* (inline: the writer converts two per call) */
+static inline uint64_t clt_clock_to_ns(const struct clt_clock *c, uint64_t tick)
+{
+    if (!clt_use_tsc)
+        return tick;
+    double d = (double)(int64_t)(tick - c->tick1) * c->ns_per_tick;
+    return (uint64_t)((int64_t)c->ns1 + (int64_t)d);
+}
 
 #endif

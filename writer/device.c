@@ -320,7 +320,10 @@ void clt_dm_clock_upper(struct clt_dev *d, uint64_t h, uint64_t dev_ns)
 
 struct clt_kern *clt_dm_kern_get(struct clt_writer *w, uint64_t id, int create)
 {
-    struct clt_kern *k = clt_map_get(&w->dev->kernels, id);
+    struct clt_kern *k = w->dev->last_kern;
+    if (k && k->id == id)
+        return k;
+    k = clt_map_get(&w->dev->kernels, id);
     if (!k && create && id) {
         k = calloc(1, sizeof *k);
         if (!k || clt_map_put(&w->dev->kernels, id, k) != 0) {
@@ -331,7 +334,16 @@ struct clt_kern *clt_dm_kern_get(struct clt_writer *w, uint64_t id, int create)
         k->regs = -1;
         k->refs = 1;
     }
+    if (k)
+        w->dev->last_kern = k;
     return k;
+}
+
+void clt_dm_kern_del(struct clt_devmodel *m, uint64_t id)
+{
+    if (m->last_kern && m->last_kern->id == id)
+        m->last_kern = NULL;
+    free(clt_map_del(&m->kernels, id));
 }
 
 /* A command on this buffer is in flight: its facts outlive the app's release
@@ -426,7 +438,7 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
         uint64_t id = clt_dm_id_of(w, rec->arg[0]);
         struct clt_kern *k = clt_dm_kern_get(w, id, 0);
         if (k && (k->refs += fn == CLT_FN_clRetainKernel ? 1 : -1) <= 0 && k->inflight <= 0)
-            free(clt_map_del(&m->kernels, id));
+            clt_dm_kern_del(m, id);
         return;
     }
     if (fn == CLT_FN_clFinish && ok) {     /* every command enqueued on it so far is over by t1 */

@@ -196,7 +196,7 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     clt_put_own_event(w, end, &end_e);
     /* the facts this command used may now go, if the app released them */
     if (k && --k->inflight <= 0 && k->refs <= 0)
-        free(clt_map_del(&m->kernels, k->id));
+        clt_dm_kern_del(m, k->id);
     struct clt_mem *used = f && f->mem_id ? clt_map_get(&m->mems, f->mem_id) : NULL;
     if (used && --used->inflight <= 0 && used->refs <= 0)
         free(clt_map_del(&m->mems, used->id));

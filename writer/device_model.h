@@ -106,6 +106,7 @@ struct clt_devmodel {
     struct clt_ctx ctxs[64];
     unsigned n_ctxs;
     struct clt_map kernels, mems, queue_dev;    /* by object id */
+    struct clt_kern *last_kern;                 /* the kernel of the latest lookup: a loop sets its args */
     struct clt_map mappings;                    /* by mapped pointer */
     struct clt_map flow_map;                    /* flow id -> struct clt_flow, until drawn */
     struct clt_rec **pending;                   /* commands whose enqueue is not seen yet */
@@ -130,6 +131,7 @@ void clt_dm_clock_sample(struct clt_dev *d, uint64_t h_lo, uint64_t h_hi, uint64
 void clt_dm_clock_upper(struct clt_dev *d, uint64_t h, uint64_t dev_ns);   /* dev was over by host time h */
 void clt_dm_sync(struct clt_queue *q, uint64_t flow, uint64_t h);
 struct clt_kern *clt_dm_kern_get(struct clt_writer *w, uint64_t id, int create);
+void clt_dm_kern_del(struct clt_devmodel *m, uint64_t id);   /* its facts go */
 struct clt_flow *clt_dm_flow_slot(struct clt_devmodel *m, uint64_t flow, int create);
 void clt_dm_flow_done(struct clt_devmodel *m, struct clt_flow *f);   /* its command was drawn */
 void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1, uint32_t seq);

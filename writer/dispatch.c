@@ -164,7 +164,11 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until)
         tail += rec->size;
         if (tail - freed > size / 8) {   /* give room back early */
             __atomic_store_n(&th->tail, tail, __ATOMIC_SEQ_CST);
-            clt_ring_wake(th);
+            /* a producer waiting for room is woken once half the ring is
+             * free, not at every eighth: a wake-up is a futex call (a few
+             * us on a VM), and it fills half a ring in one go */
+            if (head - tail <= size / 2)
+                clt_ring_wake(th);
             freed = tail;
         }
     }

@@ -1,17 +1,7 @@
 /* The handle -> object table (common/map.h underneath). */
 #include <stdlib.h>
+#include <string.h>
 #include "objects.h"
-
-struct clt_obj *clt_objects_obj(const struct clt_objects *o, uint64_t h)
-{
-    return clt_map_get(&o->ids, h);
-}
-
-uint64_t clt_objects_find(const struct clt_objects *o, uint64_t h)
-{
-    struct clt_obj *ob = clt_objects_obj(o, h);
-    return ob ? ob->id : 0;
-}
 
 static uint64_t put(struct clt_objects *o, uint64_t h, int fresh)
 {
@@ -20,6 +10,8 @@ static uint64_t put(struct clt_objects *o, uint64_t h, int fresh)
     struct clt_obj *old = clt_objects_obj(o, h);
     if (old && !fresh)
         return old->id;
+    memset(o->recent_handle, 0, sizeof o->recent_handle);   /* the map changes */
+    memset(o->recent_obj, 0, sizeof o->recent_obj);
     struct clt_obj *ob = calloc(1, sizeof *ob);
     if (!ob)
         return ++o->next_id;       /* out of memory: ids stay unique */
@@ -57,4 +49,6 @@ void clt_objects_free(struct clt_objects *o)
         o->orphans = n;
     }
     clt_map_free(&o->ids);
+    memset(o->recent_handle, 0, sizeof o->recent_handle);
+    memset(o->recent_obj, 0, sizeof o->recent_obj);
 }

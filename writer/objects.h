@@ -35,6 +35,13 @@ struct clt_objects {
     struct clt_map ids;
     uint64_t next_id;
     struct clt_obj *orphans;   /* replaced while still referenced: kept for the leak report */
+    /* The last two handles looked up, and what they map to (NULL: none):
+     * one call asks for the same handle from each model (decode, objects,
+     * devices), and a loop calls on one kernel or queue. Cleared by every
+     * change to the map. */
+    uint64_t recent_handle[2];
+    struct clt_obj *recent_obj[2];
+    unsigned recent_next;
 };
 
 /* Had the app released it before a call that began at t0? */
@@ -45,8 +52,26 @@ static inline int clt_obj_released(const struct clt_obj *o, uint64_t t0)
 
 uint64_t clt_objects_get(struct clt_objects *o, uint64_t handle);   /* 0 for NULL */
 uint64_t clt_objects_new(struct clt_objects *o, uint64_t handle);
-uint64_t clt_objects_find(const struct clt_objects *o, uint64_t handle);  /* 0 if unknown */
-struct clt_obj *clt_objects_obj(const struct clt_objects *o, uint64_t handle);
+
+/* The object a handle maps to, or NULL (inline: several per call). */
+static inline struct clt_obj *clt_objects_obj(struct clt_objects *o, uint64_t h)
+{
+    if (h == o->recent_handle[0])
+        return o->recent_obj[0];
+    if (h == o->recent_handle[1])
+        return o->recent_obj[1];
+    struct clt_obj *ob = clt_map_get(&o->ids, h);
+    unsigned i = o->recent_next ^= 1;
+    o->recent_handle[i] = h;
+    o->recent_obj[i] = ob;
+    return ob;
+}
+
+static inline uint64_t clt_objects_find(struct clt_objects *o, uint64_t h)   /* 0 if unknown */
+{
+    struct clt_obj *ob = clt_objects_obj(o, h);
+    return ob ? ob->id : 0;
+}
 void clt_objects_free(struct clt_objects *o);
 
 #endif

@@ -149,6 +149,43 @@ static inline uint8_t *fp_slice(uint8_t *p, uint64_t ts, uint32_t seq, int begin
     return p;
 }
 
+/* A call's slice BEGIN, its arguments encoded already (fp_ann after
+ * fp_ann), at most one flow: the same bytes as fp_slice(p, ts, seq, 1,
+ * name_iid, those arguments, flow != 0 flows, no terminating flows,
+ * callstack_iid) (the unit test compares them). */
+static inline __attribute__((always_inline)) uint8_t *fp_begin(uint8_t *p, uint64_t ts, uint32_t seq,
+                                                              uint64_t name_iid, const uint8_t *args,
+                                                              size_t args_len, uint64_t flow,
+                                                              uint64_t callstack_iid)
+{
+    uint8_t *plen, *elen;
+    p = fp_open(p, FP_TRACE_PACKET, &plen);
+    *p++ = FP_PKT_TIMESTAMP << 3;
+    p = fp_varint(p, ts);
+    *p++ = FP_PKT_SEQ_ID << 3;
+    p = fp_varint(p, seq);
+    static const uint8_t mid[7] = { FP_PKT_SEQ_FLAGS << 3, 2,                  /* NEEDS */
+                                    FP_PKT_TRACK_EVENT << 3 | FP_WT_LEN, 0, 0,  /* length patched */
+                                    FP_TE_TYPE << 3, 1 };                       /* TYPE_SLICE_BEGIN */
+    memcpy(p, mid, sizeof mid);
+    elen = p + 3;
+    p += sizeof mid;
+    *p++ = FP_TE_NAME_IID << 3;
+    p = fp_varint(p, name_iid);
+    memcpy(p, args, args_len);
+    p += args_len;
+    if (callstack_iid)
+        p = fp_field_varint(p, FP_TE_CALLSTACK_IID, callstack_iid);
+    if (flow) {
+        p = fp_tag(p, FP_TE_FLOW_IDS, FP_WT_FIXED64);
+        memcpy(p, &flow, 8);   /* little-endian hosts only (x86-64, aarch64) */
+        p += 8;
+    }
+    fp_close(elen, p);
+    fp_close(plen, p);
+    return p;
+}
+
 /* A slice END, the call's second packet: fp_slice(p, ts, seq, 0, ...)
  * without its loops (the same bytes: the unit test compares them). */
 static inline __attribute__((always_inline)) uint8_t *fp_end(uint8_t *p, uint64_t ts, uint32_t seq)

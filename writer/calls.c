@@ -120,16 +120,16 @@ struct clt_seq *clt_seq_for(struct clt_writer *w, struct clt_thread *th)
     return ss;
 }
 
-/* Scratch for one call: its arguments and any interning it needs. */
+/* Scratch for one call: its arguments, encoded as they are decoded (one
+ * pass: the slice's BEGIN copies them), and any interning they need. */
 #define MAX_ANN 40
-#define MAX_ELEMS 512
+#define ARG_BYTES (FP_MAX_PACKET - 256)    /* room for the packet's own fields */
 struct call_scratch {
-    struct fp_ann ann[MAX_ANN];
+    uint8_t args[ARG_BYTES + 8];    /* + 8: fp_ann stores a whole tag */
+    uint8_t *end;                   /* of the encoded arguments */
     unsigned n_ann;
-    uint64_t elems[MAX_ELEMS];
-    unsigned n_elem;
-    char text[MAX_ANN][CLT_MAX_STR + 1];
-    unsigned n_text;
+    uint64_t elems[CLT_MAX_PROPS > CLT_MAX_ARRAY ? CLT_MAX_PROPS : CLT_MAX_ARRAY];
+    char text[CLT_MAX_STR + 1];
     /* new interned entries, written (with protobuf-c) before the slice */
     Perfetto__Protos__EventName en, *enp[1];
     Perfetto__Protos__DebugAnnotationName dn[MAX_ANN], *dnp[MAX_ANN];
@@ -139,14 +139,11 @@ struct call_scratch {
     Perfetto__Protos__InternedData in;
 };
 
-static inline __attribute__((always_inline)) struct fp_ann *new_ann(struct clt_writer *w, struct clt_seq *ss,
-                                                                  struct call_scratch *s, unsigned name)
+/* The iid of an argument name, interned on this sequence if new. */
+static inline __attribute__((always_inline)) uint32_t name_iid(struct clt_writer *w, struct clt_seq *ss,
+                                                              struct call_scratch *s, unsigned name)
 {
-    struct fp_ann *a = &s->ann[s->n_ann++];
-    a->name_iid = name + 1;
-    a->type = FP_V_UINT;
-    a->v = 0;
-    if (!ss->name_sent[name]) {
+    if (__builtin_expect(!ss->name_sent[name], 0)) {
         ss->name_sent[name] = 1;
         Perfetto__Protos__DebugAnnotationName *d = &s->dn[s->n_dn];
         perfetto__protos__debug_annotation_name__init(d);
@@ -155,19 +152,34 @@ static inline __attribute__((always_inline)) struct fp_ann *new_ann(struct clt_w
         d->name = (char *)w->names[name];
         s->dnp[s->n_dn++] = d;
     }
-    return a;
+    return name + 1;
 }
 
-static void set(struct fp_ann *a, enum fp_val type, uint64_t v)
+/* One scalar argument, encoded at once. */
+static inline __attribute__((always_inline)) void ann(struct clt_writer *w, struct clt_seq *ss,
+                                                     struct call_scratch *s, unsigned name, enum fp_val type,
+                                                     uint64_t v)
 {
-    a->type = (uint8_t)type;
-    a->v = v;
+    struct fp_ann a = { name_iid(w, ss, s, name), (uint8_t)type, v, NULL, NULL, 0 };
+    s->end = fp_ann(s->end, &a);
+    s->n_ann++;
 }
 
-static void set_str_iid(struct clt_seq *ss, struct call_scratch *s, struct fp_ann *a, unsigned idx,
-                        const char *str)
+/* A string or an array argument (bounded: CLT_MAX_STR, CLT_MAX_PROPS); one
+ * that would not fit the packet is left out. */
+static void ann_long(struct clt_writer *w, struct clt_seq *ss, struct call_scratch *s, unsigned name,
+                     const char *str, const uint64_t *arr, unsigned n)
 {
-    set(a, FP_V_STR_IID, idx + 1);
+    if ((size_t)(s->args + ARG_BYTES - s->end) < 16 + (str ? strlen(str) : 14u * n))
+        return;
+    struct fp_ann a = { name_iid(w, ss, s, name), str ? FP_V_STR : FP_V_ARRAY, 0, str, arr, n };
+    s->end = fp_ann_long(s->end, &a);
+    s->n_ann++;
+}
+
+/* An interned string value (enum and error names): its iid, sent once. */
+static uint64_t str_iid(struct clt_seq *ss, struct call_scratch *s, unsigned idx, const char *str)
+{
     if (!ss->str_sent[idx]) {
         ss->str_sent[idx] = 1;
         Perfetto__Protos__InternedString *is = &s->is[s->n_is];
@@ -178,23 +190,26 @@ static void set_str_iid(struct clt_seq *ss, struct call_scratch *s, struct fp_an
         is->str.len = strlen(str);
         s->isp[s->n_is++] = is;
     }
+    return idx + 1;
 }
 
-static void set_err(struct clt_writer *w, struct clt_seq *ss, struct call_scratch *s, struct fp_ann *a,
+/* An error code: its name (interned), or the number if it has none. */
+static void ann_err(struct clt_writer *w, struct clt_seq *ss, struct call_scratch *s, unsigned name,
                     int32_t code)
 {
     int i = code <= 0 && code > -2048 ? w->err_idx[-code] : -1;
     if (i >= 0)
-        set_str_iid(ss, s, a, w->str_off[CLT_DEC_COUNT] + (unsigned)i, clt_errors[i].name);
+        ann(w, ss, s, name, FP_V_STR_IID,
+            str_iid(ss, s, w->str_off[CLT_DEC_COUNT] + (unsigned)i, clt_errors[i].name));
     else
-        set(a, FP_V_INT, (uint64_t)(int64_t)code);
+        ann(w, ss, s, name, FP_V_INT, (uint64_t)(int64_t)code);
 }
 
 /* Strings from the app may be anything: keep printable ASCII (valid UTF-8). */
-static void set_text(struct call_scratch *s, struct fp_ann *a, const uint8_t *p, size_t n)
+static void ann_text(struct clt_writer *w, struct clt_seq *ss, struct call_scratch *s, unsigned name,
+                     const uint8_t *p, size_t n)
 {
-    a->type = FP_V_STR;
-    a->s = clt_text(s->text[s->n_text++], p, n, 1, '?');
+    ann_long(w, ss, s, name, clt_text(s->text, p, n, 1, '?'), NULL, 0);
 }
 
 static uint64_t handle_id(struct clt_writer *w, uint64_t h, int fresh)
@@ -202,18 +217,12 @@ static uint64_t handle_id(struct clt_writer *w, uint64_t h, int fresh)
     return fresh ? clt_objects_new(&w->objs, h) : clt_objects_get(&w->objs, h);
 }
 
-static void set_array(struct clt_writer *w, struct call_scratch *s, struct fp_ann *a, const uint64_t *v,
-                      unsigned n, int handles, int fresh)
+static void ann_array(struct clt_writer *w, struct clt_seq *ss, struct call_scratch *s, unsigned name,
+                      const uint64_t *v, unsigned n, int handles, int fresh)
 {
-    if (s->n_elem + n > MAX_ELEMS)
-        n = MAX_ELEMS - s->n_elem;
-    uint64_t *out = &s->elems[s->n_elem];
     for (unsigned k = 0; k < n; k++)
-        out[k] = handles ? handle_id(w, v[k], fresh) : v[k];
-    s->n_elem += n;
-    a->type = FP_V_ARRAY;
-    a->arr = out;
-    a->n = n;
+        s->elems[k] = handles ? handle_id(w, v[k], fresh) : v[k];
+    ann_long(w, ss, s, name, NULL, s->elems, n);
 }
 
 static void put_interned(struct clt_writer *w, struct call_scratch *s, uint32_t seq)
@@ -259,90 +268,90 @@ void clt_call_decode(struct clt_writer *w, struct clt_seq *ss, const struct clt_
     const struct clt_fn_desc *fd = &clt_fns[rec->fn];
     int fresh = (fd->flags & CLT_F_CREATES) != 0;
     const uint8_t *base = (const uint8_t *)rec;
-    s.n_ann = s.n_elem = s.n_text = s.n_en = s.n_dn = s.n_is = 0;
+    s.end = s.args;
+    s.n_ann = s.n_en = s.n_dn = s.n_is = 0;
     uint64_t t0 = c->t0;
     uint64_t released = 0;     /* a handle the app had already released */
     const uint8_t *src = NULL; /* clCreateProgramWithSource: the program's source */
     uint64_t src_len = 0;
+    const unsigned *pname = &w->pname[w->pname_off[rec->fn]];
 
     for (unsigned i = 0; i < fd->n_params && i < MAX_ANN - 4; i++) {
         const struct clt_param *pp = &fd->params[i];
-        struct fp_ann *a = new_ann(w, ss, &s, w->pname[w->pname_off[rec->fn] + i]);
+        unsigned name = pname[i];
         uint64_t v = rec->arg[i];
         if (rec->raw_mask & (1u << i)) {
-            set(a, FP_V_PTR, v);
+            ann(w, ss, &s, name, FP_V_PTR, v);
             continue;
         }
         const uint8_t *data = base + (v >> 32);
         unsigned cnt = (unsigned)(v & 0xFFFFFFFFu);
         switch (pp->kind) {
-        case CLT_K_SVAL: set(a, FP_V_INT, v); break;
+        case CLT_K_SVAL: ann(w, ss, &s, name, FP_V_INT, v); break;
         case CLT_K_HANDLE: {
             struct clt_obj *o = clt_objects_obj(&w->objs, v);
-            set(a, FP_V_UINT, o ? o->id : handle_id(w, v, 0));
+            ann(w, ss, &s, name, FP_V_UINT, o ? o->id : handle_id(w, v, 0));
             if (o && !released && clt_obj_released(o, t0))
                 released = o->id;
             break;
         }
-        case CLT_K_OUT_HANDLE: set(a, FP_V_UINT, handle_id(w, v, fresh)); break;
-        case CLT_K_BOOL: set(a, FP_V_BOOL, v); break;
+        case CLT_K_OUT_HANDLE: ann(w, ss, &s, name, FP_V_UINT, handle_id(w, v, fresh)); break;
+        case CLT_K_BOOL: ann(w, ss, &s, name, FP_V_BOOL, v); break;
         case CLT_K_PTR:
-        case CLT_K_FUNC: set(a, FP_V_PTR, v); break;
-        case CLT_K_ERRCODE: set_err(w, ss, &s, a, (int32_t)v); break;
+        case CLT_K_FUNC: ann(w, ss, &s, name, FP_V_PTR, v); break;
+        case CLT_K_ERRCODE: ann_err(w, ss, &s, name, (int32_t)v); break;
         case CLT_K_ENUM: {
             int k = clt_enum_index(pp->dec, v);
             if (k >= 0)
-                set_str_iid(ss, &s, a, w->str_off[pp->dec] + (unsigned)k, clt_decoders[pp->dec].vals[k].name);
+                ann(w, ss, &s, name, FP_V_STR_IID,
+                    str_iid(ss, &s, w->str_off[pp->dec] + (unsigned)k, clt_decoders[pp->dec].vals[k].name));
             else
-                set(a, FP_V_UINT, v);
+                ann(w, ss, &s, name, FP_V_UINT, v);
             break;
         }
         case CLT_K_BITFIELD:
-            a->type = FP_V_STR;
-            a->s = clt_bitfield_str(pp->dec, v, s.text[s.n_text++], CLT_MAX_STR + 1);
+            ann_long(w, ss, &s, name, clt_bitfield_str(pp->dec, v, s.text, CLT_MAX_STR + 1), NULL, 0);
             break;
         case CLT_K_STR:
-            set_text(&s, a, data, cnt > CLT_MAX_STR ? CLT_MAX_STR : cnt);
+            ann_text(w, ss, &s, name, data, cnt > CLT_MAX_STR ? CLT_MAX_STR : cnt);
             break;
         case CLT_K_SRCS:         /* the slice shows the start; the whole source follows it */
-            set_text(&s, a, data, cnt > CLT_MAX_STR ? CLT_MAX_STR : cnt);
+            ann_text(w, ss, &s, name, data, cnt > CLT_MAX_STR ? CLT_MAX_STR : cnt);
             src = data;
             src_len = cnt;
             break;
         case CLT_K_ARR:
         case CLT_K_HARR:
         case CLT_K_OUT_HARR:
-            set_array(w, &s, a, (const uint64_t *)data, cnt < CLT_MAX_ARRAY ? cnt : CLT_MAX_ARRAY,
+            ann_array(w, ss, &s, name, (const uint64_t *)data, cnt < CLT_MAX_ARRAY ? cnt : CLT_MAX_ARRAY,
                       pp->kind != CLT_K_ARR, pp->kind == CLT_K_OUT_HARR && fresh);
             break;
         case CLT_K_WORDS:
-            set_array(w, &s, a, (const uint64_t *)data, cnt < 8 ? cnt : 8, 0, 0);
+            ann_array(w, ss, &s, name, (const uint64_t *)data, cnt < 8 ? cnt : 8, 0, 0);
             break;
         case CLT_K_PROPS:
-            set_array(w, &s, a, (const uint64_t *)data, cnt < CLT_MAX_PROPS ? cnt : CLT_MAX_PROPS, 0, 0);
+            ann_array(w, ss, &s, name, (const uint64_t *)data, cnt < CLT_MAX_PROPS ? cnt : CLT_MAX_PROPS, 0, 0);
             break;
         case CLT_K_BYTES8: {
-            set(a, FP_V_UINT, v);
+            ann(w, ss, &s, name, FP_V_UINT, v);
             /* A kernel argument that is a live object (cl_mem, sampler...). */
             uint64_t id = clt_objects_find(&w->objs, v);
             if (id)
-                set(new_ann(w, ss, &s, w->name_arg_object), FP_V_UINT, id);
+                ann(w, ss, &s, w->name_arg_object, FP_V_UINT, id);
             break;
         }
-        default: set(a, FP_V_UINT, v); break;   /* VAL, OUT_VAL */
+        default: ann(w, ss, &s, name, FP_V_UINT, v); break;   /* VAL, OUT_VAL */
         }
     }
-    if (fd->ret != CLT_R_VOID) {
-        struct fp_ann *a = new_ann(w, ss, &s, w->name_result);
-        switch (fd->ret) {
-        case CLT_R_ERR: set_err(w, ss, &s, a, (int32_t)rec->ret); break;
-        case CLT_R_HANDLE: set(a, FP_V_UINT, handle_id(w, rec->ret, fresh)); break;
-        case CLT_R_PTR: set(a, FP_V_PTR, rec->ret); break;
-        default: set(a, FP_V_UINT, rec->ret); break;
-        }
+    switch (fd->ret) {
+    case CLT_R_VOID: break;
+    case CLT_R_ERR: ann_err(w, ss, &s, w->name_result, (int32_t)rec->ret); break;
+    case CLT_R_HANDLE: ann(w, ss, &s, w->name_result, FP_V_UINT, handle_id(w, rec->ret, fresh)); break;
+    case CLT_R_PTR: ann(w, ss, &s, w->name_result, FP_V_PTR, rec->ret); break;
+    default: ann(w, ss, &s, w->name_result, FP_V_UINT, rec->ret); break;
     }
     if (released && s.n_ann < MAX_ANN)
-        set(new_ann(w, ss, &s, w->name_released), FP_V_UINT, released);
+        ann(w, ss, &s, w->name_released, FP_V_UINT, released);
     c->src = src;
     c->src_len = src_len;
 }
@@ -356,13 +365,13 @@ void clt_call_write(struct clt_writer *w, struct clt_thread *th, struct clt_seq 
     uint64_t t0 = c->t0, t1 = c->t1;
     uint32_t stack = c->stack;
     if (refs >= 0 && s.n_ann < MAX_ANN)
-        set(new_ann(w, ss, &s, w->name_refcount), FP_V_UINT, (uint64_t)refs);
+        ann(w, ss, &s, w->name_refcount, FP_V_UINT, (uint64_t)refs);
     /* An enqueue's flow id (slot after its parameters) ties it to its command. */
     uint64_t flow = fd->flags & CLT_F_ENQUEUE ? rec->arg[fd->n_params] : 0;
     if (flow == CLT_FLOW_SAMPLED_OUT) {     /* CLTRACE_SAMPLE left it untimed: say so */
         flow = 0;
         if (s.n_ann < MAX_ANN)
-            set(new_ann(w, ss, &s, w->name_device_timed), FP_V_BOOL, 0);
+            ann(w, ss, &s, w->name_device_timed, FP_V_BOOL, 0);
     }
     s.in.n_callstacks = 0;
     if (stack) {
@@ -383,7 +392,7 @@ void clt_call_write(struct clt_writer *w, struct clt_thread *th, struct clt_seq 
     if (w->len + 2 * FP_MAX_PACKET > CLT_OUT_CAP)
         clt_writer_flush(w);
     uint8_t *o = w->out + w->len;
-    o = fp_slice(o, t0, th->seq, 1, rec->fn + 1u, s.ann, s.n_ann, &flow, flow != 0, NULL, 0, stack);
+    o = fp_begin(o, t0, th->seq, rec->fn + 1u, s.args, (size_t)(s.end - s.args), flow, stack);
     o = fp_end(o, t1, th->seq);
     w->len = (size_t)(o - w->out);
     w->calls++;

@@ -100,6 +100,23 @@ int main(void)
             uint8_t *be = fp_end(b, tss[i], seqs[j]);
             EXPECT(ae - a == be - b && memcmp(a, b, (size_t)(ae - a)) == 0);
         }
+    /* fp_begin, its arguments encoded one by one, writes what fp_slice does */
+    uint8_t args[2048], *ap = args;
+    for (unsigned i = 0; i < 7; i++)
+        ap = fp_ann(ap, &ann[i]);
+    static const uint64_t bts[] = { 0, 127, 128, 1234567890123ull, 1ull << 62 };
+    static const uint64_t stacks[] = { 0, 1, 300 };
+    for (unsigned i = 0; i < sizeof bts / sizeof bts[0]; i++)
+        for (unsigned j = 0; j < sizeof stacks / sizeof stacks[0]; j++)
+            for (unsigned f = 0; f < 2; f++)
+                for (unsigned na = 0; na <= 7; na += 7) {
+                    static uint8_t a[2 * FP_MAX_PACKET], b[2 * FP_MAX_PACKET];
+                    uint8_t *ae = fp_slice(a, bts[i], seqs[j + 2], 1, 42 + bts[i] % 1000, ann, na, flows, f,
+                                           NULL, 0, stacks[j]);
+                    uint8_t *be = fp_begin(b, bts[i], seqs[j + 2], 42 + bts[i] % 1000, args,
+                                           na ? (size_t)(ap - args) : 0, f ? flows[0] : 0, stacks[j]);
+                    EXPECT(ae - a == be - b && memcmp(a, b, (size_t)(ae - a)) == 0);
+                }
     size_t body = (size_t)(se - small - 3);
     EXPECT(small[0] == 0x0A && small[1] == (uint8_t)(0x80 | (body & 0x7F)) && small[2] == (uint8_t)(body >> 7));
     struct fp_ann one = { 3, FP_V_UINT, 300, NULL, NULL, 0 };

@@ -56,6 +56,7 @@ void clt_clock_init(struct clt_clock *c)
     c->tick1 = c->tick0;
     c->ns1 = c->ns0;
     c->ns_per_tick = 1.0;
+    c->ns_per_tick_q40 = 1ll << 40;
     if (clt_use_tsc) {
         /* A first rate from a 5 ms baseline; refined by clt_clock_update. */
         struct timespec d = { 0, 5000000 };
@@ -75,5 +76,6 @@ void clt_clock_update(struct clt_clock *c)
     c->tick1 = t;
     c->ns1 = n;
     c->ns_per_tick = (double)(n - c->ns0) / (double)(t - c->tick0);
+    c->ns_per_tick_q40 = (int64_t)(c->ns_per_tick * (double)(1ll << 40) + 0.5);   /* < 2^43: TSC >= 125 MHz */
 }
 

@@ -150,7 +150,7 @@ static inline uint8_t *fp_slice(uint8_t *p, uint64_t ts, uint32_t seq, int begin
 }
 
 /* A call's slice BEGIN, its arguments encoded already (fp_ann after
- * fp_ann), at most one flow: the same bytes as fp_slice(p, ts, seq, 1,
+ * fp_ann; readable 64 bytes past their end), at most one flow: the same bytes as fp_slice(p, ts, seq, 1,
  * name_iid, those arguments, flow != 0 flows, no terminating flows,
  * callstack_iid) (the unit test compares them). */
 static inline __attribute__((always_inline)) uint8_t *fp_begin(uint8_t *p, uint64_t ts, uint32_t seq,
@@ -172,7 +172,10 @@ static inline __attribute__((always_inline)) uint8_t *fp_begin(uint8_t *p, uint6
     p += sizeof mid;
     *p++ = FP_TE_NAME_IID << 3;
     p = fp_varint(p, name_iid);
-    memcpy(p, args, args_len);
+    if (args_len <= 64)
+        memcpy(p, args, 64);    /* a fixed size: no call (args and p have 64 bytes of slack) */
+    else
+        memcpy(p, args, args_len);
     p += args_len;
     if (callstack_iid)
         p = fp_field_varint(p, FP_TE_CALLSTACK_IID, callstack_iid);

@@ -125,7 +125,7 @@ struct clt_seq *clt_seq_for(struct clt_writer *w, struct clt_thread *th)
 #define MAX_ANN 40
 #define ARG_BYTES (FP_MAX_PACKET - 256)    /* room for the packet's own fields */
 struct call_scratch {
-    uint8_t args[ARG_BYTES + 8];    /* + 8: fp_ann stores a whole tag */
+    uint8_t args[ARG_BYTES + 64];   /* + 64: fp_begin copies 64 bytes at a time */
     uint8_t *end;                   /* of the encoded arguments */
     unsigned n_ann;
     uint64_t elems[CLT_MAX_PROPS > CLT_MAX_ARRAY ? CLT_MAX_PROPS : CLT_MAX_ARRAY];
@@ -194,7 +194,7 @@ static uint64_t str_iid(struct clt_seq *ss, struct call_scratch *s, unsigned idx
 }
 
 /* An error code: its name (interned), or the number if it has none. */
-static void ann_err(struct clt_writer *w, struct clt_seq *ss, struct call_scratch *s, unsigned name,
+static inline __attribute__((always_inline)) void ann_err(struct clt_writer *w, struct clt_seq *ss, struct call_scratch *s, unsigned name,
                     int32_t code)
 {
     int i = code <= 0 && code > -2048 ? w->err_idx[-code] : -1;

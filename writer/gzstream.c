@@ -79,6 +79,16 @@ struct enc {
     uint32_t run_len, run_dist;
 };
 
+/* Whole bytes out when fewer than 64 bits are pending (no 64-bit shift). */
+static inline __attribute__((always_inline)) void drain63(struct enc *z)
+{
+    memcpy(z->out, &z->bits, 8);
+    unsigned whole = z->nbits >> 3;
+    z->out += whole;
+    z->bits >>= whole * 8;
+    z->nbits &= 7;
+}
+
 /* Whole bytes out; fewer than 8 bits stay. out has 8 bytes of slack. */
 static inline __attribute__((always_inline)) void drain(struct enc *z)
 {
@@ -142,17 +152,21 @@ static inline __attribute__((always_inline)) void literals(struct enc *z, const 
         literal(z, p[i]);
 }
 
-/* Bit k set: byte k of the first n (<= 64, rounded up to 16) at a and b
- * differs (SSE2: every x86-64). */
+/* Bit k set: byte k of the 64 at a and b differs (SSE2: every x86-64).
+ * Always all four chunks, no loop: both are readable 64 bytes on. */
+static inline uint64_t equal16(const uint8_t *a, const uint8_t *b)
+{
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)a);
+    __m128i y = _mm_loadu_si128((const __m128i *)(const void *)b);
+    return (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y));
+}
+
 static inline uint64_t differing(const uint8_t *a, const uint8_t *b, size_t n)
 {
-    uint64_t m = 0;
-    for (unsigned k = 0; k < n && k < 64; k += 16) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + k));
-        __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + k));
-        m |= (uint64_t)(uint16_t)~_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) << k;
-    }
-    return m;
+    if (n <= 16)            /* a pair's last few bytes */
+        return ~equal16(a, b);
+    return ~(equal16(a, b) | equal16(a + 16, b + 16) << 16 | equal16(a + 32, b + 32) << 32 |
+             equal16(a + 48, b + 48) << 48);
 }
 
 /* n equal bytes before a difference (or the packet's end) */
@@ -206,36 +220,84 @@ static __attribute__((noinline)) struct enc unmatched(struct enc state, uint64_t
     return state;
 }
 
-/* One packet at stream offset `at` (cur readable 64 bytes past its end):
- * matched against the latest packet of its length, 64 bytes at a time.
- * The caller's buffer starts at stream offset `base`. */
+/* A match of run bytes (>= 3) at the distance whose code is dcode: one
+ * PUT (the length's code and extra bits, then the distance's). Longer than
+ * 258: split so that no piece is under 3. Needs nbits <= 7 + 31 spare. */
+static inline __attribute__((always_inline)) void put_match(struct enc *z, uint32_t run, uint32_t dcode)
+{
+    while (__builtin_expect(run > 258, 0)) {
+        uint32_t take = run - 258 < 3 ? run - 3 : 258;
+        PUT_BITS(z, len_code[take]);
+        PUT_BITS(z, dcode);
+        drain(z);
+        run -= take;
+    }
+    uint32_t lc = len_code[run], lb = lc >> 24;
+    z->bits |= (uint64_t)((lc & 0xFFFFFFu) | (dcode & 0xFFFFFFu) << lb) << z->nbits;
+    z->nbits += lb + (dcode >> 24);
+}
+
+/* One packet (or pair) at stream offset `at` (cur readable 64 bytes past
+ * its end): compared with the latest one of its shape (*last: its offset
+ * + 1; NULL: none kept), 64 bytes at a time, and
+ * written as matches at that one distance with literals where it differs.
+ * An equal stretch at the packet's end stays open (z->run_len): the next
+ * packet may go on with it. The caller's buffer starts at stream offset
+ * `base`. */
 static inline void packet(struct enc *z, uint64_t *last, uint64_t *hash, const uint8_t *buf, uint64_t base,
                           const uint8_t *cur, size_t len, uint64_t at)
 {
-    unsigned slot = len < CLT_GZ_SLOTS ? (unsigned)len : 0;
-    uint64_t ref_at = slot ? last[slot] : 0;
-    if (slot)
-        last[slot] = at + 1;
+    uint64_t ref_at = last ? *last : 0;
+    if (last)
+        *last = at + 1;
     if (!ref_at || at - (ref_at - 1) > CLT_GZ_WINDOW || ref_at - 1 < base) {
         *z = unmatched(*z, hash, buf, base, cur, len, at);
         return;
     }
     const uint8_t *ref = buf + (ref_at - 1 - base);
     uint32_t dist = (uint32_t)(at - (ref_at - 1));
-    size_t pos = 0;             /* first byte not yet written */
-    for (size_t base = 0; base < len; base += 64) {
-        uint64_t m = differing(cur + base, ref + base, len - base);
-        if (len - base < 64)
-            m &= (1ull << (len - base)) - 1;
+    uint32_t dcode = dist_code[dist];
+    uint32_t run = z->run_len;      /* equal bytes not yet written, as a match at z->run_dist */
+    if (run && z->run_dist != dist) {
+        put_match(z, run, dist_code[z->run_dist]);
+        run = 0;
+    }
+    size_t pos = 0;                 /* cur[0, pos) is written or in run */
+    for (size_t blk = 0; blk < len; blk += 64) {
+        uint64_t m = differing(cur + blk, ref + blk, len - blk);
+        if (len - blk < 64)
+            m &= (1ull << (len - blk)) - 1;
         while (m) {
-            size_t k = base + (size_t)__builtin_ctzll(m);
-            equal_run(z, cur + pos, k - pos, dist, pos == 0);
-            literals(z, cur + k, 1);
-            pos = k + 1;
+            size_t k = blk + (size_t)__builtin_ctzll(m);
             m &= m - 1;
+            uint32_t gap = (uint32_t)(k - pos);
+            drain63(z);                            /* <= 7 bits left: room for a match and 3 literals */
+            if (run + gap >= 3 && (run || gap >= 3)) {
+                put_match(z, run + gap, dcode);
+            } else {
+                for (size_t i = pos; i < k; i++)   /* 0-2 bytes */
+                    PUT_BITS(z, lit_code[cur[i]]);
+            }
+            run = 0;
+            PUT_BITS(z, lit_code[cur[k]]);
+            pos = k + 1;
         }
     }
-    equal_run(z, cur + pos, len - pos, dist, pos == 0);
+    uint32_t gap = (uint32_t)(len - pos);
+    drain63(z);
+    if (run || gap >= 3) {
+        run += gap;
+        if (run > 258) {                           /* keep at most 258 open */
+            uint32_t take = run - 258 < 3 ? run - 3 : run - 258;
+            put_match(z, take, dcode);
+            run -= take;
+        }
+    } else {
+        for (size_t i = pos; i < len; i++)
+            PUT_BITS(z, lit_code[cur[i]]);
+    }
+    z->run_len = run;
+    z->run_dist = dist;
 }
 
 int clt_gz_init(struct clt_gz *z, size_t max_put)
@@ -262,6 +324,28 @@ void clt_gz_free(struct clt_gz *z)
     z->out = NULL;
 }
 
+/* The length of the packet at p (0x0A, varint length, body), at most
+ * left. p is readable 3 bytes on (the buffer has 64 bytes of slack). */
+static inline size_t packet_len(const uint8_t *p, size_t left)
+{
+    size_t q = 1, body = 0;
+    uint8_t b1 = p[1], b2 = p[2];
+    if (b1 >= 0x80 && b2 < 0x80) {               /* fastpack's 2-byte lengths */
+        body = (b1 & 0x7Fu) | (size_t)b2 << 7;
+        q = 3;
+    } else if (b1 < 0x80) {                      /* protobuf-c's, under 128 */
+        body = b1;
+        q = 2;
+    } else {
+        for (unsigned shift = 0; q < left && shift < 35; shift += 7) {
+            body |= (size_t)(p[q] & 0x7F) << shift;
+            if (!(p[q++] & 0x80))
+                break;
+        }
+    }
+    return q + body > left ? left : q + body;
+}
+
 void clt_gz_put(struct clt_gz *z, const uint8_t *buf, size_t kept, size_t n)
 {
     uint64_t base = z->in_bytes - kept;     /* stream offset of buf[0] */
@@ -270,18 +354,18 @@ void clt_gz_put(struct clt_gz *z, const uint8_t *buf, size_t kept, size_t n)
     uint64_t at = z->in_bytes;
     size_t p = kept;
     while (p < n) {
-        size_t q = p + 1, body = 0;
-        if (q + 1 < n && buf[q] < 0x80) {            /* a packet under 128 bytes */
-            body = buf[q++];
-        } else {
-            for (unsigned shift = 0; q < n && shift < 35; shift += 7) {
-                body |= (size_t)(buf[q] & 0x7F) << shift;
-                if (!(buf[q++] & 0x80))
-                    break;
+        /* Two small packets go as one unit, matched against the latest
+         * pair of the same two lengths: a call's BEGIN and END (or an END
+         * and the next BEGIN) cost one lookup and one comparison. */
+        size_t len = packet_len(buf + p, n - p), slot = len < CLT_GZ_SLOTS ? len : 0;
+        if (len <= CLT_GZ_PAIR && p + len < n) {
+            size_t len2 = packet_len(buf + p + len, n - p - len);
+            if (len2 <= CLT_GZ_PAIR) {
+                slot = CLT_GZ_SLOTS + len * (CLT_GZ_PAIR + 1) + len2;
+                len += len2;
             }
         }
-        size_t len = q - p + body > n - p ? n - p : q - p + body;
-        packet(&e, z->last, z->hash, buf, base, buf + p, len, at);
+        packet(&e, slot ? &z->last[slot] : NULL, z->hash, buf, base, buf + p, len, at);
         drain(&e);
         at += len;
         p += len;

@@ -13,13 +13,16 @@
 
 #define CLT_GZ_WINDOW (32u << 10)       /* deflate's reach back */
 #define CLT_GZ_SLOTS 1024               /* packets are matched by length below this */
+#define CLT_GZ_PAIR 64                  /* and two packets this short as one, by both lengths */
 #define CLT_GZ_TAIL_MAX 16
 #define CLT_GZ_HASH_BITS 13             /* 4-byte hash -> latest offset, for packets of a new length */
 
 struct clt_gz {
     uint64_t in_bytes;              /* uncompressed bytes so far */
     uint32_t crc;
-    uint64_t last[CLT_GZ_SLOTS];    /* per packet length: offset + 1 of the latest such packet */
+    /* offset + 1 of the latest packet of each length, then of the latest
+     * pair of each two lengths */
+    uint64_t last[CLT_GZ_SLOTS + (CLT_GZ_PAIR + 1) * (CLT_GZ_PAIR + 1)];
     uint64_t hash[1u << CLT_GZ_HASH_BITS];   /* 4 bytes -> offset + 1 where they last began */
     uint64_t bits;                  /* bits not yet whole bytes, LSB first */
     unsigned nbits;

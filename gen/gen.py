@@ -6,6 +6,9 @@
 Reads cl.xml (every <command>, typedef, enum and bitmask) and writes:
   trace/generated/clt_gen.h        function ids, table sizes (the record format's fn field)
   trace/generated/clt_tables.c     names, parameter descriptors, enum/bitfield/error decoders
+  trace/generated/clt_shapes.h     the parameter kinds of the commands programs call in
+                                   loops, as X-macros (the writer's decoders for them are
+                                   specialised per command at compile time)
   capture/generated/clt_wrappers.c one wrapper per command: forward + record (capture/put.h),
                                    the extension-name -> wrapper table, the loader dispatch order
   capture/generated/clt_hooks.h    prototypes of the hand-written hooks (capture/hooks.c)
@@ -241,6 +244,25 @@ CREATES = re.compile(r"^cl(Create|Enqueue|Link|Compile|Clone|SVMAlloc|HostMemAll
                      r"|Import|GetExtensionFunctionAddress)")
 
 
+# Commands a program calls in its loops (per launch, per transfer, per
+# event): the writer decodes these with code specialised per command, every
+# other command with the generic table walk (writer/calls.c). A short list:
+# each specialised decoder is ~1-4 KiB of the shim's code.
+LOOP_COMMANDS = {
+    "clSetKernelArg", "clSetKernelArgSVMPointer", "clSetKernelExecInfo",
+    "clEnqueueNDRangeKernel", "clEnqueueTask",
+    "clEnqueueReadBuffer", "clEnqueueWriteBuffer", "clEnqueueCopyBuffer", "clEnqueueFillBuffer",
+    "clEnqueueReadBufferRect", "clEnqueueWriteBufferRect", "clEnqueueReadImage", "clEnqueueWriteImage",
+    "clEnqueueMapBuffer", "clEnqueueUnmapMemObject", "clEnqueueMigrateMemObjects",
+    "clEnqueueMarkerWithWaitList", "clEnqueueBarrierWithWaitList",
+    "clEnqueueSVMMemcpy", "clEnqueueSVMMemFill", "clEnqueueSVMMap", "clEnqueueSVMUnmap",
+    "clFinish", "clFlush", "clWaitForEvents",
+    "clGetEventInfo", "clGetEventProfilingInfo", "clRetainEvent", "clReleaseEvent",
+    "clCreateBuffer", "clCreateSubBuffer", "clRetainMemObject", "clReleaseMemObject",
+    "clSVMAlloc", "clSVMFree",
+}
+
+
 def gen(reg, out, cap_out):
     cmds = sorted(set(reg.core) | set(reg.ext_cmds) | set(reg.commands))
     cmds = [c for c in cmds if c in reg.commands]
@@ -328,6 +350,24 @@ def gen(reg, out, cap_out):
         for v, n in errs:
             f.write('    {%d, "%s"},\n' % (v, n))
         f.write("};\nconst unsigned clt_n_errors = %d;\n" % len(errs))
+
+    with W("clt_shapes.h") as h:
+        h.write(banner + "/* CLT_SHAPE_<command>(P, R): P(index, kind, decoder) for each parameter, then\n"
+                " * R(return kind, creates). CLT_SHAPES(S): S(command) for each of them. */\n"
+                "#ifndef CLT_SHAPES_H\n#define CLT_SHAPES_H\n\n")
+        shaped = [c for c in cmds if c in LOOP_COMMANDS]
+        for c in shaped:
+            r, ps, kinds = plan[c]
+            parts = []
+            for i, (k, aux) in enumerate(kinds):
+                dec = "CLT_DEC_%s" % aux if k in ("ENUM", "BITFIELD") else "CLT_DEC_NONE"
+                parts.append("P(%d, CLT_K_%s, %s)" % (i, k, dec))
+            parts.append("R(CLT_R_%s, %d)" % (ret_kind(reg, r), 1 if CREATES.match(c) else 0))
+            h.write("#define CLT_SHAPE_%s(P, R) %s\n" % (c, " ".join(parts)))
+        h.write("\n#define CLT_SHAPES(S) \\\n")
+        for c in shaped:
+            h.write("    S(%s) \\\n" % c)
+        h.write("\n#endif\n")
 
     with WC("clt_hooks.h") as h:
         h.write(banner + "#ifndef CLT_HOOKS_GEN_H\n#define CLT_HOOKS_GEN_H\n#include \"capture/hooks.h\"\n\n")

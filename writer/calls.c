@@ -13,6 +13,7 @@
 #include "lifetime.h"
 #include "trace/fastpack.h"
 #include "trace/tables.h"
+#include "trace/generated/clt_shapes.h"
 
 enum { F_CLEARED = 1, F_NEEDS = 2 };
 typedef Perfetto__Protos__TrackDescriptor Track;
@@ -140,18 +141,23 @@ struct call_scratch {
 };
 
 /* The iid of an argument name, interned on this sequence if new. */
+static __attribute__((noinline)) void intern_name(struct clt_writer *w, struct clt_seq *ss,
+                                                  struct call_scratch *s, unsigned name)
+{
+    ss->name_sent[name] = 1;
+    Perfetto__Protos__DebugAnnotationName *d = &s->dn[s->n_dn];
+    perfetto__protos__debug_annotation_name__init(d);
+    d->has_iid = 1;
+    d->iid = name + 1;
+    d->name = (char *)w->names[name];
+    s->dnp[s->n_dn++] = d;
+}
+
 static inline __attribute__((always_inline)) uint32_t name_iid(struct clt_writer *w, struct clt_seq *ss,
                                                               struct call_scratch *s, unsigned name)
 {
-    if (__builtin_expect(!ss->name_sent[name], 0)) {
-        ss->name_sent[name] = 1;
-        Perfetto__Protos__DebugAnnotationName *d = &s->dn[s->n_dn];
-        perfetto__protos__debug_annotation_name__init(d);
-        d->has_iid = 1;
-        d->iid = name + 1;
-        d->name = (char *)w->names[name];
-        s->dnp[s->n_dn++] = d;
-    }
+    if (__builtin_expect(!ss->name_sent[name], 0))
+        intern_name(w, ss, s, name);
     return name + 1;
 }
 
@@ -177,19 +183,25 @@ static void ann_long(struct clt_writer *w, struct clt_seq *ss, struct call_scrat
     s->n_ann++;
 }
 
-/* An interned string value (enum and error names): its iid, sent once. */
-static uint64_t str_iid(struct clt_seq *ss, struct call_scratch *s, unsigned idx, const char *str)
+static __attribute__((noinline)) void intern_str(struct clt_seq *ss, struct call_scratch *s, unsigned idx,
+                                                 const char *str)
 {
-    if (!ss->str_sent[idx]) {
-        ss->str_sent[idx] = 1;
-        Perfetto__Protos__InternedString *is = &s->is[s->n_is];
-        perfetto__protos__interned_string__init(is);
-        is->has_iid = is->has_str = 1;
-        is->iid = idx + 1;
-        is->str.data = (uint8_t *)str;
-        is->str.len = strlen(str);
-        s->isp[s->n_is++] = is;
-    }
+    ss->str_sent[idx] = 1;
+    Perfetto__Protos__InternedString *is = &s->is[s->n_is];
+    perfetto__protos__interned_string__init(is);
+    is->has_iid = is->has_str = 1;
+    is->iid = idx + 1;
+    is->str.data = (uint8_t *)str;
+    is->str.len = strlen(str);
+    s->isp[s->n_is++] = is;
+}
+
+/* An interned string value (enum and error names): its iid, sent once. */
+static inline __attribute__((always_inline)) uint64_t str_iid(struct clt_seq *ss, struct call_scratch *s,
+                                                             unsigned idx, const char *str)
+{
+    if (__builtin_expect(!ss->str_sent[idx], 0))
+        intern_str(ss, s, idx, str);
     return idx + 1;
 }
 
@@ -261,99 +273,154 @@ static void emit_source(struct clt_writer *w, uint64_t track, uint64_t ts, uint6
 
 static struct call_scratch s;   /* one call at a time: between decode and write */
 
-/* The call's arguments as annotations; handles get their object ids (new
- * objects for what the call created). */
-void clt_call_decode(struct clt_writer *w, struct clt_seq *ss, const struct clt_rec *rec, struct clt_call *c)
-{
-    const struct clt_fn_desc *fd = &clt_fns[rec->fn];
-    int fresh = (fd->flags & CLT_F_CREATES) != 0;
-    const uint8_t *base = (const uint8_t *)rec;
-    s.end = s.args;
-    s.n_ann = s.n_en = s.n_dn = s.n_is = 0;
-    uint64_t t0 = c->t0;
-    uint64_t released = 0;     /* a handle the app had already released */
-    const uint8_t *src = NULL; /* clCreateProgramWithSource: the program's source */
-    uint64_t src_len = 0;
-    const unsigned *pname = &w->pname[w->pname_off[rec->fn]];
+/* What decoding one call gathers besides its annotations. */
+struct decoded {
+    uint64_t t0;
+    uint64_t released;          /* a handle the app had already released */
+    const uint8_t *src;         /* clCreateProgramWithSource: the program's source */
+    uint64_t src_len;
+};
 
-    for (unsigned i = 0; i < fd->n_params && i < MAX_ANN - 4; i++) {
-        const struct clt_param *pp = &fd->params[i];
-        unsigned name = pname[i];
-        uint64_t v = rec->arg[i];
-        if (rec->raw_mask & (1u << i)) {
-            ann(w, ss, &s, name, FP_V_PTR, v);
-            continue;
-        }
-        const uint8_t *data = base + (v >> 32);
-        unsigned cnt = (unsigned)(v & 0xFFFFFFFFu);
-        switch (pp->kind) {
-        case CLT_K_SVAL: ann(w, ss, &s, name, FP_V_INT, v); break;
-        case CLT_K_HANDLE: {
-            struct clt_obj *o = clt_objects_obj(&w->objs, v);
-            ann(w, ss, &s, name, FP_V_UINT, o ? o->id : handle_id(w, v, 0));
-            if (o && !released && clt_obj_released(o, t0))
-                released = o->id;
-            break;
-        }
-        case CLT_K_OUT_HANDLE: ann(w, ss, &s, name, FP_V_UINT, handle_id(w, v, fresh)); break;
-        case CLT_K_BOOL: ann(w, ss, &s, name, FP_V_BOOL, v); break;
-        case CLT_K_PTR:
-        case CLT_K_FUNC: ann(w, ss, &s, name, FP_V_PTR, v); break;
-        case CLT_K_ERRCODE: ann_err(w, ss, &s, name, (int32_t)v); break;
-        case CLT_K_ENUM: {
-            int k = clt_enum_index(pp->dec, v);
-            if (k >= 0)
-                ann(w, ss, &s, name, FP_V_STR_IID,
-                    str_iid(ss, &s, w->str_off[pp->dec] + (unsigned)k, clt_decoders[pp->dec].vals[k].name));
-            else
-                ann(w, ss, &s, name, FP_V_UINT, v);
-            break;
-        }
-        case CLT_K_BITFIELD:
-            ann_long(w, ss, &s, name, clt_bitfield_str(pp->dec, v, s.text, CLT_MAX_STR + 1), NULL, 0);
-            break;
-        case CLT_K_STR:
-            ann_text(w, ss, &s, name, data, cnt > CLT_MAX_STR ? CLT_MAX_STR : cnt);
-            break;
-        case CLT_K_SRCS:         /* the slice shows the start; the whole source follows it */
-            ann_text(w, ss, &s, name, data, cnt > CLT_MAX_STR ? CLT_MAX_STR : cnt);
-            src = data;
-            src_len = cnt;
-            break;
-        case CLT_K_ARR:
-        case CLT_K_HARR:
-        case CLT_K_OUT_HARR:
-            ann_array(w, ss, &s, name, (const uint64_t *)data, cnt < CLT_MAX_ARRAY ? cnt : CLT_MAX_ARRAY,
-                      pp->kind != CLT_K_ARR, pp->kind == CLT_K_OUT_HARR && fresh);
-            break;
-        case CLT_K_WORDS:
-            ann_array(w, ss, &s, name, (const uint64_t *)data, cnt < 8 ? cnt : 8, 0, 0);
-            break;
-        case CLT_K_PROPS:
-            ann_array(w, ss, &s, name, (const uint64_t *)data, cnt < CLT_MAX_PROPS ? cnt : CLT_MAX_PROPS, 0, 0);
-            break;
-        case CLT_K_BYTES8: {
+/* An argument of a kind that is neither a number nor a handle: strings,
+ * arrays, enums, bitfields (out of line: rarely in a hot loop). */
+static __attribute__((noinline)) void decode_other(struct clt_writer *w, struct clt_seq *ss,
+                                                   const struct clt_rec *rec, unsigned i, unsigned kind,
+                                                   unsigned dec, unsigned name, int fresh, struct decoded *d)
+{
+    uint64_t v = rec->arg[i];
+    const uint8_t *data = (const uint8_t *)rec + (v >> 32);
+    unsigned cnt = (unsigned)(v & 0xFFFFFFFFu);
+    switch (kind) {
+    case CLT_K_ENUM: {
+        int k = clt_enum_index(dec, v);
+        if (k >= 0)
+            ann(w, ss, &s, name, FP_V_STR_IID,
+                str_iid(ss, &s, w->str_off[dec] + (unsigned)k, clt_decoders[dec].vals[k].name));
+        else
             ann(w, ss, &s, name, FP_V_UINT, v);
-            /* A kernel argument that is a live object (cl_mem, sampler...). */
-            uint64_t id = clt_objects_find(&w->objs, v);
-            if (id)
-                ann(w, ss, &s, w->name_arg_object, FP_V_UINT, id);
-            break;
-        }
-        default: ann(w, ss, &s, name, FP_V_UINT, v); break;   /* VAL, OUT_VAL */
-        }
+        break;
     }
-    switch (fd->ret) {
+    case CLT_K_BITFIELD:
+        ann_long(w, ss, &s, name, clt_bitfield_str(dec, v, s.text, CLT_MAX_STR + 1), NULL, 0);
+        break;
+    case CLT_K_STR:
+        ann_text(w, ss, &s, name, data, cnt > CLT_MAX_STR ? CLT_MAX_STR : cnt);
+        break;
+    case CLT_K_SRCS:         /* the slice shows the start; the whole source follows it */
+        ann_text(w, ss, &s, name, data, cnt > CLT_MAX_STR ? CLT_MAX_STR : cnt);
+        d->src = data;
+        d->src_len = cnt;
+        break;
+    case CLT_K_ARR:
+    case CLT_K_HARR:
+    case CLT_K_OUT_HARR:
+        ann_array(w, ss, &s, name, (const uint64_t *)data, cnt < CLT_MAX_ARRAY ? cnt : CLT_MAX_ARRAY,
+                  kind != CLT_K_ARR, kind == CLT_K_OUT_HARR && fresh);
+        break;
+    case CLT_K_WORDS:
+        ann_array(w, ss, &s, name, (const uint64_t *)data, cnt < 8 ? cnt : 8, 0, 0);
+        break;
+    case CLT_K_PROPS:
+        ann_array(w, ss, &s, name, (const uint64_t *)data, cnt < CLT_MAX_PROPS ? cnt : CLT_MAX_PROPS, 0, 0);
+        break;
+    default: ann(w, ss, &s, name, FP_V_UINT, v); break;
+    }
+}
+
+/* Argument i of kind `kind` (inline: with a constant kind, one case). */
+static inline __attribute__((always_inline)) void decode_param(struct clt_writer *w, struct clt_seq *ss,
+                                                              const struct clt_rec *rec, unsigned i,
+                                                              unsigned kind, unsigned dec, unsigned name,
+                                                              int fresh, struct decoded *d)
+{
+    uint64_t v = rec->arg[i];
+    if (rec->raw_mask & (1u << i)) {
+        ann(w, ss, &s, name, FP_V_PTR, v);
+        return;
+    }
+    switch (kind) {
+    case CLT_K_VAL:
+    case CLT_K_OUT_VAL: ann(w, ss, &s, name, FP_V_UINT, v); break;
+    case CLT_K_SVAL: ann(w, ss, &s, name, FP_V_INT, v); break;
+    case CLT_K_HANDLE: {
+        struct clt_obj *o = clt_objects_obj(&w->objs, v);
+        ann(w, ss, &s, name, FP_V_UINT, o ? o->id : handle_id(w, v, 0));
+        if (o && !d->released && clt_obj_released(o, d->t0))
+            d->released = o->id;
+        break;
+    }
+    case CLT_K_OUT_HANDLE: ann(w, ss, &s, name, FP_V_UINT, handle_id(w, v, fresh)); break;
+    case CLT_K_BOOL: ann(w, ss, &s, name, FP_V_BOOL, v); break;
+    case CLT_K_PTR:
+    case CLT_K_FUNC: ann(w, ss, &s, name, FP_V_PTR, v); break;
+    case CLT_K_ERRCODE: ann_err(w, ss, &s, name, (int32_t)v); break;
+    case CLT_K_BYTES8: {
+        ann(w, ss, &s, name, FP_V_UINT, v);
+        /* A kernel argument that is a live object (cl_mem, sampler...). */
+        uint64_t id = clt_objects_find(&w->objs, v);
+        if (id)
+            ann(w, ss, &s, w->name_arg_object, FP_V_UINT, id);
+        break;
+    }
+    default: decode_other(w, ss, rec, i, kind, dec, name, fresh, d); break;
+    }
+}
+
+/* The return value (inline: with a constant kind, one case). */
+static inline __attribute__((always_inline)) void decode_ret(struct clt_writer *w, struct clt_seq *ss,
+                                                            const struct clt_rec *rec, unsigned kind, int fresh)
+{
+    switch (kind) {
     case CLT_R_VOID: break;
     case CLT_R_ERR: ann_err(w, ss, &s, w->name_result, (int32_t)rec->ret); break;
     case CLT_R_HANDLE: ann(w, ss, &s, w->name_result, FP_V_UINT, handle_id(w, rec->ret, fresh)); break;
     case CLT_R_PTR: ann(w, ss, &s, w->name_result, FP_V_PTR, rec->ret); break;
     default: ann(w, ss, &s, w->name_result, FP_V_UINT, rec->ret); break;
     }
-    if (released && s.n_ann < MAX_ANN)
-        ann(w, ss, &s, w->name_released, FP_V_UINT, released);
-    c->src = src;
-    c->src_len = src_len;
+}
+
+/* One decoder per core command, its parameter kinds constants (from the
+ * generated shapes): no loop, no switch on a kind, the argument's encoding
+ * inline -- the writer's hottest path, as the wrappers are the app's. */
+typedef void decoder_fn(struct clt_writer *w, struct clt_seq *ss, const struct clt_rec *rec, const unsigned *pname,
+                        struct decoded *d);
+#define SHAPE_PARAM(i, kind, dec) decode_param(w, ss, rec, i, kind, dec, pname[i], fresh, d);
+#define SHAPE_RET(kind, creates) decode_ret(w, ss, rec, kind, fresh);
+#define SHAPE_NO_PARAM(i, kind, dec)
+#define SHAPE_CREATES(kind, creates) creates
+#define SHAPE_DECODER(fn) \
+    static void decode_##fn(struct clt_writer *w, struct clt_seq *ss, const struct clt_rec *rec, \
+                            const unsigned *pname, struct decoded *d) \
+    { \
+        const int fresh = CLT_SHAPE_##fn(SHAPE_NO_PARAM, SHAPE_CREATES); \
+        (void)pname; (void)fresh; (void)d; \
+        CLT_SHAPE_##fn(SHAPE_PARAM, SHAPE_RET) \
+    }
+CLT_SHAPES(SHAPE_DECODER)
+#define SHAPE_ENTRY(fn) [CLT_FN_##fn] = decode_##fn,
+static decoder_fn *const decoders[CLT_FN_COUNT] = { CLT_SHAPES(SHAPE_ENTRY) };
+
+/* The call's arguments as annotations; handles get their object ids (new
+ * objects for what the call created). */
+void clt_call_decode(struct clt_writer *w, struct clt_seq *ss, const struct clt_rec *rec, struct clt_call *c)
+{
+    s.end = s.args;
+    s.n_ann = s.n_en = s.n_dn = s.n_is = 0;
+    struct decoded d = { c->t0, 0, NULL, 0 };
+    const unsigned *pname = &w->pname[w->pname_off[rec->fn]];
+    if (decoders[rec->fn]) {
+        decoders[rec->fn](w, ss, rec, pname, &d);
+    } else {                    /* an extension's: its kinds from the table */
+        const struct clt_fn_desc *fd = &clt_fns[rec->fn];
+        int fresh = (fd->flags & CLT_F_CREATES) != 0;
+        for (unsigned i = 0; i < fd->n_params && i < MAX_ANN - 4; i++)
+            decode_param(w, ss, rec, i, fd->params[i].kind, fd->params[i].dec, pname[i], fresh, &d);
+        decode_ret(w, ss, rec, fd->ret, fresh);
+    }
+    if (d.released && s.n_ann < MAX_ANN)
+        ann(w, ss, &s, w->name_released, FP_V_UINT, d.released);
+    c->src = d.src;
+    c->src_len = d.src_len;
 }
 
 /* The call's slice (begin and end) after the object model saw it: `refs`,

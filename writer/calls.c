@@ -140,6 +140,8 @@ struct call_scratch {
     Perfetto__Protos__InternedData in;
 };
 
+static struct call_scratch s;   /* one call at a time: between decode and write */
+
 /* The iid of an argument name, interned on this sequence if new. */
 static __attribute__((noinline)) void intern_name(struct clt_writer *w, struct clt_seq *ss,
                                                   struct call_scratch *s, unsigned name)
@@ -161,26 +163,37 @@ static inline __attribute__((always_inline)) uint32_t name_iid(struct clt_writer
     return name + 1;
 }
 
+/* A call's arguments while they are encoded: the cursor into s.args and
+ * what decoding gathers besides. Decoders keep it in a local (in registers:
+ * the bytes they store cannot alias it, as they could a global's fields). */
+struct args {
+    uint8_t *end;               /* of the encoded arguments */
+    unsigned n;                 /* annotations so far */
+    uint64_t t0;
+    uint64_t released;          /* a handle the app had already released */
+    const uint8_t *src;         /* clCreateProgramWithSource: the program's source */
+    uint64_t src_len;
+};
+
 /* One scalar argument, encoded at once. */
-static inline __attribute__((always_inline)) void ann(struct clt_writer *w, struct clt_seq *ss,
-                                                     struct call_scratch *s, unsigned name, enum fp_val type,
-                                                     uint64_t v)
+static inline __attribute__((always_inline)) void ann(struct clt_writer *w, struct clt_seq *ss, struct args *a,
+                                                     unsigned name, enum fp_val type, uint64_t v)
 {
-    struct fp_ann a = { name_iid(w, ss, s, name), (uint8_t)type, v, NULL, NULL, 0 };
-    s->end = fp_ann(s->end, &a);
-    s->n_ann++;
+    struct fp_ann x = { name_iid(w, ss, &s, name), (uint8_t)type, v, NULL, NULL, 0 };
+    a->end = fp_ann(a->end, &x);
+    a->n++;
 }
 
 /* A string or an array argument (bounded: CLT_MAX_STR, CLT_MAX_PROPS); one
  * that would not fit the packet is left out. */
-static void ann_long(struct clt_writer *w, struct clt_seq *ss, struct call_scratch *s, unsigned name,
-                     const char *str, const uint64_t *arr, unsigned n)
+static void ann_long(struct clt_writer *w, struct clt_seq *ss, struct args *a, unsigned name, const char *str,
+                     const uint64_t *arr, unsigned n)
 {
-    if ((size_t)(s->args + ARG_BYTES - s->end) < 16 + (str ? strlen(str) : 14u * n))
+    if ((size_t)(s.args + ARG_BYTES - a->end) < 16 + (str ? strlen(str) : 14u * n))
         return;
-    struct fp_ann a = { name_iid(w, ss, s, name), str ? FP_V_STR : FP_V_ARRAY, 0, str, arr, n };
-    s->end = fp_ann_long(s->end, &a);
-    s->n_ann++;
+    struct fp_ann x = { name_iid(w, ss, &s, name), str ? FP_V_STR : FP_V_ARRAY, 0, str, arr, n };
+    a->end = fp_ann_long(a->end, &x);
+    a->n++;
 }
 
 static __attribute__((noinline)) void intern_str(struct clt_seq *ss, struct call_scratch *s, unsigned idx,
@@ -197,31 +210,29 @@ static __attribute__((noinline)) void intern_str(struct clt_seq *ss, struct call
 }
 
 /* An interned string value (enum and error names): its iid, sent once. */
-static inline __attribute__((always_inline)) uint64_t str_iid(struct clt_seq *ss, struct call_scratch *s,
-                                                             unsigned idx, const char *str)
+static inline __attribute__((always_inline)) uint64_t str_iid(struct clt_seq *ss, unsigned idx, const char *str)
 {
     if (__builtin_expect(!ss->str_sent[idx], 0))
-        intern_str(ss, s, idx, str);
+        intern_str(ss, &s, idx, str);
     return idx + 1;
 }
 
 /* An error code: its name (interned), or the number if it has none. */
-static inline __attribute__((always_inline)) void ann_err(struct clt_writer *w, struct clt_seq *ss, struct call_scratch *s, unsigned name,
-                    int32_t code)
+static inline __attribute__((always_inline)) void ann_err(struct clt_writer *w, struct clt_seq *ss, struct args *a,
+                                                         unsigned name, int32_t code)
 {
     int i = code <= 0 && code > -2048 ? w->err_idx[-code] : -1;
     if (i >= 0)
-        ann(w, ss, s, name, FP_V_STR_IID,
-            str_iid(ss, s, w->str_off[CLT_DEC_COUNT] + (unsigned)i, clt_errors[i].name));
+        ann(w, ss, a, name, FP_V_STR_IID, str_iid(ss, w->str_off[CLT_DEC_COUNT] + (unsigned)i, clt_errors[i].name));
     else
-        ann(w, ss, s, name, FP_V_INT, (uint64_t)(int64_t)code);
+        ann(w, ss, a, name, FP_V_INT, (uint64_t)(int64_t)code);
 }
 
 /* Strings from the app may be anything: keep printable ASCII (valid UTF-8). */
-static void ann_text(struct clt_writer *w, struct clt_seq *ss, struct call_scratch *s, unsigned name,
-                     const uint8_t *p, size_t n)
+static void ann_text(struct clt_writer *w, struct clt_seq *ss, struct args *a, unsigned name, const uint8_t *p,
+                     size_t n)
 {
-    ann_long(w, ss, s, name, clt_text(s->text, p, n, 1, '?'), NULL, 0);
+    ann_long(w, ss, a, name, clt_text(s.text, p, n, 1, '?'), NULL, 0);
 }
 
 static uint64_t handle_id(struct clt_writer *w, uint64_t h, int fresh)
@@ -229,12 +240,12 @@ static uint64_t handle_id(struct clt_writer *w, uint64_t h, int fresh)
     return fresh ? clt_objects_new(&w->objs, h) : clt_objects_get(&w->objs, h);
 }
 
-static void ann_array(struct clt_writer *w, struct clt_seq *ss, struct call_scratch *s, unsigned name,
-                      const uint64_t *v, unsigned n, int handles, int fresh)
+static void ann_array(struct clt_writer *w, struct clt_seq *ss, struct args *a, unsigned name, const uint64_t *v,
+                      unsigned n, int handles, int fresh)
 {
     for (unsigned k = 0; k < n; k++)
-        s->elems[k] = handles ? handle_id(w, v[k], fresh) : v[k];
-    ann_long(w, ss, s, name, NULL, s->elems, n);
+        s.elems[k] = handles ? handle_id(w, v[k], fresh) : v[k];
+    ann_long(w, ss, a, name, NULL, s.elems, n);
 }
 
 static void put_interned(struct clt_writer *w, struct call_scratch *s, uint32_t seq)
@@ -271,21 +282,12 @@ static void emit_source(struct clt_writer *w, uint64_t track, uint64_t ts, uint6
 }
 
 
-static struct call_scratch s;   /* one call at a time: between decode and write */
-
-/* What decoding one call gathers besides its annotations. */
-struct decoded {
-    uint64_t t0;
-    uint64_t released;          /* a handle the app had already released */
-    const uint8_t *src;         /* clCreateProgramWithSource: the program's source */
-    uint64_t src_len;
-};
 
 /* An argument of a kind that is neither a number nor a handle: strings,
  * arrays, enums, bitfields (out of line: rarely in a hot loop). */
 static __attribute__((noinline)) void decode_other(struct clt_writer *w, struct clt_seq *ss,
                                                    const struct clt_rec *rec, unsigned i, unsigned kind,
-                                                   unsigned dec, unsigned name, int fresh, struct decoded *d)
+                                                   unsigned dec, unsigned name, int fresh, struct args *a)
 {
     uint64_t v = rec->arg[i];
     const uint8_t *data = (const uint8_t *)rec + (v >> 32);
@@ -294,36 +296,36 @@ static __attribute__((noinline)) void decode_other(struct clt_writer *w, struct 
     case CLT_K_ENUM: {
         int k = clt_enum_index(dec, v);
         if (k >= 0)
-            ann(w, ss, &s, name, FP_V_STR_IID,
-                str_iid(ss, &s, w->str_off[dec] + (unsigned)k, clt_decoders[dec].vals[k].name));
+            ann(w, ss, a, name, FP_V_STR_IID,
+                str_iid(ss, w->str_off[dec] + (unsigned)k, clt_decoders[dec].vals[k].name));
         else
-            ann(w, ss, &s, name, FP_V_UINT, v);
+            ann(w, ss, a, name, FP_V_UINT, v);
         break;
     }
     case CLT_K_BITFIELD:
-        ann_long(w, ss, &s, name, clt_bitfield_str(dec, v, s.text, CLT_MAX_STR + 1), NULL, 0);
+        ann_long(w, ss, a, name, clt_bitfield_str(dec, v, s.text, CLT_MAX_STR + 1), NULL, 0);
         break;
     case CLT_K_STR:
-        ann_text(w, ss, &s, name, data, cnt > CLT_MAX_STR ? CLT_MAX_STR : cnt);
+        ann_text(w, ss, a, name, data, cnt > CLT_MAX_STR ? CLT_MAX_STR : cnt);
         break;
     case CLT_K_SRCS:         /* the slice shows the start; the whole source follows it */
-        ann_text(w, ss, &s, name, data, cnt > CLT_MAX_STR ? CLT_MAX_STR : cnt);
-        d->src = data;
-        d->src_len = cnt;
+        ann_text(w, ss, a, name, data, cnt > CLT_MAX_STR ? CLT_MAX_STR : cnt);
+        a->src = data;
+        a->src_len = cnt;
         break;
     case CLT_K_ARR:
     case CLT_K_HARR:
     case CLT_K_OUT_HARR:
-        ann_array(w, ss, &s, name, (const uint64_t *)data, cnt < CLT_MAX_ARRAY ? cnt : CLT_MAX_ARRAY,
+        ann_array(w, ss, a, name, (const uint64_t *)data, cnt < CLT_MAX_ARRAY ? cnt : CLT_MAX_ARRAY,
                   kind != CLT_K_ARR, kind == CLT_K_OUT_HARR && fresh);
         break;
     case CLT_K_WORDS:
-        ann_array(w, ss, &s, name, (const uint64_t *)data, cnt < 8 ? cnt : 8, 0, 0);
+        ann_array(w, ss, a, name, (const uint64_t *)data, cnt < 8 ? cnt : 8, 0, 0);
         break;
     case CLT_K_PROPS:
-        ann_array(w, ss, &s, name, (const uint64_t *)data, cnt < CLT_MAX_PROPS ? cnt : CLT_MAX_PROPS, 0, 0);
+        ann_array(w, ss, a, name, (const uint64_t *)data, cnt < CLT_MAX_PROPS ? cnt : CLT_MAX_PROPS, 0, 0);
         break;
-    default: ann(w, ss, &s, name, FP_V_UINT, v); break;
+    default: ann(w, ss, a, name, FP_V_UINT, v); break;
     }
 }
 
@@ -331,51 +333,57 @@ static __attribute__((noinline)) void decode_other(struct clt_writer *w, struct 
 static inline __attribute__((always_inline)) void decode_param(struct clt_writer *w, struct clt_seq *ss,
                                                               const struct clt_rec *rec, unsigned i,
                                                               unsigned kind, unsigned dec, unsigned name,
-                                                              int fresh, struct decoded *d)
+                                                              int fresh, struct args *a)
 {
     uint64_t v = rec->arg[i];
     if (rec->raw_mask & (1u << i)) {
-        ann(w, ss, &s, name, FP_V_PTR, v);
+        ann(w, ss, a, name, FP_V_PTR, v);
         return;
     }
     switch (kind) {
     case CLT_K_VAL:
-    case CLT_K_OUT_VAL: ann(w, ss, &s, name, FP_V_UINT, v); break;
-    case CLT_K_SVAL: ann(w, ss, &s, name, FP_V_INT, v); break;
+    case CLT_K_OUT_VAL: ann(w, ss, a, name, FP_V_UINT, v); break;
+    case CLT_K_SVAL: ann(w, ss, a, name, FP_V_INT, v); break;
     case CLT_K_HANDLE: {
         struct clt_obj *o = clt_objects_obj(&w->objs, v);
-        ann(w, ss, &s, name, FP_V_UINT, o ? o->id : handle_id(w, v, 0));
-        if (o && !d->released && clt_obj_released(o, d->t0))
-            d->released = o->id;
+        ann(w, ss, a, name, FP_V_UINT, o ? o->id : handle_id(w, v, 0));
+        if (o && !a->released && clt_obj_released(o, a->t0))
+            a->released = o->id;
         break;
     }
-    case CLT_K_OUT_HANDLE: ann(w, ss, &s, name, FP_V_UINT, handle_id(w, v, fresh)); break;
-    case CLT_K_BOOL: ann(w, ss, &s, name, FP_V_BOOL, v); break;
+    case CLT_K_OUT_HANDLE: ann(w, ss, a, name, FP_V_UINT, handle_id(w, v, fresh)); break;
+    case CLT_K_BOOL: ann(w, ss, a, name, FP_V_BOOL, v); break;
     case CLT_K_PTR:
-    case CLT_K_FUNC: ann(w, ss, &s, name, FP_V_PTR, v); break;
-    case CLT_K_ERRCODE: ann_err(w, ss, &s, name, (int32_t)v); break;
+    case CLT_K_FUNC: ann(w, ss, a, name, FP_V_PTR, v); break;
+    case CLT_K_ERRCODE: ann_err(w, ss, a, name, (int32_t)v); break;
     case CLT_K_BYTES8: {
-        ann(w, ss, &s, name, FP_V_UINT, v);
+        ann(w, ss, a, name, FP_V_UINT, v);
         /* A kernel argument that is a live object (cl_mem, sampler...). */
         uint64_t id = clt_objects_find(&w->objs, v);
         if (id)
-            ann(w, ss, &s, w->name_arg_object, FP_V_UINT, id);
+            ann(w, ss, a, w->name_arg_object, FP_V_UINT, id);
         break;
     }
-    default: decode_other(w, ss, rec, i, kind, dec, name, fresh, d); break;
+    default: {
+        struct args t = *a;      /* a copy escapes, not *a */
+        decode_other(w, ss, rec, i, kind, dec, name, fresh, &t);
+        *a = t;
+        break;
+    }
     }
 }
 
 /* The return value (inline: with a constant kind, one case). */
 static inline __attribute__((always_inline)) void decode_ret(struct clt_writer *w, struct clt_seq *ss,
-                                                            const struct clt_rec *rec, unsigned kind, int fresh)
+                                                            const struct clt_rec *rec, unsigned kind, int fresh,
+                                                            struct args *a)
 {
     switch (kind) {
     case CLT_R_VOID: break;
-    case CLT_R_ERR: ann_err(w, ss, &s, w->name_result, (int32_t)rec->ret); break;
-    case CLT_R_HANDLE: ann(w, ss, &s, w->name_result, FP_V_UINT, handle_id(w, rec->ret, fresh)); break;
-    case CLT_R_PTR: ann(w, ss, &s, w->name_result, FP_V_PTR, rec->ret); break;
-    default: ann(w, ss, &s, w->name_result, FP_V_UINT, rec->ret); break;
+    case CLT_R_ERR: ann_err(w, ss, a, w->name_result, (int32_t)rec->ret); break;
+    case CLT_R_HANDLE: ann(w, ss, a, w->name_result, FP_V_UINT, handle_id(w, rec->ret, fresh)); break;
+    case CLT_R_PTR: ann(w, ss, a, w->name_result, FP_V_PTR, rec->ret); break;
+    default: ann(w, ss, a, w->name_result, FP_V_UINT, rec->ret); break;
     }
 }
 
@@ -383,18 +391,20 @@ static inline __attribute__((always_inline)) void decode_ret(struct clt_writer *
  * generated shapes): no loop, no switch on a kind, the argument's encoding
  * inline -- the writer's hottest path, as the wrappers are the app's. */
 typedef void decoder_fn(struct clt_writer *w, struct clt_seq *ss, const struct clt_rec *rec, const unsigned *pname,
-                        struct decoded *d);
-#define SHAPE_PARAM(i, kind, dec) decode_param(w, ss, rec, i, kind, dec, pname[i], fresh, d);
-#define SHAPE_RET(kind, creates) decode_ret(w, ss, rec, kind, fresh);
+                        struct args *a);
+#define SHAPE_PARAM(i, kind, dec) decode_param(w, ss, rec, i, kind, dec, pname[i], fresh, &a);
+#define SHAPE_RET(kind, creates) decode_ret(w, ss, rec, kind, fresh, &a);
 #define SHAPE_NO_PARAM(i, kind, dec)
 #define SHAPE_CREATES(kind, creates) creates
 #define SHAPE_DECODER(fn) \
     static void decode_##fn(struct clt_writer *w, struct clt_seq *ss, const struct clt_rec *rec, \
-                            const unsigned *pname, struct decoded *d) \
+                            const unsigned *pname, struct args *io) \
     { \
         const int fresh = CLT_SHAPE_##fn(SHAPE_NO_PARAM, SHAPE_CREATES); \
-        (void)pname; (void)fresh; (void)d; \
+        struct args a = *io; \
+        (void)pname; (void)fresh; \
         CLT_SHAPE_##fn(SHAPE_PARAM, SHAPE_RET) \
+        *io = a; \
     }
 CLT_SHAPES(SHAPE_DECODER)
 #define SHAPE_ENTRY(fn) [CLT_FN_##fn] = decode_##fn,
@@ -404,23 +414,24 @@ static decoder_fn *const decoders[CLT_FN_COUNT] = { CLT_SHAPES(SHAPE_ENTRY) };
  * objects for what the call created). */
 void clt_call_decode(struct clt_writer *w, struct clt_seq *ss, const struct clt_rec *rec, struct clt_call *c)
 {
-    s.end = s.args;
-    s.n_ann = s.n_en = s.n_dn = s.n_is = 0;
-    struct decoded d = { c->t0, 0, NULL, 0 };
+    s.n_en = s.n_dn = s.n_is = 0;
+    struct args a = { s.args, 0, c->t0, 0, NULL, 0 };
     const unsigned *pname = &w->pname[w->pname_off[rec->fn]];
     if (decoders[rec->fn]) {
-        decoders[rec->fn](w, ss, rec, pname, &d);
+        decoders[rec->fn](w, ss, rec, pname, &a);
     } else {                    /* an extension's: its kinds from the table */
         const struct clt_fn_desc *fd = &clt_fns[rec->fn];
         int fresh = (fd->flags & CLT_F_CREATES) != 0;
         for (unsigned i = 0; i < fd->n_params && i < MAX_ANN - 4; i++)
-            decode_param(w, ss, rec, i, fd->params[i].kind, fd->params[i].dec, pname[i], fresh, &d);
-        decode_ret(w, ss, rec, fd->ret, fresh);
+            decode_param(w, ss, rec, i, fd->params[i].kind, fd->params[i].dec, pname[i], fresh, &a);
+        decode_ret(w, ss, rec, fd->ret, fresh, &a);
     }
-    if (d.released && s.n_ann < MAX_ANN)
-        ann(w, ss, &s, w->name_released, FP_V_UINT, d.released);
-    c->src = d.src;
-    c->src_len = d.src_len;
+    if (a.released && a.n < MAX_ANN)
+        ann(w, ss, &a, w->name_released, FP_V_UINT, a.released);
+    s.end = a.end;
+    s.n_ann = a.n;
+    c->src = a.src;
+    c->src_len = a.src_len;
 }
 
 /* The call's slice (begin and end) after the object model saw it: `refs`,
@@ -431,14 +442,15 @@ void clt_call_write(struct clt_writer *w, struct clt_thread *th, struct clt_seq 
     const struct clt_fn_desc *fd = &clt_fns[rec->fn];
     uint64_t t0 = c->t0, t1 = c->t1;
     uint32_t stack = c->stack;
-    if (refs >= 0 && s.n_ann < MAX_ANN)
-        ann(w, ss, &s, w->name_refcount, FP_V_UINT, (uint64_t)refs);
+    struct args a = { s.end, s.n_ann, t0, 0, NULL, 0 };
+    if (refs >= 0 && a.n < MAX_ANN)
+        ann(w, ss, &a, w->name_refcount, FP_V_UINT, (uint64_t)refs);
     /* An enqueue's flow id (slot after its parameters) ties it to its command. */
     uint64_t flow = fd->flags & CLT_F_ENQUEUE ? rec->arg[fd->n_params] : 0;
     if (flow == CLT_FLOW_SAMPLED_OUT) {     /* CLTRACE_SAMPLE left it untimed: say so */
         flow = 0;
-        if (s.n_ann < MAX_ANN)
-            ann(w, ss, &s, w->name_device_timed, FP_V_BOOL, 0);
+        if (a.n < MAX_ANN)
+            ann(w, ss, &a, w->name_device_timed, FP_V_BOOL, 0);
     }
     s.in.n_callstacks = 0;
     if (stack) {
@@ -459,7 +471,7 @@ void clt_call_write(struct clt_writer *w, struct clt_thread *th, struct clt_seq 
     if (w->len + 2 * FP_MAX_PACKET > CLT_OUT_CAP)
         clt_writer_flush(w);
     uint8_t *o = w->out + w->len;
-    o = fp_begin(o, t0, th->seq, rec->fn + 1u, s.args, (size_t)(s.end - s.args), flow, stack);
+    o = fp_begin(o, t0, th->seq, rec->fn + 1u, s.args, (size_t)(a.end - s.args), flow, stack);
     o = fp_end(o, t1, th->seq);
     w->len = (size_t)(o - w->out);
     w->calls++;

@@ -41,7 +41,7 @@ struct clt_objects {
      * change to the map. */
     uint64_t recent_handle[2];
     struct clt_obj *recent_obj[2];
-    unsigned recent_next;
+    unsigned recent_next;      /* the one to replace: not the latest used */
 };
 
 /* Had the app released it before a call that began at t0? */
@@ -56,12 +56,17 @@ uint64_t clt_objects_new(struct clt_objects *o, uint64_t handle);
 /* The object a handle maps to, or NULL (inline: several per call). */
 static inline struct clt_obj *clt_objects_obj(struct clt_objects *o, uint64_t h)
 {
-    if (h == o->recent_handle[0])
+    if (h == o->recent_handle[0]) {
+        o->recent_next = 1;     /* the other one goes first */
         return o->recent_obj[0];
-    if (h == o->recent_handle[1])
+    }
+    if (h == o->recent_handle[1]) {
+        o->recent_next = 0;
         return o->recent_obj[1];
+    }
     struct clt_obj *ob = clt_map_get(&o->ids, h);
-    unsigned i = o->recent_next ^= 1;
+    unsigned i = o->recent_next;
+    o->recent_next = i ^ 1;
     o->recent_handle[i] = h;
     o->recent_obj[i] = ob;
     return ob;

@@ -14,6 +14,7 @@
     X(WAIT_US,   int,  "2000",                   "with CLTRACE_DROP=1: how long a calling thread waits for buffer space before a call is dropped (and counted)") \
     X(DROP,      bool, "0",                      "0: a thread whose buffer is full waits for the writer, nothing is lost (at most 10 s, so an app never hangs); 1: it drops the call after CLTRACE_WAIT_US (counted)") \
     X(COMPRESS,  bool, "1",                      "1: gzip the trace as it is written (.pftrace.gz, whole after every flush, a crash included); 0: raw .pftrace") \
+    X(COMPRESS_THREAD, int, "-1",                "with CLTRACE_COMPRESS=1: gzip on a second thread while the writer encodes (1), in the writer (0), or the first when the process may run on 4 CPUs or more (-1)") \
     X(QUIET,     bool, "0",                      "1: no messages on stderr") \
     X(CHILDREN,  bool, "1",                      "0: trace this process only, not the programs it runs (cltrace --no-children)") \
     X(BREAK,     str,  "",                       "stop in the debugger (SIGTRAP, only when one is attached) on: error (a call fails), leak (objects alive at exit), all") \

@@ -329,6 +329,19 @@ t_crash_keeps_every_call() {
     if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/cs")" "$(trace_of "$WORK/ca")" "$(trace_of "$WORK/ck")"; fi
 }
 
+t_compressor_thread_ends_traces_whole() {
+    # gzip on a second thread (by itself only with 4 CPUs or more, so forced
+    # here): a crash, SIGKILL, _exit, fork and a full disk still leave whole
+    # traces with every call, as without it
+    export CLTRACE_COMPRESS_THREAD=1
+    WORK=$WORK/ct
+    mkdir -p "$WORK"
+    t_crash_keeps_every_call
+    t_exit_paths
+    t_fork_child_gets_its_own_trace
+    t_full_disk_warns_once_and_app_runs_on
+}
+
 t_app_signal_handler_still_runs() {
     [ "$(exits handler 50 "$WORK/ah")" -eq 42 ]
     grep -q "app handler ran" "$WORK/ah.out"

@@ -5,16 +5,17 @@
  * encoding it costs. Packets of one kind (a call's BEGIN, its END, a
  * command's slice) have the same length and differ from the previous one of
  * that length in a few bytes: the timestamp's low bytes, a value. So each
- * packet is compared with the latest earlier packet of its length, 16 bytes
+ * packet -- or two short ones as one unit (a call's BEGIN and END), by both
+ * lengths -- is compared with the latest earlier one of its shape, 16 bytes
  * at a time (SSE2), and written as deflate matches against it (one distance
- * for the whole packet) with literals where it differs -- in fixed-Huffman
- * codes, so no tables are built. A match running to a packet's end goes on
- * into the next packet when that one lines up at the same distance (a BEGIN
- * followed by its END, like the call before). A packet of a length not seen
- * within the window goes through a small greedy LZ77 instead. The packets
- * are read where the writer put them (it keeps the last 32 KiB of each
- * flush at its buffer's start), so nothing is copied. About 11 bytes per
- * call, about 30 ns; the CRC is libdeflate's (carry-less multiply).
+ * for the whole unit) with literals where it differs -- in fixed-Huffman
+ * codes, so no tables are built. A match running to a unit's end goes on
+ * into the next one when that lines up at the same distance. A unit of a
+ * shape not seen within the window goes through a small greedy LZ77
+ * instead. The packets are read where the writer put them (each buffer
+ * starts with the last 32 KiB of the one before), so nothing is copied.
+ * About 11 bytes per call, about 25 ns; the CRC is libdeflate's
+ * (carry-less multiply).
  *
  * Used by writer.c only; the stream is one gzip member (trace processor
  * reads no second member), valid after each clt_gz_put + clt_gz_tail. */

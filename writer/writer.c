@@ -4,8 +4,9 @@
  * (dispatch.c and the modules under it) and appends them to one output buffer, written with whole packets
  * only, so a file cut at any point (crash, full disk) loses at most the
  * packet being written. With CLTRACE_COMPRESS (the default) the buffer is
- * gzipped as it is written (gzstream.c): the file is a whole .pftrace.gz
- * after every flush, and the exit has nothing left to compress. */
+ * gzipped as it is written (gzstream.c), on a second thread while the
+ * writer fills its other buffer: the file is a whole .pftrace.gz after
+ * every flush, and the exit has nothing left to compress. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 #include <sys/syscall.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,17 +178,16 @@ static int pwrite_all(int fd, const struct iovec *iov, int n, uint64_t at)
     return 0;
 }
 
-/* Compressed: the new whole bytes and a fresh tail go over the old tail in
- * one write; a failed write puts the old tail back, so the file stays a
- * whole gzip file up to the last flush that made it. */
-static void flush_gz(struct clt_writer *w)
+/* Compressed: buf[kept, len) -- whole packets after kept bytes of what
+ * came before -- gzipped, and the new whole bytes and a fresh tail written
+ * over the old tail in one write; a failed write puts the old tail back, so
+ * the file stays a whole gzip file up to the last flush that made it. */
+static void write_gz(struct clt_writer *w, const uint8_t *buf, size_t kept, size_t len)
 {
     struct clt_gz *z = w->gz;
-    clt_gz_put(z, w->out, w->kept, w->len);
-    /* the last 32 KiB stay at the front: the next packets match against them */
-    size_t keep = w->len < CLT_GZ_WINDOW ? w->len : CLT_GZ_WINDOW;
-    memmove(w->out, w->out + w->len - keep, keep);
-    w->kept = w->len = keep;
+    if (__atomic_load_n(&w->io_failed, __ATOMIC_ACQUIRE))
+        return;                 /* a buffer handed over before an earlier write failed */
+    clt_gz_put(z, buf, kept, len);
     uint8_t tail[CLT_GZ_TAIL_MAX];
     size_t tail_len = clt_gz_tail(z, tail);
     struct iovec iov[2] = { { z->out, z->out_len }, { tail, tail_len } };
@@ -196,7 +197,7 @@ static void flush_gz(struct clt_writer *w)
         if (ftruncate(w->fd, (off_t)w->bytes_written) != 0 || pwrite_all(w->fd, &old, 1, w->bytes_written) != 0)
             clt_msg("%s may be unreadable: its end could not be rewritten", w->path);
         clt_msg("writing %s failed: %s; trace stops here, the app runs on", w->path, strerror(err));
-        w->io_failed = 1;
+        __atomic_store_n(&w->io_failed, 1, __ATOMIC_RELEASE);
         __atomic_store_n(&clt_active, 0, __ATOMIC_RELAXED);
         return;
     }
@@ -206,10 +207,105 @@ static void flush_gz(struct clt_writer *w)
     w->gz_tail_len = tail_len;
 }
 
+/* The compressor thread: the writer hands it each full buffer and goes on
+ * encoding into the other one, so gzip (a third of the writer's work) runs
+ * beside the encoding instead of after it. One buffer at a time, in order;
+ * state is the handshake (a futex word). Without the thread (it could not
+ * be started), the writer compresses itself. */
+enum { GZ_IDLE, GZ_JOB, GZ_STOP };
+static struct {
+    pthread_t thread;
+    int started;
+    _Atomic uint32_t state;
+    uint8_t *spare;             /* the buffer W.out is not: the job's while one runs */
+    const uint8_t *buf;         /* the job: buf[kept, len) to compress after buf[0, kept) */
+    size_t kept, len;
+} gzt;
+
+static void futex_wait_while(_Atomic uint32_t *word, uint32_t value)
+{
+    while (__atomic_load_n(word, __ATOMIC_ACQUIRE) == value)
+        syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, value, NULL, NULL, 0);
+}
+
+static void gz_set_state(uint32_t st)
+{
+    __atomic_store_n(&gzt.state, st, __ATOMIC_RELEASE);
+    syscall(SYS_futex, &gzt.state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void *gz_main(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        futex_wait_while(&gzt.state, GZ_IDLE);
+        if (__atomic_load_n(&gzt.state, __ATOMIC_ACQUIRE) == GZ_STOP)
+            break;
+        write_gz(&W, gzt.buf, gzt.kept, gzt.len);
+        gz_set_state(GZ_IDLE);
+    }
+    return NULL;
+}
+
+/* Wait for the job in hand (bounded by the disk: a write). */
+static void gz_wait_idle(void)
+{
+    if (gzt.started)
+        futex_wait_while(&gzt.state, GZ_JOB);
+}
+
+static void flush_gz(struct clt_writer *w)
+{
+    size_t keep = w->len < CLT_GZ_WINDOW ? w->len : CLT_GZ_WINDOW;
+    if (!gzt.started) {
+        write_gz(w, w->out, w->kept, w->len);
+        /* the last 32 KiB stay at the front: the next packets match against them */
+        memmove(w->out, w->out + w->len - keep, keep);
+    } else {
+        gz_wait_idle();         /* the spare buffer is free again */
+        gzt.buf = w->out;
+        gzt.kept = w->kept;
+        gzt.len = w->len;
+        memcpy(gzt.spare, w->out + w->len - keep, keep);
+        w->out = gzt.spare;
+        gzt.spare = (uint8_t *)gzt.buf;
+        gz_set_state(GZ_JOB);
+    }
+    w->kept = w->len = keep;
+}
+
+/* Start the compressor thread (gzip mode; the caller blocks signals) where
+ * it pays: with fewer than 4 CPUs it would take the app's. */
+static void gz_start(void)
+{
+    gzt.started = 0;
+    gzt.state = GZ_IDLE;
+    cpu_set_t cpus;
+    long want = clt_cfg.COMPRESS_THREAD;
+    if (want < 0)
+        want = sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) >= 4;
+    if (!want)
+        return;
+    if (!gzt.spare)
+        gzt.spare = calloc(1, CLT_OUT_CAP + 64);    /* as W.out: 64 bytes readable past the end */
+    if (gzt.spare && pthread_create(&gzt.thread, NULL, gz_main, NULL) == 0)
+        gzt.started = 1;
+}
+
+static void gz_stop(void)
+{
+    if (!gzt.started)
+        return;
+    gz_wait_idle();
+    gz_set_state(GZ_STOP);
+    pthread_join(gzt.thread, NULL);
+    gzt.started = 0;
+}
+
 void clt_writer_flush(struct clt_writer *w)
 {
     if (w->gz) {
-        if (w->io_failed)
+        if (__atomic_load_n(&w->io_failed, __ATOMIC_ACQUIRE))
             w->len = w->kept;
         else if (w->len > w->kept)
             flush_gz(w);
@@ -297,6 +393,7 @@ static void *writer_main(void *arg)
         if (req != __atomic_load_n(&flush_done, __ATOMIC_RELAXED)) {
             drain_all();               /* what was committed before the request */
             clt_writer_flush(&W);
+            gz_wait_idle();            /* in the file, not only handed over */
             __atomic_store_n(&flush_done, req, __ATOMIC_RELEASE);
         }
         uint64_t now = clt_boottime_ns();
@@ -366,6 +463,8 @@ int clt_writer_start(void)
     pthread_sigmask(SIG_SETMASK, &all, &old);
     stop_requested = 0;
     int rc = pthread_create(&writer_thread, NULL, writer_main, NULL);
+    if (rc == 0 && W.gz)
+        gz_start();
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
         close(W.fd);
@@ -414,9 +513,16 @@ void clt_writer_stop(uint64_t unfinished_commands)
     clt_sample_describe(&smp, sampling, sizeof sampling);
     cost.n = 0;
     clt_attr_str(&cost, "cltrace.sampling", sampling);
-    clt_cost_footer(&W, &cost, clt_boottime_ns() - W.start_ns, writer_cpu_ns);
+    gz_wait_idle();            /* its CPU time so far counts with the writer's */
+    struct timespec gcpu;
+    clockid_t gclock;
+    uint64_t gz_ns = 0;
+    if (gzt.started && pthread_getcpuclockid(gzt.thread, &gclock) == 0 && clock_gettime(gclock, &gcpu) == 0)
+        gz_ns = (uint64_t)gcpu.tv_sec * 1000000000u + (uint64_t)gcpu.tv_nsec;
+    clt_cost_footer(&W, &cost, clt_boottime_ns() - W.start_ns, writer_cpu_ns + gz_ns);
     clt_attrs_put(&W, &cost);
     clt_writer_flush(&W);
+    gz_stop();
     close(W.fd);
     const char *final = W.path;
     if (W.dropped_emitted)     /* said whatever else is said: a trace with holes must not look whole */
@@ -439,7 +545,9 @@ unsigned clt_writer_leaks(void) { return W.leaks; }
 
 void clt_writer_forget(void)
 {
-    /* fork child: the parent's file and thread are not ours. */
+    /* fork child: the parent's file and threads are not ours. */
     memset(&W, 0, sizeof W);
     W.fd = -1;
+    gzt.started = 0;
+    gzt.state = GZ_IDLE;
 }

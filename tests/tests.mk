@@ -73,7 +73,7 @@ bench: all $(T)/bench_calls $(T)/bench_ranges $(T)/libfakecl.so
 	bash tests/bench/run.sh
 
 .PHONY: bench
-$(T)/test_decode: tests/unit/test_decode.c trace/decode.c trace/generated/clt_tables.c | $(T)
+$(T)/test_decode: tests/unit/test_decode.c trace/decode.c trace/generated/clt_tables.c trace/generated/clt_shapes.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_decode.c trace/decode.c trace/generated/clt_tables.c
 TEST_BINS += $(T)/test_decode
 $(T)/test_occupancy: tests/unit/test_occupancy.c report/occupancy.c report/occupancy.h | $(T)

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "trace/tables.h"
+#include "trace/generated/clt_shapes.h"
 
 static int failures;
 #define EXPECT_STR(got, want) do { const char *g_ = (got); if (!g_ || strcmp(g_, want) != 0) { failures++; \
@@ -17,8 +18,31 @@ static unsigned dec(const char *type)
     return 0;
 }
 
+/* The writer's specialised decoders take each command's kinds from
+ * clt_shapes.h, everything else from clt_fns[]: both must say the same. */
+static unsigned shapes_checked;
+#define SHAPE_PARAM(i, k_, d_) \
+    if (fd->n_params <= (i) || fd->params[i].kind != (k_) || fd->params[i].dec != (d_)) { \
+        failures++; fprintf(stderr, "%s: parameter %d differs from clt_fns[]\n", fd->name, i); }
+#define SHAPE_RET(k_, creates) \
+    if (fd->ret != (k_) || !(fd->flags & CLT_F_CREATES) != !(creates)) { \
+        failures++; fprintf(stderr, "%s: return or creates differs from clt_fns[]\n", fd->name); }
+#define SHAPE_COUNT(i, k_, d_) + 1
+#define SHAPE_NONE(k_, creates)
+#define SHAPE_CHECK(fn) { \
+        const struct clt_fn_desc *fd = &clt_fns[CLT_FN_##fn]; \
+        CLT_SHAPE_##fn(SHAPE_PARAM, SHAPE_RET) \
+        if (fd->n_params != 0 CLT_SHAPE_##fn(SHAPE_COUNT, SHAPE_NONE)) { \
+            failures++; fprintf(stderr, "%s: parameter count differs from clt_fns[]\n", fd->name); } \
+        shapes_checked++; }
+
 int main(void)
 {
+    CLT_SHAPES(SHAPE_CHECK)
+    if (shapes_checked < 30) {
+        failures++;
+        fprintf(stderr, "only %u shapes\n", shapes_checked);
+    }
     char buf[256];
     EXPECT_STR(clt_error_name(0), "CL_SUCCESS");
     EXPECT_STR(clt_error_name(-46), "CL_INVALID_KERNEL_NAME");

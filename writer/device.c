@@ -318,12 +318,16 @@ void clt_dm_clock_upper(struct clt_dev *d, uint64_t h, uint64_t dev_ns)
 
 /* ---- API calls: the model ----------------------------------------------- */
 
-struct clt_kern *clt_dm_kern_get(struct clt_writer *w, uint64_t id, int create)
+/* The kernel of the latest lookup first: a loop sets one kernel's args. */
+static inline struct clt_kern *kern_get(struct clt_writer *w, uint64_t id, int create)
 {
     struct clt_kern *k = w->dev->last_kern;
-    if (k && k->id == id)
-        return k;
-    k = clt_map_get(&w->dev->kernels, id);
+    return k && k->id == id ? k : clt_dm_kern_get(w, id, create);
+}
+
+struct clt_kern *clt_dm_kern_get(struct clt_writer *w, uint64_t id, int create)
+{
+    struct clt_kern *k = clt_map_get(&w->dev->kernels, id);
     if (!k && create && id) {
         k = calloc(1, sizeof *k);
         if (!k || clt_map_put(&w->dev->kernels, id, k) != 0) {
@@ -367,7 +371,7 @@ static void sampled_out(struct clt_writer *w, const struct clt_rec *rec, unsigne
     if (fn != CLT_FN_clEnqueueNDRangeKernel)
         return;
     struct clt_untimed u = { 0 };
-    struct clt_kern *k = clt_dm_kern_get(w, clt_dm_id_of(w, rec->arg[1]), 0);
+    struct clt_kern *k = kern_get(w, clt_dm_id_of(w, rec->arg[1]), 0);
     unsigned n;
     const uint64_t *a;
     snprintf(u.name, sizeof u.name, "%s", k && k->name[0] ? k->name : "NDRangeKernel");
@@ -436,7 +440,7 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
     if ((fn == CLT_FN_clRetainKernel || fn == CLT_FN_clReleaseKernel) && ok) {
         /* the writer's facts live as long as the app holds the kernel */
         uint64_t id = clt_dm_id_of(w, rec->arg[0]);
-        struct clt_kern *k = clt_dm_kern_get(w, id, 0);
+        struct clt_kern *k = kern_get(w, id, 0);
         if (k && (k->refs += fn == CLT_FN_clRetainKernel ? 1 : -1) <= 0 && k->inflight <= 0)
             clt_dm_kern_del(m, id);
         return;
@@ -458,7 +462,7 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
         return;
     }
     if (fn == CLT_FN_clCreateKernel && ok) {
-        struct clt_kern *k = clt_dm_kern_get(w, clt_dm_id_of(w, rec->ret), 1);
+        struct clt_kern *k = kern_get(w, clt_dm_id_of(w, rec->ret), 1);
         if (k) {
             k->program = clt_dm_id_of(w, rec->arg[0]);
             clt_dm_copy_str(k->name, rec, 1);
@@ -469,7 +473,7 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
         return;
     }
     if (fn == CLT_FN_clSetKernelArg && ok) {
-        struct clt_kern *k = clt_dm_kern_get(w, clt_dm_id_of(w, rec->arg[0]), 1);
+        struct clt_kern *k = kern_get(w, clt_dm_id_of(w, rec->arg[0]), 1);
         uint64_t idx = rec->arg[1];
         if (k && idx < CLT_MAX_KARGS) {
             int null_value = raw(rec, 3) && rec->arg[3] == 0;
@@ -545,7 +549,7 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
         clt_counter(w, q->counter_uuid, t0, q->in_flight);
     }
     if (fn == CLT_FN_clEnqueueNDRangeKernel) {
-        struct clt_kern *k = clt_dm_kern_get(w, clt_dm_id_of(w, rec->arg[1]), 1);
+        struct clt_kern *k = kern_get(w, clt_dm_id_of(w, rec->arg[1]), 1);
         unsigned n;
         const uint64_t *a;
         f->kernel_id = clt_dm_id_of(w, rec->arg[1]);

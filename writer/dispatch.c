@@ -135,7 +135,6 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until)
         /* the records ahead were written on another core: fetch them while
          * this one is encoded (a demand miss there is ~100 ns on a mesh) */
         __builtin_prefetch(buf + ((off + 1024) & mask));
-        __builtin_prefetch(buf + ((off + 1088) & mask));
         if (rec->fn == CLT_FN_PAD) {
             tail += size - off;
             continue;

@@ -142,7 +142,7 @@ struct call_scratch {
 
 static struct call_scratch s;   /* one call at a time: between decode and write */
 
-/* The iid of an argument name, interned on this sequence if new. */
+/* A name new on this sequence: interned in the packet before the slice. */
 static __attribute__((noinline)) void intern_name(struct clt_writer *w, struct clt_seq *ss,
                                                   struct call_scratch *s, unsigned name)
 {
@@ -155,6 +155,7 @@ static __attribute__((noinline)) void intern_name(struct clt_writer *w, struct c
     s->dnp[s->n_dn++] = d;
 }
 
+/* The iid of an argument name, interned on this sequence if new. */
 static inline __attribute__((always_inline)) uint32_t name_iid(struct clt_writer *w, struct clt_seq *ss,
                                                               struct call_scratch *s, unsigned name)
 {
@@ -184,12 +185,17 @@ static inline __attribute__((always_inline)) void ann(struct clt_writer *w, stru
     a->n++;
 }
 
+/* Room kept for the scalar arguments that may follow a long one: at most
+ * 17 bytes each, fewer than MAX_ANN + 8 of them (the decode loop's bound,
+ * the extra annotations). */
+#define SCALAR_ROOM (17u * (MAX_ANN + 8))
+
 /* A string or an array argument (bounded: CLT_MAX_STR, CLT_MAX_PROPS); one
  * that would not fit the packet is left out. */
 static void ann_long(struct clt_writer *w, struct clt_seq *ss, struct args *a, unsigned name, const char *str,
                      const uint64_t *arr, unsigned n)
 {
-    if ((size_t)(s.args + ARG_BYTES - a->end) < 16 + (str ? strlen(str) : 14u * n))
+    if ((size_t)(s.args + ARG_BYTES - a->end) < SCALAR_ROOM + 16 + (str ? strlen(str) : 14u * n))
         return;
     struct fp_ann x = { name_iid(w, ss, &s, name), str ? FP_V_STR : FP_V_ARRAY, 0, str, arr, n };
     a->end = fp_ann_long(a->end, &x);

@@ -222,12 +222,6 @@ static struct {
     size_t kept, len;
 } gzt;
 
-static void futex_wait_while(_Atomic uint32_t *word, uint32_t value)
-{
-    while (__atomic_load_n(word, __ATOMIC_ACQUIRE) == value)
-        syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, value, NULL, NULL, 0);
-}
-
 static void gz_set_state(uint32_t st)
 {
     __atomic_store_n(&gzt.state, st, __ATOMIC_RELEASE);
@@ -238,7 +232,8 @@ static void *gz_main(void *arg)
 {
     (void)arg;
     for (;;) {
-        futex_wait_while(&gzt.state, GZ_IDLE);
+        while (__atomic_load_n(&gzt.state, __ATOMIC_ACQUIRE) == GZ_IDLE)
+            syscall(SYS_futex, &gzt.state, FUTEX_WAIT_PRIVATE, GZ_IDLE, NULL, NULL, 0);
         if (__atomic_load_n(&gzt.state, __ATOMIC_ACQUIRE) == GZ_STOP)
             break;
         write_gz(&W, gzt.buf, gzt.kept, gzt.len);
@@ -247,11 +242,27 @@ static void *gz_main(void *arg)
     return NULL;
 }
 
-/* Wait for the job in hand (bounded by the disk: a write). */
-static void gz_wait_idle(void)
+/* Wait for the job in hand, at most ms: a dead disk must hang neither the
+ * writer nor the app's exit. 0: the job is still in hand. */
+static int gz_wait_idle_for(unsigned ms)
 {
-    if (gzt.started)
-        futex_wait_while(&gzt.state, GZ_JOB);
+    struct timespec end, now;
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    end.tv_sec += ms / 1000;
+    end.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (end.tv_nsec >= 1000000000L) {
+        end.tv_sec++;
+        end.tv_nsec -= 1000000000L;
+    }
+    while (gzt.started && __atomic_load_n(&gzt.state, __ATOMIC_ACQUIRE) == GZ_JOB) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long left = (end.tv_sec - now.tv_sec) * 1000000000L + (end.tv_nsec - now.tv_nsec);
+        if (left <= 0)
+            return 0;
+        struct timespec ts = { left / 1000000000L, left % 1000000000L };
+        syscall(SYS_futex, &gzt.state, FUTEX_WAIT_PRIVATE, GZ_JOB, &ts, NULL, 0);
+    }
+    return 1;
 }
 
 static void flush_gz(struct clt_writer *w)
@@ -262,7 +273,14 @@ static void flush_gz(struct clt_writer *w)
         /* the last 32 KiB stay at the front: the next packets match against them */
         memmove(w->out, w->out + w->len - keep, keep);
     } else {
-        gz_wait_idle();         /* the spare buffer is free again */
+        if (!gz_wait_idle_for(10000)) {     /* the spare buffer is still being written */
+            if (!__atomic_exchange_n(&w->io_failed, 1, __ATOMIC_ACQ_REL)) {
+                clt_msg("writing %s takes more than 10 s; trace stops here, the app runs on", w->path);
+                __atomic_store_n(&clt_active, 0, __ATOMIC_RELAXED);
+            }
+            w->len = w->kept;
+            return;
+        }
         gzt.buf = w->out;
         gzt.kept = w->kept;
         gzt.len = w->len;
@@ -292,14 +310,17 @@ static void gz_start(void)
         gzt.started = 1;
 }
 
-static void gz_stop(void)
+/* At exit: 0 if its last write did not end within 10 s (then it is left). */
+static int gz_stop(void)
 {
     if (!gzt.started)
-        return;
-    gz_wait_idle();
+        return 1;
+    if (!gz_wait_idle_for(10000))
+        return 0;
     gz_set_state(GZ_STOP);
     pthread_join(gzt.thread, NULL);
     gzt.started = 0;
+    return 1;
 }
 
 void clt_writer_flush(struct clt_writer *w)
@@ -393,7 +414,7 @@ static void *writer_main(void *arg)
         if (req != __atomic_load_n(&flush_done, __ATOMIC_RELAXED)) {
             drain_all();               /* what was committed before the request */
             clt_writer_flush(&W);
-            gz_wait_idle();            /* in the file, not only handed over */
+            gz_wait_idle_for(10000);   /* in the file, not only handed over */
             __atomic_store_n(&flush_done, req, __ATOMIC_RELEASE);
         }
         uint64_t now = clt_boottime_ns();
@@ -513,7 +534,10 @@ void clt_writer_stop(uint64_t unfinished_commands)
     clt_sample_describe(&smp, sampling, sizeof sampling);
     cost.n = 0;
     clt_attr_str(&cost, "cltrace.sampling", sampling);
-    gz_wait_idle();            /* its CPU time so far counts with the writer's */
+    if (!gz_wait_idle_for(10000)) {     /* its CPU time so far counts with the writer's */
+        clt_msg("writer did not finish; trace %s may be incomplete", W.path);
+        return;
+    }
     struct timespec gcpu;
     clockid_t gclock;
     uint64_t gz_ns = 0;
@@ -522,7 +546,10 @@ void clt_writer_stop(uint64_t unfinished_commands)
     clt_cost_footer(&W, &cost, clt_boottime_ns() - W.start_ns, writer_cpu_ns + gz_ns);
     clt_attrs_put(&W, &cost);
     clt_writer_flush(&W);
-    gz_stop();
+    if (!gz_stop()) {
+        clt_msg("writer did not finish; trace %s may be incomplete", W.path);
+        return;
+    }
     close(W.fd);
     const char *final = W.path;
     if (W.dropped_emitted)     /* said whatever else is said: a trace with holes must not look whole */

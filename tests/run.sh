@@ -342,6 +342,24 @@ t_compressor_thread_ends_traces_whole() {
     t_full_disk_warns_once_and_app_runs_on
 }
 
+t_stalled_disk_never_hangs_the_app() {
+    # the trace's second write blocks for 60 s (a disk that stops answering),
+    # gzip on its own thread: the writer gives up on it after 10 s and says
+    # so, the app runs on unchanged, its exit waits 10 s at most
+    "$T/exits" plain 200000 > "$WORK/sd.plain"
+    local t0 rc=0
+    t0=$(date +%s)
+    STALL_AT=2 STALL_S=60 CLTRACE_COMPRESS_THREAD=1 CLTRACE_OUTPUT="$WORK/sd.%p.pftrace" \
+        LD_PRELOAD="$T/libstall.so:$SHIM" "$T/exits" plain 200000 > "$WORK/sd.out" 2> "$WORK/sd.err" || rc=$?
+    local took=$(( $(date +%s) - t0 ))
+    cat "$WORK/sd.err"
+    echo "took $took s"
+    [ $rc -eq 0 ]
+    cmp "$WORK/sd.plain" "$WORK/sd.out"
+    [ "$took" -lt 45 ]
+    grep -q "takes more than 10 s; trace stops here, the app runs on" "$WORK/sd.err"
+}
+
 t_app_signal_handler_still_runs() {
     [ "$(exits handler 50 "$WORK/ah")" -eq 42 ]
     grep -q "app handler ran" "$WORK/ah.out"

@@ -25,6 +25,9 @@ TEST_BINS += $(T)/dlopen_app_linked
 $(T)/exits: tests/apps/exits.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lpthread
 TEST_BINS += $(T)/exits
+$(T)/libstall.so: tests/apps/stall_write.c | $(T)
+	$(CC) $(TEST_CFLAGS) -shared -fPIC -o $@ $< -ldl
+TEST_BINS += $(T)/libstall.so
 $(T)/badargs: tests/apps/badargs.c | $(T)
 	$(CC) $(TEST_CFLAGS) -Wno-deprecated-declarations -o $@ $< -lOpenCL
 TEST_BINS += $(T)/badargs

@@ -170,17 +170,6 @@ static inline uint64_t differing(const uint8_t *a, const uint8_t *b, size_t n)
              equal16(a + 48, b + 48) << 48);
 }
 
-/* n equal bytes before a difference (or the packet's end) */
-static inline __attribute__((always_inline)) void equal_run(struct enc *z, const uint8_t *cur, size_t n, uint32_t dist,
-                                                           int at_start)
-{
-    /* at a packet's start even a short run extends the match still open */
-    if (n >= 3 || (n && at_start && z->run_len && z->run_dist == dist))
-        match(z, cur, n, dist);
-    else
-        literals(z, cur, n);
-}
-
 /* A packet with no earlier one of its length to compare with (interned
  * names, stacks, descriptors, a call of a new shape): plain greedy LZ77,
  * 4-byte hash, the latest candidate only -- zlib's level 1 in small. */

@@ -162,10 +162,9 @@ static void *collector_main(void *arg)
             idle_since = 0;
             continue;
         }
-        struct timespec cpu;      /* cltrace's own cost, stated in the trace */
-        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
-            __atomic_store_n(&clt_collector_cpu_ns, (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec,
-                             __ATOMIC_RELAXED);
+        uint64_t cpu = clt_clock_ns(CLOCK_THREAD_CPUTIME_ID);   /* cltrace's own cost, stated in the trace */
+        if (cpu)
+            __atomic_store_n(&clt_collector_cpu_ns, cpu, __ATOMIC_RELAXED);
         uint64_t now = clt_boottime_ns();
         if (n_pend)
             idle_since = 0;

@@ -9,11 +9,18 @@
 
 extern int clt_use_tsc;
 
-static inline uint64_t clt_boottime_ns(void)
+/* A clock's time in ns (a thread's CPU clock too); 0 if it cannot be read. */
+static inline uint64_t clt_clock_ns(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_BOOTTIME, &ts);
+    if (clock_gettime(id, &ts) != 0)
+        return 0;
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t clt_boottime_ns(void)
+{
+    return clt_clock_ns(CLOCK_BOOTTIME);
 }
 
 /* tsc: clt_use_tsc, read once for a pair of reads around a call */

@@ -3,6 +3,13 @@
 #include <string.h>
 #include "objects.h"
 
+/* The map changes: what was looked up lately may map elsewhere now. */
+static void forget_recent(struct clt_objects *o)
+{
+    memset(o->recent_handle, 0, sizeof o->recent_handle);
+    memset(o->recent_obj, 0, sizeof o->recent_obj);
+}
+
 static uint64_t put(struct clt_objects *o, uint64_t h, int fresh)
 {
     if (!h)
@@ -10,8 +17,7 @@ static uint64_t put(struct clt_objects *o, uint64_t h, int fresh)
     struct clt_obj *old = clt_objects_obj(o, h);
     if (old && !fresh)
         return old->id;
-    memset(o->recent_handle, 0, sizeof o->recent_handle);   /* the map changes */
-    memset(o->recent_obj, 0, sizeof o->recent_obj);
+    forget_recent(o);
     struct clt_obj *ob = calloc(1, sizeof *ob);
     if (!ob)
         return ++o->next_id;       /* out of memory: ids stay unique */
@@ -49,6 +55,5 @@ void clt_objects_free(struct clt_objects *o)
         o->orphans = n;
     }
     clt_map_free(&o->ids);
-    memset(o->recent_handle, 0, sizeof o->recent_handle);
-    memset(o->recent_obj, 0, sizeof o->recent_obj);
+    forget_recent(o);
 }

@@ -440,9 +440,7 @@ static void *writer_main(void *arg)
         if (idle_us < 4000)
             idle_us *= 2;
     }
-    struct timespec cpu;          /* cltrace's own cost, stated in the trace */
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
-        writer_cpu_ns = (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec;
+    writer_cpu_ns = clt_clock_ns(CLOCK_THREAD_CPUTIME_ID);    /* cltrace's own cost, stated in the trace */
     return NULL;
 }
 
@@ -505,10 +503,8 @@ void clt_writer_stop(uint64_t unfinished_commands)
     struct timespec dl;
     clock_gettime(CLOCK_REALTIME, &dl);
     dl.tv_sec += 10;
-    if (pthread_timedjoin_np(writer_thread, NULL, &dl) != 0) {
-        clt_msg("writer did not finish; trace %s may be incomplete", W.path);
-        return;
-    }
+    if (pthread_timedjoin_np(writer_thread, NULL, &dl) != 0)
+        goto unfinished;
     drain_all();
     clt_dev_flush_pending(&W, 1);
     clt_emit_dropped(&W);
@@ -534,22 +530,15 @@ void clt_writer_stop(uint64_t unfinished_commands)
     clt_sample_describe(&smp, sampling, sizeof sampling);
     cost.n = 0;
     clt_attr_str(&cost, "cltrace.sampling", sampling);
-    if (!gz_wait_idle_for(10000)) {     /* its CPU time so far counts with the writer's */
-        clt_msg("writer did not finish; trace %s may be incomplete", W.path);
-        return;
-    }
-    struct timespec gcpu;
+    if (!gz_wait_idle_for(10000))       /* its CPU time so far counts with the writer's */
+        goto unfinished;
     clockid_t gclock;
-    uint64_t gz_ns = 0;
-    if (gzt.started && pthread_getcpuclockid(gzt.thread, &gclock) == 0 && clock_gettime(gclock, &gcpu) == 0)
-        gz_ns = (uint64_t)gcpu.tv_sec * 1000000000u + (uint64_t)gcpu.tv_nsec;
+    uint64_t gz_ns = gzt.started && pthread_getcpuclockid(gzt.thread, &gclock) == 0 ? clt_clock_ns(gclock) : 0;
     clt_cost_footer(&W, &cost, clt_boottime_ns() - W.start_ns, writer_cpu_ns + gz_ns);
     clt_attrs_put(&W, &cost);
     clt_writer_flush(&W);
-    if (!gz_stop()) {
-        clt_msg("writer did not finish; trace %s may be incomplete", W.path);
-        return;
-    }
+    if (!gz_stop())
+        goto unfinished;
     close(W.fd);
     const char *final = W.path;
     if (W.dropped_emitted)     /* said whatever else is said: a trace with holes must not look whole */
@@ -566,6 +555,9 @@ void clt_writer_stop(uint64_t unfinished_commands)
     } else {
         clt_msg("trace written to %s", final);
     }
+    return;
+unfinished:     /* bounded waits: a writer or a disk that is stuck must not hang the exit */
+    clt_msg("writer did not finish; trace %s may be incomplete", W.path);
 }
 
 unsigned clt_writer_leaks(void) { return W.leaks; }

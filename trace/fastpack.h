@@ -149,27 +149,37 @@ static inline uint8_t *fp_slice(uint8_t *p, uint64_t ts, uint32_t seq, int begin
     return p;
 }
 
+/* The start of a call's slice packet, as fp_slice writes it: the packet
+ * and its track_event opened, timestamp, sequence, NEEDS, the event type. */
+static inline __attribute__((always_inline)) uint8_t *fp_event_head(uint8_t *p, uint64_t ts, uint32_t seq,
+                                                                   uint8_t type, uint8_t **plen, uint8_t **elen)
+{
+    p = fp_open(p, FP_TRACE_PACKET, plen);
+    *p++ = FP_PKT_TIMESTAMP << 3;
+    p = fp_varint(p, ts);
+    *p++ = FP_PKT_SEQ_ID << 3;
+    p = fp_varint(p, seq);
+    static const uint8_t mid[6] = { FP_PKT_SEQ_FLAGS << 3, 2,                  /* NEEDS */
+                                    FP_PKT_TRACK_EVENT << 3 | FP_WT_LEN, 0, 0,  /* length patched */
+                                    FP_TE_TYPE << 3 };
+    memcpy(p, mid, sizeof mid);
+    *elen = p + 3;
+    p[6] = type;
+    return p + 7;
+}
+
 /* A call's slice BEGIN, its arguments encoded already (fp_ann after
- * fp_ann; readable 64 bytes past their end), at most one flow: the same bytes as fp_slice(p, ts, seq, 1,
- * name_iid, those arguments, flow != 0 flows, no terminating flows,
- * callstack_iid) (the unit test compares them). */
+ * fp_ann; readable 64 bytes past their end), at most one flow: the same
+ * bytes as fp_slice(p, ts, seq, 1, name_iid, those arguments, flow != 0
+ * flows, no terminating flows, callstack_iid) (the unit test compares
+ * them). */
 static inline __attribute__((always_inline)) uint8_t *fp_begin(uint8_t *p, uint64_t ts, uint32_t seq,
                                                               uint64_t name_iid, const uint8_t *args,
                                                               size_t args_len, uint64_t flow,
                                                               uint64_t callstack_iid)
 {
     uint8_t *plen, *elen;
-    p = fp_open(p, FP_TRACE_PACKET, &plen);
-    *p++ = FP_PKT_TIMESTAMP << 3;
-    p = fp_varint(p, ts);
-    *p++ = FP_PKT_SEQ_ID << 3;
-    p = fp_varint(p, seq);
-    static const uint8_t mid[7] = { FP_PKT_SEQ_FLAGS << 3, 2,                  /* NEEDS */
-                                    FP_PKT_TRACK_EVENT << 3 | FP_WT_LEN, 0, 0,  /* length patched */
-                                    FP_TE_TYPE << 3, 1 };                       /* TYPE_SLICE_BEGIN */
-    memcpy(p, mid, sizeof mid);
-    elen = p + 3;
-    p += sizeof mid;
+    p = fp_event_head(p, ts, seq, 1, &plen, &elen);            /* TYPE_SLICE_BEGIN */
     *p++ = FP_TE_NAME_IID << 3;
     p = fp_varint(p, name_iid);
     if (args_len <= 64)
@@ -193,18 +203,9 @@ static inline __attribute__((always_inline)) uint8_t *fp_begin(uint8_t *p, uint6
  * without its loops (the same bytes: the unit test compares them). */
 static inline __attribute__((always_inline)) uint8_t *fp_end(uint8_t *p, uint64_t ts, uint32_t seq)
 {
-    uint8_t *plen;
-    p = fp_open(p, FP_TRACE_PACKET, &plen);
-    *p++ = FP_PKT_TIMESTAMP << 3;
-    p = fp_varint(p, ts);
-    *p++ = FP_PKT_SEQ_ID << 3;
-    p = fp_varint(p, seq);
-    static const uint8_t rest[6] = { FP_PKT_SEQ_FLAGS << 3, 2,                  /* NEEDS */
-                                     FP_PKT_TRACK_EVENT << 3 | FP_WT_LEN, 0x82, 0x00,   /* 2, in two bytes */
-                                     FP_TE_TYPE << 3 };
-    memcpy(p, rest, sizeof rest);
-    p[6] = 2;                                   /* TYPE_SLICE_END */
-    p += 7;
+    uint8_t *plen, *elen;
+    p = fp_event_head(p, ts, seq, 2, &plen, &elen);            /* TYPE_SLICE_END */
+    fp_close(elen, p);
     fp_close(plen, p);
     return p;
 }

@@ -153,8 +153,7 @@ static inline __attribute__((always_inline)) void literals(struct enc *z, const 
         literal(z, p[i]);
 }
 
-/* Bit k set: byte k of the 64 at a and b differs (SSE2: every x86-64).
- * Always all four chunks, no loop: both are readable 64 bytes on. */
+/* Bit k set: byte k of the 16 at a and b is equal (SSE2: every x86-64). */
 static inline uint64_t equal16(const uint8_t *a, const uint8_t *b)
 {
     __m128i x = _mm_loadu_si128((const __m128i *)(const void *)a);
@@ -162,9 +161,12 @@ static inline uint64_t equal16(const uint8_t *a, const uint8_t *b)
     return (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y));
 }
 
+/* Bit k set: byte k of the first n (up to 64) at a and b differs, and maybe
+ * bits past n (the caller masks them). One chunk for a pair's last few
+ * bytes, else all four, no loop: both are readable 64 bytes on. */
 static inline uint64_t differing(const uint8_t *a, const uint8_t *b, size_t n)
 {
-    if (n <= 16)            /* a pair's last few bytes */
+    if (n <= 16)
         return ~equal16(a, b);
     return ~(equal16(a, b) | equal16(a + 16, b + 16) << 16 | equal16(a + 32, b + 32) << 32 |
              equal16(a + 48, b + 48) << 48);
@@ -229,8 +231,8 @@ static inline __attribute__((always_inline)) void put_match(struct enc *z, uint3
 
 /* One packet (or pair) at stream offset `at` (cur readable 64 bytes past
  * its end): compared with the latest one of its shape (*last: its offset
- * + 1; NULL: none kept), 64 bytes at a time, and
- * written as matches at that one distance with literals where it differs.
+ * + 1; NULL: none kept), 64 bytes at a time, and written as matches at
+ * that one distance with literals where it differs.
  * An equal stretch at the packet's end stays open (z->run_len): the next
  * packet may go on with it. The caller's buffer starts at stream offset
  * `base`. */

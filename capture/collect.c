@@ -150,6 +150,7 @@ static unsigned collect_round(struct clt_thread *th)
 static void *collector_main(void *arg)
 {
     (void)arg;
+    pthread_setname_np(pthread_self(), "cltrace-collect");   /* top -H, perf, gdb say whose thread it is */
     long sleep_ns = 20000;
     uint64_t idle_since = 0;      /* boottime ns the pending list emptied; 0: not empty */
     for (;;) {

@@ -15,6 +15,7 @@
 #include "capture/generated/clt_hooks.h"
 #include "common/map.h"
 #include "shim.h"
+#include "queues.h"
 
 /* OpenCL constants used here (the generated code does not include CL headers). */
 enum {
@@ -95,49 +96,6 @@ static void put_clock(struct clt_thread *th, void *dev, uint64_t before, uint64_
     rec->arg[CLK_STATUS] = (uint64_t)(int64_t)status;
     rec->arg[CLK_KIND] = kind;
     special_commit(th, rec, &x, CLT_REC_CLOCK);
-}
-
-/* ---- queues: profiling always on, invisible to the app ---------------- */
-
-struct queue_ent {
-    void *queue;
-    uint64_t app_props;          /* CL_QUEUE_PROPERTIES the app asked for */
-    unsigned n_arr;              /* the app's property array (values incl. the 0), 0: none */
-    uint64_t arr[32];
-};
-static pthread_mutex_t queues_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct queue_ent *queues;
-static unsigned n_queues, cap_queues;
-
-static void queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsigned n_arr)
-{
-    pthread_mutex_lock(&queues_lock);
-    struct queue_ent *e = NULL;
-    for (unsigned i = 0; i < n_queues && !e; i++)
-        if (queues[i].queue == q)
-            e = &queues[i];               /* an address reused after a release */
-    if (!e && clt_grow(&queues, n_queues, &cap_queues, sizeof *queues, 16) == 0)
-        e = &queues[n_queues++];
-    if (e) {
-        e->queue = q;
-        e->app_props = app_props;
-        e->n_arr = n_arr;
-        memcpy(e->arr, arr, n_arr * sizeof *arr);
-    }
-    pthread_mutex_unlock(&queues_lock);
-}
-
-static int queue_lookup(void *q, struct queue_ent *out)
-{
-    int found = 0;
-    pthread_mutex_lock(&queues_lock);
-    for (unsigned i = 0; i < n_queues && !found; i++)
-        if (queues[i].queue == q) {
-            *out = queues[i];
-            found = 1;
-        }
-    pthread_mutex_unlock(&queues_lock);
-    return found;
 }
 
 /* Once per device: its limits, and a clGetDeviceAndHostTimer sample.
@@ -384,20 +342,59 @@ static void calibrate(struct clt_thread *th, void *queue, void *dev, int app_pro
     }
 }
 
-static void queue_created(struct clt_hook *h, void *queue, void *device, uint64_t app_props,
+/* h->changed of a queue's creation: cltrace added profiling, or left the
+ * queue plain to switch profiling per timed command (queues.c). */
+enum { PROFILING_ADDED = 1, LEFT_PLAIN = 2 };
+
+/* With CLTRACE_SAMPLE, a queue the app makes without profiling starts plain
+ * where the device may switch it (not yet tried, or tried and able). */
+static int leave_plain(void *device, uint64_t app_props)
+{
+    return clt_sampling && !(app_props & (CL_QUEUE_PROFILING_ENABLE_ | 4 /* ON_DEVICE */)) &&
+           !clt_profiling_refused(device);
+}
+
+/* Which queues have profiling switched: the writer charges the profiling
+ * queue's write penalty only to the writes that ran with it on. */
+static void put_queue_mode(struct clt_thread *th, void *queue, int switched)
+{
+    struct clt_extra x;
+    struct clt_rec *rec = special_begin(th, QM_N, &x);
+    if (rec) {
+        rec->arg[QM_QUEUE] = (uint64_t)(uintptr_t)queue;
+        rec->arg[QM_SWITCHED] = (uint64_t)switched;
+        special_commit(th, rec, &x, CLT_REC_QUEUE_MODE);
+    }
+}
+
+static void queue_created(struct clt_hook *h, void *queue, void *context, void *device, uint64_t app_props,
                           const uint64_t *arr, unsigned n_arr)
 {
     if (!queue || !h->changed)
         return;
-    queue_remember(queue, app_props, arr, n_arr);
-    if (device_describe(h->th, device) >= 120)
+    int switched = h->changed == LEFT_PLAIN, version = device_describe(h->th, device);   /* 102: OpenCL 1.2 */
+    int unasked = !(app_props & CL_QUEUE_PROFILING_ENABLE_) && clt_profiles_unasked(context, device, version >= 102);
+    clt_queue_remember(queue, app_props, arr, n_arr, switched, unasked);
+    put_queue_mode(h->th, queue, switched);
+    if (version >= 102) {
+        int on = clt_profiling_on(queue);       /* the calibration's markers are timed */
         calibrate(h->th, queue, device, (app_props & CL_QUEUE_PROFILING_ENABLE_) != 0);
+        if (on)
+            clt_profiling_off(queue);
+    }
 }
 
-int clt_queue_in_order(void *queue)
+/* A queue left plain on a device that cannot switch its profiling: made
+ * again with profiling on, as without sampling; the plain one released. */
+static void *made_again(struct clt_hook *h, void *plain, void *again)
 {
-    struct queue_ent q;
-    return queue_lookup(queue, &q) && !(q.app_props & 1);   /* CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE */
+    typedef int32_t (*rel_t)(void *);
+    rel_t rel = REAL(clReleaseCommandQueue);
+    if (!again || !rel)
+        return plain;           /* kept plain: its timed commands are counted untimed */
+    rel(plain);
+    h->changed = PROFILING_ADDED;
+    return again;
 }
 
 void clt_pre_clCreateCommandQueue(struct clt_hook *h, void **context, void **device, uint64_t *properties,
@@ -405,28 +402,34 @@ void clt_pre_clCreateCommandQueue(struct clt_hook *h, void **context, void **dev
 {
     if (!h->th)
         return;
-    h->scratch[0] = *properties;
+    if (leave_plain(*device, *properties)) {
+        h->changed = LEFT_PLAIN;
+        return;
+    }
     *properties |= CL_QUEUE_PROFILING_ENABLE_;
-    h->changed = 1;
+    h->changed = PROFILING_ADDED;
 }
 
 void clt_post_clCreateCommandQueue(struct clt_hook *h, void **ret, void *context, void *device,
                                    uint64_t properties, cl_int_ *errcode_ret)
 {
     typedef void *(*create_t)(void *, void *, uint64_t, cl_int_ *);
-    if (!*ret && h->changed)   /* profiling refused: give the app what it asked for */
-        *ret = ((create_t)h->real)(context, device, properties, errcode_ret);
-    else
-        queue_created(h, *ret, device, properties, NULL, 0);
+    create_t create = h->real;
+    if (!*ret && h->changed == PROFILING_ADDED) {  /* profiling refused: give the app what it asked for */
+        *ret = create(context, device, properties, errcode_ret);
+        return;
+    }
+    if (*ret && h->changed == LEFT_PLAIN && !clt_profiling_switchable(*ret, device)) {
+        cl_int_ err = 0;
+        *ret = made_again(h, *ret, create(context, device, properties | CL_QUEUE_PROFILING_ENABLE_, &err));
+    }
+    queue_created(h, *ret, context, device, properties, NULL, 0);
 }
 
-/* Properties with CL_QUEUE_PROFILING_ENABLE added, into h->scratch. */
-static void props_with_profiling(struct clt_hook *h, void **properties)
+/* The app's property list with CL_QUEUE_PROFILING_ENABLE added, into out
+ * (64 words); 0: too long for us. */
+static int props_plus_profiling(const uint64_t *in, uint64_t *out)
 {
-    if (!h->th)
-        return;
-    const uint64_t *in = *properties;
-    uint64_t *out = h->scratch;
     unsigned n = 0;
     int found = 0;
     for (; in && in[n] && n + 4 < 64; n += 2) {
@@ -438,41 +441,66 @@ static void props_with_profiling(struct clt_hook *h, void **properties)
         }
     }
     if (in && in[n])
-        return;                 /* too long for us: leave it alone */
+        return 0;
     if (!found) {
         out[n++] = CL_QUEUE_PROPERTIES_;
         out[n++] = CL_QUEUE_PROFILING_ENABLE_;
     }
     out[n] = 0;
-    *properties = out;
-    h->changed = 1;
+    return 1;
+}
+
+static uint64_t app_props_of(const uint64_t *props)
+{
+    for (unsigned n = 0; props && props[n] && n + 2 < 64; n += 2)
+        if (props[n] == CL_QUEUE_PROPERTIES_)
+            return props[n + 1];
+    return 0;
+}
+
+static void props_with_profiling(struct clt_hook *h, void **device, void **properties)
+{
+    if (!h->th)
+        return;
+    if (leave_plain(*device, app_props_of(*properties))) {
+        h->changed = LEFT_PLAIN;
+        return;
+    }
+    if (props_plus_profiling(*properties, h->scratch)) {
+        *properties = h->scratch;
+        h->changed = PROFILING_ADDED;
+    }
 }
 
 static void post_create_with_props(struct clt_hook *h, void **ret, void *context, void *device,
                                    const uint64_t *props, cl_int_ *errcode_ret)
 {
     typedef void *(*create_t)(void *, void *, const uint64_t *, cl_int_ *);
-    if (!*ret && h->changed) {
-        *ret = ((create_t)h->real)(context, device, props, errcode_ret);
+    create_t create = h->real;
+    if (!*ret && h->changed == PROFILING_ADDED) {
+        *ret = create(context, device, props, errcode_ret);
         return;
     }
-    uint64_t app = 0, arr[32];
+    if (*ret && h->changed == LEFT_PLAIN && !clt_profiling_switchable(*ret, device)) {
+        cl_int_ err = 0;
+        void *again = props_plus_profiling(props, h->scratch) ? create(context, device, h->scratch, &err) : NULL;
+        *ret = made_again(h, *ret, again);
+    }
+    uint64_t arr[32];
     unsigned n = 0;
     for (; props && props[n] && n + 2 < 32; n += 2) {
         arr[n] = props[n];
         arr[n + 1] = props[n + 1];
-        if (props[n] == CL_QUEUE_PROPERTIES_)
-            app = props[n + 1];
     }
     if (props)
         arr[n++] = 0;
-    queue_created(h, *ret, device, app, arr, n);
+    queue_created(h, *ret, context, device, app_props_of(props), arr, n);
 }
 
 void clt_pre_clCreateCommandQueueWithProperties(struct clt_hook *h, void **context, void **device,
                                                 void **properties, cl_int_ **errcode_ret)
 {
-    props_with_profiling(h, properties);
+    props_with_profiling(h, device, properties);
 }
 
 void clt_post_clCreateCommandQueueWithProperties(struct clt_hook *h, void **ret, void *context, void *device,
@@ -484,7 +512,7 @@ void clt_post_clCreateCommandQueueWithProperties(struct clt_hook *h, void **ret,
 void clt_pre_clCreateCommandQueueWithPropertiesKHR(struct clt_hook *h, void **context, void **device,
                                                    void **properties, cl_int_ **errcode_ret)
 {
-    props_with_profiling(h, properties);
+    props_with_profiling(h, device, properties);
 }
 
 void clt_post_clCreateCommandQueueWithPropertiesKHR(struct clt_hook *h, void **ret, void *context,
@@ -506,11 +534,11 @@ void clt_pre_clGetCommandQueueInfo(struct clt_hook *h, void **command_queue, uin
 void clt_post_clGetCommandQueueInfo(struct clt_hook *h, int32_t *ret, void *command_queue, uint32_t param_name,
                                     size_t param_value_size, void *param_value, void *param_value_size_ret)
 {
-    struct queue_ent q;
+    struct clt_queue_ent q;
     if (param_name == CL_QUEUE_PROPERTIES_ARRAY_) {
         size_t n = 0;
         const void *src = h->scratch;
-        if (*ret == CL_SUCCESS_ && queue_lookup(command_queue, &q)) {
+        if (*ret == CL_SUCCESS_ && clt_queue_lookup(command_queue, &q)) {
             n = q.n_arr * sizeof(uint64_t);
             src = q.arr;
         } else if (*ret == CL_SUCCESS_) {
@@ -533,7 +561,7 @@ void clt_post_clGetCommandQueueInfo(struct clt_hook *h, int32_t *ret, void *comm
         return;
     }
     if (*ret == CL_SUCCESS_ && param_name == CL_QUEUE_PROPERTIES_ && param_value &&
-        param_value_size >= sizeof(uint64_t) && queue_lookup(command_queue, &q) &&
+        param_value_size >= sizeof(uint64_t) && clt_queue_lookup(command_queue, &q) &&
         !(q.app_props & CL_QUEUE_PROFILING_ENABLE_))
         *(uint64_t *)param_value &= ~(uint64_t)CL_QUEUE_PROFILING_ENABLE_;
 }
@@ -543,16 +571,17 @@ void clt_pre_clGetEventProfilingInfo(struct clt_hook *h, void **event, uint32_t 
 {
 }
 
-/* Profiling the app did not ask for stays unavailable to it. */
+/* Profiling the app did not ask for stays unavailable to it, unless its
+ * driver gives it without being asked (queues.c). */
 void clt_post_clGetEventProfilingInfo(struct clt_hook *h, int32_t *ret, void *event, uint32_t param_name,
                                       size_t param_value_size, void *param_value, void *param_value_size_ret)
 {
     get_info_t ev_info = REAL(clGetEventInfo);
     void *queue = NULL;
-    struct queue_ent q;
+    struct clt_queue_ent q;
     if (*ret == CL_SUCCESS_ && ev_info &&
         ev_info(event, CL_EVENT_COMMAND_QUEUE_, sizeof queue, &queue, NULL) == CL_SUCCESS_ &&
-        queue && queue_lookup(queue, &q) && !(q.app_props & CL_QUEUE_PROFILING_ENABLE_))
+        queue && clt_queue_lookup(queue, &q) && !(q.app_props & CL_QUEUE_PROFILING_ENABLE_) && !q.driver_profiles)
         *ret = CL_PROFILING_INFO_NOT_AVAILABLE_;
 }
 

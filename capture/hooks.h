@@ -11,6 +11,7 @@
 #ifndef CLT_HOOKS_H
 #define CLT_HOOKS_H
 #include "put.h"
+#include "queues.h"
 
 struct clt_hook {
     struct clt_thread *th;  /* NULL when not recording */
@@ -33,7 +34,7 @@ static inline uint64_t clt_flow_next(struct clt_thread *th, int own)
 }
 
 void clt_track_command(uint64_t flow, void *event, void *queue);
-int clt_queue_in_order(void *queue);                /* a queue the app made in order */
+int clt_queue_in_order(void *queue);                /* a queue the app made in order (queues.c) */
 void clt_collect_forget(void);                      /* fork child */
 int clt_cl_version(const char *device_version);   /* "OpenCL 2.1 …" -> 201; 0: unknown */
 /* At exit: wait (bounded) for commands still in flight; returns how many

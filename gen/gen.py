@@ -526,6 +526,13 @@ def wrapper(reg, c, r, ps, kinds, exported):
         L.append("        else")
         L.append("            event__c = &clt_own_event;")
         L.append("    }")
+        # A queue whose profiling cltrace switches per timed command
+        # (CLTRACE_SAMPLE where the driver can: capture/queues.c).
+        # (A command buffer's queues are left as they are.)
+        if "command_queue" in names:
+            L.append("    int clt_switched = 0;")
+            L.append("    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)")
+            L.append("        clt_switched = clt_profiling_on(command_queue);")
     L.append("    uint32_t clt_outer = th ? th->in_fn : 0;")
     L.append("    if (th)")
     L.append("        th->in_fn = CLT_FN_%s + 1u;" % c)
@@ -538,6 +545,9 @@ def wrapper(reg, c, r, ps, kinds, exported):
     L.append("    uint64_t t1 = clt_now_tsc(clt_tsc);")
     L.append("    if (th)")
     L.append("        th->in_fn = clt_outer;")
+    if enq and "command_queue" in argnames:
+        L.append("    if (CLT_UNLIKELY(clt_switched))")
+        L.append("        clt_profiling_off(command_queue);")
     if lookup:
         L.append("    ret = clt_ext_wrap(func_name, ret);")
     if hooked:

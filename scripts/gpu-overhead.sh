@@ -5,8 +5,10 @@
 # and under cltrace --sample, interleaved, REPS times; min and median per
 # launch. Also what cltrace says it added (the trace's self-cost figure,
 # through cltrace-report --format json) against the slowdown measured, the
-# clock residual per device, and scripts/evcollect.c (what each way of
-# collecting completions costs on this driver). Not part of `make test`.
+# clock residual per device, scripts/evcollect.c (what each way of
+# collecting completions costs on this driver) and scripts/profq.c (what
+# timing a sample costs with profiling on the whole queue, switched per
+# command, or on a second queue). Not part of `make test`.
 #
 #   scripts/gpu-overhead.sh [OUTDIR]      (default build/gpu-overhead)
 #   OCL_PLATFORM=NVIDIA N=20000 REPS=5 SAMPLE=1 scripts/gpu-overhead.sh   (SAMPLE: CLTRACE_SAMPLE)
@@ -25,6 +27,9 @@ if command -v nvidia-smi > /dev/null; then nvidia-smi --query-gpu=name,driver_ve
 
 echo "== collecting completions: what the calling thread pays per launch"
 "$OUT/evcollect" "$N"
+cc -O2 -o "$OUT/profq" scripts/profq.c -lOpenCL
+echo "== timing a sample: profiling on the whole queue, switched per timed command, or a second queue"
+CLBENCH_PLATFORM=$OCL_PLATFORM "$OUT/profq" $((N / 5))
 
 run() {   # loop mode rep
     local loop=$1 mode=$2 rep=$3 n=$N env=()

@@ -514,6 +514,32 @@ def check_report_readable(report_dir, name="", table=""):
             t.write("%s|%s\n" % (name, ", ".join(above) or "none"))
 
 
+def check_switched(t, switched, iterations):
+    """old_platform loop N sampled: every host call recorded; the queue's
+    profiling switched per timed command (1) or on throughout (0, a driver
+    that cannot switch); every timed command has its device slice and flow,
+    the others are marked sampled out; the app's own event is timed."""
+    a = t["attributes"]
+    n = int(iterations)
+    expect(a.get("cltrace.queues_profiling_switched") == int(switched),
+           "queues with profiling switched: %r, want %s" % (a.get("cltrace.queues_profiling_switched"), switched))
+    api = [s for s in t["slices"] if s["tid"] is not None]
+    enq = [s for s in api if s["name"].startswith("clEnqueue")]
+    expect(len(enq) == 3 * n + 2, "%d enqueues recorded, want %d" % (len(enq), 3 * n + 2))
+    timed = [s for s in enq if s["flows"]]
+    out = [s for s in enq if s["args"].get("device_timed") is False]
+    expect(timed and out and len(timed) + len(out) == len(enq),
+           "%d timed + %d sampled out of %d enqueues" % (len(timed), len(out), len(enq)))
+    dev = [s for s in t["slices"] if (s["track_name"] or "").startswith("Device ")]
+    by_flow = {f: s for s in timed for f in s["flows"]}
+    expect(len(dev) == len(timed), "%d device slices for %d timed commands" % (len(dev), len(timed)))
+    for d in dev:
+        src = [by_flow.get(f) for f in d["terminating_flows"]]
+        expect(len(src) == 1 and src[0] is not None, "device slice at %d without its enqueue's flow" % d["ts"])
+    expect(a.get("cltrace.commands_untimed") == 0 and a.get("cltrace.commands_unmatched") == 0,
+           "untimed %r, unmatched %r" % (a.get("cltrace.commands_untimed"), a.get("cltrace.commands_unmatched")))
+
+
 if __name__ == "__main__":
     check, path = sys.argv[1], sys.argv[2]
     if check.startswith("report_"):
@@ -522,7 +548,7 @@ if __name__ == "__main__":
             print("  " + f)
         sys.exit(1 if failures else 0)
     trace = decode(path)
-    whole = check in ("timeline", "nvidia", "figures", "churn", "phases", "launches")
+    whole = check in ("timeline", "nvidia", "figures", "churn", "phases", "launches", "switched")
     globals()["check_" + check](trace if whole else api_only(trace), *sys.argv[3:])
     for f in failures[:20]:
         print("  " + f)

@@ -90,6 +90,28 @@ t_opencl_1_2_platform_pyopencl() {
     own_calls_are_1_2 ogpy $PY tests/apps/pyocl_vadd.py
 }
 
+sampled_loop() {   # sampled_loop NAME: old_platform loop sampled, checked against untraced
+    "$T/old_platform" loop 40 > "$WORK/$1.plain"
+    CLTRACE_SAMPLE=4,8 traced "$WORK/$1" "$T/old_platform" loop 40 > "$WORK/$1.out"
+    diff "$WORK/$1.plain" "$WORK/$1.out"
+    if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/$1")"; fi
+}
+
+t_sampled_profiling_switched_per_command() {
+    # CLTRACE_SAMPLE: a queue the app made without profiling stays plain
+    # where the driver can switch profiling (Oclgrind takes the call), on
+    # only around each timed command; PoCL's loader entry for the switch is
+    # empty, so its queue gets profiling throughout. Same output either way,
+    # the app's own profiling query included (Oclgrind answers it unasked)
+    sampled_loop ps
+    $PY tests/checks.py switched "$(trace_of "$WORK/ps")" 0 40
+    oclgrind_env || return 77
+    sampled_loop og
+    grep -q "profiling info=0" "$WORK/og.out"
+    $PY tests/checks.py switched "$(trace_of "$WORK/og")" 1 40
+    traced "$WORK/ogd" "$T/old_platform" loop 40 | diff "$WORK/og.plain" -
+}
+
 t_opencl_1_2_platform_missing_command_fails_not_hangs() {
     # ocl-icd 2.3 sends a 2.1 command a 1.2 vendor lacks back in a loop, by
     # name: untraced the program spins; under cltrace the command fails with

@@ -75,6 +75,7 @@ enum clt_rec_kind {
     CLT_REC_MARK = 0xFF08,        /* name */
     CLT_REC_COUNTER = 0xFF09,     /* name, value (double bits) */
     CLT_REC_EVCOST = 0xFF0A,      /* what an event costs the calling thread on a device (markers) */
+    CLT_REC_QUEUE_MODE = 0xFF0B,  /* a queue made: profiling on throughout, or switched per timed command */
 };
 
 /* An enqueue record's flow slot: 0 no command (the call failed), else the
@@ -94,6 +95,9 @@ enum { CLT_CLK_TIMER, CLT_CLK_MARKER, CLT_CLK_UPPER };
  * 4-byte write + clFinish takes on the profiling queue than on a plain one
  * (0: not measured, or not consistently longer) */
 enum { EVC_DEVICE, EVC_WITHOUT, EVC_WITH, EVC_SAMPLES, EVC_WRITE_PENALTY, EVC_N };
+/* a queue handle; 1: its profiling is on only around timed commands
+ * (CLTRACE_SAMPLE, capture/queues.c), 0: on throughout */
+enum { QM_QUEUE, QM_SWITCHED, QM_N };
 enum { KI_KERNEL, KI_DEVICE, KI_WG_SIZE, KI_PREF_MULTIPLE, KI_LOCAL_MEM, KI_PRIVATE_MEM, KI_N };
 enum { KR_PROGRAM, KR_REGS, KR_NAME, KR_N };
 

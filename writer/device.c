@@ -516,8 +516,9 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
     uint64_t flow = rec->arg[fd->n_params];
     const char *dir;
     if (ok && strncmp(clt_fns[fn].name, "clEnqueueWrite", 14) == 0 && dir_of(fn, &dir)) {
+        /* the queue has profiling on, or (switched) had it on for this write */
         struct clt_queue *wq = queue_get(w, rec->arg[0]);
-        if (wq && wq->dev)                   /* timed or not: the queue has profiling on */
+        if (wq && wq->dev && (flow != CLT_FLOW_SAMPLED_OUT || !clt_map_get(&m->switched, rec->arg[0])))
             clt_cost_on_write(w, wq->dev, seq);
     }
     if (flow == CLT_FLOW_SAMPLED_OUT) {

@@ -308,6 +308,14 @@ void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec)
         }
         break;
     }
+    case CLT_REC_QUEUE_MODE:       /* a handle reused by a new queue gets its own mode */
+        if (rec->arg[QM_SWITCHED]) {
+            clt_map_put(&m->switched, rec->arg[QM_QUEUE], (void *)1);
+            m->queues_switched++;
+        } else {
+            clt_map_del(&m->switched, rec->arg[QM_QUEUE]);
+        }
+        break;
     case CLT_REC_KERNEL: {
         struct clt_kern *k = clt_dm_kern_get(w, clt_dm_id_of(w, rec->arg[KI_KERNEL]), 1);
         if (k && k->n_wg < 4) {
@@ -342,6 +350,7 @@ void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
     clt_attr_int(&a, "cltrace.commands_unmatched", (int64_t)m->unmatched);
     clt_attr_int(&a, "cltrace.commands_untimed", (int64_t)m->untimed);
     clt_attr_int(&a, "cltrace.commands_unfinished", (int64_t)unfinished);
+    clt_attr_int(&a, "cltrace.queues_profiling_switched", (int64_t)m->queues_switched);
     for (unsigned i = 0; i < m->n_devs; i++) {
         const struct clt_dev *d = &m->devs[i];
 #define DEV_INT(name, v) (snprintf(key, sizeof key, "cltrace.device.%u." name, i), \

@@ -108,6 +108,8 @@ struct clt_devmodel {
     struct clt_map kernels, mems, queue_dev;    /* by object id */
     struct clt_kern *last_kern;                 /* the kernel of the latest lookup: a loop sets its args */
     struct clt_map mappings;                    /* by mapped pointer */
+    struct clt_map switched;                    /* queue handles whose profiling is switched per timed command */
+    uint64_t queues_switched;
     struct clt_map flow_map;                    /* flow id -> struct clt_flow, until drawn */
     struct clt_rec **pending;                   /* commands whose enqueue is not seen yet */
     unsigned n_pending;

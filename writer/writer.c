@@ -231,6 +231,7 @@ static void gz_set_state(uint32_t st)
 static void *gz_main(void *arg)
 {
     (void)arg;
+    pthread_setname_np(pthread_self(), "cltrace-gzip");    /* top -H, perf, gdb say whose thread it is */
     for (;;) {
         while (__atomic_load_n(&gzt.state, __ATOMIC_ACQUIRE) == GZ_IDLE)
             syscall(SYS_futex, &gzt.state, FUTEX_WAIT_PRIVATE, GZ_IDLE, NULL, NULL, 0);
@@ -400,6 +401,7 @@ static uint64_t writer_cpu_ns;
 static void *writer_main(void *arg)
 {
     (void)arg;
+    pthread_setname_np(pthread_self(), "cltrace-writer");
     clt_clock_init(&W.clock);       /* here, not on the app's first call: it sleeps 5 ms */
     if (__atomic_load_n(&clt_stacks_recorded, __ATOMIC_ACQUIRE))
         clt_sym_warm(&W.syms);

@@ -3571,6 +3571,9 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireD3D10ObjectsKHR + 1u;
@@ -3580,6 +3583,8 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -3639,6 +3644,9 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireD3D11ObjectsKHR + 1u;
@@ -3648,6 +3656,8 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -3707,6 +3717,9 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR + 1u;
@@ -3716,6 +3729,8 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -3775,6 +3790,9 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireDX9ObjectsINTEL + 1u;
@@ -3784,6 +3802,8 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -3843,6 +3863,9 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireEGLObjectsKHR + 1u;
@@ -3852,6 +3875,8 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -3911,6 +3936,9 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireExternalMemObjectsKHR + 1u;
@@ -3920,6 +3948,8 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -3979,6 +4009,9 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireGLObjects + 1u;
@@ -3988,6 +4021,8 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -4047,6 +4082,9 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireGrallocObjectsIMG + 1u;
@@ -4056,6 +4094,8 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -4115,6 +4155,9 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL + 1u;
@@ -4124,6 +4167,8 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -4233,6 +4278,9 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueBarrierWithWaitList + 1u;
@@ -4242,6 +4290,8 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -4367,6 +4417,9 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBuffer + 1u;
@@ -4376,6 +4429,8 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -4438,6 +4493,9 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBufferRect + 1u;
@@ -4447,6 +4505,8 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -4513,6 +4573,9 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBufferToImage + 1u;
@@ -4522,6 +4585,8 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -4584,6 +4649,9 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyImage + 1u;
@@ -4593,6 +4661,8 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -4655,6 +4725,9 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyImageToBuffer + 1u;
@@ -4664,6 +4737,8 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -4726,6 +4801,9 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueFillBuffer + 1u;
@@ -4735,6 +4813,8 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -4797,6 +4877,9 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueFillImage + 1u;
@@ -4806,6 +4889,8 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -4867,6 +4952,9 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueGenerateMipmapIMG + 1u;
@@ -4876,6 +4964,8 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -4939,6 +5029,9 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMapBuffer + 1u;
@@ -4948,6 +5041,8 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret != NULL && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -5012,6 +5107,9 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMapImage + 1u;
@@ -5021,6 +5119,8 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret != NULL && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -5086,6 +5186,9 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * 
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMarker + 1u;
@@ -5095,6 +5198,8 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * 
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -5150,6 +5255,9 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMarkerWithWaitList + 1u;
@@ -5159,6 +5267,8 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -5216,6 +5326,9 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemAdviseINTEL + 1u;
@@ -5225,6 +5338,8 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -5285,6 +5400,9 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemFillINTEL + 1u;
@@ -5294,6 +5412,8 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -5355,6 +5475,9 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemcpyINTEL + 1u;
@@ -5364,6 +5487,8 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -5425,6 +5550,9 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemsetINTEL + 1u;
@@ -5434,6 +5562,8 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -5494,6 +5624,9 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemINTEL + 1u;
@@ -5503,6 +5636,8 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -5563,6 +5698,9 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemObjectEXT + 1u;
@@ -5572,6 +5710,8 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -5632,6 +5772,9 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemObjects + 1u;
@@ -5641,6 +5784,8 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -5708,6 +5853,9 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueNDRangeKernel + 1u;
@@ -5717,6 +5865,8 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     clt_post_clEnqueueNDRangeKernel(&h, &ret, command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
@@ -5780,6 +5930,9 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueNativeKernel + 1u;
@@ -5789,6 +5942,8 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -5852,6 +6007,9 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadBuffer + 1u;
@@ -5861,6 +6019,8 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -5923,6 +6083,9 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadBufferRect + 1u;
@@ -5932,6 +6095,8 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -5999,6 +6164,9 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadHostPipeINTEL + 1u;
@@ -6008,6 +6176,8 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -6070,6 +6240,9 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadImage + 1u;
@@ -6079,6 +6252,8 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -6143,6 +6318,9 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseD3D10ObjectsKHR + 1u;
@@ -6152,6 +6330,8 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -6211,6 +6391,9 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseD3D11ObjectsKHR + 1u;
@@ -6220,6 +6403,8 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -6279,6 +6464,9 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR + 1u;
@@ -6288,6 +6476,8 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -6347,6 +6537,9 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseDX9ObjectsINTEL + 1u;
@@ -6356,6 +6549,8 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -6415,6 +6610,9 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseEGLObjectsKHR + 1u;
@@ -6424,6 +6622,8 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -6483,6 +6683,9 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseExternalMemObjectsKHR + 1u;
@@ -6492,6 +6695,8 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -6551,6 +6756,9 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseGLObjects + 1u;
@@ -6560,6 +6768,8 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -6619,6 +6829,9 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseGrallocObjectsIMG + 1u;
@@ -6628,6 +6841,8 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -6687,6 +6902,9 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL + 1u;
@@ -6696,6 +6914,8 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -6755,6 +6975,9 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMFree + 1u;
@@ -6764,6 +6987,8 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -6825,6 +7050,9 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMFreeARM + 1u;
@@ -6834,6 +7062,8 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -6895,6 +7125,9 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMap + 1u;
@@ -6904,6 +7137,8 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -6965,6 +7200,9 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMapARM + 1u;
@@ -6974,6 +7212,8 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -7035,6 +7275,9 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemFill + 1u;
@@ -7044,6 +7287,8 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -7105,6 +7350,9 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemFillARM + 1u;
@@ -7114,6 +7362,8 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -7175,6 +7425,9 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemcpy + 1u;
@@ -7184,6 +7437,8 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -7245,6 +7500,9 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemcpyARM + 1u;
@@ -7254,6 +7512,8 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -7315,6 +7575,9 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMigrateMem + 1u;
@@ -7324,6 +7587,8 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -7385,6 +7650,9 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMUnmap + 1u;
@@ -7394,6 +7662,8 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -7452,6 +7722,9 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMUnmapARM + 1u;
@@ -7461,6 +7734,8 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -7519,6 +7794,9 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSignalSemaphoresKHR + 1u;
@@ -7528,6 +7806,8 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -7588,6 +7868,9 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueTask + 1u;
@@ -7597,6 +7880,8 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -7655,6 +7940,9 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueUnmapMemObject + 1u;
@@ -7664,6 +7952,8 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -7775,6 +8065,9 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWaitSemaphoresKHR + 1u;
@@ -7784,6 +8077,8 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -7844,6 +8139,9 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteBuffer + 1u;
@@ -7853,6 +8151,8 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -7915,6 +8215,9 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteBufferRect + 1u;
@@ -7924,6 +8227,8 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -7991,6 +8296,9 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteHostPipeINTEL + 1u;
@@ -8000,6 +8308,8 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -8062,6 +8372,9 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
         else
             event__c = &clt_own_event;
     }
+    int clt_switched = 0;
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteImage + 1u;
@@ -8071,6 +8384,8 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_switched))
+        clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)

@@ -2,10 +2,13 @@
  * program, kernel, transfers, only 1.2 entry points. Prints its result.
  *   old_platform [timer]   timer: also call clGetDeviceAndHostTimer (2.1),
  *                          which ocl-icd 2.3 sends round in a loop for a 1.2
- *                          vendor: untraced it hangs, traced it fails */
+ *                          vendor: untraced it hangs, traced it fails
+ *   old_platform loop N    then N times: write, kernel, blocking read (no
+ *                          events), and the queue's properties as read back */
 #define CL_TARGET_OPENCL_VERSION 210
 #include <CL/cl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int main(int argc, char **argv)
@@ -40,6 +43,23 @@ int main(int argc, char **argv)
     for (int i = 0; i < 64; i++)
         sum += data[i];
     printf("sum=%ld\n", sum);
+    if (argc > 2 && strcmp(argv[1], "loop") == 0) {
+        int n = atoi(argv[2]);
+        for (int it = 0; it < n; it++) {
+            for (int i = 0; i < 64; i++)
+                data[i] = i + it;
+            clEnqueueWriteBuffer(q, buf, CL_FALSE, 0, sizeof data, data, 0, NULL, NULL);
+            clEnqueueNDRangeKernel(q, k, 1, NULL, &gws, NULL, 0, NULL, NULL);
+            clEnqueueReadBuffer(q, buf, CL_TRUE, 0, sizeof data, data, 0, NULL, NULL);
+            for (int i = 0; i < 64; i++)
+                sum += data[i];
+        }
+        cl_command_queue_properties props = 0;
+        clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
+        cl_ulong t = 0;
+        printf("loop sum=%ld properties=%lu profiling info=%d\n", sum, (unsigned long)props,
+               clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t, &t, NULL));
+    }
     if (argc > 1 && strcmp(argv[1], "timer") == 0) {
         cl_ulong dt, ht;
         printf("clGetDeviceAndHostTimer: %d\n", clGetDeviceAndHostTimer(d, &dt, &ht));

@@ -1,0 +1,233 @@
+/* The app's queues as cltrace changed them: the properties the app asked
+ * for (it reads back exactly those: hooks.c), and where profiling is
+ * switched per timed command instead of on for the whole queue.
+ *
+ * Why switch: on NVIDIA's driver a queue with profiling on makes every
+ * host-to-device write ~7 us slower (a 4 KiB write + kernel + clFinish loop:
+ * 19.1 us against 13.0 on an H100; scripts/profq.c). With CLTRACE_SAMPLE most
+ * commands are not timed, so they should not pay for profiling. Where the
+ * driver lets a queue's profiling be switched (clSetCommandQueueProperty,
+ * OpenCL 1.0, deprecated but there), a queue the app made without profiling
+ * stays plain, and profiling is on only around each timed command's enqueue
+ * (the same loop sampled 1 in 64: 13.35 us). Timed commands of several
+ * threads on one queue share one switch (a count under the lock).
+ *
+ * Whether a driver can: tried once per device, on its first such queue.
+ * The command must be in the queue's ICD dispatch table (PoCL's entry is
+ * NULL: a call through the loader would jump to 0), read without trusting
+ * the handle's memory; the switch must succeed both ways; and a marker
+ * enqueued while it is on must carry profiling times (Oclgrind accepts the
+ * call and changes nothing, but profiles every queue). Otherwise the queue
+ * is made again with profiling on, as without sampling. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+#include "common/map.h"
+#include "shim.h"
+#include "queues.h"
+
+enum { PROFILING = 2, CL_SUCCESS_ = 0, PROFILING_COMMAND_END = 0x1283, DISPATCH_SLOT = 13 };
+#define REAL(fn) ((void *)clt_real(CLT_FN_##fn))
+
+int clt_prof_switching;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct clt_queue_ent *queues;
+static unsigned n_queues, cap_queues;
+
+static struct clt_queue_ent *find(void *q)
+{
+    for (unsigned i = 0; i < n_queues; i++)
+        if (queues[i].queue == q)
+            return &queues[i];
+    return NULL;
+}
+
+void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsigned n_arr, int switched,
+                        int driver_profiles)
+{
+    pthread_mutex_lock(&lock);
+    struct clt_queue_ent *e = find(q);     /* an address reused after a release */
+    if (!e && clt_grow(&queues, n_queues, &cap_queues, sizeof *queues, 16) == 0)
+        e = &queues[n_queues++];
+    if (e) {
+        e->queue = q;
+        e->app_props = app_props;
+        e->n_arr = n_arr;
+        memcpy(e->arr, arr, n_arr * sizeof *arr);
+        e->switched = switched;
+        e->driver_profiles = driver_profiles;
+        e->timing = 0;
+    }
+    if (switched)
+        __atomic_store_n(&clt_prof_switching, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&lock);
+}
+
+int clt_queue_lookup(void *q, struct clt_queue_ent *out)
+{
+    pthread_mutex_lock(&lock);
+    struct clt_queue_ent *e = find(q);
+    if (e)
+        *out = *e;
+    pthread_mutex_unlock(&lock);
+    return e != NULL;
+}
+
+int clt_queue_in_order(void *queue)
+{
+    struct clt_queue_ent q;
+    return clt_queue_lookup(queue, &q) && !(q.app_props & 1);   /* CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE */
+}
+
+typedef int32_t (*set_prop_t)(void *, uint64_t, uint32_t, uint64_t *);
+
+int clt_profiling_on(void *queue)
+{
+    set_prop_t set = REAL(clSetCommandQueueProperty);
+    pthread_mutex_lock(&lock);
+    struct clt_queue_ent *e = find(queue);
+    int on = e && e->switched && set;
+    if (on && e->timing++ == 0)
+        set(queue, PROFILING, 1, NULL);
+    pthread_mutex_unlock(&lock);
+    return on;
+}
+
+void clt_profiling_off(void *queue)
+{
+    set_prop_t set = REAL(clSetCommandQueueProperty);
+    pthread_mutex_lock(&lock);
+    struct clt_queue_ent *e = find(queue);
+    if (e && e->switched && e->timing && --e->timing == 0)
+        set(queue, PROFILING, 0, NULL);
+    pthread_mutex_unlock(&lock);
+}
+
+/* n bytes at p, or 0 where they cannot be read: a pipe takes them or says
+ * EFAULT, where a plain read would fault. */
+static int read_safely(const void *p, void *out, size_t n)
+{
+    int fd[2];
+    if (pipe(fd) != 0)
+        return 0;
+    int ok = write(fd[1], p, n) == (ssize_t)n && read(fd[0], out, n) == (ssize_t)n;
+    close(fd[0]);
+    close(fd[1]);
+    return ok;
+}
+
+static int in_dispatch(void *queue)
+{
+    void *const *table = NULL;
+    void *entry = NULL;
+    return read_safely(queue, &table, sizeof table) && table &&
+           read_safely(table + DISPATCH_SLOT, &entry, sizeof entry) && entry;
+}
+
+/* A marker enqueued now on q: did its event get profiling times? */
+static int marker_timed(void *q)
+{
+    typedef int32_t (*marker_t)(void *, uint32_t, const void *, void **);
+    typedef int32_t (*wait_t)(uint32_t, void *const *);
+    typedef int32_t (*prof_t)(void *, uint32_t, size_t, void *, size_t *);
+    typedef int32_t (*rel_t)(void *);
+    marker_t mark = REAL(clEnqueueMarkerWithWaitList);
+    wait_t wait = REAL(clWaitForEvents);
+    prof_t prof = REAL(clGetEventProfilingInfo);
+    rel_t rel = REAL(clReleaseEvent);
+    void *ev = NULL;
+    uint64_t end = 0;
+    if (!mark || !wait || !prof || !rel || mark(q, 0, NULL, &ev) != CL_SUCCESS_ || !ev)
+        return 0;
+    int ok = wait(1, &ev) == CL_SUCCESS_ && prof(ev, PROFILING_COMMAND_END, sizeof end, &end, NULL) == CL_SUCCESS_ &&
+             end;
+    rel(ev);
+    return ok;
+}
+
+static int try_switch(void *queue)
+{
+    set_prop_t set = REAL(clSetCommandQueueProperty);
+    uint64_t old = 0;
+    if (!set || !in_dispatch(queue) || set(queue, PROFILING, 1, &old) != CL_SUCCESS_)
+        return 0;
+    int ok = marker_timed(queue);
+    return set(queue, PROFILING, 0, NULL) == CL_SUCCESS_ && ok;
+}
+
+/* Per device: whether profiling can be switched (1 yes, -1 no, 0 not
+ * tried yet); whether its plain queues' events carry profiling times anyway
+ * (1 yes, -1 no, 0 not asked yet). */
+static struct { void *device; int switchable, unasked; } devs[64];
+static unsigned n_devs;
+static pthread_mutex_t devs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The device's entry (made if new; NULL when the table is full). Under devs_lock. */
+static unsigned dev_index(void *device)
+{
+    unsigned i = 0;
+    while (i < n_devs && devs[i].device != device)
+        i++;
+    if (i == n_devs && n_devs < 64) {
+        devs[i].device = device;
+        devs[i].switchable = devs[i].unasked = 0;
+        n_devs++;
+    }
+    return i;
+}
+
+int clt_profiling_refused(void *device)
+{
+    pthread_mutex_lock(&devs_lock);
+    unsigned i = dev_index(device);
+    int refused = i < n_devs && devs[i].switchable < 0;
+    pthread_mutex_unlock(&devs_lock);
+    return refused;
+}
+
+int clt_profiling_switchable(void *queue, void *device)
+{
+    int saved = errno;
+    pthread_mutex_lock(&devs_lock);      /* held through the trial: one per device */
+    unsigned i = dev_index(device);
+    int verdict = i < n_devs && devs[i].switchable ? devs[i].switchable : try_switch(queue) ? 1 : -1;
+    if (i < n_devs)
+        devs[i].switchable = verdict;
+    pthread_mutex_unlock(&devs_lock);
+    errno = saved;
+    return verdict > 0;
+}
+
+/* A marker's event on a plain queue of ours: does it carry profiling times?
+ * (Oclgrind's do: its app reads them without asking, and so it must under
+ * cltrace.) */
+static int plain_queue_profiles(void *context, void *device)
+{
+    typedef void *(*create_t)(void *, void *, uint64_t, int32_t *);
+    typedef int32_t (*obj_t)(void *);
+    create_t create = REAL(clCreateCommandQueue);
+    obj_t rel_q = REAL(clReleaseCommandQueue);
+    int32_t err = -1;
+    void *q = create && rel_q ? create(context, device, 0, &err) : NULL;
+    if (!q || err != CL_SUCCESS_)
+        return 0;
+    int on = marker_timed(q);
+    rel_q(q);
+    return on;
+}
+
+int clt_profiles_unasked(void *context, void *device, int may_ask)
+{
+    int saved = errno;
+    pthread_mutex_lock(&devs_lock);
+    unsigned i = dev_index(device);
+    int v = i < n_devs && devs[i].unasked ? devs[i].unasked
+            : may_ask && plain_queue_profiles(context, device) ? 1 : -1;
+    if (i < n_devs)
+        devs[i].unasked = v;
+    pthread_mutex_unlock(&devs_lock);
+    errno = saved;
+    return v > 0;
+}

@@ -1,0 +1,34 @@
+/* The app's queues as cltrace changed them (queues.c): the properties the
+ * app asked for, and profiling switched per timed command (CLTRACE_SAMPLE,
+ * where the driver can). */
+#ifndef CLT_QUEUES_H
+#define CLT_QUEUES_H
+#include <stdint.h>
+
+struct clt_queue_ent {
+    void *queue;
+    uint64_t app_props;          /* CL_QUEUE_PROPERTIES the app asked for */
+    unsigned n_arr;              /* the app's property array (values incl. the 0), 0: none */
+    uint64_t arr[32];
+    int switched;                /* profiling on only around timed commands */
+    int driver_profiles;         /* the driver times a plain queue's commands anyway (Oclgrind) */
+    unsigned timing;             /* timed commands being enqueued now (profiling on while > 0) */
+};
+
+void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsigned n_arr, int switched,
+                        int driver_profiles);
+int clt_queue_lookup(void *q, struct clt_queue_ent *out);
+
+/* Some queue has profiling switched: the generated enqueue wrappers then ask
+ * clt_profiling_on before a timed command (1: call clt_profiling_off after). */
+extern int clt_prof_switching;
+int clt_profiling_on(void *queue);
+void clt_profiling_off(void *queue);
+int clt_profiling_refused(void *device);               /* tried on this device: it cannot */
+int clt_profiling_switchable(void *queue, void *device);   /* try once per device (a plain queue of it) */
+/* Once per device: whether a plain queue's events carry profiling times
+ * anyway; then the app reads them under cltrace too. may_ask: the device
+ * has OpenCL 1.2 (markers with events), known on its first queue. */
+int clt_profiles_unasked(void *context, void *device, int may_ask);
+
+#endif

@@ -487,6 +487,21 @@ def wrapper(reg, c, r, ps, kinds, exported):
     # every call that does more than record (hooks, events, stacks), on a
     # sample of the others (capture/put.h).
     exact = "1" if hooked or enq or (CREATES.match(c) and not lookup) else "0"
+    if enq:
+        # CLTRACE_SAMPLE: only a sample of the commands the app asks no
+        # event for is timed (sample.c); the others say they were not. An
+        # enqueue left untimed only records: a light call, measured 1 in 64.
+        names = [p["name"] for p in ps]
+        if "kernel" in names and "global_work_size" in names:
+            key, nbytes = "clt_launch_key(kernel, work_dim, global_work_size, local_work_size)", "0"
+        elif "kernel" in names:
+            key, nbytes = "(uint64_t)(uintptr_t)kernel", "0"
+        else:
+            size = "size" if "size" in names else "cb" if "cb" in names else None
+            key, nbytes = "(uint64_t)CLT_FN_%s" % c, "(uint64_t)%s" % size if size else "0"
+        L.append("    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&")
+        L.append("                  !clt_sample_take(CLT_FN_%s, %s, %s);" % (c, key, nbytes))
+        exact = "!clt_out"
     L.append("    uint64_t clt_te = th ? clt_cost_begin(th, %s) : 0;" % exact)
     call_args = []
     for p, (k, aux) in zip(ps, kinds):
@@ -510,18 +525,8 @@ def wrapper(reg, c, r, ps, kinds, exported):
             L.append("    void *event__c = event;")
         L.append("    void *clt_own_event = NULL;")
         L.append("    uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;")
-        # CLTRACE_SAMPLE: only a sample of the commands the app asks no
-        # event for is timed (sample.c); the others say they were not.
-        names = [p["name"] for p in ps]
-        if "kernel" in names and "global_work_size" in names:
-            key, nbytes = "clt_launch_key(kernel, work_dim, global_work_size, local_work_size)", "0"
-        elif "kernel" in names:
-            key, nbytes = "(uint64_t)(uintptr_t)kernel", "0"
-        else:
-            size = "size" if "size" in names else "cb" if "cb" in names else None
-            key, nbytes = "(uint64_t)CLT_FN_%s" % c, "(uint64_t)%s" % size if size else "0"
         L.append("    if (th && !event) {")
-        L.append("        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_%s, %s, %s))" % (c, key, nbytes))
+        L.append("        if (clt_out)")
         L.append("            flow = CLT_FLOW_SAMPLED_OUT;")
         L.append("        else")
         L.append("            event__c = &clt_own_event;")

@@ -3561,12 +3561,14 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueAcquireD3D10ObjectsKHR, (uint64_t)CLT_FN_clEnqueueAcquireD3D10ObjectsKHR, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueAcquireD3D10ObjectsKHR, (uint64_t)CLT_FN_clEnqueueAcquireD3D10ObjectsKHR, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -3607,7 +3609,7 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireD3D10ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -3634,12 +3636,14 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueAcquireD3D11ObjectsKHR, (uint64_t)CLT_FN_clEnqueueAcquireD3D11ObjectsKHR, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueAcquireD3D11ObjectsKHR, (uint64_t)CLT_FN_clEnqueueAcquireD3D11ObjectsKHR, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -3680,7 +3684,7 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireD3D11ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -3707,12 +3711,14 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR, (uint64_t)CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR, (uint64_t)CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -3753,7 +3759,7 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -3780,12 +3786,14 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueAcquireDX9ObjectsINTEL, (uint64_t)CLT_FN_clEnqueueAcquireDX9ObjectsINTEL, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueAcquireDX9ObjectsINTEL, (uint64_t)CLT_FN_clEnqueueAcquireDX9ObjectsINTEL, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -3826,7 +3834,7 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireDX9ObjectsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -3853,12 +3861,14 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueAcquireEGLObjectsKHR, (uint64_t)CLT_FN_clEnqueueAcquireEGLObjectsKHR, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueAcquireEGLObjectsKHR, (uint64_t)CLT_FN_clEnqueueAcquireEGLObjectsKHR, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -3899,7 +3909,7 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireEGLObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -3926,12 +3936,14 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueAcquireExternalMemObjectsKHR, (uint64_t)CLT_FN_clEnqueueAcquireExternalMemObjectsKHR, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueAcquireExternalMemObjectsKHR, (uint64_t)CLT_FN_clEnqueueAcquireExternalMemObjectsKHR, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -3972,7 +3984,7 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireExternalMemObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -3999,12 +4011,14 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueAcquireGLObjects, (uint64_t)CLT_FN_clEnqueueAcquireGLObjects, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueAcquireGLObjects, (uint64_t)CLT_FN_clEnqueueAcquireGLObjects, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -4045,7 +4059,7 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireGLObjects, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -4072,12 +4086,14 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueAcquireGrallocObjectsIMG, (uint64_t)CLT_FN_clEnqueueAcquireGrallocObjectsIMG, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueAcquireGrallocObjectsIMG, (uint64_t)CLT_FN_clEnqueueAcquireGrallocObjectsIMG, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -4118,7 +4134,7 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireGrallocObjectsIMG, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -4145,12 +4161,14 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL, (uint64_t)CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL, (uint64_t)CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -4191,7 +4209,7 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -4268,12 +4286,14 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueBarrierWithWaitList, (uint64_t)CLT_FN_clEnqueueBarrierWithWaitList, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueBarrierWithWaitList, (uint64_t)CLT_FN_clEnqueueBarrierWithWaitList, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -4312,7 +4332,7 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueBarrierWithWaitList, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -4339,12 +4359,14 @@ static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, v
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueCommandBufferKHR, (uint64_t)CLT_FN_clEnqueueCommandBufferKHR, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueCommandBufferKHR, (uint64_t)CLT_FN_clEnqueueCommandBufferKHR, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -4380,7 +4402,7 @@ static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, v
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -4407,12 +4429,14 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueCopyBuffer, (uint64_t)CLT_FN_clEnqueueCopyBuffer, (uint64_t)size);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueCopyBuffer, (uint64_t)CLT_FN_clEnqueueCopyBuffer, (uint64_t)size))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -4456,7 +4480,7 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -4483,12 +4507,14 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueCopyBufferRect, (uint64_t)CLT_FN_clEnqueueCopyBufferRect, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueCopyBufferRect, (uint64_t)CLT_FN_clEnqueueCopyBufferRect, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -4536,7 +4562,7 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBufferRect, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -4563,12 +4589,14 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueCopyBufferToImage, (uint64_t)CLT_FN_clEnqueueCopyBufferToImage, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueCopyBufferToImage, (uint64_t)CLT_FN_clEnqueueCopyBufferToImage, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -4612,7 +4640,7 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBufferToImage, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -4639,12 +4667,14 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueCopyImage, (uint64_t)CLT_FN_clEnqueueCopyImage, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueCopyImage, (uint64_t)CLT_FN_clEnqueueCopyImage, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -4688,7 +4718,7 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyImage, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -4715,12 +4745,14 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueCopyImageToBuffer, (uint64_t)CLT_FN_clEnqueueCopyImageToBuffer, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueCopyImageToBuffer, (uint64_t)CLT_FN_clEnqueueCopyImageToBuffer, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -4764,7 +4796,7 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyImageToBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -4791,12 +4823,14 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueFillBuffer, (uint64_t)CLT_FN_clEnqueueFillBuffer, (uint64_t)size);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueFillBuffer, (uint64_t)CLT_FN_clEnqueueFillBuffer, (uint64_t)size))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -4840,7 +4874,7 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueFillBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -4867,12 +4901,14 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueFillImage, (uint64_t)CLT_FN_clEnqueueFillImage, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueFillImage, (uint64_t)CLT_FN_clEnqueueFillImage, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -4915,7 +4951,7 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueFillImage, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -4942,12 +4978,14 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueGenerateMipmapIMG, (uint64_t)CLT_FN_clEnqueueGenerateMipmapIMG, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueGenerateMipmapIMG, (uint64_t)CLT_FN_clEnqueueGenerateMipmapIMG, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -4991,7 +5029,7 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueGenerateMipmapIMG, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -5018,13 +5056,15 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueMapBuffer, (uint64_t)CLT_FN_clEnqueueMapBuffer, (uint64_t)size);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     cl_int_ clt_err_local = 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueMapBuffer, (uint64_t)CLT_FN_clEnqueueMapBuffer, (uint64_t)size))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -5069,7 +5109,7 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMapBuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -5096,13 +5136,15 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueMapImage, (uint64_t)CLT_FN_clEnqueueMapImage, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     cl_int_ clt_err_local = 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueMapImage, (uint64_t)CLT_FN_clEnqueueMapImage, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -5149,7 +5191,7 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMapImage, t0, t1, (uint64_t)(uintptr_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -5176,12 +5218,14 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * 
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueMarker, (uint64_t)CLT_FN_clEnqueueMarker, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueMarker, (uint64_t)CLT_FN_clEnqueueMarker, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -5218,7 +5262,7 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMarker, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -5245,12 +5289,14 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueMarkerWithWaitList, (uint64_t)CLT_FN_clEnqueueMarkerWithWaitList, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueMarkerWithWaitList, (uint64_t)CLT_FN_clEnqueueMarkerWithWaitList, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -5289,7 +5335,7 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMarkerWithWaitList, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -5316,12 +5362,14 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueMemAdviseINTEL, (uint64_t)CLT_FN_clEnqueueMemAdviseINTEL, (uint64_t)size);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueMemAdviseINTEL, (uint64_t)CLT_FN_clEnqueueMemAdviseINTEL, (uint64_t)size))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -5363,7 +5411,7 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemAdviseINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -5390,12 +5438,14 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueMemFillINTEL, (uint64_t)CLT_FN_clEnqueueMemFillINTEL, (uint64_t)size);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueMemFillINTEL, (uint64_t)CLT_FN_clEnqueueMemFillINTEL, (uint64_t)size))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -5438,7 +5488,7 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemFillINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -5465,12 +5515,14 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueMemcpyINTEL, (uint64_t)CLT_FN_clEnqueueMemcpyINTEL, (uint64_t)size);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueMemcpyINTEL, (uint64_t)CLT_FN_clEnqueueMemcpyINTEL, (uint64_t)size))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -5513,7 +5565,7 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemcpyINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -5540,12 +5592,14 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueMemsetINTEL, (uint64_t)CLT_FN_clEnqueueMemsetINTEL, (uint64_t)size);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueMemsetINTEL, (uint64_t)CLT_FN_clEnqueueMemsetINTEL, (uint64_t)size))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -5587,7 +5641,7 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemsetINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -5614,12 +5668,14 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueMigrateMemINTEL, (uint64_t)CLT_FN_clEnqueueMigrateMemINTEL, (uint64_t)size);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueMigrateMemINTEL, (uint64_t)CLT_FN_clEnqueueMigrateMemINTEL, (uint64_t)size))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -5661,7 +5717,7 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -5688,12 +5744,14 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueMigrateMemObjectEXT, (uint64_t)CLT_FN_clEnqueueMigrateMemObjectEXT, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueMigrateMemObjectEXT, (uint64_t)CLT_FN_clEnqueueMigrateMemObjectEXT, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -5735,7 +5793,7 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemObjectEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -5762,12 +5820,14 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueMigrateMemObjects, (uint64_t)CLT_FN_clEnqueueMigrateMemObjects, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueMigrateMemObjects, (uint64_t)CLT_FN_clEnqueueMigrateMemObjects, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -5809,7 +5869,7 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemObjects, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -5833,7 +5893,9 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueNDRangeKernel, clt_launch_key(kernel, work_dim, global_work_size, local_work_size), 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     struct clt_hook h = { th, (void *)real, 0, {0} };
     void * command_queue__c = command_queue;
     void * kernel__c = kernel;
@@ -5848,7 +5910,7 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueNDRangeKernel, clt_launch_key(kernel, work_dim, global_work_size, local_work_size), 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -5893,7 +5955,7 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueNDRangeKernel, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -5920,12 +5982,14 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueNativeKernel, (uint64_t)CLT_FN_clEnqueueNativeKernel, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueNativeKernel, (uint64_t)CLT_FN_clEnqueueNativeKernel, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -5970,7 +6034,7 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueNativeKernel, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -5997,12 +6061,14 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueReadBuffer, (uint64_t)CLT_FN_clEnqueueReadBuffer, (uint64_t)size);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReadBuffer, (uint64_t)CLT_FN_clEnqueueReadBuffer, (uint64_t)size))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -6046,7 +6112,7 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -6073,12 +6139,14 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueReadBufferRect, (uint64_t)CLT_FN_clEnqueueReadBufferRect, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReadBufferRect, (uint64_t)CLT_FN_clEnqueueReadBufferRect, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -6127,7 +6195,7 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadBufferRect, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -6154,12 +6222,14 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueReadHostPipeINTEL, (uint64_t)CLT_FN_clEnqueueReadHostPipeINTEL, (uint64_t)size);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReadHostPipeINTEL, (uint64_t)CLT_FN_clEnqueueReadHostPipeINTEL, (uint64_t)size))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -6203,7 +6273,7 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadHostPipeINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -6230,12 +6300,14 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueReadImage, (uint64_t)CLT_FN_clEnqueueReadImage, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReadImage, (uint64_t)CLT_FN_clEnqueueReadImage, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -6281,7 +6353,7 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadImage, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -6308,12 +6380,14 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueReleaseD3D10ObjectsKHR, (uint64_t)CLT_FN_clEnqueueReleaseD3D10ObjectsKHR, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReleaseD3D10ObjectsKHR, (uint64_t)CLT_FN_clEnqueueReleaseD3D10ObjectsKHR, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -6354,7 +6428,7 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseD3D10ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -6381,12 +6455,14 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueReleaseD3D11ObjectsKHR, (uint64_t)CLT_FN_clEnqueueReleaseD3D11ObjectsKHR, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReleaseD3D11ObjectsKHR, (uint64_t)CLT_FN_clEnqueueReleaseD3D11ObjectsKHR, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -6427,7 +6503,7 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseD3D11ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -6454,12 +6530,14 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR, (uint64_t)CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR, (uint64_t)CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -6500,7 +6578,7 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -6527,12 +6605,14 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueReleaseDX9ObjectsINTEL, (uint64_t)CLT_FN_clEnqueueReleaseDX9ObjectsINTEL, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReleaseDX9ObjectsINTEL, (uint64_t)CLT_FN_clEnqueueReleaseDX9ObjectsINTEL, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -6573,7 +6653,7 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseDX9ObjectsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -6600,12 +6680,14 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueReleaseEGLObjectsKHR, (uint64_t)CLT_FN_clEnqueueReleaseEGLObjectsKHR, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReleaseEGLObjectsKHR, (uint64_t)CLT_FN_clEnqueueReleaseEGLObjectsKHR, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -6646,7 +6728,7 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseEGLObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -6673,12 +6755,14 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueReleaseExternalMemObjectsKHR, (uint64_t)CLT_FN_clEnqueueReleaseExternalMemObjectsKHR, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReleaseExternalMemObjectsKHR, (uint64_t)CLT_FN_clEnqueueReleaseExternalMemObjectsKHR, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -6719,7 +6803,7 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseExternalMemObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -6746,12 +6830,14 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueReleaseGLObjects, (uint64_t)CLT_FN_clEnqueueReleaseGLObjects, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReleaseGLObjects, (uint64_t)CLT_FN_clEnqueueReleaseGLObjects, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -6792,7 +6878,7 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseGLObjects, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -6819,12 +6905,14 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueReleaseGrallocObjectsIMG, (uint64_t)CLT_FN_clEnqueueReleaseGrallocObjectsIMG, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReleaseGrallocObjectsIMG, (uint64_t)CLT_FN_clEnqueueReleaseGrallocObjectsIMG, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -6865,7 +6953,7 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseGrallocObjectsIMG, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -6892,12 +6980,14 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL, (uint64_t)CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL, (uint64_t)CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -6938,7 +7028,7 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -6965,12 +7055,14 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueSVMFree, (uint64_t)CLT_FN_clEnqueueSVMFree, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSVMFree, (uint64_t)CLT_FN_clEnqueueSVMFree, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -7013,7 +7105,7 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMFree, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -7040,12 +7132,14 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueSVMFreeARM, (uint64_t)CLT_FN_clEnqueueSVMFreeARM, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSVMFreeARM, (uint64_t)CLT_FN_clEnqueueSVMFreeARM, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -7088,7 +7182,7 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMFreeARM, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -7115,12 +7209,14 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueSVMMap, (uint64_t)CLT_FN_clEnqueueSVMMap, (uint64_t)size);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSVMMap, (uint64_t)CLT_FN_clEnqueueSVMMap, (uint64_t)size))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -7163,7 +7259,7 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMap, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -7190,12 +7286,14 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueSVMMapARM, (uint64_t)CLT_FN_clEnqueueSVMMapARM, (uint64_t)size);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSVMMapARM, (uint64_t)CLT_FN_clEnqueueSVMMapARM, (uint64_t)size))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -7238,7 +7336,7 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMapARM, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -7265,12 +7363,14 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueSVMMemFill, (uint64_t)CLT_FN_clEnqueueSVMMemFill, (uint64_t)size);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSVMMemFill, (uint64_t)CLT_FN_clEnqueueSVMMemFill, (uint64_t)size))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -7313,7 +7413,7 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemFill, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -7340,12 +7440,14 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueSVMMemFillARM, (uint64_t)CLT_FN_clEnqueueSVMMemFillARM, (uint64_t)size);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSVMMemFillARM, (uint64_t)CLT_FN_clEnqueueSVMMemFillARM, (uint64_t)size))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -7388,7 +7490,7 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemFillARM, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -7415,12 +7517,14 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueSVMMemcpy, (uint64_t)CLT_FN_clEnqueueSVMMemcpy, (uint64_t)size);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSVMMemcpy, (uint64_t)CLT_FN_clEnqueueSVMMemcpy, (uint64_t)size))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -7463,7 +7567,7 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemcpy, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -7490,12 +7594,14 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueSVMMemcpyARM, (uint64_t)CLT_FN_clEnqueueSVMMemcpyARM, (uint64_t)size);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSVMMemcpyARM, (uint64_t)CLT_FN_clEnqueueSVMMemcpyARM, (uint64_t)size))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -7538,7 +7644,7 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemcpyARM, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -7565,12 +7671,14 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueSVMMigrateMem, (uint64_t)CLT_FN_clEnqueueSVMMigrateMem, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSVMMigrateMem, (uint64_t)CLT_FN_clEnqueueSVMMigrateMem, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -7613,7 +7721,7 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMigrateMem, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -7640,12 +7748,14 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueSVMUnmap, (uint64_t)CLT_FN_clEnqueueSVMUnmap, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSVMUnmap, (uint64_t)CLT_FN_clEnqueueSVMUnmap, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -7685,7 +7795,7 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMUnmap, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -7712,12 +7822,14 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueSVMUnmapARM, (uint64_t)CLT_FN_clEnqueueSVMUnmapARM, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSVMUnmapARM, (uint64_t)CLT_FN_clEnqueueSVMUnmapARM, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -7757,7 +7869,7 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMUnmapARM, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -7784,12 +7896,14 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueSignalSemaphoresKHR, (uint64_t)CLT_FN_clEnqueueSignalSemaphoresKHR, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueSignalSemaphoresKHR, (uint64_t)CLT_FN_clEnqueueSignalSemaphoresKHR, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -7831,7 +7945,7 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSignalSemaphoresKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -7858,12 +7972,14 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueTask, (uint64_t)(uintptr_t)kernel, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueTask, (uint64_t)(uintptr_t)kernel, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -7903,7 +8019,7 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueTask, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -7930,12 +8046,14 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueUnmapMemObject, (uint64_t)CLT_FN_clEnqueueUnmapMemObject, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueUnmapMemObject, (uint64_t)CLT_FN_clEnqueueUnmapMemObject, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -7976,7 +8094,7 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueUnmapMemObject, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -8055,12 +8173,14 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueWaitSemaphoresKHR, (uint64_t)CLT_FN_clEnqueueWaitSemaphoresKHR, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueWaitSemaphoresKHR, (uint64_t)CLT_FN_clEnqueueWaitSemaphoresKHR, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -8102,7 +8222,7 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWaitSemaphoresKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -8129,12 +8249,14 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueWriteBuffer, (uint64_t)CLT_FN_clEnqueueWriteBuffer, (uint64_t)size);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueWriteBuffer, (uint64_t)CLT_FN_clEnqueueWriteBuffer, (uint64_t)size))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -8178,7 +8300,7 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -8205,12 +8327,14 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueWriteBufferRect, (uint64_t)CLT_FN_clEnqueueWriteBufferRect, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueWriteBufferRect, (uint64_t)CLT_FN_clEnqueueWriteBufferRect, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -8259,7 +8383,7 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteBufferRect, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -8286,12 +8410,14 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueWriteHostPipeINTEL, (uint64_t)CLT_FN_clEnqueueWriteHostPipeINTEL, (uint64_t)size);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueWriteHostPipeINTEL, (uint64_t)CLT_FN_clEnqueueWriteHostPipeINTEL, (uint64_t)size))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -8335,7 +8461,7 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteHostPipeINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 
@@ -8362,12 +8488,14 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
+                  !clt_sample_take(CLT_FN_clEnqueueWriteImage, (uint64_t)CLT_FN_clEnqueueWriteImage, 0);
+    uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
-        if (CLT_UNLIKELY(clt_sampling) && !clt_sample_take(CLT_FN_clEnqueueWriteImage, (uint64_t)CLT_FN_clEnqueueWriteImage, 0))
+        if (clt_out)
             flow = CLT_FLOW_SAMPLED_OUT;
         else
             event__c = &clt_own_event;
@@ -8413,7 +8541,7 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteImage, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 1);
+    clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
 }
 

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "clbench_platform.h"
 
 #define CHECK(x) do { cl_int e_ = (x); if (e_) { fprintf(stderr, "%s:%d: %d\n", __FILE__, __LINE__, e_); exit(1); } } while (0)
 
@@ -133,17 +134,7 @@ static int cmp(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 4000;
-    const char *want = getenv("CLBENCH_PLATFORM");
-    cl_platform_id ps[8];
-    cl_uint np;
-    CHECK(clGetPlatformIDs(8, ps, &np));
-    cl_platform_id p = ps[0];
-    for (cl_uint i = 0; want && i < np; i++) {
-        char nm[128];
-        clGetPlatformInfo(ps[i], CL_PLATFORM_NAME, sizeof nm, nm, NULL);
-        if (strstr(nm, want))
-            p = ps[i];
-    }
+    cl_platform_id p = clbench_platform();
     char pname[128] = "";
     clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
     CHECK(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));

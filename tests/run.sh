@@ -42,6 +42,18 @@ lint() {     # lint TRACE...: zero errors from the independent checker
 
 # --- tests ---------------------------------------------------------------
 
+t_gpu_measuring_programs_build_and_check_on_pocl() {
+    # scripts/ is run on GPU hosts only; here it must still build cleanly,
+    # and profq's loops must compute the right data on every path
+    ${CC:-cc} -O2 -Wall -Wextra -Werror -pthread -DCL_USE_DEPRECATED_OPENCL_1_2_APIS -o "$WORK/evcollect" \
+        scripts/evcollect.c -lOpenCL
+    ${CC:-cc} -O2 -Wall -Wextra -Werror -o "$WORK/profq" scripts/profq.c -lOpenCL
+    CLBENCH_PLATFORM=Portable "$WORK/profq" 40 > "$WORK/profq.out"
+    cat "$WORK/profq.out"
+    [ "$(grep -c ' ok$' "$WORK/profq.out")" -eq 16 ]
+    ! grep -q WRONG "$WORK/profq.out"
+}
+
 t_unit_fastpack_matches_protobuf_c() {
     "$T/test_fastpack"
 }

@@ -33,7 +33,6 @@ enum { CL_PROFILING_COMMAND_QUEUED_ = 0x1280, CL_PROFILING_COMMAND_END_ = 0x1283
        CL_EVENT_COMMAND_EXECUTION_STATUS_ = 0x11D3 };
 typedef int32_t (*info_t)(void *, uint32_t, size_t, void *, size_t *);
 typedef int32_t (*event_fn_t)(void *);
-#define REAL(fn) ((void *)clt_real(CLT_FN_##fn))
 
 /* ---- the hand-off ring: many app threads in, the collector out --------- */
 

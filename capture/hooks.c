@@ -32,7 +32,6 @@ enum {
 
 typedef int32_t (*get_info_t)(void *, uint32_t, size_t, void *, size_t *);
 typedef int32_t (*get_info2_t)(void *, void *, uint32_t, size_t, void *, size_t *);
-#define REAL(fn) ((void *)clt_real(CLT_FN_##fn))
 
 int clt_pid;
 
@@ -367,16 +366,15 @@ static void put_queue_mode(struct clt_thread *th, void *queue, int switched)
     }
 }
 
-static void queue_created(struct clt_hook *h, void *queue, void *context, void *device, uint64_t app_props,
+static void queue_created(struct clt_hook *h, void *queue, void *device, uint64_t app_props,
                           const uint64_t *arr, unsigned n_arr)
 {
     if (!queue || !h->changed)
         return;
-    int switched = h->changed == LEFT_PLAIN, version = device_describe(h->th, device);   /* 102: OpenCL 1.2 */
-    int unasked = !(app_props & CL_QUEUE_PROFILING_ENABLE_) && clt_profiles_unasked(context, device, version >= 102);
-    clt_queue_remember(queue, app_props, arr, n_arr, switched, unasked);
+    int switched = h->changed == LEFT_PLAIN;
+    clt_queue_remember(queue, app_props, arr, n_arr, switched);
     put_queue_mode(h->th, queue, switched);
-    if (version >= 102) {
+    if (device_describe(h->th, device) >= 102) {     /* OpenCL 1.2 */
         int on = clt_profiling_on(queue);       /* the calibration's markers are timed */
         calibrate(h->th, queue, device, (app_props & CL_QUEUE_PROFILING_ENABLE_) != 0);
         if (on)
@@ -423,7 +421,7 @@ void clt_post_clCreateCommandQueue(struct clt_hook *h, void **ret, void *context
         cl_int_ err = 0;
         *ret = made_again(h, *ret, create(context, device, properties | CL_QUEUE_PROFILING_ENABLE_, &err));
     }
-    queue_created(h, *ret, context, device, properties, NULL, 0);
+    queue_created(h, *ret, device, properties, NULL, 0);
 }
 
 /* The app's property list with CL_QUEUE_PROFILING_ENABLE added, into out
@@ -494,7 +492,7 @@ static void post_create_with_props(struct clt_hook *h, void **ret, void *context
     }
     if (props)
         arr[n++] = 0;
-    queue_created(h, *ret, context, device, app_props_of(props), arr, n);
+    queue_created(h, *ret, device, app_props_of(props), arr, n);
 }
 
 void clt_pre_clCreateCommandQueueWithProperties(struct clt_hook *h, void **context, void **device,
@@ -581,7 +579,7 @@ void clt_post_clGetEventProfilingInfo(struct clt_hook *h, int32_t *ret, void *ev
     struct clt_queue_ent q;
     if (*ret == CL_SUCCESS_ && ev_info &&
         ev_info(event, CL_EVENT_COMMAND_QUEUE_, sizeof queue, &queue, NULL) == CL_SUCCESS_ &&
-        queue && clt_queue_lookup(queue, &q) && !(q.app_props & CL_QUEUE_PROFILING_ENABLE_) && !q.driver_profiles)
+        queue && clt_queue_lookup(queue, &q) && !(q.app_props & CL_QUEUE_PROFILING_ENABLE_) && !clt_profiles_unasked(queue))
         *ret = CL_PROFILING_INFO_NOT_AVAILABLE_;
 }
 

@@ -23,6 +23,10 @@ struct clt_hook {
 
 extern int clt_pid;
 
+/* The driver's entry point of a command, for cltrace's own calls (never
+ * recorded; NULL where the library lacks it). */
+#define REAL(fn) clt_real(CLT_FN_##fn)
+
 /* A flow id links an enqueue call to its command: unique in the trace
  * (pid, the thread's sequence, a per-thread counter); bit 31 says the event
  * is cltrace's own. Computed on the calling thread, no atomics. */

@@ -18,7 +18,6 @@ enum { CL_SUCCESS_ = 0, CL_PROGRAM_CONTEXT_ = 0x1161, CL_PROGRAM_DEVICES_ = 0x11
 #define VERBOSE " -cl-nv-verbose"
 typedef int32_t (*get_info_t)(void *, uint32_t, size_t, void *, size_t *);
 typedef int32_t (*get_info2_t)(void *, void *, uint32_t, size_t, void *, size_t *);
-#define REAL(fn) clt_real(CLT_FN_##fn)
 
 static int nvidia_device(void *dev)
 {

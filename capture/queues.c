@@ -26,10 +26,9 @@
 #include <unistd.h>
 #include "common/map.h"
 #include "shim.h"
-#include "queues.h"
+#include "hooks.h"
 
 enum { PROFILING = 2, CL_SUCCESS_ = 0, PROFILING_COMMAND_END = 0x1283, DISPATCH_SLOT = 13 };
-#define REAL(fn) ((void *)clt_real(CLT_FN_##fn))
 
 int clt_prof_switching;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -44,8 +43,7 @@ static struct clt_queue_ent *find(void *q)
     return NULL;
 }
 
-void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsigned n_arr, int switched,
-                        int driver_profiles)
+void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsigned n_arr, int switched)
 {
     pthread_mutex_lock(&lock);
     struct clt_queue_ent *e = find(q);     /* an address reused after a release */
@@ -57,7 +55,6 @@ void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsign
         e->n_arr = n_arr;
         memcpy(e->arr, arr, n_arr * sizeof *arr);
         e->switched = switched;
-        e->driver_profiles = driver_profiles;
         e->timing = 0;
     }
     if (switched)
@@ -159,7 +156,8 @@ static int try_switch(void *queue)
 
 /* Per device: whether profiling can be switched (1 yes, -1 no, 0 not
  * tried yet); whether its plain queues' events carry profiling times anyway
- * (1 yes, -1 no, 0 not asked yet). */
+ * (1 yes, -1 no, 0 not asked yet: asked when the app first reads profiling
+ * it did not ask for, not at every program's start). */
 static struct { void *device; int switchable, unasked; } devs[64];
 static unsigned n_devs;
 static pthread_mutex_t devs_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -200,17 +198,27 @@ int clt_profiling_switchable(void *queue, void *device)
     return verdict > 0;
 }
 
-/* A marker's event on a plain queue of ours: does it carry profiling times?
- * (Oclgrind's do: its app reads them without asking, and so it must under
- * cltrace.) */
-static int plain_queue_profiles(void *context, void *device)
+/* A marker's event on a plain queue of ours, on the device and context of
+ * queue: does it carry profiling times? Only asked of an OpenCL 1.2 device
+ * (markers with events; cltrace calls only what the device has). */
+static int plain_queue_profiles(void *queue, void **device)
 {
+    typedef int32_t (*info_t)(void *, uint32_t, size_t, void *, size_t *);
     typedef void *(*create_t)(void *, void *, uint64_t, int32_t *);
     typedef int32_t (*obj_t)(void *);
+    info_t qinfo = REAL(clGetCommandQueueInfo), dinfo = REAL(clGetDeviceInfo);
     create_t create = REAL(clCreateCommandQueue);
     obj_t rel_q = REAL(clReleaseCommandQueue);
+    void *context = NULL;
+    char version[128] = "";
+    if (!qinfo || !dinfo || !create || !rel_q ||
+        qinfo(queue, 0x1091 /* CL_QUEUE_DEVICE */, sizeof *device, device, NULL) != CL_SUCCESS_ ||
+        qinfo(queue, 0x1090 /* CL_QUEUE_CONTEXT */, sizeof context, &context, NULL) != CL_SUCCESS_ ||
+        dinfo(*device, 0x102F /* CL_DEVICE_VERSION */, sizeof version - 1, version, NULL) != CL_SUCCESS_ ||
+        clt_cl_version(version) < 102)
+        return 0;
     int32_t err = -1;
-    void *q = create && rel_q ? create(context, device, 0, &err) : NULL;
+    void *q = create(context, *device, 0, &err);
     if (!q || err != CL_SUCCESS_)
         return 0;
     int on = marker_timed(q);
@@ -218,13 +226,17 @@ static int plain_queue_profiles(void *context, void *device)
     return on;
 }
 
-int clt_profiles_unasked(void *context, void *device, int may_ask)
+int clt_profiles_unasked(void *queue)
 {
+    typedef int32_t (*info_t)(void *, uint32_t, size_t, void *, size_t *);
+    info_t qinfo = REAL(clGetCommandQueueInfo);
+    void *device = NULL;
+    if (!qinfo || qinfo(queue, 0x1091 /* CL_QUEUE_DEVICE */, sizeof device, &device, NULL) != CL_SUCCESS_)
+        return 0;
     int saved = errno;
     pthread_mutex_lock(&devs_lock);
     unsigned i = dev_index(device);
-    int v = i < n_devs && devs[i].unasked ? devs[i].unasked
-            : may_ask && plain_queue_profiles(context, device) ? 1 : -1;
+    int v = i < n_devs && devs[i].unasked ? devs[i].unasked : plain_queue_profiles(queue, &device) ? 1 : -1;
     if (i < n_devs)
         devs[i].unasked = v;
     pthread_mutex_unlock(&devs_lock);

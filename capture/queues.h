@@ -11,12 +11,10 @@ struct clt_queue_ent {
     unsigned n_arr;              /* the app's property array (values incl. the 0), 0: none */
     uint64_t arr[32];
     int switched;                /* profiling on only around timed commands */
-    int driver_profiles;         /* the driver times a plain queue's commands anyway (Oclgrind) */
     unsigned timing;             /* timed commands being enqueued now (profiling on while > 0) */
 };
 
-void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsigned n_arr, int switched,
-                        int driver_profiles);
+void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsigned n_arr, int switched);
 int clt_queue_lookup(void *q, struct clt_queue_ent *out);
 
 /* Some queue has profiling switched: the generated enqueue wrappers then ask
@@ -26,9 +24,10 @@ int clt_profiling_on(void *queue);
 void clt_profiling_off(void *queue);
 int clt_profiling_refused(void *device);               /* tried on this device: it cannot */
 int clt_profiling_switchable(void *queue, void *device);   /* try once per device (a plain queue of it) */
-/* Once per device: whether a plain queue's events carry profiling times
- * anyway; then the app reads them under cltrace too. may_ask: the device
- * has OpenCL 1.2 (markers with events), known on its first queue. */
-int clt_profiles_unasked(void *context, void *device, int may_ask);
+/* Whether the driver of queue's device gives a plain queue's events
+ * profiling times anyway (Oclgrind): then the app reads them under cltrace
+ * too. Asked once per device, when an app first reads profiling it did not
+ * ask for. */
+int clt_profiles_unasked(void *queue);
 
 #endif

@@ -491,13 +491,12 @@ def wrapper(reg, c, r, ps, kinds, exported):
         # CLTRACE_SAMPLE: only a sample of the commands the app asks no
         # event for is timed (sample.c); the others say they were not. An
         # enqueue left untimed only records: a light call, measured 1 in 64.
-        names = [p["name"] for p in ps]
-        if "kernel" in names and "global_work_size" in names:
+        if "kernel" in argnames and "global_work_size" in argnames:
             key, nbytes = "clt_launch_key(kernel, work_dim, global_work_size, local_work_size)", "0"
-        elif "kernel" in names:
+        elif "kernel" in argnames:
             key, nbytes = "(uint64_t)(uintptr_t)kernel", "0"
         else:
-            size = "size" if "size" in names else "cb" if "cb" in names else None
+            size = "size" if "size" in argnames else "cb" if "cb" in argnames else None
             key, nbytes = "(uint64_t)CLT_FN_%s" % c, "(uint64_t)%s" % size if size else "0"
         L.append("    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&")
         L.append("                  !clt_sample_take(CLT_FN_%s, %s, %s);" % (c, key, nbytes))
@@ -534,7 +533,7 @@ def wrapper(reg, c, r, ps, kinds, exported):
         # A queue whose profiling cltrace switches per timed command
         # (CLTRACE_SAMPLE where the driver can: capture/queues.c).
         # (A command buffer's queues are left as they are.)
-        if "command_queue" in names:
+        if "command_queue" in argnames:
             L.append("    int clt_switched = 0;")
             L.append("    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)")
             L.append("        clt_switched = clt_profiling_on(command_queue);")

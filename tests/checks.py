@@ -530,6 +530,8 @@ def check_switched(t, switched, iterations):
     out = [s for s in enq if s["args"].get("device_timed") is False]
     expect(timed and out and len(timed) + len(out) == len(enq),
            "%d timed + %d sampled out of %d enqueues" % (len(timed), len(out), len(enq)))
+    expect(enq[0]["name"] == "clEnqueueNDRangeKernel" and enq[0] in timed,
+           "the launch whose event the app asked for is not timed: %r" % enq[0]["name"])
     dev = [s for s in t["slices"] if (s["track_name"] or "").startswith("Device ")]
     by_flow = {f: s for s in timed for f in s["flows"]}
     expect(len(dev) == len(timed), "%d device slices for %d timed commands" % (len(dev), len(timed)))

@@ -156,6 +156,8 @@ static void *collector_main(void *arg)
         take_handed();
         /* its own ring: the completions are records like any other */
         struct clt_thread *th = clt_enter();
+        if (n_pend && !__atomic_load_n(&draining, __ATOMIC_RELAXED))   /* not while the app exits */
+            clt_clock_keep_tick(th);
         unsigned done = n_pend ? collect_round(th) : 0;
         if (done) {
             sleep_ns = 20000;

@@ -81,22 +81,6 @@ static void special_commit(struct clt_thread *th, struct clt_rec *rec, struct cl
 }
 
 /* A clock sample of a device (trace/record.h, CLT_REC_CLOCK). */
-static void put_clock(struct clt_thread *th, void *dev, uint64_t before, uint64_t device_ts, uint64_t after,
-                      int32_t status, unsigned kind)
-{
-    struct clt_extra x;
-    struct clt_rec *rec = special_begin(th, CLK_N, &x);
-    if (!rec)
-        return;
-    rec->arg[CLK_DEVICE] = (uint64_t)(uintptr_t)dev;
-    rec->arg[CLK_HOST_BEFORE] = before;
-    rec->arg[CLK_DEVICE_TS] = device_ts;
-    rec->arg[CLK_HOST_AFTER] = after;
-    rec->arg[CLK_STATUS] = (uint64_t)(int64_t)status;
-    rec->arg[CLK_KIND] = kind;
-    special_commit(th, rec, &x, CLT_REC_CLOCK);
-}
-
 /* Once per device: its limits, and a clGetDeviceAndHostTimer sample.
  * Returns the device's OpenCL version (clt_cl_version) the first time, 0
  * after. */
@@ -151,7 +135,7 @@ static int device_describe(struct clt_thread *th, void *dev)
     uint64_t d = 0, h = 0, before = clt_now();
     int32_t st = timer ? timer(dev, &d, &h) : -59;
     uint64_t after = clt_now();
-    put_clock(th, dev, before, d, after, st, CLT_CLK_TIMER);
+    clt_put_clock(th, dev, before, d, after, st, CLT_CLK_TIMER);
     return clt_cl_version(version) ? clt_cl_version(version) : 100;
 }
 
@@ -278,13 +262,8 @@ static int event_cost_fill(void *queue, void *dev, int app_profiling, struct cal
 static void calibrate(struct clt_thread *th, void *queue, void *dev, int app_profiling)
 {
     typedef int32_t (*marker_t)(void *, uint32_t, const void *, void **);
-    typedef int32_t (*ev_fn_t)(void *);
     marker_t mark = REAL(clEnqueueMarkerWithWaitList);
-    get_info_t prof = REAL(clGetEventProfilingInfo), ev_info = REAL(clGetEventInfo);
-    ev_fn_t rel = REAL(clReleaseEvent);
-    typedef int32_t (*flush_t)(void *);
-    flush_t flush = REAL(clFlush);
-    if (!mark || !prof || !ev_info || !rel || !flush)
+    if (!mark)
         return;
     struct calibration cal = { .n_syncs = 0 };
     uint64_t *without = cal.without, *with = cal.with;
@@ -294,29 +273,9 @@ static void calibrate(struct clt_thread *th, void *queue, void *dev, int app_pro
         if (mark(queue, 0, NULL, NULL) != CL_SUCCESS_)
             break;
         uint64_t b = clt_now();
-        void *ev = NULL;
-        int32_t st = mark(queue, 0, NULL, &ev);
-        uint64_t c = clt_now();
-        if (st != CL_SUCCESS_ || !ev)
+        if (!clt_clock_marker(th, queue, dev, &with[n]))     /* with an event: clock evidence (clock.c) */
             break;
-        flush(queue);
-        /* poll, so that the moment it is seen over is close to its END */
-        int32_t status = 1;
-        uint64_t seen = 0, limit = c + 20 * (c - a + 1000000);
-        while (ev_info(ev, 0x11D3 /* EXECUTION_STATUS */, sizeof status, &status, NULL) == CL_SUCCESS_ &&
-               status > 0 && (seen = clt_now()) < limit)
-            ;
-        seen = clt_now();
-        uint64_t queued = 0, end = 0;
-        if (status == CL_COMPLETE_ &&
-            prof(ev, CL_PROFILING_COMMAND_QUEUED_, sizeof queued, &queued, NULL) == CL_SUCCESS_ &&
-            prof(ev, CL_PROFILING_COMMAND_QUEUED_ + 3, sizeof end, &end, NULL) == CL_SUCCESS_ && queued && end) {
-            put_clock(th, dev, b, queued, c, 0, CLT_CLK_MARKER);
-            put_clock(th, dev, seen, end, seen, 0, CLT_CLK_UPPER);
-        }
-        rel(ev);
         without[n] = b - a;
-        with[n] = c - b;
         n++;
     }
     /* A marker costs the same with or without an event on NVIDIA (it makes
@@ -366,7 +325,7 @@ static void put_queue_mode(struct clt_thread *th, void *queue, int switched)
     }
 }
 
-static void queue_created(struct clt_hook *h, void *queue, void *device, uint64_t app_props,
+static void queue_created(struct clt_hook *h, void *queue, void *context, void *device, uint64_t app_props,
                           const uint64_t *arr, unsigned n_arr)
 {
     if (!queue || !h->changed)
@@ -380,6 +339,7 @@ static void queue_created(struct clt_hook *h, void *queue, void *device, uint64_
         if (on)
             clt_profiling_off(queue);
     }
+    clt_clock_keep(context, device);      /* fresh clock evidence while commands run (clock.c) */
 }
 
 /* A queue left plain on a device that cannot switch its profiling: made
@@ -421,7 +381,7 @@ void clt_post_clCreateCommandQueue(struct clt_hook *h, void **ret, void *context
         cl_int_ err = 0;
         *ret = made_again(h, *ret, create(context, device, properties | CL_QUEUE_PROFILING_ENABLE_, &err));
     }
-    queue_created(h, *ret, device, properties, NULL, 0);
+    queue_created(h, *ret, context, device, properties, NULL, 0);
 }
 
 /* The app's property list with CL_QUEUE_PROFILING_ENABLE added, into out
@@ -492,7 +452,7 @@ static void post_create_with_props(struct clt_hook *h, void **ret, void *context
     }
     if (props)
         arr[n++] = 0;
-    queue_created(h, *ret, device, app_props_of(props), arr, n);
+    queue_created(h, *ret, context, device, app_props_of(props), arr, n);
 }
 
 void clt_pre_clCreateCommandQueueWithProperties(struct clt_hook *h, void **context, void **device,

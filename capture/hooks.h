@@ -37,6 +37,18 @@ static inline uint64_t clt_flow_next(struct clt_thread *th, int own)
            (uint64_t)(own ? 1u : 0u) << 31 | n;
 }
 
+/* Clock evidence (clock.c): a record of it; a polled marker with an event
+ * (0: none enqueued; call_ticks: what its enqueue took); a queue of
+ * cltrace's own per device that the collector takes a marker on every 10 ms
+ * while commands run (made with the app's queues, released with its
+ * context). */
+void clt_put_clock(struct clt_thread *th, void *dev, uint64_t before, uint64_t device_ts, uint64_t after,
+                   int32_t status, unsigned kind);
+int clt_clock_marker(struct clt_thread *th, void *queue, void *dev, uint64_t *call_ticks);
+void clt_clock_keep(void *context, void *dev);
+void clt_clock_keep_tick(struct clt_thread *th);     /* collector thread */
+void clt_clock_keep_forget(void);                     /* fork child */
+
 void clt_track_command(uint64_t flow, void *event, void *queue);
 int clt_queue_in_order(void *queue);                /* a queue the app made in order (queues.c) */
 void clt_collect_forget(void);                      /* fork child */

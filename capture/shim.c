@@ -430,6 +430,7 @@ static void after_fork_child(void)
     __atomic_store_n(&clt_threads, NULL, __ATOMIC_RELAXED);
     clt_tls = NULL;
     clt_collect_forget();
+    clt_clock_keep_forget();
     if (writer_state != 0 && writer_state != 2) {
         writer_state = 0;
         __atomic_store_n(&clt_active, !clt_cfg.DISABLE, __ATOMIC_RELAXED);

@@ -77,9 +77,10 @@ void selfcost_json(FILE *o, const struct rm_model *m)
         json_str(o, d->name);
         fprintf(o, ",\"clock_method\":");
         json_str(o, d->clock_method);
-        fprintf(o, ",\"clock_residual_ns\":%lld,\"event_cost_ns\":%lld,\"own_events\":%lld,\"sampled_out\":%lld}",
-                (long long)d->clock_residual_ns, (long long)d->event_cost_ns, (long long)d->own_events,
-                (long long)d->sampled_out);
+        fprintf(o, ",\"clock_residual_ns\":%lld,\"clock_markers\":%lld,\"clock_contradictions\":%lld,"
+                   "\"event_cost_ns\":%lld,\"own_events\":%lld,\"sampled_out\":%lld}",
+                (long long)d->clock_residual_ns, (long long)d->clock_markers, (long long)d->clock_contradictions,
+                (long long)d->event_cost_ns, (long long)d->own_events, (long long)d->sampled_out);
     }
     fputc(']', o);
 }

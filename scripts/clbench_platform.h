@@ -1,5 +1,5 @@
-/* The measuring programs of scripts/ (evcollect.c, profq.c): the platform
- * whose name contains $CLBENCH_PLATFORM (default: the first). */
+/* The measuring programs of scripts/ (evcollect.c, profq.c, clockprobe.c):
+ * the platform whose name contains $CLBENCH_PLATFORM (default: the first). */
 #ifndef CLBENCH_PLATFORM_H
 #define CLBENCH_PLATFORM_H
 #include <stdlib.h>

@@ -6,9 +6,10 @@
 # launch. Also what cltrace says it added (the trace's self-cost figure,
 # through cltrace-report --format json) against the slowdown measured, the
 # clock residual per device, scripts/evcollect.c (what each way of
-# collecting completions costs on this driver) and scripts/profq.c (what
+# collecting completions costs on this driver), scripts/profq.c (what
 # timing a sample costs with profiling on the whole queue, switched per
-# command, or on a second queue). Not part of `make test`.
+# command, or on a second queue) and scripts/clockprobe.c (how narrow each
+# kind of clock evidence gets). Not part of `make test`.
 #
 #   scripts/gpu-overhead.sh [OUTDIR]      (default build/gpu-overhead)
 #   OCL_PLATFORM=NVIDIA N=20000 REPS=5 SAMPLE=1 scripts/gpu-overhead.sh   (SAMPLE: CLTRACE_SAMPLE)
@@ -30,6 +31,10 @@ echo "== collecting completions: what the calling thread pays per launch"
 cc -O2 -o "$OUT/profq" scripts/profq.c -lOpenCL
 echo "== timing a sample: profiling on the whole queue, switched per timed command, or a second queue"
 CLBENCH_PLATFORM=$OCL_PLATFORM "$OUT/profq" $((N / 5))
+
+cc -O2 -o "$OUT/clockprobe" scripts/clockprobe.c -lOpenCL
+echo "== tying the clocks: how narrow each kind of evidence gets on this driver"
+CLBENCH_PLATFORM=$OCL_PLATFORM "$OUT/clockprobe" 512
 
 run() {   # loop mode rep
     local loop=$1 mode=$2 rep=$3 n=$N env=()

@@ -201,6 +201,16 @@ def check_launches(t, n, sample=""):
     expect(a.get("cltrace.device.0.clock_upper_bounds", 0) > 0, "no upper clock bound (calibration markers)")
 
 
+def check_report_clock_kept(report_json):
+    """While commands run, the collector takes a marker every 10 ms on a
+    queue of cltrace's own (capture/clock.c): more than the calibration's 16;
+    the kept bounds never contradict each other."""
+    d = json.load(open(report_json))["devices"][0]
+    expect(d["clock_markers"] > 16, "only the calibration's markers: %r" % d)
+    expect(d["clock_contradictions"] == 0, "contradicting clock bounds: %r" % d)
+    expect(0 < d["clock_residual_ns"] < 1000000, "clock residual %r" % d)
+
+
 def check_report_selfcost(report_dir, sampled=""):
     """Every format states cltrace's own cost; a sampled run's kernel table
     says its device time is extrapolated and from how many launches."""

@@ -229,56 +229,85 @@ static void mem_change(struct clt_writer *w, struct clt_mem *mo, int64_t delta, 
 
 /* Two kinds of evidence tie a device's clock to the host's:
  *  - a bracket: the device time dev was taken while the host clock was in
- *    [h_lo, h_hi] (an enqueue and its QUEUED time; a calibration marker;
- *    clGetDeviceAndHostTimer), so offset = host - device >= h_lo - dev: the
- *    lower bound is tight when the driver stamps the time early in the call;
+ *    [h_lo, h_hi] (an enqueue and its QUEUED time; a marker; the
+ *    clGetDeviceAndHostTimer pair), so offset = host - device lies in
+ *    [h_lo - dev, h_hi - dev];
  *  - an upper bound: the device time dev was over by host time h (a command's
  *    END and the sync that saw it complete: clFinish, a blocking call, a
- *    calibration marker polled), so offset <= h - dev.
- * The lower bound used is the largest of the recent brackets (the last
- * CLT_CLOCK_WINDOW within CLT_CLOCK_SPAN_NS: the clocks drift, NVIDIA's by
- * ~18 us/s against the host's, measured); it follows the drift on every
- * enqueue. The gap between it and the last upper bound is how uncertain the
- * mapping is, unless the brackets leave it narrower: the residual. The
- * offset used is the middle; each command drawn counts its residual
- * (device_commands.c), and the trace states the largest. */
-static int64_t upper_gap_now(const struct clt_dev *d, uint64_t now)
+ *    marker polled), so offset <= h - dev.
+ * The clocks drift (NVIDIA's 17-22 us/s against the host's, measured), so a
+ * bound taken at time t_i says less about time t: it is widened by
+ * CLT_CLOCK_DRIFT_PPM * |t - t_i|. The writer keeps the CLT_CLOCK_BOUNDS
+ * tightest lower bounds and the tightest upper bounds, so aged (a loose
+ * bound, such as a slow sync's, never pushes out a tight one, such as a
+ * polled marker's, until drift has made that one looser). The offset at a
+ * command's time is the middle of the interval they leave there, and its
+ * width that command's residual (device_commands.c counts the largest).
+ * Evidence does not arrive in time order (a command's bracket comes with
+ * its completion, after later markers): nothing here assumes it. */
+static int64_t drift_over(uint64_t a, uint64_t b)
 {
-    uint64_t age = now > d->upper_t ? now - d->upper_t : 0;
-    return d->upper_gap + (int64_t)(age / 1000000 * CLT_CLOCK_DRIFT_PPM);
+    uint64_t d = a > b ? a - b : b - a;
+    return (int64_t)(d / 1000 * CLT_CLOCK_DRIFT_PPM / 1000);
 }
 
-static void clock_update(struct clt_dev *d, uint64_t now)
+/* Keep v (a lower bound when sign is 1, an upper one when -1) taken at t:
+ * in a free slot, else in place of the loosest kept one, aged to t, if v is
+ * tighter. */
+static void keep_bound(struct clt_clock_bounds *b, int sign, int64_t v, uint64_t t)
 {
-    int64_t lo = INT64_MIN, hi = INT64_MAX;
-    for (unsigned i = 0; i < d->n_samples; i++) {
-        if (now - d->t[i] > CLT_CLOCK_SPAN_NS && d->n_samples > 1 && i != (d->next_sample + CLT_CLOCK_WINDOW - 1) % CLT_CLOCK_WINDOW)
-            continue;                        /* too old: drift */
-        if (d->lo[i] > lo)
-            lo = d->lo[i];
-        if (d->hi[i] < hi)
-            hi = d->hi[i];
+    unsigned slot = b->n;
+    if (b->n < CLT_CLOCK_BOUNDS) {
+        b->n++;
+    } else {
+        int64_t loosest = INT64_MAX;
+        for (unsigned i = 0; i < CLT_CLOCK_BOUNDS; i++) {
+            int64_t aged = sign * b->v[i] - drift_over(t, b->t[i]);   /* larger: tighter */
+            if (aged < loosest) {
+                loosest = aged;
+                slot = i;
+            }
+        }
+        if (sign * v <= loosest)
+            return;
     }
-    d->lo_env = lo;
-    /* the upper bound moves with the drift as the lower bound does, less
-     * surely the older it is */
-    int64_t gap = d->has_upper ? upper_gap_now(d, now) : INT64_MAX;
-    if (gap < hi - lo)
-        hi = lo + gap;
-    d->residual = hi > lo ? hi - lo : 0;
-    d->offset = lo + d->residual / 2;
+    b->v[slot] = v;
+    b->t[slot] = t;
+}
+
+/* The tightest of the kept bounds, aged to t. */
+static int64_t bound_at(const struct clt_clock_bounds *b, int sign, uint64_t t)
+{
+    int64_t best = INT64_MIN;
+    for (unsigned i = 0; i < b->n; i++) {
+        int64_t aged = sign * b->v[i] - drift_over(t, b->t[i]);
+        if (aged > best)
+            best = aged;
+    }
+    return best == INT64_MIN ? (sign > 0 ? INT64_MIN : INT64_MAX) : sign * best;
+}
+
+void clt_dm_clock_at(struct clt_dev *d, uint64_t t)
+{
+    int64_t lo = bound_at(&d->lower, 1, t), hi = bound_at(&d->upper, -1, t);
+    if (lo == INT64_MIN)
+        return;                       /* no bracket yet: the offset stays as it was */
+    if (hi < lo) {                    /* evidence that contradicts itself (a drift past the bound): */
+        d->offset = lo + (hi - lo) / 2;        /* the middle, and the conflict as the uncertainty */
+        d->residual = lo - hi;
+        d->contradictions++;
+    } else {
+        d->residual = hi == INT64_MAX ? 0 : hi - lo;
+        d->offset = hi == INT64_MAX ? lo : lo + d->residual / 2;
+    }
+    d->has_offset = 1;
 }
 
 void clt_dm_clock_sample(struct clt_dev *d, uint64_t h_lo, uint64_t h_hi, uint64_t dev_ns)
 {
-    unsigned s = d->next_sample;
-    d->lo[s] = (int64_t)(h_lo - dev_ns);
-    d->hi[s] = (int64_t)(h_hi - dev_ns);
-    d->t[s] = h_lo;
-    d->next_sample = (s + 1) % CLT_CLOCK_WINDOW;
-    if (d->n_samples < CLT_CLOCK_WINDOW)
-        d->n_samples++;
-    clock_update(d, h_lo);
+    keep_bound(&d->lower, 1, (int64_t)(h_lo - dev_ns), h_lo);
+    keep_bound(&d->upper, -1, (int64_t)(h_hi - dev_ns), h_hi);
+    d->samples++;
 }
 
 /* A sync on q at host time h: the command of `flow` (and all before it, in
@@ -296,24 +325,8 @@ void clt_dm_sync(struct clt_queue *q, uint64_t flow, uint64_t h)
 
 void clt_dm_clock_upper(struct clt_dev *d, uint64_t h, uint64_t dev_ns)
 {
-    if (!d->n_samples)
-        return;
-    int64_t up = (int64_t)(h - dev_ns);
-    int64_t gap = up - d->lo_env;
-    if (gap < 0) {          /* the lower bound drifted past: it is the upper bound now */
-        for (unsigned i = 0; i < d->n_samples; i++)
-            if (d->lo[i] > up)
-                d->lo[i] = up;
-        gap = 0;
-    }
-    /* a wider gap than the last one's (aged) is a slower sync, not news */
-    if (!d->has_upper || gap < upper_gap_now(d, h)) {
-        d->upper_gap = gap;
-        d->upper_t = h;
-    }
-    d->has_upper = 1;
+    keep_bound(&d->upper, -1, (int64_t)(h - dev_ns), h);
     d->uppers++;
-    clock_update(d, h);
 }
 
 /* ---- API calls: the model ----------------------------------------------- */

@@ -62,14 +62,17 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     }
     if (f && v[CMD_QUEUED])
         clt_dm_clock_sample(d, f->h0, f->h1, v[CMD_QUEUED]);
-    if (d->residual > d->max_residual)      /* how uncertain this command's place is */
-        d->max_residual = d->residual;
     q->drawn_flow = rec->arg[CMD_FLOW];
     q->drawn_end = v[CMD_END];
     if (q->sync_flow && q->sync_flow == q->drawn_flow) {   /* a sync already saw it over */
         clt_dm_clock_upper(d, q->sync_t, v[CMD_END]);
         q->sync_flow = 0;
     }
+    /* the offset where the command ran: its START on the clock as it stood,
+     * or its enqueue before there was any */
+    clt_dm_clock_at(d, d->has_offset ? (uint64_t)((int64_t)v[CMD_START] + d->offset) : f ? f->h0 : 0);
+    if (d->residual > d->max_residual)      /* how uncertain this command's place is */
+        d->max_residual = d->residual;
     m->commands++;
     d->commands++;
     uint64_t start = (uint64_t)((int64_t)v[CMD_START] + d->offset);
@@ -377,8 +380,10 @@ void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
         DEV_INT("commands_sampled_out", d->sampled_out);
         DEV_INT("clock_offset_ns", d->offset);
         DEV_INT("clock_residual_ns", d->max_residual);
-        DEV_INT("clock_samples", d->n_samples);
+        DEV_INT("clock_samples", d->samples);
+        DEV_INT("clock_markers", d->markers);
         DEV_INT("clock_upper_bounds", d->uppers);
+        DEV_INT("clock_contradictions", d->contradictions);
         DEV_INT("commands", d->commands);
 #undef DEV_INT
 #undef DEV_STR

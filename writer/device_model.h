@@ -6,14 +6,14 @@
 #include "trace/record.h"
 #include "objects.h"
 
-#define CLT_CLOCK_WINDOW 64
-#define CLT_CLOCK_SPAN_NS 5000000ull   /* brackets older than this are left out (drift) */
-#define CLT_CLOCK_DRIFT_PPM 20          /* device clocks drift up to this against the host's (NVIDIA: 18) */
+#define CLT_CLOCK_BOUNDS 32            /* lower and upper bounds kept, each */
+#define CLT_CLOCK_DRIFT_PPM 25         /* device clocks drift up to this against the host's (NVIDIA: 17-22) */
 #define CLT_MAX_LANES 8
 #define CLT_MAX_KARGS 32
 #define CLT_LANE_HISTORY 32
 #define CLT_FLOW_ARGS 16       /* kernel argument values kept per launch */
 
+struct clt_clock_bounds { int64_t v[CLT_CLOCK_BOUNDS]; uint64_t t[CLT_CLOCK_BOUNDS]; unsigned n; };
 struct clt_dev {
     uint64_t handle, id;
     unsigned index;
@@ -21,17 +21,13 @@ struct clt_dev {
     char name[CLT_MAX_STR + 1], vendor[CLT_MAX_STR + 1];
     int described, declared;
     uint64_t uuid;
-    /* device ns -> host ns (device.c, "the clock"): offset within [lo, hi]
-     * for every recent bracket (taken at host time t) */
-    int64_t lo[CLT_CLOCK_WINDOW], hi[CLT_CLOCK_WINDOW];
-    uint64_t t[CLT_CLOCK_WINDOW];
-    unsigned n_samples, next_sample;
-    int64_t lo_env;               /* the largest recent lower bound */
-    int has_upper;                /* an upper bound was seen (a sync after a command) */
-    int64_t upper_gap;            /* its distance above lo_env */
-    uint64_t upper_t, uppers;
+    /* device ns -> host ns (device.c, "the clock"): the tightest bounds of
+     * the offset host - device, each with the host time it held at */
+    struct clt_clock_bounds lower, upper;
+    uint64_t samples, uppers, contradictions;
+    int has_offset;
     int timer_ok;                 /* clGetDeviceAndHostTimer worked */
-    unsigned markers;             /* clock samples from calibration markers */
+    unsigned markers;             /* clock samples from markers (calibration, then every 10 ms) */
     int64_t offset, residual, max_residual;
     uint64_t commands, clamped;
     /* cltrace's own cost: what an event costs the enqueuing thread (markers
@@ -130,6 +126,7 @@ struct clt_dev *clt_dm_dev_get(struct clt_writer *w, uint64_t handle);
 struct clt_queue *clt_dm_queue_find(struct clt_writer *w, uint64_t id);
 uint64_t clt_dm_queue_lane(struct clt_writer *w, struct clt_queue *q, uint64_t start, uint64_t end);
 void clt_dm_clock_sample(struct clt_dev *d, uint64_t h_lo, uint64_t h_hi, uint64_t dev_ns);
+void clt_dm_clock_at(struct clt_dev *d, uint64_t t);    /* offset and residual at host time t */
 void clt_dm_clock_upper(struct clt_dev *d, uint64_t h, uint64_t dev_ns);   /* dev was over by host time h */
 void clt_dm_sync(struct clt_queue *q, uint64_t flow, uint64_t h);
 struct clt_kern *clt_dm_kern_get(struct clt_writer *w, uint64_t id, int create);

@@ -17,5 +17,7 @@ void clt_pre_clEnqueueNDRangeKernel(struct clt_hook *h, void **command_queue, vo
 void clt_post_clEnqueueNDRangeKernel(struct clt_hook *h, int32_t *ret, void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * local_work_size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
 void clt_pre_clBuildProgram(struct clt_hook *h, void **program, uint32_t* num_devices, void **device_list, void **options, void **pfn_notify, void **user_data);
 void clt_post_clBuildProgram(struct clt_hook *h, int32_t *ret, void * program, uint32_t num_devices, void * device_list, void * options, void * pfn_notify, void * user_data);
+void clt_pre_clReleaseContext(struct clt_hook *h, void **context);
+void clt_post_clReleaseContext(struct clt_hook *h, int32_t *ret, void * context);
 
 #endif

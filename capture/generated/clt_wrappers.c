@@ -12369,15 +12369,12 @@ CLT_EXPORT int32_t CLT_CALL clReleaseContext(void * context)
 {
     clReleaseContext_t real = (clReleaseContext_t)clt_real(CLT_FN_clReleaseContext);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
-        return real(context);
     return clReleaseContext_rec(real, context);
 }
 
 static int32_t clReleaseContext_rec(clReleaseContext_t real, void * context)
 {
-    struct clt_thread *th = clt_enter_active();
-    if (!th) return real(context);
+    struct clt_thread *th = clt_enter();
     if (th && th->in_fn == CLT_FN_clReleaseContext + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseContext); return CL_INVALID_OPERATION_; }
         th->reentered++;
@@ -12385,16 +12382,20 @@ static int32_t clReleaseContext_rec(clReleaseContext_t real, void * context)
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    struct clt_hook h = { th, (void *)real, 0, {0} };
+    void * context__c = context;
+    clt_pre_clReleaseContext(&h, &context__c);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseContext + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(context);
+    int32_t ret = real(context__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    clt_post_clReleaseContext(&h, &ret, context);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12408,7 +12409,7 @@ static int32_t clReleaseContext_rec(clReleaseContext_t real, void * context)
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseContext, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 0);
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 

@@ -1,0 +1,186 @@
+/* Where each device's clock stands against the host's, as evidence for the
+ * writer (writer/device.c, "the clock"): a marker with an event, whose
+ * QUEUED time the enqueue brackets (a lower bound of the offset host -
+ * device), polled until it is over (its END and the moment it is seen over:
+ * an upper bound). On NVIDIA's driver one such marker leaves an interval of
+ * 5.0-5.4 us, the narrowest of the ways scripts/clockprobe.c measures.
+ *
+ * The first queue of each device gets 16 at once (hooks.c, calibrate). The
+ * upper bound then ages with the clocks' drift (~20 us/s on NVIDIA): in a
+ * 20,000-launch loop the residual grew from 4.7 us to 15 us in half a
+ * second, the launches' own brackets being ~14 us wide. So while commands
+ * are in flight the collector thread takes one more every KEEP_PERIOD_NS,
+ * on a queue of cltrace's own in the app's context: its markers wait for
+ * nothing of the app's, the app's queues never see them, and a marker costs
+ * the driver ~13 us of the collector's time, 0.1 % of a 10 ms period. That
+ * queue would keep the app's context alive: it is released when the app
+ * releases the context, and made again with the app's next queue. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+#include "capture/generated/clt_hooks.h"
+#include "shim.h"
+
+enum { CL_SUCCESS_ = 0, CL_COMPLETE_ = 0, CL_QUEUE_PROFILING_ENABLE_ = 2, CL_QUEUE_PROPERTIES_ = 0x1093,
+       CL_DEVICE_VERSION_ = 0x102F, CL_EVENT_COMMAND_EXECUTION_STATUS_ = 0x11D3,
+       CL_PROFILING_COMMAND_QUEUED_ = 0x1280, CL_PROFILING_COMMAND_END_ = 0x1283 };
+typedef int32_t (*get_info_t)(void *, uint32_t, size_t, void *, size_t *);
+
+void clt_put_clock(struct clt_thread *th, void *dev, uint64_t before, uint64_t device_ts, uint64_t after,
+                   int32_t status, unsigned kind)
+{
+    struct clt_rec *rec = th ? clt_rec_begin(th, sizeof(struct clt_rec) + 8 * CLK_N) : NULL;
+    if (!rec)
+        return;
+    struct clt_extra x = clt_extra_init(rec, CLK_N);
+    rec->arg[CLK_DEVICE] = (uint64_t)(uintptr_t)dev;
+    rec->arg[CLK_HOST_BEFORE] = before;
+    rec->arg[CLK_DEVICE_TS] = device_ts;
+    rec->arg[CLK_HOST_AFTER] = after;
+    rec->arg[CLK_STATUS] = (uint64_t)(int64_t)status;
+    rec->arg[CLK_KIND] = kind;
+    uint64_t now = clt_now();
+    clt_rec_commit(th, rec, &x, CLT_REC_CLOCK, now, now, 0);
+}
+
+int clt_clock_marker(struct clt_thread *th, void *queue, void *dev, uint64_t *call_ticks)
+{
+    typedef int32_t (*marker_t)(void *, uint32_t, const void *, void **);
+    typedef int32_t (*obj_fn_t)(void *);
+    marker_t mark = REAL(clEnqueueMarkerWithWaitList);
+    get_info_t prof = REAL(clGetEventProfilingInfo), ev_info = REAL(clGetEventInfo);
+    obj_fn_t rel = REAL(clReleaseEvent), flush = REAL(clFlush);
+    if (!mark || !prof || !ev_info || !rel || !flush)
+        return 0;
+    void *ev = NULL;
+    uint64_t b = clt_now();
+    int32_t st = mark(queue, 0, NULL, &ev);
+    uint64_t c = clt_now();
+    if (st != CL_SUCCESS_ || !ev)
+        return 0;
+    *call_ticks = c - b;
+    flush(queue);
+    /* polled, so that the moment it is seen over is close to its END */
+    int32_t status = 1;
+    uint64_t seen, limit = c + 20 * (c - b + 1000000);
+    while (ev_info(ev, CL_EVENT_COMMAND_EXECUTION_STATUS_, sizeof status, &status, NULL) == CL_SUCCESS_ &&
+           status > 0 && clt_now() < limit)
+        ;
+    seen = clt_now();
+    uint64_t queued = 0, end = 0;
+    if (status == CL_COMPLETE_ && prof(ev, CL_PROFILING_COMMAND_QUEUED_, sizeof queued, &queued, NULL) == CL_SUCCESS_ &&
+        prof(ev, CL_PROFILING_COMMAND_END_, sizeof end, &end, NULL) == CL_SUCCESS_ && queued && end) {
+        clt_put_clock(th, dev, b, queued, c, 0, CLT_CLK_MARKER);
+        clt_put_clock(th, dev, seen, end, seen, 0, CLT_CLK_UPPER);
+    }
+    rel(ev);      /* a marker still pending after the limit is released all the same */
+    return 1;
+}
+
+/* ---- kept fresh while commands run ---------------------------------------- */
+
+#define KEEP_DEVICES 16
+#define KEEP_PERIOD_NS 10000000ull
+
+static struct keep {
+    void *device, *context, *queue;   /* queue: cltrace's own, NULL once the context was released */
+    uint64_t last_ns;
+} keeps[KEEP_DEVICES];
+static unsigned n_keeps;
+static pthread_mutex_t keep_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t mono_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* A profiling queue of ours on dev in context, or NULL (markers need 1.2). */
+static void *own_queue(void *context, void *dev)
+{
+    typedef void *(*create_t)(void *, void *, uint64_t, int32_t *);
+    typedef void *(*create_props_t)(void *, void *, const uint64_t *, int32_t *);
+    get_info_t dinfo = REAL(clGetDeviceInfo);
+    char version[1024] = "";     /* the whole string, or the driver refuses (PoCL's is long) */
+    if (!dinfo || dinfo(dev, CL_DEVICE_VERSION_, sizeof version, version, NULL) != CL_SUCCESS_)
+        return NULL;
+    version[sizeof version - 1] = 0;
+    int v = clt_cl_version(version);
+    int32_t err = -1;
+    void *q = NULL;
+    if (v >= 200) {       /* clCreateCommandQueue is deprecated there; a 1.2 device lacks this one */
+        create_props_t create = REAL(clCreateCommandQueueWithProperties);
+        const uint64_t props[] = { CL_QUEUE_PROPERTIES_, CL_QUEUE_PROFILING_ENABLE_, 0 };
+        q = create ? create(context, dev, props, &err) : NULL;
+    } else if (v >= 102) {
+        create_t create = REAL(clCreateCommandQueue);
+        q = create ? create(context, dev, CL_QUEUE_PROFILING_ENABLE_, &err) : NULL;
+    }
+    return q && err == CL_SUCCESS_ ? q : NULL;
+}
+
+void clt_clock_keep(void *context, void *dev)
+{
+    if (!context || !dev)
+        return;
+    pthread_mutex_lock(&keep_lock);
+    struct keep *k = NULL;
+    for (unsigned i = 0; i < n_keeps; i++)
+        if (keeps[i].device == dev)
+            k = &keeps[i];
+    if (!k && n_keeps < KEEP_DEVICES)
+        k = &keeps[n_keeps++];
+    if (k && !k->queue) {
+        k->device = dev;
+        k->queue = own_queue(context, dev);
+        k->context = k->queue ? context : NULL;
+        k->last_ns = mono_ns();          /* the calibration has just taken its markers */
+    }
+    pthread_mutex_unlock(&keep_lock);
+}
+
+void clt_pre_clReleaseContext(struct clt_hook *h, void **context)
+{
+    (void)h;
+    typedef int32_t (*obj_fn_t)(void *);
+    obj_fn_t rel = REAL(clReleaseCommandQueue);
+    pthread_mutex_lock(&keep_lock);
+    for (unsigned i = 0; i < n_keeps; i++)
+        if (keeps[i].queue && keeps[i].context == *context) {
+            if (rel)
+                rel(keeps[i].queue);
+            keeps[i].queue = keeps[i].context = NULL;
+        }
+    pthread_mutex_unlock(&keep_lock);
+}
+
+void clt_post_clReleaseContext(struct clt_hook *h, int32_t *ret, void *context)
+{
+    (void)h, (void)ret, (void)context;
+}
+
+void clt_clock_keep_tick(struct clt_thread *th)
+{
+    uint64_t now = mono_ns();
+    if (pthread_mutex_trylock(&keep_lock) != 0)
+        return;           /* an app thread is making or releasing one: next time */
+    for (unsigned i = 0; i < n_keeps; i++) {
+        struct keep *k = &keeps[i];
+        uint64_t ticks;
+        if (k->queue && now - k->last_ns >= KEEP_PERIOD_NS) {
+            k->last_ns = now;
+            clt_clock_marker(th, k->queue, k->device, &ticks);
+        }
+    }
+    pthread_mutex_unlock(&keep_lock);
+}
+
+/* The child of fork(): the parent's queues are not the child's to use. */
+void clt_clock_keep_forget(void)
+{
+    pthread_mutex_init(&keep_lock, NULL);
+    memset(keeps, 0, sizeof keeps);
+    n_keeps = 0;
+}

@@ -1,0 +1,275 @@
+/* How closely a device's profiling clock can be tied to the host's, on
+ * this driver: the evidence cltrace's clock model can use, measured one
+ * kind at a time (writer/device.c, "the clock").
+ *
+ *   marker   an enqueue of a marker with an event brackets its QUEUED time:
+ *            offset (host - device) in [before - QUEUED, after - QUEUED];
+ *            polled to completion, its END seen over at host time `seen`
+ *            bounds the offset from above: offset <= seen - END
+ *   kernel   the same with a one-work-item kernel
+ *   gtimer   (NVIDIA) a kernel that reads %globaltimer: is it the clock of
+ *            the profiling times (START <= globaltimer <= END)?
+ *   pingpong (NVIDIA) a kernel that waits for a flag the host sets in
+ *            host-visible memory and answers with %globaltimer: the host
+ *            brackets the answer by [flag set, answer seen]
+ *
+ * For each, the bounds' widths (min / median), and the narrowest interval
+ * the evidence of one window leaves after the clocks' drift is taken out
+ * (offset = lower bound fitted over time). Host times: CLOCK_MONOTONIC.
+ *
+ *   cc -O2 -o clockprobe scripts/clockprobe.c -lOpenCL
+ *   CLBENCH_PLATFORM=NVIDIA ./clockprobe [samples] */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "clbench_platform.h"
+
+#define CHECK(x) do { cl_int e_ = (x); if (e_) { fprintf(stderr, "%s:%d: %d\n", __FILE__, __LINE__, e_); exit(1); } } while (0)
+
+static cl_context ctx;
+static cl_device_id dev;
+static cl_command_queue q;
+
+static int64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int64_t med(int64_t *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_i64);
+    return v[n / 2];
+}
+
+/* One piece of evidence: offset in [lo, hi] at host time t. */
+struct ev { int64_t t, lo, hi; };
+
+/* Width of the narrowest interval a window of w consecutive samples leaves
+ * (their bounds intersected: a window lasts a few ms, over which the clocks
+ * drift by tens of ns), min and median over the windows; and the drift, the
+ * slope of the lower bounds over the whole run (least squares). */
+static void windows(const char *what, const struct ev *e, int n, int w)
+{
+    if (n < w) {
+        printf("  %-26s too few samples\n", what);
+        return;
+    }
+    int64_t widths[4096] = { 0 };
+    int nw = 0;
+    for (int s = 0; s + w <= n && nw < 4096; s += w / 2) {
+        int64_t lo = INT64_MIN, hi = INT64_MAX;
+        for (int i = s; i < s + w; i++) {
+            if (e[i].lo > lo) lo = e[i].lo;
+            if (e[i].hi < hi) hi = e[i].hi;
+        }
+        widths[nw++] = hi - lo;
+    }
+    double st = 0, sl = 0, stt = 0, stl = 0;
+    for (int i = 0; i < n; i++) {
+        double t = (double)(e[i].t - e[0].t), l = (double)(e[i].lo - e[0].lo);
+        st += t; sl += l; stt += t * t; stl += t * l;
+    }
+    double den = n * stt - st * st, drift = den > 0 ? (n * stl - st * sl) / den : 0;
+    int64_t mn = widths[0];
+    for (int i = 1; i < nw; i++)
+        if (widths[i] < mn) mn = widths[i];
+    printf("  %-26s window of %d: interval %lld ns min, %lld median (%d windows; drift %.1f us/s over %.1f ms)%s\n",
+           what, w, (long long)mn, (long long)med(widths, nw), nw, drift * 1e6, (e[n - 1].t - e[0].t) / 1e6,
+           mn < 0 ? "  NEGATIVE: the bounds contradict each other" : "");
+}
+
+static int64_t prof(cl_event e, cl_profiling_info p)
+{
+    cl_ulong v = 0;
+    CHECK(clGetEventProfilingInfo(e, p, sizeof v, &v, NULL));
+    return (int64_t)v;
+}
+
+/* marker or kernel: brackets and polled ENDs */
+static void bracket_probe(const char *name, cl_kernel k, int n)
+{
+    struct ev *br = calloc((size_t)n, sizeof *br), *both = calloc((size_t)n, sizeof *both);
+    int64_t *call = calloc((size_t)n, 8), *poll = calloc((size_t)n, 8), *run = calloc((size_t)n, 8),
+            *single = calloc((size_t)n, 8);
+    size_t one = 1;
+    for (int i = 0; i < n; i++) {
+        cl_event e;
+        int64_t a = now_ns();
+        if (k)
+            CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL, &e));
+        else
+            CHECK(clEnqueueMarkerWithWaitList(q, 0, NULL, &e));
+        int64_t c = now_ns();
+        CHECK(clFlush(q));
+        cl_int st = 1;
+        int64_t seen;
+        do {
+            CHECK(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+            seen = now_ns();
+        } while (st > 0 && seen - c < 100000000);
+        int64_t Q = prof(e, CL_PROFILING_COMMAND_QUEUED), E = prof(e, CL_PROFILING_COMMAND_END);
+        clReleaseEvent(e);
+        br[i] = (struct ev){ a, a - Q, c - Q };
+        int64_t up = seen - E;
+        both[i] = (struct ev){ a, a - Q, up < c - Q ? up : c - Q };
+        call[i] = c - a;
+        poll[i] = seen - c;
+        run[i] = E - Q;
+        single[i] = both[i].hi - both[i].lo;
+    }
+    int64_t call_med = med(call, n);   /* sorted: call[0] is the shortest */
+    printf("%s (%d): enqueue call %lld ns median (min %lld); seen over %lld ns after the call; END - QUEUED %lld;"
+           " one sample's interval %lld median\n", name, n, (long long)call_med, (long long)call[0],
+           (long long)med(poll, n), (long long)med(run, n), (long long)med(single, n));
+    windows("brackets only", br, n, 16);
+    windows("brackets only", br, n, 64);
+    windows("brackets + polled END", both, n, 16);
+    windows("brackets + polled END", both, n, 64);
+    free(br); free(both); free(call); free(poll); free(run); free(single);
+}
+
+static const char *gt_src =
+    "ulong gt(void) { ulong t; asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t)); return t; }\n"
+    "__kernel void stamp(__global ulong *out) { out[0] = gt(); }\n"
+    "__kernel void pingpong(volatile __global uint *flag, volatile __global ulong *out) {\n"
+    "  ulong t0 = gt(); flag[1] = 1; mem_fence(CLK_GLOBAL_MEM_FENCE);\n"
+    "  while (flag[0] == 0 && gt() - t0 < 2000000) ;\n"
+    "  out[0] = gt(); mem_fence(CLK_GLOBAL_MEM_FENCE); flag[1] = 2; }\n";
+
+static void gtimer_probe(int n)
+{
+    cl_int err;
+    cl_program pr = clCreateProgramWithSource(ctx, 1, &gt_src, NULL, &err);
+    if (err || clBuildProgram(pr, 1, &dev, "", NULL, NULL) != CL_SUCCESS) {
+        printf("globaltimer: the program does not build here (not NVIDIA): skipped\n");
+        return;
+    }
+    cl_kernel ks = clCreateKernel(pr, "stamp", &err);
+    CHECK(err);
+    cl_mem out = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
+    CHECK(err);
+    CHECK(clSetKernelArg(ks, 0, sizeof out, &out));
+    size_t one = 1;
+    int inside = 0;
+    int64_t *from_start = calloc((size_t)n, 8), *to_end = calloc((size_t)n, 8);
+    for (int i = 0; i < n; i++) {
+        cl_event e;
+        CHECK(clEnqueueNDRangeKernel(q, ks, 1, NULL, &one, &one, 0, NULL, &e));
+        cl_ulong g = 0;
+        CHECK(clEnqueueReadBuffer(q, out, CL_TRUE, 0, 8, &g, 0, NULL, NULL));
+        int64_t S = prof(e, CL_PROFILING_COMMAND_START), E = prof(e, CL_PROFILING_COMMAND_END);
+        clReleaseEvent(e);
+        inside += S <= (int64_t)g && (int64_t)g <= E;
+        from_start[i] = (int64_t)g - S;
+        to_end[i] = E - (int64_t)g;
+    }
+    printf("globaltimer: %d of %d kernels read it within [START, END]; globaltimer - START %lld ns median,"
+           " END - globaltimer %lld\n", inside, n, (long long)med(from_start, n), (long long)med(to_end, n));
+    free(from_start); free(to_end);
+
+    /* ping-pong through host-visible memory */
+    cl_kernel kp = clCreateKernel(pr, "pingpong", &err);
+    CHECK(err);
+    cl_mem fb = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, 64, NULL, &err);
+    CHECK(err);
+    cl_mem ob = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, 64, NULL, &err);
+    CHECK(err);
+    volatile cl_uint *flag = clEnqueueMapBuffer(q, fb, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, 64, 0, NULL, NULL, &err);
+    CHECK(err);
+    volatile cl_ulong *o = clEnqueueMapBuffer(q, ob, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, 64, 0, NULL, NULL, &err);
+    CHECK(err);
+    CHECK(clSetKernelArg(kp, 0, sizeof fb, &fb));
+    CHECK(clSetKernelArg(kp, 1, sizeof ob, &ob));
+    struct ev *pp = calloc((size_t)n, sizeof *pp);
+    int64_t *w = calloc((size_t)n, 8), *startwait = calloc((size_t)n, 8);
+    int ok = 0, started = 0;
+    for (int i = 0; i < n; i++) {
+        flag[0] = 0;
+        flag[1] = 0;
+        o[0] = 0;
+        __sync_synchronize();
+        cl_event e;
+        int64_t t0 = now_ns();
+        CHECK(clEnqueueNDRangeKernel(q, kp, 1, NULL, &one, &one, 0, NULL, &e));
+        CHECK(clFlush(q));
+        while (flag[1] == 0 && now_ns() - t0 < 50000000)
+            ;
+        int64_t h1 = now_ns();
+        if (flag[1] == 1) {
+            started++;
+            flag[0] = 1;
+            __sync_synchronize();
+            while (flag[1] != 2 && now_ns() - h1 < 50000000)
+                ;
+        }
+        int64_t h2 = now_ns();
+        CHECK(clWaitForEvents(1, &e));
+        clReleaseEvent(e);
+        if (flag[1] == 2 && o[0]) {
+            pp[ok] = (struct ev){ h1, h1 - (int64_t)o[0], h2 - (int64_t)o[0] };
+            w[ok] = h2 - h1;
+            startwait[ok] = h1 - t0;
+            ok++;
+        }
+    }
+    printf("pingpong: %d of %d kernels saw the host's flag (%d started visibly)", ok, n, started);
+    if (ok) {
+        printf("; round trip %lld ns median, launch to start seen %lld\n", (long long)med(w, ok),
+               (long long)med(startwait, ok));
+        windows("pingpong", pp, ok, 16);
+        windows("pingpong", pp, ok, 64);
+    } else {
+        printf("\n");
+    }
+    clEnqueueUnmapMemObject(q, fb, (void *)flag, 0, NULL, NULL);
+    clEnqueueUnmapMemObject(q, ob, (void *)o, 0, NULL, NULL);
+    clFinish(q);
+    free(pp); free(w); free(startwait);
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 512;
+    if (n < 64) n = 64;
+    if (n > 4096) n = 4096;
+    cl_platform_id p = clbench_platform();
+    CHECK(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
+    char name[256];
+    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, NULL);
+    printf("device: %s\n", name);
+    cl_int err;
+    ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    CHECK(err);
+    cl_queue_properties props[] = { CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0 };
+    q = clCreateCommandQueueWithProperties(ctx, dev, props, &err);
+    CHECK(err);
+    cl_ulong dt = 0, ht = 0;
+    int64_t a = now_ns();
+    err = clGetDeviceAndHostTimer(dev, &dt, &ht);
+    printf("clGetDeviceAndHostTimer: %d (%lld ns call)\n", err, (long long)(now_ns() - a));
+    const char *src = "__kernel void nop(__global int *x) { if (get_global_id(0) == 12345678) x[0] = 1; }";
+    cl_program pr = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    CHECK(err);
+    CHECK(clBuildProgram(pr, 1, &dev, "", NULL, NULL));
+    cl_kernel k = clCreateKernel(pr, "nop", &err);
+    CHECK(err);
+    cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
+    CHECK(err);
+    CHECK(clSetKernelArg(k, 0, sizeof b, &b));
+    bracket_probe("marker", NULL, n);
+    bracket_probe("kernel", k, n);
+    gtimer_probe(n);
+    return 0;
+}

@@ -63,7 +63,7 @@ struct ev { int64_t t, lo, hi; };
 static void windows(const char *what, const struct ev *e, int n, int w)
 {
     if (n < w) {
-        printf("  %-26s too few samples\n", what);
+        printf("  %-34s too few samples\n", what);
         return;
     }
     int64_t widths[4096] = { 0 };
@@ -85,7 +85,7 @@ static void windows(const char *what, const struct ev *e, int n, int w)
     int64_t mn = widths[0];
     for (int i = 1; i < nw; i++)
         if (widths[i] < mn) mn = widths[i];
-    printf("  %-26s window of %d: interval %lld ns min, %lld median (%d windows; drift %.1f us/s over %.1f ms)%s\n",
+    printf("  %-34s window of %d: interval %lld ns min, %lld median (%d windows; drift %.1f us/s over %.1f ms)%s\n",
            what, w, (long long)mn, (long long)med(widths, nw), nw, drift * 1e6, (e[n - 1].t - e[0].t) / 1e6,
            mn < 0 ? "  NEGATIVE: the bounds contradict each other" : "");
 }
@@ -97,12 +97,20 @@ static int64_t prof(cl_event e, cl_profiling_info p)
     return (int64_t)v;
 }
 
-/* marker or kernel: brackets and polled ENDs */
+/* marker or kernel: brackets and polled ENDs. Where the driver stamps
+ * SUBMIT (or START) inside the clFlush that follows the enqueue, the flush
+ * call brackets it too: the "in the flush" windows say whether it does (no
+ * NEGATIVE: the bounds agree) and how narrow that bracket is. */
 static void bracket_probe(const char *name, cl_kernel k, int n)
 {
-    struct ev *br = calloc((size_t)n, sizeof *br), *both = calloc((size_t)n, sizeof *both);
+    enum { BR, BOTH, SUB_FLUSH, START_FLUSH, SUB_BOTH, N_SETS };
+    static const char *what[N_SETS] = { "QUEUED in the enqueue", "+ polled END", "SUBMIT in the flush",
+                                        "START in the flush", "SUBMIT in the flush + polled END" };
+    struct ev *sets[N_SETS];
+    for (int j = 0; j < N_SETS; j++)
+        sets[j] = calloc((size_t)n, sizeof **sets);
     int64_t *call = calloc((size_t)n, 8), *poll = calloc((size_t)n, 8), *run = calloc((size_t)n, 8),
-            *single = calloc((size_t)n, 8);
+            *single = calloc((size_t)n, 8), *flush = calloc((size_t)n, 8);
     size_t one = 1;
     for (int i = 0; i < n; i++) {
         cl_event e;
@@ -113,31 +121,39 @@ static void bracket_probe(const char *name, cl_kernel k, int n)
             CHECK(clEnqueueMarkerWithWaitList(q, 0, NULL, &e));
         int64_t c = now_ns();
         CHECK(clFlush(q));
+        int64_t f1 = now_ns();
         cl_int st = 1;
         int64_t seen;
         do {
             CHECK(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
             seen = now_ns();
         } while (st > 0 && seen - c < 100000000);
-        int64_t Q = prof(e, CL_PROFILING_COMMAND_QUEUED), E = prof(e, CL_PROFILING_COMMAND_END);
+        int64_t Q = prof(e, CL_PROFILING_COMMAND_QUEUED), E = prof(e, CL_PROFILING_COMMAND_END),
+                S = prof(e, CL_PROFILING_COMMAND_SUBMIT), St = prof(e, CL_PROFILING_COMMAND_START);
         clReleaseEvent(e);
-        br[i] = (struct ev){ a, a - Q, c - Q };
         int64_t up = seen - E;
-        both[i] = (struct ev){ a, a - Q, up < c - Q ? up : c - Q };
+        sets[BR][i] = (struct ev){ a, a - Q, c - Q };
+        sets[BOTH][i] = (struct ev){ a, a - Q, up < c - Q ? up : c - Q };
+        sets[SUB_FLUSH][i] = (struct ev){ c, c - S, f1 - S };
+        sets[START_FLUSH][i] = (struct ev){ c, c - St, f1 - St };
+        sets[SUB_BOTH][i] = (struct ev){ c, c - S, up < f1 - S ? up : f1 - S };
         call[i] = c - a;
+        flush[i] = f1 - c;
         poll[i] = seen - c;
         run[i] = E - Q;
-        single[i] = both[i].hi - both[i].lo;
+        single[i] = sets[BOTH][i].hi - sets[BOTH][i].lo;
     }
     int64_t call_med = med(call, n);   /* sorted: call[0] is the shortest */
-    printf("%s (%d): enqueue call %lld ns median (min %lld); seen over %lld ns after the call; END - QUEUED %lld;"
-           " one sample's interval %lld median\n", name, n, (long long)call_med, (long long)call[0],
-           (long long)med(poll, n), (long long)med(run, n), (long long)med(single, n));
-    windows("brackets only", br, n, 16);
-    windows("brackets only", br, n, 64);
-    windows("brackets + polled END", both, n, 16);
-    windows("brackets + polled END", both, n, 64);
-    free(br); free(both); free(call); free(poll); free(run); free(single);
+    printf("%s (%d): enqueue call %lld ns median (min %lld); flush %lld; seen over %lld ns after the call;"
+           " END - QUEUED %lld; one sample's interval %lld median\n", name, n, (long long)call_med,
+           (long long)call[0], (long long)med(flush, n), (long long)med(poll, n), (long long)med(run, n),
+           (long long)med(single, n));
+    for (int j = 0; j < N_SETS; j++) {
+        windows(what[j], sets[j], n, 16);
+        windows(what[j], sets[j], n, 64);
+        free(sets[j]);
+    }
+    free(call); free(poll); free(run); free(single); free(flush);
 }
 
 static const char *gt_src =

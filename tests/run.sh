@@ -61,7 +61,7 @@ t_gpu_measuring_programs_build_and_check_on_pocl() {
     [ "$(grep -c '\(QUEUED in the enqueue\|polled END\) .*window of 16: interval [0-9]* ns min' \
         "$WORK/clockprobe.out")" -eq 4 ]
     grep -q "globaltimer: the program does not build here" "$WORK/clockprobe.out"
-    ! grep "QUEUED in the enqueue\|+ polled END" "$WORK/clockprobe.out" | grep -q NEGATIVE
+    ! grep "^ *QUEUED in the enqueue\|^ *+ polled END" "$WORK/clockprobe.out" | grep -q NEGATIVE
 }
 
 t_unit_fastpack_matches_protobuf_c() {

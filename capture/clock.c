@@ -14,7 +14,9 @@
  * nothing of the app's, the app's queues never see them, and a marker costs
  * the driver ~13 us of the collector's time, 0.1 % of a 10 ms period. That
  * queue would keep the app's context alive: it is released when the app
- * releases the context, and made again with the app's next queue. */
+ * releases the context, and made again with the app's next queue; the
+ * reference it adds is taken out of what the app reads of the context's
+ * count. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <string.h>
@@ -22,7 +24,7 @@
 #include "capture/generated/clt_hooks.h"
 #include "shim.h"
 
-enum { CL_SUCCESS_ = 0, CL_COMPLETE_ = 0, CL_QUEUE_PROFILING_ENABLE_ = 2, CL_QUEUE_PROPERTIES_ = 0x1093,
+enum { CL_SUCCESS_ = 0, CL_COMPLETE_ = 0, CL_CONTEXT_REFERENCE_COUNT_ = 0x1080, CL_QUEUE_PROFILING_ENABLE_ = 2, CL_QUEUE_PROPERTIES_ = 0x1093,
        CL_DEVICE_VERSION_ = 0x102F, CL_EVENT_COMMAND_EXECUTION_STATUS_ = 0x11D3,
        CL_PROFILING_COMMAND_QUEUED_ = 0x1280, CL_PROFILING_COMMAND_END_ = 0x1283 };
 typedef int32_t (*get_info_t)(void *, uint32_t, size_t, void *, size_t *);
@@ -86,6 +88,7 @@ int clt_clock_marker(struct clt_thread *th, void *queue, void *dev, uint64_t *ca
 static struct keep {
     void *device, *context, *queue;   /* queue: cltrace's own, NULL once the context was released */
     uint64_t last_ns;
+    uint32_t context_refs;            /* the references our queue added to the context's count */
 } keeps[KEEP_DEVICES];
 static unsigned n_keeps;
 static pthread_mutex_t keep_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -121,6 +124,15 @@ static void *own_queue(void *context, void *dev)
     return q && err == CL_SUCCESS_ ? q : NULL;
 }
 
+static uint32_t context_refs(void *context)
+{
+    get_info_t info = REAL(clGetContextInfo);
+    uint32_t n = 0;
+    if (!info || info(context, CL_CONTEXT_REFERENCE_COUNT_, sizeof n, &n, NULL) != CL_SUCCESS_)
+        return 0;
+    return n;
+}
+
 void clt_clock_keep(void *context, void *dev)
 {
     if (!context || !dev)
@@ -133,9 +145,12 @@ void clt_clock_keep(void *context, void *dev)
     if (!k && n_keeps < KEEP_DEVICES)
         k = &keeps[n_keeps++];
     if (k && !k->queue) {
+        uint32_t before = context_refs(context);
         k->device = dev;
         k->queue = own_queue(context, dev);
         k->context = k->queue ? context : NULL;
+        uint32_t after = k->queue ? context_refs(context) : 0;
+        k->context_refs = after > before ? after - before : 0;
         k->last_ns = mono_ns();          /* the calibration has just taken its markers */
     }
     pthread_mutex_unlock(&keep_lock);
@@ -159,6 +174,33 @@ void clt_pre_clReleaseContext(struct clt_hook *h, void **context)
 void clt_post_clReleaseContext(struct clt_hook *h, int32_t *ret, void *context)
 {
     (void)h, (void)ret, (void)context;
+}
+
+/* The app reads its context's reference count as it would untraced: less
+ * what our queue in it added (PoCL counts a queue's reference; measured when
+ * the queue was made). */
+void clt_pre_clGetContextInfo(struct clt_hook *h, void **context, uint32_t *param_name, size_t *param_value_size,
+                              void **param_value, void **param_value_size_ret)
+{
+    (void)h, (void)context, (void)param_name, (void)param_value_size, (void)param_value, (void)param_value_size_ret;
+}
+
+void clt_post_clGetContextInfo(struct clt_hook *h, int32_t *ret, void *context, uint32_t param_name,
+                               size_t param_value_size, void *param_value, void *param_value_size_ret)
+{
+    (void)h, (void)param_value_size_ret;
+    if (*ret != CL_SUCCESS_ || param_name != CL_CONTEXT_REFERENCE_COUNT_ || !param_value ||
+        param_value_size < sizeof(uint32_t))
+        return;
+    pthread_mutex_lock(&keep_lock);
+    for (unsigned i = 0; i < n_keeps; i++)
+        if (keeps[i].queue && keeps[i].context == context) {
+            uint32_t n;
+            memcpy(&n, param_value, sizeof n);
+            n = n > keeps[i].context_refs ? n - keeps[i].context_refs : n;
+            memcpy(param_value, &n, sizeof n);
+        }
+    pthread_mutex_unlock(&keep_lock);
 }
 
 void clt_clock_keep_tick(struct clt_thread *th)

@@ -403,7 +403,7 @@ def gen(reg, out, cap_out):
 # clt_hooks.h, so a hook that does not match its command does not compile.
 HOOKED = ["clCreateCommandQueue", "clCreateCommandQueueWithProperties", "clCreateCommandQueueWithPropertiesKHR",
           "clGetCommandQueueInfo", "clGetEventProfilingInfo", "clEnqueueNDRangeKernel",
-          "clBuildProgram", "clReleaseContext"]
+          "clBuildProgram", "clReleaseContext", "clGetContextInfo"]
 
 
 def is_enqueue(c, ps, kinds):

@@ -19,5 +19,7 @@ void clt_pre_clBuildProgram(struct clt_hook *h, void **program, uint32_t* num_de
 void clt_post_clBuildProgram(struct clt_hook *h, int32_t *ret, void * program, uint32_t num_devices, void * device_list, void * options, void * pfn_notify, void * user_data);
 void clt_pre_clReleaseContext(struct clt_hook *h, void **context);
 void clt_post_clReleaseContext(struct clt_hook *h, int32_t *ret, void * context);
+void clt_pre_clGetContextInfo(struct clt_hook *h, void **context, uint32_t* param_name, size_t* param_value_size, void **param_value, void **param_value_size_ret);
+void clt_post_clGetContextInfo(struct clt_hook *h, int32_t *ret, void * context, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
 
 #endif

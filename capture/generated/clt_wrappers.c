@@ -8869,15 +8869,12 @@ CLT_EXPORT int32_t CLT_CALL clGetContextInfo(void * context, uint32_t param_name
 {
     clGetContextInfo_t real = (clGetContextInfo_t)clt_real(CLT_FN_clGetContextInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
-        return real(context, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetContextInfo_rec(real, context, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetContextInfo_rec(clGetContextInfo_t real, void * context, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
-    if (!th) return real(context, param_name, param_value_size, param_value, param_value_size_ret);
+    struct clt_thread *th = clt_enter();
     if (th && th->in_fn == CLT_FN_clGetContextInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetContextInfo); return CL_INVALID_OPERATION_; }
         th->reentered++;
@@ -8885,16 +8882,24 @@ static int32_t clGetContextInfo_rec(clGetContextInfo_t real, void * context, uin
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    struct clt_hook h = { th, (void *)real, 0, {0} };
+    void * context__c = context;
+    uint32_t param_name__c = param_name;
+    size_t param_value_size__c = param_value_size;
+    void * param_value__c = param_value;
+    void * param_value_size_ret__c = param_value_size_ret;
+    clt_pre_clGetContextInfo(&h, &context__c, &param_name__c, &param_value_size__c, &param_value__c, &param_value_size_ret__c);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetContextInfo + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(context, param_name, param_value_size, param_value, param_value_size_ret);
+    int32_t ret = real(context__c, param_name__c, param_value_size__c, param_value__c, param_value_size_ret__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    clt_post_clGetContextInfo(&h, &ret, context, param_name, param_value_size, param_value, param_value_size_ret);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8912,7 +8917,7 @@ static int32_t clGetContextInfo_rec(clGetContextInfo_t real, void * context, uin
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetContextInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 0);
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 

@@ -3,7 +3,8 @@
  * them: the tracer must draw every command (more queues than it keeps at
  * once) and keep its own memory bounded. `churn N contexts`: each round has
  * a context (and program) of its own, released at its end, while cltrace's
- * collector may be taking clock markers in it (capture/clock.c). */
+ * collector may be taking clock markers in it (capture/clock.c); it prints
+ * the context's reference count. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 #include <stdio.h>
@@ -31,6 +32,11 @@ int main(int argc, char **argv)
                 return 1;
         }
         cl_command_queue q = clCreateCommandQueueWithProperties(ctx, d, NULL, &err);
+        if (contexts) {     /* what the app reads of it is what it would read untraced */
+            cl_uint refs = 0;
+            clGetContextInfo(ctx, CL_CONTEXT_REFERENCE_COUNT, sizeof refs, &refs, NULL);
+            printf("round %d: context references %u\n", i, refs);
+        }
         cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof host, NULL, &err);
         cl_kernel k = clCreateKernel(prog, "k", &err);
         size_t gws = 64;

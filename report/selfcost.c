@@ -33,9 +33,10 @@ void selfcost_text(FILE *o, const struct rm_model *m, int markdown)
     fprintf(o, markdown ? "> %s\n" : "%s\n", s);
     for (unsigned i = 0; i < m->n_dev; i++)
         if (m->dev[i].clock_method[0])
-            fprintf(o, markdown ? "> device %u (%s): clock residual %.1f µs (%s)\n"
-                                : "device %u (%s): clock residual %.1f us (%s)\n",
-                    i, m->dev[i].name, m->dev[i].clock_residual_ns / 1e3, m->dev[i].clock_method);
+            fprintf(o, markdown ? "> device %u (%s): clock residual %.1f µs at most, %.1f µs the median command (%s)\n"
+                                : "device %u (%s): clock residual %.1f us at most, %.1f us the median command (%s)\n",
+                    i, m->dev[i].name, m->dev[i].clock_residual_ns / 1e3, m->dev[i].clock_residual_median_ns / 1e3,
+                    m->dev[i].clock_method);
     fputc('\n', o);
 }
 
@@ -77,9 +78,10 @@ void selfcost_json(FILE *o, const struct rm_model *m)
         json_str(o, d->name);
         fprintf(o, ",\"clock_method\":");
         json_str(o, d->clock_method);
-        fprintf(o, ",\"clock_residual_ns\":%lld,\"clock_markers\":%lld,\"clock_contradictions\":%lld,"
-                   "\"event_cost_ns\":%lld,\"own_events\":%lld,\"sampled_out\":%lld}",
-                (long long)d->clock_residual_ns, (long long)d->clock_markers, (long long)d->clock_contradictions,
+        fprintf(o, ",\"clock_residual_ns\":%lld,\"clock_residual_median_ns\":%lld,\"clock_markers\":%lld,"
+                   "\"clock_contradictions\":%lld,\"event_cost_ns\":%lld,\"own_events\":%lld,\"sampled_out\":%lld}",
+                (long long)d->clock_residual_ns, (long long)d->clock_residual_median_ns, (long long)d->clock_markers,
+                (long long)d->clock_contradictions,
                 (long long)d->event_cost_ns, (long long)d->own_events, (long long)d->sampled_out);
     }
     fputc(']', o);

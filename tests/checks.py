@@ -209,6 +209,7 @@ def check_report_clock_kept(report_json):
     expect(d["clock_markers"] > 16, "only the calibration's markers: %r" % d)
     expect(d["clock_contradictions"] == 0, "contradicting clock bounds: %r" % d)
     expect(0 < d["clock_residual_ns"] < 1000000, "clock residual %r" % d)
+    expect(0 < d["clock_residual_median_ns"] <= d["clock_residual_ns"] + 100, "median clock residual %r" % d)
 
 
 def check_report_selfcost(report_dir, sampled=""):

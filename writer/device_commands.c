@@ -42,6 +42,20 @@ static const char *command_type_of(unsigned fn)
     return cache[fn] = "CL_COMMAND_OTHER";
 }
 
+/* The median command's residual, to the 100 ns above it (0: none drawn). */
+static int64_t residual_median(const struct clt_dev *d)
+{
+    uint64_t n = 0, seen = 0;
+    for (unsigned i = 0; i < CLT_RESIDUAL_BUCKETS; i++)
+        n += d->residual_hist[i];
+    for (unsigned i = 0; i < CLT_RESIDUAL_BUCKETS && n; i++) {
+        seen += d->residual_hist[i];
+        if (2 * seen >= n)
+            return i + 1 < CLT_RESIDUAL_BUCKETS ? (int64_t)(i + 1) * 100 : d->max_residual;
+    }
+    return 0;
+}
+
 static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const struct clt_flow *f)
 {
     struct clt_devmodel *m = w->dev;
@@ -73,6 +87,8 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     clt_dm_clock_at(d, d->has_offset ? (uint64_t)((int64_t)v[CMD_START] + d->offset) : f ? f->h0 : 0);
     if (d->residual > d->max_residual)      /* how uncertain this command's place is */
         d->max_residual = d->residual;
+    uint64_t bucket = (uint64_t)(d->residual > 0 ? d->residual : 0) / 100;
+    d->residual_hist[bucket < CLT_RESIDUAL_BUCKETS ? bucket : CLT_RESIDUAL_BUCKETS - 1]++;
     m->commands++;
     d->commands++;
     uint64_t start = (uint64_t)((int64_t)v[CMD_START] + d->offset);
@@ -380,6 +396,7 @@ void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
         DEV_INT("commands_sampled_out", d->sampled_out);
         DEV_INT("clock_offset_ns", d->offset);
         DEV_INT("clock_residual_ns", d->max_residual);
+        DEV_INT("clock_residual_median_ns", residual_median(d));
         DEV_INT("clock_samples", d->samples);
         DEV_INT("clock_markers", d->markers);
         DEV_INT("clock_upper_bounds", d->uppers);

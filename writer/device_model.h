@@ -7,6 +7,7 @@
 #include "objects.h"
 
 #define CLT_CLOCK_BOUNDS 32            /* lower and upper bounds kept, each */
+#define CLT_RESIDUAL_BUCKETS 256       /* of 100 ns: residuals up to 25.6 us told apart */
 #define CLT_CLOCK_DRIFT_PPM 25         /* device clocks drift up to this against the host's (NVIDIA: 17-22) */
 #define CLT_MAX_LANES 8
 #define CLT_MAX_KARGS 32
@@ -29,6 +30,7 @@ struct clt_dev {
     int timer_ok;                 /* clGetDeviceAndHostTimer worked */
     unsigned markers;             /* clock samples from markers (calibration, then every 10 ms) */
     int64_t offset, residual, max_residual;
+    uint32_t residual_hist[CLT_RESIDUAL_BUCKETS];   /* commands per 100 ns of residual (the last: more) */
     uint64_t commands, clamped;
     /* cltrace's own cost: what an event costs the enqueuing thread (markers
      * with and without one, capture/hooks.c), the events cltrace added */

@@ -20,7 +20,6 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <string.h>
-#include <time.h>
 #include "capture/generated/clt_hooks.h"
 #include "shim.h"
 
@@ -93,13 +92,6 @@ static struct keep {
 static unsigned n_keeps;
 static pthread_mutex_t keep_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static uint64_t mono_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* A profiling queue of ours on dev in context, or NULL (markers need 1.2). */
 static void *own_queue(void *context, void *dev)
 {
@@ -151,7 +143,7 @@ void clt_clock_keep(void *context, void *dev)
         k->context = k->queue ? context : NULL;
         uint32_t after = k->queue ? context_refs(context) : 0;
         k->context_refs = after > before ? after - before : 0;
-        k->last_ns = mono_ns();          /* the calibration has just taken its markers */
+        k->last_ns = clt_clock_ns(CLOCK_MONOTONIC);          /* the calibration has just taken its markers */
     }
     pthread_mutex_unlock(&keep_lock);
 }
@@ -205,7 +197,7 @@ void clt_post_clGetContextInfo(struct clt_hook *h, int32_t *ret, void *context, 
 
 void clt_clock_keep_tick(struct clt_thread *th)
 {
-    uint64_t now = mono_ns();
+    uint64_t now = clt_clock_ns(CLOCK_MONOTONIC);
     if (pthread_mutex_trylock(&keep_lock) != 0)
         return;           /* an app thread is making or releasing one: next time */
     for (unsigned i = 0; i < n_keeps; i++) {

@@ -82,9 +82,11 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
         clt_dm_clock_upper(d, q->sync_t, v[CMD_END]);
         q->sync_flow = 0;
     }
-    /* the offset where the command ran: its START on the clock as it stood,
-     * or its enqueue before there was any */
-    clt_dm_clock_at(d, d->has_offset ? (uint64_t)((int64_t)v[CMD_START] + d->offset) : f ? f->h0 : 0);
+    /* the offset where the command ran: its START on the clock as it stood;
+     * before there was any, its enqueue, or (no enqueue matched) the moment
+     * the collector saw it complete */
+    clt_dm_clock_at(d, d->has_offset ? (uint64_t)((int64_t)v[CMD_START] + d->offset)
+                       : f ? f->h0 : clt_clock_to_ns(&w->clock, rec->t0));
     if (d->residual > d->max_residual)      /* how uncertain this command's place is */
         d->max_residual = d->residual;
     uint64_t bucket = (uint64_t)(d->residual > 0 ? d->residual : 0) / 100;

@@ -141,6 +141,12 @@ static int writer_state;          /* 0 not started, 1 running, -1 failed */
 static void thread_gone(void *arg)
 {
     struct clt_thread *th = arg;
+    /* The main thread's list runs inside exit(), before the exit handlers
+     * (ours among them), and the thread goes on calling: its ring stays its
+     * own. Freed here, the writer would hand the ring to the next call and
+     * state its cost twice, or take it as a new thread's. */
+    if (th->tid == clt_pid)
+        return;
     if (clt_tls == th)
         clt_tls = NULL;
     __atomic_store_n(&th->state, CLT_TH_DEAD, __ATOMIC_RELEASE);

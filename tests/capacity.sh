@@ -58,11 +58,44 @@ t_threads_8x1M_tsan_lossless() {
     rm -f "$WORK"/bigt.*.pftrace*
 }
 
+spilled() {   # spilled TRACE: the bytes its writer set aside (cltrace.spilled_bytes)
+    $PY tests/tracedump.py --attributes "$1" | $PY -c 'import json,sys; print(json.load(sys.stdin)["cltrace.spilled_bytes"])'
+}
+
+t_spill_keeps_every_call_through_exit_and_crash() {
+    # 1M light calls outrun the writer: their records are set aside raw
+    # (writer/spill.c) and encoded later. Every call is in the trace, in
+    # order, at exit and after a crash (its flush encodes what was set
+    # aside); the trace says how much went through the file; capped by
+    # CLTRACE_SPILL_MB; the same calls as with spilling off
+    local rc=0
+    CLTRACE_OUTPUT="$WORK/sp.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM "$T/exits" plain 1000000 > /dev/null
+    [ "$(spilled "$(trace_of "$WORK/sp")")" -gt 1000000 ]
+    $PY tests/checks.py calls "$(trace_of "$WORK/sp")" clGetPlatformInfo 1000003
+    CLTRACE_OUTPUT="$WORK/sc.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM "$T/exits" segv 1000000 \
+        > /dev/null 2>&1 || rc=$?
+    [ $rc -eq 139 ]
+    $PY tests/checks.py calls "$(trace_of "$WORK/sc")" clGetPlatformInfo 1000000
+    CLTRACE_SPILL_MB=1 CLTRACE_OUTPUT="$WORK/s1.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM \
+        "$T/exits" plain 1000000 > /dev/null
+    local capped; capped=$(spilled "$(trace_of "$WORK/s1")")
+    [ "$capped" -gt 0 ]
+    $PY tests/checks.py calls "$(trace_of "$WORK/s1")" clGetPlatformInfo 1000003
+    CLTRACE_SPILL_MB=0 CLTRACE_OUTPUT="$WORK/s0.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM \
+        "$T/exits" plain 1000000 > /dev/null
+    [ "$(spilled "$(trace_of "$WORK/s0")")" -eq 0 ]
+    "$B/cltrace-report" --format json "$(trace_of "$WORK/sp")" | $PY -c 'import json,sys; a=json.load(sys.stdin); print(sorted((c["name"], c["count"], c["errors"]) for c in a["api"]))' > "$WORK/sp.api"
+    "$B/cltrace-report" --format json "$(trace_of "$WORK/s0")" | $PY -c 'import json,sys; a=json.load(sys.stdin); print(sorted((c["name"], c["count"], c["errors"]) for c in a["api"]))' > "$WORK/s0.api"
+    cmp "$WORK/sp.api" "$WORK/s0.api"
+    ! ls -a "$WORK" | grep -q "\.spill"       # nothing left beside the traces
+    if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/sp")" "$(trace_of "$WORK/sc")"; fi
+}
+
 t_full_buffer_drops_only_when_asked_and_said() {
     # CLTRACE_DROP=1: a full buffer drops calls; they are counted in the
     # trace, said on stderr at exit, and the report says so first
     CLTRACE_QUIET=0 CLTRACE_DROP=1 CLTRACE_LIBRARY=$T/libfakecl.so CLTRACE_BUFFER_KB=64 CLTRACE_WAIT_US=0 \
-        CLTRACE_OUTPUT="$WORK/dr.%p.pftrace" LD_PRELOAD=$SHIM "$T/threads" 1 300000 --fake > /dev/null 2> "$WORK/dr.err"
+        CLTRACE_SPILL_MB=0 CLTRACE_OUTPUT="$WORK/dr.%p.pftrace" LD_PRELOAD=$SHIM "$T/threads" 1 300000 --fake > /dev/null 2> "$WORK/dr.err"
     local trace; trace=$(trace_of "$WORK/dr")
     $PY tests/checks.py dropped "$trace" 300000
     cat "$WORK/dr.err"

@@ -59,6 +59,7 @@ struct clt_thread {
     uint32_t generation;    /* bumped when the slot is reused by a new thread */
     struct clt_thread *next;
     void *wstate;           /* writer's per-sequence state */
+    void *spill;            /* writer's records of this ring set aside (writer/spill.c) */
 };
 
 enum clt_thread_state { CLT_TH_FREE, CLT_TH_CLAIMED, CLT_TH_LIVE, CLT_TH_DEAD };

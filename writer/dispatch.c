@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "emit.h"
 #include "lifetime.h"
+#include "spill.h"
 #include "common/config.h"
 #include "trace/ring.h"
 #include "trace/tables.h"
@@ -104,6 +105,9 @@ void clt_emit_footer(struct clt_writer *w)
 
 uint64_t clt_thread_next_t0(const struct clt_thread *th)
 {
+    uint64_t t0;
+    if (clt_spill_next_t0(th, &t0))     /* its spilled records come first */
+        return t0;
     uint64_t tail = __atomic_load_n(&th->tail, __ATOMIC_RELAXED);
     uint64_t head = __atomic_load_n(&th->head, __ATOMIC_ACQUIRE);
     uint64_t size = th->mask + 1;
@@ -117,19 +121,24 @@ uint64_t clt_thread_next_t0(const struct clt_thread *th)
     return UINT64_MAX;
 }
 
+/* Records a call emits at most: then the writer looks at every ring again
+ * (one may need spilling: spill.c) */
+#define EMIT_BATCH 512
+
 int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until)
 {
-    uint64_t tail = __atomic_load_n(&th->tail, __ATOMIC_RELAXED);
-    uint64_t head = __atomic_load_n(&th->head, __ATOMIC_ACQUIRE);
-    if (tail == head)
+    struct clt_span s;
+    int spilled = clt_spill_span(w, th, &s);
+    if (!spilled)   /* the ring (buf and mask read once per drain: their line is apart from the calling thread's) */
+        s = (struct clt_span){ th->buf, th->mask, __atomic_load_n(&th->tail, __ATOMIC_RELAXED),
+                               __atomic_load_n(&th->head, __ATOMIC_ACQUIRE) };
+    if (s.tail == s.head)
         return 0;
     int first = 1;
     struct clt_seq *ss = NULL;      /* a thread's track appears with its first API call */
-    /* read once per drain (their line is apart from the calling thread's
-     * hot fields: trace/record.h) */
-    const uint8_t *buf = th->buf;
-    uint64_t mask = th->mask, size = mask + 1, freed = tail;
-    while (tail != head) {
+    const uint8_t *buf = s.buf;
+    uint64_t mask = s.mask, size = mask + 1, tail = s.tail, head = s.head, freed = tail;
+    for (unsigned n = 0; tail != head && n < EMIT_BATCH; n++) {
         uint64_t off = tail & mask;
         const struct clt_rec *rec = (const struct clt_rec *)(buf + off);
         /* the records ahead were written on another core: fetch them while
@@ -161,7 +170,7 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until)
                 dispatch_call(w, th, ss, rec);
         }
         tail += rec->size;
-        if (tail - freed > size / 8) {   /* give room back early */
+        if (!spilled && tail - freed > size / 8) {   /* give room back early */
             __atomic_store_n(&th->tail, tail, __ATOMIC_SEQ_CST);
             /* a producer waiting for room is woken once half the ring is
              * free, not at every eighth: a wake-up is a futex call (a few
@@ -171,8 +180,13 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until)
             freed = tail;
         }
     }
+    if (spilled) {
+        clt_spill_consumed(th, tail);
+        return 1;
+    }
     __atomic_store_n(&th->tail, tail, __ATOMIC_SEQ_CST);
-    clt_ring_wake(th);
+    if (tail == head || head - tail <= size / 2)
+        clt_ring_wake(th);
     return 1;
 }
 

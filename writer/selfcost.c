@@ -55,8 +55,9 @@ void clt_cost_on_command(struct clt_writer *w, const struct clt_dev *d, uint64_t
     }
 }
 
-/* The thread's running total on its counter track, where it changed. */
-static void emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t ts)
+/* The thread's running total on its counter track, where it changed, from
+ * its hot-path and waiting time as read by the caller. */
+static void emit_value(struct clt_writer *w, struct clt_thread *th, uint64_t ts, uint64_t hot, uint64_t wait)
 {
     unsigned s = th->seq & (SEQS - 1);
     uint64_t parent = clt_thread_track(th);
@@ -64,7 +65,7 @@ static void emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t ts
         return;                 /* no API call recorded: no thread track to hang it on */
     if (S.declared[s] != th->generation + 1 && S.declared[s])   /* a new thread on this ring */
         S.event_ns[s] = S.last[s] = 0;
-    uint64_t v = hot_ns(w, th) + wait_ns(w, th) + S.event_ns[s];
+    uint64_t v = hot + wait + S.event_ns[s];
     if (v == S.last[s])
         return;
     uint64_t uuid = parent | 0x40000000u;
@@ -75,6 +76,11 @@ static void emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t ts
     }
     clt_counter(w, uuid, ts, (int64_t)v);
     S.last[s] = v;
+}
+
+static void emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t ts)
+{
+    emit_value(w, th, ts, hot_ns(w, th), wait_ns(w, th));
 }
 
 /* A host-to-device write on a queue cltrace turned profiling on for: on
@@ -115,12 +121,17 @@ void clt_cost_emit(struct clt_writer *w)
 void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns, uint64_t writer_cpu_ns)
 {
     uint64_t hot = S.ended_hot_ns, wait = S.ended_wait_ns, waits = S.ended_waits, ev = S.event_ns_total;
+    uint64_t ts = clt_boottime_ns();
     for (struct clt_thread *th = __atomic_load_n(&clt_threads, __ATOMIC_ACQUIRE); th; th = th->next) {
         int st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
         if ((st != CLT_TH_LIVE && st != CLT_TH_DEAD) || !th->wstate)
             continue;           /* cltrace's own threads (the collector) make no API calls */
-        hot += hot_ns(w, th);
-        wait += wait_ns(w, th);
+        /* read once: the thread's last counter value and the totals agree
+         * even where a figure moved since the last clt_cost_emit */
+        uint64_t h = hot_ns(w, th), wt = wait_ns(w, th);
+        emit_value(w, th, ts, h, wt);
+        hot += h;
+        wait += wt;
         waits += __atomic_load_n(&th->waits, __ATOMIC_RELAXED);
     }
     clt_attr_int(a, "cltrace.self_ns", (int64_t)(hot + wait + ev));

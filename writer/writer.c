@@ -25,6 +25,7 @@
 #include <sys/uio.h>
 #include "emit.h"
 #include "lifetime.h"
+#include "spill.h"
 #include "common/config.h"
 #include "common/job.h"
 #include "trace/ring.h"
@@ -212,7 +213,7 @@ static void write_gz(struct clt_writer *w, const uint8_t *buf, size_t kept, size
  * beside the encoding instead of after it. One buffer at a time, in order;
  * state is the handshake (a futex word). Without the thread (it could not
  * be started), the writer compresses itself. */
-enum { GZ_IDLE, GZ_JOB, GZ_STOP };
+enum { GZ_IDLE, GZ_JOB, GZ_SPILL, GZ_STOP };
 static struct {
     pthread_t thread;
     int started;
@@ -220,6 +221,7 @@ static struct {
     uint8_t *spare;             /* the buffer W.out is not: the job's while one runs */
     const uint8_t *buf;         /* the job: buf[kept, len) to compress after buf[0, kept) */
     size_t kept, len;
+    struct clt_spill_write spill;   /* or a spill's write (GZ_SPILL) */
 } gzt;
 
 static void gz_set_state(uint32_t st)
@@ -235,9 +237,13 @@ static void *gz_main(void *arg)
     for (;;) {
         while (__atomic_load_n(&gzt.state, __ATOMIC_ACQUIRE) == GZ_IDLE)
             syscall(SYS_futex, &gzt.state, FUTEX_WAIT_PRIVATE, GZ_IDLE, NULL, NULL, 0);
-        if (__atomic_load_n(&gzt.state, __ATOMIC_ACQUIRE) == GZ_STOP)
+        uint32_t st = __atomic_load_n(&gzt.state, __ATOMIC_ACQUIRE);
+        if (st == GZ_STOP)
             break;
-        write_gz(&W, gzt.buf, gzt.kept, gzt.len);
+        if (st == GZ_SPILL)
+            gzt.spill.ok = clt_spill_do(&gzt.spill);
+        else
+            write_gz(&W, gzt.buf, gzt.kept, gzt.len);
         gz_set_state(GZ_IDLE);
     }
     return NULL;
@@ -255,15 +261,46 @@ static int gz_wait_idle_for(unsigned ms)
         end.tv_sec++;
         end.tv_nsec -= 1000000000L;
     }
-    while (gzt.started && __atomic_load_n(&gzt.state, __ATOMIC_ACQUIRE) == GZ_JOB) {
+    uint32_t st;
+    while (gzt.started && ((st = __atomic_load_n(&gzt.state, __ATOMIC_ACQUIRE)) == GZ_JOB || st == GZ_SPILL)) {
         clock_gettime(CLOCK_MONOTONIC, &now);
         long left = (end.tv_sec - now.tv_sec) * 1000000000L + (end.tv_nsec - now.tv_nsec);
         if (left <= 0)
             return 0;
         struct timespec ts = { left / 1000000000L, left % 1000000000L };
-        syscall(SYS_futex, &gzt.state, FUTEX_WAIT_PRIVATE, GZ_JOB, &ts, NULL, 0);
+        syscall(SYS_futex, &gzt.state, FUTEX_WAIT_PRIVATE, st, &ts, NULL, 0);
     }
     return 1;
+}
+
+/* A write that has not ended in 10 s: the disk stopped answering. Its
+ * thread is left to it; the trace stops, the app runs on. */
+static void give_up_stalled(struct clt_writer *w)
+{
+    if (!__atomic_exchange_n(&w->io_failed, 1, __ATOMIC_ACQ_REL)) {
+        clt_msg("writing %s takes more than 10 s; trace stops here, the app runs on", w->path);
+        __atomic_store_n(&clt_active, 0, __ATOMIC_RELAXED);
+    }
+}
+
+/* A spill's write (spill.c): on the compressor thread where there is one,
+ * so that a disk that stops answering holds that thread, not the writer,
+ * which gives up after 10 s as for the trace's own writes. */
+static int spill_write(struct clt_spill_write *job)
+{
+    if (!gzt.started)
+        return clt_spill_do(job);
+    if (!gz_wait_idle_for(10000)) {
+        give_up_stalled(&W);
+        return 0;
+    }
+    gzt.spill = *job;
+    gz_set_state(GZ_SPILL);
+    if (!gz_wait_idle_for(10000)) {
+        give_up_stalled(&W);
+        return 0;
+    }
+    return gzt.spill.ok;
 }
 
 static void flush_gz(struct clt_writer *w)
@@ -275,10 +312,7 @@ static void flush_gz(struct clt_writer *w)
         memmove(w->out, w->out + w->len - keep, keep);
     } else {
         if (!gz_wait_idle_for(10000)) {     /* the spare buffer is still being written */
-            if (!__atomic_exchange_n(&w->io_failed, 1, __ATOMIC_ACQ_REL)) {
-                clt_msg("writing %s takes more than 10 s; trace stops here, the app runs on", w->path);
-                __atomic_store_n(&clt_active, 0, __ATOMIC_RELAXED);
-            }
+            give_up_stalled(w);
             w->len = w->kept;
             return;
         }
@@ -363,7 +397,7 @@ void clt_writer_flush(struct clt_writer *w)
  * its records pass the next oldest thread's, so that, e.g., a command's
  * completion (callback thread) is seen before the app's later release of
  * its queue even when one ring was left to fill up. */
-static int drain_all(void)
+static int drain_all(int may_spill)
 {
     int busy = 0;
     for (unsigned round = 0; round < 65536; round++) {   /* bounded: the loop has other work too */
@@ -373,6 +407,8 @@ static int drain_all(void)
             int st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
             if (st != CLT_TH_LIVE && st != CLT_TH_DEAD)
                 continue;
+            if (may_spill)
+                busy |= clt_spill_maybe(&W, th, spill_write);
             uint64_t t = clt_thread_next_t0(th);
             if (t == UINT64_MAX) {
                 if (st == CLT_TH_DEAD) {
@@ -411,10 +447,12 @@ static void *writer_main(void *arg)
         if (__atomic_load_n(&sleeping, __ATOMIC_RELAXED))
             __atomic_store_n(&sleeping, 0, __ATOMIC_RELAXED);
         uint32_t req = __atomic_load_n(&flush_req, __ATOMIC_ACQUIRE);
-        int busy = drain_all();
+        int busy = drain_all(1);
         clt_dev_flush_pending(&W, 0);
         if (req != __atomic_load_n(&flush_done, __ATOMIC_RELAXED)) {
-            drain_all();               /* what was committed before the request */
+            /* what was committed before the request, spilled records too */
+            for (int i = 0; i < 4096 && drain_all(0); i++)
+                ;
             clt_writer_flush(&W);
             gz_wait_idle_for(10000);   /* in the file, not only handed over */
             __atomic_store_n(&flush_done, req, __ATOMIC_RELEASE);
@@ -507,7 +545,9 @@ void clt_writer_stop(uint64_t unfinished_commands)
     dl.tv_sec += 10;
     if (pthread_timedjoin_np(writer_thread, NULL, &dl) != 0)
         goto unfinished;
-    drain_all();
+    while (drain_all(0))    /* the app records no more: bounded */
+        ;
+    clt_spill_close();
     clt_dev_flush_pending(&W, 1);
     clt_emit_dropped(&W);
     unsigned by_type[CLT_O_COUNT] = {0};
@@ -532,6 +572,7 @@ void clt_writer_stop(uint64_t unfinished_commands)
     clt_sample_describe(&smp, sampling, sizeof sampling);
     cost.n = 0;
     clt_attr_str(&cost, "cltrace.sampling", sampling);
+    clt_attr_int(&cost, "cltrace.spilled_bytes", (int64_t)clt_spill_total());
     if (!gz_wait_idle_for(10000))       /* its CPU time so far counts with the writer's */
         goto unfinished;
     clockid_t gclock;
@@ -569,6 +610,7 @@ void clt_writer_forget(void)
     /* fork child: the parent's file and threads are not ours. */
     memset(&W, 0, sizeof W);
     W.fd = -1;
+    clt_spill_forget();
     gzt.started = 0;
     gzt.state = GZ_IDLE;
 }

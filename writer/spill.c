@@ -1,0 +1,236 @@
+/* Spill: a thread that records faster than the writer encodes does not wait.
+ *
+ * Encoding a record costs the writer 60 ns on one machine and 170-190 ns on
+ * another (a 16-core Xeon VM, README), while a light call costs its thread
+ * well under that: a loop of clSetKernelArg would run at the writer's pace
+ * once its ring is full. So when a ring is more than half full, the writer
+ * does not decode it: it writes the ring's committed bytes, as they are,
+ * into a file beside the trace (one pwritev straight from the ring, no
+ * copy of ours), hands the room back at once, and encodes those records
+ * later, in order, when it has caught up (or at exit) -- the consumer that
+ * only copies, as LTTng's. A thread's spilled records come before what is
+ * in its ring; the merge by time across threads sees each thread's oldest,
+ * wherever it is.
+ *
+ * A chunk is read back to the same ring offsets in a ring-sized buffer of
+ * the writer's, so the records, the padding at the ring's end and the walk
+ * over them are the ring's own. The file is unlinked (O_TMPFILE): nothing is
+ * left behind; consumed chunks are punched out, and the file is cut to
+ * nothing whenever every chunk is consumed. Bounded by CLTRACE_SPILL_MB; a
+ * failed write (full disk) stops spilling, and the calling threads wait for
+ * the writer as they would without it: nothing is lost. The write is done
+ * where writer.c says (the compressor thread: a stalled disk holds it, not
+ * the writer). The trace states how much went through the file
+ * (cltrace.spilled_bytes). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include "common/config.h"
+#include "common/map.h"
+#include "trace/ring.h"
+#include "emit.h"
+#include "spill.h"
+
+struct chunk { uint64_t off, tail, head, t0; };   /* file offset; ring positions [tail, head) */
+struct backlog {
+    struct chunk *q;
+    unsigned first, n, cap;    /* FIFO: q[first, first + n) */
+    uint8_t *shadow;           /* ring-sized: the oldest chunk at its ring offsets */
+    uint64_t shadow_size, pos; /* pos: encoded up to here in that chunk */
+    int loaded;
+};
+
+static int fd = -1, failed;
+static uint64_t end_off, outstanding, total;
+
+static int open_file(const struct clt_writer *w)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", w->path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *(slash == dir ? slash + 1 : slash) = 0;
+    else
+        snprintf(dir, sizeof dir, ".");
+    fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0) {               /* a file system without O_TMPFILE: a name, unlinked at once */
+        char p[PATH_MAX + 8];
+        snprintf(p, sizeof p, "%s.spill", w->path);
+        fd = open(p, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0)
+            unlink(p);
+    }
+    return fd >= 0 ? 0 : -1;
+}
+
+/* The start of the first record in [tail, head) of buf (padding skipped). */
+static uint64_t first_t0(const uint8_t *buf, uint64_t mask, uint64_t tail, uint64_t head)
+{
+    while (tail != head) {
+        uint64_t off = tail & mask;
+        const struct clt_rec *rec = (const struct clt_rec *)(buf + off);
+        if (rec->fn != CLT_FN_PAD)
+            return rec->t0;
+        tail += mask + 1 - off;
+    }
+    return UINT64_MAX;
+}
+
+int clt_spill_do(struct clt_spill_write *job)
+{
+    size_t want = job->iov[0].iov_len + (job->n > 1 ? job->iov[1].iov_len : 0);
+    ssize_t r;
+    do
+        r = pwritev(job->fd, job->iov, job->n, (off_t)job->at);
+    while (r < 0 && errno == EINTR);
+    return r == (ssize_t)want;
+}
+
+int clt_spill_maybe(struct clt_writer *w, struct clt_thread *th, int (*write)(struct clt_spill_write *))
+{
+    if (failed || clt_cfg.SPILL_MB <= 0)
+        return 0;
+    struct backlog *b = th->spill;
+    uint64_t tail = __atomic_load_n(&th->tail, __ATOMIC_RELAXED);
+    uint64_t head = __atomic_load_n(&th->head, __ATOMIC_ACQUIRE);
+    uint64_t size = th->mask + 1, fill = head - tail;
+    /* behind already: keep the ring nearly empty, the thread far from a wait */
+    if (fill <= (b && b->n ? size / 8 : size / 2) || outstanding + fill > (uint64_t)clt_cfg.SPILL_MB << 20)
+        return 0;
+    uint64_t t0 = first_t0(th->buf, th->mask, tail, head);
+    if (t0 != UINT64_MAX) {
+        /* Any failure (no file, full disk, no memory) stops spilling, quietly:
+         * the records stay in the ring, the threads wait for the writer. */
+        if ((fd < 0 && open_file(w) != 0) || (!b && !(b = th->spill = calloc(1, sizeof *b)))) {
+            failed = 1;
+            return 0;
+        }
+        if (b->first && b->first + b->n == b->cap) {    /* consumed ones at the front: reuse */
+            memmove(b->q, b->q + b->first, b->n * sizeof *b->q);
+            b->first = 0;
+        }
+        if (clt_grow(&b->q, b->first + b->n, &b->cap, sizeof *b->q, 64) != 0) {
+            failed = 1;
+            return 0;
+        }
+        uint64_t off = tail & th->mask, first = size - off < fill ? size - off : fill;
+        struct clt_spill_write job = { fd, fill > first ? 2 : 1,
+                                       { { th->buf + off, first }, { th->buf, fill - first } }, end_off, 0 };
+        if (!write(&job)) {
+            failed = 1;
+            return 0;
+        }
+        b->q[b->first + b->n++] = (struct chunk){ end_off, tail, head, t0 };
+        end_off += fill;
+        outstanding += fill;
+        total += fill;
+    }
+    __atomic_store_n(&th->tail, head, __ATOMIC_SEQ_CST);
+    clt_ring_wake(th);
+    return 1;
+}
+
+int clt_spill_next_t0(const struct clt_thread *th, uint64_t *t0)
+{
+    const struct backlog *b = th->spill;
+    if (!b || !b->n)
+        return 0;
+    const struct chunk *c = &b->q[b->first];
+    *t0 = b->loaded ? first_t0(b->shadow, th->mask, b->pos, c->head) : c->t0;
+    return 1;
+}
+
+static int read_at(uint8_t *dst, size_t len, uint64_t at)
+{
+    while (len) {
+        ssize_t r = pread(fd, dst, len, (off_t)at);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        dst += r;
+        len -= (size_t)r;
+        at += (uint64_t)r;
+    }
+    return 0;
+}
+
+static void pop(struct clt_thread *th)
+{
+    struct backlog *b = th->spill;
+    const struct chunk *c = &b->q[b->first];
+    uint64_t len = c->head - c->tail;
+    outstanding -= len;
+    if (!outstanding) {           /* all consumed: the file starts over */
+        if (ftruncate(fd, 0) == 0)
+            end_off = 0;
+    } else {
+        (void)fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)c->off, (off_t)len);
+    }
+    b->loaded = 0;
+    b->first++;
+    if (!--b->n)
+        b->first = 0;
+}
+
+int clt_spill_span(struct clt_writer *w, struct clt_thread *th, struct clt_span *s)
+{
+    (void)w;
+    struct backlog *b = th->spill;
+    if (!b || !b->n)
+        return 0;
+    const struct chunk *c = &b->q[b->first];
+    uint64_t size = th->mask + 1;
+    if (!b->loaded) {
+        if (b->shadow_size != size) {
+            free(b->shadow);
+            b->shadow_size = 0;
+            if (!(b->shadow = malloc(size)))
+                return 0;   /* no memory now: the chunk waits (the ring is encoded after it) */
+            b->shadow_size = size;
+        }
+        uint64_t len = c->head - c->tail, off = c->tail & th->mask, first = size - off < len ? size - off : len;
+        if (read_at(b->shadow + off, first, c->off) != 0 || read_at(b->shadow, len - first, c->off + first) != 0) {
+            clt_msg("records set aside could not be read back (%s); %llu bytes of them are lost",
+                    strerror(errno), (unsigned long long)len);
+            pop(th);
+            return 0;
+        }
+        b->loaded = 1;
+        b->pos = c->tail;
+    }
+    *s = (struct clt_span){ b->shadow, th->mask, b->pos, c->head };
+    return 1;
+}
+
+void clt_spill_consumed(struct clt_thread *th, uint64_t tail)
+{
+    struct backlog *b = th->spill;
+    b->pos = tail;
+    /* done, or nothing but the ring's end padding left: a chunk with no
+     * record to show would hold the thread's later records back forever */
+    if (first_t0(b->shadow, th->mask, tail, b->q[b->first].head) == UINT64_MAX)
+        pop(th);
+}
+
+uint64_t clt_spill_total(void) { return total; }
+
+void clt_spill_close(void)
+{
+    if (fd >= 0)
+        close(fd);
+    fd = -1;
+}
+
+void clt_spill_forget(void)
+{
+    clt_spill_close();            /* the child's copy of the descriptor */
+    failed = 0;
+    end_off = outstanding = total = 0;
+}

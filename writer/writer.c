@@ -208,50 +208,32 @@ static void write_gz(struct clt_writer *w, const uint8_t *buf, size_t kept, size
     w->gz_tail_len = tail_len;
 }
 
-/* The compressor thread: the writer hands it each full buffer and goes on
- * encoding into the other one, so gzip (a third of the writer's work) runs
- * beside the encoding instead of after it. One buffer at a time, in order;
- * state is the handshake (a futex word). Without the thread (it could not
- * be started), the writer compresses itself. */
-enum { GZ_IDLE, GZ_JOB, GZ_SPILL, GZ_STOP };
-static struct {
+/* The writer's helper threads: the compressor and the spill's writes. Each
+ * takes one job at a time; state is the handshake (a futex word). */
+enum { JOB_IDLE, JOB_GIVEN, JOB_STOP };
+struct helper {
     pthread_t thread;
     int started;
     _Atomic uint32_t state;
-    uint8_t *spare;             /* the buffer W.out is not: the job's while one runs */
-    const uint8_t *buf;         /* the job: buf[kept, len) to compress after buf[0, kept) */
-    size_t kept, len;
-    struct clt_spill_write spill;   /* or a spill's write (GZ_SPILL) */
-} gzt;
+};
 
-static void gz_set_state(uint32_t st)
+static void helper_set(struct helper *h, uint32_t st)
 {
-    __atomic_store_n(&gzt.state, st, __ATOMIC_RELEASE);
-    syscall(SYS_futex, &gzt.state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    __atomic_store_n(&h->state, st, __ATOMIC_RELEASE);
+    syscall(SYS_futex, &h->state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-static void *gz_main(void *arg)
+/* In the helper: the next job, 0 when told to stop. */
+static int helper_next(struct helper *h)
 {
-    (void)arg;
-    pthread_setname_np(pthread_self(), "cltrace-gzip");    /* top -H, perf, gdb say whose thread it is */
-    for (;;) {
-        while (__atomic_load_n(&gzt.state, __ATOMIC_ACQUIRE) == GZ_IDLE)
-            syscall(SYS_futex, &gzt.state, FUTEX_WAIT_PRIVATE, GZ_IDLE, NULL, NULL, 0);
-        uint32_t st = __atomic_load_n(&gzt.state, __ATOMIC_ACQUIRE);
-        if (st == GZ_STOP)
-            break;
-        if (st == GZ_SPILL)
-            gzt.spill.ok = clt_spill_do(&gzt.spill);
-        else
-            write_gz(&W, gzt.buf, gzt.kept, gzt.len);
-        gz_set_state(GZ_IDLE);
-    }
-    return NULL;
+    while (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) == JOB_IDLE)
+        syscall(SYS_futex, &h->state, FUTEX_WAIT_PRIVATE, JOB_IDLE, NULL, NULL, 0);
+    return __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) == JOB_GIVEN;
 }
 
 /* Wait for the job in hand, at most ms: a dead disk must hang neither the
  * writer nor the app's exit. 0: the job is still in hand. */
-static int gz_wait_idle_for(unsigned ms)
+static int helper_wait_idle(struct helper *h, unsigned ms)
 {
     struct timespec end, now;
     clock_gettime(CLOCK_MONOTONIC, &end);
@@ -261,17 +243,61 @@ static int gz_wait_idle_for(unsigned ms)
         end.tv_sec++;
         end.tv_nsec -= 1000000000L;
     }
-    uint32_t st;
-    while (gzt.started && ((st = __atomic_load_n(&gzt.state, __ATOMIC_ACQUIRE)) == GZ_JOB || st == GZ_SPILL)) {
+    while (h->started && __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) == JOB_GIVEN) {
         clock_gettime(CLOCK_MONOTONIC, &now);
         long left = (end.tv_sec - now.tv_sec) * 1000000000L + (end.tv_nsec - now.tv_nsec);
         if (left <= 0)
             return 0;
         struct timespec ts = { left / 1000000000L, left % 1000000000L };
-        syscall(SYS_futex, &gzt.state, FUTEX_WAIT_PRIVATE, st, &ts, NULL, 0);
+        syscall(SYS_futex, &h->state, FUTEX_WAIT_PRIVATE, JOB_GIVEN, &ts, NULL, 0);
     }
     return 1;
 }
+
+/* Its CPU time so far: cltrace's own cost, stated with the writer's. */
+static uint64_t helper_cpu_ns(struct helper *h)
+{
+    clockid_t c;
+    return h->started && pthread_getcpuclockid(h->thread, &c) == 0 ? clt_clock_ns(c) : 0;
+}
+
+/* At exit: 0 if its last job did not end within 10 s (then it is left). */
+static int helper_stop(struct helper *h)
+{
+    if (!h->started)
+        return 1;
+    if (!helper_wait_idle(h, 10000))
+        return 0;
+    helper_set(h, JOB_STOP);
+    pthread_join(h->thread, NULL);
+    h->started = 0;
+    return 1;
+}
+
+/* The compressor thread: the writer hands it each full buffer and goes on
+ * encoding into the other one, so gzip (a third of the writer's work) runs
+ * beside the encoding instead of after it. One buffer at a time, in order.
+ * Without the thread (it could not be started), the writer compresses
+ * itself. */
+static struct {
+    struct helper h;
+    uint8_t *spare;             /* the buffer W.out is not: the job's while one runs */
+    const uint8_t *buf;         /* the job: buf[kept, len) to compress after buf[0, kept) */
+    size_t kept, len;
+} gzt;
+
+static void *gz_main(void *arg)
+{
+    (void)arg;
+    pthread_setname_np(pthread_self(), "cltrace-gzip");    /* top -H, perf, gdb say whose thread it is */
+    while (helper_next(&gzt.h)) {
+        write_gz(&W, gzt.buf, gzt.kept, gzt.len);
+        helper_set(&gzt.h, JOB_IDLE);
+    }
+    return NULL;
+}
+
+static int gz_wait_idle_for(unsigned ms) { return helper_wait_idle(&gzt.h, ms); }
 
 /* A write that has not ended in 10 s: the disk stopped answering. Its
  * thread is left to it; the trace stops, the app runs on. */
@@ -283,30 +309,46 @@ static void give_up_stalled(struct clt_writer *w)
     }
 }
 
-/* A spill's write (spill.c): on the compressor thread where there is one,
- * so that a disk that stops answering holds that thread, not the writer,
- * which gives up after 10 s as for the trace's own writes. */
+/* A spill's writes (spill.c), on a thread of their own where the process
+ * may use 4 CPUs or more (as the compressor): a disk that stops answering
+ * holds that thread, not the writer, which gives up after 10 s as for the
+ * trace's own writes. The writer waits for each (the ring is given back
+ * once its bytes are in the file), but not behind a buffer being gzipped. */
+static struct {
+    struct helper h;
+    struct clt_spill_write job;
+} spt;
+
+static void *spill_main(void *arg)
+{
+    (void)arg;
+    pthread_setname_np(pthread_self(), "cltrace-spill");
+    while (helper_next(&spt.h)) {
+        spt.job.ok = clt_spill_do(&spt.job);
+        helper_set(&spt.h, JOB_IDLE);
+    }
+    return NULL;
+}
+
 static int spill_write(struct clt_spill_write *job)
 {
-    if (!gzt.started)
+    if (!spt.h.started && gzt.h.started)   /* the writer blocks all signals: so does the thread */
+        spt.h.started = pthread_create(&spt.h.thread, NULL, spill_main, NULL) == 0;
+    if (!spt.h.started)
         return clt_spill_do(job);
-    if (!gz_wait_idle_for(10000)) {
+    spt.job = *job;
+    helper_set(&spt.h, JOB_GIVEN);
+    if (!helper_wait_idle(&spt.h, 10000)) {
         give_up_stalled(&W);
         return 0;
     }
-    gzt.spill = *job;
-    gz_set_state(GZ_SPILL);
-    if (!gz_wait_idle_for(10000)) {
-        give_up_stalled(&W);
-        return 0;
-    }
-    return gzt.spill.ok;
+    return spt.job.ok;
 }
 
 static void flush_gz(struct clt_writer *w)
 {
     size_t keep = w->len < CLT_GZ_WINDOW ? w->len : CLT_GZ_WINDOW;
-    if (!gzt.started) {
+    if (!gzt.h.started) {
         write_gz(w, w->out, w->kept, w->len);
         /* the last 32 KiB stay at the front: the next packets match against them */
         memmove(w->out, w->out + w->len - keep, keep);
@@ -322,7 +364,7 @@ static void flush_gz(struct clt_writer *w)
         memcpy(gzt.spare, w->out + w->len - keep, keep);
         w->out = gzt.spare;
         gzt.spare = (uint8_t *)gzt.buf;
-        gz_set_state(GZ_JOB);
+        helper_set(&gzt.h, JOB_GIVEN);
     }
     w->kept = w->len = keep;
 }
@@ -331,8 +373,8 @@ static void flush_gz(struct clt_writer *w)
  * it pays: with fewer than 4 CPUs it would take the app's. */
 static void gz_start(void)
 {
-    gzt.started = 0;
-    gzt.state = GZ_IDLE;
+    gzt.h.started = 0;
+    gzt.h.state = JOB_IDLE;
     cpu_set_t cpus;
     long want = clt_cfg.COMPRESS_THREAD;
     if (want < 0)
@@ -341,22 +383,10 @@ static void gz_start(void)
         return;
     if (!gzt.spare)
         gzt.spare = calloc(1, CLT_OUT_CAP + 64);    /* as W.out: 64 bytes readable past the end */
-    if (gzt.spare && pthread_create(&gzt.thread, NULL, gz_main, NULL) == 0)
-        gzt.started = 1;
+    if (gzt.spare && pthread_create(&gzt.h.thread, NULL, gz_main, NULL) == 0)
+        gzt.h.started = 1;
 }
 
-/* At exit: 0 if its last write did not end within 10 s (then it is left). */
-static int gz_stop(void)
-{
-    if (!gzt.started)
-        return 1;
-    if (!gz_wait_idle_for(10000))
-        return 0;
-    gz_set_state(GZ_STOP);
-    pthread_join(gzt.thread, NULL);
-    gzt.started = 0;
-    return 1;
-}
 
 void clt_writer_flush(struct clt_writer *w)
 {
@@ -575,12 +605,13 @@ void clt_writer_stop(uint64_t unfinished_commands)
     clt_attr_int(&cost, "cltrace.spilled_bytes", (int64_t)clt_spill_total());
     if (!gz_wait_idle_for(10000))       /* its CPU time so far counts with the writer's */
         goto unfinished;
-    clockid_t gclock;
-    uint64_t gz_ns = gzt.started && pthread_getcpuclockid(gzt.thread, &gclock) == 0 ? clt_clock_ns(gclock) : 0;
-    clt_cost_footer(&W, &cost, clt_boottime_ns() - W.start_ns, writer_cpu_ns + gz_ns);
+    clt_cost_footer(&W, &cost, clt_boottime_ns() - W.start_ns,
+                    writer_cpu_ns + helper_cpu_ns(&gzt.h) + helper_cpu_ns(&spt.h));
     clt_attrs_put(&W, &cost);
     clt_writer_flush(&W);
-    if (!gz_stop())
+    if (helper_wait_idle(&spt.h, 0))   /* busy only if a write stalled: given up on already */
+        helper_stop(&spt.h);
+    if (!helper_stop(&gzt.h))
         goto unfinished;
     close(W.fd);
     const char *final = W.path;
@@ -611,6 +642,6 @@ void clt_writer_forget(void)
     memset(&W, 0, sizeof W);
     W.fd = -1;
     clt_spill_forget();
-    gzt.started = 0;
-    gzt.state = GZ_IDLE;
+    gzt.h.started = spt.h.started = 0;
+    gzt.h.state = spt.h.state = JOB_IDLE;
 }

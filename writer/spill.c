@@ -19,7 +19,7 @@
  * nothing whenever every chunk is consumed. Bounded by CLTRACE_SPILL_MB; a
  * failed write (full disk) stops spilling, and the calling threads wait for
  * the writer as they would without it: nothing is lost. The write is done
- * where writer.c says (the compressor thread: a stalled disk holds it, not
+ * where writer.c says (a thread of its own: a stalled disk holds it, not
  * the writer). The trace states how much went through the file
  * (cltrace.spilled_bytes). */
 #define _GNU_SOURCE

@@ -47,7 +47,8 @@ struct backlog {
 };
 
 static int fd = -1, failed;
-static uint64_t end_off, outstanding, total;
+static uint64_t end_off, total;
+static _Atomic uint64_t outstanding;     /* read by a crash's flush (writer.c) */
 
 static int open_file(const struct clt_writer *w)
 {
@@ -220,6 +221,8 @@ void clt_spill_consumed(struct clt_thread *th, uint64_t tail)
 }
 
 uint64_t clt_spill_total(void) { return total; }
+
+uint64_t clt_spill_outstanding(void) { return __atomic_load_n(&outstanding, __ATOMIC_RELAXED); }
 
 void clt_spill_close(void)
 {

@@ -31,6 +31,7 @@ void clt_spill_consumed(struct clt_thread *th, uint64_t tail);   /* encoded up t
 /* 1 if th has spilled records, *t0 the start of the oldest. */
 int clt_spill_next_t0(const struct clt_thread *th, uint64_t *t0);
 uint64_t clt_spill_total(void);   /* bytes spilled in this run */
+uint64_t clt_spill_outstanding(void);   /* bytes set aside not yet encoded (any thread) */
 void clt_spill_close(void);       /* at exit, once drained */
 void clt_spill_forget(void);      /* fork child: the parent's file is not ours */
 

@@ -519,6 +519,10 @@ static void *writer_main(void *arg)
 void clt_writer_flush_now(unsigned timeout_ms)
 {
     uint32_t ticket = __atomic_add_fetch(&flush_req, 1, __ATOMIC_ACQ_REL);
+    /* records set aside (spill.c) are encoded first: give them time too,
+     * at a generous 250 ns a record of 64 bytes, 30 s at most */
+    uint64_t more = clt_spill_outstanding() / 256000;
+    timeout_ms += more < 30000 ? (unsigned)more : 30000;
     for (unsigned waited = 0; waited < timeout_ms * 10; waited++) {
         clt_writer_kick();
         if ((int32_t)(__atomic_load_n(&flush_done, __ATOMIC_ACQUIRE) - ticket) >= 0)

@@ -129,6 +129,8 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until)
 {
     struct clt_span s;
     int spilled = clt_spill_span(w, th, &s);
+    if (spilled < 0)
+        return 0;
     if (!spilled)   /* the ring (buf and mask read once per drain: their line is apart from the calling thread's) */
         s = (struct clt_span){ th->buf, th->mask, __atomic_load_n(&th->tail, __ATOMIC_RELAXED),
                                __atomic_load_n(&th->head, __ATOMIC_ACQUIRE) };

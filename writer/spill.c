@@ -193,7 +193,7 @@ int clt_spill_span(struct clt_writer *w, struct clt_thread *th, struct clt_span 
             free(b->shadow);
             b->shadow_size = 0;
             if (!(b->shadow = malloc(size)))
-                return 0;   /* no memory now: the chunk waits (the ring is encoded after it) */
+                return -1;  /* no memory now: the chunk waits, and the ring behind it */
             b->shadow_size = size;
         }
         uint64_t len = c->head - c->tail, off = c->tail & th->mask, first = size - off < len ? size - off : len;

@@ -25,7 +25,8 @@ int clt_spill_do(struct clt_spill_write *job);
 /* If th's ring is filling faster than it is encoded, move its committed
  * records to the spill file (by write) and give the ring back; 1 if it did. */
 int clt_spill_maybe(struct clt_writer *w, struct clt_thread *th, int (*write)(struct clt_spill_write *));
-/* th's oldest records are spilled: 1, with them loaded in *s. */
+/* th's oldest records are spilled: 1, with them loaded in *s; -1: they
+ * cannot be loaded now (no memory), nothing of th's may be encoded yet. */
 int clt_spill_span(struct clt_writer *w, struct clt_thread *th, struct clt_span *s);
 void clt_spill_consumed(struct clt_thread *th, uint64_t tail);   /* encoded up to tail */
 /* 1 if th has spilled records, *t0 the start of the oldest. */

@@ -84,8 +84,10 @@ t_spill_keeps_every_call_through_exit_and_crash() {
     CLTRACE_SPILL_MB=0 CLTRACE_OUTPUT="$WORK/s0.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM \
         "$T/exits" plain 1000000 > /dev/null
     [ "$(spilled "$(trace_of "$WORK/s0")")" -eq 0 ]
-    "$B/cltrace-report" --format json "$(trace_of "$WORK/sp")" | $PY -c 'import json,sys; a=json.load(sys.stdin); print(sorted((c["name"], c["count"], c["errors"]) for c in a["api"]))' > "$WORK/sp.api"
-    "$B/cltrace-report" --format json "$(trace_of "$WORK/s0")" | $PY -c 'import json,sys; a=json.load(sys.stdin); print(sorted((c["name"], c["count"], c["errors"]) for c in a["api"]))' > "$WORK/s0.api"
+    for t in sp s0; do
+        "$B/cltrace-report" --format json "$(trace_of "$WORK/$t")" |
+            $PY -c 'import json,sys; a=json.load(sys.stdin); print(sorted((c["name"], c["count"], c["errors"]) for c in a["api"]))' > "$WORK/$t.api"
+    done
     cmp "$WORK/sp.api" "$WORK/s0.api"
     ! ls -a "$WORK" | grep -q "\.spill"       # nothing left beside the traces
     if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/sp")" "$(trace_of "$WORK/sc")"; fi

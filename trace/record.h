@@ -267,6 +267,20 @@ static inline const uint64_t *clt_rec_stack(const struct clt_rec *rec, unsigned 
     return end - k;
 }
 
+/* The start (t0) of the first record in [tail, head) of a ring's layout
+ * (buf, mask), the padding at the ring's end skipped; UINT64_MAX: none. */
+static inline uint64_t clt_span_first_t0(const uint8_t *buf, uint64_t mask, uint64_t tail, uint64_t head)
+{
+    while (tail != head) {
+        uint64_t off = tail & mask;
+        const struct clt_rec *rec = (const struct clt_rec *)(buf + off);
+        if (rec->fn != CLT_FN_PAD)
+            return rec->t0;
+        tail += mask + 1 - off;
+    }
+    return UINT64_MAX;
+}
+
 static inline void clt_rec_commit(struct clt_thread *th, struct clt_rec *rec, struct clt_extra *x,
                                   unsigned fn, uint64_t t0, uint64_t t1, uint64_t ret)
 {

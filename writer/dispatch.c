@@ -108,17 +108,8 @@ uint64_t clt_thread_next_t0(const struct clt_thread *th)
     uint64_t t0;
     if (clt_spill_next_t0(th, &t0))     /* its spilled records come first */
         return t0;
-    uint64_t tail = __atomic_load_n(&th->tail, __ATOMIC_RELAXED);
-    uint64_t head = __atomic_load_n(&th->head, __ATOMIC_ACQUIRE);
-    uint64_t size = th->mask + 1;
-    while (tail != head) {
-        uint64_t off = tail & th->mask;
-        const struct clt_rec *rec = (const struct clt_rec *)(th->buf + off);
-        if (rec->fn != CLT_FN_PAD)
-            return rec->t0;
-        tail += size - off;
-    }
-    return UINT64_MAX;
+    return clt_span_first_t0(th->buf, th->mask, __atomic_load_n(&th->tail, __ATOMIC_RELAXED),
+                             __atomic_load_n(&th->head, __ATOMIC_ACQUIRE));
 }
 
 /* Records a call emits at most: then the writer looks at every ring again
@@ -128,7 +119,7 @@ uint64_t clt_thread_next_t0(const struct clt_thread *th)
 int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until)
 {
     struct clt_span s;
-    int spilled = clt_spill_span(w, th, &s);
+    int spilled = clt_spill_span(th, &s);
     if (spilled < 0)
         return 0;
     if (!spilled)   /* the ring (buf and mask read once per drain: their line is apart from the calling thread's) */

@@ -70,29 +70,6 @@ static int open_file(const struct clt_writer *w)
     return fd >= 0 ? 0 : -1;
 }
 
-/* The start of the first record in [tail, head) of buf (padding skipped). */
-static uint64_t first_t0(const uint8_t *buf, uint64_t mask, uint64_t tail, uint64_t head)
-{
-    while (tail != head) {
-        uint64_t off = tail & mask;
-        const struct clt_rec *rec = (const struct clt_rec *)(buf + off);
-        if (rec->fn != CLT_FN_PAD)
-            return rec->t0;
-        tail += mask + 1 - off;
-    }
-    return UINT64_MAX;
-}
-
-int clt_spill_do(struct clt_spill_write *job)
-{
-    size_t want = job->iov[0].iov_len + (job->n > 1 ? job->iov[1].iov_len : 0);
-    ssize_t r;
-    do
-        r = pwritev(job->fd, job->iov, job->n, (off_t)job->at);
-    while (r < 0 && errno == EINTR);
-    return r == (ssize_t)want;
-}
-
 int clt_spill_maybe(struct clt_writer *w, struct clt_thread *th, int (*write)(struct clt_spill_write *))
 {
     if (failed || clt_cfg.SPILL_MB <= 0)
@@ -104,7 +81,7 @@ int clt_spill_maybe(struct clt_writer *w, struct clt_thread *th, int (*write)(st
     /* behind already: keep the ring nearly empty, the thread far from a wait */
     if (fill <= (b && b->n ? size / 8 : size / 2) || outstanding + fill > (uint64_t)clt_cfg.SPILL_MB << 20)
         return 0;
-    uint64_t t0 = first_t0(th->buf, th->mask, tail, head);
+    uint64_t t0 = clt_span_first_t0(th->buf, th->mask, tail, head);
     if (t0 != UINT64_MAX) {
         /* Any failure (no file, full disk, no memory) stops spilling, quietly:
          * the records stay in the ring, the threads wait for the writer. */
@@ -143,7 +120,7 @@ int clt_spill_next_t0(const struct clt_thread *th, uint64_t *t0)
     if (!b || !b->n)
         return 0;
     const struct chunk *c = &b->q[b->first];
-    *t0 = b->loaded ? first_t0(b->shadow, th->mask, b->pos, c->head) : c->t0;
+    *t0 = b->loaded ? clt_span_first_t0(b->shadow, th->mask, b->pos, c->head) : c->t0;
     return 1;
 }
 
@@ -180,9 +157,8 @@ static void pop(struct clt_thread *th)
         b->first = 0;
 }
 
-int clt_spill_span(struct clt_writer *w, struct clt_thread *th, struct clt_span *s)
+int clt_spill_span(struct clt_thread *th, struct clt_span *s)
 {
-    (void)w;
     struct backlog *b = th->spill;
     if (!b || !b->n)
         return 0;
@@ -216,7 +192,7 @@ void clt_spill_consumed(struct clt_thread *th, uint64_t tail)
     b->pos = tail;
     /* done, or nothing but the ring's end padding left: a chunk with no
      * record to show would hold the thread's later records back forever */
-    if (first_t0(b->shadow, th->mask, tail, b->q[b->first].head) == UINT64_MAX)
+    if (clt_span_first_t0(b->shadow, th->mask, tail, b->q[b->first].head) == UINT64_MAX)
         pop(th);
 }
 

@@ -13,21 +13,20 @@ struct clt_span {
     uint64_t mask, tail, head;
 };
 
-/* One write into the spill file: writer.c has it done where a disk that
- * stops answering cannot hold the writer (clt_spill_do: the write itself). */
+/* One write into the spill file: writer.c does it, where a disk that
+ * stops answering cannot hold the writer. */
 struct clt_spill_write {
     int fd, n;
     struct iovec iov[2];
     uint64_t at;
-    int ok;                     /* clt_spill_do: 1 if all of it was written */
+    int ok;                     /* 1 if all of it was written */
 };
-int clt_spill_do(struct clt_spill_write *job);
 /* If th's ring is filling faster than it is encoded, move its committed
  * records to the spill file (by write) and give the ring back; 1 if it did. */
 int clt_spill_maybe(struct clt_writer *w, struct clt_thread *th, int (*write)(struct clt_spill_write *));
 /* th's oldest records are spilled: 1, with them loaded in *s; -1: they
  * cannot be loaded now (no memory), nothing of th's may be encoded yet. */
-int clt_spill_span(struct clt_writer *w, struct clt_thread *th, struct clt_span *s);
+int clt_spill_span(struct clt_thread *th, struct clt_span *s);
 void clt_spill_consumed(struct clt_thread *th, uint64_t tail);   /* encoded up to tail */
 /* 1 if th has spilled records, *t0 the start of the oldest. */
 int clt_spill_next_t0(const struct clt_thread *th, uint64_t *t0);

@@ -297,8 +297,6 @@ static void *gz_main(void *arg)
     return NULL;
 }
 
-static int gz_wait_idle_for(unsigned ms) { return helper_wait_idle(&gzt.h, ms); }
-
 /* A write that has not ended in 10 s: the disk stopped answering. Its
  * thread is left to it; the trace stops, the app runs on. */
 static void give_up_stalled(struct clt_writer *w)
@@ -319,12 +317,17 @@ static struct {
     struct clt_spill_write job;
 } spt;
 
+static int spill_do(struct clt_spill_write *job)
+{
+    return pwrite_all(job->fd, job->iov, job->n, job->at) == 0;
+}
+
 static void *spill_main(void *arg)
 {
     (void)arg;
     pthread_setname_np(pthread_self(), "cltrace-spill");
     while (helper_next(&spt.h)) {
-        spt.job.ok = clt_spill_do(&spt.job);
+        spt.job.ok = spill_do(&spt.job);
         helper_set(&spt.h, JOB_IDLE);
     }
     return NULL;
@@ -335,7 +338,7 @@ static int spill_write(struct clt_spill_write *job)
     if (!spt.h.started && gzt.h.started)   /* the writer blocks all signals: so does the thread */
         spt.h.started = pthread_create(&spt.h.thread, NULL, spill_main, NULL) == 0;
     if (!spt.h.started)
-        return clt_spill_do(job);
+        return spill_do(job);
     spt.job = *job;
     helper_set(&spt.h, JOB_GIVEN);
     if (!helper_wait_idle(&spt.h, 10000)) {
@@ -353,7 +356,7 @@ static void flush_gz(struct clt_writer *w)
         /* the last 32 KiB stay at the front: the next packets match against them */
         memmove(w->out, w->out + w->len - keep, keep);
     } else {
-        if (!gz_wait_idle_for(10000)) {     /* the spare buffer is still being written */
+        if (!helper_wait_idle(&gzt.h, 10000)) {     /* the spare buffer is still being written */
             give_up_stalled(w);
             w->len = w->kept;
             return;
@@ -484,7 +487,7 @@ static void *writer_main(void *arg)
             for (int i = 0; i < 4096 && drain_all(0); i++)
                 ;
             clt_writer_flush(&W);
-            gz_wait_idle_for(10000);   /* in the file, not only handed over */
+            helper_wait_idle(&gzt.h, 10000);   /* in the file, not only handed over */
             __atomic_store_n(&flush_done, req, __ATOMIC_RELEASE);
         }
         uint64_t now = clt_boottime_ns();
@@ -607,7 +610,7 @@ void clt_writer_stop(uint64_t unfinished_commands)
     cost.n = 0;
     clt_attr_str(&cost, "cltrace.sampling", sampling);
     clt_attr_int(&cost, "cltrace.spilled_bytes", (int64_t)clt_spill_total());
-    if (!gz_wait_idle_for(10000))       /* its CPU time so far counts with the writer's */
+    if (!helper_wait_idle(&gzt.h, 10000))       /* its CPU time so far counts with the writer's */
         goto unfinished;
     clt_cost_footer(&W, &cost, clt_boottime_ns() - W.start_ns,
                     writer_cpu_ns + helper_cpu_ns(&gzt.h) + helper_cpu_ns(&spt.h));

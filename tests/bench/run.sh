@@ -94,28 +94,32 @@ echo
 N10=10000000
 LD_PRELOAD=$FAKE "$BC" setarg $N10 --fake --mem > "$W/m0"
 CLTRACE_LIBRARY=$FAKE traced m1 "$BC" setarg $N10 --fake --mem > "$W/m1"
-# 3M clSetKernelArg with the defaults (nothing dropped: the calling thread
-# waits for the writer): wall time of the whole process, exit included
+# 3M clSetKernelArg with the defaults (nothing dropped: what the writer
+# cannot keep up with is spilled, writer/spill.c): wall time of the whole
+# process, exit included
+# writer_counts: calls recorded, dropped, the writer's CPU ns in the w3 trace
+writer_counts() {
+    /usr/bin/python3 tests/tracedump.py --attributes "$(ls "$W"/w3.*.pftrace.gz)" |
+        /usr/bin/python3 -c "import json,sys; a=json.load(sys.stdin); print(a['cltrace.calls'], a['cltrace.dropped_calls'], a['cltrace.writer_cpu_ns'])"
+}
 spilled() { /usr/bin/python3 tests/tracedump.py --attributes "$1" | /usr/bin/python3 -c "import json,sys; a=json.load(sys.stdin); print('%.1f MiB (%.1f bytes per call)' % (a['cltrace.spilled_bytes'] / 1048576, a['cltrace.spilled_bytes'] / a['cltrace.calls']))"; }
 wall() { local t0 t1; t0=$(date +%s.%N); "$@" > /dev/null 2>&1; t1=$(date +%s.%N); awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b-a}'; }
 w0=$(wall "$BC" setarg 3000000)
 w1=$(wall env CLTRACE_OUTPUT="$W/w3.%p.pftrace" LD_PRELOAD=$SHIM "$BC" setarg 3000000)
-read -r rec drop wcpu < <(/usr/bin/python3 tests/tracedump.py --attributes "$(ls "$W"/w3.*.pftrace.gz)" |
-     /usr/bin/python3 -c "import json,sys; a=json.load(sys.stdin); print(a['cltrace.calls'], a['cltrace.dropped_calls'], a['cltrace.writer_cpu_ns'])")
+read -r rec drop wcpu < <(writer_counts)
 printf "%-52s %8s %8s   target <= 1.0 s, 0 dropped\n" "3M x clSetKernelArg, defaults: process wall s" "$w0" "$w1"
 printf "  %-50s %s %s\n" "recorded, dropped" "$rec" "$drop"
-# the writer thread's own CPU time (the trace's cltrace.writer_cpu_ns):
-# draining, encoding, gzip and the file's writes, on one core
-pk=$("$B/cltrace-report" --format json "$(ls "$W"/w3.*.pftrace.gz)" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['packets'])")
+# what the writer set aside, and its own CPU time (the trace's
+# cltrace.writer_cpu_ns) with the spill's copies out and back
 printf "  %-50s %s\n" "records spilled (set aside raw, encoded later)" "$(spilled "$(ls "$W"/w3.*.pftrace.gz)")"
 printf "  %-50s %.1f M records/s (%.0f ns each)\n" "writer CPU per record, spill included" \
     "$(awk -v r="$rec" -v c="$wcpu" 'BEGIN{print r / c * 1000}')" "$(awk -v r="$rec" -v c="$wcpu" 'BEGIN{print c / r}')"
 rm -f "$W"/w3.*
 # the writer's sustained pace: the same calls, nothing set aside (a thread
-# that calls faster waits for it), so its CPU is encoding, gzip and writes
+# that calls faster waits for it), so its CPU is draining, encoding, gzip
+# and the file's writes, on one core
 w2=$(wall env CLTRACE_SPILL_MB=0 CLTRACE_OUTPUT="$W/w3.%p.pftrace" LD_PRELOAD=$SHIM "$BC" setarg 3000000)
-read -r rec drop wcpu < <(/usr/bin/python3 tests/tracedump.py --attributes "$(ls "$W"/w3.*.pftrace.gz)" |
-     /usr/bin/python3 -c "import json,sys; a=json.load(sys.stdin); print(a['cltrace.calls'], a['cltrace.dropped_calls'], a['cltrace.writer_cpu_ns'])")
+read -r rec drop wcpu < <(writer_counts)
 pk=$("$B/cltrace-report" --format json "$(ls "$W"/w3.*.pftrace.gz)" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['packets'])")
 printf "  %-50s %.1f M records/s (%.0f ns each)   target >= 15\n" "writer, end to end on its core (encode, gzip, write)" \
     "$(awk -v r="$rec" -v c="$wcpu" 'BEGIN{print r / c * 1000}')" "$(awk -v r="$rec" -v c="$wcpu" 'BEGIN{print c / r}')"

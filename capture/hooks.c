@@ -80,7 +80,6 @@ static void special_commit(struct clt_thread *th, struct clt_rec *rec, struct cl
     clt_rec_commit(th, rec, x, kind, now, now, 0);
 }
 
-/* A clock sample of a device (trace/record.h, CLT_REC_CLOCK). */
 /* Once per device: its limits, and a clGetDeviceAndHostTimer sample.
  * Returns the device's OpenCL version (clt_cl_version) the first time, 0
  * after. */

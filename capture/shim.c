@@ -262,7 +262,7 @@ void clt_count_wait(struct clt_thread *th, uint64_t since)
 }
 
 /* The clock reads a measured light call adds (min of back-to-back reads). */
-static uint64_t clock_read_ticks;
+uint64_t clt_clock_read_ticks;
 static void clock_read_measure(void)
 {
     uint64_t best = UINT64_MAX;
@@ -271,7 +271,7 @@ static void clock_read_measure(void)
         if (b - a < best)
             best = b - a;
     }
-    clock_read_ticks = best;
+    clt_clock_read_ticks = best;
 }
 
 void clt_cost_add(struct clt_thread *th, uint64_t te, uint64_t inner, int exact)
@@ -279,7 +279,7 @@ void clt_cost_add(struct clt_thread *th, uint64_t te, uint64_t inner, int exact)
     int64_t spent = (int64_t)(clt_now() - te - inner) - (int64_t)th->wait_pending;
     th->wait_pending = 0;
     if (!exact) {
-        spent -= (int64_t)clock_read_ticks;       /* the two reads only this call made */
+        spent -= (int64_t)clt_clock_read_ticks;       /* the two reads only this call made */
         __atomic_store_n(&th->cost_samples, __atomic_load_n(&th->cost_samples, __ATOMIC_RELAXED) + 1,
                          __ATOMIC_RELAXED);
         th->cost_countdown = CLT_COST_EVERY;

@@ -240,6 +240,12 @@ def ret_kind(reg, r):
     return "VAL"
 
 
+# Calls that only set a kernel's argument or take a reference: bounded work
+# on the host, made by the million in loops. One clock read each (their
+# start); the duration only on the 1 in CLT_COST_EVERY light calls that are
+# measured whole anyway (capture/put.h). A clock read costs ~12-23 ns on a
+# cloud GPU host, the call itself ~8 (README: issue 13's H100 figures).
+ONE_CLOCK = re.compile(r"^cl(SetKernelArg\w*|SetKernelExecInfo\w*|Retain\w+)$")
 CREATES = re.compile(r"^cl(Create|Enqueue|Link|Compile|Clone|SVMAlloc|HostMemAlloc|DeviceMemAlloc|SharedMemAlloc"
                      r"|Import|GetExtensionFunctionAddress)")
 
@@ -546,7 +552,11 @@ def wrapper(reg, c, r, ps, kinds, exported):
         L.append("    real(%s);" % ", ".join(call_args))
     else:
         L.append("    %s ret = real(%s);" % (rabi, ", ".join(call_args)))
-    L.append("    uint64_t t1 = clt_now_tsc(clt_tsc);")
+    one_clock = exact == "0" and ONE_CLOCK.match(c)
+    if one_clock:
+        L.append("    uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */")
+    else:
+        L.append("    uint64_t t1 = clt_now_tsc(clt_tsc);")
     L.append("    if (th)")
     L.append("        th->in_fn = clt_outer;")
     if enq and "command_queue" in argnames:
@@ -642,9 +652,14 @@ def wrapper(reg, c, r, ps, kinds, exported):
     if want:
         L.append("        if (clt_want_stack)")
         L.append("            clt_put_stack(&x, !ok);")
+    if one_clock:
+        L.append("        if (!clt_te)")
+        L.append("            x.raw |= CLT_RAW_UNTIMED;")
     L.append("        clt_rec_commit(th, rec, &x, CLT_FN_%s, t0, t1, %s);" % (c, retv))
     L.append("    }")
-    L.append("    clt_cost_end(th, clt_te, t1 - t0, %s);" % exact)
+    # a measured one-clock call read the clock once more than the others
+    inner = "t1 - t0 + clt_clock_read_ticks" if one_clock else "t1 - t0"
+    L.append("    clt_cost_end(th, clt_te, %s, %s);" % (inner, exact))
     L.append("    return%s;" % ("" if rk == "VOID" else " ret"))
     L.append("}\n")
     return "\n".join(L) + "\n"

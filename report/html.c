@@ -239,8 +239,11 @@ void out_html(FILE *o, const struct rm_model *m, const struct thresholds *th)
                "<th>mean us</th><th>min us</th><th>max us</th></tr>\n");
     for (unsigned i = 0; i < m->n_api; i++) {
         const struct rm_api *a = &m->api[i];
+        char note[96];
+        selfcost_api_note(a, note, sizeof note);
         fputs("<tr><td>", o);
         xml_text(o, a->name);
+        xml_text(o, note);
         fprintf(o, "</td><td class=n>%llu</td><td class=n>%llu</td><td class=n>%.1f</td><td class=n>%.2f</td>"
                    "<td class=n>%.2f</td><td class=n>%.2f</td></tr>\n", (unsigned long long)a->count,
                 (unsigned long long)a->errors, a->total_ns / 1e3, a->count ? a->total_ns / 1e3 / (double)a->count : 0,

@@ -276,6 +276,79 @@ static void cmd_sample(struct rm_model *m, uint64_t track, uint64_t start, uint6
     m->n_cmds++;
 }
 
+/* A slice ends (its END; an API call's instant at once): the summaries.
+ * untimed: an API call whose duration was not measured (CLT_RAW_UNTIMED,
+ * a one-clock call between its measured ones): counted, no time. */
+static void slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint64_t ts, int untimed)
+{
+    struct open_slice *o = &t->stack[--t->depth];
+    uint64_t dur = ts > o->ts ? ts - o->ts : 0;
+    m->slices++;
+    if (o->range) {
+        rm_phase_range(m, o->phase, dur);
+        return;
+    }
+    if (o->device) {
+        rm_phase_command(m, o->phase, o->dur_ns ? o->dur_ns : dur, o->k.work_dim != 0);
+        m->device_commands++;
+        cmd_sample(m, tuuid, o->ts, dur, o->k.work_dim ? 1 : o->direction[0] ? 2 : 0);
+        timeline_add(&m->tl, o->ts, o->ts + dur, o->k.work_dim != 0, o->direction[0] && strcmp(o->direction, "device"));
+        if (o->k.work_dim)
+            kernel_add(m, o, o->dur_ns ? o->dur_ns : dur);
+        else if (o->direction[0])
+            transfer_add(m, o, o->dur_ns ? o->dur_ns : dur);
+        return;
+    }
+    /* a kernel launch followed by a wait before the next launch; the
+     * host's own work from the wait's return to its next launch (its
+     * uploads, builds, own computing: what stays when the waits go) */
+    int synced = 0;
+    if (!t->enqueued && !strncmp(o->name, "clEnqueue", 9)) {
+        t->enqueued = 1;    /* the device timeline starts here: until the first launch, host work too */
+        if (strcmp(o->name, "clEnqueueNDRangeKernel"))
+            t->sync_end = o->ts;
+    }
+    if (t->sync_end && !strcmp(o->name, "clEnqueueNDRangeKernel")) {
+        m->tl.host_after_sync_ns += o->ts > t->sync_end ? o->ts - t->sync_end : 0;
+        t->sync_end = 0;
+    }
+    if (!strcmp(o->name, "clEnqueueNDRangeKernel") && !o->error) {
+        m->tl.launches++;
+        t->launch_pending = 1;
+        t->launch_site = o->site;
+    } else if (t->launch_pending && (o->blocking || !strcmp(o->name, "clFinish") ||
+                                     !strcmp(o->name, "clWaitForEvents"))) {
+        m->tl.launches_synced++;
+        t->launch_pending = 0;
+        t->sync_end = ts;
+        synced = 1;
+        if (t->launch_site > 0 && (unsigned)t->launch_site <= m->n_sites)
+            m->sites[t->launch_site - 1].synced++;
+    }
+    if (m->n_phases) {
+        int rw = !o->error && (!strcmp(o->name, "clEnqueueWriteBuffer") || !strcmp(o->name, "clEnqueueReadBuffer"));
+        rm_phase_call(m, o->phase, dur, o->error != 0, rw ? o->size : 0,
+                      rw && o->size && o->size < m->small_threshold, synced);
+    }
+    struct rm_api *a = o->api >= 0 ? &m->api[o->api] : api_get(m, o->name);
+    if (!a)
+        return;
+    a->count++;
+    if (untimed) {
+        a->untimed++;
+    } else {
+        a->total_ns += dur;
+        if (dur < a->min_ns)
+            a->min_ns = dur;
+        if (dur > a->max_ns)
+            a->max_ns = dur;
+    }
+    if (o->error) {
+        a->errors++;
+        error_add(m, o->name, o->error_name);
+    }
+}
+
 static void packet(struct reader *r, const Packet *p)
 {
     struct rm_model *m = r->m;
@@ -323,7 +396,10 @@ static void packet(struct reader *r, const Packet *p)
             return;
         }
     }
-    if (e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN) {
+    /* an API call (interned name) as an instant: its duration was not measured */
+    int untimed = e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT &&
+                  e->name_field_case == PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME_IID;
+    if (e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN || untimed) {
         if (t->depth == t->cap) {
             unsigned n = t->cap ? 2 * t->cap : 8;
             if (n > 512)
@@ -420,69 +496,10 @@ static void packet(struct reader *r, const Packet *p)
         if (program && src)
             rm_scan_source(m, program, src);
     } else if (e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END && t->depth) {
-        struct open_slice *o = &t->stack[--t->depth];
-        uint64_t dur = p->timestamp > o->ts ? p->timestamp - o->ts : 0;
-        m->slices++;
-        if (o->range) {
-            rm_phase_range(m, o->phase, dur);
-            return;
-        }
-        if (o->device) {
-            rm_phase_command(m, o->phase, o->dur_ns ? o->dur_ns : dur, o->k.work_dim != 0);
-            m->device_commands++;
-            cmd_sample(m, tuuid, o->ts, dur, o->k.work_dim ? 1 : o->direction[0] ? 2 : 0);
-            timeline_add(&m->tl, o->ts, o->ts + dur, o->k.work_dim != 0, o->direction[0] && strcmp(o->direction, "device"));
-            if (o->k.work_dim)
-                kernel_add(m, o, o->dur_ns ? o->dur_ns : dur);
-            else if (o->direction[0])
-                transfer_add(m, o, o->dur_ns ? o->dur_ns : dur);
-            return;
-        }
-        /* a kernel launch followed by a wait before the next launch; the
-         * host's own work from the wait's return to its next launch (its
-         * uploads, builds, own computing: what stays when the waits go) */
-        int synced = 0;
-        if (!t->enqueued && !strncmp(o->name, "clEnqueue", 9)) {
-            t->enqueued = 1;    /* the device timeline starts here: until the first launch, host work too */
-            if (strcmp(o->name, "clEnqueueNDRangeKernel"))
-                t->sync_end = o->ts;
-        }
-        if (t->sync_end && !strcmp(o->name, "clEnqueueNDRangeKernel")) {
-            m->tl.host_after_sync_ns += o->ts > t->sync_end ? o->ts - t->sync_end : 0;
-            t->sync_end = 0;
-        }
-        if (!strcmp(o->name, "clEnqueueNDRangeKernel") && !o->error) {
-            m->tl.launches++;
-            t->launch_pending = 1;
-            t->launch_site = o->site;
-        } else if (t->launch_pending && (o->blocking || !strcmp(o->name, "clFinish") ||
-                                         !strcmp(o->name, "clWaitForEvents"))) {
-            m->tl.launches_synced++;
-            t->launch_pending = 0;
-            t->sync_end = p->timestamp;
-            synced = 1;
-            if (t->launch_site > 0 && (unsigned)t->launch_site <= m->n_sites)
-                m->sites[t->launch_site - 1].synced++;
-        }
-        if (m->n_phases) {
-            int rw = !o->error && (!strcmp(o->name, "clEnqueueWriteBuffer") || !strcmp(o->name, "clEnqueueReadBuffer"));
-            rm_phase_call(m, o->phase, dur, o->error != 0, rw ? o->size : 0,
-                          rw && o->size && o->size < m->small_threshold, synced);
-        }
-        struct rm_api *a = o->api >= 0 ? &m->api[o->api] : api_get(m, o->name);
-        if (!a)
-            return;
-        a->count++;
-        a->total_ns += dur;
-        if (dur < a->min_ns)
-            a->min_ns = dur;
-        if (dur > a->max_ns)
-            a->max_ns = dur;
-        if (o->error) {
-            a->errors++;
-            error_add(m, o->name, o->error_name);
-        }
+        slice_end(m, t, tuuid, p->timestamp, 0);
     }
+    if (untimed && t->depth)
+        slice_end(m, t, tuuid, p->timestamp, 1);
 }
 
 int rm_read(struct rm_model *m, const char *path, char *err, unsigned errlen)

@@ -11,7 +11,8 @@
 struct rm_api {                 /* one OpenCL function */
     char name[RM_MAX_NAME];
     uint64_t count, errors;
-    uint64_t total_ns, min_ns, max_ns;
+    uint64_t total_ns, min_ns, max_ns;  /* total: extrapolated over `untimed` (rm_extrapolate) */
+    uint64_t untimed;           /* calls whose duration was not measured (one-clock calls, TRACE_FORMAT.md) */
 };
 
 struct rm_error {               /* one (function, error) pair */

@@ -54,10 +54,11 @@ void out_json(FILE *o, const struct rm_model *m)
         const struct rm_api *a = &m->api[i];
         fprintf(o, "%s{\"name\":", i ? "," : "");
         json_str(o, a->name);
-        fprintf(o, ",\"count\":%llu,\"errors\":%llu,\"total_ns\":%llu,\"mean_ns\":%llu,\"min_ns\":%llu,\"max_ns\":%llu}",
+        fprintf(o, ",\"count\":%llu,\"errors\":%llu,\"total_ns\":%llu,\"mean_ns\":%llu,\"min_ns\":%llu,\"max_ns\":%llu,"
+                   "\"timed\":%llu}",
                 (unsigned long long)a->count, (unsigned long long)a->errors, (unsigned long long)a->total_ns,
                 (unsigned long long)(a->count ? a->total_ns / a->count : 0), (unsigned long long)a->min_ns,
-                (unsigned long long)a->max_ns);
+                (unsigned long long)a->max_ns, (unsigned long long)(a->count - a->untimed));
     }
     char occ[400];
     occ_model_note(m, occ, sizeof occ);
@@ -162,9 +163,11 @@ void out_text(FILE *o, const struct rm_model *m)
             "function", "count", "errors", "total us", "mean us", "min us", "max us");
     for (unsigned i = 0; i < m->n_api; i++) {
         const struct rm_api *a = &m->api[i];
-        fprintf(o, "  %-36s %9llu %7llu %12.1f %10.2f %10.2f %10.2f\n", a->name, (unsigned long long)a->count,
+        char note[96];
+        selfcost_api_note(a, note, sizeof note);
+        fprintf(o, "  %-36s %9llu %7llu %12.1f %10.2f %10.2f %10.2f%s\n", a->name, (unsigned long long)a->count,
                 (unsigned long long)a->errors, a->total_ns / 1e3, a->count ? a->total_ns / 1e3 / (double)a->count : 0,
-                a->min_ns / 1e3, a->max_ns / 1e3);
+                a->min_ns / 1e3, a->max_ns / 1e3, note);
     }
     if (m->n_kernels) {
         fprintf(o, "\nKernels\n  %-48s %9s %12s\n", "kernel and launch configuration", "launches", "device us");
@@ -241,7 +244,9 @@ void out_markdown(FILE *o, const struct rm_model *m)
     fprintf(o, "| API function | calls | errors | total µs | mean µs |\n|---|---:|---:|---:|---:|\n");
     for (unsigned i = 0; i < m->n_api; i++) {
         const struct rm_api *a = &m->api[i];
-        fprintf(o, "| `%s` | %llu | %llu | %.1f | %.2f |\n", a->name, (unsigned long long)a->count,
+        char note[96];
+        selfcost_api_note(a, note, sizeof note);
+        fprintf(o, "| `%s`%s | %llu | %llu | %.1f | %.2f |\n", a->name, note, (unsigned long long)a->count,
                 (unsigned long long)a->errors, a->total_ns / 1e3, a->count ? a->total_ns / 1e3 / (double)a->count : 0);
     }
     if (m->n_kernels) {

@@ -67,12 +67,23 @@ void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char
     }
 }
 
-/* A sampled kernel's device time: its timed launches plus each untimed one
+/* API time of calls left untimed, and a sampled kernel's device time: its timed launches plus each untimed one
  * at the mean of the timed ones after the first (a kernel's first launch
  * carries one-time setup: a JIT build, a cold cache). A configuration never
  * timed keeps 0 (unknown) and says so. */
 void rm_extrapolate(struct rm_model *m)
 {
+    /* One-clock calls (clSetKernelArg, clRetain...): 1 in 64 carries its
+     * duration; the others count at the mean of those. None measured: 0,
+     * and the outputs say so. */
+    for (unsigned i = 0; i < m->n_api; i++) {
+        struct rm_api *a = &m->api[i];
+        uint64_t timed = a->count - a->untimed;
+        if (a->untimed && timed)
+            a->total_ns += (uint64_t)((double)a->total_ns / (double)timed * (double)a->untimed);
+        if (!timed)
+            a->min_ns = 0;
+    }
     for (unsigned i = 0; i < m->n_kernels; i++) {
         struct rm_kernel *k = &m->kernels[i];
         if (!k->untimed)

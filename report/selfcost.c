@@ -52,6 +52,19 @@ void selfcost_kernel_note(const struct rm_kernel *k, char *buf, size_t cap)
                  (unsigned long long)k->launches);
 }
 
+/* The API table's note on a function whose durations were measured for a
+ * sample of its calls only (one-clock calls): "" otherwise. */
+void selfcost_api_note(const struct rm_api *a, char *buf, size_t cap)
+{
+    if (!a->untimed)
+        snprintf(buf, cap, "%s", "");
+    else if (a->untimed == a->count)
+        snprintf(buf, cap, " (durations of none of %llu calls measured)", (unsigned long long)a->count);
+    else
+        snprintf(buf, cap, " (durations of %llu of %llu calls measured, total extrapolated)",
+                 (unsigned long long)(a->count - a->untimed), (unsigned long long)a->count);
+}
+
 void selfcost_json(FILE *o, const struct rm_model *m)
 {
     const struct rm_selfcost *c = &m->self;

@@ -27,7 +27,7 @@ cc -O2 -pthread -DCL_USE_DEPRECATED_OPENCL_1_2_APIS -o "$OUT/evcollect" scripts/
 if command -v nvidia-smi > /dev/null; then nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; fi
 
 echo "== collecting completions: what the calling thread pays per launch"
-"$OUT/evcollect" "$N"
+"$OUT/evcollect" "$N" | tee "$OUT/evcollect.txt"
 cc -O2 -o "$OUT/profq" scripts/profq.c -lOpenCL
 echo "== timing a sample: profiling on the whole queue, switched per timed command, or a second queue"
 CLBENCH_PLATFORM=$OCL_PLATFORM "$OUT/profq" $((N / 5))
@@ -79,6 +79,25 @@ for loop in ("launch", "enqueue"):
         print("%-8s %-9s %10.0f %10.0f %10.0f %7.2fx" % (loop, mode, w[0], statistics.median(w), c[0], w[0] / base))
 EOF
 cat "$OUT/table.txt"
+# The target for every command timed: the event's own cost on this driver,
+# measured above on this host in this run (evcollect: a launch with an event
+# against one without), + 1 us.
+python3 - "$OUT/evcollect.txt" "$OUT/runs.txt" <<'EOF'
+import sys, statistics
+ev = {l.split()[0]: [float(x) for x in l.split()[1:3]] for l in open(sys.argv[1])
+      if l.split() and l.split()[0] in ("none", "event") and len(l.split()) == 4}
+rows = [l.split() for l in open(sys.argv[2])]
+def w(mode):
+    return sorted(float(r[4]) for r in rows if r[0] == "launch" and r[1] == mode)
+u, d = w("untraced"), w("default")
+if "none" in ev and "event" in ev and u and d:
+    fmin, fmed = ev["event"][0] - ev["none"][0], ev["event"][1] - ev["none"][1]
+    amin, amed = d[0] - u[0], statistics.median(d) - statistics.median(u)
+    print("launch loop, every command timed: cltrace added %.1f us (min) / %.1f us (median); an event alone costs "
+          "%.1f / %.1f us here (evcollect), so the target (event + 1 us) is %.1f / %.1f: %s" %
+          (amin / 1e3, amed / 1e3, fmin / 1e3, fmed / 1e3, fmin / 1e3 + 1, fmed / 1e3 + 1,
+           "met" if amin <= fmin + 1000 and amed <= fmed + 1000 else "missed"))
+EOF
 
 echo "== what cltrace says it added, against the slowdown measured (median run)"
 for loop in launch enqueue; do

@@ -553,6 +553,32 @@ def check_switched(t, switched, iterations):
            "untimed %r, unmatched %r" % (a.get("cltrace.commands_untimed"), a.get("cltrace.commands_unmatched")))
 
 
+def check_one_clock(t, n, report_json):
+    """A clSetKernelArg loop: every call recorded in order; the durations of
+    1 in 64 measured (slices), the others instants (untimed); every other
+    call a slice; the report's total extrapolated from the measured ones."""
+    n = int(n)
+    common(t)
+    sa = calls(t, "clSetKernelArg")
+    expect(len(sa) == n + 3, "%d clSetKernelArg recorded, want %d" % (len(sa), n + 3))
+    expect(all(a["ts"] <= b["ts"] for a, b in zip(sa, sa[1:])), "clSetKernelArg out of order")
+    timed = [s for s in sa if not s.get("untimed")]
+    expect(n // 64 - 8 <= len(timed) <= n // 64 + 8, "%d of %d durations measured, want 1 in 64" % (len(timed), n))
+    expect(all(s["dur"] == 0 for s in sa if s.get("untimed")), "an untimed call with a duration")
+    other = [s for s in t["slices"] if s["name"] != "clSetKernelArg"]
+    expect(other and not any(s.get("untimed") for s in other), "a call other than a one-clock one left untimed")
+    rep = {a["name"]: a for a in json.load(open(report_json))["api"]}
+    r = rep.get("clSetKernelArg", {})
+    expect(r.get("count") == len(sa) and r.get("timed") == len(timed),
+           "report: count %r timed %r, trace %d and %d" % (r.get("count"), r.get("timed"), len(sa), len(timed)))
+    if timed:
+        want = sum(s["dur"] for s in timed) / len(timed) * len(sa)
+        expect(abs(r.get("total_ns", 0) - want) <= 0.01 * want + 1000,
+               "report total %r ns, the measured mean times the count is %.0f" % (r.get("total_ns"), want))
+    expect(all(a["timed"] == a["count"] for name, a in rep.items() if name != "clSetKernelArg"),
+           "a function other than clSetKernelArg with untimed calls in the report")
+
+
 if __name__ == "__main__":
     check, path = sys.argv[1], sys.argv[2]
     if check.startswith("report_"):

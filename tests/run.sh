@@ -233,6 +233,19 @@ t_clock_kept_fresh_while_commands_run() {
     if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/clkc")" "$(trace_of "$WORK/clka")"; fi
 }
 
+t_light_calls_one_clock_read() {
+    # clSetKernelArg (like clRetain*) reads the clock once: its start; the
+    # duration of 1 in 64 is measured and the report extrapolates the rest
+    traced "$WORK/oc" "$T/bench_calls" setarg 20000 > /dev/null
+    report_formats "$(trace_of "$WORK/oc")" "$WORK/ocr"
+    $PY tests/checks.py one_clock "$(trace_of "$WORK/oc")" 20000 "$WORK/ocr/r.json"
+    for f in txt md html; do
+        grep -q "clSetKernelArg.*(durations of [0-9]* of 20003 calls measured, total extrapolated)" "$WORK/ocr/r.$f" ||
+            { echo "r.$f:"; grep clSetKernelArg "$WORK/ocr/r.$f"; return 1; }
+    done
+    if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/oc")"; fi
+}
+
 t_launch_loop_sampled() {
     # CLTRACE_SAMPLE: every host call, the sampled device commands, the rest
     # marked; the report extrapolates and says so, and leaves device-idle out

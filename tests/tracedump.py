@@ -133,7 +133,10 @@ def decode(path):
             continue
         e = p.track_event
         track = e.track_uuid if e.HasField("track_uuid") else st["track"]
-        if e.type == 1:
+        # an API call as an instant: a one-clock call whose duration was not
+        # measured (TRACE_FORMAT.md): a slice of duration 0, "untimed"
+        untimed = e.type == 3 and e.HasField("name_iid")
+        if e.type == 1 or untimed:
             name = e.name if e.HasField("name") else st["names"].get(e.name_iid)
             args = {}
             for a in e.debug_annotations:
@@ -144,7 +147,10 @@ def decode(path):
                  "categories": list(e.categories)}
             if e.HasField("callstack_iid"):   # outermost caller first
                 s["stack"] = st["stacks"].get(e.callstack_iid, "<missing callstack %d>" % e.callstack_iid)
-            open_.setdefault(track, []).append(s)
+            if untimed:
+                s["dur"], s["untimed"] = 0, True
+            else:
+                open_.setdefault(track, []).append(s)
             slices.append(s)
         elif e.type == 3:
             args = {}

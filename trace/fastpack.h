@@ -168,18 +168,18 @@ static inline __attribute__((always_inline)) uint8_t *fp_event_head(uint8_t *p, 
     return p + 7;
 }
 
-/* A call's slice BEGIN, its arguments encoded already (fp_ann after
- * fp_ann; readable 64 bytes past their end), at most one flow: the same
- * bytes as fp_slice(p, ts, seq, 1, name_iid, those arguments, flow != 0
- * flows, no terminating flows, callstack_iid) (the unit test compares
- * them). */
-static inline __attribute__((always_inline)) uint8_t *fp_begin(uint8_t *p, uint64_t ts, uint32_t seq,
-                                                              uint64_t name_iid, const uint8_t *args,
-                                                              size_t args_len, uint64_t flow,
-                                                              uint64_t callstack_iid)
+/* A call's named event (type 1: BEGIN, 3: INSTANT), its arguments encoded
+ * already (fp_ann after fp_ann; readable 64 bytes past their end), at most
+ * one flow. As a BEGIN, the same bytes as fp_slice(p, ts, seq, 1, name_iid,
+ * those arguments, flow != 0 flows, no terminating flows, callstack_iid)
+ * (the unit test compares them). */
+static inline __attribute__((always_inline)) uint8_t *fp_named(uint8_t *p, uint8_t type, uint64_t ts,
+                                                              uint32_t seq, uint64_t name_iid,
+                                                              const uint8_t *args, size_t args_len,
+                                                              uint64_t flow, uint64_t callstack_iid)
 {
     uint8_t *plen, *elen;
-    p = fp_event_head(p, ts, seq, 1, &plen, &elen);            /* TYPE_SLICE_BEGIN */
+    p = fp_event_head(p, ts, seq, type, &plen, &elen);
     *p++ = FP_TE_NAME_IID << 3;
     p = fp_varint(p, name_iid);
     if (args_len <= 64)
@@ -197,6 +197,24 @@ static inline __attribute__((always_inline)) uint8_t *fp_begin(uint8_t *p, uint6
     fp_close(elen, p);
     fp_close(plen, p);
     return p;
+}
+
+static inline __attribute__((always_inline)) uint8_t *fp_begin(uint8_t *p, uint64_t ts, uint32_t seq,
+                                                              uint64_t name_iid, const uint8_t *args,
+                                                              size_t args_len, uint64_t flow,
+                                                              uint64_t callstack_iid)
+{
+    return fp_named(p, 1, ts, seq, name_iid, args, args_len, flow, callstack_iid);   /* TYPE_SLICE_BEGIN */
+}
+
+/* A call whose duration was not measured (CLT_RAW_UNTIMED): the same
+ * packet as its BEGIN would be, as a TYPE_INSTANT, and no END. */
+static inline __attribute__((always_inline)) uint8_t *fp_instant(uint8_t *p, uint64_t ts, uint32_t seq,
+                                                                uint64_t name_iid, const uint8_t *args,
+                                                                size_t args_len, uint64_t flow,
+                                                                uint64_t callstack_iid)
+{
+    return fp_named(p, 3, ts, seq, name_iid, args, args_len, flow, callstack_iid);   /* TYPE_INSTANT */
 }
 
 /* A slice END, the call's second packet: fp_slice(p, ts, seq, 0, ...)

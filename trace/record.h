@@ -251,6 +251,9 @@ static inline uint64_t clt_put_bytes8(struct clt_extra *x, unsigned i, int ok, c
 #define CLT_STACK_DEPTH 32
 #define CLT_STACK_BYTES (8 * (CLT_STACK_DEPTH + 1))
 #define CLT_RAW_STACK (1u << 31)
+/* A one-clock call (clSetKernelArg, clRetain...: gen/gen.py ONE_CLOCK) whose
+ * duration was not measured: t1 == t0, and the trace shows an instant. */
+#define CLT_RAW_UNTIMED (1u << 30)
 
 
 /* The stack of a record: count, and the addresses (innermost first). */

@@ -440,7 +440,8 @@ void clt_call_decode(struct clt_writer *w, struct clt_seq *ss, const struct clt_
     c->src_len = a.src_len;
 }
 
-/* The call's slice (begin and end) after the object model saw it: `refs`,
+/* The call's slice (begin and end; an instant where its duration was not
+ * measured) after the object model saw it: `refs`,
  * the app's reference count after a retain or release (-1: none). */
 void clt_call_write(struct clt_writer *w, struct clt_thread *th, struct clt_seq *ss, const struct clt_rec *rec,
                     const struct clt_call *c, int64_t refs)
@@ -477,8 +478,12 @@ void clt_call_write(struct clt_writer *w, struct clt_thread *th, struct clt_seq 
     if (w->len + 2 * FP_MAX_PACKET > CLT_OUT_CAP)
         clt_writer_flush(w);
     uint8_t *o = w->out + w->len;
-    o = fp_begin(o, t0, th->seq, rec->fn + 1u, s.args, (size_t)(a.end - s.args), flow, stack);
-    o = fp_end(o, t1, th->seq);
+    if (rec->raw_mask & CLT_RAW_UNTIMED) {     /* a one-clock call between its measured ones */
+        o = fp_instant(o, t0, th->seq, rec->fn + 1u, s.args, (size_t)(a.end - s.args), flow, stack);
+    } else {
+        o = fp_begin(o, t0, th->seq, rec->fn + 1u, s.args, (size_t)(a.end - s.args), flow, stack);
+        o = fp_end(o, t1, th->seq);
+    }
     w->len = (size_t)(o - w->out);
     w->calls++;
     if (c->src && rec->ret)

@@ -12906,7 +12906,7 @@ static int32_t clRetainAcceleratorINTEL_rec(clRetainAcceleratorINTEL_t real, voi
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(accelerator);
-    uint64_t t1 = clt_now_tsc(clt_tsc);
+    uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -12920,9 +12920,11 @@ static int32_t clRetainAcceleratorINTEL_rec(clRetainAcceleratorINTEL_t real, voi
         rec->arg[0] = (uint64_t)(uintptr_t)accelerator;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
+        if (!clt_te)
+            x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainAcceleratorINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 0);
+    clt_cost_end(th, clt_te, t1 - t0 + clt_clock_read_ticks, 0);
     return ret;
 }
 
@@ -12956,7 +12958,7 @@ static int32_t clRetainCommandBufferKHR_rec(clRetainCommandBufferKHR_t real, voi
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer);
-    uint64_t t1 = clt_now_tsc(clt_tsc);
+    uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -12970,9 +12972,11 @@ static int32_t clRetainCommandBufferKHR_rec(clRetainCommandBufferKHR_t real, voi
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
+        if (!clt_te)
+            x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 0);
+    clt_cost_end(th, clt_te, t1 - t0 + clt_clock_read_ticks, 0);
     return ret;
 }
 
@@ -13006,7 +13010,7 @@ static int32_t clRetainCommandQueue_rec(clRetainCommandQueue_t real, void * comm
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue);
-    uint64_t t1 = clt_now_tsc(clt_tsc);
+    uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13020,9 +13024,11 @@ static int32_t clRetainCommandQueue_rec(clRetainCommandQueue_t real, void * comm
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
+        if (!clt_te)
+            x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainCommandQueue, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 0);
+    clt_cost_end(th, clt_te, t1 - t0 + clt_clock_read_ticks, 0);
     return ret;
 }
 
@@ -13056,7 +13062,7 @@ static int32_t clRetainContext_rec(clRetainContext_t real, void * context)
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context);
-    uint64_t t1 = clt_now_tsc(clt_tsc);
+    uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13070,9 +13076,11 @@ static int32_t clRetainContext_rec(clRetainContext_t real, void * context)
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
+        if (!clt_te)
+            x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainContext, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 0);
+    clt_cost_end(th, clt_te, t1 - t0 + clt_clock_read_ticks, 0);
     return ret;
 }
 
@@ -13106,7 +13114,7 @@ static int32_t clRetainDevice_rec(clRetainDevice_t real, void * device)
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(device);
-    uint64_t t1 = clt_now_tsc(clt_tsc);
+    uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13120,9 +13128,11 @@ static int32_t clRetainDevice_rec(clRetainDevice_t real, void * device)
         rec->arg[0] = (uint64_t)(uintptr_t)device;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
+        if (!clt_te)
+            x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainDevice, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 0);
+    clt_cost_end(th, clt_te, t1 - t0 + clt_clock_read_ticks, 0);
     return ret;
 }
 
@@ -13156,7 +13166,7 @@ static int32_t clRetainDeviceEXT_rec(clRetainDeviceEXT_t real, void * device)
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(device);
-    uint64_t t1 = clt_now_tsc(clt_tsc);
+    uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13170,9 +13180,11 @@ static int32_t clRetainDeviceEXT_rec(clRetainDeviceEXT_t real, void * device)
         rec->arg[0] = (uint64_t)(uintptr_t)device;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
+        if (!clt_te)
+            x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainDeviceEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 0);
+    clt_cost_end(th, clt_te, t1 - t0 + clt_clock_read_ticks, 0);
     return ret;
 }
 
@@ -13206,7 +13218,7 @@ static int32_t clRetainEvent_rec(clRetainEvent_t real, void * event)
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(event);
-    uint64_t t1 = clt_now_tsc(clt_tsc);
+    uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13220,9 +13232,11 @@ static int32_t clRetainEvent_rec(clRetainEvent_t real, void * event)
         rec->arg[0] = (uint64_t)(uintptr_t)event;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
+        if (!clt_te)
+            x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainEvent, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 0);
+    clt_cost_end(th, clt_te, t1 - t0 + clt_clock_read_ticks, 0);
     return ret;
 }
 
@@ -13256,7 +13270,7 @@ static int32_t clRetainKernel_rec(clRetainKernel_t real, void * kernel)
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel);
-    uint64_t t1 = clt_now_tsc(clt_tsc);
+    uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13270,9 +13284,11 @@ static int32_t clRetainKernel_rec(clRetainKernel_t real, void * kernel)
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
+        if (!clt_te)
+            x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainKernel, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 0);
+    clt_cost_end(th, clt_te, t1 - t0 + clt_clock_read_ticks, 0);
     return ret;
 }
 
@@ -13306,7 +13322,7 @@ static int32_t clRetainMemObject_rec(clRetainMemObject_t real, void * memobj)
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(memobj);
-    uint64_t t1 = clt_now_tsc(clt_tsc);
+    uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13320,9 +13336,11 @@ static int32_t clRetainMemObject_rec(clRetainMemObject_t real, void * memobj)
         rec->arg[0] = (uint64_t)(uintptr_t)memobj;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
+        if (!clt_te)
+            x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainMemObject, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 0);
+    clt_cost_end(th, clt_te, t1 - t0 + clt_clock_read_ticks, 0);
     return ret;
 }
 
@@ -13356,7 +13374,7 @@ static int32_t clRetainProgram_rec(clRetainProgram_t real, void * program)
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(program);
-    uint64_t t1 = clt_now_tsc(clt_tsc);
+    uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13370,9 +13388,11 @@ static int32_t clRetainProgram_rec(clRetainProgram_t real, void * program)
         rec->arg[0] = (uint64_t)(uintptr_t)program;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
+        if (!clt_te)
+            x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 0);
+    clt_cost_end(th, clt_te, t1 - t0 + clt_clock_read_ticks, 0);
     return ret;
 }
 
@@ -13406,7 +13426,7 @@ static int32_t clRetainSampler_rec(clRetainSampler_t real, void * sampler)
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(sampler);
-    uint64_t t1 = clt_now_tsc(clt_tsc);
+    uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13420,9 +13440,11 @@ static int32_t clRetainSampler_rec(clRetainSampler_t real, void * sampler)
         rec->arg[0] = (uint64_t)(uintptr_t)sampler;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
+        if (!clt_te)
+            x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainSampler, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 0);
+    clt_cost_end(th, clt_te, t1 - t0 + clt_clock_read_ticks, 0);
     return ret;
 }
 
@@ -13456,7 +13478,7 @@ static int32_t clRetainSemaphoreKHR_rec(clRetainSemaphoreKHR_t real, void * sema
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(sema_object);
-    uint64_t t1 = clt_now_tsc(clt_tsc);
+    uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -13470,9 +13492,11 @@ static int32_t clRetainSemaphoreKHR_rec(clRetainSemaphoreKHR_t real, void * sema
         rec->arg[0] = (uint64_t)(uintptr_t)sema_object;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
+        if (!clt_te)
+            x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainSemaphoreKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 0);
+    clt_cost_end(th, clt_te, t1 - t0 + clt_clock_read_ticks, 0);
     return ret;
 }
 
@@ -14077,7 +14101,7 @@ static int32_t clSetKernelArg_rec(clSetKernelArg_t real, void * kernel, uint32_t
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, arg_index, arg_size, arg_value);
-    uint64_t t1 = clt_now_tsc(clt_tsc);
+    uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -14094,9 +14118,11 @@ static int32_t clSetKernelArg_rec(clSetKernelArg_t real, void * kernel, uint32_t
         rec->arg[3] = clt_put_bytes8(&x, 3, ok, arg_value, arg_size);
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
+        if (!clt_te)
+            x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArg, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 0);
+    clt_cost_end(th, clt_te, t1 - t0 + clt_clock_read_ticks, 0);
     return ret;
 }
 
@@ -14130,7 +14156,7 @@ static int32_t clSetKernelArgDevicePointerEXT_rec(clSetKernelArgDevicePointerEXT
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, arg_index, arg_value);
-    uint64_t t1 = clt_now_tsc(clt_tsc);
+    uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -14146,9 +14172,11 @@ static int32_t clSetKernelArgDevicePointerEXT_rec(clSetKernelArgDevicePointerEXT
         rec->arg[2] = (uint64_t)arg_value;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
+        if (!clt_te)
+            x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgDevicePointerEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 0);
+    clt_cost_end(th, clt_te, t1 - t0 + clt_clock_read_ticks, 0);
     return ret;
 }
 
@@ -14182,7 +14210,7 @@ static int32_t clSetKernelArgMemPointerINTEL_rec(clSetKernelArgMemPointerINTEL_t
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, arg_index, arg_value);
-    uint64_t t1 = clt_now_tsc(clt_tsc);
+    uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -14198,9 +14226,11 @@ static int32_t clSetKernelArgMemPointerINTEL_rec(clSetKernelArgMemPointerINTEL_t
         rec->arg[2] = (uint64_t)(uintptr_t)arg_value;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
+        if (!clt_te)
+            x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgMemPointerINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 0);
+    clt_cost_end(th, clt_te, t1 - t0 + clt_clock_read_ticks, 0);
     return ret;
 }
 
@@ -14234,7 +14264,7 @@ static int32_t clSetKernelArgSVMPointer_rec(clSetKernelArgSVMPointer_t real, voi
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, arg_index, arg_value);
-    uint64_t t1 = clt_now_tsc(clt_tsc);
+    uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -14250,9 +14280,11 @@ static int32_t clSetKernelArgSVMPointer_rec(clSetKernelArgSVMPointer_t real, voi
         rec->arg[2] = (uint64_t)(uintptr_t)arg_value;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
+        if (!clt_te)
+            x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgSVMPointer, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 0);
+    clt_cost_end(th, clt_te, t1 - t0 + clt_clock_read_ticks, 0);
     return ret;
 }
 
@@ -14286,7 +14318,7 @@ static int32_t clSetKernelArgSVMPointerARM_rec(clSetKernelArgSVMPointerARM_t rea
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, arg_index, arg_value);
-    uint64_t t1 = clt_now_tsc(clt_tsc);
+    uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -14302,9 +14334,11 @@ static int32_t clSetKernelArgSVMPointerARM_rec(clSetKernelArgSVMPointerARM_t rea
         rec->arg[2] = (uint64_t)(uintptr_t)arg_value;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
+        if (!clt_te)
+            x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgSVMPointerARM, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 0);
+    clt_cost_end(th, clt_te, t1 - t0 + clt_clock_read_ticks, 0);
     return ret;
 }
 
@@ -14338,7 +14372,7 @@ static int32_t clSetKernelExecInfo_rec(clSetKernelExecInfo_t real, void * kernel
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, param_name, param_value_size, param_value);
-    uint64_t t1 = clt_now_tsc(clt_tsc);
+    uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -14355,9 +14389,11 @@ static int32_t clSetKernelExecInfo_rec(clSetKernelExecInfo_t real, void * kernel
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
+        if (!clt_te)
+            x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelExecInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 0);
+    clt_cost_end(th, clt_te, t1 - t0 + clt_clock_read_ticks, 0);
     return ret;
 }
 
@@ -14391,7 +14427,7 @@ static int32_t clSetKernelExecInfoARM_rec(clSetKernelExecInfoARM_t real, void * 
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, param_name, param_value_size, param_value);
-    uint64_t t1 = clt_now_tsc(clt_tsc);
+    uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
         th->in_fn = clt_outer;
     if (!th)
@@ -14408,9 +14444,11 @@ static int32_t clSetKernelExecInfoARM_rec(clSetKernelExecInfoARM_t real, void * 
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
+        if (!clt_te)
+            x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelExecInfoARM, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 0);
+    clt_cost_end(th, clt_te, t1 - t0 + clt_clock_read_ticks, 0);
     return ret;
 }
 

@@ -117,6 +117,25 @@ int main(void)
                                            na ? (size_t)(ap - args) : 0, f ? flows[0] : 0, stacks[j]);
                     EXPECT(ae - a == be - b && memcmp(a, b, (size_t)(ae - a)) == 0);
                 }
+    /* fp_instant: the BEGIN's bytes but for the type (an untimed call) */
+    {
+        static uint8_t a[2 * FP_MAX_PACKET], b[2 * FP_MAX_PACKET];
+        uint8_t *ae = fp_begin(a, 1234567890123ull, 9, 42, args, (size_t)(ap - args), flows[0], 300);
+        uint8_t *be = fp_instant(b, 1234567890123ull, 9, 42, args, (size_t)(ap - args), flows[0], 300);
+        size_t diff = 0, at = 0;
+        for (size_t k = 0; ae - a == be - b && k < (size_t)(ae - a); k++)
+            if (a[k] != b[k]) {
+                diff++;
+                at = k;
+            }
+        EXPECT(ae - a == be - b && diff == 1 && a[at] == 1 && b[at] == 3);
+        Perfetto__Protos__Trace *ti = perfetto__protos__trace__unpack(NULL, (size_t)(be - b), b);
+        EXPECT(ti && ti->n_packet == 1 && ti->packet[0]->track_event->type ==
+               PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT && ti->packet[0]->track_event->name_iid == 42 &&
+               ti->packet[0]->track_event->n_debug_annotations == 7);
+        if (ti)
+            perfetto__protos__trace__free_unpacked(ti, NULL);
+    }
     size_t body = (size_t)(se - small - 3);
     EXPECT(small[0] == 0x0A && small[1] == (uint8_t)(0x80 | (body & 0x7F)) && small[2] == (uint8_t)(body >> 7));
     struct fp_ann one = { 3, FP_V_UINT, 300, NULL, NULL, 0 };

@@ -1,6 +1,7 @@
 /* Every thread's calls, all of them, in order: reads a trace (as Perfetto
  * would: packets, sequences, interning) and checks that each recording
- * thread's clSetKernelArg slices carry arg_value 0, 1, 2, ... N-1.
+ * thread's clSetKernelArg calls (slices; instants where the duration was
+ * not measured: TRACE_FORMAT.md) carry arg_value 0, 1, 2, ... N-1.
  *   trace_order TRACE THREADS N   -> "threads=T calls=N each, in order"; exit 1 otherwise
  * A C reader because the 8 x 1,000,000-call traces are too big for Python. */
 #include <stdio.h>
@@ -47,7 +48,9 @@ static void packet(const Perfetto__Protos__TracePacket *p)
             s->ev[in->event_names[i]->iid] = strdup(in->event_names[i]->name);
     const Perfetto__Protos__TrackEvent *e = p->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT
                                             ? p->track_event : NULL;
-    if (!e || e->type != PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN ||
+    /* a call is a BEGIN, or an INSTANT where its duration was not measured */
+    if (!e || (e->type != PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN &&
+               e->type != PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT) ||
         e->name_field_case != PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME_IID || e->name_iid >= MAX_IID ||
         !s->ev[e->name_iid] || strcmp(s->ev[e->name_iid], "clSetKernelArg"))
         return;

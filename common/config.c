@@ -50,7 +50,7 @@ void clt_msg(const char *fmt, ...)
 
 int clt_sample_parse(const char *spec, struct clt_sample *s)
 {
-    *s = (struct clt_sample){ 0, 16, 64, 1u << 20 };
+    *s = (struct clt_sample){ 0, 16, 256, 1u << 20 };   /* README: "Launch-heavy programs" */
     if (!spec || !*spec || !strcmp(spec, "0"))
         return 0;
     if (strcmp(spec, "1") != 0) {

@@ -28,7 +28,7 @@ static void usage(FILE *f)
                "  -q        no messages from cltrace\n"
                "  --no-children  trace the program only, not the programs it runs\n"
                "  --sample[=FIRST,EVERY[,BYTES]]  time only a sample of the device commands\n"
-               "            (CLTRACE_SAMPLE; default 16,64,1048576): for launch-heavy programs\n"
+               "            (CLTRACE_SAMPLE; default 16,256,1048576): for launch-heavy programs\n"
                "  -h        this help\n\n"
                "Options are environment variables (the launcher passes them on):\n");
     for (unsigned i = 0; i < clt_n_options; i++) {

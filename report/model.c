@@ -325,12 +325,14 @@ static void slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint6
         if (t->launch_site > 0 && (unsigned)t->launch_site <= m->n_sites)
             m->sites[t->launch_site - 1].synced++;
     }
+    struct rm_api *a = o->api >= 0 ? &m->api[o->api] : api_get(m, o->name);
+    if (untimed && a && a->count > a->untimed)
+        dur = a->total_ns / (a->count - a->untimed);   /* for its phase: the function's mean so far */
     if (m->n_phases) {
         int rw = !o->error && (!strcmp(o->name, "clEnqueueWriteBuffer") || !strcmp(o->name, "clEnqueueReadBuffer"));
         rm_phase_call(m, o->phase, dur, o->error != 0, rw ? o->size : 0,
                       rw && o->size && o->size < m->small_threshold, synced);
     }
-    struct rm_api *a = o->api >= 0 ? &m->api[o->api] : api_get(m, o->name);
     if (!a)
         return;
     a->count++;

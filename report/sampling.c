@@ -67,7 +67,7 @@ void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char
     }
 }
 
-/* API time of calls left untimed, and a sampled kernel's device time: its timed launches plus each untimed one
+/* A sampled kernel's device time: its timed launches plus each untimed one
  * at the mean of the timed ones after the first (a kernel's first launch
  * carries one-time setup: a JIT build, a cold cache). A configuration never
  * timed keeps 0 (unknown) and says so. */

@@ -14,7 +14,20 @@
  * the round for that queue (the later ones cannot be complete); it then
  * sleeps, longer the longer nothing completes. Each completion becomes a
  * CLT_REC_COMMAND record in the collector's own ring, the event is released.
- * Commands still in flight at exit are waited for (bounded) and counted. */
+ *
+ * It asks only while the app is not enqueuing. NVIDIA's driver serialises
+ * the collector's queries with the app's launches: a thread polling the
+ * oldest event alone costs the launching thread 2-3 us a launch there
+ * (scripts/evcollect.c), more than cltrace's whole own share. So the
+ * collector holds the completions back while timed commands keep coming
+ * (one within QUIET_NS), up to DEFER_MAX of them, and collects when the app
+ * pauses (waits in clFinish, computes, exits) or past that backlog, where it
+ * collects as it always did. Its clock markers stay (one every 10 ms, 0.1 %
+ * of the collector's time), and it takes a few more at each quiet moment,
+ * where they are narrowest (clock.c).
+ * Commands still in flight at exit are waited for (bounded) and counted;
+ * the completions held back are collected then, the time the exiting
+ * thread waits for them stated in the trace (cltrace.exit_wait_ns). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/futex.h>
@@ -38,6 +51,8 @@ typedef int32_t (*event_fn_t)(void *);
 
 #define HAND_SLOTS 16384
 #define COLLECTOR_LINGER_NS 10000000ull   /* 10 ms of napping before a futex sleep */
+#define QUIET_NS 200000ull                /* no timed command for 200 us: the app has paused */
+#define DEFER_MAX 32768u                  /* completions held back at most (events the driver keeps) */
 struct hand_slot {
     _Atomic uint64_t turn;    /* 2*lap: free for lap's producer; 2*lap+1: filled */
     uint64_t flow;
@@ -54,6 +69,10 @@ static uint64_t hand_tail;                        /* collector only */
 static _Alignas(64) _Atomic int collector_state;  /* read on every command, written once */
 static _Atomic int collector_idle, draining;
 static _Atomic uint32_t wake_word;         /* futex the idle collector sleeps on */
+/* CLOCK_MONOTONIC ns of the latest timed command handed over: the app
+ * threads store it (relaxed, a line of its own), the collector reads it. */
+static _Alignas(64) _Atomic uint64_t last_handed_ns;
+static _Atomic int collect_asked;          /* a queue was released: its commands now */
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct pending { uint64_t flow; void *event, *queue; };
@@ -127,8 +146,10 @@ static void keep_clock(struct clt_thread *th)
         clt_clock_keep_tick(th);
 }
 
-/* One pass over the pending commands; returns how many completed. */
-static unsigned collect_round(struct clt_thread *th)
+/* One pass over the pending commands; returns how many completed. With
+ * since (ns) set, the pass ends early once a timed command is handed over
+ * after it: the app enqueues again, the rest wait for its next pause. */
+static unsigned collect_round(struct clt_thread *th, uint64_t since)
 {
     info_t prof = REAL(clGetEventProfilingInfo), ev_info = REAL(clGetEventInfo);
     void *blocked[64];            /* in-order queues whose oldest pending command still runs */
@@ -139,6 +160,11 @@ static unsigned collect_round(struct clt_thread *th)
         int skip = 0;
         for (unsigned b = 0; b < n_blocked && !skip; b++)
             skip = blocked[b] == p->queue;
+        if (since && i % 16 == 0 && __atomic_load_n(&last_handed_ns, __ATOMIC_RELAXED) > since) {
+            memmove(&pend[keep], p, (n_pend - i) * sizeof *pend);
+            keep += n_pend - i;
+            break;
+        }
         if (!skip && try_complete(th, p, prof, ev_info)) {
             /* a round behind a launch loop can last 100 ms (~10 us of
              * queries a command on NVIDIA): the clock is kept within it */
@@ -166,9 +192,22 @@ static void *collector_main(void *arg)
         take_handed();
         /* its own ring: the completions are records like any other */
         struct clt_thread *th = clt_enter();
-        if (n_pend)
+        unsigned done = 0;
+        if (n_pend) {
             keep_clock(th);
-        unsigned done = n_pend ? collect_round(th) : 0;
+            uint64_t now = clt_clock_ns(CLOCK_MONOTONIC);
+            int drain = __atomic_load_n(&draining, __ATOMIC_RELAXED);
+            int quiet = now - __atomic_load_n(&last_handed_ns, __ATOMIC_RELAXED) >= QUIET_NS;
+            if (quiet || drain)
+                clt_clock_keep_quiet(th);     /* the narrowest markers: nobody else in the driver */
+            /* a released queue's commands are not held back: the writer
+             * keeps a released queue's track only until they are drawn */
+            int forced = drain || n_pend >= DEFER_MAX || __atomic_exchange_n(&collect_asked, 0, __ATOMIC_RELAXED);
+            if (quiet || forced)
+                done = collect_round(th, forced ? 0 : now);
+            __atomic_fetch_add(drain ? &clt_collected_exit : forced ? &clt_collected_forced : &clt_collected_paused, done,
+                               __ATOMIC_RELAXED);
+        }
         if (done) {
             sleep_ns = 20000;
             idle_since = 0;
@@ -273,6 +312,7 @@ void clt_track_command(uint64_t flow, void *event, void *queue)
             return;
         }
     }
+    __atomic_store_n(&last_handed_ns, clt_clock_ns(CLOCK_MONOTONIC), __ATOMIC_RELAXED);
     uint64_t ticket = __atomic_fetch_add(&hand_head, 1, __ATOMIC_ACQ_REL);
     if (CLT_UNLIKELY(ticket % 1024 == 0) && in_flight() >= MAX_IN_FLIGHT)
         wait_for_collector();
@@ -294,16 +334,40 @@ void clt_track_command(uint64_t flow, void *event, void *queue)
     errno = saved;
 }
 
-uint64_t clt_commands_drain(unsigned timeout_ms)
+/* At exit: the completions held back are collected (as long as they keep
+ * coming, max_ms at most), commands still running waited for stall_ms
+ * without a completion. Returns how many were left. */
+uint64_t clt_commands_drain(unsigned stall_ms, unsigned max_ms)
 {
     __atomic_store_n(&draining, 1, __ATOMIC_RELAXED);
-    for (unsigned waited = 0; waited < timeout_ms; waited++) {
+    uint64_t seen = __atomic_load_n(&collected, __ATOMIC_ACQUIRE);
+    for (unsigned waited = 0, stalled = 0; stalled < stall_ms && waited < max_ms; waited++, stalled++) {
         if (in_flight() == 0)
             return 0;
         struct timespec ts = { 0, 1000000 };
         nanosleep(&ts, NULL);
+        uint64_t now = __atomic_load_n(&collected, __ATOMIC_ACQUIRE);
+        if (now != seen) {
+            seen = now;
+            stalled = 0;
+        }
     }
     return in_flight();
+}
+
+/* The app releases a queue: the writer holds a released queue's track (of
+ * 256 at most) until its commands are drawn, so the collector takes them
+ * now rather than at the app's next pause. */
+void clt_pre_clReleaseCommandQueue(struct clt_hook *h, void **queue)
+{
+    (void)h, (void)queue;
+    if (in_flight())
+        __atomic_store_n(&collect_asked, 1, __ATOMIC_RELAXED);
+}
+
+void clt_post_clReleaseCommandQueue(struct clt_hook *h, int32_t *ret, void *queue)
+{
+    (void)h, (void)ret, (void)queue;
 }
 
 /* The child of fork(): the parent's collector and its events are not ours. */
@@ -313,6 +377,7 @@ void clt_collect_forget(void)
     memset(hand, 0, sizeof hand);
     hand_head = hand_tail = 0;
     collected = 0;
+    clt_collected_paused = clt_collected_forced = clt_collected_exit = 0;
     collector_idle = draining = collector_state = 0;
     n_pend = 0;
 }

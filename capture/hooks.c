@@ -157,6 +157,7 @@ static int cmp_u64(const void *a, const void *b)
 struct calibration {
     uint64_t without[CAL_MARKERS], with[CAL_MARKERS];      /* a fill without, with an event */
     uint64_t plain[CAL_SYNCS], profiling[CAL_SYNCS];       /* a write + clFinish on each queue */
+    uint64_t write_event;                                  /* what an event adds to a 4-byte write (ticks) */
     unsigned n_syncs;
 };
 
@@ -216,6 +217,40 @@ static uint64_t write_penalty_of(const struct calibration *cal)
     return d[CAL_SYNCS / 2];
 }
 
+/* What an event adds to a 4-byte host-to-device write (non-blocking, as
+ * the app's usually are): the difference of the medians of CAL_MARKERS
+ * each, interleaved. Not what it adds to a fill or a kernel: on NVIDIA's
+ * driver ~0 against ~7.5 us (scripts/evcollect.c), so charging writes the
+ * fill's price overstated a write + kernel + clFinish loop by 40-56 %. */
+static uint64_t write_event_cost(void *queue, void *buf)
+{
+    typedef int32_t (*write_t)(void *, void *, uint32_t, size_t, size_t, const void *, uint32_t, const void *, void **);
+    typedef int32_t (*obj_fn_t)(void *);
+    write_t write = REAL(clEnqueueWriteBuffer);
+    obj_fn_t rel_ev = REAL(clReleaseEvent), finish = REAL(clFinish);
+    static const uint32_t zero = 0;
+    uint64_t without[CAL_MARKERS], with[CAL_MARKERS];
+    if (!write || !rel_ev || !finish)
+        return 0;
+    for (unsigned i = 0; i < CAL_MARKERS; i++) {
+        void *ev = NULL;
+        uint64_t a = clt_now();
+        if (write(queue, buf, 0, 0, 4, &zero, 0, NULL, NULL) != CL_SUCCESS_)
+            return 0;
+        uint64_t b = clt_now();
+        if (write(queue, buf, 0, 0, 4, &zero, 0, NULL, &ev) != CL_SUCCESS_ || !ev)
+            return 0;
+        uint64_t c = clt_now();
+        rel_ev(ev);
+        without[i] = b - a;
+        with[i] = c - b;
+    }
+    finish(queue);
+    qsort(without, CAL_MARKERS, sizeof *without, cmp_u64);
+    qsort(with, CAL_MARKERS, sizeof *with, cmp_u64);
+    return with[CAL_MARKERS / 2] > without[CAL_MARKERS / 2] ? with[CAL_MARKERS / 2] - without[CAL_MARKERS / 2] : 0;
+}
+
 /* Fills of 4 bytes, with and without an event, interleaved, into a buffer
  * made and released here; and, where the app did not ask for profiling, the
  * write penalty. 1: measured (CAL_MARKERS of each). */
@@ -252,6 +287,8 @@ static int event_cost_fill(void *queue, void *dev, int app_profiling, struct cal
         cal->with[i] = c - b;
     }
     finish(queue);
+    if (i == CAL_MARKERS)
+        cal->write_event = write_event_cost(queue, buf);
     if (i == CAL_MARKERS && !app_profiling)
         write_penalty(queue, ctx, dev, buf, cal);
     rel_mem(buf);
@@ -295,6 +332,7 @@ static void calibrate(struct clt_thread *th, void *queue, void *dev, int app_pro
         rec->arg[EVC_WITH] = with[n / 2];
         rec->arg[EVC_SAMPLES] = n;
         rec->arg[EVC_WRITE_PENALTY] = penalty;
+        rec->arg[EVC_WRITE_EVENT] = cal.write_event;
         special_commit(th, rec, &x, CLT_REC_EVCOST);
     }
 }

@@ -47,6 +47,7 @@ void clt_put_clock(struct clt_thread *th, void *dev, uint64_t before, uint64_t d
 int clt_clock_marker(struct clt_thread *th, void *queue, void *dev, uint64_t *call_ticks);
 void clt_clock_keep(void *context, void *dev);
 void clt_clock_keep_tick(struct clt_thread *th);     /* collector thread */
+void clt_clock_keep_quiet(struct clt_thread *th);    /* collector thread, the app paused */
 void clt_clock_keep_forget(void);                     /* fork child */
 
 void clt_track_command(uint64_t flow, void *event, void *queue);
@@ -55,6 +56,6 @@ void clt_collect_forget(void);                      /* fork child */
 int clt_cl_version(const char *device_version);   /* "OpenCL 2.1 …" -> 201; 0: unknown */
 /* At exit: wait (bounded) for commands still in flight; returns how many
  * never completed. */
-uint64_t clt_commands_drain(unsigned timeout_ms);
+uint64_t clt_commands_drain(unsigned stall_ms, unsigned max_ms);
 
 #endif

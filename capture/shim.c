@@ -350,14 +350,16 @@ static void at_exit(void)
 {
     /* Commands still in flight are waited for (bounded) while recording is
      * still on, so their completions are recorded. */
-    uint64_t unfinished = writer_state == 1 && clt_is_active() ? clt_commands_drain(2000) : 0;
+    uint64_t t0 = clt_clock_ns(CLOCK_MONOTONIC);
+    uint64_t unfinished = writer_state == 1 && clt_is_active() ? clt_commands_drain(2000, 60000) : 0;
+    uint64_t exit_wait_ns = clt_clock_ns(CLOCK_MONOTONIC) - t0;
     if (!__atomic_exchange_n(&clt_active, 0, __ATOMIC_ACQ_REL) && writer_state != 1)
         return;
     pthread_mutex_lock(&start_lock);
     if (writer_state == 1) {
         writer_state = 2;     /* finished: later calls only forward */
         pthread_mutex_unlock(&start_lock);
-        clt_writer_stop(unfinished);
+        clt_writer_stop(unfinished, exit_wait_ns);
         if ((clt_break_on & 2) && clt_writer_leaks())
             clt_break_if_debugged();    /* CLTRACE_BREAK=leak: the leaks are listed above */
         return;
@@ -387,8 +389,10 @@ static void on_fatal(int sig, siginfo_t *info, void *uc)
     unsigned i = 0;
     while (fatal_signals[i] != sig)
         i++;
-    if (!__atomic_exchange_n(&in_fatal, 1, __ATOMIC_ACQ_REL) && writer_running())
+    if (!__atomic_exchange_n(&in_fatal, 1, __ATOMIC_ACQ_REL) && writer_running()) {
+        clt_commands_drain(100, 250);      /* the completions the collector held back */
         clt_writer_flush_now(500);
+    }
     sigaction(sig, &old_actions[i], NULL);
     errno = saved;
     /* A fault returns to the faulting instruction and fires again under the
@@ -415,8 +419,10 @@ static void install_fatal_handlers(void)
 /* _exit and _Exit skip atexit: write out what was recorded first. */
 CLT_EXPORT void _exit(int status)
 {
-    if (writer_running())
+    if (writer_running()) {
+        clt_commands_drain(100, 250);
         clt_writer_flush_now(500);
+    }
     syscall(SYS_exit_group, status);
     __builtin_unreachable();
 }

@@ -409,7 +409,7 @@ def gen(reg, out, cap_out):
 # clt_hooks.h, so a hook that does not match its command does not compile.
 HOOKED = ["clCreateCommandQueue", "clCreateCommandQueueWithProperties", "clCreateCommandQueueWithPropertiesKHR",
           "clGetCommandQueueInfo", "clGetEventProfilingInfo", "clEnqueueNDRangeKernel",
-          "clBuildProgram", "clReleaseContext", "clGetContextInfo"]
+          "clBuildProgram", "clReleaseContext", "clGetContextInfo", "clReleaseCommandQueue"]
 
 
 def is_enqueue(c, ps, kinds):

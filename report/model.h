@@ -118,6 +118,7 @@ struct rm_selfcost {            /* what cltrace added to the run (selfcost.c) */
     int known;                  /* the trace states it (cltrace 0.2 and later) */
     uint64_t self_ns, hot_ns, device_timing_ns, waited_ns, calls_waited, run_ns;
     uint64_t writer_cpu_ns, collector_cpu_ns;
+    uint64_t exit_wait_ns;      /* after the app's last call: waiting for device times */
     char sampling[160];         /* "off" or the sampling rule */
 };
 

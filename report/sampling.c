@@ -17,6 +17,7 @@ void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char
         { "cltrace.run_ns", offsetof(struct rm_selfcost, run_ns) },
         { "cltrace.writer_cpu_ns", offsetof(struct rm_selfcost, writer_cpu_ns) },
         { "cltrace.collector_cpu_ns", offsetof(struct rm_selfcost, collector_cpu_ns) },
+        { "cltrace.exit_wait_ns", offsetof(struct rm_selfcost, exit_wait_ns) },
     };
     struct rm_selfcost *c = &m->self;
     for (unsigned i = 0; i < sizeof ints / sizeof ints[0]; i++)

@@ -14,16 +14,17 @@ static void sentence(const struct rm_model *m, char *buf, size_t cap)
     snprintf(buf, cap,
              "cltrace added %.3f s (%.1f %%) to this run on the app's threads: %.3f s recording calls, "
              "%.3f s device timing (events it asked for), %.3f s waiting for the writer (%llu calls waited); "
+             "at exit it held the app %.3f s more, collecting device times; "
              "its own threads used %.3f s CPU (writer %.3f, collector %.3f); device timing: %s",
              c->self_ns / 1e9, pct, c->hot_ns / 1e9, c->device_timing_ns / 1e9, c->waited_ns / 1e9,
-             (unsigned long long)c->calls_waited, (c->writer_cpu_ns + c->collector_cpu_ns) / 1e9,
+             (unsigned long long)c->calls_waited, c->exit_wait_ns / 1e9, (c->writer_cpu_ns + c->collector_cpu_ns) / 1e9,
              c->writer_cpu_ns / 1e9, c->collector_cpu_ns / 1e9,
              !c->sampling[0] || !strcmp(c->sampling, "off") ? "every command timed" : c->sampling);
 }
 
 void selfcost_text(FILE *o, const struct rm_model *m, int markdown)
 {
-    char s[600];
+    char s[800];
     if (!m->self.known) {
         fprintf(o, markdown ? "> cltrace's own cost: not stated in this trace (cut short, or an older cltrace)\n\n"
                             : "cltrace's own cost: not stated in this trace (cut short, or an older cltrace)\n\n");
@@ -68,18 +69,19 @@ void selfcost_api_note(const struct rm_api *a, char *buf, size_t cap)
 void selfcost_json(FILE *o, const struct rm_model *m)
 {
     const struct rm_selfcost *c = &m->self;
-    char s[600];
+    char s[800];
     fprintf(o, ",\"self_cost\":{\"known\":%s", c->known ? "true" : "false");
     if (c->known) {
         sentence(m, s, sizeof s);
         fprintf(o, ",\"self_ns\":%llu,\"hot_path_ns\":%llu,\"device_timing_ns\":%llu,\"waited_ns\":%llu,"
                    "\"calls_waited\":%llu,\"run_ns\":%llu,\"percent\":%.2f,\"writer_cpu_ns\":%llu,"
-                   "\"collector_cpu_ns\":%llu,\"sampling\":",
+                   "\"collector_cpu_ns\":%llu,\"exit_wait_ns\":%llu,\"sampling\":",
                 (unsigned long long)c->self_ns, (unsigned long long)c->hot_ns,
                 (unsigned long long)c->device_timing_ns, (unsigned long long)c->waited_ns,
                 (unsigned long long)c->calls_waited, (unsigned long long)c->run_ns,
                 c->run_ns ? 100.0 * (double)c->self_ns / (double)c->run_ns : 0.0,
-                (unsigned long long)c->writer_cpu_ns, (unsigned long long)c->collector_cpu_ns);
+                (unsigned long long)c->writer_cpu_ns, (unsigned long long)c->collector_cpu_ns,
+                (unsigned long long)c->exit_wait_ns);
         json_str(o, c->sampling[0] ? c->sampling : "off");
         fprintf(o, ",\"text\":");
         json_str(o, s);
@@ -105,7 +107,7 @@ void selfcost_junit(FILE *o, const struct rm_model *m)
     const struct rm_selfcost *c = &m->self;
     if (!c->known)
         return;
-    char s[600];
+    char s[800];
     sentence(m, s, sizeof s);
     fprintf(o, "    <property name=\"cltrace.self_ns\" value=\"%llu\"/>\n", (unsigned long long)c->self_ns);
     fprintf(o, "    <property name=\"cltrace.self_percent\" value=\"%.2f\"/>\n",
@@ -120,7 +122,7 @@ void selfcost_junit(FILE *o, const struct rm_model *m)
 
 void selfcost_html(FILE *o, const struct rm_model *m)
 {
-    char s[600];
+    char s[800];
     if (!m->self.known) {
         fprintf(o, "<p class=note>cltrace's own cost: not stated in this trace (cut short, or an older "
                    "cltrace)</p>\n");

@@ -199,6 +199,14 @@ def check_launches(t, n, sample=""):
     expect(selfc and selfc[-1]["value"] == a.get("cltrace.self_ns"),
            "per-thread self-time counter %r" % [c["value"] for c in selfc][-3:])
     expect(a.get("cltrace.device.0.clock_upper_bounds", 0) > 0, "no upper clock bound (calibration markers)")
+    # the collector held the completions back while the app enqueued (a
+    # backlog under its bound, no queue released): every one collected at
+    # the app's pause (its clFinish) or at its exit, none while it enqueued
+    got = {k: a.get("cltrace.completions_" + k) for k in ("at_pauses", "while_enqueuing", "at_exit")}
+    expect(None not in got.values() and got["at_pauses"] + got["at_exit"] == len(timed)
+           and got["while_enqueuing"] == 0, "completions collected %r, want %d at pauses or exit" % (got, len(timed)))
+    expect(a.get("cltrace.exit_wait_ns", -1) >= 0, "no exit wait stated")
+    expect(a.get("cltrace.device.0.write_event_cost_ns", -1) >= 0, "no write event cost measured")
 
 
 def check_report_clock_kept(report_json):
@@ -227,6 +235,10 @@ def check_report_selfcost(report_dir, sampled=""):
     props = {p.get("name"): p.get("value") for p in junit.iter("property")}
     expect(int(props.get("cltrace.self_ns", "0")) == sc.get("self_ns"), "junit self_ns %r" % props.get("cltrace.self_ns"))
     expect("cltrace added" in props.get("cltrace.self_cost", ""), "junit self_cost property")
+    expect(sc.get("exit_wait_ns", -1) >= 0, "json self_cost without exit_wait_ns %r" % sc)
+    for name, text in (("text", txt), ("markdown", md), ("html", html), ("junit", props.get("cltrace.self_cost", ""))):
+        expect(re.search(r"at exit it held the app [0-9.]+ s more, collecting device times", text),
+               name + ": the exit wait is not stated")
     expect(js.get("devices") and js["devices"][0].get("clock_residual_ns", -1) >= 0, "json devices %r" % js.get("devices"))
     k = js["kernels"][0]
     if sampled:

@@ -95,7 +95,7 @@ enum { CLT_CLK_TIMER, CLT_CLK_MARKER, CLT_CLK_UPPER };
 /* ticks: a fill without and with an event (medians); how much longer a
  * 4-byte write + clFinish takes on the profiling queue than on a plain one
  * (0: not measured, or not consistently longer) */
-enum { EVC_DEVICE, EVC_WITHOUT, EVC_WITH, EVC_SAMPLES, EVC_WRITE_PENALTY, EVC_N };
+enum { EVC_DEVICE, EVC_WITHOUT, EVC_WITH, EVC_SAMPLES, EVC_WRITE_PENALTY, EVC_WRITE_EVENT, EVC_N };
 /* a queue handle; 1: its profiling is on only around timed commands
  * (CLTRACE_SAMPLE, capture/queues.c), 0: on throughout */
 enum { QM_QUEUE, QM_SWITCHED, QM_N };

@@ -13,5 +13,8 @@ extern int clt_stacks_recorded;                  /* records may carry call stack
 
 void clt_ring_wake(struct clt_thread *th);        /* the writer gave room back */
 extern _Atomic uint64_t clt_collector_cpu_ns;    /* CPU time of the completion collector thread */
+/* Completions the collector recorded: where the app had paused, while it
+ * was enqueuing (a backlog past its bound, a released queue), at its exit. */
+extern _Atomic uint64_t clt_collected_paused, clt_collected_forced, clt_collected_exit;
 
 #endif

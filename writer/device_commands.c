@@ -69,7 +69,7 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     struct clt_dev *d = q->dev;
     if (rec->arg[CMD_FLOW] & (1u << 31))
         d->own_events++;
-    clt_cost_on_command(w, d, rec->arg[CMD_FLOW]);
+    clt_cost_on_command(w, d, rec->arg[CMD_FLOW], f ? f->fn : 0);
     if (!v[CMD_START] || !v[CMD_END]) {    /* no profiling data: counted, not drawn */
         m->untimed++;
         return;
@@ -326,6 +326,8 @@ void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec)
             d->marker_event_ns = clt_clock_to_ns(&w->clock, rec->t0 + rec->arg[EVC_WITH]) - base;
             d->event_cost_ns = d->marker_event_ns > d->marker_ns ? d->marker_event_ns - d->marker_ns : 0;
             d->write_penalty_ns = clt_clock_to_ns(&w->clock, rec->t0 + rec->arg[EVC_WRITE_PENALTY]) - base;
+            d->write_event_ns = clt_clock_to_ns(&w->clock, rec->t0 + rec->arg[EVC_WRITE_EVENT]) - base;
+            d->write_event_known = 1;
         }
         break;
     }
@@ -394,6 +396,7 @@ void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
         DEV_INT("marker_ns", d->marker_ns);
         DEV_INT("own_events", d->own_events);
         DEV_INT("write_penalty_ns", d->write_penalty_ns);
+        DEV_INT("write_event_cost_ns", d->write_event_ns);
         DEV_INT("writes", d->writes);
         DEV_INT("commands_sampled_out", d->sampled_out);
         DEV_INT("clock_offset_ns", d->offset);

@@ -36,6 +36,8 @@ struct clt_dev {
      * with and without one, capture/hooks.c), the events cltrace added */
     uint64_t marker_ns, marker_event_ns, event_cost_ns, own_events, sampled_out;
     uint64_t write_penalty_ns, writes; /* a host-to-device write on a profiling queue, over a plain one's; writes */
+    uint64_t write_event_ns;           /* what an event adds to a host-to-device write (event_cost_ns: to a fill) */
+    int write_event_known;
 };
 
 struct clt_queue {

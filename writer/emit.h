@@ -40,6 +40,7 @@ struct clt_writer {
     int16_t err_idx[2048];    /* -code -> index in clt_errors, or -1 */
     struct clt_devmodel *dev; /* devices, queues, kernels, buffers (device.c) */
     uint64_t unfinished;      /* commands still in flight at exit */
+    uint64_t exit_wait_ns;    /* the exiting thread's wait for the collector */
     struct clt_symbols syms;  /* call stacks (symbols.c) */
     struct clt_sym_sent own_sym;   /* stacks interned on the writer's own sequence */
     unsigned leaks;           /* objects the app still held at exit (lifetime.c) */
@@ -62,7 +63,7 @@ void clt_writer_flush(struct clt_writer *w);   /* writer.c: the buffer to the fi
 /* selfcost.c: what cltrace added to the run (TRACE_FORMAT.md) */
 struct clt_dev;
 struct clt_attrs;
-void clt_cost_on_command(struct clt_writer *w, const struct clt_dev *d, uint64_t flow);
+void clt_cost_on_command(struct clt_writer *w, const struct clt_dev *d, uint64_t flow, unsigned fn);
 void clt_cost_on_write(struct clt_writer *w, struct clt_dev *d, uint32_t seq);   /* clEnqueueWrite* */
 void clt_cost_thread_ended(struct clt_writer *w, struct clt_thread *th);
 void clt_cost_emit(struct clt_writer *w);

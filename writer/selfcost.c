@@ -15,6 +15,7 @@
 #include "emit.h"
 #include "device_model.h"
 #include "trace/ring.h"
+#include "trace/tables.h"
 
 #define SEQS 1024               /* flow ids carry the thread's sequence in 10 bits */
 #define COST_EVERY 64           /* capture/put.h CLT_COST_EVERY */
@@ -46,12 +47,16 @@ static uint64_t wait_ns(const struct clt_writer *w, const struct clt_thread *th)
     return ticks_ns(w, __atomic_load_n(&th->cost_waited, __ATOMIC_RELAXED));
 }
 
-void clt_cost_on_command(struct clt_writer *w, const struct clt_dev *d, uint64_t flow)
+/* An event cltrace asked for: what the device's calibration measured, on a
+ * write (host to device) for writes, on a fill for every other command. */
+void clt_cost_on_command(struct clt_writer *w, const struct clt_dev *d, uint64_t flow, unsigned fn)
 {
     (void)w;
-    if (flow & (1u << 31)) {    /* an event cltrace asked for */
-        S.event_ns[(flow >> 32) & (SEQS - 1)] += d->event_cost_ns;
-        S.event_ns_total += d->event_cost_ns;
+    if (flow & (1u << 31)) {
+        uint64_t ns = d->write_event_known && fn && !strncmp(clt_fns[fn].name, "clEnqueueWrite", 14)
+                    ? d->write_event_ns : d->event_cost_ns;
+        S.event_ns[(flow >> 32) & (SEQS - 1)] += ns;
+        S.event_ns_total += ns;
     }
 }
 
@@ -140,6 +145,11 @@ void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns,
     clt_attr_int(a, "cltrace.self_waited_ns", (int64_t)wait);
     clt_attr_int(a, "cltrace.calls_waited", (int64_t)waits);
     clt_attr_int(a, "cltrace.run_ns", (int64_t)run_ns);
+    clt_attr_int(a, "cltrace.exit_wait_ns", (int64_t)w->exit_wait_ns);
     clt_attr_int(a, "cltrace.writer_cpu_ns", (int64_t)writer_cpu_ns);
+    clt_attr_int(a, "cltrace.completions_at_pauses", (int64_t)__atomic_load_n(&clt_collected_paused, __ATOMIC_RELAXED));
+    clt_attr_int(a, "cltrace.completions_while_enqueuing",
+                 (int64_t)__atomic_load_n(&clt_collected_forced, __ATOMIC_RELAXED));
+    clt_attr_int(a, "cltrace.completions_at_exit", (int64_t)__atomic_load_n(&clt_collected_exit, __ATOMIC_RELAXED));
     clt_attr_int(a, "cltrace.collector_cpu_ns", (int64_t)__atomic_load_n(&clt_collector_cpu_ns, __ATOMIC_RELAXED));
 }

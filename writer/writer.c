@@ -571,9 +571,10 @@ int clt_writer_start(void)
     return 0;
 }
 
-void clt_writer_stop(uint64_t unfinished_commands)
+void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns)
 {
     W.unfinished = unfinished_commands;
+    W.exit_wait_ns = exit_wait_ns;
     __atomic_store_n(&stop_requested, 1, __ATOMIC_RELEASE);
     clt_writer_kick();
     /* Bounded: a writer stuck on a dead disk must not hang the exit. */

@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 int clt_writer_start(void);                  /* 0 ok, -1: run untraced */
-void clt_writer_stop(uint64_t unfinished);   /* drain, finish the file */
+void clt_writer_stop(uint64_t unfinished, uint64_t exit_wait_ns);   /* drain, finish the file */
 unsigned clt_writer_leaks(void);             /* after stop: objects the app still held */
 void clt_writer_forget(void);                /* in a fork child */
 void clt_writer_kick(void);                  /* wake an idle writer */

@@ -21,5 +21,7 @@ void clt_pre_clReleaseContext(struct clt_hook *h, void **context);
 void clt_post_clReleaseContext(struct clt_hook *h, int32_t *ret, void * context);
 void clt_pre_clGetContextInfo(struct clt_hook *h, void **context, uint32_t* param_name, size_t* param_value_size, void **param_value, void **param_value_size_ret);
 void clt_post_clGetContextInfo(struct clt_hook *h, int32_t *ret, void * context, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
+void clt_pre_clReleaseCommandQueue(struct clt_hook *h, void **command_queue);
+void clt_post_clReleaseCommandQueue(struct clt_hook *h, int32_t *ret, void * command_queue);
 
 #endif

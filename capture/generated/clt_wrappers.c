@@ -12324,15 +12324,12 @@ CLT_EXPORT int32_t CLT_CALL clReleaseCommandQueue(void * command_queue)
 {
     clReleaseCommandQueue_t real = (clReleaseCommandQueue_t)clt_real(CLT_FN_clReleaseCommandQueue);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
-        return real(command_queue);
     return clReleaseCommandQueue_rec(real, command_queue);
 }
 
 static int32_t clReleaseCommandQueue_rec(clReleaseCommandQueue_t real, void * command_queue)
 {
-    struct clt_thread *th = clt_enter_active();
-    if (!th) return real(command_queue);
+    struct clt_thread *th = clt_enter();
     if (th && th->in_fn == CLT_FN_clReleaseCommandQueue + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseCommandQueue); return CL_INVALID_OPERATION_; }
         th->reentered++;
@@ -12340,16 +12337,20 @@ static int32_t clReleaseCommandQueue_rec(clReleaseCommandQueue_t real, void * co
         th->reentered--;
         return clt_r;
     }
-    uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
+    uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    struct clt_hook h = { th, (void *)real, 0, {0} };
+    void * command_queue__c = command_queue;
+    clt_pre_clReleaseCommandQueue(&h, &command_queue__c);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clReleaseCommandQueue + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue);
+    int32_t ret = real(command_queue__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    clt_post_clReleaseCommandQueue(&h, &ret, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12363,7 +12364,7 @@ static int32_t clReleaseCommandQueue_rec(clReleaseCommandQueue_t real, void * co
             clt_put_stack(&x, !ok);
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseCommandQueue, t0, t1, (uint64_t)(int64_t)ret);
     }
-    clt_cost_end(th, clt_te, t1 - t0, 0);
+    clt_cost_end(th, clt_te, t1 - t0, 1);
     return ret;
 }
 

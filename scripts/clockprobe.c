@@ -12,6 +12,13 @@
  *   pingpong (NVIDIA) a kernel that waits for a flag the host sets in
  *            host-visible memory and answers with %globaltimer: the host
  *            brackets the answer by [flag set, answer seen]
+ *   linearity bursts of 4 polled markers every 10 ms for 3 s (what cltrace
+ *            takes where the app pauses): is the offset a straight line
+ *            over hundreds of ms? For each burst, the chord of the bursts
+ *            s ms before and after it against its own interval: a chord
+ *            that misses the interval contradicts the straight line
+ *            (writer/device.c, "chords"); the chord's width against the
+ *            burst's own and against aging one burst by 25 ppm over s
  *
  * For each, the bounds' widths (min / median), and the narrowest interval
  * the evidence of one window leaves after the clocks' drift is taken out
@@ -156,6 +163,71 @@ static void bracket_probe(const char *name, cl_kernel k, int n)
     free(call); free(poll); free(run); free(single); free(flush);
 }
 
+/* One burst of 4 markers: the tightest lower and upper bound of the offset
+ * it gives, each with the host time it held at. */
+struct burst { int64_t tl, l, tu, u; };
+
+static struct burst marker_burst(void)
+{
+    struct burst b = { 0, INT64_MIN, 0, INT64_MAX };
+    for (int i = 0; i < 4; i++) {
+        cl_event e;
+        int64_t a = now_ns();
+        CHECK(clEnqueueMarkerWithWaitList(q, 0, NULL, &e));
+        int64_t c = now_ns();
+        CHECK(clFlush(q));
+        cl_int st = 1;
+        int64_t seen;
+        do {
+            CHECK(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+            seen = now_ns();
+        } while (st > 0 && seen - c < 100000000);
+        int64_t Q = prof(e, CL_PROFILING_COMMAND_QUEUED), E = prof(e, CL_PROFILING_COMMAND_END);
+        clReleaseEvent(e);
+        if (a - Q > b.l) b.l = a - Q, b.tl = a;
+        if (c - Q < b.u) b.u = c - Q, b.tu = c;
+        if (seen - E < b.u) b.u = seen - E, b.tu = seen;
+    }
+    return b;
+}
+
+static int64_t chord(int64_t ta, int64_t va, int64_t tb, int64_t vb, int64_t t)
+{
+    return tb == ta ? va : va + (int64_t)((double)(vb - va) * (double)(t - ta) / (double)(tb - ta));
+}
+
+static void linearity_probe(void)
+{
+    enum { N = 300 };                     /* 3 s at 10 ms */
+    static struct burst b[N];
+    for (int i = 0; i < N; i++) {
+        int64_t t0 = now_ns();
+        b[i] = marker_burst();
+        while (now_ns() - t0 < 10000000)
+            ;
+    }
+    static const int spans[] = { 5, 10, 20, 40 };        /* bursts each side: 50 .. 400 ms */
+    for (unsigned s = 0; s < sizeof spans / sizeof spans[0]; s++) {
+        int k = spans[s], n = 0, bad = 0;
+        int64_t worst = INT64_MIN, cw[N], ow[N], aged[N];
+        for (int m = k; m + k < N; m++) {
+            const struct burst *x = &b[m - k], *y = &b[m + k], *z = &b[m];
+            int64_t lo = chord(x->tl, x->l, y->tl, y->l, z->tl), hi = chord(x->tu, x->u, y->tu, y->u, z->tu);
+            int64_t miss = lo - z->u > z->l - hi ? lo - z->u : z->l - hi;    /* > 0: the chord misses it */
+            bad += miss > 0;
+            if (miss > worst) worst = miss;
+            cw[n] = hi - lo;
+            ow[n] = z->u - z->l;
+            int64_t dist = z->tl - x->tl;
+            aged[n] = (x->u - x->l) + 2 * dist / 1000 * 25 / 1000;
+            n++;
+        }
+        printf("linearity, chords over %d ms: %d bursts, %d missed by the chord (worst %+lld ns); chord %lld ns wide"
+               " (median), a burst %lld, one burst aged 25 ppm over the distance %lld\n", 2 * k * 10, n, bad,
+               (long long)worst, (long long)med(cw, n), (long long)med(ow, n), (long long)med(aged, n));
+    }
+}
+
 static const char *gt_src =
     "ulong gt(void) { ulong t; asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t)); return t; }\n"
     "__kernel void stamp(__global ulong *out) { out[0] = gt(); }\n"
@@ -287,5 +359,6 @@ int main(int argc, char **argv)
     bracket_probe("marker", NULL, n);
     bracket_probe("kernel", k, n);
     gtimer_probe(n);
+    linearity_probe();
     return 0;
 }

@@ -76,6 +76,10 @@ t_unit_gzstream_whole_after_every_flush() {
     "$T/test_gzstream"
 }
 
+t_unit_clock_chords_across_a_loop() {
+    "$T/test_clock"
+}
+
 t_unit_probe_fit_and_file() {
     "$T/test_probe"
 }

@@ -86,6 +86,9 @@ $(T)/test_gzstream: tests/unit/test_gzstream.c writer/gzstream.c writer/gzstream
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_gzstream.c writer/gzstream.c -ldeflate -lz
 TEST_BINS += $(T)/test_gzstream
 
+$(T)/test_clock: tests/unit/test_clock.c writer/clock.c writer/device_model.h | $(T)
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_clock.c writer/clock.c
+TEST_BINS += $(T)/test_clock
 $(T)/test_probe: tests/unit/test_probe.c common/probe_file.c common/probe_file.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_probe.c common/probe_file.c
 TEST_BINS += $(T)/test_probe

@@ -227,89 +227,6 @@ static void mem_change(struct clt_writer *w, struct clt_mem *mo, int64_t delta, 
 
 /* ---- the clock ---------------------------------------------------------- */
 
-/* Two kinds of evidence tie a device's clock to the host's:
- *  - a bracket: the device time dev was taken while the host clock was in
- *    [h_lo, h_hi] (an enqueue and its QUEUED time; a marker; the
- *    clGetDeviceAndHostTimer pair), so offset = host - device lies in
- *    [h_lo - dev, h_hi - dev];
- *  - an upper bound: the device time dev was over by host time h (a command's
- *    END and the sync that saw it complete: clFinish, a blocking call, a
- *    marker polled), so offset <= h - dev.
- * The clocks drift (NVIDIA's 17-22 us/s against the host's, measured), so a
- * bound taken at time t_i says less about time t: it is widened by
- * CLT_CLOCK_DRIFT_PPM * |t - t_i|. The writer keeps the CLT_CLOCK_BOUNDS
- * tightest lower bounds and the tightest upper bounds, so aged (a loose
- * bound, such as a slow sync's, never pushes out a tight one, such as a
- * polled marker's, until drift has made that one looser). The offset at a
- * command's time is the middle of the interval they leave there, and its
- * width that command's residual (device_commands.c counts the largest).
- * Evidence does not arrive in time order (a command's bracket comes with
- * its completion, after later markers): nothing here assumes it. */
-static int64_t drift_over(uint64_t a, uint64_t b)
-{
-    uint64_t d = a > b ? a - b : b - a;
-    return (int64_t)(d / 1000 * CLT_CLOCK_DRIFT_PPM / 1000);
-}
-
-/* Keep v (a lower bound when sign is 1, an upper one when -1) taken at t:
- * in a free slot, else in place of the loosest kept one, aged to t, if v is
- * tighter. */
-static void keep_bound(struct clt_clock_bounds *b, int sign, int64_t v, uint64_t t)
-{
-    unsigned slot = b->n;
-    if (b->n < CLT_CLOCK_BOUNDS) {
-        b->n++;
-    } else {
-        int64_t loosest = INT64_MAX;
-        for (unsigned i = 0; i < CLT_CLOCK_BOUNDS; i++) {
-            int64_t aged = sign * b->v[i] - drift_over(t, b->t[i]);   /* larger: tighter */
-            if (aged < loosest) {
-                loosest = aged;
-                slot = i;
-            }
-        }
-        if (sign * v <= loosest)
-            return;
-    }
-    b->v[slot] = v;
-    b->t[slot] = t;
-}
-
-/* The tightest of the kept bounds, aged to t. */
-static int64_t bound_at(const struct clt_clock_bounds *b, int sign, uint64_t t)
-{
-    int64_t best = INT64_MIN;
-    for (unsigned i = 0; i < b->n; i++) {
-        int64_t aged = sign * b->v[i] - drift_over(t, b->t[i]);
-        if (aged > best)
-            best = aged;
-    }
-    return best == INT64_MIN ? (sign > 0 ? INT64_MIN : INT64_MAX) : sign * best;
-}
-
-void clt_dm_clock_at(struct clt_dev *d, uint64_t t)
-{
-    int64_t lo = bound_at(&d->lower, 1, t), hi = bound_at(&d->upper, -1, t);
-    if (lo == INT64_MIN)
-        return;                       /* no bracket yet: the offset stays as it was */
-    if (hi < lo) {                    /* evidence that contradicts itself (a drift past the bound): */
-        d->offset = lo + (hi - lo) / 2;        /* the middle, and the conflict as the uncertainty */
-        d->residual = lo - hi;
-        d->contradictions++;
-    } else {
-        d->residual = hi == INT64_MAX ? 0 : hi - lo;
-        d->offset = hi == INT64_MAX ? lo : lo + d->residual / 2;
-    }
-    d->has_offset = 1;
-}
-
-void clt_dm_clock_sample(struct clt_dev *d, uint64_t h_lo, uint64_t h_hi, uint64_t dev_ns)
-{
-    keep_bound(&d->lower, 1, (int64_t)(h_lo - dev_ns), h_lo);
-    keep_bound(&d->upper, -1, (int64_t)(h_hi - dev_ns), h_hi);
-    d->samples++;
-}
-
 /* A sync on q at host time h: the command of `flow` (and all before it, in
  * order) was over by then. Its END gives an upper bound, now if it was
  * drawn already, else when it is (device_commands.c). */
@@ -321,12 +238,6 @@ void clt_dm_sync(struct clt_queue *q, uint64_t flow, uint64_t h)
     }
     q->sync_flow = flow;
     q->sync_t = h;
-}
-
-void clt_dm_clock_upper(struct clt_dev *d, uint64_t h, uint64_t dev_ns)
-{
-    keep_bound(&d->upper, -1, (int64_t)(h - dev_ns), h);
-    d->uppers++;
 }
 
 /* ---- API calls: the model ----------------------------------------------- */

@@ -401,6 +401,7 @@ void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
         DEV_INT("commands_sampled_out", d->sampled_out);
         DEV_INT("clock_offset_ns", d->offset);
         DEV_INT("clock_residual_ns", d->max_residual);
+        DEV_INT("clock_chorded", d->chorded);
         DEV_INT("clock_residual_median_ns", residual_median(d));
         DEV_INT("clock_samples", d->samples);
         DEV_INT("clock_markers", d->markers);

@@ -14,7 +14,18 @@
 #define CLT_LANE_HISTORY 32
 #define CLT_FLOW_ARGS 16       /* kernel argument values kept per launch */
 
+#define CLT_CLOCK_BIN_NS 4000000ull    /* the evidence history: the tightest of each 4 ms */
+#define CLT_CLOCK_BINS 512             /* ~2 s of it */
+#define CLT_CLOCK_REACH 128            /* bins each side a chord may span (512 ms) */
+
 struct clt_clock_bounds { int64_t v[CLT_CLOCK_BOUNDS]; uint64_t t[CLT_CLOCK_BOUNDS]; unsigned n; };
+struct clt_clock_point { uint64_t t; int64_t v; };          /* t 0: none */
+struct clt_clock_hist {
+    uint64_t bin[CLT_CLOCK_BINS];                           /* bin number + 1 held in the slot */
+    struct clt_clock_point p[CLT_CLOCK_BINS][2];            /* its tightest lower, upper bound */
+    uint64_t version;                                       /* bumped when any of them changes */
+    struct { uint64_t version, bin; struct clt_clock_point a, b; } pair[2];   /* the last best chord */
+};
 struct clt_dev {
     uint64_t handle, id;
     unsigned index;
@@ -25,7 +36,8 @@ struct clt_dev {
     /* device ns -> host ns (device.c, "the clock"): the tightest bounds of
      * the offset host - device, each with the host time it held at */
     struct clt_clock_bounds lower, upper;
-    uint64_t samples, uppers, contradictions;
+    struct clt_clock_hist *hist;  /* the evidence by time, for chords (device.c) */
+    uint64_t samples, uppers, contradictions, chorded;
     int has_offset;
     int timer_ok;                 /* clGetDeviceAndHostTimer worked */
     unsigned markers;             /* clock samples from markers (calibration, then every 10 ms) */

@@ -83,7 +83,7 @@ int clt_clock_marker(struct clt_thread *th, void *queue, void *dev, uint64_t *ca
 
 #define KEEP_DEVICES 16
 #define KEEP_PERIOD_NS 10000000ull
-#define QUIET_MARKERS 4                 /* taken at once where the app has paused */
+#define QUIET_MARKERS 8                 /* taken at once where the app has paused */
 
 static struct keep {
     void *device, *context, *queue;   /* queue: cltrace's own, NULL once the context was released */

@@ -288,6 +288,12 @@ static void wait_for_collector(void)
         clt_count_wait(clt_tls, t0);
 }
 
+/* An enqueue left untimed (sampling): the app is enqueuing all the same. */
+void clt_collect_busy(void)
+{
+    __atomic_store_n(&last_handed_ns, clt_clock_ns(CLOCK_MONOTONIC), __ATOMIC_RELAXED);
+}
+
 void clt_track_command(uint64_t flow, void *event, void *queue)
 {
     if (!event)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "shim.h"
+#include "hooks.h"
 
 int clt_sampling;
 static struct clt_sample params;
@@ -60,7 +61,10 @@ int clt_sample_take(unsigned fn, uint64_t key, uint64_t bytes)
         if (cur != key)
             continue;
         uint64_t n = __atomic_fetch_add(&table[s].count, 1, __ATOMIC_RELAXED);
-        return n < params.first || (n - params.first) % params.every == 0;
+        int take = n < params.first || (n - params.first) % params.every == 0;
+        if (!take)
+            clt_collect_busy();  /* the app enqueues, untimed: the collector keeps out of the driver */
+        return take;
     }
     return 1;
 }

@@ -87,8 +87,10 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
      * the collector saw it complete */
     clt_dm_clock_at(d, d->has_offset ? (uint64_t)((int64_t)v[CMD_START] + d->offset)
                        : f ? f->h0 : clt_clock_to_ns(&w->clock, rec->t0));
-    if (d->residual > d->max_residual)      /* how uncertain this command's place is */
+    if (d->residual > d->max_residual) {    /* how uncertain this command's place is */
         d->max_residual = d->residual;
+        d->max_residual_at = (uint64_t)((int64_t)v[CMD_START] + d->offset);
+    }
     uint64_t bucket = (uint64_t)(d->residual > 0 ? d->residual : 0) / 100;
     d->residual_hist[bucket < CLT_RESIDUAL_BUCKETS ? bucket : CLT_RESIDUAL_BUCKETS - 1]++;
     m->commands++;
@@ -401,6 +403,7 @@ void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
         DEV_INT("commands_sampled_out", d->sampled_out);
         DEV_INT("clock_offset_ns", d->offset);
         DEV_INT("clock_residual_ns", d->max_residual);
+        DEV_INT("clock_residual_at_ns", d->max_residual_at);
         DEV_INT("clock_chorded", d->chorded);
         DEV_INT("clock_residual_median_ns", residual_median(d));
         DEV_INT("clock_samples", d->samples);

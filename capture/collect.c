@@ -188,6 +188,7 @@ static void *collector_main(void *arg)
     pthread_setname_np(pthread_self(), "cltrace-collect");   /* top -H, perf, gdb say whose thread it is */
     long sleep_ns = 20000;
     uint64_t idle_since = 0;      /* boottime ns the pending list emptied; 0: not empty */
+    int waking = 1;               /* first commands after a start or a sleep */
     for (;;) {
         take_handed();
         /* its own ring: the completions are records like any other */
@@ -198,8 +199,14 @@ static void *collector_main(void *arg)
             uint64_t now = clt_clock_ns(CLOCK_MONOTONIC);
             int drain = __atomic_load_n(&draining, __ATOMIC_RELAXED);
             int quiet = now - __atomic_load_n(&last_handed_ns, __ATOMIC_RELAXED) >= QUIET_NS;
-            if (quiet || drain)
-                clt_clock_keep_quiet(th);     /* the narrowest markers: nobody else in the driver */
+            /* the narrowest markers: nobody else in the driver; and where
+             * the app starts enqueuing after a while without (its first
+             * command is often waited for, as a warm-up): the loop that
+             * follows may run for a long time before the app pauses, and
+             * the calibration may be seconds old (a program build) */
+            if (quiet || drain || waking)
+                clt_clock_keep_quiet(th);
+            waking = 0;
             /* a released queue's commands are not held back: the writer
              * keeps a released queue's track only until they are drawn */
             int forced = drain || n_pend >= DEFER_MAX || __atomic_exchange_n(&collect_asked, 0, __ATOMIC_RELAXED);
@@ -235,6 +242,7 @@ static void *collector_main(void *arg)
             }
             __atomic_store_n(&collector_idle, 0, __ATOMIC_SEQ_CST);
             sleep_ns = 20000;
+            waking = 1;
             continue;
         }
         /* commands running: look again soon, less often the longer they run */

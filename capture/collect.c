@@ -69,9 +69,11 @@ static uint64_t hand_tail;                        /* collector only */
 static _Alignas(64) _Atomic int collector_state;  /* read on every command, written once */
 static _Atomic int collector_idle, draining;
 static _Atomic uint32_t wake_word;         /* futex the idle collector sleeps on */
-/* CLOCK_MONOTONIC ns of the latest timed command handed over: the app
- * threads store it (relaxed, a line of its own), the collector reads it. */
-static _Alignas(64) _Atomic uint64_t last_handed_ns;
+/* clt_now() of the latest enqueue (timed or sampled out): the app threads
+ * store it (relaxed, a line of its own; no clock call: ~1 % of a sampled
+ * launch), the collector reads it; ticks_ns converts for it. */
+static _Alignas(64) _Atomic uint64_t last_handed;
+static double ns_per_tick = 1.0;
 static _Atomic int collect_asked;          /* a queue was released: its commands now */
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -147,7 +149,7 @@ static void keep_clock(struct clt_thread *th)
 }
 
 /* One pass over the pending commands; returns how many completed. With
- * since (ns) set, the pass ends early once a timed command is handed over
+ * since (clt_now() ticks) set, the pass ends early once a timed command is handed over
  * after it: the app enqueues again, the rest wait for its next pause. */
 static unsigned collect_round(struct clt_thread *th, uint64_t since)
 {
@@ -160,7 +162,7 @@ static unsigned collect_round(struct clt_thread *th, uint64_t since)
         int skip = 0;
         for (unsigned b = 0; b < n_blocked && !skip; b++)
             skip = blocked[b] == p->queue;
-        if (since && i % 16 == 0 && __atomic_load_n(&last_handed_ns, __ATOMIC_RELAXED) > since) {
+        if (since && i % 16 == 0 && __atomic_load_n(&last_handed, __ATOMIC_RELAXED) > since) {
             memmove(&pend[keep], p, (n_pend - i) * sizeof *pend);
             keep += n_pend - i;
             break;
@@ -186,6 +188,14 @@ static void *collector_main(void *arg)
 {
     (void)arg;
     pthread_setname_np(pthread_self(), "cltrace-collect");   /* top -H, perf, gdb say whose thread it is */
+    if (clt_use_tsc) {            /* clt_now() ticks per ns, over 2 ms */
+        uint64_t t0 = clt_now(), n0 = clt_clock_ns(CLOCK_MONOTONIC);
+        struct timespec ts = { 0, 2000000 };
+        nanosleep(&ts, NULL);
+        uint64_t t1 = clt_now(), n1 = clt_clock_ns(CLOCK_MONOTONIC);
+        if (t1 > t0 && n1 > n0)
+            ns_per_tick = (double)(n1 - n0) / (double)(t1 - t0);
+    }
     long sleep_ns = 20000;
     uint64_t idle_since = 0;      /* boottime ns the pending list emptied; 0: not empty */
     int waking = 1;               /* first commands after a start or a sleep */
@@ -196,9 +206,9 @@ static void *collector_main(void *arg)
         unsigned done = 0;
         if (n_pend) {
             keep_clock(th);
-            uint64_t now = clt_clock_ns(CLOCK_MONOTONIC);
+            uint64_t now = clt_now(), last = __atomic_load_n(&last_handed, __ATOMIC_RELAXED);
             int drain = __atomic_load_n(&draining, __ATOMIC_RELAXED);
-            int quiet = now - __atomic_load_n(&last_handed_ns, __ATOMIC_RELAXED) >= QUIET_NS;
+            int quiet = now < last || (double)(now - last) * ns_per_tick >= QUIET_NS;
             /* the narrowest markers: nobody else in the driver; and where
              * the app starts enqueuing after a while without (its first
              * command is often waited for, as a warm-up): the loop that
@@ -299,7 +309,7 @@ static void wait_for_collector(void)
 /* An enqueue left untimed (sampling): the app is enqueuing all the same. */
 void clt_collect_busy(void)
 {
-    __atomic_store_n(&last_handed_ns, clt_clock_ns(CLOCK_MONOTONIC), __ATOMIC_RELAXED);
+    __atomic_store_n(&last_handed, clt_now(), __ATOMIC_RELAXED);
 }
 
 void clt_track_command(uint64_t flow, void *event, void *queue)
@@ -326,7 +336,7 @@ void clt_track_command(uint64_t flow, void *event, void *queue)
             return;
         }
     }
-    __atomic_store_n(&last_handed_ns, clt_clock_ns(CLOCK_MONOTONIC), __ATOMIC_RELAXED);
+    __atomic_store_n(&last_handed, clt_now(), __ATOMIC_RELAXED);
     uint64_t ticket = __atomic_fetch_add(&hand_head, 1, __ATOMIC_ACQ_REL);
     if (CLT_UNLIKELY(ticket % 1024 == 0) && in_flight() >= MAX_IN_FLIGHT)
         wait_for_collector();

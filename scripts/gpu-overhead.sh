@@ -117,3 +117,26 @@ print('%-8s %-8s rep %s: slowdown %8.1f ms, cltrace says %8.1f ms (%+.0f %%); cl
         done
     done
 done | tee "$OUT/selfcost.txt"
+# The same in the medians: a single run against the untraced median carries
+# that run's own noise (the untraced runs spread by 20 % and more on a cloud
+# host); the median slowdown against the median of what cltrace stated.
+python3 - "$OUT/runs.txt" "$OUT/selfcost.txt" <<'PY'
+import re, statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+said = {}
+for l in open(sys.argv[2]):
+    m = re.match(r"(\w+)\s+(\w+)\s+rep \d+: .*cltrace says\s+([-0-9.]+) ms", l)
+    if m:
+        said.setdefault((m.group(1), m.group(2)), []).append(float(m.group(3)))
+for loop in ("launch", "enqueue"):
+    u = [float(r[4]) for r in rows if r[0] == loop and r[1] == "untraced"]
+    for mode in ("default", "sampled"):
+        t = [(float(r[4]), int(r[3])) for r in rows if r[0] == loop and r[1] == mode]
+        if not u or not t or (loop, mode) not in said:
+            continue
+        per = 1 if loop == "launch" else 3
+        slow = (statistics.median(w for w, _ in t) - statistics.median(u)) * t[0][1] * per / 1e6
+        s = statistics.median(said[(loop, mode)])
+        print("%-8s %-8s medians: slowdown %7.1f ms, cltrace says %7.1f ms (%+.0f %%)" %
+              (loop, mode, slow, s, (s / slow - 1) * 100 if slow > 0 else 0))
+PY

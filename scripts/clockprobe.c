@@ -104,6 +104,18 @@ static int64_t prof(cl_event e, cl_profiling_info p)
     return (int64_t)v;
 }
 
+/* The moment e is seen over, polled from host time c (100 ms at most). */
+static int64_t poll_over(cl_event e, int64_t c)
+{
+    cl_int st = 1;
+    int64_t seen;
+    do {
+        CHECK(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+        seen = now_ns();
+    } while (st > 0 && seen - c < 100000000);
+    return seen;
+}
+
 /* marker or kernel: brackets and polled ENDs. Where the driver stamps
  * SUBMIT (or START) inside the clFlush that follows the enqueue, the flush
  * call brackets it too: the "in the flush" windows say whether it does (no
@@ -129,12 +141,7 @@ static void bracket_probe(const char *name, cl_kernel k, int n)
         int64_t c = now_ns();
         CHECK(clFlush(q));
         int64_t f1 = now_ns();
-        cl_int st = 1;
-        int64_t seen;
-        do {
-            CHECK(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
-            seen = now_ns();
-        } while (st > 0 && seen - c < 100000000);
+        int64_t seen = poll_over(e, c);
         int64_t Q = prof(e, CL_PROFILING_COMMAND_QUEUED), E = prof(e, CL_PROFILING_COMMAND_END),
                 S = prof(e, CL_PROFILING_COMMAND_SUBMIT), St = prof(e, CL_PROFILING_COMMAND_START);
         clReleaseEvent(e);
@@ -176,12 +183,7 @@ static struct burst marker_burst(void)
         CHECK(clEnqueueMarkerWithWaitList(q, 0, NULL, &e));
         int64_t c = now_ns();
         CHECK(clFlush(q));
-        cl_int st = 1;
-        int64_t seen;
-        do {
-            CHECK(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
-            seen = now_ns();
-        } while (st > 0 && seen - c < 100000000);
+        int64_t seen = poll_over(e, c);
         int64_t Q = prof(e, CL_PROFILING_COMMAND_QUEUED), E = prof(e, CL_PROFILING_COMMAND_END);
         clReleaseEvent(e);
         if (a - Q > b.l) b.l = a - Q, b.tl = a;

@@ -208,7 +208,7 @@ static void *collector_main(void *arg)
             keep_clock(th);
             uint64_t now = clt_now(), last = __atomic_load_n(&last_handed, __ATOMIC_RELAXED);
             int drain = __atomic_load_n(&draining, __ATOMIC_RELAXED);
-            int quiet = now < last || (double)(now - last) * ns_per_tick >= QUIET_NS;
+            int quiet = now > last && (double)(now - last) * ns_per_tick >= QUIET_NS;   /* another core's clock a few ticks ahead: busy */
             /* the narrowest markers: nobody else in the driver; and where
              * the app starts enqueuing after a while without (its first
              * command is often waited for, as a warm-up): the loop that

@@ -380,7 +380,7 @@ uint64_t clt_commands_drain(unsigned stall_ms, unsigned max_ms)
 }
 
 /* The app releases a queue: the writer holds a released queue's track (of
- * 256 at most) until its commands are drawn, so the collector takes them
+ * 1,024 at most) until its commands are drawn, so the collector takes them
  * now rather than at the app's next pause. */
 void clt_pre_clReleaseCommandQueue(struct clt_hook *h, void **queue)
 {

@@ -130,7 +130,7 @@ static struct clt_queue *queue_get(struct clt_writer *w, uint64_t handle)
     for (unsigned i = 0; i < m->n_queues && !q; i++)
         if (!m->queues[i].id)
             q = &m->queues[i];
-    if (!q && m->n_queues < 256)
+    if (!q && m->n_queues < CLT_DM_QUEUES)
         q = &m->queues[m->n_queues++];
     if (!q)
         return NULL;

@@ -114,7 +114,12 @@ struct clt_regs { uint64_t program; unsigned regs; char name[CLT_MAX_STR + 1]; }
 struct clt_devmodel {
     struct clt_dev devs[16];
     unsigned n_devs;
-    struct clt_queue queues[256];  /* live queues (slots reused after release) */
+#define CLT_DM_QUEUES 1024
+    /* live queues, and released ones until their commands are drawn (the
+     * collector may hold completions back while the app enqueues: a
+     * program that makes and releases a queue per frame can leave
+     * hundreds); slots reused; calloc'd: a slot costs memory once used */
+    struct clt_queue queues[CLT_DM_QUEUES];
     unsigned n_queues, queue_serial;
     struct clt_ctx ctxs[64];
     unsigned n_ctxs;

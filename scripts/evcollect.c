@@ -311,6 +311,12 @@ int main(int argc, char **argv)
     for (int rep = 0; rep < REPS; rep++)       /* interleaved: every mode sees the same machine */
         for (int m = 0; m < N_MODES; m++)
             run(m, n, &wall[m][rep], &cpu[m][rep]);
+    /* the event's price paired within each rep (the two ran back to back):
+     * a median of differences, which one slow untraced run cannot skew */
+    double paired[REPS];
+    for (int rep = 0; rep < REPS; rep++)
+        paired[rep] = wall[EVENT][rep] - wall[NONE][rep];
+    qsort(paired, REPS, sizeof(double), cmp);
     printf("%-10s %14s %14s %14s   (ns per launch on the calling thread, %ld launches, %d reps)\n", "mode",
            "wall min", "wall median", "cpu min", n, REPS);
     for (int m = 0; m < N_MODES; m++) {
@@ -318,6 +324,7 @@ int main(int argc, char **argv)
         qsort(cpu[m], REPS, sizeof(double), cmp);
         printf("%-10s %14.0f %14.0f %14.0f\n", mode_names[m], wall[m][0], wall[m][REPS / 2], cpu[m][0]);
     }
+    printf("paired     event - none in each rep: %.0f ns median, %.0f min\n", paired[REPS / 2], paired[0]);
     small = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4, NULL, &e);
     CHECK(e);
     event_costs(n / 4);

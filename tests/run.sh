@@ -62,6 +62,10 @@ t_gpu_measuring_programs_build_and_check_on_pocl() {
         "$WORK/clockprobe.out")" -eq 4 ]
     grep -q "globaltimer: the program does not build here" "$WORK/clockprobe.out"
     ! grep "^ *QUEUED in the enqueue\|^ *+ polled END" "$WORK/clockprobe.out" | grep -q NEGATIVE
+    # its linearity probe: PoCL's device clock is the host's, a straight
+    # line: no chord may miss a burst between its ends
+    [ "$(grep -c '^linearity, chords over [0-9]* ms: [0-9]* bursts, 0 missed by the chord' \
+        "$WORK/clockprobe.out")" -eq 4 ]
 }
 
 t_unit_fastpack_matches_protobuf_c() {

@@ -198,6 +198,46 @@ static int64_t chord(int64_t ta, int64_t va, int64_t tb, int64_t vb, int64_t t)
     return tb == ta ? va : va + (int64_t)((double)(vb - va) * (double)(t - ta) / (double)(tb - ta));
 }
 
+/* A marker polled for its END itself (clGetEventProfilingInfo fails until
+ * the command is complete) instead of its status: is the END seen sooner,
+ * so the upper bound narrower? Interleaved with the status poll. */
+static void end_poll_probe(int n)
+{
+    struct ev *byst = calloc((size_t)n, sizeof *byst), *byend = calloc((size_t)n, sizeof *byend);
+    for (int i = 0; i < 2 * n; i++) {
+        cl_event e;
+        int64_t a = now_ns();
+        CHECK(clEnqueueMarkerWithWaitList(q, 0, NULL, &e));
+        int64_t c = now_ns();
+        CHECK(clFlush(q));
+        int64_t seen, E = 0;
+        if (i & 1) {
+            cl_ulong v = 0;
+            do {
+                cl_int st = clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof v, &v, NULL);
+                seen = now_ns();
+                if (st == CL_SUCCESS && v)
+                    break;
+            } while (seen - c < 100000000);
+            E = (int64_t)v;
+        } else {
+            seen = poll_over(e, c);
+            E = prof(e, CL_PROFILING_COMMAND_END);
+        }
+        int64_t Q = prof(e, CL_PROFILING_COMMAND_QUEUED);
+        clReleaseEvent(e);
+        struct ev x = { a, a - Q, seen - E < c - Q ? seen - E : c - Q };
+        if (i & 1)
+            byend[i / 2] = x;
+        else
+            byst[i / 2] = x;
+    }
+    windows("marker, END seen by status", byst, n, 16);
+    windows("marker, END seen by polling END", byend, n, 16);
+    free(byst);
+    free(byend);
+}
+
 static void linearity_probe(void)
 {
     enum { N = 300 };                     /* 3 s at 10 ms */
@@ -360,6 +400,7 @@ int main(int argc, char **argv)
     CHECK(clSetKernelArg(k, 0, sizeof b, &b));
     bracket_probe("marker", NULL, n);
     bracket_probe("kernel", k, n);
+    end_poll_probe(n);
     gtimer_probe(n);
     linearity_probe();
     return 0;

@@ -196,7 +196,9 @@ void clt_post_clGetContextInfo(struct clt_hook *h, int32_t *ret, void *context, 
     pthread_mutex_unlock(&keep_lock);
 }
 
-void clt_clock_keep_tick(struct clt_thread *th)
+/* On each device's queue of ours, n markers, where the last time (of the
+ * ones taken every KEEP_PERIOD_NS, or of the quiet ones) is that long ago. */
+static void keep_markers(struct clt_thread *th, int quiet, unsigned n)
 {
     uint64_t now = clt_clock_ns(CLOCK_MONOTONIC);
     if (pthread_mutex_trylock(&keep_lock) != 0)
@@ -204,12 +206,20 @@ void clt_clock_keep_tick(struct clt_thread *th)
     for (unsigned i = 0; i < n_keeps; i++) {
         struct keep *k = &keeps[i];
         uint64_t ticks;
-        if (k->queue && now - k->last_ns >= KEEP_PERIOD_NS) {
+        if (k->queue && now - (quiet ? k->last_quiet_ns : k->last_ns) >= KEEP_PERIOD_NS) {
             k->last_ns = now;
-            clt_clock_marker(th, k->queue, k->device, &ticks);
+            if (quiet)
+                k->last_quiet_ns = now;
+            for (unsigned m = 0; m < n && clt_clock_marker(th, k->queue, k->device, &ticks); m++)
+                ;
         }
     }
     pthread_mutex_unlock(&keep_lock);
+}
+
+void clt_clock_keep_tick(struct clt_thread *th)
+{
+    keep_markers(th, 0, 1);
 }
 
 /* The app has paused (collect.c): nothing of its competes for the driver,
@@ -218,19 +228,7 @@ void clt_clock_keep_tick(struct clt_thread *th)
  * at most once a KEEP_PERIOD_NS per device. */
 void clt_clock_keep_quiet(struct clt_thread *th)
 {
-    uint64_t now = clt_clock_ns(CLOCK_MONOTONIC);
-    if (pthread_mutex_trylock(&keep_lock) != 0)
-        return;
-    for (unsigned i = 0; i < n_keeps; i++) {
-        struct keep *k = &keeps[i];
-        uint64_t ticks;
-        if (k->queue && now - k->last_quiet_ns >= KEEP_PERIOD_NS) {
-            k->last_quiet_ns = k->last_ns = now;
-            for (unsigned m = 0; m < QUIET_MARKERS && clt_clock_marker(th, k->queue, k->device, &ticks); m++)
-                ;
-        }
-    }
-    pthread_mutex_unlock(&keep_lock);
+    keep_markers(th, 1, QUIET_MARKERS);
 }
 
 /* The child of fork(): the parent's queues are not the child's to use. */

@@ -19,8 +19,8 @@
  * the collector's queries with the app's launches: a thread polling the
  * oldest event alone costs the launching thread 2-3 us a launch there
  * (scripts/evcollect.c), more than cltrace's whole own share. So the
- * collector holds the completions back while timed commands keep coming
- * (one within QUIET_NS), up to DEFER_MAX of them, and collects when the app
+ * collector holds the completions back while the app keeps enqueuing (an
+ * enqueue, timed or not, within QUIET_NS), up to DEFER_MAX of them, and collects when the app
  * pauses (waits in clFinish, computes, exits) or past that backlog, where it
  * collects as it always did. Its clock markers stay (one every 10 ms, 0.1 %
  * of the collector's time), and it takes a few more at each quiet moment,
@@ -51,7 +51,7 @@ typedef int32_t (*event_fn_t)(void *);
 
 #define HAND_SLOTS 16384
 #define COLLECTOR_LINGER_NS 10000000ull   /* 10 ms of napping before a futex sleep */
-#define QUIET_NS 200000ull                /* no timed command for 200 us: the app has paused */
+#define QUIET_NS 200000ull                /* no enqueue for 200 us: the app has paused */
 #define DEFER_MAX 32768u                  /* completions held back at most (events the driver keeps) */
 struct hand_slot {
     _Atomic uint64_t turn;    /* 2*lap: free for lap's producer; 2*lap+1: filled */
@@ -71,7 +71,8 @@ static _Atomic int collector_idle, draining;
 static _Atomic uint32_t wake_word;         /* futex the idle collector sleeps on */
 /* clt_now() of the latest enqueue (timed or sampled out): the app threads
  * store it (relaxed, a line of its own; no clock call: ~1 % of a sampled
- * launch), the collector reads it; ticks_ns converts for it. */
+ * launch), the collector reads it; ns_per_tick (measured at its start)
+ * converts for it. */
 static _Alignas(64) _Atomic uint64_t last_handed;
 static double ns_per_tick = 1.0;
 static _Atomic int collect_asked;          /* a queue was released: its commands now */
@@ -149,8 +150,8 @@ static void keep_clock(struct clt_thread *th)
 }
 
 /* One pass over the pending commands; returns how many completed. With
- * since (clt_now() ticks) set, the pass ends early once a timed command is handed over
- * after it: the app enqueues again, the rest wait for its next pause. */
+ * since (clt_now() ticks) set, the pass ends early once the app enqueues
+ * after it: the rest wait for its next pause. */
 static unsigned collect_round(struct clt_thread *th, uint64_t since)
 {
     info_t prof = REAL(clGetEventProfilingInfo), ev_info = REAL(clGetEventInfo);
@@ -205,7 +206,6 @@ static void *collector_main(void *arg)
         struct clt_thread *th = clt_enter();
         unsigned done = 0;
         if (n_pend) {
-            keep_clock(th);
             uint64_t now = clt_now(), last = __atomic_load_n(&last_handed, __ATOMIC_RELAXED);
             int drain = __atomic_load_n(&draining, __ATOMIC_RELAXED);
             int quiet = now > last && (double)(now - last) * ns_per_tick >= QUIET_NS;   /* another core's clock a few ticks ahead: busy */
@@ -215,7 +215,9 @@ static void *collector_main(void *arg)
              * follows may run for a long time before the app pauses, and
              * the calibration may be seconds old (a program build) */
             if (quiet || drain || waking)
-                clt_clock_keep_quiet(th);
+                clt_clock_keep_quiet(th);     /* its markers count as the 10 ms one's */
+            else
+                keep_clock(th);
             waking = 0;
             /* a released queue's commands are not held back: the writer
              * keeps a released queue's track only until they are drawn */

@@ -161,6 +161,25 @@ struct calibration {
     unsigned n_syncs;
 };
 
+/* One 4-byte command into buf on queue: with an event where ev is not NULL. */
+typedef int32_t (*cal_cmd_t)(void *queue, void *buf, void **ev);
+static const uint32_t cal_zero = 0;
+
+static int32_t fill4(void *queue, void *buf, void **ev)
+{
+    typedef int32_t (*fill_t)(void *, void *, const void *, size_t, size_t, size_t, uint32_t, const void *, void **);
+    fill_t fill = REAL(clEnqueueFillBuffer);
+    return fill ? fill(queue, buf, &cal_zero, 4, 0, 4, 0, NULL, ev) : -1;
+}
+
+/* non-blocking, as the app's writes usually are */
+static int32_t write4(void *queue, void *buf, void **ev)
+{
+    typedef int32_t (*write_t)(void *, void *, uint32_t, size_t, size_t, const void *, uint32_t, const void *, void **);
+    write_t write = REAL(clEnqueueWriteBuffer);
+    return write ? write(queue, buf, 0, 0, 4, &cal_zero, 0, NULL, ev) : -1;
+}
+
 /* A 4-byte write + clFinish on a plain queue of ours against the same on
  * the app's, which has profiling on because of cltrace: on NVIDIA's driver a
  * host-to-device write on a profiling queue takes ~7 us longer (fills and
@@ -169,24 +188,20 @@ struct calibration {
 static void write_penalty(void *queue, void *ctx, void *dev, void *buf, struct calibration *cal)
 {
     typedef void *(*create_q_t)(void *, void *, uint64_t, int32_t *);
-    typedef int32_t (*write_t)(void *, void *, uint32_t, size_t, size_t, const void *, uint32_t, const void *, void **);
     typedef int32_t (*obj_fn_t)(void *);
     create_q_t create = REAL(clCreateCommandQueue);
-    write_t write = REAL(clEnqueueWriteBuffer);
     obj_fn_t finish = REAL(clFinish), rel_q = REAL(clReleaseCommandQueue);
     int32_t err = -1;
     void *plain = create && rel_q ? create(ctx, dev, 0, &err) : NULL;
     if (!plain || err != CL_SUCCESS_)
         return;
-    static const uint32_t zero = 0;
     unsigned i = 0;
     for (; i < CAL_SYNCS; i++) {      /* interleaved, each first every other time */
         void *q[2] = { i & 1 ? queue : plain, i & 1 ? plain : queue };
         uint64_t t[3];
         t[0] = clt_now();
         for (int k = 0; k < 2; k++) {
-            if (!write || write(q[k], buf, 0, 0, 4, &zero, 0, NULL, NULL) != CL_SUCCESS_ ||
-                finish(q[k]) != CL_SUCCESS_)
+            if (write4(q[k], buf, NULL) != CL_SUCCESS_ || finish(q[k]) != CL_SUCCESS_)
                 goto out;
             t[k + 1] = clt_now();
         }
@@ -217,82 +232,73 @@ static uint64_t write_penalty_of(const struct calibration *cal)
     return d[CAL_SYNCS / 2];
 }
 
-/* What an event adds to a 4-byte host-to-device write (non-blocking, as
- * the app's usually are): the difference of the medians of CAL_MARKERS
- * each, interleaved. Not what it adds to a fill or a kernel: on NVIDIA's
- * driver ~0 against ~7.5 us (scripts/evcollect.c), so charging writes the
- * fill's price overstated a write + kernel + clFinish loop by 40-56 %. */
-static uint64_t write_event_cost(void *queue, void *buf)
+/* CAL_MARKERS of cmd without and with an event, interleaved: each one's
+ * enqueue time (ticks) into without[] and with[]; then the queue is
+ * finished. Returns how many pairs were measured (CAL_MARKERS: all). */
+static unsigned cal_pairs(void *queue, void *buf, cal_cmd_t cmd, uint64_t *without, uint64_t *with)
 {
-    typedef int32_t (*write_t)(void *, void *, uint32_t, size_t, size_t, const void *, uint32_t, const void *, void **);
     typedef int32_t (*obj_fn_t)(void *);
-    write_t write = REAL(clEnqueueWriteBuffer);
     obj_fn_t rel_ev = REAL(clReleaseEvent), finish = REAL(clFinish);
-    static const uint32_t zero = 0;
-    uint64_t without[CAL_MARKERS], with[CAL_MARKERS];
-    if (!write || !rel_ev || !finish)
+    if (!rel_ev || !finish)
         return 0;
-    for (unsigned i = 0; i < CAL_MARKERS; i++) {
+    unsigned i = 0;
+    for (; i < CAL_MARKERS; i++) {
         void *ev = NULL;
         uint64_t a = clt_now();
-        if (write(queue, buf, 0, 0, 4, &zero, 0, NULL, NULL) != CL_SUCCESS_)
-            return 0;
+        if (cmd(queue, buf, NULL) != CL_SUCCESS_)
+            break;
         uint64_t b = clt_now();
-        if (write(queue, buf, 0, 0, 4, &zero, 0, NULL, &ev) != CL_SUCCESS_ || !ev)
-            return 0;
+        if (cmd(queue, buf, &ev) != CL_SUCCESS_ || !ev)
+            break;
         uint64_t c = clt_now();
         rel_ev(ev);
         without[i] = b - a;
         with[i] = c - b;
     }
     finish(queue);
+    return i;
+}
+
+/* What an event adds to a 4-byte host-to-device write: the difference of
+ * the medians. Not what it adds to a fill or a kernel: on NVIDIA's driver
+ * ~0 against ~7.5 us (scripts/evcollect.c), so charging writes the fill's
+ * price overstated a write + kernel + clFinish loop by 30-56 %. */
+static uint64_t write_event_cost(void *queue, void *buf)
+{
+    uint64_t without[CAL_MARKERS], with[CAL_MARKERS];
+    if (cal_pairs(queue, buf, write4, without, with) != CAL_MARKERS)
+        return 0;
     qsort(without, CAL_MARKERS, sizeof *without, cmp_u64);
     qsort(with, CAL_MARKERS, sizeof *with, cmp_u64);
     return with[CAL_MARKERS / 2] > without[CAL_MARKERS / 2] ? with[CAL_MARKERS / 2] - without[CAL_MARKERS / 2] : 0;
 }
 
 /* Fills of 4 bytes, with and without an event, interleaved, into a buffer
- * made and released here; and, where the app did not ask for profiling, the
- * write penalty. 1: measured (CAL_MARKERS of each). */
+ * made and released here; then what an event adds to a write, and, where
+ * the app did not ask for profiling, the write penalty. 1: measured
+ * (CAL_MARKERS of each). */
 static int event_cost_fill(void *queue, void *dev, int app_profiling, struct calibration *cal)
 {
     typedef void *(*create_buf_t)(void *, uint64_t, size_t, void *, int32_t *);
-    typedef int32_t (*fill_t)(void *, void *, const void *, size_t, size_t, size_t, uint32_t, const void *, void **);
     typedef int32_t (*obj_fn_t)(void *);
     get_info_t qinfo = REAL(clGetCommandQueueInfo);
     create_buf_t create = REAL(clCreateBuffer);
-    fill_t fill = REAL(clEnqueueFillBuffer);
-    obj_fn_t rel_mem = REAL(clReleaseMemObject), rel_ev = REAL(clReleaseEvent), finish = REAL(clFinish);
+    obj_fn_t rel_mem = REAL(clReleaseMemObject);
     void *ctx = NULL;
     int32_t err = -1;
-    if (!qinfo || !create || !fill || !rel_mem || !rel_ev || !finish ||
+    if (!qinfo || !create || !rel_mem ||
         qinfo(queue, 0x1090 /* CL_QUEUE_CONTEXT */, sizeof ctx, &ctx, NULL) != CL_SUCCESS_ || !ctx)
         return 0;
     void *buf = create(ctx, 1 /* CL_MEM_READ_WRITE */, 4, NULL, &err);
     if (!buf || err != CL_SUCCESS_)
         return 0;
-    static const uint32_t zero = 0;
-    unsigned i = 0;
-    for (; i < CAL_MARKERS; i++) {
-        void *ev = NULL;
-        uint64_t a = clt_now();
-        if (fill(queue, buf, &zero, 4, 0, 4, 0, NULL, NULL) != CL_SUCCESS_)
-            break;
-        uint64_t b = clt_now();
-        if (fill(queue, buf, &zero, 4, 0, 4, 0, NULL, &ev) != CL_SUCCESS_ || !ev)
-            break;
-        uint64_t c = clt_now();
-        rel_ev(ev);
-        cal->without[i] = b - a;
-        cal->with[i] = c - b;
-    }
-    finish(queue);
-    if (i == CAL_MARKERS)
+    int measured = cal_pairs(queue, buf, fill4, cal->without, cal->with) == CAL_MARKERS;
+    if (measured)
         cal->write_event = write_event_cost(queue, buf);
-    if (i == CAL_MARKERS && !app_profiling)
+    if (measured && !app_profiling)
         write_penalty(queue, ctx, dev, buf, cal);
     rel_mem(buf);
-    return i == CAL_MARKERS;
+    return measured;
 }
 
 static void calibrate(struct clt_thread *th, void *queue, void *dev, int app_profiling)

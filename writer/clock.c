@@ -169,18 +169,23 @@ void clt_dm_clock_at(struct clt_dev *d, uint64_t t)
     d->has_offset = 1;
 }
 
+/* One bound of the offset, host time h against device time dev: a lower
+ * one (sign 1) or an upper one (-1), kept both ways (aged and by time). */
+static void add_bound(struct clt_dev *d, int sign, uint64_t h, uint64_t dev_ns)
+{
+    keep_bound(sign > 0 ? &d->lower : &d->upper, sign, (int64_t)(h - dev_ns), h);
+    hist_put(d, sign, (int64_t)(h - dev_ns), h);
+}
+
 void clt_dm_clock_sample(struct clt_dev *d, uint64_t h_lo, uint64_t h_hi, uint64_t dev_ns)
 {
-    keep_bound(&d->lower, 1, (int64_t)(h_lo - dev_ns), h_lo);
-    keep_bound(&d->upper, -1, (int64_t)(h_hi - dev_ns), h_hi);
-    hist_put(d, 1, (int64_t)(h_lo - dev_ns), h_lo);
-    hist_put(d, -1, (int64_t)(h_hi - dev_ns), h_hi);
+    add_bound(d, 1, h_lo, dev_ns);
+    add_bound(d, -1, h_hi, dev_ns);
     d->samples++;
 }
 
 void clt_dm_clock_upper(struct clt_dev *d, uint64_t h, uint64_t dev_ns)
 {
-    keep_bound(&d->upper, -1, (int64_t)(h - dev_ns), h);
-    hist_put(d, -1, (int64_t)(h - dev_ns), h);
+    add_bound(d, -1, h, dev_ns);
     d->uppers++;
 }

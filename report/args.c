@@ -211,6 +211,7 @@ void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttribu
             { "device_type", offsetof(struct rm_device, type) },
             { "clock_residual_ns", offsetof(struct rm_device, clock_residual_ns) },
             { "clock_residual_median_ns", offsetof(struct rm_device, clock_residual_median_ns) },
+            { "clock_floor_ns", offsetof(struct rm_device, clock_floor_ns) },
             { "clock_markers", offsetof(struct rm_device, clock_markers) },
             { "clock_contradictions", offsetof(struct rm_device, clock_contradictions) },
             { "event_cost_ns", offsetof(struct rm_device, event_cost_ns) },

@@ -200,9 +200,11 @@ void out_html(FILE *o, const struct rm_model *m, const struct thresholds *th)
     for (unsigned i = 0; i < m->n_dev; i++) {
         fprintf(o, "<p>Device %u: ", i);
         xml_text(o, m->dev[i].name);
-        fprintf(o, " (%lld compute units; clock residual %.1f us at most, %.1f us the median command)</p>\n",
-                (long long)m->dev[i].compute_units, m->dev[i].clock_residual_ns / 1e3,
-                m->dev[i].clock_residual_median_ns / 1e3);
+        char c[300];
+        selfcost_clock(&m->dev[i], c, sizeof c);
+        fprintf(o, " (%lld compute units; ", (long long)m->dev[i].compute_units);
+        xml_text(o, c);
+        fputs(")</p>\n", o);
     }
     fprintf(o, "<h2>Findings: %u</h2>\n", n_findings);
     if (n_findings) {

@@ -107,7 +107,7 @@ struct rm_lane { uint64_t uuid; char name[64]; };
 struct rm_device {
     char name[RM_MAX_NAME], vendor[RM_MAX_NAME], clock_method[64];
     int64_t compute_units, warp, cc, max_wg, local_mem, regs_per_block, type;   /* type: CL_DEVICE_TYPE_* */
-    int64_t clock_residual_ns, clock_residual_median_ns, clock_markers, clock_contradictions, event_cost_ns, own_events, sampled_out;
+    int64_t clock_residual_ns, clock_residual_median_ns, clock_floor_ns, clock_markers, clock_contradictions, event_cost_ns, own_events, sampled_out;
     uint64_t probe_small;       /* `cltrace probe`: where transfers stop being small (0: no probe) */
     double probe_gbps;          /* its host-to-device bandwidth, pageable and pinned, the larger */
     double probe_pinned[2];     /* its pinned bandwidth host-to-device, device-to-host */

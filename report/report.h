@@ -52,6 +52,7 @@ void selfcost_json(FILE *o, const struct rm_model *m);
 void selfcost_junit(FILE *o, const struct rm_model *m);
 void selfcost_html(FILE *o, const struct rm_model *m);
 void selfcost_kernel_note(const struct rm_kernel *k, char *buf, size_t cap);
+void selfcost_clock(const struct rm_device *d, char *buf, size_t cap);
 void selfcost_api_note(const struct rm_api *a, char *buf, size_t cap);
 /* paths.c: a file, or a folder's traces (a job's), appended in name order */
 struct rm_paths { char **p; unsigned n, cap; };

@@ -33,12 +33,25 @@ void selfcost_text(FILE *o, const struct rm_model *m, int markdown)
     sentence(m, s, sizeof s);
     fprintf(o, markdown ? "> %s\n" : "%s\n", s);
     for (unsigned i = 0; i < m->n_dev; i++)
-        if (m->dev[i].clock_method[0])
-            fprintf(o, markdown ? "> device %u (%s): clock residual %.1f µs at most, %.1f µs the median command (%s)\n"
-                                : "device %u (%s): clock residual %.1f us at most, %.1f us the median command (%s)\n",
-                    i, m->dev[i].name, m->dev[i].clock_residual_ns / 1e3, m->dev[i].clock_residual_median_ns / 1e3,
-                    m->dev[i].clock_method);
+        if (m->dev[i].clock_method[0]) {
+            char c[300];
+            selfcost_clock(&m->dev[i], c, sizeof c);
+            fprintf(o, markdown ? "> device %u (%s): %s\n" : "device %u (%s): %s\n", i, m->dev[i].name, c);
+        }
     fputc('\n', o);
+}
+
+/* "clock residual 5.2 us at most, 4.9 us the median command; its evidence
+ * never narrower than 4.9 us (marker_brackets+enqueue_brackets)": the
+ * floor tells a residual at the driver's limit from one cltrace could
+ * have narrowed (an older trace has none). */
+void selfcost_clock(const struct rm_device *d, char *buf, size_t cap)
+{
+    char floor[80] = "";
+    if (d->clock_floor_ns > 0)
+        snprintf(floor, sizeof floor, "; its evidence never narrower than %.1f us", d->clock_floor_ns / 1e3);
+    snprintf(buf, cap, "clock residual %.1f us at most, %.1f us the median command%s (%s)", d->clock_residual_ns / 1e3,
+             d->clock_residual_median_ns / 1e3, floor, d->clock_method[0] ? d->clock_method : "no clock evidence");
 }
 
 /* The kernel table's note on a sampled kernel ("" when not sampled). */
@@ -93,9 +106,11 @@ void selfcost_json(FILE *o, const struct rm_model *m)
         json_str(o, d->name);
         fprintf(o, ",\"clock_method\":");
         json_str(o, d->clock_method);
-        fprintf(o, ",\"clock_residual_ns\":%lld,\"clock_residual_median_ns\":%lld,\"clock_markers\":%lld,"
+        fprintf(o, ",\"clock_residual_ns\":%lld,\"clock_residual_median_ns\":%lld,\"clock_floor_ns\":%lld,"
+                   "\"clock_markers\":%lld,"
                    "\"clock_contradictions\":%lld,\"event_cost_ns\":%lld,\"own_events\":%lld,\"sampled_out\":%lld}",
-                (long long)d->clock_residual_ns, (long long)d->clock_residual_median_ns, (long long)d->clock_markers,
+                (long long)d->clock_residual_ns, (long long)d->clock_residual_median_ns, (long long)d->clock_floor_ns,
+                (long long)d->clock_markers,
                 (long long)d->clock_contradictions,
                 (long long)d->event_cost_ns, (long long)d->own_events, (long long)d->sampled_out);
     }
@@ -115,9 +130,12 @@ void selfcost_junit(FILE *o, const struct rm_model *m)
     fprintf(o, "    <property name=\"cltrace.self_cost\" value=\"");
     xml_text(o, s);
     fputs("\"/>\n", o);
-    for (unsigned i = 0; i < m->n_dev; i++)
+    for (unsigned i = 0; i < m->n_dev; i++) {
         fprintf(o, "    <property name=\"cltrace.device.%u.clock_residual_ns\" value=\"%lld\"/>\n", i,
                 (long long)m->dev[i].clock_residual_ns);
+        fprintf(o, "    <property name=\"cltrace.device.%u.clock_floor_ns\" value=\"%lld\"/>\n", i,
+                (long long)m->dev[i].clock_floor_ns);
+    }
 }
 
 void selfcost_html(FILE *o, const struct rm_model *m)

@@ -7,6 +7,9 @@
  *            polled to completion, its END seen over at host time `seen`
  *            bounds the offset from above: offset <= seen - END
  *   kernel   the same with a one-work-item kernel
+ *   seen     a marker's END seen by polling its status (what cltrace does),
+ *            by polling its END, by clWaitForEvents, by clFinish: which way
+ *            shows the host sooner that it is over (the upper bound)?
  *   gtimer   (NVIDIA) a kernel that reads %globaltimer: is it the clock of
  *            the profiling times (START <= globaltimer <= END)?
  *   pingpong (NVIDIA) a kernel that waits for a flag the host sets in
@@ -21,8 +24,9 @@
  *            burst's own and against aging one burst by 25 ppm over s
  *
  * For each, the bounds' widths (min / median), and the narrowest interval
- * the evidence of one window leaves after the clocks' drift is taken out
- * (offset = lower bound fitted over time). Host times: CLOCK_MONOTONIC.
+ * the evidence of a window of 16 to 1,024 samples leaves after the clocks'
+ * drift is taken out (offset = lower bound fitted over time): does the
+ * floor fall with more samples? Host times: CLOCK_MONOTONIC.
  *
  *   cc -O2 -o clockprobe scripts/clockprobe.c -lOpenCL
  *   CLBENCH_PLATFORM=NVIDIA ./clockprobe [samples] */
@@ -64,24 +68,16 @@ static int64_t med(int64_t *v, int n)
 struct ev { int64_t t, lo, hi; };
 
 /* Width of the narrowest interval a window of w consecutive samples leaves
- * (their bounds intersected: a window lasts a few ms, over which the clocks
- * drift by tens of ns), min and median over the windows; and the drift, the
- * slope of the lower bounds over the whole run (least squares). */
+ * (their bounds intersected), min and median over the windows, after the
+ * clocks' drift is taken out: the slope of the lower bounds over the whole
+ * run (least squares), where it is one a clock can have. Left in, it
+ * narrows a window by drift x its length: 0.35 us for 1,024 markers over
+ * 14 ms at 24 us/s, which looked like more markers narrowing the interval. */
 static void windows(const char *what, const struct ev *e, int n, int w)
 {
     if (n < w) {
         printf("  %-34s too few samples\n", what);
         return;
-    }
-    int64_t widths[4096] = { 0 };
-    int nw = 0;
-    for (int s = 0; s + w <= n && nw < 4096; s += w / 2) {
-        int64_t lo = INT64_MIN, hi = INT64_MAX;
-        for (int i = s; i < s + w; i++) {
-            if (e[i].lo > lo) lo = e[i].lo;
-            if (e[i].hi < hi) hi = e[i].hi;
-        }
-        widths[nw++] = hi - lo;
     }
     double st = 0, sl = 0, stt = 0, stl = 0;
     for (int i = 0; i < n; i++) {
@@ -89,11 +85,26 @@ static void windows(const char *what, const struct ev *e, int n, int w)
         st += t; sl += l; stt += t * t; stl += t * l;
     }
     double den = n * stt - st * st, drift = den > 0 ? (n * stl - st * sl) / den : 0;
+    /* beyond 100 ppm it is the noise of a short run (PoCL's 64 markers over
+     * 1.4 ms gave 300), not a clock's drift: left in */
+    double out = drift > -100e-6 && drift < 100e-6 ? drift : 0;
+    int64_t widths[4096] = { 0 };
+    int nw = 0;
+    for (int s = 0; s + w <= n && nw < 4096; s += w / 2) {
+        int64_t lo = INT64_MIN, hi = INT64_MAX;
+        for (int i = s; i < s + w; i++) {
+            int64_t d = (int64_t)(out * (double)(e[i].t - e[s].t));
+            if (e[i].lo - d > lo) lo = e[i].lo - d;
+            if (e[i].hi - d < hi) hi = e[i].hi - d;
+        }
+        widths[nw++] = hi - lo;
+    }
     int64_t mn = widths[0];
     for (int i = 1; i < nw; i++)
         if (widths[i] < mn) mn = widths[i];
-    printf("  %-34s window of %d: interval %lld ns min, %lld median (%d windows; drift %.1f us/s over %.1f ms)%s\n",
+    printf("  %-34s window of %d: interval %lld ns min, %lld median (%d windows; drift %.1f us/s over %.1f ms%s)%s\n",
            what, w, (long long)mn, (long long)med(widths, nw), nw, drift * 1e6, (e[n - 1].t - e[0].t) / 1e6,
+           out == drift ? "" : ", not taken out",
            mn < 0 ? "  NEGATIVE: the bounds contradict each other" : "");
 }
 
@@ -163,8 +174,8 @@ static void bracket_probe(const char *name, cl_kernel k, int n)
            (long long)call[0], (long long)med(flush, n), (long long)med(poll, n), (long long)med(run, n),
            (long long)med(single, n));
     for (int j = 0; j < N_SETS; j++) {
-        windows(what[j], sets[j], n, 16);
-        windows(what[j], sets[j], n, 64);
+        for (int w = 16; w <= n && w <= 1024; w *= 4)    /* does the floor fall with more samples? */
+            windows(what[j], sets[j], n, w);
         free(sets[j]);
     }
     free(call); free(poll); free(run); free(single); free(flush);
@@ -198,20 +209,32 @@ static int64_t chord(int64_t ta, int64_t va, int64_t tb, int64_t vb, int64_t t)
     return tb == ta ? va : va + (int64_t)((double)(vb - va) * (double)(t - ta) / (double)(tb - ta));
 }
 
-/* A marker polled for its END itself (clGetEventProfilingInfo fails until
- * the command is complete) instead of its status: is the END seen sooner,
- * so the upper bound narrower? Interleaved with the status poll. */
-static void end_poll_probe(int n)
+/* How a marker's completion is seen, the upper bound's width being the
+ * time from its END to the moment the host sees it: its status polled
+ * (what cltrace does), its END polled (clGetEventProfilingInfo fails until
+ * the command is complete), clWaitForEvents, clFinish (a driver may wait on
+ * the device's own semaphore there rather than on the event's state).
+ * Interleaved, n of each. */
+static void end_seen_probe(int n)
 {
-    struct ev *byst = calloc((size_t)n, sizeof *byst), *byend = calloc((size_t)n, sizeof *byend);
-    for (int i = 0; i < 2 * n; i++) {
+    enum { STATUS, END_POLL, WAIT, FINISH, N_WAYS };
+    static const char *what[N_WAYS] = { "marker, END seen by status", "marker, END seen by polling END",
+                                        "marker, END seen by clWaitForEvents", "marker, END seen by clFinish" };
+    struct ev *sets[N_WAYS];
+    int64_t *lat[N_WAYS];
+    for (int j = 0; j < N_WAYS; j++) {
+        sets[j] = calloc((size_t)n, sizeof **sets);
+        lat[j] = calloc((size_t)n, sizeof **lat);
+    }
+    for (int i = 0; i < N_WAYS * n; i++) {
+        int way = i % N_WAYS;
         cl_event e;
         int64_t a = now_ns();
         CHECK(clEnqueueMarkerWithWaitList(q, 0, NULL, &e));
         int64_t c = now_ns();
         CHECK(clFlush(q));
-        int64_t seen, E = 0;
-        if (i & 1) {
+        int64_t seen = c;
+        if (way == END_POLL) {
             cl_ulong v = 0;
             do {
                 cl_int st = clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof v, &v, NULL);
@@ -219,23 +242,26 @@ static void end_poll_probe(int n)
                 if (st == CL_SUCCESS && v)
                     break;
             } while (seen - c < 100000000);
-            E = (int64_t)v;
+        } else if (way == WAIT) {
+            CHECK(clWaitForEvents(1, &e));
+            seen = now_ns();
+        } else if (way == FINISH) {
+            CHECK(clFinish(q));
+            seen = now_ns();
         } else {
             seen = poll_over(e, c);
-            E = prof(e, CL_PROFILING_COMMAND_END);
         }
-        int64_t Q = prof(e, CL_PROFILING_COMMAND_QUEUED);
+        int64_t Q = prof(e, CL_PROFILING_COMMAND_QUEUED), E = prof(e, CL_PROFILING_COMMAND_END);
         clReleaseEvent(e);
-        struct ev x = { a, a - Q, seen - E < c - Q ? seen - E : c - Q };
-        if (i & 1)
-            byend[i / 2] = x;
-        else
-            byst[i / 2] = x;
+        sets[way][i / N_WAYS] = (struct ev){ a, a - Q, seen - E < c - Q ? seen - E : c - Q };
+        lat[way][i / N_WAYS] = seen - c;
     }
-    windows("marker, END seen by status", byst, n, 16);
-    windows("marker, END seen by polling END", byend, n, 16);
-    free(byst);
-    free(byend);
+    for (int j = 0; j < N_WAYS; j++) {
+        windows(what[j], sets[j], n, 16);
+        printf("    seen %lld ns after the enqueue returned (median)\n", (long long)med(lat[j], n));
+        free(sets[j]);
+        free(lat[j]);
+    }
 }
 
 static void linearity_probe(void)
@@ -400,7 +426,7 @@ int main(int argc, char **argv)
     CHECK(clSetKernelArg(k, 0, sizeof b, &b));
     bracket_probe("marker", NULL, n);
     bracket_probe("kernel", k, n);
-    end_poll_probe(n);
+    end_seen_probe(n);
     gtimer_probe(n);
     linearity_probe();
     return 0;

@@ -62,7 +62,7 @@ self_of() {   # trace -> self-cost ns (cltrace-report json)
 }
 residual_of() {
     build/cltrace-report --format json "$1" 2> /dev/null |
-        python3 -c 'import json,sys; d=json.load(sys.stdin); print(",".join("%s:%s (median %s)" % (x["name"][:20], x.get("clock_residual_ns"), x.get("clock_residual_median_ns")) for x in d.get("devices", [])))'
+        python3 -c 'import json,sys; d=json.load(sys.stdin); print(",".join("%s:%s (median %s, floor %s)" % (x["name"][:20], x.get("clock_residual_ns"), x.get("clock_residual_median_ns"), x.get("clock_floor_ns")) for x in d.get("devices", [])))'
 }
 python3 - "$OUT/runs.txt" <<'EOF' > "$OUT/table.txt"
 import sys, statistics

@@ -218,6 +218,9 @@ def check_report_clock_kept(report_json):
     expect(d["clock_contradictions"] == 0, "contradicting clock bounds: %r" % d)
     expect(0 < d["clock_residual_ns"] < 1000000, "clock residual %r" % d)
     expect(0 < d["clock_residual_median_ns"] <= d["clock_residual_ns"] + 100, "median clock residual %r" % d)
+    # the narrowest the evidence ever was: no command's place can be surer
+    # (a chord may beat it by the aging it leaves out: not by more than 100 ns)
+    expect(0 < d["clock_floor_ns"] <= d["clock_residual_ns"] + 100, "clock floor %r" % d)
 
 
 def check_report_selfcost(report_dir, sampled=""):
@@ -240,6 +243,11 @@ def check_report_selfcost(report_dir, sampled=""):
         expect(re.search(r"at exit it held the app [0-9.]+ s more, collecting device times", text),
                name + ": the exit wait is not stated")
     expect(js.get("devices") and js["devices"][0].get("clock_residual_ns", -1) >= 0, "json devices %r" % js.get("devices"))
+    floor = js["devices"][0].get("clock_floor_ns", 0)
+    expect(floor > 0 and int(props.get("cltrace.device.0.clock_floor_ns", "0")) == floor,
+           "clock floor: json %r, junit %r" % (floor, props.get("cltrace.device.0.clock_floor_ns")))
+    for name, text in (("text", txt), ("markdown", md), ("html", html)):
+        expect("its evidence never narrower than %.1f us" % (floor / 1e3) in text, name + ": the clock floor is not stated")
     k = js["kernels"][0]
     if sampled:
         expect(k["extrapolated"] and k["timed_launches"] < k["launches"], "json kernel %r" % k)

@@ -169,6 +169,18 @@ void clt_dm_clock_at(struct clt_dev *d, uint64_t t)
     d->has_offset = 1;
 }
 
+/* The interval the evidence leaves at t, when it is the narrowest yet: the
+ * floor a command's residual cannot go under (on NVIDIA ~5 us, the time the
+ * driver takes to show a command's END to the host; scripts/clockprobe.c),
+ * stated beside the residual so that a reader can tell a residual at the
+ * driver's limit from one cltrace could have narrowed. */
+static void note_floor(struct clt_dev *d, uint64_t t)
+{
+    int64_t lo = bound_at(&d->lower, 1, t), hi = bound_at(&d->upper, -1, t);
+    if (lo != INT64_MIN && hi != INT64_MAX && hi >= lo && (!d->floor || hi - lo < d->floor))
+        d->floor = hi - lo > 0 ? hi - lo : 1;
+}
+
 /* One bound of the offset, host time h against device time dev: a lower
  * one (sign 1) or an upper one (-1), kept both ways (aged and by time). */
 static void add_bound(struct clt_dev *d, int sign, uint64_t h, uint64_t dev_ns)
@@ -182,10 +194,12 @@ void clt_dm_clock_sample(struct clt_dev *d, uint64_t h_lo, uint64_t h_hi, uint64
     add_bound(d, 1, h_lo, dev_ns);
     add_bound(d, -1, h_hi, dev_ns);
     d->samples++;
+    note_floor(d, h_lo);
 }
 
 void clt_dm_clock_upper(struct clt_dev *d, uint64_t h, uint64_t dev_ns)
 {
     add_bound(d, -1, h, dev_ns);
     d->uppers++;
+    note_floor(d, h);
 }

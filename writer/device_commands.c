@@ -406,6 +406,7 @@ void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
         DEV_INT("clock_residual_at_ns", d->max_residual_at);
         DEV_INT("clock_chorded", d->chorded);
         DEV_INT("clock_residual_median_ns", residual_median(d));
+        DEV_INT("clock_floor_ns", d->floor);
         DEV_INT("clock_samples", d->samples);
         DEV_INT("clock_markers", d->markers);
         DEV_INT("clock_upper_bounds", d->uppers);

@@ -42,6 +42,7 @@ struct clt_dev {
     int timer_ok;                 /* clGetDeviceAndHostTimer worked */
     unsigned markers;             /* clock samples from markers (calibration, then every 10 ms) */
     int64_t offset, residual, max_residual;
+    int64_t floor;                /* the narrowest interval the evidence left at any moment (0: none yet) */
     uint64_t max_residual_at;     /* the start (host ns) of the command placed least surely */
     uint32_t residual_hist[CLT_RESIDUAL_BUCKETS];   /* commands per 100 ns of residual (the last: more) */
     uint64_t commands, clamped;

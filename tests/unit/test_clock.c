@@ -5,7 +5,8 @@
  * command's true offset must lie in the interval given; the chords between
  * the quiet markers must hold the loop's middle to ~5 us (aging one of
  * them by 25 ppm would give ~12); evidence off the straight line must be
- * counted as contradicting it. */
+ * counted as contradicting it; the narrowest interval the evidence ever
+ * left (the floor the trace states) is the quiet markers'. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,11 @@ int main(void)
     EXPECT(r <= 5100);                   /* the quiet markers' 5 us, across the whole loop */
     EXPECT(d->contradictions == 0);
     EXPECT(d->chorded > 10000);
+    /* the floor: the quiet markers' tightest lower and upper bounds, 2.5 us
+     * each side of the truth, 20 ppm of drift over a burst's 0.45 ms left in */
+    printf("the evidence never narrower than %lld ns\n", (long long)d->floor);
+    EXPECT(d->floor >= 4950 && d->floor <= 5050);
+    EXPECT(r >= d->floor - 100);
     free(d->hist);
 
     int64_t r2 = run(d, 0, &outside);    /* nothing quiet after the loop */

@@ -381,6 +381,16 @@ static int writer_running(void)
     return __atomic_load_n(&writer_state, __ATOMIC_ACQUIRE) == 1 && getpid() == clt_pid;
 }
 
+/* A crash or _exit: the completions the collector held back (250 ms at
+ * most), then what was recorded, to the file (500 ms at most). */
+static void write_out_before_dying(void)
+{
+    if (writer_running()) {
+        clt_commands_drain(100, 250);
+        clt_writer_flush_now(500);
+    }
+}
+
 static void on_fatal(int sig, siginfo_t *info, void *uc)
 {
     (void)info;
@@ -389,10 +399,8 @@ static void on_fatal(int sig, siginfo_t *info, void *uc)
     unsigned i = 0;
     while (fatal_signals[i] != sig)
         i++;
-    if (!__atomic_exchange_n(&in_fatal, 1, __ATOMIC_ACQ_REL) && writer_running()) {
-        clt_commands_drain(100, 250);      /* the completions the collector held back */
-        clt_writer_flush_now(500);
-    }
+    if (!__atomic_exchange_n(&in_fatal, 1, __ATOMIC_ACQ_REL))
+        write_out_before_dying();
     sigaction(sig, &old_actions[i], NULL);
     errno = saved;
     /* A fault returns to the faulting instruction and fires again under the
@@ -419,10 +427,7 @@ static void install_fatal_handlers(void)
 /* _exit and _Exit skip atexit: write out what was recorded first. */
 CLT_EXPORT void _exit(int status)
 {
-    if (writer_running()) {
-        clt_commands_drain(100, 250);
-        clt_writer_flush_now(500);
-    }
+    write_out_before_dying();
     syscall(SYS_exit_group, status);
     __builtin_unreachable();
 }

@@ -158,4 +158,12 @@ struct clt_flow *clt_dm_flow_slot(struct clt_devmodel *m, uint64_t flow, int cre
 void clt_dm_flow_done(struct clt_devmodel *m, struct clt_flow *f);   /* its command was drawn */
 void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1, uint32_t seq);
 
+/* A host-to-device write: the command whose event has its own price and
+ * which a profiling queue slows (capture/hooks.c measures both). */
+static inline int clt_dm_is_host_write(unsigned fn)
+{
+    return fn == CLT_FN_clEnqueueWriteBuffer || fn == CLT_FN_clEnqueueWriteBufferRect ||
+           fn == CLT_FN_clEnqueueWriteImage || fn == CLT_FN_clEnqueueWriteHostPipeINTEL;
+}
+
 #endif

@@ -53,8 +53,7 @@ void clt_cost_on_command(struct clt_writer *w, const struct clt_dev *d, uint64_t
 {
     (void)w;
     if (flow & (1u << 31)) {
-        uint64_t ns = d->write_event_known && fn && !strncmp(clt_fns[fn].name, "clEnqueueWrite", 14)
-                    ? d->write_event_ns : d->event_cost_ns;
+        uint64_t ns = d->write_event_known && clt_dm_is_host_write(fn) ? d->write_event_ns : d->event_cost_ns;
         S.event_ns[(flow >> 32) & (SEQS - 1)] += ns;
         S.event_ns_total += ns;
     }

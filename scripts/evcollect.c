@@ -10,6 +10,9 @@
  * Modes (n launches back to back, one clFinish):
  *   none        no event
  *   event       an event per launch, released right away by the caller
+ *   held        an event per launch, all kept until the clFinish and read
+ *               and released after it (what cltrace's collector does while
+ *               the app enqueues): does the driver charge for live events?
  *   poll        events handed to a collector thread that polls the oldest
  *               (CL_PROFILING_COMMAND_END first; the status only when that fails)
  *   wait        a collector thread that clWaitForEvents on the oldest
@@ -33,8 +36,8 @@ static double now_ns(clockid_t c)
     return t.tv_sec * 1e9 + t.tv_nsec;
 }
 
-enum { NONE, EVENT, POLL, WAIT, CALLBACK, CB64, N_MODES };
-static const char *mode_names[] = { "none", "event", "poll", "wait", "callback", "cb64" };
+enum { NONE, EVENT, HELD, POLL, WAIT, CALLBACK, CB64, N_MODES };
+static const char *mode_names[] = { "none", "event", "held", "poll", "wait", "callback", "cb64" };
 
 /* The hand-over: a bounded ring the caller fills and the collector empties. */
 #define RING 65536
@@ -115,6 +118,8 @@ static void run(int m, long n, double *wall, double *cpu)
         CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, m == NONE ? NULL : &e));
         if (m == EVENT)
             clReleaseEvent(e);
+        if (m == HELD)
+            ring[i % RING] = e;       /* n <= RING (main) */
         if (m == CALLBACK)
             CHECK(clSetEventCallback(e, CL_COMPLETE, on_done, (void *)(intptr_t)i));
         if (m == CB64 && i % 64 == 63)
@@ -130,6 +135,8 @@ static void run(int m, long n, double *wall, double *cpu)
     CHECK(clFinish(q));
     *wall = (now_ns(CLOCK_MONOTONIC) - t0) / n;
     *cpu = (now_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / n;
+    for (long i = 0; m == HELD && i < n; i++)      /* collected at the pause, untimed */
+        read_times(ring[i]);
     if (threaded) {
         __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
         pthread_join(thr, NULL);
@@ -287,6 +294,8 @@ static void brackets(cl_device_id d, long n)
 int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 20000;
+    if (n > RING)
+        n = RING;
     cl_platform_id p = clbench_platform();
     cl_device_id d;
     CHECK(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL));
@@ -313,10 +322,13 @@ int main(int argc, char **argv)
             run(m, n, &wall[m][rep], &cpu[m][rep]);
     /* the event's price paired within each rep (the two ran back to back):
      * a median of differences, which one slow untraced run cannot skew */
-    double paired[REPS];
-    for (int rep = 0; rep < REPS; rep++)
+    double paired[REPS], held[REPS];
+    for (int rep = 0; rep < REPS; rep++) {
         paired[rep] = wall[EVENT][rep] - wall[NONE][rep];
+        held[rep] = wall[HELD][rep] - wall[EVENT][rep];
+    }
     qsort(paired, REPS, sizeof(double), cmp);
+    qsort(held, REPS, sizeof(double), cmp);
     printf("%-10s %14s %14s %14s   (ns per launch on the calling thread, %ld launches, %d reps)\n", "mode",
            "wall min", "wall median", "cpu min", n, REPS);
     for (int m = 0; m < N_MODES; m++) {
@@ -325,6 +337,8 @@ int main(int argc, char **argv)
         printf("%-10s %14.0f %14.0f %14.0f\n", mode_names[m], wall[m][0], wall[m][REPS / 2], cpu[m][0]);
     }
     printf("paired     event - none in each rep: %.0f ns median, %.0f min\n", paired[REPS / 2], paired[0]);
+    printf("paired     held - event in each rep: %.0f ns median, %.0f min (what keeping %ld events alive costs)\n",
+           held[REPS / 2], held[0], n);
     small = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4, NULL, &e);
     CHECK(e);
     event_costs(n / 4);

@@ -8,8 +8,10 @@
  *            bounds the offset from above: offset <= seen - END
  *   kernel   the same with a one-work-item kernel
  *   seen     a marker's END seen by polling its status (what cltrace does),
- *            by polling its END, by clWaitForEvents, by clFinish: which way
- *            shows the host sooner that it is over (the upper bound)?
+ *            by polling its END, by clWaitForEvents, by clFinish, by its
+ *            status without the clFlush before (flushed only if it is still
+ *            CL_QUEUED): which way shows the host sooner that it is over
+ *            (the upper bound)?
  *   gtimer   (NVIDIA) a kernel that reads %globaltimer: is it the clock of
  *            the profiling times (START <= globaltimer <= END)?
  *   pingpong (NVIDIA) a kernel that waits for a flag the host sets in
@@ -217,9 +219,10 @@ static int64_t chord(int64_t ta, int64_t va, int64_t tb, int64_t vb, int64_t t)
  * Interleaved, n of each. */
 static void end_seen_probe(int n)
 {
-    enum { STATUS, END_POLL, WAIT, FINISH, N_WAYS };
+    enum { STATUS, END_POLL, WAIT, FINISH, NO_FLUSH, N_WAYS };
     static const char *what[N_WAYS] = { "marker, END seen by status", "marker, END seen by polling END",
-                                        "marker, END seen by clWaitForEvents", "marker, END seen by clFinish" };
+                                        "marker, END seen by clWaitForEvents", "marker, END seen by clFinish",
+                                        "marker, status, flushed if queued" };
     struct ev *sets[N_WAYS];
     int64_t *lat[N_WAYS];
     for (int j = 0; j < N_WAYS; j++) {
@@ -232,9 +235,23 @@ static void end_seen_probe(int n)
         int64_t a = now_ns();
         CHECK(clEnqueueMarkerWithWaitList(q, 0, NULL, &e));
         int64_t c = now_ns();
-        CHECK(clFlush(q));
+        if (way != NO_FLUSH)
+            CHECK(clFlush(q));
         int64_t seen = c;
-        if (way == END_POLL) {
+        if (way == NO_FLUSH) {
+            /* no clFlush where the enqueue has submitted it already: the
+             * flush (~1.5 us on NVIDIA) delays the first look at it */
+            cl_int st = 1;
+            int flushed = 0;
+            do {
+                CHECK(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+                seen = now_ns();
+                if (st == CL_QUEUED && !flushed) {
+                    CHECK(clFlush(q));
+                    flushed = 1;
+                }
+            } while (st > 0 && seen - c < 100000000);
+        } else if (way == END_POLL) {
             cl_ulong v = 0;
             do {
                 cl_int st = clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof v, &v, NULL);

@@ -145,3 +145,20 @@ for loop in ("launch", "enqueue"):
         print("%-8s %-8s medians: slowdown %7.1f ms, cltrace says %7.1f ms (%+.0f %%)" %
               (loop, mode, slow, s, (s / slow - 1) * 100 if slow > 0 else 0))
 PY
+# The clock: each trace's largest residual against the target (5 us) and
+# against the floor the trace states (the narrowest interval its evidence
+# ever left: the driver's limit on that run, TRACE_FORMAT.md)
+python3 - "$OUT/selfcost.txt" <<'PY'
+import re, sys
+runs = {}
+for l in open(sys.argv[1]):
+    m = re.match(r"(\w+)\s+(\w+)\s+rep \d+: .*clock residual [^:]*:(\d+) \(median \d+, floor (\d+)\)", l)
+    if m:
+        runs.setdefault((m.group(1), m.group(2)), []).append((int(m.group(3)), int(m.group(4))))
+for (loop, mode), v in sorted(runs.items()):
+    over = [r - f for r, f in v]
+    print("%-8s %-8s clock: residual %.1f-%.1f us, <= 5 us in %d of %d runs; the trace's floor %.1f-%.1f us, "
+          "the residual %.2f-%.2f us over it" % (loop, mode, min(r for r, _ in v) / 1e3, max(r for r, _ in v) / 1e3,
+          sum(r <= 5000 for r, _ in v), len(v), min(f for _, f in v) / 1e3, max(f for _, f in v) / 1e3,
+          min(over) / 1e3, max(over) / 1e3))
+PY

@@ -8,7 +8,10 @@
  *   CLBENCH_PLATFORM=NVIDIA ./evcollect 20000
  *
  * Modes (n launches back to back, one clFinish):
- *   none        no event
+ *   plain       no event, on a queue without profiling (the app's queue
+ *               untraced: cltrace turns profiling on, so the price of
+ *               timing a launch is event - plain, as issue 12 measured it)
+ *   none        no event (on the profiling queue, as every mode below)
  *   event       an event per launch, released right away by the caller
  *   held        an event per launch, all kept until the clFinish and read
  *               and released after it (what cltrace's collector does while
@@ -36,8 +39,8 @@ static double now_ns(clockid_t c)
     return t.tv_sec * 1e9 + t.tv_nsec;
 }
 
-enum { NONE, EVENT, HELD, POLL, WAIT, CALLBACK, CB64, N_MODES };
-static const char *mode_names[] = { "none", "event", "held", "poll", "wait", "callback", "cb64" };
+enum { PLAIN, NONE, EVENT, HELD, POLL, WAIT, CALLBACK, CB64, N_MODES };
+static const char *mode_names[] = { "plain", "none", "event", "held", "poll", "wait", "callback", "cb64" };
 
 /* The hand-over: a bounded ring the caller fills and the collector empties. */
 #define RING 65536
@@ -99,7 +102,7 @@ static void *collector(void *arg)
     }
 }
 
-static cl_command_queue q;
+static cl_command_queue q, plain_q;      /* with profiling; without */
 static cl_kernel k;
 
 static void run(int m, long n, double *wall, double *cpu)
@@ -115,7 +118,8 @@ static void run(int m, long n, double *wall, double *cpu)
     double t0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
     for (long i = 0; i < n; i++) {
         cl_event e = NULL;
-        CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, m == NONE ? NULL : &e));
+        CHECK(clEnqueueNDRangeKernel(m == PLAIN ? plain_q : q, k, 1, NULL, &g, &l, 0, NULL,
+                                     m == NONE || m == PLAIN ? NULL : &e));
         if (m == EVENT)
             clReleaseEvent(e);
         if (m == HELD)
@@ -132,7 +136,7 @@ static void run(int m, long n, double *wall, double *cpu)
             __atomic_store_n(&ring_head, head + 1, __ATOMIC_RELEASE);
         }
     }
-    CHECK(clFinish(q));
+    CHECK(clFinish(m == PLAIN ? plain_q : q));
     *wall = (now_ns(CLOCK_MONOTONIC) - t0) / n;
     *cpu = (now_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / n;
     for (long i = 0; m == HELD && i < n; i++)      /* collected at the pause, untimed */
@@ -315,6 +319,8 @@ int main(int argc, char **argv)
     CHECK(clSetKernelArg(k, 1, sizeof v, &v));
     q = clCreateCommandQueue(ctx, d, CL_QUEUE_PROFILING_ENABLE, &e);
     CHECK(e);
+    plain_q = clCreateCommandQueue(ctx, d, 0, &e);
+    CHECK(e);
     enum { REPS = 5 };
     double wall[N_MODES][REPS], cpu[N_MODES][REPS];
     for (int rep = 0; rep < REPS; rep++)       /* interleaved: every mode sees the same machine */
@@ -322,13 +328,15 @@ int main(int argc, char **argv)
             run(m, n, &wall[m][rep], &cpu[m][rep]);
     /* the event's price paired within each rep (the two ran back to back):
      * a median of differences, which one slow untraced run cannot skew */
-    double paired[REPS], held[REPS];
+    double paired[REPS], held[REPS], timed[REPS];
     for (int rep = 0; rep < REPS; rep++) {
         paired[rep] = wall[EVENT][rep] - wall[NONE][rep];
         held[rep] = wall[HELD][rep] - wall[EVENT][rep];
+        timed[rep] = wall[EVENT][rep] - wall[PLAIN][rep];
     }
     qsort(paired, REPS, sizeof(double), cmp);
     qsort(held, REPS, sizeof(double), cmp);
+    qsort(timed, REPS, sizeof(double), cmp);
     printf("%-10s %14s %14s %14s   (ns per launch on the calling thread, %ld launches, %d reps)\n", "mode",
            "wall min", "wall median", "cpu min", n, REPS);
     for (int m = 0; m < N_MODES; m++) {
@@ -337,6 +345,8 @@ int main(int argc, char **argv)
         printf("%-10s %14.0f %14.0f %14.0f\n", mode_names[m], wall[m][0], wall[m][REPS / 2], cpu[m][0]);
     }
     printf("paired     event - none in each rep: %.0f ns median, %.0f min\n", paired[REPS / 2], paired[0]);
+    printf("paired     event - plain in each rep: %.0f ns median, %.0f min (an event and profiling on the queue: "
+           "the driver's price of timing a launch)\n", timed[REPS / 2], timed[0]);
     printf("paired     held - event in each rep: %.0f ns median, %.0f min (what keeping %ld events alive costs)\n",
            held[REPS / 2], held[0], n);
     small = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4, NULL, &e);

@@ -47,11 +47,11 @@ void selfcost_text(FILE *o, const struct rm_model *m, int markdown)
  * have narrowed (an older trace has none). */
 void selfcost_clock(const struct rm_device *d, char *buf, size_t cap)
 {
-    char floor[80] = "";
+    char at_floor[80] = "";
     if (d->clock_floor_ns > 0)
-        snprintf(floor, sizeof floor, "; its evidence never narrower than %.1f us", d->clock_floor_ns / 1e3);
+        snprintf(at_floor, sizeof at_floor, "; its evidence never narrower than %.1f us", d->clock_floor_ns / 1e3);
     snprintf(buf, cap, "clock residual %.1f us at most, %.1f us the median command%s (%s)", d->clock_residual_ns / 1e3,
-             d->clock_residual_median_ns / 1e3, floor, d->clock_method[0] ? d->clock_method : "no clock evidence");
+             d->clock_residual_median_ns / 1e3, at_floor, d->clock_method[0] ? d->clock_method : "no clock evidence");
 }
 
 /* The kernel table's note on a sampled kernel ("" when not sampled). */

@@ -4,6 +4,10 @@
  *   bench_calls ndrange N --fake    N x clEnqueueNDRangeKernel, no event, no sync
  *   bench_calls launch N            N x clEnqueueNDRangeKernel back to back, one clFinish
  *                                   (launch-bound: scripts/gpu-overhead.sh)
+ *   bench_calls launchev N          the same on a profiling queue, each launch asking
+ *                                   for an event (released after the loop, as cltrace's
+ *                                   collector does): the floor the driver sets for
+ *                                   timing every launch of this program
  *   bench_calls create N --fake     N x (clCreateBuffer + clReleaseMemObject),
  *                                   made 12 calls deep (a creation call stack)
  * Prints "ns_per_call X" (thread CPU), "wall_ns_per_call X" and, with --mem,
@@ -52,11 +56,13 @@ __attribute__((noinline)) void bench_loop_enqueue(long n)
     }
 }
 
+static cl_event *held;      /* launchev: the events, released after the loop */
+
 __attribute__((noinline)) void bench_loop_launch(long n)
 {
     size_t gws = 1024, lws = 64;
     for (long i = 0; i < n; i++)
-        clEnqueueNDRangeKernel(queue, kern, 1, NULL, &gws, &lws, 0, NULL, NULL);
+        clEnqueueNDRangeKernel(queue, kern, 1, NULL, &gws, &lws, 0, NULL, held ? &held[i] : NULL);
     clFinish(queue);
 }
 
@@ -130,7 +136,8 @@ int main(int argc, char **argv)
         }
         clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL);
         ctx = clCreateContext(NULL, 1, &d, NULL, NULL, &err);
-        queue = clCreateCommandQueueWithProperties(ctx, d, NULL, &err);
+        cl_queue_properties prof[] = { CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0 };
+        queue = clCreateCommandQueueWithProperties(ctx, d, strcmp(what, "launchev") == 0 ? prof : NULL, &err);
         cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
         if (clBuildProgram(prog, 1, &d, NULL, NULL, NULL) != CL_SUCCESS)
             return 1;
@@ -140,7 +147,13 @@ int main(int argc, char **argv)
         cl_int zero = 0;
         clSetKernelArg(kern, 1, sizeof zero, &zero);
     }
-    int setarg = strcmp(what, "setarg") == 0;
+    int setarg = strcmp(what, "setarg") == 0, launchev = strcmp(what, "launchev") == 0;
+    if (launchev && !fake) {
+        held = calloc((size_t)n, sizeof *held);
+        if (!held)
+            return 1;
+        what = "launch";
+    }
     /* Steady state: the first call of a thread sets up its buffer (and the
      * first of the process the writer); keep that out of the loops. */
     clSetKernelArg(kern, 0, sizeof buf, &buf);
@@ -170,6 +183,10 @@ int main(int argc, char **argv)
     }
     if (!setarg && !fake)
         clSetKernelArg(kern, 0, sizeof buf, &buf);
+    for (long i = 0; held && i < n; i++)      /* after the timing, as cltrace's collector */
+        if (held[i])
+            clReleaseEvent(held[i]);
+    free(held);
     double per = setarg || !strcmp(what, "launch") || !strcmp(what, "ndrange") ? 1 : strcmp(what, "create") == 0 ? 2 : 3;
     printf("ns_per_call %.1f\n", t / (double)n / per);
     printf("wall_ns_per_call %.1f\n", wall / (double)n / per);

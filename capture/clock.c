@@ -9,11 +9,10 @@
  * upper bound then ages with the clocks' drift (~20 us/s on NVIDIA): in a
  * 20,000-launch loop the residual grew from 4.7 us to 15 us in half a
  * second, the launches' own brackets being ~14 us wide. So while commands
- * are in flight the collector thread takes one more every KEEP_PERIOD_NS
- * (every BUSY_KEEP_PERIOD_NS while the app enqueues: they slow its
- * launches), on a queue of cltrace's own in the app's context: its markers
- * wait for nothing of the app's, the app's queues never see them, and a
- * marker costs the driver ~13 us of the collector's time. That
+ * are in flight the collector thread takes one more every KEEP_PERIOD_NS,
+ * on a queue of cltrace's own in the app's context: its markers wait for
+ * nothing of the app's, the app's queues never see them, and a marker costs
+ * the driver ~13 us of the collector's time, 0.1 % of a 10 ms period. That
  * queue would keep the app's context alive: it is released when the app
  * releases the context, and made again with the app's next queue; the
  * reference it adds is taken out of what the app reads of the context's
@@ -84,16 +83,6 @@ int clt_clock_marker(struct clt_thread *th, void *queue, void *dev, uint64_t *ca
 
 #define KEEP_DEVICES 16
 #define KEEP_PERIOD_NS 10000000ull
-/* While the app enqueues, one every 100 ms: a marker on a second queue of
- * the context slows the app's launches on NVIDIA's driver (a test program
- * polling one every 10 ms from another thread: +0.9 us a launch; an idle
- * second queue: nothing). Measured on a 20,000-launch loop, 99 interleaved
- * reps, against the program itself asking for every event: cltrace +0.73
- * us a launch with one every 10 ms, +0.28 with one every 100 ms, the
- * residual unchanged. The chords between the markers taken where the app
- * pauses hold the clock across a loop; these keep one within reach (512 ms
- * each side) in a loop that never pauses. */
-#define BUSY_KEEP_PERIOD_NS 100000000ull
 #define QUIET_MARKERS 8                 /* taken at once where the app has paused */
 
 static struct keep {
@@ -208,8 +197,8 @@ void clt_post_clGetContextInfo(struct clt_hook *h, int32_t *ret, void *context, 
 }
 
 /* On each device's queue of ours, n markers, where the last time (of the
- * ones taken every period, or of the quiet ones) is period ago. */
-static void keep_markers(struct clt_thread *th, int quiet, unsigned n, uint64_t period)
+ * ones taken every KEEP_PERIOD_NS, or of the quiet ones) is that long ago. */
+static void keep_markers(struct clt_thread *th, int quiet, unsigned n)
 {
     uint64_t now = clt_clock_ns(CLOCK_MONOTONIC);
     if (pthread_mutex_trylock(&keep_lock) != 0)
@@ -217,7 +206,7 @@ static void keep_markers(struct clt_thread *th, int quiet, unsigned n, uint64_t 
     for (unsigned i = 0; i < n_keeps; i++) {
         struct keep *k = &keeps[i];
         uint64_t ticks;
-        if (k->queue && now - (quiet ? k->last_quiet_ns : k->last_ns) >= period) {
+        if (k->queue && now - (quiet ? k->last_quiet_ns : k->last_ns) >= KEEP_PERIOD_NS) {
             k->last_ns = now;
             if (quiet)
                 k->last_quiet_ns = now;
@@ -228,9 +217,9 @@ static void keep_markers(struct clt_thread *th, int quiet, unsigned n, uint64_t 
     pthread_mutex_unlock(&keep_lock);
 }
 
-void clt_clock_keep_tick(struct clt_thread *th, int app_enqueuing)
+void clt_clock_keep_tick(struct clt_thread *th)
 {
-    keep_markers(th, 0, 1, app_enqueuing ? BUSY_KEEP_PERIOD_NS : KEEP_PERIOD_NS);
+    keep_markers(th, 0, 1);
 }
 
 /* The app has paused (collect.c): nothing of its competes for the driver,
@@ -239,7 +228,7 @@ void clt_clock_keep_tick(struct clt_thread *th, int app_enqueuing)
  * at most once a KEEP_PERIOD_NS per device. */
 void clt_clock_keep_quiet(struct clt_thread *th)
 {
-    keep_markers(th, 1, QUIET_MARKERS, KEEP_PERIOD_NS);
+    keep_markers(th, 1, QUIET_MARKERS);
 }
 
 /* The child of fork(): the parent's queues are not the child's to use. */

@@ -142,20 +142,11 @@ static void take_handed(void)
     }
 }
 
-/* No enqueue for QUIET_NS: the app has paused. A core whose clock reads a
- * few ticks ahead of ours stamped it: busy. */
-static int app_paused(uint64_t now)
-{
-    uint64_t last = __atomic_load_n(&last_handed, __ATOMIC_RELAXED);
-    return now > last && (double)(now - last) * ns_per_tick >= QUIET_NS;
-}
-
-/* A marker every 10 ms, every 100 ms while the app enqueues (clock.c), not
- * while the app exits. */
+/* A marker every 10 ms (clock.c), not while the app exits. */
 static void keep_clock(struct clt_thread *th)
 {
     if (!__atomic_load_n(&draining, __ATOMIC_RELAXED))
-        clt_clock_keep_tick(th, !app_paused(clt_now()));
+        clt_clock_keep_tick(th);
 }
 
 /* One pass over the pending commands; returns how many completed. With
@@ -215,9 +206,9 @@ static void *collector_main(void *arg)
         struct clt_thread *th = clt_enter();
         unsigned done = 0;
         if (n_pend) {
-            uint64_t now = clt_now();
+            uint64_t now = clt_now(), last = __atomic_load_n(&last_handed, __ATOMIC_RELAXED);
             int drain = __atomic_load_n(&draining, __ATOMIC_RELAXED);
-            int quiet = app_paused(now);
+            int quiet = now > last && (double)(now - last) * ns_per_tick >= QUIET_NS;   /* another core's clock a few ticks ahead: busy */
             /* the narrowest markers: nobody else in the driver; and where
              * the app starts enqueuing after a while without (its first
              * command is often waited for, as a warm-up): the loop that

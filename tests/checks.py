@@ -210,9 +210,8 @@ def check_launches(t, n, sample=""):
 
 
 def check_report_clock_kept(report_json):
-    """While commands run, the collector takes markers on a queue of
-    cltrace's own (capture/clock.c: where the app starts enqueuing, where it
-    pauses, every 100 ms while it enqueues): more than the calibration's 16;
+    """While commands run, the collector takes a marker every 10 ms on a
+    queue of cltrace's own (capture/clock.c): more than the calibration's 16;
     the kept bounds never contradict each other."""
     d = json.load(open(report_json))["devices"][0]
     expect(d["clock_markers"] > 16, "only the calibration's markers: %r" % d)

@@ -20,7 +20,7 @@ N=${N:-20000}
 REPS=${REPS:-5}
 export OCL_PLATFORM=${OCL_PLATFORM:-NVIDIA} CLBENCH_PLATFORM=${OCL_PLATFORM:-NVIDIA} CLTRACE_QUIET=1
 mkdir -p "$OUT"
-rm -f "$OUT"/*.pftrace* "$OUT"/runs.txt
+rm -f "$OUT"/*.pftrace* "$OUT"/*.report.json "$OUT"/runs.txt
 . scripts/nvidia-icd.sh
 make -s all build/tests/bench_calls
 cc -O2 -pthread -DCL_USE_DEPRECATED_OPENCL_1_2_APIS -o "$OUT/evcollect" scripts/evcollect.c -lOpenCL
@@ -58,13 +58,16 @@ for rep in $(seq 1 "$REPS"); do
 done
 
 echo "== per launch (enqueue loop: per call, 3 calls an iteration), min and median of $REPS interleaved runs"
-self_of() {   # trace -> self-cost ns (cltrace-report json)
-    build/cltrace-report --format json "$1" 2> /dev/null |
-        python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["self_cost"]["self_ns"])'
+report_of() {   # trace -> its cltrace-report json, made once (three readers below)
+    local j=${1%%.pftrace*}.report.json
+    [ -s "$j" ] || build/cltrace-report --format json "$1" > "$j" 2> /dev/null || true
+    cat "$j"
+}
+self_of() {   # trace -> self-cost ns
+    report_of "$1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["self_cost"]["self_ns"])'
 }
 residual_of() {
-    build/cltrace-report --format json "$1" 2> /dev/null |
-        python3 -c 'import json,sys; d=json.load(sys.stdin); print(",".join("%s:%s (median %s, floor %s)" % (x["name"][:20], x.get("clock_residual_ns"), x.get("clock_residual_median_ns"), x.get("clock_floor_ns")) for x in d.get("devices", [])))'
+    report_of "$1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(",".join("%s:%s (median %s, floor %s)" % (x["name"][:20], x.get("clock_residual_ns"), x.get("clock_residual_median_ns"), x.get("clock_floor_ns")) for x in d.get("devices", [])))'
 }
 python3 - "$OUT/runs.txt" <<'EOF' > "$OUT/table.txt"
 import sys, statistics
@@ -194,7 +197,7 @@ for loop in launch enqueue; do
             t=$(ls "$OUT/$loop-$mode-$rep".*.pftrace* 2> /dev/null | head -1)
             [ -n "$t" ] || continue
             wall=$(awk -v l=$loop -v m=$mode -v r=$rep '$1 == l && $2 == m && $3 == r {print $5}' "$OUT/runs.txt")
-            build/cltrace-report --format json "$t" 2> /dev/null | python3 -c "
+            report_of "$t" | python3 -c "
 import json, sys
 api = {a['name']: a for a in json.load(sys.stdin)['api']}
 calls = ['clEnqueueNDRangeKernel'] if '$loop' == 'launch' else ['clEnqueueWriteBuffer', 'clEnqueueNDRangeKernel', 'clFinish']

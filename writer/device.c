@@ -439,7 +439,7 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
         return;
     uint64_t flow = rec->arg[fd->n_params];
     const char *dir;
-    if (ok && clt_dm_is_host_write(fn) && dir_of(fn, &dir)) {
+    if (ok && clt_dm_is_host_write(fn)) {
         /* the queue has profiling on, or (switched) had it on for this write */
         struct clt_queue *wq = queue_get(w, rec->arg[0]);
         if (wq && wq->dev && (flow != CLT_FLOW_SAMPLED_OUT || !clt_map_get(&m->switched, rec->arg[0])))

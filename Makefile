@@ -43,22 +43,28 @@ TRACE_LIB := $(B)/libcltrace-trace.a
 $(TRACE_LIB): $(addprefix $(B)/trace-lib/,$(TRACE_LIB_SRC:.c=.o))
 	$(AR) rcs $@ $^
 
-REPORT_SRC := report/report.c report/diff.c report/rules.c report/output.c report/html.c report/model.c report/args.c report/intern.c report/phases.c report/phases_out.c report/job.c report/merge.c report/paths.c report/stacks.c report/source.c report/occupancy.c report/selfcost.c report/sampling.c
-$(B)/cltrace-report: $(REPORT_SRC) $(wildcard report/*.h) $(TRACE_LIB) | $(B)
+# report/: read (model/) -> judge (rules/) -> views (views/) -> present
+# (formats/, over escape/); the commands at the top (LAYERS says the order).
+REPORT_MODEL_SRC := $(filter-out report/model/fuzz%,$(wildcard report/model/*.c))
+REPORT_SRC := $(wildcard report/*.c report/rules/*.c report/views/*.c report/formats/*.c report/escape/*.c) \
+              $(REPORT_MODEL_SRC)
+REPORT_SRC := $(filter-out report/fuzz_reader.c,$(REPORT_SRC))
+REPORT_HDRS := $(wildcard report/*.h report/*/*.h)
+$(B)/cltrace-report: $(REPORT_SRC) $(REPORT_HDRS) $(TRACE_LIB) | $(B)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ $(REPORT_SRC) $(TRACE_LIB) $(LDFLAGS) -lprotobuf-c -lz -lm \
 	  -lpthread
 
 # The report over MPI (where mpicc exists): `mpirun -n K cltrace-report-mpi job/`.
-$(B)/cltrace-report-mpi: $(REPORT_SRC) $(wildcard report/*.h) $(TRACE_LIB) | $(B)
+$(B)/cltrace-report-mpi: $(REPORT_SRC) $(REPORT_HDRS) $(TRACE_LIB) | $(B)
 	mpicc $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -DCLT_MPI -o $@ $(REPORT_SRC) $(TRACE_LIB) $(LDFLAGS) \
 	  -lprotobuf-c -lz -lm -lpthread
 MPI_REPORT := $(if $(shell command -v mpicc 2> /dev/null),$(B)/cltrace-report-mpi)
 
 # The reader under libFuzzer (clang); seeds: the committed fixture.
 FUZZ_SECONDS ?= 20
-$(B)/fuzz_reader: report/fuzz_reader.c report/model.c report/sampling.c report/args.c report/intern.c report/phases.c report/stacks.c report/source.c $(TRACE_LIB_SRC) $(wildcard report/*.h) | $(B)
+$(B)/fuzz_reader: report/fuzz_reader.c $(REPORT_MODEL_SRC) $(TRACE_LIB_SRC) $(REPORT_HDRS) | $(B)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -std=gnu11 $(INC) -o $@ \
-	  report/fuzz_reader.c report/model.c report/sampling.c report/args.c report/intern.c report/phases.c report/stacks.c report/source.c $(TRACE_LIB_SRC) -lprotobuf-c -lz
+	  report/fuzz_reader.c $(REPORT_MODEL_SRC) $(TRACE_LIB_SRC) -lprotobuf-c -lz
 fuzz: $(B)/fuzz_reader
 	mkdir -p $(B)/fuzz-corpus && cp tests/fixtures/*.pftrace.gz $(B)/fuzz-corpus/
 	$(B)/fuzz_reader -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 -timeout=5 -max_len=65536 $(B)/fuzz-corpus
@@ -129,7 +135,8 @@ MANDIR  := $(DESTDIR)$(PREFIX)/share/man/man1
 DOCDIR  := $(DESTDIR)$(PREFIX)/share/doc/cltrace
 COMPDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 TOOLS   := cltrace cltrace-report cltrace-view
-DOCS    := README.md trace/TRACE_FORMAT.md examples/phases/phases.c
+DOCS    := README.md CHANGELOG.md docs/TRACING.md docs/PERFORMANCE.md docs/GPU.md trace/TRACE_FORMAT.md \
+           examples/phases/phases.c
 install: all
 	install -d $(BINDIR) $(SHIMDIR) $(INCDIR) $(MANDIR) $(DOCDIR) $(COMPDIR)
 	install -m 755 $(addprefix $(B)/,$(TOOLS)) $(BINDIR)/

@@ -361,7 +361,7 @@ static void at_exit(void)
         pthread_mutex_unlock(&start_lock);
         clt_writer_stop(unfinished, exit_wait_ns);
         if ((clt_break_on & 2) && clt_writer_leaks())
-            clt_break_if_debugged();    /* CLTRACE_BREAK=leak: the leaks are listed above */
+            clt_break_if_debugged();    /* CLTRACE_BREAK=leak: definitely lost or growing */
         return;
     }
     pthread_mutex_unlock(&start_lock);

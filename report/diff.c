@@ -1,17 +1,20 @@
 /* cltrace-report diff BASE NEW: what got slower or newly wrong between two
- * runs of the same program (or two jobs: folders of traces, summed). Kernels are matched by name and launch
- * configuration (mean device time per launch), API functions by name (mean
- * time per call), transfers by direction (total time). Exit 1 when a kernel
- * or a transfer direction got slower by more than the threshold, or a new
- * finding at or over --fail-on appeared; 0 otherwise; 2 unusable input. */
+ * runs of the same program (or two jobs: folders of traces, summed). Kernels
+ * are matched by name and launch configuration (mean device time per
+ * launch), API functions by name (mean time per call), transfers by
+ * direction (total time). Exit 1 when a kernel or a transfer direction got
+ * slower by more than the threshold, or a new finding at or over --fail-on
+ * appeared; 0 otherwise; 2 unusable input. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "report.h"
+#include "commands.h"
+#include "report/escape/escape.h"
+#include "report/model/describe.h"
+#include "report/model/paths.h"
 
 struct change { char what[200]; double base, now, pct; int gate; };
-
-static double pct(double base, double now) { return base > 0 ? 100.0 * (now - base) / base : 0; }
+struct changes { struct change *v; unsigned n; };
 
 static int same_config(const struct rm_kernel *a, const struct rm_kernel *b)
 {
@@ -33,6 +36,107 @@ static int read_one(struct rm_model *m, const char *path, const struct threshold
             rc = -1;
         }
     rm_paths_free(&ps);
+    return rc;
+}
+
+static void add(struct changes *c, double base, double now, int gate)
+{
+    struct change *x = &c->v[c->n++];
+    x->base = base;
+    x->now = now;
+    x->pct = base > 0 ? 100.0 * (now - base) / base : 0;
+    x->gate = gate;
+}
+
+/* Kernels (mean per launch), transfer directions (total), API functions
+ * (mean per call: host call times are too noisy to gate on). */
+static void compare(const struct rm_model *base, const struct rm_model *now, struct changes *c)
+{
+    for (unsigned i = 0; i < now->n_kernels; i++)
+        for (unsigned j = 0; j < base->n_kernels; j++) {
+            const struct rm_kernel *k = &now->kernels[i], *b = &base->kernels[j];
+            if (!same_config(k, b) || !k->launches || !b->launches)
+                continue;
+            kernel_config(k, c->v[c->n].what, sizeof c->v[c->n].what);
+            add(c, (double)b->device_ns / (double)b->launches, (double)k->device_ns / (double)k->launches, 1);
+            break;
+        }
+    static const char *const dir[RM_DIRS] = { "transfers host to device", "transfers device to host",
+                                              "transfers device to device", "fills" };
+    for (int d = 0; d < RM_DIRS; d++) {
+        uint64_t b = 0, x = 0;
+        for (int k = 0; k < RM_BUCKETS; k++) {
+            b += base->xfer.ns[d][k];
+            x += now->xfer.ns[d][k];
+        }
+        if (!b || !x)
+            continue;
+        snprintf(c->v[c->n].what, sizeof c->v[c->n].what, "%s (total)", dir[d]);
+        add(c, (double)b, (double)x, 1);
+    }
+    for (unsigned i = 0; i < now->n_api; i++)
+        for (unsigned j = 0; j < base->n_api; j++) {
+            const struct rm_api *a = &now->api[i], *b = &base->api[j];
+            if (strcmp(a->name, b->name) || !a->count || !b->count)
+                continue;
+            snprintf(c->v[c->n].what, sizeof c->v[c->n].what, "%s (mean per call)", a->name);
+            add(c, (double)b->total_ns / (double)b->count, (double)a->total_ns / (double)a->count, 0);
+            break;
+        }
+}
+
+/* Prints the changes; 1 if one regressed (over the threshold and > 1 us). */
+static int print_changes(const struct changes *c, double threshold, int json)
+{
+    int rc = 0;
+    if (json)
+        printf("{\"schema\":\"cltrace-report-diff/1\",\"threshold_percent\":%.1f,\"changes\":[", threshold);
+    else
+        printf("%-60s %12s %12s %8s\n", "what", "base us", "new us", "change");
+    for (unsigned i = 0; i < c->n; i++) {
+        const struct change *x = &c->v[i];
+        int regressed = x->gate && x->pct > threshold && x->now - x->base > 1000;
+        rc |= regressed;
+        if (json) {
+            printf("%s{\"what\":", i ? "," : "");
+            json_str(stdout, x->what);
+            printf(",\"base_ns\":%.0f,\"new_ns\":%.0f,\"change_percent\":%.1f,\"gated\":%s,\"regression\":%s}",
+                   x->base, x->now, x->pct, x->gate ? "true" : "false", regressed ? "true" : "false");
+        } else {
+            printf("%-60.60s %12.2f %12.2f %+7.1f%%%s\n", x->what, x->base / 1e3, x->now / 1e3, x->pct,
+                   regressed ? "  REGRESSION" : "");
+        }
+    }
+    return rc;
+}
+
+/* The findings NEW has that BASE has not (a rule and place); 1 if one is at or over fail_on. */
+static int print_new_findings(const struct findings *base, const struct findings *now, int fail_on, int json)
+{
+    int rc = 0;
+    unsigned shown = 0;
+    printf(json ? "],\"new_findings\":[" : "\nnew findings (in NEW, not in BASE):\n");
+    for (unsigned i = 0; i < now->n; i++) {
+        const struct finding *f = &now->v[i];
+        int old = 0;
+        for (unsigned j = 0; j < base->n && !old; j++)
+            old = !strcmp(base->v[j].rule, f->rule) && !strcmp(base->v[j].where, f->where);
+        if (old)
+            continue;
+        rc |= (int)f->sev >= fail_on;
+        if (json) {
+            printf("%s{\"rule\":\"%s\",\"severity\":\"%s\",\"where\":", shown ? "," : "", f->rule, sev_name[f->sev]);
+            json_str(stdout, f->where);
+            printf(",\"numbers\":");
+            json_str(stdout, f->numbers);
+            putchar('}');
+        } else {
+            printf("  [%s] %s: %s\n      %s\n", sev_name[f->sev], f->rule, f->where, f->numbers);
+        }
+        shown++;
+    }
+    if (!json && !shown)
+        printf("  none\n");
     return rc;
 }
 
@@ -62,110 +166,21 @@ int report_diff(int argc, char **argv, const struct thresholds *th)
     static struct rm_model base, now;
     if (read_one(&base, paths[0], th) || read_one(&now, paths[1], th))
         return 2;
-    /* findings of each; a new one is a rule and place NEW has and BASE has not */
-    rules(&base, th);
-    unsigned n_base = n_findings;
-    rules(&now, th);
-
-    struct change *ch = calloc(now.n_kernels + now.n_api + RM_DIRS + 1, sizeof *ch);
-    unsigned nc = 0;
-    if (!ch)
+    struct findings fb = { 0 }, fn = { 0 };
+    rules_run(&base, th, &fb);
+    rules_run(&now, th, &fn);
+    struct changes c = { calloc(now.n_kernels + now.n_api + RM_DIRS + 1, sizeof *c.v), 0 };
+    if (!c.v)
         return 2;
-    for (unsigned i = 0; i < now.n_kernels; i++) {
-        const struct rm_kernel *k = &now.kernels[i];
-        for (unsigned j = 0; j < base.n_kernels; j++) {
-            const struct rm_kernel *b = &base.kernels[j];
-            if (!same_config(k, b) || !k->launches || !b->launches)
-                continue;
-            struct change *c = &ch[nc++];
-            kernel_config(k, c->what, sizeof c->what);
-            c->base = (double)b->device_ns / (double)b->launches;
-            c->now = (double)k->device_ns / (double)k->launches;
-            c->pct = pct(c->base, c->now);
-            c->gate = 1;
-            break;
-        }
-    }
-    static const char *const dir[RM_DIRS] = { "transfers host to device", "transfers device to host",
-                                              "transfers device to device", "fills" };
-    for (int d = 0; d < RM_DIRS; d++) {
-        uint64_t b = 0, x = 0;
-        for (int k = 0; k < RM_BUCKETS; k++) {
-            b += base.xfer.ns[d][k];
-            x += now.xfer.ns[d][k];
-        }
-        if (!b || !x)
-            continue;
-        struct change *c = &ch[nc++];
-        snprintf(c->what, sizeof c->what, "%s (total)", dir[d]);
-        c->base = (double)b;
-        c->now = (double)x;
-        c->pct = pct(c->base, c->now);
-        c->gate = 1;
-    }
-    for (unsigned i = 0; i < now.n_api; i++) {
-        const struct rm_api *a = &now.api[i];
-        for (unsigned j = 0; j < base.n_api; j++)
-            if (!strcmp(a->name, base.api[j].name) && a->count && base.api[j].count) {
-                struct change *c = &ch[nc++];
-                snprintf(c->what, sizeof c->what, "%s (mean per call)", a->name);
-                c->base = (double)base.api[j].total_ns / (double)base.api[j].count;
-                c->now = (double)a->total_ns / (double)a->count;
-                c->pct = pct(c->base, c->now);
-                c->gate = 0;      /* host call times are too noisy to gate on */
-                break;
-            }
-    }
-    int rc = 0;
+    compare(&base, &now, &c);
     int json = !strcmp(format, "json");
-    if (json)
-        printf("{\"schema\":\"cltrace-report-diff/1\",\"threshold_percent\":%.1f,\"changes\":[", threshold);
-    else
-        printf("%-60s %12s %12s %8s\n", "what", "base us", "new us", "change");
-    for (unsigned i = 0; i < nc; i++) {
-        const struct change *c = &ch[i];
-        int regressed = c->gate && c->pct > threshold && c->now - c->base > 1000;   /* and > 1 us */
-        rc |= regressed;
-        if (json) {
-            printf("%s{\"what\":", i ? "," : "");
-            json_str(stdout, c->what);
-            printf(",\"base_ns\":%.0f,\"new_ns\":%.0f,\"change_percent\":%.1f,\"gated\":%s,\"regression\":%s}",
-                   c->base, c->now, c->pct, c->gate ? "true" : "false", regressed ? "true" : "false");
-        } else {
-            printf("%-60.60s %12.2f %12.2f %+7.1f%%%s\n", c->what, c->base / 1e3, c->now / 1e3, c->pct,
-                   regressed ? "  REGRESSION" : "");
-        }
-    }
-    if (json)
-        printf("],\"new_findings\":[");
-    else
-        printf("\nnew findings (in NEW, not in BASE):\n");
-    unsigned shown = 0;
-    for (unsigned i = n_base; i < n_findings; i++) {
-        const struct finding *f = &findings[i];
-        int old = 0;
-        for (unsigned j = 0; j < n_base && !old; j++)
-            old = !strcmp(findings[j].rule, f->rule) && !strcmp(findings[j].where, f->where);
-        if (old)
-            continue;
-        if ((int)f->sev >= fail_on)
-            rc = 1;
-        if (json) {
-            printf("%s{\"rule\":\"%s\",\"severity\":\"%s\",\"where\":", shown ? "," : "", f->rule, sev_name[f->sev]);
-            json_str(stdout, f->where);
-            printf(",\"numbers\":");
-            json_str(stdout, f->numbers);
-            putchar('}');
-        } else {
-            printf("  [%s] %s: %s\n      %s\n", sev_name[f->sev], f->rule, f->where, f->numbers);
-        }
-        shown++;
-    }
+    int rc = print_changes(&c, threshold, json);
+    rc |= print_new_findings(&fb, &fn, fail_on, json);
     if (json)
         printf("],\"regression\":%s}\n", rc ? "true" : "false");
-    else if (!shown)
-        printf("  none\n");
-    free(ch);
+    free(c.v);
+    findings_free(&fb);
+    findings_free(&fn);
     rm_free(&base);
     rm_free(&now);
     return rc;

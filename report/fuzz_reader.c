@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "model.h"
+#include "report/model/model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
-#include "job.h"
-#include "model.h"
+#include "commands.h"
+#include "report/model/model.h"
 #include "trace/cltrace.pb-c.h"
 
 typedef Perfetto__Protos__TracePacket Packet;

@@ -1,5 +1,7 @@
 /* cltrace-report TRACE...: what is wrong, with numbers, for people and CI.
- * Exit status: 0 fine, 1 findings at or over --fail-on, 2 unusable input. */
+ * Read (model/) -> judge (rules/) -> the views (views/) -> present
+ * (formats/). Exit status: 0 fine, 1 findings at or over --fail-on, 2
+ * unusable input. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,10 +10,9 @@
 #ifdef CLT_MPI
 #include <mpi.h>
 #endif
-#include "common/map.h"
-#include "job.h"
-#include "model.h"
-#include "report.h"
+#include "commands.h"
+#include "report/formats/formats.h"
+#include "report/model/paths.h"
 
 static void usage(FILE *f)
 {
@@ -21,28 +22,78 @@ static void usage(FILE *f)
                "       cltrace-report diff [--threshold PERCENT] [--format text|json] BASE NEW\n"
                "       cltrace-report merge [--ranks R,R...] -o OUT.pftrace[.gz] TRACE...|FOLDER\n"
                "       cltrace-report [--ranks-only] [--jobs N] JOB_FOLDER   (mpirun -n K cltrace-report-mpi JOB_FOLDER)\n"
+               "       cltrace-report --rules [--format text|markdown|json]   (every rule, its severity and source)\n"
                "Exit status: 0 fine, 1 a finding at or over --fail-on, 2 unusable input.\n");
 }
 
-/* The traces to read: files, and the traces in a folder (a job's). */
-static struct rm_paths traces;
+struct options {
+    const char *format, *out_path;
+    int fail_on, ranks_only, list_rules;
+    unsigned threads;
+    struct thresholds th;
+    struct rm_paths traces;
+};
 
-/* --ranks-only (and every MPI run): the job section alone, each trace read
- * once, on `threads` threads; under MPI each rank reads every size-th trace
- * and rank 0 gathers the rows. */
-static int ranks_report(const char *format, const char *out_path, const struct thresholds *th, unsigned threads,
-                        int mpi_rank, int mpi_size)
+static int known_format(const char *f)
 {
-    int rc = job_add_all(traces.p, traces.n, (unsigned)mpi_size, (unsigned)mpi_rank, th, threads) != 0 ? 2 : 0;
+    return !strcmp(f, "text") || !strcmp(f, "json") || !strcmp(f, "markdown") || !strcmp(f, "junit") ||
+           !strcmp(f, "html");
+}
+
+/* 0: go on; -1: done (help printed); 2: bad usage. */
+static int parse(int argc, char **argv, struct options *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--format") && v)
+            o->format = argv[++i];
+        else if (!strcmp(a, "--fail-on") && v) {
+            i++;
+            o->fail_on = !strcmp(v, "info") ? SEV_INFO : !strcmp(v, "warning") ? SEV_WARNING
+                       : !strcmp(v, "error") ? SEV_ERROR : -2;
+            if (o->fail_on == -2)
+                return 2;
+        } else if (!strcmp(a, "-o") && v)
+            o->out_path = argv[++i];
+        else if (!strcmp(a, "--jobs") && v) {
+            o->threads = (unsigned)strtoul(argv[++i], NULL, 0);
+            o->threads = o->threads ? o->threads : 1;
+        } else if (!strcmp(a, "--ranks-only"))
+            o->ranks_only = 1;
+        else if (!strcmp(a, "--rules"))
+            o->list_rules = 1;
+        else if (!strcmp(a, "--small-bytes") && v) {
+            o->th.small_bytes = strtoull(argv[++i], NULL, 0);
+            o->th.small_given = 1;
+        } else if (!strcmp(a, "--small-count") && v)
+            o->th.small_count = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(a, "--min-wg") && v)
+            o->th.min_wg = (unsigned)strtoul(argv[++i], NULL, 0);
+        else if (!strcmp(a, "--min-occupancy") && v)
+            o->th.min_occupancy = strtod(argv[++i], NULL) / 100.0;
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return -1;
+        } else if (a[0] == '-')
+            return 2;
+        else if (rm_paths_add(&o->traces, a) != 0)
+            return 2;
+    }
+    return known_format(o->format) ? 0 : 2;
+}
+
+/* MPI: every rank's rows to rank 0 (rows are plain structs); ranks other
+ * than 0 finalize and exit here. */
+static int gather_rows(int rc, int mpi_rank, int mpi_size)
+{
 #ifdef CLT_MPI
     size_t bytes;
     void *mine = job_rows(&bytes);
-    int n = (int)bytes, *counts = NULL, *offs = NULL;
+    int n = (int)bytes, *counts = NULL, *offs = NULL, total = 0, worst = rc;
     char *all = NULL;
     if (mpi_rank == 0)
         counts = calloc((size_t)mpi_size, sizeof *counts), offs = calloc((size_t)mpi_size, sizeof *offs);
     MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    int total = 0;
     for (int r = 0; mpi_rank == 0 && r < mpi_size; r++) {
         offs[r] = total;
         total += counts[r];
@@ -50,7 +101,6 @@ static int ranks_report(const char *format, const char *out_path, const struct t
     if (mpi_rank == 0)
         all = malloc(total ? (size_t)total : 1);
     MPI_Gatherv(mine, n, MPI_BYTE, all, counts, offs, MPI_BYTE, 0, MPI_COMM_WORLD);
-    int worst = rc;
     MPI_Reduce(&rc, &worst, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
     if (mpi_rank != 0) {
         MPI_Finalize();
@@ -61,24 +111,39 @@ static int ranks_report(const char *format, const char *out_path, const struct t
     free(all);
     free(counts);
     free(offs);
+#else
+    (void)mpi_rank;
+    (void)mpi_size;
 #endif
+    return rc;
+}
+
+/* --ranks-only (and every MPI run): the job section alone, each trace read
+ * once; under MPI each rank reads every size-th trace, rank 0 prints. */
+static int ranks_report(const struct options *o, int mpi_rank, int mpi_size)
+{
+    int rc = job_add_all(o->traces.p, o->traces.n, (unsigned)mpi_size, (unsigned)mpi_rank, &o->th, o->threads);
+    rc = gather_rows(rc ? 2 : 0, mpi_rank, mpi_size);
+    const struct job_view *j = rc == 0 ? job_view() : NULL;
     if (rc == 0 && !job_ranks())
         rc = 2;
-    FILE *out = out_path ? fopen(out_path, "w") : stdout;
-    if (rc == 0 && out) {
-        if (!strcmp(format, "json"))
-            job_json_only(out);
-        else if (!strcmp(format, "markdown"))
-            job_text(out, 1);
-        else if (!strcmp(format, "html"))
-            job_html(out);
-        else if (!strcmp(format, "junit")) {
-            fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"cltrace-report\" tests=\"0\" "
-                  "failures=\"0\">\n  <properties>\n", out);
-            job_junit(out);
+    FILE *out = o->out_path ? fopen(o->out_path, "w") : stdout;
+    if (rc == 0 && out && j) {
+        if (!strcmp(o->format, "json")) {
+            fputs("{\"schema\":\"cltrace-report/1\"", out);
+            json_job(out, j);
+            fputs("}\n", out);
+        } else if (!strcmp(o->format, "markdown"))
+            markdown_job(out, j);
+        else if (!strcmp(o->format, "html"))
+            html_job(out, j);
+        else if (!strcmp(o->format, "junit")) {
+            fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"cltrace-report\" "
+                  "tests=\"0\" failures=\"0\">\n  <properties>\n", out);
+            junit_job(out, j);
             fputs("  </properties>\n</testsuite>\n</testsuites>\n", out);
         } else
-            job_text(out, 0);
+            text_job(out, j);
     }
     if (out && out != stdout)
         fclose(out);
@@ -89,123 +154,98 @@ static int ranks_report(const char *format, const char *out_path, const struct t
     return out ? rc : 2;
 }
 
+static int write_report(const struct options *o, const struct report_in *r)
+{
+    FILE *out = o->out_path ? fopen(o->out_path, "w") : stdout;
+    if (!out) {
+        fprintf(stderr, "cltrace-report: cannot write %s\n", o->out_path);
+        return 2;
+    }
+    if (!strcmp(o->format, "json"))
+        format_json(out, r);
+    else if (!strcmp(o->format, "markdown"))
+        format_markdown(out, r);
+    else if (!strcmp(o->format, "junit"))
+        format_junit(out, r, o->fail_on >= 0 ? o->fail_on : SEV_WARNING);
+    else if (!strcmp(o->format, "html"))
+        format_html(out, r);
+    else
+        format_text(out, r);
+    if (out != stdout && fclose(out) != 0) {
+        fprintf(stderr, "cltrace-report: cannot write %s\n", o->out_path);
+        return 2;
+    }
+    return 0;
+}
+
+/* The report of every trace summed (a job's ranks on their own too). */
+static int report(const struct options *o)
+{
+    static struct rm_model m;
+    m.small_threshold = o->th.small_bytes;
+    m.small_given = o->th.small_given;
+    for (unsigned i = 0; i < o->traces.n; i++) {
+        char err[512];
+        if (rm_read(&m, o->traces.p[i], err, sizeof err) != 0) {
+            fprintf(stderr, "cltrace-report: %s\n", err);
+            return 2;
+        }
+    }
+    if (o->traces.n > 1 && job_add_all(o->traces.p, o->traces.n, 1, 0, &o->th, o->threads) != 0)
+        return 2;
+    if (m.truncated || !m.has_attributes)
+        fprintf(stderr, "cltrace-report: warning: a trace was cut short (the app crashed or was killed); "
+                        "reporting what it holds\n");
+    struct findings fs = { 0 };
+    rules_run(&m, &o->th, &fs);
+    static struct phase_view pv;
+    phase_view(&m, &fs, &pv);
+    struct report_in in = { &m, &fs, &o->th, &pv, job_view() };
+    int rc = write_report(o, &in);
+    for (unsigned i = 0; rc == 0 && o->fail_on >= 0 && i < fs.n; i++)
+        rc = (int)fs.v[i].sev >= o->fail_on;
+    rm_free(&m);
+    findings_free(&fs);
+    job_free();
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
-    struct thresholds th = { .small_bytes = 32768, .small_count = 10, .min_wg = 64, .min_occupancy = 0.5 };
-    const char *format = "text", *out_path = NULL;
-    int fail_on = -1, n_traces = 0, ranks_only = 0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned threads = cpus < 1 ? 1 : (unsigned)cpus;
+    struct options o = { .format = "text", .fail_on = -1, .threads = cpus < 1 ? 1 : (unsigned)cpus,
+                         .th = THRESHOLDS_DEFAULT };
     int mpi_rank = 0, mpi_size = 1;
 #ifdef CLT_MPI
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &mpi_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &mpi_size);
-    ranks_only = 1;             /* each rank reads its share: the job section, reduced to rank 0 */
+    o.ranks_only = 1;           /* each rank reads its share: the job section, reduced to rank 0 */
 #endif
-    static struct rm_model m;
-    m.small_threshold = th.small_bytes;
     if (argc > 1 && !strcmp(argv[1], "diff"))
-        return report_diff(argc - 2, argv + 2, &th);
+        return report_diff(argc - 2, argv + 2, &o.th);
     if (argc > 1 && !strcmp(argv[1], "merge")) {
         for (int i = 2; i < argc; i++) {
             if ((!strcmp(argv[i], "--ranks") || !strcmp(argv[i], "-o")) && i + 1 < argc)
                 i++;
-            else if (rm_paths_add(&traces, argv[i]) != 0)
+            else if (rm_paths_add(&o.traces, argv[i]) != 0)
                 return 2;
         }
-        int rc = report_merge(argc - 2, argv + 2, traces.p, traces.n);
-        rm_paths_free(&traces);
+        int rc = report_merge(argc - 2, argv + 2, o.traces.p, o.traces.n);
+        rm_paths_free(&o.traces);
         return rc;
     }
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--format") && i + 1 < argc) {
-            format = argv[++i];
-        } else if (!strcmp(argv[i], "--fail-on") && i + 1 < argc) {
-            const char *s = argv[++i];
-            fail_on = !strcmp(s, "info") ? SEV_INFO : !strcmp(s, "warning") ? SEV_WARNING : !strcmp(s, "error") ? SEV_ERROR : -2;
-            if (fail_on == -2) {
-                usage(stderr);
-                return 2;
-            }
-        } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-            out_path = argv[++i];
-        } else if (!strcmp(argv[i], "--jobs") && i + 1 < argc) {
-            threads = (unsigned)strtoul(argv[++i], NULL, 0);
-            threads = threads ? threads : 1;
-        } else if (!strcmp(argv[i], "--ranks-only")) {
-            ranks_only = 1;
-        } else if (!strcmp(argv[i], "--small-bytes") && i + 1 < argc) {
-            th.small_bytes = m.small_threshold = strtoull(argv[++i], NULL, 0);
-            th.small_given = m.small_given = 1;
-        } else if (!strcmp(argv[i], "--small-count") && i + 1 < argc) {
-            th.small_count = strtoull(argv[++i], NULL, 0);
-        } else if (!strcmp(argv[i], "--min-wg") && i + 1 < argc) {
-            th.min_wg = (unsigned)strtoul(argv[++i], NULL, 0);
-        } else if (!strcmp(argv[i], "--min-occupancy") && i + 1 < argc) {
-            th.min_occupancy = strtod(argv[++i], NULL) / 100.0;
-        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (argv[i][0] == '-') {
-            usage(stderr);
-            return 2;
-        } else {
-            if (rm_paths_add(&traces, argv[i]) != 0)
-                return 2;
-        }
-    }
-    if (ranks_only)
-        return ranks_report(format, out_path, &th, threads, mpi_rank, mpi_size);
-    for (unsigned i = 0; i < traces.n; i++) {
-        char err[512];
-        if (rm_read(&m, traces.p[i], err, sizeof err) != 0) {
-            fprintf(stderr, "cltrace-report: %s\n", err);
-            return 2;
-        }
-        n_traces++;
-    }
-    /* several traces: a job, each rank read on its own as well (on every core) */
-    if (traces.n > 1 && job_add_all(traces.p, traces.n, 1, 0, &th, threads) != 0)
-        return 2;
-    if (!n_traces || (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "markdown") &&
-                      strcmp(format, "junit") && strcmp(format, "html"))) {
+    int rc = parse(argc, argv, &o);
+    if (rc == 0 && !o.list_rules && !o.traces.n)
+        rc = 2;
+    if (rc == 2)
         usage(stderr);
-        return 2;
-    }
-    if (m.truncated || !m.has_attributes)
-        fprintf(stderr, "cltrace-report: warning: a trace was cut short (the app crashed or was killed); "
-                        "reporting what it holds\n");
-    rules(&m, &th);
-    FILE *out = out_path ? fopen(out_path, "w") : stdout;
-    if (!out) {
-        fprintf(stderr, "cltrace-report: cannot write %s\n", out_path);
-        return 2;
-    }
-    if (!strcmp(format, "json"))
-        out_json(out, &m);
-    else if (!strcmp(format, "markdown"))
-        out_markdown(out, &m);
-    else if (!strcmp(format, "junit"))
-        out_junit(out, &m, fail_on >= 0 ? fail_on : SEV_WARNING);
-    else if (!strcmp(format, "html"))
-        out_html(out, &m, &th);
-    else {
-        if (job_ranks() > 1)
-            job_text(out, 0);
-        out_text(out, &m);
-    }
-    if (out != stdout && fclose(out) != 0) {
-        fprintf(stderr, "cltrace-report: cannot write %s\n", out_path);
-        return 2;
-    }
-    int rc = 0;
-    for (unsigned i = 0; fail_on >= 0 && i < n_findings; i++)
-        if ((int)findings[i].sev >= fail_on)
-            rc = 1;
-    rm_free(&m);
-    free(findings);
-    job_free();
-    rm_paths_free(&traces);
-    return rc;
+    else if (rc == 0 && o.list_rules)
+        format_rules(stdout, o.format);
+    else if (rc == 0 && o.ranks_only)
+        rc = ranks_report(&o, mpi_rank, mpi_size);
+    else if (rc == 0)
+        rc = report(&o);
+    rm_paths_free(&o.traces);
+    return rc < 0 ? 0 : rc;
 }

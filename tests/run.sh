@@ -836,6 +836,7 @@ source tests/loading.sh
 source tests/tools.sh
 source tests/capacity.sh
 source tests/jobs.sh
+source tests/report_parts.sh
 
 for t in ${ONLY:-$(declare -F | awk "{print \$3}" | grep "^t_")}; do
     run "${t#t_}" "$t"

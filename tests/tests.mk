@@ -37,6 +37,9 @@ TEST_BINS += $(T)/churn
 $(T)/lifetimes: tests/apps/lifetimes.c | $(T)
 	$(CC) $(TEST_CFLAGS) -O0 -o $@ $< -lOpenCL
 TEST_BINS += $(T)/lifetimes
+$(T)/leak_classes: tests/apps/leak_classes.c | $(T)
+	$(CC) $(TEST_CFLAGS) -O0 -o $@ $< -lOpenCL
+TEST_BINS += $(T)/leak_classes
 $(T)/threads: tests/apps/threads.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lpthread
 $(T)/threads-tsan: tests/apps/threads.c | $(T)
@@ -79,8 +82,8 @@ bench: all $(T)/bench_calls $(T)/bench_ranges $(T)/libfakecl.so
 $(T)/test_decode: tests/unit/test_decode.c trace/decode.c trace/generated/clt_tables.c trace/generated/clt_shapes.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_decode.c trace/decode.c trace/generated/clt_tables.c
 TEST_BINS += $(T)/test_decode
-$(T)/test_occupancy: tests/unit/test_occupancy.c report/occupancy.c report/occupancy.h | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -Ireport -o $@ tests/unit/test_occupancy.c report/occupancy.c
+$(T)/test_occupancy: tests/unit/test_occupancy.c report/model/occupancy.c report/model/occupancy.h | $(T)
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_occupancy.c report/model/occupancy.c
 TEST_BINS += $(T)/test_occupancy
 $(T)/test_gzstream: tests/unit/test_gzstream.c writer/gzstream.c writer/gzstream.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_gzstream.c writer/gzstream.c -ldeflate -lz
@@ -92,11 +95,16 @@ TEST_BINS += $(T)/test_clock
 $(T)/test_probe: tests/unit/test_probe.c common/probe_file.c common/probe_file.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_probe.c common/probe_file.c
 TEST_BINS += $(T)/test_probe
-$(T)/test_source: tests/unit/test_source.c report/source.c report/model.c report/sampling.c report/args.c report/intern.c report/phases.c report/stacks.c report/model.h | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -Ireport -o $@ tests/unit/test_source.c report/source.c \
-	  report/model.c report/sampling.c report/args.c report/intern.c report/phases.c report/stacks.c $(TRACE_LIB_SRC) -lprotobuf-c -lz
+$(T)/test_source: tests/unit/test_source.c $(REPORT_MODEL_SRC) $(REPORT_HDRS) | $(T)
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_source.c $(REPORT_MODEL_SRC) $(TRACE_LIB_SRC) \
+	  -lprotobuf-c -lz
 TEST_BINS += $(T)/test_source
-$(T)/cltrace-report-asan: $(REPORT_SRC) $(wildcard report/*.h) | $(T)
+# Each rule family on a small model the test builds (tests/unit/test_rules.c).
+$(T)/test_rules: tests/unit/test_rules.c $(wildcard report/rules/*.c) $(REPORT_MODEL_SRC) $(REPORT_HDRS) | $(T)
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ tests/unit/test_rules.c $(wildcard report/rules/*.c) \
+	  $(REPORT_MODEL_SRC) $(TRACE_LIB_SRC) -lprotobuf-c -lz -lm
+TEST_BINS += $(T)/test_rules
+$(T)/cltrace-report-asan: $(REPORT_SRC) $(REPORT_HDRS) | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ $(REPORT_SRC) $(TRACE_LIB_SRC) -lprotobuf-c -lz -lm -lpthread
 TEST_BINS += $(T)/cltrace-report-asan
 

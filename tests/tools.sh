@@ -105,3 +105,10 @@ t_layers_one_way() {
     # report -> trace, ...): a folder never uses one that uses it
     bash scripts/check-layers.sh
 }
+
+t_docs_links_resolve_and_dated() {
+    # every relative Markdown link resolves (file and heading), no figure is
+    # dated by a work-period ordinal, the README is at most 250 lines and
+    # its options table holds every option of `cltrace --help`
+    $PY scripts/check-docs.py "$B/cltrace"
+}

@@ -43,7 +43,8 @@ struct clt_writer {
     uint64_t exit_wait_ns;    /* the exiting thread's wait for the collector */
     struct clt_symbols syms;  /* call stacks (symbols.c) */
     struct clt_sym_sent own_sym;   /* stacks interned on the writer's own sequence */
-    unsigned leaks;           /* objects the app still held at exit (lifetime.c) */
+    unsigned leaks;           /* objects the app still held at exit (leaks.c) */
+    unsigned leaks_serious;   /* of them definitely lost or growing with the run */
     int leak_track_declared;
     struct clt_job job;       /* rank, size, host of this process (common/job.h) */
     uint64_t start_ns;        /* boottime the writer started: the run's span begins */

@@ -2,8 +2,7 @@
  * its reference count as the app sees it (1 at creation, + retains,
  * - releases), the references the runtime keeps implicitly (a kernel on
  * its program, a sub-buffer on its parent, anything on its context), the
- * call stack that created it; at exit, every object the app still holds
- * is written out as a leak.
+ * call stack that created it. What is still held at exit: leaks.c.
  *
  * The model is built from the records only: no handle is ever passed to
  * the driver here, so a released (or garbage) handle cannot crash it. */
@@ -158,13 +157,18 @@ static uint64_t mem_bytes(const struct clt_rec *rec, const struct clt_fn_desc *f
 }
 
 /* Objects made and released per creation site (call stack), so that a leak
- * can say whether its site leaks every time, or only on some path. */
-struct site_count { uint32_t made, released; };
+ * can say whether its site leaks every time, or only on some path, and
+ * whether what it holds grew over the run (leaks.c). */
 static struct clt_map site_counts;
 
-static struct site_count *site_of(uint32_t stack, int create)
+struct clt_site_count *clt_life_site(uint32_t stack)
 {
-    struct site_count *c = stack ? clt_map_get(&site_counts, stack) : NULL;
+    return stack ? clt_map_get(&site_counts, stack) : NULL;
+}
+
+static struct clt_site_count *site_of(uint32_t stack, int create)
+{
+    struct clt_site_count *c = clt_life_site(stack);
     if (!c && stack && create && (c = calloc(1, sizeof *c)) != NULL && clt_map_put(&site_counts, stack, c) != 0) {
         free(c);
         c = NULL;
@@ -175,9 +179,9 @@ static struct site_count *site_of(uint32_t stack, int create)
 static void created(struct clt_writer *w, const struct clt_rec *rec, struct clt_obj *o, uint64_t t0,
                     int tid, uint32_t stack)
 {
-    struct site_count *sc = site_of(stack, 1);
+    struct clt_site_count *sc = site_of(stack, 1);
     if (sc)
-        sc->made++;
+        sc->first = sc->made++ ? sc->first : w->calls;
     unsigned fn = rec->fn;
     const struct clt_fn_desc *fd = &clt_fns[fn];
     o->type = made_type[fn];
@@ -186,6 +190,7 @@ static void created(struct clt_writer *w, const struct clt_rec *rec, struct clt_
     o->stack = stack;
     o->tid = tid;
     o->t_created = t0;
+    o->call_created = w->calls;
     o->size = mem_bytes(rec, fd);
     for (unsigned i = 0; i < fd->n_params; i++) {
         const struct clt_param *p = &fd->params[i];
@@ -214,8 +219,6 @@ static void created(struct clt_writer *w, const struct clt_rec *rec, struct clt_
     }
 }
 
-static void context_released(struct clt_writer *w, const struct clt_obj *ctx, uint64_t ts);
-
 static void released(struct clt_writer *w, struct clt_obj *o, int delta, uint64_t t1)
 {
     if (!counted(o) || o->destroyed)
@@ -224,11 +227,11 @@ static void released(struct clt_writer *w, struct clt_obj *o, int delta, uint64_
     if (o->refs <= 0) {
         o->refs = 0;
         o->t_released = t1;
-        struct site_count *sc = site_of(o->stack, 0);
+        struct clt_site_count *sc = site_of(o->stack, 0);
         if (sc)
             sc->released++;
         if (o->type == CLT_O_CONTEXT)
-            context_released(w, o, t1);
+            clt_leaks_context_released(w, o, t1);
         maybe_destroy(o);
     }
 }
@@ -302,114 +305,3 @@ int64_t clt_life_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64
     return -1;
 }
 
-/* An object the app had released before a call that began at t0. */
-/* ---- leaks at exit ------------------------------------------------------ */
-
-static void emit_leak(struct clt_writer *w, uint64_t track, uint64_t ts, const struct clt_obj *o, const char *what)
-{
-    static struct clt_sym_scratch x;
-    Perfetto__Protos__InternedData in = PERFETTO__PROTOS__INTERNED_DATA__INIT;
-    clt_sym_add_interned(&w->syms, &w->own_sym, o->stack, &x, &in);
-    if (in.n_callstacks) {
-        Perfetto__Protos__TracePacket p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-        p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
-        p.trusted_packet_sequence_id = CLT_OWN_SEQ;
-        p.sequence_flags = 2;   /* SEQ_NEEDS_INCREMENTAL_STATE */
-        p.interned_data = &in;
-        clt_put_packet(w, &p);
-    }
-    Perfetto__Protos__DebugAnnotation a[16], *ap[16];
-    unsigned na = 0;
-    A_UINT("object", o->id);
-    A_STR("type", clt_otype_name(o->type));
-    A_STR("created_by", clt_fns[o->create_fn].name);
-    A_UINT("reference_count", (uint64_t)o->refs);
-    A_UINT("created_ns", o->t_created);
-    A_UINT("thread", (uint64_t)o->tid);
-    if (o->size)
-        A_UINT("size", o->size);
-    const struct site_count *sc = site_of(o->stack, 0);
-    if (sc) {                   /* what this object's creation site made and released */
-        A_UINT("site_made", sc->made);
-        A_UINT("site_released", sc->released);
-    }
-    if (o->name[0])
-        A_STR("kernel_name", o->name);
-    for (unsigned i = 0; i < CLT_OBJ_PARENTS; i++)
-        if (o->parent[i] && o->parent[i]->type == CLT_O_CONTEXT)
-            A_UINT("context", o->parent[i]->id);
-    char name[64];
-    snprintf(name, sizeof name, "%s %s", what, clt_otype_name(o->type));
-    clt_put_instant(w, track, ts, name, ap, na, o->stack);
-}
-
-static void leak_track(struct clt_writer *w, uint64_t track)
-{
-    Perfetto__Protos__TrackDescriptor t = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
-    t.has_uuid = t.has_parent_uuid = 1;
-    t.uuid = track;
-    t.parent_uuid = w->process_uuid;
-    t.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
-    t.name = "OpenCL objects leaked";
-    clt_put_track(w, &t);
-}
-
-static int leaked(const struct clt_obj *o) { return o && o->refs > 0 && !o->destroyed; }
-
-static int in_context(const struct clt_obj *o, const struct clt_obj *ctx)
-{
-    for (unsigned depth = 0; o && depth < 4; depth++) {    /* a sub-buffer's parent's context... */
-        const struct clt_obj *up = NULL;
-        for (unsigned i = 0; i < CLT_OBJ_PARENTS; i++) {
-            if (o->parent[i] == ctx)
-                return 1;
-            if (o->parent[i] && !up)
-                up = o->parent[i];
-        }
-        o = up;
-    }
-    return 0;
-}
-
-/* The app released a context (its count reached 0) while it still holds
- * objects made in it: legal (the runtime keeps the context for them), but
- * where tools like gDEBugger report leaks, and the only report a program that
- * never exits gets. Written as "held at context release" instants on the leak
- * track; whether they leaked is decided at exit. */
-static void context_released(struct clt_writer *w, const struct clt_obj *ctx, uint64_t ts)
-{
-    uint64_t track = w->process_uuid | 0x80000002u;
-    const struct clt_map *m = &w->objs.ids;
-    for (uint64_t i = 0; i < m->cap; i++) {
-        const struct clt_obj *x = m->keys[i] ? m->vals[i] : NULL;
-        if (!leaked(x) || x == ctx || !in_context(x, ctx))
-            continue;
-        if (!w->leak_track_declared) {
-            w->leak_track_declared = 1;
-            leak_track(w, track);
-        }
-        emit_leak(w, track, ts, x, "held at context release:");
-    }
-}
-
-unsigned clt_life_emit_leaks(struct clt_writer *w, uint64_t ts, unsigned by_type[CLT_O_COUNT])
-{
-    unsigned n = 0;
-    uint64_t track = w->process_uuid | 0x80000002u;   /* appears only when something leaked */
-    const struct clt_map *m = &w->objs.ids;
-    const struct clt_obj *o = w->objs.orphans;
-    for (uint64_t i = 0; i < m->cap || o; i++) {
-        const struct clt_obj *x = NULL;
-        if (i < m->cap)
-            x = m->keys[i] ? m->vals[i] : NULL;
-        else
-            x = o, o = o->next_orphan;
-        if (!leaked(x))
-            continue;
-        if (n++ == 0 && !w->leak_track_declared)
-            leak_track(w, track);
-        emit_leak(w, track, ts, x, "leaked");
-        by_type[x->type]++;
-    }
-    return n;
-}

@@ -23,6 +23,7 @@ struct clt_obj {
     uint32_t stack;         /* creation call stack (symbols.c), 0: none */
     int tid;
     uint64_t t_created, t_released;   /* trace ns; t_released: when refs reached 0 */
+    uint64_t call_created;  /* the calls written before the one that made it */
     uint64_t size;          /* bytes, for memory objects where the call says */
     struct clt_obj *parent[CLT_OBJ_PARENTS];   /* objects this one holds a reference on */
     struct clt_obj *next_orphan;

@@ -588,17 +588,20 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns)
     clt_spill_close();
     clt_dev_flush_pending(&W, 1);
     clt_emit_dropped(&W);
-    unsigned by_type[CLT_O_COUNT] = {0};
-    W.leaks = clt_life_emit_leaks(&W, clt_boottime_ns(), by_type);
+    struct clt_leak_counts leaks = { { 0 }, { 0 } };
+    W.leaks = clt_life_emit_leaks(&W, clt_boottime_ns(), &leaks);
+    W.leaks_serious = leaks.by_class[CLT_LEAK_DEFINITELY_LOST] + leaks.by_class[CLT_LEAK_GROWING];
     if (W.leaks) {
         char list[256] = "";
         size_t k = 0;
         for (unsigned t = 0; t < CLT_O_COUNT && k < sizeof list - 40; t++)
-            if (by_type[t])
-                k += (size_t)snprintf(list + k, sizeof list - k, "%s%u %s", k ? ", " : "", by_type[t],
+            if (leaks.by_type[t])
+                k += (size_t)snprintf(list + k, sizeof list - k, "%s%u %s", k ? ", " : "", leaks.by_type[t],
                                       clt_otype_name(t));
-        clt_msg("%u OpenCL object%s still held at exit (%s); their creation stacks are in the trace",
-                W.leaks, W.leaks == 1 ? "" : "s", list);
+        clt_msg("%u OpenCL object%s still held at exit (%s): %u definitely lost, %u growing with the run, %u still "
+                "reachable; their creation stacks are in the trace", W.leaks, W.leaks == 1 ? "" : "s", list,
+                leaks.by_class[CLT_LEAK_DEFINITELY_LOST], leaks.by_class[CLT_LEAK_GROWING],
+                leaks.by_class[CLT_LEAK_STILL_HELD]);
     }
     clt_cost_emit(&W);
     clt_dev_footer(&W, W.unfinished);
@@ -642,7 +645,7 @@ unfinished:     /* bounded waits: a writer or a disk that is stuck must not hang
     clt_msg("writer did not finish; trace %s may be incomplete", W.path);
 }
 
-unsigned clt_writer_leaks(void) { return W.leaks; }
+unsigned clt_writer_leaks(void) { return W.leaks_serious; }
 
 void clt_writer_forget(void)
 {

@@ -6,7 +6,7 @@
 
 int clt_writer_start(void);                  /* 0 ok, -1: run untraced */
 void clt_writer_stop(uint64_t unfinished, uint64_t exit_wait_ns);   /* drain, finish the file */
-unsigned clt_writer_leaks(void);             /* after stop: objects the app still held */
+unsigned clt_writer_leaks(void);             /* after stop: leaks definitely lost or growing (leaks.c) */
 void clt_writer_forget(void);                /* in a fork child */
 void clt_writer_kick(void);                  /* wake an idle writer */
 void clt_writer_flush_now(unsigned timeout_ms); /* drain and write, bounded */

@@ -1,7 +1,7 @@
 /* The occupancy calculator against the worked examples of the seeds. */
 #include <stdio.h>
 #include <string.h>
-#include "report/occupancy.h"
+#include "report/model/occupancy.h"
 
 static int failures;
 #define EXPECT(c) do { if (!(c)) { failures++; fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c); } } while (0)

@@ -1,8 +1,8 @@
-/* Kernel-source hints (report/source.c) on the seeds' own kernels: the
+/* Kernel-source hints (report/model/source.c) on the seeds' own kernels: the
  * problem versions are found, their fixes are not. */
 #include <stdio.h>
 #include <string.h>
-#include "report/model.h"
+#include "report/model/model.h"
 
 static int failed;
 #define EXPECT(c) do { if (!(c)) { printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); failed = 1; } } while (0)

@@ -1,0 +1,10 @@
+/* cltrace-report's commands besides the report itself (report.c). */
+#ifndef CLT_REPORT_COMMANDS_H
+#define CLT_REPORT_COMMANDS_H
+#include "report/rules/rules.h"
+
+int report_diff(int argc, char **argv, const struct thresholds *th);   /* diff.c: the exit status */
+/* merge.c: chosen ranks of a job as processes of one trace */
+int report_merge(int argc, char **argv, char **paths, unsigned n_paths);
+
+#endif

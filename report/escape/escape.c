@@ -1,0 +1,77 @@
+/* Escaping and small number helpers shared by the formats (escape.h). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include "escape.h"
+
+void json_str(FILE *o, const char *s)
+{
+    fputc('"', o);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(o, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(o, "\\u%04x", c);
+        else
+            fputc(c, o);
+    }
+    fputc('"', o);
+}
+
+void xml_text(FILE *o, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", o); break;
+        case '>': fputs("&gt;", o); break;
+        case '&': fputs("&amp;", o); break;
+        case '"': fputs("&quot;", o); break;
+        case '\'': fputs("&#39;", o); break;
+        default:
+            if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
+                fputc(*s, o);
+        }
+    }
+}
+
+void md_cell(FILE *o, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputs("\\|", o);
+        else if (*s == '\n')
+            fputc(' ', o);
+        else if (*s == '<')
+            fputs("&lt;", o);
+        else
+            fputc(*s, o);
+    }
+}
+
+double pct_of(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+/* A 17-frame chain that ends in an interpreter's own functions tells a
+ * reader nothing more than its first frames. */
+#define WHERE_FRAMES 4
+const char *where_short(const char *where, char **buf)
+{
+    const char *p = where;
+    *buf = NULL;
+    for (unsigned n = 0; n < WHERE_FRAMES && (p = strstr(p, " <- ")) != NULL; n++)
+        p += 4;
+    if (!p)
+        return where;
+    unsigned more = 1;
+    for (const char *q = p; (q = strstr(q, " <- ")) != NULL; q += 4)
+        more++;
+    if (asprintf(buf, "%.*s <- ... (%u more frame%s in the JSON and HTML reports)", (int)(p - 4 - where), where, more,
+                 more == 1 ? "" : "s") < 0) {
+        *buf = NULL;
+        return where;
+    }
+    return *buf;
+}

@@ -1,0 +1,18 @@
+/* What every format shares below it: escaping a string for JSON, XML/HTML
+ * and a Markdown table cell, a share in percent, and a call stack cut for
+ * a person's screen. Knows nothing of the model. */
+#ifndef CLT_REPORT_ESCAPE_H
+#define CLT_REPORT_ESCAPE_H
+#include <stdint.h>
+#include <stdio.h>
+
+void json_str(FILE *o, const char *s);       /* "..." with \" \\ \u00XX */
+void xml_text(FILE *o, const char *s);       /* &lt; &gt; &amp; &quot; &#39;; control characters dropped */
+void md_cell(FILE *o, const char *s);        /* | escaped, newlines as spaces, < as &lt; */
+double pct_of(uint64_t part, uint64_t whole);   /* 100 * part / whole; 0 when whole is 0 */
+/* A "where" for a terminal or a CI summary: its first 4 frames (innermost
+ * first: where the call was made), the rest counted; JSON and HTML keep the
+ * whole stack. Returns `where` itself or *buf (malloc'd; free it). */
+const char *where_short(const char *where, char **buf);
+
+#endif

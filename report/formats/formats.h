@@ -1,0 +1,38 @@
+/* Presenting: one file per format, each rendering the same inputs (the
+ * model, the ranked findings, the views) and nothing else. */
+#ifndef CLT_REPORT_FORMATS_H
+#define CLT_REPORT_FORMATS_H
+#include <stdio.h>
+#include "report/model/model.h"
+#include "report/rules/rules.h"
+#include "report/views/views.h"
+
+struct report_in {
+    const struct rm_model *m;
+    const struct findings *fs;        /* ranked */
+    const struct thresholds *th;
+    const struct phase_view *phases;
+    const struct job_view *job;       /* NULL: not a job */
+};
+
+void format_text(FILE *o, const struct report_in *r);
+void format_markdown(FILE *o, const struct report_in *r);
+void format_json(FILE *o, const struct report_in *r);
+void format_junit(FILE *o, const struct report_in *r, int fail_at);
+void format_html(FILE *o, const struct report_in *r);
+/* html_charts.c */
+void html_charts(FILE *o, const struct rm_model *m, const struct thresholds *th);
+
+/* A job's section in each format (--ranks-only prints it alone). */
+void text_job(FILE *o, const struct job_view *j);
+void markdown_job(FILE *o, const struct job_view *j);
+void json_job(FILE *o, const struct job_view *j);        /* ,"job":{...} inside an object */
+void junit_job(FILE *o, const struct job_view *j);       /* <property> lines */
+void html_job(FILE *o, const struct job_view *j);
+/* The transfer-size buckets' names (JSON, text and Markdown alike). */
+extern const char *const bucket_name[RM_BUCKETS];
+
+/* The rule table (--rules), as text, Markdown (README) or JSON. */
+void format_rules(FILE *o, const char *format);
+
+#endif

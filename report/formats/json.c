@@ -1,0 +1,198 @@
+/* --format json: cltrace-report/1 for machines (fields are only added
+ * within a schema version; report/README.md lists them). */
+#include "report/escape/escape.h"
+#include "report/model/describe.h"
+#include "formats.h"
+
+void json_job(FILE *o, const struct job_view *j)
+{
+    fputs(",\"job\":{\"ranks\":[", o);
+    for (unsigned i = 0; i < j->n; i++) {
+        const struct rank_row *r = &j->rows[i];
+        fprintf(o, "%s{\"rank\":%d,\"host\":", i ? "," : "", r->rank);
+        json_str(o, r->host);
+        fputs(",\"file\":", o);
+        json_str(o, r->file);
+        fprintf(o, ",\"api_ms\":%.3f,\"device_ms\":%.3f,\"kernel_ms\":%.3f,\"transfer_mb\":%.3f,\"findings\":%u,\"rules\":",
+                r->api_ms, r->device_ms, r->kernel_ms, r->transfer_mb, r->findings);
+        json_str(o, r->rules);
+        fputc('}', o);
+    }
+    fputs("],\"imbalance\":{", o);
+    for (unsigned k = 0; k < JOB_METRICS; k++) {
+        const struct job_stat *s = &j->imbalance[k];
+        fprintf(o, "%s\"%s\":{\"max\":%.3f,\"mean\":%.3f,\"ratio\":%.3f,\"rank\":%d}", k ? "," : "", s->name, s->max,
+                s->mean, s->ratio, s->rank);
+    }
+    fprintf(o, "},\"slowest_rank\":%d,\"kernel\":", j->slowest->rank);
+    json_str(o, j->kernel ? j->kernel : "");
+    fprintf(o, ",\"kernel_extra_ms\":%.3f}", j->kernel_extra_ms);
+}
+
+static void api(FILE *o, const struct rm_model *m)
+{
+    fputs("\"api\":[", o);
+    for (unsigned i = 0; i < m->n_api; i++) {
+        const struct rm_api *a = &m->api[i];
+        fprintf(o, "%s{\"name\":", i ? "," : "");
+        json_str(o, a->name);
+        fprintf(o, ",\"count\":%llu,\"errors\":%llu,\"total_ns\":%llu,\"mean_ns\":%llu,\"min_ns\":%llu,\"max_ns\":%llu,"
+                   "\"timed\":%llu}", (unsigned long long)a->count, (unsigned long long)a->errors,
+                (unsigned long long)a->total_ns, (unsigned long long)(a->count ? a->total_ns / a->count : 0),
+                (unsigned long long)a->min_ns, (unsigned long long)a->max_ns, (unsigned long long)(a->count - a->untimed));
+    }
+    fputc(']', o);
+}
+
+static void timeline_and_kernels(FILE *o, const struct rm_model *m)
+{
+    char occ[400];
+    occ_model_note(m, occ, sizeof occ);
+    fprintf(o, ",\"occupancy_model\":");
+    json_str(o, occ);
+    const struct rm_timeline *tl = &m->tl;     /* the span gains are a share of */
+    fprintf(o, ",\"timeline\":{\"span_ns\":%llu,\"idle_ns\":%llu,\"kernel_ns\":%llu,\"transfer_ns\":%llu}",
+            (unsigned long long)rm_timeline_span(tl), (unsigned long long)tl->idle_ns,
+            (unsigned long long)tl->kernel_ns, (unsigned long long)tl->transfer_ns);
+    fprintf(o, ",\"small_transfers\":{\"below_bytes\":%llu,\"source\":", (unsigned long long)m->small_threshold);
+    json_str(o, small_source(m));
+    fputs("},\"kernels\":[", o);
+    for (unsigned i = 0; i < m->n_kernels; i++) {
+        const struct rm_kernel *k = &m->kernels[i];
+        fprintf(o, "%s{\"name\":", i ? "," : "");
+        json_str(o, k->name);
+        fprintf(o, ",\"launches\":%llu,\"device_ns\":%llu,\"work_group_size\":%llu,\"local_null\":%s,\"work_groups\":%llu,"
+                   "\"timed_launches\":%llu,\"extrapolated\":%s}",
+                (unsigned long long)k->launches, (unsigned long long)k->device_ns, (unsigned long long)k->wg_size,
+                k->local_null ? "true" : "false", (unsigned long long)k->work_groups, (unsigned long long)k->timed,
+                k->untimed ? "true" : "false");
+    }
+    fputc(']', o);
+}
+
+static void transfers(FILE *o, const struct rm_model *m)
+{
+    static const char *const dirs[RM_DIRS] = { "host_to_device", "device_to_host", "device_to_device", "fill" };
+    fprintf(o, ",\"transfers\":{");
+    for (int d = 0; d < RM_DIRS; d++) {
+        uint64_t c = 0, b = 0, ns = 0;
+        for (int k = 0; k < RM_BUCKETS; k++) {
+            c += m->xfer.count[d][k];
+            b += m->xfer.bytes[d][k];
+            ns += m->xfer.ns[d][k];
+        }
+        fprintf(o, "%s\"%s\":{\"count\":%llu,\"bytes\":%llu,\"ns\":%llu,\"gbps\":%.3f,\"buckets\":[", d ? "," : "",
+                dirs[d], (unsigned long long)c, (unsigned long long)b, (unsigned long long)ns,
+                ns ? (double)b / (double)ns : 0.0);
+        for (int k = 0; k < RM_BUCKETS; k++)
+            fprintf(o, "%s{\"size\":\"%s\",\"count\":%llu,\"bytes\":%llu,\"ns\":%llu}", k ? "," : "", bucket_name[k],
+                    (unsigned long long)m->xfer.count[d][k], (unsigned long long)m->xfer.bytes[d][k],
+                    (unsigned long long)m->xfer.ns[d][k]);
+        fputs("]}", o);
+    }
+    fputc('}', o);
+}
+
+static void findings(FILE *o, const struct rm_model *m, const struct findings *fs)
+{
+    fprintf(o, ",\"findings\":[");
+    for (unsigned i = 0; i < fs->n; i++) {
+        const struct finding *f = &fs->v[i];
+        fprintf(o, "%s{\"rule\":\"%s\",\"severity\":\"%s\",\"where\":", i ? "," : "", f->rule, sev_name[f->sev]);
+        json_str(o, f->where);
+        fprintf(o, ",\"numbers\":");
+        json_str(o, f->numbers);
+        fprintf(o, ",\"fix\":");
+        json_str(o, f->fix);
+        fprintf(o, ",\"phase\":");
+        json_str(o, f->phase >= 0 ? m->phases[f->phase].path : "");
+        if (f->gain_ns >= 0) {
+            fprintf(o, ",\"estimated_gain_ns\":%.0f,\"estimated_gain_percent\":%.2f,\"gain_method\":", f->gain_ns,
+                    finding_gain_percent(m, f));
+            json_str(o, f->gain_method);
+        } else {
+            fprintf(o, ",\"estimated_gain_ns\":null");
+            if (f->gain_method[0]) {      /* why not */
+                fprintf(o, ",\"gain_method\":");
+                json_str(o, f->gain_method);
+            }
+        }
+        if (f->class_id) {
+            fprintf(o, ",\"class\":\"%s\",\"class_why\":", f->class_id);
+            json_str(o, f->class_why);
+        }
+        fputc('}', o);
+    }
+    fputc(']', o);
+}
+
+static void selfcost(FILE *o, const struct rm_model *m)
+{
+    const struct rm_selfcost *c = &m->self;
+    fprintf(o, ",\"self_cost\":{\"known\":%s", c->known ? "true" : "false");
+    if (c->known) {
+        char s[SELFCOST_TEXT_MAX];
+        selfcost_sentence(m, s, sizeof s);
+        fprintf(o, ",\"self_ns\":%llu,\"hot_path_ns\":%llu,\"device_timing_ns\":%llu,\"waited_ns\":%llu,"
+                   "\"calls_waited\":%llu,\"run_ns\":%llu,\"percent\":%.2f,\"writer_cpu_ns\":%llu,"
+                   "\"collector_cpu_ns\":%llu,\"exit_wait_ns\":%llu,\"sampling\":",
+                (unsigned long long)c->self_ns, (unsigned long long)c->hot_ns, (unsigned long long)c->device_timing_ns,
+                (unsigned long long)c->waited_ns, (unsigned long long)c->calls_waited, (unsigned long long)c->run_ns,
+                selfcost_percent(m), (unsigned long long)c->writer_cpu_ns, (unsigned long long)c->collector_cpu_ns,
+                (unsigned long long)c->exit_wait_ns);
+        json_str(o, c->sampling[0] ? c->sampling : "off");
+        fprintf(o, ",\"text\":");
+        json_str(o, s);
+    }
+    fprintf(o, "},\"devices\":[");
+    for (unsigned i = 0; i < m->n_dev; i++) {
+        const struct rm_device *d = &m->dev[i];
+        fprintf(o, "%s{\"name\":", i ? "," : "");
+        json_str(o, d->name);
+        fprintf(o, ",\"clock_method\":");
+        json_str(o, d->clock_method);
+        fprintf(o, ",\"clock_residual_ns\":%lld,\"clock_residual_median_ns\":%lld,\"clock_floor_ns\":%lld,"
+                   "\"clock_markers\":%lld,\"clock_contradictions\":%lld,\"event_cost_ns\":%lld,\"own_events\":%lld,"
+                   "\"sampled_out\":%lld}", (long long)d->clock_residual_ns, (long long)d->clock_residual_median_ns,
+                (long long)d->clock_floor_ns, (long long)d->clock_markers, (long long)d->clock_contradictions,
+                (long long)d->event_cost_ns, (long long)d->own_events, (long long)d->sampled_out);
+    }
+    fputc(']', o);
+}
+
+static void phases(FILE *o, const struct rm_model *m, const struct phase_view *v)
+{
+    fputs(",\"phases\":[", o);
+    for (unsigned i = 0; i < m->n_phases; i++) {
+        const struct rm_phase *p = &m->phases[i];
+        fprintf(o, "%s{\"name\":", i ? "," : "");
+        json_str(o, p->name);
+        fputs(",\"path\":", o);
+        json_str(o, p->path);
+        fprintf(o, ",\"parent\":%d,\"times\":%llu,\"wall_ns\":%llu,\"calls\":%llu,\"api_ns\":%llu,\"api_pct\":%.2f,"
+                   "\"device_ns\":%llu,\"device_pct\":%.2f,\"kernel_ns\":%llu,\"transfers\":%llu,\"transfer_bytes\":%llu,"
+                   "\"errors\":%llu,\"findings\":%u}",
+                p->parent, (unsigned long long)p->entered, (unsigned long long)p->wall_ns,
+                (unsigned long long)p->calls, (unsigned long long)p->api_ns, v->api_pct[i],
+                (unsigned long long)p->device_ns, v->device_pct[i], (unsigned long long)p->kernel_ns,
+                (unsigned long long)p->transfers, (unsigned long long)p->transfer_bytes,
+                (unsigned long long)p->errors, v->findings[i]);
+    }
+    fputc(']', o);
+}
+
+void format_json(FILE *o, const struct report_in *r)
+{
+    const struct rm_model *m = r->m;
+    fprintf(o, "{\"schema\":\"cltrace-report/1\",\"truncated\":%s,\"packets\":%llu,",
+            m->truncated || !m->has_attributes ? "true" : "false", (unsigned long long)m->packets);
+    api(o, m);
+    timeline_and_kernels(o, m);
+    transfers(o, m);
+    findings(o, m, r->fs);
+    selfcost(o, m);
+    phases(o, m, r->phases);
+    if (r->job)
+        json_job(o, r->job);
+    fprintf(o, "}\n");
+}

@@ -1,0 +1,155 @@
+/* --format markdown: fits a CI step summary (>> $GITHUB_STEP_SUMMARY).
+ * Table cells go through md_cell(). */
+#include <stdlib.h>
+#include "report/escape/escape.h"
+#include "report/model/describe.h"
+#include "formats.h"
+
+void markdown_job(FILE *o, const struct job_view *j)
+{
+    fprintf(o, "## Job: %u ranks\n\n| rank | host | API ms | device busy ms | kernel ms | transfers MB | findings |\n"
+               "|---:|---|---:|---:|---:|---:|---:|\n", j->n);
+    for (unsigned i = 0; i < j->n; i++) {
+        const struct rank_row *r = &j->rows[i];
+        fprintf(o, "| %d | %s | %.3f | %.3f | %.3f | %.3f | %u |\n", r->rank, r->host, r->api_ms, r->device_ms,
+                r->kernel_ms, r->transfer_mb, r->findings);
+    }
+    fprintf(o, "\n**Imbalance** (max / mean)\n\n");
+    for (unsigned k = 0; k < JOB_METRICS; k++) {
+        const struct job_stat *s = &j->imbalance[k];
+        fprintf(o, "- %s: max %.3f (rank %d), mean %.3f, **%.2fx**\n", s->name, s->max, s->rank, s->mean, s->ratio);
+    }
+    fprintf(o, "\nslowest rank: **%d** (%s)", j->slowest->rank, j->slowest->host);
+    if (j->kernel)
+        fprintf(o, "; kernel %s: %.3f ms more than its mean over the ranks", j->kernel, j->kernel_extra_ms);
+    if (j->transfer_mean_mb > 0 && j->slowest->transfer_mb > 1.2 * j->transfer_mean_mb)
+        fprintf(o, "; transfers %.3f MB against a mean of %.3f", j->slowest->transfer_mb, j->transfer_mean_mb);
+    fprintf(o, "\n\n**Findings by rule, across ranks**\n\n");
+    for (unsigned i = 0; i < j->n_by_rule; i++)
+        fprintf(o, "- `%s`: rank%s %s\n", j->by_rule[i].rule, j->by_rule[i].n > 1 ? "s" : "", j->by_rule[i].ranks);
+    fputc('\n', o);
+}
+
+static void selfcost(FILE *o, const struct rm_model *m)
+{
+    char s[SELFCOST_TEXT_MAX];
+    if (!m->self.known) {
+        fprintf(o, "> cltrace's own cost: not stated in this trace (cut short, or an older cltrace)\n\n");
+        return;
+    }
+    selfcost_sentence(m, s, sizeof s);
+    fprintf(o, "> %s\n", s);
+    for (unsigned i = 0; i < m->n_dev; i++)
+        if (m->dev[i].clock_method[0]) {
+            char c[300];
+            selfcost_clock(&m->dev[i], c, sizeof c);
+            fprintf(o, "> device %u (%s): %s\n", i, m->dev[i].name, c);
+        }
+    fputc('\n', o);
+}
+
+static void findings(FILE *o, const struct rm_model *m, const struct findings *fs)
+{
+    fprintf(o, "**%u finding(s)**\n\n", fs->n);
+    if (!fs->n)
+        return;
+    fprintf(o, "| severity | rule | where | numbers | fix |\n|---|---|---|---|---|\n");
+    for (unsigned i = 0; i < fs->n; i++) {
+        const struct finding *f = &fs->v[i];
+        char *cut;
+        fprintf(o, "| %s | `%s` | ", sev_name[f->sev], f->rule);
+        md_cell(o, where_short(f->where, &cut));
+        free(cut);
+        fputs(" | ", o);
+        md_cell(o, f->numbers);
+        fputs(" | ", o);
+        md_cell(o, f->fix);
+        if (f->gain_ns >= 0)
+            fprintf(o, " (estimated gain %.3f ms, %.1f %%)", f->gain_ns / 1e6, finding_gain_percent(m, f));
+        fputs(" |\n", o);
+    }
+    fputc('\n', o);
+}
+
+static void api_and_kernels(FILE *o, const struct rm_model *m)
+{
+    fprintf(o, "| API function | calls | errors | total µs | mean µs |\n|---|---:|---:|---:|---:|\n");
+    for (unsigned i = 0; i < m->n_api; i++) {
+        const struct rm_api *a = &m->api[i];
+        char note[96];
+        selfcost_api_note(a, note, sizeof note);
+        fprintf(o, "| `%s`%s | %llu | %llu | %.1f | %.2f |\n", a->name, note, (unsigned long long)a->count,
+                (unsigned long long)a->errors, a->total_ns / 1e3, a->count ? a->total_ns / 1e3 / (double)a->count : 0);
+    }
+    if (!m->n_kernels)
+        return;
+    fprintf(o, "\n| kernel and launch configuration | launches | device µs |\n|---|---:|---:|\n");
+    for (unsigned i = 0; i < m->n_kernels; i++) {
+        char cfg[160], note[96];
+        kernel_config(&m->kernels[i], cfg, sizeof cfg);
+        selfcost_kernel_note(&m->kernels[i], note, sizeof note);
+        fputs("| ", o);
+        md_cell(o, cfg);
+        fprintf(o, " | %llu | %.1f%s |\n", (unsigned long long)m->kernels[i].launches, m->kernels[i].device_ns / 1e3,
+                note);
+    }
+    char occ[400];
+    occ_model_note(m, occ, sizeof occ);
+    fputs("\n", o);
+    md_cell(o, occ);
+    fputs("\n", o);
+}
+
+static void transfers(FILE *o, const struct rm_model *m)
+{
+    static const char *const dir[RM_DIRS] = { "host to device", "device to host", "device to device", "fill" };
+    int any = 0;
+    for (int d = 0; d < RM_DIRS; d++)
+        for (int k = 0; k < RM_BUCKETS; k++) {
+            uint64_t c = m->xfer.count[d][k], b = m->xfer.bytes[d][k], ns = m->xfer.ns[d][k];
+            if (c && !any++)
+                fprintf(o, "\n| transfers | size | count | bytes | µs | GB/s |\n|---|---|---:|---:|---:|---:|\n");
+            if (c)
+                fprintf(o, "| %s | %s | %llu | %llu | %.1f | %.2f |\n", dir[d], bucket_name[k], (unsigned long long)c,
+                        (unsigned long long)b, ns / 1e3, ns ? (double)b / (double)ns : 0.0);
+        }
+    if (any)
+        fprintf(o, "\nSmall transfers: below %llu bytes (%s).\n", (unsigned long long)m->small_threshold,
+                small_source(m));
+}
+
+static void phases(FILE *o, const struct rm_model *m, const struct phase_view *v)
+{
+    if (!m->n_phases)
+        return;
+    fprintf(o, "\n**Phases** (ranges the program marked; nested phases included)\n\n"
+               "| phase | times | wall ms | API ms | %% API | device ms | %% device | transfers | bytes | findings |\n"
+               "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (unsigned k = 0; k < v->n; k++) {
+        unsigned i = v->order[k];
+        const struct rm_phase *p = &m->phases[i];
+        fputs("| ", o);
+        md_cell(o, p->path);
+        fprintf(o, " | %llu | %.3f | %.3f | %.1f | %.3f | %.1f | %llu | %llu | %u |\n", (unsigned long long)p->entered,
+                p->wall_ns / 1e6, p->api_ns / 1e6, v->api_pct[i], p->device_ns / 1e6, v->device_pct[i],
+                (unsigned long long)p->transfers, (unsigned long long)p->transfer_bytes, v->findings[i]);
+    }
+    if (v->top >= 0 && m->phase_device_ns)
+        fprintf(o, "\nphase **%s**: %.0f %% of device time, %u finding(s)\n", m->phases[v->top].path,
+                v->device_pct[v->top], v->findings[v->top]);
+}
+
+void format_markdown(FILE *o, const struct report_in *r)
+{
+    const struct rm_model *m = r->m;
+    fprintf(o, "## cltrace report\n\n");
+    if (m->truncated || !m->has_attributes)
+        fprintf(o, "> The trace was cut short (the app crashed or was killed): this reports what it holds.\n\n");
+    if (r->job)
+        markdown_job(o, r->job);
+    selfcost(o, m);
+    findings(o, m, r->fs);
+    api_and_kernels(o, m);
+    transfers(o, m);
+    phases(o, m, r->phases);
+}

@@ -1,0 +1,153 @@
+/* --format text (the default): for a person at a terminal. */
+#include <stdlib.h>
+#include <string.h>
+#include "report/escape/escape.h"
+#include "report/model/describe.h"
+#include "formats.h"
+
+const char *const bucket_name[RM_BUCKETS] = { "<4K", "4K-32K", "32K-256K", "256K-2M", "2M-16M", ">=16M" };
+
+void text_job(FILE *o, const struct job_view *j)
+{
+    fprintf(o, "Job: %u ranks\n  %5s %-16s %10s %14s %10s %13s %9s\n", j->n, "rank", "host", "API ms",
+            "device busy ms", "kernel ms", "transfers MB", "findings");
+    for (unsigned i = 0; i < j->n; i++) {
+        const struct rank_row *r = &j->rows[i];
+        fprintf(o, "  %5d %-16s %10.3f %14.3f %10.3f %13.3f %9u\n", r->rank, r->host, r->api_ms, r->device_ms,
+                r->kernel_ms, r->transfer_mb, r->findings);
+    }
+    fprintf(o, "\nImbalance (max / mean)\n");
+    for (unsigned k = 0; k < JOB_METRICS; k++) {
+        const struct job_stat *s = &j->imbalance[k];
+        fprintf(o, "  %-12s max %.3f (rank %d), mean %.3f, %.2fx\n", s->name, s->max, s->rank, s->mean, s->ratio);
+    }
+    fprintf(o, "  slowest rank: %d (%s)", j->slowest->rank, j->slowest->host);
+    if (j->kernel)
+        fprintf(o, "; kernel %s: %.3f ms more than its mean over the ranks", j->kernel, j->kernel_extra_ms);
+    if (j->transfer_mean_mb > 0 && j->slowest->transfer_mb > 1.2 * j->transfer_mean_mb)
+        fprintf(o, "; transfers %.3f MB against a mean of %.3f", j->slowest->transfer_mb, j->transfer_mean_mb);
+    fprintf(o, "\n\nFindings by rule, across ranks\n");
+    for (unsigned i = 0; i < j->n_by_rule; i++)
+        fprintf(o, "  %-24s rank%s %s\n", j->by_rule[i].rule, j->by_rule[i].n > 1 ? "s" : "", j->by_rule[i].ranks);
+    fputc('\n', o);
+}
+
+static void selfcost(FILE *o, const struct rm_model *m)
+{
+    char s[SELFCOST_TEXT_MAX];
+    if (!m->self.known) {
+        fprintf(o, "cltrace's own cost: not stated in this trace (cut short, or an older cltrace)\n\n");
+        return;
+    }
+    selfcost_sentence(m, s, sizeof s);
+    fprintf(o, "%s\n", s);
+    for (unsigned i = 0; i < m->n_dev; i++)
+        if (m->dev[i].clock_method[0]) {
+            char c[300];
+            selfcost_clock(&m->dev[i], c, sizeof c);
+            fprintf(o, "device %u (%s): %s\n", i, m->dev[i].name, c);
+        }
+    fputc('\n', o);
+}
+
+static void api_and_kernels(FILE *o, const struct rm_model *m)
+{
+    fprintf(o, "API calls%s\n  %-36s %9s %7s %12s %10s %10s %10s\n",
+            m->truncated || !m->has_attributes ? " (trace cut short: the app did not exit cleanly)" : "",
+            "function", "count", "errors", "total us", "mean us", "min us", "max us");
+    for (unsigned i = 0; i < m->n_api; i++) {
+        const struct rm_api *a = &m->api[i];
+        char note[96];
+        selfcost_api_note(a, note, sizeof note);
+        fprintf(o, "  %-36s %9llu %7llu %12.1f %10.2f %10.2f %10.2f%s\n", a->name, (unsigned long long)a->count,
+                (unsigned long long)a->errors, a->total_ns / 1e3, a->count ? a->total_ns / 1e3 / (double)a->count : 0,
+                a->min_ns / 1e3, a->max_ns / 1e3, note);
+    }
+    if (!m->n_kernels)
+        return;
+    fprintf(o, "\nKernels\n  %-48s %9s %12s\n", "kernel and launch configuration", "launches", "device us");
+    for (unsigned i = 0; i < m->n_kernels; i++) {
+        char cfg[160], note[96];
+        kernel_config(&m->kernels[i], cfg, sizeof cfg);
+        selfcost_kernel_note(&m->kernels[i], note, sizeof note);
+        fprintf(o, "  %-48s %9llu %12.1f%s\n", cfg, (unsigned long long)m->kernels[i].launches,
+                m->kernels[i].device_ns / 1e3, note);
+    }
+    char occ[400];
+    occ_model_note(m, occ, sizeof occ);
+    fprintf(o, "  %s\n", occ);
+}
+
+static void transfers(FILE *o, const struct rm_model *m)
+{
+    static const char *const dir[RM_DIRS] = { "host to device", "device to host", "device to device", "fill" };
+    int any = 0;
+    for (int d = 0; d < RM_DIRS; d++)
+        for (int k = 0; k < RM_BUCKETS; k++) {
+            uint64_t c = m->xfer.count[d][k], b = m->xfer.bytes[d][k], ns = m->xfer.ns[d][k];
+            if (c && !any++)
+                fprintf(o, "\nTransfers\n  %-18s %-9s %9s %14s %12s %8s\n", "direction", "size", "count", "bytes", "us",
+                        "GB/s");
+            if (c)
+                fprintf(o, "  %-18s %-9s %9llu %14llu %12.1f %8.2f\n", dir[d], bucket_name[k], (unsigned long long)c,
+                        (unsigned long long)b, ns / 1e3, ns ? (double)b / (double)ns : 0.0);
+        }
+    if (any)
+        fprintf(o, "  small: below %llu bytes (%s)\n", (unsigned long long)m->small_threshold, small_source(m));
+}
+
+static void phases(FILE *o, const struct rm_model *m, const struct phase_view *v)
+{
+    if (!m->n_phases)
+        return;
+    fprintf(o, "\nPhases (ranges the program marked; nested phases included)\n  %-28s %6s %10s %10s %6s %10s %8s %9s "
+            "%12s %8s\n", "phase", "times", "wall ms", "API ms", "% API", "device ms", "% device", "transfers", "bytes",
+            "findings");
+    for (unsigned k = 0; k < v->n; k++) {
+        unsigned i = v->order[k];
+        const struct rm_phase *p = &m->phases[i];
+        char label[300];
+        snprintf(label, sizeof label, "%*s%s", 2 * p->depth, "", p->name);
+        fprintf(o, "  %-28s %6llu %10.3f %10.3f %6.1f %10.3f %8.1f %9llu %12llu %8u\n", label,
+                (unsigned long long)p->entered, p->wall_ns / 1e6, p->api_ns / 1e6, v->api_pct[i], p->device_ns / 1e6,
+                v->device_pct[i], (unsigned long long)p->transfers, (unsigned long long)p->transfer_bytes,
+                v->findings[i]);
+    }
+    if (v->top >= 0 && m->phase_device_ns)   /* the one line a reader wants: where the device time went */
+        fprintf(o, "  phase %s: %.0f %% of device time, %u finding(s)\n", m->phases[v->top].path,
+                v->device_pct[v->top], v->findings[v->top]);
+}
+
+static void findings(FILE *o, const struct rm_model *m, const struct findings *fs)
+{
+    fprintf(o, "\nFindings: %u\n", fs->n);
+    for (unsigned i = 0; i < fs->n; i++) {
+        const struct finding *f = &fs->v[i];
+        char *cut;
+        fprintf(o, "  [%s] %s: %s\n      %s\n      fix: %s\n", sev_name[f->sev], f->rule, where_short(f->where, &cut),
+                f->numbers, f->fix);
+        free(cut);
+        if (f->gain_ns >= 0)
+            fprintf(o, "      estimated gain: %.3f ms (%.1f %% of the device timeline): %s\n", f->gain_ns / 1e6,
+                    finding_gain_percent(m, f), f->gain_method);
+        else if (f->gain_method[0])
+            fprintf(o, "      estimated gain: %s\n", f->gain_method);
+        if (f->phase >= 0)
+            fprintf(o, "      phase: %s\n", m->phases[f->phase].path);
+    }
+}
+
+void format_text(FILE *o, const struct report_in *r)
+{
+    const struct rm_model *m = r->m;
+    if (r->job)
+        text_job(o, r->job);
+    if (m->dropped_calls)
+        fprintf(o, "WARNING: %llu calls were dropped while tracing; every count below is short by them\n\n",
+                (unsigned long long)m->dropped_calls);
+    selfcost(o, m);
+    api_and_kernels(o, m);
+    transfers(o, m);
+    phases(o, m, r->phases);
+    findings(o, m, r->fs);
+}

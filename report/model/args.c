@@ -1,0 +1,238 @@
+/* The annotations the reader uses: from an event's debug annotations to the
+ * open slice's fields (read_args), and the trace attributes (devices,
+ * dropped calls). An interned name is looked up once per sequence and iid. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "reader.h"
+
+typedef Perfetto__Protos__DebugAnnotation Ann;
+
+enum arg_code { A_OTHER, A_RESULT, A_COMMAND_TYPE, A_DURATION, A_DIRECTION, A_BYTES, A_PINNED, A_WORK_DIM,
+                A_GWS, A_LWS, A_WORK_GROUPS, A_WG_SIZE, A_PREF, A_KWG, A_KLOCAL, A_LOCAL_ARG, A_REGS,
+                A_UAR, A_TYPE, A_CREATED_BY, A_SIZE, A_KNAME, A_PROGRAM, A_OPTIONS, A_BLOCK_R, A_BLOCK_W,
+                A_BLOCK_M, A_START, A_SITE_MADE, A_SITE_RELEASED, A_LEAK_CLASS, A_LEAK_WHY };
+static const char *const arg_names[] = { "", "result", "command_type", "duration_ns", "direction", "bytes",
+                                         "pinned", "work_dim", "global_work_size", "local_work_size",
+                                         "work_groups", "work_group_size", "preferred_work_group_size_multiple",
+                                         "kernel_work_group_size", "kernel_local_mem_bytes", "local_arg_bytes",
+                                         "registers_per_work_item", "use_after_release", "type", "created_by",
+                                         "size", "kernel_name", "program", "options", "blocking_read",
+                                         "blocking_write", "blocking_map", "start_ns", "site_made",
+                                         "site_released", "leak_class", "leak_why" };
+
+static enum arg_code arg_code(const char *name)
+{
+    if (!strcmp(name, "errcode_ret"))
+        return A_RESULT;
+    for (unsigned i = 1; i < sizeof arg_names / sizeof arg_names[0]; i++)
+        if (!strcmp(name, arg_names[i]))
+            return (enum arg_code)i;
+    return A_OTHER;
+}
+
+static enum arg_code seq_arg_code(struct seq *s, uint64_t iid)
+{
+    if (!cache_fit((void **)&s->codes, &s->n_codes, iid, 1))
+        return arg_code(strtab_get(&s->anns, iid));
+    if (!s->codes[iid])
+        s->codes[iid] = (uint8_t)(arg_code(strtab_get(&s->anns, iid)) + 1);
+    return (enum arg_code)(s->codes[iid] - 1);
+}
+
+uint64_t rm_ann_uint(const Ann *a)
+{
+    switch (a->value_case) {
+    case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE: return a->uint_value;
+    case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE: return (uint64_t)a->int_value;
+    case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_BOOL_VALUE: return a->bool_value;
+    default: return 0;
+    }
+}
+
+const char *rm_ann_str(const struct seq *s, const Ann *a)
+{
+    if (a->value_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE)
+        return a->string_value;
+    if (a->value_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE_IID && s)
+        return strtab_get(&s->strs, a->string_value_iid);
+    return NULL;
+}
+
+static void ann_array(const Ann *a, uint64_t out[3])
+{
+    for (size_t i = 0; i < a->n_array_values && i < 3; i++)
+        out[i] = rm_ann_uint(a->array_values[i]);
+}
+
+void rm_read_args(struct open_slice *o, struct seq *s, const Perfetto__Protos__TrackEvent *e)
+{
+    for (size_t i = 0; i < e->n_debug_annotations; i++) {
+        const Ann *a = e->debug_annotations[i];
+        enum arg_code c = a->name_field_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME
+                          ? arg_code(a->name ? a->name : "") : seq_arg_code(s, a->name_iid);
+        if (c == A_OTHER)
+            continue;
+        const char *str = rm_ann_str(s, a);
+        switch (c) {
+        case A_RESULT:
+            if (str && strcmp(str, "CL_SUCCESS") && strncmp(str, "CL_", 3) == 0) {
+                o->error = 1;
+                snprintf(o->error_name, sizeof o->error_name, "%s", str);
+            } else if (!str && a->value_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE &&
+                       a->int_value < 0) {
+                o->error = 1;
+                snprintf(o->error_name, sizeof o->error_name, "%lld", (long long)a->int_value);
+            }
+            break;
+        case A_COMMAND_TYPE: o->device = 1; break;
+        case A_DURATION: o->dur_ns = rm_ann_uint(a); break;
+        case A_DIRECTION:
+            if (str)
+                snprintf(o->direction, sizeof o->direction, "%s", str);
+            break;
+        case A_BYTES: o->bytes = rm_ann_uint(a); break;
+        case A_PINNED: o->pinned = (int)rm_ann_uint(a); break;
+        case A_WORK_DIM: o->k.work_dim = (unsigned)rm_ann_uint(a); break;
+        case A_GWS: ann_array(a, o->k.gws); break;
+        case A_LWS:
+            if (str)
+                o->k.local_null = 1;
+            else
+                ann_array(a, o->k.lws);
+            break;
+        case A_WORK_GROUPS: o->k.work_groups = rm_ann_uint(a); break;
+        case A_WG_SIZE: o->k.wg_size = rm_ann_uint(a); break;
+        case A_PREF: o->k.pref_multiple = rm_ann_uint(a); break;
+        case A_KWG: o->k.kernel_wg_size = rm_ann_uint(a); break;
+        case A_KLOCAL:
+            /* CL_KERNEL_LOCAL_MEM_SIZE already counts the __local arguments set */
+            o->k.local_bytes = rm_ann_uint(a);
+            break;
+        case A_LOCAL_ARG:
+            if (!o->k.local_bytes)
+                o->k.local_bytes = rm_ann_uint(a);
+            break;
+        case A_REGS: o->k.regs = rm_ann_uint(a); break;
+        case A_UAR: o->uar = rm_ann_uint(a); break;
+        case A_PROGRAM: o->program = rm_ann_uint(a); break;
+        case A_BLOCK_R:
+        case A_BLOCK_W:
+        case A_BLOCK_M: o->blocking |= rm_ann_uint(a) != 0; break;
+        case A_START: break;
+        case A_OPTIONS: o->options = str; break;
+        case A_SIZE: o->size = rm_ann_uint(a); break;
+        case A_SITE_MADE: o->site_made = rm_ann_uint(a); break;
+        case A_SITE_RELEASED: o->site_released = rm_ann_uint(a); break;
+        case A_TYPE:
+            snprintf(o->type, sizeof o->type, "%s", str ? str : "");
+            break;
+        case A_CREATED_BY:
+            snprintf(o->created_by, sizeof o->created_by, "%s", str ? str : "");
+            break;
+        case A_KNAME:
+            snprintf(o->kname, sizeof o->kname, "%s", str ? str : "");
+            break;
+        case A_LEAK_CLASS:
+            o->leak_class = !str ? RM_LEAK_UNKNOWN : !strcmp(str, "definitely_lost") ? RM_LEAK_DEFINITELY_LOST
+                          : !strcmp(str, "growing") ? RM_LEAK_GROWING : RM_LEAK_STILL_HELD;
+            break;
+        case A_LEAK_WHY:
+            snprintf(o->leak_why, sizeof o->leak_why, "%s", str ? str : "");
+            break;
+        case A_OTHER: break;
+        }
+    }
+}
+
+/* ---- packets ---------------------------------------------------------------- */
+
+/* cltrace.probe.N.<key>: a device's `cltrace probe` results (written when
+ * the device is first seen, before its transfers). The first probed
+ * device's threshold is what "small" means, unless --small-bytes said. */
+static void probe_attr(struct rm_model *m, unsigned d, const char *field, const char *s)
+{
+    struct rm_device *x = &m->dev[d];
+    if (!strcmp(field, "date"))
+        snprintf(x->probe_date, sizeof x->probe_date, "%s", s);
+    else if (!strcmp(field, "h2d_pageable_gbps") || !strcmp(field, "h2d_pinned_gbps")) {
+        double g = strtod(s, NULL);
+        if (g > x->probe_gbps)
+            x->probe_gbps = g;
+        if (!strcmp(field, "h2d_pinned_gbps"))
+            x->probe_pinned[0] = g;
+    } else if (!strcmp(field, "d2h_pinned_gbps"))
+        x->probe_pinned[1] = strtod(s, NULL);
+    else if (!strcmp(field, "small_transfer_bytes")) {
+        x->probe_small = strtoull(s, NULL, 10);
+        int first = 1;
+        for (unsigned i = 0; i < d; i++)
+            first &= !m->dev[i].probe_small;
+        if (x->probe_small && first && !m->small_given) {
+            m->small_threshold = x->probe_small;
+            snprintf(m->small_source, sizeof m->small_source, "measured on this device by cltrace probe (%.10s)",
+                     x->probe_date[0] ? x->probe_date : "undated");
+        }
+    }
+}
+
+void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttributes *ta)
+{
+    for (size_t i = 0; i < ta->n_attribute; i++) {
+        const Perfetto__Protos__TraceAttributes__Attribute *a = ta->attribute[i];
+        unsigned d;
+        char field[64];
+        int64_t v = a->value_case == PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_LONG_VALUE ? a->long_value : 0;
+        const char *s = a->value_case == PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__VALUE_STRING_VALUE
+                        ? a->string_value : NULL;
+        if (!a->key)
+            continue;
+        if (!strcmp(a->key, "cltrace.calls"))        /* the footer: the app exited cleanly */
+            m->has_attributes = 1;
+        if (s && sscanf(a->key, "cltrace.probe.%u.%63s", &d, field) == 2 && d < 8) {
+            if (d >= m->n_dev)
+                m->n_dev = d + 1;
+            probe_attr(m, d, field, s);
+            continue;
+        }
+        if (!strcmp(a->key, "cltrace.dropped_calls"))
+            m->dropped_calls = (uint64_t)v;
+        if (!strcmp(a->key, "cltrace.rank"))
+            m->rank = (int)v;
+        if (!strcmp(a->key, "cltrace.host") && s)
+            snprintf(m->host, sizeof m->host, "%s", s);
+        rm_selfcost_attr(m, a->key, v, s);
+        if (sscanf(a->key, "cltrace.device.%u.%63s", &d, field) != 2 || d >= 8)
+            continue;
+        if (d >= m->n_dev)
+            m->n_dev = d + 1;
+        struct rm_device *x = &m->dev[d];
+        static const struct { const char *field; size_t off; } ints[] = {
+            { "compute_units", offsetof(struct rm_device, compute_units) },
+            { "warp_size", offsetof(struct rm_device, warp) },
+            { "compute_capability", offsetof(struct rm_device, cc) },
+            { "max_work_group_size", offsetof(struct rm_device, max_wg) },
+            { "local_mem_bytes", offsetof(struct rm_device, local_mem) },
+            { "registers_per_block", offsetof(struct rm_device, regs_per_block) },
+            { "device_type", offsetof(struct rm_device, type) },
+            { "clock_residual_ns", offsetof(struct rm_device, clock_residual_ns) },
+            { "clock_residual_median_ns", offsetof(struct rm_device, clock_residual_median_ns) },
+            { "clock_floor_ns", offsetof(struct rm_device, clock_floor_ns) },
+            { "clock_markers", offsetof(struct rm_device, clock_markers) },
+            { "clock_contradictions", offsetof(struct rm_device, clock_contradictions) },
+            { "event_cost_ns", offsetof(struct rm_device, event_cost_ns) },
+            { "own_events", offsetof(struct rm_device, own_events) },
+            { "commands_sampled_out", offsetof(struct rm_device, sampled_out) },
+        };
+        if (!strcmp(field, "name") && s)
+            snprintf(x->name, sizeof x->name, "%s", s);
+        else if (!strcmp(field, "vendor") && s)
+            snprintf(x->vendor, sizeof x->vendor, "%s", s);
+        else if (!strcmp(field, "clock_method") && s)
+            snprintf(x->clock_method, sizeof x->clock_method, "%s", s);
+        for (unsigned k = 0; k < sizeof ints / sizeof ints[0]; k++)
+            if (!strcmp(field, ints[k].field))
+                *(int64_t *)((char *)x + ints[k].off) = v;
+    }
+}

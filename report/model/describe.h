@@ -1,0 +1,24 @@
+/* The model described in words and looked up: a kernel's launch
+ * configuration, the occupancy model of the trace's device, where the
+ * small-transfer threshold came from. Shared by the rules and the formats. */
+#ifndef CLT_REPORT_DESCRIBE_H
+#define CLT_REPORT_DESCRIBE_H
+#include <stddef.h>
+#include "model.h"
+
+struct occ_model;
+/* "name global=1024x8 local=64x1" (or " local=NULL") */
+void kernel_config(const struct rm_kernel *k, char *buf, size_t cap);
+/* The same, then ", launched from SITE" where the first launch's site is known. */
+#define KERNEL_CONFIG_SITE_MAX (RM_MAX_SITE + 200)
+void kernel_config_site(const struct rm_model *m, const struct rm_kernel *k, char *buf, size_t cap);
+/* The occupancy model of the device a kernel ran on (the trace's first), or NULL: none. */
+const struct occ_model *kernel_occ(const struct rm_model *m, const struct rm_kernel *k, struct occ_model *buf);
+/* "occupancy model: ..." or why there is none */
+void occ_model_note(const struct rm_model *m, char *buf, size_t cap);
+/* Where the small-transfer threshold came from (probe, option, default). */
+const char *small_source(const struct rm_model *m);
+/* Sampling was on: the untimed commands' time is unknown. */
+int rm_sampled_timeline(const struct rm_model *m);
+
+#endif

@@ -1,0 +1,671 @@
+/* The trace reader: one packet at a time (zlib reads .gz and raw alike),
+ * interning resolved per sequence, slices closed per track, aggregates kept. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "model.h"
+#include "phases.h"
+#include "reader.h"
+#include "common/map.h"
+#include "trace/cltrace.pb-c.h"
+
+typedef Perfetto__Protos__TracePacket Packet;
+typedef Perfetto__Protos__DebugAnnotation Ann;
+
+
+
+struct track {
+    struct open_slice *stack;
+    unsigned depth, cap;
+    int launch_pending, launch_site, enqueued;
+    uint64_t sync_end;          /* when the last wait after a launch returned (0: none since) */
+};
+
+struct reader {
+    struct rm_model *m;
+    struct clt_map seqs, tracks;
+    struct clt_map flow_site;   /* an enqueue's flow id -> its call site + 1, until its command */
+    struct clt_map flow_phase;  /* an enqueue's flow id -> its phase + 1, until its command */
+};
+
+
+
+
+static void seq_clear(struct seq *s)
+{
+    strtab_free(&s->names);
+    strtab_free(&s->anns);
+    strtab_free(&s->strs);
+    strtab_free(&s->fnames);
+    strtab_free(&s->srcs);
+    for (uint64_t i = 0; i < s->n_stacks; i++)
+        free(s->stacks[i].frames);
+    free(s->stacks);
+    free(s->frames);
+    free(s->site);
+    free(s->codes);
+    free(s->api);
+    memset(s, 0, sizeof *s);
+}
+
+static struct seq *seq_get(struct reader *r, uint32_t id, int clear)
+{
+    struct seq *s = clt_map_get(&r->seqs, (uint64_t)id + 1);
+    if (s && clear)
+        seq_clear(s);
+    if (!s && clear) {
+        s = calloc(1, sizeof *s);
+        if (s && clt_map_put(&r->seqs, (uint64_t)id + 1, s) != 0) {
+            free(s);
+            s = NULL;
+        }
+    }
+    return s;
+}
+
+static struct rm_api *api_get(struct rm_model *m, const char *name);
+
+/* Grows a per-iid cache to hold index iid; 0 on failure. */
+
+
+static int seq_api_index(struct rm_model *m, struct seq *s, uint64_t iid, const char *name)
+{
+    if (cache_fit((void **)&s->api, &s->n_api, iid, sizeof *s->api) && s->api[iid])
+        return s->api[iid] - 1;
+    struct rm_api *a = api_get(m, name);
+    int idx = a ? (int)(a - m->api) : -1;
+    if (idx >= 0 && iid < s->n_api)
+        s->api[iid] = idx + 1;
+    return idx;
+}
+
+static struct rm_api *api_get(struct rm_model *m, const char *name)
+{
+    for (unsigned i = 0; i < m->n_api; i++)
+        if (strcmp(m->api[i].name, name) == 0)
+            return &m->api[i];
+    if (clt_grow(&m->api, m->n_api, &m->cap_api, sizeof *m->api, 64) != 0)
+        return NULL;
+    struct rm_api *a = &m->api[m->n_api++];
+    memset(a, 0, sizeof *a);
+    snprintf(a->name, sizeof a->name, "%s", name);
+    a->min_ns = UINT64_MAX;
+    return a;
+}
+
+static struct rm_error *error_get(struct rm_model *m, const char *fn, const char *err)
+{
+    for (unsigned i = 0; i < m->n_errors; i++)
+        if (!strcmp(m->errors[i].fn, fn) && !strcmp(m->errors[i].error, err))
+            return &m->errors[i];
+    if (m->n_errors >= 4096 || clt_grow(&m->errors, m->n_errors, &m->cap_errors, sizeof *m->errors, 16) != 0)
+        return NULL;
+    struct rm_error *e = &m->errors[m->n_errors++];
+    memset(e, 0, sizeof *e);
+    e->phase = -1;
+    snprintf(e->fn, sizeof e->fn, "%s", fn);
+    snprintf(e->error, sizeof e->error, "%s", err);
+    return e;
+}
+
+static void error_add(struct rm_model *m, const char *fn, const char *err)
+{
+    struct rm_error *e = error_get(m, fn, err);
+    if (e)
+        e->count++;
+}
+
+/* The first failing call of a kind gives the stack shown for all of them. */
+static void error_site(struct rm_model *m, const char *fn, const char *err, const char *site, int phase)
+{
+    struct rm_error *e = error_get(m, fn, err);
+    if (e && !e->site[0]) {
+        snprintf(e->site, sizeof e->site, "%s", site);
+        e->phase = phase;
+    }
+}
+
+static void kernel_add(struct rm_model *m, const struct open_slice *o, uint64_t dur)
+{
+    struct rm_kernel *x = rm_kernel_find(m, o->name, &o->k);
+    if (!x)
+        return;
+    if (!x->launches) {
+        x->site = o->site;
+        x->first_ns = dur;
+    }
+    x->launches++;
+    x->timed++;
+    x->device_ns += dur;
+    if (o->phase >= 0)
+        rm_kernel_phase(x, o->phase, dur);
+}
+
+static int bucket(uint64_t bytes)
+{
+    static const uint64_t lim[RM_BUCKETS - 1] = { 4096, 32768, 262144, 2097152, 16777216 };
+    int b = 0;
+    while (b < RM_BUCKETS - 1 && bytes >= lim[b])
+        b++;
+    return b;
+}
+
+/* Device commands arrive about in completion order: gaps between them are
+ * idle time; a transfer overlapping the last kernel (or the reverse) counts. */
+static void timeline_add(struct rm_timeline *tl, uint64_t start, uint64_t end, int kernel, int transfer)
+{
+    if (!tl->commands++)
+        tl->first_start = tl->busy_until = start;
+    if (start > tl->busy_until) {
+        uint64_t gap = start - tl->busy_until;
+        tl->idle_ns += gap;
+        if (gap > tl->max_gap_ns)
+            tl->max_gap_ns = gap;
+    }
+    if (end > tl->busy_until)
+        tl->busy_until = end;
+    uint64_t os = 0, oe = 0;
+    if (kernel) {
+        tl->kernel_ns += end - start;
+        tl->last_k_start = start;
+        tl->last_k_end = end;
+        os = start > tl->last_t_start ? start : tl->last_t_start;
+        oe = end < tl->last_t_end ? end : tl->last_t_end;
+    } else if (transfer) {
+        tl->transfer_ns += end - start;
+        tl->last_t_start = start;
+        tl->last_t_end = end;
+        os = start > tl->last_k_start ? start : tl->last_k_start;
+        oe = end < tl->last_k_end ? end : tl->last_k_end;
+    }
+    if (oe > os)
+        tl->overlap_ns += oe - os;
+}
+
+int rm_bw_bin(double gbps)
+{
+    int bin = 0;
+    for (double mbps = gbps * 1000; mbps >= 2 && bin < 23; mbps /= 2)
+        bin++;
+    return bin;
+}
+
+static void transfer_add(struct rm_model *m, const struct open_slice *o, uint64_t dur)
+{
+    static const char *const dirs[RM_DIRS] = { "host_to_device", "device_to_host", "device_to_device", "device" };
+    int d = 0;
+    while (d < RM_DIRS && strcmp(dirs[d], o->direction))
+        d++;
+    if (d == RM_DIRS)
+        return;
+    struct rm_transfers *x = &m->xfer;
+    int b = bucket(o->bytes);
+    x->count[d][b]++;
+    x->bytes[d][b] += o->bytes;
+    x->ns[d][b] += dur;
+    if (o->bytes < m->small_threshold && d != RM_FILL) {
+        x->small_count++;
+        x->small_bytes += o->bytes;
+        x->small_ns += dur;
+    } else if (d == RM_H2D || d == RM_D2H) {
+        x->large_bytes += o->bytes;
+        x->large_ns += dur;
+    }
+    if (!o->pinned && (d == RM_H2D || d == RM_D2H))
+        x->pageable_count++;
+    double gbps = dur ? (double)o->bytes / (double)dur : 0;
+    if (gbps > x->best_gbps[d])
+        x->best_gbps[d] = gbps;
+    if (o->bytes >= 65536 && dur && d != RM_FILL) {
+        int bin = rm_bw_bin(gbps);
+        int pinned = o->pinned != 0;
+        x->bw_count[d][pinned][bin]++;
+        x->bw_bytes[d][pinned][bin] += o->bytes;
+        x->bw_ns[d][pinned][bin] += dur;
+    }
+}
+
+static void cmd_sample(struct rm_model *m, uint64_t track, uint64_t start, uint64_t dur, int kind)
+{
+    if (m->n_cmds >= RM_MAX_CMDS)
+        return;
+    if (!m->cmds && !(m->cmds = malloc(RM_MAX_CMDS * sizeof *m->cmds)))
+        return;
+    unsigned lane = 0;
+    while (lane < m->n_lanes && m->lanes[lane].uuid != track)
+        lane++;
+    if (lane == m->n_lanes) {
+        if (lane == RM_MAX_LANES)
+            return;
+        m->lanes[lane].uuid = track;
+        snprintf(m->lanes[lane].name, sizeof m->lanes[lane].name, "queue track %u", lane);
+        for (unsigned i = 0; i < m->n_names; i++)
+            if (m->names[i].uuid == track)
+                memcpy(m->lanes[lane].name, m->names[i].name, sizeof m->lanes[lane].name);   /* same size */
+        m->n_lanes++;
+    }
+    m->cmds[m->n_cmds].start = start;
+    m->cmds[m->n_cmds].dur = dur;
+    m->cmds[m->n_cmds].lane = (uint8_t)lane;
+    m->cmds[m->n_cmds].kind = (uint8_t)kind;
+    m->n_cmds++;
+}
+
+/* A slice ends (its END; an API call's instant at once): the summaries.
+ * untimed: an API call whose duration was not measured (CLT_RAW_UNTIMED,
+ * a one-clock call between its measured ones): counted, no time. */
+static void slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint64_t ts, int untimed)
+{
+    struct open_slice *o = &t->stack[--t->depth];
+    uint64_t dur = ts > o->ts ? ts - o->ts : 0;
+    m->slices++;
+    if (o->range) {
+        rm_phase_range(m, o->phase, dur);
+        return;
+    }
+    if (o->device) {
+        rm_phase_command(m, o->phase, o->dur_ns ? o->dur_ns : dur, o->k.work_dim != 0);
+        m->device_commands++;
+        cmd_sample(m, tuuid, o->ts, dur, o->k.work_dim ? 1 : o->direction[0] ? 2 : 0);
+        timeline_add(&m->tl, o->ts, o->ts + dur, o->k.work_dim != 0, o->direction[0] && strcmp(o->direction, "device"));
+        if (o->k.work_dim)
+            kernel_add(m, o, o->dur_ns ? o->dur_ns : dur);
+        else if (o->direction[0])
+            transfer_add(m, o, o->dur_ns ? o->dur_ns : dur);
+        return;
+    }
+    /* a kernel launch followed by a wait before the next launch; the
+     * host's own work from the wait's return to its next launch (its
+     * uploads, builds, own computing: what stays when the waits go) */
+    int synced = 0;
+    if (!t->enqueued && !strncmp(o->name, "clEnqueue", 9)) {
+        t->enqueued = 1;    /* the device timeline starts here: until the first launch, host work too */
+        if (strcmp(o->name, "clEnqueueNDRangeKernel"))
+            t->sync_end = o->ts;
+    }
+    if (t->sync_end && !strcmp(o->name, "clEnqueueNDRangeKernel")) {
+        m->tl.host_after_sync_ns += o->ts > t->sync_end ? o->ts - t->sync_end : 0;
+        t->sync_end = 0;
+    }
+    if (!strcmp(o->name, "clEnqueueNDRangeKernel") && !o->error) {
+        m->tl.launches++;
+        t->launch_pending = 1;
+        t->launch_site = o->site;
+    } else if (t->launch_pending && (o->blocking || !strcmp(o->name, "clFinish") ||
+                                     !strcmp(o->name, "clWaitForEvents"))) {
+        m->tl.launches_synced++;
+        t->launch_pending = 0;
+        t->sync_end = ts;
+        synced = 1;
+        if (t->launch_site > 0 && (unsigned)t->launch_site <= m->n_sites)
+            m->sites[t->launch_site - 1].synced++;
+    }
+    struct rm_api *a = o->api >= 0 ? &m->api[o->api] : api_get(m, o->name);
+    if (untimed && a && a->count > a->untimed)
+        dur = a->total_ns / (a->count - a->untimed);   /* for its phase: the function's mean so far */
+    if (m->n_phases) {
+        int rw = !o->error && (!strcmp(o->name, "clEnqueueWriteBuffer") || !strcmp(o->name, "clEnqueueReadBuffer"));
+        rm_phase_call(m, o->phase, dur, o->error != 0, rw ? o->size : 0,
+                      rw && o->size && o->size < m->small_threshold, synced);
+    }
+    if (!a)
+        return;
+    a->count++;
+    if (untimed) {
+        a->untimed++;
+    } else {
+        a->total_ns += dur;
+        if (dur < a->min_ns)
+            a->min_ns = dur;
+        if (dur > a->max_ns)
+            a->max_ns = dur;
+    }
+    if (o->error) {
+        a->errors++;
+        error_add(m, o->name, o->error_name);
+    }
+}
+
+/* A device queue's name, for the timeline. */
+static void queue_name(struct rm_model *m, const Packet *p)
+{
+    const Perfetto__Protos__TrackDescriptor *td = p->track_descriptor;
+    if (p->data_case != PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR || !td->name || !td->has_uuid ||
+        (td->uuid & 0xF0000000u) != 0xA0000000u || m->n_names >= RM_MAX_LANES * 2)
+        return;
+    m->names[m->n_names].uuid = td->uuid;
+    snprintf(m->names[m->n_names].name, sizeof m->names[m->n_names].name, "%s", td->name);
+    m->n_names++;
+}
+
+static void interned(struct seq *s, const Perfetto__Protos__InternedData *in)
+{
+    for (size_t i = 0; i < in->n_event_names; i++)
+        if (in->event_names[i]->name)
+            strtab_set(&s->names, in->event_names[i]->iid, in->event_names[i]->name, strlen(in->event_names[i]->name));
+    for (size_t i = 0; i < in->n_debug_annotation_names; i++)
+        if (in->debug_annotation_names[i]->name)
+            strtab_set(&s->anns, in->debug_annotation_names[i]->iid, in->debug_annotation_names[i]->name,
+                       strlen(in->debug_annotation_names[i]->name));
+    for (size_t i = 0; i < in->n_debug_annotation_string_values; i++)
+        strtab_set(&s->strs, in->debug_annotation_string_values[i]->iid,
+                   (const char *)in->debug_annotation_string_values[i]->str.data,
+                   in->debug_annotation_string_values[i]->str.len);
+    if (in->n_callstacks || in->n_frames)
+        rm_intern_stacks(s, in);
+}
+
+static struct track *track_of(struct reader *r, uint64_t tuuid)
+{
+    struct track *t = clt_map_get(&r->tracks, tuuid);
+    if (!t) {
+        t = calloc(1, sizeof *t);
+        if (!t || clt_map_put(&r->tracks, tuuid, t) != 0) {
+            free(t);
+            return NULL;
+        }
+    }
+    return t;
+}
+
+/* A new open slice on the track's stack (NULL: past TP's nesting limit, or no memory). */
+static struct open_slice *slice_push(struct track *t)
+{
+    if (t->depth == t->cap) {
+        unsigned n = t->cap ? 2 * t->cap : 8;
+        if (n > 512)
+            return NULL;         /* TP's nesting limit */
+        struct open_slice *g = realloc(t->stack, n * sizeof *g);
+        if (!g)
+            return NULL;
+        t->stack = g;
+        t->cap = n;
+    }
+    struct open_slice *o = &t->stack[t->depth++];
+    memset(o, 0, sizeof *o);
+    return o;
+}
+
+static uint64_t callstack_of(const Perfetto__Protos__TrackEvent *e)
+{
+    return e->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID ? e->callstack_iid
+                                                                                                     : 0;
+}
+
+static void build_seen(struct rm_model *m, const struct open_slice *o)
+{
+    struct rm_program *pg = rm_program(m, o->program);
+    const char *opt = o->options ? o->options : "";
+    if (pg) {
+        pg->builds++;
+        pg->fast_math |= strstr(opt, "-cl-mad-enable") || strstr(opt, "-cl-fast-relaxed-math") ||
+                         strstr(opt, "-cl-unsafe-math-optimizations");
+    }
+}
+
+/* Launch sites and phases follow a call to its device command by flow id. */
+static void flows(struct reader *r, struct seq *s, const Perfetto__Protos__TrackEvent *e, struct open_slice *o)
+{
+    struct rm_model *m = r->m;
+    uint64_t cs = callstack_of(e);
+    if (!o->device && cs && !strcmp(o->name, "clEnqueueNDRangeKernel")) {
+        int si = rm_site_index(m, s, cs);
+        o->site = si;           /* the launch's call site, for serialization */
+        if (si && e->n_flow_ids && r->flow_site.used < 65536)
+            clt_map_put(&r->flow_site, e->flow_ids[0], (void *)(uintptr_t)si);
+    }
+    if (o->device && o->k.work_dim && e->n_terminating_flow_ids)
+        o->site = (int)(uintptr_t)clt_map_del(&r->flow_site, e->terminating_flow_ids[0]);
+    if (!o->device && e->n_flow_ids && o->phase >= 0 && r->flow_phase.used < 65536)
+        clt_map_put(&r->flow_phase, e->flow_ids[0], (void *)(uintptr_t)(o->phase + 1));
+    if (o->device)
+        o->phase = e->n_terminating_flow_ids && r->flow_phase.used
+                   ? (int)(uintptr_t)clt_map_del(&r->flow_phase, e->terminating_flow_ids[0]) - 1 : -1;
+}
+
+/* A slice begins (or an untimed call, an instant, is read as one). */
+static void slice_begin(struct reader *r, struct seq *s, struct track *t, const Packet *p)
+{
+    struct rm_model *m = r->m;
+    const Perfetto__Protos__TrackEvent *e = p->track_event;
+    struct open_slice *o = slice_push(t);
+    if (!o)
+        return;
+    int interned = e->name_field_case != PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
+    const char *name = interned ? strtab_get(&s->names, e->name_iid) : e->name;
+    snprintf(o->name, sizeof o->name, "%s", name ? name : "");
+    o->ts = p->timestamp;
+    o->phase = -1;
+    for (int d = (int)t->depth - 2; d >= 0 && o->phase < 0; d--)
+        if (t->stack[d].range)
+            o->phase = t->stack[d].phase;        /* the innermost range around it */
+    for (size_t i = 0; i < e->n_categories; i++)
+        if (e->categories[i] && !strcmp(e->categories[i], "cltrace.range")) {
+            o->range = 1;
+            o->phase = rm_phase_enter(m, o->phase, o->name);
+        }
+    if (o->range) {
+        o->api = -1;
+        return;
+    }
+    rm_read_args(o, s, e);
+    if (o->program && !strcmp(o->name, "clBuildProgram"))
+        build_seen(m, o);
+    flows(r, s, e, o);
+    if (!o->device && !o->error && o->size && o->size < m->small_threshold &&
+        (!strcmp(o->name, "clEnqueueWriteBuffer") || !strcmp(o->name, "clEnqueueReadBuffer")))
+        rm_small_site_add(m, s, callstack_of(e), o->size);
+    if ((o->error || o->uar) && !o->device) {
+        char site[RM_MAX_SITE];
+        rm_site_of(s, callstack_of(e), site, sizeof site);
+        if (o->error)
+            error_site(m, o->name, o->error_name, site, o->phase);
+        if (o->uar)
+            rm_uar_add(m, o->name, site);
+    }
+    /* API calls carry interned names: their summary row is found once per name */
+    o->api = !o->device && interned ? seq_api_index(m, s, e->name_iid, o->name) : -1;
+}
+
+static void leak_seen(struct rm_model *m, struct seq *s, const Perfetto__Protos__TrackEvent *e)
+{
+    struct open_slice o;    /* on the stack: threads read traces at once (views/job.c) */
+    memset(&o, 0, sizeof o);
+    o.leak_class = RM_LEAK_UNKNOWN;
+    rm_read_args(&o, s, e);
+    char site[RM_MAX_SITE];
+    rm_site_of(s, callstack_of(e), site, sizeof site);
+    rm_leak_add(m, &o, site);
+}
+
+static void source_seen(struct rm_model *m, struct seq *s, const Perfetto__Protos__TrackEvent *e)
+{
+    uint64_t program = 0;
+    const char *src = NULL;
+    for (size_t i = 0; i < e->n_debug_annotations; i++) {
+        const Ann *a = e->debug_annotations[i];
+        if (a->name_field_case != PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME || !a->name)
+            continue;
+        if (!strcmp(a->name, "program"))
+            program = rm_ann_uint(a);
+        else if (!strcmp(a->name, "source"))
+            src = rm_ann_str(s, a);
+    }
+    if (program && src)
+        rm_scan_source(m, program, src);
+}
+
+static void packet(struct reader *r, const Packet *p)
+{
+    struct rm_model *m = r->m;
+    m->packets++;
+    if (p->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_ATTRIBUTES)
+        rm_read_attributes(m, p->trace_attributes);
+    queue_name(m, p);
+    uint32_t sid = p->has_trusted_packet_sequence_id ? p->trusted_packet_sequence_id : 0;
+    struct seq *s = seq_get(r, sid, p->has_sequence_flags && (p->sequence_flags & 1));
+    if (s && p->trace_packet_defaults && p->trace_packet_defaults->track_event_defaults &&
+        p->trace_packet_defaults->track_event_defaults->has_track_uuid)
+        s->track = p->trace_packet_defaults->track_event_defaults->track_uuid;
+    if (s && p->interned_data)
+        interned(s, p->interned_data);
+    if (p->data_case != PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT || !s)
+        return;
+    const Perfetto__Protos__TrackEvent *e = p->track_event;
+    uint64_t tuuid = e->has_track_uuid ? e->track_uuid : s->track;
+    struct track *t = track_of(r, tuuid);
+    if (!t)
+        return;
+    /* an API call (interned name) as an instant: its duration was not measured */
+    int untimed = e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT &&
+                  e->name_field_case == PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME_IID;
+    int named_instant = e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT && e->name &&
+                        e->name_field_case == PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
+    if (e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN || untimed) {
+        unsigned depth = t->depth;
+        slice_begin(r, s, t, p);
+        if (t->depth == depth || t->stack[t->depth - 1].range)
+            return;             /* not pushed (a range, or past the limit): as before, no untimed close */
+    } else if (named_instant && !strncmp(e->name, "leaked ", 7)) {
+        leak_seen(m, s, e);
+    } else if (named_instant && !strcmp(e->name, "program source")) {
+        source_seen(m, s, e);
+    } else if (e->type == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END && t->depth) {
+        slice_end(m, t, tuuid, p->timestamp, 0);
+    }
+    if (untimed && t->depth)
+        slice_end(m, t, tuuid, p->timestamp, 1);
+}
+
+int rm_read(struct rm_model *m, const char *path, char *err, unsigned errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    return rm_read_fd(m, fd, path, err, errlen);
+}
+
+/* The next TracePacket of a trace file (field 1 of Trace: tag 0x0A, length,
+ * bytes) into *buf, grown as needed. */
+int rm_next_frame(gzFile f, uint8_t **buf, size_t *cap, uint64_t *len, int *tag)
+{
+    *tag = gzgetc(f);
+    if (*tag < 0)
+        return RM_FRAME_END;
+    uint64_t n = 0;
+    int shift = 0, c = 0;
+    while (shift < 64 && (c = gzgetc(f)) >= 0) {
+        n |= (uint64_t)(c & 0x7F) << shift;
+        shift += 7;
+        if (c < 0x80)
+            break;
+    }
+    if (*tag != 0x0A || n > (64u << 20))
+        return RM_FRAME_BAD;
+    if (c < 0)
+        return RM_FRAME_CUT;
+    if (n > *cap) {
+        uint8_t *g = realloc(*buf, n);
+        if (!g)
+            return RM_FRAME_NOMEM;
+        *buf = g;
+        *cap = n;
+    }
+    int got = n ? gzread(f, *buf, (unsigned)n) : 0;
+    if (got < 0 || (uint64_t)got != n)
+        return RM_FRAME_CUT;        /* the app died mid-packet */
+    *len = n;
+    return RM_FRAME_OK;
+}
+
+int rm_read_fd(struct rm_model *m, int fd, const char *path, char *err, unsigned errlen)
+{
+    struct reader r = { m, { 0 }, { 0 }, { 0 }, { 0 } };
+    gzFile f = gzdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        snprintf(err, errlen, "%s: cannot open", path);
+        return -1;
+    }
+    gzbuffer(f, 1 << 17);
+    uint8_t *buf = NULL;
+    size_t cap = 0;
+    int rc = 0;
+    for (;;) {
+        uint64_t len;
+        int tag, fr = rm_next_frame(f, &buf, &cap, &len, &tag);
+        if (fr == RM_FRAME_END)
+            break;
+        if (fr == RM_FRAME_BAD && m->packets == 0) {
+            snprintf(err, errlen, "%s: not a Perfetto trace (byte 0x%02x at the start)", path, tag);
+            rc = -1;
+            break;
+        }
+        if (fr == RM_FRAME_NOMEM) {
+            snprintf(err, errlen, "%s: out of memory", path);
+            rc = -1;
+            break;
+        }
+        if (fr != RM_FRAME_OK) {    /* garbage or a cut after good packets: keep what was read */
+            m->truncated = 1;
+            break;
+        }
+        Packet *p = perfetto__protos__trace_packet__unpack(NULL, len, buf);
+        if (!p) {
+            if (m->packets == 0) {
+                snprintf(err, errlen, "%s: not a Perfetto trace (first packet does not decode)", path);
+                rc = -1;
+            } else {
+                m->truncated = 1;
+            }
+            break;
+        }
+        packet(&r, p);
+        perfetto__protos__trace_packet__free_unpacked(p, NULL);
+    }
+    if (rc == 0 && m->packets == 0) {
+        snprintf(err, errlen, "%s: empty trace", path);
+        rc = -1;
+    }
+    if (rc == 0)
+        rm_extrapolate(m);
+    gzclose(f);
+    free(buf);
+    for (uint64_t i = 0; i < r.seqs.cap; i++)
+        if (r.seqs.keys[i]) {
+            seq_clear(r.seqs.vals[i]);
+            free(r.seqs.vals[i]);
+        }
+    for (uint64_t i = 0; i < r.tracks.cap; i++)
+        if (r.tracks.keys[i]) {
+            struct track *t = r.tracks.vals[i];
+            free(t->stack);
+            free(t);
+        }
+    clt_map_free(&r.seqs);
+    clt_map_free(&r.flow_site);
+    clt_map_free(&r.flow_phase);
+    clt_map_free(&r.tracks);
+    return rc;
+}
+
+void rm_free(struct rm_model *m)
+{
+    free(m->api);
+    free(m->errors);
+    free(m->kernels);
+    free(m->leaks);
+    free(m->uars);
+    free(m->hints);
+    free(m->sites);
+    free(m->programs);
+    free(m->cmds);
+    free(m->phases);
+    memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,199 @@
+/* What cltrace-report learns from a trace (read as TRACE_FORMAT.md says):
+ * aggregates only, so memory does not grow with the trace's length. */
+#ifndef CLT_REPORT_MODEL_H
+#define CLT_REPORT_MODEL_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define RM_MAX_NAME 128
+#define RM_MAX_SITE 400         /* a call stack, innermost frame first, as text */
+
+struct rm_api {                 /* one OpenCL function */
+    char name[RM_MAX_NAME];
+    uint64_t count, errors;
+    uint64_t total_ns, min_ns, max_ns;  /* total: extrapolated over `untimed` (rm_extrapolate) */
+    uint64_t untimed;           /* calls whose duration was not measured (one-clock calls, TRACE_FORMAT.md) */
+};
+
+struct rm_error {               /* one (function, error) pair */
+    char fn[RM_MAX_NAME], error[64];
+    uint64_t count;
+    char site[RM_MAX_SITE];     /* the first failing call's stack */
+    int phase;                  /* and the phase it was in (-1: none) */
+};
+
+/* How a leak is classed (the writer decides, from its object model:
+ * writer/leaks.c); a trace of an older cltrace says nothing (unknown). */
+enum rm_leak_class { RM_LEAK_UNKNOWN = -1, RM_LEAK_STILL_HELD, RM_LEAK_GROWING, RM_LEAK_DEFINITELY_LOST };
+
+struct rm_leak {                /* objects of one type made at one call site, alive at exit */
+    char type[32], created_by[RM_MAX_NAME], kernel[48], site[RM_MAX_SITE];
+    uint64_t count, bytes;
+    uint64_t site_made, site_released;   /* by that call site over the run (0: not stated) */
+    uint64_t once;              /* objects that were the only one their own creation stack made */
+    int leak_class;             /* the worst of its objects' (enum rm_leak_class) */
+    char why[200];              /* why, for an object of that class */
+};
+
+struct rm_site {                /* a call site (of small transfers, of launches) */
+    char site[RM_MAX_SITE];
+    uint64_t count, bytes;      /* small transfers made there */
+    uint64_t synced;            /* kernel launches made there that a wait followed (serialization) */
+};
+
+struct rm_uar {                 /* calls on a handle the app had released */
+    char fn[RM_MAX_NAME], site[RM_MAX_SITE];
+    uint64_t count;
+};
+
+#define RM_KERNEL_PHASES 4
+struct rm_kernel {              /* one kernel name with one launch configuration */
+    char name[RM_MAX_NAME];
+    uint64_t launches, device_ns;   /* with CLTRACE_SAMPLE: all launches, device time extrapolated */
+    uint64_t timed, untimed;        /* launches timed on the device; left untimed (sampled out) */
+    uint64_t first_ns;              /* the first timed launch (one-time setup: never extrapolated) */
+    unsigned work_dim;
+    uint64_t gws[3], lws[3];
+    int local_null;
+    uint64_t work_groups, wg_size, pref_multiple, kernel_wg_size, local_bytes, regs;
+    int site;                   /* m->sites index + 1 of the first launch's call site, 0 unknown */
+    int ph[RM_KERNEL_PHASES];   /* phases it ran in (phases.c), with their device time */
+    uint64_t ph_ns[RM_KERNEL_PHASES];
+};
+
+#define RM_MAX_PHASES 256
+struct rm_phase {               /* a range the program marked (cltrace.h), figures inclusive */
+    char name[RM_MAX_NAME], path[256];
+    int parent, depth;          /* parent index, -1 at the top */
+    uint64_t entered, wall_ns;  /* times it was entered, time inside it */
+    uint64_t calls, api_ns, errors, transfers, transfer_bytes, small_transfers, synced_launches;
+    uint64_t device_ns, kernel_ns;   /* of the commands enqueued inside it */
+};
+
+struct rm_hint {                /* a kernel-source heuristic hit (source.c) */
+    char rule[32], kernel[64], code[96], what[96];
+    uint64_t program, count;
+    unsigned line;
+};
+
+struct rm_program {
+    uint64_t id;
+    int uses_float;             /* float math that fast-math options speed up (source.c) */
+    int builds, fast_math;      /* fast_math: a build with -cl-mad-enable or -cl-fast-relaxed-math */
+};
+
+enum { RM_H2D, RM_D2H, RM_D2D, RM_FILL, RM_DIRS };
+#define RM_BUCKETS 6            /* <4K, <32K, <256K, <2M, <16M, >=16M */
+
+struct rm_transfers {
+    uint64_t count[RM_DIRS][RM_BUCKETS], bytes[RM_DIRS][RM_BUCKETS], ns[RM_DIRS][RM_BUCKETS];
+    uint64_t small_count, small_bytes, small_ns;   /* below the small-transfer threshold */
+    uint64_t large_bytes, large_ns;                /* host<->device at or above it */
+    uint64_t pageable_count;
+    double best_gbps[RM_DIRS];
+    /* transfers of at least 64 KiB by bandwidth, log2 bins of MB/s, pageable
+     * (not CL_MEM_USE/ALLOC_HOST_PTR) or pinned: the low-bandwidth rule */
+    uint64_t bw_count[RM_DIRS][2][24], bw_bytes[RM_DIRS][2][24], bw_ns[RM_DIRS][2][24];
+};
+
+struct rm_timeline {            /* device busy and idle, serialization */
+    uint64_t first_start, busy_until, idle_ns, max_gap_ns, commands;
+    uint64_t kernel_ns, transfer_ns, overlap_ns;   /* transfer time spent while a kernel ran */
+    uint64_t last_k_start, last_k_end, last_t_start, last_t_end;
+    uint64_t launches, launches_synced;            /* a kernel launch followed by a finish/blocking call */
+    uint64_t host_after_sync_ns;                   /* host work between such a wait and the next launch */
+};
+
+/* The first device commands, for the HTML report's timeline (bounded). */
+#define RM_MAX_CMDS 4000
+#define RM_MAX_LANES 32
+struct rm_cmd { uint64_t start, dur; uint8_t lane, kind; };   /* kind: 0 other, 1 kernel, 2 transfer */
+struct rm_lane { uint64_t uuid; char name[64]; };
+
+struct rm_device {
+    char name[RM_MAX_NAME], vendor[RM_MAX_NAME], clock_method[64];
+    int64_t compute_units, warp, cc, max_wg, local_mem, regs_per_block, type;   /* type: CL_DEVICE_TYPE_* */
+    int64_t clock_residual_ns, clock_residual_median_ns, clock_floor_ns, clock_markers, clock_contradictions, event_cost_ns, own_events, sampled_out;
+    uint64_t probe_small;       /* `cltrace probe`: where transfers stop being small (0: no probe) */
+    double probe_gbps;          /* its host-to-device bandwidth, pageable and pinned, the larger */
+    double probe_pinned[2];     /* its pinned bandwidth host-to-device, device-to-host */
+    char probe_date[32];
+};
+
+struct rm_selfcost {            /* what cltrace added to the run (selfcost.c) */
+    int known;                  /* the trace states it (cltrace 0.2 and later) */
+    uint64_t self_ns, hot_ns, device_timing_ns, waited_ns, calls_waited, run_ns;
+    uint64_t writer_cpu_ns, collector_cpu_ns;
+    uint64_t exit_wait_ns;      /* after the app's last call: waiting for device times */
+    char sampling[160];         /* "off" or the sampling rule */
+};
+
+struct rm_model {
+    struct rm_api *api;
+    unsigned n_api, cap_api;
+    struct rm_error *errors;
+    unsigned n_errors, cap_errors;
+    struct rm_kernel *kernels;
+    unsigned n_kernels, cap_kernels;
+    struct rm_leak *leaks;
+    unsigned n_leaks, cap_leaks;
+    struct rm_uar *uars;
+    unsigned n_uars, cap_uars;
+    struct rm_site *sites;
+    unsigned n_sites, cap_sites;
+    struct rm_hint *hints;
+    unsigned n_hints, cap_hints;
+    struct rm_program *programs;
+    unsigned n_programs, cap_programs;
+    struct rm_phase *phases;
+    unsigned n_phases, cap_phases;
+    uint64_t phase_device_ns, unphased_device_ns;   /* all device time; outside every phase */
+    struct rm_transfers xfer;
+    struct rm_timeline tl;
+    struct rm_cmd *cmds;
+    unsigned n_cmds;
+    struct rm_lane lanes[RM_MAX_LANES];
+    unsigned n_lanes;
+    struct rm_lane names[RM_MAX_LANES * 2];   /* track uuid -> name, device queue tracks */
+    unsigned n_names;
+    struct rm_device dev[8];
+    unsigned n_dev;
+    uint64_t packets, slices, device_commands, dropped_calls;
+    int has_attributes;          /* 0: the trace was cut short (crash, kill) */
+    int truncated;               /* the file ends inside a packet */
+    uint64_t small_threshold;    /* bytes */
+    int small_given;             /* --small-bytes: the probe does not change it */
+    char small_source[200];      /* where small_threshold came from */
+    struct rm_selfcost self;
+    int rank;                    /* cltrace.rank of a job's trace; -1: none (set before reading) */
+    char host[64];
+};
+
+/* Reads TRACE (.pftrace or .pftrace.gz) into m. 0 ok; -1 not a trace or
+ * unreadable (message in err). */
+int rm_read(struct rm_model *m, const char *path, char *err, unsigned errlen);
+/* The same from an open file descriptor (closed on return); name is for messages. */
+int rm_read_fd(struct rm_model *m, int fd, const char *name, char *err, unsigned errlen);
+void rm_free(struct rm_model *m);
+/* The device timeline's span: its first command's start to its last end. */
+static inline uint64_t rm_timeline_span(const struct rm_timeline *tl)
+{
+    return tl->busy_until > tl->first_start ? tl->busy_until - tl->first_start : 0;
+}
+/* The bandwidth bin of a transfer (rm_transfers.bw_*): log2 of MB/s, 0..23. */
+int rm_bw_bin(double gbps);
+/* selfcost.c: the trace attributes of cltrace's own cost and of sampling;
+ * after reading, each sampled kernel's device time extrapolated */
+struct rm_kernel *rm_kernel_find(struct rm_model *m, const char *name, const struct rm_kernel *cfg);
+void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char *s);
+void rm_extrapolate(struct rm_model *m);
+/* The next packet of an open trace file (zlib reads gzip and raw alike):
+ * RM_FRAME_OK with its bytes in *buf (*len of them), or why there is none. */
+#include <zlib.h>
+enum { RM_FRAME_OK, RM_FRAME_END, RM_FRAME_BAD, RM_FRAME_CUT, RM_FRAME_NOMEM };
+int rm_next_frame(gzFile f, uint8_t **buf, size_t *cap, uint64_t *len, int *tag);
+/* source.c: kernel-source hints for one program's source */
+void rm_scan_source(struct rm_model *m, uint64_t program, const char *source);
+struct rm_program *rm_program(struct rm_model *m, uint64_t id);   /* found or added; NULL: full */
+
+#endif

@@ -1,0 +1,73 @@
+/* The reader's private state, shared by model.c (packets, aggregates),
+ * args.c (annotations) and stacks.c (call stacks, call sites, leaks). */
+#ifndef CLT_REPORT_READER_H
+#define CLT_REPORT_READER_H
+#include <stddef.h>
+#include <stdint.h>
+#include "model.h"
+#include "trace/cltrace.pb-c.h"
+
+struct strtab { char **s; uint64_t n; };          /* iid -> string */
+struct frame { uint64_t fn, src; uint32_t line; };
+struct stack { uint64_t *frames; uint32_t n; };
+
+struct seq {
+    struct strtab names, anns, strs;
+    struct strtab fnames, srcs;         /* call stacks: function names, source paths */
+    struct frame *frames;               /* iid -> frame */
+    struct stack *stacks;               /* iid -> frame iids, outermost first */
+    uint64_t n_frames, n_stacks;
+    int32_t *site;                      /* callstack iid -> m->sites index + 1 */
+    uint64_t n_site;
+    uint64_t track;
+    uint8_t *codes;             /* annotation iid -> enum arg_code + 1 (0: not yet looked up) */
+    int32_t *api;               /* event-name iid -> index in m->api + 1 */
+    uint64_t n_codes, n_api;
+};
+
+
+void strtab_set(struct strtab *t, uint64_t iid, const char *s, size_t len);
+const char *strtab_get(const struct strtab *t, uint64_t iid);
+void strtab_free(struct strtab *t);
+int cache_fit(void **arr, uint64_t *n, uint64_t iid, size_t elem);   /* room for index iid; 0 failed */
+
+struct open_slice {             /* a BEGIN waiting for its END */
+    char name[RM_MAX_NAME];
+    uint64_t ts;
+    int device, error;          /* a device command; an API call that failed */
+    char error_name[64];
+    struct rm_kernel k;         /* kernel facts, device commands */
+    char direction[24];
+    uint64_t bytes, dur_ns;
+    int pinned;
+    int api;                    /* index in m->api of an API call, -1 */
+    uint64_t uar;               /* use_after_release: the object id */
+    uint64_t size;              /* leak facts */
+    char type[32], created_by[RM_MAX_NAME], kname[48];
+    uint64_t site_made, site_released;   /* a leak: what its creation site made and released */
+    int leak_class;             /* enum rm_leak_class (cltrace 0.3: the writer classes each leak) */
+    char leak_why[200];
+    uint64_t program;
+    const char *options;        /* valid while the packet is */
+    int site;                   /* a kernel command: its enqueue's call site (m->sites + 1) */
+    int blocking;               /* an enqueue that waits for its command */
+    int range;                  /* a range the program marked (cltrace.h) */
+    int phase;                  /* its phase (phases.c); an API call's or command's innermost one; -1 */
+};
+
+/* args.c: an event's annotations into an open slice; the trace attributes */
+typedef Perfetto__Protos__DebugAnnotation rm_ann_t;
+void rm_read_args(struct open_slice *o, struct seq *s, const Perfetto__Protos__TrackEvent *e);
+void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttributes *ta);
+uint64_t rm_ann_uint(const rm_ann_t *a);
+const char *rm_ann_str(const struct seq *s, const rm_ann_t *a);
+
+/* stacks.c */
+void rm_intern_stacks(struct seq *s, const Perfetto__Protos__InternedData *in);
+void rm_site_of(const struct seq *s, uint64_t callstack_iid, char *buf, size_t cap);   /* "" if none */
+int rm_site_index(struct rm_model *m, struct seq *s, uint64_t callstack_iid);        /* m->sites + 1 */
+void rm_small_site_add(struct rm_model *m, struct seq *s, uint64_t callstack_iid, uint64_t bytes);
+void rm_leak_add(struct rm_model *m, const struct open_slice *o, const char *site);
+void rm_uar_add(struct rm_model *m, const char *fn, const char *site);
+
+#endif

@@ -1,0 +1,98 @@
+/* The findings list: adding, the texts, and the ranking. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/map.h"
+#include "rules.h"
+
+const char *const sev_name[] = { "info", "warning", "error" };
+
+static void out_of_memory(void)
+{
+    fprintf(stderr, "cltrace-report: out of memory\n");
+    exit(2);
+}
+
+static char *empty_text(void)
+{
+    char *s = strdup("");
+    if (!s)
+        out_of_memory();
+    return s;
+}
+
+struct finding *finding_add(struct findings *l, const char *rule, enum sev sev, int phase)
+{
+    if (clt_grow(&l->v, l->n, &l->cap, sizeof *l->v, 32) != 0)
+        out_of_memory();
+    struct finding *f = &l->v[l->n++];
+    *f = (struct finding){ .rule = rule, .sev = sev, .phase = phase, .gain_ns = -1 };
+    f->where = empty_text();
+    f->numbers = empty_text();
+    f->fix = empty_text();
+    f->gain_method = empty_text();
+    f->class_why = empty_text();
+    return f;
+}
+
+void finding_set(char **field, const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+    va_start(ap, fmt);
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        out_of_memory();
+    free(*field);
+    *field = s;
+}
+
+void findings_free(struct findings *l)
+{
+    for (unsigned i = 0; i < l->n; i++) {
+        free(l->v[i].where);
+        free(l->v[i].numbers);
+        free(l->v[i].fix);
+        free(l->v[i].gain_method);
+        free(l->v[i].class_why);
+    }
+    free(l->v);
+    *l = (struct findings){ 0 };
+}
+
+double finding_gain_percent(const struct rm_model *m, const struct finding *f)
+{
+    uint64_t span = rm_timeline_span(&m->tl);
+    return f->gain_ns >= 0 && span ? 100.0 * f->gain_ns / (double)span : -1;
+}
+
+/* Within a severity, findings with an estimated gain come first, largest
+ * first, the others after in the order the rules ran (insertion sort:
+ * stable, and the list is short). */
+static int before(const struct finding *a, const struct finding *b)
+{
+    if (a->sev != b->sev)
+        return a->sev > b->sev;
+    return a->gain_ns >= 0 && (b->gain_ns < 0 || a->gain_ns > b->gain_ns);
+}
+
+void findings_rank(const struct rm_model *m, struct findings *l, unsigned start)
+{
+    /* dropped-calls stays first: every count below is short by it */
+    unsigned first = start + (l->n > start && !strcmp(l->v[start].rule, "dropped-calls"));
+    for (unsigned i = first; i < l->n; i++) {
+        double pct = finding_gain_percent(m, &l->v[i]);
+        if (l->v[i].sev == SEV_WARNING && pct >= 0 && pct < 1.0)
+            l->v[i].sev = SEV_INFO;
+    }
+    for (unsigned i = first + 1; i < l->n; i++) {
+        struct finding f = l->v[i];
+        unsigned j = i;
+        for (; j > first && before(&f, &l->v[j - 1]); j--)
+            l->v[j] = l->v[j - 1];
+        l->v[j] = f;
+    }
+}

@@ -1,0 +1,40 @@
+/* The kernel-source heuristics (strided-access, redundant-global-reads,
+ * double-literals): the model's hints (model/source.c), for the kernels
+ * that ran (all of them when the trace has no launches). */
+#include <string.h>
+#include "report/model/phases.h"
+#include "rules.h"
+
+static const struct { const char *rule, *fix; } fixes[] = {
+    { "strided-access", "let neighbouring work-items touch neighbouring words: swap the index roles, or stage the "
+                        "data through __local memory (seed: transpose)" },
+    { "redundant-global-reads", "load the values a work-group shares into __local memory once (a tile), barrier, "
+                                "then read them from there" },
+    { "double-literals", "write float literals with an f suffix (2.0f): a double literal makes the expression "
+                         "double precision" },
+};
+
+void rules_source_hints(const struct rm_model *m, const struct thresholds *th, struct findings *out)
+{
+    (void)th;
+    for (unsigned i = 0; i < m->n_hints; i++) {
+        const struct rm_hint *h = &m->hints[i];
+        int launched = !m->n_kernels, phase = -1;
+        for (unsigned k = 0; k < m->n_kernels && !launched; k++)
+            if ((launched = !strcmp(m->kernels[k].name, h->kernel)))
+                phase = rm_kernel_main_phase(&m->kernels[k]);
+        if (!launched)
+            continue;
+        size_t k = 0;          /* the rule: the table's id, from the fix's row */
+        while (k + 1 < sizeof fixes / sizeof fixes[0] && strcmp(h->rule, fixes[k].rule))
+            k++;
+        int dbl = !strcmp(fixes[k].rule, "double-literals");
+        struct finding *f = finding_add(out, fixes[k].rule, dbl ? SEV_INFO : SEV_WARNING, phase);
+        finding_set(&f->where, "kernel %s, line %u of program %llu: %s", h->kernel, h->line,
+                    (unsigned long long)h->program, h->code);
+        finding_set(&f->numbers, "heuristic: %s (%llu place(s) in this kernel)", h->what, (unsigned long long)h->count);
+        finding_set(&f->fix, "%s", fixes[k].fix);
+        finding_set(&f->gain_method, dbl ? "not estimated: a source heuristic"
+                    : "not estimated: a source heuristic; the trace times the kernel, not its accesses");
+    }
+}

@@ -1,0 +1,102 @@
+/* Work-group size and device fill, per kernel configuration (seed 001):
+ * work-group-multiple (local size NULL, or not a multiple of the preferred
+ * multiple or the warp), work-group-small (fewer than --min-wg work-items),
+ * under-filled-device (fewer work-groups than compute units, or than twice
+ * as many). */
+#include "report/model/describe.h"
+#include "report/model/occupancy.h"
+#include "report/model/phases.h"
+#include "rules.h"
+
+/* A group that is not a whole number of warps runs its last warp part
+ * empty: the lanes issued but idle, as a share of the kernel's time (time
+ * taken as proportional to warps issued: exact when the kernel is bound by
+ * issue, an over-estimate when it waits on memory). */
+static void lane_gain(struct finding *f, const struct rm_kernel *k, uint64_t unit)
+{
+    uint64_t issued = (k->wg_size + unit - 1) / unit * unit;
+    if (!k->device_ns || !issued)
+        return;
+    f->gain_ns = (double)k->device_ns * (1.0 - (double)k->wg_size / (double)issued);
+    finding_set(&f->gain_method, "its device time (%.3f ms) times the idle lanes of each group (%llu of %llu issued)",
+                k->device_ns / 1e6, (unsigned long long)(issued - k->wg_size), (unsigned long long)issued);
+}
+
+static void multiple(const struct rm_kernel *k, const char *cfg, unsigned warp, int phase, struct findings *out)
+{
+    uint64_t unit = k->pref_multiple ? k->pref_multiple : warp;
+    if (k->local_null) {
+        struct finding *f = finding_add(out, "work-group-multiple", SEV_WARNING, phase);
+        finding_set(&f->where, "%s", cfg);
+        finding_set(&f->numbers, "%llu launch(es) with local_work_size NULL (left to the implementation)",
+                    (unsigned long long)k->launches);
+        finding_set(&f->fix, "pass a local size that is a multiple of %llu (the kernel's preferred multiple) and at "
+                    "least 64 work-items", (unsigned long long)(unit ? unit : 32));
+        finding_set(&f->gain_method, "not estimated: the size the implementation chose is not in the trace");
+        return;
+    }
+    int off_pref = k->pref_multiple && k->wg_size % k->pref_multiple;
+    if (!off_pref && !(warp && k->wg_size % warp))
+        return;
+    unit = off_pref ? k->pref_multiple : warp;
+    struct finding *f = finding_add(out, "work-group-multiple", SEV_WARNING, phase);
+    finding_set(&f->where, "%s", cfg);
+    if (off_pref) {
+        finding_set(&f->numbers, "%llu work-items per group is not a multiple of the preferred %llu",
+                    (unsigned long long)k->wg_size, (unsigned long long)unit);
+        finding_set(&f->fix, "use a multiple of %llu work-items per group", (unsigned long long)unit);
+    } else {
+        finding_set(&f->numbers, "%llu work-items per group is not a multiple of the warp (%u)",
+                    (unsigned long long)k->wg_size, warp);
+        finding_set(&f->fix, "use a multiple of %u work-items per group", warp);
+    }
+    lane_gain(f, k, unit);
+}
+
+static void underfilled(const struct rm_kernel *k, const char *cfg, unsigned cus, int phase, struct findings *out)
+{
+    if (!cus || !k->work_groups || k->work_groups >= 2ull * cus)
+        return;
+    struct finding *f = finding_add(out, "under-filled-device", k->work_groups < cus ? SEV_WARNING : SEV_INFO, phase);
+    finding_set(&f->where, "%s", cfg);
+    finding_set(&f->numbers, "%llu work-groups for %u compute units (%s)", (unsigned long long)k->work_groups, cus,
+                k->work_groups < cus ? "some compute units idle" : "fewer than 2 per compute unit");
+    finding_set(&f->fix, "launch at least %u work-groups (2 per compute unit; more than 100 to scale to future "
+                "devices): more work per launch or smaller groups", 2 * cus);
+    finding_set(&f->gain_method, "not estimated: every compute unit has work; what a second group per unit hides "
+                "depends on the kernel");
+    if (k->work_groups < cus && k->device_ns) {   /* the idle compute units' share of its time */
+        f->gain_ns = (double)k->device_ns * (1.0 - (double)k->work_groups / cus);
+        finding_set(&f->gain_method, "its device time (%.3f ms) times the idle share of compute units (%u of %u)",
+                    k->device_ns / 1e6, cus - (unsigned)k->work_groups, cus);
+    }
+}
+
+void rules_work_groups(const struct rm_model *m, const struct thresholds *th, struct findings *out)
+{
+    const struct rm_device *d = m->n_dev ? &m->dev[0] : NULL;
+    unsigned cus = d && d->compute_units > 0 ? (unsigned)d->compute_units : 0;
+    unsigned warp = d && d->warp > 0 ? (unsigned)d->warp : 0;
+    struct occ_model devm;      /* Intel counts EUs; a work-group fills a subslice */
+    const struct occ_model *dm = kernel_occ(m, NULL, &devm);
+    if (dm && dm->cus_per_unit > 1 && cus >= dm->cus_per_unit)
+        cus /= dm->cus_per_unit;
+    for (unsigned i = 0; i < m->n_kernels; i++) {
+        const struct rm_kernel *k = &m->kernels[i];
+        int phase = rm_kernel_main_phase(k);
+        char cfg[KERNEL_CONFIG_SITE_MAX];
+        kernel_config_site(m, k, cfg, sizeof cfg);
+        multiple(k, cfg, warp, phase, out);
+        if (k->local_null)
+            continue;
+        if (k->wg_size && k->wg_size < th->min_wg) {
+            struct finding *f = finding_add(out, "work-group-small", SEV_INFO, phase);
+            finding_set(&f->where, "%s", cfg);
+            finding_set(&f->numbers, "%llu work-items per group (fewer than %u)", (unsigned long long)k->wg_size,
+                        th->min_wg);
+            finding_set(&f->fix, "use at least %u work-items per group to hide latency", th->min_wg);
+            finding_set(&f->gain_method, "not estimated: how much latency larger groups hide depends on the kernel");
+        }
+        underfilled(k, cfg, cus, phase, out);
+    }
+}

@@ -1,0 +1,65 @@
+/* What cltrace itself added to the run, and what sampling left untimed, as
+ * the trace states them (TRACE_FORMAT.md, "cltrace's own cost"), in words
+ * every format shows. */
+#include <stdio.h>
+#include <string.h>
+#include "views.h"
+
+double selfcost_percent(const struct rm_model *m)
+{
+    const struct rm_selfcost *c = &m->self;
+    return c->run_ns ? 100.0 * (double)c->self_ns / (double)c->run_ns : 0;
+}
+
+/* "cltrace added 0.41 s (12 %) to this run": on the calling threads. */
+void selfcost_sentence(const struct rm_model *m, char *buf, size_t cap)
+{
+    const struct rm_selfcost *c = &m->self;
+    snprintf(buf, cap,
+             "cltrace added %.3f s (%.1f %%) to this run on the app's threads: %.3f s recording calls, "
+             "%.3f s device timing (events it asked for), %.3f s waiting for the writer (%llu calls waited); "
+             "at exit it held the app %.3f s more, collecting device times; "
+             "its own threads used %.3f s CPU (writer %.3f, collector %.3f); device timing: %s",
+             c->self_ns / 1e9, selfcost_percent(m), c->hot_ns / 1e9, c->device_timing_ns / 1e9, c->waited_ns / 1e9,
+             (unsigned long long)c->calls_waited, c->exit_wait_ns / 1e9, (c->writer_cpu_ns + c->collector_cpu_ns) / 1e9,
+             c->writer_cpu_ns / 1e9, c->collector_cpu_ns / 1e9,
+             !c->sampling[0] || !strcmp(c->sampling, "off") ? "every command timed" : c->sampling);
+}
+
+/* "clock residual 5.2 us at most, 4.9 us the median command; its evidence
+ * never narrower than 4.9 us (marker_brackets+enqueue_brackets)": the
+ * floor tells a residual at the driver's limit from one cltrace could
+ * have narrowed (an older trace has none). */
+void selfcost_clock(const struct rm_device *d, char *buf, size_t cap)
+{
+    char at_floor[80] = "";
+    if (d->clock_floor_ns > 0)
+        snprintf(at_floor, sizeof at_floor, "; its evidence never narrower than %.1f us", d->clock_floor_ns / 1e3);
+    snprintf(buf, cap, "clock residual %.1f us at most, %.1f us the median command%s (%s)", d->clock_residual_ns / 1e3,
+             d->clock_residual_median_ns / 1e3, at_floor, d->clock_method[0] ? d->clock_method : "no clock evidence");
+}
+
+/* The kernel table's note on a sampled kernel ("" when not sampled). */
+void selfcost_kernel_note(const struct rm_kernel *k, char *buf, size_t cap)
+{
+    if (!k->untimed)
+        snprintf(buf, cap, "%s", "");
+    else if (!k->timed)
+        snprintf(buf, cap, " (none of %llu launches timed: not estimated)", (unsigned long long)k->launches);
+    else
+        snprintf(buf, cap, " (extrapolated from %llu of %llu launches)", (unsigned long long)k->timed,
+                 (unsigned long long)k->launches);
+}
+
+/* The API table's note on a function whose durations were measured for a
+ * sample of its calls only (one-clock calls): "" otherwise. */
+void selfcost_api_note(const struct rm_api *a, char *buf, size_t cap)
+{
+    if (!a->untimed)
+        snprintf(buf, cap, "%s", "");
+    else if (a->untimed == a->count)
+        snprintf(buf, cap, " (durations of none of %llu calls measured)", (unsigned long long)a->count);
+    else
+        snprintf(buf, cap, " (durations of %llu of %llu calls measured, total extrapolated)",
+                 (unsigned long long)(a->count - a->untimed), (unsigned long long)a->count);
+}

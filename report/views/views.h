@@ -1,0 +1,63 @@
+/* Views: what the formats render, computed once from the model and the
+ * findings: cltrace's own cost in words, the phases table, a job's ranks.
+ * Data only: no view writes output. */
+#ifndef CLT_REPORT_VIEWS_H
+#define CLT_REPORT_VIEWS_H
+#include <stddef.h>
+#include "report/model/model.h"
+#include "report/rules/rules.h"
+
+/* selfcost.c: what cltrace added to the run, and sampling, in words */
+void selfcost_sentence(const struct rm_model *m, char *buf, size_t cap);   /* "cltrace added 0.41 s (12 %) ..." */
+double selfcost_percent(const struct rm_model *m);
+void selfcost_clock(const struct rm_device *d, char *buf, size_t cap);     /* "clock residual 5.2 us at most, ..." */
+void selfcost_kernel_note(const struct rm_kernel *k, char *buf, size_t cap);   /* " (extrapolated from k of n launches)" */
+void selfcost_api_note(const struct rm_api *a, char *buf, size_t cap);
+#define SELFCOST_TEXT_MAX 800
+
+/* phase_rows.c: the phases the program marked, with their shares and findings */
+struct phase_view {
+    unsigned n, order[RM_MAX_PHASES];     /* indices in tree order: each phase, then its children */
+    unsigned findings[RM_MAX_PHASES];     /* by index: findings placed in it or nested in it */
+    double api_pct[RM_MAX_PHASES], device_pct[RM_MAX_PHASES];   /* by index */
+    int top;                              /* the top-level phase with the most device time; -1 none */
+};
+void phase_view(const struct rm_model *m, const struct findings *fs, struct phase_view *v);
+
+/* job.c: a job's traces, a row per rank */
+#define JOB_MAX_KERNELS 16      /* per rank: the kernels with the most device time */
+struct rank_row {
+    int rank;
+    char host[64], file[256];
+    double api_ms, device_ms, kernel_ms, transfer_mb;
+    unsigned findings;          /* warnings and errors */
+    char rules[512];            /* the rules it found, space separated, in the rule table's order */
+    struct { char name[RM_MAX_NAME]; double ms; } k[JOB_MAX_KERNELS];
+    unsigned n_k;
+};
+/* Every n-th trace from `first` (an MPI rank's share; 1, 0: all), on `threads` threads: 0 ok. */
+int job_add_all(char **paths, unsigned n, unsigned stride, unsigned first, const struct thresholds *th,
+                unsigned threads);
+void *job_rows(size_t *bytes);                       /* this process's rows, for MPI */
+int job_take_rows(const void *data, size_t bytes);   /* rows from another process */
+unsigned job_ranks(void);
+void job_free(void);
+
+#define JOB_METRICS 4
+struct job_stat { const char *name; double max, mean, ratio; int rank; };
+struct job_by_rule { const char *rule; unsigned n; char ranks[256]; };
+struct job_view {
+    const struct rank_row *rows;      /* by rank */
+    unsigned n;
+    struct job_stat imbalance[JOB_METRICS];   /* api_ms, device_ms, kernel_ms, transfer_mb */
+    const struct rank_row *slowest;   /* the most device time, else the most API time */
+    const char *kernel;               /* its kernel most over the mean; NULL none */
+    double kernel_extra_ms;
+    double transfer_mean_mb;
+    struct job_by_rule by_rule[32];   /* rules found on some rank, in table order */
+    unsigned n_by_rule;
+};
+/* The job's view (its rows sorted by rank); NULL: fewer than two ranks. */
+const struct job_view *job_view(void);
+
+#endif

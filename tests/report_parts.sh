@@ -1,0 +1,99 @@
+# The report as parts (sourced by tests/run.sh): each rule family on its own,
+# the outputs as before a change, the rule table as the docs give it, and
+# the shape report/ keeps (short functions, small rule files).
+
+t_unit_rules_each_family() {
+    "$T/test_rules"
+}
+
+t_report_outputs_as_before() {
+    # 33 fixed traces, every format, against the outputs recorded before
+    # report/ became parts (only the agreed differences of report_golden.py)
+    REPORT=$B/cltrace-report bash tests/report_golden.sh check
+}
+
+t_report_rule_table_documented() {
+    # report/README.md's rule table is `cltrace-report --rules --format
+    # markdown`; the man page lists the same ids in the same order
+    "$B/cltrace-report" --rules --format markdown > "$WORK/rules.md"
+    sed -n '/^<!-- rules: /,/^<!-- end rules -->/p' report/README.md | sed '1d;$d' > "$WORK/readme-rules.md"
+    diff "$WORK/rules.md" "$WORK/readme-rules.md"
+    "$B/cltrace-report" --rules --format json | $PY -c '
+import json, re, sys
+ids = [r["id"] for r in json.load(sys.stdin)["rules"]]
+man = open("man/cltrace-report.1").read()
+listed = re.findall(r"^\.B (\S+)\n\.RI \((?:info|warning|error)\)", man.split(".SH RULES")[1].split(".SH ")[0], re.M)
+assert listed == [i.replace("-", "\\-") for i in ids], (listed, ids)
+assert len(ids) >= 16 and len(set(ids)) == len(ids), ids
+'
+    # every finding any fixture gives names a rule of the table
+    "$B/cltrace-report" --rules > "$WORK/rules.txt"
+    for f in tests/fixtures/report/expected/*.json; do
+        $PY -c 'import json,sys; [print(f["rule"]) for f in json.load(open(sys.argv[1])).get("findings", [])]' "$f"
+    done | sort -u | while read -r id; do grep -q "^$id " "$WORK/rules.txt" || { echo "$id not in --rules"; exit 1; }; done
+}
+
+t_report_parts_small_and_uncut() {
+    # no function in report/ over 80 lines, no rule file over 250, and no
+    # file that switches truncation warnings off
+    $PY - <<'PY'
+import glob, re
+bad = []
+for path in glob.glob("report/**/*.c", recursive=True):
+    lines = open(path).read().split("\n")
+    name, start = None, None
+    for i, l in enumerate(lines):
+        m = re.match(r"^[A-Za-z_][^;=]*?\b(\w+)\(", l)
+        if start is None and m and not l.startswith(("typedef", "#")):
+            name = m.group(1)
+            cand = i
+        if l == "{" and start is None and name:
+            start = cand
+        if l == "}" and start is not None:
+            if i - start + 1 > 80:
+                bad.append("%s:%d %s() is %d lines" % (path, start + 1, name, i - start + 1))
+            name = start = None
+    if "format-truncation" in "\n".join(lines):
+        bad.append("%s: switches -Wformat-truncation off" % path)
+    if path.startswith("report/rules/") and len(lines) > 251:
+        bad.append("%s: %d lines (a rule file stays under 250)" % (path, len(lines) - 1))
+assert not bad, "\n".join(bad)
+print("report/: every function at most 80 lines, rule files at most 250, nothing cut silently")
+PY
+}
+
+t_leaks_classed_like_a_memory_checker() {
+    # one program per class: definitely lost (the app released the context,
+    # program and queue), growing with the run (a buffer every iteration),
+    # still held (the last of a loop that releases the rest; a library's
+    # cache): the class and its severity in every format, the traces lint
+    for mode in lost loop last cache; do
+        "$T/leak_classes" $mode > "$WORK/lk-$mode.plain"
+        traced "$WORK/lk-$mode" "$T/leak_classes" $mode > "$WORK/lk-$mode.out"
+        diff "$WORK/lk-$mode.plain" "$WORK/lk-$mode.out"
+        report_formats "$(trace_of "$WORK/lk-$mode")" "$WORK/lk-$mode"
+        $PY tests/checks.py report_leak_class "$WORK/lk-$mode" $mode || return 1
+        [ ! -x "$LINT" ] || lint "$(trace_of "$WORK/lk-$mode")"
+    done
+    # the stderr line counts each class
+    CLTRACE_OUTPUT="$WORK/lk-msg.%p.pftrace" LD_PRELOAD=$SHIM "$T/leak_classes" lost 2>&1 > /dev/null |
+        grep -q "still held at exit (.*): [1-9][0-9]* definitely lost, 0 growing with the run"
+}
+
+t_break_on_leak_only_when_lost_or_growing() {
+    # CLTRACE_BREAK=leak under gdb: SIGTRAP at exit for a definitely lost or
+    # growing leak, none for leaks that are still held
+    command -v gdb > /dev/null || { echo "gdb not installed"; return 77; }
+    for mode in lost loop last cache; do
+        gdb -q -batch -ex "set environment LD_PRELOAD=$SHIM" -ex "set environment CLTRACE_BREAK=leak" \
+            -ex "set environment CLTRACE_QUIET=1" -ex "set environment CLTRACE_OUTPUT=$WORK/gl.%p.pftrace" \
+            -ex run --args "$T/leak_classes" $mode > "$WORK/gl-$mode.out" 2>&1 || true
+        if grep -q 'ptrace: Operation not permitted\|Could not trace the inferior' "$WORK/gl-$mode.out"; then
+            echo "gdb may not trace here (ptrace not permitted)"; return 77
+        fi
+        case $mode in
+            lost|loop) grep -q SIGTRAP "$WORK/gl-$mode.out" || { echo "$mode: no stop"; cat "$WORK/gl-$mode.out"; return 1; } ;;
+            *) ! grep -q SIGTRAP "$WORK/gl-$mode.out" || { echo "$mode: stopped"; return 1; } ;;
+        esac
+    done
+}

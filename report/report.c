@@ -12,6 +12,7 @@
 #endif
 #include "commands.h"
 #include "report/formats/formats.h"
+#include "report/model/describe.h"
 #include "report/model/paths.h"
 
 static void usage(FILE *f)
@@ -193,9 +194,9 @@ static int report(const struct options *o)
     }
     if (o->traces.n > 1 && job_add_all(o->traces.p, o->traces.n, 1, 0, &o->th, o->threads) != 0)
         return 2;
-    if (m.truncated || !m.has_attributes)
-        fprintf(stderr, "cltrace-report: warning: a trace was cut short (the app crashed or was killed); "
-                        "reporting what it holds\n");
+    if (rm_cut_short(&m))
+        fprintf(stderr, "cltrace-report: warning: a trace was cut short (%s); reporting what it holds\n",
+                rm_cut_short(&m));
     struct findings fs = { 0 };
     rules_run(&m, &o->th, &fs);
     static struct phase_view pv;

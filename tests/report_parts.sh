@@ -97,3 +97,37 @@ t_break_on_leak_only_when_lost_or_growing() {
         esac
     done
 }
+
+t_full_disk_keeps_what_fits_and_says_so() {
+    # 200 KiB free (a tmpfs of its own: root and a mount namespace), 2 M
+    # calls: the trace keeps what fits -- most of the disk, not its first
+    # flush -- ends saying the disk filled, lints clean, and the report says
+    # so in every format instead of "crashed"; the app runs on unchanged
+    [ "$(id -u)" -eq 0 ] && command -v unshare > /dev/null || { echo "needs root and unshare for a tmpfs"; return 77; }
+    mkdir -p "$WORK/full"
+    unshare -m sh -c "mount -t tmpfs -o size=200k tmpfs '$WORK/full' || exit 77
+        CLTRACE_OUTPUT='$WORK/full/df.%p.pftrace' LD_PRELOAD='$SHIM' '$T/bench_calls' setarg 2000000 \
+            > '$WORK/dfull.out' 2> '$WORK/dfull.err'; echo \$? > '$WORK/dfull.rc'
+        cp '$WORK'/full/df.*.pftrace.gz '$WORK/'" || { echo "cannot mount a tmpfs here"; return 77; }
+    cat "$WORK/dfull.err"
+    [ "$(cat "$WORK/dfull.rc")" -eq 0 ]
+    grep -q '^calls 2000000' "$WORK/dfull.out" || grep -q 'ns_per_call' "$WORK/dfull.out"
+    grep -q "No space left on device; trace stops here (it says so at its end), the app runs on" "$WORK/dfull.err"
+    local t
+    t=$(ls "$WORK"/df.*.pftrace.gz)
+    [ "$(stat -c %s "$t")" -gt $((120 * 1024)) ] || { echo "kept only $(stat -c %s "$t") bytes"; return 1; }
+    [ ! -x "$LINT" ] || lint "$t"
+    report_formats "$t" "$WORK/dfr"
+    $PY - "$WORK/dfr" <<'PY'
+import json, sys
+d = sys.argv[1]
+r = json.load(open(d + "/r.json"))
+assert r["truncated"] and "disk filled" in r.get("disk_full", ""), r.get("disk_full")
+calls = sum(a["count"] for a in r["api"] if a["name"] == "clSetKernelArg")
+assert calls > 10000, calls
+for f in ("r.txt", "r.md", "r.html"):
+    t = open("%s/%s" % (d, f)).read()
+    assert "the disk filled while tracing" in t and "crashed" not in t, f
+print("kept %d clSetKernelArg calls; every format says the disk filled" % calls)
+PY
+}

@@ -388,3 +388,24 @@ size_t clt_gz_tail(const struct clt_gz *z, uint8_t tail[CLT_GZ_TAIL_MAX])
     memcpy(tail + whole, trailer, 8);
     return whole + 8;
 }
+
+void clt_gz_mark(const struct clt_gz *z, struct clt_gz_mark *m)
+{
+    *m = (struct clt_gz_mark){ z->in_bytes, z->bits, z->crc, z->run_len, z->run_dist, z->nbits, z->out_len };
+}
+
+void clt_gz_rewind(struct clt_gz *z, const struct clt_gz_mark *m)
+{
+    /* what the failed put left in the tables points at or past the bytes
+     * to be put again (a match of distance 0): forget it all (a full disk
+     * is rare; the next packets just match less) */
+    memset(z->last, 0, sizeof z->last);
+    memset(z->hash, 0, sizeof z->hash);
+    z->in_bytes = m->in_bytes;
+    z->bits = m->bits;
+    z->crc = m->crc;
+    z->run_len = m->run_len;
+    z->run_dist = m->run_dist;
+    z->nbits = m->nbits;
+    z->out_len = m->out_len;
+}

@@ -42,6 +42,12 @@ void clt_gz_free(struct clt_gz *z);
  * is copied). buf must be readable up to n + 64 (compared 64 bytes at a
  * time). */
 void clt_gz_put(struct clt_gz *z, const uint8_t *buf, size_t kept, size_t n);
+/* The state before a put, to go back to when its bytes could not be written
+ * (a full disk); going back also empties the match tables (what the failed
+ * put left there points at bytes to be put again). */
+struct clt_gz_mark { uint64_t in_bytes, bits; uint32_t crc, run_len, run_dist; unsigned nbits; size_t out_len; };
+void clt_gz_mark(const struct clt_gz *z, struct clt_gz_mark *m);
+void clt_gz_rewind(struct clt_gz *z, const struct clt_gz_mark *m);
 /* The bytes that make what was put so far a whole gzip file after out[]:
  * the pending bits, the block's end, an empty final block, CRC and length. */
 size_t clt_gz_tail(const struct clt_gz *z, uint8_t tail[CLT_GZ_TAIL_MAX]);

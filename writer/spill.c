@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include "common/config.h"
@@ -48,6 +49,7 @@ struct backlog {
 
 static int fd = -1, failed;
 static uint64_t end_off, total;
+static uint64_t room;          /* the most the file may take: half the disk's free space at its start */
 static _Atomic uint64_t outstanding;     /* read by a crash's flush (writer.c) */
 
 static int open_file(const struct clt_writer *w)
@@ -67,7 +69,13 @@ static int open_file(const struct clt_writer *w)
         if (fd >= 0)
             unlink(p);
     }
-    return fd >= 0 ? 0 : -1;
+    if (fd < 0)
+        return -1;
+    /* the trace needs the disk too (its records are encoded from here):
+     * set aside at most half of what is free, then let the threads wait */
+    struct statvfs sv;
+    room = fstatvfs(fd, &sv) == 0 ? (uint64_t)sv.f_bavail * sv.f_frsize / 2 : UINT64_MAX;
+    return 0;
 }
 
 int clt_spill_maybe(struct clt_writer *w, struct clt_thread *th, int (*write)(struct clt_spill_write *))
@@ -89,6 +97,8 @@ int clt_spill_maybe(struct clt_writer *w, struct clt_thread *th, int (*write)(st
             failed = 1;
             return 0;
         }
+        if (end_off + fill > room)      /* the trace's room: the thread waits for the writer instead */
+            return 0;
         if (b->first && b->first + b->n == b->cap) {    /* consumed ones at the front: reuse */
             memmove(b->q, b->q + b->first, b->n * sizeof *b->q);
             b->first = 0;

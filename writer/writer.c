@@ -179,16 +179,17 @@ static int pwrite_all(int fd, const struct iovec *iov, int n, uint64_t at)
     return 0;
 }
 
-/* Compressed: buf[kept, len) -- whole packets after kept bytes of what
- * came before -- gzipped, and the new whole bytes and a fresh tail written
- * over the old tail in one write; a failed write puts the old tail back, so
- * the file stays a whole gzip file up to the last flush that made it. */
-static void write_gz(struct clt_writer *w, const uint8_t *buf, size_t kept, size_t len)
+/* buf[kept, end) -- whole Perfetto packets after kept bytes of what came
+ * before -- gzipped, and the new whole bytes and a fresh tail written over
+ * the old tail in one write: 0, or the errno, the file and the stream then
+ * back as they were (the old tail put back: the file stays a whole gzip
+ * file up to the last flush that made it). */
+static int put_and_write(struct clt_writer *w, const uint8_t *buf, size_t kept, size_t end)
 {
     struct clt_gz *z = w->gz;
-    if (__atomic_load_n(&w->io_failed, __ATOMIC_ACQUIRE))
-        return;                 /* a buffer handed over before an earlier write failed */
-    clt_gz_put(z, buf, kept, len);
+    struct clt_gz_mark mark;
+    clt_gz_mark(z, &mark);
+    clt_gz_put(z, buf, kept, end);
     uint8_t tail[CLT_GZ_TAIL_MAX];
     size_t tail_len = clt_gz_tail(z, tail);
     struct iovec iov[2] = { { z->out, z->out_len }, { tail, tail_len } };
@@ -197,15 +198,45 @@ static void write_gz(struct clt_writer *w, const uint8_t *buf, size_t kept, size
         struct iovec old = { w->gz_tail, w->gz_tail_len };
         if (ftruncate(w->fd, (off_t)w->bytes_written) != 0 || pwrite_all(w->fd, &old, 1, w->bytes_written) != 0)
             clt_msg("%s may be unreadable: its end could not be rewritten", w->path);
-        clt_msg("writing %s failed: %s; trace stops here, the app runs on", w->path, strerror(err));
-        __atomic_store_n(&w->io_failed, 1, __ATOMIC_RELEASE);
-        __atomic_store_n(&clt_active, 0, __ATOMIC_RELAXED);
-        return;
+        clt_gz_rewind(z, &mark);
+        return err;
     }
     w->bytes_written += z->out_len;
     z->out_len = 0;
     memcpy(w->gz_tail, tail, tail_len);
     w->gz_tail_len = tail_len;
+    return 0;
+}
+
+/* A write of the trace failed (the file is back at its last whole flush, or
+ * raw, cut to its last whole packet): stop recording, the app runs on; on a
+ * full disk the room set aside at start (disk.c) is given back and the
+ * trace's last packet says the disk filled. */
+static void write_failed(struct clt_writer *w, int err, uint64_t raw_end)
+{
+    uint8_t note[512 + 64] = { 0 };     /* + 64: clt_gz_put reads ahead */
+    size_t n = clt_disk_full_packet(note, 512, strerror(err), w->bytes_written);
+    clt_disk_release();
+    int said = n && (w->gz ? put_and_write(w, note, 0, n) == 0 : pwrite(w->fd, note, n, (off_t)raw_end) == (ssize_t)n);
+    clt_msg("writing %s failed: %s; trace stops here (%s), the app runs on", w->path, strerror(err),
+            said ? "it says so at its end" : "its end could not say why");
+    __atomic_store_n(&w->io_failed, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&clt_active, 0, __ATOMIC_RELAXED);
+}
+
+/* Compressed: buf[kept, len) written (put_and_write); on a full disk, as
+ * many of its packets as still fit (a half, a quarter, ...) before the end. */
+static void write_gz(struct clt_writer *w, const uint8_t *buf, size_t kept, size_t len)
+{
+    if (__atomic_load_n(&w->io_failed, __ATOMIC_ACQUIRE))
+        return;                 /* a buffer handed over before an earlier write failed */
+    int err = put_and_write(w, buf, kept, len), first = err;
+    size_t end = len;
+    while ((err == ENOSPC || err == EDQUOT || err == EFBIG) &&
+           (end = kept + whole_packets(buf + kept, (end - kept) / 2)) > kept)
+        err = put_and_write(w, buf, kept, end);
+    if (first)
+        write_failed(w, first, 0);
 }
 
 /* The writer's helper threads: the compressor and the spill's writes. Each
@@ -415,9 +446,9 @@ void clt_writer_flush(struct clt_writer *w)
             size_t keep = whole_packets(w->out, done);
             if (ftruncate(w->fd, (off_t)(w->bytes_written + keep)) == 0)
                 done = keep;
-            clt_msg("writing %s failed: %s; trace stops here, the app runs on", w->path, strerror(err));
-            w->io_failed = 1;
-            __atomic_store_n(&clt_active, 0, __ATOMIC_RELAXED);
+            w->bytes_written += done;
+            done = 0;
+            write_failed(w, err, w->bytes_written);
             break;
         }
         done += (size_t)n;
@@ -552,6 +583,7 @@ int clt_writer_start(void)
         return -1;
     }
     W.start_ns = clt_boottime_ns();
+    clt_disk_reserve(W.path);           /* the room to say the disk filled, if it does */
     clt_emit_header(&W);
     /* The writer takes no signals: they stay the app's. */
     sigset_t all, old;
@@ -625,6 +657,7 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns)
     if (!helper_stop(&gzt.h))
         goto unfinished;
     close(W.fd);
+    clt_disk_release();
     const char *final = W.path;
     if (W.dropped_emitted)     /* said whatever else is said: a trace with holes must not look whole */
         clt_msg("%llu of %llu calls were dropped (buffer full: the writer fell behind%s); the trace counts them",
@@ -652,6 +685,7 @@ void clt_writer_forget(void)
     /* fork child: the parent's file and threads are not ours. */
     memset(&W, 0, sizeof W);
     W.fd = -1;
+    clt_disk_release();                 /* the parent's (a copy of its descriptor) */
     clt_spill_forget();
     gzt.h.started = spt.h.started = 0;
     gzt.h.state = spt.h.state = JOB_IDLE;

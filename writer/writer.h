@@ -12,4 +12,10 @@ void clt_writer_kick(void);                  /* wake an idle writer */
 void clt_writer_flush_now(unsigned timeout_ms); /* drain and write, bounded */
 extern int clt_symbolizer_busy;              /* loading a binary's symbols: producers wait, not drop */
 
+/* disk.c: a little room set aside beside the trace, given back when the
+ * disk fills; the packet that ends the trace then (framed, into buf; 0: no
+ * room in buf). */
+void clt_disk_reserve(const char *trace_path);
+void clt_disk_release(void);
+size_t clt_disk_full_packet(uint8_t *buf, size_t cap, const char *why, uint64_t kept);
 #endif

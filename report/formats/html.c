@@ -39,9 +39,11 @@ static void head(FILE *o, const struct rm_model *m)
                "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; style-src 'unsafe-inline'; "
                "img-src data:\"><title>cltrace report</title><style>%s</style></head><body>\n", css);
     fprintf(o, "<h1>cltrace report</h1>\n");
-    if (m->truncated || !m->has_attributes)
-        fprintf(o, "<p class=warning>The trace was cut short (the app crashed or was killed): this reports "
-                   "what it holds.</p>\n");
+    if (rm_cut_short(m)) {
+        fputs("<p class=warning>The trace was cut short (", o);
+        xml_text(o, rm_cut_short(m));
+        fputs("): this reports what it holds.</p>\n", o);
+    }
     if (m->self.known) {
         char s[SELFCOST_TEXT_MAX];
         selfcost_sentence(m, s, sizeof s);

@@ -185,7 +185,12 @@ void format_json(FILE *o, const struct report_in *r)
 {
     const struct rm_model *m = r->m;
     fprintf(o, "{\"schema\":\"cltrace-report/1\",\"truncated\":%s,\"packets\":%llu,",
-            m->truncated || !m->has_attributes ? "true" : "false", (unsigned long long)m->packets);
+            rm_cut_short(m) ? "true" : "false", (unsigned long long)m->packets);
+    if (m->disk_full[0]) {
+        fputs("\"disk_full\":", o);
+        json_str(o, rm_cut_short(m));
+        fputc(',', o);
+    }
     api(o, m);
     timeline_and_kernels(o, m);
     transfers(o, m);

@@ -143,8 +143,8 @@ void format_markdown(FILE *o, const struct report_in *r)
 {
     const struct rm_model *m = r->m;
     fprintf(o, "## cltrace report\n\n");
-    if (m->truncated || !m->has_attributes)
-        fprintf(o, "> The trace was cut short (the app crashed or was killed): this reports what it holds.\n\n");
+    if (rm_cut_short(m))
+        fprintf(o, "> The trace was cut short (%s): this reports what it holds.\n\n", rm_cut_short(m));
     if (r->job)
         markdown_job(o, r->job);
     selfcost(o, m);

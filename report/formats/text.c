@@ -52,8 +52,9 @@ static void selfcost(FILE *o, const struct rm_model *m)
 
 static void api_and_kernels(FILE *o, const struct rm_model *m)
 {
-    fprintf(o, "API calls%s\n  %-36s %9s %7s %12s %10s %10s %10s\n",
-            m->truncated || !m->has_attributes ? " (trace cut short: the app did not exit cleanly)" : "",
+    const char *cut = rm_cut_short(m);
+    fprintf(o, "API calls%s%s%s\n  %-36s %9s %7s %12s %10s %10s %10s\n", cut ? " (trace cut short: " : "",
+            cut ? (m->disk_full[0] ? cut : "the app did not exit cleanly") : "", cut ? ")" : "",
             "function", "count", "errors", "total us", "mean us", "min us", "max us");
     for (unsigned i = 0; i < m->n_api; i++) {
         const struct rm_api *a = &m->api[i];

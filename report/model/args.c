@@ -190,6 +190,10 @@ void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttribu
             continue;
         if (!strcmp(a->key, "cltrace.calls"))        /* the footer: the app exited cleanly */
             m->has_attributes = 1;
+        if (!strcmp(a->key, "cltrace.disk_full"))    /* the trace's end, written when the disk filled */
+            snprintf(m->disk_full, sizeof m->disk_full, "%s", s ? s : "the disk filled");
+        if (!strcmp(a->key, "cltrace.bytes_kept"))
+            m->disk_full_bytes = (uint64_t)v;
         if (s && sscanf(a->key, "cltrace.probe.%u.%63s", &d, field) == 2 && d < 8) {
             if (d >= m->n_dev)
                 m->n_dev = d + 1;

@@ -32,6 +32,17 @@ const char *small_source(const struct rm_model *m)
          : "the default: no cltrace probe of this device in the trace; run `cltrace probe` once, then trace again";
 }
 
+const char *rm_cut_short(const struct rm_model *m)
+{
+    static __thread char why[200];
+    if (m->disk_full[0]) {
+        snprintf(why, sizeof why, "the disk filled while tracing (%s): the trace holds what was written before, "
+                 "%llu bytes", m->disk_full, (unsigned long long)m->disk_full_bytes);
+        return why;
+    }
+    return m->truncated || !m->has_attributes ? "the app crashed or was killed" : NULL;
+}
+
 int rm_sampled_timeline(const struct rm_model *m)
 {
     return m->self.sampling[0] && strcmp(m->self.sampling, "off") != 0;

@@ -18,6 +18,9 @@ const struct occ_model *kernel_occ(const struct rm_model *m, const struct rm_ker
 void occ_model_note(const struct rm_model *m, char *buf, size_t cap);
 /* Where the small-transfer threshold came from (probe, option, default). */
 const char *small_source(const struct rm_model *m);
+/* Why the trace is not whole, in words ("the disk filled ...", "the app
+ * crashed or was killed"); NULL: it is whole. */
+const char *rm_cut_short(const struct rm_model *m);
 /* Sampling was on: the untimed commands' time is unknown. */
 int rm_sampled_timeline(const struct rm_model *m);
 

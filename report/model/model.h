@@ -161,6 +161,8 @@ struct rm_model {
     uint64_t packets, slices, device_commands, dropped_calls;
     int has_attributes;          /* 0: the trace was cut short (crash, kill) */
     int truncated;               /* the file ends inside a packet */
+    char disk_full[96];          /* the disk filled while tracing (why; "" not): the trace ends there */
+    uint64_t disk_full_bytes;    /* what the trace kept */
     uint64_t small_threshold;    /* bytes */
     int small_given;             /* --small-bytes: the probe does not change it */
     char small_source[200];      /* where small_threshold came from */

@@ -135,7 +135,7 @@ static int ranks_report(const struct options *o, int mpi_rank, int mpi_size)
             json_job(out, j);
             fputs("}\n", out);
         } else if (!strcmp(o->format, "markdown"))
-            markdown_job(out, j);
+            text_job(out, j, 1);
         else if (!strcmp(o->format, "html"))
             html_job(out, j);
         else if (!strcmp(o->format, "junit")) {
@@ -144,7 +144,7 @@ static int ranks_report(const struct options *o, int mpi_rank, int mpi_size)
             junit_job(out, j);
             fputs("  </properties>\n</testsuite>\n</testsuites>\n", out);
         } else
-            text_job(out, j);
+            text_job(out, j, 0);
     }
     if (out && out != stdout)
         fclose(out);

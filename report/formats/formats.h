@@ -23,9 +23,10 @@ void format_html(FILE *o, const struct report_in *r);
 /* html_charts.c */
 void html_charts(FILE *o, const struct rm_model *m, const struct thresholds *th);
 
-/* A job's section in each format (--ranks-only prints it alone). */
-void text_job(FILE *o, const struct job_view *j);
-void markdown_job(FILE *o, const struct job_view *j);
+/* A job's section in each format (--ranks-only prints it alone); text and
+ * Markdown share theirs (md: Markdown), and the self-cost lines. */
+void text_job(FILE *o, const struct job_view *j, int md);
+void text_selfcost(FILE *o, const struct rm_model *m, int md);
 void json_job(FILE *o, const struct job_view *j);        /* ,"job":{...} inside an object */
 void junit_job(FILE *o, const struct job_view *j);       /* <property> lines */
 void html_job(FILE *o, const struct job_view *j);

@@ -25,7 +25,7 @@ void html_job(FILE *o, const struct job_view *j)
     FILE *m = open_memstream(&buf, &len);
     if (!m)
         return;
-    text_job(m, j);
+    text_job(m, j, 0);
     fclose(m);
     fputs("<h2>Job</h2>\n<pre>", o);
     xml_text(o, buf);

@@ -5,49 +5,6 @@
 #include "report/model/describe.h"
 #include "formats.h"
 
-void markdown_job(FILE *o, const struct job_view *j)
-{
-    fprintf(o, "## Job: %u ranks\n\n| rank | host | API ms | device busy ms | kernel ms | transfers MB | findings |\n"
-               "|---:|---|---:|---:|---:|---:|---:|\n", j->n);
-    for (unsigned i = 0; i < j->n; i++) {
-        const struct rank_row *r = &j->rows[i];
-        fprintf(o, "| %d | %s | %.3f | %.3f | %.3f | %.3f | %u |\n", r->rank, r->host, r->api_ms, r->device_ms,
-                r->kernel_ms, r->transfer_mb, r->findings);
-    }
-    fprintf(o, "\n**Imbalance** (max / mean)\n\n");
-    for (unsigned k = 0; k < JOB_METRICS; k++) {
-        const struct job_stat *s = &j->imbalance[k];
-        fprintf(o, "- %s: max %.3f (rank %d), mean %.3f, **%.2fx**\n", s->name, s->max, s->rank, s->mean, s->ratio);
-    }
-    fprintf(o, "\nslowest rank: **%d** (%s)", j->slowest->rank, j->slowest->host);
-    if (j->kernel)
-        fprintf(o, "; kernel %s: %.3f ms more than its mean over the ranks", j->kernel, j->kernel_extra_ms);
-    if (j->transfer_mean_mb > 0 && j->slowest->transfer_mb > 1.2 * j->transfer_mean_mb)
-        fprintf(o, "; transfers %.3f MB against a mean of %.3f", j->slowest->transfer_mb, j->transfer_mean_mb);
-    fprintf(o, "\n\n**Findings by rule, across ranks**\n\n");
-    for (unsigned i = 0; i < j->n_by_rule; i++)
-        fprintf(o, "- `%s`: rank%s %s\n", j->by_rule[i].rule, j->by_rule[i].n > 1 ? "s" : "", j->by_rule[i].ranks);
-    fputc('\n', o);
-}
-
-static void selfcost(FILE *o, const struct rm_model *m)
-{
-    char s[SELFCOST_TEXT_MAX];
-    if (!m->self.known) {
-        fprintf(o, "> cltrace's own cost: not stated in this trace (cut short, or an older cltrace)\n\n");
-        return;
-    }
-    selfcost_sentence(m, s, sizeof s);
-    fprintf(o, "> %s\n", s);
-    for (unsigned i = 0; i < m->n_dev; i++)
-        if (m->dev[i].clock_method[0]) {
-            char c[300];
-            selfcost_clock(&m->dev[i], c, sizeof c);
-            fprintf(o, "> device %u (%s): %s\n", i, m->dev[i].name, c);
-        }
-    fputc('\n', o);
-}
-
 static void findings(FILE *o, const struct rm_model *m, const struct findings *fs)
 {
     fprintf(o, "**%u finding(s)**\n\n", fs->n);
@@ -146,8 +103,8 @@ void format_markdown(FILE *o, const struct report_in *r)
     if (rm_cut_short(m))
         fprintf(o, "> The trace was cut short (%s): this reports what it holds.\n\n", rm_cut_short(m));
     if (r->job)
-        markdown_job(o, r->job);
-    selfcost(o, m);
+        text_job(o, r->job, 1);
+    text_selfcost(o, m, 1);
     findings(o, m, r->fs);
     api_and_kernels(o, m);
     transfers(o, m);

@@ -7,45 +7,53 @@
 
 const char *const bucket_name[RM_BUCKETS] = { "<4K", "4K-32K", "32K-256K", "256K-2M", "2M-16M", ">=16M" };
 
-void text_job(FILE *o, const struct job_view *j)
+/* The job section, in text or in Markdown (markdown.c): the same figures,
+ * aligned columns or a table. */
+void text_job(FILE *o, const struct job_view *j, int md)
 {
-    fprintf(o, "Job: %u ranks\n  %5s %-16s %10s %14s %10s %13s %9s\n", j->n, "rank", "host", "API ms",
-            "device busy ms", "kernel ms", "transfers MB", "findings");
+    fprintf(o, md ? "## Job: %u ranks\n\n| rank | host | API ms | device busy ms | kernel ms | transfers MB | findings |\n"
+                    "|---:|---|---:|---:|---:|---:|---:|\n"
+                  : "Job: %u ranks\n  %5s %-16s %10s %14s %10s %13s %9s\n",
+            j->n, "rank", "host", "API ms", "device busy ms", "kernel ms", "transfers MB", "findings");
     for (unsigned i = 0; i < j->n; i++) {
         const struct rank_row *r = &j->rows[i];
-        fprintf(o, "  %5d %-16s %10.3f %14.3f %10.3f %13.3f %9u\n", r->rank, r->host, r->api_ms, r->device_ms,
-                r->kernel_ms, r->transfer_mb, r->findings);
+        fprintf(o, md ? "| %d | %s | %.3f | %.3f | %.3f | %.3f | %u |\n" : "  %5d %-16s %10.3f %14.3f %10.3f %13.3f %9u\n",
+                r->rank, r->host, r->api_ms, r->device_ms, r->kernel_ms, r->transfer_mb, r->findings);
     }
-    fprintf(o, "\nImbalance (max / mean)\n");
+    fprintf(o, md ? "\n**Imbalance** (max / mean)\n\n" : "\nImbalance (max / mean)\n");
     for (unsigned k = 0; k < JOB_METRICS; k++) {
         const struct job_stat *s = &j->imbalance[k];
-        fprintf(o, "  %-12s max %.3f (rank %d), mean %.3f, %.2fx\n", s->name, s->max, s->rank, s->mean, s->ratio);
+        fprintf(o, md ? "- %s: max %.3f (rank %d), mean %.3f, **%.2fx**\n" : "  %-12s max %.3f (rank %d), mean %.3f, %.2fx\n",
+                s->name, s->max, s->rank, s->mean, s->ratio);
     }
-    fprintf(o, "  slowest rank: %d (%s)", j->slowest->rank, j->slowest->host);
+    fprintf(o, md ? "\nslowest rank: **%d** (%s)" : "  slowest rank: %d (%s)", j->slowest->rank, j->slowest->host);
     if (j->kernel)
         fprintf(o, "; kernel %s: %.3f ms more than its mean over the ranks", j->kernel, j->kernel_extra_ms);
     if (j->transfer_mean_mb > 0 && j->slowest->transfer_mb > 1.2 * j->transfer_mean_mb)
         fprintf(o, "; transfers %.3f MB against a mean of %.3f", j->slowest->transfer_mb, j->transfer_mean_mb);
-    fprintf(o, "\n\nFindings by rule, across ranks\n");
+    fprintf(o, md ? "\n\n**Findings by rule, across ranks**\n\n" : "\n\nFindings by rule, across ranks\n");
     for (unsigned i = 0; i < j->n_by_rule; i++)
-        fprintf(o, "  %-24s rank%s %s\n", j->by_rule[i].rule, j->by_rule[i].n > 1 ? "s" : "", j->by_rule[i].ranks);
+        fprintf(o, md ? "- `%s`: rank%s %s\n" : "  %-24s rank%s %s\n", j->by_rule[i].rule, j->by_rule[i].n > 1 ? "s" : "",
+                j->by_rule[i].ranks);
     fputc('\n', o);
 }
 
-static void selfcost(FILE *o, const struct rm_model *m)
+/* cltrace's own cost and each device's clock, in text or as a Markdown quote. */
+void text_selfcost(FILE *o, const struct rm_model *m, int md)
 {
+    const char *q = md ? "> " : "";
     char s[SELFCOST_TEXT_MAX];
     if (!m->self.known) {
-        fprintf(o, "cltrace's own cost: not stated in this trace (cut short, or an older cltrace)\n\n");
+        fprintf(o, "%scltrace's own cost: not stated in this trace (cut short, or an older cltrace)\n\n", q);
         return;
     }
     selfcost_sentence(m, s, sizeof s);
-    fprintf(o, "%s\n", s);
+    fprintf(o, "%s%s\n", q, s);
     for (unsigned i = 0; i < m->n_dev; i++)
         if (m->dev[i].clock_method[0]) {
             char c[300];
             selfcost_clock(&m->dev[i], c, sizeof c);
-            fprintf(o, "device %u (%s): %s\n", i, m->dev[i].name, c);
+            fprintf(o, "%sdevice %u (%s): %s\n", q, i, m->dev[i].name, c);
         }
     fputc('\n', o);
 }
@@ -142,11 +150,11 @@ void format_text(FILE *o, const struct report_in *r)
 {
     const struct rm_model *m = r->m;
     if (r->job)
-        text_job(o, r->job);
+        text_job(o, r->job, 0);
     if (m->dropped_calls)
         fprintf(o, "WARNING: %llu calls were dropped while tracing; every count below is short by them\n\n",
                 (unsigned long long)m->dropped_calls);
-    selfcost(o, m);
+    text_selfcost(o, m, 0);
     api_and_kernels(o, m);
     transfers(o, m);
     phases(o, m, r->phases);

@@ -67,9 +67,4 @@ double finding_gain_percent(const struct rm_model *m, const struct finding *f);
  * dropped-calls first. */
 void findings_rank(const struct rm_model *m, struct findings *l, unsigned start);
 
-/* The families (one file each). */
-rule_family_fn rules_dropped_calls, rules_api_errors, rules_leaks, rules_use_after_release, rules_small_transfers,
-    rules_low_bandwidth, rules_work_groups, rules_occupancy, rules_serialization, rules_device_idle,
-    rules_source_hints, rules_build_options;
-
 #endif

@@ -3,9 +3,15 @@
  * report, --rules, the JUnit test cases, the job's findings by rule, the
  * README's rule table and the man page come from (tests check the last
  * two against `cltrace-report --rules`). To add a rule: a file with its
- * family function (build_options.c is the smallest) and a row here. */
+ * family function (build_options.c is the smallest), and here its name in
+ * the list below and a row in the table. */
 #include <string.h>
 #include "rules.h"
+
+/* The families, one file each (declared here, the one place that uses them). */
+rule_family_fn rules_dropped_calls, rules_api_errors, rules_leaks, rules_use_after_release, rules_small_transfers,
+    rules_low_bandwidth, rules_work_groups, rules_occupancy, rules_serialization, rules_device_idle,
+    rules_source_hints, rules_build_options;
 
 const struct rule rule_table[] = {
     { "dropped-calls", SEV_WARNING, "the tracer's buffer was full and calls were not recorded", "",

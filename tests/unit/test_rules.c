@@ -4,6 +4,7 @@
  * worked numbers are in test_occupancy.c and test_source.c; whole traces in
  * rule_vectors.py and report_golden.sh. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "report/rules/rules.h"
 
@@ -20,6 +21,17 @@ static int failures;
     } while (0)
 
 static const struct thresholds th = THRESHOLDS_DEFAULT;
+
+/* A rule's family, found through the table (as the report runs it). */
+static rule_family_fn *family(const char *id)
+{
+    const struct rule *r = rule_find(id);
+    if (!r) {
+        fprintf(stderr, "FAIL: rule %s not in the table\n", id);
+        exit(1);
+    }
+    return r->family;
+}
 
 /* finding i is RULE at SEV and its numbers hold TEXT */
 static void expect(const struct findings *fs, unsigned i, const char *rule, enum sev sev, const char *text)
@@ -48,18 +60,18 @@ static void dropped_and_errors(void)
 {
     struct rm_model m = empty_model();
     struct findings fs = { 0 };
-    rules_dropped_calls(&m, &th, &fs);
+    family("dropped-calls")(&m, &th, &fs);
     CHECK(fs.n == 0, "dropped-calls on a whole trace");
     m.dropped_calls = 42;
-    rules_dropped_calls(&m, &th, &fs);
+    family("dropped-calls")(&m, &th, &fs);
     expect(&fs, 0, "dropped-calls", SEV_WARNING, "42 calls not recorded");
     struct rm_error e = { "clBuildProgram", "CL_BUILD_PROGRAM_FAILURE", 3, "main (app.c:12)", -1 };
     struct rm_uar u = { "clSetKernelArg", "loop (app.c:40)", 2 };
     m.errors = &e, m.n_errors = 1, m.uars = &u, m.n_uars = 1;
-    rules_api_errors(&m, &th, &fs);
+    family("api-errors")(&m, &th, &fs);
     expect(&fs, 1, "api-errors", SEV_ERROR, "3 call(s) returned CL_BUILD_PROGRAM_FAILURE");
     CHECK(strstr(fs.v[1].where, "called from main (app.c:12)") != NULL, "api-errors where: %s", fs.v[1].where);
-    rules_use_after_release(&m, &th, &fs);
+    family("use-after-release")(&m, &th, &fs);
     expect(&fs, 2, "use-after-release", SEV_ERROR, "2 call(s) on a handle the app had already released");
     findings_free(&fs);
 }
@@ -79,7 +91,7 @@ static void leaks(void)
     };
     m.leaks = c, m.n_leaks = 3;
     struct findings fs = { 0 };
-    rules_leaks(&m, &th, &fs);
+    family("leaks")(&m, &th, &fs);
     expect(&fs, 0, "leaks", SEV_ERROR, "2 object(s) definitely lost at exit, 2048 bytes: the app released its cl_context");
     CHECK(fs.v[0].class_id && !strcmp(fs.v[0].class_id, "definitely_lost"), "class of a lost buffer");
     CHECK(strstr(fs.v[0].fix, "clReleaseMemObject") != NULL, "leak fix: %s", fs.v[0].fix);
@@ -95,7 +107,7 @@ static void leaks(void)
         { "cl_kernel", "clCreateKernel", "k", "loop (app.c:30)", 8, 0, 8, 0, 0, RM_LEAK_UNKNOWN, "" },
     };
     m.leaks = l, m.n_leaks = 3;
-    rules_leaks(&m, &th, &fs);
+    family("leaks")(&m, &th, &fs);
     expect(&fs, 0, "leaks", SEV_ERROR, "this site made 5 and released 1: a path that does not release");
     expect(&fs, 1, "leaks", SEV_INFO, "made once and held to the end");
     expect(&fs, 2, "leaks", SEV_ERROR, "this site made 8 and released none: grows with the run");
@@ -109,14 +121,14 @@ static void transfers(void)
     struct findings fs = { 0 };
     m.small_threshold = 32768;
     m.xfer.small_count = 9, m.xfer.small_bytes = 9 * 1024, m.xfer.small_ns = 9 * 10000;
-    rules_small_transfers(&m, &th, &fs);
+    family("small-transfers")(&m, &th, &fs);
     CHECK(fs.n == 0, "9 small transfers are under --small-count");
     m.xfer.small_count = 512, m.xfer.small_bytes = 512 * 1024, m.xfer.small_ns = 512 * 10000;
     m.xfer.ns[RM_H2D][0] = 512 * 10000, m.xfer.ns[RM_H2D][4] = 1000000;
     m.xfer.large_bytes = 8 << 20, m.xfer.large_ns = 1000000;      /* 8.39 GB/s */
     struct rm_site s = { "upload (app.c:50)", 512, 512 * 1024, 0 };
     m.sites = &s, m.n_sites = 1;
-    rules_small_transfers(&m, &th, &fs);
+    family("small-transfers")(&m, &th, &fs);
     expect(&fs, 0, "small-transfers", SEV_WARNING, "512 transfers below 32768 bytes");
     CHECK(strstr(fs.v[0].where, "512 from upload (app.c:50)") != NULL, "small where: %s", fs.v[0].where);
     /* 5.12 ms less 524288 bytes at 8.39 GB/s (0.0625 ms) */
@@ -126,7 +138,7 @@ static void transfers(void)
     m.xfer.bw_count[RM_H2D][0][rm_bw_bin(1.0)] = 10, m.xfer.bw_bytes[RM_H2D][0][rm_bw_bin(1.0)] = 10 << 20;
     m.xfer.bw_ns[RM_H2D][0][rm_bw_bin(1.0)] = 10 << 20;
     m.xfer.bw_count[RM_H2D][1][rm_bw_bin(16.0)] = 2;
-    rules_low_bandwidth(&m, &th, &fs);
+    family("low-bandwidth")(&m, &th, &fs);
     expect(&fs, 1, "low-bandwidth", SEV_WARNING, "10 of 12 transfers on pageable memory ran at 1.00 GB/s");
     findings_free(&fs);
 }
@@ -151,7 +163,7 @@ static void work_groups_and_occupancy(void)
     };
     m.kernels = k, m.n_kernels = 3;
     struct findings fs = { 0 };
-    rules_work_groups(&m, &th, &fs);
+    family("work-group-multiple")(&m, &th, &fs);
     expect(&fs, 0, "work-group-multiple", SEV_WARNING, "100 work-items per group is not a multiple of the preferred 32");
     /* 100 of 128 lanes busy: 1 ms x 28/128 */
     CHECK(fs.v[0].gain_ns > 218749 && fs.v[0].gain_ns < 218751, "lane gain %.0f", fs.v[0].gain_ns);
@@ -165,11 +177,11 @@ static void work_groups_and_occupancy(void)
     struct rm_kernel heavy = { .name = "heavy", .launches = 1, .work_dim = 1, .gws = { 1 << 20 }, .lws = { 256 },
                                .work_groups = 4096, .wg_size = 256, .pref_multiple = 32, .regs = 128 };
     m.kernels = &heavy, m.n_kernels = 1;
-    rules_occupancy(&m, &th, &fs);
+    family("occupancy")(&m, &th, &fs);
     expect(&fs, 0, "occupancy", SEV_WARNING, "25% occupancy (16 warps of 64");
     CHECK(strstr(fs.v[0].numbers, "limited by registers") != NULL, "occupancy: %s", fs.v[0].numbers);
     heavy.regs = 32;
-    rules_occupancy(&m, &th, &fs);
+    family("occupancy")(&m, &th, &fs);
     CHECK(fs.n == 1, "32 registers: full occupancy, no finding (%u)", fs.n);
     findings_free(&fs);
 }
@@ -181,17 +193,17 @@ static void serialization_and_idle(void)
     m.tl = (struct rm_timeline){ .first_start = 0, .busy_until = 10000000, .idle_ns = 8000000, .max_gap_ns = 500000,
                                  .commands = 64, .kernel_ns = 2000000, .launches = 32, .launches_synced = 31,
                                  .host_after_sync_ns = 1000000 };
-    rules_serialization(&m, &th, &fs);
+    family("serialization")(&m, &th, &fs);
     expect(&fs, 0, "serialization", SEV_WARNING, "31 of 32 launches followed by clFinish");
     /* idle 8 ms x 31/32 = 7.75, less the host's 1 ms, plus its overlap (1 ms) */
     CHECK(fs.v[0].gain_ns > 7.749e6 && fs.v[0].gain_ns < 7.751e6, "serialization gain %.0f", fs.v[0].gain_ns);
-    rules_device_idle(&m, &th, &fs);
+    family("device-idle")(&m, &th, &fs);
     expect(&fs, 1, "device-idle", SEV_INFO, "idle 80% of 10.000 ms");
     snprintf(m.self.sampling, sizeof m.self.sampling, "first 16, then 1 in 256");
-    rules_device_idle(&m, &th, &fs);
+    family("device-idle")(&m, &th, &fs);
     CHECK(fs.n == 2, "sampled: no idle figure");
     m.tl.launches_synced = 20;
-    rules_serialization(&m, &th, &fs);
+    family("serialization")(&m, &th, &fs);
     CHECK(fs.n == 2, "20 of 32 waited: not serialized");
     findings_free(&fs);
 }
@@ -205,10 +217,10 @@ static void source_and_build(void)
     struct rm_program p[2] = { { 7, 1, 1, 0 }, { 8, 1, 1, 1 } };   /* float code: without, with fast math */
     m.hints = h, m.n_hints = 2, m.kernels = &k, m.n_kernels = 1, m.programs = p, m.n_programs = 2;
     struct findings fs = { 0 };
-    rules_source_hints(&m, &th, &fs);
+    family("strided-access")(&m, &th, &fs);
     expect(&fs, 0, "strided-access", SEV_WARNING, "heuristic: stride n (2 place(s) in this kernel)");
     CHECK(fs.n == 1, "a kernel that never ran gets no hint (%u)", fs.n);
-    rules_build_options(&m, &th, &fs);
+    family("build-options")(&m, &th, &fs);
     expect(&fs, 1, "build-options", SEV_INFO, "float code built without -cl-mad-enable");
     CHECK(fs.n == 2 && strstr(fs.v[1].where, "program 7"), "only program 7 (%u)", fs.n);
     findings_free(&fs);

@@ -18,7 +18,7 @@
     X(COMPRESS_THREAD, int, "-1",                "with CLTRACE_COMPRESS=1: gzip on a second thread while the writer encodes (1), in the writer (0), or the first when the process may run on 4 CPUs or more (-1)") \
     X(QUIET,     bool, "0",                      "1: no messages on stderr") \
     X(CHILDREN,  bool, "1",                      "0: trace this process only, not the programs it runs (cltrace --no-children)") \
-    X(BREAK,     str,  "",                       "stop in the debugger (SIGTRAP, only when one is attached) on: error (a call fails), leak (objects alive at exit), all") \
+    X(BREAK,     str,  "",                       "stop in the debugger (SIGTRAP, only when one is attached) on: error (a call fails), leak (objects definitely lost or growing at exit), all") \
     X(SAMPLE,    str,  "",                       "time only a sample of the device commands the app asks no event for: 1 (first 16 launches of each kernel and launch configuration, then 1 in 256; transfers of 1 MiB and more always) or FIRST,EVERY[,BYTES]; every host call is still recorded (cltrace --sample)") \
     X(NOTIFY_FD, int,  "-1",                     "set by the cltrace launcher: where to announce the trace path")
 

@@ -108,6 +108,9 @@ static int try_complete(struct clt_thread *th, const struct pending *p, info_t p
         if (status == 0 && (!prof || prof(p->event, CL_PROFILING_COMMAND_END_, 8, &t[3], NULL) != 0))
             t[3] = 0;
     }
+    /* its fingerprints first (their readbacks run behind it), then the command */
+    if (CLT_UNLIKELY(clt_fp_on) && !clt_fp_collect(th, p->flow))
+        return 0;
     for (int i = 0; i < 3 && t[3]; i++)
         if (prof(p->event, CL_PROFILING_COMMAND_QUEUED_ + (uint32_t)i, 8, &t[i], NULL) != 0)
             t[i] = 0;
@@ -306,6 +309,13 @@ static void wait_for_collector(void)
     } while (in_flight() >= MAX_IN_FLIGHT && now.tv_sec - start.tv_sec < 10);
     if (clt_tls)
         clt_count_wait(clt_tls, t0);
+}
+
+void clt_collect_now(void)
+{
+    __atomic_store_n(&collect_asked, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&wake_word, 1, __ATOMIC_SEQ_CST);
+    syscall(SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 /* An enqueue left untimed (sampling): the app is enqueuing all the same. */

@@ -51,6 +51,7 @@ void clt_clock_keep_quiet(struct clt_thread *th);    /* collector thread, the ap
 void clt_clock_keep_forget(void);                     /* fork child */
 
 void clt_track_command(uint64_t flow, void *event, void *queue);
+void clt_collect_now(void);                               /* collect what completed, now (fingerprints) */
 void clt_collect_busy(void);                              /* an untimed enqueue (sampling) */
 int clt_queue_in_order(void *queue);                /* a queue the app made in order (queues.c) */
 void clt_collect_forget(void);                      /* fork child */

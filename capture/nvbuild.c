@@ -87,11 +87,18 @@ static void parse_log(struct clt_thread *th, void *program, const char *log)
 void clt_pre_clBuildProgram(struct clt_hook *h, void **program, uint32_t *num_devices, void **device_list,
                             void **options, void **pfn_notify, void **user_data)
 {
+    /* fingerprints: each kernel argument's address space and type */
+    char *o = clt_fp_on ? clt_fp_build_options(*options) : NULL;
+    if (o) {
+        h->scratch[0] = (uint64_t)(uintptr_t)o;
+        *options = o;
+    }
 }
 
 void clt_post_clBuildProgram(struct clt_hook *h, int32_t *ret, void *program, uint32_t num_devices,
                              void *device_list, void *options, void *pfn_notify, void *user_data)
 {
+    free((void *)(uintptr_t)h->scratch[0]);
     if (!h->th || *ret != CL_SUCCESS_ || pfn_notify)
         return;
     void *devs[16] = { 0 }, *dev = num_devices && device_list ? ((void **)device_list)[0] : NULL;

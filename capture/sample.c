@@ -24,6 +24,10 @@ void clt_sample_load(void)
 {
     if (clt_sample_parse(clt_cfg.SAMPLE, &params) != 0)
         clt_msg("CLTRACE_SAMPLE=%s: expected 1 or FIRST,EVERY[,BYTES]; every command is timed", clt_cfg.SAMPLE);
+    if (params.on && clt_fp_on) {   /* the first NaN needs every command */
+        clt_msg("CLTRACE_SAMPLE is off while fingerprinting: every command is timed and fingerprinted");
+        params.on = 0;
+    }
     clt_sampling = params.on;
 }
 

@@ -447,6 +447,7 @@ static void after_fork_child(void)
     __atomic_store_n(&clt_threads, NULL, __ATOMIC_RELAXED);
     clt_tls = NULL;
     clt_collect_forget();
+    clt_fp_forget();
     clt_clock_keep_forget();
     if (writer_state != 0 && writer_state != 2) {
         writer_state = 0;
@@ -495,6 +496,7 @@ __attribute__((constructor)) static void clt_load(void)
     dladdr((void *)&clt_load, &self_info);
     clt_clock_select();
     clock_read_measure();
+    clt_fp_load();
     clt_sample_load();
     pthread_atfork(NULL, NULL, after_fork_child);
     atexit(at_exit);

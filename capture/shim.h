@@ -4,6 +4,7 @@
 #define CLT_SHIM_H
 #include "common/config.h"
 #include "put.h"
+#include "fingerprint.h"
 #include "writer/writer.h"
 
 /* capture/generated/clt_wrappers.c: every wrapper by name, the loader's

@@ -412,6 +412,15 @@ HOOKED = ["clCreateCommandQueue", "clCreateCommandQueueWithProperties", "clCreat
           "clBuildProgram", "clReleaseContext", "clGetContextInfo", "clReleaseCommandQueue"]
 
 
+# Commands whose written buffers CLTRACE_FINGERPRINT reads back after they
+# ran (capture/fingerprint.c): the command -> the parameter naming what it
+# writes (a kernel: the buffers among its arguments).
+FINGERPRINTED = {"clEnqueueNDRangeKernel": "kernel", "clEnqueueTask": "kernel",
+                 "clEnqueueWriteBuffer": "buffer", "clEnqueueWriteBufferRect": "buffer",
+                 "clEnqueueFillBuffer": "buffer", "clEnqueueCopyBuffer": "dst_buffer",
+                 "clEnqueueCopyBufferRect": "dst_buffer"}
+
+
 def is_enqueue(c, ps, kinds):
     """A command that enqueues work and can hand back an event: timed on the device."""
     return c.startswith("clEnqueue") and any(p["name"] == "event" and k == "OUT_HANDLE"
@@ -567,6 +576,13 @@ def wrapper(reg, c, r, ps, kinds, exported):
     if hooked:
         L.append("    clt_post_%s(&h%s%s);" % (c, "" if rk == "VOID" else ", &ret", "".join(", " + n for n in argnames)))
     ok = {"VOID": "1", "ERR": "ret == 0", "HANDLE": "ret != NULL", "PTR": "ret != NULL", "VAL": "1"}[rk]
+    if c in FINGERPRINTED:
+        L.append("    if (CLT_UNLIKELY(clt_fp_on) && th && %s && event__c)" % ok)
+        L.append("        clt_fp_command(CLT_FN_%s, flow, command_queue, %s, *(void **)event__c);" % (c, FINGERPRINTED[c]))
+    if c in ("clSetKernelArg", "clSetKernelArgSVMPointer"):   # the buffers a launch may write (fingerprints)
+        L.append("    if (CLT_UNLIKELY(clt_fp_on) && ret == 0)")
+        L.append("        clt_fp_set_arg(kernel, arg_index, %s);" % (
+            "arg_size, arg_value" if c == "clSetKernelArg" else "0, NULL"))
     if enq:
         L.append("    if (th && %s && event__c)" % ok)
         L.append("        clt_track_command(flow, *(void **)event__c, %s);" %
@@ -595,7 +611,7 @@ def wrapper(reg, c, r, ps, kinds, exported):
     # failed. Every other call pays one compare.
     fails = {"ERR": "!ok", "HANDLE": "!ok" if has_err else None, "PTR": "!ok" if has_err else None}.get(rk)
     if enq:
-        want = "event != NULL || !ok"
+        want = "event != NULL || !ok" + (" || CLT_UNLIKELY(clt_fp_on)" if c in FINGERPRINTED else "")
     elif CREATES.match(c) and not lookup:
         want = "1"
     else:

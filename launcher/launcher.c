@@ -29,6 +29,9 @@ static void usage(FILE *f)
                "  --no-children  trace the program only, not the programs it runs\n"
                "  --sample[=FIRST,EVERY[,BYTES]]  time only a sample of the device commands\n"
                "            (CLTRACE_SAMPLE; default 16,256,1048576): for launch-heavy programs\n"
+               "  --fingerprint[=SPEC]  after each command, a fingerprint of the buffers it may\n"
+               "            write (CLTRACE_FINGERPRINT; default: every command): finds the first\n"
+               "            NaN, and where two runs diverge (cltrace-report diverge A B)\n"
                "  -h        this help\n\n"
                "Options are environment variables (the launcher passes them on):\n");
     for (unsigned i = 0; i < clt_n_options; i++) {
@@ -100,6 +103,8 @@ int main(int argc, char **argv)
             setenv(CLT_ENV_PREFIX "CHILDREN", "0", 1);
         } else if (strcmp(argv[i], "--sample") == 0 || strncmp(argv[i], "--sample=", 9) == 0) {
             setenv(CLT_ENV_PREFIX "SAMPLE", argv[i][8] ? argv[i] + 9 : "1", 1);
+        } else if (strcmp(argv[i], "--fingerprint") == 0 || strncmp(argv[i], "--fingerprint=", 14) == 0) {
+            setenv(CLT_ENV_PREFIX "FINGERPRINT", argv[i][13] ? argv[i] + 14 : "1", 1);
         } else if (strcmp(argv[i], "-q") == 0) {
             quiet = 1;
             setenv(CLT_ENV_PREFIX "QUIET", "1", 1);

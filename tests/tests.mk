@@ -40,6 +40,9 @@ TEST_BINS += $(T)/lifetimes
 $(T)/leak_classes: tests/apps/leak_classes.c | $(T)
 	$(CC) $(TEST_CFLAGS) -O0 -o $@ $< -lOpenCL
 TEST_BINS += $(T)/leak_classes
+$(T)/wrong_answer: tests/apps/wrong_answer.c | $(T)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lm
+TEST_BINS += $(T)/wrong_answer
 $(T)/threads: tests/apps/threads.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lpthread
 $(T)/threads-tsan: tests/apps/threads.c | $(T)

@@ -83,6 +83,8 @@ def attributes(path):
 def ann_value(a, strings):
     if len(a.array_values):
         return [ann_value(x, strings) for x in a.array_values]
+    if len(a.dict_entries):
+        return {x.name: ann_value(x, strings) for x in a.dict_entries}
     kind = a.WhichOneof("value")
     if kind == "string_value_iid":
         return strings.get(a.string_value_iid, "<missing iid %d>" % a.string_value_iid)

@@ -77,6 +77,7 @@ enum clt_rec_kind {
     CLT_REC_COUNTER = 0xFF09,     /* name, value (double bits) */
     CLT_REC_EVCOST = 0xFF0A,      /* what an event costs the calling thread on a device (markers) */
     CLT_REC_QUEUE_MODE = 0xFF0B,  /* a queue made: profiling on throughout, or switched per timed command */
+    CLT_REC_FINGERPRINT = 0xFF0C, /* a buffer a command may have written, read back after it: just before its COMMAND */
 };
 
 /* An enqueue record's flow slot: 0 no command (the call failed), else the
@@ -101,6 +102,13 @@ enum { EVC_DEVICE, EVC_WITHOUT, EVC_WITH, EVC_SAMPLES, EVC_WRITE_PENALTY, EVC_WR
 enum { QM_QUEUE, QM_SWITCHED, QM_N };
 enum { KI_KERNEL, KI_DEVICE, KI_WG_SIZE, KI_PREF_MULTIPLE, KI_LOCAL_MEM, KI_PRIVATE_MEM, KI_N };
 enum { KR_PROGRAM, KR_REGS, KR_NAME, KR_N };
+/* the command's flow; the buffer; the kernel argument (UINT64_MAX: a
+ * transfer's destination); its bytes; enum clt_elem (common/digest.h); 0 or
+ * the readback's OpenCL error; struct clt_digest (min, max, sum: double
+ * bits); the command's number among those fingerprinted and its launch's
+ * among its kernel's (common/select.h's #N and NAME@N) */
+enum { FP_FLOW, FP_MEM, FP_ARG, FP_BYTES, FP_ELEM, FP_STATUS, FP_HASH, FP_NAN, FP_POS_INF, FP_NEG_INF,
+       FP_DENORMAL, FP_FIRST_NONFINITE, FP_MIN, FP_MAX, FP_SUM, FP_CMD_N, FP_LAUNCH_N, FP_N };
 
 
 

@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/config.h"
 #include "device_model.h"
 #include "emit.h"
+#include "fingerprints.h"
 #include "trace/cltrace.pb-c.h"
 #include "trace/tables.h"
 
@@ -64,6 +66,7 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     if (!q) {
         if (f)
             m->unmatched++;   /* more live queues than the writer keeps */
+        free(clt_map_del(&m->fps, rec->arg[CMD_FLOW]));
         return;               /* (without f: counted in commands_unmatched already) */
     }
     struct clt_dev *d = q->dev;
@@ -72,6 +75,7 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     clt_cost_on_command(w, d, rec->arg[CMD_FLOW], f ? f->fn : 0);
     if (!v[CMD_START] || !v[CMD_END]) {    /* no profiling data: counted, not drawn */
         m->untimed++;
+        free(clt_map_del(&m->fps, rec->arg[CMD_FLOW]));
         return;
     }
     if (f && v[CMD_QUEUED])
@@ -105,7 +109,7 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     if (end < start)
         end = start;
 
-    Ann a[40], *ap[40], elems[8 + CLT_FLOW_ARGS], *ep[8 + CLT_FLOW_ARGS];
+    Ann a[48], *ap[48], elems[8 + CLT_FLOW_ARGS], *ep[8 + CLT_FLOW_ARGS];
     unsigned na = 0, ne = 0;
     char name[CLT_MAX_STR + 16];
     const char *type = f ? command_type_of(f->fn) : NULL;
@@ -196,6 +200,10 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
             A_BOOL("pinned", (mo->flags & ((1u << 3) | (1u << 4))) != 0);
         }
     }
+
+    static struct clt_fp_anns fpa;        /* the writer thread's: used until the slice is written */
+    if (m->fps.used && clt_fp_annotate(w, rec->arg[CMD_FLOW], f, a, ap, &na, &fpa))
+        m->fingerprinted++;
 
     uint64_t track = clt_dm_queue_lane(w, q, start, end);
     uint64_t flow = rec->arg[CMD_FLOW];
@@ -292,6 +300,9 @@ void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec)
     case CLT_REC_COMMAND:
         command_record(w, rec, 0);
         break;
+    case CLT_REC_FINGERPRINT:
+        clt_fp_stash(w, rec);
+        break;
     case CLT_REC_DEVICE: {
         struct clt_dev *d = clt_dm_dev_get(w, rec->arg[DEV_ID]);
         if (d && !d->described) {
@@ -376,6 +387,10 @@ void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
     clt_attr_int(&a, "cltrace.commands_untimed", (int64_t)m->untimed);
     clt_attr_int(&a, "cltrace.commands_unfinished", (int64_t)unfinished);
     clt_attr_int(&a, "cltrace.queues_profiling_switched", (int64_t)m->queues_switched);
+    if (clt_cfg.FINGERPRINT[0] && strcmp(clt_cfg.FINGERPRINT, "0") != 0) {
+        clt_attr_str(&a, "cltrace.fingerprint", clt_cfg.FINGERPRINT);
+        clt_attr_int(&a, "cltrace.fingerprinted_commands", (int64_t)m->fingerprinted);
+    }
     for (unsigned i = 0; i < m->n_devs; i++) {
         const struct clt_dev *d = &m->devs[i];
 #define DEV_INT(name, v) (snprintf(key, sizeof key, "cltrace.device.%u." name, i), \

@@ -130,6 +130,8 @@ struct clt_devmodel {
     struct clt_map switched;                    /* queue handles whose profiling is switched per timed command */
     uint64_t queues_switched;
     struct clt_map flow_map;                    /* flow id -> struct clt_flow, until drawn */
+    struct clt_map fps;                         /* flow id -> its fingerprints, until drawn (fingerprints.c) */
+    uint64_t fingerprinted;                     /* commands drawn with fingerprints */
     struct clt_rec **pending;                   /* commands whose enqueue is not seen yet */
     unsigned n_pending;
     struct clt_regs *regs;

@@ -4455,13 +4455,15 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
         th->in_fn = clt_outer;
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
+    if (CLT_UNLIKELY(clt_fp_on) && th && ret == 0 && event__c)
+        clt_fp_command(CLT_FN_clEnqueueCopyBuffer, flow, command_queue, dst_buffer, *(void **)event__c);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    int clt_want_stack = event != NULL || !ok;
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_fp_on);
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 11);
@@ -4533,13 +4535,15 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
         th->in_fn = clt_outer;
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
+    if (CLT_UNLIKELY(clt_fp_on) && th && ret == 0 && event__c)
+        clt_fp_command(CLT_FN_clEnqueueCopyBufferRect, flow, command_queue, dst_buffer, *(void **)event__c);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    int clt_want_stack = event != NULL || !ok;
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_fp_on);
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 15 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 15);
@@ -4849,13 +4853,15 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
         th->in_fn = clt_outer;
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
+    if (CLT_UNLIKELY(clt_fp_on) && th && ret == 0 && event__c)
+        clt_fp_command(CLT_FN_clEnqueueFillBuffer, flow, command_queue, buffer, *(void **)event__c);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    int clt_want_stack = event != NULL || !ok;
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_fp_on);
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 11);
@@ -5930,13 +5936,15 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     clt_post_clEnqueueNDRangeKernel(&h, &ret, command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
+    if (CLT_UNLIKELY(clt_fp_on) && th && ret == 0 && event__c)
+        clt_fp_command(CLT_FN_clEnqueueNDRangeKernel, flow, command_queue, kernel, *(void **)event__c);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    int clt_want_stack = event != NULL || !ok;
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_fp_on);
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 11);
@@ -7998,13 +8006,15 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
         th->in_fn = clt_outer;
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
+    if (CLT_UNLIKELY(clt_fp_on) && th && ret == 0 && event__c)
+        clt_fp_command(CLT_FN_clEnqueueTask, flow, command_queue, kernel, *(void **)event__c);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    int clt_want_stack = event != NULL || !ok;
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_fp_on);
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 7);
@@ -8275,13 +8285,15 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
         th->in_fn = clt_outer;
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
+    if (CLT_UNLIKELY(clt_fp_on) && th && ret == 0 && event__c)
+        clt_fp_command(CLT_FN_clEnqueueWriteBuffer, flow, command_queue, buffer, *(void **)event__c);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    int clt_want_stack = event != NULL || !ok;
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_fp_on);
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 11);
@@ -8353,13 +8365,15 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
         th->in_fn = clt_outer;
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
+    if (CLT_UNLIKELY(clt_fp_on) && th && ret == 0 && event__c)
+        clt_fp_command(CLT_FN_clEnqueueWriteBufferRect, flow, command_queue, buffer, *(void **)event__c);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    int clt_want_stack = event != NULL || !ok;
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_fp_on);
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 16 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 16);
@@ -14105,6 +14119,8 @@ static int32_t clSetKernelArg_rec(clSetKernelArg_t real, void * kernel, uint32_t
     uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_fp_on) && ret == 0)
+        clt_fp_set_arg(kernel, arg_index, arg_size, arg_value);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -14268,6 +14284,8 @@ static int32_t clSetKernelArgSVMPointer_rec(clSetKernelArgSVMPointer_t real, voi
     uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
         th->in_fn = clt_outer;
+    if (CLT_UNLIKELY(clt_fp_on) && ret == 0)
+        clt_fp_set_arg(kernel, arg_index, 0, NULL);
     if (!th)
         return ret;
     int ok = ret == 0;

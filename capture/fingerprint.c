@@ -1,0 +1,383 @@
+/* CLTRACE_FINGERPRINT: after each chosen command (a kernel launch, a buffer
+ * write, copy or fill), a fingerprint of every buffer it may have written,
+ * to find the first command that wrote a NaN and the first where two runs
+ * part (cltrace-report: the nan rule, `diverge`).
+ *
+ * On the calling thread, right after the enqueue: the buffers the command
+ * may write (a kernel: its global, non-const pointer arguments as last set,
+ * their element type from the kernel's argument info; a transfer: its
+ * destination), each read back whole into host memory of cltrace's own by
+ * a non-blocking read enqueued behind the command (its event in the wait
+ * list), so what is read is what the command left, before any later command
+ * of an in-order queue touches it. The app's thread does not wait (except
+ * with CLTRACE_BREAK=nan, or past FP_MAX_BYTES in flight). A buffer the
+ * host may not read (CL_MEM_HOST_NO_ACCESS, CL_MEM_HOST_WRITE_ONLY) is
+ * copied into a buffer of cltrace's first.
+ *
+ * On the collector thread, once the command completed: the readbacks are
+ * waited for, each digested (common/digest.h) and written to the
+ * collector's ring as a CLT_REC_FINGERPRINT just before the command's own
+ * record, so the writer draws them as arguments of the command's slice.
+ *
+ * Off, this costs the wrappers one load and a branch per call of the
+ * commands above and of clSetKernelArg. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "capture/generated/clt_hooks.h"
+#include "common/digest.h"
+#include "common/map.h"
+#include "common/select.h"
+#include "trace/tables.h"
+#include "callstack.h"
+#include "fingerprint.h"
+#include "hooks.h"
+#include "shim.h"
+
+enum { K_FUNCTION_NAME = 0x1190, K_NUM_ARGS = 0x1191, K_PROGRAM = 0x1194, KA_ADDRESS = 0x1196,
+       KA_TYPE_NAME = 0x1198, KA_TYPE_QUAL = 0x1199, ADDRESS_GLOBAL = 0x119B, M_TYPE = 0x1100,
+       M_FLAGS = 0x1101, M_SIZE = 0x1102, M_CONTEXT = 0x1106, MEM_BUFFER = 0x10F0, E_STATUS = 0x11D3 };
+#define MEM_READ_ONLY (1u << 2)
+#define MEM_HOST_WRITE_ONLY (1u << 7)
+#define MEM_HOST_NO_ACCESS (1u << 9)
+#define FP_MAX_ARGS 64
+#define FP_MAX_OUT 8                       /* buffers per command */
+#define FP_MAX_BYTES (512ull << 20)        /* read back and not yet digested: past it the app waits */
+
+typedef int32_t (*info_t)(void *, uint32_t, size_t, void *, size_t *);
+typedef int32_t (*arg_info_t)(void *, uint32_t, uint32_t, size_t, void *, size_t *);
+typedef int32_t (*read_t)(void *, void *, uint32_t, size_t, size_t, void *, uint32_t, const void *, void **);
+typedef int32_t (*copy_t)(void *, void *, void *, size_t, size_t, size_t, uint32_t, const void *, void **);
+typedef void *(*create_t)(void *, uint64_t, size_t, void *, int32_t *);
+typedef int32_t (*release_t)(void *);
+typedef int32_t (*wait_t)(uint32_t, void *const *);
+
+int clt_fp_on;
+static struct clt_select sel;
+static int break_nan;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t n_commands;                /* fingerprintable commands enqueued (#N) */
+static _Atomic uint64_t bytes_in_flight;
+
+struct kargs { void *val[FP_MAX_ARGS]; };
+struct kinfo {                             /* a kernel's arguments, asked once */
+    void *program;
+    char name[96];
+    unsigned nargs;
+    uint64_t writes;                       /* bit i: a global, non-const pointer */
+    uint8_t elem[FP_MAX_ARGS];
+};
+struct name_count { char name[96]; uint64_t launches; };
+struct out { void *mem, *ev, *host; size_t bytes; int64_t arg; int elem, done; int32_t status; struct clt_digest d; };
+struct job { uint64_t cmd_n, launch_n; unsigned n; struct out o[FP_MAX_OUT]; };
+
+static struct clt_map kargs_of, kinfo_of, elem_of, jobs;   /* kernel, kernel, mem, flow */
+static struct name_count *names;
+static unsigned n_names, cap_names;
+
+void clt_fp_load(void)
+{
+    const char *spec = clt_cfg.FINGERPRINT;
+    if (!spec[0] || !strcmp(spec, "0"))
+        return;
+    char err[160];
+    if (clt_select_parse(spec, &sel, err, sizeof err) != 0) {
+        clt_msg("CLTRACE_FINGERPRINT=%s: %s; no fingerprints", spec, err);
+        return;
+    }
+    break_nan = strstr(clt_cfg.BREAK, "nan") || !strcmp(clt_cfg.BREAK, "all");
+    clt_fp_on = 1;
+}
+
+void clt_fp_set_arg(void *kernel, uint32_t index, size_t size, const void *value)
+{
+    if (index >= FP_MAX_ARGS || !kernel)
+        return;
+    void *v = size == sizeof(void *) && value ? *(void *const *)value : NULL;
+    pthread_mutex_lock(&lock);
+    struct kargs *k = clt_map_get(&kargs_of, (uint64_t)(uintptr_t)kernel);
+    if (!k && (k = calloc(1, sizeof *k)) && clt_map_put(&kargs_of, (uint64_t)(uintptr_t)kernel, k) != 0) {
+        free(k);
+        k = NULL;
+    }
+    if (k)
+        k->val[index] = v;
+    pthread_mutex_unlock(&lock);
+}
+
+/* The kernel's facts, asked again when the handle now names another kernel. */
+static struct kinfo *kernel_info(void *kernel)
+{
+    info_t ki = REAL(clGetKernelInfo);
+    arg_info_t ai = REAL(clGetKernelArgInfo);
+    void *program = NULL;
+    char name[96] = "";
+    if (!ki || ki(kernel, K_PROGRAM, sizeof program, &program, NULL) != 0 ||
+        ki(kernel, K_FUNCTION_NAME, sizeof name, name, NULL) != 0)
+        return NULL;
+    name[sizeof name - 1] = 0;
+    struct kinfo *k = clt_map_get(&kinfo_of, (uint64_t)(uintptr_t)kernel);
+    if (k && k->program == program && !strcmp(k->name, name))
+        return k;
+    if (!k && (!(k = calloc(1, sizeof *k)) || clt_map_put(&kinfo_of, (uint64_t)(uintptr_t)kernel, k) != 0)) {
+        free(k);
+        return NULL;
+    }
+    memset(k, 0, sizeof *k);
+    k->program = program;
+    strcpy(k->name, name);
+    uint32_t n = 0;
+    if (ki(kernel, K_NUM_ARGS, sizeof n, &n, NULL) != 0)
+        n = 0;
+    k->nargs = n < FP_MAX_ARGS ? n : FP_MAX_ARGS;
+    int told = 0;
+    for (unsigned i = 0; i < k->nargs; i++) {
+        uint32_t addr = 0;
+        uint64_t qual = 0;
+        char type[128] = "";
+        if (!ai || ai(kernel, i, KA_ADDRESS, sizeof addr, &addr, NULL) != 0 ||
+            ai(kernel, i, KA_TYPE_QUAL, sizeof qual, &qual, NULL) != 0 ||
+            ai(kernel, i, KA_TYPE_NAME, sizeof type, type, NULL) != 0) {
+            if (!told++)
+                clt_msg("kernel %s: the driver gives no argument info; its buffers are not fingerprinted", name);
+            k->writes = 0;
+            break;
+        }
+        type[sizeof type - 1] = 0;
+        if (addr == ADDRESS_GLOBAL && !(qual & 1) && strchr(type, '*'))
+            k->writes |= 1ull << i;
+        k->elem[i] = (uint8_t)clt_elem_of(type);
+    }
+    return k;
+}
+
+static uint64_t launch_number(const char *name)
+{
+    for (unsigned i = 0; i < n_names; i++)
+        if (!strcmp(names[i].name, name))
+            return ++names[i].launches;
+    if (clt_grow(&names, n_names, &cap_names, sizeof *names, 64) != 0)
+        return 0;
+    snprintf(names[n_names].name, sizeof names[n_names].name, "%s", name);
+    names[n_names].launches = 1;
+    return names[n_names++].launches;
+}
+
+/* Read mem back behind the command; 0 or the OpenCL error. */
+static int32_t read_back(void *queue, void *mem, void *cmd_event, struct out *o)
+{
+    info_t mi = REAL(clGetMemObjectInfo);
+    read_t rd = (read_t)REAL(clEnqueueReadBuffer);
+    uint32_t type = 0;
+    uint64_t flags = 0;
+    if (!mi || !rd || mi(mem, M_TYPE, sizeof type, &type, NULL) != 0 || type != MEM_BUFFER ||
+        mi(mem, M_FLAGS, sizeof flags, &flags, NULL) != 0 || mi(mem, M_SIZE, sizeof o->bytes, &o->bytes, NULL) != 0)
+        return CL_INVALID_OPERATION_;
+    if (!o->bytes || !(o->host = malloc(o->bytes)))
+        return -5;      /* CL_OUT_OF_RESOURCES */
+    void *from = mem, *copy_ev = NULL, *wait = cmd_event;
+    if (flags & (MEM_HOST_WRITE_ONLY | MEM_HOST_NO_ACCESS)) {   /* a staging buffer of cltrace's */
+        void *ctx = NULL;
+        int32_t err = -1;
+        create_t mk = (create_t)REAL(clCreateBuffer);
+        copy_t cp = (copy_t)REAL(clEnqueueCopyBuffer);
+        if (!mk || !cp || mi(mem, M_CONTEXT, sizeof ctx, &ctx, NULL) != 0 ||
+            !(from = mk(ctx, 1u /* READ_WRITE */, o->bytes, NULL, &err)) || err != 0)
+            return err ? err : -4;
+        err = cp(queue, mem, from, 0, 0, o->bytes, 1, &wait, &copy_ev);
+        ((release_t)REAL(clReleaseMemObject))(from);      /* freed once the commands on it are done */
+        if (err != 0)
+            return err;
+        wait = copy_ev;
+    }
+    int32_t err = rd(queue, from, 0, 0, o->bytes, o->host, 1, &wait, &o->ev);
+    if (copy_ev)
+        ((release_t)REAL(clReleaseEvent))(copy_ev);
+    return err;
+}
+
+static void digest(struct out *o)
+{
+    if (o->done)
+        return;
+    o->done = 1;
+    if (!o->status && o->ev) {
+        int32_t st = 1;
+        info_t ei = REAL(clGetEventInfo);
+        if (!ei || ei(o->ev, E_STATUS, sizeof st, &st, NULL) != 0 || st < 0)
+            o->status = st < 0 ? st : -58;  /* CL_INVALID_EVENT */
+    }
+    if (!o->status)
+        clt_digest(o->host, o->bytes, (enum clt_elem)o->elem, &o->d);
+    if (o->ev)
+        ((release_t)REAL(clReleaseEvent))(o->ev);
+    o->ev = NULL;
+    free(o->host);
+    o->host = NULL;
+    __atomic_fetch_sub(&bytes_in_flight, o->bytes, __ATOMIC_RELAXED);
+}
+
+/* CLTRACE_BREAK=nan: the readbacks waited for here, on the app's thread, so
+ * the debugger stops in the call that enqueued the command. */
+static void break_if_nonfinite(struct job *j)
+{
+    void *evs[FP_MAX_OUT];
+    unsigned n = 0;
+    for (unsigned i = 0; i < j->n; i++)
+        if (j->o[i].ev)
+            evs[n++] = j->o[i].ev;
+    if (n)
+        ((wait_t)REAL(clWaitForEvents))(n, evs);
+    int bad = 0;
+    for (unsigned i = 0; i < j->n; i++) {
+        digest(&j->o[i]);
+        bad |= j->o[i].d.nan || j->o[i].d.pos_inf || j->o[i].d.neg_inf;
+    }
+    if (bad)
+        clt_break_if_debugged();
+}
+
+/* Too much read back and not digested (the collector holds completions
+ * while the app enqueues): the collector now, the app waits (at most 10 s). */
+static void wait_for_digests(void)
+{
+    clt_collect_now();
+    for (int i = 0; i < 100000 && __atomic_load_n(&bytes_in_flight, __ATOMIC_RELAXED) > FP_MAX_BYTES / 2; i++) {
+        struct timespec ts = { 0, 100000 };
+        nanosleep(&ts, NULL);
+    }
+}
+
+void clt_fp_command(unsigned fn, uint64_t flow, void *queue, void *obj, void *event)
+{
+    if (!event || !flow || flow == CLT_FLOW_SAMPLED_OUT)
+        return;
+    int kernel = fn == CLT_FN_clEnqueueNDRangeKernel || fn == CLT_FN_clEnqueueTask;
+    struct job *j = calloc(1, sizeof *j);
+    if (!j)
+        return;
+    pthread_mutex_lock(&lock);
+    const struct kinfo *k = kernel ? kernel_info(obj) : NULL;
+    const char *name = k ? k->name : clt_fns[fn].name;
+    j->cmd_n = ++n_commands;
+    j->launch_n = launch_number(name);
+    void *mems[FP_MAX_OUT];
+    if (clt_select_take(&sel, name, j->launch_n, j->cmd_n)) {
+        const struct kargs *a = k ? clt_map_get(&kargs_of, (uint64_t)(uintptr_t)obj) : NULL;
+        for (unsigned i = 0; a && i < k->nargs && j->n < FP_MAX_OUT; i++)
+            if ((k->writes >> i & 1) && a->val[i]) {
+                mems[j->n] = a->val[i];
+                j->o[j->n].arg = i;
+                j->o[j->n++].elem = k->elem[i];
+                if (k->elem[i])
+                    clt_map_put(&elem_of, (uint64_t)(uintptr_t)a->val[i], (void *)(uintptr_t)k->elem[i]);
+            }
+        if (!kernel) {      /* a transfer: its destination, typed as a kernel last wrote it */
+            mems[0] = obj;
+            j->o[0].arg = -1;
+            j->o[0].elem = (int)(uintptr_t)clt_map_get(&elem_of, (uint64_t)(uintptr_t)obj);
+            j->n = 1;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    int saved = errno;
+    for (unsigned i = 0; i < j->n; i++) {
+        j->o[i].status = read_back(queue, mems[i], event, &j->o[i]);
+        j->o[i].mem = mems[i];
+        __atomic_fetch_add(&bytes_in_flight, j->o[i].bytes, __ATOMIC_RELAXED);
+        if (j->o[i].status)
+            digest(&j->o[i]);
+    }
+    if (j->n && break_nan)
+        break_if_nonfinite(j);
+    pthread_mutex_lock(&lock);
+    if (!j->n || clt_map_put(&jobs, flow, j) != 0) {
+        for (unsigned i = 0; i < j->n; i++)
+            digest(&j->o[i]);
+        free(j);
+    }
+    pthread_mutex_unlock(&lock);
+    if (__atomic_load_n(&bytes_in_flight, __ATOMIC_RELAXED) > FP_MAX_BYTES)
+        wait_for_digests();
+    errno = saved;
+}
+
+static int job_ready(const struct job *j)
+{
+    info_t ei = REAL(clGetEventInfo);
+    for (unsigned i = 0; i < j->n; i++) {
+        int32_t st = 0;
+        if (!j->o[i].done && j->o[i].ev && ei && ei(j->o[i].ev, E_STATUS, sizeof st, &st, NULL) == 0 && st > 0)
+            return 0;
+    }
+    return 1;
+}
+
+int clt_fp_collect(struct clt_thread *th, uint64_t flow)
+{
+    pthread_mutex_lock(&lock);
+    struct job *j = clt_map_get(&jobs, flow);
+    if (j && !job_ready(j)) {
+        pthread_mutex_unlock(&lock);
+        return 0;
+    }
+    if (j)
+        clt_map_del(&jobs, flow);
+    pthread_mutex_unlock(&lock);
+    if (!j)
+        return 1;
+    for (unsigned i = 0; i < j->n; i++) {
+        struct out *o = &j->o[i];
+        digest(o);
+        struct clt_rec *rec = th ? clt_rec_begin(th, sizeof(struct clt_rec) + 8 * FP_N) : NULL;
+        if (!rec)
+            continue;
+        struct clt_extra x = clt_extra_init(rec, FP_N);
+        uint64_t *v = rec->arg;
+        v[FP_FLOW] = flow;
+        v[FP_MEM] = (uint64_t)(uintptr_t)o->mem;
+        v[FP_ARG] = (uint64_t)o->arg;
+        v[FP_BYTES] = o->bytes;
+        v[FP_ELEM] = (uint64_t)o->elem;
+        v[FP_STATUS] = (uint64_t)(int64_t)o->status;
+        v[FP_HASH] = o->d.hash;
+        v[FP_NAN] = o->d.nan;
+        v[FP_POS_INF] = o->d.pos_inf;
+        v[FP_NEG_INF] = o->d.neg_inf;
+        v[FP_DENORMAL] = o->d.denormal;
+        v[FP_FIRST_NONFINITE] = o->d.first_nonfinite;
+        memcpy(&v[FP_MIN], &o->d.min, 8);
+        memcpy(&v[FP_MAX], &o->d.max, 8);
+        memcpy(&v[FP_SUM], &o->d.sum, 8);
+        v[FP_CMD_N] = j->cmd_n;
+        v[FP_LAUNCH_N] = j->launch_n;
+        uint64_t now = clt_now();
+        clt_rec_commit(th, rec, &x, CLT_REC_FINGERPRINT, now, now, 0);
+    }
+    free(j);
+    return 1;
+}
+
+char *clt_fp_build_options(const char *options)
+{
+    const char *o = options ? options : "";
+    if (strstr(o, "-cl-kernel-arg-info"))
+        return NULL;
+    char *s = malloc(strlen(o) + 24);
+    if (s)
+        strcat(strcpy(s, o), o[0] ? " -cl-kernel-arg-info" : "-cl-kernel-arg-info");
+    return s;
+}
+
+/* The child of fork(): the parent's readbacks are not ours (left, not freed:
+ * their events belong to the parent's driver state). */
+void clt_fp_forget(void)
+{
+    pthread_mutex_init(&lock, NULL);
+    memset(&jobs, 0, sizeof jobs);
+    bytes_in_flight = 0;
+}

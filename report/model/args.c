@@ -12,7 +12,8 @@ typedef Perfetto__Protos__DebugAnnotation Ann;
 enum arg_code { A_OTHER, A_RESULT, A_COMMAND_TYPE, A_DURATION, A_DIRECTION, A_BYTES, A_PINNED, A_WORK_DIM,
                 A_GWS, A_LWS, A_WORK_GROUPS, A_WG_SIZE, A_PREF, A_KWG, A_KLOCAL, A_LOCAL_ARG, A_REGS,
                 A_UAR, A_TYPE, A_CREATED_BY, A_SIZE, A_KNAME, A_PROGRAM, A_OPTIONS, A_BLOCK_R, A_BLOCK_W,
-                A_BLOCK_M, A_START, A_SITE_MADE, A_SITE_RELEASED, A_LEAK_CLASS, A_LEAK_WHY };
+                A_BLOCK_M, A_START, A_SITE_MADE, A_SITE_RELEASED, A_LEAK_CLASS, A_LEAK_WHY,
+                A_FINGERPRINTS, A_FP_CMD, A_FP_LAUNCH, A_KARGS, A_QUEUE };
 static const char *const arg_names[] = { "", "result", "command_type", "duration_ns", "direction", "bytes",
                                          "pinned", "work_dim", "global_work_size", "local_work_size",
                                          "work_groups", "work_group_size", "preferred_work_group_size_multiple",
@@ -20,7 +21,9 @@ static const char *const arg_names[] = { "", "result", "command_type", "duration
                                          "registers_per_work_item", "use_after_release", "type", "created_by",
                                          "size", "kernel_name", "program", "options", "blocking_read",
                                          "blocking_write", "blocking_map", "start_ns", "site_made",
-                                         "site_released", "leak_class", "leak_why" };
+                                         "site_released", "leak_class", "leak_why",
+                                         "fingerprints", "fingerprint_command", "fingerprint_launch",
+                                         "kernel_args", "queue" };
 
 static enum arg_code arg_code(const char *name)
 {
@@ -84,9 +87,23 @@ void rm_read_args(struct open_slice *o, struct seq *s, const Perfetto__Protos__T
                        a->int_value < 0) {
                 o->error = 1;
                 snprintf(o->error_name, sizeof o->error_name, "%lld", (long long)a->int_value);
+            } else if (a->value_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE) {
+                o->result_id = a->uint_value;
             }
             break;
-        case A_COMMAND_TYPE: o->device = 1; break;
+        case A_COMMAND_TYPE:
+            o->device = 1;
+            snprintf(o->type, sizeof o->type, "%s", str ? str : "");
+            break;
+        case A_FINGERPRINTS: rm_fp_read(o, s, a); break;
+        case A_FP_CMD: o->fp_cmd = rm_ann_uint(a); break;
+        case A_FP_LAUNCH: o->fp_launch = rm_ann_uint(a); break;
+        case A_QUEUE: o->queue = rm_ann_uint(a); break;
+        case A_KARGS:
+            for (size_t j = 0; j < a->n_array_values && j < RM_FP_ARGS; j++)
+                o->kargs[j] = rm_ann_uint(a->array_values[j]);
+            o->n_kargs = a->n_array_values < RM_FP_ARGS ? (unsigned)a->n_array_values : RM_FP_ARGS;
+            break;
         case A_DURATION: o->dur_ns = rm_ann_uint(a); break;
         case A_DIRECTION:
             if (str)
@@ -192,6 +209,8 @@ void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttribu
             m->has_attributes = 1;
         if (!strcmp(a->key, "cltrace.disk_full"))    /* the trace's end, written when the disk filled */
             snprintf(m->disk_full, sizeof m->disk_full, "%s", s ? s : "the disk filled");
+        if (!strcmp(a->key, "cltrace.fingerprint") && s)
+            snprintf(m->fingerprint, sizeof m->fingerprint, "%s", s);
         if (!strcmp(a->key, "cltrace.bytes_kept"))
             m->disk_full_bytes = (uint64_t)v;
         if (s && sscanf(a->key, "cltrace.probe.%u.%63s", &d, field) == 2 && d < 8) {

@@ -21,6 +21,14 @@ const char *small_source(const struct rm_model *m);
 /* Why the trace is not whole, in words ("the disk filled ...", "the app
  * crashed or was killed"); NULL: it is whole. */
 const char *rm_cut_short(const struct rm_model *m);
+/* A fingerprinted command: "kernel `update` launch 5 (#20, global 4096, local
+ * 64)" or "clEnqueueFillBuffer 2 (#6)"; its enqueue's site; a buffer: "buffer
+ * 9 (arg 0, float, created at SITE)". */
+void rm_fpcmd_describe(const struct rm_fpcmd *c, char *buf, size_t cap);
+const char *rm_fpcmd_site(const struct rm_model *m, const struct rm_fpcmd *c);   /* "" unknown */
+void rm_fp_buffer_describe(const struct rm_model *m, const struct rm_fp *f, char *buf, size_t cap);
+/* The model's fingerprinted commands in enqueue order (#N): malloc'ed, n_fpcmds long. */
+const struct rm_fpcmd **rm_fp_order(const struct rm_model *m);
 /* Sampling was on: the untimed commands' time is unknown. */
 int rm_sampled_timeline(const struct rm_model *m);
 

@@ -30,6 +30,7 @@ struct reader {
     struct clt_map seqs, tracks;
     struct clt_map flow_site;   /* an enqueue's flow id -> its call site + 1, until its command */
     struct clt_map flow_phase;  /* an enqueue's flow id -> its phase + 1, until its command */
+    struct clt_map buffer_site; /* a buffer's object id -> its creation call site + 1 (fingerprints) */
 };
 
 
@@ -412,14 +413,26 @@ static void flows(struct reader *r, struct seq *s, const Perfetto__Protos__Track
 {
     struct rm_model *m = r->m;
     uint64_t cs = callstack_of(e);
-    if (!o->device && cs && !strcmp(o->name, "clEnqueueNDRangeKernel")) {
+    if (!o->device && cs && !strncmp(o->name, "clEnqueue", 9)) {
         int si = rm_site_index(m, s, cs);
-        o->site = si;           /* the launch's call site, for serialization */
+        if (!strcmp(o->name, "clEnqueueNDRangeKernel"))
+            o->site = si;       /* the launch's call site, for serialization */
         if (si && e->n_flow_ids && r->flow_site.used < 65536)
             clt_map_put(&r->flow_site, e->flow_ids[0], (void *)(uintptr_t)si);
     }
-    if (o->device && o->k.work_dim && e->n_terminating_flow_ids)
-        o->site = (int)(uintptr_t)clt_map_del(&r->flow_site, e->terminating_flow_ids[0]);
+    if (o->device && e->n_terminating_flow_ids && r->flow_site.used) {
+        int si = (int)(uintptr_t)clt_map_del(&r->flow_site, e->terminating_flow_ids[0]);
+        if (o->k.work_dim || o->fpc)
+            o->site = si;
+    }
+    if (!o->device && cs && o->result_id && r->buffer_site.used < 65536 &&
+        (!strncmp(o->name, "clCreateBuffer", 14) || !strcmp(o->name, "clCreateSubBuffer")))
+        clt_map_put(&r->buffer_site, o->result_id, (void *)(uintptr_t)rm_site_index(m, s, cs));
+    if (o->fpc) {               /* a fingerprinted command: its buffers' creation sites */
+        for (unsigned i = 0; i < o->fpc->n; i++)
+            o->fpc->fp[i].site = (int)(uintptr_t)clt_map_get(&r->buffer_site, o->fpc->fp[i].buffer);
+        rm_fp_keep(m, o);
+    }
     if (!o->device && e->n_flow_ids && o->phase >= 0 && r->flow_phase.used < 65536)
         clt_map_put(&r->flow_phase, e->flow_ids[0], (void *)(uintptr_t)(o->phase + 1));
     if (o->device)
@@ -586,7 +599,7 @@ int rm_next_frame(gzFile f, uint8_t **buf, size_t *cap, uint64_t *len, int *tag)
 
 int rm_read_fd(struct rm_model *m, int fd, const char *path, char *err, unsigned errlen)
 {
-    struct reader r = { m, { 0 }, { 0 }, { 0 }, { 0 } };
+    struct reader r = { .m = m };
     gzFile f = gzdopen(fd, "rb");
     if (!f) {
         close(fd);
@@ -651,6 +664,7 @@ int rm_read_fd(struct rm_model *m, int fd, const char *path, char *err, unsigned
     clt_map_free(&r.seqs);
     clt_map_free(&r.flow_site);
     clt_map_free(&r.flow_phase);
+    clt_map_free(&r.buffer_site);
     clt_map_free(&r.tracks);
     return rc;
 }
@@ -667,5 +681,6 @@ void rm_free(struct rm_model *m)
     free(m->programs);
     free(m->cmds);
     free(m->phases);
+    free(m->fpcmds);
     memset(m, 0, sizeof *m);
 }

@@ -120,6 +120,33 @@ struct rm_device {
     char probe_date[32];
 };
 
+/* A command's fingerprints (CLTRACE_FINGERPRINT): each buffer it may have
+ * written, read back after it (fingerprints.c). */
+#define RM_FP_PER_CMD 8
+#define RM_FP_ARGS 16
+struct rm_fp {
+    int64_t arg;                /* kernel argument; -1: a transfer's destination */
+    uint64_t buffer, bytes, hash, nan, pos_inf, neg_inf, denormal, first_nonfinite;   /* first: UINT64_MAX none */
+    double min, max, sum;
+    char type[8];               /* "float", "double", "half", "bytes" */
+    int64_t error;              /* the readback failed (nothing else known) */
+    int site;                   /* the buffer's creation call site (m->sites + 1), 0 */
+};
+struct rm_fpcmd {
+    char name[RM_MAX_NAME];     /* the kernel, or the command (WriteBuffer) */
+    char command_type[40];
+    uint64_t ts, cmd_n, launch_n;   /* #N, NAME@N */
+    uint64_t queue;
+    unsigned work_dim;
+    uint64_t gws[3], lws[3];
+    int local_null;
+    unsigned n_args;
+    uint64_t args[RM_FP_ARGS];  /* as the slice gives them: values, buffers as object ids */
+    int site;                   /* the enqueue's call site (m->sites + 1), 0 */
+    unsigned n;
+    struct rm_fp fp[RM_FP_PER_CMD];
+};
+
 struct rm_selfcost {            /* what cltrace added to the run (selfcost.c) */
     int known;                  /* the trace states it (cltrace 0.2 and later) */
     uint64_t self_ns, hot_ns, device_timing_ns, waited_ns, calls_waited, run_ns;
@@ -167,6 +194,9 @@ struct rm_model {
     int small_given;             /* --small-bytes: the probe does not change it */
     char small_source[200];      /* where small_threshold came from */
     struct rm_selfcost self;
+    struct rm_fpcmd *fpcmds;     /* in the order the trace has them (rm_fp_sorted: by #N) */
+    unsigned n_fpcmds, cap_fpcmds;
+    char fingerprint[128];       /* the trace's CLTRACE_FINGERPRINT; "": none taken */
     int rank;                    /* cltrace.rank of a job's trace; -1: none (set before reading) */
     char host[64];
 };

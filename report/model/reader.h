@@ -53,6 +53,11 @@ struct open_slice {             /* a BEGIN waiting for its END */
     int blocking;               /* an enqueue that waits for its command */
     int range;                  /* a range the program marked (cltrace.h) */
     int phase;                  /* its phase (phases.c); an API call's or command's innermost one; -1 */
+    uint64_t result_id;         /* a call that returned a handle: its object id */
+    uint64_t queue, kargs[RM_FP_ARGS];   /* a device command's queue and kernel arguments */
+    unsigned n_kargs;
+    uint64_t fp_cmd, fp_launch;
+    struct rm_fpcmd *fpc;       /* its fingerprints (malloc'ed; the model takes them: fingerprints.c) */
 };
 
 /* args.c: an event's annotations into an open slice; the trace attributes */
@@ -61,6 +66,10 @@ void rm_read_args(struct open_slice *o, struct seq *s, const Perfetto__Protos__T
 void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttributes *ta);
 uint64_t rm_ann_uint(const rm_ann_t *a);
 const char *rm_ann_str(const struct seq *s, const rm_ann_t *a);
+
+/* fingerprints.c */
+void rm_fp_read(struct open_slice *o, struct seq *s, const rm_ann_t *a);
+void rm_fp_keep(struct rm_model *m, struct open_slice *o);   /* o->fpc into m, completed from o */
 
 /* stacks.c */
 void rm_intern_stacks(struct seq *s, const Perfetto__Protos__InternedData *in);

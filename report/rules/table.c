@@ -11,11 +11,14 @@
 /* The families, one file each (declared here, the one place that uses them). */
 rule_family_fn rules_dropped_calls, rules_api_errors, rules_leaks, rules_use_after_release, rules_small_transfers,
     rules_low_bandwidth, rules_work_groups, rules_occupancy, rules_serialization, rules_device_idle,
-    rules_source_hints, rules_build_options;
+    rules_source_hints, rules_build_options, rules_nan;
 
 const struct rule rule_table[] = {
     { "dropped-calls", SEV_WARNING, "the tracer's buffer was full and calls were not recorded", "",
       rules_dropped_calls },
+    { "nan", SEV_ERROR, "with fingerprints (`cltrace --fingerprint`): the first command that left a NaN or an "
+      "infinity in a buffer it may write, its buffer, element and call site, the commands before it clean",
+      "seed 004 (debugging: GDB, printf, gDEBugger)", rules_nan },
     { "api-errors", SEV_ERROR, "a call returned an error (one finding per function and error, with the first "
       "call's stack)", "", rules_api_errors },
     { "leaks", SEV_ERROR, "objects still held by the app at exit, per type and creation site with count, bytes "

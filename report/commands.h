@@ -4,6 +4,8 @@
 #include "report/rules/rules.h"
 
 int report_diff(int argc, char **argv, const struct thresholds *th);   /* diff.c: the exit status */
+/* diverge.c: where two fingerprinted runs first differ */
+int report_diverge(int argc, char **argv);
 /* merge.c: chosen ranks of a job as processes of one trace */
 int report_merge(int argc, char **argv, char **paths, unsigned n_paths);
 

@@ -21,6 +21,7 @@ static void usage(FILE *f)
                "                      [--fail-on info|warning|error] [--small-bytes N] [--small-count N]\n"
                "                      [--min-wg N] [--min-occupancy PERCENT] TRACE...\n"
                "       cltrace-report diff [--threshold PERCENT] [--format text|json] BASE NEW\n"
+               "       cltrace-report diverge [--tolerance REL[,ABS]] [--format text|json] A B   (runs traced with --fingerprint)\n"
                "       cltrace-report merge [--ranks R,R...] -o OUT.pftrace[.gz] TRACE...|FOLDER\n"
                "       cltrace-report [--ranks-only] [--jobs N] JOB_FOLDER   (mpirun -n K cltrace-report-mpi JOB_FOLDER)\n"
                "       cltrace-report --rules [--format text|markdown|json]   (every rule, its severity and source)\n"
@@ -225,6 +226,8 @@ int main(int argc, char **argv)
 #endif
     if (argc > 1 && !strcmp(argv[1], "diff"))
         return report_diff(argc - 2, argv + 2, &o.th);
+    if (argc > 1 && !strcmp(argv[1], "diverge"))
+        return report_diverge(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "merge")) {
         for (int i = 2; i < argc; i++) {
             if ((!strcmp(argv[i], "--ranks") || !strcmp(argv[i], "-o")) && i + 1 < argc)

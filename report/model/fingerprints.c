@@ -1,61 +1,11 @@
-/* A device command's fingerprints (the slice's `fingerprints`: an array of
- * dicts, trace/TRACE_FORMAT.md) into the model, with what the slice says of
- * the command: its name, launch configuration, arguments, queue, #N. */
+/* A device command's fingerprints (read by args.c) into the model, with what
+ * the slice says of the command: its name, launch configuration, arguments,
+ * queue, #N; in enqueue order; described in words. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "describe.h"
 #include "reader.h"
-
-static void fp_field(struct rm_fp *f, const struct seq *s, const rm_ann_t *a)
-{
-    const char *n = a->name ? a->name : "";
-    const char *str = rm_ann_str(s, a);
-    uint64_t u = rm_ann_uint(a);
-    double d = a->value_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_DOUBLE_VALUE ? a->double_value : 0;
-    if (!strcmp(n, "arg"))
-        f->arg = (int64_t)u;
-    else if (!strcmp(n, "buffer"))
-        f->buffer = u;
-    else if (!strcmp(n, "bytes"))
-        f->bytes = u;
-    else if (!strcmp(n, "type") && str)
-        snprintf(f->type, sizeof f->type, "%s", str);
-    else if (!strcmp(n, "hash") && str)
-        f->hash = strtoull(str, NULL, 16);
-    else if (!strcmp(n, "nan"))
-        f->nan = u;
-    else if (!strcmp(n, "pos_inf"))
-        f->pos_inf = u;
-    else if (!strcmp(n, "neg_inf"))
-        f->neg_inf = u;
-    else if (!strcmp(n, "denormal"))
-        f->denormal = u;
-    else if (!strcmp(n, "first_nonfinite"))
-        f->first_nonfinite = u;
-    else if (!strcmp(n, "min"))
-        f->min = d;
-    else if (!strcmp(n, "max"))
-        f->max = d;
-    else if (!strcmp(n, "sum"))
-        f->sum = d;
-    else if (!strcmp(n, "error"))
-        f->error = (int64_t)u ? (int64_t)u : -1;
-}
-
-void rm_fp_read(struct open_slice *o, struct seq *s, const rm_ann_t *a)
-{
-    if (o->fpc || !a->n_array_values || !(o->fpc = calloc(1, sizeof *o->fpc)))
-        return;
-    for (size_t i = 0; i < a->n_array_values && o->fpc->n < RM_FP_PER_CMD; i++) {
-        const rm_ann_t *it = a->array_values[i];
-        struct rm_fp *f = &o->fpc->fp[o->fpc->n++];
-        f->first_nonfinite = UINT64_MAX;
-        snprintf(f->type, sizeof f->type, "bytes");
-        for (size_t j = 0; j < it->n_dict_entries; j++)
-            fp_field(f, s, it->dict_entries[j]);
-    }
-}
 
 void rm_fp_keep(struct rm_model *m, struct open_slice *o)
 {

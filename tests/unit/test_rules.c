@@ -226,6 +226,36 @@ static void source_and_build(void)
     findings_free(&fs);
 }
 
+/* nan: the first command (by #N, not by the order the trace has them) that
+ * left a non-finite value; the later ones counted; clean runs give none */
+static void first_nan(void)
+{
+    struct rm_model m = empty_model();
+    struct rm_site s = { "buffers (app.c:88)", 0, 0, 0 };
+    struct rm_fpcmd c[4];
+    memset(c, 0, sizeof c);
+    const uint64_t order[4] = { 3, 1, 4, 2 };      /* as a collector may have drawn them */
+    for (int i = 0; i < 4; i++) {
+        snprintf(c[i].name, sizeof c[i].name, "update");
+        c[i].cmd_n = order[i], c[i].launch_n = order[i], c[i].work_dim = 1, c[i].gws[0] = 4096, c[i].lws[0] = 64;
+        c[i].n = 1;
+        c[i].fp[0] = (struct rm_fp){ .arg = 2, .buffer = 9, .bytes = 16384, .first_nonfinite = UINT64_MAX,
+                                     .type = "float", .site = 1 };
+    }
+    m.fpcmds = c, m.n_fpcmds = 4, m.sites = &s, m.n_sites = 1;
+    struct findings fs = { 0 };
+    family("nan")(&m, &th, &fs);
+    CHECK(fs.n == 0, "nan on clean fingerprints (%u)", fs.n);
+    c[0].fp[0].nan = 3, c[0].fp[0].first_nonfinite = 17;      /* #3 */
+    c[2].fp[0].pos_inf = 1, c[2].fp[0].first_nonfinite = 5;   /* #4: later */
+    family("nan")(&m, &th, &fs);
+    expect(&fs, 0, "nan", SEV_ERROR, "kernel `update` launch 3 (#3, global 4096, local 64) first wrote 3 NaN");
+    CHECK(fs.n == 1 && strstr(fs.v[0].numbers, "buffer 9 (arg 2, float, 16384 bytes, created at buffers (app.c:88))") &&
+          strstr(fs.v[0].numbers, "element 17; the 2 fingerprinted commands before it left none; 1 later"),
+          "nan numbers: %s", fs.n ? fs.v[0].numbers : "");
+    findings_free(&fs);
+}
+
 static void table_and_ranking(void)
 {
     unsigned n = rule_count();
@@ -262,6 +292,7 @@ int main(void)
     work_groups_and_occupancy();
     serialization_and_idle();
     source_and_build();
+    first_nan();
     table_and_ranking();
     if (failures)
         fprintf(stderr, "test_rules: %d failure(s)\n", failures);

@@ -53,7 +53,8 @@ void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsign
         e->queue = q;
         e->app_props = app_props;
         e->n_arr = n_arr;
-        memcpy(e->arr, arr, n_arr * sizeof *arr);
+        if (n_arr)          /* clCreateCommandQueue: no list */
+            memcpy(e->arr, arr, n_arr * sizeof *arr);
         e->switched = switched;
         e->timing = 0;
     }

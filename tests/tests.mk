@@ -43,6 +43,9 @@ TEST_BINS += $(T)/leak_classes
 $(T)/wrong_answer: tests/apps/wrong_answer.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lm
 TEST_BINS += $(T)/wrong_answer
+$(T)/test_digest: tests/unit/test_digest.c common/digest.c common/select.c common/digest.h common/select.h | $(T)
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ tests/unit/test_digest.c common/digest.c common/select.c -lm
+TEST_BINS += $(T)/test_digest
 $(T)/threads: tests/apps/threads.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lpthread
 $(T)/threads-tsan: tests/apps/threads.c | $(T)

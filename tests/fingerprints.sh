@@ -173,5 +173,5 @@ t_fingerprints_under_sanitizers() {
     CLTRACE_FINGERPRINT=1 CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/fst.%p.pftrace" TSAN_OPTIONS=halt_on_error=1 \
         LD_PRELOAD="$rt:$B/tsan/libcltrace.so" "$T/wrong_answer" --nan-at 5 >> "$WORK/fsa.out" 2>&1
     ! grep -q "runtime error\|Sanitizer" "$WORK/fsa.out" || { cat "$WORK/fsa.out"; return 1; }
-    "$B/cltrace-report" --format json "$(trace_of "$WORK/fst")" | grep -q '"rule": "nan"'
+    "$B/cltrace-report" --format json "$(trace_of "$WORK/fst")" | grep -q '"rule":"nan"'
 }

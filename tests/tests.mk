@@ -77,6 +77,9 @@ $(T)/bench_calls: tests/bench/bench_calls.c | $(T)
 	$(CC) -O2 -g -Wall -Wextra -o $@ $< -lOpenCL
 
 TEST_BINS += $(T)/bench_calls
+$(T)/bench_fingerprint: tests/bench/bench_fingerprint.c common/digest.c common/digest.h | $(T)
+	$(CC) -O2 -g -Wall -Wextra $(if $(filter true,$(CI)),-Werror) $(INC) -o $@ $< common/digest.c -lOpenCL
+TEST_BINS += $(T)/bench_fingerprint
 
 $(T)/bench_ranges: tests/bench/bench_ranges.c include/cltrace.h | $(T)
 	$(CC) -O2 -g -Wall -Wextra -Iinclude -o $@ $<

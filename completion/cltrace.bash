@@ -16,7 +16,7 @@ _cltrace()
         esac
     done
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "-o -q --no-children --sample -h --help --" -- "$cur"))
+        COMPREPLY=($(compgen -W "-o -q --no-children --sample --fingerprint -h --help --" -- "$cur"))
     else
         COMPREPLY=($(compgen -c -- "$cur"))
     fi
@@ -35,7 +35,7 @@ _cltrace_report()
         COMPREPLY=($(compgen -W "--format -o --fail-on --small-bytes --small-count --min-wg --min-occupancy
                                  --threshold --jobs --ranks-only --ranks --help" -- "$cur"))
     else
-        COMPREPLY=($(compgen -W "diff merge" -- "$cur") $(compgen -f -X '!*.pftrace?(.gz)' -- "$cur") $(compgen -d -- "$cur"))
+        COMPREPLY=($(compgen -W "diff diverge merge" -- "$cur") $(compgen -f -X '!*.pftrace?(.gz)' -- "$cur") $(compgen -d -- "$cur"))
     fi
 }
 

@@ -132,6 +132,29 @@ printf "  %-50s %.1f M packets/s (a measured call is two, its slice's BEGIN and 
 printf "  %-50s %s s (%s recorded, %s dropped)\n" "  (process wall s of that run, CLTRACE_SPILL_MB=0)" "$w2" "$rec" "$drop"
 rm -f "$W"/w3.*
 echo
+# Fingerprints: the digest on one core; a launch writing MIB MiB, untraced,
+# traced, and traced with every launch fingerprinted (PoCL: the readback is
+# a copy on the same CPU), each the least of 3 runs
+fd=$("$T/bench_fingerprint" digest)
+echo "fingerprints (CLTRACE_FINGERPRINT=1):"
+printf "  %-50s %8s GB/s   target >= 10\n" "hash (XXH3), one core" "$(echo "$fd" | awk '/^hash_gbps/ {print $2}')"
+printf "  %-50s %8s GB/s\n" "hash + NaN/Inf/denormal counts, min, max, sum" "$(echo "$fd" | awk '/^hash_float_stats_gbps/ {print $2}')"
+fl() { "$@" | awk '/^wall_ns_per_launch/ {print $2}'; }
+printf "  %-50s %8s %8s %8s %10s\n" "wall us per launch (PoCL)" untraced traced "+prints" "added/GiB"
+for mib in 1 16; do
+    a=""; b=""; c=""
+    for r in 1 2 3; do
+        a="$a $(fl "$T/bench_fingerprint" launch $mib 100)"
+        b="$b $(fl traced fb "$T/bench_fingerprint" launch $mib 100)"
+        c="$c $(CLTRACE_FINGERPRINT=1 fl traced fc "$T/bench_fingerprint" launch $mib 100)"
+        rm -f "$W"/fb.* "$W"/fc.*
+    done
+    a=$(echo $a | min); b=$(echo $b | min); c=$(echo $c | min)
+    printf "  %-50s %8.0f %8.0f %8.0f %8.2f s\n" "a kernel writing $mib MiB" "$(awk -v x="$a" 'BEGIN{print x/1000}')" \
+        "$(awk -v x="$b" 'BEGIN{print x/1000}')" "$(awk -v x="$c" 'BEGIN{print x/1000}')" \
+        "$(awk -v x="$c" -v y="$b" -v m="$mib" 'BEGIN{print (x-y)/1e9*1024/m}')"
+done
+echo
 echo "peak memory (VmHWM) over 10M clSetKernelArg calls, MiB:"
 printf "  %-12s %10s %10s %10s\n" calls untraced traced added
 paste "$W/m0" "$W/m1" | awk '/^hwm_kb_after/ {printf "  %-12s %10.1f %10.1f %10.1f\n", $2, $3/1024, $6/1024, ($6-$3)/1024}'

@@ -109,7 +109,7 @@ static int try_complete(struct clt_thread *th, const struct pending *p, info_t p
             t[3] = 0;
     }
     /* its fingerprints first (their readbacks run behind it), then the command */
-    if (CLT_UNLIKELY(clt_fp_on) && !clt_fp_collect(th, p->flow))
+    if (CLT_UNLIKELY(clt_fp_on) && !clt_fp_collect(th, p->event, p->flow))
         return 0;
     for (int i = 0; i < 3 && t[3]; i++)
         if (prof(p->event, CL_PROFILING_COMMAND_QUEUED_ + (uint32_t)i, 8, &t[i], NULL) != 0)

@@ -147,13 +147,13 @@ void *clt_dlsym_handle(void *handle, const char *name)
     const struct clt_ext_entry *e = clt_ext_find(name);
     if (e && !clt_is_self(p) && !clt_is_self(caller) && !is_opencl_implementation(caller)) {
         unsigned fn = (unsigned)(e - clt_ext_table);
-        void *cur = NULL;
+        void *cur = NULL, *step = clt_fp_interpose(fn, p);
         /* The first route to set the next step keeps it: a layer's target
          * dispatch, or the library the app is linked with, is the same
          * command of the same platforms. */
-        if (!__atomic_compare_exchange_n(&clt_real_tab[fn], &cur, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
+        if (!__atomic_compare_exchange_n(&clt_real_tab[fn], &cur, step, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
             cur == CLT_REAL_ABSENT)
-            __atomic_compare_exchange_n(&clt_real_tab[fn], &cur, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+            __atomic_compare_exchange_n(&clt_real_tab[fn], &cur, step, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
         Lmid_t ns = LM_ID_BASE;
         if (dlinfo(handle, RTLD_DI_LMID, &ns) == 0 && ns != LM_ID_BASE)
             clt_callstack_disable("OpenCL loaded into a dlmopen namespace");

@@ -3,6 +3,12 @@
  * to find the first command that wrote a NaN and the first where two runs
  * part (cltrace-report: the nan rule, `diverge`).
  *
+ * Nothing of it is in the wrappers: with fingerprints on, the real entry
+ * points of clSetKernelArg(SVMPointer) and of the commands above are this
+ * file's (clt_fp_interpose, wherever a real entry point is set: the
+ * library, dlsym, an extension lookup, the loader's layer), which call the
+ * driver's and then look. Off, nothing changes.
+ *
  * On the calling thread, right after the enqueue: the buffers the command
  * may write (a kernel: its global, non-const pointer arguments as last set,
  * their element type from the kernel's argument info; a transfer: its
@@ -14,13 +20,11 @@
  * host may not read (CL_MEM_HOST_NO_ACCESS, CL_MEM_HOST_WRITE_ONLY) is
  * copied into a buffer of cltrace's first.
  *
- * On the collector thread, once the command completed: the readbacks are
- * waited for, each digested (common/digest.h) and written to the
- * collector's ring as a CLT_REC_FINGERPRINT just before the command's own
- * record, so the writer draws them as arguments of the command's slice.
- *
- * Off, this costs the wrappers one load and a branch per call of the
- * commands above and of clSetKernelArg. */
+ * On the collector thread, once the command completed (its event is the
+ * key): the readbacks are waited for, each digested (common/digest.h) and
+ * written to the collector's ring as a CLT_REC_FINGERPRINT just before the
+ * command's own record, so the writer draws them as arguments of the
+ * command's slice. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -77,7 +81,7 @@ struct name_count { char name[96]; uint64_t launches; };
 struct out { void *mem, *ev, *host; size_t bytes; int64_t arg; int elem, done; int32_t status; struct clt_digest d; };
 struct job { uint64_t cmd_n, launch_n; unsigned n; struct out o[FP_MAX_OUT]; };
 
-static struct clt_map kargs_of, kinfo_of, elem_of, jobs;   /* kernel, kernel, mem, flow */
+static struct clt_map kargs_of, kinfo_of, elem_of, jobs;   /* kernel, kernel, mem, command event */
 
 /* Host memory for readbacks: mapped with its pages populated at once (each
  * page faulted in on first touch by the driver's copy cost ~2.7 us on a
@@ -134,7 +138,7 @@ void clt_fp_load(void)
     clt_fp_on = 1;
 }
 
-void clt_fp_set_arg(void *kernel, uint32_t index, size_t size, const void *value)
+static void set_arg(void *kernel, uint32_t index, size_t size, const void *value)
 {
     if (index >= FP_MAX_ARGS || !kernel)
         return;
@@ -297,15 +301,28 @@ static void wait_for_digests(void)
     }
 }
 
-void clt_fp_command(unsigned fn, uint64_t flow, void *queue, void *obj, void *event)
+/* The app's own call, inside its wrapper: not one of cltrace's own
+ * (calibration fills, clock markers), whose commands are never collected. */
+static int apps_call(unsigned fn)
 {
-    if (!event || !flow || flow == CLT_FLOW_SAMPLED_OUT)
+    const struct clt_thread *th = clt_tls;
+    return th && th->in_fn == fn + 1u && clt_is_active();
+}
+
+static void fp_command(unsigned fn, void *queue, void *obj, void *event)
+{
+    if (!event || !apps_call(fn))
         return;
     int kernel = fn == CLT_FN_clEnqueueNDRangeKernel || fn == CLT_FN_clEnqueueTask;
     struct job *j = calloc(1, sizeof *j);
     if (!j)
         return;
     pthread_mutex_lock(&lock);
+    if (clt_map_get(&jobs, (uint64_t)(uintptr_t)event)) {     /* seen by an inner route already (preload + layer) */
+        pthread_mutex_unlock(&lock);
+        free(j);
+        return;
+    }
     const struct kinfo *k = kernel ? kernel_info(obj) : NULL;
     const char *name = k ? k->name : clt_fns[fn].name;
     j->cmd_n = ++n_commands;
@@ -340,7 +357,7 @@ void clt_fp_command(unsigned fn, uint64_t flow, void *queue, void *obj, void *ev
     if (j->n && break_nan)
         break_if_nonfinite(j);
     pthread_mutex_lock(&lock);
-    if (!j->n || clt_map_put(&jobs, flow, j) != 0) {
+    if (!j->n || clt_map_put(&jobs, (uint64_t)(uintptr_t)event, j) != 0) {
         for (unsigned i = 0; i < j->n; i++)
             digest(&j->o[i]);
         free(j);
@@ -365,16 +382,16 @@ static int job_ready(const struct job *j)
     return 1;
 }
 
-int clt_fp_collect(struct clt_thread *th, uint64_t flow)
+int clt_fp_collect(struct clt_thread *th, void *event, uint64_t flow)
 {
     pthread_mutex_lock(&lock);
-    struct job *j = clt_map_get(&jobs, flow);
+    struct job *j = clt_map_get(&jobs, (uint64_t)(uintptr_t)event);
     if (j && !job_ready(j)) {
         pthread_mutex_unlock(&lock);
         return 0;
     }
     if (j)
-        clt_map_del(&jobs, flow);
+        clt_map_del(&jobs, (uint64_t)(uintptr_t)event);
     pthread_mutex_unlock(&lock);
     if (!j)
         return 1;
@@ -408,6 +425,109 @@ int clt_fp_collect(struct clt_thread *th, uint64_t flow)
     }
     free(j);
     return 1;
+}
+
+/* ---- the interposers: the driver's entry point, then a look ------------ */
+
+enum { I_SETARG, I_SETARG_SVM, I_NDRANGE, I_TASK, I_WRITE, I_WRITE_RECT, I_FILL, I_COPY, I_COPY_RECT, I_N };
+static void *_Atomic next[I_N];          /* the driver's (or the next layer's) */
+#define NEXT(i, type) ((type)__atomic_load_n(&next[i], __ATOMIC_ACQUIRE))
+typedef void *P;
+typedef const void *CP;
+
+static int32_t fp_set_arg(P k, uint32_t i, size_t size, CP v)
+{
+    int32_t r = NEXT(I_SETARG, int32_t (*)(P, uint32_t, size_t, CP))(k, i, size, v);
+    if (r == 0 && apps_call(CLT_FN_clSetKernelArg))
+        set_arg(k, i, size, v);
+    return r;
+}
+
+static int32_t fp_set_arg_svm(P k, uint32_t i, CP v)
+{
+    int32_t r = NEXT(I_SETARG_SVM, int32_t (*)(P, uint32_t, CP))(k, i, v);
+    if (r == 0)
+        set_arg(k, i, 0, NULL);   /* not a buffer cltrace can read back */
+    return r;
+}
+
+#define AFTER(fn, obj) \
+    if (r == 0 && ev) \
+        fp_command(CLT_FN_##fn, q, obj, *ev); \
+    return r
+
+static int32_t fp_ndrange(P q, P k, uint32_t d, CP o, CP g, CP l, uint32_t n, CP w, P *ev)
+{
+    int32_t r = NEXT(I_NDRANGE, int32_t (*)(P, P, uint32_t, CP, CP, CP, uint32_t, CP, P *))(q, k, d, o, g, l, n, w, ev);
+    AFTER(clEnqueueNDRangeKernel, k);
+}
+
+static int32_t fp_task(P q, P k, uint32_t n, CP w, P *ev)
+{
+    int32_t r = NEXT(I_TASK, int32_t (*)(P, P, uint32_t, CP, P *))(q, k, n, w, ev);
+    AFTER(clEnqueueTask, k);
+}
+
+static int32_t fp_write(P q, P b, uint32_t bl, size_t off, size_t size, CP p, uint32_t n, CP w, P *ev)
+{
+    int32_t r = NEXT(I_WRITE, int32_t (*)(P, P, uint32_t, size_t, size_t, CP, uint32_t, CP, P *))(q, b, bl, off, size,
+                                                                                            p, n, w, ev);
+    AFTER(clEnqueueWriteBuffer, b);
+}
+
+static int32_t fp_write_rect(P q, P b, uint32_t bl, CP bo, CP ho, CP rg, size_t brp, size_t bsp, size_t hrp,
+                             size_t hsp, CP p, uint32_t n, CP w, P *ev)
+{
+    int32_t r = NEXT(I_WRITE_RECT, int32_t (*)(P, P, uint32_t, CP, CP, CP, size_t, size_t, size_t, size_t, CP,
+                                               uint32_t, CP, P *))(q, b, bl, bo, ho, rg, brp, bsp, hrp, hsp, p, n, w, ev);
+    AFTER(clEnqueueWriteBufferRect, b);
+}
+
+static int32_t fp_fill(P q, P b, CP pat, size_t ps, size_t off, size_t size, uint32_t n, CP w, P *ev)
+{
+    int32_t r = NEXT(I_FILL, int32_t (*)(P, P, CP, size_t, size_t, size_t, uint32_t, CP, P *))(q, b, pat, ps, off,
+                                                                                         size, n, w, ev);
+    AFTER(clEnqueueFillBuffer, b);
+}
+
+static int32_t fp_copy(P q, P s, P d, size_t so, size_t dof, size_t size, uint32_t n, CP w, P *ev)
+{
+    int32_t r = NEXT(I_COPY, int32_t (*)(P, P, P, size_t, size_t, size_t, uint32_t, CP, P *))(q, s, d, so, dof, size,
+                                                                                        n, w, ev);
+    AFTER(clEnqueueCopyBuffer, d);
+}
+
+static int32_t fp_copy_rect(P q, P s, P d, CP so, CP dof, CP rg, size_t srp, size_t ssp, size_t drp, size_t dsp,
+                            uint32_t n, CP w, P *ev)
+{
+    int32_t r = NEXT(I_COPY_RECT, int32_t (*)(P, P, P, CP, CP, CP, size_t, size_t, size_t, size_t, uint32_t, CP,
+                                              P *))(q, s, d, so, dof, rg, srp, ssp, drp, dsp, n, w, ev);
+    AFTER(clEnqueueCopyBufferRect, d);
+}
+
+void *clt_fp_interpose(unsigned fn, void *real)
+{
+    static const struct { unsigned fn; void *with; } table[I_N] = {
+        [I_SETARG] = { CLT_FN_clSetKernelArg, (void *)fp_set_arg },
+        [I_SETARG_SVM] = { CLT_FN_clSetKernelArgSVMPointer, (void *)fp_set_arg_svm },
+        [I_NDRANGE] = { CLT_FN_clEnqueueNDRangeKernel, (void *)fp_ndrange },
+        [I_TASK] = { CLT_FN_clEnqueueTask, (void *)fp_task },
+        [I_WRITE] = { CLT_FN_clEnqueueWriteBuffer, (void *)fp_write },
+        [I_WRITE_RECT] = { CLT_FN_clEnqueueWriteBufferRect, (void *)fp_write_rect },
+        [I_FILL] = { CLT_FN_clEnqueueFillBuffer, (void *)fp_fill },
+        [I_COPY] = { CLT_FN_clEnqueueCopyBuffer, (void *)fp_copy },
+        [I_COPY_RECT] = { CLT_FN_clEnqueueCopyBufferRect, (void *)fp_copy_rect },
+    };
+    if (!clt_fp_on || !real || real == CLT_REAL_ABSENT)
+        return real;
+    for (unsigned i = 0; i < I_N; i++)
+        if (table[i].fn == fn) {
+            if (real == table[i].with)
+                return real;
+            __atomic_store_n(&next[i], real, __ATOMIC_RELEASE);
+            return table[i].with;
+        }
+    return real;
 }
 
 char *clt_fp_build_options(const char *options)

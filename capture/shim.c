@@ -78,6 +78,7 @@ void *clt_real_slow(unsigned fn)
         p = dlsym(RTLD_NEXT, clt_fns[fn].name);
     if (is_self(p))          /* never forward to ourselves */
         p = NULL;
+    p = clt_fp_interpose(fn, p);
     void *expected = NULL;   /* an extension lookup may have set it meanwhile */
     __atomic_compare_exchange_n(&clt_real_tab[fn], &expected, p ? p : CLT_REAL_ABSENT, 0,
                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
@@ -120,7 +121,8 @@ void *clt_ext_wrap(const char *name, void *real)
     const struct clt_ext_entry *e = clt_ext_find(name);
     if (!e)
         return real;
-    __atomic_store_n(&clt_real_tab[e - clt_ext_table], real, __ATOMIC_RELEASE);
+    __atomic_store_n(&clt_real_tab[e - clt_ext_table], clt_fp_interpose((unsigned)(e - clt_ext_table), real),
+                     __ATOMIC_RELEASE);
     return e->wrapper;
 }
 

@@ -413,12 +413,11 @@ HOOKED = ["clCreateCommandQueue", "clCreateCommandQueueWithProperties", "clCreat
 
 
 # Commands whose written buffers CLTRACE_FINGERPRINT reads back after they
-# ran (capture/fingerprint.c): the command -> the parameter naming what it
-# writes (a kernel: the buffers among its arguments).
-FINGERPRINTED = {"clEnqueueNDRangeKernel": "kernel", "clEnqueueTask": "kernel",
-                 "clEnqueueWriteBuffer": "buffer", "clEnqueueWriteBufferRect": "buffer",
-                 "clEnqueueFillBuffer": "buffer", "clEnqueueCopyBuffer": "dst_buffer",
-                 "clEnqueueCopyBufferRect": "dst_buffer"}
+# ran: capture/fingerprint.c interposes on their real entry points (nothing
+# in the wrapper: no cost when off); with fingerprints on they record their
+# call stack, the site the report names.
+FINGERPRINTED = ("clEnqueueNDRangeKernel", "clEnqueueTask", "clEnqueueWriteBuffer", "clEnqueueWriteBufferRect",
+                 "clEnqueueFillBuffer", "clEnqueueCopyBuffer", "clEnqueueCopyBufferRect")
 
 
 def is_enqueue(c, ps, kinds):
@@ -576,13 +575,6 @@ def wrapper(reg, c, r, ps, kinds, exported):
     if hooked:
         L.append("    clt_post_%s(&h%s%s);" % (c, "" if rk == "VOID" else ", &ret", "".join(", " + n for n in argnames)))
     ok = {"VOID": "1", "ERR": "ret == 0", "HANDLE": "ret != NULL", "PTR": "ret != NULL", "VAL": "1"}[rk]
-    if c in FINGERPRINTED:
-        L.append("    if (CLT_UNLIKELY(clt_fp_on) && th && %s && event__c)" % ok)
-        L.append("        clt_fp_command(CLT_FN_%s, flow, command_queue, %s, *(void **)event__c);" % (c, FINGERPRINTED[c]))
-    if c in ("clSetKernelArg", "clSetKernelArgSVMPointer"):   # the buffers a launch may write (fingerprints)
-        L.append("    if (CLT_UNLIKELY(clt_fp_on) && ret == 0)")
-        L.append("        clt_fp_set_arg(kernel, arg_index, %s);" % (
-            "arg_size, arg_value" if c == "clSetKernelArg" else "0, NULL"))
     if enq:
         L.append("    if (th && %s && event__c)" % ok)
         L.append("        clt_track_command(flow, *(void **)event__c, %s);" %

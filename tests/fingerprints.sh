@@ -175,3 +175,19 @@ t_fingerprints_under_sanitizers() {
     ! grep -q "runtime error\|Sanitizer" "$WORK/fsa.out" || { cat "$WORK/fsa.out"; return 1; }
     "$B/cltrace-report" --format json "$(trace_of "$WORK/fst")" | grep -q '"rule":"nan"'
 }
+
+t_fingerprints_every_route() {
+    # the real entry points cltrace looks through are set by every route: an
+    # ICD loader layer alone, and preload with the layer (each call once):
+    # the same first NaN, #20, and cltrace's own commands never counted
+    for route in layer both; do
+        local env_layer="OPENCL_LAYERS=$SHIM" env_pre="LD_PRELOAD="
+        [ $route = both ] && env_pre="LD_PRELOAD=$SHIM"
+        env "$env_layer" "$env_pre" CLTRACE_FINGERPRINT=1 CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/fr-$route.%p.pftrace" \
+            "$T/wrong_answer" --nan-at 5 > /dev/null
+        "$B/cltrace-report" --format json "$(trace_of "$WORK/fr-$route")" | $PY -c '
+import json, sys
+f = [f for f in json.load(sys.stdin)["findings"] if f["rule"] == "nan"]
+assert len(f) == 1 and f[0]["where"].startswith("kernel `update` launch 5 (#20,"), f'
+    done
+}

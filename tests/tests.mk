@@ -84,7 +84,7 @@ TEST_BINS += $(T)/bench_fingerprint
 $(T)/bench_ranges: tests/bench/bench_ranges.c include/cltrace.h | $(T)
 	$(CC) -O2 -g -Wall -Wextra -Iinclude -o $@ $<
 
-bench: all $(T)/bench_calls $(T)/bench_ranges $(T)/libfakecl.so
+bench: all $(T)/bench_calls $(T)/bench_ranges $(T)/bench_fingerprint $(T)/libfakecl.so
 	bash tests/bench/run.sh
 
 .PHONY: bench

@@ -4455,8 +4455,6 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
         th->in_fn = clt_outer;
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
-    if (CLT_UNLIKELY(clt_fp_on) && th && ret == 0 && event__c)
-        clt_fp_command(CLT_FN_clEnqueueCopyBuffer, flow, command_queue, dst_buffer, *(void **)event__c);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -4535,8 +4533,6 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
         th->in_fn = clt_outer;
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
-    if (CLT_UNLIKELY(clt_fp_on) && th && ret == 0 && event__c)
-        clt_fp_command(CLT_FN_clEnqueueCopyBufferRect, flow, command_queue, dst_buffer, *(void **)event__c);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -4853,8 +4849,6 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
         th->in_fn = clt_outer;
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
-    if (CLT_UNLIKELY(clt_fp_on) && th && ret == 0 && event__c)
-        clt_fp_command(CLT_FN_clEnqueueFillBuffer, flow, command_queue, buffer, *(void **)event__c);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -5936,8 +5930,6 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     clt_post_clEnqueueNDRangeKernel(&h, &ret, command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
-    if (CLT_UNLIKELY(clt_fp_on) && th && ret == 0 && event__c)
-        clt_fp_command(CLT_FN_clEnqueueNDRangeKernel, flow, command_queue, kernel, *(void **)event__c);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -8006,8 +7998,6 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
         th->in_fn = clt_outer;
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
-    if (CLT_UNLIKELY(clt_fp_on) && th && ret == 0 && event__c)
-        clt_fp_command(CLT_FN_clEnqueueTask, flow, command_queue, kernel, *(void **)event__c);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -8285,8 +8275,6 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
         th->in_fn = clt_outer;
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
-    if (CLT_UNLIKELY(clt_fp_on) && th && ret == 0 && event__c)
-        clt_fp_command(CLT_FN_clEnqueueWriteBuffer, flow, command_queue, buffer, *(void **)event__c);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -8365,8 +8353,6 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
         th->in_fn = clt_outer;
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
-    if (CLT_UNLIKELY(clt_fp_on) && th && ret == 0 && event__c)
-        clt_fp_command(CLT_FN_clEnqueueWriteBufferRect, flow, command_queue, buffer, *(void **)event__c);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     if (!th)
@@ -14119,8 +14105,6 @@ static int32_t clSetKernelArg_rec(clSetKernelArg_t real, void * kernel, uint32_t
     uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
         th->in_fn = clt_outer;
-    if (CLT_UNLIKELY(clt_fp_on) && ret == 0)
-        clt_fp_set_arg(kernel, arg_index, arg_size, arg_value);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -14284,8 +14268,6 @@ static int32_t clSetKernelArgSVMPointer_rec(clSetKernelArgSVMPointer_t real, voi
     uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
         th->in_fn = clt_outer;
-    if (CLT_UNLIKELY(clt_fp_on) && ret == 0)
-        clt_fp_set_arg(kernel, arg_index, 0, NULL);
     if (!th)
         return ret;
     int ok = ret == 0;

@@ -120,6 +120,42 @@ void rm_fp_read(struct open_slice *o, struct seq *s, const rm_ann_t *a)
     }
 }
 
+/* A call's result: an error (its name, or a negative number), or the
+ * object id of the handle it returned. */
+static void result(struct open_slice *o, const Ann *a, const char *str)
+{
+    if (str && strcmp(str, "CL_SUCCESS") && strncmp(str, "CL_", 3) == 0) {
+        o->error = 1;
+        snprintf(o->error_name, sizeof o->error_name, "%s", str);
+    } else if (!str && a->value_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE && a->int_value < 0) {
+        o->error = 1;
+        snprintf(o->error_name, sizeof o->error_name, "%lld", (long long)a->int_value);
+    } else if (a->value_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE) {
+        o->result_id = a->uint_value;
+    }
+}
+
+/* A device command's own arguments (what diverge and the nan rule use). */
+static void command_arg(struct open_slice *o, struct seq *s, const Ann *a, enum arg_code c, const char *str)
+{
+    switch (c) {
+    case A_COMMAND_TYPE:
+        o->device = 1;
+        snprintf(o->type, sizeof o->type, "%s", str ? str : "");
+        break;
+    case A_FINGERPRINTS: rm_fp_read(o, s, a); break;
+    case A_FP_CMD: o->fp_cmd = rm_ann_uint(a); break;
+    case A_FP_LAUNCH: o->fp_launch = rm_ann_uint(a); break;
+    case A_QUEUE: o->queue = rm_ann_uint(a); break;
+    case A_KARGS:
+        for (size_t j = 0; j < a->n_array_values && j < RM_FP_ARGS; j++)
+            o->kargs[j] = rm_ann_uint(a->array_values[j]);
+        o->n_kargs = a->n_array_values < RM_FP_ARGS ? (unsigned)a->n_array_values : RM_FP_ARGS;
+        break;
+    default: break;
+    }
+}
+
 void rm_read_args(struct open_slice *o, struct seq *s, const Perfetto__Protos__TrackEvent *e)
 {
     for (size_t i = 0; i < e->n_debug_annotations; i++) {
@@ -130,31 +166,13 @@ void rm_read_args(struct open_slice *o, struct seq *s, const Perfetto__Protos__T
             continue;
         const char *str = rm_ann_str(s, a);
         switch (c) {
-        case A_RESULT:
-            if (str && strcmp(str, "CL_SUCCESS") && strncmp(str, "CL_", 3) == 0) {
-                o->error = 1;
-                snprintf(o->error_name, sizeof o->error_name, "%s", str);
-            } else if (!str && a->value_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE &&
-                       a->int_value < 0) {
-                o->error = 1;
-                snprintf(o->error_name, sizeof o->error_name, "%lld", (long long)a->int_value);
-            } else if (a->value_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE) {
-                o->result_id = a->uint_value;
-            }
-            break;
+        case A_RESULT: result(o, a, str); break;
         case A_COMMAND_TYPE:
-            o->device = 1;
-            snprintf(o->type, sizeof o->type, "%s", str ? str : "");
-            break;
-        case A_FINGERPRINTS: rm_fp_read(o, s, a); break;
-        case A_FP_CMD: o->fp_cmd = rm_ann_uint(a); break;
-        case A_FP_LAUNCH: o->fp_launch = rm_ann_uint(a); break;
-        case A_QUEUE: o->queue = rm_ann_uint(a); break;
-        case A_KARGS:
-            for (size_t j = 0; j < a->n_array_values && j < RM_FP_ARGS; j++)
-                o->kargs[j] = rm_ann_uint(a->array_values[j]);
-            o->n_kargs = a->n_array_values < RM_FP_ARGS ? (unsigned)a->n_array_values : RM_FP_ARGS;
-            break;
+        case A_FINGERPRINTS:
+        case A_FP_CMD:
+        case A_FP_LAUNCH:
+        case A_QUEUE:
+        case A_KARGS: command_arg(o, s, a, c, str); break;
         case A_DURATION: o->dur_ns = rm_ann_uint(a); break;
         case A_DIRECTION:
             if (str)

@@ -8,7 +8,8 @@
  * it. --scale changes a constant of `flux` (a second build that differs
  * from its first command on); --reorder sums `flux`'s terms in another order
  * (results that differ by rounding only). --host-no-access makes the state
- * a buffer the host may not read. Prints a checksum of the state. */
+ * a buffer the host may not read. Prints a checksum of the state.
+ * OCL_PLATFORM picks the platform whose name contains it (default: the first). */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <math.h>
@@ -60,10 +61,18 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    cl_platform_id plat;
+    cl_platform_id plats[8], plat;
+    cl_uint np = 0;
     cl_device_id dev;
     cl_int err;
-    CHECK(clGetPlatformIDs(1, &plat, NULL));
+    CHECK(clGetPlatformIDs(8, plats, &np));
+    plat = plats[0];
+    for (cl_uint i = 0; getenv("OCL_PLATFORM") && i < np; i++) {
+        char name[256] = "";
+        clGetPlatformInfo(plats[i], CL_PLATFORM_NAME, sizeof name, name, NULL);
+        if (strstr(name, getenv("OCL_PLATFORM")))
+            plat = plats[i];
+    }
     CHECK(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
     cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
     CHECK(err);

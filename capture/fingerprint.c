@@ -78,7 +78,14 @@ struct kinfo {                             /* a kernel's arguments, asked once *
     uint8_t elem[FP_MAX_ARGS];
 };
 struct name_count { char name[96]; uint64_t launches; };
-struct out { void *mem, *ev, *host; size_t bytes; int64_t arg; int elem, done; int32_t status; struct clt_digest d; };
+struct out {                               /* a buffer (its region off..off+bytes; bytes 0: all) read back */
+    void *mem, *ev, *host;
+    size_t off, bytes;
+    int64_t arg;
+    int elem, done;
+    int32_t status;
+    struct clt_digest d;
+};
 struct job { uint64_t cmd_n, launch_n; unsigned n; struct out o[FP_MAX_OUT]; };
 
 static struct clt_map kargs_of, kinfo_of, elem_of, jobs;   /* kernel, kernel, mem, command event */
@@ -219,9 +226,12 @@ static int32_t read_back(void *queue, void *mem, void *cmd_event, struct out *o)
     read_t rd = (read_t)REAL(clEnqueueReadBuffer);
     uint32_t type = 0;
     uint64_t flags = 0;
+    size_t size = 0;
     if (!mi || !rd || mi(mem, M_TYPE, sizeof type, &type, NULL) != 0 || type != MEM_BUFFER ||
-        mi(mem, M_FLAGS, sizeof flags, &flags, NULL) != 0 || mi(mem, M_SIZE, sizeof o->bytes, &o->bytes, NULL) != 0)
+        mi(mem, M_FLAGS, sizeof flags, &flags, NULL) != 0 || mi(mem, M_SIZE, sizeof size, &size, NULL) != 0)
         return CL_INVALID_OPERATION_;
+    if (!o->bytes || o->off >= size || o->bytes > size - o->off)    /* the whole buffer */
+        o->off = 0, o->bytes = size;
     if (!o->bytes || !(o->host = host_get(o->bytes)))
         return -5;      /* CL_OUT_OF_RESOURCES */
     void *from = mem, *copy_ev = NULL, *wait = cmd_event;
@@ -233,14 +243,14 @@ static int32_t read_back(void *queue, void *mem, void *cmd_event, struct out *o)
         if (!mk || !cp || mi(mem, M_CONTEXT, sizeof ctx, &ctx, NULL) != 0 ||
             !(from = mk(ctx, 1u /* READ_WRITE */, o->bytes, NULL, &err)) || err != 0)
             return err ? err : -4;
-        err = cp(queue, mem, from, 0, 0, o->bytes, 1, &wait, &copy_ev);
+        err = cp(queue, mem, from, o->off, 0, o->bytes, 1, &wait, &copy_ev);
         if (err != 0) {
             ((release_t)REAL(clReleaseMemObject))(from);
             return err;
         }
         wait = copy_ev;
     }
-    int32_t err = rd(queue, from, 0, 0, o->bytes, o->host, 1, &wait, &o->ev);
+    int32_t err = rd(queue, from, 0, from == mem ? o->off : 0, o->bytes, o->host, 1, &wait, &o->ev);
     if (copy_ev) {          /* the staging buffer: freed once the commands on it are done */
         ((release_t)REAL(clReleaseEvent))(copy_ev);
         ((release_t)REAL(clReleaseMemObject))(from);
@@ -309,7 +319,9 @@ static int apps_call(unsigned fn)
     return th && th->in_fn == fn + 1u && clt_is_active();
 }
 
-static void fp_command(unsigned fn, void *queue, void *obj, void *event)
+/* A command enqueued: read back what it may have written (a transfer: the
+ * region off..off+bytes it wrote; bytes 0: the whole buffer). */
+static void fp_command(unsigned fn, void *queue, void *obj, void *event, size_t off, size_t bytes)
 {
     if (!event || !apps_call(fn))
         return;
@@ -341,6 +353,8 @@ static void fp_command(unsigned fn, void *queue, void *obj, void *event)
         if (!kernel) {      /* a transfer: its destination, typed as a kernel last wrote it */
             mems[0] = obj;
             j->o[0].arg = -1;
+            j->o[0].off = off;
+            j->o[0].bytes = bytes;
             j->o[0].elem = (int)(uintptr_t)clt_map_get(&elem_of, (uint64_t)(uintptr_t)obj);
             j->n = 1;
         }
@@ -407,6 +421,7 @@ int clt_fp_collect(struct clt_thread *th, void *event, uint64_t flow)
         v[FP_MEM] = (uint64_t)(uintptr_t)o->mem;
         v[FP_ARG] = (uint64_t)o->arg;
         v[FP_BYTES] = o->bytes;
+        v[FP_OFFSET] = o->off;
         v[FP_ELEM] = (uint64_t)o->elem;
         v[FP_STATUS] = (uint64_t)(int64_t)o->status;
         v[FP_HASH] = o->d.hash;
@@ -451,28 +466,28 @@ static int32_t fp_set_arg_svm(P k, uint32_t i, CP v)
     return r;
 }
 
-#define AFTER(fn, obj) \
+#define AFTER(fn, obj, off, bytes) \
     if (r == 0 && ev) \
-        fp_command(CLT_FN_##fn, q, obj, *ev); \
+        fp_command(CLT_FN_##fn, q, obj, *ev, off, bytes); \
     return r
 
 static int32_t fp_ndrange(P q, P k, uint32_t d, CP o, CP g, CP l, uint32_t n, CP w, P *ev)
 {
     int32_t r = NEXT(I_NDRANGE, int32_t (*)(P, P, uint32_t, CP, CP, CP, uint32_t, CP, P *))(q, k, d, o, g, l, n, w, ev);
-    AFTER(clEnqueueNDRangeKernel, k);
+    AFTER(clEnqueueNDRangeKernel, k, 0, 0);
 }
 
 static int32_t fp_task(P q, P k, uint32_t n, CP w, P *ev)
 {
     int32_t r = NEXT(I_TASK, int32_t (*)(P, P, uint32_t, CP, P *))(q, k, n, w, ev);
-    AFTER(clEnqueueTask, k);
+    AFTER(clEnqueueTask, k, 0, 0);
 }
 
 static int32_t fp_write(P q, P b, uint32_t bl, size_t off, size_t size, CP p, uint32_t n, CP w, P *ev)
 {
     int32_t r = NEXT(I_WRITE, int32_t (*)(P, P, uint32_t, size_t, size_t, CP, uint32_t, CP, P *))(q, b, bl, off, size,
                                                                                             p, n, w, ev);
-    AFTER(clEnqueueWriteBuffer, b);
+    AFTER(clEnqueueWriteBuffer, b, off, size);
 }
 
 static int32_t fp_write_rect(P q, P b, uint32_t bl, CP bo, CP ho, CP rg, size_t brp, size_t bsp, size_t hrp,
@@ -480,21 +495,21 @@ static int32_t fp_write_rect(P q, P b, uint32_t bl, CP bo, CP ho, CP rg, size_t 
 {
     int32_t r = NEXT(I_WRITE_RECT, int32_t (*)(P, P, uint32_t, CP, CP, CP, size_t, size_t, size_t, size_t, CP,
                                                uint32_t, CP, P *))(q, b, bl, bo, ho, rg, brp, bsp, hrp, hsp, p, n, w, ev);
-    AFTER(clEnqueueWriteBufferRect, b);
+    AFTER(clEnqueueWriteBufferRect, b, 0, 0);
 }
 
 static int32_t fp_fill(P q, P b, CP pat, size_t ps, size_t off, size_t size, uint32_t n, CP w, P *ev)
 {
     int32_t r = NEXT(I_FILL, int32_t (*)(P, P, CP, size_t, size_t, size_t, uint32_t, CP, P *))(q, b, pat, ps, off,
                                                                                          size, n, w, ev);
-    AFTER(clEnqueueFillBuffer, b);
+    AFTER(clEnqueueFillBuffer, b, off, size);
 }
 
 static int32_t fp_copy(P q, P s, P d, size_t so, size_t dof, size_t size, uint32_t n, CP w, P *ev)
 {
     int32_t r = NEXT(I_COPY, int32_t (*)(P, P, P, size_t, size_t, size_t, uint32_t, CP, P *))(q, s, d, so, dof, size,
                                                                                         n, w, ev);
-    AFTER(clEnqueueCopyBuffer, d);
+    AFTER(clEnqueueCopyBuffer, d, dof, size);
 }
 
 static int32_t fp_copy_rect(P q, P s, P d, CP so, CP dof, CP rg, size_t srp, size_t ssp, size_t drp, size_t dsp,
@@ -502,7 +517,7 @@ static int32_t fp_copy_rect(P q, P s, P d, CP so, CP dof, CP rg, size_t srp, siz
 {
     int32_t r = NEXT(I_COPY_RECT, int32_t (*)(P, P, P, CP, CP, CP, size_t, size_t, size_t, size_t, uint32_t, CP,
                                               P *))(q, s, d, so, dof, rg, srp, ssp, drp, dsp, n, w, ev);
-    AFTER(clEnqueueCopyBufferRect, d);
+    AFTER(clEnqueueCopyBufferRect, d, 0, 0);
 }
 
 void *clt_fp_interpose(unsigned fn, void *real)

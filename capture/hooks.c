@@ -411,18 +411,30 @@ void clt_pre_clCreateCommandQueue(struct clt_hook *h, void **context, void **dev
     h->changed = PROFILING_ADDED;
 }
 
+/* A queue made again by the post hooks below: an ICD loader that routes the
+ * command back into cltrace by name (a 2.0 command on a 1.2 platform) would
+ * otherwise have each failed retry retry again, without end. */
+static __thread int remaking;
+
 void clt_post_clCreateCommandQueue(struct clt_hook *h, void **ret, void *context, void *device,
                                    uint64_t properties, cl_int_ *errcode_ret)
 {
     typedef void *(*create_t)(void *, void *, uint64_t, cl_int_ *);
     create_t create = h->real;
     if (!*ret && h->changed == PROFILING_ADDED) {  /* profiling refused: give the app what it asked for */
-        *ret = create(context, device, properties, errcode_ret);
+        if (!remaking) {
+            remaking = 1;
+            *ret = create(context, device, properties, errcode_ret);
+            remaking = 0;
+        }
         return;
     }
-    if (*ret && h->changed == LEFT_PLAIN && !clt_profiling_switchable(*ret, device)) {
+    if (*ret && h->changed == LEFT_PLAIN && !remaking && !clt_profiling_switchable(*ret, device)) {
         cl_int_ err = 0;
-        *ret = made_again(h, *ret, create(context, device, properties | CL_QUEUE_PROFILING_ENABLE_, &err));
+        remaking = 1;
+        void *again = create(context, device, properties | CL_QUEUE_PROFILING_ENABLE_, &err);
+        remaking = 0;
+        *ret = made_again(h, *ret, again);
     }
     queue_created(h, *ret, context, device, properties, NULL, 0);
 }
@@ -479,12 +491,21 @@ static void post_create_with_props(struct clt_hook *h, void **ret, void *context
     typedef void *(*create_t)(void *, void *, const uint64_t *, cl_int_ *);
     create_t create = h->real;
     if (!*ret && h->changed == PROFILING_ADDED) {
-        *ret = create(context, device, props, errcode_ret);
+        if (!remaking) {
+            remaking = 1;
+            *ret = create(context, device, props, errcode_ret);
+            remaking = 0;
+        }
         return;
     }
-    if (*ret && h->changed == LEFT_PLAIN && !clt_profiling_switchable(*ret, device)) {
+    if (*ret && h->changed == LEFT_PLAIN && !remaking && !clt_profiling_switchable(*ret, device)) {
         cl_int_ err = 0;
-        void *again = props_plus_profiling(props, h->scratch) ? create(context, device, h->scratch, &err) : NULL;
+        void *again = NULL;
+        if (props_plus_profiling(props, h->scratch)) {
+            remaking = 1;
+            again = create(context, device, h->scratch, &err);
+            remaking = 0;
+        }
         *ret = made_again(h, *ret, again);
     }
     uint64_t arr[32];

@@ -125,3 +125,18 @@ t_opencl_1_2_platform_missing_command_fails_not_hangs() {
     grep -q "clGetDeviceAndHostTimer: -59" "$WORK/lp.out"
     [ "$(grep -c 'calls it back into cltrace' "$WORK/lp.err")" -eq 1 ]
 }
+
+t_opencl_1_2_platform_queue_retry_never_recurses() {
+    # clCreateCommandQueueWithProperties on Oclgrind comes back into cltrace
+    # by name: the queue cltrace asked for failed, and its retry of the app's
+    # own request used to come back in again, without end (a stack overflow
+    # that crashed the program). Now the retry is made once: no crash, and
+    # where the command fails the message says why
+    oclgrind_env || return 77
+    local rc=0
+    CLTRACE_OUTPUT="$WORK/lq.%p.pftrace" LD_PRELOAD=$SHIM timeout 60 "$B/examples/transfers" \
+        > "$WORK/lq.out" 2> "$WORK/lq.err" || rc=$?
+    cat "$WORK/lq.err"
+    [ $rc -lt 128 ]
+    [ $rc -eq 0 ] || grep -q 'calls it back into cltrace' "$WORK/lq.err"
+}

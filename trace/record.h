@@ -103,11 +103,12 @@ enum { QM_QUEUE, QM_SWITCHED, QM_N };
 enum { KI_KERNEL, KI_DEVICE, KI_WG_SIZE, KI_PREF_MULTIPLE, KI_LOCAL_MEM, KI_PRIVATE_MEM, KI_N };
 enum { KR_PROGRAM, KR_REGS, KR_NAME, KR_N };
 /* the command's flow; the buffer; the kernel argument (UINT64_MAX: a
- * transfer's destination); its bytes; enum clt_elem (common/digest.h); 0 or
+ * transfer's destination); the region read (a transfer: the one it wrote;
+ * a kernel: the whole buffer): offset, bytes; enum clt_elem (common/digest.h); 0 or
  * the readback's OpenCL error; struct clt_digest (min, max, sum: double
  * bits); the command's number among those fingerprinted and its launch's
  * among its kernel's (common/select.h's #N and NAME@N) */
-enum { FP_FLOW, FP_MEM, FP_ARG, FP_BYTES, FP_ELEM, FP_STATUS, FP_HASH, FP_NAN, FP_POS_INF, FP_NEG_INF,
+enum { FP_FLOW, FP_MEM, FP_ARG, FP_OFFSET, FP_BYTES, FP_ELEM, FP_STATUS, FP_HASH, FP_NAN, FP_POS_INF, FP_NEG_INF,
        FP_DENORMAL, FP_FIRST_NONFINITE, FP_MIN, FP_MAX, FP_SUM, FP_CMD_N, FP_LAUNCH_N, FP_N };
 
 

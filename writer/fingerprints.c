@@ -81,6 +81,8 @@ unsigned clt_fp_annotate(struct clt_writer *w, uint64_t flow, const struct clt_f
         s->item_p[i] = it;
         F_INT("arg", v[FP_ARG] == UINT64_MAX ? -1 : (int64_t)v[FP_ARG]);
         F_UINT("buffer", buffer_id(w, f, v));
+        if (v[FP_OFFSET])
+            F_UINT("offset", v[FP_OFFSET]);
         F_UINT("bytes", v[FP_BYTES]);
         F_STR("type", clt_elem_names[v[FP_ELEM] < CLT_ELEM_N ? v[FP_ELEM] : 0]);
         if ((int64_t)v[FP_STATUS] != 0) {
@@ -93,8 +95,9 @@ unsigned clt_fp_annotate(struct clt_writer *w, uint64_t flow, const struct clt_f
                 F_UINT("pos_inf", v[FP_POS_INF]);
                 F_UINT("neg_inf", v[FP_NEG_INF]);
                 F_UINT("denormal", v[FP_DENORMAL]);
-                if (v[FP_FIRST_NONFINITE] != UINT64_MAX)
-                    F_UINT("first_nonfinite", v[FP_FIRST_NONFINITE]);
+                static const unsigned elem_bytes[CLT_ELEM_N] = { 1, 2, 4, 8 };
+                if (v[FP_FIRST_NONFINITE] != UINT64_MAX)   /* an element of the buffer, not of the region */
+                    F_UINT("first_nonfinite", v[FP_FIRST_NONFINITE] + v[FP_OFFSET] / elem_bytes[v[FP_ELEM]]);
                 F_DBL("min", dbl(v[FP_MIN]));
                 F_DBL("max", dbl(v[FP_MAX]));
                 F_DBL("sum", dbl(v[FP_SUM]));

@@ -82,6 +82,8 @@ static void fp_field(struct rm_fp *f, const struct seq *s, const rm_ann_t *a)
         f->buffer = u;
     else if (!strcmp(n, "bytes"))
         f->bytes = u;
+    else if (!strcmp(n, "offset"))
+        f->offset = u;
     else if (!strcmp(n, "type") && str)
         snprintf(f->type, sizeof f->type, "%s", str);
     else if (!strcmp(n, "hash") && str)

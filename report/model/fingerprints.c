@@ -81,9 +81,11 @@ const char *rm_fpcmd_site(const struct rm_model *m, const struct rm_fpcmd *c)
 
 void rm_fp_buffer_describe(const struct rm_model *m, const struct rm_fp *f, char *buf, size_t cap)
 {
-    char arg[32];
+    char arg[64];
     if (f->arg >= 0)
         snprintf(arg, sizeof arg, "arg %lld, ", (long long)f->arg);
+    else if (f->offset)
+        snprintf(arg, sizeof arg, "written from byte %llu, ", (unsigned long long)f->offset);
     else
         arg[0] = 0;
     const char *site = f->site > 0 && (unsigned)f->site <= m->n_sites ? m->sites[f->site - 1].site : "";

@@ -126,7 +126,8 @@ struct rm_device {
 #define RM_FP_ARGS 16
 struct rm_fp {
     int64_t arg;                /* kernel argument; -1: a transfer's destination */
-    uint64_t buffer, bytes, hash, nan, pos_inf, neg_inf, denormal, first_nonfinite;   /* first: UINT64_MAX none */
+    uint64_t buffer, offset, bytes;   /* the region read: a transfer's written one, else the whole buffer */
+    uint64_t hash, nan, pos_inf, neg_inf, denormal, first_nonfinite;   /* first: UINT64_MAX none */
     double min, max, sum;
     char type[8];               /* "float", "double", "half", "bytes" */
     int64_t error;              /* the readback failed (nothing else known) */

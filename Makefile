@@ -17,12 +17,14 @@ REGISTRY ?= ../shared/registry/cl.xml
 INC      := -I.
 # The trace library: the contract's code both the shim and the report use.
 TRACE_LIB_SRC := trace/cltrace.pb-c.c common/map.c
-SHIM_SRC := $(wildcard capture/*.c writer/*.c trace/*.c common/*.c) capture/generated/clt_wrappers.c \
+SHIM_SRC := $(wildcard capture/*.c writer/*.c trace/*.c common/*.c replay/take/*.c replay/folder/*.c) \
+            capture/generated/clt_wrappers.c \
             trace/generated/clt_tables.c
-HDRS     := $(wildcard capture/*.h capture/generated/*.h writer/*.h trace/*.h trace/generated/*.h common/*.h) \
+HDRS     := $(wildcard capture/*.h capture/generated/*.h writer/*.h trace/*.h trace/generated/*.h common/*.h \
+                      replay/take/*.h replay/folder/*.h) \
             include/cltrace.h
 
-all: $(B)/libcltrace.so $(B)/cltrace $(B)/cltrace-view $(B)/cltrace-report $(B)/cltrace-probe
+all: $(B)/libcltrace.so $(B)/cltrace $(B)/cltrace-view $(B)/cltrace-report $(B)/cltrace-probe $(B)/cltrace-replay
 
 $(B)/libcltrace.so: $(SHIM_SRC) $(HDRS) capture/libcltrace.map Makefile | $(B)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden $(INC) \
@@ -35,6 +37,12 @@ $(B)/cltrace: launcher/launcher.c common/config.c common/config.h | $(B)
 # `cltrace probe` runs it (installed beside the shim): links the OpenCL loader itself.
 $(B)/cltrace-probe: probe/probe.c common/probe_file.c common/probe_file.h | $(B)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ probe/probe.c common/probe_file.c $(LDFLAGS) -lOpenCL
+
+# `cltrace replay` and `cltrace tune` run it (installed beside the shim): a
+# captured launch run again; links the OpenCL loader itself.
+REPLAY_SRC := $(wildcard replay/*.c replay/folder/*.c)
+$(B)/cltrace-replay: $(REPLAY_SRC) $(wildcard replay/*.h replay/folder/*.h) | $(B)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ $(REPLAY_SRC) $(LDFLAGS) -lOpenCL -lm
 
 $(B)/trace-lib/%.o: %.c $(wildcard trace/*.h common/*.h) | $(B)
 	mkdir -p $(dir $@)
@@ -140,7 +148,7 @@ DOCS    := README.md CHANGELOG.md docs/TRACING.md docs/PERFORMANCE.md docs/GPU.m
 install: all
 	install -d $(BINDIR) $(SHIMDIR) $(INCDIR) $(MANDIR) $(DOCDIR) $(COMPDIR)
 	install -m 755 $(addprefix $(B)/,$(TOOLS)) $(BINDIR)/
-	install -m 755 $(B)/libcltrace.so $(B)/cltrace-probe $(SHIMDIR)/
+	install -m 755 $(B)/libcltrace.so $(B)/cltrace-probe $(B)/cltrace-replay $(SHIMDIR)/
 	install -m 644 include/cltrace.h $(INCDIR)/
 	install -m 644 $(addprefix man/,$(addsuffix .1,$(TOOLS))) $(MANDIR)/
 	install -m 644 $(DOCS) $(DOCDIR)/
@@ -149,7 +157,8 @@ install: all
 	ln -sf cltrace $(COMPDIR)/cltrace-report
 	ln -sf cltrace $(COMPDIR)/cltrace-view
 uninstall:
-	rm -f $(addprefix $(BINDIR)/,$(TOOLS)) $(SHIMDIR)/libcltrace.so $(SHIMDIR)/cltrace-probe $(INCDIR)/cltrace.h
+	rm -f $(addprefix $(BINDIR)/,$(TOOLS)) $(SHIMDIR)/libcltrace.so $(SHIMDIR)/cltrace-probe $(SHIMDIR)/cltrace-replay \
+	      $(INCDIR)/cltrace.h
 	rm -f $(addprefix $(MANDIR)/,$(addsuffix .1,$(TOOLS))) $(addprefix $(DOCDIR)/,$(notdir $(DOCS)) REPORT.md)
 	rm -f $(addprefix $(COMPDIR)/,$(TOOLS))
 	@# the folders install made, innermost first, where nothing else lives in them

@@ -147,7 +147,7 @@ void *clt_dlsym_handle(void *handle, const char *name)
     const struct clt_ext_entry *e = clt_ext_find(name);
     if (e && !clt_is_self(p) && !clt_is_self(caller) && !is_opencl_implementation(caller)) {
         unsigned fn = (unsigned)(e - clt_ext_table);
-        void *cur = NULL, *step = clt_fp_interpose(fn, p);
+        void *cur = NULL, *step = clt_interpose(fn, p);
         /* The first route to set the next step keeps it: a layer's target
          * dispatch, or the library the app is linked with, is the same
          * command of the same platforms. */

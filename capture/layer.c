@@ -52,7 +52,7 @@ CLT_EXPORT int32_t CLT_CALL clInitLayer(uint32_t num_entries, const void *target
         int id = clt_icd_dispatch[i];
         void *next = (void *)target[i];
         if (id >= 0 && next) {
-            __atomic_store_n(&clt_real_tab[id], clt_fp_interpose((unsigned)id, next), __ATOMIC_RELEASE);
+            __atomic_store_n(&clt_real_tab[id], clt_interpose((unsigned)id, next), __ATOMIC_RELEASE);
             dispatch[i] = clt_ext_table[id].wrapper;
         } else {
             dispatch[i] = next;        /* a slot we do not know: pass through */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "capture/generated/clt_hooks.h"
 #include "shim.h"
+#include "replay/take/take.h"
 
 enum { CL_SUCCESS_ = 0, CL_PROGRAM_CONTEXT_ = 0x1161, CL_PROGRAM_DEVICES_ = 0x1163, CL_PROGRAM_SOURCE_ = 0x1164,
        CL_PROGRAM_BUILD_LOG_ = 0x1183, CL_DEVICE_VENDOR_ = 0x102C };
@@ -88,7 +89,7 @@ void clt_pre_clBuildProgram(struct clt_hook *h, void **program, uint32_t *num_de
                             void **options, void **pfn_notify, void **user_data)
 {
     /* fingerprints: each kernel argument's address space and type */
-    char *o = clt_fp_on ? clt_fp_build_options(*options) : NULL;
+    char *o = clt_fp_on || rt_take_on ? clt_fp_build_options(*options) : NULL;
     if (o) {
         h->scratch[0] = (uint64_t)(uintptr_t)o;
         *options = o;

@@ -23,6 +23,9 @@ extern __thread struct clt_thread *clt_tls __attribute__((tls_model("initial-exe
 
 extern void *clt_real_tab[];                       /* resolved entry points */
 void *clt_real_slow(unsigned fn);                  /* resolve: real entry point or NULL */
+/* A real entry point about to be set for fn: the one to set (capture or
+ * fingerprints may stand in front of it). Every place that sets one calls it. */
+void *clt_interpose(unsigned fn, void *real);
 void *clt_ext_wrap(const char *name, void *real);  /* extension lookup hook */
 struct clt_thread *clt_thread_attach(void);
 struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max);

@@ -19,6 +19,7 @@
 #include "callstack.h"
 #include "trace/tables.h"
 #include "hooks.h"
+#include "replay/take/take.h"
 
 __thread struct clt_thread *clt_tls __attribute__((tls_model("initial-exec")));
 
@@ -66,6 +67,38 @@ static void real_open(void)
         clt_msg("no OpenCL library found (set CLTRACE_LIBRARY)");
 }
 
+/* ---- features that stand between the wrappers and the driver ---------- */
+
+/* For replay/take, which knows entry points by name only. */
+static void *real_named(const char *name)
+{
+    const struct clt_ext_entry *e = clt_ext_find(name);
+    return e ? clt_real((unsigned)(e - clt_ext_table)) : NULL;
+}
+
+static int apps_call_named(const char *name)
+{
+    const struct clt_ext_entry *e = clt_ext_find(name);
+    const struct clt_thread *th = clt_tls;
+    return e && th && th->in_fn == (unsigned)(e - clt_ext_table) + 1u && clt_is_active();
+}
+
+/* Every place that sets a real entry point passes it through here: with
+ * fingerprints or captures on, theirs stand in front of the driver's
+ * (fingerprints outermost); off, real itself. */
+void *clt_interpose(unsigned fn, void *real)
+{
+    if (!real || real == CLT_REAL_ABSENT)
+        return real;
+    return clt_fp_interpose(fn, rt_take_interpose(clt_fns[fn].name, real));
+}
+
+static void take_load(void)
+{
+    static const struct rt_host host = { real_named, apps_call_named, clt_msg };
+    rt_take_load(clt_cfg.CAPTURE, clt_cfg.CAPTURE_DIR, &host);
+}
+
 void *clt_real_slow(unsigned fn)
 {
     void *p = __atomic_load_n(&clt_real_tab[fn], __ATOMIC_ACQUIRE);
@@ -78,7 +111,7 @@ void *clt_real_slow(unsigned fn)
         p = dlsym(RTLD_NEXT, clt_fns[fn].name);
     if (is_self(p))          /* never forward to ourselves */
         p = NULL;
-    p = clt_fp_interpose(fn, p);
+    p = clt_interpose(fn, p);
     void *expected = NULL;   /* an extension lookup may have set it meanwhile */
     __atomic_compare_exchange_n(&clt_real_tab[fn], &expected, p ? p : CLT_REAL_ABSENT, 0,
                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
@@ -121,7 +154,7 @@ void *clt_ext_wrap(const char *name, void *real)
     const struct clt_ext_entry *e = clt_ext_find(name);
     if (!e)
         return real;
-    __atomic_store_n(&clt_real_tab[e - clt_ext_table], clt_fp_interpose((unsigned)(e - clt_ext_table), real),
+    __atomic_store_n(&clt_real_tab[e - clt_ext_table], clt_interpose((unsigned)(e - clt_ext_table), real),
                      __ATOMIC_RELEASE);
     return e->wrapper;
 }
@@ -450,6 +483,7 @@ static void after_fork_child(void)
     clt_tls = NULL;
     clt_collect_forget();
     clt_fp_forget();
+    rt_take_forget();
     clt_clock_keep_forget();
     if (writer_state != 0 && writer_state != 2) {
         writer_state = 0;
@@ -499,6 +533,7 @@ __attribute__((constructor)) static void clt_load(void)
     clt_clock_select();
     clock_read_measure();
     clt_fp_load();
+    take_load();
     clt_sample_load();
     pthread_atfork(NULL, NULL, after_fork_child);
     atexit(at_exit);

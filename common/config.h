@@ -21,6 +21,8 @@
     X(BREAK,     str,  "",                       "stop in the debugger (SIGTRAP, only when one is attached) on: error (a call fails), leak (objects definitely lost or growing at exit), nan (a fingerprinted command left a NaN or infinity in a buffer it may write: CLTRACE_FINGERPRINT), all; several with commas") \
     X(SAMPLE,    str,  "",                       "time only a sample of the device commands the app asks no event for: 1 (first 16 launches of each kernel and launch configuration, then 1 in 256; transfers of 1 MiB and more always) or FIRST,EVERY[,BYTES]; every host call is still recorded (cltrace --sample)") \
     X(FINGERPRINT, str, "",                     "after each chosen command, a fingerprint of every buffer it may have written (a hash; NaN, infinities, denormals, min, max, sum of float data), read back behind it: 1 or all (every kernel launch, buffer write, copy, fill), else a comma list of KERNEL-GLOB, KERNEL-GLOB@N (its N-th launch), #N (the N-th such command), count=N (at most N); builds get -cl-kernel-arg-info, sampling is off (cltrace --fingerprint)") \
+    X(CAPTURE,   str,  "",                       "capture the chosen kernel launches, each into a folder that `cltrace replay` runs again (its program, arguments, buffers before and after): KERNEL-GLOB, KERNEL-GLOB@N (its N-th launch), #N (the N-th kernel launch), count=N, comma-separated; builds get -cl-kernel-arg-info; each chosen launch waits for its queue and copies its buffers twice (cltrace --capture)") \
+    X(CAPTURE_DIR, str, "cltrace-capture",       "where CLTRACE_CAPTURE writes: one folder KERNEL@N per captured launch") \
     X(NOTIFY_FD, int,  "-1",                     "set by the cltrace launcher: where to announce the trace path")
 
 struct clt_config {

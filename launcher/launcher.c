@@ -16,7 +16,8 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: cltrace [-o FILE] [-q] [--] program [args...]\n"
-               "       cltrace probe [--device NAME-PART]   measure each device once (see cltrace probe -h)\n\n"
+               "       cltrace probe [--device NAME-PART]   measure each device once (see cltrace probe -h)\n"
+               "       cltrace replay DIR | cltrace tune DIR    run a captured launch again, tune it (cltrace replay -h)\n\n"
                "Runs program with every OpenCL call traced to a Perfetto trace (.pftrace[.gz]).\n"
                "Open it at https://ui.perfetto.dev or read it with cltrace-report.\n\n"
                "Traced, with no flag: programs linked with libOpenCL, programs that load it at\n"
@@ -32,6 +33,9 @@ static void usage(FILE *f)
                "  --fingerprint[=SPEC]  after each command, a fingerprint of the buffers it may\n"
                "            write (CLTRACE_FINGERPRINT; default: every command): finds the first\n"
                "            NaN, and where two runs diverge (cltrace-report diverge A B)\n"
+               "  --capture=SPEC  write each chosen kernel launch (its program, arguments and\n"
+               "            buffers before and after) to a folder that cltrace replay runs again\n"
+               "            (CLTRACE_CAPTURE: KERNEL, KERNEL@N, #N, count=N; folders in CLTRACE_CAPTURE_DIR)\n"
                "  -h        this help\n\n"
                "Options are environment variables (the launcher passes them on):\n");
     for (unsigned i = 0; i < clt_n_options; i++) {
@@ -71,16 +75,37 @@ static int find_shim(char *out, size_t cap)
     return find_beside("libcltrace.so", out, cap);
 }
 
-/* `cltrace probe [args]`: the calibration program, untraced. */
-static int run_probe(char **argv)
+/* LD_PRELOAD without the entries whose file is named name. */
+static void unpreload(const char *name)
+{
+    const char *pre = getenv("LD_PRELOAD");
+    char out[8192] = "", copy[8192];
+    snprintf(copy, sizeof copy, "%s", pre ? pre : "");
+    for (char *save = NULL, *e = strtok_r(copy, ": ", &save); e; e = strtok_r(NULL, ": ", &save)) {
+        const char *base = strrchr(e, '/');
+        if (strcmp(base ? base + 1 : e, name) != 0 && strlen(out) + strlen(e) + 2 < sizeof out)
+            strcat(strcat(out, out[0] ? ":" : ""), e);
+    }
+    if (out[0])
+        setenv("LD_PRELOAD", out, 1);
+    else
+        unsetenv("LD_PRELOAD");
+}
+
+/* `cltrace probe [args]` (the calibration program), `cltrace replay|tune
+ * [args]` (cltrace-replay replay|tune [args]): untraced. */
+static int run_beside(const char *program, char **argv)
 {
     char path[PATH_MAX];
-    if (find_beside("cltrace-probe", path, sizeof path) != 0) {
-        fprintf(stderr, "cltrace: cltrace-probe not found next to cltrace or in ../lib/cltrace/\n");
+    if (find_beside(program, path, sizeof path) != 0) {
+        fprintf(stderr, "cltrace: %s not found next to cltrace or in ../lib/cltrace/\n", program);
         return 127;
     }
-    unsetenv("LD_PRELOAD");
     unsetenv("OPENCL_LAYERS");
+    if (strcmp(program, "cltrace-replay") == 0)
+        unpreload("libcltrace.so");  /* keeps another's: `oclgrind cltrace replay DIR` */
+    else
+        unsetenv("LD_PRELOAD");
     argv[0] = path;
     execv(path, argv);
     fprintf(stderr, "cltrace: cannot run %s: %s\n", path, strerror(errno));
@@ -91,7 +116,9 @@ int main(int argc, char **argv)
 {
     int quiet = 0, i = 1;
     if (argc > 1 && strcmp(argv[1], "probe") == 0)
-        return run_probe(argv + 1);
+        return run_beside("cltrace-probe", argv + 1);
+    if (argc > 1 && (strcmp(argv[1], "replay") == 0 || strcmp(argv[1], "tune") == 0))
+        return run_beside("cltrace-replay", argv);
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (strcmp(argv[i], "--") == 0) {
             i++;
@@ -105,6 +132,8 @@ int main(int argc, char **argv)
             setenv(CLT_ENV_PREFIX "SAMPLE", argv[i][8] ? argv[i] + 9 : "1", 1);
         } else if (strcmp(argv[i], "--fingerprint") == 0 || strncmp(argv[i], "--fingerprint=", 14) == 0) {
             setenv(CLT_ENV_PREFIX "FINGERPRINT", argv[i][13] ? argv[i] + 14 : "1", 1);
+        } else if (strncmp(argv[i], "--capture=", 10) == 0 || (strcmp(argv[i], "--capture") == 0 && i + 1 < argc)) {
+            setenv(CLT_ENV_PREFIX "CAPTURE", argv[i][9] ? argv[i] + 10 : argv[++i], 1);
         } else if (strcmp(argv[i], "-q") == 0) {
             quiet = 1;
             setenv(CLT_ENV_PREFIX "QUIET", "1", 1);

@@ -838,6 +838,7 @@ source tests/capacity.sh
 source tests/jobs.sh
 source tests/report_parts.sh
 source tests/fingerprints.sh
+source tests/replay.sh
 
 for t in ${ONLY:-$(declare -F | awk "{print \$3}" | grep "^t_")}; do
     run "${t#t_}" "$t"

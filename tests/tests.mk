@@ -43,6 +43,9 @@ TEST_BINS += $(T)/leak_classes
 $(T)/wrong_answer: tests/apps/wrong_answer.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lm
 TEST_BINS += $(T)/wrong_answer
+$(T)/replay_kernels: tests/apps/replay_kernels.c | $(T)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL
+TEST_BINS += $(T)/replay_kernels
 $(T)/test_digest: tests/unit/test_digest.c common/digest.c common/select.c common/digest.h common/select.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ tests/unit/test_digest.c common/digest.c common/select.c -lm
 TEST_BINS += $(T)/test_digest
@@ -143,7 +146,7 @@ $(T)/trace_order: tests/unit/trace_order.c $(TRACE_LIB_SRC) | $(T)
 TEST_BINS += $(T)/trace_order
 
 # Last: the prerequisites of a rule are read where the rule stands.
-test-bins: all $(TEST_BINS) $(EXAMPLE_BINS) $(MPI_REPORT)
+test-bins: all $(TEST_BINS) $(EXAMPLE_BINS) $(B)/examples/vecadd $(MPI_REPORT)
 
 test: test-bins
 	bash tests/run.sh

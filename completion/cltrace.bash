@@ -7,6 +7,16 @@ _cltrace()
     case $prev in
         -o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
+    case ${COMP_WORDS[1]} in
+        replay|tune)      # a capture folder, or their options
+            if [[ $cur == -* ]]; then
+                COMPREPLY=($(compgen -W "--platform --device --local --repeat --tolerance --check --emit-c --list
+                                         --round-global --format -o --help" -- "$cur"))
+            else
+                COMPREPLY=($(compgen -d -- "$cur"))
+            fi
+            return ;;
+    esac
     local i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
@@ -16,9 +26,10 @@ _cltrace()
         esac
     done
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "-o -q --no-children --sample --fingerprint -h --help --" -- "$cur"))
+        COMPREPLY=($(compgen -W "-o -q --no-children --sample --fingerprint --capture= -h --help --" -- "$cur"))
     else
         COMPREPLY=($(compgen -c -- "$cur"))
+        [ "$COMP_CWORD" -ne 1 ] || COMPREPLY+=($(compgen -W "probe replay tune" -- "$cur"))
     fi
 }
 

@@ -5,7 +5,8 @@
 t_install_run_anywhere_relocate_uninstall() {
     local prefix=$WORK/prefix elsewhere=$WORK/elsewhere
     make -s install PREFIX="$prefix" > /dev/null
-    for f in bin/cltrace bin/cltrace-report bin/cltrace-view lib/cltrace/libcltrace.so include/cltrace.h \
+    for f in bin/cltrace bin/cltrace-report bin/cltrace-view lib/cltrace/libcltrace.so lib/cltrace/cltrace-replay \
+             include/cltrace.h \
              share/man/man1/cltrace.1 share/man/man1/cltrace-report.1 share/man/man1/cltrace-view.1 \
              share/doc/cltrace/TRACE_FORMAT.md share/bash-completion/completions/cltrace; do
         [ -e "$prefix/$f" ] || { echo "not installed: $f"; return 1; }
@@ -15,6 +16,7 @@ t_install_run_anywhere_relocate_uninstall() {
     "$T/vecadd" > "$WORK/inst.plain"
     (cd "$elsewhere" && env -u LD_PRELOAD "$prefix/bin/cltrace" -q -o "$elsewhere" -- "$T/vecadd") > "$WORK/inst.out"
     cmp "$WORK/inst.plain" "$WORK/inst.out"
+    (cd "$elsewhere" && "$prefix/bin/cltrace" replay --list) | grep -q "^platform 0: "
     local trace; trace=$(ls "$elsewhere"/*.pftrace.gz)
     $PY tests/checks.py vecadd "$trace"
     "$prefix/bin/cltrace-report" --format json "$trace" | grep -q '"api"'

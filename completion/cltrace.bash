@@ -41,9 +41,10 @@ _cltrace_report()
         --fail-on) COMPREPLY=($(compgen -W "info warning error" -- "$cur")); return ;;
         -o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --small-bytes|--small-count|--min-wg|--min-occupancy|--threshold|--jobs|--ranks) return ;;
+        --tuned) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     esac
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "--format -o --fail-on --small-bytes --small-count --min-wg --min-occupancy
+        COMPREPLY=($(compgen -W "--format -o --fail-on --small-bytes --small-count --min-wg --min-occupancy --tuned
                                  --threshold --jobs --ranks-only --ranks --help" -- "$cur"))
     else
         COMPREPLY=($(compgen -W "diff diverge merge" -- "$cur") $(compgen -f -X '!*.pftrace?(.gz)' -- "$cur") $(compgen -d -- "$cur"))

@@ -19,7 +19,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: cltrace-report [--format text|json|markdown|junit|html] [-o FILE]\n"
                "                      [--fail-on info|warning|error] [--small-bytes N] [--small-count N]\n"
-               "                      [--min-wg N] [--min-occupancy PERCENT] TRACE...\n"
+               "                      [--min-wg N] [--min-occupancy PERCENT] [--tuned CAPTURE_DIR]... TRACE...\n"
                "       cltrace-report diff [--threshold PERCENT] [--format text|json] BASE NEW\n"
                "       cltrace-report diverge [--tolerance REL[,ABS]] [--format text|json] A B   (runs traced with --fingerprint)\n"
                "       cltrace-report merge [--ranks R,R...] -o OUT.pftrace[.gz] TRACE...|FOLDER\n"
@@ -34,6 +34,8 @@ struct options {
     unsigned threads;
     struct thresholds th;
     struct rm_paths traces;
+    const char *tuned[32];       /* --tuned DIR: cltrace tune's results */
+    unsigned n_tuned;
 };
 
 static int known_format(const char *f)
@@ -62,7 +64,11 @@ static int parse(int argc, char **argv, struct options *o)
             o->threads = o->threads ? o->threads : 1;
         } else if (!strcmp(a, "--ranks-only"))
             o->ranks_only = 1;
-        else if (!strcmp(a, "--rules"))
+        else if (!strcmp(a, "--tuned") && v) {
+            if (o->n_tuned == 32)
+                return 2;
+            o->tuned[o->n_tuned++] = argv[++i];
+        } else if (!strcmp(a, "--rules"))
             o->list_rules = 1;
         else if (!strcmp(a, "--small-bytes") && v) {
             o->th.small_bytes = strtoull(argv[++i], NULL, 0);
@@ -190,6 +196,13 @@ static int report(const struct options *o)
         char err[512];
         if (rm_read(&m, o->traces.p[i], err, sizeof err) != 0) {
             fprintf(stderr, "cltrace-report: %s\n", err);
+            return 2;
+        }
+    }
+    for (unsigned i = 0; i < o->n_tuned; i++) {
+        char err[1400];
+        if (rm_tuned_read(&m, o->tuned[i], err, sizeof err) != 0) {
+            fprintf(stderr, "cltrace-report: --tuned %s\n", err);
             return 2;
         }
     }

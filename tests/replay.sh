@@ -174,7 +174,18 @@ assert all(c["valid"] for c in t["candidates"] if not c["failed"]), "a candidate
 assert t["candidates"][t["captured"]]["local"] == [100]
 assert t["speedup"] > 1.0, t["speedup"]     # the direction the report estimated
 print("best local", best["local"], "speedup %.2f" % t["speedup"])
+assert "measure it: `cltrace --capture 'saxpy@1' -- ./app`, then `cltrace tune cltrace-capture/saxpy@1`" in wg[0]["fix"], wg
 PY
+    # the report given the tune result quotes it beside its estimate
+    "$B/cltrace-report" --format json --tuned "$WORK/tw.cap/saxpy@1" "$(trace_of "$WORK/tw")" > "$WORK/tw2.json"
+    $PY - "$WORK/tw2.json" <<'PY'
+import json, re, sys
+wg = [f for f in json.load(open(sys.argv[1]))["findings"] if f["rule"] == "work-group-multiple" and "local=100" in f["where"]]
+assert len(wg) == 1 and re.search(r"measured by cltrace tune on .*: local \d+ [0-9.]+ ms against [0-9.]+ ms \(local 100\), [0-9.]+x", wg[0]["numbers"]), wg
+PY
+    local rc=0
+    "$B/cltrace-report" --tuned "$WORK/no-such" "$(trace_of "$WORK/tw")" > /dev/null 2> "$WORK/tw.err" || rc=$?
+    [ $rc -eq 2 ] && grep -q "no tune result" "$WORK/tw.err"
 }
 
 t_tune_respects_a_required_work_group_size() {

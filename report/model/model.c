@@ -138,6 +138,10 @@ static void kernel_add(struct rm_model *m, const struct open_slice *o, uint64_t 
     if (!x->launches) {
         x->site = o->site;
         x->first_ns = dur;
+        x->nth = 1;
+        for (unsigned i = 0; i < m->n_kernels; i++)
+            if (!strcmp(m->kernels[i].name, x->name))
+                x->nth += m->kernels[i].timed;
     }
     x->launches++;
     x->timed++;

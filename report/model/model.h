@@ -57,6 +57,7 @@ struct rm_kernel {              /* one kernel name with one launch configuration
     int local_null;
     uint64_t work_groups, wg_size, pref_multiple, kernel_wg_size, local_bytes, regs;
     int site;                   /* m->sites index + 1 of the first launch's call site, 0 unknown */
+    uint64_t nth;               /* its first timed launch's number among the kernel's timed launches */
     int ph[RM_KERNEL_PHASES];   /* phases it ran in (phases.c), with their device time */
     uint64_t ph_ns[RM_KERNEL_PHASES];
 };
@@ -68,6 +69,14 @@ struct rm_phase {               /* a range the program marked (cltrace.h), figur
     uint64_t entered, wall_ns;  /* times it was entered, time inside it */
     uint64_t calls, api_ns, errors, transfers, transfer_bytes, small_transfers, synced_launches;
     uint64_t device_ns, kernel_ns;   /* of the commands enqueued inside it */
+};
+
+/* What `cltrace tune` measured for a captured launch (tuned.c). */
+#define RM_MAX_TUNED 32
+struct rm_tune_cand { uint64_t local[3]; int null; double median_ns; };
+struct rm_tuned {
+    char kernel[128], device[128];
+    struct rm_tune_cand captured, best;
 };
 
 struct rm_hint {                /* a kernel-source heuristic hit (source.c) */
@@ -198,6 +207,8 @@ struct rm_model {
     struct rm_fpcmd *fpcmds;     /* in the order the trace has them (rm_fp_sorted: by #N) */
     unsigned n_fpcmds, cap_fpcmds;
     char fingerprint[128];       /* the trace's CLTRACE_FINGERPRINT; "": none taken */
+    struct rm_tuned tuned[RM_MAX_TUNED];   /* --tuned */
+    unsigned n_tuned;
     int rank;                    /* cltrace.rank of a job's trace; -1: none (set before reading) */
     char host[64];
 };
@@ -208,6 +219,9 @@ int rm_read(struct rm_model *m, const char *path, char *err, unsigned errlen);
 /* The same from an open file descriptor (closed on return); name is for messages. */
 int rm_read_fd(struct rm_model *m, int fd, const char *name, char *err, unsigned errlen);
 void rm_free(struct rm_model *m);
+/* A `cltrace tune` result (DIR/tune.json, or the file) into m->tuned. 0 ok;
+ * -1 with err. */
+int rm_tuned_read(struct rm_model *m, const char *path, char *err, unsigned errlen);
 /* The device timeline's span: its first command's start to its last end. */
 static inline uint64_t rm_timeline_span(const struct rm_timeline *tl)
 {

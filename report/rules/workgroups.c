@@ -3,6 +3,8 @@
  * multiple or the warp), work-group-small (fewer than --min-wg work-items),
  * under-filled-device (fewer work-groups than compute units, or than twice
  * as many). */
+#include <stdio.h>
+#include <string.h>
 #include "report/model/describe.h"
 #include "report/model/occupancy.h"
 #include "report/model/phases.h"
@@ -22,7 +24,48 @@ static void lane_gain(struct finding *f, const struct rm_kernel *k, uint64_t uni
                 k->device_ns / 1e6, (unsigned long long)(issued - k->wg_size), (unsigned long long)issued);
 }
 
-static void multiple(const struct rm_kernel *k, const char *cfg, unsigned warp, int phase, struct findings *out)
+static void say_local(char *buf, size_t cap, unsigned dim, const uint64_t *l, int null)
+{
+    if (null)
+        snprintf(buf, cap, "the driver's");
+    else if (dim <= 1)
+        snprintf(buf, cap, "%llu", (unsigned long long)l[0]);
+    else if (dim == 2)
+        snprintf(buf, cap, "%llux%llu", (unsigned long long)l[0], (unsigned long long)l[1]);
+    else
+        snprintf(buf, cap, "%llux%llux%llu", (unsigned long long)l[0], (unsigned long long)l[1],
+                 (unsigned long long)l[2]);
+}
+
+/* The next step: what `cltrace tune` measured for this kernel and local
+ * size (--tuned), beside the estimate; else how to measure it (the launch
+ * to capture: its first timed one, unknown when sampled). */
+static void measured_or_how(const struct rm_model *m, const struct rm_kernel *k, struct finding *f)
+{
+    unsigned dim = k->work_dim ? k->work_dim : 1;
+    for (unsigned i = 0; i < m->n_tuned; i++) {
+        const struct rm_tuned *t = &m->tuned[i];
+        int same = !strcmp(t->kernel, k->name) && t->captured.null == k->local_null;
+        for (unsigned d = 0; same && !k->local_null && d < dim; d++)
+            same = t->captured.local[d] == k->lws[d];
+        if (!same || t->best.median_ns <= 0)
+            continue;
+        char best[64], cap[64];
+        say_local(best, sizeof best, dim, t->best.local, t->best.null);
+        say_local(cap, sizeof cap, dim, t->captured.local, t->captured.null);
+        finding_set(&f->numbers, "%s; measured by cltrace tune on %s: local %s %.3f ms against %.3f ms (local %s), "
+                    "%.2fx", f->numbers, t->device, best, t->best.median_ns / 1e6, t->captured.median_ns / 1e6, cap,
+                    t->captured.median_ns / t->best.median_ns);
+        return;
+    }
+    if (k->nth && !k->untimed)
+        finding_set(&f->fix, "%s; measure it: `cltrace --capture '%s@%llu' -- ./app`, then `cltrace tune "
+                    "cltrace-capture/%s@%llu`", f->fix, k->name, (unsigned long long)k->nth, k->name,
+                    (unsigned long long)k->nth);
+}
+
+static void multiple(const struct rm_model *m, const struct rm_kernel *k, const char *cfg, unsigned warp, int phase,
+                     struct findings *out)
 {
     uint64_t unit = k->pref_multiple ? k->pref_multiple : warp;
     if (k->local_null) {
@@ -33,6 +76,7 @@ static void multiple(const struct rm_kernel *k, const char *cfg, unsigned warp, 
         finding_set(&f->fix, "pass a local size that is a multiple of %llu (the kernel's preferred multiple) and at "
                     "least 64 work-items", (unsigned long long)(unit ? unit : 32));
         finding_set(&f->gain_method, "not estimated: the size the implementation chose is not in the trace");
+        measured_or_how(m, k, f);
         return;
     }
     int off_pref = k->pref_multiple && k->wg_size % k->pref_multiple;
@@ -51,9 +95,11 @@ static void multiple(const struct rm_kernel *k, const char *cfg, unsigned warp, 
         finding_set(&f->fix, "use a multiple of %u work-items per group", warp);
     }
     lane_gain(f, k, unit);
+    measured_or_how(m, k, f);
 }
 
-static void underfilled(const struct rm_kernel *k, const char *cfg, unsigned cus, int phase, struct findings *out)
+static void underfilled(const struct rm_model *m, const struct rm_kernel *k, const char *cfg, unsigned cus, int phase,
+                        struct findings *out)
 {
     if (!cus || !k->work_groups || k->work_groups >= 2ull * cus)
         return;
@@ -70,6 +116,7 @@ static void underfilled(const struct rm_kernel *k, const char *cfg, unsigned cus
         finding_set(&f->gain_method, "its device time (%.3f ms) times the idle share of compute units (%u of %u)",
                     k->device_ns / 1e6, cus - (unsigned)k->work_groups, cus);
     }
+    measured_or_how(m, k, f);
 }
 
 void rules_work_groups(const struct rm_model *m, const struct thresholds *th, struct findings *out)
@@ -86,7 +133,7 @@ void rules_work_groups(const struct rm_model *m, const struct thresholds *th, st
         int phase = rm_kernel_main_phase(k);
         char cfg[KERNEL_CONFIG_SITE_MAX];
         kernel_config_site(m, k, cfg, sizeof cfg);
-        multiple(k, cfg, warp, phase, out);
+        multiple(m, k, cfg, warp, phase, out);
         if (k->local_null)
             continue;
         if (k->wg_size && k->wg_size < th->min_wg) {
@@ -97,6 +144,6 @@ void rules_work_groups(const struct rm_model *m, const struct thresholds *th, st
             finding_set(&f->fix, "use at least %u work-items per group to hide latency", th->min_wg);
             finding_set(&f->gain_method, "not estimated: how much latency larger groups hide depends on the kernel");
         }
-        underfilled(k, cfg, cus, phase, out);
+        underfilled(m, k, cfg, cus, phase, out);
     }
 }

@@ -65,6 +65,29 @@ client() {
     /usr/bin/python3 tests/checks.py report_readable "$r" "$name" "$W/findings" || status=1
 }
 
+# captured NAME SPEC cmd...: the launches SPEC picks captured (cltrace
+# --capture), each replayed (cltrace replay) with outputs identical to the
+# captured ones
+captured() {
+    local name=$1 spec=$2; shift 2
+    command -v "$1" > /dev/null 2>&1 || { printf "%-12s capture  skipped: %s not installed\n" "$name" "$1"; return; }
+    local dir=$W/$name.cap n=0 same=0 d
+    CLTRACE_CAPTURE=$spec CLTRACE_CAPTURE_DIR=$dir LD_PRELOAD=$SHIM CLTRACE_OUTPUT="$W/$name-cap.%p.pftrace" \
+        timeout 300 "$@" > /dev/null 2>&1
+    for d in "$dir"/*; do
+        [ -f "$d/manifest" ] || continue
+        n=$((n + 1))
+        if build/cltrace replay --repeat 2 "$d" > "$W/$name.replay" 2>&1 &&
+           ! grep "^  arg" "$W/$name.replay" | grep -qv ": identical$"; then
+            same=$((same + 1))
+        else
+            cat "$W/$name.replay"
+        fi
+    done
+    printf "%-12s capture  %s: %d launches captured, %d replayed identical\n" "$name" "$spec" "$n" "$same"
+    [ "$n" -ge 1 ] && [ "$same" = "$n" ] || status=1
+}
+
 printf '%s\n' /usr/lib/oclgrind/liboclgrind-rt-icd.so > "$W/oclgrind.icd"
 
 client clinfo     preload 0 clinfo
@@ -81,6 +104,12 @@ client hashcat-l  layer   0 hashcat -m 0 -a 3 --potfile-disable --quiet 202cb962
 client clblast    preload 1 clblast_test_xaxpy
 client clfft      preload 1 env POCL_KERNEL_CACHE=0 clFFT-client -x 1024 -y 64 -p 3
 client ffmpeg     preload 0 ffmpeg -hide_banner -nostats -loglevel error -init_hw_device opencl=ocl:0.0 \
+    -filter_hw_device ocl -f lavfi -i testsrc=duration=1:size=320x240:rate=25 \
+    -vf "format=yuv420p,hwupload,avgblur_opencl=sizeX=3,unsharp_opencl,hwdownload,format=yuv420p" -f null -
+# one launch of each, captured and replayed: a BLAS routine (real*: compared
+# byte for byte), a video filter's kernels (images in and out)
+captured clblast  'Xaxpy@1,Xaxpy@2' clblast_test_xaxpy
+captured ffmpeg   'avgblur*@1' ffmpeg -hide_banner -nostats -loglevel error -init_hw_device opencl=ocl:0.0 \
     -filter_hw_device ocl -f lavfi -i testsrc=duration=1:size=320x240:rate=25 \
     -vf "format=yuv420p,hwupload,avgblur_opencl=sizeX=3,unsharp_opencl,hwdownload,format=yuv420p" -f null -
 echo

@@ -250,6 +250,36 @@ t_replay_cannot_replay_exit_2() {
     expect2 "not a capture folder" "$WORK/no-such-folder"
 }
 
+t_capture_and_replay_under_sanitizers() {
+    # the shim built with ASan+UBSan captures every kernel (the bugs too);
+    # the replay program built with them replays, tunes, emits each; the
+    # arguments kept from 8 threads at once under TSan
+    local rt
+    rt=$(${CC:-cc} -print-file-name=libasan.so)
+    [ -f "$rt" ] || { echo "no libasan"; return 77; }
+    "$T/replay_kernels" --bug > "$WORK/sa.plain"
+    ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:exitcode=66 CLTRACE_CAPTURE='*' CLTRACE_CAPTURE_DIR=$WORK/sa.cap \
+        CLTRACE_OUTPUT="$WORK/sa.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD="$rt:$B/asan/libcltrace.so" \
+        "$T/replay_kernels" --bug > "$WORK/sa.traced"
+    cmp "$WORK/sa.plain" "$WORK/sa.traced"
+    # leaks of the driver's own (PoCL, LLVM, the loader) are not ours
+    printf 'leak:libpocl\nleak:libLLVM\nleak:libOpenCL\nleak:libhwloc\nleak:libclang\n' > "$WORK/lsan.supp"
+    local -x LSAN_OPTIONS=suppressions=$WORK/lsan.supp
+    local d n=0
+    for d in "$WORK/sa.cap"/*; do
+        ASAN_OPTIONS=detect_leaks=1:exitcode=66 "$T/cltrace-replay-asan" replay --repeat 2 "$d" > "$WORK/sa.r" ||
+            { cat "$WORK/sa.r"; return 1; }
+        ASAN_OPTIONS=detect_leaks=1:exitcode=66 "$T/cltrace-replay-asan" replay --emit-c -o "$WORK/sa.c" "$d"
+        n=$((n + 1))
+    done
+    [ $n -eq 6 ]
+    ASAN_OPTIONS=detect_leaks=1:exitcode=66 "$T/cltrace-replay-asan" tune --repeat 1 "$WORK/sa.cap/tile@1" > /dev/null
+    local out
+    out=$(CLTRACE_LIBRARY=$T/libfakecl.so TSAN_OPTIONS="halt_on_error=1 exitcode=66" CLTRACE_CAPTURE=k \
+          CLTRACE_OUTPUT="$WORK/st.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$B/tsan/libcltrace.so \
+          "$T/threads-tsan" 8 5000 --fake 2>&1) || { echo "$out" | head -40; return 1; }
+}
+
 t_capture_spec_errors_and_off() {
     # a spec that cannot be read: said, nothing captured, the app runs; off
     # (no CLTRACE_CAPTURE): no folder

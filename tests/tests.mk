@@ -119,6 +119,9 @@ TEST_BINS += $(T)/test_rules
 $(T)/cltrace-report-asan: $(REPORT_SRC) $(REPORT_HDRS) | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ $(REPORT_SRC) $(TRACE_LIB_SRC) -lprotobuf-c -lz -lm -lpthread
 TEST_BINS += $(T)/cltrace-report-asan
+$(T)/cltrace-replay-asan: $(REPLAY_SRC) $(wildcard replay/*.h replay/folder/*.h) | $(T)
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ $(REPLAY_SRC) -lOpenCL -lm
+TEST_BINS += $(T)/cltrace-replay-asan
 
 
 # A counting stand-in for libOpenCL.so.1 (tests/count): the calls a program

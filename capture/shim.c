@@ -76,11 +76,16 @@ static void *real_named(const char *name)
     return e ? clt_real((unsigned)(e - clt_ext_table)) : NULL;
 }
 
-static int apps_call_named(const char *name)
+static int fn_named(const char *name)
 {
     const struct clt_ext_entry *e = clt_ext_find(name);
+    return e ? (int)(e - clt_ext_table) : -1;
+}
+
+static int apps_call(int fn)
+{
     const struct clt_thread *th = clt_tls;
-    return e && th && th->in_fn == (unsigned)(e - clt_ext_table) + 1u && clt_is_active();
+    return fn >= 0 && th && th->in_fn == (unsigned)fn + 1u && clt_is_active();
 }
 
 /* Every place that sets a real entry point passes it through here: with
@@ -95,7 +100,7 @@ void *clt_interpose(unsigned fn, void *real)
 
 static void take_load(void)
 {
-    static const struct rt_host host = { real_named, apps_call_named, clt_msg };
+    static const struct rt_host host = { real_named, fn_named, apps_call, clt_msg };
     rt_take_load(clt_cfg.CAPTURE, clt_cfg.CAPTURE_DIR, &host);
 }
 

@@ -248,6 +248,10 @@ t_replay_cannot_replay_exit_2() {
     d=$WORK/bad5; cp -r "$src" "$d"; echo "kernel void tile( {" > "$d/program.cl"
     expect2 "the program does not build on" "$d"
     expect2 "not a capture folder" "$WORK/no-such-folder"
+    # a program captured as IL (SPIR-V) on a platform that takes none (PoCL here)
+    d=$WORK/bad6; cp -r "$src" "$d"; sed -i 's/^program source$/program il/' "$d/manifest"
+    mv "$d/program.cl" "$d/program.il"
+    expect2 "the program (program.il) is not taken by" "$d"
 }
 
 t_capture_and_replay_under_sanitizers() {

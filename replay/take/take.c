@@ -34,6 +34,10 @@
 
 int rt_take_on;
 static struct rt_host host;
+enum { F_SETARG, F_SETARG_SVM, F_NDRANGE, F_TASK, F_N };
+static const char *const fn_names[F_N] = { "clSetKernelArg", "clSetKernelArgSVMPointer", "clEnqueueNDRangeKernel",
+                                           "clEnqueueTask" };
+static int fn_id[F_N];
 static struct clt_select sel;
 static char out_dir[1024];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -54,6 +58,8 @@ void rt_take_load(const char *spec, const char *dir, const struct rt_host *h)
     if (!spec || !spec[0] || !strcmp(spec, "0"))
         return;
     host = *h;
+    for (unsigned i = 0; i < F_N; i++)
+        fn_id[i] = host.fn_id(fn_names[i]);
     char err[160];
     if (clt_select_parse(spec, &sel, err, sizeof err) != 0) {
         host.say("CLTRACE_CAPTURE=%s: %s; nothing captured", spec, err);
@@ -466,14 +472,14 @@ static cl_int take_launch(launch_fn next, cl_command_queue q, cl_kernel k, cl_ui
 
 /* ---- the interposers ---------------------------------------------------- */
 
-enum { I_SETARG, I_SETARG_SVM, I_NDRANGE, I_TASK, I_N };
+enum { I_SETARG = F_SETARG, I_SETARG_SVM = F_SETARG_SVM, I_NDRANGE = F_NDRANGE, I_TASK = F_TASK, I_N = F_N };
 static void *_Atomic next[I_N];
 #define NEXT(i, type) ((type)__atomic_load_n(&next[i], __ATOMIC_ACQUIRE))
 
 static cl_int CL_API_CALL set_arg(cl_kernel k, cl_uint i, size_t size, const void *v)
 {
     cl_int r = NEXT(I_SETARG, __typeof__(&clSetKernelArg))(k, i, size, v);
-    if (r == CL_SUCCESS && host.apps_call("clSetKernelArg"))
+    if (r == CL_SUCCESS && host.apps_call(fn_id[F_SETARG]))
         keep_arg(k, i, size, v, 0);
     return r;
 }
@@ -481,7 +487,7 @@ static cl_int CL_API_CALL set_arg(cl_kernel k, cl_uint i, size_t size, const voi
 static cl_int CL_API_CALL set_arg_svm(cl_kernel k, cl_uint i, const void *v)
 {
     cl_int r = NEXT(I_SETARG_SVM, __typeof__(&clSetKernelArgSVMPointer))(k, i, v);
-    if (r == CL_SUCCESS && host.apps_call("clSetKernelArgSVMPointer"))
+    if (r == CL_SUCCESS && host.apps_call(fn_id[F_SETARG_SVM]))
         keep_arg(k, i, sizeof v, &v, 1);
     return r;
 }
@@ -490,7 +496,7 @@ static cl_int CL_API_CALL ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, 
                                   const size_t *lws, cl_uint nw, const cl_event *w, cl_event *ev)
 {
     launch_fn n = NEXT(I_NDRANGE, launch_fn);
-    if (!host.apps_call("clEnqueueNDRangeKernel"))
+    if (!host.apps_call(fn_id[F_NDRANGE]))
         return n(q, k, dim, off, gws, lws, nw, w, ev);
     return take_launch(n, q, k, dim, off, gws, lws, nw, w, ev);
 }
@@ -505,27 +511,22 @@ static cl_int launch_as_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, co
 static cl_int CL_API_CALL task(cl_command_queue q, cl_kernel k, cl_uint nw, const cl_event *w, cl_event *ev)
 {
     static const size_t one = 1;
-    if (!host.apps_call("clEnqueueTask"))
+    if (!host.apps_call(fn_id[F_TASK]))
         return NEXT(I_TASK, __typeof__(&clEnqueueTask))(q, k, nw, w, ev);
     return take_launch(launch_as_ndrange, q, k, 1, NULL, &one, &one, nw, w, ev);
 }
 
 void *rt_take_interpose(const char *fn, void *real)
 {
-    static const struct { const char *fn; void *with; } table[I_N] = {
-        [I_SETARG] = { "clSetKernelArg", (void *)set_arg },
-        [I_SETARG_SVM] = { "clSetKernelArgSVMPointer", (void *)set_arg_svm },
-        [I_NDRANGE] = { "clEnqueueNDRangeKernel", (void *)ndrange },
-        [I_TASK] = { "clEnqueueTask", (void *)task },
-    };
+    static void *const with[I_N] = { (void *)set_arg, (void *)set_arg_svm, (void *)ndrange, (void *)task };
     if (!rt_take_on || !real)
         return real;
     for (unsigned i = 0; i < I_N; i++)
-        if (!strcmp(table[i].fn, fn)) {
-            if (real == table[i].with)
+        if (!strcmp(fn_names[i], fn)) {
+            if (real == with[i])
                 return real;
             __atomic_store_n(&next[i], real, __ATOMIC_RELEASE);
-            return table[i].with;
+            return with[i];
         }
     return real;
 }

@@ -7,7 +7,8 @@
 
 struct rt_host {
     void *(*real)(const char *name);     /* the driver's entry point of that name (NULL: none) */
-    int (*apps_call)(const char *name);  /* the call now running is the app's own call of it */
+    int (*fn_id)(const char *name);      /* a command's number, asked once: -1 unknown */
+    int (*apps_call)(int fn_id);         /* the call now running is the app's own call of that command */
     void (*say)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 };
 

@@ -34,6 +34,8 @@ off=$(ir setarg 1 $N_CG LD_PRELOAD=$SHIM CLTRACE_LIBRARY=$FAKE CLTRACE_DISABLE=1
 # the whole loop keeps its waits (an artifact) out of the count.
 BIG=CLTRACE_BUFFER_KB=131072
 on=$(ir setarg 1 $N_CG LD_PRELOAD=$SHIM CLTRACE_LIBRARY=$FAKE CLTRACE_OUTPUT=$W/cg1.pftrace $BIG)
+# with CLTRACE_CAPTURE on (no launch chosen): each argument's bytes kept
+capon=$(ir setarg 1 $N_CG LD_PRELOAD=$SHIM CLTRACE_LIBRARY=$FAKE CLTRACE_OUTPUT=$W/cg1.pftrace $BIG CLTRACE_CAPTURE=none)
 ebase=$(ir enqueue 3 20000 LD_PRELOAD=$FAKE)
 eon=$(ir enqueue 3 20000 LD_PRELOAD=$SHIM CLTRACE_LIBRARY=$FAKE CLTRACE_OUTPUT=$W/cg2.pftrace $BIG)
 # the calling thread's part of device timing: the event, the hand-over to
@@ -50,6 +52,7 @@ unw=$(callgrind_annotate --inclusive=yes "$(ls "$W"/cg.*-01 | head -n 1)" 2>/dev
 printf "%-52s %8s %8s %8s\n" "instructions per call (callgrind)" untraced traced added
 printf "%-52s %8s %8s %8s\n" "clSetKernelArg, recording disabled" "$base" "$off" "+$((off - base))"
 printf "%-52s %8s %8s %8s   target <= +136\n" "clSetKernelArg, full recording" "$base" "$on" "+$((on - base))"
+printf "%-52s %8s %8s %8s\n" "clSetKernelArg, CLTRACE_CAPTURE on (arguments kept)" "$base" "$capon" "+$((capon - base))"
 printf "%-52s %8s %8s %8s   was +901 (callbacks)\n" "clEnqueueNDRangeKernel, device timing + flow" "$nbase" "$non" "+$((non - nbase))"
 printf "%-52s %8s %8s %8s\n" "clEnqueueNDRangeKernel, CLTRACE_SAMPLE=1" "$nbase" "$nsam" "+$((nsam - nbase))"
 printf "%-52s %8s %8s %8s\n" "write + kernel + finish, per call" "$ebase" "$eon" "+$((eon - ebase))"

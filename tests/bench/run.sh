@@ -159,6 +159,16 @@ for mib in 1 16; do
         "$(awk -v x="$b" 'BEGIN{print x/1000}')" "$(awk -v x="$c" 'BEGIN{print x/1000}')" \
         "$(awk -v x="$c" -v y="$b" -v m="$mib" 'BEGIN{print (x-y)/1e9*1024/m}')"
 done
+# Capture (CLTRACE_CAPTURE): one launch of the 20 captured (its buffer read
+# before and after, two files written), against the same run traced only
+printf "  %-50s %8s %8s %10s\n" "capturing one launch (PoCL), whole run ms" traced captured "added/GiB"
+for mib in 16 256; do
+    b=$(fl traced cb "$T/bench_fingerprint" launch $mib 20)
+    c=$(CLTRACE_CAPTURE='advance@2' CLTRACE_CAPTURE_DIR=$W/cap fl traced cc "$T/bench_fingerprint" launch $mib 20)
+    rm -rf "$W"/cb.* "$W"/cc.* "$W/cap"
+    awk -v b="$b" -v c="$c" -v m="$mib" 'BEGIN { printf "  %-50s %8.1f %8.1f %8.2f s\n", "a launch on a buffer of " m " MiB",
+        b * 20 / 1e6, c * 20 / 1e6, (c - b) * 20 / 1e9 / (m / 1024) }'
+done
 echo
 echo "peak memory (VmHWM) over 10M clSetKernelArg calls, MiB:"
 printf "  %-12s %10s %10s %10s\n" calls untraced traced added

@@ -77,7 +77,6 @@ struct kinfo {                             /* a kernel's arguments, asked once *
     uint64_t writes;                       /* bit i: a global, non-const pointer */
     uint8_t elem[FP_MAX_ARGS];
 };
-struct name_count { char name[96]; uint64_t launches; };
 struct out {                               /* a buffer (its region off..off+bytes; bytes 0: all) read back */
     void *mem, *ev, *host;
     size_t off, bytes;
@@ -128,8 +127,7 @@ static void host_put(void *p, size_t bytes)
     pool[n_pool++].cap = bytes;
     pthread_mutex_unlock(&pool_lock);
 }
-static struct name_count *names;
-static unsigned n_names, cap_names;
+static struct clt_name_counts launches_of;     /* by kernel (or command) name */
 
 void clt_fp_load(void)
 {
@@ -205,18 +203,6 @@ static struct kinfo *kernel_info(void *kernel)
         k->elem[i] = (uint8_t)clt_elem_of(type);
     }
     return k;
-}
-
-static uint64_t launch_number(const char *name)
-{
-    for (unsigned i = 0; i < n_names; i++)
-        if (!strcmp(names[i].name, name))
-            return ++names[i].launches;
-    if (clt_grow(&names, n_names, &cap_names, sizeof *names, 64) != 0)
-        return 0;
-    snprintf(names[n_names].name, sizeof names[n_names].name, "%s", name);
-    names[n_names].launches = 1;
-    return names[n_names++].launches;
 }
 
 /* Read mem back behind the command; 0 or the OpenCL error. */
@@ -338,7 +324,7 @@ static void fp_command(unsigned fn, void *queue, void *obj, void *event, size_t 
     const struct kinfo *k = kernel ? kernel_info(obj) : NULL;
     const char *name = k ? k->name : clt_fns[fn].name;
     j->cmd_n = ++n_commands;
-    j->launch_n = launch_number(name);
+    j->launch_n = clt_name_counts_next(&launches_of, name);
     void *mems[FP_MAX_OUT];
     if (clt_select_take(&sel, name, j->launch_n, j->cmd_n)) {
         const struct kargs *a = k ? clt_map_get(&kargs_of, (uint64_t)(uintptr_t)obj) : NULL;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "map.h"
 #include "select.h"
 
 static int number(const char *p, uint64_t *out)
@@ -95,4 +96,16 @@ int clt_select_take(struct clt_select *s, const char *name, uint64_t launch_n, u
     if (take)
         s->taken++;
     return take;
+}
+
+uint64_t clt_name_counts_next(struct clt_name_counts *c, const char *name)
+{
+    for (unsigned i = 0; i < c->n; i++)
+        if (!strcmp(c->v[i].name, name))
+            return ++c->v[i].n;
+    if (clt_grow(&c->v, c->n, &c->cap, sizeof *c->v, 32) != 0)
+        return 0;
+    snprintf(c->v[c->n].name, sizeof c->v[c->n].name, "%s", name);
+    c->v[c->n].n = 1;
+    return c->v[c->n++].n;
 }

@@ -31,4 +31,10 @@ int clt_select_parse(const char *spec, struct clt_select *s, char *err, unsigned
  * what it takes; 1 take it. Not thread-safe: the caller holds its lock. */
 int clt_select_take(struct clt_select *s, const char *name, uint64_t launch_n, uint64_t cmd_n);
 
+/* Launches counted by kernel name: GLOB@N's N. */
+struct clt_name_count { char name[128]; uint64_t n; };
+struct clt_name_counts { struct clt_name_count *v; unsigned n, cap; };
+/* name's count, one more; 0: out of memory. Not thread-safe. */
+uint64_t clt_name_counts_next(struct clt_name_counts *c, const char *name);
+
 #endif

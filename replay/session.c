@@ -238,21 +238,24 @@ void rs_close(struct rs_session *s)
     memset(s, 0, sizeof *s);
 }
 
+/* Argument i's buffer or image from host (to_device) or into it. */
+static cl_int move(struct rs_session *s, unsigned i, int to_device, void *host)
+{
+    const struct rf_arg *a = &s->c.arg[i];
+    size_t origin[3] = { 0, 0, 0 }, region[3];
+    if (a->kind == RF_BUFFER)
+        return to_device ? clEnqueueWriteBuffer(s->q, s->mem[i], CL_FALSE, 0, a->bytes, host, 0, NULL, NULL)
+                         : clEnqueueReadBuffer(s->q, s->mem[i], CL_TRUE, 0, a->bytes, host, 0, NULL, NULL);
+    image_region(a, region);
+    return to_device ? clEnqueueWriteImage(s->q, s->mem[i], CL_FALSE, origin, region, 0, 0, host, 0, NULL, NULL)
+                     : clEnqueueReadImage(s->q, s->mem[i], CL_TRUE, origin, region, 0, 0, host, 0, NULL, NULL);
+}
+
 /* What the kernel may write, back to its captured inputs. */
 static cl_int reset(struct rs_session *s)
 {
     for (unsigned i = 0; i < s->c.nargs; i++) {
-        const struct rf_arg *a = &s->c.arg[i];
-        cl_int e = CL_SUCCESS;
-        size_t origin[3] = { 0, 0, 0 }, region[3];
-        if (!a->writes)
-            continue;
-        if (a->kind == RF_BUFFER)
-            e = clEnqueueWriteBuffer(s->q, s->mem[i], CL_FALSE, 0, a->bytes, s->in[i], 0, NULL, NULL);
-        else {
-            image_region(a, region);
-            e = clEnqueueWriteImage(s->q, s->mem[i], CL_FALSE, origin, region, 0, 0, s->in[i], 0, NULL, NULL);
-        }
+        cl_int e = s->c.arg[i].writes ? move(s, i, 1, s->in[i]) : CL_SUCCESS;
         if (e != CL_SUCCESS)
             return e;
     }
@@ -263,18 +266,11 @@ static cl_int read_outputs(struct rs_session *s)
 {
     for (unsigned i = 0; i < s->c.nargs; i++) {
         const struct rf_arg *a = &s->c.arg[i];
-        size_t origin[3] = { 0, 0, 0 }, region[3];
         if (!a->writes)
             continue;
         if (!s->got[i] && !(s->got[i] = malloc(a->bytes ? a->bytes : 1)))
             return CL_OUT_OF_HOST_MEMORY;
-        cl_int e;
-        if (a->kind == RF_BUFFER)
-            e = clEnqueueReadBuffer(s->q, s->mem[i], CL_TRUE, 0, a->bytes, s->got[i], 0, NULL, NULL);
-        else {
-            image_region(a, region);
-            e = clEnqueueReadImage(s->q, s->mem[i], CL_TRUE, origin, region, 0, 0, s->got[i], 0, NULL, NULL);
-        }
+        cl_int e = move(s, i, 0, s->got[i]);
         if (e != CL_SUCCESS)
             return e;
     }

@@ -160,7 +160,7 @@ t_tune_workgroup_picks_a_preferred_multiple() {
     # candidate's output checked; the JSON where cltrace-report reads it
     cap_run "$WORK/tw" 'saxpy@1' "$B/examples/workgroup" > /dev/null
     "$B/cltrace-report" --format json "$(trace_of "$WORK/tw")" > "$WORK/tw.json"
-    "$B/cltrace" tune --repeat 3 --round-global "$WORK/tw.cap/saxpy@1" | tee "$WORK/tw.out"
+    "$B/cltrace" tune --repeat 5 --round-global "$WORK/tw.cap/saxpy@1" | tee "$WORK/tw.out"
     $PY - "$WORK/tw.json" "$WORK/tw.cap/saxpy@1/tune.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -47,9 +47,7 @@ static uint64_t n_launches;
 struct saved_arg { int set, svm; size_t size; void *bytes; };   /* bytes NULL with size: __local */
 struct kernel_args { struct saved_arg a[RF_MAX_ARGS]; };
 static struct clt_map args_of;                                   /* kernel -> kernel_args */
-struct name_count { char name[128]; uint64_t n; };
-static struct name_count *names;
-static unsigned n_names, cap_names;
+static struct clt_name_counts launches_of;                      /* by kernel name */
 
 #define CL(fn) ((__typeof__(&fn))host.real(#fn))
 
@@ -362,18 +360,6 @@ static void write_folder(struct taking *t, cl_program p, cl_device_id dev, void 
 
 /* ---- a launch --------------------------------------------------------- */
 
-static uint64_t launch_number(const char *name)
-{
-    for (unsigned i = 0; i < n_names; i++)
-        if (!strcmp(names[i].name, name))
-            return ++names[i].n;
-    if (clt_grow(&names, n_names, &cap_names, sizeof *names, 32) != 0)
-        return 0;
-    snprintf(names[n_names].name, sizeof names[n_names].name, "%s", name);
-    names[n_names].n = 1;
-    return names[n_names++].n;
-}
-
 /* Chosen? Then t is filled with its numbers (and the caller takes it). */
 static int chosen(cl_kernel k, struct taking *t)
 {
@@ -381,7 +367,7 @@ static int chosen(cl_kernel k, struct taking *t)
     if (CL(clGetKernelInfo)(k, CL_KERNEL_FUNCTION_NAME, sizeof name - 1, name, NULL) != 0)
         return 0;
     pthread_mutex_lock(&lock);
-    uint64_t cmd = ++n_launches, nth = launch_number(name);
+    uint64_t cmd = ++n_launches, nth = clt_name_counts_next(&launches_of, name);
     int take = clt_select_take(&sel, name, nth, cmd);
     pthread_mutex_unlock(&lock);
     if (take) {

@@ -20,9 +20,11 @@ t_capture_replay_examples_and_vecadd() {
     # vecadd, captured (the app's answer unchanged, the trace lints) and
     # replayed on the same device with identical outputs
     local x d n=0
-    for x in $(sed -n 's/^EXAMPLES := //p' Makefile) vecadd; do
-        "$B/examples/$x" > "$WORK/ex-$x.plain" 2> /dev/null || true
-        cap_run "$WORK/ex-$x" '*@1' "$B/examples/$x" > "$WORK/ex-$x.out" 2> /dev/null || true
+    local fixed
+    for x in $(sed -n 's/^EXAMPLES := //p' Makefile | sed 's/\([a-z]*\)/\1 \1+fixed/g') vecadd; do
+        fixed=""; [ "${x%+fixed}" = "$x" ] || fixed=--fixed
+        "$B/examples/${x%+fixed}" $fixed > "$WORK/ex-$x.plain" 2> /dev/null || true
+        cap_run "$WORK/ex-$x" '*@1' "$B/examples/${x%+fixed}" $fixed > "$WORK/ex-$x.out" 2> /dev/null || true
         diff "$WORK/ex-$x.plain" "$WORK/ex-$x.out"
         [ ! -x "$LINT" ] || lint "$(trace_of "$WORK/ex-$x")"
         for d in "$WORK/ex-$x.cap"/*; do
@@ -36,7 +38,7 @@ t_capture_replay_examples_and_vecadd() {
         done
     done
     echo "$n launches captured and replayed"
-    [ "$n" -ge 11 ]
+    [ "$n" -ge 21 ]
 }
 
 t_capture_local_image_sampler_binary_host_no_access() {
@@ -44,7 +46,7 @@ t_capture_local_image_sampler_binary_host_no_access() {
     # binary, an output buffer the host may not read: each captured and
     # replayed identically; the manifest says what each argument is
     "$T/replay_kernels" > "$WORK/rk.plain"
-    cap_run "$WORK/rk" 'tile,shade,twice,wave' "$T/replay_kernels" > "$WORK/rk.out"
+    cap_run "$WORK/rk" 'tile,shade,twice,wave,svm' "$T/replay_kernels" > "$WORK/rk.out"
     diff "$WORK/rk.plain" "$WORK/rk.out"
     local c=$WORK/rk.cap
     grep -q '^arg 2 local bytes=128 type=int\*$' "$c/tile@1/manifest"
@@ -54,10 +56,28 @@ t_capture_local_image_sampler_binary_host_no_access() {
     grep -q '^program binary$' "$c/twice@1/manifest"
     [ -f "$c/twice@1/program.bin" ]
     grep -q '^arg 1 buffer bytes=1024 flags=0x201 writes=1 type=float\*$' "$c/wave@1/manifest"   # HOST_NO_ACCESS
-    for k in tile shade twice wave; do
-        replay_same "$c/$k@1"
-        "$B/cltrace" replay "$c/$k@1" | grep -q ": identical$"
+    for k in tile@1 shade@1 twice@1 twice@2 wave@1; do
+        replay_same "$c/$k"
+        "$B/cltrace" replay "$c/$k" | grep -q ": identical$"
     done
+    # the sub-buffer: its own 512 bytes, replayed as a buffer of them
+    grep -q '^arg 0 buffer bytes=512 flags=0x21 writes=1 sub_offset=512 type=int\*$' "$c/twice@2/manifest"
+    # an SVM pointer (PoCL has SVM): not capturable, said in the manifest
+    # and by replay (exit 2)
+    if grep -q "^svm " "$WORK/rk.plain"; then
+        grep -q '^arg 0 not_captured bytes=0 why=an SVM pointer' "$c/svm@1/manifest"
+        local rc=0
+        "$B/cltrace" replay "$c/svm@1" > "$WORK/rk.svm" 2>&1 || rc=$?
+        cat "$WORK/rk.svm"
+        [ $rc -eq 2 ] && grep -q "argument 0 was not captured: an SVM pointer" "$WORK/rk.svm"
+    fi
+    # --local: vecadd's kernel gives the same outputs with 16; tile's sums
+    # over its work-group: with 16 they differ (exit 1)
+    replay_same "$c/wave@1" --local 16
+    rc=0
+    "$B/cltrace" replay --local 16 "$c/tile@1" > "$WORK/rk.local" || rc=$?
+    cat "$WORK/rk.local"
+    [ $rc -eq 1 ] && grep -q "global 256, local 16, 10 runs" "$WORK/rk.local"
     [ ! -x "$LINT" ] || lint "$(trace_of "$WORK/rk")"
 }
 
@@ -271,12 +291,13 @@ t_capture_and_replay_under_sanitizers() {
     local -x LSAN_OPTIONS=suppressions=$WORK/lsan.supp
     local d n=0
     for d in "$WORK/sa.cap"/*; do
+        [ "${d##*/}" != svm@1 ] || continue      # not capturable (tested above)
         ASAN_OPTIONS=detect_leaks=1:exitcode=66 "$T/cltrace-replay-asan" replay --repeat 2 "$d" > "$WORK/sa.r" ||
             { cat "$WORK/sa.r"; return 1; }
         ASAN_OPTIONS=detect_leaks=1:exitcode=66 "$T/cltrace-replay-asan" replay --emit-c -o "$WORK/sa.c" "$d"
         n=$((n + 1))
     done
-    [ $n -eq 6 ]
+    [ $n -eq 7 ]
     ASAN_OPTIONS=detect_leaks=1:exitcode=66 "$T/cltrace-replay-asan" tune --repeat 1 "$WORK/sa.cap/tile@1" > /dev/null
     local out
     out=$(CLTRACE_LIBRARY=$T/libfakecl.so TSAN_OPTIONS="halt_on_error=1 exitcode=66" CLTRACE_CAPTURE=k \

@@ -49,6 +49,8 @@ int rf_write(const char *dir, const struct rf_capture *c)
         fprintf(f, "arg %u %s bytes=%zu", i, kinds[a->kind], a->bytes);
         if (a->kind == RF_BUFFER || a->kind == RF_IMAGE)
             fprintf(f, " flags=0x%" PRIx64 " writes=%d", a->flags, a->writes);
+        if (a->sub)
+            fprintf(f, " sub_offset=%zu", a->sub_offset);
         if (a->kind == RF_IMAGE)
             fprintf(f, " image=0x%x order=0x%x data_type=0x%x width=%zu height=%zu depth=%zu array=%zu", a->image_type,
                     a->order, a->data_type, a->width, a->height, a->depth, a->array_size);
@@ -173,7 +175,8 @@ static int parse_arg(char *line, struct rf_capture *c, char *err, size_t cap)
     NUM(bytes, "bytes", 10) NUM(flags, "flags", 16) NUM(writes, "writes", 10) NUM(image_type, "image", 16)
     NUM(order, "order", 16) NUM(data_type, "data_type", 16) NUM(width, "width", 10) NUM(height, "height", 10)
     NUM(depth, "depth", 10) NUM(array_size, "array", 10) NUM(normalized, "normalized", 10)
-    NUM(addressing, "addressing", 16) NUM(filter, "filter", 16)
+    NUM(addressing, "addressing", 16) NUM(filter, "filter", 16) NUM(sub_offset, "sub_offset", 10)
+    a->sub = kv(words, n, "sub_offset") != NULL;
 #undef NUM
     return 0;
 }

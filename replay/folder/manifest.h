@@ -23,6 +23,8 @@ struct rf_arg {
     size_t bytes;                   /* buffer, image, scalar: its bytes; local: its size */
     uint64_t flags;                 /* buffer, image: cl_mem_flags */
     int writes;                     /* the kernel may write it: argN.out holds it after */
+    int sub;                        /* a sub-buffer (its own range captured), at sub_offset of its parent */
+    size_t sub_offset;
     /* image */
     uint32_t image_type, order, data_type;
     size_t width, height, depth, array_size;

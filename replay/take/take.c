@@ -219,6 +219,11 @@ static void describe_arg(cl_kernel k, cl_command_queue q, unsigned i, const stru
         } else if (mt == CL_MEM_OBJECT_BUFFER) {
             a->kind = RF_BUFFER;
             CL(clGetMemObjectInfo)(m, CL_MEM_SIZE, sizeof a->bytes, &a->bytes, NULL);
+            cl_mem parent = NULL;
+            if (CL(clGetMemObjectInfo)(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) == 0 && parent) {
+                a->sub = 1;
+                CL(clGetMemObjectInfo)(m, CL_MEM_OFFSET, sizeof a->sub_offset, &a->sub_offset, NULL);
+            }
             a->writes = addr == CL_KERNEL_ARG_ADDRESS_GLOBAL && !(qual & CL_KERNEL_ARG_TYPE_CONST) &&
                         !(a->flags & CL_MEM_READ_ONLY);
             t->in[i] = read_buffer(q, m, a->bytes, a->flags, why, sizeof why);

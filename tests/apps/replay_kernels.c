@@ -3,10 +3,12 @@
  *   replay_kernels [--bug]
  * tile      a __local argument (a work-group sum through local memory)
  * shade     an image2d_t and a sampler in, a float buffer out
- * twice     from a program created from a binary (the first program's)
+ * twice     from a program created from a binary (the first program's);
+ *           launched again on a sub-buffer (the second half)
  * wave      float math (sin, exp) whose last bits differ between devices
  * oob       (--bug) writes one element past its buffer's end
  * race      (--bug) work-items write one local word without a barrier
+ * svm       (where the device has SVM) an SVM pointer argument
  * Each launched once; prints a checksum of each output.
  * OCL_PLATFORM picks the platform whose name contains it (default: the first). */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -153,6 +155,19 @@ int main(int argc, char **argv)
     CHECK(clEnqueueNDRangeKernel(q, twice, 1, NULL, &g, NULL, 0, NULL, NULL));
     CHECK(clEnqueueReadBuffer(q, dv, CL_TRUE, 0, sizeof in, out, 0, NULL, NULL));
     printf("twice %ld\n", sum_int(out, N));
+    cl_uint align_bits = 0;
+    CHECK(clGetDeviceInfo(dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL));
+    size_t half = sizeof in / 2, align = align_bits / 8;
+    if (align && half % align == 0) {      /* a sub-buffer at an offset the device allows */
+        cl_buffer_region region = { half, half };
+        cl_mem sub = clCreateSubBuffer(dv, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &e);
+        CHECK(e);
+        size_t gh = N / 2;
+        CHECK(clSetKernelArg(twice, 0, sizeof sub, &sub));
+        CHECK(clEnqueueNDRangeKernel(q, twice, 1, NULL, &gh, NULL, 0, NULL, NULL));
+        CHECK(clEnqueueReadBuffer(q, dv, CL_TRUE, 0, sizeof in, out, 0, NULL, NULL));
+        printf("twice on a sub-buffer %ld\n", sum_int(out, N));
+    }
 
     cl_mem dx = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof x, x, &e);
     CHECK(e);
@@ -165,6 +180,24 @@ int main(int argc, char **argv)
     CHECK(clEnqueueNDRangeKernel(q, wave, 1, NULL, &g, &l, 0, NULL, NULL));
     CHECK(clFinish(q));
     printf("wave done\n");
+
+    cl_device_svm_capabilities svm = 0;
+    if (clGetDeviceInfo(dev, CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm, NULL) == CL_SUCCESS &&
+        (svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER)) {
+        const char *s3 = "kernel void svm(global int *v) { v[get_global_id(0)] += 3; }";
+        cl_program p3 = build(ctx, dev, s3);
+        cl_kernel ks = clCreateKernel(p3, "svm", &e);
+        CHECK(e);
+        int *sv = clSVMAlloc(ctx, CL_MEM_READ_WRITE, sizeof in, 0);
+        if (sv) {
+            CHECK(clEnqueueSVMMemcpy(q, CL_TRUE, sv, in, sizeof in, 0, NULL, NULL));
+            CHECK(clSetKernelArgSVMPointer(ks, 0, sv));
+            CHECK(clEnqueueNDRangeKernel(q, ks, 1, NULL, &g, NULL, 0, NULL, NULL));
+            CHECK(clEnqueueSVMMemcpy(q, CL_TRUE, out, sv, sizeof in, 0, NULL, NULL));
+            printf("svm %ld\n", sum_int(out, N));
+            clSVMFree(ctx, sv);
+        }
+    }
 
     if (bug) {
         cl_mem small = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof(int) * N, NULL, &e);

@@ -17,9 +17,10 @@ export CLTRACE_QUIET=0
 export CLTRACE_PROBE_DIR=$WORK/no-probe
 pass=0 fail=0 skip=0
 
-run() {   # run NAME FUNCTION
+run() {   # run NAME FUNCTION: in a folder of its own, so that no test can
+    # find another's trace by its prefix (trace_of takes the first match)
     local name=$1 out
-    out=$( ( set -e; "$2" ) 2>&1 )
+    out=$( ( set -e; WORK=$WORK/$name; mkdir -p "$WORK"; "$2" ) 2>&1 )
     local rc=$?
     if [ $rc -eq 0 ]; then
         echo "ok    $name"; pass=$((pass + 1))

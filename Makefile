@@ -31,8 +31,9 @@ $(B)/libcltrace.so: $(SHIM_SRC) $(HDRS) capture/libcltrace.map Makefile | $(B)
 	  -Wl,--version-script=capture/libcltrace.map -Wl,-z,now -Wl,-Bsymbolic-functions -o $@ $(SHIM_SRC) \
 	  $(LDFLAGS) -lprotobuf-c -ldeflate -ldl -lpthread
 
-$(B)/cltrace: launcher/launcher.c common/config.c common/config.h | $(B)
-	$(CC) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ launcher/launcher.c common/config.c
+LAUNCHER_SRC := launcher/launcher.c launcher/ctl.c common/config.c common/window_spec.c common/ctl.c
+$(B)/cltrace: $(LAUNCHER_SRC) common/config.h common/window_spec.h common/ctl.h | $(B)
+	$(CC) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ $(LAUNCHER_SRC)
 
 # `cltrace probe` runs it (installed beside the shim): links the OpenCL loader itself.
 $(B)/cltrace-probe: probe/probe.c common/probe_file.c common/probe_file.h | $(B)

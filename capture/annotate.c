@@ -8,6 +8,7 @@
 #include "include/cltrace.h"
 #include "hooks.h"
 #include "put.h"
+#include "window.h"
 
 static void annotate(unsigned kind, const char *name, uint64_t value)
 {
@@ -49,5 +50,5 @@ static void counter(const char *name, double value)
 }
 
 CLT_EXPORT const struct cltrace_api_v1 cltrace_api_v1 = {
-    sizeof(struct cltrace_api_v1), range_push, range_pop, mark, counter,
+    sizeof(struct cltrace_api_v1), range_push, range_pop, mark, counter, clt_window_start, clt_window_stop,
 };

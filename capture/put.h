@@ -63,6 +63,38 @@ static inline __attribute__((always_inline)) struct clt_thread *clt_enter(void)
     return clt_enter_active();
 }
 
+/* Windows (CLTRACE_WINDOW, cltrace_start/stop, cltrace ctl: window.c). A
+ * command that makes or lets go of an object (gen/gen.py KEPT) is recorded
+ * whenever cltrace is active, marked when outside a window; every other one
+ * only inside a window: clt_recording 0 (outside, or off: the wrapper's one
+ * branch, as with CLTRACE_DISABLE=1), 1 (inside), 2 (a trigger counts calls
+ * or waits for a kernel: each call asks clt_window_tick). */
+extern int clt_recording;
+int clt_window_tick(unsigned fn, const void *kernel);   /* 1: this call is inside a window */
+
+static inline __attribute__((always_inline)) int clt_is_recording(void)
+{
+    return __atomic_load_n(&clt_recording, __ATOMIC_RELAXED);
+}
+
+static inline __attribute__((always_inline)) struct clt_thread *clt_enter_rec(unsigned fn, const void *kernel)
+{
+    int r = clt_is_recording();
+    if (CLT_LIKELY(r == 1))
+        return clt_enter_active();
+    if (r == 0 || !clt_window_tick(fn, kernel))
+        return NULL;
+    return clt_enter_active();
+}
+
+static inline __attribute__((always_inline)) int clt_outside_window(unsigned fn, const void *kernel)
+{
+    int r = clt_is_recording();
+    if (CLT_LIKELY(r == 1))
+        return 0;
+    return r == 0 || !clt_window_tick(fn, kernel);
+}
+
 static inline __attribute__((always_inline)) struct clt_rec *clt_rec_begin(struct clt_thread *th, size_t max)
 {
     uint64_t head = th->head_local;

@@ -20,6 +20,7 @@
 #include "trace/tables.h"
 #include "hooks.h"
 #include "replay/take/take.h"
+#include "window.h"
 
 __thread struct clt_thread *clt_tls __attribute__((tls_model("initial-exec")));
 
@@ -230,19 +231,23 @@ struct clt_thread *clt_thread_attach(void)
     int saved = errno;
     uint64_t t_attach = clt_now();
     struct clt_thread *th = NULL;
+    int began = 0;
     if (__atomic_load_n(&writer_state, __ATOMIC_ACQUIRE) == 0) {
         pthread_mutex_lock(&start_lock);
         if (writer_state == 0) {
             clt_callstack_load();
             __atomic_store_n(&writer_state, clt_writer_start() == 0 ? 1 : -1, __ATOMIC_RELEASE);
             /* only a process that records gets our fatal-signal handlers */
-            if (writer_state == 1)
+            if (writer_state == 1) {
                 install_fatal_handlers();
+                began = 1;
+            }
         }
         pthread_mutex_unlock(&start_lock);
     }
     if (writer_state != 1) {
         __atomic_store_n(&clt_active, 0, __ATOMIC_RELAXED);
+        clt_window_refresh();
         goto out;
     }
     th = thread_new();
@@ -262,6 +267,8 @@ struct clt_thread *clt_thread_attach(void)
     __atomic_store_n(&th->state, CLT_TH_LIVE, __ATOMIC_RELEASE);
     clt_tls = th;
     __cxa_thread_atexit_impl(thread_gone, th, &__dso_handle);
+    if (began)
+        clt_window_begin();     /* its first window and control thread, with a ring to say so */
     /* a thread's first call: its ring (and the first thread's writer) */
     __atomic_store_n(&th->cost_exact, clt_now() - t_attach, __ATOMIC_RELAXED);
 out:
@@ -395,6 +402,8 @@ static void at_exit(void)
     uint64_t exit_wait_ns = clt_clock_ns(CLOCK_MONOTONIC) - t0;
     if (!__atomic_exchange_n(&clt_active, 0, __ATOMIC_ACQ_REL) && writer_state != 1)
         return;
+    clt_window_refresh();
+    clt_window_end();
     pthread_mutex_lock(&start_lock);
     if (writer_state == 1) {
         writer_state = 2;     /* finished: later calls only forward */
@@ -490,10 +499,12 @@ static void after_fork_child(void)
     clt_fp_forget();
     rt_take_forget();
     clt_clock_keep_forget();
+    clt_window_forget();
     if (writer_state != 0 && writer_state != 2) {
         writer_state = 0;
         __atomic_store_n(&clt_active, !clt_cfg.DISABLE, __ATOMIC_RELAXED);
     }
+    clt_window_refresh();
 }
 
 static void unpreload_self(void)
@@ -546,5 +557,6 @@ __attribute__((constructor)) static void clt_load(void)
     if (!clt_cfg.CHILDREN)
         unpreload_self();
     __atomic_store_n(&clt_active, !clt_cfg.DISABLE, __ATOMIC_RELEASE);
+    clt_window_load();
     errno = saved;
 }

@@ -8,6 +8,12 @@ _cltrace()
         -o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
     case ${COMP_WORDS[1]} in
+        ctl)              # cltrace ctl PID COMMAND
+            case $COMP_CWORD in
+                2) COMPREPLY=($(compgen -W "$(pgrep -u "$(id -u)" 2> /dev/null)" -- "$cur")) ;;
+                3) COMPREPLY=($(compgen -W "start stop snapshot status" -- "$cur")) ;;
+            esac
+            return ;;
         replay|tune)      # a capture folder, or their options
             if [[ $cur == -* ]]; then
                 COMPREPLY=($(compgen -W "--platform --device --local --repeat --tolerance --check --emit-c --list
@@ -26,10 +32,10 @@ _cltrace()
         esac
     done
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "-o -q --no-children --sample --fingerprint --capture= -h --help --" -- "$cur"))
+        COMPREPLY=($(compgen -W "-o -q --no-children --sample --fingerprint --capture= --window= --every= -h --help --" -- "$cur"))
     else
         COMPREPLY=($(compgen -c -- "$cur"))
-        [ "$COMP_CWORD" -ne 1 ] || COMPREPLY+=($(compgen -W "probe replay tune" -- "$cur"))
+        [ "$COMP_CWORD" -ne 1 ] || COMPREPLY+=($(compgen -W "probe replay tune ctl" -- "$cur"))
     fi
 }
 

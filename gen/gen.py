@@ -420,6 +420,15 @@ FINGERPRINTED = ("clEnqueueNDRangeKernel", "clEnqueueTask", "clEnqueueWriteBuffe
                  "clEnqueueFillBuffer", "clEnqueueCopyBuffer", "clEnqueueCopyBufferRect")
 
 
+# Commands recorded outside a window too (CLTRACE_WINDOW: capture/window.c):
+# what makes, builds or lets go of an object, so a window's trace names every
+# object it shows and the leaks at exit cover the whole run. Events aside:
+# the enqueues a window records make them, and they go with the window.
+KEPT = re.compile(r"^cl(Create(?!UserEvent|Event)\w+|Release(?!Event)\w+|Retain(?!Event)\w+|"
+                  r"BuildProgram|CompileProgram|LinkProgram|GetPlatformIDs|GetDeviceIDs|SVMAlloc|SVMFree|"
+                  r"GetExtensionFunctionAddress\w*)$")
+
+
 def is_enqueue(c, ps, kinds):
     """A command that enqueues work and can hand back an event: timed on the device."""
     return c.startswith("clEnqueue") and any(p["name"] == "event" and k == "OUT_HANDLE"
@@ -464,8 +473,11 @@ def wrapper(reg, c, r, ps, kinds, exported):
     plain = "real(%s)" % ", ".join(argnames)
     if lookup:   # hand out our wrapper for every extension command cl.xml knows
         plain = "clt_ext_wrap(func_name, real(%s))" % ", ".join(argnames)
+    kept = bool(KEPT.match(c))
+    # a launch names its kernel to a window that starts at one
+    wkernel = "kernel" if c.startswith("clEnqueue") and "kernel" in argnames else "NULL"
     if not hooked:   # hooked commands keep their semantics even when not recording
-        L.append("    if (CLT_LIKELY(!clt_is_active()))")
+        L.append("    if (CLT_LIKELY(!%s()))" % ("clt_is_active" if kept else "clt_is_recording"))
         L.append("        %s%s;" % (ret_, plain))
     # An enqueue passes its caller's address: the call site, even without a stack.
     L.append("    %s%s_rec(real%s%s);" % (ret_, c, ", __builtin_return_address(0)" if enq else "",
@@ -474,7 +486,11 @@ def wrapper(reg, c, r, ps, kinds, exported):
 
     L.append("static %s %s_rec(%s)\n{" % (rabi, c, recsig))
     # (a command that is not hooked came here only while recording is on)
-    L.append("    struct clt_thread *th = %s;" % ("clt_enter()" if hooked else "clt_enter_active()"))
+    if kept:
+        L.append("    struct clt_thread *th = %s;" % ("clt_enter()" if hooked else "clt_enter_active()"))
+        L.append("    int clt_outside = th && clt_outside_window(CLT_FN_%s, NULL);" % c)
+    else:
+        L.append("    struct clt_thread *th = clt_enter_rec(CLT_FN_%s, %s);" % (c, wkernel))
     plain_stmt = "{ %s; return; }" % plain if rk == "VOID" else "return %s;" % plain
     if not hooked:
         L.append("    if (!th) %s" % plain_stmt)
@@ -616,6 +632,9 @@ def wrapper(reg, c, r, ps, kinds, exported):
     L.append("    struct clt_rec *rec = clt_rec_begin(th, %s);" % size)
     L.append("    if (rec) {")
     L.append("        struct clt_extra x = clt_extra_init(rec, %d);" % nslots)
+    if kept:
+        L.append("        if (CLT_UNLIKELY(clt_outside))")
+        L.append("            x.raw |= CLT_RAW_OUTSIDE;")
     for i, (p, (k, aux)) in enumerate(zip(ps, kinds)):
         n = p["name"]
         s = "rec->arg[%d]" % i

@@ -6,6 +6,9 @@
  *   cltrace_range_pop();
  *   cltrace_mark("checkpoint written"); // an instant on this thread's track
  *   cltrace_counter("residual", r);     // a counter track of the process
+ *   cltrace_stop();  ...  cltrace_start();   // record only part of the run:
+ *                                       // outside, calls that use objects are
+ *                                       // not recorded, nor timed on the device
  *
  * Header only, nothing to link: each function looks libcltrace up once
  * (dlsym(RTLD_DEFAULT, "cltrace_api_v1"), found when the program runs under
@@ -35,6 +38,12 @@ struct cltrace_api_v1 {
     void (*range_pop)(void);
     void (*mark)(const char *name);
     void (*counter)(const char *name, double value);
+    /* since 2026-11: record from here (a window opens) / stop recording
+     * (calls that make or release objects are still kept, so the objects a
+     * window shows are named). Run under `cltrace --window manual`, nothing
+     * is recorded until the first start. */
+    void (*start)(void);
+    void (*stop)(void);
 };
 
 /* The library's table, or NULL when the program runs without cltrace. */
@@ -76,6 +85,23 @@ static inline void cltrace_counter(const char *name, double value)
     const struct cltrace_api_v1 *a = cltrace_api();
     if (a)
         a->counter(name, value);
+}
+
+/* the library has this entry (an older one may not) */
+#define CLTRACE_HAS_(a, field) ((a) && (a)->size >= offsetof(struct cltrace_api_v1, field) + sizeof (a)->field)
+
+static inline void cltrace_start(void)
+{
+    const struct cltrace_api_v1 *a = cltrace_api();
+    if (CLTRACE_HAS_(a, start))
+        a->start();
+}
+
+static inline void cltrace_stop(void)
+{
+    const struct cltrace_api_v1 *a = cltrace_api();
+    if (CLTRACE_HAS_(a, stop))
+        a->stop();
 }
 
 #ifdef __cplusplus

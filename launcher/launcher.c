@@ -12,12 +12,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "common/config.h"
+#include "common/window_spec.h"
+#include "ctl.h"
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: cltrace [-o FILE] [-q] [--] program [args...]\n"
                "       cltrace probe [--device NAME-PART]   measure each device once (see cltrace probe -h)\n"
-               "       cltrace replay DIR | cltrace tune DIR    run a captured launch again, tune it (cltrace replay -h)\n\n"
+               "       cltrace replay DIR | cltrace tune DIR    run a captured launch again, tune it (cltrace replay -h)\n"
+               "       cltrace ctl PID start|stop|snapshot|status   control a program run with --window\n\n"
                "Runs program with every OpenCL call traced to a Perfetto trace (.pftrace[.gz]).\n"
                "Open it at https://ui.perfetto.dev or read it with cltrace-report.\n\n"
                "Traced, with no flag: programs linked with libOpenCL, programs that load it at\n"
@@ -36,6 +39,11 @@ static void usage(FILE *f)
                "  --capture=SPEC  write each chosen kernel launch (its program, arguments and\n"
                "            buffers before and after) to a folder that cltrace replay runs again\n"
                "            (CLTRACE_CAPTURE: KERNEL, KERNEL@N, #N, count=N; folders in CLTRACE_CAPTURE_DIR)\n"
+               "  --window=SPEC  record only in windows (CLTRACE_WINDOW): START[+LENGTH],...\n"
+               "            START: 60s, 1000calls, kernel:NAME (its first launch), manual (cltrace_start()\n"
+               "            or cltrace ctl PID start); LENGTH: 10s or 500calls. Outside, only the calls\n"
+               "            that make or release objects are kept, and nothing is timed on the device\n"
+               "  --every=TIME  repeat the windows that often (CLTRACE_WINDOW_EVERY): --window 60s+10s --every 600s\n"
                "  -h        this help\n\n"
                "Options are environment variables (the launcher passes them on):\n");
     for (unsigned i = 0; i < clt_n_options; i++) {
@@ -119,6 +127,8 @@ int main(int argc, char **argv)
         return run_beside("cltrace-probe", argv + 1);
     if (argc > 1 && (strcmp(argv[1], "replay") == 0 || strcmp(argv[1], "tune") == 0))
         return run_beside("cltrace-replay", argv);
+    if (argc > 1 && strcmp(argv[1], "ctl") == 0)
+        return clt_ctl_main(argc, argv);
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (strcmp(argv[i], "--") == 0) {
             i++;
@@ -134,6 +144,10 @@ int main(int argc, char **argv)
             setenv(CLT_ENV_PREFIX "FINGERPRINT", argv[i][13] ? argv[i] + 14 : "1", 1);
         } else if (strncmp(argv[i], "--capture=", 10) == 0 || (strcmp(argv[i], "--capture") == 0 && i + 1 < argc)) {
             setenv(CLT_ENV_PREFIX "CAPTURE", argv[i][9] ? argv[i] + 10 : argv[++i], 1);
+        } else if (strncmp(argv[i], "--window=", 9) == 0 || (strcmp(argv[i], "--window") == 0 && i + 1 < argc)) {
+            setenv(CLT_ENV_PREFIX "WINDOW", argv[i][8] ? argv[i] + 9 : argv[++i], 1);
+        } else if (strncmp(argv[i], "--every=", 8) == 0 || (strcmp(argv[i], "--every") == 0 && i + 1 < argc)) {
+            setenv(CLT_ENV_PREFIX "WINDOW_EVERY", argv[i][7] ? argv[i] + 8 : argv[++i], 1);
         } else if (strcmp(argv[i], "-q") == 0) {
             quiet = 1;
             setenv(CLT_ENV_PREFIX "QUIET", "1", 1);
@@ -148,6 +162,15 @@ int main(int argc, char **argv)
     if (i >= argc) {
         usage(stderr);
         return 2;
+    }
+    const char *win = getenv(CLT_ENV_PREFIX "WINDOW"), *every = getenv(CLT_ENV_PREFIX "WINDOW_EVERY");
+    if ((win && *win) || (every && *every)) {   /* a spelling mistake said now, not after an hour's run */
+        struct clt_windows ws;
+        char err[256];
+        if (!win || !*win || clt_windows_parse(win, every, &ws, err, sizeof err) != 0) {
+            fprintf(stderr, "cltrace: --window %s: %s\n", win ? win : "", win && *win ? err : "--every needs --window");
+            return 2;
+        }
     }
     char shim[PATH_MAX], preload[2 * PATH_MAX];
     if (find_shim(shim, sizeof shim) != 0) {

@@ -642,6 +642,42 @@ def check_one_clock(t, n, report_json):
            "a function other than clSetKernelArg with untimed calls in the report")
 
 
+KEPT = re.compile(r"^cl(Create(?!UserEvent|Event)\w+|Release(?!Event)\w+|Retain(?!Event)\w+|BuildProgram|"
+                  r"CompileProgram|LinkProgram|GetPlatformIDs|GetDeviceIDs|SVMAlloc|SVMFree)$")
+
+
+def check_window(t, log_file, ranges, windows):
+    """tests/apps/windows: the trace's calls inside its windows are exactly the
+    program's calls numbered in RANGES ("A-B,C-D", from its log), in order;
+    outside them only the calls that make or release objects, each marked
+    outside_window; the trace says it holds WINDOWS windows; no device
+    command outside a window."""
+    made = []
+    for line in open(log_file):
+        f = line.split()
+        if f and f[0] == "call":
+            made.append((int(f[1]), f[2]))
+    want = set()
+    for r in ranges.split(","):
+        a, b = r.split("-")
+        want |= set(range(int(a), int(b) + 1))
+    api = sorted((s for s in t["slices"] if s["tid"] is not None), key=lambda s: s["ts"])
+    inside = [s["name"] for s in api if not s["args"].get("outside_window")]
+    outside = [s["name"] for s in api if s["args"].get("outside_window")]
+    want_in = [name for n, name in made if n in want]
+    want_out = [name for n, name in made if n not in want and KEPT.match(name)]
+    expect(inside == want_in, "inside the windows: %d calls, want %d; first difference at %r" % (
+        len(inside), len(want_in), next(((i, a, b) for i, (a, b) in enumerate(zip(inside, want_in)) if a != b), None)))
+    expect(outside == want_out, "outside: %r, want %r" % (outside, want_out))
+    a = t["attributes"]
+    expect(a.get("cltrace.window_count") == int(windows), "window_count %r, want %s" % (a.get("cltrace.window_count"), windows))
+    spans = [tuple(map(int, w.split("-"))) for w in a.get("cltrace.windows", "").split(";") if w]
+    expect(len(spans) == int(windows) and all(x < y for x, y in spans), "windows %r" % spans)
+    dev = [s for s in t["slices"] if s["tid"] is None and s.get("track_name") != "cltrace windows"]
+    launches = want_in.count("clEnqueueNDRangeKernel")
+    expect(len(dev) == launches, "%d device commands, want the %d launches inside the windows" % (len(dev), launches))
+    expect(all(any(x <= s["ts"] <= y for x, y in spans) for s in dev), "a device command outside every window")
+
 if __name__ == "__main__":
     check, path = sys.argv[1], sys.argv[2]
     if check.startswith("report_"):
@@ -650,7 +686,7 @@ if __name__ == "__main__":
             print("  " + f)
         sys.exit(1 if failures else 0)
     trace = decode(path)
-    whole = check in ("timeline", "nvidia", "figures", "churn", "phases", "launches", "switched")
+    whole = check in ("timeline", "nvidia", "figures", "churn", "phases", "launches", "switched", "window")
     globals()["check_" + check](trace if whole else api_only(trace), *sys.argv[3:])
     for f in failures[:20]:
         print("  " + f)

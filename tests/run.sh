@@ -20,7 +20,7 @@ pass=0 fail=0 skip=0
 run() {   # run NAME FUNCTION: in a folder of its own, so that no test can
     # find another's trace by its prefix (trace_of takes the first match)
     local name=$1 out
-    out=$( ( set -e; WORK=$WORK/$name; mkdir -p "$WORK"; "$2" ) 2>&1 )
+    out=$( ( set -e ${TEST_TRACE:+-x}; WORK=$WORK/$name; mkdir -p "$WORK"; "$2" ) 2>&1 )
     local rc=$?
     if [ $rc -eq 0 ]; then
         echo "ok    $name"; pass=$((pass + 1))
@@ -840,6 +840,7 @@ source tests/jobs.sh
 source tests/report_parts.sh
 source tests/fingerprints.sh
 source tests/replay.sh
+source tests/windows.sh
 
 for t in ${ONLY:-$(declare -F | awk "{print \$3}" | grep "^t_")}; do
     run "${t#t_}" "$t"

@@ -46,6 +46,9 @@ TEST_BINS += $(T)/wrong_answer
 $(T)/replay_kernels: tests/apps/replay_kernels.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL
 TEST_BINS += $(T)/replay_kernels
+$(T)/windows: tests/apps/windows.c include/cltrace.h | $(T)
+	$(CC) $(TEST_CFLAGS) -I. -o $@ $< -lOpenCL -ldl
+TEST_BINS += $(T)/windows
 $(T)/test_digest: tests/unit/test_digest.c common/digest.c common/select.c common/map.c common/digest.h common/select.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ tests/unit/test_digest.c common/digest.c common/select.c common/map.c -lm
 TEST_BINS += $(T)/test_digest

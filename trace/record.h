@@ -78,7 +78,10 @@ enum clt_rec_kind {
     CLT_REC_EVCOST = 0xFF0A,      /* what an event costs the calling thread on a device (markers) */
     CLT_REC_QUEUE_MODE = 0xFF0B,  /* a queue made: profiling on throughout, or switched per timed command */
     CLT_REC_FINGERPRINT = 0xFF0C, /* a buffer a command may have written, read back after it: just before its COMMAND */
+    CLT_REC_WINDOW = 0xFF0D,      /* a window opened or closed (capture/window.c): why, WIN_* */
 };
+/* CLT_REC_WINDOW's second slot: bit 0 open (1) or closed (0), the window's number above it */
+#define CLT_WIN_OPEN 1u
 
 /* An enqueue record's flow slot: 0 no command (the call failed), else the
  * flow id of its CLT_REC_COMMAND, or this: not timed (CLTRACE_SAMPLE). */
@@ -263,6 +266,9 @@ static inline uint64_t clt_put_bytes8(struct clt_extra *x, unsigned i, int ok, c
 /* A one-clock call (clSetKernelArg, clRetain...: gen/gen.py ONE_CLOCK) whose
  * duration was not measured: t1 == t0, and the trace shows an instant. */
 #define CLT_RAW_UNTIMED (1u << 30)
+/* A call made outside every window (CLTRACE_WINDOW): one that makes or lets
+ * go of an object, kept so that the objects a window shows are known. */
+#define CLT_RAW_OUTSIDE (1u << 29)
 
 
 /* The stack of a record: count, and the addresses (innermost first). */

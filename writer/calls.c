@@ -61,6 +61,7 @@ int clt_calls_init(struct clt_writer *w)
     w->name_refcount = name_index(w, "reference_count");
     w->name_released = name_index(w, "use_after_release");
     w->name_device_timed = name_index(w, "device_timed");
+    w->name_outside = name_index(w, "outside_window");
     unsigned s = 0;
     for (unsigned d = 0; d < CLT_DEC_COUNT; d++) {
         w->str_off[d] = s;
@@ -459,6 +460,8 @@ void clt_call_write(struct clt_writer *w, struct clt_thread *th, struct clt_seq 
         if (a.n < MAX_ANN)
             ann(w, ss, &a, w->name_device_timed, FP_V_BOOL, 0);
     }
+    if ((rec->raw_mask & CLT_RAW_OUTSIDE) && a.n < MAX_ANN)   /* kept outside every window (CLTRACE_WINDOW) */
+        ann(w, ss, &a, w->name_outside, FP_V_BOOL, 1);
     s.in.n_callstacks = 0;
     if (stack) {
         perfetto__protos__interned_data__init(&s.in);

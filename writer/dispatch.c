@@ -84,7 +84,9 @@ void clt_emit_footer(struct clt_writer *w)
 {
     static struct clt_attrs a;
     a.n = 0;
-    clt_annot_close(w, clt_clock_to_ns(&w->clock, clt_now()));
+    uint64_t end = clt_clock_to_ns(&w->clock, clt_now());
+    clt_annot_close(w, end);
+    clt_windows_close(w, end, &a);
     clt_attr_str(&a, "cltrace.version", CLT_VERSION);
     clt_attr_int(&a, "cltrace.calls", (int64_t)w->calls);
     clt_attr_int(&a, "cltrace.dropped_calls", (int64_t)w->dropped_emitted);
@@ -154,6 +156,8 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until)
                 ss = clt_seq_for(w, th);
             if (ss)
                 clt_annot_emit(w, clt_seq_track(ss), rec);
+        } else if (rec->fn == CLT_REC_WINDOW) {
+            clt_window_emit(w, rec);
         } else if (rec->fn >= CLT_REC_COMMAND) {
             clt_dev_on_special(w, rec);
         } else {

@@ -34,7 +34,7 @@ struct clt_writer {
     unsigned *pname;          /* name index of each (fn, param), at pname_off[fn] */
     unsigned pname_off[CLT_FN_COUNT + 1];
     const char **names;
-    unsigned n_names, name_result, name_arg_object, name_refcount, name_released, name_device_timed;
+    unsigned n_names, name_result, name_arg_object, name_refcount, name_released, name_device_timed, name_outside;
     unsigned str_off[CLT_DEC_COUNT + 1];   /* string iid space: enum values, then errors */
     unsigned n_strs;
     int16_t err_idx[2048];    /* -code -> index in clt_errors, or -1 */
@@ -125,6 +125,12 @@ void clt_put_instant(struct clt_writer *w, uint64_t track, uint64_t ts, const ch
  * tabs kept when `lines`), NUL-terminated: valid UTF-8 for the trace. */
 char *clt_text(char *dst, const uint8_t *src, size_t n, int lines, char bad);
 void clt_counter(struct clt_writer *w, uint64_t track, uint64_t ts, int64_t value);
+
+/* windows.c: the windows the trace holds (capture/window.c) */
+void clt_window_emit(struct clt_writer *w, const struct clt_rec *rec);
+void clt_windows_close(struct clt_writer *w, uint64_t ts, struct clt_attrs *a);   /* at the end */
+int clt_windows_seen(void);
+void clt_windows_forget(void);
 
 /* marks.c: the program's ranges, marks and counters (cltrace.h) */
 void clt_annot_emit(struct clt_writer *w, uint64_t thread_track, const struct clt_rec *rec);

@@ -23,7 +23,12 @@
 
 static const char *const class_name[] = { "still_held", "growing", "definitely_lost" };
 
-static int leaked(const struct clt_obj *o) { return o && o->refs > 0 && !o->destroyed; }
+/* With windows (CLTRACE_WINDOW) an event's release may fall outside every
+ * window, where events are not followed: events are not judged then. */
+static int leaked(const struct clt_obj *o)
+{
+    return o && o->refs > 0 && !o->destroyed && !(o->type == CLT_O_EVENT && clt_windows_seen());
+}
 
 /* The context, program or queue the app released that this object belongs
  * to (a sub-buffer's parent's context...), or NULL. */

@@ -566,6 +566,11 @@ void clt_writer_flush_now(unsigned timeout_ms)
     }
 }
 
+const char *clt_writer_path(void)
+{
+    return W.path;
+}
+
 int clt_writer_start(void)
 {
     memset(&W, 0, sizeof W);
@@ -687,6 +692,7 @@ void clt_writer_forget(void)
     W.fd = -1;
     clt_disk_release();                 /* the parent's (a copy of its descriptor) */
     clt_spill_forget();
+    clt_windows_forget();
     gzt.h.started = spt.h.started = 0;
     gzt.h.state = spt.h.state = JOB_IDLE;
 }

@@ -10,6 +10,7 @@ unsigned clt_writer_leaks(void);             /* after stop: leaks definitely los
 void clt_writer_forget(void);                /* in a fork child */
 void clt_writer_kick(void);                  /* wake an idle writer */
 void clt_writer_flush_now(unsigned timeout_ms); /* drain and write, bounded */
+const char *clt_writer_path(void);           /* the trace file ("" before the first call) */
 extern int clt_symbolizer_busy;              /* loading a binary's symbols: producers wait, not drop */
 
 /* disk.c: a little room set aside beside the trace, given back when the

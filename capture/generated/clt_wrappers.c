@@ -19,6 +19,7 @@ CLT_EXPORT int32_t CLT_CALL clBuildProgram(void * program, uint32_t num_devices,
 static int32_t clBuildProgram_rec(clBuildProgram_t real, void * program, uint32_t num_devices, void * device_list, void * options, void * pfn_notify, void * user_data)
 {
     struct clt_thread *th = clt_enter();
+    int clt_outside = th && clt_outside_window(CLT_FN_clBuildProgram, NULL);
     if (th && th->in_fn == CLT_FN_clBuildProgram + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clBuildProgram); return CL_INVALID_OPERATION_; }
         th->reentered++;
@@ -53,6 +54,8 @@ static int32_t clBuildProgram_rec(clBuildProgram_t real, void * program, uint32_
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)program;
         rec->arg[1] = (uint64_t)num_devices;
         rec->arg[2] = clt_put_arr(&x, 2, ok, device_list, (uint64_t)num_devices, sizeof(size_t));
@@ -74,14 +77,14 @@ static int32_t CLT_CALL ext_clCancelCommandsIMG(void * event_list, size_t num_ev
 {
     clCancelCommandsIMG_t real = (clCancelCommandsIMG_t)clt_real(CLT_FN_clCancelCommandsIMG);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(event_list, num_events_in_list);
     return clCancelCommandsIMG_rec(real, event_list, num_events_in_list);
 }
 
 static int32_t clCancelCommandsIMG_rec(clCancelCommandsIMG_t real, void * event_list, size_t num_events_in_list)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clCancelCommandsIMG, NULL);
     if (!th) return real(event_list, num_events_in_list);
     if (th && th->in_fn == CLT_FN_clCancelCommandsIMG + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCancelCommandsIMG); return CL_INVALID_OPERATION_; }
@@ -125,14 +128,14 @@ CLT_EXPORT void * CLT_CALL clCloneKernel(void * source_kernel, cl_int_ * errcode
 {
     clCloneKernel_t real = (clCloneKernel_t)clt_real(CLT_FN_clCloneKernel);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(source_kernel, errcode_ret);
     return clCloneKernel_rec(real, source_kernel, errcode_ret);
 }
 
 static void * clCloneKernel_rec(clCloneKernel_t real, void * source_kernel, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clCloneKernel, NULL);
     if (!th) return real(source_kernel, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCloneKernel + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCloneKernel); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -177,14 +180,14 @@ static int32_t CLT_CALL ext_clCommandBarrierWithWaitListKHR(void * command_buffe
 {
     clCommandBarrierWithWaitListKHR_t real = (clCommandBarrierWithWaitListKHR_t)clt_real(CLT_FN_clCommandBarrierWithWaitListKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_buffer, command_queue, properties, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     return clCommandBarrierWithWaitListKHR_rec(real, command_buffer, command_queue, properties, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
 }
 
 static int32_t clCommandBarrierWithWaitListKHR_rec(clCommandBarrierWithWaitListKHR_t real, void * command_buffer, void * command_queue, void * properties, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clCommandBarrierWithWaitListKHR, NULL);
     if (!th) return real(command_buffer, command_queue, properties, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandBarrierWithWaitListKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandBarrierWithWaitListKHR); return CL_INVALID_OPERATION_; }
@@ -233,14 +236,14 @@ static int32_t CLT_CALL ext_clCommandCopyBufferKHR(void * command_buffer, void *
 {
     clCommandCopyBufferKHR_t real = (clCommandCopyBufferKHR_t)clt_real(CLT_FN_clCommandCopyBufferKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_offset, dst_offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     return clCommandCopyBufferKHR_rec(real, command_buffer, command_queue, properties, src_buffer, dst_buffer, src_offset, dst_offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
 }
 
 static int32_t clCommandCopyBufferKHR_rec(clCommandCopyBufferKHR_t real, void * command_buffer, void * command_queue, void * properties, void * src_buffer, void * dst_buffer, size_t src_offset, size_t dst_offset, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clCommandCopyBufferKHR, NULL);
     if (!th) return real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_offset, dst_offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandCopyBufferKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandCopyBufferKHR); return CL_INVALID_OPERATION_; }
@@ -294,14 +297,14 @@ static int32_t CLT_CALL ext_clCommandCopyBufferRectKHR(void * command_buffer, vo
 {
     clCommandCopyBufferRectKHR_t real = (clCommandCopyBufferRectKHR_t)clt_real(CLT_FN_clCommandCopyBufferRectKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     return clCommandCopyBufferRectKHR_rec(real, command_buffer, command_queue, properties, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
 }
 
 static int32_t clCommandCopyBufferRectKHR_rec(clCommandCopyBufferRectKHR_t real, void * command_buffer, void * command_queue, void * properties, void * src_buffer, void * dst_buffer, void * src_origin, void * dst_origin, void * region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clCommandCopyBufferRectKHR, NULL);
     if (!th) return real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandCopyBufferRectKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandCopyBufferRectKHR); return CL_INVALID_OPERATION_; }
@@ -359,14 +362,14 @@ static int32_t CLT_CALL ext_clCommandCopyBufferToImageKHR(void * command_buffer,
 {
     clCommandCopyBufferToImageKHR_t real = (clCommandCopyBufferToImageKHR_t)clt_real(CLT_FN_clCommandCopyBufferToImageKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_buffer, command_queue, properties, src_buffer, dst_image, src_offset, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     return clCommandCopyBufferToImageKHR_rec(real, command_buffer, command_queue, properties, src_buffer, dst_image, src_offset, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
 }
 
 static int32_t clCommandCopyBufferToImageKHR_rec(clCommandCopyBufferToImageKHR_t real, void * command_buffer, void * command_queue, void * properties, void * src_buffer, void * dst_image, size_t src_offset, void * dst_origin, void * region, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clCommandCopyBufferToImageKHR, NULL);
     if (!th) return real(command_buffer, command_queue, properties, src_buffer, dst_image, src_offset, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandCopyBufferToImageKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandCopyBufferToImageKHR); return CL_INVALID_OPERATION_; }
@@ -420,14 +423,14 @@ static int32_t CLT_CALL ext_clCommandCopyImageKHR(void * command_buffer, void * 
 {
     clCommandCopyImageKHR_t real = (clCommandCopyImageKHR_t)clt_real(CLT_FN_clCommandCopyImageKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_buffer, command_queue, properties, src_image, dst_image, src_origin, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     return clCommandCopyImageKHR_rec(real, command_buffer, command_queue, properties, src_image, dst_image, src_origin, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
 }
 
 static int32_t clCommandCopyImageKHR_rec(clCommandCopyImageKHR_t real, void * command_buffer, void * command_queue, void * properties, void * src_image, void * dst_image, void * src_origin, void * dst_origin, void * region, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clCommandCopyImageKHR, NULL);
     if (!th) return real(command_buffer, command_queue, properties, src_image, dst_image, src_origin, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandCopyImageKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandCopyImageKHR); return CL_INVALID_OPERATION_; }
@@ -481,14 +484,14 @@ static int32_t CLT_CALL ext_clCommandCopyImageToBufferKHR(void * command_buffer,
 {
     clCommandCopyImageToBufferKHR_t real = (clCommandCopyImageToBufferKHR_t)clt_real(CLT_FN_clCommandCopyImageToBufferKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_buffer, command_queue, properties, src_image, dst_buffer, src_origin, region, dst_offset, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     return clCommandCopyImageToBufferKHR_rec(real, command_buffer, command_queue, properties, src_image, dst_buffer, src_origin, region, dst_offset, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
 }
 
 static int32_t clCommandCopyImageToBufferKHR_rec(clCommandCopyImageToBufferKHR_t real, void * command_buffer, void * command_queue, void * properties, void * src_image, void * dst_buffer, void * src_origin, void * region, size_t dst_offset, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clCommandCopyImageToBufferKHR, NULL);
     if (!th) return real(command_buffer, command_queue, properties, src_image, dst_buffer, src_origin, region, dst_offset, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandCopyImageToBufferKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandCopyImageToBufferKHR); return CL_INVALID_OPERATION_; }
@@ -542,14 +545,14 @@ static int32_t CLT_CALL ext_clCommandFillBufferKHR(void * command_buffer, void *
 {
     clCommandFillBufferKHR_t real = (clCommandFillBufferKHR_t)clt_real(CLT_FN_clCommandFillBufferKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_buffer, command_queue, properties, buffer, pattern, pattern_size, offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     return clCommandFillBufferKHR_rec(real, command_buffer, command_queue, properties, buffer, pattern, pattern_size, offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
 }
 
 static int32_t clCommandFillBufferKHR_rec(clCommandFillBufferKHR_t real, void * command_buffer, void * command_queue, void * properties, void * buffer, void * pattern, size_t pattern_size, size_t offset, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clCommandFillBufferKHR, NULL);
     if (!th) return real(command_buffer, command_queue, properties, buffer, pattern, pattern_size, offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandFillBufferKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandFillBufferKHR); return CL_INVALID_OPERATION_; }
@@ -603,14 +606,14 @@ static int32_t CLT_CALL ext_clCommandFillImageKHR(void * command_buffer, void * 
 {
     clCommandFillImageKHR_t real = (clCommandFillImageKHR_t)clt_real(CLT_FN_clCommandFillImageKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_buffer, command_queue, properties, image, fill_color, origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     return clCommandFillImageKHR_rec(real, command_buffer, command_queue, properties, image, fill_color, origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
 }
 
 static int32_t clCommandFillImageKHR_rec(clCommandFillImageKHR_t real, void * command_buffer, void * command_queue, void * properties, void * image, void * fill_color, void * origin, void * region, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clCommandFillImageKHR, NULL);
     if (!th) return real(command_buffer, command_queue, properties, image, fill_color, origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandFillImageKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandFillImageKHR); return CL_INVALID_OPERATION_; }
@@ -663,14 +666,14 @@ static int32_t CLT_CALL ext_clCommandNDRangeKernelKHR(void * command_buffer, voi
 {
     clCommandNDRangeKernelKHR_t real = (clCommandNDRangeKernelKHR_t)clt_real(CLT_FN_clCommandNDRangeKernelKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_buffer, command_queue, properties, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     return clCommandNDRangeKernelKHR_rec(real, command_buffer, command_queue, properties, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
 }
 
 static int32_t clCommandNDRangeKernelKHR_rec(clCommandNDRangeKernelKHR_t real, void * command_buffer, void * command_queue, void * properties, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * local_work_size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clCommandNDRangeKernelKHR, NULL);
     if (!th) return real(command_buffer, command_queue, properties, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandNDRangeKernelKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandNDRangeKernelKHR); return CL_INVALID_OPERATION_; }
@@ -724,14 +727,14 @@ static int32_t CLT_CALL ext_clCommandSVMMemFillKHR(void * command_buffer, void *
 {
     clCommandSVMMemFillKHR_t real = (clCommandSVMMemFillKHR_t)clt_real(CLT_FN_clCommandSVMMemFillKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_buffer, command_queue, properties, svm_ptr, pattern, pattern_size, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     return clCommandSVMMemFillKHR_rec(real, command_buffer, command_queue, properties, svm_ptr, pattern, pattern_size, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
 }
 
 static int32_t clCommandSVMMemFillKHR_rec(clCommandSVMMemFillKHR_t real, void * command_buffer, void * command_queue, void * properties, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clCommandSVMMemFillKHR, NULL);
     if (!th) return real(command_buffer, command_queue, properties, svm_ptr, pattern, pattern_size, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandSVMMemFillKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandSVMMemFillKHR); return CL_INVALID_OPERATION_; }
@@ -784,14 +787,14 @@ static int32_t CLT_CALL ext_clCommandSVMMemcpyKHR(void * command_buffer, void * 
 {
     clCommandSVMMemcpyKHR_t real = (clCommandSVMMemcpyKHR_t)clt_real(CLT_FN_clCommandSVMMemcpyKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_buffer, command_queue, properties, dst_ptr, src_ptr, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     return clCommandSVMMemcpyKHR_rec(real, command_buffer, command_queue, properties, dst_ptr, src_ptr, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
 }
 
 static int32_t clCommandSVMMemcpyKHR_rec(clCommandSVMMemcpyKHR_t real, void * command_buffer, void * command_queue, void * properties, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_sync_points_in_wait_list, void * sync_point_wait_list, void * sync_point, void * mutable_handle)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clCommandSVMMemcpyKHR, NULL);
     if (!th) return real(command_buffer, command_queue, properties, dst_ptr, src_ptr, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     if (th && th->in_fn == CLT_FN_clCommandSVMMemcpyKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCommandSVMMemcpyKHR); return CL_INVALID_OPERATION_; }
@@ -851,6 +854,7 @@ CLT_EXPORT int32_t CLT_CALL clCompileProgram(void * program, uint32_t num_device
 static int32_t clCompileProgram_rec(clCompileProgram_t real, void * program, uint32_t num_devices, void * device_list, void * options, uint32_t num_input_headers, void * input_headers, void * header_include_names, void * pfn_notify, void * user_data)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCompileProgram, NULL);
     if (!th) return real(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
     if (th && th->in_fn == CLT_FN_clCompileProgram + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCompileProgram); return CL_INVALID_OPERATION_; }
@@ -877,6 +881,8 @@ static int32_t clCompileProgram_rec(clCompileProgram_t real, void * program, uin
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 9);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)program;
         rec->arg[1] = (uint64_t)num_devices;
         rec->arg[2] = clt_put_arr(&x, 2, ok, device_list, (uint64_t)num_devices, sizeof(size_t));
@@ -909,6 +915,7 @@ static void * CLT_CALL ext_clCreateAcceleratorINTEL(void * context, uint32_t acc
 static void * clCreateAcceleratorINTEL_rec(clCreateAcceleratorINTEL_t real, void * context, uint32_t accelerator_type, size_t descriptor_size, void * descriptor, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateAcceleratorINTEL, NULL);
     if (!th) return real(context, accelerator_type, descriptor_size, descriptor, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateAcceleratorINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateAcceleratorINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -936,6 +943,8 @@ static void * clCreateAcceleratorINTEL_rec(clCreateAcceleratorINTEL_t real, void
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)accelerator_type;
         rec->arg[2] = (uint64_t)descriptor_size;
@@ -964,6 +973,7 @@ CLT_EXPORT void * CLT_CALL clCreateBuffer(void * context, uint64_t flags, size_t
 static void * clCreateBuffer_rec(clCreateBuffer_t real, void * context, uint64_t flags, size_t size, void * host_ptr, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateBuffer, NULL);
     if (!th) return real(context, flags, size, host_ptr, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateBuffer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateBuffer); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -991,6 +1001,8 @@ static void * clCreateBuffer_rec(clCreateBuffer_t real, void * context, uint64_t
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)size;
@@ -1019,6 +1031,7 @@ CLT_EXPORT void * CLT_CALL clCreateBufferWithProperties(void * context, void * p
 static void * clCreateBufferWithProperties_rec(clCreateBufferWithProperties_t real, void * context, void * properties, uint64_t flags, size_t size, void * host_ptr, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateBufferWithProperties, NULL);
     if (!th) return real(context, properties, flags, size, host_ptr, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateBufferWithProperties + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateBufferWithProperties); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1046,6 +1059,8 @@ static void * clCreateBufferWithProperties_rec(clCreateBufferWithProperties_t re
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = clt_put_props(&x, 1, ok, properties, sizeof(uint64_t));
         rec->arg[2] = (uint64_t)flags;
@@ -1075,6 +1090,7 @@ static void * CLT_CALL ext_clCreateBufferWithPropertiesINTEL(void * context, voi
 static void * clCreateBufferWithPropertiesINTEL_rec(clCreateBufferWithPropertiesINTEL_t real, void * context, void * properties, uint64_t flags, size_t size, void * host_ptr, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateBufferWithPropertiesINTEL, NULL);
     if (!th) return real(context, properties, flags, size, host_ptr, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateBufferWithPropertiesINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateBufferWithPropertiesINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1102,6 +1118,8 @@ static void * clCreateBufferWithPropertiesINTEL_rec(clCreateBufferWithProperties
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = clt_put_props(&x, 1, ok, properties, sizeof(uint64_t));
         rec->arg[2] = (uint64_t)flags;
@@ -1131,6 +1149,7 @@ static void * CLT_CALL ext_clCreateCommandBufferKHR(uint32_t num_queues, void * 
 static void * clCreateCommandBufferKHR_rec(clCreateCommandBufferKHR_t real, uint32_t num_queues, void * queues, void * properties, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateCommandBufferKHR, NULL);
     if (!th) return real(num_queues, queues, properties, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateCommandBufferKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateCommandBufferKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1158,6 +1177,8 @@ static void * clCreateCommandBufferKHR_rec(clCreateCommandBufferKHR_t real, uint
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)num_queues;
         rec->arg[1] = clt_put_arr(&x, 1, ok, queues, (uint64_t)num_queues, sizeof(size_t));
         rec->arg[2] = clt_put_props(&x, 2, ok, properties, sizeof(uint64_t));
@@ -1183,6 +1204,7 @@ CLT_EXPORT void * CLT_CALL clCreateCommandQueue(void * context, void * device, u
 static void * clCreateCommandQueue_rec(clCreateCommandQueue_t real, void * context, void * device, uint64_t properties, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateCommandQueue, NULL);
     if (th && th->in_fn == CLT_FN_clCreateCommandQueue + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateCommandQueue); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
         th->reentered++;
@@ -1216,6 +1238,8 @@ static void * clCreateCommandQueue_rec(clCreateCommandQueue_t real, void * conte
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)device;
         rec->arg[2] = (uint64_t)properties;
@@ -1241,6 +1265,7 @@ CLT_EXPORT void * CLT_CALL clCreateCommandQueueWithProperties(void * context, vo
 static void * clCreateCommandQueueWithProperties_rec(clCreateCommandQueueWithProperties_t real, void * context, void * device, void * properties, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateCommandQueueWithProperties, NULL);
     if (th && th->in_fn == CLT_FN_clCreateCommandQueueWithProperties + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateCommandQueueWithProperties); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
         th->reentered++;
@@ -1274,6 +1299,8 @@ static void * clCreateCommandQueueWithProperties_rec(clCreateCommandQueueWithPro
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)device;
         rec->arg[2] = clt_put_props(&x, 2, ok, properties, sizeof(uint64_t));
@@ -1299,6 +1326,7 @@ static void * CLT_CALL ext_clCreateCommandQueueWithPropertiesKHR(void * context,
 static void * clCreateCommandQueueWithPropertiesKHR_rec(clCreateCommandQueueWithPropertiesKHR_t real, void * context, void * device, void * properties, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateCommandQueueWithPropertiesKHR, NULL);
     if (th && th->in_fn == CLT_FN_clCreateCommandQueueWithPropertiesKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateCommandQueueWithPropertiesKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
         th->reentered++;
@@ -1332,6 +1360,8 @@ static void * clCreateCommandQueueWithPropertiesKHR_rec(clCreateCommandQueueWith
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)device;
         rec->arg[2] = clt_put_props(&x, 2, ok, properties, sizeof(uint64_t));
@@ -1359,6 +1389,7 @@ CLT_EXPORT void * CLT_CALL clCreateContext(void * properties, uint32_t num_devic
 static void * clCreateContext_rec(clCreateContext_t real, void * properties, uint32_t num_devices, void * devices, void * pfn_notify, void * user_data, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateContext, NULL);
     if (!th) return real(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateContext + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateContext); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1386,6 +1417,8 @@ static void * clCreateContext_rec(clCreateContext_t real, void * properties, uin
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = clt_put_props(&x, 0, ok, properties, sizeof(intptr_t));
         rec->arg[1] = (uint64_t)num_devices;
         rec->arg[2] = clt_put_arr(&x, 2, ok, devices, (uint64_t)num_devices, sizeof(size_t));
@@ -1415,6 +1448,7 @@ CLT_EXPORT void * CLT_CALL clCreateContextFromType(void * properties, uint64_t d
 static void * clCreateContextFromType_rec(clCreateContextFromType_t real, void * properties, uint64_t device_type, void * pfn_notify, void * user_data, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateContextFromType, NULL);
     if (!th) return real(properties, device_type, pfn_notify, user_data, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateContextFromType + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateContextFromType); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1442,6 +1476,8 @@ static void * clCreateContextFromType_rec(clCreateContextFromType_t real, void *
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = clt_put_props(&x, 0, ok, properties, sizeof(intptr_t));
         rec->arg[1] = (uint64_t)device_type;
         rec->arg[2] = (uint64_t)(uintptr_t)pfn_notify;
@@ -1462,14 +1498,14 @@ static void * CLT_CALL ext_clCreateEventFromEGLSyncKHR(void * context, void * sy
 {
     clCreateEventFromEGLSyncKHR_t real = (clCreateEventFromEGLSyncKHR_t)clt_real(CLT_FN_clCreateEventFromEGLSyncKHR);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, sync, display, errcode_ret);
     return clCreateEventFromEGLSyncKHR_rec(real, context, sync, display, errcode_ret);
 }
 
 static void * clCreateEventFromEGLSyncKHR_rec(clCreateEventFromEGLSyncKHR_t real, void * context, void * sync, void * display, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clCreateEventFromEGLSyncKHR, NULL);
     if (!th) return real(context, sync, display, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateEventFromEGLSyncKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateEventFromEGLSyncKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1516,14 +1552,14 @@ static void * CLT_CALL ext_clCreateEventFromGLsyncKHR(void * context, void * syn
 {
     clCreateEventFromGLsyncKHR_t real = (clCreateEventFromGLsyncKHR_t)clt_real(CLT_FN_clCreateEventFromGLsyncKHR);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, sync, errcode_ret);
     return clCreateEventFromGLsyncKHR_rec(real, context, sync, errcode_ret);
 }
 
 static void * clCreateEventFromGLsyncKHR_rec(clCreateEventFromGLsyncKHR_t real, void * context, void * sync, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clCreateEventFromGLsyncKHR, NULL);
     if (!th) return real(context, sync, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateEventFromGLsyncKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateEventFromGLsyncKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1577,6 +1613,7 @@ static void * CLT_CALL ext_clCreateFromD3D10BufferKHR(void * context, uint64_t f
 static void * clCreateFromD3D10BufferKHR_rec(clCreateFromD3D10BufferKHR_t real, void * context, uint64_t flags, void * resource, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateFromD3D10BufferKHR, NULL);
     if (!th) return real(context, flags, resource, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromD3D10BufferKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromD3D10BufferKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1604,6 +1641,8 @@ static void * clCreateFromD3D10BufferKHR_rec(clCreateFromD3D10BufferKHR_t real, 
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)(uintptr_t)resource;
@@ -1631,6 +1670,7 @@ static void * CLT_CALL ext_clCreateFromD3D10Texture2DKHR(void * context, uint64_
 static void * clCreateFromD3D10Texture2DKHR_rec(clCreateFromD3D10Texture2DKHR_t real, void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateFromD3D10Texture2DKHR, NULL);
     if (!th) return real(context, flags, resource, subresource, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromD3D10Texture2DKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromD3D10Texture2DKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1658,6 +1698,8 @@ static void * clCreateFromD3D10Texture2DKHR_rec(clCreateFromD3D10Texture2DKHR_t 
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)(uintptr_t)resource;
@@ -1686,6 +1728,7 @@ static void * CLT_CALL ext_clCreateFromD3D10Texture3DKHR(void * context, uint64_
 static void * clCreateFromD3D10Texture3DKHR_rec(clCreateFromD3D10Texture3DKHR_t real, void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateFromD3D10Texture3DKHR, NULL);
     if (!th) return real(context, flags, resource, subresource, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromD3D10Texture3DKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromD3D10Texture3DKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1713,6 +1756,8 @@ static void * clCreateFromD3D10Texture3DKHR_rec(clCreateFromD3D10Texture3DKHR_t 
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)(uintptr_t)resource;
@@ -1741,6 +1786,7 @@ static void * CLT_CALL ext_clCreateFromD3D11BufferKHR(void * context, uint64_t f
 static void * clCreateFromD3D11BufferKHR_rec(clCreateFromD3D11BufferKHR_t real, void * context, uint64_t flags, void * resource, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateFromD3D11BufferKHR, NULL);
     if (!th) return real(context, flags, resource, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromD3D11BufferKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromD3D11BufferKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1768,6 +1814,8 @@ static void * clCreateFromD3D11BufferKHR_rec(clCreateFromD3D11BufferKHR_t real, 
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)(uintptr_t)resource;
@@ -1795,6 +1843,7 @@ static void * CLT_CALL ext_clCreateFromD3D11Texture2DKHR(void * context, uint64_
 static void * clCreateFromD3D11Texture2DKHR_rec(clCreateFromD3D11Texture2DKHR_t real, void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateFromD3D11Texture2DKHR, NULL);
     if (!th) return real(context, flags, resource, subresource, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromD3D11Texture2DKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromD3D11Texture2DKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1822,6 +1871,8 @@ static void * clCreateFromD3D11Texture2DKHR_rec(clCreateFromD3D11Texture2DKHR_t 
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)(uintptr_t)resource;
@@ -1850,6 +1901,7 @@ static void * CLT_CALL ext_clCreateFromD3D11Texture3DKHR(void * context, uint64_
 static void * clCreateFromD3D11Texture3DKHR_rec(clCreateFromD3D11Texture3DKHR_t real, void * context, uint64_t flags, void * resource, uint32_t subresource, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateFromD3D11Texture3DKHR, NULL);
     if (!th) return real(context, flags, resource, subresource, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromD3D11Texture3DKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromD3D11Texture3DKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1877,6 +1929,8 @@ static void * clCreateFromD3D11Texture3DKHR_rec(clCreateFromD3D11Texture3DKHR_t 
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)(uintptr_t)resource;
@@ -1905,6 +1959,7 @@ static void * CLT_CALL ext_clCreateFromDX9MediaSurfaceINTEL(void * context, uint
 static void * clCreateFromDX9MediaSurfaceINTEL_rec(clCreateFromDX9MediaSurfaceINTEL_t real, void * context, uint64_t flags, void * resource, void * sharedHandle, uint32_t plane, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateFromDX9MediaSurfaceINTEL, NULL);
     if (!th) return real(context, flags, resource, sharedHandle, plane, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromDX9MediaSurfaceINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromDX9MediaSurfaceINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1932,6 +1987,8 @@ static void * clCreateFromDX9MediaSurfaceINTEL_rec(clCreateFromDX9MediaSurfaceIN
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)(uintptr_t)resource;
@@ -1961,6 +2018,7 @@ static void * CLT_CALL ext_clCreateFromDX9MediaSurfaceKHR(void * context, uint64
 static void * clCreateFromDX9MediaSurfaceKHR_rec(clCreateFromDX9MediaSurfaceKHR_t real, void * context, uint64_t flags, uint32_t adapter_type, void * surface_info, uint32_t plane, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateFromDX9MediaSurfaceKHR, NULL);
     if (!th) return real(context, flags, adapter_type, surface_info, plane, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromDX9MediaSurfaceKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromDX9MediaSurfaceKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -1988,6 +2046,8 @@ static void * clCreateFromDX9MediaSurfaceKHR_rec(clCreateFromDX9MediaSurfaceKHR_
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)adapter_type;
@@ -2017,6 +2077,7 @@ static void * CLT_CALL ext_clCreateFromEGLImageKHR(void * context, void * egldis
 static void * clCreateFromEGLImageKHR_rec(clCreateFromEGLImageKHR_t real, void * context, void * egldisplay, void * eglimage, uint64_t flags, void * properties, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateFromEGLImageKHR, NULL);
     if (!th) return real(context, egldisplay, eglimage, flags, properties, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromEGLImageKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromEGLImageKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2044,6 +2105,8 @@ static void * clCreateFromEGLImageKHR_rec(clCreateFromEGLImageKHR_t real, void *
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)egldisplay;
         rec->arg[2] = (uint64_t)(uintptr_t)eglimage;
@@ -2073,6 +2136,7 @@ static void * CLT_CALL ext_clCreateFromGLBuffer(void * context, uint64_t flags, 
 static void * clCreateFromGLBuffer_rec(clCreateFromGLBuffer_t real, void * context, uint64_t flags, unsigned int bufobj, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateFromGLBuffer, NULL);
     if (!th) return real(context, flags, bufobj, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromGLBuffer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromGLBuffer); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2100,6 +2164,8 @@ static void * clCreateFromGLBuffer_rec(clCreateFromGLBuffer_t real, void * conte
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)bufobj;
@@ -2127,6 +2193,7 @@ static void * CLT_CALL ext_clCreateFromGLRenderbuffer(void * context, uint64_t f
 static void * clCreateFromGLRenderbuffer_rec(clCreateFromGLRenderbuffer_t real, void * context, uint64_t flags, unsigned int renderbuffer, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateFromGLRenderbuffer, NULL);
     if (!th) return real(context, flags, renderbuffer, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromGLRenderbuffer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromGLRenderbuffer); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2154,6 +2221,8 @@ static void * clCreateFromGLRenderbuffer_rec(clCreateFromGLRenderbuffer_t real, 
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)renderbuffer;
@@ -2181,6 +2250,7 @@ static void * CLT_CALL ext_clCreateFromGLTexture(void * context, uint64_t flags,
 static void * clCreateFromGLTexture_rec(clCreateFromGLTexture_t real, void * context, uint64_t flags, unsigned int target, int miplevel, unsigned int texture, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateFromGLTexture, NULL);
     if (!th) return real(context, flags, target, miplevel, texture, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromGLTexture + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromGLTexture); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2208,6 +2278,8 @@ static void * clCreateFromGLTexture_rec(clCreateFromGLTexture_t real, void * con
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)target;
@@ -2237,6 +2309,7 @@ static void * CLT_CALL ext_clCreateFromGLTexture2D(void * context, uint64_t flag
 static void * clCreateFromGLTexture2D_rec(clCreateFromGLTexture2D_t real, void * context, uint64_t flags, unsigned int target, int miplevel, unsigned int texture, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateFromGLTexture2D, NULL);
     if (!th) return real(context, flags, target, miplevel, texture, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromGLTexture2D + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromGLTexture2D); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2264,6 +2337,8 @@ static void * clCreateFromGLTexture2D_rec(clCreateFromGLTexture2D_t real, void *
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)target;
@@ -2293,6 +2368,7 @@ static void * CLT_CALL ext_clCreateFromGLTexture3D(void * context, uint64_t flag
 static void * clCreateFromGLTexture3D_rec(clCreateFromGLTexture3D_t real, void * context, uint64_t flags, unsigned int target, int miplevel, unsigned int texture, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateFromGLTexture3D, NULL);
     if (!th) return real(context, flags, target, miplevel, texture, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromGLTexture3D + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromGLTexture3D); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2320,6 +2396,8 @@ static void * clCreateFromGLTexture3D_rec(clCreateFromGLTexture3D_t real, void *
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)target;
@@ -2349,6 +2427,7 @@ static void * CLT_CALL ext_clCreateFromVA_APIMediaSurfaceINTEL(void * context, u
 static void * clCreateFromVA_APIMediaSurfaceINTEL_rec(clCreateFromVA_APIMediaSurfaceINTEL_t real, void * context, uint64_t flags, void * surface, uint32_t plane, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateFromVA_APIMediaSurfaceINTEL, NULL);
     if (!th) return real(context, flags, surface, plane, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateFromVA_APIMediaSurfaceINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateFromVA_APIMediaSurfaceINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2376,6 +2455,8 @@ static void * clCreateFromVA_APIMediaSurfaceINTEL_rec(clCreateFromVA_APIMediaSur
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)(uintptr_t)surface;
@@ -2404,6 +2485,7 @@ CLT_EXPORT void * CLT_CALL clCreateImage(void * context, uint64_t flags, void * 
 static void * clCreateImage_rec(clCreateImage_t real, void * context, uint64_t flags, void * image_format, void * image_desc, void * host_ptr, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateImage, NULL);
     if (!th) return real(context, flags, image_format, image_desc, host_ptr, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateImage + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateImage); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2431,6 +2513,8 @@ static void * clCreateImage_rec(clCreateImage_t real, void * context, uint64_t f
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * 1 + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = clt_put_words(&x, 2, ok, image_format, 1);
@@ -2460,6 +2544,7 @@ CLT_EXPORT void * CLT_CALL clCreateImage2D(void * context, uint64_t flags, void 
 static void * clCreateImage2D_rec(clCreateImage2D_t real, void * context, uint64_t flags, void * image_format, size_t image_width, size_t image_height, size_t image_row_pitch, void * host_ptr, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateImage2D, NULL);
     if (!th) return real(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateImage2D + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateImage2D); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2487,6 +2572,8 @@ static void * clCreateImage2D_rec(clCreateImage2D_t real, void * context, uint64
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = clt_put_words(&x, 2, ok, image_format, 1);
@@ -2518,6 +2605,7 @@ CLT_EXPORT void * CLT_CALL clCreateImage3D(void * context, uint64_t flags, void 
 static void * clCreateImage3D_rec(clCreateImage3D_t real, void * context, uint64_t flags, void * image_format, size_t image_width, size_t image_height, size_t image_depth, size_t image_row_pitch, size_t image_slice_pitch, void * host_ptr, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateImage3D, NULL);
     if (!th) return real(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateImage3D + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateImage3D); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2545,6 +2633,8 @@ static void * clCreateImage3D_rec(clCreateImage3D_t real, void * context, uint64
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 10);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = clt_put_words(&x, 2, ok, image_format, 1);
@@ -2578,6 +2668,7 @@ CLT_EXPORT void * CLT_CALL clCreateImageWithProperties(void * context, void * pr
 static void * clCreateImageWithProperties_rec(clCreateImageWithProperties_t real, void * context, void * properties, uint64_t flags, void * image_format, void * image_desc, void * host_ptr, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateImageWithProperties, NULL);
     if (!th) return real(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateImageWithProperties + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateImageWithProperties); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2605,6 +2696,8 @@ static void * clCreateImageWithProperties_rec(clCreateImageWithProperties_t real
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_PROPS + 8 * 1 + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 7);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = clt_put_props(&x, 1, ok, properties, sizeof(uint64_t));
         rec->arg[2] = (uint64_t)flags;
@@ -2635,6 +2728,7 @@ CLT_EXPORT void * CLT_CALL clCreateKernel(void * program, void * kernel_name, cl
 static void * clCreateKernel_rec(clCreateKernel_t real, void * program, void * kernel_name, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateKernel, NULL);
     if (!th) return real(program, kernel_name, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateKernel + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateKernel); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2662,6 +2756,8 @@ static void * clCreateKernel_rec(clCreateKernel_t real, void * program, void * k
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + CLT_MAX_STR + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)program;
         rec->arg[1] = clt_put_str(&x, 1, ok || clt_str_was_read((errcode_ret ? *errcode_ret : clt_err_local)), kernel_name);
         rec->arg[2] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
@@ -2688,6 +2784,7 @@ CLT_EXPORT int32_t CLT_CALL clCreateKernelsInProgram(void * program, uint32_t nu
 static int32_t clCreateKernelsInProgram_rec(clCreateKernelsInProgram_t real, void * program, uint32_t num_kernels, void * kernels, void * num_kernels_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateKernelsInProgram, NULL);
     if (!th) return real(program, num_kernels, kernels, num_kernels_ret);
     if (th && th->in_fn == CLT_FN_clCreateKernelsInProgram + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateKernelsInProgram); return CL_INVALID_OPERATION_; }
@@ -2714,6 +2811,8 @@ static int32_t clCreateKernelsInProgram_rec(clCreateKernelsInProgram_t real, voi
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)program;
         rec->arg[1] = (uint64_t)num_kernels;
         rec->arg[2] = clt_put_out_harr(&x, 2, ok, kernels, (uint64_t)num_kernels);
@@ -2741,6 +2840,7 @@ CLT_EXPORT void * CLT_CALL clCreatePipe(void * context, uint64_t flags, uint32_t
 static void * clCreatePipe_rec(clCreatePipe_t real, void * context, uint64_t flags, uint32_t pipe_packet_size, uint32_t pipe_max_packets, void * properties, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreatePipe, NULL);
     if (!th) return real(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreatePipe + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreatePipe); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2768,6 +2868,8 @@ static void * clCreatePipe_rec(clCreatePipe_t real, void * context, uint64_t fla
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)pipe_packet_size;
@@ -2797,6 +2899,7 @@ CLT_EXPORT void * CLT_CALL clCreateProgramWithBinary(void * context, uint32_t nu
 static void * clCreateProgramWithBinary_rec(clCreateProgramWithBinary_t real, void * context, uint32_t num_devices, void * device_list, void * lengths, void * binaries, void * binary_status, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateProgramWithBinary, NULL);
     if (!th) return real(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateProgramWithBinary + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateProgramWithBinary); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2824,6 +2927,8 @@ static void * clCreateProgramWithBinary_rec(clCreateProgramWithBinary_t real, vo
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 7);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)num_devices;
         rec->arg[2] = clt_put_arr(&x, 2, ok, device_list, (uint64_t)num_devices, sizeof(size_t));
@@ -2854,6 +2959,7 @@ CLT_EXPORT void * CLT_CALL clCreateProgramWithBuiltInKernels(void * context, uin
 static void * clCreateProgramWithBuiltInKernels_rec(clCreateProgramWithBuiltInKernels_t real, void * context, uint32_t num_devices, void * device_list, void * kernel_names, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateProgramWithBuiltInKernels, NULL);
     if (!th) return real(context, num_devices, device_list, kernel_names, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateProgramWithBuiltInKernels + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateProgramWithBuiltInKernels); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2881,6 +2987,8 @@ static void * clCreateProgramWithBuiltInKernels_rec(clCreateProgramWithBuiltInKe
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)num_devices;
         rec->arg[2] = clt_put_arr(&x, 2, ok, device_list, (uint64_t)num_devices, sizeof(size_t));
@@ -2909,6 +3017,7 @@ CLT_EXPORT void * CLT_CALL clCreateProgramWithIL(void * context, void * il, size
 static void * clCreateProgramWithIL_rec(clCreateProgramWithIL_t real, void * context, void * il, size_t length, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateProgramWithIL, NULL);
     if (!th) return real(context, il, length, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateProgramWithIL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateProgramWithIL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2936,6 +3045,8 @@ static void * clCreateProgramWithIL_rec(clCreateProgramWithIL_t real, void * con
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)il;
         rec->arg[2] = (uint64_t)length;
@@ -2963,6 +3074,7 @@ static void * CLT_CALL ext_clCreateProgramWithILKHR(void * context, void * il, s
 static void * clCreateProgramWithILKHR_rec(clCreateProgramWithILKHR_t real, void * context, void * il, size_t length, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateProgramWithILKHR, NULL);
     if (!th) return real(context, il, length, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateProgramWithILKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateProgramWithILKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -2990,6 +3102,8 @@ static void * clCreateProgramWithILKHR_rec(clCreateProgramWithILKHR_t real, void
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)il;
         rec->arg[2] = (uint64_t)length;
@@ -3017,6 +3131,7 @@ CLT_EXPORT void * CLT_CALL clCreateProgramWithSource(void * context, uint32_t co
 static void * clCreateProgramWithSource_rec(clCreateProgramWithSource_t real, void * context, uint32_t count, void * strings, void * lengths, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateProgramWithSource, NULL);
     if (!th) return real(context, count, strings, lengths, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateProgramWithSource + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateProgramWithSource); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -3044,6 +3159,8 @@ static void * clCreateProgramWithSource_rec(clCreateProgramWithSource_t real, vo
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + CLT_MAX_SRC + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)count;
         rec->arg[2] = clt_put_srcs(&x, 2, ok, strings, count, lengths);
@@ -3072,6 +3189,7 @@ CLT_EXPORT void * CLT_CALL clCreateSampler(void * context, uint32_t normalized_c
 static void * clCreateSampler_rec(clCreateSampler_t real, void * context, uint32_t normalized_coords, uint32_t addressing_mode, uint32_t filter_mode, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateSampler, NULL);
     if (!th) return real(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateSampler + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateSampler); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -3099,6 +3217,8 @@ static void * clCreateSampler_rec(clCreateSampler_t real, void * context, uint32
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)normalized_coords;
         rec->arg[2] = (uint64_t)addressing_mode;
@@ -3127,6 +3247,7 @@ CLT_EXPORT void * CLT_CALL clCreateSamplerWithProperties(void * context, void * 
 static void * clCreateSamplerWithProperties_rec(clCreateSamplerWithProperties_t real, void * context, void * sampler_properties, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateSamplerWithProperties, NULL);
     if (!th) return real(context, sampler_properties, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateSamplerWithProperties + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateSamplerWithProperties); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -3154,6 +3275,8 @@ static void * clCreateSamplerWithProperties_rec(clCreateSamplerWithProperties_t 
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = clt_put_props(&x, 1, ok, sampler_properties, sizeof(uint64_t));
         rec->arg[2] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
@@ -3180,6 +3303,7 @@ static void * CLT_CALL ext_clCreateSemaphoreWithPropertiesKHR(void * context, vo
 static void * clCreateSemaphoreWithPropertiesKHR_rec(clCreateSemaphoreWithPropertiesKHR_t real, void * context, void * sema_props, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateSemaphoreWithPropertiesKHR, NULL);
     if (!th) return real(context, sema_props, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateSemaphoreWithPropertiesKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateSemaphoreWithPropertiesKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -3207,6 +3331,8 @@ static void * clCreateSemaphoreWithPropertiesKHR_rec(clCreateSemaphoreWithProper
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = clt_put_props(&x, 1, ok, sema_props, sizeof(uint64_t));
         rec->arg[2] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
@@ -3233,6 +3359,7 @@ CLT_EXPORT void * CLT_CALL clCreateSubBuffer(void * buffer, uint64_t flags, uint
 static void * clCreateSubBuffer_rec(clCreateSubBuffer_t real, void * buffer, uint64_t flags, uint32_t buffer_create_type, void * buffer_create_info, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateSubBuffer, NULL);
     if (!th) return real(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateSubBuffer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateSubBuffer); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -3260,6 +3387,8 @@ static void * clCreateSubBuffer_rec(clCreateSubBuffer_t real, void * buffer, uin
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * 2 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)buffer;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)buffer_create_type;
@@ -3288,6 +3417,7 @@ CLT_EXPORT int32_t CLT_CALL clCreateSubDevices(void * in_device, void * properti
 static int32_t clCreateSubDevices_rec(clCreateSubDevices_t real, void * in_device, void * properties, uint32_t num_devices, void * out_devices, void * num_devices_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateSubDevices, NULL);
     if (!th) return real(in_device, properties, num_devices, out_devices, num_devices_ret);
     if (th && th->in_fn == CLT_FN_clCreateSubDevices + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateSubDevices); return CL_INVALID_OPERATION_; }
@@ -3314,6 +3444,8 @@ static int32_t clCreateSubDevices_rec(clCreateSubDevices_t real, void * in_devic
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)in_device;
         rec->arg[1] = clt_put_props(&x, 1, ok, properties, sizeof(intptr_t));
         rec->arg[2] = (uint64_t)num_devices;
@@ -3342,6 +3474,7 @@ static int32_t CLT_CALL ext_clCreateSubDevicesEXT(void * in_device, void * prope
 static int32_t clCreateSubDevicesEXT_rec(clCreateSubDevicesEXT_t real, void * in_device, void * properties, uint32_t num_entries, void * out_devices, void * num_devices)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clCreateSubDevicesEXT, NULL);
     if (!th) return real(in_device, properties, num_entries, out_devices, num_devices);
     if (th && th->in_fn == CLT_FN_clCreateSubDevicesEXT + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateSubDevicesEXT); return CL_INVALID_OPERATION_; }
@@ -3368,6 +3501,8 @@ static int32_t clCreateSubDevicesEXT_rec(clCreateSubDevicesEXT_t real, void * in
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)in_device;
         rec->arg[1] = (uint64_t)(uintptr_t)properties;
         rec->arg[2] = (uint64_t)num_entries;
@@ -3388,14 +3523,14 @@ CLT_EXPORT void * CLT_CALL clCreateUserEvent(void * context, cl_int_ * errcode_r
 {
     clCreateUserEvent_t real = (clCreateUserEvent_t)clt_real(CLT_FN_clCreateUserEvent);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, errcode_ret);
     return clCreateUserEvent_rec(real, context, errcode_ret);
 }
 
 static void * clCreateUserEvent_rec(clCreateUserEvent_t real, void * context, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clCreateUserEvent, NULL);
     if (!th) return real(context, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateUserEvent + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateUserEvent); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -3440,14 +3575,14 @@ static int32_t CLT_CALL ext_clDeinitLayer(void)
 {
     clDeinitLayer_t real = (clDeinitLayer_t)clt_real(CLT_FN_clDeinitLayer);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real();
     return clDeinitLayer_rec(real);
 }
 
 static int32_t clDeinitLayer_rec(clDeinitLayer_t real)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clDeinitLayer, NULL);
     if (!th) return real();
     if (th && th->in_fn == CLT_FN_clDeinitLayer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clDeinitLayer); return CL_INVALID_OPERATION_; }
@@ -3489,14 +3624,14 @@ static void * CLT_CALL ext_clDeviceMemAllocINTEL(void * context, void * device, 
 {
     clDeviceMemAllocINTEL_t real = (clDeviceMemAllocINTEL_t)clt_real(CLT_FN_clDeviceMemAllocINTEL);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, device, properties, size, alignment, errcode_ret);
     return clDeviceMemAllocINTEL_rec(real, context, device, properties, size, alignment, errcode_ret);
 }
 
 static void * clDeviceMemAllocINTEL_rec(clDeviceMemAllocINTEL_t real, void * context, void * device, void * properties, size_t size, uint32_t alignment, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clDeviceMemAllocINTEL, NULL);
     if (!th) return real(context, device, properties, size, alignment, errcode_ret);
     if (th && th->in_fn == CLT_FN_clDeviceMemAllocINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clDeviceMemAllocINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -3545,14 +3680,14 @@ static int32_t CLT_CALL ext_clEnqueueAcquireD3D10ObjectsKHR(void * command_queue
 {
     clEnqueueAcquireD3D10ObjectsKHR_t real = (clEnqueueAcquireD3D10ObjectsKHR_t)clt_real(CLT_FN_clEnqueueAcquireD3D10ObjectsKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueAcquireD3D10ObjectsKHR_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueAcquireD3D10ObjectsKHR, NULL);
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireD3D10ObjectsKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireD3D10ObjectsKHR); return CL_INVALID_OPERATION_; }
@@ -3620,14 +3755,14 @@ static int32_t CLT_CALL ext_clEnqueueAcquireD3D11ObjectsKHR(void * command_queue
 {
     clEnqueueAcquireD3D11ObjectsKHR_t real = (clEnqueueAcquireD3D11ObjectsKHR_t)clt_real(CLT_FN_clEnqueueAcquireD3D11ObjectsKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueAcquireD3D11ObjectsKHR_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueAcquireD3D11ObjectsKHR, NULL);
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireD3D11ObjectsKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireD3D11ObjectsKHR); return CL_INVALID_OPERATION_; }
@@ -3695,14 +3830,14 @@ static int32_t CLT_CALL ext_clEnqueueAcquireDX9MediaSurfacesKHR(void * command_q
 {
     clEnqueueAcquireDX9MediaSurfacesKHR_t real = (clEnqueueAcquireDX9MediaSurfacesKHR_t)clt_real(CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueAcquireDX9MediaSurfacesKHR_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaSurfacesKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR, NULL);
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR); return CL_INVALID_OPERATION_; }
@@ -3770,14 +3905,14 @@ static int32_t CLT_CALL ext_clEnqueueAcquireDX9ObjectsINTEL(void * command_queue
 {
     clEnqueueAcquireDX9ObjectsINTEL_t real = (clEnqueueAcquireDX9ObjectsINTEL_t)clt_real(CLT_FN_clEnqueueAcquireDX9ObjectsINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueAcquireDX9ObjectsINTEL_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINTEL_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueAcquireDX9ObjectsINTEL, NULL);
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireDX9ObjectsINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireDX9ObjectsINTEL); return CL_INVALID_OPERATION_; }
@@ -3845,14 +3980,14 @@ static int32_t CLT_CALL ext_clEnqueueAcquireEGLObjectsKHR(void * command_queue, 
 {
     clEnqueueAcquireEGLObjectsKHR_t real = (clEnqueueAcquireEGLObjectsKHR_t)clt_real(CLT_FN_clEnqueueAcquireEGLObjectsKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueAcquireEGLObjectsKHR_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueAcquireEGLObjectsKHR, NULL);
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireEGLObjectsKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireEGLObjectsKHR); return CL_INVALID_OPERATION_; }
@@ -3920,14 +4055,14 @@ static int32_t CLT_CALL ext_clEnqueueAcquireExternalMemObjectsKHR(void * command
 {
     clEnqueueAcquireExternalMemObjectsKHR_t real = (clEnqueueAcquireExternalMemObjectsKHR_t)clt_real(CLT_FN_clEnqueueAcquireExternalMemObjectsKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueAcquireExternalMemObjectsKHR_rec(real, __builtin_return_address(0), command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExternalMemObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueAcquireExternalMemObjectsKHR, NULL);
     if (!th) return real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireExternalMemObjectsKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireExternalMemObjectsKHR); return CL_INVALID_OPERATION_; }
@@ -3995,14 +4130,14 @@ static int32_t CLT_CALL ext_clEnqueueAcquireGLObjects(void * command_queue, uint
 {
     clEnqueueAcquireGLObjects_t real = (clEnqueueAcquireGLObjects_t)clt_real(CLT_FN_clEnqueueAcquireGLObjects);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueAcquireGLObjects_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueAcquireGLObjects, NULL);
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireGLObjects + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireGLObjects); return CL_INVALID_OPERATION_; }
@@ -4070,14 +4205,14 @@ static int32_t CLT_CALL ext_clEnqueueAcquireGrallocObjectsIMG(void * command_que
 {
     clEnqueueAcquireGrallocObjectsIMG_t real = (clEnqueueAcquireGrallocObjectsIMG_t)clt_real(CLT_FN_clEnqueueAcquireGrallocObjectsIMG);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueAcquireGrallocObjectsIMG_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObjectsIMG_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueAcquireGrallocObjectsIMG, NULL);
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireGrallocObjectsIMG + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireGrallocObjectsIMG); return CL_INVALID_OPERATION_; }
@@ -4145,14 +4280,14 @@ static int32_t CLT_CALL ext_clEnqueueAcquireVA_APIMediaSurfacesINTEL(void * comm
 {
     clEnqueueAcquireVA_APIMediaSurfacesINTEL_t real = (clEnqueueAcquireVA_APIMediaSurfacesINTEL_t)clt_real(CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_APIMediaSurfacesINTEL_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL, NULL);
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL); return CL_INVALID_OPERATION_; }
@@ -4220,14 +4355,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueBarrier(void * command_queue)
 {
     clEnqueueBarrier_t real = (clEnqueueBarrier_t)clt_real(CLT_FN_clEnqueueBarrier);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue);
     return clEnqueueBarrier_rec(real, command_queue);
 }
 
 static int32_t clEnqueueBarrier_rec(clEnqueueBarrier_t real, void * command_queue)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueBarrier, NULL);
     if (!th) return real(command_queue);
     if (th && th->in_fn == CLT_FN_clEnqueueBarrier + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueBarrier); return CL_INVALID_OPERATION_; }
@@ -4270,14 +4405,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueBarrierWithWaitList(void * command_queue, u
 {
     clEnqueueBarrierWithWaitList_t real = (clEnqueueBarrierWithWaitList_t)clt_real(CLT_FN_clEnqueueBarrierWithWaitList);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueBarrierWithWaitList_rec(real, __builtin_return_address(0), command_queue, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t real, void *clt_ra, void * command_queue, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueBarrierWithWaitList, NULL);
     if (!th) return real(command_queue, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueBarrierWithWaitList + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueBarrierWithWaitList); return CL_INVALID_OPERATION_; }
@@ -4343,14 +4478,14 @@ static int32_t CLT_CALL ext_clEnqueueCommandBufferKHR(uint32_t num_queues, void 
 {
     clEnqueueCommandBufferKHR_t real = (clEnqueueCommandBufferKHR_t)clt_real(CLT_FN_clEnqueueCommandBufferKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(num_queues, queues, command_buffer, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueCommandBufferKHR_rec(real, __builtin_return_address(0), num_queues, queues, command_buffer, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, void *clt_ra, uint32_t num_queues, void * queues, void * command_buffer, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueCommandBufferKHR, NULL);
     if (!th) return real(num_queues, queues, command_buffer, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueCommandBufferKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueCommandBufferKHR); return CL_INVALID_OPERATION_; }
@@ -4413,14 +4548,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBuffer(void * command_queue, void * src
 {
     clEnqueueCopyBuffer_t real = (clEnqueueCopyBuffer_t)clt_real(CLT_FN_clEnqueueCopyBuffer);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueCopyBuffer_rec(real, __builtin_return_address(0), command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra, void * command_queue, void * src_buffer, void * dst_buffer, size_t src_offset, size_t dst_offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueCopyBuffer, NULL);
     if (!th) return real(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueCopyBuffer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueCopyBuffer); return CL_INVALID_OPERATION_; }
@@ -4491,14 +4626,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBufferRect(void * command_queue, void *
 {
     clEnqueueCopyBufferRect_t real = (clEnqueueCopyBufferRect_t)clt_real(CLT_FN_clEnqueueCopyBufferRect);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueCopyBufferRect_rec(real, __builtin_return_address(0), command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void *clt_ra, void * command_queue, void * src_buffer, void * dst_buffer, void * src_origin, void * dst_origin, void * region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueCopyBufferRect, NULL);
     if (!th) return real(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueCopyBufferRect + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueCopyBufferRect); return CL_INVALID_OPERATION_; }
@@ -4573,14 +4708,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyBufferToImage(void * command_queue, voi
 {
     clEnqueueCopyBufferToImage_t real = (clEnqueueCopyBufferToImage_t)clt_real(CLT_FN_clEnqueueCopyBufferToImage);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueCopyBufferToImage_rec(real, __builtin_return_address(0), command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real, void *clt_ra, void * command_queue, void * src_buffer, void * dst_image, size_t src_offset, void * dst_origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueCopyBufferToImage, NULL);
     if (!th) return real(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueCopyBufferToImage + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueCopyBufferToImage); return CL_INVALID_OPERATION_; }
@@ -4651,14 +4786,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyImage(void * command_queue, void * src_
 {
     clEnqueueCopyImage_t real = (clEnqueueCopyImage_t)clt_real(CLT_FN_clEnqueueCopyImage);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueCopyImage_rec(real, __builtin_return_address(0), command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, void * command_queue, void * src_image, void * dst_image, void * src_origin, void * dst_origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueCopyImage, NULL);
     if (!th) return real(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueCopyImage + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueCopyImage); return CL_INVALID_OPERATION_; }
@@ -4729,14 +4864,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueCopyImageToBuffer(void * command_queue, voi
 {
     clEnqueueCopyImageToBuffer_t real = (clEnqueueCopyImageToBuffer_t)clt_real(CLT_FN_clEnqueueCopyImageToBuffer);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueCopyImageToBuffer_rec(real, __builtin_return_address(0), command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real, void *clt_ra, void * command_queue, void * src_image, void * dst_buffer, void * src_origin, void * region, size_t dst_offset, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueCopyImageToBuffer, NULL);
     if (!th) return real(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueCopyImageToBuffer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueCopyImageToBuffer); return CL_INVALID_OPERATION_; }
@@ -4807,14 +4942,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueFillBuffer(void * command_queue, void * buf
 {
     clEnqueueFillBuffer_t real = (clEnqueueFillBuffer_t)clt_real(CLT_FN_clEnqueueFillBuffer);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueFillBuffer_rec(real, __builtin_return_address(0), command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra, void * command_queue, void * buffer, void * pattern, size_t pattern_size, size_t offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueFillBuffer, NULL);
     if (!th) return real(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueFillBuffer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueFillBuffer); return CL_INVALID_OPERATION_; }
@@ -4885,14 +5020,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueFillImage(void * command_queue, void * imag
 {
     clEnqueueFillImage_t real = (clEnqueueFillImage_t)clt_real(CLT_FN_clEnqueueFillImage);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueFillImage_rec(real, __builtin_return_address(0), command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, void * command_queue, void * image, void * fill_color, void * origin, void * region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueFillImage, NULL);
     if (!th) return real(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueFillImage + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueFillImage); return CL_INVALID_OPERATION_; }
@@ -4962,14 +5097,14 @@ static int32_t CLT_CALL ext_clEnqueueGenerateMipmapIMG(void * command_queue, voi
 {
     clEnqueueGenerateMipmapIMG_t real = (clEnqueueGenerateMipmapIMG_t)clt_real(CLT_FN_clEnqueueGenerateMipmapIMG);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueGenerateMipmapIMG_rec(real, __builtin_return_address(0), command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real, void *clt_ra, void * command_queue, void * src_image, void * dst_image, uint32_t mipmap_filter_mode, void * array_region, void * mip_region, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueGenerateMipmapIMG, NULL);
     if (!th) return real(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueGenerateMipmapIMG + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueGenerateMipmapIMG); return CL_INVALID_OPERATION_; }
@@ -5040,14 +5175,14 @@ CLT_EXPORT void * CLT_CALL clEnqueueMapBuffer(void * command_queue, void * buffe
 {
     clEnqueueMapBuffer_t real = (clEnqueueMapBuffer_t)clt_real(CLT_FN_clEnqueueMapBuffer);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
     return clEnqueueMapBuffer_rec(real, __builtin_return_address(0), command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
 }
 
 static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, void * command_queue, void * buffer, uint32_t blocking_map, uint64_t map_flags, size_t offset, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueMapBuffer, NULL);
     if (!th) return real(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
     if (th && th->in_fn == CLT_FN_clEnqueueMapBuffer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMapBuffer); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -5120,14 +5255,14 @@ CLT_EXPORT void * CLT_CALL clEnqueueMapImage(void * command_queue, void * image,
 {
     clEnqueueMapImage_t real = (clEnqueueMapImage_t)clt_real(CLT_FN_clEnqueueMapImage);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
     return clEnqueueMapImage_rec(real, __builtin_return_address(0), command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
 }
 
 static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void * command_queue, void * image, uint32_t blocking_map, uint64_t map_flags, void * origin, void * region, void * image_row_pitch, void * image_slice_pitch, uint32_t num_events_in_wait_list, void * event_wait_list, void * event, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueMapImage, NULL);
     if (!th) return real(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
     if (th && th->in_fn == CLT_FN_clEnqueueMapImage + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMapImage); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -5202,14 +5337,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueMarker(void * command_queue, void * event)
 {
     clEnqueueMarker_t real = (clEnqueueMarker_t)clt_real(CLT_FN_clEnqueueMarker);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, event);
     return clEnqueueMarker_rec(real, __builtin_return_address(0), command_queue, event);
 }
 
 static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * command_queue, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueMarker, NULL);
     if (!th) return real(command_queue, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMarker + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMarker); return CL_INVALID_OPERATION_; }
@@ -5273,14 +5408,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueMarkerWithWaitList(void * command_queue, ui
 {
     clEnqueueMarkerWithWaitList_t real = (clEnqueueMarkerWithWaitList_t)clt_real(CLT_FN_clEnqueueMarkerWithWaitList);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueMarkerWithWaitList_rec(real, __builtin_return_address(0), command_queue, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t real, void *clt_ra, void * command_queue, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueMarkerWithWaitList, NULL);
     if (!th) return real(command_queue, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMarkerWithWaitList + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMarkerWithWaitList); return CL_INVALID_OPERATION_; }
@@ -5346,14 +5481,14 @@ static int32_t CLT_CALL ext_clEnqueueMemAdviseINTEL(void * command_queue, void *
 {
     clEnqueueMemAdviseINTEL_t real = (clEnqueueMemAdviseINTEL_t)clt_real(CLT_FN_clEnqueueMemAdviseINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueMemAdviseINTEL_rec(real, __builtin_return_address(0), command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void *clt_ra, void * command_queue, void * ptr, size_t size, uint32_t advice, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueMemAdviseINTEL, NULL);
     if (!th) return real(command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMemAdviseINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMemAdviseINTEL); return CL_INVALID_OPERATION_; }
@@ -5422,14 +5557,14 @@ static int32_t CLT_CALL ext_clEnqueueMemFillINTEL(void * command_queue, void * d
 {
     clEnqueueMemFillINTEL_t real = (clEnqueueMemFillINTEL_t)clt_real(CLT_FN_clEnqueueMemFillINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueMemFillINTEL_rec(real, __builtin_return_address(0), command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt_ra, void * command_queue, void * dst_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueMemFillINTEL, NULL);
     if (!th) return real(command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMemFillINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMemFillINTEL); return CL_INVALID_OPERATION_; }
@@ -5499,14 +5634,14 @@ static int32_t CLT_CALL ext_clEnqueueMemcpyINTEL(void * command_queue, uint32_t 
 {
     clEnqueueMemcpyINTEL_t real = (clEnqueueMemcpyINTEL_t)clt_real(CLT_FN_clEnqueueMemcpyINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueMemcpyINTEL_rec(real, __builtin_return_address(0), command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_ra, void * command_queue, uint32_t blocking, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueMemcpyINTEL, NULL);
     if (!th) return real(command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMemcpyINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMemcpyINTEL); return CL_INVALID_OPERATION_; }
@@ -5576,14 +5711,14 @@ static int32_t CLT_CALL ext_clEnqueueMemsetINTEL(void * command_queue, void * ds
 {
     clEnqueueMemsetINTEL_t real = (clEnqueueMemsetINTEL_t)clt_real(CLT_FN_clEnqueueMemsetINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueMemsetINTEL_rec(real, __builtin_return_address(0), command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_ra, void * command_queue, void * dst_ptr, int32_t value, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueMemsetINTEL, NULL);
     if (!th) return real(command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMemsetINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMemsetINTEL); return CL_INVALID_OPERATION_; }
@@ -5652,14 +5787,14 @@ static int32_t CLT_CALL ext_clEnqueueMigrateMemINTEL(void * command_queue, void 
 {
     clEnqueueMigrateMemINTEL_t real = (clEnqueueMigrateMemINTEL_t)clt_real(CLT_FN_clEnqueueMigrateMemINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueMigrateMemINTEL_rec(real, __builtin_return_address(0), command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, void *clt_ra, void * command_queue, void * ptr, size_t size, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueMigrateMemINTEL, NULL);
     if (!th) return real(command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMigrateMemINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMigrateMemINTEL); return CL_INVALID_OPERATION_; }
@@ -5728,14 +5863,14 @@ static int32_t CLT_CALL ext_clEnqueueMigrateMemObjectEXT(void * command_queue, u
 {
     clEnqueueMigrateMemObjectEXT_t real = (clEnqueueMigrateMemObjectEXT_t)clt_real(CLT_FN_clEnqueueMigrateMemObjectEXT);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueMigrateMemObjectEXT_rec(real, __builtin_return_address(0), command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t real, void *clt_ra, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueMigrateMemObjectEXT, NULL);
     if (!th) return real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMigrateMemObjectEXT + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMigrateMemObjectEXT); return CL_INVALID_OPERATION_; }
@@ -5804,14 +5939,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueMigrateMemObjects(void * command_queue, uin
 {
     clEnqueueMigrateMemObjects_t real = (clEnqueueMigrateMemObjects_t)clt_real(CLT_FN_clEnqueueMigrateMemObjects);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueMigrateMemObjects_rec(real, __builtin_return_address(0), command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real, void *clt_ra, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueMigrateMemObjects, NULL);
     if (!th) return real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueMigrateMemObjects + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueMigrateMemObjects); return CL_INVALID_OPERATION_; }
@@ -5885,7 +6020,7 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueNDRangeKernel(void * command_queue, void * 
 
 static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *clt_ra, void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * local_work_size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueNDRangeKernel, kernel);
     if (th && th->in_fn == CLT_FN_clEnqueueNDRangeKernel + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueNDRangeKernel); return CL_INVALID_OPERATION_; }
         th->reentered++;
@@ -5966,14 +6101,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueNativeKernel(void * command_queue, void * u
 {
     clEnqueueNativeKernel_t real = (clEnqueueNativeKernel_t)clt_real(CLT_FN_clEnqueueNativeKernel);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueNativeKernel_rec(real, __builtin_return_address(0), command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt_ra, void * command_queue, void * user_func, void * args, size_t cb_args, uint32_t num_mem_objects, void * mem_list, void * args_mem_loc, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueNativeKernel, NULL);
     if (!th) return real(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueNativeKernel + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueNativeKernel); return CL_INVALID_OPERATION_; }
@@ -6045,14 +6180,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueReadBuffer(void * command_queue, void * buf
 {
     clEnqueueReadBuffer_t real = (clEnqueueReadBuffer_t)clt_real(CLT_FN_clEnqueueReadBuffer);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueReadBuffer_rec(real, __builtin_return_address(0), command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra, void * command_queue, void * buffer, uint32_t blocking_read, size_t offset, size_t size, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueReadBuffer, NULL);
     if (!th) return real(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReadBuffer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReadBuffer); return CL_INVALID_OPERATION_; }
@@ -6123,14 +6258,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueReadBufferRect(void * command_queue, void *
 {
     clEnqueueReadBufferRect_t real = (clEnqueueReadBufferRect_t)clt_real(CLT_FN_clEnqueueReadBufferRect);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueReadBufferRect_rec(real, __builtin_return_address(0), command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void *clt_ra, void * command_queue, void * buffer, uint32_t blocking_read, void * buffer_origin, void * host_origin, void * region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueReadBufferRect, NULL);
     if (!th) return real(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReadBufferRect + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReadBufferRect); return CL_INVALID_OPERATION_; }
@@ -6206,14 +6341,14 @@ static int32_t CLT_CALL ext_clEnqueueReadHostPipeINTEL(void * command_queue, voi
 {
     clEnqueueReadHostPipeINTEL_t real = (clEnqueueReadHostPipeINTEL_t)clt_real(CLT_FN_clEnqueueReadHostPipeINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueReadHostPipeINTEL_rec(real, __builtin_return_address(0), command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real, void *clt_ra, void * command_queue, void * program, void * pipe_symbol, uint32_t blocking_read, void * ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueReadHostPipeINTEL, NULL);
     if (!th) return real(command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReadHostPipeINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReadHostPipeINTEL); return CL_INVALID_OPERATION_; }
@@ -6284,14 +6419,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueReadImage(void * command_queue, void * imag
 {
     clEnqueueReadImage_t real = (clEnqueueReadImage_t)clt_real(CLT_FN_clEnqueueReadImage);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueReadImage_rec(real, __builtin_return_address(0), command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, void * command_queue, void * image, uint32_t blocking_read, void * origin, void * region, size_t row_pitch, size_t slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueReadImage, NULL);
     if (!th) return real(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReadImage + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReadImage); return CL_INVALID_OPERATION_; }
@@ -6364,14 +6499,14 @@ static int32_t CLT_CALL ext_clEnqueueReleaseD3D10ObjectsKHR(void * command_queue
 {
     clEnqueueReleaseD3D10ObjectsKHR_t real = (clEnqueueReleaseD3D10ObjectsKHR_t)clt_real(CLT_FN_clEnqueueReleaseD3D10ObjectsKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueReleaseD3D10ObjectsKHR_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueReleaseD3D10ObjectsKHR, NULL);
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseD3D10ObjectsKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseD3D10ObjectsKHR); return CL_INVALID_OPERATION_; }
@@ -6439,14 +6574,14 @@ static int32_t CLT_CALL ext_clEnqueueReleaseD3D11ObjectsKHR(void * command_queue
 {
     clEnqueueReleaseD3D11ObjectsKHR_t real = (clEnqueueReleaseD3D11ObjectsKHR_t)clt_real(CLT_FN_clEnqueueReleaseD3D11ObjectsKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueReleaseD3D11ObjectsKHR_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueReleaseD3D11ObjectsKHR, NULL);
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseD3D11ObjectsKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseD3D11ObjectsKHR); return CL_INVALID_OPERATION_; }
@@ -6514,14 +6649,14 @@ static int32_t CLT_CALL ext_clEnqueueReleaseDX9MediaSurfacesKHR(void * command_q
 {
     clEnqueueReleaseDX9MediaSurfacesKHR_t real = (clEnqueueReleaseDX9MediaSurfacesKHR_t)clt_real(CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueReleaseDX9MediaSurfacesKHR_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaSurfacesKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR, NULL);
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR); return CL_INVALID_OPERATION_; }
@@ -6589,14 +6724,14 @@ static int32_t CLT_CALL ext_clEnqueueReleaseDX9ObjectsINTEL(void * command_queue
 {
     clEnqueueReleaseDX9ObjectsINTEL_t real = (clEnqueueReleaseDX9ObjectsINTEL_t)clt_real(CLT_FN_clEnqueueReleaseDX9ObjectsINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueReleaseDX9ObjectsINTEL_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINTEL_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueReleaseDX9ObjectsINTEL, NULL);
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseDX9ObjectsINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseDX9ObjectsINTEL); return CL_INVALID_OPERATION_; }
@@ -6664,14 +6799,14 @@ static int32_t CLT_CALL ext_clEnqueueReleaseEGLObjectsKHR(void * command_queue, 
 {
     clEnqueueReleaseEGLObjectsKHR_t real = (clEnqueueReleaseEGLObjectsKHR_t)clt_real(CLT_FN_clEnqueueReleaseEGLObjectsKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueReleaseEGLObjectsKHR_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueReleaseEGLObjectsKHR, NULL);
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseEGLObjectsKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseEGLObjectsKHR); return CL_INVALID_OPERATION_; }
@@ -6739,14 +6874,14 @@ static int32_t CLT_CALL ext_clEnqueueReleaseExternalMemObjectsKHR(void * command
 {
     clEnqueueReleaseExternalMemObjectsKHR_t real = (clEnqueueReleaseExternalMemObjectsKHR_t)clt_real(CLT_FN_clEnqueueReleaseExternalMemObjectsKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueReleaseExternalMemObjectsKHR_rec(real, __builtin_return_address(0), command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExternalMemObjectsKHR_t real, void *clt_ra, void * command_queue, uint32_t num_mem_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueReleaseExternalMemObjectsKHR, NULL);
     if (!th) return real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseExternalMemObjectsKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseExternalMemObjectsKHR); return CL_INVALID_OPERATION_; }
@@ -6814,14 +6949,14 @@ static int32_t CLT_CALL ext_clEnqueueReleaseGLObjects(void * command_queue, uint
 {
     clEnqueueReleaseGLObjects_t real = (clEnqueueReleaseGLObjects_t)clt_real(CLT_FN_clEnqueueReleaseGLObjects);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueReleaseGLObjects_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueReleaseGLObjects, NULL);
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseGLObjects + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseGLObjects); return CL_INVALID_OPERATION_; }
@@ -6889,14 +7024,14 @@ static int32_t CLT_CALL ext_clEnqueueReleaseGrallocObjectsIMG(void * command_que
 {
     clEnqueueReleaseGrallocObjectsIMG_t real = (clEnqueueReleaseGrallocObjectsIMG_t)clt_real(CLT_FN_clEnqueueReleaseGrallocObjectsIMG);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueReleaseGrallocObjectsIMG_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObjectsIMG_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueReleaseGrallocObjectsIMG, NULL);
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseGrallocObjectsIMG + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseGrallocObjectsIMG); return CL_INVALID_OPERATION_; }
@@ -6964,14 +7099,14 @@ static int32_t CLT_CALL ext_clEnqueueReleaseVA_APIMediaSurfacesINTEL(void * comm
 {
     clEnqueueReleaseVA_APIMediaSurfacesINTEL_t real = (clEnqueueReleaseVA_APIMediaSurfacesINTEL_t)clt_real(CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(real, __builtin_return_address(0), command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_APIMediaSurfacesINTEL_t real, void *clt_ra, void * command_queue, uint32_t num_objects, void * mem_objects, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL, NULL);
     if (!th) return real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL); return CL_INVALID_OPERATION_; }
@@ -7039,14 +7174,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMFree(void * command_queue, uint32_t num_
 {
     clEnqueueSVMFree_t real = (clEnqueueSVMFree_t)clt_real(CLT_FN_clEnqueueSVMFree);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueSVMFree_rec(real, __builtin_return_address(0), command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * pfn_free_func, void * user_data, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueSVMFree, NULL);
     if (!th) return real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMFree + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMFree); return CL_INVALID_OPERATION_; }
@@ -7116,14 +7251,14 @@ static int32_t CLT_CALL ext_clEnqueueSVMFreeARM(void * command_queue, uint32_t n
 {
     clEnqueueSVMFreeARM_t real = (clEnqueueSVMFreeARM_t)clt_real(CLT_FN_clEnqueueSVMFreeARM);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueSVMFreeARM_rec(real, __builtin_return_address(0), command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * pfn_free_func, void * user_data, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueSVMFreeARM, NULL);
     if (!th) return real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMFreeARM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMFreeARM); return CL_INVALID_OPERATION_; }
@@ -7193,14 +7328,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMap(void * command_queue, uint32_t block
 {
     clEnqueueSVMMap_t real = (clEnqueueSVMMap_t)clt_real(CLT_FN_clEnqueueSVMMap);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueSVMMap_rec(real, __builtin_return_address(0), command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * command_queue, uint32_t blocking_map, uint64_t flags, void * svm_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueSVMMap, NULL);
     if (!th) return real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMMap + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMMap); return CL_INVALID_OPERATION_; }
@@ -7270,14 +7405,14 @@ static int32_t CLT_CALL ext_clEnqueueSVMMapARM(void * command_queue, uint32_t bl
 {
     clEnqueueSVMMapARM_t real = (clEnqueueSVMMapARM_t)clt_real(CLT_FN_clEnqueueSVMMapARM);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueSVMMapARM_rec(real, __builtin_return_address(0), command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, void * command_queue, uint32_t blocking_map, uint64_t flags, void * svm_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueSVMMapARM, NULL);
     if (!th) return real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMMapARM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMMapARM); return CL_INVALID_OPERATION_; }
@@ -7347,14 +7482,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMemFill(void * command_queue, void * svm
 {
     clEnqueueSVMMemFill_t real = (clEnqueueSVMMemFill_t)clt_real(CLT_FN_clEnqueueSVMMemFill);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueSVMMemFill_rec(real, __builtin_return_address(0), command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra, void * command_queue, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueSVMMemFill, NULL);
     if (!th) return real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMMemFill + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMMemFill); return CL_INVALID_OPERATION_; }
@@ -7424,14 +7559,14 @@ static int32_t CLT_CALL ext_clEnqueueSVMMemFillARM(void * command_queue, void * 
 {
     clEnqueueSVMMemFillARM_t real = (clEnqueueSVMMemFillARM_t)clt_real(CLT_FN_clEnqueueSVMMemFillARM);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueSVMMemFillARM_rec(real, __builtin_return_address(0), command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *clt_ra, void * command_queue, void * svm_ptr, void * pattern, size_t pattern_size, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueSVMMemFillARM, NULL);
     if (!th) return real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMMemFillARM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMMemFillARM); return CL_INVALID_OPERATION_; }
@@ -7501,14 +7636,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMemcpy(void * command_queue, uint32_t bl
 {
     clEnqueueSVMMemcpy_t real = (clEnqueueSVMMemcpy_t)clt_real(CLT_FN_clEnqueueSVMMemcpy);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueSVMMemcpy_rec(real, __builtin_return_address(0), command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, void * command_queue, uint32_t blocking_copy, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueSVMMemcpy, NULL);
     if (!th) return real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMMemcpy + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMMemcpy); return CL_INVALID_OPERATION_; }
@@ -7578,14 +7713,14 @@ static int32_t CLT_CALL ext_clEnqueueSVMMemcpyARM(void * command_queue, uint32_t
 {
     clEnqueueSVMMemcpyARM_t real = (clEnqueueSVMMemcpyARM_t)clt_real(CLT_FN_clEnqueueSVMMemcpyARM);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueSVMMemcpyARM_rec(real, __builtin_return_address(0), command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt_ra, void * command_queue, uint32_t blocking_copy, void * dst_ptr, void * src_ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueSVMMemcpyARM, NULL);
     if (!th) return real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMMemcpyARM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMMemcpyARM); return CL_INVALID_OPERATION_; }
@@ -7655,14 +7790,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMMigrateMem(void * command_queue, uint32_
 {
     clEnqueueSVMMigrateMem_t real = (clEnqueueSVMMigrateMem_t)clt_real(CLT_FN_clEnqueueSVMMigrateMem);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueSVMMigrateMem_rec(real, __builtin_return_address(0), command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *clt_ra, void * command_queue, uint32_t num_svm_pointers, void * svm_pointers, void * sizes, uint64_t flags, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueSVMMigrateMem, NULL);
     if (!th) return real(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMMigrateMem + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMMigrateMem); return CL_INVALID_OPERATION_; }
@@ -7732,14 +7867,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueSVMUnmap(void * command_queue, void * svm_p
 {
     clEnqueueSVMUnmap_t real = (clEnqueueSVMUnmap_t)clt_real(CLT_FN_clEnqueueSVMUnmap);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueSVMUnmap_rec(real, __builtin_return_address(0), command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, void * command_queue, void * svm_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueSVMUnmap, NULL);
     if (!th) return real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMUnmap + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMUnmap); return CL_INVALID_OPERATION_; }
@@ -7806,14 +7941,14 @@ static int32_t CLT_CALL ext_clEnqueueSVMUnmapARM(void * command_queue, void * sv
 {
     clEnqueueSVMUnmapARM_t real = (clEnqueueSVMUnmapARM_t)clt_real(CLT_FN_clEnqueueSVMUnmapARM);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueSVMUnmapARM_rec(real, __builtin_return_address(0), command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_ra, void * command_queue, void * svm_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueSVMUnmapARM, NULL);
     if (!th) return real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSVMUnmapARM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSVMUnmapARM); return CL_INVALID_OPERATION_; }
@@ -7880,14 +8015,14 @@ static int32_t CLT_CALL ext_clEnqueueSignalSemaphoresKHR(void * command_queue, u
 {
     clEnqueueSignalSemaphoresKHR_t real = (clEnqueueSignalSemaphoresKHR_t)clt_real(CLT_FN_clEnqueueSignalSemaphoresKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueSignalSemaphoresKHR_rec(real, __builtin_return_address(0), command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t real, void *clt_ra, void * command_queue, uint32_t num_sema_objects, void * sema_objects, void * sema_payload_list, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueSignalSemaphoresKHR, NULL);
     if (!th) return real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueSignalSemaphoresKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueSignalSemaphoresKHR); return CL_INVALID_OPERATION_; }
@@ -7956,14 +8091,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueTask(void * command_queue, void * kernel, u
 {
     clEnqueueTask_t real = (clEnqueueTask_t)clt_real(CLT_FN_clEnqueueTask);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueTask_rec(real, __builtin_return_address(0), command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * command_queue, void * kernel, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueTask, kernel);
     if (!th) return real(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueTask + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueTask); return CL_INVALID_OPERATION_; }
@@ -8030,14 +8165,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueUnmapMemObject(void * command_queue, void *
 {
     clEnqueueUnmapMemObject_t real = (clEnqueueUnmapMemObject_t)clt_real(CLT_FN_clEnqueueUnmapMemObject);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueUnmapMemObject_rec(real, __builtin_return_address(0), command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void *clt_ra, void * command_queue, void * memobj, void * mapped_ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueUnmapMemObject, NULL);
     if (!th) return real(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueUnmapMemObject + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueUnmapMemObject); return CL_INVALID_OPERATION_; }
@@ -8105,14 +8240,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueWaitForEvents(void * command_queue, uint32_
 {
     clEnqueueWaitForEvents_t real = (clEnqueueWaitForEvents_t)clt_real(CLT_FN_clEnqueueWaitForEvents);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_events, event_list);
     return clEnqueueWaitForEvents_rec(real, command_queue, num_events, event_list);
 }
 
 static int32_t clEnqueueWaitForEvents_rec(clEnqueueWaitForEvents_t real, void * command_queue, uint32_t num_events, void * event_list)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueWaitForEvents, NULL);
     if (!th) return real(command_queue, num_events, event_list);
     if (th && th->in_fn == CLT_FN_clEnqueueWaitForEvents + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueWaitForEvents); return CL_INVALID_OPERATION_; }
@@ -8157,14 +8292,14 @@ static int32_t CLT_CALL ext_clEnqueueWaitSemaphoresKHR(void * command_queue, uin
 {
     clEnqueueWaitSemaphoresKHR_t real = (clEnqueueWaitSemaphoresKHR_t)clt_real(CLT_FN_clEnqueueWaitSemaphoresKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueWaitSemaphoresKHR_rec(real, __builtin_return_address(0), command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real, void *clt_ra, void * command_queue, uint32_t num_sema_objects, void * sema_objects, void * sema_payload_list, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueWaitSemaphoresKHR, NULL);
     if (!th) return real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueWaitSemaphoresKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueWaitSemaphoresKHR); return CL_INVALID_OPERATION_; }
@@ -8233,14 +8368,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueWriteBuffer(void * command_queue, void * bu
 {
     clEnqueueWriteBuffer_t real = (clEnqueueWriteBuffer_t)clt_real(CLT_FN_clEnqueueWriteBuffer);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueWriteBuffer_rec(real, __builtin_return_address(0), command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_ra, void * command_queue, void * buffer, uint32_t blocking_write, size_t offset, size_t size, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueWriteBuffer, NULL);
     if (!th) return real(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueWriteBuffer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueWriteBuffer); return CL_INVALID_OPERATION_; }
@@ -8311,14 +8446,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueWriteBufferRect(void * command_queue, void 
 {
     clEnqueueWriteBufferRect_t real = (clEnqueueWriteBufferRect_t)clt_real(CLT_FN_clEnqueueWriteBufferRect);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueWriteBufferRect_rec(real, __builtin_return_address(0), command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, void *clt_ra, void * command_queue, void * buffer, uint32_t blocking_write, void * buffer_origin, void * host_origin, void * region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueWriteBufferRect, NULL);
     if (!th) return real(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueWriteBufferRect + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueWriteBufferRect); return CL_INVALID_OPERATION_; }
@@ -8394,14 +8529,14 @@ static int32_t CLT_CALL ext_clEnqueueWriteHostPipeINTEL(void * command_queue, vo
 {
     clEnqueueWriteHostPipeINTEL_t real = (clEnqueueWriteHostPipeINTEL_t)clt_real(CLT_FN_clEnqueueWriteHostPipeINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueWriteHostPipeINTEL_rec(real, __builtin_return_address(0), command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t real, void *clt_ra, void * command_queue, void * program, void * pipe_symbol, uint32_t blocking_write, void * ptr, size_t size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueWriteHostPipeINTEL, NULL);
     if (!th) return real(command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueWriteHostPipeINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueWriteHostPipeINTEL); return CL_INVALID_OPERATION_; }
@@ -8472,14 +8607,14 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueWriteImage(void * command_queue, void * ima
 {
     clEnqueueWriteImage_t real = (clEnqueueWriteImage_t)clt_real(CLT_FN_clEnqueueWriteImage);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueWriteImage_rec(real, __builtin_return_address(0), command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra, void * command_queue, void * image, uint32_t blocking_write, void * origin, void * region, size_t input_row_pitch, size_t input_slice_pitch, void * ptr, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueWriteImage, NULL);
     if (!th) return real(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueWriteImage + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueWriteImage); return CL_INVALID_OPERATION_; }
@@ -8552,14 +8687,14 @@ static int32_t CLT_CALL ext_clFinalizeCommandBufferKHR(void * command_buffer)
 {
     clFinalizeCommandBufferKHR_t real = (clFinalizeCommandBufferKHR_t)clt_real(CLT_FN_clFinalizeCommandBufferKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_buffer);
     return clFinalizeCommandBufferKHR_rec(real, command_buffer);
 }
 
 static int32_t clFinalizeCommandBufferKHR_rec(clFinalizeCommandBufferKHR_t real, void * command_buffer)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clFinalizeCommandBufferKHR, NULL);
     if (!th) return real(command_buffer);
     if (th && th->in_fn == CLT_FN_clFinalizeCommandBufferKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clFinalizeCommandBufferKHR); return CL_INVALID_OPERATION_; }
@@ -8602,14 +8737,14 @@ CLT_EXPORT int32_t CLT_CALL clFinish(void * command_queue)
 {
     clFinish_t real = (clFinish_t)clt_real(CLT_FN_clFinish);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue);
     return clFinish_rec(real, command_queue);
 }
 
 static int32_t clFinish_rec(clFinish_t real, void * command_queue)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clFinish, NULL);
     if (!th) return real(command_queue);
     if (th && th->in_fn == CLT_FN_clFinish + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clFinish); return CL_INVALID_OPERATION_; }
@@ -8652,14 +8787,14 @@ CLT_EXPORT int32_t CLT_CALL clFlush(void * command_queue)
 {
     clFlush_t real = (clFlush_t)clt_real(CLT_FN_clFlush);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue);
     return clFlush_rec(real, command_queue);
 }
 
 static int32_t clFlush_rec(clFlush_t real, void * command_queue)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clFlush, NULL);
     if (!th) return real(command_queue);
     if (th && th->in_fn == CLT_FN_clFlush + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clFlush); return CL_INVALID_OPERATION_; }
@@ -8702,14 +8837,14 @@ static int32_t CLT_CALL ext_clGetAcceleratorInfoINTEL(void * accelerator, uint32
 {
     clGetAcceleratorInfoINTEL_t real = (clGetAcceleratorInfoINTEL_t)clt_real(CLT_FN_clGetAcceleratorInfoINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(accelerator, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetAcceleratorInfoINTEL_rec(real, accelerator, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetAcceleratorInfoINTEL_rec(clGetAcceleratorInfoINTEL_t real, void * accelerator, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetAcceleratorInfoINTEL, NULL);
     if (!th) return real(accelerator, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetAcceleratorInfoINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetAcceleratorInfoINTEL); return CL_INVALID_OPERATION_; }
@@ -8756,14 +8891,14 @@ static int32_t CLT_CALL ext_clGetCommandBufferInfoKHR(void * command_buffer, uin
 {
     clGetCommandBufferInfoKHR_t real = (clGetCommandBufferInfoKHR_t)clt_real(CLT_FN_clGetCommandBufferInfoKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_buffer, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetCommandBufferInfoKHR_rec(real, command_buffer, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetCommandBufferInfoKHR_rec(clGetCommandBufferInfoKHR_t real, void * command_buffer, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetCommandBufferInfoKHR, NULL);
     if (!th) return real(command_buffer, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetCommandBufferInfoKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetCommandBufferInfoKHR); return CL_INVALID_OPERATION_; }
@@ -8815,7 +8950,7 @@ CLT_EXPORT int32_t CLT_CALL clGetCommandQueueInfo(void * command_queue, uint32_t
 
 static int32_t clGetCommandQueueInfo_rec(clGetCommandQueueInfo_t real, void * command_queue, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetCommandQueueInfo, NULL);
     if (th && th->in_fn == CLT_FN_clGetCommandQueueInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetCommandQueueInfo); return CL_INVALID_OPERATION_; }
         th->reentered++;
@@ -8874,7 +9009,7 @@ CLT_EXPORT int32_t CLT_CALL clGetContextInfo(void * context, uint32_t param_name
 
 static int32_t clGetContextInfo_rec(clGetContextInfo_t real, void * context, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetContextInfo, NULL);
     if (th && th->in_fn == CLT_FN_clGetContextInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetContextInfo); return CL_INVALID_OPERATION_; }
         th->reentered++;
@@ -8928,14 +9063,14 @@ CLT_EXPORT int32_t CLT_CALL clGetDeviceAndHostTimer(void * device, void * device
 {
     clGetDeviceAndHostTimer_t real = (clGetDeviceAndHostTimer_t)clt_real(CLT_FN_clGetDeviceAndHostTimer);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(device, device_timestamp, host_timestamp);
     return clGetDeviceAndHostTimer_rec(real, device, device_timestamp, host_timestamp);
 }
 
 static int32_t clGetDeviceAndHostTimer_rec(clGetDeviceAndHostTimer_t real, void * device, void * device_timestamp, void * host_timestamp)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetDeviceAndHostTimer, NULL);
     if (!th) return real(device, device_timestamp, host_timestamp);
     if (th && th->in_fn == CLT_FN_clGetDeviceAndHostTimer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceAndHostTimer); return CL_INVALID_OPERATION_; }
@@ -8988,6 +9123,7 @@ CLT_EXPORT int32_t CLT_CALL clGetDeviceIDs(void * platform, uint64_t device_type
 static int32_t clGetDeviceIDs_rec(clGetDeviceIDs_t real, void * platform, uint64_t device_type, uint32_t num_entries, void * devices, void * num_devices)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clGetDeviceIDs, NULL);
     if (!th) return real(platform, device_type, num_entries, devices, num_devices);
     if (th && th->in_fn == CLT_FN_clGetDeviceIDs + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceIDs); return CL_INVALID_OPERATION_; }
@@ -9014,6 +9150,8 @@ static int32_t clGetDeviceIDs_rec(clGetDeviceIDs_t real, void * platform, uint64
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
         rec->arg[1] = (uint64_t)device_type;
         rec->arg[2] = (uint64_t)num_entries;
@@ -9034,14 +9172,14 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromD3D10KHR(void * platform, uint32_t
 {
     clGetDeviceIDsFromD3D10KHR_t real = (clGetDeviceIDsFromD3D10KHR_t)clt_real(CLT_FN_clGetDeviceIDsFromD3D10KHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
     return clGetDeviceIDsFromD3D10KHR_rec(real, platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
 }
 
 static int32_t clGetDeviceIDsFromD3D10KHR_rec(clGetDeviceIDsFromD3D10KHR_t real, void * platform, uint32_t d3d_device_source, void * d3d_object, uint32_t d3d_device_set, uint32_t num_entries, void * devices, void * num_devices)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetDeviceIDsFromD3D10KHR, NULL);
     if (!th) return real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
     if (th && th->in_fn == CLT_FN_clGetDeviceIDsFromD3D10KHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceIDsFromD3D10KHR); return CL_INVALID_OPERATION_; }
@@ -9090,14 +9228,14 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromD3D11KHR(void * platform, uint32_t
 {
     clGetDeviceIDsFromD3D11KHR_t real = (clGetDeviceIDsFromD3D11KHR_t)clt_real(CLT_FN_clGetDeviceIDsFromD3D11KHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
     return clGetDeviceIDsFromD3D11KHR_rec(real, platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
 }
 
 static int32_t clGetDeviceIDsFromD3D11KHR_rec(clGetDeviceIDsFromD3D11KHR_t real, void * platform, uint32_t d3d_device_source, void * d3d_object, uint32_t d3d_device_set, uint32_t num_entries, void * devices, void * num_devices)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetDeviceIDsFromD3D11KHR, NULL);
     if (!th) return real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
     if (th && th->in_fn == CLT_FN_clGetDeviceIDsFromD3D11KHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceIDsFromD3D11KHR); return CL_INVALID_OPERATION_; }
@@ -9146,14 +9284,14 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromDX9INTEL(void * platform, uint32_t
 {
     clGetDeviceIDsFromDX9INTEL_t real = (clGetDeviceIDsFromDX9INTEL_t)clt_real(CLT_FN_clGetDeviceIDsFromDX9INTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(platform, dx9_device_source, dx9_object, dx9_device_set, num_entries, devices, num_devices);
     return clGetDeviceIDsFromDX9INTEL_rec(real, platform, dx9_device_source, dx9_object, dx9_device_set, num_entries, devices, num_devices);
 }
 
 static int32_t clGetDeviceIDsFromDX9INTEL_rec(clGetDeviceIDsFromDX9INTEL_t real, void * platform, uint32_t dx9_device_source, void * dx9_object, uint32_t dx9_device_set, uint32_t num_entries, void * devices, void * num_devices)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetDeviceIDsFromDX9INTEL, NULL);
     if (!th) return real(platform, dx9_device_source, dx9_object, dx9_device_set, num_entries, devices, num_devices);
     if (th && th->in_fn == CLT_FN_clGetDeviceIDsFromDX9INTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceIDsFromDX9INTEL); return CL_INVALID_OPERATION_; }
@@ -9202,14 +9340,14 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromDX9MediaAdapterKHR(void * platform
 {
     clGetDeviceIDsFromDX9MediaAdapterKHR_t real = (clGetDeviceIDsFromDX9MediaAdapterKHR_t)clt_real(CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(platform, num_media_adapters, media_adapter_type, media_adapters, media_adapter_set, num_entries, devices, num_devices);
     return clGetDeviceIDsFromDX9MediaAdapterKHR_rec(real, platform, num_media_adapters, media_adapter_type, media_adapters, media_adapter_set, num_entries, devices, num_devices);
 }
 
 static int32_t clGetDeviceIDsFromDX9MediaAdapterKHR_rec(clGetDeviceIDsFromDX9MediaAdapterKHR_t real, void * platform, uint32_t num_media_adapters, void * media_adapter_type, void * media_adapters, uint32_t media_adapter_set, uint32_t num_entries, void * devices, void * num_devices)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR, NULL);
     if (!th) return real(platform, num_media_adapters, media_adapter_type, media_adapters, media_adapter_set, num_entries, devices, num_devices);
     if (th && th->in_fn == CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR); return CL_INVALID_OPERATION_; }
@@ -9259,14 +9397,14 @@ static int32_t CLT_CALL ext_clGetDeviceIDsFromVA_APIMediaAdapterINTEL(void * pla
 {
     clGetDeviceIDsFromVA_APIMediaAdapterINTEL_t real = (clGetDeviceIDsFromVA_APIMediaAdapterINTEL_t)clt_real(CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(platform, media_adapter_type, media_adapter, media_adapter_set, num_entries, devices, num_devices);
     return clGetDeviceIDsFromVA_APIMediaAdapterINTEL_rec(real, platform, media_adapter_type, media_adapter, media_adapter_set, num_entries, devices, num_devices);
 }
 
 static int32_t clGetDeviceIDsFromVA_APIMediaAdapterINTEL_rec(clGetDeviceIDsFromVA_APIMediaAdapterINTEL_t real, void * platform, uint32_t media_adapter_type, void * media_adapter, uint32_t media_adapter_set, uint32_t num_entries, void * devices, void * num_devices)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL, NULL);
     if (!th) return real(platform, media_adapter_type, media_adapter, media_adapter_set, num_entries, devices, num_devices);
     if (th && th->in_fn == CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL); return CL_INVALID_OPERATION_; }
@@ -9315,14 +9453,14 @@ static int32_t CLT_CALL ext_clGetDeviceImageInfoQCOM(void * device, size_t image
 {
     clGetDeviceImageInfoQCOM_t real = (clGetDeviceImageInfoQCOM_t)clt_real(CLT_FN_clGetDeviceImageInfoQCOM);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(device, image_width, image_height, image_format, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetDeviceImageInfoQCOM_rec(real, device, image_width, image_height, image_format, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetDeviceImageInfoQCOM_rec(clGetDeviceImageInfoQCOM_t real, void * device, size_t image_width, size_t image_height, void * image_format, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetDeviceImageInfoQCOM, NULL);
     if (!th) return real(device, image_width, image_height, image_format, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetDeviceImageInfoQCOM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceImageInfoQCOM); return CL_INVALID_OPERATION_; }
@@ -9372,14 +9510,14 @@ CLT_EXPORT int32_t CLT_CALL clGetDeviceInfo(void * device, uint32_t param_name, 
 {
     clGetDeviceInfo_t real = (clGetDeviceInfo_t)clt_real(CLT_FN_clGetDeviceInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(device, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetDeviceInfo_rec(real, device, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetDeviceInfo_rec(clGetDeviceInfo_t real, void * device, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetDeviceInfo, NULL);
     if (!th) return real(device, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetDeviceInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetDeviceInfo); return CL_INVALID_OPERATION_; }
@@ -9426,14 +9564,14 @@ CLT_EXPORT int32_t CLT_CALL clGetEventInfo(void * event, uint32_t param_name, si
 {
     clGetEventInfo_t real = (clGetEventInfo_t)clt_real(CLT_FN_clGetEventInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(event, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetEventInfo_rec(real, event, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetEventInfo_rec(clGetEventInfo_t real, void * event, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetEventInfo, NULL);
     if (!th) return real(event, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetEventInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetEventInfo); return CL_INVALID_OPERATION_; }
@@ -9485,7 +9623,7 @@ CLT_EXPORT int32_t CLT_CALL clGetEventProfilingInfo(void * event, uint32_t param
 
 static int32_t clGetEventProfilingInfo_rec(clGetEventProfilingInfo_t real, void * event, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetEventProfilingInfo, NULL);
     if (th && th->in_fn == CLT_FN_clGetEventProfilingInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetEventProfilingInfo); return CL_INVALID_OPERATION_; }
         th->reentered++;
@@ -9547,6 +9685,7 @@ CLT_EXPORT void * CLT_CALL clGetExtensionFunctionAddress(void * func_name)
 static void * clGetExtensionFunctionAddress_rec(clGetExtensionFunctionAddress_t real, void * func_name)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clGetExtensionFunctionAddress, NULL);
     if (!th) return clt_ext_wrap(func_name, real(func_name));
     if (th && th->in_fn == CLT_FN_clGetExtensionFunctionAddress + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetExtensionFunctionAddress); return NULL; }
@@ -9573,6 +9712,8 @@ static void * clGetExtensionFunctionAddress_rec(clGetExtensionFunctionAddress_t 
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + CLT_MAX_STR);
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = clt_put_str(&x, 0, 1, func_name);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetExtensionFunctionAddress, t0, t1, (uint64_t)(uintptr_t)ret);
     }
@@ -9595,6 +9736,7 @@ CLT_EXPORT void * CLT_CALL clGetExtensionFunctionAddressForPlatform(void * platf
 static void * clGetExtensionFunctionAddressForPlatform_rec(clGetExtensionFunctionAddressForPlatform_t real, void * platform, void * func_name)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clGetExtensionFunctionAddressForPlatform, NULL);
     if (!th) return clt_ext_wrap(func_name, real(platform, func_name));
     if (th && th->in_fn == CLT_FN_clGetExtensionFunctionAddressForPlatform + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetExtensionFunctionAddressForPlatform); return NULL; }
@@ -9621,6 +9763,8 @@ static void * clGetExtensionFunctionAddressForPlatform_rec(clGetExtensionFunctio
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + CLT_MAX_STR);
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 2);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
         rec->arg[1] = clt_put_str(&x, 1, 1, func_name);
         clt_rec_commit(th, rec, &x, CLT_FN_clGetExtensionFunctionAddressForPlatform, t0, t1, (uint64_t)(uintptr_t)ret);
@@ -9636,14 +9780,14 @@ static int32_t CLT_CALL ext_clGetGLContextInfoKHR(void * properties, uint32_t pa
 {
     clGetGLContextInfoKHR_t real = (clGetGLContextInfoKHR_t)clt_real(CLT_FN_clGetGLContextInfoKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(properties, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetGLContextInfoKHR_rec(real, properties, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetGLContextInfoKHR_rec(clGetGLContextInfoKHR_t real, void * properties, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetGLContextInfoKHR, NULL);
     if (!th) return real(properties, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetGLContextInfoKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetGLContextInfoKHR); return CL_INVALID_OPERATION_; }
@@ -9690,14 +9834,14 @@ static int32_t CLT_CALL ext_clGetGLObjectInfo(void * memobj, void * gl_object_ty
 {
     clGetGLObjectInfo_t real = (clGetGLObjectInfo_t)clt_real(CLT_FN_clGetGLObjectInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(memobj, gl_object_type, gl_object_name);
     return clGetGLObjectInfo_rec(real, memobj, gl_object_type, gl_object_name);
 }
 
 static int32_t clGetGLObjectInfo_rec(clGetGLObjectInfo_t real, void * memobj, void * gl_object_type, void * gl_object_name)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetGLObjectInfo, NULL);
     if (!th) return real(memobj, gl_object_type, gl_object_name);
     if (th && th->in_fn == CLT_FN_clGetGLObjectInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetGLObjectInfo); return CL_INVALID_OPERATION_; }
@@ -9742,14 +9886,14 @@ static int32_t CLT_CALL ext_clGetGLTextureInfo(void * memobj, uint32_t param_nam
 {
     clGetGLTextureInfo_t real = (clGetGLTextureInfo_t)clt_real(CLT_FN_clGetGLTextureInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetGLTextureInfo_rec(real, memobj, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetGLTextureInfo_rec(clGetGLTextureInfo_t real, void * memobj, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetGLTextureInfo, NULL);
     if (!th) return real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetGLTextureInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetGLTextureInfo); return CL_INVALID_OPERATION_; }
@@ -9796,14 +9940,14 @@ CLT_EXPORT int32_t CLT_CALL clGetHostTimer(void * device, void * host_timestamp)
 {
     clGetHostTimer_t real = (clGetHostTimer_t)clt_real(CLT_FN_clGetHostTimer);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(device, host_timestamp);
     return clGetHostTimer_rec(real, device, host_timestamp);
 }
 
 static int32_t clGetHostTimer_rec(clGetHostTimer_t real, void * device, void * host_timestamp)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetHostTimer, NULL);
     if (!th) return real(device, host_timestamp);
     if (th && th->in_fn == CLT_FN_clGetHostTimer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetHostTimer); return CL_INVALID_OPERATION_; }
@@ -9847,14 +9991,14 @@ static int32_t CLT_CALL ext_clGetICDLoaderInfoOCLICD(uint32_t param_name, size_t
 {
     clGetICDLoaderInfoOCLICD_t real = (clGetICDLoaderInfoOCLICD_t)clt_real(CLT_FN_clGetICDLoaderInfoOCLICD);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(param_name, param_value_size, param_value, param_value_size_ret);
     return clGetICDLoaderInfoOCLICD_rec(real, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetICDLoaderInfoOCLICD_rec(clGetICDLoaderInfoOCLICD_t real, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetICDLoaderInfoOCLICD, NULL);
     if (!th) return real(param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetICDLoaderInfoOCLICD + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetICDLoaderInfoOCLICD); return CL_INVALID_OPERATION_; }
@@ -9900,14 +10044,14 @@ CLT_EXPORT int32_t CLT_CALL clGetImageInfo(void * image, uint32_t param_name, si
 {
     clGetImageInfo_t real = (clGetImageInfo_t)clt_real(CLT_FN_clGetImageInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(image, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetImageInfo_rec(real, image, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetImageInfo_rec(clGetImageInfo_t real, void * image, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetImageInfo, NULL);
     if (!th) return real(image, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetImageInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetImageInfo); return CL_INVALID_OPERATION_; }
@@ -9954,14 +10098,14 @@ static int32_t CLT_CALL ext_clGetImageRequirementsInfoEXT(void * context, void *
 {
     clGetImageRequirementsInfoEXT_t real = (clGetImageRequirementsInfoEXT_t)clt_real(CLT_FN_clGetImageRequirementsInfoEXT);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, properties, flags, image_format, image_desc, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetImageRequirementsInfoEXT_rec(real, context, properties, flags, image_format, image_desc, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetImageRequirementsInfoEXT_rec(clGetImageRequirementsInfoEXT_t real, void * context, void * properties, uint64_t flags, void * image_format, void * image_desc, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetImageRequirementsInfoEXT, NULL);
     if (!th) return real(context, properties, flags, image_format, image_desc, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetImageRequirementsInfoEXT + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetImageRequirementsInfoEXT); return CL_INVALID_OPERATION_; }
@@ -10012,14 +10156,14 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelArgInfo(void * kernel, uint32_t arg_index
 {
     clGetKernelArgInfo_t real = (clGetKernelArgInfo_t)clt_real(CLT_FN_clGetKernelArgInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(kernel, arg_index, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetKernelArgInfo_rec(real, kernel, arg_index, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetKernelArgInfo_rec(clGetKernelArgInfo_t real, void * kernel, uint32_t arg_index, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetKernelArgInfo, NULL);
     if (!th) return real(kernel, arg_index, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetKernelArgInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetKernelArgInfo); return CL_INVALID_OPERATION_; }
@@ -10067,14 +10211,14 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelInfo(void * kernel, uint32_t param_name, 
 {
     clGetKernelInfo_t real = (clGetKernelInfo_t)clt_real(CLT_FN_clGetKernelInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(kernel, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetKernelInfo_rec(real, kernel, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetKernelInfo_rec(clGetKernelInfo_t real, void * kernel, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetKernelInfo, NULL);
     if (!th) return real(kernel, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetKernelInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetKernelInfo); return CL_INVALID_OPERATION_; }
@@ -10121,14 +10265,14 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelSubGroupInfo(void * kernel, void * device
 {
     clGetKernelSubGroupInfo_t real = (clGetKernelSubGroupInfo_t)clt_real(CLT_FN_clGetKernelSubGroupInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
     return clGetKernelSubGroupInfo_rec(real, kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetKernelSubGroupInfo_rec(clGetKernelSubGroupInfo_t real, void * kernel, void * device, uint32_t param_name, size_t input_value_size, void * input_value, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetKernelSubGroupInfo, NULL);
     if (!th) return real(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetKernelSubGroupInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetKernelSubGroupInfo); return CL_INVALID_OPERATION_; }
@@ -10178,14 +10322,14 @@ static int32_t CLT_CALL ext_clGetKernelSubGroupInfoKHR(void * in_kernel, void * 
 {
     clGetKernelSubGroupInfoKHR_t real = (clGetKernelSubGroupInfoKHR_t)clt_real(CLT_FN_clGetKernelSubGroupInfoKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(in_kernel, in_device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
     return clGetKernelSubGroupInfoKHR_rec(real, in_kernel, in_device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetKernelSubGroupInfoKHR_rec(clGetKernelSubGroupInfoKHR_t real, void * in_kernel, void * in_device, uint32_t param_name, size_t input_value_size, void * input_value, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetKernelSubGroupInfoKHR, NULL);
     if (!th) return real(in_kernel, in_device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetKernelSubGroupInfoKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetKernelSubGroupInfoKHR); return CL_INVALID_OPERATION_; }
@@ -10235,14 +10379,14 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelSuggestedLocalWorkSize(void * command_que
 {
     clGetKernelSuggestedLocalWorkSize_t real = (clGetKernelSuggestedLocalWorkSize_t)clt_real(CLT_FN_clGetKernelSuggestedLocalWorkSize);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
     return clGetKernelSuggestedLocalWorkSize_rec(real, command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
 }
 
 static int32_t clGetKernelSuggestedLocalWorkSize_rec(clGetKernelSuggestedLocalWorkSize_t real, void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * suggested_local_work_size)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetKernelSuggestedLocalWorkSize, NULL);
     if (!th) return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
     if (th && th->in_fn == CLT_FN_clGetKernelSuggestedLocalWorkSize + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetKernelSuggestedLocalWorkSize); return CL_INVALID_OPERATION_; }
@@ -10290,14 +10434,14 @@ static int32_t CLT_CALL ext_clGetKernelSuggestedLocalWorkSizeKHR(void * command_
 {
     clGetKernelSuggestedLocalWorkSizeKHR_t real = (clGetKernelSuggestedLocalWorkSizeKHR_t)clt_real(CLT_FN_clGetKernelSuggestedLocalWorkSizeKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
     return clGetKernelSuggestedLocalWorkSizeKHR_rec(real, command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
 }
 
 static int32_t clGetKernelSuggestedLocalWorkSizeKHR_rec(clGetKernelSuggestedLocalWorkSizeKHR_t real, void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * suggested_local_work_size)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetKernelSuggestedLocalWorkSizeKHR, NULL);
     if (!th) return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
     if (th && th->in_fn == CLT_FN_clGetKernelSuggestedLocalWorkSizeKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetKernelSuggestedLocalWorkSizeKHR); return CL_INVALID_OPERATION_; }
@@ -10345,14 +10489,14 @@ CLT_EXPORT int32_t CLT_CALL clGetKernelWorkGroupInfo(void * kernel, void * devic
 {
     clGetKernelWorkGroupInfo_t real = (clGetKernelWorkGroupInfo_t)clt_real(CLT_FN_clGetKernelWorkGroupInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetKernelWorkGroupInfo_rec(real, kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetKernelWorkGroupInfo_rec(clGetKernelWorkGroupInfo_t real, void * kernel, void * device, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetKernelWorkGroupInfo, NULL);
     if (!th) return real(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetKernelWorkGroupInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetKernelWorkGroupInfo); return CL_INVALID_OPERATION_; }
@@ -10400,14 +10544,14 @@ static int32_t CLT_CALL ext_clGetLayerInfo(uint32_t param_name, size_t param_val
 {
     clGetLayerInfo_t real = (clGetLayerInfo_t)clt_real(CLT_FN_clGetLayerInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(param_name, param_value_size, param_value, param_value_size_ret);
     return clGetLayerInfo_rec(real, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetLayerInfo_rec(clGetLayerInfo_t real, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetLayerInfo, NULL);
     if (!th) return real(param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetLayerInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetLayerInfo); return CL_INVALID_OPERATION_; }
@@ -10453,14 +10597,14 @@ static int32_t CLT_CALL ext_clGetMemAllocInfoINTEL(void * context, void * ptr, u
 {
     clGetMemAllocInfoINTEL_t real = (clGetMemAllocInfoINTEL_t)clt_real(CLT_FN_clGetMemAllocInfoINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, ptr, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetMemAllocInfoINTEL_rec(real, context, ptr, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetMemAllocInfoINTEL_rec(clGetMemAllocInfoINTEL_t real, void * context, void * ptr, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetMemAllocInfoINTEL, NULL);
     if (!th) return real(context, ptr, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetMemAllocInfoINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetMemAllocInfoINTEL); return CL_INVALID_OPERATION_; }
@@ -10508,14 +10652,14 @@ CLT_EXPORT int32_t CLT_CALL clGetMemObjectInfo(void * memobj, uint32_t param_nam
 {
     clGetMemObjectInfo_t real = (clGetMemObjectInfo_t)clt_real(CLT_FN_clGetMemObjectInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetMemObjectInfo_rec(real, memobj, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetMemObjectInfo_rec(clGetMemObjectInfo_t real, void * memobj, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetMemObjectInfo, NULL);
     if (!th) return real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetMemObjectInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetMemObjectInfo); return CL_INVALID_OPERATION_; }
@@ -10562,14 +10706,14 @@ static int32_t CLT_CALL ext_clGetMutableCommandInfoKHR(void * command, uint32_t 
 {
     clGetMutableCommandInfoKHR_t real = (clGetMutableCommandInfoKHR_t)clt_real(CLT_FN_clGetMutableCommandInfoKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetMutableCommandInfoKHR_rec(real, command, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetMutableCommandInfoKHR_rec(clGetMutableCommandInfoKHR_t real, void * command, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetMutableCommandInfoKHR, NULL);
     if (!th) return real(command, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetMutableCommandInfoKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetMutableCommandInfoKHR); return CL_INVALID_OPERATION_; }
@@ -10616,14 +10760,14 @@ CLT_EXPORT int32_t CLT_CALL clGetPipeInfo(void * pipe, uint32_t param_name, size
 {
     clGetPipeInfo_t real = (clGetPipeInfo_t)clt_real(CLT_FN_clGetPipeInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(pipe, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetPipeInfo_rec(real, pipe, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetPipeInfo_rec(clGetPipeInfo_t real, void * pipe, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetPipeInfo, NULL);
     if (!th) return real(pipe, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetPipeInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetPipeInfo); return CL_INVALID_OPERATION_; }
@@ -10678,6 +10822,7 @@ CLT_EXPORT int32_t CLT_CALL clGetPlatformIDs(uint32_t num_entries, void * platfo
 static int32_t clGetPlatformIDs_rec(clGetPlatformIDs_t real, uint32_t num_entries, void * platforms, void * num_platforms)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clGetPlatformIDs, NULL);
     if (!th) return real(num_entries, platforms, num_platforms);
     if (th && th->in_fn == CLT_FN_clGetPlatformIDs + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetPlatformIDs); return CL_INVALID_OPERATION_; }
@@ -10704,6 +10849,8 @@ static int32_t clGetPlatformIDs_rec(clGetPlatformIDs_t real, uint32_t num_entrie
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)num_entries;
         rec->arg[1] = clt_put_out_harr(&x, 1, ok, platforms, (uint64_t)num_entries);
         rec->arg[2] = clt_put_out_val(&x, 2, ok, num_platforms, sizeof(uint32_t));
@@ -10722,14 +10869,14 @@ CLT_EXPORT int32_t CLT_CALL clGetPlatformInfo(void * platform, uint32_t param_na
 {
     clGetPlatformInfo_t real = (clGetPlatformInfo_t)clt_real(CLT_FN_clGetPlatformInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(platform, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetPlatformInfo_rec(real, platform, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetPlatformInfo_rec(clGetPlatformInfo_t real, void * platform, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetPlatformInfo, NULL);
     if (!th) return real(platform, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetPlatformInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetPlatformInfo); return CL_INVALID_OPERATION_; }
@@ -10776,14 +10923,14 @@ CLT_EXPORT int32_t CLT_CALL clGetProgramBuildInfo(void * program, void * device,
 {
     clGetProgramBuildInfo_t real = (clGetProgramBuildInfo_t)clt_real(CLT_FN_clGetProgramBuildInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(program, device, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetProgramBuildInfo_rec(real, program, device, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetProgramBuildInfo_rec(clGetProgramBuildInfo_t real, void * program, void * device, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetProgramBuildInfo, NULL);
     if (!th) return real(program, device, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetProgramBuildInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetProgramBuildInfo); return CL_INVALID_OPERATION_; }
@@ -10831,14 +10978,14 @@ CLT_EXPORT int32_t CLT_CALL clGetProgramInfo(void * program, uint32_t param_name
 {
     clGetProgramInfo_t real = (clGetProgramInfo_t)clt_real(CLT_FN_clGetProgramInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(program, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetProgramInfo_rec(real, program, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetProgramInfo_rec(clGetProgramInfo_t real, void * program, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetProgramInfo, NULL);
     if (!th) return real(program, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetProgramInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetProgramInfo); return CL_INVALID_OPERATION_; }
@@ -10885,14 +11032,14 @@ static int32_t CLT_CALL ext_clGetSVMPointerInfoKHR(void * context, void * device
 {
     clGetSVMPointerInfoKHR_t real = (clGetSVMPointerInfoKHR_t)clt_real(CLT_FN_clGetSVMPointerInfoKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, device, ptr, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetSVMPointerInfoKHR_rec(real, context, device, ptr, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetSVMPointerInfoKHR_rec(clGetSVMPointerInfoKHR_t real, void * context, void * device, void * ptr, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetSVMPointerInfoKHR, NULL);
     if (!th) return real(context, device, ptr, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetSVMPointerInfoKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSVMPointerInfoKHR); return CL_INVALID_OPERATION_; }
@@ -10941,14 +11088,14 @@ static int32_t CLT_CALL ext_clGetSVMSuggestedTypeIndexKHR(void * context, uint64
 {
     clGetSVMSuggestedTypeIndexKHR_t real = (clGetSVMSuggestedTypeIndexKHR_t)clt_real(CLT_FN_clGetSVMSuggestedTypeIndexKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, required_capabilities, desired_capabilities, properties, size, suggested_svm_type_index);
     return clGetSVMSuggestedTypeIndexKHR_rec(real, context, required_capabilities, desired_capabilities, properties, size, suggested_svm_type_index);
 }
 
 static int32_t clGetSVMSuggestedTypeIndexKHR_rec(clGetSVMSuggestedTypeIndexKHR_t real, void * context, uint64_t required_capabilities, uint64_t desired_capabilities, void * properties, size_t size, void * suggested_svm_type_index)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetSVMSuggestedTypeIndexKHR, NULL);
     if (!th) return real(context, required_capabilities, desired_capabilities, properties, size, suggested_svm_type_index);
     if (th && th->in_fn == CLT_FN_clGetSVMSuggestedTypeIndexKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSVMSuggestedTypeIndexKHR); return CL_INVALID_OPERATION_; }
@@ -10996,14 +11143,14 @@ CLT_EXPORT int32_t CLT_CALL clGetSamplerInfo(void * sampler, uint32_t param_name
 {
     clGetSamplerInfo_t real = (clGetSamplerInfo_t)clt_real(CLT_FN_clGetSamplerInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(sampler, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetSamplerInfo_rec(real, sampler, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetSamplerInfo_rec(clGetSamplerInfo_t real, void * sampler, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetSamplerInfo, NULL);
     if (!th) return real(sampler, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetSamplerInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSamplerInfo); return CL_INVALID_OPERATION_; }
@@ -11050,14 +11197,14 @@ static int32_t CLT_CALL ext_clGetSemaphoreHandleForTypeKHR(void * sema_object, v
 {
     clGetSemaphoreHandleForTypeKHR_t real = (clGetSemaphoreHandleForTypeKHR_t)clt_real(CLT_FN_clGetSemaphoreHandleForTypeKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(sema_object, device, handle_type, handle_size, handle_ptr, handle_size_ret);
     return clGetSemaphoreHandleForTypeKHR_rec(real, sema_object, device, handle_type, handle_size, handle_ptr, handle_size_ret);
 }
 
 static int32_t clGetSemaphoreHandleForTypeKHR_rec(clGetSemaphoreHandleForTypeKHR_t real, void * sema_object, void * device, uint32_t handle_type, size_t handle_size, void * handle_ptr, void * handle_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetSemaphoreHandleForTypeKHR, NULL);
     if (!th) return real(sema_object, device, handle_type, handle_size, handle_ptr, handle_size_ret);
     if (th && th->in_fn == CLT_FN_clGetSemaphoreHandleForTypeKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSemaphoreHandleForTypeKHR); return CL_INVALID_OPERATION_; }
@@ -11105,14 +11252,14 @@ static int32_t CLT_CALL ext_clGetSemaphoreInfoKHR(void * sema_object, uint32_t p
 {
     clGetSemaphoreInfoKHR_t real = (clGetSemaphoreInfoKHR_t)clt_real(CLT_FN_clGetSemaphoreInfoKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(sema_object, param_name, param_value_size, param_value, param_value_size_ret);
     return clGetSemaphoreInfoKHR_rec(real, sema_object, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 static int32_t clGetSemaphoreInfoKHR_rec(clGetSemaphoreInfoKHR_t real, void * sema_object, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetSemaphoreInfoKHR, NULL);
     if (!th) return real(sema_object, param_name, param_value_size, param_value, param_value_size_ret);
     if (th && th->in_fn == CLT_FN_clGetSemaphoreInfoKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSemaphoreInfoKHR); return CL_INVALID_OPERATION_; }
@@ -11159,14 +11306,14 @@ static int32_t CLT_CALL ext_clGetSupportedD3D10TextureFormatsINTEL(void * contex
 {
     clGetSupportedD3D10TextureFormatsINTEL_t real = (clGetSupportedD3D10TextureFormatsINTEL_t)clt_real(CLT_FN_clGetSupportedD3D10TextureFormatsINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, flags, image_type, num_entries, d3d10_formats, num_texture_formats);
     return clGetSupportedD3D10TextureFormatsINTEL_rec(real, context, flags, image_type, num_entries, d3d10_formats, num_texture_formats);
 }
 
 static int32_t clGetSupportedD3D10TextureFormatsINTEL_rec(clGetSupportedD3D10TextureFormatsINTEL_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t num_entries, void * d3d10_formats, void * num_texture_formats)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetSupportedD3D10TextureFormatsINTEL, NULL);
     if (!th) return real(context, flags, image_type, num_entries, d3d10_formats, num_texture_formats);
     if (th && th->in_fn == CLT_FN_clGetSupportedD3D10TextureFormatsINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSupportedD3D10TextureFormatsINTEL); return CL_INVALID_OPERATION_; }
@@ -11214,14 +11361,14 @@ static int32_t CLT_CALL ext_clGetSupportedD3D11TextureFormatsINTEL(void * contex
 {
     clGetSupportedD3D11TextureFormatsINTEL_t real = (clGetSupportedD3D11TextureFormatsINTEL_t)clt_real(CLT_FN_clGetSupportedD3D11TextureFormatsINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, flags, image_type, plane, num_entries, d3d11_formats, num_texture_formats);
     return clGetSupportedD3D11TextureFormatsINTEL_rec(real, context, flags, image_type, plane, num_entries, d3d11_formats, num_texture_formats);
 }
 
 static int32_t clGetSupportedD3D11TextureFormatsINTEL_rec(clGetSupportedD3D11TextureFormatsINTEL_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t plane, uint32_t num_entries, void * d3d11_formats, void * num_texture_formats)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetSupportedD3D11TextureFormatsINTEL, NULL);
     if (!th) return real(context, flags, image_type, plane, num_entries, d3d11_formats, num_texture_formats);
     if (th && th->in_fn == CLT_FN_clGetSupportedD3D11TextureFormatsINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSupportedD3D11TextureFormatsINTEL); return CL_INVALID_OPERATION_; }
@@ -11270,14 +11417,14 @@ static int32_t CLT_CALL ext_clGetSupportedDX9MediaSurfaceFormatsINTEL(void * con
 {
     clGetSupportedDX9MediaSurfaceFormatsINTEL_t real = (clGetSupportedDX9MediaSurfaceFormatsINTEL_t)clt_real(CLT_FN_clGetSupportedDX9MediaSurfaceFormatsINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, flags, image_type, plane, num_entries, dx9_formats, num_surface_formats);
     return clGetSupportedDX9MediaSurfaceFormatsINTEL_rec(real, context, flags, image_type, plane, num_entries, dx9_formats, num_surface_formats);
 }
 
 static int32_t clGetSupportedDX9MediaSurfaceFormatsINTEL_rec(clGetSupportedDX9MediaSurfaceFormatsINTEL_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t plane, uint32_t num_entries, void * dx9_formats, void * num_surface_formats)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetSupportedDX9MediaSurfaceFormatsINTEL, NULL);
     if (!th) return real(context, flags, image_type, plane, num_entries, dx9_formats, num_surface_formats);
     if (th && th->in_fn == CLT_FN_clGetSupportedDX9MediaSurfaceFormatsINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSupportedDX9MediaSurfaceFormatsINTEL); return CL_INVALID_OPERATION_; }
@@ -11326,14 +11473,14 @@ static int32_t CLT_CALL ext_clGetSupportedGLTextureFormatsINTEL(void * context, 
 {
     clGetSupportedGLTextureFormatsINTEL_t real = (clGetSupportedGLTextureFormatsINTEL_t)clt_real(CLT_FN_clGetSupportedGLTextureFormatsINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, flags, image_type, num_entries, gl_formats, num_texture_formats);
     return clGetSupportedGLTextureFormatsINTEL_rec(real, context, flags, image_type, num_entries, gl_formats, num_texture_formats);
 }
 
 static int32_t clGetSupportedGLTextureFormatsINTEL_rec(clGetSupportedGLTextureFormatsINTEL_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t num_entries, void * gl_formats, void * num_texture_formats)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetSupportedGLTextureFormatsINTEL, NULL);
     if (!th) return real(context, flags, image_type, num_entries, gl_formats, num_texture_formats);
     if (th && th->in_fn == CLT_FN_clGetSupportedGLTextureFormatsINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSupportedGLTextureFormatsINTEL); return CL_INVALID_OPERATION_; }
@@ -11381,14 +11528,14 @@ CLT_EXPORT int32_t CLT_CALL clGetSupportedImageFormats(void * context, uint64_t 
 {
     clGetSupportedImageFormats_t real = (clGetSupportedImageFormats_t)clt_real(CLT_FN_clGetSupportedImageFormats);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, flags, image_type, num_entries, image_formats, num_image_formats);
     return clGetSupportedImageFormats_rec(real, context, flags, image_type, num_entries, image_formats, num_image_formats);
 }
 
 static int32_t clGetSupportedImageFormats_rec(clGetSupportedImageFormats_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t num_entries, void * image_formats, void * num_image_formats)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetSupportedImageFormats, NULL);
     if (!th) return real(context, flags, image_type, num_entries, image_formats, num_image_formats);
     if (th && th->in_fn == CLT_FN_clGetSupportedImageFormats + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSupportedImageFormats); return CL_INVALID_OPERATION_; }
@@ -11436,14 +11583,14 @@ static int32_t CLT_CALL ext_clGetSupportedVA_APIMediaSurfaceFormatsINTEL(void * 
 {
     clGetSupportedVA_APIMediaSurfaceFormatsINTEL_t real = (clGetSupportedVA_APIMediaSurfaceFormatsINTEL_t)clt_real(CLT_FN_clGetSupportedVA_APIMediaSurfaceFormatsINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, flags, image_type, plane, num_entries, va_api_formats, num_surface_formats);
     return clGetSupportedVA_APIMediaSurfaceFormatsINTEL_rec(real, context, flags, image_type, plane, num_entries, va_api_formats, num_surface_formats);
 }
 
 static int32_t clGetSupportedVA_APIMediaSurfaceFormatsINTEL_rec(clGetSupportedVA_APIMediaSurfaceFormatsINTEL_t real, void * context, uint64_t flags, uint32_t image_type, uint32_t plane, uint32_t num_entries, void * va_api_formats, void * num_surface_formats)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clGetSupportedVA_APIMediaSurfaceFormatsINTEL, NULL);
     if (!th) return real(context, flags, image_type, plane, num_entries, va_api_formats, num_surface_formats);
     if (th && th->in_fn == CLT_FN_clGetSupportedVA_APIMediaSurfaceFormatsINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clGetSupportedVA_APIMediaSurfaceFormatsINTEL); return CL_INVALID_OPERATION_; }
@@ -11492,14 +11639,14 @@ static void * CLT_CALL ext_clHostMemAllocINTEL(void * context, void * properties
 {
     clHostMemAllocINTEL_t real = (clHostMemAllocINTEL_t)clt_real(CLT_FN_clHostMemAllocINTEL);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, properties, size, alignment, errcode_ret);
     return clHostMemAllocINTEL_rec(real, context, properties, size, alignment, errcode_ret);
 }
 
 static void * clHostMemAllocINTEL_rec(clHostMemAllocINTEL_t real, void * context, void * properties, size_t size, uint32_t alignment, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clHostMemAllocINTEL, NULL);
     if (!th) return real(context, properties, size, alignment, errcode_ret);
     if (th && th->in_fn == CLT_FN_clHostMemAllocINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clHostMemAllocINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -11547,14 +11694,14 @@ static void * CLT_CALL ext_clIcdGetFunctionAddressForPlatformKHR(void * platform
 {
     clIcdGetFunctionAddressForPlatformKHR_t real = (clIcdGetFunctionAddressForPlatformKHR_t)clt_real(CLT_FN_clIcdGetFunctionAddressForPlatformKHR);
     if (CLT_UNLIKELY(!real)) return NULL;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(platform, func_name);
     return clIcdGetFunctionAddressForPlatformKHR_rec(real, platform, func_name);
 }
 
 static void * clIcdGetFunctionAddressForPlatformKHR_rec(clIcdGetFunctionAddressForPlatformKHR_t real, void * platform, void * func_name)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clIcdGetFunctionAddressForPlatformKHR, NULL);
     if (!th) return real(platform, func_name);
     if (th && th->in_fn == CLT_FN_clIcdGetFunctionAddressForPlatformKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clIcdGetFunctionAddressForPlatformKHR); return NULL; }
@@ -11595,14 +11742,14 @@ static int32_t CLT_CALL ext_clIcdGetPlatformIDsKHR(uint32_t num_entries, void * 
 {
     clIcdGetPlatformIDsKHR_t real = (clIcdGetPlatformIDsKHR_t)clt_real(CLT_FN_clIcdGetPlatformIDsKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(num_entries, platforms, num_platforms);
     return clIcdGetPlatformIDsKHR_rec(real, num_entries, platforms, num_platforms);
 }
 
 static int32_t clIcdGetPlatformIDsKHR_rec(clIcdGetPlatformIDsKHR_t real, uint32_t num_entries, void * platforms, void * num_platforms)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clIcdGetPlatformIDsKHR, NULL);
     if (!th) return real(num_entries, platforms, num_platforms);
     if (th && th->in_fn == CLT_FN_clIcdGetPlatformIDsKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clIcdGetPlatformIDsKHR); return CL_INVALID_OPERATION_; }
@@ -11647,14 +11794,14 @@ static int32_t CLT_CALL ext_clIcdSetPlatformDispatchDataKHR(void * platform, voi
 {
     clIcdSetPlatformDispatchDataKHR_t real = (clIcdSetPlatformDispatchDataKHR_t)clt_real(CLT_FN_clIcdSetPlatformDispatchDataKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(platform, dispatch_data);
     return clIcdSetPlatformDispatchDataKHR_rec(real, platform, dispatch_data);
 }
 
 static int32_t clIcdSetPlatformDispatchDataKHR_rec(clIcdSetPlatformDispatchDataKHR_t real, void * platform, void * dispatch_data)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clIcdSetPlatformDispatchDataKHR, NULL);
     if (!th) return real(platform, dispatch_data);
     if (th && th->in_fn == CLT_FN_clIcdSetPlatformDispatchDataKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clIcdSetPlatformDispatchDataKHR); return CL_INVALID_OPERATION_; }
@@ -11698,14 +11845,14 @@ static void * CLT_CALL ext_clImportMemoryARM(void * context, uint64_t flags, voi
 {
     clImportMemoryARM_t real = (clImportMemoryARM_t)clt_real(CLT_FN_clImportMemoryARM);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, flags, properties, memory, size, errcode_ret);
     return clImportMemoryARM_rec(real, context, flags, properties, memory, size, errcode_ret);
 }
 
 static void * clImportMemoryARM_rec(clImportMemoryARM_t real, void * context, uint64_t flags, void * properties, void * memory, size_t size, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clImportMemoryARM, NULL);
     if (!th) return real(context, flags, properties, memory, size, errcode_ret);
     if (th && th->in_fn == CLT_FN_clImportMemoryARM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clImportMemoryARM); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -11754,14 +11901,14 @@ static int32_t CLT_CALL ext_clInitLayer(uint32_t num_entries, void * target_disp
 {
     clInitLayer_t real = (clInitLayer_t)clt_real(CLT_FN_clInitLayer);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret);
     return clInitLayer_rec(real, num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret);
 }
 
 static int32_t clInitLayer_rec(clInitLayer_t real, uint32_t num_entries, void * target_dispatch, void * num_entries_ret, void * layer_dispatch_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clInitLayer, NULL);
     if (!th) return real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret);
     if (th && th->in_fn == CLT_FN_clInitLayer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clInitLayer); return CL_INVALID_OPERATION_; }
@@ -11807,14 +11954,14 @@ static int32_t CLT_CALL ext_clInitLayerWithProperties(uint32_t num_entries, void
 {
     clInitLayerWithProperties_t real = (clInitLayerWithProperties_t)clt_real(CLT_FN_clInitLayerWithProperties);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret, properties);
     return clInitLayerWithProperties_rec(real, num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret, properties);
 }
 
 static int32_t clInitLayerWithProperties_rec(clInitLayerWithProperties_t real, uint32_t num_entries, void * target_dispatch, void * num_entries_ret, void * layer_dispatch_ret, void * properties)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clInitLayerWithProperties, NULL);
     if (!th) return real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret, properties);
     if (th && th->in_fn == CLT_FN_clInitLayerWithProperties + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clInitLayerWithProperties); return CL_INVALID_OPERATION_; }
@@ -11869,6 +12016,7 @@ CLT_EXPORT void * CLT_CALL clLinkProgram(void * context, uint32_t num_devices, v
 static void * clLinkProgram_rec(clLinkProgram_t real, void * context, uint32_t num_devices, void * device_list, void * options, uint32_t num_input_programs, void * input_programs, void * pfn_notify, void * user_data, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clLinkProgram, NULL);
     if (!th) return real(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
     if (th && th->in_fn == CLT_FN_clLinkProgram + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clLinkProgram); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -11896,6 +12044,8 @@ static void * clLinkProgram_rec(clLinkProgram_t real, void * context, uint32_t n
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 9);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)num_devices;
         rec->arg[2] = clt_put_arr(&x, 2, ok, device_list, (uint64_t)num_devices, sizeof(size_t));
@@ -11920,14 +12070,14 @@ static void CLT_CALL ext_clLogMessagesToStderrAPPLE(void * errstr, void * privat
 {
     clLogMessagesToStderrAPPLE_t real = (clLogMessagesToStderrAPPLE_t)clt_real(CLT_FN_clLogMessagesToStderrAPPLE);
     if (CLT_UNLIKELY(!real)) return;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         real(errstr, private_info, cb, user_data);
     clLogMessagesToStderrAPPLE_rec(real, errstr, private_info, cb, user_data);
 }
 
 static void clLogMessagesToStderrAPPLE_rec(clLogMessagesToStderrAPPLE_t real, void * errstr, void * private_info, size_t cb, void * user_data)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clLogMessagesToStderrAPPLE, NULL);
     if (!th) { real(errstr, private_info, cb, user_data); return; }
     if (th && th->in_fn == CLT_FN_clLogMessagesToStderrAPPLE + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clLogMessagesToStderrAPPLE); return; }
@@ -11970,14 +12120,14 @@ static void CLT_CALL ext_clLogMessagesToStdoutAPPLE(void * errstr, void * privat
 {
     clLogMessagesToStdoutAPPLE_t real = (clLogMessagesToStdoutAPPLE_t)clt_real(CLT_FN_clLogMessagesToStdoutAPPLE);
     if (CLT_UNLIKELY(!real)) return;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         real(errstr, private_info, cb, user_data);
     clLogMessagesToStdoutAPPLE_rec(real, errstr, private_info, cb, user_data);
 }
 
 static void clLogMessagesToStdoutAPPLE_rec(clLogMessagesToStdoutAPPLE_t real, void * errstr, void * private_info, size_t cb, void * user_data)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clLogMessagesToStdoutAPPLE, NULL);
     if (!th) { real(errstr, private_info, cb, user_data); return; }
     if (th && th->in_fn == CLT_FN_clLogMessagesToStdoutAPPLE + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clLogMessagesToStdoutAPPLE); return; }
@@ -12020,14 +12170,14 @@ static void CLT_CALL ext_clLogMessagesToSystemLogAPPLE(void * errstr, void * pri
 {
     clLogMessagesToSystemLogAPPLE_t real = (clLogMessagesToSystemLogAPPLE_t)clt_real(CLT_FN_clLogMessagesToSystemLogAPPLE);
     if (CLT_UNLIKELY(!real)) return;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         real(errstr, private_info, cb, user_data);
     clLogMessagesToSystemLogAPPLE_rec(real, errstr, private_info, cb, user_data);
 }
 
 static void clLogMessagesToSystemLogAPPLE_rec(clLogMessagesToSystemLogAPPLE_t real, void * errstr, void * private_info, size_t cb, void * user_data)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clLogMessagesToSystemLogAPPLE, NULL);
     if (!th) { real(errstr, private_info, cb, user_data); return; }
     if (th && th->in_fn == CLT_FN_clLogMessagesToSystemLogAPPLE + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clLogMessagesToSystemLogAPPLE); return; }
@@ -12070,14 +12220,14 @@ static int32_t CLT_CALL ext_clMemBlockingFreeINTEL(void * context, void * ptr)
 {
     clMemBlockingFreeINTEL_t real = (clMemBlockingFreeINTEL_t)clt_real(CLT_FN_clMemBlockingFreeINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, ptr);
     return clMemBlockingFreeINTEL_rec(real, context, ptr);
 }
 
 static int32_t clMemBlockingFreeINTEL_rec(clMemBlockingFreeINTEL_t real, void * context, void * ptr)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clMemBlockingFreeINTEL, NULL);
     if (!th) return real(context, ptr);
     if (th && th->in_fn == CLT_FN_clMemBlockingFreeINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clMemBlockingFreeINTEL); return CL_INVALID_OPERATION_; }
@@ -12121,14 +12271,14 @@ static int32_t CLT_CALL ext_clMemFreeINTEL(void * context, void * ptr)
 {
     clMemFreeINTEL_t real = (clMemFreeINTEL_t)clt_real(CLT_FN_clMemFreeINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, ptr);
     return clMemFreeINTEL_rec(real, context, ptr);
 }
 
 static int32_t clMemFreeINTEL_rec(clMemFreeINTEL_t real, void * context, void * ptr)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clMemFreeINTEL, NULL);
     if (!th) return real(context, ptr);
     if (th && th->in_fn == CLT_FN_clMemFreeINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clMemFreeINTEL); return CL_INVALID_OPERATION_; }
@@ -12172,14 +12322,14 @@ static int32_t CLT_CALL ext_clReImportSemaphoreSyncFdKHR(void * sema_object, voi
 {
     clReImportSemaphoreSyncFdKHR_t real = (clReImportSemaphoreSyncFdKHR_t)clt_real(CLT_FN_clReImportSemaphoreSyncFdKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(sema_object, reimport_props, fd);
     return clReImportSemaphoreSyncFdKHR_rec(real, sema_object, reimport_props, fd);
 }
 
 static int32_t clReImportSemaphoreSyncFdKHR_rec(clReImportSemaphoreSyncFdKHR_t real, void * sema_object, void * reimport_props, int fd)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clReImportSemaphoreSyncFdKHR, NULL);
     if (!th) return real(sema_object, reimport_props, fd);
     if (th && th->in_fn == CLT_FN_clReImportSemaphoreSyncFdKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReImportSemaphoreSyncFdKHR); return CL_INVALID_OPERATION_; }
@@ -12232,6 +12382,7 @@ static int32_t CLT_CALL ext_clReleaseAcceleratorINTEL(void * accelerator)
 static int32_t clReleaseAcceleratorINTEL_rec(clReleaseAcceleratorINTEL_t real, void * accelerator)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clReleaseAcceleratorINTEL, NULL);
     if (!th) return real(accelerator);
     if (th && th->in_fn == CLT_FN_clReleaseAcceleratorINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseAcceleratorINTEL); return CL_INVALID_OPERATION_; }
@@ -12258,6 +12409,8 @@ static int32_t clReleaseAcceleratorINTEL_rec(clReleaseAcceleratorINTEL_t real, v
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)accelerator;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
@@ -12282,6 +12435,7 @@ static int32_t CLT_CALL ext_clReleaseCommandBufferKHR(void * command_buffer)
 static int32_t clReleaseCommandBufferKHR_rec(clReleaseCommandBufferKHR_t real, void * command_buffer)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clReleaseCommandBufferKHR, NULL);
     if (!th) return real(command_buffer);
     if (th && th->in_fn == CLT_FN_clReleaseCommandBufferKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseCommandBufferKHR); return CL_INVALID_OPERATION_; }
@@ -12308,6 +12462,8 @@ static int32_t clReleaseCommandBufferKHR_rec(clReleaseCommandBufferKHR_t real, v
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
@@ -12330,6 +12486,7 @@ CLT_EXPORT int32_t CLT_CALL clReleaseCommandQueue(void * command_queue)
 static int32_t clReleaseCommandQueue_rec(clReleaseCommandQueue_t real, void * command_queue)
 {
     struct clt_thread *th = clt_enter();
+    int clt_outside = th && clt_outside_window(CLT_FN_clReleaseCommandQueue, NULL);
     if (th && th->in_fn == CLT_FN_clReleaseCommandQueue + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseCommandQueue); return CL_INVALID_OPERATION_; }
         th->reentered++;
@@ -12359,6 +12516,8 @@ static int32_t clReleaseCommandQueue_rec(clReleaseCommandQueue_t real, void * co
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
@@ -12381,6 +12540,7 @@ CLT_EXPORT int32_t CLT_CALL clReleaseContext(void * context)
 static int32_t clReleaseContext_rec(clReleaseContext_t real, void * context)
 {
     struct clt_thread *th = clt_enter();
+    int clt_outside = th && clt_outside_window(CLT_FN_clReleaseContext, NULL);
     if (th && th->in_fn == CLT_FN_clReleaseContext + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseContext); return CL_INVALID_OPERATION_; }
         th->reentered++;
@@ -12410,6 +12570,8 @@ static int32_t clReleaseContext_rec(clReleaseContext_t real, void * context)
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
@@ -12434,6 +12596,7 @@ CLT_EXPORT int32_t CLT_CALL clReleaseDevice(void * device)
 static int32_t clReleaseDevice_rec(clReleaseDevice_t real, void * device)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clReleaseDevice, NULL);
     if (!th) return real(device);
     if (th && th->in_fn == CLT_FN_clReleaseDevice + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseDevice); return CL_INVALID_OPERATION_; }
@@ -12460,6 +12623,8 @@ static int32_t clReleaseDevice_rec(clReleaseDevice_t real, void * device)
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)device;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
@@ -12484,6 +12649,7 @@ static int32_t CLT_CALL ext_clReleaseDeviceEXT(void * device)
 static int32_t clReleaseDeviceEXT_rec(clReleaseDeviceEXT_t real, void * device)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clReleaseDeviceEXT, NULL);
     if (!th) return real(device);
     if (th && th->in_fn == CLT_FN_clReleaseDeviceEXT + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseDeviceEXT); return CL_INVALID_OPERATION_; }
@@ -12510,6 +12676,8 @@ static int32_t clReleaseDeviceEXT_rec(clReleaseDeviceEXT_t real, void * device)
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)device;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
@@ -12526,14 +12694,14 @@ CLT_EXPORT int32_t CLT_CALL clReleaseEvent(void * event)
 {
     clReleaseEvent_t real = (clReleaseEvent_t)clt_real(CLT_FN_clReleaseEvent);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(event);
     return clReleaseEvent_rec(real, event);
 }
 
 static int32_t clReleaseEvent_rec(clReleaseEvent_t real, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clReleaseEvent, NULL);
     if (!th) return real(event);
     if (th && th->in_fn == CLT_FN_clReleaseEvent + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseEvent); return CL_INVALID_OPERATION_; }
@@ -12584,6 +12752,7 @@ CLT_EXPORT int32_t CLT_CALL clReleaseKernel(void * kernel)
 static int32_t clReleaseKernel_rec(clReleaseKernel_t real, void * kernel)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clReleaseKernel, NULL);
     if (!th) return real(kernel);
     if (th && th->in_fn == CLT_FN_clReleaseKernel + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseKernel); return CL_INVALID_OPERATION_; }
@@ -12610,6 +12779,8 @@ static int32_t clReleaseKernel_rec(clReleaseKernel_t real, void * kernel)
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
@@ -12634,6 +12805,7 @@ CLT_EXPORT int32_t CLT_CALL clReleaseMemObject(void * memobj)
 static int32_t clReleaseMemObject_rec(clReleaseMemObject_t real, void * memobj)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clReleaseMemObject, NULL);
     if (!th) return real(memobj);
     if (th && th->in_fn == CLT_FN_clReleaseMemObject + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseMemObject); return CL_INVALID_OPERATION_; }
@@ -12660,6 +12832,8 @@ static int32_t clReleaseMemObject_rec(clReleaseMemObject_t real, void * memobj)
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)memobj;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
@@ -12684,6 +12858,7 @@ CLT_EXPORT int32_t CLT_CALL clReleaseProgram(void * program)
 static int32_t clReleaseProgram_rec(clReleaseProgram_t real, void * program)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clReleaseProgram, NULL);
     if (!th) return real(program);
     if (th && th->in_fn == CLT_FN_clReleaseProgram + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseProgram); return CL_INVALID_OPERATION_; }
@@ -12710,6 +12885,8 @@ static int32_t clReleaseProgram_rec(clReleaseProgram_t real, void * program)
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)program;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
@@ -12734,6 +12911,7 @@ CLT_EXPORT int32_t CLT_CALL clReleaseSampler(void * sampler)
 static int32_t clReleaseSampler_rec(clReleaseSampler_t real, void * sampler)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clReleaseSampler, NULL);
     if (!th) return real(sampler);
     if (th && th->in_fn == CLT_FN_clReleaseSampler + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseSampler); return CL_INVALID_OPERATION_; }
@@ -12760,6 +12938,8 @@ static int32_t clReleaseSampler_rec(clReleaseSampler_t real, void * sampler)
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)sampler;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
@@ -12784,6 +12964,7 @@ static int32_t CLT_CALL ext_clReleaseSemaphoreKHR(void * sema_object)
 static int32_t clReleaseSemaphoreKHR_rec(clReleaseSemaphoreKHR_t real, void * sema_object)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clReleaseSemaphoreKHR, NULL);
     if (!th) return real(sema_object);
     if (th && th->in_fn == CLT_FN_clReleaseSemaphoreKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clReleaseSemaphoreKHR); return CL_INVALID_OPERATION_; }
@@ -12810,6 +12991,8 @@ static int32_t clReleaseSemaphoreKHR_rec(clReleaseSemaphoreKHR_t real, void * se
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)sema_object;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
@@ -12826,14 +13009,14 @@ static void * CLT_CALL ext_clRemapCommandBufferKHR(void * command_buffer, uint32
 {
     clRemapCommandBufferKHR_t real = (clRemapCommandBufferKHR_t)clt_real(CLT_FN_clRemapCommandBufferKHR);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_buffer, automatic, num_queues, queues, num_handles, handles, handles_ret, errcode_ret);
     return clRemapCommandBufferKHR_rec(real, command_buffer, automatic, num_queues, queues, num_handles, handles, handles_ret, errcode_ret);
 }
 
 static void * clRemapCommandBufferKHR_rec(clRemapCommandBufferKHR_t real, void * command_buffer, uint32_t automatic, uint32_t num_queues, void * queues, uint32_t num_handles, void * handles, void * handles_ret, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clRemapCommandBufferKHR, NULL);
     if (!th) return real(command_buffer, automatic, num_queues, queues, num_handles, handles, handles_ret, errcode_ret);
     if (th && th->in_fn == CLT_FN_clRemapCommandBufferKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRemapCommandBufferKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -12892,6 +13075,7 @@ static int32_t CLT_CALL ext_clRetainAcceleratorINTEL(void * accelerator)
 static int32_t clRetainAcceleratorINTEL_rec(clRetainAcceleratorINTEL_t real, void * accelerator)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clRetainAcceleratorINTEL, NULL);
     if (!th) return real(accelerator);
     if (th && th->in_fn == CLT_FN_clRetainAcceleratorINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainAcceleratorINTEL); return CL_INVALID_OPERATION_; }
@@ -12918,6 +13102,8 @@ static int32_t clRetainAcceleratorINTEL_rec(clRetainAcceleratorINTEL_t real, voi
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)accelerator;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
@@ -12944,6 +13130,7 @@ static int32_t CLT_CALL ext_clRetainCommandBufferKHR(void * command_buffer)
 static int32_t clRetainCommandBufferKHR_rec(clRetainCommandBufferKHR_t real, void * command_buffer)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clRetainCommandBufferKHR, NULL);
     if (!th) return real(command_buffer);
     if (th && th->in_fn == CLT_FN_clRetainCommandBufferKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainCommandBufferKHR); return CL_INVALID_OPERATION_; }
@@ -12970,6 +13157,8 @@ static int32_t clRetainCommandBufferKHR_rec(clRetainCommandBufferKHR_t real, voi
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
@@ -12996,6 +13185,7 @@ CLT_EXPORT int32_t CLT_CALL clRetainCommandQueue(void * command_queue)
 static int32_t clRetainCommandQueue_rec(clRetainCommandQueue_t real, void * command_queue)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clRetainCommandQueue, NULL);
     if (!th) return real(command_queue);
     if (th && th->in_fn == CLT_FN_clRetainCommandQueue + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainCommandQueue); return CL_INVALID_OPERATION_; }
@@ -13022,6 +13212,8 @@ static int32_t clRetainCommandQueue_rec(clRetainCommandQueue_t real, void * comm
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
@@ -13048,6 +13240,7 @@ CLT_EXPORT int32_t CLT_CALL clRetainContext(void * context)
 static int32_t clRetainContext_rec(clRetainContext_t real, void * context)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clRetainContext, NULL);
     if (!th) return real(context);
     if (th && th->in_fn == CLT_FN_clRetainContext + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainContext); return CL_INVALID_OPERATION_; }
@@ -13074,6 +13267,8 @@ static int32_t clRetainContext_rec(clRetainContext_t real, void * context)
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
@@ -13100,6 +13295,7 @@ CLT_EXPORT int32_t CLT_CALL clRetainDevice(void * device)
 static int32_t clRetainDevice_rec(clRetainDevice_t real, void * device)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clRetainDevice, NULL);
     if (!th) return real(device);
     if (th && th->in_fn == CLT_FN_clRetainDevice + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainDevice); return CL_INVALID_OPERATION_; }
@@ -13126,6 +13322,8 @@ static int32_t clRetainDevice_rec(clRetainDevice_t real, void * device)
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)device;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
@@ -13152,6 +13350,7 @@ static int32_t CLT_CALL ext_clRetainDeviceEXT(void * device)
 static int32_t clRetainDeviceEXT_rec(clRetainDeviceEXT_t real, void * device)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clRetainDeviceEXT, NULL);
     if (!th) return real(device);
     if (th && th->in_fn == CLT_FN_clRetainDeviceEXT + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainDeviceEXT); return CL_INVALID_OPERATION_; }
@@ -13178,6 +13377,8 @@ static int32_t clRetainDeviceEXT_rec(clRetainDeviceEXT_t real, void * device)
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)device;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
@@ -13196,14 +13397,14 @@ CLT_EXPORT int32_t CLT_CALL clRetainEvent(void * event)
 {
     clRetainEvent_t real = (clRetainEvent_t)clt_real(CLT_FN_clRetainEvent);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(event);
     return clRetainEvent_rec(real, event);
 }
 
 static int32_t clRetainEvent_rec(clRetainEvent_t real, void * event)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clRetainEvent, NULL);
     if (!th) return real(event);
     if (th && th->in_fn == CLT_FN_clRetainEvent + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainEvent); return CL_INVALID_OPERATION_; }
@@ -13256,6 +13457,7 @@ CLT_EXPORT int32_t CLT_CALL clRetainKernel(void * kernel)
 static int32_t clRetainKernel_rec(clRetainKernel_t real, void * kernel)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clRetainKernel, NULL);
     if (!th) return real(kernel);
     if (th && th->in_fn == CLT_FN_clRetainKernel + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainKernel); return CL_INVALID_OPERATION_; }
@@ -13282,6 +13484,8 @@ static int32_t clRetainKernel_rec(clRetainKernel_t real, void * kernel)
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
@@ -13308,6 +13512,7 @@ CLT_EXPORT int32_t CLT_CALL clRetainMemObject(void * memobj)
 static int32_t clRetainMemObject_rec(clRetainMemObject_t real, void * memobj)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clRetainMemObject, NULL);
     if (!th) return real(memobj);
     if (th && th->in_fn == CLT_FN_clRetainMemObject + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainMemObject); return CL_INVALID_OPERATION_; }
@@ -13334,6 +13539,8 @@ static int32_t clRetainMemObject_rec(clRetainMemObject_t real, void * memobj)
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)memobj;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
@@ -13360,6 +13567,7 @@ CLT_EXPORT int32_t CLT_CALL clRetainProgram(void * program)
 static int32_t clRetainProgram_rec(clRetainProgram_t real, void * program)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clRetainProgram, NULL);
     if (!th) return real(program);
     if (th && th->in_fn == CLT_FN_clRetainProgram + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainProgram); return CL_INVALID_OPERATION_; }
@@ -13386,6 +13594,8 @@ static int32_t clRetainProgram_rec(clRetainProgram_t real, void * program)
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)program;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
@@ -13412,6 +13622,7 @@ CLT_EXPORT int32_t CLT_CALL clRetainSampler(void * sampler)
 static int32_t clRetainSampler_rec(clRetainSampler_t real, void * sampler)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clRetainSampler, NULL);
     if (!th) return real(sampler);
     if (th && th->in_fn == CLT_FN_clRetainSampler + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainSampler); return CL_INVALID_OPERATION_; }
@@ -13438,6 +13649,8 @@ static int32_t clRetainSampler_rec(clRetainSampler_t real, void * sampler)
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)sampler;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
@@ -13464,6 +13677,7 @@ static int32_t CLT_CALL ext_clRetainSemaphoreKHR(void * sema_object)
 static int32_t clRetainSemaphoreKHR_rec(clRetainSemaphoreKHR_t real, void * sema_object)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clRetainSemaphoreKHR, NULL);
     if (!th) return real(sema_object);
     if (th && th->in_fn == CLT_FN_clRetainSemaphoreKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clRetainSemaphoreKHR); return CL_INVALID_OPERATION_; }
@@ -13490,6 +13704,8 @@ static int32_t clRetainSemaphoreKHR_rec(clRetainSemaphoreKHR_t real, void * sema
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)sema_object;
         if (clt_want_stack)
             clt_put_stack(&x, !ok);
@@ -13516,6 +13732,7 @@ CLT_EXPORT void * CLT_CALL clSVMAlloc(void * context, uint64_t flags, size_t siz
 static void * clSVMAlloc_rec(clSVMAlloc_t real, void * context, uint64_t flags, size_t size, uint32_t alignment)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clSVMAlloc, NULL);
     if (!th) return real(context, flags, size, alignment);
     if (th && th->in_fn == CLT_FN_clSVMAlloc + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSVMAlloc); return NULL; }
@@ -13542,6 +13759,8 @@ static void * clSVMAlloc_rec(clSVMAlloc_t real, void * context, uint64_t flags, 
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_BYTES : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)size;
@@ -13561,14 +13780,14 @@ static void * CLT_CALL ext_clSVMAllocARM(void * context, uint64_t flags, size_t 
 {
     clSVMAllocARM_t real = (clSVMAllocARM_t)clt_real(CLT_FN_clSVMAllocARM);
     if (CLT_UNLIKELY(!real)) return NULL;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, flags, size, alignment);
     return clSVMAllocARM_rec(real, context, flags, size, alignment);
 }
 
 static void * clSVMAllocARM_rec(clSVMAllocARM_t real, void * context, uint64_t flags, size_t size, uint32_t alignment)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clSVMAllocARM, NULL);
     if (!th) return real(context, flags, size, alignment);
     if (th && th->in_fn == CLT_FN_clSVMAllocARM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSVMAllocARM); return NULL; }
@@ -13614,14 +13833,14 @@ static void * CLT_CALL ext_clSVMAllocWithPropertiesKHR(void * context, void * pr
 {
     clSVMAllocWithPropertiesKHR_t real = (clSVMAllocWithPropertiesKHR_t)clt_real(CLT_FN_clSVMAllocWithPropertiesKHR);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, properties, svm_type_index, size, errcode_ret);
     return clSVMAllocWithPropertiesKHR_rec(real, context, properties, svm_type_index, size, errcode_ret);
 }
 
 static void * clSVMAllocWithPropertiesKHR_rec(clSVMAllocWithPropertiesKHR_t real, void * context, void * properties, uint32_t svm_type_index, size_t size, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clSVMAllocWithPropertiesKHR, NULL);
     if (!th) return real(context, properties, svm_type_index, size, errcode_ret);
     if (th && th->in_fn == CLT_FN_clSVMAllocWithPropertiesKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSVMAllocWithPropertiesKHR); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -13677,6 +13896,7 @@ CLT_EXPORT void CLT_CALL clSVMFree(void * context, void * svm_pointer)
 static void clSVMFree_rec(clSVMFree_t real, void * context, void * svm_pointer)
 {
     struct clt_thread *th = clt_enter_active();
+    int clt_outside = th && clt_outside_window(CLT_FN_clSVMFree, NULL);
     if (!th) { real(context, svm_pointer); return; }
     if (th && th->in_fn == CLT_FN_clSVMFree + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSVMFree); return; }
@@ -13702,6 +13922,8 @@ static void clSVMFree_rec(clSVMFree_t real, void * context, void * svm_pointer)
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2);
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 2);
+        if (CLT_UNLIKELY(clt_outside))
+            x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)svm_pointer;
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMFree, t0, t1, 0);
@@ -13717,14 +13939,14 @@ static void CLT_CALL ext_clSVMFreeARM(void * context, void * svm_pointer)
 {
     clSVMFreeARM_t real = (clSVMFreeARM_t)clt_real(CLT_FN_clSVMFreeARM);
     if (CLT_UNLIKELY(!real)) return;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         real(context, svm_pointer);
     clSVMFreeARM_rec(real, context, svm_pointer);
 }
 
 static void clSVMFreeARM_rec(clSVMFreeARM_t real, void * context, void * svm_pointer)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clSVMFreeARM, NULL);
     if (!th) { real(context, svm_pointer); return; }
     if (th && th->in_fn == CLT_FN_clSVMFreeARM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSVMFreeARM); return; }
@@ -13765,14 +13987,14 @@ static int32_t CLT_CALL ext_clSVMFreeWithPropertiesKHR(void * context, void * pr
 {
     clSVMFreeWithPropertiesKHR_t real = (clSVMFreeWithPropertiesKHR_t)clt_real(CLT_FN_clSVMFreeWithPropertiesKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, properties, flags, ptr);
     return clSVMFreeWithPropertiesKHR_rec(real, context, properties, flags, ptr);
 }
 
 static int32_t clSVMFreeWithPropertiesKHR_rec(clSVMFreeWithPropertiesKHR_t real, void * context, void * properties, uint64_t flags, void * ptr)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clSVMFreeWithPropertiesKHR, NULL);
     if (!th) return real(context, properties, flags, ptr);
     if (th && th->in_fn == CLT_FN_clSVMFreeWithPropertiesKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSVMFreeWithPropertiesKHR); return CL_INVALID_OPERATION_; }
@@ -13818,14 +14040,14 @@ CLT_EXPORT int32_t CLT_CALL clSetCommandQueueProperty(void * command_queue, uint
 {
     clSetCommandQueueProperty_t real = (clSetCommandQueueProperty_t)clt_real(CLT_FN_clSetCommandQueueProperty);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_queue, properties, enable, old_properties);
     return clSetCommandQueueProperty_rec(real, command_queue, properties, enable, old_properties);
 }
 
 static int32_t clSetCommandQueueProperty_rec(clSetCommandQueueProperty_t real, void * command_queue, uint64_t properties, uint32_t enable, void * old_properties)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clSetCommandQueueProperty, NULL);
     if (!th) return real(command_queue, properties, enable, old_properties);
     if (th && th->in_fn == CLT_FN_clSetCommandQueueProperty + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetCommandQueueProperty); return CL_INVALID_OPERATION_; }
@@ -13871,14 +14093,14 @@ static int32_t CLT_CALL ext_clSetContentSizeBufferPoCL(void * buffer, void * con
 {
     clSetContentSizeBufferPoCL_t real = (clSetContentSizeBufferPoCL_t)clt_real(CLT_FN_clSetContentSizeBufferPoCL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(buffer, content_size_buffer);
     return clSetContentSizeBufferPoCL_rec(real, buffer, content_size_buffer);
 }
 
 static int32_t clSetContentSizeBufferPoCL_rec(clSetContentSizeBufferPoCL_t real, void * buffer, void * content_size_buffer)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clSetContentSizeBufferPoCL, NULL);
     if (!th) return real(buffer, content_size_buffer);
     if (th && th->in_fn == CLT_FN_clSetContentSizeBufferPoCL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetContentSizeBufferPoCL); return CL_INVALID_OPERATION_; }
@@ -13922,14 +14144,14 @@ CLT_EXPORT int32_t CLT_CALL clSetContextDestructorCallback(void * context, void 
 {
     clSetContextDestructorCallback_t real = (clSetContextDestructorCallback_t)clt_real(CLT_FN_clSetContextDestructorCallback);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, pfn_notify, user_data);
     return clSetContextDestructorCallback_rec(real, context, pfn_notify, user_data);
 }
 
 static int32_t clSetContextDestructorCallback_rec(clSetContextDestructorCallback_t real, void * context, void * pfn_notify, void * user_data)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clSetContextDestructorCallback, NULL);
     if (!th) return real(context, pfn_notify, user_data);
     if (th && th->in_fn == CLT_FN_clSetContextDestructorCallback + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetContextDestructorCallback); return CL_INVALID_OPERATION_; }
@@ -13974,14 +14196,14 @@ CLT_EXPORT int32_t CLT_CALL clSetDefaultDeviceCommandQueue(void * context, void 
 {
     clSetDefaultDeviceCommandQueue_t real = (clSetDefaultDeviceCommandQueue_t)clt_real(CLT_FN_clSetDefaultDeviceCommandQueue);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, device, command_queue);
     return clSetDefaultDeviceCommandQueue_rec(real, context, device, command_queue);
 }
 
 static int32_t clSetDefaultDeviceCommandQueue_rec(clSetDefaultDeviceCommandQueue_t real, void * context, void * device, void * command_queue)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clSetDefaultDeviceCommandQueue, NULL);
     if (!th) return real(context, device, command_queue);
     if (th && th->in_fn == CLT_FN_clSetDefaultDeviceCommandQueue + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetDefaultDeviceCommandQueue); return CL_INVALID_OPERATION_; }
@@ -14026,14 +14248,14 @@ CLT_EXPORT int32_t CLT_CALL clSetEventCallback(void * event, int32_t command_exe
 {
     clSetEventCallback_t real = (clSetEventCallback_t)clt_real(CLT_FN_clSetEventCallback);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(event, command_exec_callback_type, pfn_notify, user_data);
     return clSetEventCallback_rec(real, event, command_exec_callback_type, pfn_notify, user_data);
 }
 
 static int32_t clSetEventCallback_rec(clSetEventCallback_t real, void * event, int32_t command_exec_callback_type, void * pfn_notify, void * user_data)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clSetEventCallback, NULL);
     if (!th) return real(event, command_exec_callback_type, pfn_notify, user_data);
     if (th && th->in_fn == CLT_FN_clSetEventCallback + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetEventCallback); return CL_INVALID_OPERATION_; }
@@ -14079,14 +14301,14 @@ CLT_EXPORT int32_t CLT_CALL clSetKernelArg(void * kernel, uint32_t arg_index, si
 {
     clSetKernelArg_t real = (clSetKernelArg_t)clt_real(CLT_FN_clSetKernelArg);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(kernel, arg_index, arg_size, arg_value);
     return clSetKernelArg_rec(real, kernel, arg_index, arg_size, arg_value);
 }
 
 static int32_t clSetKernelArg_rec(clSetKernelArg_t real, void * kernel, uint32_t arg_index, size_t arg_size, void * arg_value)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clSetKernelArg, NULL);
     if (!th) return real(kernel, arg_index, arg_size, arg_value);
     if (th && th->in_fn == CLT_FN_clSetKernelArg + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetKernelArg); return CL_INVALID_OPERATION_; }
@@ -14134,14 +14356,14 @@ static int32_t CLT_CALL ext_clSetKernelArgDevicePointerEXT(void * kernel, uint32
 {
     clSetKernelArgDevicePointerEXT_t real = (clSetKernelArgDevicePointerEXT_t)clt_real(CLT_FN_clSetKernelArgDevicePointerEXT);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(kernel, arg_index, arg_value);
     return clSetKernelArgDevicePointerEXT_rec(real, kernel, arg_index, arg_value);
 }
 
 static int32_t clSetKernelArgDevicePointerEXT_rec(clSetKernelArgDevicePointerEXT_t real, void * kernel, uint32_t arg_index, uint64_t arg_value)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clSetKernelArgDevicePointerEXT, NULL);
     if (!th) return real(kernel, arg_index, arg_value);
     if (th && th->in_fn == CLT_FN_clSetKernelArgDevicePointerEXT + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetKernelArgDevicePointerEXT); return CL_INVALID_OPERATION_; }
@@ -14188,14 +14410,14 @@ static int32_t CLT_CALL ext_clSetKernelArgMemPointerINTEL(void * kernel, uint32_
 {
     clSetKernelArgMemPointerINTEL_t real = (clSetKernelArgMemPointerINTEL_t)clt_real(CLT_FN_clSetKernelArgMemPointerINTEL);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(kernel, arg_index, arg_value);
     return clSetKernelArgMemPointerINTEL_rec(real, kernel, arg_index, arg_value);
 }
 
 static int32_t clSetKernelArgMemPointerINTEL_rec(clSetKernelArgMemPointerINTEL_t real, void * kernel, uint32_t arg_index, void * arg_value)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clSetKernelArgMemPointerINTEL, NULL);
     if (!th) return real(kernel, arg_index, arg_value);
     if (th && th->in_fn == CLT_FN_clSetKernelArgMemPointerINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetKernelArgMemPointerINTEL); return CL_INVALID_OPERATION_; }
@@ -14242,14 +14464,14 @@ CLT_EXPORT int32_t CLT_CALL clSetKernelArgSVMPointer(void * kernel, uint32_t arg
 {
     clSetKernelArgSVMPointer_t real = (clSetKernelArgSVMPointer_t)clt_real(CLT_FN_clSetKernelArgSVMPointer);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(kernel, arg_index, arg_value);
     return clSetKernelArgSVMPointer_rec(real, kernel, arg_index, arg_value);
 }
 
 static int32_t clSetKernelArgSVMPointer_rec(clSetKernelArgSVMPointer_t real, void * kernel, uint32_t arg_index, void * arg_value)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clSetKernelArgSVMPointer, NULL);
     if (!th) return real(kernel, arg_index, arg_value);
     if (th && th->in_fn == CLT_FN_clSetKernelArgSVMPointer + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetKernelArgSVMPointer); return CL_INVALID_OPERATION_; }
@@ -14296,14 +14518,14 @@ static int32_t CLT_CALL ext_clSetKernelArgSVMPointerARM(void * kernel, uint32_t 
 {
     clSetKernelArgSVMPointerARM_t real = (clSetKernelArgSVMPointerARM_t)clt_real(CLT_FN_clSetKernelArgSVMPointerARM);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(kernel, arg_index, arg_value);
     return clSetKernelArgSVMPointerARM_rec(real, kernel, arg_index, arg_value);
 }
 
 static int32_t clSetKernelArgSVMPointerARM_rec(clSetKernelArgSVMPointerARM_t real, void * kernel, uint32_t arg_index, void * arg_value)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clSetKernelArgSVMPointerARM, NULL);
     if (!th) return real(kernel, arg_index, arg_value);
     if (th && th->in_fn == CLT_FN_clSetKernelArgSVMPointerARM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetKernelArgSVMPointerARM); return CL_INVALID_OPERATION_; }
@@ -14350,14 +14572,14 @@ CLT_EXPORT int32_t CLT_CALL clSetKernelExecInfo(void * kernel, uint32_t param_na
 {
     clSetKernelExecInfo_t real = (clSetKernelExecInfo_t)clt_real(CLT_FN_clSetKernelExecInfo);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(kernel, param_name, param_value_size, param_value);
     return clSetKernelExecInfo_rec(real, kernel, param_name, param_value_size, param_value);
 }
 
 static int32_t clSetKernelExecInfo_rec(clSetKernelExecInfo_t real, void * kernel, uint32_t param_name, size_t param_value_size, void * param_value)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clSetKernelExecInfo, NULL);
     if (!th) return real(kernel, param_name, param_value_size, param_value);
     if (th && th->in_fn == CLT_FN_clSetKernelExecInfo + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetKernelExecInfo); return CL_INVALID_OPERATION_; }
@@ -14405,14 +14627,14 @@ static int32_t CLT_CALL ext_clSetKernelExecInfoARM(void * kernel, uint32_t param
 {
     clSetKernelExecInfoARM_t real = (clSetKernelExecInfoARM_t)clt_real(CLT_FN_clSetKernelExecInfoARM);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(kernel, param_name, param_value_size, param_value);
     return clSetKernelExecInfoARM_rec(real, kernel, param_name, param_value_size, param_value);
 }
 
 static int32_t clSetKernelExecInfoARM_rec(clSetKernelExecInfoARM_t real, void * kernel, uint32_t param_name, size_t param_value_size, void * param_value)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clSetKernelExecInfoARM, NULL);
     if (!th) return real(kernel, param_name, param_value_size, param_value);
     if (th && th->in_fn == CLT_FN_clSetKernelExecInfoARM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetKernelExecInfoARM); return CL_INVALID_OPERATION_; }
@@ -14460,14 +14682,14 @@ static int32_t CLT_CALL ext_clSetMemObjectDestructorAPPLE(void * memobj, void * 
 {
     clSetMemObjectDestructorAPPLE_t real = (clSetMemObjectDestructorAPPLE_t)clt_real(CLT_FN_clSetMemObjectDestructorAPPLE);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(memobj, pfn_notify, user_data);
     return clSetMemObjectDestructorAPPLE_rec(real, memobj, pfn_notify, user_data);
 }
 
 static int32_t clSetMemObjectDestructorAPPLE_rec(clSetMemObjectDestructorAPPLE_t real, void * memobj, void * pfn_notify, void * user_data)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clSetMemObjectDestructorAPPLE, NULL);
     if (!th) return real(memobj, pfn_notify, user_data);
     if (th && th->in_fn == CLT_FN_clSetMemObjectDestructorAPPLE + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetMemObjectDestructorAPPLE); return CL_INVALID_OPERATION_; }
@@ -14512,14 +14734,14 @@ CLT_EXPORT int32_t CLT_CALL clSetMemObjectDestructorCallback(void * memobj, void
 {
     clSetMemObjectDestructorCallback_t real = (clSetMemObjectDestructorCallback_t)clt_real(CLT_FN_clSetMemObjectDestructorCallback);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(memobj, pfn_notify, user_data);
     return clSetMemObjectDestructorCallback_rec(real, memobj, pfn_notify, user_data);
 }
 
 static int32_t clSetMemObjectDestructorCallback_rec(clSetMemObjectDestructorCallback_t real, void * memobj, void * pfn_notify, void * user_data)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clSetMemObjectDestructorCallback, NULL);
     if (!th) return real(memobj, pfn_notify, user_data);
     if (th && th->in_fn == CLT_FN_clSetMemObjectDestructorCallback + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetMemObjectDestructorCallback); return CL_INVALID_OPERATION_; }
@@ -14564,14 +14786,14 @@ static int32_t CLT_CALL ext_clSetPerfHintQCOM(void * context, uint32_t perf_hint
 {
     clSetPerfHintQCOM_t real = (clSetPerfHintQCOM_t)clt_real(CLT_FN_clSetPerfHintQCOM);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, perf_hint);
     return clSetPerfHintQCOM_rec(real, context, perf_hint);
 }
 
 static int32_t clSetPerfHintQCOM_rec(clSetPerfHintQCOM_t real, void * context, uint32_t perf_hint)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clSetPerfHintQCOM, NULL);
     if (!th) return real(context, perf_hint);
     if (th && th->in_fn == CLT_FN_clSetPerfHintQCOM + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetPerfHintQCOM); return CL_INVALID_OPERATION_; }
@@ -14615,14 +14837,14 @@ CLT_EXPORT int32_t CLT_CALL clSetProgramReleaseCallback(void * program, void * p
 {
     clSetProgramReleaseCallback_t real = (clSetProgramReleaseCallback_t)clt_real(CLT_FN_clSetProgramReleaseCallback);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(program, pfn_notify, user_data);
     return clSetProgramReleaseCallback_rec(real, program, pfn_notify, user_data);
 }
 
 static int32_t clSetProgramReleaseCallback_rec(clSetProgramReleaseCallback_t real, void * program, void * pfn_notify, void * user_data)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clSetProgramReleaseCallback, NULL);
     if (!th) return real(program, pfn_notify, user_data);
     if (th && th->in_fn == CLT_FN_clSetProgramReleaseCallback + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetProgramReleaseCallback); return CL_INVALID_OPERATION_; }
@@ -14667,14 +14889,14 @@ CLT_EXPORT int32_t CLT_CALL clSetProgramSpecializationConstant(void * program, u
 {
     clSetProgramSpecializationConstant_t real = (clSetProgramSpecializationConstant_t)clt_real(CLT_FN_clSetProgramSpecializationConstant);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(program, spec_id, spec_size, spec_value);
     return clSetProgramSpecializationConstant_rec(real, program, spec_id, spec_size, spec_value);
 }
 
 static int32_t clSetProgramSpecializationConstant_rec(clSetProgramSpecializationConstant_t real, void * program, uint32_t spec_id, size_t spec_size, void * spec_value)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clSetProgramSpecializationConstant, NULL);
     if (!th) return real(program, spec_id, spec_size, spec_value);
     if (th && th->in_fn == CLT_FN_clSetProgramSpecializationConstant + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetProgramSpecializationConstant); return CL_INVALID_OPERATION_; }
@@ -14720,14 +14942,14 @@ CLT_EXPORT int32_t CLT_CALL clSetUserEventStatus(void * event, int32_t execution
 {
     clSetUserEventStatus_t real = (clSetUserEventStatus_t)clt_real(CLT_FN_clSetUserEventStatus);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(event, execution_status);
     return clSetUserEventStatus_rec(real, event, execution_status);
 }
 
 static int32_t clSetUserEventStatus_rec(clSetUserEventStatus_t real, void * event, int32_t execution_status)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clSetUserEventStatus, NULL);
     if (!th) return real(event, execution_status);
     if (th && th->in_fn == CLT_FN_clSetUserEventStatus + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSetUserEventStatus); return CL_INVALID_OPERATION_; }
@@ -14771,14 +14993,14 @@ static void * CLT_CALL ext_clSharedMemAllocINTEL(void * context, void * device, 
 {
     clSharedMemAllocINTEL_t real = (clSharedMemAllocINTEL_t)clt_real(CLT_FN_clSharedMemAllocINTEL);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context, device, properties, size, alignment, errcode_ret);
     return clSharedMemAllocINTEL_rec(real, context, device, properties, size, alignment, errcode_ret);
 }
 
 static void * clSharedMemAllocINTEL_rec(clSharedMemAllocINTEL_t real, void * context, void * device, void * properties, size_t size, uint32_t alignment, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clSharedMemAllocINTEL, NULL);
     if (!th) return real(context, device, properties, size, alignment, errcode_ret);
     if (th && th->in_fn == CLT_FN_clSharedMemAllocINTEL + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clSharedMemAllocINTEL); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
@@ -14827,14 +15049,14 @@ static int32_t CLT_CALL ext_clTerminateContextKHR(void * context)
 {
     clTerminateContextKHR_t real = (clTerminateContextKHR_t)clt_real(CLT_FN_clTerminateContextKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(context);
     return clTerminateContextKHR_rec(real, context);
 }
 
 static int32_t clTerminateContextKHR_rec(clTerminateContextKHR_t real, void * context)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clTerminateContextKHR, NULL);
     if (!th) return real(context);
     if (th && th->in_fn == CLT_FN_clTerminateContextKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clTerminateContextKHR); return CL_INVALID_OPERATION_; }
@@ -14877,14 +15099,14 @@ CLT_EXPORT int32_t CLT_CALL clUnloadCompiler(void)
 {
     clUnloadCompiler_t real = (clUnloadCompiler_t)clt_real(CLT_FN_clUnloadCompiler);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real();
     return clUnloadCompiler_rec(real);
 }
 
 static int32_t clUnloadCompiler_rec(clUnloadCompiler_t real)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clUnloadCompiler, NULL);
     if (!th) return real();
     if (th && th->in_fn == CLT_FN_clUnloadCompiler + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clUnloadCompiler); return CL_INVALID_OPERATION_; }
@@ -14926,14 +15148,14 @@ CLT_EXPORT int32_t CLT_CALL clUnloadPlatformCompiler(void * platform)
 {
     clUnloadPlatformCompiler_t real = (clUnloadPlatformCompiler_t)clt_real(CLT_FN_clUnloadPlatformCompiler);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(platform);
     return clUnloadPlatformCompiler_rec(real, platform);
 }
 
 static int32_t clUnloadPlatformCompiler_rec(clUnloadPlatformCompiler_t real, void * platform)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clUnloadPlatformCompiler, NULL);
     if (!th) return real(platform);
     if (th && th->in_fn == CLT_FN_clUnloadPlatformCompiler + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clUnloadPlatformCompiler); return CL_INVALID_OPERATION_; }
@@ -14976,14 +15198,14 @@ static int32_t CLT_CALL ext_clUpdateMutableCommandsKHR(void * command_buffer, ui
 {
     clUpdateMutableCommandsKHR_t real = (clUpdateMutableCommandsKHR_t)clt_real(CLT_FN_clUpdateMutableCommandsKHR);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(command_buffer, num_configs, config_types, configs);
     return clUpdateMutableCommandsKHR_rec(real, command_buffer, num_configs, config_types, configs);
 }
 
 static int32_t clUpdateMutableCommandsKHR_rec(clUpdateMutableCommandsKHR_t real, void * command_buffer, uint32_t num_configs, void * config_types, void * configs)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clUpdateMutableCommandsKHR, NULL);
     if (!th) return real(command_buffer, num_configs, config_types, configs);
     if (th && th->in_fn == CLT_FN_clUpdateMutableCommandsKHR + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clUpdateMutableCommandsKHR); return CL_INVALID_OPERATION_; }
@@ -15029,14 +15251,14 @@ CLT_EXPORT int32_t CLT_CALL clWaitForEvents(uint32_t num_events, void * event_li
 {
     clWaitForEvents_t real = (clWaitForEvents_t)clt_real(CLT_FN_clWaitForEvents);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
+    if (CLT_LIKELY(!clt_is_recording()))
         return real(num_events, event_list);
     return clWaitForEvents_rec(real, num_events, event_list);
 }
 
 static int32_t clWaitForEvents_rec(clWaitForEvents_t real, uint32_t num_events, void * event_list)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter_rec(CLT_FN_clWaitForEvents, NULL);
     if (!th) return real(num_events, event_list);
     if (th && th->in_fn == CLT_FN_clWaitForEvents + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clWaitForEvents); return CL_INVALID_OPERATION_; }

@@ -191,6 +191,12 @@ void format_json(FILE *o, const struct report_in *r)
         json_str(o, rm_cut_short(m));
         fputc(',', o);
     }
+    if (m->n_windows) {     /* CLTRACE_WINDOW: what the figures below cover */
+        fprintf(o, "\"windows\":{\"count\":%u,\"recorded_ns\":%llu,\"spans_ns\":", m->n_windows,
+                (unsigned long long)m->window_ns);
+        json_str(o, m->windows);
+        fputs("},", o);
+    }
     api(o, m);
     timeline_and_kernels(o, m);
     transfers(o, m);

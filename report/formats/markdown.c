@@ -104,6 +104,9 @@ void format_markdown(FILE *o, const struct report_in *r)
         fprintf(o, "> The trace was cut short (%s): this reports what it holds.\n\n", rm_cut_short(m));
     if (r->job)
         text_job(o, r->job, 1);
+    if (m->n_windows)
+        fprintf(o, "> Windows (CLTRACE_WINDOW): %u, %.3f s recorded. API, transfer and device figures cover the "
+                "windows; objects and leaks the whole run.\n\n", m->n_windows, m->window_ns / 1e9);
     text_selfcost(o, m, 1);
     findings(o, m, r->fs);
     api_and_kernels(o, m);

@@ -154,6 +154,11 @@ void format_text(FILE *o, const struct report_in *r)
     if (m->dropped_calls)
         fprintf(o, "WARNING: %llu calls were dropped while tracing; every count below is short by them\n\n",
                 (unsigned long long)m->dropped_calls);
+    if (m->n_windows)
+        fprintf(o, "window: this trace holds %u window%s, %.3f s recorded (CLTRACE_WINDOW); calls outside them: "
+                "only those that make, build or release objects, nothing timed on the device. API, transfer "
+                "and device figures cover the windows; objects and leaks the whole run\n\n",
+                m->n_windows, m->n_windows == 1 ? "" : "s", m->window_ns / 1e9);
     text_selfcost(o, m, 0);
     api_and_kernels(o, m);
     transfers(o, m);

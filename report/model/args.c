@@ -13,7 +13,7 @@ enum arg_code { A_OTHER, A_RESULT, A_COMMAND_TYPE, A_DURATION, A_DIRECTION, A_BY
                 A_GWS, A_LWS, A_WORK_GROUPS, A_WG_SIZE, A_PREF, A_KWG, A_KLOCAL, A_LOCAL_ARG, A_REGS,
                 A_UAR, A_TYPE, A_CREATED_BY, A_SIZE, A_KNAME, A_PROGRAM, A_OPTIONS, A_BLOCK_R, A_BLOCK_W,
                 A_BLOCK_M, A_START, A_SITE_MADE, A_SITE_RELEASED, A_LEAK_CLASS, A_LEAK_WHY,
-                A_FINGERPRINTS, A_FP_CMD, A_FP_LAUNCH, A_KARGS, A_QUEUE };
+                A_FINGERPRINTS, A_FP_CMD, A_FP_LAUNCH, A_KARGS, A_QUEUE, A_OUTSIDE };
 static const char *const arg_names[] = { "", "result", "command_type", "duration_ns", "direction", "bytes",
                                          "pinned", "work_dim", "global_work_size", "local_work_size",
                                          "work_groups", "work_group_size", "preferred_work_group_size_multiple",
@@ -23,7 +23,7 @@ static const char *const arg_names[] = { "", "result", "command_type", "duration
                                          "blocking_write", "blocking_map", "start_ns", "site_made",
                                          "site_released", "leak_class", "leak_why",
                                          "fingerprints", "fingerprint_command", "fingerprint_launch",
-                                         "kernel_args", "queue" };
+                                         "kernel_args", "queue", "outside_window" };
 
 static enum arg_code arg_code(const char *name)
 {
@@ -204,6 +204,7 @@ void rm_read_args(struct open_slice *o, struct seq *s, const Perfetto__Protos__T
             break;
         case A_REGS: o->k.regs = rm_ann_uint(a); break;
         case A_UAR: o->uar = rm_ann_uint(a); break;
+        case A_OUTSIDE: o->outside = rm_ann_uint(a) != 0; break;
         case A_PROGRAM: o->program = rm_ann_uint(a); break;
         case A_BLOCK_R:
         case A_BLOCK_W:
@@ -292,6 +293,19 @@ void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttribu
         }
         if (!strcmp(a->key, "cltrace.dropped_calls"))
             m->dropped_calls = (uint64_t)v;
+        if (!strcmp(a->key, "cltrace.window_count"))
+            m->n_windows = v > 0 ? (unsigned)v : 0;
+        if (!strcmp(a->key, "cltrace.windows") && s) {
+            snprintf(m->windows, sizeof m->windows, "%s", s);
+            m->window_ns = 0;
+            for (const char *p = s; *p;) {
+                unsigned long long a0, a1;
+                if (sscanf(p, "%llu-%llu", &a0, &a1) == 2 && a1 > a0)
+                    m->window_ns += a1 - a0;
+                p += strcspn(p, ";");
+                p += *p == ';';
+            }
+        }
         if (!strcmp(a->key, "cltrace.rank"))
             m->rank = (int)v;
         if (!strcmp(a->key, "cltrace.host") && s)

@@ -317,7 +317,7 @@ static void slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint6
         rm_phase_call(m, o->phase, dur, o->error != 0, rw ? o->size : 0,
                       rw && o->size && o->size < m->small_threshold, synced);
     }
-    if (!a)
+    if (!a || o->outside)
         return;
     a->count++;
     if (untimed) {

@@ -196,6 +196,9 @@ struct rm_model {
     struct rm_device dev[8];
     unsigned n_dev;
     uint64_t packets, slices, device_commands, dropped_calls;
+    unsigned n_windows;                 /* CLTRACE_WINDOW: the windows the trace holds (0: the whole run) */
+    uint64_t window_ns;                 /* their total length */
+    char windows[512];                  /* "START-END;..." as the trace says (trace ns) */
     int has_attributes;          /* 0: the trace was cut short (crash, kill) */
     int truncated;               /* the file ends inside a packet */
     char disk_full[96];          /* the disk filled while tracing (why; "" not): the trace ends there */

@@ -42,6 +42,7 @@ struct open_slice {             /* a BEGIN waiting for its END */
     int pinned;
     int api;                    /* index in m->api of an API call, -1 */
     uint64_t uar;               /* use_after_release: the object id */
+    int outside;                /* made outside every window (CLTRACE_WINDOW): not in the API figures */
     uint64_t size;              /* leak facts */
     char type[32], created_by[RM_MAX_NAME], kname[48];
     uint64_t site_made, site_released;   /* a leak: what its creation site made and released */

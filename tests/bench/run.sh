@@ -36,6 +36,11 @@ BIG=CLTRACE_BUFFER_KB=131072
 on=$(ir setarg 1 $N_CG LD_PRELOAD=$SHIM CLTRACE_LIBRARY=$FAKE CLTRACE_OUTPUT=$W/cg1.pftrace $BIG)
 # with CLTRACE_CAPTURE on (no launch chosen): each argument's bytes kept
 capon=$(ir setarg 1 $N_CG LD_PRELOAD=$SHIM CLTRACE_LIBRARY=$FAKE CLTRACE_OUTPUT=$W/cg1.pftrace $BIG CLTRACE_CAPTURE=none)
+# outside a window (CLTRACE_WINDOW=manual, never started): the calls that
+# only use objects forward as with recording disabled
+won=$(ir setarg 1 $N_CG LD_PRELOAD=$SHIM CLTRACE_LIBRARY=$FAKE CLTRACE_OUTPUT=$W/cg1.pftrace $BIG CLTRACE_WINDOW=manual)
+noff=$(ir ndrange 1 20000 LD_PRELOAD=$SHIM CLTRACE_LIBRARY=$FAKE CLTRACE_DISABLE=1)
+nwon=$(ir ndrange 1 20000 LD_PRELOAD=$SHIM CLTRACE_LIBRARY=$FAKE CLTRACE_OUTPUT=$W/cg6.pftrace $BIG CLTRACE_WINDOW=manual)
 ebase=$(ir enqueue 3 20000 LD_PRELOAD=$FAKE)
 eon=$(ir enqueue 3 20000 LD_PRELOAD=$SHIM CLTRACE_LIBRARY=$FAKE CLTRACE_OUTPUT=$W/cg2.pftrace $BIG)
 # the calling thread's part of device timing: the event, the hand-over to
@@ -51,8 +56,11 @@ unw=$(callgrind_annotate --inclusive=yes "$(ls "$W"/cg.*-01 | head -n 1)" 2>/dev
       awk '/libunwind/ && /backtrace/ {gsub(",", "", $1); print int($1 / 20000); exit}')
 printf "%-52s %8s %8s %8s\n" "instructions per call (callgrind)" untraced traced added
 printf "%-52s %8s %8s %8s\n" "clSetKernelArg, recording disabled" "$base" "$off" "+$((off - base))"
-printf "%-52s %8s %8s %8s   target <= +136\n" "clSetKernelArg, full recording" "$base" "$on" "+$((on - base))"
+printf "%-52s %8s %8s %8s   target <= +140\n" "clSetKernelArg, full recording" "$base" "$on" "+$((on - base))"
 printf "%-52s %8s %8s %8s\n" "clSetKernelArg, CLTRACE_CAPTURE on (arguments kept)" "$base" "$capon" "+$((capon - base))"
+printf "%-52s %8s %8s %8s   target <= disabled +20 (+$((off - base)))\n" "clSetKernelArg, outside a window (CLTRACE_WINDOW)" "$base" "$won" "+$((won - base))"
+printf "%-52s %8s %8s %8s\n" "clEnqueueNDRangeKernel, recording disabled" "$nbase" "$noff" "+$((noff - nbase))"
+printf "%-52s %8s %8s %8s   target <= disabled +20 (+$((noff - nbase)))\n" "clEnqueueNDRangeKernel, outside a window" "$nbase" "$nwon" "+$((nwon - nbase))"
 printf "%-52s %8s %8s %8s   was +901 (callbacks)\n" "clEnqueueNDRangeKernel, device timing + flow" "$nbase" "$non" "+$((non - nbase))"
 printf "%-52s %8s %8s %8s\n" "clEnqueueNDRangeKernel, CLTRACE_SAMPLE=1" "$nbase" "$nsam" "+$((nsam - nbase))"
 printf "%-52s %8s %8s %8s\n" "write + kernel + finish, per call" "$ebase" "$eon" "+$((eon - ebase))"

@@ -1,0 +1,175 @@
+# Windows (sourced by tests/run.sh): what is recorded when, by time, call
+# count, kernel, the program's cltrace_start/stop and `cltrace ctl`. The
+# program: tests/apps/windows.c (setup = calls 1-9, phase P = calls
+# 10+81P .. 90+81P, the end = 334-338; every call in its log).
+
+win_run() {   # win_run NAME MODE: traced, its log NAME.log; CLTRACE_WINDOW from the caller
+    traced "$WORK/$1" "$T/windows" "$2" > "$WORK/$1.log"
+    grep -q '^done$' "$WORK/$1.log"
+}
+
+win_check() {   # win_check NAME RANGES WINDOWS: the calls inside, the trace lints, the report says so
+    local trace; trace=$(trace_of "$WORK/$1")
+    $PY tests/checks.py window "$trace" "$WORK/$1.log" "$2" "$3"
+    if [ -x "$LINT" ]; then lint "$trace"; fi
+    "$B/cltrace-report" "$trace" > "$WORK/$1.txt" || [ $? -le 1 ]
+    grep -q "^window: this trace holds $3 window" "$WORK/$1.txt" || { head -5 "$WORK/$1.txt"; false; }
+}
+
+t_window_by_call_count_kernel_and_time() {
+    # 171calls+81calls: exactly phase 2; kernel:hot+80calls: from hot's first
+    # launch, 80 calls; 3.5s+1s: phase 2, which runs 4 s after main began
+    CLTRACE_WINDOW=171calls+81calls win_run wc plain
+    win_check wc 172-252 1
+    CLTRACE_WINDOW=kernel:hot+80calls win_run wk plain
+    local first; first=$(grep -m1 "clEnqueueNDRangeKernel phase 2" "$WORK/wk.log" | cut -d' ' -f2)
+    win_check wk "$first-$((first + 79))" 1
+    CLTRACE_WINDOW=3.5s+1s win_run wt timed
+    win_check wt 172-252 1
+    # two windows, one by count then one by time, and one repeated every 1 s
+    CLTRACE_WINDOW=9calls+81calls,3.5s+1s win_run w2 timed
+    win_check w2 10-90,172-252 2
+    CLTRACE_WINDOW=1.5s+1s CLTRACE_WINDOW_EVERY=2s win_run we timed
+    win_check we 10-90,172-252 2
+}
+
+t_window_by_the_programs_own_hand() {
+    # cltrace_stop() after setup, cltrace_start() before phase 2, stop after
+    # it: the run's start up to the first stop is window 1, phase 2 window 2;
+    # under --window manual nothing before the first start
+    win_run wa api
+    win_check wa 1-9,172-252 2
+    CLTRACE_WINDOW=manual win_run wm api
+    win_check wm 172-252 1
+    # without cltrace the same program runs as before
+    "$T/windows" api | grep -v "^phase" | diff - <(grep -v "^phase" "$WORK/wa.log")
+}
+
+t_window_objects_and_leaks_of_the_whole_run() {
+    # a window's report names the objects made before it (buffer a, the
+    # kernel), and the leaks at exit are those of a whole-run trace
+    traced "$WORK/all" "$T/windows" plain > /dev/null
+    CLTRACE_WINDOW=171calls+81calls win_run wl plain
+    for t in all wl; do
+        "$B/cltrace-report" --format json "$(trace_of "$WORK/$t")" > "$WORK/$t.json" || [ $? -le 1 ]
+    done
+    $PY - "$WORK/all.json" "$WORK/wl.json" <<'PY'
+import json, sys
+a, w = (json.load(open(p)) for p in sys.argv[1:])
+def leaks(r):
+    return sorted((f["where"], f.get("class"), f["severity"], f.get("numbers").split(":")[0]) for f in r["findings"] if f["rule"] == "leaks")
+assert leaks(a) and leaks(a) == leaks(w), (leaks(a), leaks(w))
+k = {x["name"]: x for x in w.get("kernels", [])}
+assert "hot" in k and k["hot"].get("launches") == 20, w.get("kernels")
+PY
+    "$B/cltrace-report" "$(trace_of "$WORK/wl")" > "$WORK/wl.txt" || [ $? -le 1 ]
+    grep -q "calls outside them: only those that make, build or release objects" "$WORK/wl.txt"
+}
+
+ctl_wait() {   # ctl_wait FILE LINE: until the program printed it (10 s at most)
+    for _ in $(seq 100); do grep -qx "$2" "$1" && return 0; sleep 0.1; done
+    echo "never printed: $2"; cat "$1"; false
+}
+
+t_window_cltrace_ctl_start_stop_snapshot_status() {
+    # --window manual: nothing until `cltrace ctl PID start` (phase 1),
+    # `stop` after it; a snapshot writes what was recorded while the program
+    # runs on; status says what it does; an unknown command is a usage error
+    mkfifo "$WORK/in"
+    CLTRACE_WINDOW=manual CLTRACE_OUTPUT="$WORK/ct.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM \
+        "$T/windows" wait < "$WORK/in" > "$WORK/ct.log" &
+    local pid=$!
+    exec 7> "$WORK/in"
+    ctl_wait "$WORK/ct.log" "waiting 0"
+    "$B/cltrace" ctl $pid status | grep -q "^pid $pid: not recording"
+    echo >&7
+    ctl_wait "$WORK/ct.log" "waiting 1"
+    "$B/cltrace" ctl $pid start | grep -qx recording
+    "$B/cltrace" ctl $pid start | grep -qx "already recording"
+    echo >&7
+    ctl_wait "$WORK/ct.log" "waiting 2"
+    "$B/cltrace" ctl $pid stop | grep -qx stopped
+    "$B/cltrace" ctl $pid snapshot > "$WORK/snap.out"
+    grep -q "^written: $WORK/ct.$pid.pftrace" "$WORK/snap.out"
+    cp "$(trace_of "$WORK/ct")" "$WORK/snap.pftrace.gz"
+    $PY tests/checks.py calls "$WORK/snap.pftrace.gz" clEnqueueNDRangeKernel 20
+    local rc=0
+    "$B/cltrace" ctl $pid dance 2> "$WORK/dance.err" || rc=$?
+    [ $rc -eq 2 ] && grep -q "usage: cltrace ctl PID start|stop|snapshot|status" "$WORK/dance.err"
+    echo >&7; ctl_wait "$WORK/ct.log" "waiting 3"; echo >&7
+    exec 7>&-
+    wait $pid
+    win_check ct 91-171 1
+    [ ! -e "/tmp/cltrace-$(id -u)/$pid.sock" ] && [ ! -e "${XDG_RUNTIME_DIR:-/nonexistent}/cltrace/$pid.sock" ]
+    ! "$B/cltrace" ctl $pid status 2> "$WORK/gone.err"
+    grep -q "no traced program with a channel as process $pid" "$WORK/gone.err"
+}
+
+t_window_cltrace_ctl_refuses_another_user() {
+    # the channel is its user's: a program run as nobody refuses root, and
+    # nobody cannot reach root's program (its folder is 0700)
+    [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null || { echo "needs root and setpriv to act as another user"; return 77; }
+    local d=/tmp/cltrace-nobody-$$
+    mkdir -m 777 "$d"
+    setpriv --reuid=65534 --regid=65534 --clear-groups true 2> /dev/null || { rmdir "$d"; echo "setpriv cannot switch users here"; return 77; }
+    [ -r "$SHIM" ] && setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$T/windows" ||
+        { rmdir "$d"; echo "the build folder is not readable by nobody"; return 77; }
+    mkfifo -m 666 "$d/in"
+    setpriv --reuid=65534 --regid=65534 --clear-groups env -u XDG_RUNTIME_DIR HOME="$d" XDG_CACHE_HOME="$d" CLTRACE_WINDOW=manual \
+        CLTRACE_OUTPUT="$d/nb.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM "$T/windows" wait < "$d/in" > "$d/nb.log" &
+    local pid=$!
+    exec 7> "$d/in"
+    ctl_wait "$d/nb.log" "waiting 0"
+    local rc=0
+    "$B/cltrace" ctl $pid start > "$WORK/root.out" 2>&1 || rc=$?
+    for _ in 1 2 3 4; do echo >&7; done
+    exec 7>&-
+    wait $pid || true
+    rm -rf "$d"
+    cat "$WORK/root.out"
+    [ $rc -eq 1 ] && grep -q "refused: only user 65534 may control this program" "$WORK/root.out"
+    # root's program, nobody asking
+    mkfifo "$WORK/in2"
+    CLTRACE_WINDOW=manual CLTRACE_OUTPUT="$WORK/rt.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM \
+        "$T/windows" wait < "$WORK/in2" > "$WORK/rt.log" &
+    pid=$!
+    exec 7> "$WORK/in2"
+    ctl_wait "$WORK/rt.log" "waiting 0"
+    rc=0
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$B/cltrace" ctl $pid start > "$WORK/nb.out" 2>&1 || rc=$?
+    for _ in 1 2 3 4; do echo >&7; done
+    exec 7>&-
+    wait $pid
+    cat "$WORK/nb.out"
+    [ $rc -eq 1 ] && grep -q "refused: process $pid's channel belongs to another user" "$WORK/nb.out"
+}
+
+t_window_spelling_errors_said_before_the_run() {
+    local rc=0
+    "$B/cltrace" --window 10x+1s -- true 2> "$WORK/bad.err" || rc=$?
+    [ $rc -eq 2 ] && grep -q "a start is a duration (60s), a count (1000calls), kernel:NAME or manual" "$WORK/bad.err"
+    rc=0
+    "$B/cltrace" --window 10s+1s --every 5 -- true 2> "$WORK/bad2.err" || rc=$?
+    [ $rc -eq 2 ] && grep -q "every '5': not a duration" "$WORK/bad2.err"
+    # the shim, given a bad spelling without the launcher: said once, the whole run recorded
+    CLTRACE_WINDOW=soon CLTRACE_OUTPUT="$WORK/bs.%p.pftrace" LD_PRELOAD=$SHIM "$T/windows" plain > "$WORK/bs.log" 2> "$WORK/bs.err"
+    grep -q "CLTRACE_WINDOW=soon: 'soon': a start is a duration" "$WORK/bs.err"
+    $PY tests/checks.py calls "$(trace_of "$WORK/bs")" clEnqueueNDRangeKernel 80
+}
+
+t_window_under_sanitizers() {
+    # the control thread, the calling thread's ticks and the channel: a
+    # kernel window and a timed one under the TSan shim, the program's own
+    # start/stop and a ctl status under the ASan+UBSan shim; same calls in
+    local rt
+    rt=$(${CC:-cc} -print-file-name=libtsan.so)
+    CLTRACE_WINDOW=kernel:hot+80calls,4.5s+1s CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/st.%p.pftrace" \
+        TSAN_OPTIONS=halt_on_error=1 LD_PRELOAD="$rt:$B/tsan/libcltrace.so" "$T/windows" timed > "$WORK/st.log" 2> "$WORK/san.err"
+    local first; first=$(grep -m1 "clEnqueueNDRangeKernel phase 2" "$WORK/st.log" | cut -d' ' -f2)
+    $PY tests/checks.py window "$(trace_of "$WORK/st")" "$WORK/st.log" "$first-$((first + 79)),253-338" 2
+    rt=$(${CC:-cc} -print-file-name=libasan.so)
+    CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/sa.%p.pftrace" ASAN_OPTIONS=detect_leaks=0 \
+        LD_PRELOAD="$rt:$B/asan/libcltrace.so" "$T/windows" api > "$WORK/sa.log" 2>> "$WORK/san.err"
+    $PY tests/checks.py window "$(trace_of "$WORK/sa")" "$WORK/sa.log" 1-9,172-252 2
+    ! grep -q "runtime error\|Sanitizer" "$WORK/san.err" || { cat "$WORK/san.err"; return 1; }
+}

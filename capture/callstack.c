@@ -35,7 +35,8 @@ void clt_callstack_disable(const char *why)
 void clt_callstack_load(void)
 {
     const char *b = clt_cfg.BREAK;
-    clt_break_on = (strstr(b, "error") ? 1 : 0) | (strstr(b, "leak") ? 2 : 0) | (strcmp(b, "all") == 0 ? 3 : 0);
+    clt_break_on = (strstr(b, "error") ? 1 : 0) | (strstr(b, "leak") ? 2 : 0) | (strcmp(b, "all") == 0 ? 3 : 0) |
+                   (clt_cfg.RING_MB[0] && strstr(clt_cfg.SNAPSHOT_ON, "error") ? CLT_SNAP_ON_ERROR : 0);
     if (__atomic_load_n(&stacks_off, __ATOMIC_ACQUIRE))
         return;
     void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
@@ -53,6 +54,18 @@ void clt_callstack_load(void)
 const char *clt_callstack_source(void)
 {
     return clt_backtrace ? "libunwind" : "none";
+}
+
+/* A call failed, and CLTRACE_BREAK=error or CLTRACE_SNAPSHOT_ON=error asked
+ * to know: a snapshot of the flight recorder (the first time, not waited
+ * for: the writer writes it with this call in it), a stop in the debugger. */
+void clt_call_failed(void)
+{
+    static int snapped;
+    if ((clt_break_on & CLT_SNAP_ON_ERROR) && !__atomic_exchange_n(&snapped, 1, __ATOMIC_ACQ_REL))
+        clt_writer_snapshot("the first failing call", 0);
+    if (clt_break_on & 1)
+        clt_break_if_debugged();
 }
 
 /* A debugger attached: /proc/self/status says TracerPid != 0. Without one,

@@ -137,8 +137,10 @@ int clt_sample_take(unsigned fn, uint64_t key, uint64_t bytes);
 uint64_t clt_launch_key(const void *kernel, uint32_t work_dim, const void *gws, const void *lws);
 
 extern int (*clt_backtrace)(void **, int);
-extern int clt_break_on;           /* CLTRACE_BREAK: bit 0 errors, bit 1 leaks */
+extern int clt_break_on;           /* CLTRACE_BREAK: bit 0 errors, bit 1 leaks; CLT_SNAP_ON_ERROR */
+#define CLT_SNAP_ON_ERROR 8        /* CLTRACE_SNAPSHOT_ON=error (with the flight recorder) */
 void clt_break_if_debugged(void);  /* SIGTRAP, only under a debugger */
+void clt_call_failed(void);        /* a failing call, with clt_break_on bit 0 or CLT_SNAP_ON_ERROR */
 
 static inline void clt_put_stack(struct clt_extra *x, int failed)
 {
@@ -150,8 +152,8 @@ static inline void clt_put_stack(struct clt_extra *x, int failed)
     d[n] = (uint64_t)n;
     x->p += 8 * ((size_t)n + 1);
     x->raw |= CLT_RAW_STACK;
-    if (CLT_UNLIKELY(failed && (clt_break_on & 1)))
-        clt_break_if_debugged();
+    if (CLT_UNLIKELY(failed && (clt_break_on & (1 | CLT_SNAP_ON_ERROR))))
+        clt_call_failed();
     errno = saved;
 }
 

@@ -49,6 +49,8 @@ static uint64_t t_load;
 static _Atomic uint64_t calls;       /* the program's calls, counted while a trigger needs them */
 static _Atomic uint64_t open_at_call = UINT64_MAX, close_at_call = UINT64_MAX;
 static _Atomic int kernel_wanted;
+static char snap_glob[96];           /* CLTRACE_SNAPSHOT_ON=kernel:GLOB, with the flight recorder */
+static _Atomic int snap_wanted;
 
 static int ctl_fd = -1, wake_fd = -1;
 static char ctl_path[108];
@@ -87,8 +89,8 @@ static void refresh_locked(void)
     __atomic_store_n(&kernel_wanted, nx && nx->at == CLT_AT_KERNEL, __ATOMIC_RELAXED);
     __atomic_store_n(&close_at_call, open_now && cur && cur->len_kind == CLT_FOR_CALLS ? opened_call + cur->len
                                                                                       : UINT64_MAX, __ATOMIC_RELAXED);
-    int counting = ws.counts && (open_now || next_w < ws.n);
-    int gate = !clt_is_active() ? 0 : !windowed ? 1 : counting ? 2 : open_now;
+    int counting = (ws.counts && (open_now || next_w < ws.n)) || __atomic_load_n(&snap_wanted, __ATOMIC_RELAXED);
+    int gate = !clt_is_active() ? 0 : counting ? 2 : !windowed ? 1 : open_now;
     __atomic_store_n(&clt_recording, gate, __ATOMIC_RELEASE);
 }
 
@@ -122,19 +124,26 @@ static void close_locked(const char *why)
     }
 }
 
-static int kernel_matches(const void *kernel, const char *glob)
+static int kernel_name(const void *kernel, char *name, size_t cap)
 {
     typedef int32_t (*info_fn)(const void *, uint32_t, size_t, void *, size_t *);
+    info_fn info = (info_fn)clt_real(CLT_FN_clGetKernelInfo);
+    if (!info || info(kernel, 0x1190 /* CL_KERNEL_FUNCTION_NAME */, cap, name, NULL) != 0)
+        return -1;
+    name[cap - 1] = 0;
+    return 0;
+}
+
+static int kernel_matches(const void *kernel, const char *glob)
+{
     static struct { const void *k; int match; } seen[64];
     static unsigned n_seen;
     for (unsigned i = 0; i < n_seen && i < 64; i++)
         if (seen[i].k == kernel)
             return seen[i].match;
-    info_fn info = (info_fn)clt_real(CLT_FN_clGetKernelInfo);
     char name[256];
-    if (!info || info(kernel, 0x1190 /* CL_KERNEL_FUNCTION_NAME */, sizeof name, name, NULL) != 0)
+    if (kernel_name(kernel, name, sizeof name) != 0)
         return 0;
-    name[sizeof name - 1] = 0;
     int m = fnmatch(glob, name, 0) == 0;
     seen[n_seen % 64].k = kernel;
     seen[n_seen++ % 64].match = m;
@@ -168,9 +177,30 @@ static void transition_locked(uint64_t now, uint64_t call, const void *kernel)
     refresh_locked();
 }
 
+/* CLTRACE_SNAPSHOT_ON=kernel:GLOB: the flight recorder's memory written at
+ * the first launch of such a kernel (not waited for). */
+static void snapshot_at_kernel(const void *kernel)
+{
+    char name[256], why[300];
+    if (kernel_name(kernel, name, sizeof name) != 0 || fnmatch(snap_glob, name, 0) != 0)
+        return;
+    if (!__atomic_exchange_n(&snap_wanted, 0, __ATOMIC_ACQ_REL))
+        return;
+    pthread_mutex_lock(&lock);
+    refresh_locked();
+    pthread_mutex_unlock(&lock);
+    snprintf(why, sizeof why, "the first launch of %s", name);
+    clt_writer_snapshot(why, 0);
+}
+
 int clt_window_tick(unsigned fn, const void *kernel)
 {
     (void)fn;
+    if (kernel && __atomic_load_n(&snap_wanted, __ATOMIC_RELAXED)) {
+        int saved = errno;
+        snapshot_at_kernel(kernel);
+        errno = saved;
+    }
     uint64_t n = __atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED);
     if (__atomic_load_n(&open_now, __ATOMIC_RELAXED)) {
         if (n < __atomic_load_n(&close_at_call, __ATOMIC_RELAXED))
@@ -260,13 +290,8 @@ static void serve_one(void)
     int fd = accept4(ctl_fd, NULL, NULL, SOCK_CLOEXEC);
     if (fd < 0)
         return;
-    struct ucred cred;
-    socklen_t len = sizeof cred;
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != geteuid()) {
-        reply(fd, "refused: only user %u may control this program\n", (unsigned)geteuid());
-        close(fd);
-        return;
-    }
+    /* the command is read first, whoever sent it: a socket closed with
+     * unread bytes resets, and the asker would not see the answer */
     char cmd[64] = "";
     struct pollfd p = { fd, POLLIN, 0 };
     if (poll(&p, 1, 2000) == 1) {
@@ -274,13 +299,23 @@ static void serve_one(void)
         cmd[n > 0 ? n : 0] = 0;
         cmd[strcspn(cmd, "\r\n ")] = 0;
     }
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != geteuid()) {
+        reply(fd, "refused: only user %u may control this program\n", (unsigned)geteuid());
+        close(fd);
+        return;
+    }
     if (strcmp(cmd, "start") == 0) {
         reply(fd, start_by_hand("cltrace ctl start") ? "already recording\n" : "recording\n");
     } else if (strcmp(cmd, "stop") == 0) {
         reply(fd, stop_by_hand("cltrace ctl stop") ? "was not recording\n" : "stopped\n");
     } else if (strcmp(cmd, "snapshot") == 0) {
-        clt_writer_flush_now(2000);
-        reply(fd, "written: %s (whole up to now)\n", clt_writer_path());
+        const char *path = clt_writer_snapshot("cltrace ctl snapshot", 5000);
+        if (path)
+            reply(fd, "written: %s (whole up to now)\n", path);
+        else
+            reply(fd, "refused: the snapshot could not be written (see the program's stderr)\n");
     } else if (strcmp(cmd, "status") == 0) {
         pthread_mutex_lock(&lock);
         int o = open_now;
@@ -362,12 +397,17 @@ void clt_window_load(void)
             open_now = 0;
         }
     }
+    const char *k = clt_cfg.RING_MB[0] ? strstr(clt_cfg.SNAPSHOT_ON, "kernel:") : NULL;
+    if (k) {
+        snprintf(snap_glob, sizeof snap_glob, "%.*s", (int)strcspn(k + 7, ","), k + 7);
+        __atomic_store_n(&snap_wanted, snap_glob[0] != 0, __ATOMIC_RELAXED);
+    }
     refresh_locked();
 }
 
 void clt_window_begin(void)
 {
-    if (!windowed)
+    if (!windowed && !clt_cfg.RING_MB[0])
         return;
     pthread_mutex_lock(&lock);
     transition_locked(now_ns(), 1, NULL);   /* a window from 0 s opens before the first call */

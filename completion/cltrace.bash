@@ -32,7 +32,7 @@ _cltrace()
         esac
     done
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "-o -q --no-children --sample --fingerprint --capture= --window= --every= -h --help --" -- "$cur"))
+        COMPREPLY=($(compgen -W "-o -q --no-children --sample --fingerprint --capture= --window= --every= --ring= --snapshot-on= -h --help --" -- "$cur"))
     else
         COMPREPLY=($(compgen -c -- "$cur"))
         [ "$COMP_CWORD" -ne 1 ] || COMPREPLY+=($(compgen -W "probe replay tune ctl" -- "$cur"))

@@ -36,7 +36,7 @@ int clt_ctl_main(int argc, char **argv)
     if (argc != 4 || (strcmp(argv[3], "start") && strcmp(argv[3], "stop") && strcmp(argv[3], "snapshot") &&
                       strcmp(argv[3], "status"))) {
         fprintf(stderr, "usage: cltrace ctl PID start|stop|snapshot|status\n"
-                        "  to a program running under cltrace --window (CLTRACE_WINDOW), by its process id:\n"
+                        "  to a program running under cltrace --window or --ring, by its process id:\n"
                         "  start/stop recording, write the trace so far (snapshot), say what it records\n");
         return 2;
     }
@@ -78,6 +78,6 @@ int clt_ctl_main(int argc, char **argv)
         fprintf(stderr, "cltrace ctl: refused: process %ld's channel belongs to another user\n", pid);
     else
         fprintf(stderr, "cltrace ctl: no traced program with a channel as process %ld (is it running under "
-                        "cltrace --window, and has it made an OpenCL call?)\n", pid);
+                        "cltrace --window or --ring, and has it made an OpenCL call?)\n", pid);
     return 1;
 }

@@ -44,6 +44,10 @@ static void usage(FILE *f)
                "            or cltrace ctl PID start); LENGTH: 10s or 500calls. Outside, only the calls\n"
                "            that make or release objects are kept, and nothing is timed on the device\n"
                "  --every=TIME  repeat the windows that often (CLTRACE_WINDOW_EVERY): --window 60s+10s --every 600s\n"
+               "  --ring=MB  flight recorder: keep only the last MB of the trace in memory, written at exit,\n"
+               "            on a crash, and on cltrace ctl PID snapshot (CLTRACE_RING_MB)\n"
+               "  --snapshot-on=error,kernel:NAME  with --ring: a snapshot file at the first failing call,\n"
+               "            at a kernel's first launch (CLTRACE_SNAPSHOT_ON)\n"
                "  -h        this help\n\n"
                "Options are environment variables (the launcher passes them on):\n");
     for (unsigned i = 0; i < clt_n_options; i++) {
@@ -146,6 +150,11 @@ int main(int argc, char **argv)
             setenv(CLT_ENV_PREFIX "CAPTURE", argv[i][9] ? argv[i] + 10 : argv[++i], 1);
         } else if (strncmp(argv[i], "--window=", 9) == 0 || (strcmp(argv[i], "--window") == 0 && i + 1 < argc)) {
             setenv(CLT_ENV_PREFIX "WINDOW", argv[i][8] ? argv[i] + 9 : argv[++i], 1);
+        } else if (strncmp(argv[i], "--ring=", 7) == 0 || (strcmp(argv[i], "--ring") == 0 && i + 1 < argc)) {
+            setenv(CLT_ENV_PREFIX "RING_MB", argv[i][6] ? argv[i] + 7 : argv[++i], 1);
+        } else if (strncmp(argv[i], "--snapshot-on=", 14) == 0 ||
+                   (strcmp(argv[i], "--snapshot-on") == 0 && i + 1 < argc)) {
+            setenv(CLT_ENV_PREFIX "SNAPSHOT_ON", argv[i][13] ? argv[i] + 14 : argv[++i], 1);
         } else if (strncmp(argv[i], "--every=", 8) == 0 || (strcmp(argv[i], "--every") == 0 && i + 1 < argc)) {
             setenv(CLT_ENV_PREFIX "WINDOW_EVERY", argv[i][7] ? argv[i] + 8 : argv[++i], 1);
         } else if (strcmp(argv[i], "-q") == 0) {
@@ -164,6 +173,28 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *win = getenv(CLT_ENV_PREFIX "WINDOW"), *every = getenv(CLT_ENV_PREFIX "WINDOW_EVERY");
+    const char *ring = getenv(CLT_ENV_PREFIX "RING_MB"), *snap = getenv(CLT_ENV_PREFIX "SNAPSHOT_ON");
+    if (ring && *ring) {
+        char *end;
+        double mb = strtod(ring, &end);
+        if (*end || !(mb >= 0.5)) {
+            fprintf(stderr, "cltrace: --ring %s: a size in MiB, 0.5 or more\n", ring);
+            return 2;
+        }
+    }
+    if (snap && *snap) {
+        if (!ring || !*ring) {
+            fprintf(stderr, "cltrace: --snapshot-on needs --ring (a snapshot is what the flight recorder holds)\n");
+            return 2;
+        }
+        char copy[512];
+        snprintf(copy, sizeof copy, "%s", snap);
+        for (char *save = NULL, *it = strtok_r(copy, ",", &save); it; it = strtok_r(NULL, ",", &save))
+            if (strcmp(it, "error") != 0 && (strncmp(it, "kernel:", 7) != 0 || !it[7])) {
+                fprintf(stderr, "cltrace: --snapshot-on %s: 'error' or 'kernel:NAME'\n", it);
+                return 2;
+            }
+    }
     if ((win && *win) || (every && *every)) {   /* a spelling mistake said now, not after an hour's run */
         struct clt_windows ws;
         char err[256];

@@ -158,18 +158,99 @@ t_window_spelling_errors_said_before_the_run() {
 }
 
 t_window_under_sanitizers() {
-    # the control thread, the calling thread's ticks and the channel: a
-    # kernel window and a timed one under the TSan shim, the program's own
-    # start/stop and a ctl status under the ASan+UBSan shim; same calls in
+    # the control thread, the calling thread's ticks, the flight recorder: a
+    # kernel window and a timed one, and a snapshot at a failing call, under
+    # the TSan shim; the flight recorder and the program's own start/stop
+    # under the ASan+UBSan shim
     local rt
     rt=$(${CC:-cc} -print-file-name=libtsan.so)
     CLTRACE_WINDOW=kernel:hot+80calls,4.5s+1s CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/st.%p.pftrace" \
         TSAN_OPTIONS=halt_on_error=1 LD_PRELOAD="$rt:$B/tsan/libcltrace.so" "$T/windows" timed > "$WORK/st.log" 2> "$WORK/san.err"
     local first; first=$(grep -m1 "clEnqueueNDRangeKernel phase 2" "$WORK/st.log" | cut -d' ' -f2)
     $PY tests/checks.py window "$(trace_of "$WORK/st")" "$WORK/st.log" "$first-$((first + 79)),253-338" 2
+    CLTRACE_RING_MB=1 CLTRACE_SNAPSHOT_ON=error CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/sr.%p.pftrace" \
+        TSAN_OPTIONS=halt_on_error=1 LD_PRELOAD="$rt:$B/tsan/libcltrace.so" "$T/windows" long 200000 error 100000 \
+        > /dev/null 2>> "$WORK/san.err"
+    [ -s "$(ls "$WORK"/sr.*.snapshot-1.pftrace)" ]
     rt=$(${CC:-cc} -print-file-name=libasan.so)
+    CLTRACE_RING_MB=1 CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/ra.%p.pftrace" ASAN_OPTIONS=detect_leaks=0 \
+        LD_PRELOAD="$rt:$B/asan/libcltrace.so" "$T/windows" long 200000 > /dev/null 2>> "$WORK/san.err"
+    read -r n first last consecutive <<< "$(ring_values "$(trace_of "$WORK/ra")")"
+    [ "$last" -eq 199999 ] && [ "$consecutive" = True ]
     CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/sa.%p.pftrace" ASAN_OPTIONS=detect_leaks=0 \
         LD_PRELOAD="$rt:$B/asan/libcltrace.so" "$T/windows" api > "$WORK/sa.log" 2>> "$WORK/san.err"
     $PY tests/checks.py window "$(trace_of "$WORK/sa")" "$WORK/sa.log" 1-9,172-252 2
     ! grep -q "runtime error\|Sanitizer" "$WORK/san.err" || { cat "$WORK/san.err"; return 1; }
+}
+
+ring_values() {   # ring_values TRACE: "COUNT FIRST LAST CONSECUTIVE" of the long loop's clSetKernelArg values
+    $PY tests/tracedump.py "$1" | $PY -c '
+import json, sys
+t = json.load(sys.stdin)
+v = [s["args"]["arg_value"] for s in t["slices"] if s["name"] == "clSetKernelArg" and s["args"].get("result") == "CL_SUCCESS"]
+print(len(v), v[0], v[-1], v == list(range(v[0], v[-1] + 1)))'
+}
+
+ring_attr() {     # ring_attr TRACE KEY
+    $PY tests/tracedump.py --attributes "$1" | $PY -c 'import json,sys; print(json.load(sys.stdin).get(sys.argv[1]))' "$2"
+}
+
+t_ring_keeps_the_last_calls_in_order() {
+    # --ring 1: of 1,000,000 calls the trace holds the last ones, in order,
+    # up to the last; memory and file bounded by the ring; it lints; the
+    # leaks at exit are those of a whole trace
+    CLTRACE_RING_MB=1 traced "$WORK/r1" "$T/windows" long 1000000 > /dev/null
+    local t; t=$(trace_of "$WORK/r1")
+    read -r n first last consecutive <<< "$(ring_values "$t")"
+    echo "ring 1 MiB: $n calls, $first..$last, consecutive $consecutive"
+    [ "$n" -gt 5000 ] && [ "$n" -lt 100000 ] && [ "$last" -eq 999999 ] && [ "$consecutive" = True ]
+    [ "$(ring_attr "$t" cltrace.ring_bytes)" -le $((1024 * 1024 + 256 * 1024)) ]
+    [ "$(ring_attr "$t" cltrace.ring_dropped_bytes)" -gt 10000000 ]
+    if [ -x "$LINT" ]; then lint "$t"; fi
+    traced "$WORK/r0" "$T/windows" long 100000 > /dev/null
+    CLTRACE_RING_MB=1 traced "$WORK/r2" "$T/windows" long 100000 > /dev/null
+    for x in r0 r2; do
+        "$B/cltrace-report" --format json "$(trace_of "$WORK/$x")" |
+            $PY -c 'import json,sys; print(sorted((f["where"], f.get("class"), f["severity"]) for f in json.load(sys.stdin)["findings"] if f["rule"] == "leaks"))' > "$WORK/$x.leaks"
+    done
+    grep -q cl_kernel "$WORK/r0.leaks" && cmp "$WORK/r0.leaks" "$WORK/r2.leaks"
+    "$B/cltrace-report" "$t" | grep -q "^flight recorder: this trace holds the last"
+}
+
+t_ring_written_on_a_crash_an_error_a_kernel_and_ctl() {
+    # the program's crash: the last calls before it, in the trace file
+    local rc=0
+    CLTRACE_RING_MB=1 traced "$WORK/rs" "$T/windows" long 300000 segv > /dev/null 2>&1 || rc=$?
+    [ $rc -eq 139 ]
+    read -r n first last consecutive <<< "$(ring_values "$(trace_of "$WORK/rs")")"
+    [ "$last" -eq 299999 ] && [ "$consecutive" = True ] && [ "$n" -gt 5000 ]
+    if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/rs")"; fi
+    # the first failing call: a snapshot beside the trace, ending at it
+    CLTRACE_RING_MB=1 CLTRACE_SNAPSHOT_ON=error traced "$WORK/re" "$T/windows" long 300000 error 200000 > /dev/null
+    local snap; snap=$(ls "$WORK"/re.*.snapshot-1.pftrace)
+    read -r n first last consecutive <<< "$(ring_values "$snap")"
+    [ "$last" -le 200000 ] && [ "$last" -ge 199000 ] && [ "$consecutive" = True ]
+    [ "$(ring_attr "$snap" cltrace.snapshot)" = "the first failing call" ]
+    $PY tests/checks.py calls "$snap" clSetKernelArg "$((n + 1))"
+    if [ -x "$LINT" ]; then lint "$snap"; fi
+    # a kernel's first launch: phases 0 and 1's 40 launches, none of phase 3's
+    CLTRACE_RING_MB=1 CLTRACE_SNAPSHOT_ON=kernel:hot traced "$WORK/rk" "$T/windows" plain > /dev/null
+    snap=$(ls "$WORK"/rk.*.snapshot-1.pftrace)
+    [ "$(ring_attr "$snap" cltrace.snapshot)" = "the first launch of hot" ]
+    local launches; launches=$($PY tests/tracedump.py "$snap" | $PY -c 'import json,sys; print(sum(s["name"] == "clEnqueueNDRangeKernel" for s in json.load(sys.stdin)["slices"]))')
+    [ "$launches" -ge 40 ] && [ "$launches" -le 41 ]
+    # cltrace ctl PID snapshot while the program waits
+    mkfifo "$WORK/rin"
+    CLTRACE_RING_MB=1 CLTRACE_OUTPUT="$WORK/rc.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM \
+        "$T/windows" long 100000 wait < "$WORK/rin" > "$WORK/rc.log" &
+    local pid=$!
+    exec 7> "$WORK/rin"
+    ctl_wait "$WORK/rc.log" waiting
+    "$B/cltrace" ctl $pid snapshot > "$WORK/rc.out"
+    echo >&7
+    exec 7>&-
+    wait $pid
+    grep -q "^written: $WORK/rc.$pid.snapshot-1.pftrace" "$WORK/rc.out"
+    read -r n first last consecutive <<< "$(ring_values "$WORK/rc.$pid.snapshot-1.pftrace")"
+    [ "$last" -eq 99999 ] && [ "$consecutive" = True ]
 }

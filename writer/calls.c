@@ -21,7 +21,7 @@ typedef Perfetto__Protos__TracePacket Packet;
 typedef Perfetto__Protos__TrackEvent Event;
 
 struct clt_seq {
-    uint32_t generation;
+    uint32_t generation, epoch;
     uint64_t track_uuid;
     uint8_t *fn_sent, *name_sent, *str_sent;   /* interned on this sequence */
     struct clt_sym_sent sym;                   /* call stacks interned on it */
@@ -94,8 +94,9 @@ struct clt_seq *clt_seq_for(struct clt_writer *w, struct clt_thread *th)
         ss->str_sent = ss->name_sent + w->n_names;
         th->wstate = ss;
     }
-    if (ss->generation == th->generation && ss->track_uuid)
+    if (ss->generation == th->generation && ss->track_uuid && ss->epoch == w->epoch)
         return ss;
+    ss->epoch = w->epoch;     /* the flight recorder's new epoch: declared again, interning cleared */
     /* A new thread on this ring: its track, then a fresh sequence state. */
     int first = ss->track_uuid == 0;
     ss->generation = th->generation;
@@ -478,7 +479,7 @@ void clt_call_write(struct clt_writer *w, struct clt_thread *th, struct clt_seq 
     }
     if (s.n_en || s.n_dn || s.n_is || s.in.n_callstacks)
         put_interned(w, &s, th->seq);
-    if (w->len + 2 * FP_MAX_PACKET > CLT_OUT_CAP)
+    if (w->len + 2 * FP_MAX_PACKET > w->out_cap)
         clt_writer_flush(w);
     uint8_t *o = w->out + w->len;
     if (rec->raw_mask & CLT_RAW_UNTIMED) {     /* a one-clock call between its measured ones */

@@ -145,6 +145,11 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until)
         }
         if (rec->t0 > until && !first)
             break;      /* another thread has older records: those first */
+        if (CLT_UNLIKELY(w->epoch_due)) {     /* the flight recorder's memory may start here */
+            clt_rec_epoch(w);
+            if (ss)
+                ss = clt_seq_for(w, th);
+        }
         first = 0;
         if ((rec->fn >= CLT_FN_COUNT && rec->fn < CLT_REC_COMMAND) || rec->size < sizeof *rec ||
             rec->size > size - off) {

@@ -48,6 +48,10 @@ struct clt_writer {
     int leak_track_declared;
     struct clt_job job;       /* rank, size, host of this process (common/job.h) */
     uint64_t start_ns;        /* boottime the writer started: the run's span begins */
+    size_t out_cap;           /* flush once out holds this much (smaller with the flight recorder) */
+    uint32_t epoch;           /* flight recorder: bumped where its memory may start (sequences restart) */
+    int epoch_due;            /* flight recorder: start one at the next record (recorder.c) */
+    int rec_dumping;          /* flight recorder: its memory is being written to the file */
 };
 
 /* dispatch.c: the writer's entry points */
@@ -125,6 +129,18 @@ void clt_put_instant(struct clt_writer *w, uint64_t track, uint64_t ts, const ch
  * tabs kept when `lines`), NUL-terminated: valid UTF-8 for the trace. */
 char *clt_text(char *dst, const uint8_t *src, size_t n, int lines, char bad);
 void clt_counter(struct clt_writer *w, uint64_t track, uint64_t ts, int64_t value);
+
+/* recorder.c: the flight recorder (CLTRACE_RING_MB) */
+int clt_rec_on(void);
+void clt_rec_init(double mb);
+int clt_rec_take(const uint8_t *buf, size_t n);   /* 1: an epoch is due (clt_rec_epoch at a record's start) */
+void clt_rec_epoch(struct clt_writer *w);         /* what is pending taken, then a new epoch: sequences restart */
+void clt_rec_keep(const uint8_t *pkt, size_t n, uint64_t track_uuid);   /* kept apart, written first */
+void clt_rec_dump(struct clt_writer *w, void (*put)(struct clt_writer *, const uint8_t *, size_t));
+uint64_t clt_rec_dropped(void);
+size_t clt_rec_flush_at(void);        /* flush at this many bytes (CLT_OUT_FLUSH without the recorder) */
+uint64_t clt_rec_held(void);
+void clt_rec_forget(void);
 
 /* windows.c: the windows the trace holds (capture/window.c) */
 void clt_window_emit(struct clt_writer *w, const struct clt_rec *rec);

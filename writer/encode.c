@@ -3,6 +3,7 @@
  * attributes, printable text. Every module of the writer uses these; they
  * use nothing of the writer above them. */
 #define _GNU_SOURCE
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,13 +18,15 @@ typedef Perfetto__Protos__TrackDescriptor Track;
 
 /* ---- output ------------------------------------------------------------ */
 
-void clt_put_packet(struct clt_writer *w, Packet *p)
+/* The packet framed at w->out + the returned offset (SIZE_MAX: not put). */
+static size_t put_packet(struct clt_writer *w, Packet *p)
 {
     size_t n = protobuf_c_message_get_packed_size(&p->base);
-    if (w->len + n + 16 > CLT_OUT_CAP)
+    if (w->len + n + 16 > w->out_cap)
         clt_writer_flush(w);
     if (w->len + n + 16 > CLT_OUT_CAP)
-        return;   /* cannot happen: records are bounded well below CLT_OUT_CAP - CLT_GZ_WINDOW */
+        return SIZE_MAX;   /* cannot happen: records are bounded well below CLT_OUT_CAP - CLT_GZ_WINDOW */
+    size_t at = w->len;
     uint8_t *o = w->out + w->len;
     *o++ = 0x0A;  /* Trace.packet, length-delimited */
     size_t v = n;
@@ -34,6 +37,21 @@ void clt_put_packet(struct clt_writer *w, Packet *p)
     *o++ = (uint8_t)v;
     protobuf_c_message_pack(&p->base, o);
     w->len = (size_t)(o - w->out) + n;
+    return at;
+}
+
+void clt_put_packet(struct clt_writer *w, Packet *p)
+{
+    put_packet(w, p);
+}
+
+/* A packet the flight recorder keeps apart (a track, attributes): written
+ * first when it writes, whatever it let go of since. */
+static void put_lasting(struct clt_writer *w, Packet *p, uint64_t uuid)
+{
+    size_t at = put_packet(w, p);
+    if (at != SIZE_MAX && clt_rec_on() && !w->rec_dumping)
+        clt_rec_keep(w->out + at, w->len - at, uuid);
 }
 
 /* ---- fixed packets ---------------------------------------------------- */
@@ -43,7 +61,7 @@ void clt_put_track(struct clt_writer *w, Track *t)
     Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
     p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR;
     p.track_descriptor = t;
-    clt_put_packet(w, &p);
+    put_lasting(w, &p, t->uuid);
 }
 
 void clt_read_comm(const char *path, char *buf, size_t cap, const char *fallback)
@@ -190,5 +208,5 @@ void clt_attrs_put(struct clt_writer *w, struct clt_attrs *a)
     Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
     p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_ATTRIBUTES;
     p.trace_attributes = &ta;
-    clt_put_packet(w, &p);
+    put_lasting(w, &p, 0);
 }

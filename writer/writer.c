@@ -422,7 +422,131 @@ static void gz_start(void)
 }
 
 
+static void file_flush(struct clt_writer *w);
+
+/* ---- the flight recorder's way out (recorder.c) ------------------------ */
+
+/* Whole packets into the file, as much as the output buffer takes at a time. */
+static void rec_put_file(struct clt_writer *w, const uint8_t *p, size_t n)
+{
+    while (n && !w->io_failed) {
+        size_t room = CLT_OUT_CAP - w->len - 16;
+        size_t k = n <= room ? n : whole_packets(p, room);
+        if (!k)
+            return;     /* a packet larger than the buffer: cannot happen */
+        memcpy(w->out + w->len, p, k);
+        w->len += k;
+        file_flush(w);
+        p += k;
+        n -= k;
+    }
+}
+
+/* The memory into the trace file, once (exit, a fatal signal, _exit); what
+ * the writer encodes after it goes straight to the file. */
+static void rec_dump_main(struct clt_writer *w)
+{
+    if (!clt_rec_on() || w->rec_dumping)
+        return;
+    clt_writer_flush(w);
+    w->rec_dumping = 1;
+    clt_rec_dump(w, rec_put_file);
+}
+
+static int snap_fd = -1;
+static void rec_put_fd(struct clt_writer *w, const uint8_t *p, size_t n)
+{
+    (void)w;
+    while (n && snap_fd >= 0) {
+        ssize_t k = write(snap_fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            clt_msg("writing a snapshot failed: %s", k < 0 ? strerror(errno) : "nothing written");
+            close(snap_fd);
+            snap_fd = -1;
+            return;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+}
+
+static _Atomic uint32_t snap_req, snap_done;
+static _Atomic uint64_t snap_until = UINT64_MAX;    /* a snapshot of the memory as it was then (ticks) */
+static char snap_path[PATH_MAX], snap_why[300];
+static unsigned n_snaps;
+
+/* What the memory holds now, into a file of its own beside the trace
+ * (raw .pftrace: whole at once), with attributes that say what it is. */
+static void rec_snapshot(struct clt_writer *w)
+{
+    clt_writer_flush(w);
+    char base[PATH_MAX];
+    snprintf(base, sizeof base, "%s", w->path);
+    char *dot = strstr(base, ".pftrace");
+    if (dot)
+        *dot = 0;
+    snprintf(snap_path, sizeof snap_path, "%.*s.snapshot-%u.pftrace", (int)(sizeof snap_path - 32), base, ++n_snaps);
+    snap_fd = open(snap_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (snap_fd < 0) {
+        clt_msg("cannot create %s: %s", snap_path, strerror(errno));
+        snap_path[0] = 0;
+        return;
+    }
+    clt_rec_dump(w, rec_put_fd);
+    static struct clt_attrs a;
+    a.n = 0;
+    clt_attr_str(&a, "cltrace.snapshot", snap_why);
+    clt_attr_int(&a, "cltrace.ring_bytes", (int64_t)clt_rec_held());
+    clt_attr_int(&a, "cltrace.ring_dropped_bytes", (int64_t)clt_rec_dropped());
+    clt_attr_str(&a, "cltrace.host", w->job.host);
+    w->rec_dumping = 2;     /* not kept apart */
+    size_t at = w->len;
+    clt_attrs_put(w, &a);
+    rec_put_fd(w, w->out + at, w->len - at);
+    w->len = at;
+    w->rec_dumping = 0;
+    if (snap_fd >= 0)
+        close(snap_fd);
+    snap_fd = -1;
+}
+
+const char *clt_writer_snapshot(const char *why, unsigned timeout_ms)
+{
+    if (!clt_rec_on()) {
+        clt_writer_flush_now(timeout_ms);
+        return W.path;
+    }
+    if (!timeout_ms && __atomic_load_n(&snap_req, __ATOMIC_ACQUIRE) != __atomic_load_n(&snap_done, __ATOMIC_ACQUIRE))
+        return NULL;      /* one is pending already */
+    snprintf(snap_why, sizeof snap_why, "%s", why);
+    /* asked from a call (not waited for): what the memory held at that call */
+    __atomic_store_n(&snap_until, timeout_ms ? UINT64_MAX : clt_now(), __ATOMIC_RELEASE);
+    uint32_t ticket = __atomic_add_fetch(&snap_req, 1, __ATOMIC_ACQ_REL);
+    for (unsigned waited = 0; waited < timeout_ms * 10; waited++) {
+        clt_writer_kick();
+        if ((int32_t)(__atomic_load_n(&snap_done, __ATOMIC_ACQUIRE) - ticket) >= 0)
+            return snap_path[0] ? snap_path : NULL;
+        struct timespec ts = { 0, 100000 };
+        nanosleep(&ts, NULL);
+    }
+    clt_writer_kick();
+    return NULL;
+}
+
 void clt_writer_flush(struct clt_writer *w)
+{
+    if (clt_rec_on() && !w->rec_dumping) {      /* into the flight recorder's memory */
+        if (clt_rec_take(w->out + w->kept, w->len - w->kept))
+            w->epoch_due = 1;       /* started at the next record's start (dispatch.c) */
+        w->len = w->kept;
+        return;
+    }
+    file_flush(w);
+}
+
+static void file_flush(struct clt_writer *w)
 {
     if (w->gz) {
         if (__atomic_load_n(&w->io_failed, __ATOMIC_ACQUIRE))
@@ -465,6 +589,9 @@ static int drain_all(int may_spill)
 {
     int busy = 0;
     for (unsigned round = 0; round < 65536; round++) {   /* bounded: the loop has other work too */
+        /* a snapshot asked at a call: nothing later before it is taken */
+        uint64_t limit = __atomic_load_n(&snap_req, __ATOMIC_ACQUIRE) != __atomic_load_n(&snap_done, __ATOMIC_ACQUIRE)
+                         ? __atomic_load_n(&snap_until, __ATOMIC_ACQUIRE) : UINT64_MAX;
         struct clt_thread *oldest = NULL;
         uint64_t t_oldest = UINT64_MAX, t_next = UINT64_MAX;
         for (struct clt_thread *th = __atomic_load_n(&clt_threads, __ATOMIC_ACQUIRE); th; th = th->next) {
@@ -489,9 +616,9 @@ static int drain_all(int may_spill)
                 t_next = t;
             }
         }
-        if (!oldest)
+        if (!oldest || t_oldest > limit)
             return busy;
-        busy |= clt_emit_thread(&W, oldest, t_next);
+        busy |= clt_emit_thread(&W, oldest, t_next < limit ? t_next : limit);
     }
     return busy;
 }
@@ -513,10 +640,19 @@ static void *writer_main(void *arg)
         uint32_t req = __atomic_load_n(&flush_req, __ATOMIC_ACQUIRE);
         int busy = drain_all(1);
         clt_dev_flush_pending(&W, 0);
+        uint32_t sreq = __atomic_load_n(&snap_req, __ATOMIC_ACQUIRE);
+        if (sreq != __atomic_load_n(&snap_done, __ATOMIC_RELAXED)) {
+            for (int i = 0; i < 4096 && drain_all(0); i++)
+                ;
+            rec_snapshot(&W);
+            __atomic_store_n(&snap_until, UINT64_MAX, __ATOMIC_RELEASE);
+            __atomic_store_n(&snap_done, sreq, __ATOMIC_RELEASE);
+        }
         if (req != __atomic_load_n(&flush_done, __ATOMIC_RELAXED)) {
             /* what was committed before the request, spilled records too */
             for (int i = 0; i < 4096 && drain_all(0); i++)
                 ;
+            rec_dump_main(&W);      /* a crash or _exit: the flight recorder's memory to the file */
             clt_writer_flush(&W);
             helper_wait_idle(&gzt.h, 10000);   /* in the file, not only handed over */
             __atomic_store_n(&flush_done, req, __ATOMIC_RELEASE);
@@ -530,7 +666,7 @@ static void *writer_main(void *arg)
         clt_emit_dropped(&W);
         if (busy) {
             idle_us = 200;
-            if (W.len > CLT_OUT_FLUSH)
+            if (W.len > clt_rec_flush_at())
                 clt_writer_flush(&W);
             continue;
         }
@@ -588,6 +724,8 @@ int clt_writer_start(void)
         return -1;
     }
     W.start_ns = clt_boottime_ns();
+    clt_rec_init(clt_cfg.RING_MB[0] ? strtod(clt_cfg.RING_MB, NULL) : 0);
+    W.out_cap = clt_rec_on() && clt_rec_flush_at() + 131072 < CLT_OUT_CAP ? clt_rec_flush_at() + 131072 : CLT_OUT_CAP;
     clt_disk_reserve(W.path);           /* the room to say the disk filled, if it does */
     clt_emit_header(&W);
     /* The writer takes no signals: they stay the app's. */
@@ -620,10 +758,19 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns)
     dl.tv_sec += 10;
     if (pthread_timedjoin_np(writer_thread, NULL, &dl) != 0)
         goto unfinished;
+    uint32_t sreq = __atomic_load_n(&snap_req, __ATOMIC_ACQUIRE);
+    if (sreq != __atomic_load_n(&snap_done, __ATOMIC_ACQUIRE)) {   /* asked, not yet taken */
+        while (drain_all(0))
+            ;
+        rec_snapshot(&W);
+        __atomic_store_n(&snap_until, UINT64_MAX, __ATOMIC_RELEASE);
+        __atomic_store_n(&snap_done, sreq, __ATOMIC_RELEASE);
+    }
     while (drain_all(0))    /* the app records no more: bounded */
         ;
     clt_spill_close();
     clt_dev_flush_pending(&W, 1);
+    rec_dump_main(&W);      /* the flight recorder: its memory, then the leaks and the end */
     clt_emit_dropped(&W);
     struct clt_leak_counts leaks = { { 0 }, { 0 } };
     W.leaks = clt_life_emit_leaks(&W, clt_boottime_ns(), &leaks);
@@ -651,6 +798,10 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns)
     cost.n = 0;
     clt_attr_str(&cost, "cltrace.sampling", sampling);
     clt_attr_int(&cost, "cltrace.spilled_bytes", (int64_t)clt_spill_total());
+    if (clt_rec_on()) {
+        clt_attr_int(&cost, "cltrace.ring_bytes", (int64_t)clt_rec_held());
+        clt_attr_int(&cost, "cltrace.ring_dropped_bytes", (int64_t)clt_rec_dropped());
+    }
     if (!helper_wait_idle(&gzt.h, 10000))       /* its CPU time so far counts with the writer's */
         goto unfinished;
     clt_cost_footer(&W, &cost, clt_boottime_ns() - W.start_ns,
@@ -692,6 +843,7 @@ void clt_writer_forget(void)
     W.fd = -1;
     clt_disk_release();                 /* the parent's (a copy of its descriptor) */
     clt_spill_forget();
+    clt_rec_forget();
     clt_windows_forget();
     gzt.h.started = spt.h.started = 0;
     gzt.h.state = spt.h.state = JOB_IDLE;

@@ -11,6 +11,10 @@ void clt_writer_forget(void);                /* in a fork child */
 void clt_writer_kick(void);                  /* wake an idle writer */
 void clt_writer_flush_now(unsigned timeout_ms); /* drain and write, bounded */
 const char *clt_writer_path(void);           /* the trace file ("" before the first call) */
+/* With the flight recorder (CLTRACE_RING_MB): what it holds now into a file
+ * beside the trace, its path (NULL: not written, or not within timeout_ms;
+ * 0: asked, not waited for). Without: the trace flushed, its path. */
+const char *clt_writer_snapshot(const char *why, unsigned timeout_ms);
 extern int clt_symbolizer_busy;              /* loading a binary's symbols: producers wait, not drop */
 
 /* disk.c: a little room set aside beside the trace, given back when the

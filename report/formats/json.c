@@ -191,6 +191,9 @@ void format_json(FILE *o, const struct report_in *r)
         json_str(o, rm_cut_short(m));
         fputc(',', o);
     }
+    if (m->ring_dropped_bytes)   /* CLTRACE_RING_MB: the trace holds the run's end */
+        fprintf(o, "\"flight_recorder\":{\"held_bytes\":%llu,\"dropped_bytes\":%llu},",
+                (unsigned long long)m->ring_bytes, (unsigned long long)m->ring_dropped_bytes);
     if (m->n_windows) {     /* CLTRACE_WINDOW: what the figures below cover */
         fprintf(o, "\"windows\":{\"count\":%u,\"recorded_ns\":%llu,\"spans_ns\":", m->n_windows,
                 (unsigned long long)m->window_ns);

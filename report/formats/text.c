@@ -154,6 +154,10 @@ void format_text(FILE *o, const struct report_in *r)
     if (m->dropped_calls)
         fprintf(o, "WARNING: %llu calls were dropped while tracing; every count below is short by them\n\n",
                 (unsigned long long)m->dropped_calls);
+    if (m->ring_dropped_bytes)
+        fprintf(o, "flight recorder: this trace holds the last %.1f MiB of the run (%.1f MiB before them let go, "
+                "CLTRACE_RING_MB): API, transfer and device figures cover what it holds; objects and leaks the "
+                "whole run\n\n", m->ring_bytes / 1048576.0, m->ring_dropped_bytes / 1048576.0);
     if (m->n_windows)
         fprintf(o, "window: this trace holds %u window%s, %.3f s recorded (CLTRACE_WINDOW); calls outside them: "
                 "only those that make, build or release objects, nothing timed on the device. API, transfer "

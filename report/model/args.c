@@ -293,6 +293,10 @@ void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttribu
         }
         if (!strcmp(a->key, "cltrace.dropped_calls"))
             m->dropped_calls = (uint64_t)v;
+        if (!strcmp(a->key, "cltrace.ring_bytes"))
+            m->ring_bytes = (uint64_t)v;
+        if (!strcmp(a->key, "cltrace.ring_dropped_bytes"))
+            m->ring_dropped_bytes = (uint64_t)v;
         if (!strcmp(a->key, "cltrace.window_count"))
             m->n_windows = v > 0 ? (unsigned)v : 0;
         if (!strcmp(a->key, "cltrace.windows") && s) {

@@ -199,6 +199,7 @@ struct rm_model {
     unsigned n_windows;                 /* CLTRACE_WINDOW: the windows the trace holds (0: the whole run) */
     uint64_t window_ns;                 /* their total length */
     char windows[512];                  /* "START-END;..." as the trace says (trace ns) */
+    uint64_t ring_bytes, ring_dropped_bytes;   /* CLTRACE_RING_MB: what the trace holds, what went before */
     int has_attributes;          /* 0: the trace was cut short (crash, kill) */
     int truncated;               /* the file ends inside a packet */
     char disk_full[96];          /* the disk filled while tracing (why; "" not): the trace ends there */

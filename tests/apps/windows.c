@@ -12,9 +12,15 @@
  *   api     cltrace_stop() after setup, cltrace_start() before phase 2,
  *           cltrace_stop() after it (a window by the program's own hand)
  *   wait    as plain, and before each phase prints "waiting P" and reads a
- *           line from stdin (the test runs `cltrace ctl` meanwhile) */
+ *           line from stdin (the test runs `cltrace ctl` meanwhile)
+ *   long N [error K | segv | wait]   for the flight recorder: after setup, N
+ *           calls clSetKernelArg(tick, 1, 4, &i) with the int i = 0..N-1
+ *           (not logged), then exits; error K: call K also sets a missing
+ *           argument (it fails); segv: a NULL dereference after the loop;
+ *           wait: "waiting" and a line from stdin after the loop */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +71,24 @@ int main(int argc, char **argv)
     CHECK(err);
     if (!strcmp(mode, "api"))
         cltrace_stop();
+    if (!strcmp(mode, "long")) {
+        long n = argc > 2 ? atol(argv[2]) : 1000000, bad = argc > 4 && !strcmp(argv[3], "error") ? atol(argv[4]) : -1;
+        for (int i = 0; i < n; i++) {
+            clSetKernelArg(step, 1, sizeof i, &i);
+            if (i == bad)
+                clSetKernelArg(step, 7, sizeof i, &i);      /* no argument 7: fails */
+        }
+        printf("loop done %ld\n", n);
+        if (argc > 3 && !strcmp(argv[3], "segv"))
+            *(volatile int *)(uintptr_t)argc = 0;         /* a crash the program would have without cltrace */
+        if (argc > 3 && !strcmp(argv[3], "wait")) {
+            char line[64];
+            printf("waiting\n");
+            if (!fgets(line, sizeof line, stdin))
+                return 4;
+        }
+        return 0;
+    }
     for (phase = 0; phase < 4; phase++) {
         if (!strcmp(mode, "timed")) {
             double due = 2000.0 + 1000.0 * phase, now = ms_since(&t0);

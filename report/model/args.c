@@ -266,6 +266,29 @@ static void probe_attr(struct rm_model *m, unsigned d, const char *field, const 
     }
 }
 
+/* What covers part of a run: windows (CLTRACE_WINDOW), the flight recorder
+ * (CLTRACE_RING_MB). */
+static void part_attr(struct rm_model *m, const char *key, int64_t v, const char *s)
+{
+    if (!strcmp(key, "cltrace.ring_bytes"))
+        m->ring_bytes = (uint64_t)v;
+    if (!strcmp(key, "cltrace.ring_dropped_bytes"))
+        m->ring_dropped_bytes = (uint64_t)v;
+    if (!strcmp(key, "cltrace.window_count"))
+        m->n_windows = v > 0 ? (unsigned)v : 0;
+    if (strcmp(key, "cltrace.windows") || !s)
+        return;
+    snprintf(m->windows, sizeof m->windows, "%s", s);
+    m->window_ns = 0;
+    for (const char *p = s; *p;) {
+        unsigned long long a0, a1;
+        if (sscanf(p, "%llu-%llu", &a0, &a1) == 2 && a1 > a0)
+            m->window_ns += a1 - a0;
+        p += strcspn(p, ";");
+        p += *p == ';';
+    }
+}
+
 void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttributes *ta)
 {
     for (size_t i = 0; i < ta->n_attribute; i++) {
@@ -293,23 +316,7 @@ void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttribu
         }
         if (!strcmp(a->key, "cltrace.dropped_calls"))
             m->dropped_calls = (uint64_t)v;
-        if (!strcmp(a->key, "cltrace.ring_bytes"))
-            m->ring_bytes = (uint64_t)v;
-        if (!strcmp(a->key, "cltrace.ring_dropped_bytes"))
-            m->ring_dropped_bytes = (uint64_t)v;
-        if (!strcmp(a->key, "cltrace.window_count"))
-            m->n_windows = v > 0 ? (unsigned)v : 0;
-        if (!strcmp(a->key, "cltrace.windows") && s) {
-            snprintf(m->windows, sizeof m->windows, "%s", s);
-            m->window_ns = 0;
-            for (const char *p = s; *p;) {
-                unsigned long long a0, a1;
-                if (sscanf(p, "%llu-%llu", &a0, &a1) == 2 && a1 > a0)
-                    m->window_ns += a1 - a0;
-                p += strcspn(p, ";");
-                p += *p == ';';
-            }
-        }
+        part_attr(m, a->key, v, s);
         if (!strcmp(a->key, "cltrace.rank"))
             m->rank = (int)v;
         if (!strcmp(a->key, "cltrace.host") && s)

@@ -14,7 +14,7 @@
  *   wait    as plain, and before each phase prints "waiting P" and reads a
  *           line from stdin (the test runs `cltrace ctl` meanwhile)
  *   long N [error K | segv | wait]   for the flight recorder: after setup, N
- *           calls clSetKernelArg(tick, 1, 4, &i) with the int i = 0..N-1
+ *           calls clSetKernelArg(tick, 1, 4, &i) with the int i = 0..N-1 (mod 2^30)
  *           (not logged), then exits; error K: call K also sets a missing
  *           argument (it fails); segv: a NULL dereference after the loop;
  *           wait: "waiting" and a line from stdin after the loop */
@@ -73,7 +73,8 @@ int main(int argc, char **argv)
         cltrace_stop();
     if (!strcmp(mode, "long")) {
         long n = argc > 2 ? atol(argv[2]) : 1000000, bad = argc > 4 && !strcmp(argv[3], "error") ? atol(argv[4]) : -1;
-        for (int i = 0; i < n; i++) {
+        for (long j = 0; j < n; j++) {
+            int i = (int)(j & 0x3FFFFFFF);      /* the value wraps at 2^30 (a 10-minute run) */
             clSetKernelArg(step, 1, sizeof i, &i);
             if (i == bad)
                 clSetKernelArg(step, 7, sizeof i, &i);      /* no argument 7: fails */

@@ -83,6 +83,16 @@ printf "%-52s %8s %8s %8s\n" "thread-CPU ns per call (PoCL)" untraced traced add
 printf "%-52s %8s %8s %8s   target <= +40\n" "1M x clSetKernelArg" "$p1" "$t1" "$(awk -v a="$t1" -v b="$p1" 'BEGIN{printf "+%.1f", a-b}')"
 printf "%-52s %8s %8s %8s\n" "3000 x (write 4 KiB + kernel + finish), per call" "$p2" "$t2" "$(awk -v a="$t2" -v b="$p2" 'BEGIN{printf "+%.1f", a-b}')"
 echo
+# outside a window, against disabled and against recording (thread CPU, best of 3)
+d1=""; o1=""
+for r in 1 2 3; do
+    d1="$d1 $(CLTRACE_DISABLE=1 LD_PRELOAD=$SHIM ns "$BC" setarg $N)"
+    rm -f "$W"/s4.*; o1="$o1 $(CLTRACE_WINDOW=manual ns traced s4 "$BC" setarg $N)"
+done
+d1=$(echo $d1 | min); o1=$(echo $o1 | min)
+printf "%-52s %8s %8s %8s %8s\n" "thread-CPU ns per clSetKernelArg (1M, PoCL)" untraced disabled outside recording
+printf "%-52s %8s %8s %8s %8s\n" "  outside a window: CLTRACE_WINDOW=manual" "$p1" "$d1" "$o1" "$t1"
+echo
 
 gz=$(stat -c %s "$W"/s1.*.pftrace.gz)
 # the reporter reading that trace: 1M calls = 2M slice events (best of 3)
@@ -220,3 +230,37 @@ else
     echo "  mpirun -n 2: skipped (Open MPI and mpicc not installed)"
 fi
 rm -rf "$W/job"
+echo
+# Flight recorder (CLTRACE_RING_MB=64): 10^8 light calls; the process's
+# memory once a second (flat), its peak against the same program untraced,
+# the trace (<= 64 MiB encoded, the last calls, in order). RING_SECONDS=600
+# runs it 10 minutes instead (stopped by SIGTERM: the crash path writes it).
+make -s "$T/windows"
+RN=100000000 cmd=("$T/windows" long 100000000)
+[ -n "${RING_SECONDS:-}" ] && cmd=(timeout -s TERM "$RING_SECONDS" "$T/windows" long 100000000000)
+read -r _ pm0 < <(jt "$T/windows" long $RN)
+rm -f "$W"/rg.*
+CLTRACE_RING_MB=64 CLTRACE_QUIET=1 CLTRACE_OUTPUT="$W/rg.%p.pftrace" LD_PRELOAD=$SHIM \
+    /usr/bin/time -f "%e %M" -o "$W/rg.time" "${cmd[@]}" > /dev/null 2>&1 &
+sleep 0.5
+rpid=$(pgrep -n -f "windows long") || rpid=
+: > "$W/rg.rss"
+while [ -n "$rpid" ] && kill -0 "$rpid" 2> /dev/null; do
+    awk '/^VmRSS/ {print $2}' "/proc/$rpid/status" 2> /dev/null >> "$W/rg.rss"; sleep 1
+done
+wait
+read -r rt rm < "$W/rg.time"
+echo "flight recorder, --ring 64, ${RING_SECONDS:-10^8 calls (${rt} s)}:"
+printf "  %-50s %s\n" "RSS once a second, MiB" "$(awk '{printf "%.0f ", $1/1024}' "$W/rg.rss" | cut -c1-200)"
+printf "  %-50s %6.1f MiB (untraced %.1f MiB)\n" "peak RSS" "$(awk -v k="$rm" 'BEGIN{print k/1024}')" \
+    "$(awk -v k="$pm0" 'BEGIN{print k/1024}')"
+rt_trace=$(ls "$W"/rg.*.pftrace.gz)
+/usr/bin/python3 tests/tracedump.py "$rt_trace" | /usr/bin/python3 -c '
+import json, sys
+t = json.load(sys.stdin)
+a = t["attributes"]
+v = [s["args"]["arg_value"] for s in t["slices"] if s["name"] == "clSetKernelArg"]
+ok = all((b - a_) % (1 << 30) == 1 for a_, b in zip(v, v[1:]))
+print("  %-50s %.1f MiB encoded (%.1f MiB let go before), %d calls, the last %d, in order: %s" % (
+    "the trace", a.get("cltrace.ring_bytes", 0) / 1048576, a.get("cltrace.ring_dropped_bytes", 0) / 1048576,
+    len(v), v[-1] if v else -1, ok))'

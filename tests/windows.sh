@@ -224,6 +224,7 @@ t_ring_written_on_a_crash_an_error_a_kernel_and_ctl() {
     [ $rc -eq 139 ]
     read -r n first last consecutive <<< "$(ring_values "$(trace_of "$WORK/rs")")"
     [ "$last" -eq 299999 ] && [ "$consecutive" = True ] && [ "$n" -gt 5000 ]
+    [ "$(ring_attr "$(trace_of "$WORK/rs")" cltrace.ring_dropped_bytes)" -gt 1000000 ]   # said though no footer
     if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/rs")"; fi
     # the first failing call: a snapshot beside the trace, ending at it
     CLTRACE_RING_MB=1 CLTRACE_SNAPSHOT_ON=error traced "$WORK/re" "$T/windows" long 300000 error 200000 > /dev/null

@@ -443,14 +443,22 @@ static void rec_put_file(struct clt_writer *w, const uint8_t *p, size_t n)
 }
 
 /* The memory into the trace file, once (exit, a fatal signal, _exit); what
- * the writer encodes after it goes straight to the file. */
-static void rec_dump_main(struct clt_writer *w)
+ * the writer encodes after it goes straight to the file. say: what it held
+ * as attributes now (a crash: no footer will say it). */
+static void rec_dump_main(struct clt_writer *w, int say)
 {
     if (!clt_rec_on() || w->rec_dumping)
         return;
     clt_writer_flush(w);
     w->rec_dumping = 1;
     clt_rec_dump(w, rec_put_file);
+    if (say) {
+        static struct clt_attrs a;
+        a.n = 0;
+        clt_attr_int(&a, "cltrace.ring_bytes", (int64_t)clt_rec_held());
+        clt_attr_int(&a, "cltrace.ring_dropped_bytes", (int64_t)clt_rec_dropped());
+        clt_attrs_put(w, &a);
+    }
 }
 
 static int snap_fd = -1;
@@ -652,7 +660,7 @@ static void *writer_main(void *arg)
             /* what was committed before the request, spilled records too */
             for (int i = 0; i < 4096 && drain_all(0); i++)
                 ;
-            rec_dump_main(&W);      /* a crash or _exit: the flight recorder's memory to the file */
+            rec_dump_main(&W, 1);   /* a crash or _exit: the flight recorder's memory to the file */
             clt_writer_flush(&W);
             helper_wait_idle(&gzt.h, 10000);   /* in the file, not only handed over */
             __atomic_store_n(&flush_done, req, __ATOMIC_RELEASE);
@@ -770,7 +778,7 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns)
         ;
     clt_spill_close();
     clt_dev_flush_pending(&W, 1);
-    rec_dump_main(&W);      /* the flight recorder: its memory, then the leaks and the end */
+    rec_dump_main(&W, 0);   /* the flight recorder: its memory, then the leaks and the end (which says it) */
     clt_emit_dropped(&W);
     struct clt_leak_counts leaks = { { 0 }, { 0 } };
     W.leaks = clt_life_emit_leaks(&W, clt_boottime_ns(), &leaks);

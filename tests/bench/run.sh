@@ -249,7 +249,7 @@ while [ -n "$rpid" ] && kill -0 "$rpid" 2> /dev/null; do
     awk '/^VmRSS/ {print $2}' "/proc/$rpid/status" 2> /dev/null >> "$W/rg.rss"; sleep 1
 done
 wait
-read -r rt rm < "$W/rg.time"
+read -r rt rm < <(tail -n 1 "$W/rg.time")     # (after "Command terminated by signal 15")
 echo "flight recorder, --ring 64, ${RING_SECONDS:-10^8 calls (${rt} s)}:"
 printf "  %-50s %s\n" "RSS once a second, MiB" "$(awk '{printf "%.0f ", $1/1024}' "$W/rg.rss" | cut -c1-200)"
 printf "  %-50s %6.1f MiB (untraced %.1f MiB)\n" "peak RSS" "$(awk -v k="$rm" 'BEGIN{print k/1024}')" \

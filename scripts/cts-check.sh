@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# The Khronos OpenCL conformance tests (CTS) under cltrace: each subset run
+# untraced and under `cltrace`, on the same platform; every test's result
+# (pass, fail, skip: the CTS's own JSON) must be the same both ways, no
+# test may fail only under cltrace, and every trace must lint. Not part of
+# `make test` (hours on a CPU platform). Fetches nothing:
+#
+#   scripts/cts-check.sh CTS OPENCL_HEADERS SPIRV_HEADERS [OUTDIR]
+#     CTS             a KhronosGroup/OpenCL-CTS tree (a snapshot without
+#                     test_conformance/spir builds without that folder)
+#     OPENCL_HEADERS  KhronosGroup/OpenCL-Headers (Debian 12's are too old)
+#     SPIRV_HEADERS   KhronosGroup/SPIRV-Headers
+#   SUBSETS="events profiling"  the subsets (default: every one below)
+#   CL_PLATFORM_INDEX=N         the platform (the CTS's own variable)
+#   TIMEOUT=S                   per run (default 3600); JOBS=N: build jobs
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+[ $# -ge 3 ] || { sed -n '2,16p' "$0"; exit 2; }
+CTS=$(realpath "$1") HDR=$(realpath "$2") SPV=$(realpath "$3")
+OUT=$(realpath -m "${4:-build/cts}")
+LINT=${PFTRACE_LINT:-$ROOT/../shared/tools/pftrace-lint}
+# subset -> its executables (the image subset: its two quickest)
+declare -A BINS=(
+    [computeinfo]=computeinfo/test_computeinfo [events]=events/test_events
+    [profiling]=profiling/test_profiling [mem_host_flags]=mem_host_flags/test_mem_host_flags
+    [printf]=printf/test_printf [api]=api/test_api [basic]=basic/test_basic
+    [buffers]=buffers/test_buffers [SVM]=SVM/test_svm
+    [images]="images/clGetInfo/test_cl_get_info images/kernel_image_methods/test_kernel_image_methods"
+    [command_buffer]=extensions/cl_khr_command_buffer/test_cl_khr_command_buffer
+    [multiple_device_context]=multiple_device_context/test_multiples
+)
+SUBSETS=${SUBSETS:-computeinfo events profiling mem_host_flags printf multiple_device_context api basic buffers SVM images command_buffer}
+mkdir -p "$OUT/results" "$OUT/traces"
+make -s all > /dev/null || exit 1
+
+# A snapshot of the CTS may lack spir/ (its zipped kernels are git LFS-like
+# blobs): build from a copy without that folder.
+SRC=$CTS
+if [ ! -d "$CTS/test_conformance/spir" ] && grep -q "^add_subdirectory( spir )" "$CTS/test_conformance/CMakeLists.txt"; then
+    SRC=$OUT/src
+    rm -rf "$SRC" && cp -r "$CTS" "$SRC"
+    sed -i 's/^add_subdirectory( spir )/# (no spir: not in this snapshot)/' "$SRC/test_conformance/CMakeLists.txt"
+fi
+targets=()
+for s in $SUBSETS; do for b in ${BINS[$s]}; do targets+=("$(basename "$b")"); done; done
+gen=(); command -v ninja > /dev/null && gen=(-G Ninja)
+cmake -S "$SRC" -B "$OUT/build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCL_INCLUDE_DIR="$HDR" \
+    -DCL_LIB_DIR=/usr/lib/x86_64-linux-gnu -DSPIRV_INCLUDE_DIR="$SPV" -DOPENCL_LIBRARIES=OpenCL > "$OUT/cmake.log" 2>&1 ||
+    { tail -20 "$OUT/cmake.log"; exit 1; }
+cmake --build "$OUT/build" -j "${JOBS:-$(nproc)}" --target "${targets[@]}" > "$OUT/build.log" 2>&1 ||
+    { tail -20 "$OUT/build.log"; exit 1; }
+
+run() {   # run NAME BIN MODE: the CTS's results JSON, the exit status, the log
+    local name=$1 bin=$2 mode=$3 rc=0
+    local pre=()
+    [ "$mode" = traced ] && pre=("$ROOT/build/cltrace" -q -o "$OUT/traces/$name.pftrace" --)
+    (cd "$(dirname "$bin")" && CL_CONFORMANCE_RESULTS_FILENAME="$OUT/results/$name.$mode.json" \
+        timeout "${TIMEOUT:-3600}" "${pre[@]}" "$bin" > "$OUT/results/$name.$mode.log" 2>&1) || rc=$?
+    echo $rc > "$OUT/results/$name.$mode.rc"
+}
+
+status=0
+printf "%-32s %6s %6s %6s %6s  %-9s %-9s %s\n" "executable" tests pass fail skip untraced traced "under cltrace"
+for s in $SUBSETS; do
+    for b in ${BINS[$s]}; do
+        name=$(basename "$b") bin=$OUT/build/test_conformance/$b
+        rm -f "$OUT/results/$name".* "$OUT/traces/$name".*
+        run "$name" "$bin" untraced
+        run "$name" "$bin" traced
+        line=$(python3 - "$OUT/results/$name" <<'PY'
+import json, sys
+base = sys.argv[1]
+def load(mode):
+    try:
+        return json.load(open(base + "." + mode + ".json")).get("results", {})
+    except (OSError, ValueError):
+        return None
+u, t = load("untraced"), load("traced")
+ru, rt = (open(base + "." + m + ".rc").read().strip() for m in ("untraced", "traced"))
+def rc(r):
+    r = int(r)
+    return "crash %d" % (r - 128) if r > 128 else "timeout" if r == 124 else "exit %d" % r
+if u is None or t is None:
+    same = ru == rt
+    print("%6s %6s %6s %6s  %-9s %-9s %s" % ("-", "-", "-", "-", rc(ru), rc(rt),
+          "no results both ways, same exit" if same and u is None and t is None else "DIFFERENT: results missing"))
+    sys.exit(0 if same and u is None and t is None else 1)
+count = lambda r, v: sum(1 for x in r.values() if x == v)
+only = sorted(k for k in u if u[k] != "fail" and t.get(k) == "fail")
+diff = sorted(k for k in set(u) | set(t) if u.get(k) != t.get(k))
+verdict = "identical" if not diff and ru == rt else "DIFFERENT: " + ", ".join(diff[:6])
+if only:
+    verdict += "; fail only under cltrace: " + ", ".join(only[:6])
+print("%6d %6d %6d %6d  %-9s %-9s %s" % (len(u), count(u, "pass"), count(u, "fail"), count(u, "skip"),
+      rc(ru), rc(rt), verdict))
+fails = sorted(k for k, v in u.items() if v == "fail")
+if fails:
+    print("    failing untraced too: " + ", ".join(fails))
+sys.exit(0 if verdict == "identical" else 1)
+PY
+) || status=1
+        printf "%-32s %s\n" "$name" "$line"
+        for tr in "$OUT/traces/$name".*; do
+            [ -e "$tr" ] || continue
+            if [ -x "$LINT" ]; then
+                "$LINT" -q "$tr" > "$OUT/results/$name.lint" 2>&1 || { echo "    $(basename "$tr"): lint errors"; status=1; }
+            fi
+        done
+    done
+done
+[ -x "$LINT" ] || echo "(pftrace-lint not found at $LINT: traces not linted)"
+exit $status

@@ -103,7 +103,7 @@ static void wake_control(void)
 
 static void open_locked(const struct clt_window_spec *w, uint64_t now, uint64_t call, const char *why)
 {
-    open_now = 1;
+    __atomic_store_n(&open_now, 1, __ATOMIC_RELAXED);     /* read unlocked by clt_window_tick */
     cur = w;
     opened_ns = now;
     opened_call = call;
@@ -114,7 +114,7 @@ static void open_locked(const struct clt_window_spec *w, uint64_t now, uint64_t 
 static void close_locked(const char *why)
 {
     emit(0, why);
-    open_now = 0;
+    __atomic_store_n(&open_now, 0, __ATOMIC_RELAXED);
     if (cur || (next_w < ws.n && ws.w[next_w].at == CLT_AT_MANUAL))
         next_w++;           /* a window of the list is over */
     cur = NULL;

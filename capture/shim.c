@@ -393,6 +393,8 @@ drop:
 
 /* ---- load, fork, exit ------------------------------------------------- */
 
+static uint64_t load_ns;        /* the constructor's time: cltrace's own start-up */
+
 static void at_exit(void)
 {
     /* Commands still in flight are waited for (bounded) while recording is
@@ -408,7 +410,7 @@ static void at_exit(void)
     if (writer_state == 1) {
         writer_state = 2;     /* finished: later calls only forward */
         pthread_mutex_unlock(&start_lock);
-        clt_writer_stop(unfinished, exit_wait_ns);
+        clt_writer_stop(unfinished, exit_wait_ns, t0, load_ns);
         if ((clt_break_on & 2) && clt_writer_leaks())
             clt_break_if_debugged();    /* CLTRACE_BREAK=leak: definitely lost or growing */
         return;
@@ -543,6 +545,7 @@ static void unpreload_self(void)
 __attribute__((constructor)) static void clt_load(void)
 {
     int saved = errno;
+    uint64_t t0 = clt_clock_ns(CLOCK_MONOTONIC);
     clt_config_load(&clt_cfg);
     clt_pid = (int)getpid();
     dladdr((void *)&clt_load, &self_info);
@@ -558,5 +561,6 @@ __attribute__((constructor)) static void clt_load(void)
         unpreload_self();
     __atomic_store_n(&clt_active, !clt_cfg.DISABLE, __ATOMIC_RELEASE);
     clt_window_load();
+    load_ns = clt_clock_ns(CLOCK_MONOTONIC) - t0;
     errno = saved;
 }

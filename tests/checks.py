@@ -239,9 +239,18 @@ def check_report_selfcost(report_dir, sampled=""):
     expect(int(props.get("cltrace.self_ns", "0")) == sc.get("self_ns"), "junit self_ns %r" % props.get("cltrace.self_ns"))
     expect("cltrace added" in props.get("cltrace.self_cost", ""), "junit self_cost property")
     expect(sc.get("exit_wait_ns", -1) >= 0, "json self_cost without exit_wait_ns %r" % sc)
+    # the whole run: the app's threads, the exit (its wait for device times
+    # in it), the constructor; the total is their sum; what is not counted said
+    expect(sc.get("exit_ns", 0) >= sc.get("exit_wait_ns", 0) and sc.get("exit_ns", 0) > 0 and
+           sc.get("total_ns") == sc["self_ns"] + sc["exit_ns"] + sc.get("load_ns", -1) and sc.get("load_ns", 0) > 0 and
+           sc.get("cpus", 0) >= 1 and 0 <= sc.get("cpus_busy_percent", -1) <= 100, "json self_cost whole run %r" % sc)
+    expect(int(props.get("cltrace.self_total_ns", "0")) == sc.get("total_ns"),
+           "junit self_total_ns %r" % props.get("cltrace.self_total_ns"))
     for name, text in (("text", txt), ("markdown", md), ("html", html), ("junit", props.get("cltrace.self_cost", ""))):
-        expect(re.search(r"at exit it held the app [0-9.]+ s more, collecting device times", text),
-               name + ": the exit wait is not stated")
+        expect(re.search(r"cltrace added %.3f s .* at exit [0-9.]+ s \([0-9.]+ s collecting device times, [0-9.]+ s "
+                         r"finishing the trace\); [0-9.]+ s starting\. Not counted: its own threads(?:'|&#39;|&#x27;|&apos;) [0-9.]+ s of CPU"
+                         % (sc.get("total_ns", 0) / 1e9), text),
+               name + ": the whole run's cost (exit, start, what is not counted) is not stated")
     expect(js.get("devices") and js["devices"][0].get("clock_residual_ns", -1) >= 0, "json devices %r" % js.get("devices"))
     floor = js["devices"][0].get("clock_floor_ns", 0)
     expect(floor > 0 and int(props.get("cltrace.device.0.clock_floor_ns", "0")) == floor,

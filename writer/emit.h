@@ -41,6 +41,8 @@ struct clt_writer {
     struct clt_devmodel *dev; /* devices, queues, kernels, buffers (device.c) */
     uint64_t unfinished;      /* commands still in flight at exit */
     uint64_t exit_wait_ns;    /* the exiting thread's wait for the collector */
+    uint64_t exit_began_ns;   /* CLOCK_MONOTONIC: the app's exit reached cltrace */
+    uint64_t load_ns;         /* the shim's constructor */
     struct clt_symbols syms;  /* call stacks (symbols.c) */
     struct clt_sym_sent own_sym;   /* stacks interned on the writer's own sequence */
     unsigned leaks;           /* objects the app still held at exit (leaks.c) */

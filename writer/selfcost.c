@@ -9,9 +9,11 @@
  * track ("cltrace self time"), in total as trace attributes; cltrace's own
  * threads (writer, collector) are stated apart, as CPU time. */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "emit.h"
 #include "device_model.h"
 #include "trace/ring.h"
@@ -151,4 +153,16 @@ void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns,
                  (int64_t)__atomic_load_n(&clt_collected_forced, __ATOMIC_RELAXED));
     clt_attr_int(a, "cltrace.completions_at_exit", (int64_t)__atomic_load_n(&clt_collected_exit, __ATOMIC_RELAXED));
     clt_attr_int(a, "cltrace.collector_cpu_ns", (int64_t)__atomic_load_n(&clt_collector_cpu_ns, __ATOMIC_RELAXED));
+    /* start-up and exit as the app's main thread paid them; the exit up to
+     * this footer (what follows, the last flush and close, is not in it) */
+    clt_attr_int(a, "cltrace.load_ns", (int64_t)w->load_ns);
+    if (w->exit_began_ns)
+        clt_attr_int(a, "cltrace.exit_ns", (int64_t)(clt_clock_ns(CLOCK_MONOTONIC) - w->exit_began_ns));
+    /* the CPUs it may run on, and its CPU time (every thread, cltrace's
+     * too): how crowded they were, where cltrace's threads compete */
+    cpu_set_t set;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    clt_attr_int(a, "cltrace.cpus", sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                    : online > 0 ? online : 0);
+    clt_attr_int(a, "cltrace.process_cpu_ns", (int64_t)clt_clock_ns(CLOCK_PROCESS_CPUTIME_ID));
 }

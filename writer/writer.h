@@ -5,7 +5,9 @@
 #include <stdint.h>
 
 int clt_writer_start(void);                  /* 0 ok, -1: run untraced */
-void clt_writer_stop(uint64_t unfinished, uint64_t exit_wait_ns);   /* drain, finish the file */
+/* drain, finish the file; exit_began_ns (CLOCK_MONOTONIC): when the exit
+ * began holding the app, load_ns: the shim's constructor (cltrace's cost) */
+void clt_writer_stop(uint64_t unfinished, uint64_t exit_wait_ns, uint64_t exit_began_ns, uint64_t load_ns);
 unsigned clt_writer_leaks(void);             /* after stop: leaks definitely lost or growing (leaks.c) */
 void clt_writer_forget(void);                /* in a fork child */
 void clt_writer_kick(void);                  /* wake an idle writer */

@@ -141,6 +141,12 @@ static void selfcost(FILE *o, const struct rm_model *m)
                 selfcost_percent(m), (unsigned long long)c->writer_cpu_ns, (unsigned long long)c->collector_cpu_ns,
                 (unsigned long long)c->exit_wait_ns);
         json_str(o, c->sampling[0] ? c->sampling : "off");
+        if (c->exit_known)
+            fprintf(o, ",\"total_ns\":%llu,\"load_ns\":%llu,\"exit_ns\":%llu,\"cpus\":%llu,\"cpus_busy_percent\":%.1f,"
+                       "\"process_cpu_ns\":%llu",
+                    (unsigned long long)selfcost_total_ns(m), (unsigned long long)c->load_ns,
+                    (unsigned long long)c->exit_ns, (unsigned long long)c->cpus, selfcost_cpus_busy_percent(m),
+                    (unsigned long long)c->process_cpu_ns);
         fprintf(o, ",\"text\":");
         json_str(o, s);
     }

@@ -21,6 +21,9 @@ static void properties(FILE *o, const struct report_in *r)
         char s[SELFCOST_TEXT_MAX];
         selfcost_sentence(m, s, sizeof s);
         fprintf(o, "    <property name=\"cltrace.self_ns\" value=\"%llu\"/>\n", (unsigned long long)m->self.self_ns);
+        if (m->self.exit_known)
+            fprintf(o, "    <property name=\"cltrace.self_total_ns\" value=\"%llu\"/>\n",
+                    (unsigned long long)selfcost_total_ns(m));
         fprintf(o, "    <property name=\"cltrace.self_percent\" value=\"%.2f\"/>\n", selfcost_percent(m));
         fprintf(o, "    <property name=\"cltrace.self_cost\" value=\"");
         xml_text(o, s);

@@ -162,6 +162,11 @@ struct rm_selfcost {            /* what cltrace added to the run (selfcost.c) */
     uint64_t self_ns, hot_ns, device_timing_ns, waited_ns, calls_waited, run_ns;
     uint64_t writer_cpu_ns, collector_cpu_ns;
     uint64_t exit_wait_ns;      /* after the app's last call: waiting for device times */
+    /* the whole run's part (traces from 2026-11-25 on; exit_known): the
+     * shim's constructor, the exit up to the trace's end, the CPUs it
+     * could use and its CPU time (every thread) */
+    int exit_known;
+    uint64_t load_ns, exit_ns, cpus, process_cpu_ns;
     char sampling[160];         /* "off" or the sampling rule */
 };
 

@@ -18,12 +18,17 @@ void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char
         { "cltrace.writer_cpu_ns", offsetof(struct rm_selfcost, writer_cpu_ns) },
         { "cltrace.collector_cpu_ns", offsetof(struct rm_selfcost, collector_cpu_ns) },
         { "cltrace.exit_wait_ns", offsetof(struct rm_selfcost, exit_wait_ns) },
+        { "cltrace.load_ns", offsetof(struct rm_selfcost, load_ns) },
+        { "cltrace.exit_ns", offsetof(struct rm_selfcost, exit_ns) },
+        { "cltrace.cpus", offsetof(struct rm_selfcost, cpus) },
+        { "cltrace.process_cpu_ns", offsetof(struct rm_selfcost, process_cpu_ns) },
     };
     struct rm_selfcost *c = &m->self;
     for (unsigned i = 0; i < sizeof ints / sizeof ints[0]; i++)
         if (!strcmp(key, ints[i].key)) {
             *(uint64_t *)((char *)c + ints[i].off) = v > 0 ? (uint64_t)v : 0;
             c->known |= i == 0;
+            c->exit_known |= !strcmp(key, "cltrace.exit_ns");
             return;
         }
     if (!strcmp(key, "cltrace.sampling") && s) {

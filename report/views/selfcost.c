@@ -1,20 +1,68 @@
 /* What cltrace itself added to the run, and what sampling left untimed, as
  * the trace states them (TRACE_FORMAT.md, "cltrace's own cost"), in words
  * every format shows. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "views.h"
 
+/* What it added to the whole run: on the app's threads, at exit (up to the
+ * trace's end) and its constructor; a trace before 2026-11-25 states the
+ * app's threads only. */
+uint64_t selfcost_total_ns(const struct rm_model *m)
+{
+    const struct rm_selfcost *c = &m->self;
+    return c->exit_known ? c->self_ns + c->exit_ns + c->load_ns : c->self_ns;
+}
+
 double selfcost_percent(const struct rm_model *m)
 {
     const struct rm_selfcost *c = &m->self;
-    return c->run_ns ? 100.0 * (double)c->self_ns / (double)c->run_ns : 0;
+    return c->run_ns ? 100.0 * (double)selfcost_total_ns(m) / (double)c->run_ns : 0;
 }
 
-/* "cltrace added 0.41 s (12 %) to this run": on the calling threads. */
+/* How busy the process kept the CPUs it could use, in %; -1: not stated. */
+double selfcost_cpus_busy_percent(const struct rm_model *m)
+{
+    const struct rm_selfcost *c = &m->self;
+    if (!c->cpus || !c->run_ns || !c->process_cpu_ns)
+        return -1;
+    double p = 100.0 * (double)c->process_cpu_ns / ((double)c->run_ns * (double)c->cpus);
+    return p > 100 ? 100 : p;
+}
+
+/* "cltrace added 0.41 s (12 %) to this run": the whole run, what it leaves
+ * out said (its own threads' CPU, counted only as the waits they cause;
+ * loading the library). */
+static void whole_run_sentence(const struct rm_model *m, char *buf, size_t cap)
+{
+    const struct rm_selfcost *c = &m->self;
+    char busy[64] = "";
+    double b = selfcost_cpus_busy_percent(m);
+    if (b >= 0)
+        snprintf(busy, sizeof busy, "; the process kept its %llu CPUs %.0f %% busy", (unsigned long long)c->cpus, b);
+    uint64_t finishing = c->exit_ns > c->exit_wait_ns ? c->exit_ns - c->exit_wait_ns : 0;
+    snprintf(buf, cap,
+             "cltrace added %.3f s (%.1f %%) to this run: on the app's threads %.3f s recording calls, "
+             "%.3f s device timing (events it asked for), %.3f s waiting for the writer (%llu calls waited); "
+             "at exit %.3f s (%.3f s collecting device times, %.3f s finishing the trace); %.4f s starting. "
+             "Not counted: its own threads' %.3f s of CPU (writer %.3f, collector %.3f), which slow the app only "
+             "where every core is busy%s; loading its library (about 0.3 ms); device timing: %s",
+             selfcost_total_ns(m) / 1e9, selfcost_percent(m), c->hot_ns / 1e9, c->device_timing_ns / 1e9,
+             c->waited_ns / 1e9, (unsigned long long)c->calls_waited, c->exit_ns / 1e9, c->exit_wait_ns / 1e9,
+             finishing / 1e9, c->load_ns / 1e9, (c->writer_cpu_ns + c->collector_cpu_ns) / 1e9, c->writer_cpu_ns / 1e9,
+             c->collector_cpu_ns / 1e9, busy,
+             !c->sampling[0] || !strcmp(c->sampling, "off") ? "every command timed" : c->sampling);
+}
+
+/* "cltrace added 0.41 s (12 %) to this run". */
 void selfcost_sentence(const struct rm_model *m, char *buf, size_t cap)
 {
     const struct rm_selfcost *c = &m->self;
+    if (c->exit_known) {
+        whole_run_sentence(m, buf, cap);
+        return;
+    }
     snprintf(buf, cap,
              "cltrace added %.3f s (%.1f %%) to this run on the app's threads: %.3f s recording calls, "
              "%.3f s device timing (events it asked for), %.3f s waiting for the writer (%llu calls waited); "

@@ -9,11 +9,13 @@
 
 /* selfcost.c: what cltrace added to the run, and sampling, in words */
 void selfcost_sentence(const struct rm_model *m, char *buf, size_t cap);   /* "cltrace added 0.41 s (12 %) ..." */
+uint64_t selfcost_total_ns(const struct rm_model *m);   /* the whole run's, where the trace states it */
 double selfcost_percent(const struct rm_model *m);
+double selfcost_cpus_busy_percent(const struct rm_model *m);   /* -1: not stated */
 void selfcost_clock(const struct rm_device *d, char *buf, size_t cap);     /* "clock residual 5.2 us at most, ..." */
 void selfcost_kernel_note(const struct rm_kernel *k, char *buf, size_t cap);   /* " (extrapolated from k of n launches)" */
 void selfcost_api_note(const struct rm_api *a, char *buf, size_t cap);
-#define SELFCOST_TEXT_MAX 800
+#define SELFCOST_TEXT_MAX 1024
 
 /* phase_rows.c: the phases the program marked, with their shares and findings */
 struct phase_view {

@@ -1,6 +1,8 @@
 /* Benchmark loops, each timed in thread CPU time on the calling thread:
  *   bench_calls setarg N [--fake]   N x clSetKernelArg
  *   bench_calls enqueue N           N x (write 4 KiB + kernel + clFinish)
+ *   bench_calls small N             N x blocking 1 KiB clEnqueueWriteBuffer (many small
+ *                                   transfers: the self-cost check, scripts/selfcost-check.py)
  *   bench_calls ndrange N --fake    N x clEnqueueNDRangeKernel, no event, no sync
  *   bench_calls launch N            N x clEnqueueNDRangeKernel back to back, one clFinish
  *                                   (launch-bound: scripts/gpu-overhead.sh)
@@ -54,6 +56,12 @@ __attribute__((noinline)) void bench_loop_enqueue(long n)
         clEnqueueNDRangeKernel(queue, kern, 1, NULL, &gws, &lws, 0, NULL, NULL);
         clFinish(queue);
     }
+}
+
+__attribute__((noinline)) void bench_loop_small(long n)
+{
+    for (long i = 0; i < n; i++)
+        clEnqueueWriteBuffer(queue, buf, CL_TRUE, (size_t)(i % 4) * 1024, 1024, host, 0, NULL, NULL);
 }
 
 static cl_event *held;      /* launchev: the events, released after the loop */
@@ -174,6 +182,8 @@ int main(int argc, char **argv)
             bench_loop_launch(n / steps);
         else if (strcmp(what, "create") == 0)
             deep(12, n / steps);
+        else if (strcmp(what, "small") == 0)
+            bench_loop_small(n / steps);
         else
             bench_loop_enqueue(n / steps);
         t += thread_ns() - t0;
@@ -187,7 +197,7 @@ int main(int argc, char **argv)
         if (held[i])
             clReleaseEvent(held[i]);
     free(held);
-    double per = setarg || !strcmp(what, "launch") || !strcmp(what, "ndrange") ? 1 : strcmp(what, "create") == 0 ? 2 : 3;
+    double per = setarg || !strcmp(what, "launch") || !strcmp(what, "ndrange") || !strcmp(what, "small") ? 1 : strcmp(what, "create") == 0 ? 2 : 3;
     printf("ns_per_call %.1f\n", t / (double)n / per);
     printf("wall_ns_per_call %.1f\n", wall / (double)n / per);
     return 0;

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# What cltrace says it added to a run against the whole-process slowdown
+# measured, on the GPU host (not in `make test`: CI has no GPU): the
+# programs of scripts/selfcost-check.py, --long ones too, on NVIDIA's
+# driver and on PoCL there (16 cores), REPS paired runs each.
+#   scripts/gpu-selfcost.sh [OUTDIR]      (default build/gpu-selfcost)
+#   REPS=9 PLATFORMS="NVIDIA Portable" scripts/gpu-selfcost.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${1:-build/gpu-selfcost}
+mkdir -p "$OUT"
+export OCL_PLATFORM=NVIDIA CLTRACE_QUIET=1
+# shellcheck source=scripts/nvidia-icd.sh
+. scripts/nvidia-icd.sh
+make -s all build/tests/bench_calls > /dev/null || exit 1
+if command -v nvidia-smi > /dev/null; then nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; fi
+rc=0
+for p in ${PLATFORMS:-NVIDIA Portable}; do
+    echo "== $p"
+    python3 scripts/selfcost-check.py --platform "$p" --long --reps "${REPS:-15}" --out "$OUT/$p" | tee "$OUT/$p.txt"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+    if [ -n "${SAMPLE:-}" ]; then
+        python3 scripts/selfcost-check.py --platform "$p" --sample --reps "${REPS:-15}" --out "$OUT/$p-sampled" |
+            tee "$OUT/$p-sampled.txt"
+    fi
+done
+exit $rc

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""What cltrace says it added to a run, against the slowdown measured.
+
+Each program runs REPS times untraced and under cltrace, interleaved (paired
+runs); the whole process is timed from fork to exit (start-up, the writer's
+last flush, everything). Per program: the median of the paired slowdowns,
+the median of what the trace's report states (cltrace-report --format json,
+self_cost.total_ns), and their ratio; the target is within +-25 %.
+
+    scripts/selfcost-check.py [--reps N] [--platform SUBSTR] [--long] [--sample]
+                              [--out DIR [--keep]] [--only MODE,...]
+
+Programs (build/tests/bench_calls): 4,000 small blocking transfers, a
+0.05 s program (100 write + kernel + finish), the launch loop, the write
+loop, 1 M light calls (clSetKernelArg); --long adds ten times longer runs.
+Exit 1 when a program misses the target, 2 when it cannot run. make bench
+runs it; scripts/gpu-selfcost.sh runs it on an NVIDIA GPU.
+"""
+import argparse, glob, json, os, random, shutil, statistics, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BC = os.path.join(ROOT, "build/tests/bench_calls")
+SHIM = os.path.join(ROOT, "build/libcltrace.so")
+REPORT = os.path.join(ROOT, "build/cltrace-report")
+
+PROGRAMS = [   # name, bench_calls arguments, in --long only
+    ("small transfers (4,000 x 1 KiB)", ["small", "4000"], False),
+    ("a 0.05 s program (100 x write+kernel+finish)", ["enqueue", "100"], False),
+    ("launch loop (20,000 launches)", ["launch", "20000"], False),
+    ("write loop (3,000 x write+kernel+finish)", ["enqueue", "3000"], False),
+    ("1 M light calls (clSetKernelArg)", ["setarg", "1000000"], False),
+    ("launch loop, long (200,000)", ["launch", "200000"], True),
+    ("write loop, long (30,000)", ["enqueue", "30000"], True),
+    ("10 M light calls", ["setarg", "10000000"], True),
+]
+
+
+def wall(cmd, env):
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    t = time.perf_counter() - t0
+    if r.returncode:
+        sys.exit("selfcost-check: %s exited %d: %s" % (" ".join(cmd), r.returncode, r.stderr.decode()[-300:]))
+    return t
+
+
+def interval(xs, n=2000, seed=1):
+    """90 % bootstrap interval of the median of xs."""
+    rnd = random.Random(seed)
+    meds = sorted(statistics.median(rnd.choices(xs, k=len(xs))) for _ in range(n))
+    return meds[int(0.05 * n)], meds[int(0.95 * n)]
+
+
+def stated(trace):
+    r = subprocess.run([REPORT, "--format", "json", trace], capture_output=True)
+    if r.returncode not in (0, 1):
+        sys.exit("selfcost-check: cltrace-report on %s: %s" % (trace, r.stderr.decode()[-300:]))
+    return json.loads(r.stdout)["self_cost"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reps", type=int, default=15)
+    ap.add_argument("--platform", default=os.environ.get("OCL_PLATFORM", ""))
+    ap.add_argument("--long", action="store_true")
+    ap.add_argument("--sample", action="store_true", help="CLTRACE_SAMPLE=1 (timing a sample)")
+    ap.add_argument("--out", help="write the runs here as selfcost.json")
+    ap.add_argument("--keep", action="store_true", help="keep the traces there too")
+    ap.add_argument("--only", help="programs whose bench_calls mode is one of these (small,enqueue,...)")
+    a = ap.parse_args()
+    for f in (BC, SHIM, REPORT):
+        if not os.access(f, os.X_OK if f != SHIM else os.R_OK):
+            sys.exit("selfcost-check: %s missing: make all build/tests/bench_calls" % f)
+    work = a.out or tempfile.mkdtemp(prefix="cltrace-selfcost.")
+    os.makedirs(work, exist_ok=True)
+    base_env = dict(os.environ, CLTRACE_QUIET="1")
+    if a.platform:
+        base_env["OCL_PLATFORM"] = a.platform
+    base_env.pop("LD_PRELOAD", None)
+    progs = [p for p in PROGRAMS if a.long or not p[2]]
+    if a.only:
+        progs = [p for p in progs if p[1][0] in a.only.split(",")]
+    print("what cltrace says it added, against the whole-process slowdown (%d cores, %s, %d paired runs%s)"
+          % (os.cpu_count(), time.strftime("%Y-%m-%d"), a.reps, ", CLTRACE_SAMPLE=1" if a.sample else ""))
+    print("%-46s %9s %9s %17s %9s %9s  %s" % ("program", "untraced", "slowdown", "(90 % interval)", "stated", "ratio", ""))
+    rows, missed = [], 0
+    for name, args, _ in progs:
+        cmd = [BC] + args
+        wall(cmd, base_env)                       # warm: the kernel cache, the page cache
+        un, tr, st, parts = [], [], [], []
+        for rep in range(a.reps):
+            prefix = os.path.join(work, "%s-%s-%d" % (args[0], args[1], rep))
+            env = dict(base_env, LD_PRELOAD=SHIM, CLTRACE_OUTPUT=prefix + ".pftrace")
+            if a.sample:
+                env["CLTRACE_SAMPLE"] = "1"
+            first_untraced = rep % 2 == 0         # alternate the order within a pair
+            if first_untraced:
+                un.append(wall(cmd, base_env))
+            tr.append(wall(cmd, env))
+            if not first_untraced:
+                un.append(wall(cmd, base_env))
+            trace = (glob.glob(prefix + ".*pftrace*") or [None])[0]
+            if not trace:
+                sys.exit("selfcost-check: no trace written for %s" % " ".join(cmd))
+            sc = stated(trace)
+            st.append(sc.get("total_ns", sc["self_ns"]) / 1e9)
+            parts.append(sc)
+            if not a.keep:
+                os.remove(trace)
+        slow = [t - u for t, u in zip(tr, un)]      # paired: each traced run against its neighbour
+        ms, mst, mu = statistics.median(slow), statistics.median(st), statistics.median(un)
+        ratio = mst / ms if ms > 0 else float("inf")
+        lo, hi = interval(slow)
+        # ok: within +-25 % of the median slowdown; within noise: not, but
+        # within +-25 % of the slowdown's own 90 % interval (the runs
+        # cannot tell them apart: more --reps narrow it)
+        verdict = "ok" if 0.75 <= ratio <= 1.25 else \
+                  "within noise" if 0.75 * lo <= mst <= 1.25 * hi else "MISSED"
+        missed += verdict == "MISSED"
+        print("%-46s %8.3fs %8.3fs  (%6.3f-%6.3fs) %8.3fs %8.2fx  %s" % (name, mu, ms, lo, hi, mst, ratio, verdict))
+        rows.append({"program": name, "args": args, "untraced_s": un, "traced_s": tr, "stated_s": st,
+                     "slowdown_median_s": ms, "slowdown_interval_s": [lo, hi], "stated_median_s": mst,
+                     "ratio": ratio, "verdict": verdict,
+                     "parts_median": {k: statistics.median(p[k] for p in parts)
+                                      for k in parts[0] if isinstance(parts[0][k], (int, float))
+                                      and not isinstance(parts[0][k], bool)}})
+    with open(os.path.join(work, "selfcost.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+    print("(ratio: stated / measured, medians of the paired runs; target 0.75-1.25x; the interval: 90 %,"
+          " bootstrap of the median paired slowdown)")
+    if not a.out:
+        shutil.rmtree(work)
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -231,6 +231,12 @@ else
 fi
 rm -rf "$W/job"
 echo
+# What the report says cltrace added, against the whole-process slowdown
+# measured (paired runs): small transfers, a 0.05 s program, the launch and
+# write loops, 1 M light calls (scripts/selfcost-check.py; a miss is shown,
+# not fatal here)
+python3 scripts/selfcost-check.py --reps "${SELFCOST_REPS:-15}" || true
+echo
 # Flight recorder (CLTRACE_RING_MB=64): 10^8 light calls; the process's
 # memory once a second (flat), its peak against the same program untraced,
 # the trace (<= 64 MiB encoded, the last calls, in order). RING_SECONDS=600

@@ -3,6 +3,8 @@
  *   bench_calls enqueue N           N x (write 4 KiB + kernel + clFinish)
  *   bench_calls small N             N x blocking 1 KiB clEnqueueWriteBuffer (many small
  *                                   transfers: the self-cost check, scripts/selfcost-check.py)
+ *   bench_calls smallev N           the same on a profiling queue, each write asking for an
+ *                                   event (released after the loop): the driver's price
  *   bench_calls ndrange N --fake    N x clEnqueueNDRangeKernel, no event, no sync
  *   bench_calls launch N            N x clEnqueueNDRangeKernel back to back, one clFinish
  *                                   (launch-bound: scripts/gpu-overhead.sh)
@@ -58,13 +60,14 @@ __attribute__((noinline)) void bench_loop_enqueue(long n)
     }
 }
 
+static cl_event *held;      /* launchev, smallev: the events, released after the loop */
+
 __attribute__((noinline)) void bench_loop_small(long n)
 {
     for (long i = 0; i < n; i++)
-        clEnqueueWriteBuffer(queue, buf, CL_TRUE, (size_t)(i % 4) * 1024, 1024, host, 0, NULL, NULL);
+        clEnqueueWriteBuffer(queue, buf, CL_TRUE, (size_t)(i % 4) * 1024, 1024, host, 0, NULL, held ? &held[i] : NULL);
 }
 
-static cl_event *held;      /* launchev: the events, released after the loop */
 
 __attribute__((noinline)) void bench_loop_launch(long n)
 {
@@ -145,7 +148,8 @@ int main(int argc, char **argv)
         clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL);
         ctx = clCreateContext(NULL, 1, &d, NULL, NULL, &err);
         cl_queue_properties prof[] = { CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0 };
-        queue = clCreateCommandQueueWithProperties(ctx, d, strcmp(what, "launchev") == 0 ? prof : NULL, &err);
+        int ev = !strcmp(what, "launchev") || !strcmp(what, "smallev");
+        queue = clCreateCommandQueueWithProperties(ctx, d, ev ? prof : NULL, &err);
         cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
         if (clBuildProgram(prog, 1, &d, NULL, NULL, NULL) != CL_SUCCESS)
             return 1;
@@ -155,12 +159,12 @@ int main(int argc, char **argv)
         cl_int zero = 0;
         clSetKernelArg(kern, 1, sizeof zero, &zero);
     }
-    int setarg = strcmp(what, "setarg") == 0, launchev = strcmp(what, "launchev") == 0;
-    if (launchev && !fake) {
+    int setarg = strcmp(what, "setarg") == 0;
+    if ((!strcmp(what, "launchev") || !strcmp(what, "smallev")) && !fake) {
         held = calloc((size_t)n, sizeof *held);
         if (!held)
             return 1;
-        what = "launch";
+        what = what[0] == 'l' ? "launch" : "small";
     }
     /* Steady state: the first call of a thread sets up its buffer (and the
      * first of the process the writer); keep that out of the loops. */

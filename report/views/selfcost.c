@@ -47,7 +47,8 @@ static void whole_run_sentence(const struct rm_model *m, char *buf, size_t cap)
              "%.3f s device timing (events it asked for), %.3f s waiting for the writer (%llu calls waited); "
              "at exit %.3f s (%.3f s collecting device times, %.3f s finishing the trace); %.4f s starting. "
              "Not counted: its own threads' %.3f s of CPU (writer %.3f, collector %.3f), which slow the app only "
-             "where every core is busy%s; loading its library (about 0.3 ms); device timing: %s",
+             "where every core is busy%s; loading its library (about 0.3 ms); what its events cost the driver's own "
+             "threads; device timing: %s",
              selfcost_total_ns(m) / 1e9, selfcost_percent(m), c->hot_ns / 1e9, c->device_timing_ns / 1e9,
              c->waited_ns / 1e9, (unsigned long long)c->calls_waited, c->exit_ns / 1e9, c->exit_wait_ns / 1e9,
              finishing / 1e9, c->load_ns / 1e9, (c->writer_cpu_ns + c->collector_cpu_ns) / 1e9, c->writer_cpu_ns / 1e9,

@@ -46,7 +46,15 @@ void clt_put_clock(struct clt_thread *th, void *dev, uint64_t before, uint64_t d
     clt_rec_commit(th, rec, &x, CLT_REC_CLOCK, now, now, 0);
 }
 
-int clt_clock_marker(struct clt_thread *th, void *queue, void *dev, uint64_t *call_ticks)
+/* A CPU device (PoCL): its markers run on the cores the app needs. */
+int clt_clock_cpu_device(void *dev)
+{
+    uint64_t type = 0;
+    get_info_t dinfo = REAL(clGetDeviceInfo);
+    return dinfo && dinfo(dev, CL_DEVICE_TYPE_, sizeof type, &type, NULL) == CL_SUCCESS_ && (type & CL_DEVICE_TYPE_CPU_);
+}
+
+int clt_clock_marker(struct clt_thread *th, void *queue, void *dev, int cpu_device, uint64_t *call_ticks)
 {
     typedef int32_t (*marker_t)(void *, uint32_t, const void *, void **);
     typedef int32_t (*obj_fn_t)(void *);
@@ -67,15 +75,11 @@ int clt_clock_marker(struct clt_thread *th, void *queue, void *dev, uint64_t *ca
      * CPU device (PoCL) giving the core up between looks: the device's own
      * threads and the app's need it (a spinning collector cost a program of
      * 4,000 small blocking writes ~20 ms on 2 cores) */
-    uint64_t type = 0;
-    get_info_t dinfo = REAL(clGetDeviceInfo);
-    int polite = dinfo && dinfo(dev, CL_DEVICE_TYPE_, sizeof type, &type, NULL) == CL_SUCCESS_ &&
-                 (type & CL_DEVICE_TYPE_CPU_);
     int32_t status = 1;
     uint64_t seen, limit = c + 20 * (c - b + 1000000);
     while (ev_info(ev, CL_EVENT_COMMAND_EXECUTION_STATUS_, sizeof status, &status, NULL) == CL_SUCCESS_ &&
            status > 0 && clt_now() < limit)
-        if (polite)
+        if (cpu_device)
             sched_yield();
     seen = clt_now();
     uint64_t queued = 0, end = 0;
@@ -97,6 +101,7 @@ int clt_clock_marker(struct clt_thread *th, void *queue, void *dev, uint64_t *ca
 static struct keep {
     void *device, *context, *queue;   /* queue: cltrace's own, NULL once the context was released */
     uint64_t last_ns, last_quiet_ns;
+    int cpu_device;                   /* asked once: clt_clock_cpu_device */
     uint32_t context_refs;            /* the references our queue added to the context's count */
 } keeps[KEEP_DEVICES];
 static unsigned n_keeps;
@@ -149,6 +154,7 @@ void clt_clock_keep(void *context, void *dev)
     if (k && !k->queue) {
         uint32_t before = context_refs(context);
         k->device = dev;
+        k->cpu_device = clt_clock_cpu_device(dev);
         k->queue = own_queue(context, dev);
         k->context = k->queue ? context : NULL;
         uint32_t after = k->queue ? context_refs(context) : 0;
@@ -219,7 +225,7 @@ static void keep_markers(struct clt_thread *th, int quiet, unsigned n)
             k->last_ns = now;
             if (quiet)
                 k->last_quiet_ns = now;
-            for (unsigned m = 0; m < n && clt_clock_marker(th, k->queue, k->device, &ticks); m++)
+            for (unsigned m = 0; m < n && clt_clock_marker(th, k->queue, k->device, k->cpu_device, &ticks); m++)
                 ;
         }
     }

@@ -310,12 +310,13 @@ static void calibrate(struct clt_thread *th, void *queue, void *dev, int app_pro
     struct calibration cal = { .n_syncs = 0 };
     uint64_t *without = cal.without, *with = cal.with;
     unsigned n = 0;
+    int cpu_device = clt_clock_cpu_device(dev);
     for (unsigned i = 0; i < CAL_MARKERS; i++) {
         uint64_t a = clt_now();
         if (mark(queue, 0, NULL, NULL) != CL_SUCCESS_)
             break;
         uint64_t b = clt_now();
-        if (!clt_clock_marker(th, queue, dev, &with[n]))     /* with an event: clock evidence (clock.c) */
+        if (!clt_clock_marker(th, queue, dev, cpu_device, &with[n]))     /* with an event: clock evidence (clock.c) */
             break;
         without[n] = b - a;
         n++;

@@ -44,7 +44,8 @@ static inline uint64_t clt_flow_next(struct clt_thread *th, int own)
  * context). */
 void clt_put_clock(struct clt_thread *th, void *dev, uint64_t before, uint64_t device_ts, uint64_t after,
                    int32_t status, unsigned kind);
-int clt_clock_marker(struct clt_thread *th, void *queue, void *dev, uint64_t *call_ticks);
+int clt_clock_marker(struct clt_thread *th, void *queue, void *dev, int cpu_device, uint64_t *call_ticks);
+int clt_clock_cpu_device(void *dev);   /* CL_DEVICE_TYPE_CPU: markers polled politely */
 void clt_clock_keep(void *context, void *dev);
 void clt_clock_keep_tick(struct clt_thread *th);     /* collector thread */
 void clt_clock_keep_quiet(struct clt_thread *th);    /* collector thread, the app paused */

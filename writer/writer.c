@@ -589,10 +589,6 @@ static void file_flush(struct clt_writer *w)
     w->len = 0;
 }
 
-/* Every ring, merged by time: the thread with the oldest record goes until
- * its records pass the next oldest thread's, so that, e.g., a command's
- * completion (callback thread) is seen before the app's later release of
- * its queue even when one ring was left to fill up. */
 /* The writer gives up its core every 50 us of draining when an app thread
  * wants it (sched_yield returns at once when none does): an app thread woken
  * from a blocking call then runs at once instead of waiting for the writer's
@@ -610,6 +606,10 @@ static void writer_yield_now_and_then(void)
     }
 }
 
+/* Every ring, merged by time: the thread with the oldest record goes until
+ * its records pass the next oldest thread's, so that, e.g., a command's
+ * completion (callback thread) is seen before the app's later release of
+ * its queue even when one ring was left to fill up. */
 static int drain_all(int may_spill)
 {
     int busy = 0;

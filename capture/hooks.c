@@ -375,7 +375,7 @@ static void queue_created(struct clt_hook *h, void *queue, void *context, void *
     if (!queue || !h->changed)
         return;
     int switched = h->changed == LEFT_PLAIN;
-    clt_queue_remember(queue, app_props, arr, n_arr, switched);
+    clt_queue_remember(queue, app_props, arr, n_arr, switched, clt_clock_cpu_device(device));
     put_queue_mode(h->th, queue, switched);
     if (device_describe(h->th, device) >= 102) {     /* OpenCL 1.2 */
         int on = clt_profiling_on(queue);       /* the calibration's markers are timed */

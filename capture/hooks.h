@@ -55,6 +55,7 @@ void clt_track_command(uint64_t flow, void *event, void *queue);
 void clt_collect_now(void);                               /* collect what completed, now (fingerprints) */
 void clt_collect_busy(void);                              /* an untimed enqueue (sampling) */
 int clt_queue_in_order(void *queue);                /* a queue the app made in order (queues.c) */
+int clt_queue_in_order_on_cpu(void *queue);         /* ... and of a CPU device */
 void clt_collect_forget(void);                      /* fork child */
 int clt_cl_version(const char *device_version);   /* "OpenCL 2.1 …" -> 201; 0: unknown */
 /* At exit: wait (bounded) for commands still in flight; returns how many

@@ -43,7 +43,8 @@ static struct clt_queue_ent *find(void *q)
     return NULL;
 }
 
-void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsigned n_arr, int switched)
+void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsigned n_arr, int switched,
+                        int cpu_device)
 {
     pthread_mutex_lock(&lock);
     struct clt_queue_ent *e = find(q);     /* an address reused after a release */
@@ -57,6 +58,7 @@ void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsign
             memcpy(e->arr, arr, n_arr * sizeof *arr);
         e->switched = switched;
         e->timing = 0;
+        e->cpu_device = cpu_device;
     }
     if (switched)
         __atomic_store_n(&clt_prof_switching, 1, __ATOMIC_RELAXED);
@@ -77,6 +79,12 @@ int clt_queue_in_order(void *queue)
 {
     struct clt_queue_ent q;
     return clt_queue_lookup(queue, &q) && !(q.app_props & 1);   /* CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE */
+}
+
+int clt_queue_in_order_on_cpu(void *queue)
+{
+    struct clt_queue_ent q;
+    return clt_queue_lookup(queue, &q) && !(q.app_props & 1) && q.cpu_device;
 }
 
 typedef int32_t (*set_prop_t)(void *, uint64_t, uint32_t, uint64_t *);

@@ -12,9 +12,11 @@ struct clt_queue_ent {
     uint64_t arr[32];
     int switched;                /* profiling on only around timed commands */
     unsigned timing;             /* timed commands being enqueued now (profiling on while > 0) */
+    int cpu_device;              /* its device is a CPU (PoCL): it runs on the app's cores */
 };
 
-void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsigned n_arr, int switched);
+void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsigned n_arr, int switched,
+                        int cpu_device);
 int clt_queue_lookup(void *q, struct clt_queue_ent *out);
 
 /* Some queue has profiling switched: the generated enqueue wrappers then ask

@@ -85,6 +85,10 @@ t_unit_clock_chords_across_a_loop() {
     "$T/test_clock"
 }
 
+t_unit_pending_list_holes_order_and_queues() {
+    "$T/test_pending"
+}
+
 t_unit_probe_fit_and_file() {
     "$T/test_probe"
 }

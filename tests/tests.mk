@@ -107,6 +107,9 @@ TEST_BINS += $(T)/test_gzstream
 $(T)/test_clock: tests/unit/test_clock.c writer/clock.c writer/device_model.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_clock.c writer/clock.c
 TEST_BINS += $(T)/test_clock
+$(T)/test_pending: tests/unit/test_pending.c capture/pending.c capture/pending.h common/map.c | $(T)
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ tests/unit/test_pending.c capture/pending.c common/map.c
+TEST_BINS += $(T)/test_pending
 $(T)/test_probe: tests/unit/test_probe.c common/probe_file.c common/probe_file.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_probe.c common/probe_file.c
 TEST_BINS += $(T)/test_probe

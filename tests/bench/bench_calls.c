@@ -14,8 +14,10 @@
  *                                   timing every launch of this program
  *   bench_calls create N --fake     N x (clCreateBuffer + clReleaseMemObject),
  *                                   made 12 calls deep (a creation call stack)
- * Prints "ns_per_call X" (thread CPU), "wall_ns_per_call X" and, with --mem,
- * VmHWM after each tenth of N. OCL_PLATFORM=<substring> picks a platform.
+ * Prints "ns_per_call X" (thread CPU), "wall_ns_per_call X", with --mem
+ * VmHWM after each tenth of N, and "phases_mono_ns START LOOP0 LOOP1 END":
+ * CLOCK_MONOTONIC at main's start, the loop's start and end, and main's
+ * return (scripts/selfcost-check.py splits a run's slowdown with them). OCL_PLATFORM=<substring> picks a platform.
  * bench_loop_* are separate functions so callgrind can count just them. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
@@ -121,6 +123,7 @@ int main(int argc, char **argv)
 {
     if (argc < 3)
         return 2;
+    double main0 = clock_ns(CLOCK_MONOTONIC), loop0 = 0, loop1 = 0;
     const char *what = argv[1];
     long n = atol(argv[2]);
     int fake = 0, mem = 0;
@@ -176,6 +179,7 @@ int main(int argc, char **argv)
     }
     double t = 0, wall = 0;
     long steps = mem ? 10 : 1;
+    loop0 = clock_ns(CLOCK_MONOTONIC);
     for (long s = 0; s < steps; s++) {
         double t0 = thread_ns(), w0 = clock_ns(CLOCK_MONOTONIC);
         if (setarg)
@@ -195,6 +199,7 @@ int main(int argc, char **argv)
         if (mem)
             printf("hwm_kb_after %ld %ld\n", (s + 1) * (n / steps), hwm_kb());
     }
+    loop1 = clock_ns(CLOCK_MONOTONIC);
     if (!setarg && !fake)
         clSetKernelArg(kern, 0, sizeof buf, &buf);
     for (long i = 0; held && i < n; i++)      /* after the timing, as cltrace's collector */
@@ -204,5 +209,6 @@ int main(int argc, char **argv)
     double per = setarg || !strcmp(what, "launch") || !strcmp(what, "ndrange") || !strcmp(what, "small") ? 1 : strcmp(what, "create") == 0 ? 2 : 3;
     printf("ns_per_call %.1f\n", t / (double)n / per);
     printf("wall_ns_per_call %.1f\n", wall / (double)n / per);
+    printf("phases_mono_ns %.0f %.0f %.0f %.0f\n", main0, loop0, loop1, clock_ns(CLOCK_MONOTONIC));
     return 0;
 }

@@ -24,7 +24,9 @@
  * pauses (waits in clFinish, computes, exits) or past that backlog, where it
  * collects as it always did. Its clock markers stay (one every 10 ms, 0.1 %
  * of the collector's time), and it takes a few more at each quiet moment,
- * where they are narrowest (clock.c).
+ * where they are narrowest (clock.c). On a CPU device (PoCL) a pause of
+ * the app is no quiet moment while the device still runs: the collector
+ * waits until the queue has run dry (cpu_queues_running).
  * Commands still in flight at exit are waited for (bounded) and counted;
  * the completions held back are collected then, the time the exiting
  * thread waits for them stated in the trace (cltrace.exit_wait_ns). */
@@ -93,12 +95,9 @@ static uint64_t in_flight(void)
 /* ---- the collector ------------------------------------------------------- */
 
 /* An app thread is inside an enqueue now (its in_fn, which the wrappers
- * set around the real call). Without it a pause would be one without an
- * enqueue ending for QUIET_NS, and an enqueue that itself lasts that long
- * would look like one: PoCL's launches on 16 cores take 57 us on average
- * and far longer at times, and the collector, asking the driver about
- * events and releasing them inside those, made a 20,000-launch loop 10 %
- * slower (not so when collecting only at exit: 2 %). */
+ * set around the real call): no pause, however long the call lasts (a
+ * blocking transfer, a driver that takes its time). Without it, an
+ * enqueue lasting QUIET_NS looked like a pause. */
 static int enqueuing(void)
 {
     for (struct clt_thread *t = __atomic_load_n(&clt_threads, __ATOMIC_ACQUIRE); t; t = t->next) {

@@ -136,6 +136,10 @@ note = ""
 if "124" in (ru, rt):     # timed out: the tests both runs reached (the last one of each cut short)
     both = [k for k in u if k in t and u[k] != "crashed in" and t[k] != "crashed in"]
     note = " (timed out: the %d tests both runs finished)" % len(both)
+    if not both:
+        print("%6s %6s %6s %6s  %-9s %-9s %s" % ("-", "-", "-", "-", "timeout", "timeout",
+              "timed out both ways before a test finished: not compared"))
+        sys.exit(0)
     u, t = {k: u[k] for k in both}, {k: t[k] for k in both}
     ru = rt = "124"
 count = lambda r, v: sum(1 for x in r.values() if x == v)

@@ -11,8 +11,9 @@ self_cost.total_ns), and their ratio; the target is within +-25 %.
                               [--out DIR [--keep]] [--only MODE,...]
 
 Programs (build/tests/bench_calls): 4,000 small blocking transfers, a
-0.05 s program (100 write + kernel + finish), the launch loop, the write
-loop, 1 M light calls (clSetKernelArg); --long adds ten times longer runs.
+0.05 s program (100 write + kernel + finish), the launch loop, a
+device-bound loop (5,000 launches of ~0.1 ms on PoCL), the write loop,
+1 M light calls (clSetKernelArg); --long adds ten times longer runs.
 Exit 1 when a program misses the target, 2 when it cannot run. make bench
 runs it; scripts/gpu-selfcost.sh runs it on an NVIDIA GPU.
 """
@@ -27,6 +28,7 @@ PROGRAMS = [   # name, bench_calls arguments, in --long only
     ("small transfers (4,000 x 1 KiB)", ["small", "4000"], False),
     ("a 0.05 s program (100 x write+kernel+finish)", ["enqueue", "100"], False),
     ("launch loop (20,000 launches)", ["launch", "20000"], False),
+    ("device-bound loop (5,000 launches of ~0.1 ms)", ["busy", "5000"], False),
     ("write loop (3,000 x write+kernel+finish)", ["enqueue", "3000"], False),
     ("1 M light calls (clSetKernelArg)", ["setarg", "1000000"], False),
     ("launch loop, long (200,000)", ["launch", "200000"], True),

@@ -8,6 +8,9 @@
  *   bench_calls ndrange N --fake    N x clEnqueueNDRangeKernel, no event, no sync
  *   bench_calls launch N            N x clEnqueueNDRangeKernel back to back, one clFinish
  *                                   (launch-bound: scripts/gpu-overhead.sh)
+ *   bench_calls busy N              N launches of a kernel looping 200 times an item
+ *                                   (~0.1 ms on PoCL, 2 cores), one clFinish: a loop
+ *                                   bound by the device, which PoCL runs on the app's cores
  *   bench_calls launchev N          the same on a profiling queue, each launch asking
  *                                   for an event (released after the loop, as cltrace's
  *                                   collector does): the floor the driver sets for
@@ -26,7 +29,7 @@
 #include <string.h>
 #include <time.h>
 
-static cl_kernel kern;
+static cl_kernel kern, spin;
 static cl_command_queue queue;
 static cl_mem buf;
 static float host[1024];
@@ -76,6 +79,14 @@ __attribute__((noinline)) void bench_loop_launch(long n)
     size_t gws = 1024, lws = 64;
     for (long i = 0; i < n; i++)
         clEnqueueNDRangeKernel(queue, kern, 1, NULL, &gws, &lws, 0, NULL, held ? &held[i] : NULL);
+    clFinish(queue);
+}
+
+__attribute__((noinline)) void bench_loop_busy(long n)
+{
+    size_t gws = 1024, lws = 64;
+    for (long i = 0; i < n; i++)
+        clEnqueueNDRangeKernel(queue, spin, 1, NULL, &gws, &lws, 0, NULL, NULL);
     clFinish(queue);
 }
 
@@ -136,7 +147,9 @@ int main(int argc, char **argv)
         cl_platform_id p;
         cl_device_id d;
         cl_int err;
-        const char *src = "__kernel void k(__global float *x, int n) { x[get_global_id(0)] += n; }";
+        const char *src = "__kernel void k(__global float *x, int n) { x[get_global_id(0)] += n; }\n"
+                          "__kernel void spin(__global float *x, int n) { float a = x[get_global_id(0)];"
+                          " for (int i = 0; i < n; i++) a = a * 0.999f + 1.0f; x[get_global_id(0)] = a; }";
         cl_platform_id ps[8];
         cl_uint np = 0;
         const char *want = getenv("OCL_PLATFORM");
@@ -157,10 +170,13 @@ int main(int argc, char **argv)
         if (clBuildProgram(prog, 1, &d, NULL, NULL, NULL) != CL_SUCCESS)
             return 1;
         kern = clCreateKernel(prog, "k", &err);
+        spin = clCreateKernel(prog, "spin", &err);
         buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof host, NULL, &err);
         clSetKernelArg(kern, 0, sizeof buf, &buf);
-        cl_int zero = 0;
+        cl_int zero = 0, loops = 200;
         clSetKernelArg(kern, 1, sizeof zero, &zero);
+        clSetKernelArg(spin, 0, sizeof buf, &buf);
+        clSetKernelArg(spin, 1, sizeof loops, &loops);
     }
     int setarg = strcmp(what, "setarg") == 0;
     if ((!strcmp(what, "launchev") || !strcmp(what, "smallev")) && !fake) {
@@ -192,6 +208,8 @@ int main(int argc, char **argv)
             deep(12, n / steps);
         else if (strcmp(what, "small") == 0)
             bench_loop_small(n / steps);
+        else if (strcmp(what, "busy") == 0)
+            bench_loop_busy(n / steps);
         else
             bench_loop_enqueue(n / steps);
         t += thread_ns() - t0;
@@ -206,7 +224,7 @@ int main(int argc, char **argv)
         if (held[i])
             clReleaseEvent(held[i]);
     free(held);
-    double per = setarg || !strcmp(what, "launch") || !strcmp(what, "ndrange") || !strcmp(what, "small") ? 1 : strcmp(what, "create") == 0 ? 2 : 3;
+    double per = setarg || !strcmp(what, "launch") || !strcmp(what, "ndrange") || !strcmp(what, "small") || !strcmp(what, "busy") ? 1 : strcmp(what, "create") == 0 ? 2 : 3;
     printf("ns_per_call %.1f\n", t / (double)n / per);
     printf("wall_ns_per_call %.1f\n", wall / (double)n / per);
     printf("phases_mono_ns %.0f %.0f %.0f %.0f\n", main0, loop0, loop1, clock_ns(CLOCK_MONOTONIC));

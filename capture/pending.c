@@ -74,6 +74,8 @@ void clt_pend_done(struct clt_pending *p)
         if (queues[q].queue == p->queue) {
             if (--queues[q].n == 0)
                 queues[q] = queues[--n_queues];
+            else if (queues[q].newest == p->event)
+                queues[q].newest = NULL;    /* collected before older ones: never asked about again */
             break;
         }
     p->event = NULL;
@@ -84,7 +86,7 @@ unsigned clt_pend_cpu_newest(void **queue, void **event, unsigned max)
 {
     unsigned k = 0;
     for (unsigned q = 0; q < n_queues && k < max; q++)
-        if (queues[q].cpu) {
+        if (queues[q].cpu && queues[q].newest) {
             queue[k] = queues[q].queue;
             event[k++] = queues[q].newest;
         }

@@ -23,7 +23,8 @@ void clt_pend_done(struct clt_pending *p);
  * the list tracks (then "every queue waits" cannot be known). */
 unsigned clt_pend_queues(void);
 /* The in-order queues of a CPU device with commands pending, and the
- * newest command's event of each (alive while pending): at most max. */
+ * newest command's event of each (alive while pending; a queue whose
+ * newest was collected before older ones is left out): at most max. */
 unsigned clt_pend_cpu_newest(void **queue, void **event, unsigned max);
 /* After a round: skip the holes at the front, compact when the holes are
  * the larger part (amortised: each entry moves O(1) times). */

@@ -58,6 +58,15 @@ int main(void)
     assert(clt_pend_queues() == 1 && clt_pend_count() == 990);
     assert(find(1010) && !find(999));
 
+    /* the newest collected before older ones (out of order): no longer offered */
+    assert(clt_pend_push(5000, E(5000), Q(5)) == 0 && clt_pend_push(5001, E(5001), Q(5)) == 0);
+    assert(clt_pend_cpu_newest(q, ev, 4) == 2);
+    clt_pend_done(find(5001));
+    assert(clt_pend_cpu_newest(q, ev, 4) == 1 && q[0] == Q(3));
+    clt_pend_done(find(5000));
+    clt_pend_tidy();
+    assert(clt_pend_queues() == 1 && clt_pend_count() == 990);
+
     /* pushes after compaction keep the order */
     for (uint64_t i = 2000; i < 2100; i++)
         assert(clt_pend_push(i, E(i), Q(3)) == 0);

@@ -37,13 +37,24 @@ PROGRAMS = [   # name, bench_calls arguments, in --long only
 ]
 
 
-def wall(cmd, env):
-    t0 = time.perf_counter()
-    r = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    t = time.perf_counter() - t0
+PHASES = ("start", "set-up", "loop", "exit")
+
+
+def wall(cmd, env, phases=None):
+    """The run's seconds; into phases (a list), its own split: from fork to
+    main, main to the loop (context, build, cltrace's calibration), the
+    loop, main's return to exit (ours and the driver's teardown)."""
+    t0 = time.monotonic_ns()
+    r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    t1 = time.monotonic_ns()
     if r.returncode:
         sys.exit("selfcost-check: %s exited %d: %s" % (" ".join(cmd), r.returncode, r.stderr.decode()[-300:]))
-    return t
+    for line in r.stdout.decode().splitlines():
+        w = line.split()
+        if phases is not None and len(w) == 5 and w[0] == "phases_mono_ns":
+            m0, l0, l1, m1 = (float(x) for x in w[1:])
+            phases.append((m0 - t0, l0 - m0, l1 - l0, t1 - m1 + (m1 - l1)))
+    return (t1 - t0) / 1e9
 
 
 def interval(xs, n=2000, seed=1):
@@ -89,7 +100,7 @@ def main():
     for name, args, _ in progs:
         cmd = [BC] + args
         wall(cmd, base_env)                       # warm: the kernel cache, the page cache
-        un, tr, st, parts = [], [], [], []
+        un, tr, st, parts, ph_un, ph_tr = [], [], [], [], [], []
         for rep in range(a.reps):
             prefix = os.path.join(work, "%s-%s-%d" % (args[0], args[1], rep))
             env = dict(base_env, LD_PRELOAD=SHIM, CLTRACE_OUTPUT=prefix + ".pftrace")
@@ -97,10 +108,10 @@ def main():
                 env["CLTRACE_SAMPLE"] = "1"
             first_untraced = rep % 2 == 0         # alternate the order within a pair
             if first_untraced:
-                un.append(wall(cmd, base_env))
-            tr.append(wall(cmd, env))
+                un.append(wall(cmd, base_env, ph_un))
+            tr.append(wall(cmd, env, ph_tr))
             if not first_untraced:
-                un.append(wall(cmd, base_env))
+                un.append(wall(cmd, base_env, ph_un))
             trace = (glob.glob(prefix + ".*pftrace*") or [None])[0]
             if not trace:
                 sys.exit("selfcost-check: no trace written for %s" % " ".join(cmd))
@@ -120,12 +131,24 @@ def main():
                   "within noise" if 0.75 * lo <= mst <= 1.25 * hi else "MISSED"
         missed += verdict == "MISSED"
         print("%-46s %8.3fs %8.3fs  (%6.3f-%6.3fs) %8.3fs %8.2fx  %s" % (name, mu, ms, lo, hi, mst, ratio, verdict))
+        split = None
+        if len(ph_un) == len(ph_tr) == a.reps:
+            split = [statistics.median(t[i] - u[i] for t, u in zip(ph_tr, ph_un)) / 1e6 for i in range(4)]
         rows.append({"program": name, "args": args, "untraced_s": un, "traced_s": tr, "stated_s": st,
+                     "phases_ms": dict(zip(PHASES, split)) if split else None,
                      "slowdown_median_s": ms, "slowdown_interval_s": [lo, hi], "stated_median_s": mst,
                      "ratio": ratio, "verdict": verdict,
                      "parts_median": {k: statistics.median(p[k] for p in parts)
                                       for k in parts[0] if isinstance(parts[0][k], (int, float))
                                       and not isinstance(parts[0][k], bool)}})
+    print("\nwhere it lies: median paired difference by phase (ms), and what the report states for the parts")
+    print("%-46s %8s %8s %8s %8s  | %12s %8s %8s" % ("program", *PHASES, "app threads", "exit", "start"))
+    for r in rows:
+        pm = r["parts_median"]
+        if r["phases_ms"]:
+            print("%-46s %+8.1f %+8.1f %+8.1f %+8.1f  | %12.1f %8.1f %8.1f" % (
+                r["program"], *(r["phases_ms"][k] for k in PHASES), pm.get("self_ns", 0) / 1e6,
+                pm.get("exit_ns", 0) / 1e6, pm.get("load_ns", 0) / 1e6))
     with open(os.path.join(work, "selfcost.json"), "w") as f:
         json.dump(rows, f, indent=1)
     print("(ratio: stated / measured, medians of the paired runs; target 0.75-1.25x; the interval: 90 %,"

@@ -191,16 +191,14 @@ static unsigned cpu_queues_running(void **queue)
  * since (clt_now() ticks) set, the pass ends early once the app enqueues
  * after it: the rest wait for its next pause. It ends too once every queue
  * with commands pending waits on one still running (pending.c says why). */
-static unsigned collect_round(struct clt_thread *th, uint64_t since, int hold_cpu)
+static unsigned collect_round(struct clt_thread *th, uint64_t since, void *const *held, unsigned n_held)
 {
     info_t prof = REAL(clGetEventProfilingInfo), ev_info = REAL(clGetEventInfo);
     void *blocked[64];            /* in-order queues whose oldest pending command still runs */
-    unsigned n_blocked = 0, done = 0, first, end;
-    if (hold_cpu) {               /* a CPU device's queue still running its newest command: not now */
-        n_blocked = cpu_queues_running(blocked);
-        if (n_blocked && n_blocked == clt_pend_queues())
-            return 0;
-    }
+    unsigned n_blocked = n_held, done = 0, first, end;
+    memcpy(blocked, held, n_held * sizeof *held);   /* a CPU device's queues still running: not now */
+    if (n_blocked && n_blocked == clt_pend_queues())
+        return 0;
     struct clt_pending *pend = clt_pend_span(&first, &end);
     for (unsigned i = first; i < end; i++) {
         struct clt_pending *p = &pend[i];
@@ -248,12 +246,14 @@ static void *collector_main(void *arg)
     long sleep_ns = 20000;
     uint64_t idle_since = 0;      /* boottime ns the pending list emptied; 0: not empty */
     int waking = 1;               /* first commands after a start or a sleep */
+    int held = 0;                 /* every queue pending is a CPU device's, still running */
     for (;;) {
         take_handed();
         /* its own ring: the completions are records like any other */
         struct clt_thread *th = clt_enter();
         unsigned done = 0;
         unsigned n_pend = clt_pend_count();
+        held = 0;
         if (n_pend) {
             uint64_t now = clt_now(), last = __atomic_load_n(&last_handed, __ATOMIC_RELAXED);
             int drain = __atomic_load_n(&draining, __ATOMIC_RELAXED);
@@ -265,16 +265,18 @@ static void *collector_main(void *arg)
              * follows may run for a long time before the app pauses, and
              * the calibration may be seconds old (a program build) */
             void *running[64];
-            if (((quiet && !cpu_queues_running(running)) || drain || waking))
+            int forced = drain || n_pend >= DEFER_MAX || __atomic_exchange_n(&collect_asked, 0, __ATOMIC_RELAXED);
+            unsigned n_running = (quiet || forced) && !drain && n_pend < DEFER_MAX ? cpu_queues_running(running) : 0;
+            held = n_running && n_running == clt_pend_queues();
+            if ((quiet && !n_running) || drain || waking)
                 clt_clock_keep_quiet(th);     /* its markers count as the 10 ms one's */
             else
                 keep_clock(th);
             waking = 0;
             /* a released queue's commands are not held back: the writer
              * keeps a released queue's track only until they are drawn */
-            int forced = drain || n_pend >= DEFER_MAX || __atomic_exchange_n(&collect_asked, 0, __ATOMIC_RELAXED);
             if (quiet || forced)
-                done = collect_round(th, forced ? 0 : now, !drain && n_pend < DEFER_MAX);
+                done = collect_round(th, forced ? 0 : now, running, n_running);
             __atomic_fetch_add(drain ? &clt_collected_exit : forced ? &clt_collected_forced : &clt_collected_paused, done,
                                __ATOMIC_RELAXED);
         }
@@ -312,7 +314,7 @@ static void *collector_main(void *arg)
         /* commands running: look again soon, less often the longer they run */
         struct timespec ts = { 0, __atomic_load_n(&draining, __ATOMIC_RELAXED) ? 20000 : sleep_ns };
         nanosleep(&ts, NULL);
-        if (sleep_ns < 1000000)
+        if (sleep_ns < (held ? 4000000 : 1000000))   /* a CPU device at work: it needs the cores */
             sleep_ns += sleep_ns / 2;
     }
     return NULL;

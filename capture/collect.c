@@ -44,7 +44,6 @@
 #include "capture/pending.h"
 #include "common/map.h"
 #include "trace/ring.h"
-#include "trace/tables.h"
 #include "shim.h"
 
 enum { CL_PROFILING_COMMAND_QUEUED_ = 0x1280, CL_PROFILING_COMMAND_END_ = 0x1283,
@@ -94,18 +93,16 @@ static uint64_t in_flight(void)
 
 /* ---- the collector ------------------------------------------------------- */
 
-/* An app thread is inside an enqueue now (its in_fn, which the wrappers
- * set around the real call): no pause, however long the call lasts (a
+/* An app thread is inside an enqueue now (its in_enqueue, which the
+ * enqueue wrappers set around the real call): no pause, however long the call lasts (a
  * blocking transfer, a driver that takes its time). Without it, an
  * enqueue lasting QUIET_NS looked like a pause. */
 static int enqueuing(void)
 {
-    for (struct clt_thread *t = __atomic_load_n(&clt_threads, __ATOMIC_ACQUIRE); t; t = t->next) {
-        uint32_t fn = __atomic_load_n(&t->in_fn, __ATOMIC_RELAXED);
-        if (fn && fn <= CLT_FN_COUNT && (clt_fns[fn - 1].flags & CLT_F_ENQUEUE) &&
+    for (struct clt_thread *t = __atomic_load_n(&clt_threads, __ATOMIC_ACQUIRE); t; t = t->next)
+        if (__atomic_load_n(&t->in_enqueue, __ATOMIC_RELAXED) &&
             __atomic_load_n(&t->state, __ATOMIC_RELAXED) == CLT_TH_LIVE)
             return 1;
-    }
     return 0;
 }
 

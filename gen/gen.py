@@ -568,10 +568,16 @@ def wrapper(reg, c, r, ps, kinds, exported):
             L.append("    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)")
             L.append("        clt_switched = clt_profiling_on(command_queue);")
     L.append("    uint32_t clt_outer = th ? th->in_fn : 0;")
-    # atomic (a plain store on x86): the collector reads it from its own
-    # thread, to keep out of the driver while an enqueue runs (collect.c)
+    if enq:
+        L.append("    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;")
     L.append("    if (th)")
-    L.append("        __atomic_store_n(&th->in_fn, CLT_FN_%s + 1u, __ATOMIC_RELAXED);" % c)
+    L.append("        th->in_fn = CLT_FN_%s + 1u;" % c)
+    if enq:
+        # the collector reads it from its own thread, to keep out of the
+        # driver while an enqueue runs (collect.c); an enqueue's own field,
+        # so that the light calls' in_fn stays a plain store
+        L.append("    if (th)")
+        L.append("        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);")
     L.append("    int clt_tsc = clt_use_tsc;")
     L.append("    uint64_t t0 = clt_now_tsc(clt_tsc);")
     if rk == "VOID":
@@ -584,7 +590,10 @@ def wrapper(reg, c, r, ps, kinds, exported):
     else:
         L.append("    uint64_t t1 = clt_now_tsc(clt_tsc);")
     L.append("    if (th)")
-    L.append("        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);")
+    L.append("        th->in_fn = clt_outer;")
+    if enq:
+        L.append("    if (th)")
+        L.append("        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);")
     if enq and "command_queue" in argnames:
         L.append("    if (CLT_UNLIKELY(clt_switched))")
         L.append("        clt_profiling_off(command_queue);")

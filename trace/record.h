@@ -39,6 +39,7 @@ struct clt_thread {
     uint64_t dropped;       /* calls not recorded because the ring stayed full */
     uint32_t flow_counter;  /* flow ids of this thread's enqueues */
     uint32_t in_fn;         /* command being recorded on this thread, + 1 (0: none) */
+    uint32_t in_enqueue;    /* inside an enqueue's real call (atomic stores: the collector reads it) */
     uint32_t reentered;     /* depth of that command re-entering itself (loader layers; loops) */
     int dropping;
     uint32_t cost_countdown;        /* light calls until the next measured one (capture/put.h) */

@@ -38,13 +38,13 @@ static int32_t clBuildProgram_rec(clBuildProgram_t real, void * program, uint32_
     clt_pre_clBuildProgram(&h, &program__c, &num_devices__c, &device_list__c, &options__c, &pfn_notify__c, &user_data__c);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clBuildProgram + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clBuildProgram + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(program__c, num_devices__c, device_list__c, options__c, pfn_notify__c, user_data__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     clt_post_clBuildProgram(&h, &ret, program, num_devices, device_list, options, pfn_notify, user_data);
     if (!th)
         return ret;
@@ -96,13 +96,13 @@ static int32_t clCancelCommandsIMG_rec(clCancelCommandsIMG_t real, void * event_
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCancelCommandsIMG + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCancelCommandsIMG + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(event_list, num_events_in_list);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -148,13 +148,13 @@ static void * clCloneKernel_rec(clCloneKernel_t real, void * source_kernel, cl_i
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCloneKernel + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCloneKernel + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(source_kernel, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -199,13 +199,13 @@ static int32_t clCommandBarrierWithWaitListKHR_rec(clCommandBarrierWithWaitListK
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCommandBarrierWithWaitListKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCommandBarrierWithWaitListKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, command_queue, properties, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -255,13 +255,13 @@ static int32_t clCommandCopyBufferKHR_rec(clCommandCopyBufferKHR_t real, void * 
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCommandCopyBufferKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCommandCopyBufferKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_offset, dst_offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -316,13 +316,13 @@ static int32_t clCommandCopyBufferRectKHR_rec(clCommandCopyBufferRectKHR_t real,
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCommandCopyBufferRectKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCommandCopyBufferRectKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, command_queue, properties, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -381,13 +381,13 @@ static int32_t clCommandCopyBufferToImageKHR_rec(clCommandCopyBufferToImageKHR_t
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCommandCopyBufferToImageKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCommandCopyBufferToImageKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, command_queue, properties, src_buffer, dst_image, src_offset, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -442,13 +442,13 @@ static int32_t clCommandCopyImageKHR_rec(clCommandCopyImageKHR_t real, void * co
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCommandCopyImageKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCommandCopyImageKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, command_queue, properties, src_image, dst_image, src_origin, dst_origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -503,13 +503,13 @@ static int32_t clCommandCopyImageToBufferKHR_rec(clCommandCopyImageToBufferKHR_t
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCommandCopyImageToBufferKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCommandCopyImageToBufferKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, command_queue, properties, src_image, dst_buffer, src_origin, region, dst_offset, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -564,13 +564,13 @@ static int32_t clCommandFillBufferKHR_rec(clCommandFillBufferKHR_t real, void * 
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCommandFillBufferKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCommandFillBufferKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, command_queue, properties, buffer, pattern, pattern_size, offset, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -625,13 +625,13 @@ static int32_t clCommandFillImageKHR_rec(clCommandFillImageKHR_t real, void * co
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCommandFillImageKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCommandFillImageKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, command_queue, properties, image, fill_color, origin, region, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -685,13 +685,13 @@ static int32_t clCommandNDRangeKernelKHR_rec(clCommandNDRangeKernelKHR_t real, v
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCommandNDRangeKernelKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCommandNDRangeKernelKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, command_queue, properties, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -746,13 +746,13 @@ static int32_t clCommandSVMMemFillKHR_rec(clCommandSVMMemFillKHR_t real, void * 
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCommandSVMMemFillKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCommandSVMMemFillKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, command_queue, properties, svm_ptr, pattern, pattern_size, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -806,13 +806,13 @@ static int32_t clCommandSVMMemcpyKHR_rec(clCommandSVMMemcpyKHR_t real, void * co
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCommandSVMMemcpyKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCommandSVMMemcpyKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, command_queue, properties, dst_ptr, src_ptr, size, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, mutable_handle);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -866,13 +866,13 @@ static int32_t clCompileProgram_rec(clCompileProgram_t real, void * program, uin
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCompileProgram + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCompileProgram + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -928,13 +928,13 @@ static void * clCreateAcceleratorINTEL_rec(clCreateAcceleratorINTEL_t real, void
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateAcceleratorINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateAcceleratorINTEL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, accelerator_type, descriptor_size, descriptor, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -986,13 +986,13 @@ static void * clCreateBuffer_rec(clCreateBuffer_t real, void * context, uint64_t
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateBuffer + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateBuffer + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, size, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1044,13 +1044,13 @@ static void * clCreateBufferWithProperties_rec(clCreateBufferWithProperties_t re
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateBufferWithProperties + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateBufferWithProperties + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, properties, flags, size, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1103,13 +1103,13 @@ static void * clCreateBufferWithPropertiesINTEL_rec(clCreateBufferWithProperties
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateBufferWithPropertiesINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateBufferWithPropertiesINTEL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, properties, flags, size, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1162,13 +1162,13 @@ static void * clCreateCommandBufferKHR_rec(clCreateCommandBufferKHR_t real, uint
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateCommandBufferKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateCommandBufferKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(num_queues, queues, properties, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1222,13 +1222,13 @@ static void * clCreateCommandQueue_rec(clCreateCommandQueue_t real, void * conte
     clt_pre_clCreateCommandQueue(&h, &context__c, &device__c, &properties__c, &errcode_ret__c);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateCommandQueue + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateCommandQueue + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context__c, device__c, properties__c, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     clt_post_clCreateCommandQueue(&h, &ret, context, device, properties, errcode_ret);
     if (!th)
         return ret;
@@ -1283,13 +1283,13 @@ static void * clCreateCommandQueueWithProperties_rec(clCreateCommandQueueWithPro
     clt_pre_clCreateCommandQueueWithProperties(&h, &context__c, &device__c, &properties__c, &errcode_ret__c);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateCommandQueueWithProperties + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateCommandQueueWithProperties + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context__c, device__c, properties__c, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     clt_post_clCreateCommandQueueWithProperties(&h, &ret, context, device, properties, errcode_ret);
     if (!th)
         return ret;
@@ -1344,13 +1344,13 @@ static void * clCreateCommandQueueWithPropertiesKHR_rec(clCreateCommandQueueWith
     clt_pre_clCreateCommandQueueWithPropertiesKHR(&h, &context__c, &device__c, &properties__c, &errcode_ret__c);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateCommandQueueWithPropertiesKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateCommandQueueWithPropertiesKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context__c, device__c, properties__c, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     clt_post_clCreateCommandQueueWithPropertiesKHR(&h, &ret, context, device, properties, errcode_ret);
     if (!th)
         return ret;
@@ -1402,13 +1402,13 @@ static void * clCreateContext_rec(clCreateContext_t real, void * properties, uin
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateContext + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateContext + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(properties, num_devices, devices, pfn_notify, user_data, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1461,13 +1461,13 @@ static void * clCreateContextFromType_rec(clCreateContextFromType_t real, void *
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateContextFromType + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateContextFromType + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(properties, device_type, pfn_notify, user_data, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1518,13 +1518,13 @@ static void * clCreateEventFromEGLSyncKHR_rec(clCreateEventFromEGLSyncKHR_t real
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateEventFromEGLSyncKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateEventFromEGLSyncKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, sync, display, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1572,13 +1572,13 @@ static void * clCreateEventFromGLsyncKHR_rec(clCreateEventFromGLsyncKHR_t real, 
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateEventFromGLsyncKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateEventFromGLsyncKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, sync, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1626,13 +1626,13 @@ static void * clCreateFromD3D10BufferKHR_rec(clCreateFromD3D10BufferKHR_t real, 
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateFromD3D10BufferKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateFromD3D10BufferKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, resource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1683,13 +1683,13 @@ static void * clCreateFromD3D10Texture2DKHR_rec(clCreateFromD3D10Texture2DKHR_t 
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateFromD3D10Texture2DKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateFromD3D10Texture2DKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, resource, subresource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1741,13 +1741,13 @@ static void * clCreateFromD3D10Texture3DKHR_rec(clCreateFromD3D10Texture3DKHR_t 
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateFromD3D10Texture3DKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateFromD3D10Texture3DKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, resource, subresource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1799,13 +1799,13 @@ static void * clCreateFromD3D11BufferKHR_rec(clCreateFromD3D11BufferKHR_t real, 
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateFromD3D11BufferKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateFromD3D11BufferKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, resource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1856,13 +1856,13 @@ static void * clCreateFromD3D11Texture2DKHR_rec(clCreateFromD3D11Texture2DKHR_t 
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateFromD3D11Texture2DKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateFromD3D11Texture2DKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, resource, subresource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1914,13 +1914,13 @@ static void * clCreateFromD3D11Texture3DKHR_rec(clCreateFromD3D11Texture3DKHR_t 
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateFromD3D11Texture3DKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateFromD3D11Texture3DKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, resource, subresource, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -1972,13 +1972,13 @@ static void * clCreateFromDX9MediaSurfaceINTEL_rec(clCreateFromDX9MediaSurfaceIN
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateFromDX9MediaSurfaceINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateFromDX9MediaSurfaceINTEL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, resource, sharedHandle, plane, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2031,13 +2031,13 @@ static void * clCreateFromDX9MediaSurfaceKHR_rec(clCreateFromDX9MediaSurfaceKHR_
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateFromDX9MediaSurfaceKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateFromDX9MediaSurfaceKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, adapter_type, surface_info, plane, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2090,13 +2090,13 @@ static void * clCreateFromEGLImageKHR_rec(clCreateFromEGLImageKHR_t real, void *
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateFromEGLImageKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateFromEGLImageKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, egldisplay, eglimage, flags, properties, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2149,13 +2149,13 @@ static void * clCreateFromGLBuffer_rec(clCreateFromGLBuffer_t real, void * conte
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateFromGLBuffer + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateFromGLBuffer + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, bufobj, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2206,13 +2206,13 @@ static void * clCreateFromGLRenderbuffer_rec(clCreateFromGLRenderbuffer_t real, 
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateFromGLRenderbuffer + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateFromGLRenderbuffer + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, renderbuffer, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2263,13 +2263,13 @@ static void * clCreateFromGLTexture_rec(clCreateFromGLTexture_t real, void * con
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateFromGLTexture + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateFromGLTexture + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, target, miplevel, texture, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2322,13 +2322,13 @@ static void * clCreateFromGLTexture2D_rec(clCreateFromGLTexture2D_t real, void *
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateFromGLTexture2D + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateFromGLTexture2D + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, target, miplevel, texture, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2381,13 +2381,13 @@ static void * clCreateFromGLTexture3D_rec(clCreateFromGLTexture3D_t real, void *
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateFromGLTexture3D + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateFromGLTexture3D + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, target, miplevel, texture, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2440,13 +2440,13 @@ static void * clCreateFromVA_APIMediaSurfaceINTEL_rec(clCreateFromVA_APIMediaSur
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateFromVA_APIMediaSurfaceINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateFromVA_APIMediaSurfaceINTEL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, surface, plane, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2498,13 +2498,13 @@ static void * clCreateImage_rec(clCreateImage_t real, void * context, uint64_t f
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateImage + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateImage + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, image_format, image_desc, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2557,13 +2557,13 @@ static void * clCreateImage2D_rec(clCreateImage2D_t real, void * context, uint64
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateImage2D + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateImage2D + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2618,13 +2618,13 @@ static void * clCreateImage3D_rec(clCreateImage3D_t real, void * context, uint64
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateImage3D + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateImage3D + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2681,13 +2681,13 @@ static void * clCreateImageWithProperties_rec(clCreateImageWithProperties_t real
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateImageWithProperties + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateImageWithProperties + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2741,13 +2741,13 @@ static void * clCreateKernel_rec(clCreateKernel_t real, void * program, void * k
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateKernel + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateKernel + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(program, kernel_name, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2796,13 +2796,13 @@ static int32_t clCreateKernelsInProgram_rec(clCreateKernelsInProgram_t real, voi
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateKernelsInProgram + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateKernelsInProgram + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(program, num_kernels, kernels, num_kernels_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -2853,13 +2853,13 @@ static void * clCreatePipe_rec(clCreatePipe_t real, void * context, uint64_t fla
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreatePipe + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreatePipe + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2912,13 +2912,13 @@ static void * clCreateProgramWithBinary_rec(clCreateProgramWithBinary_t real, vo
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateProgramWithBinary + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateProgramWithBinary + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2972,13 +2972,13 @@ static void * clCreateProgramWithBuiltInKernels_rec(clCreateProgramWithBuiltInKe
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateProgramWithBuiltInKernels + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateProgramWithBuiltInKernels + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, num_devices, device_list, kernel_names, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -3030,13 +3030,13 @@ static void * clCreateProgramWithIL_rec(clCreateProgramWithIL_t real, void * con
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateProgramWithIL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateProgramWithIL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, il, length, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -3087,13 +3087,13 @@ static void * clCreateProgramWithILKHR_rec(clCreateProgramWithILKHR_t real, void
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateProgramWithILKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateProgramWithILKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, il, length, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -3144,13 +3144,13 @@ static void * clCreateProgramWithSource_rec(clCreateProgramWithSource_t real, vo
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateProgramWithSource + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateProgramWithSource + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, count, strings, lengths, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -3202,13 +3202,13 @@ static void * clCreateSampler_rec(clCreateSampler_t real, void * context, uint32
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateSampler + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateSampler + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, normalized_coords, addressing_mode, filter_mode, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -3260,13 +3260,13 @@ static void * clCreateSamplerWithProperties_rec(clCreateSamplerWithProperties_t 
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateSamplerWithProperties + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateSamplerWithProperties + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, sampler_properties, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -3316,13 +3316,13 @@ static void * clCreateSemaphoreWithPropertiesKHR_rec(clCreateSemaphoreWithProper
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateSemaphoreWithPropertiesKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateSemaphoreWithPropertiesKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, sema_props, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -3372,13 +3372,13 @@ static void * clCreateSubBuffer_rec(clCreateSubBuffer_t real, void * buffer, uin
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateSubBuffer + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateSubBuffer + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -3429,13 +3429,13 @@ static int32_t clCreateSubDevices_rec(clCreateSubDevices_t real, void * in_devic
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateSubDevices + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateSubDevices + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(in_device, properties, num_devices, out_devices, num_devices_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -3486,13 +3486,13 @@ static int32_t clCreateSubDevicesEXT_rec(clCreateSubDevicesEXT_t real, void * in
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateSubDevicesEXT + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateSubDevicesEXT + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(in_device, properties, num_entries, out_devices, num_devices);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -3543,13 +3543,13 @@ static void * clCreateUserEvent_rec(clCreateUserEvent_t real, void * context, cl
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clCreateUserEvent + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clCreateUserEvent + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -3594,13 +3594,13 @@ static int32_t clDeinitLayer_rec(clDeinitLayer_t real)
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clDeinitLayer + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clDeinitLayer + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real();
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -3644,13 +3644,13 @@ static void * clDeviceMemAllocINTEL_rec(clDeviceMemAllocINTEL_t real, void * con
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clDeviceMemAllocINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clDeviceMemAllocINTEL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, device, properties, size, alignment, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -3712,14 +3712,19 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueAcquireD3D10ObjectsKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueAcquireD3D10ObjectsKHR + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -3787,14 +3792,19 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueAcquireD3D11ObjectsKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueAcquireD3D11ObjectsKHR + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -3862,14 +3872,19 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -3937,14 +3952,19 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueAcquireDX9ObjectsINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueAcquireDX9ObjectsINTEL + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -4012,14 +4032,19 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueAcquireEGLObjectsKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueAcquireEGLObjectsKHR + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -4087,14 +4112,19 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueAcquireExternalMemObjectsKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueAcquireExternalMemObjectsKHR + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -4162,14 +4192,19 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueAcquireGLObjects + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueAcquireGLObjects + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -4237,14 +4272,19 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueAcquireGrallocObjectsIMG + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueAcquireGrallocObjectsIMG + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -4312,14 +4352,19 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -4374,13 +4419,13 @@ static int32_t clEnqueueBarrier_rec(clEnqueueBarrier_t real, void * command_queu
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueBarrier + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueBarrier + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4437,14 +4482,19 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueBarrierWithWaitList + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueBarrierWithWaitList + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -4507,14 +4557,19 @@ static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, v
             event__c = &clt_own_event;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueCommandBufferKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueCommandBufferKHR + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(num_queues, queues, command_buffer, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, NULL);
     if (!th)
@@ -4580,14 +4635,19 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueCopyBuffer + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueCopyBuffer + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -4658,14 +4718,19 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueCopyBufferRect + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueCopyBufferRect + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -4740,14 +4805,19 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueCopyBufferToImage + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueCopyBufferToImage + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -4818,14 +4888,19 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueCopyImage + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueCopyImage + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -4896,14 +4971,19 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueCopyImageToBuffer + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueCopyImageToBuffer + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -4974,14 +5054,19 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueFillBuffer + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueFillBuffer + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -5052,14 +5137,19 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueFillImage + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueFillImage + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -5129,14 +5219,19 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueGenerateMipmapIMG + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueGenerateMipmapIMG + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -5208,14 +5303,19 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueMapBuffer + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueMapBuffer + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event__c, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret != NULL && event__c)
@@ -5288,14 +5388,19 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueMapImage + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueMapImage + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event__c, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret != NULL && event__c)
@@ -5369,14 +5474,19 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * 
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueMarker + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueMarker + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -5440,14 +5550,19 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueMarkerWithWaitList + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueMarkerWithWaitList + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -5513,14 +5628,19 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueMemAdviseINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueMemAdviseINTEL + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -5589,14 +5709,19 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueMemFillINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueMemFillINTEL + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -5666,14 +5791,19 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueMemcpyINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueMemcpyINTEL + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -5743,14 +5873,19 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueMemsetINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueMemsetINTEL + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -5819,14 +5954,19 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueMigrateMemINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueMigrateMemINTEL + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -5895,14 +6035,19 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueMigrateMemObjectEXT + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueMigrateMemObjectEXT + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -5971,14 +6116,19 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueMigrateMemObjects + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueMigrateMemObjects + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -6054,14 +6204,19 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueNDRangeKernel + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueNDRangeKernel + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue__c, kernel__c, work_dim__c, global_work_offset__c, global_work_size__c, local_work_size__c, num_events_in_wait_list__c, event_wait_list__c, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     clt_post_clEnqueueNDRangeKernel(&h, &ret, command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
@@ -6133,14 +6288,19 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueNativeKernel + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueNativeKernel + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -6212,14 +6372,19 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueReadBuffer + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueReadBuffer + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -6290,14 +6455,19 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueReadBufferRect + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueReadBufferRect + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -6373,14 +6543,19 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueReadHostPipeINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueReadHostPipeINTEL + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -6451,14 +6626,19 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueReadImage + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueReadImage + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -6531,14 +6711,19 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueReleaseD3D10ObjectsKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueReleaseD3D10ObjectsKHR + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -6606,14 +6791,19 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueReleaseD3D11ObjectsKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueReleaseD3D11ObjectsKHR + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -6681,14 +6871,19 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -6756,14 +6951,19 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueReleaseDX9ObjectsINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueReleaseDX9ObjectsINTEL + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -6831,14 +7031,19 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueReleaseEGLObjectsKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueReleaseEGLObjectsKHR + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -6906,14 +7111,19 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueReleaseExternalMemObjectsKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueReleaseExternalMemObjectsKHR + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -6981,14 +7191,19 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueReleaseGLObjects + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueReleaseGLObjects + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7056,14 +7271,19 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueReleaseGrallocObjectsIMG + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueReleaseGrallocObjectsIMG + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7131,14 +7351,19 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7206,14 +7431,19 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueSVMFree + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueSVMFree + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7283,14 +7513,19 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueSVMFreeARM + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueSVMFreeARM + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7360,14 +7595,19 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueSVMMap + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueSVMMap + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7437,14 +7677,19 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueSVMMapARM + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueSVMMapARM + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7514,14 +7759,19 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueSVMMemFill + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueSVMMemFill + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7591,14 +7841,19 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueSVMMemFillARM + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueSVMMemFillARM + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7668,14 +7923,19 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueSVMMemcpy + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueSVMMemcpy + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7745,14 +8005,19 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueSVMMemcpyARM + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueSVMMemcpyARM + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7822,14 +8087,19 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueSVMMigrateMem + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueSVMMigrateMem + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7899,14 +8169,19 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueSVMUnmap + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueSVMUnmap + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7973,14 +8248,19 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueSVMUnmapARM + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueSVMUnmapARM + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -8047,14 +8327,19 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueSignalSemaphoresKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueSignalSemaphoresKHR + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -8123,14 +8408,19 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueTask + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueTask + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, kernel, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -8197,14 +8487,19 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueUnmapMemObject + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueUnmapMemObject + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -8259,13 +8554,13 @@ static int32_t clEnqueueWaitForEvents_rec(clEnqueueWaitForEvents_t real, void * 
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueWaitForEvents + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueWaitForEvents + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_events, event_list);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8324,14 +8619,19 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueWaitSemaphoresKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueWaitSemaphoresKHR + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -8400,14 +8700,19 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueWriteBuffer + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueWriteBuffer + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -8478,14 +8783,19 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueWriteBufferRect + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueWriteBufferRect + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -8561,14 +8871,19 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueWriteHostPipeINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueWriteHostPipeINTEL + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -8639,14 +8954,19 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
+    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clEnqueueWriteImage + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clEnqueueWriteImage + 1u;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
+    if (th)
+        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -8706,13 +9026,13 @@ static int32_t clFinalizeCommandBufferKHR_rec(clFinalizeCommandBufferKHR_t real,
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clFinalizeCommandBufferKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clFinalizeCommandBufferKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8756,13 +9076,13 @@ static int32_t clFinish_rec(clFinish_t real, void * command_queue)
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clFinish + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clFinish + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8806,13 +9126,13 @@ static int32_t clFlush_rec(clFlush_t real, void * command_queue)
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clFlush + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clFlush + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8856,13 +9176,13 @@ static int32_t clGetAcceleratorInfoINTEL_rec(clGetAcceleratorInfoINTEL_t real, v
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetAcceleratorInfoINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetAcceleratorInfoINTEL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(accelerator, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8910,13 +9230,13 @@ static int32_t clGetCommandBufferInfoKHR_rec(clGetCommandBufferInfoKHR_t real, v
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetCommandBufferInfoKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetCommandBufferInfoKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8968,13 +9288,13 @@ static int32_t clGetCommandQueueInfo_rec(clGetCommandQueueInfo_t real, void * co
     clt_pre_clGetCommandQueueInfo(&h, &command_queue__c, &param_name__c, &param_value_size__c, &param_value__c, &param_value_size_ret__c);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetCommandQueueInfo + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetCommandQueueInfo + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue__c, param_name__c, param_value_size__c, param_value__c, param_value_size_ret__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     clt_post_clGetCommandQueueInfo(&h, &ret, command_queue, param_name, param_value_size, param_value, param_value_size_ret);
     if (!th)
         return ret;
@@ -9027,13 +9347,13 @@ static int32_t clGetContextInfo_rec(clGetContextInfo_t real, void * context, uin
     clt_pre_clGetContextInfo(&h, &context__c, &param_name__c, &param_value_size__c, &param_value__c, &param_value_size_ret__c);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetContextInfo + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetContextInfo + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context__c, param_name__c, param_value_size__c, param_value__c, param_value_size_ret__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     clt_post_clGetContextInfo(&h, &ret, context, param_name, param_value_size, param_value, param_value_size_ret);
     if (!th)
         return ret;
@@ -9082,13 +9402,13 @@ static int32_t clGetDeviceAndHostTimer_rec(clGetDeviceAndHostTimer_t real, void 
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetDeviceAndHostTimer + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetDeviceAndHostTimer + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(device, device_timestamp, host_timestamp);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9135,13 +9455,13 @@ static int32_t clGetDeviceIDs_rec(clGetDeviceIDs_t real, void * platform, uint64
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetDeviceIDs + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetDeviceIDs + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(platform, device_type, num_entries, devices, num_devices);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9191,13 +9511,13 @@ static int32_t clGetDeviceIDsFromD3D10KHR_rec(clGetDeviceIDsFromD3D10KHR_t real,
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetDeviceIDsFromD3D10KHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetDeviceIDsFromD3D10KHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9247,13 +9567,13 @@ static int32_t clGetDeviceIDsFromD3D11KHR_rec(clGetDeviceIDsFromD3D11KHR_t real,
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetDeviceIDsFromD3D11KHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetDeviceIDsFromD3D11KHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9303,13 +9623,13 @@ static int32_t clGetDeviceIDsFromDX9INTEL_rec(clGetDeviceIDsFromDX9INTEL_t real,
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetDeviceIDsFromDX9INTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetDeviceIDsFromDX9INTEL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(platform, dx9_device_source, dx9_object, dx9_device_set, num_entries, devices, num_devices);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9359,13 +9679,13 @@ static int32_t clGetDeviceIDsFromDX9MediaAdapterKHR_rec(clGetDeviceIDsFromDX9Med
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(platform, num_media_adapters, media_adapter_type, media_adapters, media_adapter_set, num_entries, devices, num_devices);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9416,13 +9736,13 @@ static int32_t clGetDeviceIDsFromVA_APIMediaAdapterINTEL_rec(clGetDeviceIDsFromV
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(platform, media_adapter_type, media_adapter, media_adapter_set, num_entries, devices, num_devices);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9472,13 +9792,13 @@ static int32_t clGetDeviceImageInfoQCOM_rec(clGetDeviceImageInfoQCOM_t real, voi
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetDeviceImageInfoQCOM + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetDeviceImageInfoQCOM + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(device, image_width, image_height, image_format, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9529,13 +9849,13 @@ static int32_t clGetDeviceInfo_rec(clGetDeviceInfo_t real, void * device, uint32
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetDeviceInfo + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetDeviceInfo + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(device, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9583,13 +9903,13 @@ static int32_t clGetEventInfo_rec(clGetEventInfo_t real, void * event, uint32_t 
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetEventInfo + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetEventInfo + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(event, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9641,13 +9961,13 @@ static int32_t clGetEventProfilingInfo_rec(clGetEventProfilingInfo_t real, void 
     clt_pre_clGetEventProfilingInfo(&h, &event__c, &param_name__c, &param_value_size__c, &param_value__c, &param_value_size_ret__c);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetEventProfilingInfo + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetEventProfilingInfo + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(event__c, param_name__c, param_value_size__c, param_value__c, param_value_size_ret__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     clt_post_clGetEventProfilingInfo(&h, &ret, event, param_name, param_value_size, param_value, param_value_size_ret);
     if (!th)
         return ret;
@@ -9697,13 +10017,13 @@ static void * clGetExtensionFunctionAddress_rec(clGetExtensionFunctionAddress_t 
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetExtensionFunctionAddress + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetExtensionFunctionAddress + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(func_name);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     ret = clt_ext_wrap(func_name, ret);
     if (!th)
         return ret;
@@ -9748,13 +10068,13 @@ static void * clGetExtensionFunctionAddressForPlatform_rec(clGetExtensionFunctio
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetExtensionFunctionAddressForPlatform + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetExtensionFunctionAddressForPlatform + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(platform, func_name);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     ret = clt_ext_wrap(func_name, ret);
     if (!th)
         return ret;
@@ -9799,13 +10119,13 @@ static int32_t clGetGLContextInfoKHR_rec(clGetGLContextInfoKHR_t real, void * pr
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetGLContextInfoKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetGLContextInfoKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(properties, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9853,13 +10173,13 @@ static int32_t clGetGLObjectInfo_rec(clGetGLObjectInfo_t real, void * memobj, vo
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetGLObjectInfo + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetGLObjectInfo + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(memobj, gl_object_type, gl_object_name);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9905,13 +10225,13 @@ static int32_t clGetGLTextureInfo_rec(clGetGLTextureInfo_t real, void * memobj, 
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetGLTextureInfo + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetGLTextureInfo + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -9959,13 +10279,13 @@ static int32_t clGetHostTimer_rec(clGetHostTimer_t real, void * device, void * h
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetHostTimer + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetHostTimer + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(device, host_timestamp);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10010,13 +10330,13 @@ static int32_t clGetICDLoaderInfoOCLICD_rec(clGetICDLoaderInfoOCLICD_t real, uin
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetICDLoaderInfoOCLICD + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetICDLoaderInfoOCLICD + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10063,13 +10383,13 @@ static int32_t clGetImageInfo_rec(clGetImageInfo_t real, void * image, uint32_t 
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetImageInfo + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetImageInfo + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(image, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10117,13 +10437,13 @@ static int32_t clGetImageRequirementsInfoEXT_rec(clGetImageRequirementsInfoEXT_t
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetImageRequirementsInfoEXT + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetImageRequirementsInfoEXT + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, properties, flags, image_format, image_desc, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10175,13 +10495,13 @@ static int32_t clGetKernelArgInfo_rec(clGetKernelArgInfo_t real, void * kernel, 
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetKernelArgInfo + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetKernelArgInfo + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, arg_index, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10230,13 +10550,13 @@ static int32_t clGetKernelInfo_rec(clGetKernelInfo_t real, void * kernel, uint32
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetKernelInfo + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetKernelInfo + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10284,13 +10604,13 @@ static int32_t clGetKernelSubGroupInfo_rec(clGetKernelSubGroupInfo_t real, void 
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetKernelSubGroupInfo + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetKernelSubGroupInfo + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10341,13 +10661,13 @@ static int32_t clGetKernelSubGroupInfoKHR_rec(clGetKernelSubGroupInfoKHR_t real,
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetKernelSubGroupInfoKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetKernelSubGroupInfoKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(in_kernel, in_device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10398,13 +10718,13 @@ static int32_t clGetKernelSuggestedLocalWorkSize_rec(clGetKernelSuggestedLocalWo
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetKernelSuggestedLocalWorkSize + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetKernelSuggestedLocalWorkSize + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10453,13 +10773,13 @@ static int32_t clGetKernelSuggestedLocalWorkSizeKHR_rec(clGetKernelSuggestedLoca
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetKernelSuggestedLocalWorkSizeKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetKernelSuggestedLocalWorkSizeKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10508,13 +10828,13 @@ static int32_t clGetKernelWorkGroupInfo_rec(clGetKernelWorkGroupInfo_t real, voi
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetKernelWorkGroupInfo + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetKernelWorkGroupInfo + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10563,13 +10883,13 @@ static int32_t clGetLayerInfo_rec(clGetLayerInfo_t real, uint32_t param_name, si
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetLayerInfo + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetLayerInfo + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10616,13 +10936,13 @@ static int32_t clGetMemAllocInfoINTEL_rec(clGetMemAllocInfoINTEL_t real, void * 
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetMemAllocInfoINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetMemAllocInfoINTEL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, ptr, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10671,13 +10991,13 @@ static int32_t clGetMemObjectInfo_rec(clGetMemObjectInfo_t real, void * memobj, 
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetMemObjectInfo + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetMemObjectInfo + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(memobj, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10725,13 +11045,13 @@ static int32_t clGetMutableCommandInfoKHR_rec(clGetMutableCommandInfoKHR_t real,
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetMutableCommandInfoKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetMutableCommandInfoKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10779,13 +11099,13 @@ static int32_t clGetPipeInfo_rec(clGetPipeInfo_t real, void * pipe, uint32_t par
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetPipeInfo + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetPipeInfo + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(pipe, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10834,13 +11154,13 @@ static int32_t clGetPlatformIDs_rec(clGetPlatformIDs_t real, uint32_t num_entrie
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetPlatformIDs + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetPlatformIDs + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(num_entries, platforms, num_platforms);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10888,13 +11208,13 @@ static int32_t clGetPlatformInfo_rec(clGetPlatformInfo_t real, void * platform, 
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetPlatformInfo + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetPlatformInfo + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(platform, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10942,13 +11262,13 @@ static int32_t clGetProgramBuildInfo_rec(clGetProgramBuildInfo_t real, void * pr
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetProgramBuildInfo + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetProgramBuildInfo + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(program, device, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -10997,13 +11317,13 @@ static int32_t clGetProgramInfo_rec(clGetProgramInfo_t real, void * program, uin
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetProgramInfo + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetProgramInfo + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(program, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11051,13 +11371,13 @@ static int32_t clGetSVMPointerInfoKHR_rec(clGetSVMPointerInfoKHR_t real, void * 
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetSVMPointerInfoKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetSVMPointerInfoKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, device, ptr, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11107,13 +11427,13 @@ static int32_t clGetSVMSuggestedTypeIndexKHR_rec(clGetSVMSuggestedTypeIndexKHR_t
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetSVMSuggestedTypeIndexKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetSVMSuggestedTypeIndexKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, required_capabilities, desired_capabilities, properties, size, suggested_svm_type_index);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11162,13 +11482,13 @@ static int32_t clGetSamplerInfo_rec(clGetSamplerInfo_t real, void * sampler, uin
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetSamplerInfo + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetSamplerInfo + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(sampler, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11216,13 +11536,13 @@ static int32_t clGetSemaphoreHandleForTypeKHR_rec(clGetSemaphoreHandleForTypeKHR
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetSemaphoreHandleForTypeKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetSemaphoreHandleForTypeKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(sema_object, device, handle_type, handle_size, handle_ptr, handle_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11271,13 +11591,13 @@ static int32_t clGetSemaphoreInfoKHR_rec(clGetSemaphoreInfoKHR_t real, void * se
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetSemaphoreInfoKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetSemaphoreInfoKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(sema_object, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11325,13 +11645,13 @@ static int32_t clGetSupportedD3D10TextureFormatsINTEL_rec(clGetSupportedD3D10Tex
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetSupportedD3D10TextureFormatsINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetSupportedD3D10TextureFormatsINTEL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, flags, image_type, num_entries, d3d10_formats, num_texture_formats);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11380,13 +11700,13 @@ static int32_t clGetSupportedD3D11TextureFormatsINTEL_rec(clGetSupportedD3D11Tex
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetSupportedD3D11TextureFormatsINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetSupportedD3D11TextureFormatsINTEL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, flags, image_type, plane, num_entries, d3d11_formats, num_texture_formats);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11436,13 +11756,13 @@ static int32_t clGetSupportedDX9MediaSurfaceFormatsINTEL_rec(clGetSupportedDX9Me
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetSupportedDX9MediaSurfaceFormatsINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetSupportedDX9MediaSurfaceFormatsINTEL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, flags, image_type, plane, num_entries, dx9_formats, num_surface_formats);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11492,13 +11812,13 @@ static int32_t clGetSupportedGLTextureFormatsINTEL_rec(clGetSupportedGLTextureFo
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetSupportedGLTextureFormatsINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetSupportedGLTextureFormatsINTEL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, flags, image_type, num_entries, gl_formats, num_texture_formats);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11547,13 +11867,13 @@ static int32_t clGetSupportedImageFormats_rec(clGetSupportedImageFormats_t real,
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetSupportedImageFormats + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetSupportedImageFormats + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, flags, image_type, num_entries, image_formats, num_image_formats);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11602,13 +11922,13 @@ static int32_t clGetSupportedVA_APIMediaSurfaceFormatsINTEL_rec(clGetSupportedVA
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clGetSupportedVA_APIMediaSurfaceFormatsINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clGetSupportedVA_APIMediaSurfaceFormatsINTEL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, flags, image_type, plane, num_entries, va_api_formats, num_surface_formats);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11659,13 +11979,13 @@ static void * clHostMemAllocINTEL_rec(clHostMemAllocINTEL_t real, void * context
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clHostMemAllocINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clHostMemAllocINTEL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, properties, size, alignment, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -11713,13 +12033,13 @@ static void * clIcdGetFunctionAddressForPlatformKHR_rec(clIcdGetFunctionAddressF
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clIcdGetFunctionAddressForPlatformKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clIcdGetFunctionAddressForPlatformKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(platform, func_name);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -11761,13 +12081,13 @@ static int32_t clIcdGetPlatformIDsKHR_rec(clIcdGetPlatformIDsKHR_t real, uint32_
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clIcdGetPlatformIDsKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clIcdGetPlatformIDsKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(num_entries, platforms, num_platforms);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11813,13 +12133,13 @@ static int32_t clIcdSetPlatformDispatchDataKHR_rec(clIcdSetPlatformDispatchDataK
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clIcdSetPlatformDispatchDataKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clIcdSetPlatformDispatchDataKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(platform, dispatch_data);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11865,13 +12185,13 @@ static void * clImportMemoryARM_rec(clImportMemoryARM_t real, void * context, ui
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clImportMemoryARM + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clImportMemoryARM + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, properties, memory, size, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -11920,13 +12240,13 @@ static int32_t clInitLayer_rec(clInitLayer_t real, uint32_t num_entries, void * 
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clInitLayer + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clInitLayer + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -11973,13 +12293,13 @@ static int32_t clInitLayerWithProperties_rec(clInitLayerWithProperties_t real, u
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clInitLayerWithProperties + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clInitLayerWithProperties + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret, properties);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12029,13 +12349,13 @@ static void * clLinkProgram_rec(clLinkProgram_t real, void * context, uint32_t n
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clLinkProgram + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clLinkProgram + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -12089,13 +12409,13 @@ static void clLogMessagesToStderrAPPLE_rec(clLogMessagesToStderrAPPLE_t real, vo
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clLogMessagesToStderrAPPLE + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clLogMessagesToStderrAPPLE + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     real(errstr, private_info, cb, user_data);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return;
     int ok = 1;
@@ -12139,13 +12459,13 @@ static void clLogMessagesToStdoutAPPLE_rec(clLogMessagesToStdoutAPPLE_t real, vo
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clLogMessagesToStdoutAPPLE + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clLogMessagesToStdoutAPPLE + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     real(errstr, private_info, cb, user_data);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return;
     int ok = 1;
@@ -12189,13 +12509,13 @@ static void clLogMessagesToSystemLogAPPLE_rec(clLogMessagesToSystemLogAPPLE_t re
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clLogMessagesToSystemLogAPPLE + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clLogMessagesToSystemLogAPPLE + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     real(errstr, private_info, cb, user_data);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return;
     int ok = 1;
@@ -12239,13 +12559,13 @@ static int32_t clMemBlockingFreeINTEL_rec(clMemBlockingFreeINTEL_t real, void * 
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clMemBlockingFreeINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clMemBlockingFreeINTEL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, ptr);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12290,13 +12610,13 @@ static int32_t clMemFreeINTEL_rec(clMemFreeINTEL_t real, void * context, void * 
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clMemFreeINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clMemFreeINTEL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, ptr);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12341,13 +12661,13 @@ static int32_t clReImportSemaphoreSyncFdKHR_rec(clReImportSemaphoreSyncFdKHR_t r
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clReImportSemaphoreSyncFdKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clReImportSemaphoreSyncFdKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(sema_object, reimport_props, fd);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12394,13 +12714,13 @@ static int32_t clReleaseAcceleratorINTEL_rec(clReleaseAcceleratorINTEL_t real, v
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clReleaseAcceleratorINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clReleaseAcceleratorINTEL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(accelerator);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12447,13 +12767,13 @@ static int32_t clReleaseCommandBufferKHR_rec(clReleaseCommandBufferKHR_t real, v
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clReleaseCommandBufferKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clReleaseCommandBufferKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12500,13 +12820,13 @@ static int32_t clReleaseCommandQueue_rec(clReleaseCommandQueue_t real, void * co
     clt_pre_clReleaseCommandQueue(&h, &command_queue__c);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clReleaseCommandQueue + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clReleaseCommandQueue + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     clt_post_clReleaseCommandQueue(&h, &ret, command_queue);
     if (!th)
         return ret;
@@ -12554,13 +12874,13 @@ static int32_t clReleaseContext_rec(clReleaseContext_t real, void * context)
     clt_pre_clReleaseContext(&h, &context__c);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clReleaseContext + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clReleaseContext + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     clt_post_clReleaseContext(&h, &ret, context);
     if (!th)
         return ret;
@@ -12608,13 +12928,13 @@ static int32_t clReleaseDevice_rec(clReleaseDevice_t real, void * device)
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clReleaseDevice + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clReleaseDevice + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(device);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12661,13 +12981,13 @@ static int32_t clReleaseDeviceEXT_rec(clReleaseDeviceEXT_t real, void * device)
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clReleaseDeviceEXT + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clReleaseDeviceEXT + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(device);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12713,13 +13033,13 @@ static int32_t clReleaseEvent_rec(clReleaseEvent_t real, void * event)
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clReleaseEvent + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clReleaseEvent + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(event);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12764,13 +13084,13 @@ static int32_t clReleaseKernel_rec(clReleaseKernel_t real, void * kernel)
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clReleaseKernel + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clReleaseKernel + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12817,13 +13137,13 @@ static int32_t clReleaseMemObject_rec(clReleaseMemObject_t real, void * memobj)
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clReleaseMemObject + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clReleaseMemObject + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(memobj);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12870,13 +13190,13 @@ static int32_t clReleaseProgram_rec(clReleaseProgram_t real, void * program)
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clReleaseProgram + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clReleaseProgram + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(program);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12923,13 +13243,13 @@ static int32_t clReleaseSampler_rec(clReleaseSampler_t real, void * sampler)
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clReleaseSampler + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clReleaseSampler + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(sampler);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12976,13 +13296,13 @@ static int32_t clReleaseSemaphoreKHR_rec(clReleaseSemaphoreKHR_t real, void * se
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clReleaseSemaphoreKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clReleaseSemaphoreKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(sema_object);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13029,13 +13349,13 @@ static void * clRemapCommandBufferKHR_rec(clRemapCommandBufferKHR_t real, void *
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clRemapCommandBufferKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clRemapCommandBufferKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(command_buffer, automatic, num_queues, queues, num_handles, handles, handles_ret, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -13087,13 +13407,13 @@ static int32_t clRetainAcceleratorINTEL_rec(clRetainAcceleratorINTEL_t real, voi
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clRetainAcceleratorINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clRetainAcceleratorINTEL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(accelerator);
     uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13142,13 +13462,13 @@ static int32_t clRetainCommandBufferKHR_rec(clRetainCommandBufferKHR_t real, voi
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clRetainCommandBufferKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clRetainCommandBufferKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer);
     uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13197,13 +13517,13 @@ static int32_t clRetainCommandQueue_rec(clRetainCommandQueue_t real, void * comm
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clRetainCommandQueue + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clRetainCommandQueue + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue);
     uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13252,13 +13572,13 @@ static int32_t clRetainContext_rec(clRetainContext_t real, void * context)
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clRetainContext + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clRetainContext + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context);
     uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13307,13 +13627,13 @@ static int32_t clRetainDevice_rec(clRetainDevice_t real, void * device)
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clRetainDevice + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clRetainDevice + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(device);
     uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13362,13 +13682,13 @@ static int32_t clRetainDeviceEXT_rec(clRetainDeviceEXT_t real, void * device)
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clRetainDeviceEXT + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clRetainDeviceEXT + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(device);
     uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13416,13 +13736,13 @@ static int32_t clRetainEvent_rec(clRetainEvent_t real, void * event)
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clRetainEvent + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clRetainEvent + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(event);
     uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13469,13 +13789,13 @@ static int32_t clRetainKernel_rec(clRetainKernel_t real, void * kernel)
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clRetainKernel + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clRetainKernel + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel);
     uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13524,13 +13844,13 @@ static int32_t clRetainMemObject_rec(clRetainMemObject_t real, void * memobj)
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clRetainMemObject + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clRetainMemObject + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(memobj);
     uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13579,13 +13899,13 @@ static int32_t clRetainProgram_rec(clRetainProgram_t real, void * program)
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clRetainProgram + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clRetainProgram + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(program);
     uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13634,13 +13954,13 @@ static int32_t clRetainSampler_rec(clRetainSampler_t real, void * sampler)
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clRetainSampler + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clRetainSampler + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(sampler);
     uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13689,13 +14009,13 @@ static int32_t clRetainSemaphoreKHR_rec(clRetainSemaphoreKHR_t real, void * sema
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clRetainSemaphoreKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clRetainSemaphoreKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(sema_object);
     uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -13744,13 +14064,13 @@ static void * clSVMAlloc_rec(clSVMAlloc_t real, void * context, uint64_t flags, 
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSVMAlloc + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSVMAlloc + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, size, alignment);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -13799,13 +14119,13 @@ static void * clSVMAllocARM_rec(clSVMAllocARM_t real, void * context, uint64_t f
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSVMAllocARM + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSVMAllocARM + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, flags, size, alignment);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -13853,13 +14173,13 @@ static void * clSVMAllocWithPropertiesKHR_rec(clSVMAllocWithPropertiesKHR_t real
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSVMAllocWithPropertiesKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSVMAllocWithPropertiesKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, properties, svm_type_index, size, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -13908,13 +14228,13 @@ static void clSVMFree_rec(clSVMFree_t real, void * context, void * svm_pointer)
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSVMFree + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSVMFree + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     real(context, svm_pointer);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return;
     int ok = 1;
@@ -13958,13 +14278,13 @@ static void clSVMFreeARM_rec(clSVMFreeARM_t real, void * context, void * svm_poi
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSVMFreeARM + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSVMFreeARM + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     real(context, svm_pointer);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return;
     int ok = 1;
@@ -14006,13 +14326,13 @@ static int32_t clSVMFreeWithPropertiesKHR_rec(clSVMFreeWithPropertiesKHR_t real,
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSVMFreeWithPropertiesKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSVMFreeWithPropertiesKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, properties, flags, ptr);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -14059,13 +14379,13 @@ static int32_t clSetCommandQueueProperty_rec(clSetCommandQueueProperty_t real, v
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSetCommandQueueProperty + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSetCommandQueueProperty + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_queue, properties, enable, old_properties);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -14112,13 +14432,13 @@ static int32_t clSetContentSizeBufferPoCL_rec(clSetContentSizeBufferPoCL_t real,
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSetContentSizeBufferPoCL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSetContentSizeBufferPoCL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(buffer, content_size_buffer);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -14163,13 +14483,13 @@ static int32_t clSetContextDestructorCallback_rec(clSetContextDestructorCallback
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSetContextDestructorCallback + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSetContextDestructorCallback + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, pfn_notify, user_data);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -14215,13 +14535,13 @@ static int32_t clSetDefaultDeviceCommandQueue_rec(clSetDefaultDeviceCommandQueue
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSetDefaultDeviceCommandQueue + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSetDefaultDeviceCommandQueue + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, device, command_queue);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -14267,13 +14587,13 @@ static int32_t clSetEventCallback_rec(clSetEventCallback_t real, void * event, i
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSetEventCallback + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSetEventCallback + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(event, command_exec_callback_type, pfn_notify, user_data);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -14320,13 +14640,13 @@ static int32_t clSetKernelArg_rec(clSetKernelArg_t real, void * kernel, uint32_t
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSetKernelArg + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSetKernelArg + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, arg_index, arg_size, arg_value);
     uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -14375,13 +14695,13 @@ static int32_t clSetKernelArgDevicePointerEXT_rec(clSetKernelArgDevicePointerEXT
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSetKernelArgDevicePointerEXT + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSetKernelArgDevicePointerEXT + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, arg_index, arg_value);
     uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -14429,13 +14749,13 @@ static int32_t clSetKernelArgMemPointerINTEL_rec(clSetKernelArgMemPointerINTEL_t
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSetKernelArgMemPointerINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSetKernelArgMemPointerINTEL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, arg_index, arg_value);
     uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -14483,13 +14803,13 @@ static int32_t clSetKernelArgSVMPointer_rec(clSetKernelArgSVMPointer_t real, voi
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSetKernelArgSVMPointer + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSetKernelArgSVMPointer + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, arg_index, arg_value);
     uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -14537,13 +14857,13 @@ static int32_t clSetKernelArgSVMPointerARM_rec(clSetKernelArgSVMPointerARM_t rea
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSetKernelArgSVMPointerARM + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSetKernelArgSVMPointerARM + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, arg_index, arg_value);
     uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -14591,13 +14911,13 @@ static int32_t clSetKernelExecInfo_rec(clSetKernelExecInfo_t real, void * kernel
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSetKernelExecInfo + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSetKernelExecInfo + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, param_name, param_value_size, param_value);
     uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -14646,13 +14966,13 @@ static int32_t clSetKernelExecInfoARM_rec(clSetKernelExecInfoARM_t real, void * 
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSetKernelExecInfoARM + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSetKernelExecInfoARM + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(kernel, param_name, param_value_size, param_value);
     uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -14701,13 +15021,13 @@ static int32_t clSetMemObjectDestructorAPPLE_rec(clSetMemObjectDestructorAPPLE_t
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSetMemObjectDestructorAPPLE + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSetMemObjectDestructorAPPLE + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(memobj, pfn_notify, user_data);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -14753,13 +15073,13 @@ static int32_t clSetMemObjectDestructorCallback_rec(clSetMemObjectDestructorCall
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSetMemObjectDestructorCallback + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSetMemObjectDestructorCallback + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(memobj, pfn_notify, user_data);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -14805,13 +15125,13 @@ static int32_t clSetPerfHintQCOM_rec(clSetPerfHintQCOM_t real, void * context, u
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSetPerfHintQCOM + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSetPerfHintQCOM + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context, perf_hint);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -14856,13 +15176,13 @@ static int32_t clSetProgramReleaseCallback_rec(clSetProgramReleaseCallback_t rea
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSetProgramReleaseCallback + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSetProgramReleaseCallback + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(program, pfn_notify, user_data);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -14908,13 +15228,13 @@ static int32_t clSetProgramSpecializationConstant_rec(clSetProgramSpecialization
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSetProgramSpecializationConstant + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSetProgramSpecializationConstant + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(program, spec_id, spec_size, spec_value);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -14961,13 +15281,13 @@ static int32_t clSetUserEventStatus_rec(clSetUserEventStatus_t real, void * even
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSetUserEventStatus + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSetUserEventStatus + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(event, execution_status);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -15013,13 +15333,13 @@ static void * clSharedMemAllocINTEL_rec(clSharedMemAllocINTEL_t real, void * con
     cl_int_ clt_err_local = 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clSharedMemAllocINTEL + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clSharedMemAllocINTEL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     void * ret = real(context, device, properties, size, alignment, errcode_ret ? errcode_ret : &clt_err_local);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -15068,13 +15388,13 @@ static int32_t clTerminateContextKHR_rec(clTerminateContextKHR_t real, void * co
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clTerminateContextKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clTerminateContextKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(context);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -15118,13 +15438,13 @@ static int32_t clUnloadCompiler_rec(clUnloadCompiler_t real)
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clUnloadCompiler + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clUnloadCompiler + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real();
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -15167,13 +15487,13 @@ static int32_t clUnloadPlatformCompiler_rec(clUnloadPlatformCompiler_t real, voi
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clUnloadPlatformCompiler + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clUnloadPlatformCompiler + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(platform);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -15217,13 +15537,13 @@ static int32_t clUpdateMutableCommandsKHR_rec(clUpdateMutableCommandsKHR_t real,
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clUpdateMutableCommandsKHR + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clUpdateMutableCommandsKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(command_buffer, num_configs, config_types, configs);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -15270,13 +15590,13 @@ static int32_t clWaitForEvents_rec(clWaitForEvents_t real, uint32_t num_events, 
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
-        __atomic_store_n(&th->in_fn, CLT_FN_clWaitForEvents + 1u, __ATOMIC_RELAXED);
+        th->in_fn = CLT_FN_clWaitForEvents + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
     int32_t ret = real(num_events, event_list);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
-        __atomic_store_n(&th->in_fn, clt_outer, __ATOMIC_RELAXED);
+        th->in_fn = clt_outer;
     if (!th)
         return ret;
     int ok = ret == 0;

@@ -194,8 +194,6 @@ static unsigned collect_round(struct clt_thread *th, uint64_t since, void *const
     void *blocked[64];            /* in-order queues whose oldest pending command still runs */
     unsigned n_blocked = n_held, done = 0, first, end;
     memcpy(blocked, held, n_held * sizeof *held);   /* a CPU device's queues still running: not now */
-    if (n_blocked && n_blocked == clt_pend_queues())
-        return 0;
     struct clt_pending *pend = clt_pend_span(&first, &end);
     for (unsigned i = first; i < end; i++) {
         struct clt_pending *p = &pend[i];
@@ -272,7 +270,7 @@ static void *collector_main(void *arg)
             waking = 0;
             /* a released queue's commands are not held back: the writer
              * keeps a released queue's track only until they are drawn */
-            if (quiet || forced)
+            if ((quiet || forced) && !held)
                 done = collect_round(th, forced ? 0 : now, running, n_running);
             __atomic_fetch_add(drain ? &clt_collected_exit : forced ? &clt_collected_forced : &clt_collected_paused, done,
                                __ATOMIC_RELAXED);

@@ -101,7 +101,7 @@ int clt_clock_marker(struct clt_thread *th, void *queue, void *dev, int cpu_devi
 static struct keep {
     void *device, *context, *queue;   /* queue: cltrace's own, NULL once the context was released */
     uint64_t last_ns, last_quiet_ns;
-    int cpu_device;                   /* asked once: clt_clock_cpu_device */
+    int cpu_device;                   /* clt_clock_cpu_device, asked once when the queue was made */
     uint32_t context_refs;            /* the references our queue added to the context's count */
 } keeps[KEEP_DEVICES];
 static unsigned n_keeps;
@@ -140,7 +140,7 @@ static uint32_t context_refs(void *context)
     return n;
 }
 
-void clt_clock_keep(void *context, void *dev)
+void clt_clock_keep(void *context, void *dev, int cpu_device)
 {
     if (!context || !dev)
         return;
@@ -154,7 +154,7 @@ void clt_clock_keep(void *context, void *dev)
     if (k && !k->queue) {
         uint32_t before = context_refs(context);
         k->device = dev;
-        k->cpu_device = clt_clock_cpu_device(dev);
+        k->cpu_device = cpu_device;
         k->queue = own_queue(context, dev);
         k->context = k->queue ? context : NULL;
         uint32_t after = k->queue ? context_refs(context) : 0;

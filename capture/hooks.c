@@ -301,7 +301,7 @@ static int event_cost_fill(void *queue, void *dev, int app_profiling, struct cal
     return measured;
 }
 
-static void calibrate(struct clt_thread *th, void *queue, void *dev, int app_profiling)
+static void calibrate(struct clt_thread *th, void *queue, void *dev, int cpu_device, int app_profiling)
 {
     typedef int32_t (*marker_t)(void *, uint32_t, const void *, void **);
     marker_t mark = REAL(clEnqueueMarkerWithWaitList);
@@ -310,7 +310,6 @@ static void calibrate(struct clt_thread *th, void *queue, void *dev, int app_pro
     struct calibration cal = { .n_syncs = 0 };
     uint64_t *without = cal.without, *with = cal.with;
     unsigned n = 0;
-    int cpu_device = clt_clock_cpu_device(dev);
     for (unsigned i = 0; i < CAL_MARKERS; i++) {
         uint64_t a = clt_now();
         if (mark(queue, 0, NULL, NULL) != CL_SUCCESS_)
@@ -375,15 +374,16 @@ static void queue_created(struct clt_hook *h, void *queue, void *context, void *
     if (!queue || !h->changed)
         return;
     int switched = h->changed == LEFT_PLAIN;
-    clt_queue_remember(queue, app_props, arr, n_arr, switched, clt_clock_cpu_device(device));
+    int cpu_device = clt_clock_cpu_device(device);    /* asked once: the queue, the calibration, the clock */
+    clt_queue_remember(queue, app_props, arr, n_arr, switched, cpu_device);
     put_queue_mode(h->th, queue, switched);
     if (device_describe(h->th, device) >= 102) {     /* OpenCL 1.2 */
         int on = clt_profiling_on(queue);       /* the calibration's markers are timed */
-        calibrate(h->th, queue, device, (app_props & CL_QUEUE_PROFILING_ENABLE_) != 0);
+        calibrate(h->th, queue, device, cpu_device, (app_props & CL_QUEUE_PROFILING_ENABLE_) != 0);
         if (on)
             clt_profiling_off(queue);
     }
-    clt_clock_keep(context, device);      /* fresh clock evidence while commands run (clock.c) */
+    clt_clock_keep(context, device, cpu_device);    /* fresh clock evidence while commands run (clock.c) */
 }
 
 /* A queue left plain on a device that cannot switch its profiling: made

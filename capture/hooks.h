@@ -46,7 +46,7 @@ void clt_put_clock(struct clt_thread *th, void *dev, uint64_t before, uint64_t d
                    int32_t status, unsigned kind);
 int clt_clock_marker(struct clt_thread *th, void *queue, void *dev, int cpu_device, uint64_t *call_ticks);
 int clt_clock_cpu_device(void *dev);   /* CL_DEVICE_TYPE_CPU: markers polled politely */
-void clt_clock_keep(void *context, void *dev);
+void clt_clock_keep(void *context, void *dev, int cpu_device);
 void clt_clock_keep_tick(struct clt_thread *th);     /* collector thread */
 void clt_clock_keep_quiet(struct clt_thread *th);    /* collector thread, the app paused */
 void clt_clock_keep_forget(void);                     /* fork child */

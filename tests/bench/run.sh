@@ -232,9 +232,9 @@ fi
 rm -rf "$W/job"
 echo
 # What the report says cltrace added, against the whole-process slowdown
-# measured (paired runs): small transfers, a 0.05 s program, the launch and
-# write loops, 1 M light calls (scripts/selfcost-check.py; a miss is shown,
-# not fatal here)
+# measured (paired runs): small transfers, a 0.05 s program, the launch,
+# device-bound and write loops, 1 M light calls, each split by phase
+# (scripts/selfcost-check.py; a miss is shown, not fatal here)
 python3 scripts/selfcost-check.py --reps "${SELFCOST_REPS:-15}" || true
 echo
 # Flight recorder (CLTRACE_RING_MB=64): 10^8 light calls; the process's

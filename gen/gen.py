@@ -568,14 +568,13 @@ def wrapper(reg, c, r, ps, kinds, exported):
             L.append("    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)")
             L.append("        clt_switched = clt_profiling_on(command_queue);")
     L.append("    uint32_t clt_outer = th ? th->in_fn : 0;")
-    if enq:
-        L.append("    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;")
     L.append("    if (th)")
     L.append("        th->in_fn = CLT_FN_%s + 1u;" % c)
     if enq:
         # the collector reads it from its own thread, to keep out of the
         # driver while an enqueue runs (collect.c); an enqueue's own field,
-        # so that the light calls' in_fn stays a plain store
+        # so that the light calls' in_fn stays a plain store; not nested (a
+        # command re-entering itself returns above, before it)
         L.append("    if (th)")
         L.append("        __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);")
     L.append("    int clt_tsc = clt_use_tsc;")
@@ -593,7 +592,7 @@ def wrapper(reg, c, r, ps, kinds, exported):
     L.append("        th->in_fn = clt_outer;")
     if enq:
         L.append("    if (th)")
-        L.append("        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);")
+        L.append("        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);")
     if enq and "command_queue" in argnames:
         L.append("    if (CLT_UNLIKELY(clt_switched))")
         L.append("        clt_profiling_off(command_queue);")

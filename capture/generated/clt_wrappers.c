@@ -3712,7 +3712,6 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireD3D10ObjectsKHR + 1u;
     if (th)
@@ -3724,7 +3723,7 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -3792,7 +3791,6 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireD3D11ObjectsKHR + 1u;
     if (th)
@@ -3804,7 +3802,7 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -3872,7 +3870,6 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR + 1u;
     if (th)
@@ -3884,7 +3881,7 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -3952,7 +3949,6 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireDX9ObjectsINTEL + 1u;
     if (th)
@@ -3964,7 +3960,7 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -4032,7 +4028,6 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireEGLObjectsKHR + 1u;
     if (th)
@@ -4044,7 +4039,7 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -4112,7 +4107,6 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireExternalMemObjectsKHR + 1u;
     if (th)
@@ -4124,7 +4118,7 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -4192,7 +4186,6 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireGLObjects + 1u;
     if (th)
@@ -4204,7 +4197,7 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -4272,7 +4265,6 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireGrallocObjectsIMG + 1u;
     if (th)
@@ -4284,7 +4276,7 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -4352,7 +4344,6 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL + 1u;
     if (th)
@@ -4364,7 +4355,7 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -4482,7 +4473,6 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueBarrierWithWaitList + 1u;
     if (th)
@@ -4494,7 +4484,7 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -4557,7 +4547,6 @@ static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, v
             event__c = &clt_own_event;
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCommandBufferKHR + 1u;
     if (th)
@@ -4569,7 +4558,7 @@ static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, v
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, NULL);
     if (!th)
@@ -4635,7 +4624,6 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBuffer + 1u;
     if (th)
@@ -4647,7 +4635,7 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -4718,7 +4706,6 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBufferRect + 1u;
     if (th)
@@ -4730,7 +4717,7 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -4805,7 +4792,6 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBufferToImage + 1u;
     if (th)
@@ -4817,7 +4803,7 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -4888,7 +4874,6 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyImage + 1u;
     if (th)
@@ -4900,7 +4885,7 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -4971,7 +4956,6 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyImageToBuffer + 1u;
     if (th)
@@ -4983,7 +4967,7 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -5054,7 +5038,6 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueFillBuffer + 1u;
     if (th)
@@ -5066,7 +5049,7 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -5137,7 +5120,6 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueFillImage + 1u;
     if (th)
@@ -5149,7 +5131,7 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -5219,7 +5201,6 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueGenerateMipmapIMG + 1u;
     if (th)
@@ -5231,7 +5212,7 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -5303,7 +5284,6 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMapBuffer + 1u;
     if (th)
@@ -5315,7 +5295,7 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret != NULL && event__c)
@@ -5388,7 +5368,6 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMapImage + 1u;
     if (th)
@@ -5400,7 +5379,7 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret != NULL && event__c)
@@ -5474,7 +5453,6 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * 
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMarker + 1u;
     if (th)
@@ -5486,7 +5464,7 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * 
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -5550,7 +5528,6 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMarkerWithWaitList + 1u;
     if (th)
@@ -5562,7 +5539,7 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -5628,7 +5605,6 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemAdviseINTEL + 1u;
     if (th)
@@ -5640,7 +5616,7 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -5709,7 +5685,6 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemFillINTEL + 1u;
     if (th)
@@ -5721,7 +5696,7 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -5791,7 +5766,6 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemcpyINTEL + 1u;
     if (th)
@@ -5803,7 +5777,7 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -5873,7 +5847,6 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemsetINTEL + 1u;
     if (th)
@@ -5885,7 +5858,7 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -5954,7 +5927,6 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemINTEL + 1u;
     if (th)
@@ -5966,7 +5938,7 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -6035,7 +6007,6 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemObjectEXT + 1u;
     if (th)
@@ -6047,7 +6018,7 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -6116,7 +6087,6 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemObjects + 1u;
     if (th)
@@ -6128,7 +6098,7 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -6204,7 +6174,6 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueNDRangeKernel + 1u;
     if (th)
@@ -6216,7 +6185,7 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     clt_post_clEnqueueNDRangeKernel(&h, &ret, command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
@@ -6288,7 +6257,6 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueNativeKernel + 1u;
     if (th)
@@ -6300,7 +6268,7 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -6372,7 +6340,6 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadBuffer + 1u;
     if (th)
@@ -6384,7 +6351,7 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -6455,7 +6422,6 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadBufferRect + 1u;
     if (th)
@@ -6467,7 +6433,7 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -6543,7 +6509,6 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadHostPipeINTEL + 1u;
     if (th)
@@ -6555,7 +6520,7 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -6626,7 +6591,6 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadImage + 1u;
     if (th)
@@ -6638,7 +6602,7 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -6711,7 +6675,6 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseD3D10ObjectsKHR + 1u;
     if (th)
@@ -6723,7 +6686,7 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -6791,7 +6754,6 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseD3D11ObjectsKHR + 1u;
     if (th)
@@ -6803,7 +6765,7 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -6871,7 +6833,6 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR + 1u;
     if (th)
@@ -6883,7 +6844,7 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -6951,7 +6912,6 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseDX9ObjectsINTEL + 1u;
     if (th)
@@ -6963,7 +6923,7 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7031,7 +6991,6 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseEGLObjectsKHR + 1u;
     if (th)
@@ -7043,7 +7002,7 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7111,7 +7070,6 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseExternalMemObjectsKHR + 1u;
     if (th)
@@ -7123,7 +7081,7 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7191,7 +7149,6 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseGLObjects + 1u;
     if (th)
@@ -7203,7 +7160,7 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7271,7 +7228,6 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseGrallocObjectsIMG + 1u;
     if (th)
@@ -7283,7 +7239,7 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7351,7 +7307,6 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL + 1u;
     if (th)
@@ -7363,7 +7318,7 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7431,7 +7386,6 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMFree + 1u;
     if (th)
@@ -7443,7 +7397,7 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7513,7 +7467,6 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMFreeARM + 1u;
     if (th)
@@ -7525,7 +7478,7 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7595,7 +7548,6 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMap + 1u;
     if (th)
@@ -7607,7 +7559,7 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7677,7 +7629,6 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMapARM + 1u;
     if (th)
@@ -7689,7 +7640,7 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7759,7 +7710,6 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemFill + 1u;
     if (th)
@@ -7771,7 +7721,7 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7841,7 +7791,6 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemFillARM + 1u;
     if (th)
@@ -7853,7 +7802,7 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -7923,7 +7872,6 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemcpy + 1u;
     if (th)
@@ -7935,7 +7883,7 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -8005,7 +7953,6 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemcpyARM + 1u;
     if (th)
@@ -8017,7 +7964,7 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -8087,7 +8034,6 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMigrateMem + 1u;
     if (th)
@@ -8099,7 +8045,7 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -8169,7 +8115,6 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMUnmap + 1u;
     if (th)
@@ -8181,7 +8126,7 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -8248,7 +8193,6 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMUnmapARM + 1u;
     if (th)
@@ -8260,7 +8204,7 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -8327,7 +8271,6 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSignalSemaphoresKHR + 1u;
     if (th)
@@ -8339,7 +8282,7 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -8408,7 +8351,6 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueTask + 1u;
     if (th)
@@ -8420,7 +8362,7 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -8487,7 +8429,6 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueUnmapMemObject + 1u;
     if (th)
@@ -8499,7 +8440,7 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -8619,7 +8560,6 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWaitSemaphoresKHR + 1u;
     if (th)
@@ -8631,7 +8571,7 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -8700,7 +8640,6 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteBuffer + 1u;
     if (th)
@@ -8712,7 +8651,7 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -8783,7 +8722,6 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteBufferRect + 1u;
     if (th)
@@ -8795,7 +8733,7 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -8871,7 +8809,6 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteHostPipeINTEL + 1u;
     if (th)
@@ -8883,7 +8820,7 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
@@ -8954,7 +8891,6 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
     if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
         clt_switched = clt_profiling_on(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
-    uint32_t clt_outer_enq = th ? th->in_enqueue : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteImage + 1u;
     if (th)
@@ -8966,7 +8902,7 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
     if (th)
         th->in_fn = clt_outer;
     if (th)
-        __atomic_store_n(&th->in_enqueue, clt_outer_enq, __ATOMIC_RELAXED);
+        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)

@@ -10,7 +10,11 @@
 #                     test_conformance/spir builds without that folder)
 #     OPENCL_HEADERS  KhronosGroup/OpenCL-Headers (Debian 12's are too old)
 #     SPIRV_HEADERS   KhronosGroup/SPIRV-Headers
-#   SUBSETS="events profiling"  the subsets (default: every one below)
+#   SUBSETS="events profiling"  the subsets (default: every one below), or
+#                               executables by name (test_cl_copy_images)
+#   TESTS="fpmath if"           only these of each executable's tests
+#   SKIP_TESTS="imagedim_*"     every test but these (shell patterns; the
+#                               tests left out are printed)
 #   CL_PLATFORM_INDEX=N         the platform (the CTS's own variable)
 #   TIMEOUT=S                   per run (default 3600); JOBS=N: build jobs
 #   CTS_BUILD=DIR               the suite built already (its test_conformance/
@@ -44,7 +48,7 @@ RUNS=(
     "multiple_device_context multiple_device_context/test_multiples"
 )
 SUBSETS=${SUBSETS:-computeinfo events profiling mem_host_flags printf multiple_device_context api basic buffers SVM images command_buffer}
-wanted() { [[ " $SUBSETS " == *" $1 "* ]]; }
+wanted() { [[ " $SUBSETS " == *" $1 "* || " $SUBSETS " == *" $(basename "$2") "* ]]; }
 mkdir -p "$OUT/results" "$OUT/traces"
 make -s all > /dev/null || exit 1
 
@@ -61,7 +65,7 @@ if [ -z "${CTS_BUILD:-}" ]; then
     targets=()
     for r in "${RUNS[@]}"; do
         read -r s b _ <<< "$r"
-        if wanted "$s"; then targets+=("$(basename "$b")"); fi
+        if wanted "$s" "$b"; then targets+=("$(basename "$b")"); fi
     done
     gen=(); command -v ninja > /dev/null && gen=(-G Ninja)
     cmake -S "$SRC" -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCL_INCLUDE_DIR="$HDR" \
@@ -85,18 +89,35 @@ status=0
 printf "%-32s %6s %6s %6s %6s  %-9s %-9s %s\n" "executable" tests pass fail skip untraced traced "under cltrace"
 for r in "${RUNS[@]}"; do
     read -r s b args <<< "$r"
-    wanted "$s" || continue
+    wanted "$s" "$b" || continue
     name=$(basename "$b") bin=$BUILD/test_conformance/$b
+    if [ -n "${TESTS:-}" ]; then
+        args="$args $TESTS"
+    elif [ -n "${SKIP_TESTS:-}" ]; then   # the CTS has no exclusion: name the others
+        keep=() left=()
+        read -ra pats <<< "$SKIP_TESTS"   # patterns, not expanded here
+        for t in $("$bin" --help 2>&1 | sed -n '/^Test names:/,$p' | sed -n 's/^\t\([A-Za-z0-9_]*\)$/\1/p'); do
+            skip=
+            for pat in "${pats[@]}"; do
+                # shellcheck disable=SC2053  # a pattern
+                [[ $t == $pat ]] && skip=1
+            done
+            if [ -n "$skip" ]; then left+=("$t"); else keep+=("$t"); fi
+        done
+        [ ${#left[@]} -gt 0 ] && echo "$name: left out (SKIP_TESTS): ${left[*]}"
+        args="$args ${keep[*]}"
+    fi
+    args=${args# }
     rm -f "$OUT/results/$name".* "$OUT/traces/$name".*
     [ "$s" = images ] && args="$args ${IMAGES_ARGS:-}" && args=${args# }
-    # shellcheck disable=SC2086  # the arguments are words
+    read -ra argv <<< "$args"   # words; a test name's '*' is the CTS's, not the shell's
     if [ -n "${PARALLEL:-}" ]; then
-        run "$name" "$bin" untraced $args &
-        run "$name" "$bin" traced $args
+        run "$name" "$bin" untraced "${argv[@]}" &
+        run "$name" "$bin" traced "${argv[@]}"
         wait
     else
-        run "$name" "$bin" untraced $args
-        run "$name" "$bin" traced $args
+        run "$name" "$bin" untraced "${argv[@]}"
+        run "$name" "$bin" traced "${argv[@]}"
     fi
     line=$(python3 - "$OUT/results/$name" <<'PY'
 import json, sys
@@ -159,7 +180,9 @@ if crashed:
 sys.exit(0 if verdict.startswith("identical") else 1)
 PY
 ) || status=1
-    printf "%-32s %s\n" "$name${args:+ ($args)}" "$line"
+    shown=$args
+    [ ${#shown} -gt 60 ] && shown="${shown:0:57}..."
+    printf "%-32s %s\n" "$name${shown:+ ($shown)}" "$line"
     for tr in "$OUT/traces/$name".*; do
         [ -e "$tr" ] || continue
         if [ -x "$LINT" ]; then

@@ -37,23 +37,27 @@ PROGRAMS = [   # name, bench_calls arguments, in --long only
 ]
 
 
-PHASES = ("start", "set-up", "loop", "exit")
+PHASES = ("start", "context", "queue", "build", "set-up rest", "loop", "exit")
 
 
 def wall(cmd, env, phases=None):
     """The run's seconds; into phases (a list), its own split: from fork to
-    main, main to the loop (context, build, cltrace's calibration), the
-    loop, the loop's end to exit (ours and the driver's teardown)."""
+    main, the context's creation, the queue's (cltrace's calibration), the
+    program build, the rest of the set-up (kernels, buffers), the loop, the
+    loop's end to exit (ours and the driver's teardown)."""
     t0 = time.monotonic_ns()
     r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     t1 = time.monotonic_ns()
     if r.returncode:
         sys.exit("selfcost-check: %s exited %d: %s" % (" ".join(cmd), r.returncode, r.stderr.decode()[-300:]))
+    marks = {}
     for line in r.stdout.decode().splitlines():
         w = line.split()
-        if phases is not None and len(w) == 5 and w[0] == "phases_mono_ns":
-            m0, l0, l1, _ = (float(x) for x in w[1:])
-            phases.append((m0 - t0, l0 - m0, l1 - l0, t1 - l1))   # the exit: from the loop's end
+        if w and w[0] in ("phases_mono_ns", "setup_mono_ns"):
+            marks[w[0]] = [float(x) for x in w[1:]]
+    if phases is not None and len(marks.get("phases_mono_ns", ())) == 4 and len(marks.get("setup_mono_ns", ())) == 3:
+        (m0, l0, l1, _), (c, q, b) = marks["phases_mono_ns"], marks["setup_mono_ns"]
+        phases.append((m0 - t0, c - m0, q - c, b - q, l0 - b, l1 - l0, t1 - l1))   # the exit: from the loop's end
     return (t1 - t0) / 1e9
 
 
@@ -131,23 +135,28 @@ def main():
                   "within noise" if 0.75 * lo <= mst <= 1.25 * hi else "MISSED"
         missed += verdict == "MISSED"
         print("%-46s %8.3fs %8.3fs  (%6.3f-%6.3fs) %8.3fs %8.2fx  %s" % (name, mu, ms, lo, hi, mst, ratio, verdict))
+        no_exit = sum("total_ns" not in p for p in parts)
+        if no_exit:     # the trace ended without the exit's attributes: only the app threads' share stated
+            print("    %d of %d traces state no exit part (their stated figure is the app threads' alone)"
+                  % (no_exit, len(parts)))
         split = None
         if len(ph_un) == len(ph_tr) == a.reps:
-            split = [statistics.median(t[i] - u[i] for t, u in zip(ph_tr, ph_un)) / 1e6 for i in range(4)]
+            split = [statistics.median(t[i] - u[i] for t, u in zip(ph_tr, ph_un)) / 1e6 for i in range(len(PHASES))]
         rows.append({"program": name, "args": args, "untraced_s": un, "traced_s": tr, "stated_s": st,
                      "phases_ms": dict(zip(PHASES, split)) if split else None,
                      "slowdown_median_s": ms, "slowdown_interval_s": [lo, hi], "stated_median_s": mst,
                      "ratio": ratio, "verdict": verdict,
                      "parts_median": {k: statistics.median(p[k] for p in parts)
                                       for k in parts[0] if isinstance(parts[0][k], (int, float))
-                                      and not isinstance(parts[0][k], bool)}})
+                                      and not isinstance(parts[0][k], bool) and all(k in p for p in parts)},
+                     "runs_without_exit_part": sum("total_ns" not in p for p in parts)})
     print("\nwhere it lies: median paired difference by phase (ms), and what the report states for the parts")
-    print("%-46s %8s %8s %8s %8s  | %12s %8s %8s" % ("program", *PHASES, "app threads", "exit", "start"))
+    print("%-46s %s  | %12s %8s %8s" % ("program", " ".join("%8s" % p[:8] for p in PHASES), "app threads", "exit", "start"))
     for r in rows:
         pm = r["parts_median"]
         if r["phases_ms"]:
-            print("%-46s %+8.1f %+8.1f %+8.1f %+8.1f  | %12.1f %8.1f %8.1f" % (
-                r["program"], *(r["phases_ms"][k] for k in PHASES), pm.get("self_ns", 0) / 1e6,
+            print("%-46s %s  | %12.1f %8.1f %8.1f" % (
+                r["program"][:46], " ".join("%+8.1f" % r["phases_ms"][k] for k in PHASES), pm.get("self_ns", 0) / 1e6,
                 pm.get("exit_ns", 0) / 1e6, pm.get("load_ns", 0) / 1e6))
     with open(os.path.join(work, "selfcost.json"), "w") as f:
         json.dump(rows, f, indent=1)

@@ -20,8 +20,10 @@
  * Prints "ns_per_call X" (thread CPU), "wall_ns_per_call X", with --mem
  * VmHWM after each tenth of N, and "phases_mono_ns START LOOP0 LOOP1 END":
  * CLOCK_MONOTONIC at main's start, the loop's start and end, and main's
- * return (scripts/selfcost-check.py splits a run's slowdown with them).
- * OCL_PLATFORM=<substring> picks a platform.
+ * return, then "setup_mono_ns CONTEXT QUEUE BUILD": when the context, the
+ * queue and the program build were made (scripts/selfcost-check.py splits a
+ * run's slowdown with them). OCL_PLATFORM=<substring> picks a platform
+ * (none of that name: exit 2).
  * bench_loop_* are separate functions so callgrind can count just them. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
@@ -135,7 +137,7 @@ int main(int argc, char **argv)
 {
     if (argc < 3)
         return 2;
-    double main0 = clock_ns(CLOCK_MONOTONIC), loop0 = 0, loop1 = 0;
+    double main0 = clock_ns(CLOCK_MONOTONIC), loop0 = 0, loop1 = 0, t_ctx = 0, t_queue = 0, t_build = 0;
     const char *what = argv[1];
     long n = atol(argv[2]);
     int fake = 0, mem = 0;
@@ -156,21 +158,31 @@ int main(int argc, char **argv)
         cl_uint np = 0;
         const char *want = getenv("OCL_PLATFORM");
         clGetPlatformIDs(8, ps, &np);
-        p = ps[0];
-        for (cl_uint i = 0; want && i < np; i++) {
+        p = np ? ps[0] : NULL;
+        int found = !want || !*want;
+        for (cl_uint i = 0; !found && i < np; i++) {
             char name[256] = "";
             clGetPlatformInfo(ps[i], CL_PLATFORM_NAME, sizeof name, name, NULL);
-            if (strstr(name, want))
+            if (strstr(name, want)) {
                 p = ps[i];
+                found = 1;
+            }
+        }
+        if (!found) {   /* a measurement of another platform than the one asked for is worse than none */
+            fprintf(stderr, "bench_calls: no OpenCL platform named like '%s'\n", want);
+            return 2;
         }
         clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL);
         ctx = clCreateContext(NULL, 1, &d, NULL, NULL, &err);
+        t_ctx = clock_ns(CLOCK_MONOTONIC);
         cl_queue_properties prof[] = { CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0 };
         int ev = !strcmp(what, "launchev") || !strcmp(what, "smallev");
         queue = clCreateCommandQueueWithProperties(ctx, d, ev ? prof : NULL, &err);
+        t_queue = clock_ns(CLOCK_MONOTONIC);
         cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
         if (clBuildProgram(prog, 1, &d, NULL, NULL, NULL) != CL_SUCCESS)
             return 1;
+        t_build = clock_ns(CLOCK_MONOTONIC);
         kern = clCreateKernel(prog, "k", &err);
         buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof host, NULL, &err);
         clSetKernelArg(kern, 0, sizeof buf, &buf);
@@ -235,5 +247,7 @@ int main(int argc, char **argv)
     printf("ns_per_call %.1f\n", t / (double)n / per);
     printf("wall_ns_per_call %.1f\n", wall / (double)n / per);
     printf("phases_mono_ns %.0f %.0f %.0f %.0f\n", main0, loop0, loop1, clock_ns(CLOCK_MONOTONIC));
+    if (t_build > 0)
+        printf("setup_mono_ns %.0f %.0f %.0f\n", t_ctx, t_queue, t_build);
     return 0;
 }

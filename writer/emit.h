@@ -43,6 +43,10 @@ struct clt_writer {
     uint64_t exit_wait_ns;    /* the exiting thread's wait for the collector */
     uint64_t exit_began_ns;   /* CLOCK_MONOTONIC: the app's exit reached cltrace */
     uint64_t load_ns;         /* the shim's constructor */
+    struct clt_sched {        /* the scheduler's account when the exit began (selfcost.c) */
+        int known;
+        uint64_t span_ns, own_cpu_ns, app_cpu_ns, app_wait_ns;
+    } sched;
     struct clt_symbols syms;  /* call stacks (symbols.c) */
     struct clt_sym_sent own_sym;   /* stacks interned on the writer's own sequence */
     unsigned leaks;           /* objects the app still held at exit (leaks.c) */
@@ -75,6 +79,7 @@ void clt_cost_on_write(struct clt_writer *w, struct clt_dev *d, uint32_t seq);  
 void clt_cost_thread_ended(struct clt_writer *w, struct clt_thread *th);
 void clt_cost_emit(struct clt_writer *w);
 void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns, uint64_t writer_cpu_ns);
+void clt_cost_sched_sample(struct clt_writer *w);   /* into w->sched, as the exit begins */
 
 /* calls.c: API calls, one sequence per recording thread */
 struct clt_seq;

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include "emit.h"
 #include "device_model.h"
 #include "trace/ring.h"
@@ -35,6 +37,21 @@ static struct {
 static uint64_t ticks_ns(const struct clt_writer *w, uint64_t ticks)
 {
     return clt_use_tsc ? (uint64_t)((double)ticks * w->clock.ns_per_tick) : ticks;
+}
+
+/* The first line of a small /proc file, without its newline; 0: none. */
+static int read_line(const char *path, char *buf, size_t cap)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, cap - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    buf[strcspn(buf, "\n")] = 0;
+    return 1;
 }
 
 static uint64_t hot_ns(const struct clt_writer *w, const struct clt_thread *th)
@@ -122,6 +139,43 @@ void clt_cost_emit(struct clt_writer *w)
     }
 }
 
+/* Every thread's line of /proc/self/task/N/schedstat as the app's exit
+ * begins: its time on a CPU and its time runnable but waiting for one.
+ * cltrace's threads (named cltrace-*) take CPU time that the app's threads,
+ * where they wanted every CPU, would have had: the report weighs the one
+ * by the other (TRACE_FORMAT.md). Threads that ended before are not in it;
+ * a kernel without schedstat leaves it unknown, and the trace says so by
+ * its absence. */
+void clt_cost_sched_sample(struct clt_writer *w)
+{
+    struct clt_sched sc = { .known = 0 };
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char path[64], comm[32] = "", line[128];
+        unsigned long long run, wait;
+        snprintf(path, sizeof path, "/proc/self/task/%.20s/schedstat", e->d_name);
+        if (!read_line(path, line, sizeof line) || sscanf(line, "%llu %llu", &run, &wait) != 2)
+            continue;
+        snprintf(path, sizeof path, "/proc/self/task/%.20s/comm", e->d_name);
+        read_line(path, comm, sizeof comm);
+        if (!strncmp(comm, "cltrace-", 8)) {
+            sc.own_cpu_ns += run;
+        } else {
+            sc.app_cpu_ns += run;
+            sc.app_wait_ns += wait;
+        }
+        sc.known = 1;
+    }
+    closedir(d);
+    sc.span_ns = clt_boottime_ns() - w->start_ns;
+    w->sched = sc;
+}
+
 /* The totals, as trace attributes (TRACE_FORMAT.md). run_ns: the trace's
  * span; writer_cpu_ns: the writer thread's CPU time. */
 void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns, uint64_t writer_cpu_ns)
@@ -158,6 +212,12 @@ void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns,
     clt_attr_int(a, "cltrace.load_ns", (int64_t)w->load_ns);
     if (w->exit_began_ns)
         clt_attr_int(a, "cltrace.exit_ns", (int64_t)(clt_clock_ns(CLOCK_MONOTONIC) - w->exit_began_ns));
+    if (w->sched.known) {      /* the scheduler's account as the exit began (clt_cost_sched_sample) */
+        clt_attr_int(a, "cltrace.sched_span_ns", (int64_t)w->sched.span_ns);
+        clt_attr_int(a, "cltrace.sched_own_cpu_ns", (int64_t)w->sched.own_cpu_ns);
+        clt_attr_int(a, "cltrace.sched_app_cpu_ns", (int64_t)w->sched.app_cpu_ns);
+        clt_attr_int(a, "cltrace.sched_app_wait_ns", (int64_t)w->sched.app_wait_ns);
+    }
     /* the CPUs it may run on, and its CPU time (every thread, cltrace's
      * too): how crowded they were, where cltrace's threads compete */
     cpu_set_t set;

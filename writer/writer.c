@@ -780,6 +780,12 @@ int clt_writer_start(void)
     return 0;
 }
 
+void clt_writer_exit_begins(void)
+{
+    if (W.start_ns)
+        clt_cost_sched_sample(&W);
+}
+
 void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64_t exit_began_ns, uint64_t load_ns)
 {
     W.unfinished = unfinished_commands;

@@ -8,6 +8,9 @@ int clt_writer_start(void);                  /* 0 ok, -1: run untraced */
 /* drain, finish the file; exit_began_ns (CLOCK_MONOTONIC): when the exit
  * began holding the app, load_ns: the shim's constructor (cltrace's cost) */
 void clt_writer_stop(uint64_t unfinished, uint64_t exit_wait_ns, uint64_t exit_began_ns, uint64_t load_ns);
+/* the exit begins: what the scheduler says of every thread, taken now,
+ * before the exit's own work (writer/selfcost.c) */
+void clt_writer_exit_begins(void);
 unsigned clt_writer_leaks(void);             /* after stop: leaks definitely lost or growing (leaks.c) */
 void clt_writer_forget(void);                /* in a fork child */
 void clt_writer_kick(void);                  /* wake an idle writer */

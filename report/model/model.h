@@ -167,6 +167,10 @@ struct rm_selfcost {            /* what cltrace added to the run (selfcost.c) */
      * could use and its CPU time (every thread) */
     int exit_known;
     uint64_t load_ns, exit_ns, cpus, process_cpu_ns;
+    /* as the exit began (traces from the evening of 2026-11-25 on; sched_known): the span,
+     * cltrace's threads' CPU, the app's threads' CPU and their wait for one */
+    int sched_known;
+    uint64_t sched_span_ns, sched_own_cpu_ns, sched_app_cpu_ns, sched_app_wait_ns;
     char sampling[160];         /* "off" or the sampling rule */
 };
 

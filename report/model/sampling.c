@@ -22,6 +22,10 @@ void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char
         { "cltrace.exit_ns", offsetof(struct rm_selfcost, exit_ns) },
         { "cltrace.cpus", offsetof(struct rm_selfcost, cpus) },
         { "cltrace.process_cpu_ns", offsetof(struct rm_selfcost, process_cpu_ns) },
+        { "cltrace.sched_span_ns", offsetof(struct rm_selfcost, sched_span_ns) },
+        { "cltrace.sched_own_cpu_ns", offsetof(struct rm_selfcost, sched_own_cpu_ns) },
+        { "cltrace.sched_app_cpu_ns", offsetof(struct rm_selfcost, sched_app_cpu_ns) },
+        { "cltrace.sched_app_wait_ns", offsetof(struct rm_selfcost, sched_app_wait_ns) },
     };
     struct rm_selfcost *c = &m->self;
     for (unsigned i = 0; i < sizeof ints / sizeof ints[0]; i++)
@@ -29,6 +33,7 @@ void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char
             *(uint64_t *)((char *)c + ints[i].off) = v > 0 ? (uint64_t)v : 0;
             c->known |= i == 0;
             c->exit_known |= !strcmp(key, "cltrace.exit_ns");
+            c->sched_known |= !strcmp(key, "cltrace.sched_span_ns");
             return;
         }
     if (!strcmp(key, "cltrace.sampling") && s) {

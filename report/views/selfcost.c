@@ -12,7 +12,33 @@
 uint64_t selfcost_total_ns(const struct rm_model *m)
 {
     const struct rm_selfcost *c = &m->self;
-    return c->exit_known ? c->self_ns + c->exit_ns + c->load_ns : c->self_ns;
+    return c->exit_known ? c->self_ns + c->exit_ns + c->load_ns + selfcost_competing_ns(m) : c->self_ns;
+}
+
+/* How many CPUs the app's threads wanted while the app ran, on average
+ * (on a CPU or waiting for one); -1: not stated. */
+double selfcost_app_cpus_wanted(const struct rm_model *m)
+{
+    const struct rm_selfcost *c = &m->self;
+    if (!c->sched_known || !c->cpus || !c->sched_span_ns)
+        return -1;
+    return (double)(c->sched_app_cpu_ns + c->sched_app_wait_ns) / (double)c->sched_span_ns;
+}
+
+/* What cltrace's own threads took from the app while it ran, an estimate:
+ * a thread of cltrace holds one CPU, so the app loses that moment when it
+ * wants all the others and that one too, i.e. in the share of the time its
+ * threads wanted more than cpus - 1 of them. 1 M light calls on 2 cores
+ * (the app wants 1 CPU): nothing; PoCL's workers running kernels on both:
+ * most of it; 16 cores: nothing. */
+uint64_t selfcost_competing_ns(const struct rm_model *m)
+{
+    double want = selfcost_app_cpus_wanted(m);
+    if (want < 0)
+        return 0;
+    double share = want - (double)(m->self.cpus - 1);
+    share = share < 0 ? 0 : share > 1 ? 1 : share;
+    return (uint64_t)((double)m->self.sched_own_cpu_ns * share);
 }
 
 double selfcost_percent(const struct rm_model *m)
@@ -32,8 +58,8 @@ double selfcost_cpus_busy_percent(const struct rm_model *m)
 }
 
 /* "cltrace added 0.41 s (12 %) to this run": the whole run, what it leaves
- * out said (its own threads' CPU, counted only as the waits they cause;
- * loading the library). */
+ * out said (loading the library; its threads' CPU where the trace has no
+ * scheduler's account to weigh it by). */
 static void whole_run_sentence(const struct rm_model *m, char *buf, size_t cap)
 {
     const struct rm_selfcost *c = &m->self;
@@ -42,6 +68,25 @@ static void whole_run_sentence(const struct rm_model *m, char *buf, size_t cap)
     if (b >= 0)
         snprintf(busy, sizeof busy, "; the process kept its %llu CPUs %.0f %% busy", (unsigned long long)c->cpus, b);
     uint64_t finishing = c->exit_ns > c->exit_wait_ns ? c->exit_ns - c->exit_wait_ns : 0;
+    double want = selfcost_app_cpus_wanted(m);
+    if (want >= 0) {
+        uint64_t own_exit = c->writer_cpu_ns + c->collector_cpu_ns > c->sched_own_cpu_ns
+                                ? c->writer_cpu_ns + c->collector_cpu_ns - c->sched_own_cpu_ns : 0;
+        snprintf(buf, cap,
+                 "cltrace added %.3f s (%.1f %%) to this run: on the app's threads %.3f s recording calls, "
+                 "%.3f s device timing (events it asked for), %.3f s waiting for the writer (%llu calls waited); "
+                 "at exit %.3f s (%.3f s collecting device times, %.3f s finishing the trace); %.4f s starting; "
+                 "%.3f s its own threads took from the app's (an estimate: their %.3f s of CPU while the app ran, "
+                 "the app's threads wanting %.2f of the %llu CPUs on average). Not counted: its own threads' %.3f s of "
+                 "CPU at exit, inside the exit's figure; loading its library (about 0.3 ms); what its events cost "
+                 "the driver's own threads; device timing: %s",
+                 selfcost_total_ns(m) / 1e9, selfcost_percent(m), c->hot_ns / 1e9, c->device_timing_ns / 1e9,
+                 c->waited_ns / 1e9, (unsigned long long)c->calls_waited, c->exit_ns / 1e9, c->exit_wait_ns / 1e9,
+                 finishing / 1e9, c->load_ns / 1e9, selfcost_competing_ns(m) / 1e9, c->sched_own_cpu_ns / 1e9,
+                 want, (unsigned long long)c->cpus, own_exit / 1e9,
+                 !c->sampling[0] || !strcmp(c->sampling, "off") ? "every command timed" : c->sampling);
+        return;
+    }
     snprintf(buf, cap,
              "cltrace added %.3f s (%.1f %%) to this run: on the app's threads %.3f s recording calls, "
              "%.3f s device timing (events it asked for), %.3f s waiting for the writer (%llu calls waited); "

@@ -12,6 +12,8 @@ void selfcost_sentence(const struct rm_model *m, char *buf, size_t cap);   /* "c
 uint64_t selfcost_total_ns(const struct rm_model *m);   /* the whole run's, where the trace states it */
 double selfcost_percent(const struct rm_model *m);
 double selfcost_cpus_busy_percent(const struct rm_model *m);   /* -1: not stated */
+double selfcost_app_cpus_wanted(const struct rm_model *m);     /* CPUs, on average; -1: not stated */
+uint64_t selfcost_competing_ns(const struct rm_model *m);      /* cltrace's threads' CPU the app missed */
 void selfcost_clock(const struct rm_device *d, char *buf, size_t cap);     /* "clock residual 5.2 us at most, ..." */
 void selfcost_kernel_note(const struct rm_kernel *k, char *buf, size_t cap);   /* " (extrapolated from k of n launches)" */
 void selfcost_api_note(const struct rm_api *a, char *buf, size_t cap);

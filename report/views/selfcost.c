@@ -63,42 +63,40 @@ double selfcost_cpus_busy_percent(const struct rm_model *m)
 static void whole_run_sentence(const struct rm_model *m, char *buf, size_t cap)
 {
     const struct rm_selfcost *c = &m->self;
+    uint64_t finishing = c->exit_ns > c->exit_wait_ns ? c->exit_ns - c->exit_wait_ns : 0;
+    const char *timing = !c->sampling[0] || !strcmp(c->sampling, "off") ? "every command timed" : c->sampling;
+    int n = snprintf(buf, cap,
+                     "cltrace added %.3f s (%.1f %%) to this run: on the app's threads %.3f s recording calls, "
+                     "%.3f s device timing (events it asked for), %.3f s waiting for the writer (%llu calls waited); "
+                     "at exit %.3f s (%.3f s collecting device times, %.3f s finishing the trace); %.4f s starting",
+                     selfcost_total_ns(m) / 1e9, selfcost_percent(m), c->hot_ns / 1e9, c->device_timing_ns / 1e9,
+                     c->waited_ns / 1e9, (unsigned long long)c->calls_waited, c->exit_ns / 1e9, c->exit_wait_ns / 1e9,
+                     finishing / 1e9, c->load_ns / 1e9);
+    if (n < 0 || (size_t)n >= cap)
+        return;
+    double want = selfcost_app_cpus_wanted(m);
+    if (want >= 0) {
+        uint64_t own = c->writer_cpu_ns + c->collector_cpu_ns;
+        uint64_t own_exit = own > c->sched_own_cpu_ns ? own - c->sched_own_cpu_ns : 0;
+        snprintf(buf + n, cap - (size_t)n,
+                 "; %.3f s its own threads took from the app's (an estimate: their %.3f s of CPU while the app ran, "
+                 "the app's threads wanting %.2f of the %llu CPUs on average). Not counted: its own threads' %.3f s of "
+                 "CPU at exit, inside the exit's figure; loading its library (about 0.3 ms); what its events cost "
+                 "the driver's own threads; device timing: %s",
+                 selfcost_competing_ns(m) / 1e9, c->sched_own_cpu_ns / 1e9, want, (unsigned long long)c->cpus,
+                 own_exit / 1e9, timing);
+        return;
+    }
     char busy[64] = "";
     double b = selfcost_cpus_busy_percent(m);
     if (b >= 0)
         snprintf(busy, sizeof busy, "; the process kept its %llu CPUs %.0f %% busy", (unsigned long long)c->cpus, b);
-    uint64_t finishing = c->exit_ns > c->exit_wait_ns ? c->exit_ns - c->exit_wait_ns : 0;
-    double want = selfcost_app_cpus_wanted(m);
-    if (want >= 0) {
-        uint64_t own_exit = c->writer_cpu_ns + c->collector_cpu_ns > c->sched_own_cpu_ns
-                                ? c->writer_cpu_ns + c->collector_cpu_ns - c->sched_own_cpu_ns : 0;
-        snprintf(buf, cap,
-                 "cltrace added %.3f s (%.1f %%) to this run: on the app's threads %.3f s recording calls, "
-                 "%.3f s device timing (events it asked for), %.3f s waiting for the writer (%llu calls waited); "
-                 "at exit %.3f s (%.3f s collecting device times, %.3f s finishing the trace); %.4f s starting; "
-                 "%.3f s its own threads took from the app's (an estimate: their %.3f s of CPU while the app ran, "
-                 "the app's threads wanting %.2f of the %llu CPUs on average). Not counted: its own threads' %.3f s of "
-                 "CPU at exit, inside the exit's figure; loading its library (about 0.3 ms); what its events cost "
-                 "the driver's own threads; device timing: %s",
-                 selfcost_total_ns(m) / 1e9, selfcost_percent(m), c->hot_ns / 1e9, c->device_timing_ns / 1e9,
-                 c->waited_ns / 1e9, (unsigned long long)c->calls_waited, c->exit_ns / 1e9, c->exit_wait_ns / 1e9,
-                 finishing / 1e9, c->load_ns / 1e9, selfcost_competing_ns(m) / 1e9, c->sched_own_cpu_ns / 1e9,
-                 want, (unsigned long long)c->cpus, own_exit / 1e9,
-                 !c->sampling[0] || !strcmp(c->sampling, "off") ? "every command timed" : c->sampling);
-        return;
-    }
-    snprintf(buf, cap,
-             "cltrace added %.3f s (%.1f %%) to this run: on the app's threads %.3f s recording calls, "
-             "%.3f s device timing (events it asked for), %.3f s waiting for the writer (%llu calls waited); "
-             "at exit %.3f s (%.3f s collecting device times, %.3f s finishing the trace); %.4f s starting. "
-             "Not counted: its own threads' %.3f s of CPU (writer %.3f, collector %.3f), which slow the app only "
+    snprintf(buf + n, cap - (size_t)n,
+             ". Not counted: its own threads' %.3f s of CPU (writer %.3f, collector %.3f), which slow the app only "
              "where every core is busy%s; loading its library (about 0.3 ms); what its events cost the driver's own "
              "threads; device timing: %s",
-             selfcost_total_ns(m) / 1e9, selfcost_percent(m), c->hot_ns / 1e9, c->device_timing_ns / 1e9,
-             c->waited_ns / 1e9, (unsigned long long)c->calls_waited, c->exit_ns / 1e9, c->exit_wait_ns / 1e9,
-             finishing / 1e9, c->load_ns / 1e9, (c->writer_cpu_ns + c->collector_cpu_ns) / 1e9, c->writer_cpu_ns / 1e9,
-             c->collector_cpu_ns / 1e9, busy,
-             !c->sampling[0] || !strcmp(c->sampling, "off") ? "every command timed" : c->sampling);
+             (c->writer_cpu_ns + c->collector_cpu_ns) / 1e9, c->writer_cpu_ns / 1e9, c->collector_cpu_ns / 1e9, busy,
+             timing);
 }
 
 /* "cltrace added 0.41 s (12 %) to this run". */

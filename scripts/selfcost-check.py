@@ -46,12 +46,14 @@ def wall(cmd, env, phases=None):
     program build, the rest of the set-up (kernels, buffers), the loop, the
     loop's end to exit (ours and the driver's teardown)."""
     t0 = time.monotonic_ns()
-    r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = p.communicate()
     t1 = time.monotonic_ns()
-    if r.returncode:
-        sys.exit("selfcost-check: %s exited %d: %s" % (" ".join(cmd), r.returncode, r.stderr.decode()[-300:]))
+    if p.returncode:
+        sys.exit("selfcost-check: %s exited %d: %s" % (" ".join(cmd), p.returncode, err.decode()[-300:]))
+    wall.pid = p.pid         # its trace is PREFIX.PID.pftrace*
     marks = {}
-    for line in r.stdout.decode().splitlines():
+    for line in out.decode().splitlines():
         w = line.split()
         if w and w[0] in ("phases_mono_ns", "setup_mono_ns"):
             marks[w[0]] = [float(x) for x in w[1:]]
@@ -114,9 +116,11 @@ def main():
             if first_untraced:
                 un.append(wall(cmd, base_env, ph_un))
             tr.append(wall(cmd, env, ph_tr))
+            traced_pid = wall.pid
             if not first_untraced:
                 un.append(wall(cmd, base_env, ph_un))
-            trace = (glob.glob(prefix + ".*pftrace*") or [None])[0]
+            # this run's own (a folder reused with --out may hold others)
+            trace = (glob.glob("%s.%d.pftrace*" % (prefix, traced_pid)) or [None])[0]
             if not trace:
                 sys.exit("selfcost-check: no trace written for %s" % " ".join(cmd))
             sc = stated(trace)

@@ -77,6 +77,13 @@ t_unit_occupancy_seed_examples() {
     "$T/test_occupancy"
 }
 
+t_unit_selfcost_estimate_and_sentences() {
+    # what cltrace's threads took from the app (one CPU theirs: the app
+    # loses it where it wanted more than the others), the total as the sum
+    # of its parts, the sentence with and without the scheduler's account
+    "$T/test_selfcost"
+}
+
 t_unit_gzstream_whole_after_every_flush() {
     "$T/test_gzstream"
 }

@@ -1,0 +1,101 @@
+/* What the report says cltrace added, on models built here (no trace):
+ * the estimate of what its threads took from the app where the app wanted
+ * every CPU (report/views/selfcost.c), the total as the sum of its parts,
+ * and the sentence of each kind of trace (with the scheduler's account,
+ * without it, before the exit was stated). */
+#include <stdio.h>
+#include <string.h>
+#include "report/views/views.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                   \
+    do {                                                                   \
+        if (!(cond)) {                                                     \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);           \
+            fprintf(stderr, __VA_ARGS__);                                  \
+            fputc('\n', stderr);                                           \
+            failures++;                                                    \
+        }                                                                  \
+    } while (0)
+
+#define MS 1000000ull
+
+/* A run of 400 ms on CPUS CPUs whose app threads wanted WANT of them on
+ * average; cltrace's threads used 8 ms of CPU while it ran. */
+static void model(struct rm_model *m, unsigned cpus, double want)
+{
+    memset(m, 0, sizeof *m);
+    struct rm_selfcost *c = &m->self;
+    c->known = c->exit_known = 1;
+    c->self_ns = 5 * MS;
+    c->hot_ns = 5 * MS;
+    c->run_ns = 450 * MS;
+    c->exit_ns = 15 * MS;
+    c->exit_wait_ns = 1 * MS;
+    c->load_ns = MS / 10;
+    c->cpus = cpus;
+    c->writer_cpu_ns = 9 * MS;
+    c->collector_cpu_ns = 1 * MS;
+    c->process_cpu_ns = 700 * MS;
+    c->sched_known = 1;
+    c->sched_span_ns = 400 * MS;
+    c->sched_own_cpu_ns = 8 * MS;
+    c->sched_app_cpu_ns = (uint64_t)(want * 300 * MS);
+    c->sched_app_wait_ns = (uint64_t)(want * 100 * MS);
+}
+
+static void competing(unsigned cpus, double want, double expect_ms)
+{
+    struct rm_model m;
+    model(&m, cpus, want);
+    double got = selfcost_competing_ns(&m) / 1e6;
+    CHECK(got > expect_ms - 0.01 && got < expect_ms + 0.01, "%u CPUs, %.2f wanted: %.3f ms taken, expected %.3f",
+          cpus, want, got, expect_ms);
+    uint64_t sum = m.self.self_ns + m.self.exit_ns + m.self.load_ns + selfcost_competing_ns(&m);
+    CHECK(selfcost_total_ns(&m) == sum, "%u CPUs, %.2f wanted: total %llu, parts %llu", cpus, want,
+          (unsigned long long)selfcost_total_ns(&m), (unsigned long long)sum);
+}
+
+int main(void)
+{
+    /* one CPU held by cltrace's thread: the app loses it only when it
+     * wants more than the others */
+    competing(2, 1.70, 8 * 0.70);     /* PoCL's two workers busy */
+    competing(2, 1.00, 0);            /* one app thread: the other CPU was free */
+    competing(2, 0.40, 0);
+    competing(2, 2.60, 8);            /* oversubscribed: all of it */
+    competing(16, 3.00, 0);           /* a GPU host */
+    competing(16, 15.50, 8 * 0.50);
+    competing(1, 0.50, 8 * 0.50);     /* one CPU: whenever the app wanted it */
+
+    struct rm_model m;
+    char s[SELFCOST_TEXT_MAX];
+    model(&m, 2, 1.70);
+    selfcost_sentence(&m, s, sizeof s);
+    CHECK(strstr(s, "cltrace added 0.026 s (5.7 %) to this run") &&
+              strstr(s, "; 0.006 s its own threads took from the app's (an estimate: their 0.008 s of CPU while the "
+                        "app ran, the app's threads wanting 1.70 of the 2 CPUs on average). Not counted: its own "
+                        "threads' 0.002 s of CPU at exit"),
+          "with the scheduler's account: %s", s);
+
+    m.self.sched_known = 0;     /* a kernel without schedstat, or a trace before it */
+    CHECK(selfcost_competing_ns(&m) == 0 && selfcost_app_cpus_wanted(&m) < 0, "no account, no estimate");
+    selfcost_sentence(&m, s, sizeof s);
+    CHECK(strstr(s, "cltrace added 0.020 s (4.5 %) to this run") && strstr(s, "0.0001 s starting. Not counted: its "
+                                                                              "own threads' 0.010 s of CPU (writer "
+                                                                              "0.009, collector 0.001)") &&
+              strstr(s, "the process kept its 2 CPUs 78 % busy"),
+          "without the scheduler's account: %s", s);
+
+    m.self.exit_known = 0;      /* a trace before the exit was stated: the app's threads alone */
+    CHECK(selfcost_total_ns(&m) == m.self.self_ns, "app threads only: %llu", (unsigned long long)selfcost_total_ns(&m));
+    selfcost_sentence(&m, s, sizeof s);
+    CHECK(strstr(s, "cltrace added 0.005 s (1.1 %) to this run on the app's threads"), "app threads only: %s", s);
+
+    if (failures)
+        fprintf(stderr, "%d failures\n", failures);
+    else
+        printf("selfcost: every case as expected\n");
+    return failures != 0;
+}

@@ -73,6 +73,9 @@ static uint64_t hand_tail;                        /* collector only */
 static _Alignas(64) _Atomic int collector_state;  /* read on every command, written once */
 static _Atomic int collector_idle, draining;
 static _Atomic uint32_t wake_word;         /* futex the idle collector sleeps on */
+/* The app's exit is over (the trace is closed): the collector calls into the
+ * driver no more, which may now be tearing down what it would ask about. */
+static _Atomic int finished;
 /* clt_now() of the latest enqueue (timed or sampled out): the app threads
  * store it (relaxed, a line of its own; no clock call: ~1 % of a sampled
  * launch), the collector reads it; ns_per_tick (measured at its start)
@@ -243,6 +246,8 @@ static void *collector_main(void *arg)
     int waking = 1;               /* first commands after a start or a sleep */
     int held = 0;                 /* every queue pending is a CPU device's, still running */
     for (;;) {
+        if (__atomic_load_n(&finished, __ATOMIC_ACQUIRE))
+            return NULL;
         take_handed();
         /* its own ring: the completions are records like any other */
         struct clt_thread *th = clt_enter();
@@ -437,6 +442,13 @@ uint64_t clt_commands_drain(unsigned stall_ms, unsigned max_ms)
     return in_flight();
 }
 
+void clt_collect_finish(void)
+{
+    __atomic_store_n(&finished, 1, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&wake_word, 1, __ATOMIC_SEQ_CST);
+    syscall(SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
 /* The app releases a queue: the writer holds a released queue's track (of
  * 1,024 at most) until its commands are drawn, so the collector takes them
  * now rather than at the app's next pause. */
@@ -459,6 +471,7 @@ void clt_collect_forget(void)
     memset(hand, 0, sizeof hand);
     hand_head = hand_tail = 0;
     collected = 0;
+    finished = 0;
     clt_collected_paused = clt_collected_forced = clt_collected_exit = 0;
     collector_idle = draining = collector_state = 0;
     clt_pend_forget();

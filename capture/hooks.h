@@ -61,5 +61,6 @@ int clt_cl_version(const char *device_version);   /* "OpenCL 2.1 …" -> 201; 0:
 /* At exit: wait (bounded) for commands still in flight; returns how many
  * never completed. */
 uint64_t clt_commands_drain(unsigned stall_ms, unsigned max_ms);
+void clt_collect_finish(void);     /* at the exit's end: no more calls into the driver */
 
 #endif

@@ -147,6 +147,7 @@ def main():
         if len(ph_un) == len(ph_tr) == a.reps:
             split = [statistics.median(t[i] - u[i] for t, u in zip(ph_tr, ph_un)) / 1e6 for i in range(len(PHASES))]
         rows.append({"program": name, "args": args, "untraced_s": un, "traced_s": tr, "stated_s": st,
+                     "stated_parts": [{k: v for k, v in p.items() if k != "text"} for p in parts],
                      "phases_ms": dict(zip(PHASES, split)) if split else None,
                      "slowdown_median_s": ms, "slowdown_interval_s": [lo, hi], "stated_median_s": mst,
                      "ratio": ratio, "verdict": verdict,

@@ -139,6 +139,23 @@ void clt_cost_emit(struct clt_writer *w)
     }
 }
 
+/* When the process started, CLOCK_BOOTTIME ns (/proc/self/stat's 22nd
+ * field, in clock ticks); 0: unknown. */
+static uint64_t process_start_ns(void)
+{
+    char line[1024];
+    if (!read_line("/proc/self/stat", line, sizeof line))
+        return 0;
+    const char *p = strrchr(line, ')');     /* the command's name may hold spaces */
+    unsigned long long ticks = 0;
+    long hz = sysconf(_SC_CLK_TCK);
+    for (int field = 2; p && field < 22; field++)
+        p = strchr(p + 1, ' ');
+    if (!p || hz <= 0 || sscanf(p + 1, "%llu", &ticks) != 1)
+        return 0;
+    return (uint64_t)ticks * (1000000000ull / (uint64_t)hz);
+}
+
 /* Every thread's line of /proc/self/task/N/schedstat as the app's exit
  * begins: its time on a CPU and its time runnable but waiting for one.
  * cltrace's threads (named cltrace-*) take CPU time that the app's threads,
@@ -172,7 +189,11 @@ void clt_cost_sched_sample(struct clt_writer *w)
         sc.known = 1;
     }
     closedir(d);
-    sc.span_ns = clt_boottime_ns() - w->start_ns;
+    /* the threads' figures run from the process's start (before cltrace's
+     * first call, where an app may compute for long): the span too */
+    uint64_t start = process_start_ns();
+    uint64_t now = clt_boottime_ns();
+    sc.span_ns = now - (start && start < w->start_ns ? start : w->start_ns);
     w->sched = sc;
 }
 

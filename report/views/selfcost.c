@@ -81,8 +81,9 @@ static void whole_run_sentence(const struct rm_model *m, char *buf, size_t cap)
         snprintf(buf + n, cap - (size_t)n,
                  "; %.3f s its own threads took from the app's (an estimate: their %.3f s of CPU while the app ran, "
                  "the app's threads wanting %.2f of the %llu CPUs on average). Not counted: its own threads' %.3f s of "
-                 "CPU at exit, inside the exit's figure; loading its library (about 0.3 ms); what its events cost "
-                 "the driver's own threads; device timing: %s",
+                 "CPU at exit, inside the exit's figure; loading its library (about 0.3 ms); the process's end after "
+                 "the trace closed; the moments its threads' wake-ups delay app threads that hand work to each other "
+                 "(the estimate counts CPU time only); what its events cost the driver's own threads; device timing: %s",
                  selfcost_competing_ns(m) / 1e9, c->sched_own_cpu_ns / 1e9, want, (unsigned long long)c->cpus,
                  own_exit / 1e9, timing);
         return;

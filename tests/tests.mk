@@ -100,7 +100,7 @@ TEST_BINS += $(T)/test_decode
 $(T)/test_occupancy: tests/unit/test_occupancy.c report/model/occupancy.c report/model/occupancy.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_occupancy.c report/model/occupancy.c
 TEST_BINS += $(T)/test_occupancy
-$(T)/test_selfcost: tests/unit/test_selfcost.c report/views/selfcost.c report/views/views.h $(REPORT_HDRS) | $(T)
+$(T)/test_selfcost: tests/unit/test_selfcost.c tests/unit/check.h report/views/selfcost.c report/views/views.h $(REPORT_HDRS) | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ tests/unit/test_selfcost.c report/views/selfcost.c
 TEST_BINS += $(T)/test_selfcost
 $(T)/test_gzstream: tests/unit/test_gzstream.c writer/gzstream.c writer/gzstream.h | $(T)
@@ -121,7 +121,7 @@ $(T)/test_source: tests/unit/test_source.c $(REPORT_MODEL_SRC) $(REPORT_HDRS) | 
 	  -lprotobuf-c -lz
 TEST_BINS += $(T)/test_source
 # Each rule family on a small model the test builds (tests/unit/test_rules.c).
-$(T)/test_rules: tests/unit/test_rules.c $(wildcard report/rules/*.c) $(REPORT_MODEL_SRC) $(REPORT_HDRS) | $(T)
+$(T)/test_rules: tests/unit/test_rules.c tests/unit/check.h $(wildcard report/rules/*.c) $(REPORT_MODEL_SRC) $(REPORT_HDRS) | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ tests/unit/test_rules.c $(wildcard report/rules/*.c) \
 	  $(REPORT_MODEL_SRC) $(TRACE_LIB_SRC) -lprotobuf-c -lz -lm
 TEST_BINS += $(T)/test_rules

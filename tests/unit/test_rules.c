@@ -7,18 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/rules/rules.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);           \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-            failures++;                                                    \
-        }                                                                  \
-    } while (0)
+#include "check.h"
 
 static const struct thresholds th = THRESHOLDS_DEFAULT;
 

@@ -15,7 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <dirent.h>
-#include <fcntl.h>
 #include "emit.h"
 #include "device_model.h"
 #include "trace/ring.h"
@@ -37,21 +36,6 @@ static struct {
 static uint64_t ticks_ns(const struct clt_writer *w, uint64_t ticks)
 {
     return clt_use_tsc ? (uint64_t)((double)ticks * w->clock.ns_per_tick) : ticks;
-}
-
-/* The first line of a small /proc file, without its newline; 0: none. */
-static int read_line(const char *path, char *buf, size_t cap)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, cap - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = 0;
-    buf[strcspn(buf, "\n")] = 0;
-    return 1;
 }
 
 static uint64_t hot_ns(const struct clt_writer *w, const struct clt_thread *th)
@@ -144,8 +128,7 @@ void clt_cost_emit(struct clt_writer *w)
 static uint64_t process_start_ns(void)
 {
     char line[1024];
-    if (!read_line("/proc/self/stat", line, sizeof line))
-        return 0;
+    clt_read_comm("/proc/self/stat", line, sizeof line, "");   /* its first line, any /proc file's */
     const char *p = strrchr(line, ')');     /* the command's name may hold spaces */
     unsigned long long ticks = 0;
     long hz = sysconf(_SC_CLK_TCK);
@@ -173,13 +156,14 @@ void clt_cost_sched_sample(struct clt_writer *w)
     while ((e = readdir(d))) {
         if (e->d_name[0] < '0' || e->d_name[0] > '9')
             continue;
-        char path[64], comm[32] = "", line[128];
+        char path[64], comm[32], line[128];
         unsigned long long run, wait;
         snprintf(path, sizeof path, "/proc/self/task/%.20s/schedstat", e->d_name);
-        if (!read_line(path, line, sizeof line) || sscanf(line, "%llu %llu", &run, &wait) != 2)
+        clt_read_comm(path, line, sizeof line, "");
+        if (sscanf(line, "%llu %llu", &run, &wait) != 2)
             continue;
         snprintf(path, sizeof path, "/proc/self/task/%.20s/comm", e->d_name);
-        read_line(path, comm, sizeof comm);
+        clt_read_comm(path, comm, sizeof comm, "");
         if (!strncmp(comm, "cltrace-", 8)) {
             sc.own_cpu_ns += run;
         } else {

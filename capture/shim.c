@@ -400,9 +400,10 @@ static void at_exit(void)
     /* Commands still in flight are waited for (bounded) while recording is
      * still on, so their completions are recorded. */
     uint64_t t0 = clt_clock_ns(CLOCK_MONOTONIC);
-    if (writer_state == 1 && clt_is_active())
+    int recording = writer_state == 1 && clt_is_active();
+    if (recording)
         clt_writer_exit_begins();
-    uint64_t unfinished = writer_state == 1 && clt_is_active() ? clt_commands_drain(2000, 20000) : 0;
+    uint64_t unfinished = recording ? clt_commands_drain(2000, 20000) : 0;
     uint64_t exit_wait_ns = clt_clock_ns(CLOCK_MONOTONIC) - t0;
     if (!__atomic_exchange_n(&clt_active, 0, __ATOMIC_ACQ_REL) && writer_state != 1)
         return;

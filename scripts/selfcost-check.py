@@ -40,8 +40,9 @@ PROGRAMS = [   # name, bench_calls arguments, in --long only
 PHASES = ("start", "context", "queue", "build", "set-up rest", "loop", "exit")
 
 
-def wall(cmd, env, phases=None):
-    """The run's seconds; into phases (a list), its own split: from fork to
+def wall(cmd, env, phases=None, pids=None):
+    """The run's seconds; into pids (a list) its pid (its trace is
+    PREFIX.PID.pftrace*); into phases (a list), its own split: from fork to
     main, the context's creation, the queue's (cltrace's calibration), the
     program build, the rest of the set-up (kernels, buffers), the loop, the
     loop's end to exit (ours and the driver's teardown)."""
@@ -51,7 +52,8 @@ def wall(cmd, env, phases=None):
     t1 = time.monotonic_ns()
     if p.returncode:
         sys.exit("selfcost-check: %s exited %d: %s" % (" ".join(cmd), p.returncode, err.decode()[-300:]))
-    wall.pid = p.pid         # its trace is PREFIX.PID.pftrace*
+    if pids is not None:
+        pids.append(p.pid)
     marks = {}
     for line in out.decode().splitlines():
         w = line.split()
@@ -115,12 +117,12 @@ def main():
             first_untraced = rep % 2 == 0         # alternate the order within a pair
             if first_untraced:
                 un.append(wall(cmd, base_env, ph_un))
-            tr.append(wall(cmd, env, ph_tr))
-            traced_pid = wall.pid
+            pids = []
+            tr.append(wall(cmd, env, ph_tr, pids))
             if not first_untraced:
                 un.append(wall(cmd, base_env, ph_un))
             # this run's own (a folder reused with --out may hold others)
-            trace = (glob.glob("%s.%d.pftrace*" % (prefix, traced_pid)) or [None])[0]
+            trace = (glob.glob("%s.%d.pftrace*" % (prefix, pids[0])) or [None])[0]
             if not trace:
                 sys.exit("selfcost-check: no trace written for %s" % " ".join(cmd))
             sc = stated(trace)

@@ -5,6 +5,8 @@
  *                                   transfers: the self-cost check, scripts/selfcost-check.py)
  *   bench_calls smallev N           the same on a profiling queue, each write asking for an
  *                                   event (released after the loop): the driver's price
+ *   bench_calls enqueueev N         the write loop on a profiling queue, the write and the
+ *                                   kernel each asking for an event (released after the loop)
  *   bench_calls ndrange N --fake    N x clEnqueueNDRangeKernel, no event, no sync
  *   bench_calls launch N            N x clEnqueueNDRangeKernel back to back, one clFinish
  *                                   (launch-bound: scripts/gpu-overhead.sh)
@@ -58,17 +60,17 @@ __attribute__((noinline)) void bench_loop_setarg(long n)
     }
 }
 
+static cl_event *held;      /* launchev, smallev, enqueueev: the events, released after the loop */
+
 __attribute__((noinline)) void bench_loop_enqueue(long n)
 {
     size_t gws = 1024, lws = 64;
     for (long i = 0; i < n; i++) {
-        clEnqueueWriteBuffer(queue, buf, CL_FALSE, 0, sizeof host, host, 0, NULL, NULL);
-        clEnqueueNDRangeKernel(queue, kern, 1, NULL, &gws, &lws, 0, NULL, NULL);
+        clEnqueueWriteBuffer(queue, buf, CL_FALSE, 0, sizeof host, host, 0, NULL, held ? &held[2 * i] : NULL);
+        clEnqueueNDRangeKernel(queue, kern, 1, NULL, &gws, &lws, 0, NULL, held ? &held[2 * i + 1] : NULL);
         clFinish(queue);
     }
 }
-
-static cl_event *held;      /* launchev, smallev: the events, released after the loop */
 
 __attribute__((noinline)) void bench_loop_small(long n)
 {
@@ -176,7 +178,7 @@ int main(int argc, char **argv)
         ctx = clCreateContext(NULL, 1, &d, NULL, NULL, &err);
         t_ctx = clock_ns(CLOCK_MONOTONIC);
         cl_queue_properties prof[] = { CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0 };
-        int ev = !strcmp(what, "launchev") || !strcmp(what, "smallev");
+        int ev = !strcmp(what, "launchev") || !strcmp(what, "smallev") || !strcmp(what, "enqueueev");
         queue = clCreateCommandQueueWithProperties(ctx, d, ev ? prof : NULL, &err);
         t_queue = clock_ns(CLOCK_MONOTONIC);
         cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
@@ -198,11 +200,11 @@ int main(int argc, char **argv)
         }
     }
     int setarg = strcmp(what, "setarg") == 0;
-    if ((!strcmp(what, "launchev") || !strcmp(what, "smallev")) && !fake) {
-        held = calloc((size_t)n, sizeof *held);
+    if ((!strcmp(what, "launchev") || !strcmp(what, "smallev") || !strcmp(what, "enqueueev")) && !fake) {
+        held = calloc((size_t)n * 2, sizeof *held);
         if (!held)
             return 1;
-        what = what[0] == 'l' ? "launch" : "small";
+        what = what[0] == 'l' ? "launch" : what[0] == 's' ? "small" : "enqueue";
     }
     /* Steady state: the first call of a thread sets up its buffer (and the
      * first of the process the writer); keep that out of the loops. */
@@ -239,7 +241,7 @@ int main(int argc, char **argv)
     loop1 = clock_ns(CLOCK_MONOTONIC);
     if (!setarg && !fake)
         clSetKernelArg(kern, 0, sizeof buf, &buf);
-    for (long i = 0; held && i < n; i++)      /* after the timing, as cltrace's collector */
+    for (long i = 0; held && i < 2 * n; i++)      /* after the timing, as cltrace's collector */
         if (held[i])
             clReleaseEvent(held[i]);
     free(held);

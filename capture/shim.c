@@ -413,8 +413,8 @@ static void at_exit(void)
     if (writer_state == 1) {
         writer_state = 2;     /* finished: later calls only forward */
         pthread_mutex_unlock(&start_lock);
-        clt_writer_stop(unfinished, exit_wait_ns, t0, load_ns);
         clt_collect_finish();   /* the driver's own teardown follows: leave it alone */
+        clt_writer_stop(unfinished, exit_wait_ns, t0, load_ns);
         if ((clt_break_on & 2) && clt_writer_leaks())
             clt_break_if_debugged();    /* CLTRACE_BREAK=leak: definitely lost or growing */
         return;

@@ -104,6 +104,8 @@ void clt_cost_on_write(struct clt_writer *w, struct clt_dev *d, uint32_t seq)
 /* A thread ended and its ring is about to serve another: keep its figures. */
 void clt_cost_thread_ended(struct clt_writer *w, struct clt_thread *th)
 {
+    if (!th->wstate)
+        return;                 /* cltrace's own (the collector, returned at exit): no API calls */
     emit_thread(w, th, clt_boottime_ns());
     S.ended_hot_ns += hot_ns(w, th);
     S.ended_wait_ns += wait_ns(w, th);

@@ -844,6 +844,11 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
         clt_attr_int(&cost, "cltrace.ring_bytes", (int64_t)clt_rec_held());
         clt_attr_int(&cost, "cltrace.ring_dropped_bytes", (int64_t)clt_rec_dropped());
     }
+    /* Everything but the footer compressed and written before the exit's
+     * figure is taken: the last flush holds the exit's records (leaks,
+     * completions), and compressing it after the figure left 0.4-0.7 ms of
+     * every exit uncounted (4,000 small writes on PoCL, 2 cores). */
+    clt_writer_flush(&W);
     if (!helper_wait_idle(&gzt.h, 10000))       /* its CPU time so far counts with the writer's */
         goto unfinished;
     clt_cost_footer(&W, &cost, clt_boottime_ns() - W.start_ns,

@@ -245,13 +245,17 @@ def check_report_selfcost(report_dir, sampled=""):
            sc.get("total_ns") == sc["self_ns"] + sc["exit_ns"] + sc.get("load_ns", -1) + sc.get("competing_ns", 0) and
            sc.get("load_ns", 0) > 0 and
            sc.get("cpus", 0) >= 1 and 0 <= sc.get("cpus_busy_percent", -1) <= 100, "json self_cost whole run %r" % sc)
-    # what cltrace's threads took from the app: their CPU while it ran times
-    # the share of the time the app wanted more than cpus - 1 CPUs
+    # what cltrace's threads took from the app: their CPU while it ran, all
+    # of it in the share of the time the app wanted more than cpus - 1 CPUs,
+    # elsewhere as much as the app waited for a CPU per CPU-ns run
     expect(os.path.exists("/proc/self/schedstat") <= ("competing_ns" in sc), "json self_cost: no scheduler's account %r" % sc)
     if "competing_ns" in sc:
         share = min(1.0, max(0.0, sc["app_cpus_wanted"] - (sc["cpus"] - 1)))
+        wait = sc["sched_app_wait_ns"] / (sc["sched_app_cpu_ns"] + sc["sched_own_cpu_ns"])
+        factor = min(1.0, share + (1 - share) * wait)
         expect(sc["sched_span_ns"] > 0 and sc["sched_app_cpu_ns"] > 0 and sc["app_cpus_wanted"] >= 0 and
-               abs(sc["competing_ns"] - sc["sched_own_cpu_ns"] * share) <= 0.002 * sc["sched_own_cpu_ns"] + 1,
+               abs(sc["app_wait_per_cpu"] - wait) <= 0.0001 and
+               abs(sc["competing_ns"] - sc["sched_own_cpu_ns"] * factor) <= 0.002 * sc["sched_own_cpu_ns"] + 1,
                "json self_cost competing_ns %r" % sc)
     expect(int(props.get("cltrace.self_total_ns", "0")) == sc.get("total_ns"),
            "junit self_total_ns %r" % props.get("cltrace.self_total_ns"))
@@ -260,7 +264,7 @@ def check_report_selfcost(report_dir, sampled=""):
         expect(re.search(r"cltrace added %.3f s .* at exit [0-9.]+ s \([0-9.]+ s collecting device times, [0-9.]+ s "
                          r"finishing the trace\); [0-9.]+ s starting(?:; %.3f s its own threads took from the app%ss "
                          r"\(an estimate: their [0-9.]+ s of CPU while the app ran, the app%ss threads wanting [0-9.]+ of "
-                         r"the [0-9]+ CPUs on average\))?\. Not counted: its own threads%s [0-9.]+ s of CPU"
+                         r"the [0-9]+ CPUs on average and waiting [0-9.]+ ns for one per ns of CPU run\))?\. Not counted: its own threads%s [0-9.]+ s of CPU"
                          % (sc.get("total_ns", 0) / 1e9, sc.get("competing_ns", 0) / 1e9, q, q, q), text),
                name + ": the whole run's cost (exit, start, what is not counted) is not stated")
     expect(js.get("devices") and js["devices"][0].get("clock_residual_ns", -1) >= 0, "json devices %r" % js.get("devices"))

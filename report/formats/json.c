@@ -148,9 +148,11 @@ static void selfcost(FILE *o, const struct rm_model *m)
                     (unsigned long long)c->exit_ns, (unsigned long long)c->cpus, selfcost_cpus_busy_percent(m),
                     (unsigned long long)c->process_cpu_ns);
         if (c->sched_known)
-            fprintf(o, ",\"competing_ns\":%llu,\"app_cpus_wanted\":%.3f,\"sched_own_cpu_ns\":%llu,"
-                       "\"sched_app_cpu_ns\":%llu,\"sched_app_wait_ns\":%llu,\"sched_span_ns\":%llu",
+            fprintf(o, ",\"competing_ns\":%llu,\"app_cpus_wanted\":%.3f,\"app_wait_per_cpu\":%.4f,"
+                       "\"sched_own_cpu_ns\":%llu,\"sched_app_cpu_ns\":%llu,\"sched_app_wait_ns\":%llu,"
+                       "\"sched_span_ns\":%llu",
                     (unsigned long long)selfcost_competing_ns(m), selfcost_app_cpus_wanted(m),
+                    selfcost_app_wait_per_cpu(m),
                     (unsigned long long)c->sched_own_cpu_ns, (unsigned long long)c->sched_app_cpu_ns,
                     (unsigned long long)c->sched_app_wait_ns, (unsigned long long)c->sched_span_ns);
         fprintf(o, ",\"text\":");

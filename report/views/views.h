@@ -13,6 +13,7 @@ uint64_t selfcost_total_ns(const struct rm_model *m);   /* the whole run's, wher
 double selfcost_percent(const struct rm_model *m);
 double selfcost_cpus_busy_percent(const struct rm_model *m);   /* -1: not stated */
 double selfcost_app_cpus_wanted(const struct rm_model *m);     /* CPUs, on average; -1: not stated */
+double selfcost_app_wait_per_cpu(const struct rm_model *m);   /* the app's wait for a CPU per CPU-ns run; -1 */
 uint64_t selfcost_competing_ns(const struct rm_model *m);      /* cltrace's threads' CPU the app missed */
 void selfcost_clock(const struct rm_device *d, char *buf, size_t cap);     /* "clock residual 5.2 us at most, ..." */
 void selfcost_kernel_note(const struct rm_kernel *k, char *buf, size_t cap);   /* " (extrapolated from k of n launches)" */

@@ -1,6 +1,7 @@
 /* What the report says cltrace added, on models built here (no trace):
- * the estimate of what its threads took from the app where the app wanted
- * every CPU (report/views/selfcost.c), the total as the sum of its parts,
+ * the estimate of what its threads took from the app, where the app wanted
+ * every CPU and where its threads waited for one (report/views/selfcost.c),
+ * the total as the sum of its parts,
  * and the sentence of each kind of trace (with the scheduler's account,
  * without it, before the exit was stated). */
 #include <stdio.h>
@@ -11,8 +12,9 @@
 #define MS 1000000ull
 
 /* A run of 400 ms on CPUS CPUs whose app threads wanted WANT of them on
- * average; cltrace's threads used 8 ms of CPU while it ran. */
-static void model(struct rm_model *m, unsigned cpus, double want)
+ * average, WAIT_MS of that waiting for one; cltrace's threads used 8 ms of
+ * CPU while it ran. */
+static void model(struct rm_model *m, unsigned cpus, double want, double wait_ms)
 {
     memset(m, 0, sizeof *m);
     struct rm_selfcost *c = &m->self;
@@ -30,14 +32,14 @@ static void model(struct rm_model *m, unsigned cpus, double want)
     c->sched_known = 1;
     c->sched_span_ns = 400 * MS;
     c->sched_own_cpu_ns = 8 * MS;
-    c->sched_app_cpu_ns = (uint64_t)(want * 300 * MS);
-    c->sched_app_wait_ns = (uint64_t)(want * 100 * MS);
+    c->sched_app_cpu_ns = (uint64_t)((want * 400 - wait_ms) * MS);
+    c->sched_app_wait_ns = (uint64_t)(wait_ms * MS);
 }
 
-static void competing(unsigned cpus, double want, double expect_ms)
+static void competing(unsigned cpus, double want, double wait_ms, double expect_ms)
 {
     struct rm_model m;
-    model(&m, cpus, want);
+    model(&m, cpus, want, wait_ms);
     double got = selfcost_competing_ns(&m) / 1e6;
     CHECK(got > expect_ms - 0.01 && got < expect_ms + 0.01, "%u CPUs, %.2f wanted: %.3f ms taken, expected %.3f",
           cpus, want, got, expect_ms);
@@ -48,28 +50,33 @@ static void competing(unsigned cpus, double want, double expect_ms)
 
 int main(void)
 {
-    /* one CPU held by cltrace's thread: the app loses it only when it
-     * wants more than the others */
-    competing(2, 1.70, 8 * 0.70);     /* PoCL's two workers busy */
-    competing(2, 1.00, 0);            /* one app thread: the other CPU was free */
-    competing(2, 0.40, 0);
-    competing(2, 2.60, 8);            /* oversubscribed: all of it */
-    competing(16, 3.00, 0);           /* a GPU host */
-    competing(16, 15.50, 8 * 0.50);
-    competing(1, 0.50, 8 * 0.50);     /* one CPU: whenever the app wanted it */
+    /* one CPU held by cltrace's thread: all of it where the app wanted
+     * more than the others, and where it did not, as much as the app
+     * waited for a CPU per ns of CPU run (wait / (app CPU + 8 ms)) */
+    competing(2, 1.70, 0, 8 * 0.70);                      /* PoCL's two workers busy */
+    competing(2, 1.70, 100, 8 * (0.70 + 0.30 * 100 / 588.0));
+    competing(2, 1.10, 60, 8 * (0.10 + 0.90 * 60 / 388.0));  /* small blocking writes: hand-offs */
+    competing(2, 1.00, 0, 0);                             /* one app thread: the other CPU was free */
+    competing(2, 1.00, 300, 8);                           /* waiting more than running: never more than all */
+    competing(2, 0.40, 0, 0);
+    competing(2, 2.60, 200, 8);                           /* oversubscribed: all of it */
+    competing(16, 3.00, 0, 0);                            /* a GPU host */
+    competing(16, 15.50, 0, 8 * 0.50);
+    competing(1, 0.50, 0, 8 * 0.50);                      /* one CPU: whenever the app wanted it */
 
     struct rm_model m;
     char s[SELFCOST_TEXT_MAX];
-    model(&m, 2, 1.70);
+    model(&m, 2, 1.70, 100);
     selfcost_sentence(&m, s, sizeof s);
-    CHECK(strstr(s, "cltrace added 0.026 s (5.7 %) to this run") &&
+    CHECK(strstr(s, "cltrace added 0.026 s (5.8 %) to this run") &&
               strstr(s, "; 0.006 s its own threads took from the app's (an estimate: their 0.008 s of CPU while the "
-                        "app ran, the app's threads wanting 1.70 of the 2 CPUs on average). Not counted: its own "
-                        "threads' 0.002 s of CPU at exit"),
+                        "app ran, the app's threads wanting 1.70 of the 2 CPUs on average and waiting 0.17 ns for "
+                        "one per ns of CPU run). Not counted: its own threads' 0.002 s of CPU at exit"),
           "with the scheduler's account: %s", s);
 
     m.self.sched_known = 0;     /* a kernel without schedstat, or a trace before it */
-    CHECK(selfcost_competing_ns(&m) == 0 && selfcost_app_cpus_wanted(&m) < 0, "no account, no estimate");
+    CHECK(selfcost_competing_ns(&m) == 0 && selfcost_app_cpus_wanted(&m) < 0 && selfcost_app_wait_per_cpu(&m) < 0,
+          "no account, no estimate");
     selfcost_sentence(&m, s, sizeof s);
     CHECK(strstr(s, "cltrace added 0.020 s (4.5 %) to this run") && strstr(s, "0.0001 s starting. Not counted: its "
                                                                               "own threads' 0.010 s of CPU (writer "

@@ -101,8 +101,8 @@ def main():
     progs = [p for p in PROGRAMS if a.long or not p[2]]
     if a.only:
         progs = [p for p in progs if p[1][0] in a.only.split(",")]
-    print("what cltrace says it added, against the whole-process slowdown (%d cores, %s, %d paired runs%s)"
-          % (os.cpu_count(), time.strftime("%Y-%m-%d"), a.reps, ", CLTRACE_SAMPLE=1" if a.sample else ""))
+    print("what cltrace says it added, against the whole-process slowdown (%d CPUs, %s, %d paired runs%s)"
+          % (len(os.sched_getaffinity(0)), time.strftime("%Y-%m-%d"), a.reps, ", CLTRACE_SAMPLE=1" if a.sample else ""))
     print("%-46s %9s %9s %17s %9s %9s  %s" % ("program", "untraced", "slowdown", "(90 % interval)", "stated", "ratio", ""))
     rows, missed = [], 0
     for name, args, _ in progs:

@@ -8,7 +8,7 @@ the median of what the trace's report states (cltrace-report --format json,
 self_cost.total_ns), and their ratio; the target is within +-25 %.
 
     scripts/selfcost-check.py [--reps N] [--platform SUBSTR] [--long] [--sample]
-                              [--out DIR [--keep]] [--only MODE,...]
+                              [--out DIR [--keep]] [--only MODE[:COUNT],...]
 
 Programs (build/tests/bench_calls): 4,000 small blocking transfers, a
 0.05 s program (100 write + kernel + finish), the launch loop, a
@@ -87,7 +87,8 @@ def main():
     ap.add_argument("--sample", action="store_true", help="CLTRACE_SAMPLE=1 (timing a sample)")
     ap.add_argument("--out", help="write the runs here as selfcost.json")
     ap.add_argument("--keep", action="store_true", help="keep the traces there too")
-    ap.add_argument("--only", help="programs whose bench_calls mode is one of these (small,enqueue,...)")
+    ap.add_argument("--only", help="programs whose bench_calls mode is one of these (small,enqueue,...); "
+                    "MODE:COUNT picks one of a mode's programs (enqueue:100, the 0.05 s program)")
     a = ap.parse_args()
     for f in (BC, SHIM, REPORT):
         if not os.access(f, os.X_OK if f != SHIM else os.R_OK):
@@ -100,7 +101,8 @@ def main():
     base_env.pop("LD_PRELOAD", None)
     progs = [p for p in PROGRAMS if a.long or not p[2]]
     if a.only:
-        progs = [p for p in progs if p[1][0] in a.only.split(",")]
+        wanted = a.only.split(",")
+        progs = [p for p in progs if p[1][0] in wanted or ":".join(p[1][:2]) in wanted]
     print("what cltrace says it added, against the whole-process slowdown (%d CPUs, %s, %d paired runs%s)"
           % (len(os.sched_getaffinity(0)), time.strftime("%Y-%m-%d"), a.reps, ", CLTRACE_SAMPLE=1" if a.sample else ""))
     print("%-46s %9s %9s %17s %9s %9s  %s" % ("program", "untraced", "slowdown", "(90 % interval)", "stated", "ratio", ""))

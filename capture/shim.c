@@ -414,6 +414,7 @@ static void at_exit(void)
         writer_state = 2;     /* finished: later calls only forward */
         pthread_mutex_unlock(&start_lock);
         clt_collect_finish();   /* the driver's own teardown follows: leave it alone */
+        clt_clock_keep_release();
         clt_writer_stop(unfinished, exit_wait_ns, t0, load_ns);
         if ((clt_break_on & 2) && clt_writer_leaks())
             clt_break_if_debugged();    /* CLTRACE_BREAK=leak: definitely lost or growing */

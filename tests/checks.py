@@ -264,7 +264,7 @@ def check_report_selfcost(report_dir, sampled=""):
         expect(re.search(r"cltrace added %.3f s .* at exit [0-9.]+ s \([0-9.]+ s collecting device times, [0-9.]+ s "
                          r"finishing the trace\); [0-9.]+ s starting(?:; %.3f s its own threads took from the app%ss "
                          r"\(an estimate: their [0-9.]+ s of CPU while the app ran, the app%ss threads wanting [0-9.]+ of "
-                         r"the [0-9]+ CPUs on average and waiting [0-9.]+ ns for one per ns of CPU run\))?\. Not counted: its own threads%s [0-9.]+ s of CPU"
+                         r"the [0-9]+ CPUs on average and waiting for one [0-9.]+ s per s of CPU run\))?\. Not counted: its own threads%s [0-9.]+ s of CPU"
                          % (sc.get("total_ns", 0) / 1e9, sc.get("competing_ns", 0) / 1e9, q, q, q), text),
                name + ": the whole run's cost (exit, start, what is not counted) is not stated")
     expect(js.get("devices") and js["devices"][0].get("clock_residual_ns", -1) >= 0, "json devices %r" % js.get("devices"))

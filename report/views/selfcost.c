@@ -100,10 +100,10 @@ static void whole_run_sentence(const struct rm_model *m, char *buf, size_t cap)
         uint64_t own_exit = own > c->sched_own_cpu_ns ? own - c->sched_own_cpu_ns : 0;
         snprintf(buf + n, cap - (size_t)n,
                  "; %.3f s its own threads took from the app's (an estimate: their %.3f s of CPU while the app ran, "
-                 "the app's threads wanting %.2f of the %llu CPUs on average and waiting %.2f ns for one per ns of CPU "
-                 "run). Not counted: its own threads' %.3f s of CPU at exit, inside the exit's figure; loading its "
-                 "library (about 0.3 ms); the process's end after the trace closed (its threads and memory let "
-                 "go); what its events cost the driver's own threads; device timing: %s",
+                 "the app's threads wanting %.2f of the %llu CPUs on average and waiting for one %.2f s per s of "
+                 "CPU run). Not counted: its own threads' %.3f s of CPU at exit, inside the exit's figure; loading "
+                 "its library (about 0.3 ms); the process's end after the trace closed (the driver's teardown, "
+                 "cltrace's threads and memory let go); what its events cost the driver's own threads; device timing: %s",
                  selfcost_competing_ns(m) / 1e9, c->sched_own_cpu_ns / 1e9, want, (unsigned long long)c->cpus,
                  selfcost_app_wait_per_cpu(m), own_exit / 1e9, timing);
         return;

@@ -70,8 +70,8 @@ int main(void)
     selfcost_sentence(&m, s, sizeof s);
     CHECK(strstr(s, "cltrace added 0.026 s (5.8 %) to this run") &&
               strstr(s, "; 0.006 s its own threads took from the app's (an estimate: their 0.008 s of CPU while the "
-                        "app ran, the app's threads wanting 1.70 of the 2 CPUs on average and waiting 0.17 ns for "
-                        "one per ns of CPU run). Not counted: its own threads' 0.002 s of CPU at exit"),
+                        "app ran, the app's threads wanting 1.70 of the 2 CPUs on average and waiting for one 0.17 s "
+                        "per s of CPU run). Not counted: its own threads' 0.002 s of CPU at exit"),
           "with the scheduler's account: %s", s);
 
     m.self.sched_known = 0;     /* a kernel without schedstat, or a trace before it */

@@ -652,6 +652,39 @@ static int drain_all(int may_spill)
 static uint64_t writer_cpu_ns;
 #define FLUSH_WORTH (64 * 1024)
 #define FLUSH_AGE_NS 20000000u
+#define NAP_MIN_US 1000
+#define NAP_MAX_US 16000
+
+/* How full the fullest ring is, in 1/1024ths of it. */
+static unsigned rings_fullest(void)
+{
+    unsigned most = 0;
+    for (struct clt_thread *th = __atomic_load_n(&clt_threads, __ATOMIC_ACQUIRE); th; th = th->next) {
+        int st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
+        if (st != CLT_TH_LIVE && st != CLT_TH_DEAD)
+            continue;
+        uint64_t used = __atomic_load_n(&th->head, __ATOMIC_ACQUIRE) - __atomic_load_n(&th->tail, __ATOMIC_ACQUIRE);
+        unsigned f = (unsigned)(used * 1024 / (th->mask + 1));
+        most = f > most ? f : most;
+    }
+    return most;
+}
+
+/* The writer's next nap, from how full the fullest ring was when it woke:
+ * a ring a quarter full or more, 1 ms; under 1/32, twice the last, up to
+ * 16 ms. A trickle of records (4,000 small blocking writes on PoCL, ~25
+ * records a ms, 1 MiB rings) woke it every 1 ms, ~360 times a run, each
+ * wake-up a chance to land on a CPU where an app thread was about to run.
+ * A ring filling faster still wakes it at once (clt_writer_kick, past half
+ * full), and a flush still happens once what is held is 20 ms old. */
+static long next_nap_us(long nap_us, unsigned fill)
+{
+    if (fill >= 256)
+        return NAP_MIN_US;
+    if (fill < 32)
+        return nap_us * 2 < NAP_MAX_US ? nap_us * 2 : NAP_MAX_US;
+    return nap_us;
+}
 
 static void *writer_main(void *arg)
 {
@@ -662,9 +695,14 @@ static void *writer_main(void *arg)
         clt_sym_warm(&W.syms);
     uint64_t last_cal = clt_boottime_ns(), last_flush = last_cal;
     long idle_us = 500;
+    int woke = 0;
     while (!__atomic_load_n(&stop_requested, __ATOMIC_ACQUIRE)) {
         if (__atomic_load_n(&sleeping, __ATOMIC_RELAXED))
             __atomic_store_n(&sleeping, 0, __ATOMIC_RELAXED);
+        if (woke) {
+            idle_us = next_nap_us(idle_us, rings_fullest());
+            woke = 0;
+        }
         uint32_t req = __atomic_load_n(&flush_req, __ATOMIC_ACQUIRE);
         int busy = drain_all(1);
         clt_dev_flush_pending(&W, 0);
@@ -693,7 +731,6 @@ static void *writer_main(void *arg)
         }
         clt_emit_dropped(&W);
         if (busy) {
-            idle_us = 1000;
             if (W.len > clt_rec_flush_at())
                 clt_writer_flush(&W);
             continue;
@@ -711,8 +748,7 @@ static void *writer_main(void *arg)
         __atomic_store_n(&sleeping, 1, __ATOMIC_SEQ_CST);
         syscall(SYS_futex, &wake_seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
         __atomic_store_n(&sleeping, 0, __ATOMIC_SEQ_CST);
-        if (idle_us < 4000)
-            idle_us *= 2;
+        woke = 1;
     }
     writer_cpu_ns = clt_clock_ns(CLOCK_THREAD_CPUTIME_ID);    /* cltrace's own cost, stated in the trace */
     return NULL;

@@ -451,8 +451,9 @@ uint64_t clt_commands_drain(unsigned stall_ms, unsigned max_ms)
 /* The collector returns before the exit goes on: a query of its still in
  * the driver when the driver's own teardown (its atexit handlers and
  * destructors) runs would race with it, and its wind-down, inside the
- * exit's figure, is cltrace's cost. Bounded: it sleeps 20 us at a time
- * while the exit drains; a collector stuck in the driver is left there. */
+ * exit's figure, is cltrace's cost. It sleeps 20 us at a time while the
+ * exit drains; waited for 50 ms at most: a collector stuck in the driver
+ * is left there. */
 void clt_collect_finish(void)
 {
     __atomic_store_n(&finished, 1, __ATOMIC_RELEASE);
@@ -460,14 +461,9 @@ void clt_collect_finish(void)
     syscall(SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     if (__atomic_load_n(&collector_state, __ATOMIC_ACQUIRE) != 1)
         return;
-    struct timespec start, now;
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    while (!__atomic_load_n(&collector_gone, __ATOMIC_ACQUIRE)) {
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        long left = 50000000L - ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec));
-        if (left <= 0)
-            return;
-        struct timespec ts = { 0, left };
+    uint64_t end = clt_clock_ns(CLOCK_MONOTONIC) + 50000000u, now;
+    while (!__atomic_load_n(&collector_gone, __ATOMIC_ACQUIRE) && (now = clt_clock_ns(CLOCK_MONOTONIC)) < end) {
+        struct timespec ts = { 0, (long)(end - now) };
         syscall(SYS_futex, &collector_gone, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
     }
 }

@@ -158,7 +158,7 @@ def main():
                      "parts_median": {k: statistics.median(p[k] for p in parts)
                                       for k in parts[0] if isinstance(parts[0][k], (int, float))
                                       and not isinstance(parts[0][k], bool) and all(k in p for p in parts)},
-                     "runs_without_exit_part": sum("total_ns" not in p for p in parts)})
+                     "runs_without_exit_part": no_exit})
     print("\nwhere it lies: median paired difference by phase (ms), and what the report states for the parts")
     print("%-46s %s  | %12s %8s %8s" % ("program", " ".join("%8s" % p[:8] for p in PHASES), "app threads", "exit", "start"))
     for r in rows:

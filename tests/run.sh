@@ -78,9 +78,10 @@ t_unit_occupancy_seed_examples() {
 }
 
 t_unit_selfcost_estimate_and_sentences() {
-    # what cltrace's threads took from the app (one CPU theirs: the app
-    # loses it where it wanted more than the others), the total as the sum
-    # of its parts, the sentence with and without the scheduler's account
+    # what cltrace's threads took from the app (all their CPU where the app
+    # wanted more than the others, elsewhere as much as the app waited for
+    # a CPU per ns run), the total as the sum of its parts, the sentence
+    # with and without the scheduler's account
     "$T/test_selfcost"
 }
 

@@ -141,6 +141,8 @@ int main(int argc, char **argv)
         return 2;
     double main0 = clock_ns(CLOCK_MONOTONIC), loop0 = 0, loop1 = 0, t_ctx = 0, t_queue = 0, t_build = 0;
     const char *what = argv[1];
+    /* launchev, smallev, enqueueev: the loop of that name on a profiling queue, asking for events */
+    int asks_events = !strcmp(what, "launchev") || !strcmp(what, "smallev") || !strcmp(what, "enqueueev");
     long n = atol(argv[2]);
     int fake = 0, mem = 0;
     for (int i = 3; i < argc; i++) {
@@ -178,8 +180,7 @@ int main(int argc, char **argv)
         ctx = clCreateContext(NULL, 1, &d, NULL, NULL, &err);
         t_ctx = clock_ns(CLOCK_MONOTONIC);
         cl_queue_properties prof[] = { CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0 };
-        int ev = !strcmp(what, "launchev") || !strcmp(what, "smallev") || !strcmp(what, "enqueueev");
-        queue = clCreateCommandQueueWithProperties(ctx, d, ev ? prof : NULL, &err);
+        queue = clCreateCommandQueueWithProperties(ctx, d, asks_events ? prof : NULL, &err);
         t_queue = clock_ns(CLOCK_MONOTONIC);
         cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
         if (clBuildProgram(prog, 1, &d, NULL, NULL, NULL) != CL_SUCCESS)
@@ -200,7 +201,7 @@ int main(int argc, char **argv)
         }
     }
     int setarg = strcmp(what, "setarg") == 0;
-    if ((!strcmp(what, "launchev") || !strcmp(what, "smallev") || !strcmp(what, "enqueueev")) && !fake) {
+    if (asks_events && !fake) {
         held = calloc((size_t)n * 2, sizeof *held);
         if (!held)
             return 1;

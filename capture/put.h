@@ -110,7 +110,7 @@ static inline __attribute__((always_inline)) struct clt_rec *clt_rec_begin(struc
  * one in CLT_COST_EVERY is measured and stands for the others: the rest pay
  * a decrement and a branch. Waits for ring room are counted apart. */
 #define CLT_COST_EVERY 64
-extern uint64_t clt_clock_read_ticks;   /* what one clock read costs (min of back-to-back pairs) */
+extern uint64_t clt_clock_read_ticks;   /* what one clock read costs (one of a run of reads) */
 void clt_cost_add(struct clt_thread *th, uint64_t te, uint64_t inner, int exact);
 void clt_count_wait(struct clt_thread *th, uint64_t since);   /* a wait since that tick */
 

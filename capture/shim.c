@@ -255,7 +255,8 @@ struct clt_thread *clt_thread_attach(void)
         goto out;
     th->tid = (int)syscall(SYS_gettid);
     th->dropped = 0;
-    th->cost_countdown = CLT_COST_EVERY;   /* each measured light call stands for the 64 up to it */
+    th->cost_countdown = CLT_COST_EVERY;   /* each measured light call stands for 64 */
+    th->cost_rng = (uint32_t)th->tid * 2654435761u | 1u;
     __atomic_store_n(&th->cost_exact, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&th->cost_sampled, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&th->cost_samples, 0, __ATOMIC_RELAXED);
@@ -308,28 +309,55 @@ void clt_count_wait(struct clt_thread *th, uint64_t since)
     __atomic_store_n(&th->waits, __atomic_load_n(&th->waits, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
 }
 
-/* The clock reads a measured light call adds (min of back-to-back reads). */
+/* What one clock read costs the calling thread: the best of a few runs of
+ * 32 reads in a row, divided by 32. Not the gap of a back-to-back pair: on
+ * AMD Zen two rdtsc overlap and their gap is ~1 tick where a read in a run
+ * costs ~23, so subtracting the pair's gap left two reads in every measured
+ * light call (2.5 times their cost); on Intel both are ~25 cycles. */
 uint64_t clt_clock_read_ticks;
 static void clock_read_measure(void)
 {
     uint64_t best = UINT64_MAX;
-    for (int i = 0; i < 64; i++) {
-        uint64_t a = clt_now(), b = clt_now();
+    for (int i = 0; i < 16; i++) {
+        uint64_t a = clt_now(), b = a;
+        for (int j = 0; j < 32; j++)
+            b = clt_now();
         if (b - a < best)
             best = b - a;
     }
-    clt_clock_read_ticks = best;
+    clt_clock_read_ticks = (best + 16) / 32;
 }
 
+/* The next measured light call: 1 to 127 calls on, 64 on average. A fixed
+ * gap of 64 met records of one size at one place in the ring every time (64
+ * records of 64 bytes: the same offset in a cache line, the same distance
+ * from the line the last prefetch asked for), and a run measured either its
+ * cheap or its dear calls. */
+static uint32_t next_gap(struct clt_thread *th)
+{
+    uint32_t x = th->cost_rng;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    th->cost_rng = x;
+    return 1 + x % (2 * CLT_COST_EVERY - 1);
+}
+
+/* From te to now lie three clock reads: t0's, t1's and now's (te's lies
+ * before it). inner takes away the app's call and t1's read (t1 - t0 holds
+ * it) and, for a one-clock call (one whose unmeasured calls read t0 only),
+ * one read more (gen/gen.py). What is left holds as many reads as an
+ * unmeasured call makes. An exact call also made te's and now's: two more. */
 void clt_cost_add(struct clt_thread *th, uint64_t te, uint64_t inner, int exact)
 {
     int64_t spent = (int64_t)(clt_now() - te - inner) - (int64_t)th->wait_pending;
     th->wait_pending = 0;
     if (!exact) {
-        spent -= (int64_t)clt_clock_read_ticks;       /* the two reads only this call made */
         __atomic_store_n(&th->cost_samples, __atomic_load_n(&th->cost_samples, __ATOMIC_RELAXED) + 1,
                          __ATOMIC_RELAXED);
-        th->cost_countdown = CLT_COST_EVERY;
+        th->cost_countdown = next_gap(th);
+    } else {
+        spent += 2 * (int64_t)clt_clock_read_ticks;
     }
     _Atomic uint64_t *sum = exact ? &th->cost_exact : &th->cost_sampled;
     __atomic_store_n(sum, __atomic_load_n(sum, __ATOMIC_RELAXED) + (uint64_t)(spent > 0 ? spent : 0),

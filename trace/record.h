@@ -43,6 +43,7 @@ struct clt_thread {
     uint32_t reentered;     /* depth of that command re-entering itself (loader layers; loops) */
     int dropping;
     uint32_t cost_countdown;        /* light calls until the next measured one (capture/put.h) */
+    uint32_t cost_rng;              /* xorshift state: the gaps between measured light calls */
     uint64_t wait_pending;          /* ticks waited for room inside the call being measured */
     /* cltrace's own time on this thread, in clock ticks, published to the
      * writer (which states it in the trace): calls measured whole, a sample

@@ -93,6 +93,10 @@ t_unit_clock_chords_across_a_loop() {
     "$T/test_clock"
 }
 
+t_unit_tsc_chosen_as_the_kernel_says() {
+    "$T/test_tsc"
+}
+
 t_unit_pending_list_holes_order_and_queues() {
     "$T/test_pending"
 }

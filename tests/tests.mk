@@ -110,6 +110,9 @@ TEST_BINS += $(T)/test_gzstream
 $(T)/test_clock: tests/unit/test_clock.c writer/clock.c writer/device_model.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_clock.c writer/clock.c
 TEST_BINS += $(T)/test_clock
+$(T)/test_tsc: tests/unit/test_tsc.c trace/clock.c trace/clock.h | $(T)
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_tsc.c trace/clock.c
+TEST_BINS += $(T)/test_tsc
 $(T)/test_pending: tests/unit/test_pending.c capture/pending.c capture/pending.h common/map.c | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ tests/unit/test_pending.c capture/pending.c common/map.c
 TEST_BINS += $(T)/test_pending

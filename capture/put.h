@@ -107,8 +107,9 @@ static inline __attribute__((always_inline)) struct clt_rec *clt_rec_begin(struc
 /* cltrace's own time on the calling thread. A call that does more than
  * record (hooks, an event, a stack) is measured whole: two more clock reads
  * on a call that costs microseconds. Of the light calls (clSetKernelArg...)
- * one in CLT_COST_EVERY is measured and stands for the others: the rest pay
- * a decrement and a branch. Waits for ring room are counted apart. */
+ * one in CLT_COST_EVERY on average (shim.c next_gap) is measured and stands
+ * for CLT_COST_EVERY: the rest pay a decrement and a branch. Waits for ring
+ * room are counted apart. */
 #define CLT_COST_EVERY 64
 extern uint64_t clt_clock_read_ticks;   /* what one clock read costs (one of a run of reads) */
 void clt_cost_add(struct clt_thread *th, uint64_t te, uint64_t inner, int exact);

@@ -434,7 +434,8 @@ uint64_t clt_commands_drain(unsigned stall_ms, unsigned max_ms)
     uint64_t seen = __atomic_load_n(&collected, __ATOMIC_ACQUIRE);
     /* looked at every 100 us: a whole 1 ms nap was most of a short
      * program's exit wait (200 completions collected in ~0.2 ms) */
-    for (unsigned waited = 0, stalled = 0; stalled < stall_ms * 10 && waited < max_ms * 10; waited++, stalled++) {
+    unsigned stall_polls = stall_ms * 10, max_polls = max_ms * 10;
+    for (unsigned polls = 0, stalled = 0; stalled < stall_polls && polls < max_polls; polls++, stalled++) {
         if (in_flight() == 0)
             return 0;
         struct timespec ts = { 0, 100000 };

@@ -695,14 +695,9 @@ static void *writer_main(void *arg)
         clt_sym_warm(&W.syms);
     uint64_t last_cal = clt_boottime_ns(), last_flush = last_cal;
     long idle_us = 500;
-    int woke = 0;
     while (!__atomic_load_n(&stop_requested, __ATOMIC_ACQUIRE)) {
         if (__atomic_load_n(&sleeping, __ATOMIC_RELAXED))
             __atomic_store_n(&sleeping, 0, __ATOMIC_RELAXED);
-        if (woke) {
-            idle_us = next_nap_us(idle_us, rings_fullest());
-            woke = 0;
-        }
         uint32_t req = __atomic_load_n(&flush_req, __ATOMIC_ACQUIRE);
         int busy = drain_all(1);
         clt_dev_flush_pending(&W, 0);
@@ -748,7 +743,7 @@ static void *writer_main(void *arg)
         __atomic_store_n(&sleeping, 1, __ATOMIC_SEQ_CST);
         syscall(SYS_futex, &wake_seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
         __atomic_store_n(&sleeping, 0, __ATOMIC_SEQ_CST);
-        woke = 1;
+        idle_us = next_nap_us(idle_us, rings_fullest());
     }
     writer_cpu_ns = clt_clock_ns(CLOCK_THREAD_CPUTIME_ID);    /* cltrace's own cost, stated in the trace */
     return NULL;

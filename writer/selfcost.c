@@ -214,11 +214,9 @@ void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns,
                  (int64_t)__atomic_load_n(&clt_collected_forced, __ATOMIC_RELAXED));
     clt_attr_int(a, "cltrace.completions_at_exit", (int64_t)__atomic_load_n(&clt_collected_exit, __ATOMIC_RELAXED));
     clt_attr_int(a, "cltrace.collector_cpu_ns", (int64_t)__atomic_load_n(&clt_collector_cpu_ns, __ATOMIC_RELAXED));
-    /* start-up and exit as the app's main thread paid them; the exit up to
-     * this footer (what follows, the last flush and close, is not in it) */
+    /* start-up as the app's main thread paid it; the exit's figure comes
+     * after these are written (clt_cost_exit) */
     clt_attr_int(a, "cltrace.load_ns", (int64_t)w->load_ns);
-    if (w->exit_began_ns)
-        clt_attr_int(a, "cltrace.exit_ns", (int64_t)(clt_clock_ns(CLOCK_MONOTONIC) - w->exit_began_ns));
     if (w->sched.known) {      /* the scheduler's account as the exit began (clt_cost_sched_sample) */
         clt_attr_int(a, "cltrace.sched_span_ns", (int64_t)w->sched.span_ns);
         clt_attr_int(a, "cltrace.sched_own_cpu_ns", (int64_t)w->sched.own_cpu_ns);
@@ -232,4 +230,13 @@ void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns,
     clt_attr_int(a, "cltrace.cpus", sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
                                     : online > 0 ? online : 0);
     clt_attr_int(a, "cltrace.process_cpu_ns", (int64_t)clt_clock_ns(CLOCK_PROCESS_CPUTIME_ID));
+}
+
+/* The exit as the app's main thread paid it, up to now: taken once every
+ * other packet is written, alone in the trace's last packet, so that what
+ * follows it (that packet, the file's close) is all it leaves out. */
+void clt_cost_exit(struct clt_writer *w, struct clt_attrs *a)
+{
+    if (w->exit_began_ns)
+        clt_attr_int(a, "cltrace.exit_ns", (int64_t)(clt_clock_ns(CLOCK_MONOTONIC) - w->exit_began_ns));
 }

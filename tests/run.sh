@@ -73,6 +73,10 @@ t_unit_fastpack_matches_protobuf_c() {
     "$T/test_fastpack"
 }
 
+t_unit_ownpack_matches_protobuf_c() {
+    "$T/test_ownpack"
+}
+
 t_unit_occupancy_seed_examples() {
     "$T/test_occupancy"
 }

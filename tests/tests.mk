@@ -79,6 +79,10 @@ $(T)/test_fastpack: tests/unit/test_fastpack.c trace/fastpack.h trace/cltrace.pb
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_fastpack.c trace/cltrace.pb-c.c -lprotobuf-c
 TEST_BINS += $(T)/test_fastpack
 
+$(T)/test_ownpack: tests/unit/test_ownpack.c writer/ownpack.c writer/ownpack.h trace/fastpack.h trace/cltrace.pb-c.c | $(T)
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_ownpack.c writer/ownpack.c trace/cltrace.pb-c.c -lprotobuf-c
+TEST_BINS += $(T)/test_ownpack
+
 $(T)/bench_calls: tests/bench/bench_calls.c | $(T)
 	$(CC) -O2 -g -Wall -Wextra -o $@ $< -lOpenCL
 

@@ -9,7 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "emit.h"
+#include "ownpack.h"
 #include "trace/cltrace.pb-c.h"
+#include "trace/fastpack.h"
 
 enum { F_CLEARED = 1, F_NEEDS = 2 };
 typedef Perfetto__Protos__TracePacket Packet;
@@ -112,9 +114,18 @@ void clt_counter_track(struct clt_writer *w, uint64_t id, uint64_t parent, const
     clt_put_track(w, &t);
 }
 
-/* An event on the writer's own sequence (it names its track). */
+/* An event on the writer's own sequence (it names its track): packed by
+ * hand where ownpack.c covers it (device commands, counters, instants). */
 void clt_put_own_event(struct clt_writer *w, uint64_t ts, Event *e)
 {
+    if (w->len + FP_MAX_PACKET + 16 > w->out_cap)
+        clt_writer_flush(w);
+    size_t n = w->len + FP_MAX_PACKET + 16 <= CLT_OUT_CAP
+                   ? clt_ownpack_event(w->out + w->len, FP_MAX_PACKET, ts, CLT_OWN_SEQ, F_NEEDS, e) : 0;
+    if (n) {
+        w->len += n;
+        return;
+    }
     Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
     p.has_timestamp = p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
     p.timestamp = ts;

@@ -18,8 +18,10 @@ enum {   /* field numbers, cltrace.proto */
     FP_PKT_TIMESTAMP = 8, FP_PKT_TRACK_EVENT = 11, FP_PKT_SEQ_ID = 10, FP_PKT_SEQ_FLAGS = 13,
     FP_TE_TYPE = 9, FP_TE_NAME_IID = 10, FP_TE_DEBUG_ANNOTATIONS = 4,
     FP_TE_FLOW_IDS = 47, FP_TE_TERMINATING_FLOW_IDS = 48, FP_TE_CALLSTACK_IID = 56,
+    FP_TE_TRACK_UUID = 11, FP_TE_NAME = 23, FP_TE_COUNTER = 30, FP_TE_DOUBLE_COUNTER = 44,   /* writer/ownpack.c */
     FP_DA_NAME_IID = 1, FP_DA_BOOL = 2, FP_DA_UINT = 3, FP_DA_INT = 4, FP_DA_POINTER = 7,
     FP_DA_STRING = 6, FP_DA_STRING_IID = 17, FP_DA_ARRAY_VALUES = 12,
+    FP_DA_NAME = 10, FP_DA_DOUBLE = 5,                                                          /* writer/ownpack.c */
 };
 enum { FP_WT_VARINT = 0, FP_WT_FIXED64 = 1, FP_WT_LEN = 2 };
 #define FP_MAX_PACKET 16000
@@ -53,6 +55,14 @@ static inline uint8_t *fp_tag(uint8_t *p, unsigned field, unsigned wt)
 static inline uint8_t *fp_field_varint(uint8_t *p, unsigned field, uint64_t v)
 {
     return fp_varint(fp_tag(p, field, FP_WT_VARINT), v);
+}
+
+/* A fixed64 field (flow ids, doubles): 8 bytes as they lie in memory. */
+static inline uint8_t *fp_fixed64(uint8_t *p, unsigned field, const void *v)
+{
+    p = fp_tag(p, field, FP_WT_FIXED64);
+    memcpy(p, v, 8);                  /* little-endian hosts only (x86-64, aarch64) */
+    return p + 8;
 }
 
 /* Open a length-delimited field: 2 bytes reserved for its length. */
@@ -134,16 +144,10 @@ static inline uint8_t *fp_slice(uint8_t *p, uint64_t ts, uint32_t seq, int begin
         p = fp_ann(p, &ann[i]);
     if (callstack_iid)
         p = fp_field_varint(p, FP_TE_CALLSTACK_IID, callstack_iid);
-    for (unsigned i = 0; i < n_flows; i++) {
-        p = fp_tag(p, FP_TE_FLOW_IDS, FP_WT_FIXED64);
-        memcpy(p, &flows[i], 8);   /* little-endian hosts only (x86-64, aarch64) */
-        p += 8;
-    }
-    for (unsigned i = 0; i < n_term; i++) {
-        p = fp_tag(p, FP_TE_TERMINATING_FLOW_IDS, FP_WT_FIXED64);
-        memcpy(p, &term[i], 8);
-        p += 8;
-    }
+    for (unsigned i = 0; i < n_flows; i++)
+        p = fp_fixed64(p, FP_TE_FLOW_IDS, &flows[i]);
+    for (unsigned i = 0; i < n_term; i++)
+        p = fp_fixed64(p, FP_TE_TERMINATING_FLOW_IDS, &term[i]);
     fp_close(elen, p);
     fp_close(plen, p);         /* two bytes, as every nested length here (no move to shrink it) */
     return p;

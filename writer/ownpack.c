@@ -14,7 +14,7 @@
 typedef Perfetto__Protos__TrackEvent Event;
 typedef Perfetto__Protos__DebugAnnotation Ann;
 
-enum { TE_NAME = 23, TE_COUNTER = 30, TE_DOUBLE_COUNTER = 44, DA_NAME = 10, DA_DOUBLE = 5, MAX_DEPTH = 3 };
+enum { MAX_DEPTH = 3 };               /* annotations in arrays in arrays */
 
 static size_t str_bound(const char *s)
 {
@@ -65,13 +65,6 @@ static uint8_t *put_str(uint8_t *p, unsigned field, const char *s)
     return p + n;
 }
 
-static uint8_t *put_fixed64(uint8_t *p, unsigned field, const void *v)
-{
-    p = fp_tag(p, field, FP_WT_FIXED64);
-    memcpy(p, v, 8);                  /* little-endian hosts only, as fastpack.h */
-    return p + 8;
-}
-
 static uint8_t *put_ann(uint8_t *p, unsigned field, const Ann *a)
 {
     uint8_t *len;
@@ -79,7 +72,7 @@ static uint8_t *put_ann(uint8_t *p, unsigned field, const Ann *a)
     if (a->name_field_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME_IID)
         p = fp_field_varint(p, FP_DA_NAME_IID, a->name_iid);
     else if (a->name_field_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME)
-        p = put_str(p, DA_NAME, a->name);
+        p = put_str(p, FP_DA_NAME, a->name);
     switch (a->value_case) {
     case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_BOOL_VALUE:
         p = fp_field_varint(p, FP_DA_BOOL, a->bool_value != 0);
@@ -91,7 +84,7 @@ static uint8_t *put_ann(uint8_t *p, unsigned field, const Ann *a)
         p = fp_field_varint(p, FP_DA_INT, (uint64_t)a->int_value);
         break;
     case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_DOUBLE_VALUE:
-        p = put_fixed64(p, DA_DOUBLE, &a->double_value);
+        p = fp_fixed64(p, FP_DA_DOUBLE, &a->double_value);
         break;
     case PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_POINTER_VALUE:
         p = fp_field_varint(p, FP_DA_POINTER, a->pointer_value);
@@ -121,6 +114,8 @@ static size_t event_bound(const Event *e)
         (e->callstack_field_case != PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD__NOT_SET &&
          e->callstack_field_case != PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID))
         return SIZE_MAX;
+    /* the packet's frame, timestamp, sequence, flags; the event's frame,
+     * type, name iid, track, counter, call stack; each flow id */
     size_t n = 3 + 11 + 6 + 3 + 3 + 3 + 11 + 11 + 12 + 13 + 10 * (e->n_flow_ids + e->n_terminating_flow_ids);
     if (e->name_field_case == PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME)
         n += str_bound(e->name);
@@ -158,17 +153,17 @@ size_t clt_ownpack_event(uint8_t *out, size_t cap, uint64_t ts, uint32_t seq, ui
     if (e->name_field_case == PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME_IID)
         p = fp_field_varint(p, FP_TE_NAME_IID, e->name_iid);
     if (e->has_track_uuid)
-        p = fp_field_varint(p, 11, e->track_uuid);
+        p = fp_field_varint(p, FP_TE_TRACK_UUID, e->track_uuid);
     if (e->name_field_case == PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME)
-        p = put_str(p, TE_NAME, e->name);
+        p = put_str(p, FP_TE_NAME, e->name);
     if (e->counter_value_field_case == PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_COUNTER_VALUE)
-        p = fp_field_varint(p, TE_COUNTER, (uint64_t)e->counter_value);
+        p = fp_field_varint(p, FP_TE_COUNTER, (uint64_t)e->counter_value);
     else if (e->counter_value_field_case == PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_DOUBLE_COUNTER_VALUE)
-        p = put_fixed64(p, TE_DOUBLE_COUNTER, &e->double_counter_value);
+        p = fp_fixed64(p, FP_TE_DOUBLE_COUNTER, &e->double_counter_value);
     for (size_t i = 0; i < e->n_flow_ids; i++)
-        p = put_fixed64(p, FP_TE_FLOW_IDS, &e->flow_ids[i]);
+        p = fp_fixed64(p, FP_TE_FLOW_IDS, &e->flow_ids[i]);
     for (size_t i = 0; i < e->n_terminating_flow_ids; i++)
-        p = put_fixed64(p, FP_TE_TERMINATING_FLOW_IDS, &e->terminating_flow_ids[i]);
+        p = fp_fixed64(p, FP_TE_TERMINATING_FLOW_IDS, &e->terminating_flow_ids[i]);
     if (e->callstack_field_case == PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD_CALLSTACK_IID)
         p = fp_field_varint(p, FP_TE_CALLSTACK_IID, e->callstack_iid);
     fp_close(te, p);

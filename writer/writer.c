@@ -686,6 +686,14 @@ static long next_nap_us(long nap_us, unsigned fill)
     return nap_us;
 }
 
+/* What the writer holds, in the file, not only handed to the compressor;
+ * 0: a write has stalled (10 s). */
+static int flush_to_file(void)
+{
+    clt_writer_flush(&W);
+    return helper_wait_idle(&gzt.h, 10000);
+}
+
 static void *writer_main(void *arg)
 {
     (void)arg;
@@ -714,8 +722,7 @@ static void *writer_main(void *arg)
             for (int i = 0; i < 4096 && drain_all(0); i++)
                 ;
             rec_dump_main(&W, 1);   /* a crash or _exit: the flight recorder's memory to the file */
-            clt_writer_flush(&W);
-            helper_wait_idle(&gzt.h, 10000);   /* in the file, not only handed over */
+            flush_to_file();
             __atomic_store_n(&flush_done, req, __ATOMIC_RELEASE);
         }
         uint64_t now = clt_boottime_ns();
@@ -880,19 +887,16 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
      * exit's records (leaks, completions): compressing it after the figure
      * left 0.4-0.7 ms of every exit uncounted (4,000 small writes on PoCL,
      * 2 cores), the footer after it 0.1-0.3 ms (a 0.05 s program). */
-    clt_writer_flush(&W);
-    if (!helper_wait_idle(&gzt.h, 10000))       /* its CPU time so far counts with the writer's */
+    if (!flush_to_file())       /* the compressor's CPU time so far counts with the writer's */
         goto unfinished;
     clt_cost_footer(&W, &cost, clt_boottime_ns() - W.start_ns,
                     writer_cpu_ns + helper_cpu_ns(&gzt.h) + helper_cpu_ns(&spt.h));
     clt_attrs_put(&W, &cost);
-    clt_writer_flush(&W);
-    if (!helper_wait_idle(&gzt.h, 10000))
+    if (!flush_to_file())
         goto unfinished;
-    static struct clt_attrs last;
-    last.n = 0;
-    clt_cost_exit(&W, &last);
-    clt_attrs_put(&W, &last);
+    cost.n = 0;                 /* put: its packet is in the file */
+    clt_cost_exit(&W, &cost);
+    clt_attrs_put(&W, &cost);
     clt_writer_flush(&W);
     if (helper_wait_idle(&spt.h, 0))   /* busy only if a write stalled: given up on already */
         helper_stop(&spt.h);

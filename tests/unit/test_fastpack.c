@@ -28,6 +28,9 @@ int main(void)
     EXPECT(field(te, "name_iid") == FP_TE_NAME_IID);
     EXPECT(field(te, "debug_annotations") == FP_TE_DEBUG_ANNOTATIONS);
     EXPECT(field(te, "flow_ids") == FP_TE_FLOW_IDS);
+    EXPECT(field(te, "track_uuid") == FP_TE_TRACK_UUID && field(te, "name") == FP_TE_NAME &&
+           field(te, "counter_value") == FP_TE_COUNTER && field(te, "double_counter_value") == FP_TE_DOUBLE_COUNTER &&
+           field(te, "callstack_iid") == FP_TE_CALLSTACK_IID);
     EXPECT(field(te, "terminating_flow_ids") == FP_TE_TERMINATING_FLOW_IDS);
     const ProtobufCMessageDescriptor *da = &perfetto__protos__debug_annotation__descriptor;
     EXPECT(field(da, "name_iid") == FP_DA_NAME_IID);
@@ -38,6 +41,7 @@ int main(void)
     EXPECT(field(da, "string_value") == FP_DA_STRING);
     EXPECT(field(da, "string_value_iid") == FP_DA_STRING_IID);
     EXPECT(field(da, "array_values") == FP_DA_ARRAY_VALUES);
+    EXPECT(field(da, "name") == FP_DA_NAME && field(da, "double_value") == FP_DA_DOUBLE);
     EXPECT(protobuf_c_message_descriptor_get_field_by_name(te, "flow_ids")->type == PROTOBUF_C_TYPE_FIXED64);
 
     /* A BEGIN with every value kind (a long one: 2-byte frame) and an END. */

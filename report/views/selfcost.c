@@ -77,6 +77,13 @@ double selfcost_cpus_busy_percent(const struct rm_model *m)
     return p > 100 ? 100 : p;
 }
 
+/* After the trace's last packet no code of the process runs: what follows
+ * cannot be timed from inside. NVIDIA's teardown runs 3-6 ms longer after
+ * cltrace's ~2 ms exit than after an idle of that length (docs/PERFORMANCE.md,
+ * "NVIDIA's teardown after cltrace's exit"). */
+#define PROCESS_END "the process's end after the trace closed (the driver's teardown, which a few ms of exit work " \
+                    "can lengthen by several ms more, as NVIDIA's does; cltrace's threads and memory let go)"
+
 /* "cltrace added 0.41 s (12 %) to this run": the whole run, what it leaves
  * out said (loading the library; its threads' CPU where the trace has no
  * scheduler's account to weigh it by). */
@@ -102,8 +109,8 @@ static void whole_run_sentence(const struct rm_model *m, char *buf, size_t cap)
                  "; %.3f s its own threads took from the app's (an estimate: their %.3f s of CPU while the app ran, "
                  "the app's threads wanting %.2f of the %llu CPUs on average and waiting for one %.2f s per s of "
                  "CPU run). Not counted: its own threads' %.3f s of CPU at exit, inside the exit's figure; loading "
-                 "its library (about 0.2 ms); the process's end after the trace closed (the driver's teardown, "
-                 "cltrace's threads and memory let go); what its events cost the driver's own threads; device timing: %s",
+                 "its library (about 0.2 ms); " PROCESS_END "; what its events cost the driver's own threads; "
+                 "device timing: %s",
                  selfcost_competing_ns(m) / 1e9, c->sched_own_cpu_ns / 1e9, want, (unsigned long long)c->cpus,
                  selfcost_app_wait_per_cpu(m), own_exit / 1e9, timing);
         return;
@@ -114,8 +121,8 @@ static void whole_run_sentence(const struct rm_model *m, char *buf, size_t cap)
         snprintf(busy, sizeof busy, "; the process kept its %llu CPUs %.0f %% busy", (unsigned long long)c->cpus, b);
     snprintf(buf + n, cap - (size_t)n,
              ". Not counted: its own threads' %.3f s of CPU (writer %.3f, collector %.3f), which slow the app only "
-             "where every core is busy%s; loading its library (about 0.2 ms); what its events cost the driver's own "
-             "threads; device timing: %s",
+             "where every core is busy%s; loading its library (about 0.2 ms); " PROCESS_END "; what its events cost "
+             "the driver's own threads; device timing: %s",
              (c->writer_cpu_ns + c->collector_cpu_ns) / 1e9, c->writer_cpu_ns / 1e9, c->collector_cpu_ns / 1e9, busy,
              timing);
 }

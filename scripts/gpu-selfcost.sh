@@ -5,6 +5,8 @@
 # driver and on PoCL there (16 cores), REPS paired runs each.
 #   scripts/gpu-selfcost.sh [OUTDIR]      (default build/gpu-selfcost)
 #   REPS=9 PLATFORMS="NVIDIA Portable" scripts/gpu-selfcost.sh
+# TEARDOWN=161: then the 0.05 s program's end, untraced, traced and idling
+# before it ends, that many rounds (scripts/teardown-check.py).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-build/gpu-selfcost}
@@ -32,6 +34,10 @@ for p in ${PLATFORMS:-NVIDIA Portable}; do
     if [ -n "${SAMPLE:-}" ]; then
         python3 scripts/selfcost-check.py --platform "$p" --sample --reps "${REPS:-15}" --out "$OUT/$p-sampled" |
             tee "$OUT/$p-sampled.txt"
+    fi
+    if [ -n "${TEARDOWN:-}" ]; then
+        python3 scripts/teardown-check.py --platform "$p" --rounds "$TEARDOWN" --naps 0.7,1.2,2.5 \
+            --out "$OUT/$p-teardown.json" | tee "$OUT/$p-teardown.txt"
     fi
 done
 exit $rc

@@ -69,6 +69,28 @@ t_gpu_measuring_programs_build_and_check_on_pocl() {
         "$WORK/clockprobe.out")" -eq 4 ]
 }
 
+t_teardown_check_runs_each_condition() {
+    # scripts/teardown-check.py (run on GPU hosts for NVIDIA's teardown):
+    # every condition run each round; the idle taken out of its runs (a
+    # 20 ms idle left in, or not slept, puts them past 20 ms or below 0);
+    # cltrace's exit read back from each trace
+    $PY scripts/teardown-check.py --rounds 3 --naps 20 --out "$WORK/td.json" --platform Portable > "$WORK/td.out"
+    cat "$WORK/td.out"
+    for row in "untraced " "cltrace " "cltrace off " "untraced, 20 ms idle "; do
+        grep -q "^$row *[0-9.]* *(" "$WORK/td.out"
+    done
+    grep -q "^cltrace's exit as its trace states it: median [0-9.]* ms" "$WORK/td.out"
+    $PY - "$WORK/td.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["runs_ms"]
+assert sorted(r) == ["cltrace", "cltrace off", "untraced", "untraced, 20 ms idle"], r.keys()
+assert all(len(v) == 3 for v in r.values()), r
+assert all(0 <= x < 20 for x in r["untraced, 20 ms idle"]), r
+assert len(d["stated_exit_ms"]) == 3 and all(x > 0 for x in d["stated_exit_ms"]), d["stated_exit_ms"]
+PYEOF
+}
+
 t_unit_fastpack_matches_protobuf_c() {
     "$T/test_fastpack"
 }

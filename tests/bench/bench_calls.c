@@ -19,6 +19,8 @@
  *                                   timing every launch of this program
  *   bench_calls create N --fake     N x (clCreateBuffer + clReleaseMemObject),
  *                                   made 12 calls deep (a creation call stack)
+ * --nap-us N: idle N us after the loop, before main returns (a program whose
+ * exit comes later: scripts/teardown-check.py).
  * Prints "ns_per_call X" (thread CPU), "wall_ns_per_call X", with --mem
  * VmHWM after each tenth of N, and "phases_mono_ns START LOOP0 LOOP1 END":
  * CLOCK_MONOTONIC at main's start, the loop's start and end, and main's
@@ -145,9 +147,12 @@ int main(int argc, char **argv)
     int asks_events = !strcmp(what, "launchev") || !strcmp(what, "smallev") || !strcmp(what, "enqueueev");
     long n = atol(argv[2]);
     int fake = 0, mem = 0;
+    long nap_us = 0;
     for (int i = 3; i < argc; i++) {
         fake |= strcmp(argv[i], "--fake") == 0;
         mem |= strcmp(argv[i], "--mem") == 0;
+        if (strcmp(argv[i], "--nap-us") == 0 && i + 1 < argc)
+            nap_us = atol(argv[++i]);
     }
     kern = (cl_kernel)(uintptr_t)0x1000;
     if (!fake) {
@@ -240,6 +245,11 @@ int main(int argc, char **argv)
             printf("hwm_kb_after %ld %ld\n", (s + 1) * (n / steps), hwm_kb());
     }
     loop1 = clock_ns(CLOCK_MONOTONIC);
+    if (nap_us > 0) {
+        struct timespec nap = { nap_us / 1000000, nap_us % 1000000 * 1000 };
+        while (nanosleep(&nap, &nap) != 0)
+            ;
+    }
     if (!setarg && !fake)
         clSetKernelArg(kern, 0, sizeof buf, &buf);
     for (long i = 0; held && i < 2 * n; i++)      /* after the timing, as cltrace's collector */

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""How long a program takes to end after its work, untraced and under cltrace.
+
+The exit phase of a run is the time from its loop's end to the process
+reaped: the program's return, cltrace's exit (the last completions, the
+trace written) and the teardown that follows, the driver's and the
+kernel's, which runs after the trace has closed and so cannot be timed from
+inside. Each round runs, in a shuffled order: the program untraced; under
+cltrace (its exit, as the trace states it, read back); with cltrace loaded
+and switched off (CLTRACE_DISABLE=1); and untraced idling a while after
+its loop (--naps, ms; the idle is taken out of its figure). Per condition:
+the median exit phase and its 90 % interval, the median of the runs that
+took --short-ms or longer, how many ended sooner (NVIDIA's teardown takes
+~40 or ~100 ms), and the difference from untraced.
+
+    scripts/teardown-check.py [--rounds N] [--platform SUBSTR] [--naps MS,...]
+                              [--short-ms MS] [--out FILE.json] [MODE COUNT]
+
+MODE COUNT: a bench_calls program (default: enqueue 100, the 0.05 s program).
+docs/PERFORMANCE.md holds what it measured on an NVIDIA GPU.
+"""
+import argparse, importlib.util, json, os, random, statistics, subprocess, sys, tempfile, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location("selfcost_check", os.path.join(HERE, "selfcost-check.py"))
+sc = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(sc)
+
+
+def exit_phase(cmd, env):
+    """ms from the loop's end to the process reaped."""
+    phases = []
+    sc.wall(cmd, env, phases)
+    if not phases:
+        sys.exit("teardown-check: %s printed no phases" % " ".join(cmd))
+    return phases[0][-1] / 1e6
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=41)
+    ap.add_argument("--platform", default=os.environ.get("OCL_PLATFORM", ""))
+    ap.add_argument("--naps", default="0.7,2.5", help="untraced runs idling this many ms after the loop")
+    ap.add_argument("--short-ms", type=float, default=60.0)
+    ap.add_argument("--out", help="every run's figures, as JSON")
+    ap.add_argument("program", nargs="*", default=["enqueue", "100"])
+    a = ap.parse_args()
+    for f in (sc.BC, sc.SHIM, sc.REPORT):
+        if not os.path.exists(f):
+            sys.exit("teardown-check: %s missing: make all build/tests/bench_calls" % f)
+    naps = [float(x) for x in a.naps.split(",") if x]
+    base = dict(os.environ, CLTRACE_QUIET="1")
+    base.pop("LD_PRELOAD", None)
+    if a.platform:
+        base["OCL_PLATFORM"] = a.platform
+    work = tempfile.mkdtemp(prefix="cltrace-teardown.")
+    cmd = [sc.BC] + a.program
+    # name -> (command, environment, the idle taken out, ms)
+    conds = {"untraced": (cmd, base, 0.0),
+             "cltrace": (cmd, dict(base, LD_PRELOAD=sc.SHIM, CLTRACE_OUTPUT=os.path.join(work, "t.pftrace")), 0.0),
+             "cltrace off": (cmd, dict(base, LD_PRELOAD=sc.SHIM, CLTRACE_DISABLE="1"), 0.0)}
+    for n in naps:
+        conds["untraced, %g ms idle" % n] = (cmd + ["--nap-us", str(int(n * 1000))], base, n)
+    runs = {k: [] for k in conds}
+    stated_exit = []
+    exit_phase(cmd, base)                          # warm: the kernel cache, the page cache
+    for _ in range(a.rounds):
+        order = list(conds)
+        random.shuffle(order)
+        for k in order:
+            c, env, idle = conds[k]
+            runs[k].append(exit_phase(c, env) - idle)
+            if k == "cltrace":
+                for f in os.listdir(work):
+                    stated_exit.append(sc.stated(os.path.join(work, f)).get("exit_ns", 0) / 1e6)
+                    os.remove(os.path.join(work, f))
+    os.rmdir(work)
+    print("the exit phase: the loop's end to the process reaped, ms (%s, %d CPUs, %s, %d rounds)"
+          % (" ".join(a.program), len(os.sched_getaffinity(0)), time.strftime("%Y-%m-%d %H:%M"), a.rounds))
+    print("%-26s %8s %17s %13s %9s %10s" % ("", "median", "(90 % interval)", "long median", "short", "vs untraced"))
+    mu = statistics.median(runs["untraced"])
+    for k, v in runs.items():
+        lo, hi = sc.interval(v)
+        long = [x for x in v if x >= a.short_ms]
+        print("%-26s %8.1f  (%6.1f-%6.1f) %13s %5d/%-3d %+10.1f"
+              % (k, statistics.median(v), lo, hi, "%.1f" % statistics.median(long) if long else "-",
+                 len(v) - len(long), len(v), statistics.median(v) - mu))
+    if stated_exit:
+        print("cltrace's exit as its trace states it: median %.2f ms; what the exit phase adds beyond it: %+.1f ms"
+              % (statistics.median(stated_exit), statistics.median(runs["cltrace"]) - mu - statistics.median(stated_exit)))
+    print("(the idle is taken out of its runs; 'short': runs under %g ms)" % a.short_ms)
+    if a.out:
+        with open(a.out, "w") as f:
+            json.dump({"program": a.program, "runs_ms": runs, "stated_exit_ms": stated_exit,
+                       "short_ms": a.short_ms}, f)
+
+
+if __name__ == "__main__":
+    main()

@@ -230,6 +230,20 @@ static unsigned collect_round(struct clt_thread *th, uint64_t since, void *const
     return done;
 }
 
+/* How long to nap: at least until a pause could begin. While the app
+ * enqueues nothing is collected before QUIET_NS have passed since its last
+ * command, and each wake-up in between takes a core from the driver's
+ * threads: behind a loop of write + kernel + finish on PoCL (2 cores, a
+ * command every ~15 us) naps starting at 20 us cost its loop +0.47 ms
+ * against +0.32 ms starting at 200 us (41 runs each). */
+static long until_pause_ns(long nap)
+{
+    uint64_t now = clt_now(), last = __atomic_load_n(&last_handed, __ATOMIC_RELAXED);
+    double since = now > last ? (double)(now - last) * ns_per_tick : 0;
+    long left = since < QUIET_NS ? (long)(QUIET_NS - since) : 0;
+    return left > nap ? left : nap;
+}
+
 static void *collector_main(void *arg)
 {
     (void)arg;
@@ -316,8 +330,11 @@ static void *collector_main(void *arg)
             continue;
         }
         /* commands running: look again soon, less often the longer they run */
-        struct timespec ts = { 0, __atomic_load_n(&draining, __ATOMIC_RELAXED) ? 20000 : sleep_ns };
+        long nap = __atomic_load_n(&draining, __ATOMIC_RELAXED) ? 20000 : until_pause_ns(sleep_ns);
+        struct timespec ts = { 0, nap };
         nanosleep(&ts, NULL);
+        if (nap > sleep_ns)
+            sleep_ns = nap;
         if (sleep_ns < (held ? 4000000 : 1000000))   /* a CPU device at work: it needs the cores */
             sleep_ns += sleep_ns / 2;
     }

@@ -19,7 +19,7 @@ took --short-ms or longer, how many ended sooner (NVIDIA's teardown takes
 MODE COUNT: a bench_calls program (default: enqueue 100, the 0.05 s program).
 docs/PERFORMANCE.md holds what it measured on an NVIDIA GPU.
 """
-import argparse, importlib.util, json, os, random, statistics, subprocess, sys, tempfile, time
+import argparse, importlib.util, json, os, random, statistics, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location("selfcost_check", os.path.join(HERE, "selfcost-check.py"))

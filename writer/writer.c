@@ -672,18 +672,32 @@ static unsigned rings_fullest(void)
 
 /* The writer's next nap, from how full the fullest ring was when it woke:
  * a ring a quarter full or more, 1 ms; under 1/32, twice the last, up to
- * 16 ms. A trickle of records (4,000 small blocking writes on PoCL, ~25
+ * nap_max_us. A trickle of records (4,000 small blocking writes on PoCL, ~25
  * records a ms, 1 MiB rings) woke it every 1 ms, ~360 times a run, each
  * wake-up a chance to land on a CPU where an app thread was about to run.
  * A ring filling faster still wakes it at once (clt_writer_kick, past half
  * full), and a flush still happens once what is held is 20 ms old. */
-static long next_nap_us(long nap_us, unsigned fill)
+static long next_nap_us(long nap_us, unsigned fill, long nap_max_us)
 {
     if (fill >= 256)
         return NAP_MIN_US;
     if (fill < 32)
-        return nap_us * 2 < NAP_MAX_US ? nap_us * 2 : NAP_MAX_US;
+        return nap_us * 2 < nap_max_us ? nap_us * 2 : nap_max_us;
     return nap_us;
+}
+
+/* The longest nap: 1 ms where 8 CPUs or more are the process's, 16 ms
+ * below. With cores to spare a wake-up every ms takes nothing from the app,
+ * and the writer keeps up: after 16 ms naps, a 0.05 s program's loop (100 x
+ * write + kernel + finish) was all still in the rings at exit, 524 of 565
+ * records, and encoding them took 1.0 ms of a 2.6 ms exit on an H100 host,
+ * where NVIDIA's teardown after the exit grows with it (the whole run
+ * +18.0 ms traced, +8.0 ms with 1 ms naps, 171 interleaved runs each,
+ * docs/PERFORMANCE.md). On 2 cores every wake-up may take the app's CPU. */
+static long writer_nap_max_us(void)
+{
+    cpu_set_t cpus;
+    return sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) >= 8 ? NAP_MIN_US : NAP_MAX_US;
 }
 
 /* What the writer holds, in the file, not only handed to the compressor;
@@ -702,7 +716,7 @@ static void *writer_main(void *arg)
     if (__atomic_load_n(&clt_stacks_recorded, __ATOMIC_ACQUIRE))
         clt_sym_warm(&W.syms);
     uint64_t last_cal = clt_boottime_ns(), last_flush = last_cal;
-    long idle_us = 500;
+    long idle_us = 500, nap_max_us = writer_nap_max_us();
     while (!__atomic_load_n(&stop_requested, __ATOMIC_ACQUIRE)) {
         if (__atomic_load_n(&sleeping, __ATOMIC_RELAXED))
             __atomic_store_n(&sleeping, 0, __ATOMIC_RELAXED);
@@ -750,7 +764,7 @@ static void *writer_main(void *arg)
         __atomic_store_n(&sleeping, 1, __ATOMIC_SEQ_CST);
         syscall(SYS_futex, &wake_seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
         __atomic_store_n(&sleeping, 0, __ATOMIC_SEQ_CST);
-        idle_us = next_nap_us(idle_us, rings_fullest());
+        idle_us = next_nap_us(idle_us, rings_fullest(), nap_max_us);
     }
     writer_cpu_ns = clt_clock_ns(CLOCK_THREAD_CPUTIME_ID);    /* cltrace's own cost, stated in the trace */
     return NULL;

@@ -376,6 +376,8 @@ static void queue_created(struct clt_hook *h, void *queue, void *context, void *
     int switched = h->changed == LEFT_PLAIN;
     int cpu_device = clt_clock_cpu_device(device);    /* asked once: the queue, the calibration, the clock */
     clt_queue_remember(queue, app_props, arr, n_arr, switched, cpu_device);
+    if (cpu_device)
+        clt_writer_cpu_device();        /* its threads take every core: the writer naps longer */
     put_queue_mode(h->th, queue, switched);
     if (device_describe(h->th, device) >= 102) {     /* OpenCL 1.2 */
         int on = clt_profiling_on(queue);       /* the calibration's markers are timed */

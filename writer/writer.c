@@ -686,18 +686,32 @@ static long next_nap_us(long nap_us, unsigned fill, long nap_max_us)
     return nap_us;
 }
 
-/* The longest nap: 1 ms where 8 CPUs or more are the process's, 16 ms
- * below. With cores to spare a wake-up every ms takes nothing from the app,
- * and the writer keeps up: after 16 ms naps, a 0.05 s program's loop (100 x
- * write + kernel + finish) was all still in the rings at exit, 524 of 565
- * records, and encoding them took 1.0 ms of a 2.6 ms exit on an H100 host,
- * where NVIDIA's teardown after the exit grows with it (the whole run
- * +18.0 ms traced, +8.0 ms with 1 ms naps, 171 interleaved runs each,
- * docs/PERFORMANCE.md). On 2 cores every wake-up may take the app's CPU. */
+/* The longest nap: 1 ms where 8 CPUs or more are the process's and no
+ * queue is on a CPU device, 16 ms otherwise. With cores to spare a wake-up
+ * every ms takes nothing from the app, and the writer keeps up: after 16 ms
+ * naps, a 0.05 s program's loop (100 x write + kernel + finish) was all
+ * still in the rings at exit, 524 of 565 records, and encoding them took
+ * 1.0 ms of a 2.6 ms exit on an H100 host, where NVIDIA's teardown after
+ * the exit grows with it (the whole run +18.0 ms traced, +8.0 ms with 1 ms
+ * naps, 171 interleaved runs each, docs/PERFORMANCE.md). A CPU device's
+ * threads take every core (PoCL on 16: its write loop 0.87x -> 0.64x
+ * stated/measured with 1 ms naps), and on 2 cores any wake-up may take the
+ * app's. */
+static _Atomic int cpu_device_seen;
+
+void clt_writer_cpu_device(void)
+{
+    __atomic_store_n(&cpu_device_seen, 1, __ATOMIC_RELAXED);
+}
+
 static long writer_nap_max_us(void)
 {
-    cpu_set_t cpus;
-    return sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) >= 8 ? NAP_MIN_US : NAP_MAX_US;
+    static long spare = -1;     /* the writer's thread alone asks */
+    if (spare < 0) {
+        cpu_set_t cpus;
+        spare = sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) >= 8;
+    }
+    return spare && !__atomic_load_n(&cpu_device_seen, __ATOMIC_RELAXED) ? NAP_MIN_US : NAP_MAX_US;
 }
 
 /* What the writer holds, in the file, not only handed to the compressor;
@@ -716,7 +730,7 @@ static void *writer_main(void *arg)
     if (__atomic_load_n(&clt_stacks_recorded, __ATOMIC_ACQUIRE))
         clt_sym_warm(&W.syms);
     uint64_t last_cal = clt_boottime_ns(), last_flush = last_cal;
-    long idle_us = 500, nap_max_us = writer_nap_max_us();
+    long idle_us = 500;
     while (!__atomic_load_n(&stop_requested, __ATOMIC_ACQUIRE)) {
         if (__atomic_load_n(&sleeping, __ATOMIC_RELAXED))
             __atomic_store_n(&sleeping, 0, __ATOMIC_RELAXED);
@@ -764,7 +778,7 @@ static void *writer_main(void *arg)
         __atomic_store_n(&sleeping, 1, __ATOMIC_SEQ_CST);
         syscall(SYS_futex, &wake_seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
         __atomic_store_n(&sleeping, 0, __ATOMIC_SEQ_CST);
-        idle_us = next_nap_us(idle_us, rings_fullest(), nap_max_us);
+        idle_us = next_nap_us(idle_us, rings_fullest(), writer_nap_max_us());
     }
     writer_cpu_ns = clt_clock_ns(CLOCK_THREAD_CPUTIME_ID);    /* cltrace's own cost, stated in the trace */
     return NULL;

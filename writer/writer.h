@@ -14,6 +14,7 @@ void clt_writer_exit_begins(void);
 unsigned clt_writer_leaks(void);             /* after stop: leaks definitely lost or growing (leaks.c) */
 void clt_writer_forget(void);                /* in a fork child */
 void clt_writer_kick(void);                  /* wake an idle writer */
+void clt_writer_cpu_device(void);            /* the app queues work on a CPU device */
 void clt_writer_flush_now(unsigned timeout_ms); /* drain and write, bounded */
 const char *clt_writer_path(void);           /* the trace file ("" before the first call) */
 /* With the flight recorder (CLTRACE_RING_MB): what it holds now into a file

@@ -11,7 +11,12 @@ and switched off (CLTRACE_DISABLE=1); and untraced idling a while after
 its loop (--naps, ms; the idle is taken out of its figure). Per condition:
 the median exit phase and its 90 % interval, the median of the runs that
 took --short-ms or longer, how many ended sooner (NVIDIA's teardown takes
-~40 or ~100 ms), and the difference from untraced.
+~40 or ~100 ms), and the difference from untraced. Each run also loads a
+library just before main returns (bench_calls --last-dso), finalized after
+the driver's libraries and cltrace: the phase is split at its destructor
+into the user space's end (the exit handlers and destructors, cltrace's
+exit among them) and the kernel's (the device's files closed, the memory
+let go, the parent woken).
 
     scripts/teardown-check.py [--rounds N] [--platform SUBSTR] [--naps MS,...]
                               [--short-ms MS] [--out FILE.json] [MODE COUNT]
@@ -19,21 +24,32 @@ took --short-ms or longer, how many ended sooner (NVIDIA's teardown takes
 MODE COUNT: a bench_calls program (default: enqueue 100, the 0.05 s program).
 docs/PERFORMANCE.md holds what it measured on an NVIDIA GPU.
 """
-import argparse, importlib.util, json, os, random, statistics, sys, tempfile, time
+import argparse, importlib.util, json, os, random, statistics, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location("selfcost_check", os.path.join(HERE, "selfcost-check.py"))
 sc = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(sc)
+LAST_FINI = os.path.join(os.path.dirname(sc.BC), "last_fini.so")
 
 
 def exit_phase(cmd, env):
-    """ms from the loop's end to the process reaped."""
-    phases = []
-    sc.wall(cmd, env, phases)
-    if not phases:
-        sys.exit("teardown-check: %s printed no phases" % " ".join(cmd))
-    return phases[0][-1] / 1e6
+    """ms from the loop's end to the process reaped, and of those, the ms
+    after the last library's destructor."""
+    p = subprocess.Popen(cmd + ["--last-dso", LAST_FINI], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = p.communicate()
+    reaped = time.monotonic_ns()
+    if p.returncode:
+        sys.exit("teardown-check: %s exited %d: %s" % (" ".join(cmd), p.returncode, err.decode()[-300:]))
+    marks = {}
+    for line in out.decode().splitlines():
+        w = line.split()
+        if w and w[0] in ("phases_mono_ns", "last_fini_mono_ns"):
+            marks[w[0]] = [float(x) for x in w[1:]]
+    if len(marks.get("phases_mono_ns", ())) != 4 or "last_fini_mono_ns" not in marks:
+        sys.exit("teardown-check: %s printed no phases or no destructor's time" % " ".join(cmd))
+    loop_end, fini = marks["phases_mono_ns"][2], marks["last_fini_mono_ns"][0]
+    return (reaped - loop_end) / 1e6, (reaped - fini) / 1e6
 
 
 def main():
@@ -45,9 +61,9 @@ def main():
     ap.add_argument("--out", help="every run's figures, as JSON")
     ap.add_argument("program", nargs="*", default=["enqueue", "100"])
     a = ap.parse_args()
-    for f in (sc.BC, sc.SHIM, sc.REPORT):
+    for f in (sc.BC, sc.SHIM, sc.REPORT, LAST_FINI):
         if not os.path.exists(f):
-            sys.exit("teardown-check: %s missing: make all build/tests/bench_calls" % f)
+            sys.exit("teardown-check: %s missing: make all build/tests/bench_calls build/tests/last_fini.so" % f)
     naps = [float(x) for x in a.naps.split(",") if x]
     base = dict(os.environ, CLTRACE_QUIET="1")
     base.pop("LD_PRELOAD", None)
@@ -62,6 +78,7 @@ def main():
     for n in naps:
         conds["untraced, %g ms idle" % n] = (cmd + ["--nap-us", str(int(n * 1000))], base, n)
     runs = {k: [] for k in conds}
+    kernel = {k: [] for k in conds}     # the part after the last destructor
     stated_exit = []
     exit_phase(cmd, base)                          # warm: the kernel cache, the page cache
     for _ in range(a.rounds):
@@ -69,7 +86,9 @@ def main():
         random.shuffle(order)
         for k in order:
             c, env, idle = conds[k]
-            runs[k].append(exit_phase(c, env) - idle)
+            whole, after = exit_phase(c, env)
+            runs[k].append(whole - idle)
+            kernel[k].append(after)
             if k == "cltrace":
                 for f in os.listdir(work):
                     stated_exit.append(sc.stated(os.path.join(work, f)).get("exit_ns", 0) / 1e6)
@@ -77,21 +96,25 @@ def main():
     os.rmdir(work)
     print("the exit phase: the loop's end to the process reaped, ms (%s, %d CPUs, %s, %d rounds)"
           % (" ".join(a.program), len(os.sched_getaffinity(0)), time.strftime("%Y-%m-%d %H:%M"), a.rounds))
-    print("%-26s %8s %17s %13s %9s %10s" % ("", "median", "(90 % interval)", "long median", "short", "vs untraced"))
+    print("%-26s %8s %17s %13s %9s %10s %10s %8s" % ("", "median", "(90 % interval)", "long median", "short",
+                                                      "vs untraced", "user space", "kernel"))
     mu = statistics.median(runs["untraced"])
     for k, v in runs.items():
         lo, hi = sc.interval(v)
         long = [x for x in v if x >= a.short_ms]
-        print("%-26s %8.1f  (%6.1f-%6.1f) %13s %5d/%-3d %+10.1f"
+        user = [w - x for w, x in zip(v, kernel[k])]
+        print("%-26s %8.1f  (%6.1f-%6.1f) %13s %5d/%-3d %+10.1f %10.2f %8.1f"
               % (k, statistics.median(v), lo, hi, "%.1f" % statistics.median(long) if long else "-",
-                 len(v) - len(long), len(v), statistics.median(v) - mu))
+                 len(v) - len(long), len(v), statistics.median(v) - mu, statistics.median(user),
+                 statistics.median(kernel[k])))
     if stated_exit:
         print("cltrace's exit as its trace states it: median %.2f ms; what the exit phase adds beyond it: %+.1f ms"
               % (statistics.median(stated_exit), statistics.median(runs["cltrace"]) - mu - statistics.median(stated_exit)))
-    print("(the idle is taken out of its runs; 'short': runs under %g ms)" % a.short_ms)
+    print("(the idle is taken out of its runs; 'short': runs under %g ms; user space: the loop's end to the last"
+          " library's destructor, medians; kernel: from there to the process reaped)" % a.short_ms)
     if a.out:
         with open(a.out, "w") as f:
-            json.dump({"program": a.program, "runs_ms": runs, "stated_exit_ms": stated_exit,
+            json.dump({"program": a.program, "runs_ms": runs, "kernel_ms": kernel, "stated_exit_ms": stated_exit,
                        "short_ms": a.short_ms}, f)
 
 

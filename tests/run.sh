@@ -73,7 +73,8 @@ t_teardown_check_runs_each_condition() {
     # scripts/teardown-check.py (run on GPU hosts for NVIDIA's teardown):
     # every condition run each round; the idle taken out of its runs (a
     # 20 ms idle left in, or not slept, puts them past 20 ms or below 0);
-    # cltrace's exit read back from each trace
+    # cltrace's exit read back from each trace; each run split at the last
+    # library's destructor, cltrace's exit on the user space's side of it
     $PY scripts/teardown-check.py --rounds 3 --naps 20 --out "$WORK/td.json" --platform Portable > "$WORK/td.out"
     cat "$WORK/td.out"
     for row in "untraced " "cltrace " "cltrace off " "untraced, 20 ms idle "; do
@@ -88,7 +89,14 @@ assert sorted(r) == ["cltrace", "cltrace off", "untraced", "untraced, 20 ms idle
 assert all(len(v) == 3 for v in r.values()), r
 assert all(0 <= x < 20 for x in r["untraced, 20 ms idle"]), r
 assert len(d["stated_exit_ms"]) == 3 and all(x > 0 for x in d["stated_exit_ms"]), d["stated_exit_ms"]
+k = d["kernel_ms"]
+assert sorted(k) == sorted(r) and all(len(v) == 3 for v in k.values()), k
+assert all(0 < after < whole for c in r for whole, after in zip(r[c], k[c]) if c != "untraced, 20 ms idle"), (r, k)
+# cltrace's exit lies between the loop's end and the last destructor, run by run
+user = [w - x for w, x in zip(r["cltrace"], k["cltrace"])]
+assert all(u >= s for u, s in zip(user, d["stated_exit_ms"])), (user, d["stated_exit_ms"])
 PYEOF
+    grep -q "user space *kernel$" "$WORK/td.out"
 }
 
 t_unit_fastpack_matches_protobuf_c() {

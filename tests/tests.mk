@@ -57,7 +57,7 @@ $(T)/threads: tests/apps/threads.c | $(T)
 $(T)/threads-tsan: tests/apps/threads.c | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_TSAN) -o $@ $< -lOpenCL -lpthread
 $(T)/bench_calls-tsan: tests/bench/bench_calls.c | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_TSAN) -o $@ $< -lOpenCL
+	$(CC) $(TEST_CFLAGS) $(SAN_TSAN) -o $@ $< -lOpenCL -ldl
 TEST_BINS += $(T)/bench_calls-tsan
 # -Bsymbolic-functions: the fake's own table points at its own functions, as
 # a driver's does, even with the shim preloaded (which exports the same names).
@@ -84,7 +84,10 @@ $(T)/test_ownpack: tests/unit/test_ownpack.c writer/ownpack.c writer/ownpack.h t
 TEST_BINS += $(T)/test_ownpack
 
 $(T)/bench_calls: tests/bench/bench_calls.c | $(T)
-	$(CC) -O2 -g -Wall -Wextra -o $@ $< -lOpenCL
+	$(CC) -O2 -g -Wall -Wextra -o $@ $< -lOpenCL -ldl
+$(T)/last_fini.so: tests/bench/last_fini.c | $(T)
+	$(CC) -O2 -Wall -Wextra $(if $(filter true,$(CI)),-Werror) -shared -fPIC -o $@ $<
+TEST_BINS += $(T)/last_fini.so
 
 TEST_BINS += $(T)/bench_calls
 $(T)/bench_fingerprint: tests/bench/bench_fingerprint.c common/digest.c common/digest.h | $(T)
@@ -94,7 +97,7 @@ TEST_BINS += $(T)/bench_fingerprint
 $(T)/bench_ranges: tests/bench/bench_ranges.c include/cltrace.h | $(T)
 	$(CC) -O2 -g -Wall -Wextra -Iinclude -o $@ $<
 
-bench: all $(T)/bench_calls $(T)/bench_ranges $(T)/bench_fingerprint $(T)/libfakecl.so
+bench: all $(T)/bench_calls $(T)/last_fini.so $(T)/bench_ranges $(T)/bench_fingerprint $(T)/libfakecl.so
 	bash tests/bench/run.sh
 
 .PHONY: bench

@@ -21,6 +21,10 @@
  *                                   made 12 calls deep (a creation call stack)
  * --nap-us N: idle N us after the loop, before main returns (a program whose
  * exit comes later: scripts/teardown-check.py).
+ * --last-dso PATH: load PATH (tests/bench/last_fini.c) just before main
+ * returns: loaded after the driver and everything else, it is finalized
+ * after them, and its destructor prints "last_fini_mono_ns T", the user
+ * space's end; what follows is the kernel's end of the process.
  * Prints "ns_per_call X" (thread CPU), "wall_ns_per_call X", with --mem
  * VmHWM after each tenth of N, and "phases_mono_ns START LOOP0 LOOP1 END":
  * CLOCK_MONOTONIC at main's start, the loop's start and end, and main's
@@ -31,6 +35,7 @@
  * bench_loop_* are separate functions so callgrind can count just them. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,11 +153,14 @@ int main(int argc, char **argv)
     long n = atol(argv[2]);
     int fake = 0, mem = 0;
     long nap_us = 0;
+    const char *last_dso = NULL;
     for (int i = 3; i < argc; i++) {
         fake |= strcmp(argv[i], "--fake") == 0;
         mem |= strcmp(argv[i], "--mem") == 0;
         if (strcmp(argv[i], "--nap-us") == 0 && i + 1 < argc)
             nap_us = atol(argv[++i]);
+        if (strcmp(argv[i], "--last-dso") == 0 && i + 1 < argc)
+            last_dso = argv[++i];
     }
     kern = (cl_kernel)(uintptr_t)0x1000;
     if (!fake) {
@@ -262,5 +270,10 @@ int main(int argc, char **argv)
     printf("phases_mono_ns %.0f %.0f %.0f %.0f\n", main0, loop0, loop1, clock_ns(CLOCK_MONOTONIC));
     if (t_build > 0)
         printf("setup_mono_ns %.0f %.0f %.0f\n", t_ctx, t_queue, t_build);
+    fflush(stdout);     /* before the destructor's line, which writes past stdio */
+    if (last_dso && !dlopen(last_dso, RTLD_NOW)) {
+        fprintf(stderr, "bench_calls: %s\n", dlerror());
+        return 2;
+    }
     return 0;
 }

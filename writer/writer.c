@@ -914,11 +914,16 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
      * the footer too; the figure follows alone. The last flush holds the
      * exit's records (leaks, completions): compressing it after the figure
      * left 0.4-0.7 ms of every exit uncounted (4,000 small writes on PoCL,
-     * 2 cores), the footer after it 0.1-0.3 ms (a 0.05 s program). */
-    if (!flush_to_file())       /* the compressor's CPU time so far counts with the writer's */
+     * 2 cores), the footer after it 0.1-0.3 ms (a 0.05 s program). These
+     * last flushes compress here, not on the compressor thread: each
+     * hand-off was a wake-up on another core and a wait for it, three at
+     * the exit. The compressor's CPU time so far counts with the writer's. */
+    if (!helper_wait_idle(&gzt.h, 10000))
         goto unfinished;
-    clt_cost_footer(&W, &cost, clt_boottime_ns() - W.start_ns,
-                    writer_cpu_ns + helper_cpu_ns(&gzt.h) + helper_cpu_ns(&spt.h));
+    uint64_t gz_cpu_ns = helper_cpu_ns(&gzt.h);
+    if (!helper_stop(&gzt.h) || !flush_to_file())
+        goto unfinished;
+    clt_cost_footer(&W, &cost, clt_boottime_ns() - W.start_ns, writer_cpu_ns + gz_cpu_ns + helper_cpu_ns(&spt.h));
     clt_attrs_put(&W, &cost);
     if (!flush_to_file())
         goto unfinished;
@@ -928,8 +933,6 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
     clt_writer_flush(&W);
     if (helper_wait_idle(&spt.h, 0))   /* busy only if a write stalled: given up on already */
         helper_stop(&spt.h);
-    if (!helper_stop(&gzt.h))
-        goto unfinished;
     close(W.fd);
     clt_disk_release();
     const char *final = W.path;

@@ -85,11 +85,12 @@ TEST_BINS += $(T)/test_ownpack
 
 $(T)/bench_calls: tests/bench/bench_calls.c | $(T)
 	$(CC) -O2 -g -Wall -Wextra -o $@ $< -lOpenCL -ldl
+
+TEST_BINS += $(T)/bench_calls
+# bench_calls --last-dso: the end of the process's user space (teardown-check.py)
 $(T)/last_fini.so: tests/bench/last_fini.c | $(T)
 	$(CC) -O2 -Wall -Wextra $(if $(filter true,$(CI)),-Werror) -shared -fPIC -o $@ $<
 TEST_BINS += $(T)/last_fini.so
-
-TEST_BINS += $(T)/bench_calls
 $(T)/bench_fingerprint: tests/bench/bench_fingerprint.c common/digest.c common/digest.h | $(T)
 	$(CC) -O2 -g -Wall -Wextra $(if $(filter true,$(CI)),-Werror) $(INC) -o $@ $< common/digest.c -lOpenCL
 TEST_BINS += $(T)/bench_fingerprint

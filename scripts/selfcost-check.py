@@ -40,12 +40,13 @@ PROGRAMS = [   # name, bench_calls arguments, in --long only
 PHASES = ("start", "context", "queue", "build", "set-up rest", "loop", "exit")
 
 
-def wall(cmd, env, phases=None, pids=None):
+def wall(cmd, env, phases=None, pids=None, marks=None):
     """The run's seconds; into pids (a list) its pid (its trace is
     PREFIX.PID.pftrace*); into phases (a list), its own split: from fork to
     main, the context's creation, the queue's (cltrace's calibration), the
     program build, the rest of the set-up (kernels, buffers), the loop, the
-    loop's end to exit (ours and the driver's teardown)."""
+    loop's end to exit (ours and the driver's teardown); into marks (a
+    dict), every NAME_mono_ns line it printed, NAME_mono_ns -> its values."""
     t0 = time.monotonic_ns()
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     out, err = p.communicate()
@@ -54,10 +55,11 @@ def wall(cmd, env, phases=None, pids=None):
         sys.exit("selfcost-check: %s exited %d: %s" % (" ".join(cmd), p.returncode, err.decode()[-300:]))
     if pids is not None:
         pids.append(p.pid)
-    marks = {}
+    if marks is None:
+        marks = {}
     for line in out.decode().splitlines():
         w = line.split()
-        if w and w[0] in ("phases_mono_ns", "setup_mono_ns"):
+        if w and w[0].endswith("_mono_ns"):
             marks[w[0]] = [float(x) for x in w[1:]]
     if phases is not None and len(marks.get("phases_mono_ns", ())) == 4 and len(marks.get("setup_mono_ns", ())) == 3:
         (m0, l0, l1, _), (c, q, b) = marks["phases_mono_ns"], marks["setup_mono_ns"]

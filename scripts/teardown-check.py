@@ -24,7 +24,7 @@ let go, the parent woken).
 MODE COUNT: a bench_calls program (default: enqueue 100, the 0.05 s program).
 docs/PERFORMANCE.md holds what it measured on an NVIDIA GPU.
 """
-import argparse, importlib.util, json, os, random, statistics, subprocess, sys, tempfile, time
+import argparse, importlib.util, json, os, random, statistics, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location("selfcost_check", os.path.join(HERE, "selfcost-check.py"))
@@ -36,20 +36,12 @@ LAST_FINI = os.path.join(os.path.dirname(sc.BC), "last_fini.so")
 def exit_phase(cmd, env):
     """ms from the loop's end to the process reaped, and of those, the ms
     after the last library's destructor."""
-    p = subprocess.Popen(cmd + ["--last-dso", LAST_FINI], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out, err = p.communicate()
-    reaped = time.monotonic_ns()
-    if p.returncode:
-        sys.exit("teardown-check: %s exited %d: %s" % (" ".join(cmd), p.returncode, err.decode()[-300:]))
-    marks = {}
-    for line in out.decode().splitlines():
-        w = line.split()
-        if w and w[0] in ("phases_mono_ns", "last_fini_mono_ns"):
-            marks[w[0]] = [float(x) for x in w[1:]]
-    if len(marks.get("phases_mono_ns", ())) != 4 or "last_fini_mono_ns" not in marks:
+    phases, marks = [], {}
+    sc.wall(cmd + ["--last-dso", LAST_FINI], env, phases, marks=marks)
+    if not phases or "last_fini_mono_ns" not in marks:
         sys.exit("teardown-check: %s printed no phases or no destructor's time" % " ".join(cmd))
-    loop_end, fini = marks["phases_mono_ns"][2], marks["last_fini_mono_ns"][0]
-    return (reaped - loop_end) / 1e6, (reaped - fini) / 1e6
+    whole = phases[0][-1] / 1e6
+    return whole, whole - (marks["last_fini_mono_ns"][0] - marks["phases_mono_ns"][2]) / 1e6
 
 
 def main():

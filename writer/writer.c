@@ -246,6 +246,7 @@ struct helper {
     pthread_t thread;
     int started;
     _Atomic uint32_t state;
+    uint64_t cpu_ns;            /* its CPU time, kept when it stops */
 };
 
 static void helper_set(struct helper *h, uint32_t st)
@@ -285,11 +286,12 @@ static int helper_wait_idle(struct helper *h, unsigned ms)
     return 1;
 }
 
-/* Its CPU time so far: cltrace's own cost, stated with the writer's. */
+/* Its CPU time so far, or until it stopped: cltrace's own cost, stated
+ * with the writer's. */
 static uint64_t helper_cpu_ns(struct helper *h)
 {
     clockid_t c;
-    return h->started && pthread_getcpuclockid(h->thread, &c) == 0 ? clt_clock_ns(c) : 0;
+    return h->started && pthread_getcpuclockid(h->thread, &c) == 0 ? clt_clock_ns(c) : h->cpu_ns;
 }
 
 /* At exit: 0 if its last job did not end within 10 s (then it is left). */
@@ -299,6 +301,7 @@ static int helper_stop(struct helper *h)
         return 1;
     if (!helper_wait_idle(h, 10000))
         return 0;
+    h->cpu_ns = helper_cpu_ns(h);       /* idle now: nothing more to count */
     helper_set(h, JOB_STOP);
     pthread_join(h->thread, NULL);
     h->started = 0;
@@ -918,12 +921,10 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
      * last flushes compress here, not on the compressor thread: each
      * hand-off was a wake-up on another core and a wait for it, three at
      * the exit. The compressor's CPU time so far counts with the writer's. */
-    if (!helper_wait_idle(&gzt.h, 10000))
-        goto unfinished;
-    uint64_t gz_cpu_ns = helper_cpu_ns(&gzt.h);
     if (!helper_stop(&gzt.h) || !flush_to_file())
         goto unfinished;
-    clt_cost_footer(&W, &cost, clt_boottime_ns() - W.start_ns, writer_cpu_ns + gz_cpu_ns + helper_cpu_ns(&spt.h));
+    clt_cost_footer(&W, &cost, clt_boottime_ns() - W.start_ns,
+                    writer_cpu_ns + helper_cpu_ns(&gzt.h) + helper_cpu_ns(&spt.h));
     clt_attrs_put(&W, &cost);
     if (!flush_to_file())
         goto unfinished;
@@ -968,4 +969,5 @@ void clt_writer_forget(void)
     clt_windows_forget();
     gzt.h.started = spt.h.started = 0;
     gzt.h.state = spt.h.state = JOB_IDLE;
+    gzt.h.cpu_ns = spt.h.cpu_ns = 0;
 }

@@ -7,15 +7,31 @@
 #   REPS=9 PLATFORMS="NVIDIA Portable" scripts/gpu-selfcost.sh
 # TEARDOWN=161: then the 0.05 s program's end, untraced, traced and idling
 # before it ends, that many rounds (scripts/teardown-check.py).
+# HELD=1 (the default): another process keeps the GPU initialized during the
+# runs, as nvidia-persistenced does on most GPU servers; HELD=0: as the host
+# is set, where persistence mode is off and each process is the GPU's only
+# user. Then the driver initializes the GPU as a process first opens it
+# (~200 ms) and de-initializes it as the process ends (~100 ms: an RCU
+# barrier, the adapter's shutdown, in the kernel), and that end varies more
+# than what cltrace adds to a short program (docs/PERFORMANCE.md).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 OUT=${1:-build/gpu-selfcost}
 mkdir -p "$OUT"
 export OCL_PLATFORM=NVIDIA CLTRACE_QUIET=1
 # shellcheck source=scripts/nvidia-icd.sh
 . scripts/nvidia-icd.sh
 make -s all build/tests/bench_calls > /dev/null || exit 1
-if command -v nvidia-smi > /dev/null; then nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; fi
+if command -v nvidia-smi > /dev/null; then
+    nvidia-smi --query-gpu=name,driver_version,persistence_mode --format=csv,noheader
+fi
+if [ "${HELD:-1}" = 1 ]; then      # an OpenCL context held for the whole measurement, idle
+    build/tests/bench_calls enqueue 1 --nap-us 36000000000 > /dev/null 2>&1 &
+    holder=$!
+    trap 'kill $holder 2> /dev/null' EXIT
+    sleep 3
+    kill -0 $holder 2> /dev/null && echo "(the GPU kept initialized by process $holder)" || echo "(no process holds the GPU)"
+fi
 # Each platform measured with its own ICD alone: with NVIDIA's driver loaded
 # beside it, PoCL's runs took 0.43-0.52 s where the slowdown was 0.01-0.05 s.
 only_icd() {

@@ -79,12 +79,15 @@ double selfcost_cpus_busy_percent(const struct rm_model *m)
 
 /* After the trace's last packet no code of the process runs: what follows
  * cannot be timed from inside. Most of it is the kernel's end of the
- * process: on NVIDIA the ~100 ms of the driver's teardown come after every
- * destructor, and run 6-15 ms longer after cltrace's 1.4-2.6 ms exit
- * (docs/PERFORMANCE.md, "where NVIDIA's teardown is"). */
-#define PROCESS_END "the process's end after the trace closed, mostly the kernel's (the driver's teardown, which a few " \
-                    "ms of exit work can lengthen by several ms more, as NVIDIA's does; cltrace's threads and memory " \
-                    "let go)"
+ * process. On NVIDIA, where the process is the GPU's last user, that is the
+ * GPU's de-initialization (~100 ms: UVM's teardown, an RCU barrier, the
+ * adapter's shutdown), and its RCU barrier ran ~4 ms longer after
+ * cltrace's exit; where another process holds the GPU, the end is ~60 ms
+ * and cltrace's exit adds only itself (docs/PERFORMANCE.md, "NVIDIA's end
+ * of a process, in kernel stacks"). */
+#define PROCESS_END "the process's end after the trace closed, mostly the kernel's (the driver's teardown: on NVIDIA, " \
+                    "where the process is the GPU's last user, the GPU's de-initialization, whose RCU barrier a few " \
+                    "ms of exit work lengthen by several ms more; cltrace's threads and memory let go)"
 
 /* "cltrace added 0.41 s (12 %) to this run": the whole run, what it leaves
  * out said (loading the library; its threads' CPU where the trace has no

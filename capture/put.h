@@ -113,7 +113,7 @@ static inline __attribute__((always_inline)) struct clt_rec *clt_rec_begin(struc
 #define CLT_COST_EVERY 64
 extern uint64_t clt_clock_read_ticks;   /* what one clock read costs (one of a run of reads) */
 void clt_cost_add(struct clt_thread *th, uint64_t te, uint64_t inner, int exact);
-void clt_count_wait(struct clt_thread *th, uint64_t since);   /* a wait since that tick */
+void clt_count_wait(struct clt_thread *th, uint64_t since, uint64_t paced);   /* a wait since that tick, less paced ticks */
 
 static inline __attribute__((always_inline)) uint64_t clt_cost_begin(struct clt_thread *th, int exact)
 {

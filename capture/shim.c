@@ -299,13 +299,16 @@ static int ring_fits(struct clt_thread *th, size_t max, uint64_t *pad)
  * until there is room: one slow call when the writer falls behind, not one
  * per call. */
 #define BACKPRESSURE_NS 10000000000L
-/* A wait of the calling thread (ring room, the collector), counted in
- * cltrace's own cost and kept out of the call being measured. */
-void clt_count_wait(struct clt_thread *th, uint64_t since)
+/* A wait of the calling thread (ring room, the collector), kept out of the
+ * call being measured and counted in cltrace's own cost, less the paced
+ * ticks of it where the device, not cltrace, set the pace. */
+void clt_count_wait(struct clt_thread *th, uint64_t since, uint64_t paced)
 {
     uint64_t ticks = clt_now() - since;
     th->wait_pending += ticks;
-    __atomic_store_n(&th->cost_waited, __atomic_load_n(&th->cost_waited, __ATOMIC_RELAXED) + ticks, __ATOMIC_RELAXED);
+    paced = paced < ticks ? paced : ticks;
+    __atomic_store_n(&th->cost_waited, __atomic_load_n(&th->cost_waited, __ATOMIC_RELAXED) + ticks - paced,
+                     __ATOMIC_RELAXED);
     __atomic_store_n(&th->waits, __atomic_load_n(&th->waits, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
 }
 
@@ -406,12 +409,12 @@ struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max)
     }
     th->dropping = 0;
     if (waited)
-        clt_count_wait(th, w0);
+        clt_count_wait(th, w0, 0);
     errno = saved;
     return (struct clt_rec *)(th->buf + (th->head_local & th->mask));
 drop:
     if (waited)
-        clt_count_wait(th, w0);
+        clt_count_wait(th, w0, 0);
     th->dropping = 1;
     th->dropped++;
     __atomic_store_n(&th->dropped_pub, th->dropped, __ATOMIC_RELEASE);

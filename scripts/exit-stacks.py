@@ -18,7 +18,7 @@ when stacks cannot be read (not root) or the program will not run.
 scripts/gpu-selfcost.sh's measurement is explained with it
 (docs/PERFORMANCE.md, "NVIDIA's end of a process").
 """
-import argparse, collections, os, random, statistics, subprocess, sys, threading, time
+import argparse, collections, os, random, statistics, subprocess, sys, tempfile, threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BC = os.path.join(ROOT, "build/tests/bench_calls")
@@ -80,7 +80,8 @@ def stages(pid, loop_end, samples, reaped):
 
 def run(env, args):
     """One run: (loop end, reaped, samples, pid), monotonic ns; None if it failed."""
-    p = subprocess.Popen([BC] + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    err = tempfile.TemporaryFile()
+    p = subprocess.Popen([BC] + args, env=env, stdout=subprocess.PIPE, stderr=err)
     lines = []
     reader = threading.Thread(target=lambda: lines.extend(p.stdout.read().decode().splitlines()))
     reader.start()
@@ -92,7 +93,10 @@ def run(env, args):
     reaped = time.monotonic_ns()
     reader.join()
     marks = [float(x) for ln in lines if ln.startswith("phases_mono_ns") for x in ln.split()[1:]]
-    return None if p.returncode or len(marks) != 4 else (marks[2], reaped, samples, p.pid)
+    if p.returncode or len(marks) != 4:
+        err.seek(0)
+        return "exited %d, %s" % (p.returncode, err.read().decode(errors="replace")[-400:].strip() or "no output")
+    return marks[2], reaped, samples, p.pid
 
 
 def main():
@@ -123,8 +127,8 @@ def main():
             r = run(conds[k], ["enqueue", "100"])
             for f in os.listdir(out_dir):
                 os.unlink(os.path.join(out_dir, f))
-            if not r:
-                print("exit-stacks: bench_calls failed (%s)" % k, file=sys.stderr)
+            if isinstance(r, str):
+                print("exit-stacks: bench_calls %s: %s" % (k, r), file=sys.stderr)
                 return 2
             loop_end, reaped, samples, pid = r
             ends[k].append((reaped - loop_end) / 1e6)

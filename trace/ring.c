@@ -8,6 +8,7 @@ int clt_active;
 struct clt_thread *_Atomic clt_threads;
 int clt_stacks_recorded;
 _Atomic uint64_t clt_collector_cpu_ns;
+_Atomic uint64_t clt_paced_wait_ticks;
 _Atomic uint64_t clt_collected_paused, clt_collected_forced, clt_collected_exit;
 
 /* The writer calls this after giving room back: wake a waiting producer. */

@@ -13,6 +13,10 @@ extern int clt_stacks_recorded;                  /* records may carry call stack
 
 void clt_ring_wake(struct clt_thread *th);        /* the writer gave room back */
 extern _Atomic uint64_t clt_collector_cpu_ns;    /* CPU time of the completion collector thread */
+/* clt_now() ticks the app's threads were held at the limit of commands in
+ * flight while every command left still ran on its device: the device set
+ * the pace, not cltrace (capture/collect.c); not in their cost_waited. */
+extern _Atomic uint64_t clt_paced_wait_ticks;
 /* Completions the collector recorded: where the app had paused, while it
  * was enqueuing (a backlog past its bound, a released queue), at its exit. */
 extern _Atomic uint64_t clt_collected_paused, clt_collected_forced, clt_collected_exit;

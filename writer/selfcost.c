@@ -206,6 +206,10 @@ void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns,
     clt_attr_int(a, "cltrace.self_device_timing_ns", (int64_t)ev);
     clt_attr_int(a, "cltrace.self_waited_ns", (int64_t)wait);
     clt_attr_int(a, "cltrace.calls_waited", (int64_t)waits);
+    /* held at the limit of commands in flight behind a device that ran
+     * its backlog: not in self_waited_ns (capture/collect.c) */
+    clt_attr_int(a, "cltrace.device_paced_wait_ns",
+                 (int64_t)ticks_ns(w, __atomic_load_n(&clt_paced_wait_ticks, __ATOMIC_RELAXED)));
     clt_attr_int(a, "cltrace.run_ns", (int64_t)run_ns);
     clt_attr_int(a, "cltrace.exit_wait_ns", (int64_t)w->exit_wait_ns);
     clt_attr_int(a, "cltrace.writer_cpu_ns", (int64_t)writer_cpu_ns);

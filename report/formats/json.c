@@ -134,10 +134,12 @@ static void selfcost(FILE *o, const struct rm_model *m)
         char s[SELFCOST_TEXT_MAX];
         selfcost_sentence(m, s, sizeof s);
         fprintf(o, ",\"self_ns\":%llu,\"hot_path_ns\":%llu,\"device_timing_ns\":%llu,\"waited_ns\":%llu,"
-                   "\"calls_waited\":%llu,\"run_ns\":%llu,\"percent\":%.2f,\"writer_cpu_ns\":%llu,"
+                   "\"calls_waited\":%llu,\"device_paced_wait_ns\":%llu,\"run_ns\":%llu,\"percent\":%.2f,"
+                   "\"writer_cpu_ns\":%llu,"
                    "\"collector_cpu_ns\":%llu,\"exit_wait_ns\":%llu,\"sampling\":",
                 (unsigned long long)c->self_ns, (unsigned long long)c->hot_ns, (unsigned long long)c->device_timing_ns,
-                (unsigned long long)c->waited_ns, (unsigned long long)c->calls_waited, (unsigned long long)c->run_ns,
+                (unsigned long long)c->waited_ns, (unsigned long long)c->calls_waited,
+                (unsigned long long)c->paced_wait_ns, (unsigned long long)c->run_ns,
                 selfcost_percent(m), (unsigned long long)c->writer_cpu_ns, (unsigned long long)c->collector_cpu_ns,
                 (unsigned long long)c->exit_wait_ns);
         json_str(o, c->sampling[0] ? c->sampling : "off");

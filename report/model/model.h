@@ -160,6 +160,7 @@ struct rm_fpcmd {
 struct rm_selfcost {            /* what cltrace added to the run (selfcost.c) */
     int known;                  /* the trace states it (cltrace 0.2 and later) */
     uint64_t self_ns, hot_ns, device_timing_ns, waited_ns, calls_waited, run_ns;
+    uint64_t paced_wait_ns;     /* held at the limit of commands in flight, the device setting the pace: not counted */
     uint64_t writer_cpu_ns, collector_cpu_ns;
     uint64_t exit_wait_ns;      /* after the app's last call: waiting for device times */
     /* the whole run's part (traces from 2026-11-25 on; exit_known): the

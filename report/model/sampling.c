@@ -14,6 +14,7 @@ void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char
         { "cltrace.self_device_timing_ns", offsetof(struct rm_selfcost, device_timing_ns) },
         { "cltrace.self_waited_ns", offsetof(struct rm_selfcost, waited_ns) },
         { "cltrace.calls_waited", offsetof(struct rm_selfcost, calls_waited) },
+        { "cltrace.device_paced_wait_ns", offsetof(struct rm_selfcost, paced_wait_ns) },
         { "cltrace.run_ns", offsetof(struct rm_selfcost, run_ns) },
         { "cltrace.writer_cpu_ns", offsetof(struct rm_selfcost, writer_cpu_ns) },
         { "cltrace.collector_cpu_ns", offsetof(struct rm_selfcost, collector_cpu_ns) },

@@ -95,6 +95,10 @@ double selfcost_cpus_busy_percent(const struct rm_model *m)
 static void whole_run_sentence(const struct rm_model *m, char *buf, size_t cap)
 {
     const struct rm_selfcost *c = &m->self;
+    char paced[200] = "";     /* a wait the device, not cltrace, set the pace of (capture/collect.c) */
+    if (c->paced_wait_ns)
+        snprintf(paced, sizeof paced, "%.3f s the app's threads were held at cltrace's limit of commands in flight "
+                 "while the device ran its backlog (the device set the pace); ", c->paced_wait_ns / 1e9);
     uint64_t finishing = c->exit_ns > c->exit_wait_ns ? c->exit_ns - c->exit_wait_ns : 0;
     const char *timing = !c->sampling[0] || !strcmp(c->sampling, "off") ? "every command timed" : c->sampling;
     int n = snprintf(buf, cap,
@@ -113,11 +117,11 @@ static void whole_run_sentence(const struct rm_model *m, char *buf, size_t cap)
         snprintf(buf + n, cap - (size_t)n,
                  "; %.3f s its own threads took from the app's (an estimate: their %.3f s of CPU while the app ran, "
                  "the app's threads wanting %.2f of the %llu CPUs on average and waiting for one %.2f s per s of "
-                 "CPU run). Not counted: its own threads' %.3f s of CPU at exit, inside the exit's figure; loading "
+                 "CPU run). Not counted: %sits own threads' %.3f s of CPU at exit, inside the exit's figure; loading "
                  "its library (about 0.2 ms); " PROCESS_END "; what its events cost the driver's own threads; "
                  "device timing: %s",
                  selfcost_competing_ns(m) / 1e9, c->sched_own_cpu_ns / 1e9, want, (unsigned long long)c->cpus,
-                 selfcost_app_wait_per_cpu(m), own_exit / 1e9, timing);
+                 selfcost_app_wait_per_cpu(m), paced, own_exit / 1e9, timing);
         return;
     }
     char busy[64] = "";
@@ -125,11 +129,11 @@ static void whole_run_sentence(const struct rm_model *m, char *buf, size_t cap)
     if (b >= 0)
         snprintf(busy, sizeof busy, "; the process kept its %llu CPUs %.0f %% busy", (unsigned long long)c->cpus, b);
     snprintf(buf + n, cap - (size_t)n,
-             ". Not counted: its own threads' %.3f s of CPU (writer %.3f, collector %.3f), which slow the app only "
+             ". Not counted: %sits own threads' %.3f s of CPU (writer %.3f, collector %.3f), which slow the app only "
              "where every core is busy%s; loading its library (about 0.2 ms); " PROCESS_END "; what its events cost "
              "the driver's own threads; device timing: %s",
-             (c->writer_cpu_ns + c->collector_cpu_ns) / 1e9, c->writer_cpu_ns / 1e9, c->collector_cpu_ns / 1e9, busy,
-             timing);
+             paced, (c->writer_cpu_ns + c->collector_cpu_ns) / 1e9, c->writer_cpu_ns / 1e9,
+             c->collector_cpu_ns / 1e9, busy, timing);
 }
 
 /* "cltrace added 0.41 s (12 %) to this run". */

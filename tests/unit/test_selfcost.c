@@ -75,6 +75,23 @@ int main(void)
               strstr(s, "the process's end after the trace closed, mostly the kernel's (the driver's teardown"),
           "with the scheduler's account: %s", s);
 
+    /* held at the limit of commands in flight while the device ran its
+     * backlog: said, not counted, and the sentence still whole */
+    uint64_t before = selfcost_total_ns(&m);
+    m.self.paced_wait_ns = 7600 * MS;
+    selfcost_sentence(&m, s, sizeof s);
+    CHECK(selfcost_total_ns(&m) == before &&
+              strstr(s, "Not counted: 7.600 s the app's threads were held at cltrace's limit of commands in flight "
+                        "while the device ran its backlog (the device set the pace); its own threads' 0.002 s") &&
+              strstr(s, "device timing: every command timed"),
+          "a paced wait, with the scheduler's account: %s", s);
+    m.self.sched_known = 0;
+    selfcost_sentence(&m, s, sizeof s);
+    CHECK(strstr(s, "Not counted: 7.600 s the app's threads were held") && strstr(s, "device timing: every command timed"),
+          "a paced wait, without the scheduler's account: %s", s);
+    m.self.sched_known = 1;
+    m.self.paced_wait_ns = 0;
+
     m.self.sched_known = 0;     /* a kernel without schedstat, or a trace before it */
     CHECK(selfcost_competing_ns(&m) == 0 && selfcost_app_cpus_wanted(&m) < 0 && selfcost_app_wait_per_cpu(&m) < 0,
           "no account, no estimate");

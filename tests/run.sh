@@ -99,6 +99,28 @@ PYEOF
     grep -q "user space *kernel$" "$WORK/td.out"
 }
 
+t_exit_stacks_reads_each_condition() {
+    # scripts/exit-stacks.py (run on GPU hosts for NVIDIA's end of a
+    # process): both conditions run each round, every task's kernel stack
+    # read until the process is reaped; cltrace's threads seen in the traced
+    # runs' ends only. Kernel stacks need root: skipped (77) without.
+    local rc=0
+    $PY scripts/exit-stacks.py --rounds 2 --platform Portable --top 40 --timelines 1 > "$WORK/es.out" 2> "$WORK/es.err" || rc=$?
+    cat "$WORK/es.out" "$WORK/es.err"
+    if [ $rc -eq 2 ] && grep -q "cannot be read here" "$WORK/es.err"; then
+        echo "kernel stacks need root"; return 77
+    fi
+    [ $rc -eq 0 ]
+    grep -q "^== untraced: 2 runs, the end [0-9.]* ms" "$WORK/es.out"
+    grep -q "^== traced: 2 runs, the end [0-9.]* ms" "$WORK/es.out"
+    grep -q "^  traced +" "$WORK/es.out" && grep -q "^  untraced +" "$WORK/es.out"
+    # per condition, its stacks: cltrace's writer in the traced end, in no untraced one
+    # (`! cmd` would not stop the test under set -e: counted instead)
+    sed -n '/^== traced:/,$p' "$WORK/es.out" | grep -q "ms/run  cltrace-"
+    [ "$(sed -n '/^== untraced:/,/^== traced:/p' "$WORK/es.out" | grep -c "ms/run  cltrace-")" -eq 0 ]
+    [ "$(grep "^  untraced +" "$WORK/es.out" | grep -c "cltrace-")" -eq 0 ]
+}
+
 t_unit_fastpack_matches_protobuf_c() {
     "$T/test_fastpack"
 }

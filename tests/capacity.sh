@@ -27,7 +27,7 @@ t_threads_tsan_exact() {
           CLTRACE_OUTPUT="$WORK/ts.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$B/tsan/libcltrace.so \
           "$T/threads-tsan" 8 5000 --fake 2>&1)
     echo "$out"
-    ! echo "$out" | grep -q ThreadSanitizer
+    ! echo "$out" | grep -q ThreadSanitizer || return 1
     echo "$out" | grep -q "threads=8 calls=40000"
     $PY tests/checks.py threads "$(trace_of "$WORK/ts")" 8 5000
 }
@@ -39,7 +39,7 @@ t_threads_8x1M_defaults_lossless() {
     CLTRACE_QUIET=0 CLTRACE_OUTPUT="$WORK/big.%p.pftrace" LD_PRELOAD=$SHIM "$T/threads" 8 1000000 \
         > "$WORK/big.out" 2> "$WORK/big.err"
     grep -q "threads=8 calls=8000023" "$WORK/big.out"
-    ! grep -q dropped "$WORK/big.err"
+    ! grep -q dropped "$WORK/big.err" || return 1
     "$T/trace_order" "$(trace_of "$WORK/big")" 8 1000000
     rm -f "$WORK"/big.*.pftrace*
 }
@@ -52,7 +52,7 @@ t_threads_8x1M_tsan_lossless() {
     out=$(CLTRACE_LIBRARY=$T/libfakecl.so TSAN_OPTIONS="halt_on_error=1 exitcode=66" CLTRACE_COMPRESS_THREAD=1 \
           CLTRACE_OUTPUT="$WORK/bigt.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$B/tsan/libcltrace.so \
           "$T/threads-tsan" 8 1000000 --fake 2>&1)
-    ! echo "$out" | grep -q ThreadSanitizer
+    ! echo "$out" | grep -q ThreadSanitizer || return 1
     echo "$out" | grep -q "threads=8 calls=8000000"
     "$T/trace_order" "$(trace_of "$WORK/bigt")" 8 1000000
     rm -f "$WORK"/bigt.*.pftrace*
@@ -89,7 +89,7 @@ t_spill_keeps_every_call_through_exit_and_crash() {
             $PY -c 'import json,sys; a=json.load(sys.stdin); print(sorted((c["name"], c["count"], c["errors"]) for c in a["api"]))' > "$WORK/$t.api"
     done
     cmp "$WORK/sp.api" "$WORK/s0.api"
-    ! ls -a "$WORK" | grep -q "\.spill"       # nothing left beside the traces
+    ! ls -a "$WORK" | grep -q "\.spill" || return 1       # nothing left beside the traces
     if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/sp")" "$(trace_of "$WORK/sc")"; fi
 }
 

@@ -52,7 +52,7 @@ t_gpu_measuring_programs_build_and_check_on_pocl() {
     CLBENCH_PLATFORM=Portable "$WORK/profq" 40 > "$WORK/profq.out"
     cat "$WORK/profq.out"
     [ "$(grep -c ' ok$' "$WORK/profq.out")" -eq 16 ]
-    ! grep -q WRONG "$WORK/profq.out"
+    ! grep -q WRONG "$WORK/profq.out" || return 1
     # clockprobe: on PoCL (whose device clock is the host's) the QUEUED
     # brackets and polled ENDs of every window agree (PoCL submits after the
     # flush: those windows may not); the globaltimer part needs NVIDIA
@@ -62,7 +62,7 @@ t_gpu_measuring_programs_build_and_check_on_pocl() {
     [ "$(grep -c '\(QUEUED in the enqueue\|polled END\) .*window of 16: interval [0-9]* ns min' \
         "$WORK/clockprobe.out")" -eq 4 ]
     grep -q "globaltimer: the program does not build here" "$WORK/clockprobe.out"
-    ! grep "^ *QUEUED in the enqueue\|^ *+ polled END" "$WORK/clockprobe.out" | grep -q NEGATIVE
+    ! grep "^ *QUEUED in the enqueue\|^ *+ polled END" "$WORK/clockprobe.out" | grep -q NEGATIVE || return 1
     # its linearity probe: PoCL's device clock is the host's, a straight
     # line: no chord may miss a burst between its ends
     [ "$(grep -c '^linearity, chords over [0-9]* ms: [0-9]* bursts, 0 missed by the chord' \
@@ -649,7 +649,7 @@ t_viewer_serves_once_on_loopback() {
     grep -q "^https://ui.perfetto.dev/#!/?url=http://127.0.0.1:9001/v.pftrace.gz$" "$WORK/v.out"
     # listening on 127.0.0.1:9001 only
     grep -q ' 0100007F:2329 00000000:0000 0A' /proc/net/tcp
-    ! grep -q ' 00000000:2329 00000000:0000 0A' /proc/net/tcp
+    ! grep -q ' 00000000:2329 00000000:0000 0A' /proc/net/tcp || return 1
     # the browser's preflight, a wrong path, then the trace itself
     curl -s -i -X OPTIONS -H 'Access-Control-Request-Private-Network: true' \
         http://127.0.0.1:9001/v.pftrace.gz | tr -d '\r' > "$WORK/v.opt"
@@ -662,7 +662,7 @@ t_viewer_serves_once_on_loopback() {
     cmp "$WORK/v.got" "$tr"
     # it stops by itself once the trace was fetched...
     for _ in $(seq 30); do kill -0 $pid 2> /dev/null || break; sleep 0.1; done
-    ! kill -0 $pid 2> /dev/null
+    ! kill -0 $pid 2> /dev/null || return 1
     wait $pid
     # ...or after its timeout, saying so
     local rc=0
@@ -796,7 +796,7 @@ t_report_diff_gates_on_regressions() {
     "$B/cltrace-report" diff "$WORK/d100.pftrace" "$WORK/d150.pftrace" > "$WORK/d.txt" || rc=$?
     [ $rc -eq 1 ] && grep -q 'REGRESSION' "$WORK/d.txt" && grep -q '+50.0%' "$WORK/d.txt"
     "$B/cltrace-report" diff "$WORK/d100.pftrace" "$WORK/d105.pftrace" > "$WORK/d.txt"
-    ! grep -q 'REGRESSION' "$WORK/d.txt"
+    ! grep -q 'REGRESSION' "$WORK/d.txt" || return 1
     "$B/cltrace-report" diff --threshold 3 "$WORK/d100.pftrace" "$WORK/d105.pftrace" > /dev/null || rc=$?
     [ $rc -eq 1 ]
     "$B/cltrace-report" diff --format json "$WORK/d100.pftrace" "$WORK/d100.pftrace" > "$WORK/d.json"

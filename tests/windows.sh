@@ -101,7 +101,7 @@ t_window_cltrace_ctl_start_stop_snapshot_status() {
     wait $pid
     win_check ct 91-171 1
     [ ! -e "/tmp/cltrace-$(id -u)/$pid.sock" ] && [ ! -e "${XDG_RUNTIME_DIR:-/nonexistent}/cltrace/$pid.sock" ]
-    ! "$B/cltrace" ctl $pid status 2> "$WORK/gone.err"
+    ! "$B/cltrace" ctl $pid status 2> "$WORK/gone.err" || return 1
     grep -q "no traced program with a channel as process $pid" "$WORK/gone.err"
 }
 

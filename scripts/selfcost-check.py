@@ -89,6 +89,9 @@ def main():
     ap.add_argument("--sample", action="store_true", help="CLTRACE_SAMPLE=1 (timing a sample)")
     ap.add_argument("--out", help="write the runs here as selfcost.json")
     ap.add_argument("--keep", action="store_true", help="keep the traces there too")
+    ap.add_argument("--gap", type=float, default=0.0,
+                    help="seconds idle before each run (on a GPU no other process holds, the driver's "
+                         "de-initialization after a run may still be under way when the next one starts)")
     ap.add_argument("--only", help="programs whose bench_calls mode is one of these (small,enqueue,...); "
                     "MODE:COUNT picks one of a mode's programs (enqueue:100, the 0.05 s program)")
     a = ap.parse_args()
@@ -112,7 +115,7 @@ def main():
     for name, args, _ in progs:
         cmd = [BC] + args
         wall(cmd, base_env)                       # warm: the kernel cache, the page cache
-        un, tr, st, parts, ph_un, ph_tr = [], [], [], [], [], []
+        un, tr, st, parts, ph_un, ph_tr, traces = [], [], [], [], [], [], []
         for rep in range(a.reps):
             prefix = os.path.join(work, "%s-%s-%d" % (args[0], args[1], rep))
             env = dict(base_env, LD_PRELOAD=SHIM, CLTRACE_OUTPUT=prefix + ".pftrace")
@@ -120,15 +123,22 @@ def main():
                 env["CLTRACE_SAMPLE"] = "1"
             first_untraced = rep % 2 == 0         # alternate the order within a pair
             if first_untraced:
+                time.sleep(a.gap)
                 un.append(wall(cmd, base_env, ph_un))
             pids = []
+            time.sleep(a.gap)
             tr.append(wall(cmd, env, ph_tr, pids))
             if not first_untraced:
+                time.sleep(a.gap)
                 un.append(wall(cmd, base_env, ph_un))
             # this run's own (a folder reused with --out may hold others)
             trace = (glob.glob("%s.%d.pftrace*" % (prefix, pids[0])) or [None])[0]
             if not trace:
                 sys.exit("selfcost-check: no trace written for %s" % " ".join(cmd))
+            traces.append(trace)
+        # read once the runs are over: the report's work and the traces'
+        # removal would otherwise sit between measured runs
+        for trace in traces:
             sc = stated(trace)
             st.append(sc.get("total_ns", sc["self_ns"]) / 1e9)
             parts.append(sc)
@@ -155,6 +165,7 @@ def main():
         rows.append({"program": name, "args": args, "untraced_s": un, "traced_s": tr, "stated_s": st,
                      "stated_parts": [{k: v for k, v in p.items() if k != "text"} for p in parts],
                      "phases_ms": dict(zip(PHASES, split)) if split else None,
+                     "phases_untraced_ns": ph_un, "phases_traced_ns": ph_tr,
                      "slowdown_median_s": ms, "slowdown_interval_s": [lo, hi], "stated_median_s": mst,
                      "ratio": ratio, "verdict": verdict,
                      "parts_median": {k: statistics.median(p[k] for p in parts)

@@ -81,13 +81,14 @@ double selfcost_cpus_busy_percent(const struct rm_model *m)
  * cannot be timed from inside. Most of it is the kernel's end of the
  * process. On NVIDIA, where the process is the GPU's last user, that is the
  * GPU's de-initialization (~100 ms: UVM's teardown, an RCU barrier, the
- * adapter's shutdown), and its RCU barrier ran ~4 ms longer after
- * cltrace's exit (why is not found); where another process holds the GPU,
- * the end is ~60 ms and cltrace's exit adds only itself
- * (docs/PERFORMANCE.md, "NVIDIA's end of a process, in kernel stacks"). */
+ * adapter's shutdown), and the 0.05 s program's end ran 6-12 ms longer
+ * under cltrace in paired runs, against ~1.5 ms of cltrace's exit (no
+ * stage of it found to hold the excess, no cause found); where another
+ * process holds the GPU, the end is ~60 ms and cltrace's exit adds only
+ * itself (docs/PERFORMANCE.md, "The GPU's only user, measured again"). */
 #define PROCESS_END "the process's end after the trace closed, mostly the kernel's (the driver's teardown: on NVIDIA, " \
-                    "where the process is the GPU's last user, the GPU's de-initialization, whose RCU barrier ran " \
-                    "several ms longer under cltrace; cltrace's threads and memory let go)"
+                    "where the process is the GPU's last user, the GPU's de-initialization, which ran several ms " \
+                    "longer under cltrace; cltrace's threads and memory let go)"
 
 /* "cltrace added 0.41 s (12 %) to this run": the whole run, what it leaves
  * out said (loading the library; its threads' CPU where the trace has no

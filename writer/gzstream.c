@@ -19,6 +19,7 @@
  *
  * Used by writer.c only; the stream is one gzip member (trace processor
  * reads no second member), valid after each clt_gz_put + clt_gz_tail. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <emmintrin.h>
@@ -294,8 +295,6 @@ static inline void packet(struct enc *z, uint64_t *last, uint64_t *hash, const u
 
 int clt_gz_init(struct clt_gz *z, size_t max_put)
 {
-    if (!lit_code[0])
-        build_codes();
     memset(z, 0, sizeof *z);
     z->out_cap = clt_gz_bound(max_put) + 16;
     z->out = malloc(z->out_cap);
@@ -340,6 +339,11 @@ static inline size_t packet_len(const uint8_t *p, size_t left)
 
 void clt_gz_put(struct clt_gz *z, const uint8_t *buf, size_t kept, size_t n)
 {
+    /* Built on the first put, on the thread that compresses: in
+     * clt_gz_init it cost the app's first OpenCL call ~0.1 ms (the 128 KiB
+     * distance table's pages). */
+    static pthread_once_t codes_built = PTHREAD_ONCE_INIT;
+    pthread_once(&codes_built, build_codes);
     uint64_t base = z->in_bytes - kept;     /* stream offset of buf[0] */
     z->crc = libdeflate_crc32(z->crc, buf + kept, n - kept);
     struct enc e = { z->bits, z->nbits, z->out + z->out_len, z->run_len, z->run_dist };

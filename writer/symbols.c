@@ -84,8 +84,30 @@ static int find_debuginfo_local(Dwfl_Module *mod, void **user, const char *modna
     return dw.dwfl_standard_find_debuginfo(mod, user, modname, base, file_name, debuglink, crc, debuginfo);
 }
 
+/* libdw, loaded privately the first time it is needed, on the writer's
+ * thread (its start, clt_sym_warm) or at exit: loading it (and libelf,
+ * libz, liblzma, libbz2, libzstd) in clt_sym_init cost ~0.25 ms of the
+ * app's first OpenCL call. Never from a signal handler: a crash has the
+ * writer thread flush (capture/shim.c). */
+static void dw_load(void)
+{
+    static int tried;
+    if (tried)
+        return;
+    tried = 1;
+    void *h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+    int ok = h != NULL;
+#define DW_SYM(f) if (ok && !(dw.f = (__typeof__(f) *)dlsym(h, #f))) ok = 0;
+    DW(DW_SYM)
+    if (!ok)
+        memset(&dw, 0, sizeof dw);
+    dw_callbacks.find_elf = dw.dwfl_linux_proc_find_elf;
+    dw_callbacks.find_debuginfo = find_debuginfo_local;
+}
+
 static Dwfl *dwfl_open(void)
 {
+    dw_load();
     if (!dw.dwfl_begin)
         return NULL;
     Dwfl *d = dw.dwfl_begin(&dw_callbacks);
@@ -105,20 +127,13 @@ int clt_sym_init(struct clt_symbols *s)
     Dl_info self;
     if (dladdr((void *)&clt_sym_init, &self))
         s->self_base = (uint64_t)(uintptr_t)self.dli_fbase;
-    void *h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
-    int ok = h != NULL;
-#define DW_SYM(f) if (ok && !(dw.f = (__typeof__(f) *)dlsym(h, #f))) ok = 0;
-    DW(DW_SYM)
-    if (!ok)
-        memset(&dw, 0, sizeof dw);
-    dw_callbacks.find_elf = dw.dwfl_linux_proc_find_elf;
-    dw_callbacks.find_debuginfo = find_debuginfo_local;
     return 0;
 }
 
 const char *clt_sym_source(const struct clt_symbols *s)
 {
     (void)s;
+    dw_load();
     return dw.dwfl_begin ? "libdw" : "dladdr";
 }
 
@@ -260,6 +275,7 @@ static unsigned inline_frames(struct clt_symbols *s, Dwfl_Module *mod, uint64_t 
  * platform query alone takes ~100 ms). */
 void clt_sym_warm(struct clt_symbols *s)
 {
+    dw_load();
     if (!dw.dwfl_begin || s->dwfl)
         return;
     s->dwfl = dwfl_open();

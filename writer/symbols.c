@@ -95,14 +95,22 @@ static void dw_load(void)
     if (tried)
         return;
     tried = 1;
+    __typeof__(dw) got;
+    memset(&got, 0, sizeof got);
     void *h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
     int ok = h != NULL;
-#define DW_SYM(f) if (ok && !(dw.f = (__typeof__(f) *)dlsym(h, #f))) ok = 0;
+#define DW_SYM(f) if (ok && !(got.f = (__typeof__(f) *)dlsym(h, #f))) ok = 0;
     DW(DW_SYM)
     if (!ok)
-        memset(&dw, 0, sizeof dw);
-    dw_callbacks.find_elf = dw.dwfl_linux_proc_find_elf;
+        return;
+    dw_callbacks.find_elf = got.dwfl_linux_proc_find_elf;
     dw_callbacks.find_debuginfo = find_debuginfo_local;
+    /* published whole, the entry point last: a fork child taken halfway
+     * (tried set, dwfl_begin not) goes on without libdw, never with half */
+    __typeof__(dw.dwfl_begin) begin = got.dwfl_begin;
+    got.dwfl_begin = NULL;
+    dw = got;
+    __atomic_store_n(&dw.dwfl_begin, begin, __ATOMIC_RELEASE);
 }
 
 static Dwfl *dwfl_open(void)

@@ -153,7 +153,7 @@ static int cmp_u64(const void *a, const void *b)
  * clock"). Markers do nothing; the app never sees them. OpenCL 1.2 on. */
 #define CAL_MARKERS 16
 #define CAL_SYNCS 12
-#define CAL_SYNCS_FASTER_MAX 2      /* pairs the profiling queue may not be the slower in */
+#define CAL_SYNCS_NOT_SLOWER_MAX 2  /* pairs the profiling queue may not be the slower in */
 
 struct calibration {
     uint64_t without[CAL_MARKERS], with[CAL_MARKERS];      /* a fill without, with an event */
@@ -213,7 +213,7 @@ static void write_penalty(void *queue, void *ctx, void *dev, void *buf, struct c
          * pairs left are not run (on PoCL, where a sync's time is noise,
          * they were ~0.5 ms of the app's first queue). */
         not_slower += cal->profiling[i] <= cal->plain[i];
-        if (not_slower > CAL_SYNCS_FASTER_MAX) {
+        if (not_slower > CAL_SYNCS_NOT_SLOWER_MAX) {
             i++;
             break;
         }
@@ -237,7 +237,7 @@ static uint64_t write_penalty_of(const struct calibration *cal)
         slower += cal->profiling[i] > cal->plain[i];
         d[i] = cal->profiling[i] > cal->plain[i] ? cal->profiling[i] - cal->plain[i] : 0;
     }
-    if (slower < CAL_SYNCS - CAL_SYNCS_FASTER_MAX)
+    if (slower < CAL_SYNCS - CAL_SYNCS_NOT_SLOWER_MAX)
         return 0;
     qsort(d, CAL_SYNCS, sizeof *d, cmp_u64);
     return d[CAL_SYNCS / 2];

@@ -86,6 +86,13 @@ double selfcost_cpus_busy_percent(const struct rm_model *m)
  * stage of it found to hold the excess, no cause found); where another
  * process holds the GPU, the end is ~60 ms and cltrace's exit adds only
  * itself (docs/PERFORMANCE.md, "The GPU's only user, measured again"). */
+/* Loading the library is timed from outside only (+0.2 ms from fork to
+ * main on 2 cores). Preloaded, it is first in the symbol scope: every
+ * symbol a library loaded later looks up passes its hash table first, ~10
+ * instructions each (+0.94 M for PoCL's libraries under callgrind, ~0.3
+ * ms), inside the driver's own loading. */
+#define LOADING "loading its library and its place first in the symbol scope (about 0.2 ms, and ~10 instructions " \
+                "for each symbol a library loaded later looks up)"
 #define PROCESS_END "the process's end after the trace closed, mostly the kernel's (the driver's teardown: on NVIDIA, " \
                     "where the process is the GPU's last user, the GPU's de-initialization, which ran several ms " \
                     "longer under cltrace; cltrace's threads and memory let go)"
@@ -118,8 +125,8 @@ static void whole_run_sentence(const struct rm_model *m, char *buf, size_t cap)
         snprintf(buf + n, cap - (size_t)n,
                  "; %.3f s its own threads took from the app's (an estimate: their %.3f s of CPU while the app ran, "
                  "the app's threads wanting %.2f of the %llu CPUs on average and waiting for one %.2f s per s of "
-                 "CPU run). Not counted: %sits own threads' %.3f s of CPU at exit, inside the exit's figure; loading "
-                 "its library (about 0.2 ms); " PROCESS_END "; what its events cost the driver's own threads; "
+                 "CPU run). Not counted: %sits own threads' %.3f s of CPU at exit, inside the exit's figure; " LOADING
+                 "; " PROCESS_END "; what its events cost the driver's own threads; "
                  "device timing: %s",
                  selfcost_competing_ns(m) / 1e9, c->sched_own_cpu_ns / 1e9, want, (unsigned long long)c->cpus,
                  selfcost_app_wait_per_cpu(m), paced, own_exit / 1e9, timing);
@@ -131,7 +138,7 @@ static void whole_run_sentence(const struct rm_model *m, char *buf, size_t cap)
         snprintf(busy, sizeof busy, "; the process kept its %llu CPUs %.0f %% busy", (unsigned long long)c->cpus, b);
     snprintf(buf + n, cap - (size_t)n,
              ". Not counted: %sits own threads' %.3f s of CPU (writer %.3f, collector %.3f), which slow the app only "
-             "where every core is busy%s; loading its library (about 0.2 ms); " PROCESS_END "; what its events cost "
+             "where every core is busy%s; " LOADING "; " PROCESS_END "; what its events cost "
              "the driver's own threads; device timing: %s",
              paced, (c->writer_cpu_ns + c->collector_cpu_ns) / 1e9, c->writer_cpu_ns / 1e9,
              c->collector_cpu_ns / 1e9, busy, timing);

@@ -23,6 +23,16 @@ static inline uint64_t clt_map_slot(const struct clt_map *m, uint64_t k)
     return i;
 }
 
+/* A key for bytes (FNV-1a, never 0): strings interned through the map
+ * compare their text on a hit, a collision being possible. */
+static inline uint64_t clt_hash_bytes(const void *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ ((const uint8_t *)p)[i]) * 0x100000001b3ull;
+    return h | 1;
+}
+
 static inline void *clt_map_get(const struct clt_map *m, uint64_t k)
 {
     if (!k || !m->cap)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "emit.h"
+#include "common/map.h"
 #include "trace/cltrace.pb-c.h"
 #include "lifetime.h"
 #include "trace/fastpack.h"
@@ -29,27 +30,20 @@ struct clt_seq {
 
 /* ---- interning tables ------------------------------------------------- */
 
-/* A name's index, the first appearance's: a hash of the names seen so far
- * (slot holds index + 1), since a linear search over ~1,300 parameters
- * cost ~0.25 ms of the app thread's first OpenCL call. */
-struct name_set {
-    unsigned *slot, mask;
-};
-
-static unsigned name_index(struct clt_writer *w, struct name_set *set, const char *name)
+/* A name's index, the first appearance's, through a map of the names'
+ * hashes (index + 1): a linear search over ~1,300 parameters cost ~0.25 ms
+ * of the app thread's first OpenCL call. A hash collision only stores the
+ * second name apart, as writer/symbols.c's strings do. */
+static unsigned name_index(struct clt_writer *w, struct clt_map *seen, const char *name)
 {
-    uint32_t h = 2166136261u;           /* FNV-1a */
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-        h = (h ^ *p) * 16777619u;
-    for (unsigned i = h & set->mask;; i = (i + 1) & set->mask) {
-        if (!set->slot[i]) {
-            set->slot[i] = w->n_names + 1;
-            w->names[w->n_names] = name;
-            return w->n_names++;
-        }
-        if (strcmp(w->names[set->slot[i] - 1], name) == 0)
-            return set->slot[i] - 1;
-    }
+    uint64_t h = clt_hash_bytes(name, strlen(name));
+    unsigned i = (unsigned)(uintptr_t)clt_map_get(seen, h);
+    if (i && strcmp(w->names[i - 1], name) == 0)
+        return i - 1;
+    w->names[w->n_names] = name;
+    if (!i)
+        clt_map_put(seen, h, (void *)(uintptr_t)(w->n_names + 1));
+    return w->n_names++;
 }
 
 /* The name tables every sequence interns from: parameter names, enum and
@@ -65,24 +59,19 @@ int clt_calls_init(struct clt_writer *w)
     w->pname = calloc(total + 1, sizeof *w->pname);
     w->names = calloc(total + 8, sizeof *w->names);
     w->out = calloc(1, CLT_OUT_CAP + 64);    /* gzstream compares 64 bytes at a time */
-    struct name_set set = { NULL, 1 };
-    while (set.mask + 1 < 2 * (total + 8))
-        set.mask = set.mask << 1 | 1;
-    set.slot = calloc(set.mask + 1, sizeof *set.slot);
-    if (!w->pname || !w->names || !w->out || !set.slot) {
-        free(set.slot);
+    if (!w->pname || !w->names || !w->out)
         return -1;
-    }
+    struct clt_map seen = { 0 };
     for (unsigned f = 0; f < CLT_FN_COUNT; f++)
         for (unsigned i = 0; i < clt_fns[f].n_params; i++)
-            w->pname[w->pname_off[f] + i] = name_index(w, &set, clt_fns[f].params[i].name);
-    w->name_result = name_index(w, &set, "result");
-    w->name_arg_object = name_index(w, &set, "arg_object");
-    w->name_refcount = name_index(w, &set, "reference_count");
-    w->name_released = name_index(w, &set, "use_after_release");
-    w->name_device_timed = name_index(w, &set, "device_timed");
-    w->name_outside = name_index(w, &set, "outside_window");
-    free(set.slot);
+            w->pname[w->pname_off[f] + i] = name_index(w, &seen, clt_fns[f].params[i].name);
+    w->name_result = name_index(w, &seen, "result");
+    w->name_arg_object = name_index(w, &seen, "arg_object");
+    w->name_refcount = name_index(w, &seen, "reference_count");
+    w->name_released = name_index(w, &seen, "use_after_release");
+    w->name_device_timed = name_index(w, &seen, "device_timed");
+    w->name_outside = name_index(w, &seen, "outside_window");
+    clt_map_free(&seen);
     unsigned s = 0;
     for (unsigned d = 0; d < CLT_DEC_COUNT; d++) {
         w->str_off[d] = s;

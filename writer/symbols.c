@@ -28,14 +28,6 @@ static struct {
 } dw;
 static Dwfl_Callbacks dw_callbacks;
 
-static uint64_t hash_bytes(const void *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull;          /* FNV-1a */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ ((const uint8_t *)p)[i]) * 0x100000001b3ull;
-    return h | 1;                                /* map keys are non-zero */
-}
-
 /* Separate debug info only from files on this machine. libdw's standard
  * lookup ends, when nothing local matches, in a debuginfod query over the
  * network (Ubuntu sets DEBUGINFOD_URLS for every login): a tracer must not
@@ -166,7 +158,7 @@ void clt_sym_free(struct clt_symbols *s)
 /* String table: index + 1, 0 when out of memory. */
 static uint32_t str_intern(struct clt_symbols *s, const char *str)
 {
-    uint64_t h = hash_bytes(str, strlen(str));
+    uint64_t h = clt_hash_bytes(str, strlen(str));
     uint32_t i = (uint32_t)(uintptr_t)clt_map_get(&s->str_idx, h);
     if (i && strcmp(s->strs[i - 1], str) == 0)
         return i;
@@ -451,7 +443,7 @@ uint32_t clt_sym_stack(struct clt_symbols *s, const uint64_t *pcs, unsigned n)
         ids[i] = ids[k - 1 - i];
         ids[k - 1 - i] = t;
     }
-    uint64_t h = hash_bytes(ids, k * sizeof ids[0]);
+    uint64_t h = clt_hash_bytes(ids, k * sizeof ids[0]);
     uint32_t st = (uint32_t)(uintptr_t)clt_map_get(&s->stack_idx, h);
     if (st && s->stacks[st - 1].n == k && memcmp(&s->stack_frames[s->stacks[st - 1].off], ids, k * 4) == 0)
         return st;

@@ -77,7 +77,8 @@ static int find_debuginfo_local(Dwfl_Module *mod, void **user, const char *modna
 }
 
 /* libdw, loaded privately the first time it is needed, on the writer's
- * thread (its start, clt_sym_warm) or at exit: loading it (and libelf,
+ * thread (its start where cores are spare, clt_sym_warm; else the first
+ * frame it names) or at exit: loading it (and libelf,
  * libz, liblzma, libbz2, libzstd) in clt_sym_init cost ~0.25 ms of the
  * app's first OpenCL call. Never from a signal handler: a crash has the
  * writer thread flush (capture/shim.c). */
@@ -271,8 +272,8 @@ static unsigned inline_frames(struct clt_symbols *s, Dwfl_Module *mod, uint64_t 
 /* Reading the process's modules and the program's symbols takes tens of ms
  * (seen: ~50 ms in a process with NVIDIA's driver loaded); done on the first
  * stack, it stalls the writer while a launch loop fills the rings. Done
- * when the writer starts, it overlaps the app's own start (a GPU driver's
- * platform query alone takes ~100 ms). */
+ * when the writer starts (where cores are spare, writer.c), it overlaps the
+ * app's own start (a GPU driver's platform query alone takes ~100 ms). */
 void clt_sym_warm(struct clt_symbols *s)
 {
     dw_load();
@@ -354,6 +355,8 @@ static uint64_t frames_of_slow(struct clt_symbols *s, uint64_t pc)
      * launch loop filled its ring. The program's own code gets everything. */
     int system = is_system_path(di.dli_fname);
     Dwfl_Module *mod = NULL;
+    if (!fr->ours)
+        dw_load();      /* once: where the writer did not warm up (clt_sym_warm) */
     if (dw.dwfl_begin && !fr->ours) {
         if (!s->dwfl || s->dwfl_pid != getpid()) {
             if (s->dwfl)

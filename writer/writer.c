@@ -707,14 +707,20 @@ void clt_writer_cpu_device(void)
     __atomic_store_n(&cpu_device_seen, 1, __ATOMIC_RELAXED);
 }
 
-static long writer_nap_max_us(void)
+/* 8 CPUs or more are the process's: the writer's work need not wait. */
+static int cores_spare(void)
 {
-    static long spare = -1;     /* the writer's thread alone asks */
+    static int spare = -1;      /* the writer's thread alone asks */
     if (spare < 0) {
         cpu_set_t cpus;
         spare = sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) >= 8;
     }
-    return spare && !__atomic_load_n(&cpu_device_seen, __ATOMIC_RELAXED) ? NAP_MIN_US : NAP_MAX_US;
+    return spare;
+}
+
+static long writer_nap_max_us(void)
+{
+    return cores_spare() && !__atomic_load_n(&cpu_device_seen, __ATOMIC_RELAXED) ? NAP_MIN_US : NAP_MAX_US;
 }
 
 /* What the writer holds, in the file, not only handed to the compressor;
@@ -730,7 +736,13 @@ static void *writer_main(void *arg)
     (void)arg;
     pthread_setname_np(pthread_self(), "cltrace-writer");
     clt_clock_init(&W.clock);       /* here, not on the app's first call: it sleeps 5 ms */
-    if (__atomic_load_n(&clt_stacks_recorded, __ATOMIC_ACQUIRE))
+    /* The symbolizer warms up now only where cores are spare: on 2 cores
+     * its ~1 ms of CPU (libdw, the process's modules) ran beside PoCL's
+     * context creation and the first queue's calibration, and a 0.05 s
+     * program took 0.5-1.0 ms longer than with libdw loaded on the first
+     * frame it names, in the writer's first flush (61 paired runs, 4 sets,
+     * docs/PERFORMANCE.md). */
+    if (__atomic_load_n(&clt_stacks_recorded, __ATOMIC_ACQUIRE) && cores_spare())
         clt_sym_warm(&W.syms);
     uint64_t last_cal = clt_boottime_ns(), last_flush = last_cal;
     long idle_us = 500;

@@ -935,6 +935,11 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
      * the exit. The compressor's CPU time so far counts with the writer's. */
     if (!helper_stop(&gzt.h) || !flush_to_file())
         goto unfinished;
+    /* The room set aside for a full disk's note goes back now, inside the
+     * exit's figure: closing it has the file system free its blocks, 0.2 ms
+     * on ext4 (2 cores) that came after the figure. What is left to write,
+     * two small packets or the note, fits in what it gave back. */
+    clt_disk_release();
     clt_cost_footer(&W, &cost, clt_boottime_ns() - W.start_ns,
                     writer_cpu_ns + helper_cpu_ns(&gzt.h) + helper_cpu_ns(&spt.h));
     clt_attrs_put(&W, &cost);
@@ -947,7 +952,6 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
     if (helper_wait_idle(&spt.h, 0))   /* busy only if a write stalled: given up on already */
         helper_stop(&spt.h);
     close(W.fd);
-    clt_disk_release();
     const char *final = W.path;
     if (W.dropped_emitted)     /* said whatever else is said: a trace with holes must not look whole */
         clt_msg("%llu of %llu calls were dropped (buffer full: the writer fell behind%s); the trace counts them",

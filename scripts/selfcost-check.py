@@ -3,11 +3,12 @@
 
 Each program runs REPS times untraced and under cltrace, interleaved (paired
 runs); the whole process is timed from fork to exit (start-up, the writer's
-last flush, everything). Per program: the median of the paired slowdowns,
+last flush, everything). A program whose runs cannot tell its ratio from the
+target (within noise) gets REPS more pairs, up to MAX (default 4 x REPS). Per program: the median of the paired slowdowns,
 the median of what the trace's report states (cltrace-report --format json,
 self_cost.total_ns), and their ratio; the target is within +-25 %.
 
-    scripts/selfcost-check.py [--reps N] [--platform SUBSTR] [--long] [--sample]
+    scripts/selfcost-check.py [--reps N] [--max-reps MAX] [--platform SUBSTR] [--long] [--sample]
                               [--out DIR [--keep]] [--only MODE[:COUNT],...]
 
 Programs (build/tests/bench_calls): 4,000 small blocking transfers, a
@@ -81,9 +82,66 @@ def stated(trace):
     return json.loads(r.stdout)["self_cost"]
 
 
+def judge(slow, st):
+    """The medians, the ratio, the slowdown's 90 % interval and the verdict:
+    ok, within +-25 % of the median slowdown; within noise, not, but within
+    +-25 % of the slowdown's own interval (the runs cannot tell them apart:
+    more pairs narrow it); else MISSED."""
+    ms, mst = statistics.median(slow), statistics.median(st)
+    ratio = mst / ms if ms > 0 else float("inf")
+    lo, hi = interval(slow)
+    verdict = "ok" if 0.75 <= ratio <= 1.25 else \
+              "within noise" if 0.75 * lo <= mst <= 1.25 * hi else "MISSED"
+    return ms, mst, ratio, lo, hi, verdict
+
+
+def measure(cmd, args, env_traced, base_env, work, a):
+    """Batches of a.reps pairs, untraced and traced in alternating order;
+    another batch while the runs cannot tell the ratio from the target
+    (within noise), up to a.max_reps pairs."""
+    m = {k: [] for k in ("un", "tr", "st", "parts", "ph_un", "ph_tr", "batches")}
+    while True:
+        traces = []
+        for _ in range(a.reps):
+            rep = len(m["un"])
+            prefix = os.path.join(work, "%s-%s-%d" % (args[0], args[1], rep))
+            env = dict(env_traced, CLTRACE_OUTPUT=prefix + ".pftrace")
+            first_untraced = rep % 2 == 0         # alternate the order within a pair
+            if first_untraced:
+                time.sleep(a.gap)
+                m["un"].append(wall(cmd, base_env, m["ph_un"]))
+            pids = []
+            time.sleep(a.gap)
+            m["tr"].append(wall(cmd, env, m["ph_tr"], pids))
+            if not first_untraced:
+                time.sleep(a.gap)
+                m["un"].append(wall(cmd, base_env, m["ph_un"]))
+            # this run's own (a folder reused with --out may hold others)
+            trace = (glob.glob("%s.%d.pftrace*" % (prefix, pids[0])) or [None])[0]
+            if not trace:
+                sys.exit("selfcost-check: no trace written for %s" % " ".join(cmd))
+            traces.append(trace)
+        # read once the batch's runs are over: the report's work and the
+        # traces' removal would otherwise sit between measured runs
+        for trace in traces:
+            sc = stated(trace)
+            m["st"].append(sc.get("total_ns", sc["self_ns"]) / 1e9)
+            m["parts"].append(sc)
+            if not a.keep:
+                os.remove(trace)
+        slow = [t - u for t, u in zip(m["tr"], m["un"])]    # paired: each traced run against its neighbour
+        m["ms"], m["mst"], m["ratio"], m["lo"], m["hi"], m["verdict"] = judge(slow, m["st"])
+        m["mu"] = statistics.median(m["un"])
+        m["batches"].append(m["verdict"])
+        if m["verdict"] != "within noise" or len(m["un"]) + a.reps > a.max_reps:
+            return m
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--reps", type=int, default=15)
+    ap.add_argument("--reps", type=int, default=15, help="pairs a batch")
+    ap.add_argument("--max-reps", type=int, help="pairs at most: batches go on while a program's ratio is within "
+                    "noise (default: 4 batches)")
     ap.add_argument("--platform", default=os.environ.get("OCL_PLATFORM", ""))
     ap.add_argument("--long", action="store_true")
     ap.add_argument("--sample", action="store_true", help="CLTRACE_SAMPLE=1 (timing a sample)")
@@ -95,6 +153,7 @@ def main():
     ap.add_argument("--only", help="programs whose bench_calls mode is one of these (small,enqueue,...); "
                     "MODE:COUNT picks one of a mode's programs (enqueue:100, the 0.05 s program)")
     a = ap.parse_args()
+    a.max_reps = a.max_reps or 4 * a.reps
     for f in (BC, SHIM, REPORT):
         if not os.access(f, os.X_OK if f != SHIM else os.R_OK):
             sys.exit("selfcost-check: %s missing: make all build/tests/bench_calls" % f)
@@ -108,66 +167,37 @@ def main():
     if a.only:
         wanted = a.only.split(",")
         progs = [p for p in progs if p[1][0] in wanted or ":".join(p[1][:2]) in wanted]
-    print("what cltrace says it added, against the whole-process slowdown (%d CPUs, %s, %d paired runs%s)"
-          % (len(os.sched_getaffinity(0)), time.strftime("%Y-%m-%d"), a.reps, ", CLTRACE_SAMPLE=1" if a.sample else ""))
+    print("what cltrace says it added, against the whole-process slowdown (%d CPUs, %s, %d paired runs, up to %d "
+          "within noise%s)" % (len(os.sched_getaffinity(0)), time.strftime("%Y-%m-%d %H:%M"), a.reps, a.max_reps,
+                               ", CLTRACE_SAMPLE=1" if a.sample else ""))
     print("%-46s %9s %9s %17s %9s %9s  %s" % ("program", "untraced", "slowdown", "(90 % interval)", "stated", "ratio", ""))
     rows, missed = [], 0
+    env_traced = dict(base_env, LD_PRELOAD=SHIM)
+    if a.sample:
+        env_traced["CLTRACE_SAMPLE"] = "1"
     for name, args, _ in progs:
         cmd = [BC] + args
         wall(cmd, base_env)                       # warm: the kernel cache, the page cache
-        un, tr, st, parts, ph_un, ph_tr, traces = [], [], [], [], [], [], []
-        for rep in range(a.reps):
-            prefix = os.path.join(work, "%s-%s-%d" % (args[0], args[1], rep))
-            env = dict(base_env, LD_PRELOAD=SHIM, CLTRACE_OUTPUT=prefix + ".pftrace")
-            if a.sample:
-                env["CLTRACE_SAMPLE"] = "1"
-            first_untraced = rep % 2 == 0         # alternate the order within a pair
-            if first_untraced:
-                time.sleep(a.gap)
-                un.append(wall(cmd, base_env, ph_un))
-            pids = []
-            time.sleep(a.gap)
-            tr.append(wall(cmd, env, ph_tr, pids))
-            if not first_untraced:
-                time.sleep(a.gap)
-                un.append(wall(cmd, base_env, ph_un))
-            # this run's own (a folder reused with --out may hold others)
-            trace = (glob.glob("%s.%d.pftrace*" % (prefix, pids[0])) or [None])[0]
-            if not trace:
-                sys.exit("selfcost-check: no trace written for %s" % " ".join(cmd))
-            traces.append(trace)
-        # read once the runs are over: the report's work and the traces'
-        # removal would otherwise sit between measured runs
-        for trace in traces:
-            sc = stated(trace)
-            st.append(sc.get("total_ns", sc["self_ns"]) / 1e9)
-            parts.append(sc)
-            if not a.keep:
-                os.remove(trace)
-        slow = [t - u for t, u in zip(tr, un)]      # paired: each traced run against its neighbour
-        ms, mst, mu = statistics.median(slow), statistics.median(st), statistics.median(un)
-        ratio = mst / ms if ms > 0 else float("inf")
-        lo, hi = interval(slow)
-        # ok: within +-25 % of the median slowdown; within noise: not, but
-        # within +-25 % of the slowdown's own 90 % interval (the runs
-        # cannot tell them apart: more --reps narrow it)
-        verdict = "ok" if 0.75 <= ratio <= 1.25 else \
-                  "within noise" if 0.75 * lo <= mst <= 1.25 * hi else "MISSED"
+        m = measure(cmd, args, env_traced, base_env, work, a)
+        un, tr, st, parts, ph_un, ph_tr = m["un"], m["tr"], m["st"], m["parts"], m["ph_un"], m["ph_tr"]
+        ms, mst, mu, ratio, lo, hi, verdict = (m[k] for k in ("ms", "mst", "mu", "ratio", "lo", "hi", "verdict"))
+        batches = m["batches"]
+        print("%-46s %8.3fs %8.3fs  (%6.3f-%6.3fs) %8.3fs %8.2fx  %s%s" % (
+            name, mu, ms, lo, hi, mst, ratio, verdict, "" if len(un) == a.reps else " (%d pairs)" % len(un)))
         missed += verdict == "MISSED"
-        print("%-46s %8.3fs %8.3fs  (%6.3f-%6.3fs) %8.3fs %8.2fx  %s" % (name, mu, ms, lo, hi, mst, ratio, verdict))
         no_exit = sum("total_ns" not in p for p in parts)
         if no_exit:     # the trace ended without the exit's attributes: only the app threads' share stated
             print("    %d of %d traces state no exit part (their stated figure is the app threads' alone)"
                   % (no_exit, len(parts)))
         split = None
-        if len(ph_un) == len(ph_tr) == a.reps:
+        if len(ph_un) == len(ph_tr) == len(un):
             split = [statistics.median(t[i] - u[i] for t, u in zip(ph_tr, ph_un)) / 1e6 for i in range(len(PHASES))]
         rows.append({"program": name, "args": args, "untraced_s": un, "traced_s": tr, "stated_s": st,
                      "stated_parts": [{k: v for k, v in p.items() if k != "text"} for p in parts],
                      "phases_ms": dict(zip(PHASES, split)) if split else None,
                      "phases_untraced_ns": ph_un, "phases_traced_ns": ph_tr,
                      "slowdown_median_s": ms, "slowdown_interval_s": [lo, hi], "stated_median_s": mst,
-                     "ratio": ratio, "verdict": verdict,
+                     "ratio": ratio, "verdict": verdict, "verdict_after_each_batch": batches,
                      "parts_median": {k: statistics.median(p[k] for p in parts)
                                       for k in parts[0] if isinstance(parts[0][k], (int, float))
                                       and not isinstance(parts[0][k], bool) and all(k in p for p in parts)},

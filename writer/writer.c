@@ -738,10 +738,10 @@ static void *writer_main(void *arg)
     clt_clock_init(&W.clock);       /* here, not on the app's first call: it sleeps 5 ms */
     /* The symbolizer warms up now only where cores are spare: on 2 cores
      * its ~1 ms of CPU (libdw, the process's modules) ran beside PoCL's
-     * context creation and the first queue's calibration, and a 0.05 s
-     * program took 0.5-1.0 ms longer than with libdw loaded on the first
-     * frame it names, in the writer's first flush (61 paired runs, 4 sets,
-     * docs/PERFORMANCE.md). */
+     * context creation and the first queue's calibration: a 0.05 s
+     * program's context phase +1.16 ms against +0.58 with libdw loaded on
+     * the first frame it names, in the writer's first flush (101 shuffled
+     * rounds; the whole run 0.3-1.0 ms longer, docs/PERFORMANCE.md). */
     if (__atomic_load_n(&clt_stacks_recorded, __ATOMIC_ACQUIRE) && cores_spare())
         clt_sym_warm(&W.syms);
     uint64_t last_cal = clt_boottime_ns(), last_flush = last_cal;

@@ -3,10 +3,11 @@
 
 Each program runs REPS times untraced and under cltrace, interleaved (paired
 runs); the whole process is timed from fork to exit (start-up, the writer's
-last flush, everything). A program whose runs cannot tell its ratio from the
-target (within noise) gets REPS more pairs, up to MAX (default 4 x REPS). Per program: the median of the paired slowdowns,
+last flush, everything). Per program: the median of the paired slowdowns,
 the median of what the trace's report states (cltrace-report --format json,
-self_cost.total_ns), and their ratio; the target is within +-25 %.
+self_cost.total_ns), and their ratio; the target is within +-25 %. A
+program whose runs cannot tell its ratio from the target (within noise)
+gets REPS more pairs, batch by batch, up to MAX (default 4 x REPS).
 
     scripts/selfcost-check.py [--reps N] [--max-reps MAX] [--platform SUBSTR] [--long] [--sample]
                               [--out DIR [--keep]] [--only MODE[:COUNT],...]

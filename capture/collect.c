@@ -77,6 +77,11 @@ static _Atomic uint32_t wake_word;         /* futex the idle collector sleeps on
  * the driver no more, which is about to tear down what it would ask about. */
 static _Atomic int finished;
 static _Atomic uint32_t collector_gone;    /* futex: it has returned (after finished) */
+/* Bumped as the exit starts draining and as it finishes: ends the
+ * collector's nap (up to 1 ms, 4 ms behind a CPU device at work), which a
+ * nanosleep made the exit wait out. Not the app's wake-ups (wake_word):
+ * during the run its naps stay as long as they were. */
+static _Atomic uint32_t exit_word;
 /* clt_now() of the latest enqueue (timed or sampled out): the app threads
  * store it (relaxed, a line of its own; no clock call: ~1 % of a sampled
  * launch), the collector reads it; ns_per_tick (measured at its start)
@@ -262,6 +267,23 @@ static long until_pause_ns(long nap)
     return left > nap ? left : nap;
 }
 
+static void exit_bump(void)
+{
+    __atomic_fetch_add(&exit_word, 1, __ATOMIC_SEQ_CST);
+    syscall(SYS_futex, &exit_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* A nap the exit ends early; the flags are set before exit_word moves, so
+ * a nap begun after it returns at once (the futex sees another value). */
+static void collector_nap(long ns)
+{
+    uint32_t seq = __atomic_load_n(&exit_word, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&finished, __ATOMIC_ACQUIRE))
+        return;
+    struct timespec ts = { 0, ns };
+    syscall(SYS_futex, &exit_word, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
+}
+
 static void *collector_main(void *arg)
 {
     (void)arg;
@@ -350,8 +372,7 @@ static void *collector_main(void *arg)
         }
         /* commands running: look again soon, less often the longer they run */
         long nap = __atomic_load_n(&draining, __ATOMIC_RELAXED) ? 20000 : until_pause_ns(sleep_ns);
-        struct timespec ts = { 0, nap };
-        nanosleep(&ts, NULL);
+        collector_nap(nap);
         if (nap > sleep_ns)
             sleep_ns = nap;
         if (sleep_ns < (held ? 4000000 : 1000000))   /* a CPU device at work: it needs the cores */
@@ -476,7 +497,8 @@ void clt_track_command(uint64_t flow, void *event, void *queue)
  * without a completion. Returns how many were left. */
 uint64_t clt_commands_drain(unsigned stall_ms, unsigned max_ms)
 {
-    __atomic_store_n(&draining, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&draining, 1, __ATOMIC_SEQ_CST);
+    exit_bump();
     uint64_t seen = __atomic_load_n(&collected, __ATOMIC_ACQUIRE);
     /* looked at every 100 us: a whole 1 ms nap was most of a short
      * program's exit wait (200 completions collected in ~0.2 ms) */
@@ -503,9 +525,10 @@ uint64_t clt_commands_drain(unsigned stall_ms, unsigned max_ms)
  * is left there. */
 void clt_collect_finish(void)
 {
-    __atomic_store_n(&finished, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&finished, 1, __ATOMIC_SEQ_CST);
     __atomic_fetch_add(&wake_word, 1, __ATOMIC_SEQ_CST);
     syscall(SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    exit_bump();
     if (__atomic_load_n(&collector_state, __ATOMIC_ACQUIRE) != 1)
         return;
     uint64_t end = clt_clock_ns(CLOCK_MONOTONIC) + 50000000u, now;

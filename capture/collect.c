@@ -287,7 +287,7 @@ static void collector_nap(long ns)
 static void *collector_main(void *arg)
 {
     (void)arg;
-    pthread_setname_np(pthread_self(), "cltrace-collect");   /* top -H, perf, gdb say whose thread it is */
+    clt_own_thread_begin("cltrace-collect");
     if (clt_use_tsc) {            /* clt_now() ticks per ns, over 2 ms */
         uint64_t t0 = clt_now(), n0 = clt_clock_ns(CLOCK_MONOTONIC);
         struct timespec ts = { 0, 2000000 };
@@ -302,6 +302,7 @@ static void *collector_main(void *arg)
     int held = 0;                 /* every queue pending is a CPU device's, still running */
     for (;;) {
         if (__atomic_load_n(&finished, __ATOMIC_ACQUIRE)) {
+            clt_own_thread_end();
             __atomic_store_n(&collector_gone, 1, __ATOMIC_RELEASE);
             syscall(SYS_futex, &collector_gone, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
             return NULL;

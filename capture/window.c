@@ -332,6 +332,7 @@ static void serve_one(void)
 static void *control_main(void *arg)
 {
     (void)arg;
+    clt_own_thread_begin("cltrace-ctl");
     while (!__atomic_load_n(&control_quit, __ATOMIC_ACQUIRE)) {
         pthread_mutex_lock(&lock);
         uint64_t dl = deadline_locked(), now = now_ns();
@@ -354,6 +355,7 @@ static void *control_main(void *arg)
         if (r > 0 && ctl_fd >= 0 && (p[1].revents & POLLIN))
             serve_one();
     }
+    clt_own_thread_end();
     return NULL;
 }
 

@@ -81,6 +81,7 @@ void clt_cost_emit(struct clt_writer *w);
 void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns, uint64_t writer_cpu_ns);
 void clt_cost_exit(struct clt_writer *w, struct clt_attrs *a);   /* last: the exit up to now */
 void clt_cost_sched_sample(struct clt_writer *w);   /* into w->sched, as the exit begins */
+void clt_own_threads_forget(void);                    /* a fork child's: none yet */
 
 /* calls.c: API calls, one sequence per recording thread */
 struct clt_seq;

@@ -323,11 +323,12 @@ static struct {
 static void *gz_main(void *arg)
 {
     (void)arg;
-    pthread_setname_np(pthread_self(), "cltrace-gzip");    /* top -H, perf, gdb say whose thread it is */
+    clt_own_thread_begin("cltrace-gzip");
     while (helper_next(&gzt.h)) {
         write_gz(&W, gzt.buf, gzt.kept, gzt.len);
         helper_set(&gzt.h, JOB_IDLE);
     }
+    clt_own_thread_end();
     return NULL;
 }
 
@@ -359,11 +360,12 @@ static int spill_do(struct clt_spill_write *job)
 static void *spill_main(void *arg)
 {
     (void)arg;
-    pthread_setname_np(pthread_self(), "cltrace-spill");
+    clt_own_thread_begin("cltrace-spill");
     while (helper_next(&spt.h)) {
         spt.job.ok = spill_do(&spt.job);
         helper_set(&spt.h, JOB_IDLE);
     }
+    clt_own_thread_end();
     return NULL;
 }
 
@@ -734,7 +736,7 @@ static int flush_to_file(void)
 static void *writer_main(void *arg)
 {
     (void)arg;
-    pthread_setname_np(pthread_self(), "cltrace-writer");
+    clt_own_thread_begin("cltrace-writer");
     clt_clock_init(&W.clock);       /* here, not on the app's first call: it sleeps 5 ms */
     /* The symbolizer warms up now only where cores are spare: on 2 cores
      * its ~1 ms of CPU (libdw, the process's modules) ran beside PoCL's
@@ -796,6 +798,7 @@ static void *writer_main(void *arg)
         idle_us = next_nap_us(idle_us, rings_fullest(), writer_nap_max_us());
     }
     writer_cpu_ns = clt_clock_ns(CLOCK_THREAD_CPUTIME_ID);    /* cltrace's own cost, stated in the trace */
+    clt_own_thread_end();
     return NULL;
 }
 
@@ -983,6 +986,7 @@ void clt_writer_forget(void)
     clt_spill_forget();
     clt_rec_forget();
     clt_windows_forget();
+    clt_own_threads_forget();
     gzt.h.started = spt.h.started = 0;
     gzt.h.state = spt.h.state = JOB_IDLE;
     gzt.h.cpu_ns = spt.h.cpu_ns = 0;

@@ -15,6 +15,11 @@ unsigned clt_writer_leaks(void);             /* after stop: leaks definitely los
 void clt_writer_forget(void);                /* in a fork child */
 void clt_writer_kick(void);                  /* wake an idle writer */
 void clt_writer_cpu_device(void);            /* the app queues work on a CPU device */
+/* A thread of cltrace's starts (named, for top -H, perf and gdb) or ends:
+ * the exit's account of the scheduler tells it from the app's by its id
+ * (writer/selfcost.c). */
+void clt_own_thread_begin(const char *name);
+void clt_own_thread_end(void);
 void clt_writer_flush_now(unsigned timeout_ms); /* drain and write, bounded */
 const char *clt_writer_path(void);           /* the trace file ("" before the first call) */
 /* With the flight recorder (CLTRACE_RING_MB): what it holds now into a file

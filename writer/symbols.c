@@ -106,10 +106,16 @@ static void dw_load(void)
     __atomic_store_n(&dw.dwfl_begin, begin, __ATOMIC_RELEASE);
 }
 
-static Dwfl *dwfl_open(void)
+/* libdw loaded (tried once) and whole. */
+static int dw_ready(void)
 {
     dw_load();
-    if (!dw.dwfl_begin)
+    return dw.dwfl_begin != NULL;
+}
+
+static Dwfl *dwfl_open(void)
+{
+    if (!dw_ready())
         return NULL;
     Dwfl *d = dw.dwfl_begin(&dw_callbacks);
     if (!d)
@@ -134,8 +140,7 @@ int clt_sym_init(struct clt_symbols *s)
 const char *clt_sym_source(const struct clt_symbols *s)
 {
     (void)s;
-    dw_load();
-    return dw.dwfl_begin ? "libdw" : "dladdr";
+    return dw_ready() ? "libdw" : "dladdr";
 }
 
 void clt_sym_free(struct clt_symbols *s)
@@ -276,8 +281,7 @@ static unsigned inline_frames(struct clt_symbols *s, Dwfl_Module *mod, uint64_t 
  * app's own start (a GPU driver's platform query alone takes ~100 ms). */
 void clt_sym_warm(struct clt_symbols *s)
 {
-    dw_load();
-    if (!dw.dwfl_begin || s->dwfl)
+    if (!dw_ready() || s->dwfl)
         return;
     s->dwfl = dwfl_open();
     s->dwfl_pid = getpid();
@@ -355,9 +359,7 @@ static uint64_t frames_of_slow(struct clt_symbols *s, uint64_t pc)
      * launch loop filled its ring. The program's own code gets everything. */
     int system = is_system_path(di.dli_fname);
     Dwfl_Module *mod = NULL;
-    if (!fr->ours)
-        dw_load();      /* once: where the writer did not warm up (clt_sym_warm) */
-    if (dw.dwfl_begin && !fr->ours) {
+    if (!fr->ours && dw_ready()) {      /* loaded here where the writer did not warm up */
         if (!s->dwfl || s->dwfl_pid != getpid()) {
             if (s->dwfl)
                 dw.dwfl_end(s->dwfl);

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <unistd.h>
 #include "symbols.h"
 
@@ -77,8 +76,7 @@ static int find_debuginfo_local(Dwfl_Module *mod, void **user, const char *modna
 }
 
 /* libdw, loaded privately the first time it is needed, on the writer's
- * thread (its start where cores are spare, clt_sym_warm; else the first
- * frame it names) or at exit: loading it (and libelf,
+ * thread (the first frame it names) or at exit: loading it (and libelf,
  * libz, liblzma, libbz2, libzstd) in clt_sym_init cost ~0.25 ms of the
  * app's first OpenCL call. Never from a signal handler: a crash has the
  * writer thread flush (capture/shim.c). */
@@ -274,23 +272,6 @@ static unsigned inline_frames(struct clt_symbols *s, Dwfl_Module *mod, uint64_t 
     return added;
 }
 
-/* Reading the process's modules and the program's symbols takes tens of ms
- * (seen: ~50 ms in a process with NVIDIA's driver loaded); done on the first
- * stack, it stalls the writer while a launch loop fills the rings. Done
- * when the writer starts (where cores are spare, writer.c), it overlaps the
- * app's own start (a GPU driver's platform query alone takes ~100 ms). */
-void clt_sym_warm(struct clt_symbols *s)
-{
-    if (!dw_ready() || s->dwfl)
-        return;
-    s->dwfl = dwfl_open();
-    s->dwfl_pid = getpid();
-    uint64_t entry = getauxval(AT_ENTRY);
-    Dwfl_Module *mod = s->dwfl && entry ? dw.dwfl_addrmodule(s->dwfl, entry) : NULL;
-    if (mod)
-        dw.dwfl_module_addrname(mod, entry);    /* loads the program's symbol table */
-}
-
 /* A C++ name as people read it (cv::UMat::create(int, int const*, ...)),
  * with the C++ runtime's own demangler: the program's if it has one, else
  * loaded privately. NULL: not a mangled name, or no demangler. */
@@ -359,7 +340,7 @@ static uint64_t frames_of_slow(struct clt_symbols *s, uint64_t pc)
      * launch loop filled its ring. The program's own code gets everything. */
     int system = is_system_path(di.dli_fname);
     Dwfl_Module *mod = NULL;
-    if (!fr->ours && dw_ready()) {      /* loaded here where the writer did not warm up */
+    if (!fr->ours && dw_ready()) {      /* loaded on the first frame named */
         if (!s->dwfl || s->dwfl_pid != getpid()) {
             if (s->dwfl)
                 dw.dwfl_end(s->dwfl);

@@ -51,7 +51,6 @@ struct clt_sym_scratch {
 int clt_sym_init(struct clt_symbols *s);
 void clt_sym_free(struct clt_symbols *s);
 const char *clt_sym_source(const struct clt_symbols *s);   /* "libdw" or "dladdr" */
-void clt_sym_warm(struct clt_symbols *s);    /* the writer's first moments: modules, program symbols */
 /* Stack index + 1 of addresses (innermost first) with cltrace's and the
  * loader's own frames cut off; 0 if nothing is left. */
 uint32_t clt_sym_stack(struct clt_symbols *s, const uint64_t *pcs, unsigned n);

@@ -738,14 +738,13 @@ static void *writer_main(void *arg)
     (void)arg;
     clt_own_thread_begin("cltrace-writer");
     clt_clock_init(&W.clock);       /* here, not on the app's first call: it sleeps 5 ms */
-    /* The symbolizer warms up now only where cores are spare: on 2 cores
-     * its ~1 ms of CPU (libdw, the process's modules) ran beside PoCL's
-     * context creation and the first queue's calibration: a 0.05 s
-     * program's context phase +1.16 ms against +0.58 with libdw loaded on
-     * the first frame it names, in the writer's first flush (101 shuffled
-     * rounds; the whole run 0.3-1.0 ms longer, docs/PERFORMANCE.md). */
-    if (__atomic_load_n(&clt_stacks_recorded, __ATOMIC_ACQUIRE) && cores_spare())
-        clt_sym_warm(&W.syms);
+    /* No warm-up of the symbolizer here: libdw loads on the first frame
+     * the writer names (its first flush, or the exit). Read at the
+     * writer's start, the modules and the program's symbols (~1 ms of CPU)
+     * ran beside the app's own start: on 2 cores PoCL's context +1.16 ms
+     * against +0.58; on 16, 4,000 small transfers on PoCL alone +25 ms
+     * (five sets, 23-31) against +21 (20-25), where it was not stated
+     * (docs/PERFORMANCE.md). */
     uint64_t last_cal = clt_boottime_ns(), last_flush = last_cal;
     long idle_us = 500;
     while (!__atomic_load_n(&stop_requested, __ATOMIC_ACQUIRE)) {

@@ -32,19 +32,13 @@ if [ "${HELD:-1}" = 1 ]; then      # an OpenCL context held for the whole measur
     sleep 3
     kill -0 $holder 2> /dev/null && echo "(the GPU kept initialized by process $holder)" || echo "(no process holds the GPU)"
 fi
-# Each platform measured with its own ICD alone: with NVIDIA's driver loaded
-# beside it, PoCL's runs took 0.43-0.52 s where the slowdown was 0.01-0.05 s.
-only_icd() {
-    local d=$OUT/vendors-$1 key
-    case $1 in NVIDIA) key=nvidia ;; Portable) key=pocl ;; *) key=$(echo "$1" | tr '[:upper:]' '[:lower:]') ;; esac
-    rm -rf "$d" && mkdir -p "$d"
-    grep -il "$key" "$OUT"/vendors/*.icd | xargs -r cp -t "$d"
-    if ls "$d"/*.icd > /dev/null 2>&1; then export OCL_ICD_VENDORS; OCL_ICD_VENDORS=$(cd "$d" && pwd); else echo "(no ICD for $1 alone: all listed)"; fi
-}
+# Each platform measured with its own driver alone (icd_only, nvidia-icd.sh):
+# with NVIDIA's driver loaded beside it, PoCL's runs took 0.43-0.52 s where
+# the slowdown was 0.01-0.05 s.
 rc=0
 for p in ${PLATFORMS:-NVIDIA Portable}; do
     echo "== $p"
-    only_icd "$p"
+    icd_only "$p"
     python3 scripts/selfcost-check.py --platform "$p" --long --reps "${REPS:-15}" --out "$OUT/$p" | tee "$OUT/$p.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
     if [ -n "${SAMPLE:-}" ]; then

@@ -743,8 +743,8 @@ static void *writer_main(void *arg)
      * writer's start, the modules and the program's symbols (~1 ms of CPU)
      * ran beside the app's own start: on 2 cores PoCL's context +1.16 ms
      * against +0.58; on 16, 4,000 small transfers on PoCL alone +25 ms
-     * (five sets, 23-31) against +21 (20-25), where it was not stated
-     * (docs/PERFORMANCE.md). */
+     * against +20 (medians of seven sets each; the launch loop the same
+     * either way), where it was not stated (docs/PERFORMANCE.md). */
     uint64_t last_cal = clt_boottime_ns(), last_flush = last_cal;
     long idle_us = 500;
     while (!__atomic_load_n(&stop_requested, __ATOMIC_ACQUIRE)) {

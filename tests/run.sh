@@ -172,6 +172,25 @@ t_exit_stacks_reads_each_condition() {
     [ "$(grep "^  untraced +" "$WORK/es.out" | grep -c "cltrace-")" -eq 0 ]
 }
 
+t_exit_pages_counts_each_condition() {
+    # scripts/exit-pages.py: the kernel's end of each run from tracefs
+    # (root only: skipped, 77, without); every condition's end seen whole,
+    # and the traced process gives back more pages (cltrace's rings and
+    # libraries) than the untraced one.
+    local rc=0
+    $PY scripts/exit-pages.py --rounds 2 --pages 1 --platform Portable > "$WORK/ep.out" 2> "$WORK/ep.err" || rc=$?
+    cat "$WORK/ep.out" "$WORK/ep.err"
+    if [ $rc -eq 2 ] && grep -q "tracefs cannot be used" "$WORK/ep.err"; then
+        echo "tracefs needs root"; return 77
+    fi
+    [ $rc -eq 0 ]
+    local un tr
+    un=$(awk '$1 == "untraced" && $2 == 2 {print $6}' "$WORK/ep.out")
+    tr=$(awk '$1 == "cltrace" && $2 == 2 {print $6}' "$WORK/ep.out")
+    grep -q "^cltrace off *2 " "$WORK/ep.out"
+    [ -n "$un" ] && [ -n "$tr" ] && [ "$un" -gt 0 ] && [ "$tr" -gt "$un" ]
+}
+
 t_unit_fastpack_matches_protobuf_c() {
     "$T/test_fastpack"
 }

@@ -129,13 +129,7 @@ def main():
     ap.add_argument("--platform", default=os.environ.get("OCL_PLATFORM", ""))
     ap.add_argument("program", nargs="*", default=["enqueue", "100"])
     a = ap.parse_args()
-    for f in (sc.BC, sc.SHIM, LAST_FINI):
-        if not os.path.exists(f):
-            sys.exit("exit-pages: %s missing: make all build/tests/bench_calls build/tests/last_fini.so" % f)
-    base = dict(os.environ, CLTRACE_QUIET="1")
-    base.pop("LD_PRELOAD", None)
-    if a.platform:
-        base["OCL_PLATFORM"] = a.platform
+    base = sc.untraced_env("exit-pages", a.platform, (sc.BC, sc.SHIM, LAST_FINI))
     work = tempfile.mkdtemp(prefix="cltrace-exit-pages.")
     cmd = [sc.BC] + a.program
     conds = {"untraced": (cmd, base),

@@ -42,6 +42,19 @@ PROGRAMS = [   # name, bench_calls arguments, in --long only
 PHASES = ("start", "context", "queue", "build", "set-up rest", "loop", "exit")
 
 
+def untraced_env(who, platform, needed=()):
+    """The environment of an untraced run (quiet, nothing preloaded, the
+    platform picked), after checking the files a script needs are built."""
+    for f in needed:
+        if not os.access(f, os.R_OK if f.endswith(".so") else os.X_OK):
+            sys.exit("%s: %s missing: make all build/tests/bench_calls build/tests/last_fini.so" % (who, f))
+    env = dict(os.environ, CLTRACE_QUIET="1")
+    env.pop("LD_PRELOAD", None)
+    if platform:
+        env["OCL_PLATFORM"] = platform
+    return env
+
+
 def wall(cmd, env, phases=None, pids=None, marks=None):
     """The run's seconds; into pids (a list) its pid (its trace is
     PREFIX.PID.pftrace*); into phases (a list), its own split: from fork to
@@ -155,15 +168,9 @@ def main():
                     "MODE:COUNT picks one of a mode's programs (enqueue:100, the 0.05 s program)")
     a = ap.parse_args()
     a.max_reps = a.max_reps or 4 * a.reps
-    for f in (BC, SHIM, REPORT):
-        if not os.access(f, os.X_OK if f != SHIM else os.R_OK):
-            sys.exit("selfcost-check: %s missing: make all build/tests/bench_calls" % f)
+    base_env = untraced_env("selfcost-check", a.platform, (BC, SHIM, REPORT))
     work = a.out or tempfile.mkdtemp(prefix="cltrace-selfcost.")
     os.makedirs(work, exist_ok=True)
-    base_env = dict(os.environ, CLTRACE_QUIET="1")
-    if a.platform:
-        base_env["OCL_PLATFORM"] = a.platform
-    base_env.pop("LD_PRELOAD", None)
     progs = [p for p in PROGRAMS if a.long or not p[2]]
     if a.only:
         wanted = a.only.split(",")

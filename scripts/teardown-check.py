@@ -53,14 +53,8 @@ def main():
     ap.add_argument("--out", help="every run's figures, as JSON")
     ap.add_argument("program", nargs="*", default=["enqueue", "100"])
     a = ap.parse_args()
-    for f in (sc.BC, sc.SHIM, sc.REPORT, LAST_FINI):
-        if not os.path.exists(f):
-            sys.exit("teardown-check: %s missing: make all build/tests/bench_calls build/tests/last_fini.so" % f)
+    base = sc.untraced_env("teardown-check", a.platform, (sc.BC, sc.SHIM, sc.REPORT, LAST_FINI))
     naps = [float(x) for x in a.naps.split(",") if x]
-    base = dict(os.environ, CLTRACE_QUIET="1")
-    base.pop("LD_PRELOAD", None)
-    if a.platform:
-        base["OCL_PLATFORM"] = a.platform
     work = tempfile.mkdtemp(prefix="cltrace-teardown.")
     cmd = [sc.BC] + a.program
     # name -> (command, environment, the idle taken out, ms)

@@ -20,6 +20,7 @@ export OCL_PLATFORM=${OCL_PLATFORM:-NVIDIA} CLTRACE_QUIET=1
 mkdir -p "$OUT"
 rm -f "$OUT"/*.pftrace* "$OUT"/calls.txt
 . scripts/nvidia-icd.sh
+icd_only "$OCL_PLATFORM"      # its driver alone, also where the host lists several in OCL_ICD_FILENAMES
 make -s all build/tests/bench_calls
 BC=build/tests/bench_calls
 echo "host: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"

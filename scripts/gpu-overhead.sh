@@ -22,6 +22,7 @@ export OCL_PLATFORM=${OCL_PLATFORM:-NVIDIA} CLBENCH_PLATFORM=${OCL_PLATFORM:-NVI
 mkdir -p "$OUT"
 rm -f "$OUT"/*.pftrace* "$OUT"/*.report.json "$OUT"/runs.txt
 . scripts/nvidia-icd.sh
+icd_only "$OCL_PLATFORM"      # its driver alone, also where the host lists several in OCL_ICD_FILENAMES
 make -s all build/tests/bench_calls
 cc -O2 -pthread -DCL_USE_DEPRECATED_OPENCL_1_2_APIS -o "$OUT/evcollect" scripts/evcollect.c -lOpenCL
 if command -v nvidia-smi > /dev/null; then nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; fi

@@ -19,6 +19,7 @@ rm -f "$OUT"/*.pftrace* "$OUT"/runs.txt
 export CLTRACE_QUIET=1 OCL_PLATFORM=${OCL_PLATFORM:-NVIDIA} CLBENCH_PLATFORM=${OCL_PLATFORM:-NVIDIA}
 # shellcheck source=scripts/nvidia-icd.sh
 . scripts/nvidia-icd.sh
+icd_only "$OCL_PLATFORM"      # its driver alone, also where the host lists several in OCL_ICD_FILENAMES
 make -s all build/tests/bench_calls > /dev/null || exit 1
 if command -v nvidia-smi > /dev/null; then nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; fi
 SHIM=$PWD/build/libcltrace.so

@@ -42,9 +42,37 @@ def tracefs_write(name, value, append=False):
         os.close(fd)
 
 
+def tracefs_read(name):
+    with open(os.path.join(TRACEFS, name)) as f:
+        return f.read()
+
+
+def tracefs_saved():
+    """What this script changes in tracefs, as it was, for tracefs_restore."""
+    try:
+        clock = re.search(r"\[(\S+)\]", tracefs_read("trace_clock"))
+        return {"tracing_on": tracefs_read("tracing_on").strip(), "trace_clock": clock.group(1) if clock else "local",
+                "buffer_size_kb": tracefs_read("buffer_size_kb").split()[0],
+                "options/record-tgid": tracefs_read("options/record-tgid").strip(),
+                "set_event": tracefs_read("set_event").split()}
+    except OSError:
+        return None
+
+
+def tracefs_restore(saved):
+    """The tracefs settings as they were, the buffer emptied (20 MB a CPU
+    kept would hold gigabytes on a large host)."""
+    tracefs_write("tracing_on", "0")
+    tracefs_write("set_event", "")
+    tracefs_write("trace", "")
+    for name in ("trace_clock", "buffer_size_kb", "options/record-tgid"):
+        tracefs_write(name, saved[name])
+    for e in saved["set_event"]:
+        tracefs_write("set_event", e + "\n", append=True)
+    tracefs_write("tracing_on", saved["tracing_on"])
+
+
 def tracefs_setup(pages):
-    if not os.path.isdir(os.path.join(TRACEFS, "events")):
-        subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS], stderr=subprocess.DEVNULL)
     try:
         tracefs_write("tracing_on", "0")
         tracefs_write("trace_clock", "mono")
@@ -135,6 +163,9 @@ def main():
     conds = {"untraced": (cmd, base),
              "cltrace": (cmd, dict(base, LD_PRELOAD=sc.SHIM, CLTRACE_OUTPUT=os.path.join(work, "t.pftrace"))),
              "cltrace off": (cmd, dict(base, LD_PRELOAD=sc.SHIM, CLTRACE_DISABLE="1"))}
+    if not os.path.isdir(os.path.join(TRACEFS, "events")):
+        subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS], stderr=subprocess.DEVNULL)
+    saved = tracefs_saved()
     try:
         tracefs_setup(False)
         run_once(*conds["untraced"])                 # warm: the page cache, the kernel cache
@@ -144,8 +175,11 @@ def main():
             tracefs_setup(True)
             counted = rounds(conds, a.pages)
     finally:
-        if os.access(os.path.join(TRACEFS, "set_event"), os.W_OK):
-            tracefs_write("set_event", "")
+        if saved:
+            try:
+                tracefs_restore(saved)
+            except OSError as e:
+                print("exit-pages: tracefs settings not restored: %s" % e, file=sys.stderr)
         for f in os.listdir(work):
             os.remove(os.path.join(work, f))
         os.rmdir(work)

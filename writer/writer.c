@@ -709,20 +709,14 @@ void clt_writer_cpu_device(void)
     __atomic_store_n(&cpu_device_seen, 1, __ATOMIC_RELAXED);
 }
 
-/* 8 CPUs or more are the process's: the writer's work need not wait. */
-static int cores_spare(void)
+static long writer_nap_max_us(void)
 {
-    static int spare = -1;      /* the writer's thread alone asks */
+    static long spare = -1;     /* 8 CPUs or more are the process's; the writer's thread alone asks */
     if (spare < 0) {
         cpu_set_t cpus;
         spare = sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) >= 8;
     }
-    return spare;
-}
-
-static long writer_nap_max_us(void)
-{
-    return cores_spare() && !__atomic_load_n(&cpu_device_seen, __ATOMIC_RELAXED) ? NAP_MIN_US : NAP_MAX_US;
+    return spare && !__atomic_load_n(&cpu_device_seen, __ATOMIC_RELAXED) ? NAP_MIN_US : NAP_MAX_US;
 }
 
 /* What the writer holds, in the file, not only handed to the compressor;

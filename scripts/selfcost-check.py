@@ -55,6 +55,25 @@ def untraced_env(who, platform, needed=()):
     return env
 
 
+def idle_policy():
+    """How this machine's idle CPUs wait: on a virtual machine whose idle
+    CPUs halt at once (guest halt-polling 0) every hand-off between a
+    program's threads may cost a trip through the hypervisor, and any
+    thread's wake-ups (cltrace's among them) change how many: the slowdown
+    measured there moves with that, both ways (docs/PERFORMANCE.md)."""
+    def read(path):
+        try:
+            with open(path) as f:
+                return f.read().strip()
+        except OSError:
+            return ""
+    vm = " hypervisor" in " " + read("/proc/cpuinfo").replace("\n", " ").replace("\t", " ")
+    driver = read("/sys/devices/system/cpu/cpuidle/current_driver") or "none"
+    poll = read("/sys/module/haltpoll/parameters/guest_halt_poll_ns")
+    return "%s, cpuidle %s%s" % ("a virtual machine" if vm else "not a virtual machine", driver,
+                                 ", guest halt-polling %s ns" % poll if poll else "")
+
+
 def wall(cmd, env, phases=None, pids=None, marks=None):
     """The run's seconds; into pids (a list) its pid (its trace is
     PREFIX.PID.pftrace*); into phases (a list), its own split: from fork to
@@ -175,9 +194,10 @@ def main():
     if a.only:
         wanted = a.only.split(",")
         progs = [p for p in progs if p[1][0] in wanted or ":".join(p[1][:2]) in wanted]
-    print("what cltrace says it added, against the whole-process slowdown (%d CPUs, %s, %d paired runs, up to %d "
-          "within noise%s)" % (len(os.sched_getaffinity(0)), time.strftime("%Y-%m-%d %H:%M"), a.reps, a.max_reps,
-                               ", CLTRACE_SAMPLE=1" if a.sample else ""))
+    idle = idle_policy()
+    print("what cltrace says it added, against the whole-process slowdown (%d CPUs, %s; %s, %d paired runs, up to %d "
+          "within noise%s)" % (len(os.sched_getaffinity(0)), idle, time.strftime("%Y-%m-%d %H:%M"), a.reps,
+                               a.max_reps, ", CLTRACE_SAMPLE=1" if a.sample else ""))
     print("%-46s %9s %9s %17s %9s %9s  %s" % ("program", "untraced", "slowdown", "(90 % interval)", "stated", "ratio", ""))
     rows, missed = [], 0
     env_traced = dict(base_env, LD_PRELOAD=SHIM)
@@ -200,7 +220,7 @@ def main():
         split = None
         if len(ph_un) == len(ph_tr) == len(un):
             split = [statistics.median(t[i] - u[i] for t, u in zip(ph_tr, ph_un)) / 1e6 for i in range(len(PHASES))]
-        rows.append({"program": name, "args": args, "untraced_s": un, "traced_s": tr, "stated_s": st,
+        rows.append({"program": name, "args": args, "idle_policy": idle, "untraced_s": un, "traced_s": tr, "stated_s": st,
                      "stated_parts": [{k: v for k, v in p.items() if k != "text"} for p in parts],
                      "phases_ms": dict(zip(PHASES, split)) if split else None,
                      "phases_untraced_ns": ph_un, "phases_traced_ns": ph_tr,

@@ -258,6 +258,17 @@ def check_report_selfcost(report_dir, sampled=""):
                abs(sc["app_wait_per_cpu"] - wait) <= 0.0001 and
                abs(sc["competing_ns"] - sc["sched_own_cpu_ns"] * factor) <= 0.002 * sc["sched_own_cpu_ns"] + 1,
                "json self_cost competing_ns %r" % sc)
+    # its threads' turns on a CPU (wake-ups): said, with the app's, never
+    # counted; the machine's idle policy beside them where it has one
+    if "competing_ns" in sc:
+        expect(sc.get("sched_own_runs", 0) > 0 and sc.get("sched_app_runs", 0) > 0 and
+               isinstance(sc.get("hypervisor"), bool), "json self_cost runs %r" % sc)
+        expect(("its threads' %d turns on a CPU while the app ran (the app's threads': %d)"
+                % (sc["sched_own_runs"], sc["sched_app_runs"])) in txt, "text: the wake-ups are not said")
+        idle = "/sys/module/haltpoll/parameters/guest_halt_poll_ns"
+        if os.path.exists(idle):
+            expect(sc.get("guest_halt_poll_ns") == int(open(idle).read()), "json guest_halt_poll_ns %r" % sc)
+            expect(not sc["hypervisor"] or "a virtual machine like this one" in txt, "text: the VM is not said")
     expect(int(props.get("cltrace.self_total_ns", "0")) == sc.get("total_ns"),
            "junit self_total_ns %r" % props.get("cltrace.self_total_ns"))
     for name, text in (("text", txt), ("markdown", md), ("html", html), ("junit", props.get("cltrace.self_cost", ""))):

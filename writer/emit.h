@@ -46,7 +46,13 @@ struct clt_writer {
     struct clt_sched {        /* the scheduler's account when the exit began (selfcost.c) */
         int known;
         uint64_t span_ns, own_cpu_ns, app_cpu_ns, app_wait_ns;
+        uint64_t own_runs, app_runs;    /* times on a CPU: each a wake-up, or a turn after a preemption */
     } sched;
+    struct clt_idle {         /* how the machine's idle CPUs wait (selfcost.c) */
+        int hypervisor;       /* 1: a virtual machine (CPUID), 0: not, -1: unknown */
+        char driver[32];      /* cpuidle driver ("haltpoll", "intel_idle"...); "" unknown */
+        long long halt_poll_ns;   /* the guest's halt-polling window; -1 unknown */
+    } idle;
     struct clt_symbols syms;  /* call stacks (symbols.c) */
     struct clt_sym_sent own_sym;   /* stacks interned on the writer's own sequence */
     unsigned leaks;           /* objects the app still held at exit (leaks.c) */

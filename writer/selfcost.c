@@ -10,6 +10,9 @@
  * threads (writer, collector) are stated apart, as CPU time. */
 #define _GNU_SOURCE
 #include <sched.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -184,6 +187,30 @@ static int own_thread(long tid)
     return 0;
 }
 
+/* How the machine's idle CPUs wait for work. On a virtual machine an idle
+ * CPU that halts at once leaves the hypervisor, and waking it costs a trip
+ * back: a program whose threads hand work to each other (PoCL's blocking
+ * transfers) pays that on most hand-offs, and every wake-up of cltrace's
+ * threads adds more. On a 2-vCPU KVM guest an empty wake-up of one extra
+ * thread delayed 4,000 small blocking writes ~25 us with the guest's
+ * halt-polling at the kernel's default (200 us), ~100 us with it off
+ * (docs/PERFORMANCE.md): not counted, and said, with the wake-ups. */
+static void idle_sample(struct clt_idle *idle)
+{
+    idle->hypervisor = -1;
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (__get_cpuid(1, &a, &b, &c, &d))
+        idle->hypervisor = (int)(c >> 31 & 1);
+#endif
+    char line[64];
+    clt_read_comm("/sys/devices/system/cpu/cpuidle/current_driver", idle->driver, sizeof idle->driver, "");
+    clt_read_comm("/sys/module/haltpoll/parameters/guest_halt_poll_ns", line, sizeof line, "");
+    char *end;
+    long long v = strtoll(line, &end, 10);
+    idle->halt_poll_ns = end != line && v >= 0 ? v : -1;
+}
+
 /* Every thread's line of /proc/self/task/N/schedstat as the app's exit
  * begins: its time on a CPU and its time runnable but waiting for one.
  * cltrace's threads (clt_own_thread_begin) take CPU time that the app's threads,
@@ -202,16 +229,18 @@ void clt_cost_sched_sample(struct clt_writer *w)
         if (e->d_name[0] < '0' || e->d_name[0] > '9')
             continue;
         char path[64], line[128];
-        unsigned long long run, wait;
+        unsigned long long run, wait, runs = 0;
         snprintf(path, sizeof path, "/proc/self/task/%.20s/schedstat", e->d_name);
         clt_read_comm(path, line, sizeof line, "");
-        if (sscanf(line, "%llu %llu", &run, &wait) != 2)
+        if (sscanf(line, "%llu %llu %llu", &run, &wait, &runs) < 2)
             continue;
         if (own_thread(strtol(e->d_name, NULL, 10))) {
             sc.own_cpu_ns += run;
+            sc.own_runs += runs;
         } else {
             sc.app_cpu_ns += run;
             sc.app_wait_ns += wait;
+            sc.app_runs += runs;
         }
         sc.known = 1;
     }
@@ -222,6 +251,7 @@ void clt_cost_sched_sample(struct clt_writer *w)
     uint64_t now = clt_boottime_ns();
     sc.span_ns = now - (start && start < w->start_ns ? start : w->start_ns);
     w->sched = sc;
+    idle_sample(&w->idle);
 }
 
 /* The totals, as trace attributes (TRACE_FORMAT.md). run_ns: the trace's
@@ -267,6 +297,14 @@ void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns,
         clt_attr_int(a, "cltrace.sched_own_cpu_ns", (int64_t)w->sched.own_cpu_ns);
         clt_attr_int(a, "cltrace.sched_app_cpu_ns", (int64_t)w->sched.app_cpu_ns);
         clt_attr_int(a, "cltrace.sched_app_wait_ns", (int64_t)w->sched.app_wait_ns);
+        clt_attr_int(a, "cltrace.sched_own_runs", (int64_t)w->sched.own_runs);
+        clt_attr_int(a, "cltrace.sched_app_runs", (int64_t)w->sched.app_runs);
+        if (w->idle.hypervisor >= 0)
+            clt_attr_int(a, "cltrace.hypervisor", w->idle.hypervisor);
+        if (w->idle.driver[0])
+            clt_attr_str(a, "cltrace.cpuidle_driver", w->idle.driver);
+        if (w->idle.halt_poll_ns >= 0)
+            clt_attr_int(a, "cltrace.guest_halt_poll_ns", w->idle.halt_poll_ns);
     }
     /* the CPUs it may run on, and its CPU time (every thread, cltrace's
      * too): how crowded they were, where cltrace's threads compete */

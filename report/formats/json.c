@@ -157,6 +157,17 @@ static void selfcost(FILE *o, const struct rm_model *m)
                     selfcost_app_wait_per_cpu(m),
                     (unsigned long long)c->sched_own_cpu_ns, (unsigned long long)c->sched_app_cpu_ns,
                     (unsigned long long)c->sched_app_wait_ns, (unsigned long long)c->sched_span_ns);
+        if (c->runs_known) {     /* not counted: said (selfcost.c, wakeups_clause) */
+            fprintf(o, ",\"sched_own_runs\":%llu,\"sched_app_runs\":%llu,\"hypervisor\":%s",
+                    (unsigned long long)c->sched_own_runs, (unsigned long long)c->sched_app_runs,
+                    c->hypervisor ? "true" : "false");
+            if (c->cpuidle_driver[0]) {
+                fprintf(o, ",\"cpuidle_driver\":");
+                json_str(o, c->cpuidle_driver);
+            }
+            if (c->halt_poll_known)
+                fprintf(o, ",\"guest_halt_poll_ns\":%llu", (unsigned long long)c->guest_halt_poll_ns);
+        }
         fprintf(o, ",\"text\":");
         json_str(o, s);
     }

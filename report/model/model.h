@@ -172,6 +172,15 @@ struct rm_selfcost {            /* what cltrace added to the run (selfcost.c) */
      * cltrace's threads' CPU, the app's threads' CPU and their wait for one */
     int sched_known;
     uint64_t sched_span_ns, sched_own_cpu_ns, sched_app_cpu_ns, sched_app_wait_ns;
+    /* times on a CPU, cltrace's threads and the app's (traces from 2026-11-26 on: runs_known) */
+    int runs_known;
+    uint64_t sched_own_runs, sched_app_runs;
+    /* how the machine's idle CPUs wait: a virtual machine (0: not, or not
+     * stated), the cpuidle driver ("" not stated), the guest's halt-polling
+     * window (where halt_poll_known) */
+    int hypervisor, halt_poll_known;
+    char cpuidle_driver[32];
+    uint64_t guest_halt_poll_ns;
     char sampling[160];         /* "off" or the sampling rule */
 };
 

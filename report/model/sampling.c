@@ -27,6 +27,8 @@ void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char
         { "cltrace.sched_own_cpu_ns", offsetof(struct rm_selfcost, sched_own_cpu_ns) },
         { "cltrace.sched_app_cpu_ns", offsetof(struct rm_selfcost, sched_app_cpu_ns) },
         { "cltrace.sched_app_wait_ns", offsetof(struct rm_selfcost, sched_app_wait_ns) },
+        { "cltrace.sched_own_runs", offsetof(struct rm_selfcost, sched_own_runs) },
+        { "cltrace.sched_app_runs", offsetof(struct rm_selfcost, sched_app_runs) },
     };
     struct rm_selfcost *c = &m->self;
     for (unsigned i = 0; i < sizeof ints / sizeof ints[0]; i++)
@@ -35,8 +37,22 @@ void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char
             c->known |= i == 0;
             c->exit_known |= !strcmp(key, "cltrace.exit_ns");
             c->sched_known |= !strcmp(key, "cltrace.sched_span_ns");
+            c->runs_known |= !strcmp(key, "cltrace.sched_own_runs");
             return;
         }
+    if (!strcmp(key, "cltrace.hypervisor")) {
+        c->hypervisor = v != 0;
+        return;
+    }
+    if (!strcmp(key, "cltrace.guest_halt_poll_ns")) {
+        c->guest_halt_poll_ns = v > 0 ? (uint64_t)v : 0;
+        c->halt_poll_known = 1;
+        return;
+    }
+    if (!strcmp(key, "cltrace.cpuidle_driver") && s) {
+        snprintf(c->cpuidle_driver, sizeof c->cpuidle_driver, "%s", s);
+        return;
+    }
     if (!strcmp(key, "cltrace.sampling") && s) {
         snprintf(c->sampling, sizeof c->sampling, "%s", s);
         return;

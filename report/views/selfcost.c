@@ -97,6 +97,44 @@ double selfcost_cpus_busy_percent(const struct rm_model *m)
                     "where the process is the GPU's last user, the GPU's de-initialization, which ran several ms " \
                     "longer under cltrace; cltrace's threads and memory let go)"
 
+/* Its threads' turns on a CPU while the app ran, said where the trace has
+ * them (not counted). A wake-up is nearly free in CPU time, yet on a
+ * virtual machine an idle CPU it wakes, or whose halt-polling it upsets,
+ * may cost the app's next hand-off a trip through the hypervisor. Placebo
+ * runs on a 2-vCPU KVM guest (one extra thread waking every 1 ms, nothing
+ * else; 31 interleaved, 2026-11-26): 4,000 small blocking writes on PoCL
+ * +16 ms (~120 us a wake-up) with the guest's halt-polling off, +3.2 ms
+ * (~35 us) with the kernel's default 200 us; a write + kernel + finish loop
+ * -29 ms (faster) and +2.2 ms (~30 us). A price that changes sign with the program
+ * is not one to add; the price measured is given, times the count, where
+ * the trace says it ran on such a machine (docs/PERFORMANCE.md, "Wake-ups
+ * on a 2-vCPU VM"). "" for older traces. */
+#define WAKE_PRICE_HALT_NS 120000    /* guest halt-polling 0: idle CPUs halt at once */
+#define WAKE_PRICE_POLL_NS 30000     /* halt-polling at the kernel's 200 us */
+static void wakeups_clause(const struct rm_selfcost *c, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (!c->runs_known)
+        return;
+    int n = snprintf(buf, cap, "its threads' %llu turns on a CPU while the app ran (the app's threads': %llu), "
+                     "each a wake-up that may delay an app thread waking on that CPU",
+                     (unsigned long long)c->sched_own_runs, (unsigned long long)c->sched_app_runs);
+    if (n < 0 || (size_t)n >= cap || !c->hypervisor)
+        return;
+    const char *driver = c->cpuidle_driver[0] ? c->cpuidle_driver : "unknown";
+    if (c->halt_poll_known && !c->guest_halt_poll_ns)
+        snprintf(buf + n, cap - (size_t)n, ", most on a virtual machine like this one, whose idle CPUs halt at once "
+                 "(cpuidle %s, guest halt-polling 0 ns): on a 2-vCPU one a thread's empty wake-ups delayed small "
+                 "blocking transfers on PoCL ~%.0f us each (up to %.3f s here at that price) and made a write + "
+                 "kernel + finish loop faster", driver, WAKE_PRICE_HALT_NS / 1e3,
+                 c->sched_own_runs * (WAKE_PRICE_HALT_NS / 1e9));
+    else
+        snprintf(buf + n, cap - (size_t)n, ", more on a virtual machine like this one (cpuidle %s): on a 2-vCPU one "
+                 "with the guest's halt-polling at 200 us a thread's empty wake-ups delayed small blocking transfers "
+                 "on PoCL ~%.0f us each (up to %.3f s here at that price)", driver, WAKE_PRICE_POLL_NS / 1e3,
+                 c->sched_own_runs * (WAKE_PRICE_POLL_NS / 1e9));
+}
+
 /* "cltrace added 0.41 s (12 %) to this run": the whole run, what it leaves
  * out said (loading the library; its threads' CPU where the trace has no
  * scheduler's account to weigh it by). */
@@ -122,14 +160,15 @@ static void whole_run_sentence(const struct rm_model *m, char *buf, size_t cap)
     if (want >= 0) {
         uint64_t own = c->writer_cpu_ns + c->collector_cpu_ns;
         uint64_t own_exit = own > c->sched_own_cpu_ns ? own - c->sched_own_cpu_ns : 0;
+        char wakeups[480];
+        wakeups_clause(c, wakeups, sizeof wakeups);
         snprintf(buf + n, cap - (size_t)n,
                  "; %.3f s its own threads took from the app's (an estimate: their %.3f s of CPU while the app ran, "
                  "the app's threads wanting %.2f of the %llu CPUs on average and waiting for one %.2f s per s of "
-                 "CPU run). Not counted: %sits own threads' %.3f s of CPU at exit, inside the exit's figure; " LOADING
-                 "; " PROCESS_END "; what its events cost the driver's own threads; "
-                 "device timing: %s",
+                 "CPU run). Not counted: %sits own threads' %.3f s of CPU at exit, inside the exit's figure; %s%s"
+                 LOADING "; " PROCESS_END "; what its events cost the driver's own threads; device timing: %s",
                  selfcost_competing_ns(m) / 1e9, c->sched_own_cpu_ns / 1e9, want, (unsigned long long)c->cpus,
-                 selfcost_app_wait_per_cpu(m), paced, own_exit / 1e9, timing);
+                 selfcost_app_wait_per_cpu(m), paced, own_exit / 1e9, wakeups, wakeups[0] ? "; " : "", timing);
         return;
     }
     char busy[64] = "";

@@ -92,6 +92,35 @@ int main(void)
     m.self.sched_known = 1;
     m.self.paced_wait_ns = 0;
 
+    /* its threads' turns on a CPU: said, never counted; on a virtual
+     * machine the price measured on one, times the count */
+    before = selfcost_total_ns(&m);
+    m.self.runs_known = 1;
+    m.self.sched_own_runs = 200;
+    m.self.sched_app_runs = 18000;
+    selfcost_sentence(&m, s, sizeof s);
+    CHECK(selfcost_total_ns(&m) == before &&
+              strstr(s, "inside the exit's figure; its threads' 200 turns on a CPU while the app ran (the app's "
+                        "threads': 18000), each a wake-up that may delay an app thread waking on that CPU; loading") &&
+              !strstr(s, "virtual machine"),
+          "wake-ups, not a VM: %s", s);
+    m.self.hypervisor = 1;
+    snprintf(m.self.cpuidle_driver, sizeof m.self.cpuidle_driver, "haltpoll");
+    m.self.halt_poll_known = 1;
+    m.self.guest_halt_poll_ns = 0;
+    selfcost_sentence(&m, s, sizeof s);
+    CHECK(selfcost_total_ns(&m) == before &&
+              strstr(s, "most on a virtual machine like this one, whose idle CPUs halt at once (cpuidle haltpoll, guest "
+                        "halt-polling 0 ns)") && strstr(s, "~120 us each (up to 0.024 s here at that price)") &&
+              strstr(s, "device timing: every command timed"),
+          "wake-ups, a VM halting at once: %s", s);
+    m.self.guest_halt_poll_ns = 200000;
+    selfcost_sentence(&m, s, sizeof s);
+    CHECK(strstr(s, "more on a virtual machine like this one (cpuidle haltpoll)") &&
+              strstr(s, "~30 us each (up to 0.006 s here at that price)") && strstr(s, "device timing: every command timed"),
+          "wake-ups, a VM that polls: %s", s);
+    m.self.runs_known = m.self.hypervisor = 0;
+
     m.self.sched_known = 0;     /* a kernel without schedstat, or a trace before it */
     CHECK(selfcost_competing_ns(&m) == 0 && selfcost_app_cpus_wanted(&m) < 0 && selfcost_app_wait_per_cpu(&m) < 0,
           "no account, no estimate");

@@ -71,7 +71,7 @@ def idle_policy():
     driver = read("/sys/devices/system/cpu/cpuidle/current_driver") or "none"
     poll = read("/sys/module/haltpoll/parameters/guest_halt_poll_ns")
     return "%s, cpuidle %s%s" % ("a virtual machine" if vm else "not a virtual machine", driver,
-                                 ", guest halt-polling %s ns" % poll if poll else "")
+                                 ", guest halt-polling %s ns" % poll if poll and driver == "haltpoll" else "")
 
 
 def wall(cmd, env, phases=None, pids=None, marks=None):

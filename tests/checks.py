@@ -268,7 +268,7 @@ def check_report_selfcost(report_dir, sampled=""):
         idle = "/sys/module/haltpoll/parameters/guest_halt_poll_ns"
         if os.path.exists(idle):
             expect(sc.get("guest_halt_poll_ns") == int(open(idle).read()), "json guest_halt_poll_ns %r" % sc)
-            expect(not sc["hypervisor"] or "a virtual machine like this one" in txt, "text: the VM is not said")
+            expect(not sc["hypervisor"] or "virtual machine like this one" in txt, "text: the VM is not said")
     expect(int(props.get("cltrace.self_total_ns", "0")) == sc.get("total_ns"),
            "junit self_total_ns %r" % props.get("cltrace.self_total_ns"))
     for name, text in (("text", txt), ("markdown", md), ("html", html), ("junit", props.get("cltrace.self_cost", ""))):

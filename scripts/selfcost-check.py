@@ -10,12 +10,16 @@ program whose runs cannot tell its ratio from the target (within noise)
 gets REPS more pairs, batch by batch, up to MAX (default 4 x REPS).
 
     scripts/selfcost-check.py [--reps N] [--max-reps MAX] [--platform SUBSTR] [--long] [--sample]
-                              [--out DIR [--keep]] [--only MODE[:COUNT],...]
+                              [--out DIR [--keep]] [--only MODE[:COUNT],...] [--placebo]
 
 Programs (build/tests/bench_calls): 4,000 small blocking transfers, a
 0.05 s program (100 write + kernel + finish), the launch loop, a
 device-bound loop (5,000 launches of ~0.1 ms on PoCL), the write loop,
 1 M light calls (clSetKernelArg); --long adds ten times longer runs.
+--placebo adds a third run to each round, with tests/bench/placebo.c
+preloaded (threads that wake up every 1 ms and do nothing else): on a
+virtual machine whose idle CPUs halt at once, that alone moved PoCL's
+programs by as much as cltrace did, both ways.
 Exit 1 when a program misses the target, 2 when it cannot run. make bench
 runs it; scripts/gpu-selfcost.sh runs it on an NVIDIA GPU.
 """
@@ -25,6 +29,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BC = os.path.join(ROOT, "build/tests/bench_calls")
 SHIM = os.path.join(ROOT, "build/libcltrace.so")
 REPORT = os.path.join(ROOT, "build/cltrace-report")
+PLACEBO = os.path.join(ROOT, "build/tests/placebo.so")
 
 PROGRAMS = [   # name, bench_calls arguments, in --long only
     ("small transfers (4,000 x 1 KiB)", ["small", "4000"], False),
@@ -132,23 +137,22 @@ def measure(cmd, args, env_traced, base_env, work, a):
     """Batches of a.reps pairs, untraced and traced in alternating order;
     another batch while the runs cannot tell the ratio from the target
     (within noise), up to a.max_reps pairs."""
-    m = {k: [] for k in ("un", "tr", "st", "parts", "ph_un", "ph_tr", "batches")}
+    m = {k: [] for k in ("un", "tr", "pl", "st", "parts", "ph_un", "ph_tr", "batches")}
+    placebo = getattr(a, "placebo", False)
     while True:
         traces = []
         for _ in range(a.reps):
             rep = len(m["un"])
             prefix = os.path.join(work, "%s-%s-%d" % (args[0], args[1], rep))
             env = dict(env_traced, CLTRACE_OUTPUT=prefix + ".pftrace")
-            first_untraced = rep % 2 == 0         # alternate the order within a pair
-            if first_untraced:
-                time.sleep(a.gap)
-                m["un"].append(wall(cmd, base_env, m["ph_un"]))
             pids = []
-            time.sleep(a.gap)
-            m["tr"].append(wall(cmd, env, m["ph_tr"], pids))
-            if not first_untraced:
+            arms = [lambda: m["un"].append(wall(cmd, base_env, m["ph_un"])),
+                    lambda: m["tr"].append(wall(cmd, env, m["ph_tr"], pids))]
+            if placebo:     # a third run: threads that only wake up (tests/bench/placebo.c)
+                arms.append(lambda: m["pl"].append(wall(cmd, dict(base_env, LD_PRELOAD=PLACEBO))))
+            for i in range(len(arms)):            # the order turns from one round to the next
                 time.sleep(a.gap)
-                m["un"].append(wall(cmd, base_env, m["ph_un"]))
+                arms[(rep + i) % len(arms)]()
             # this run's own (a folder reused with --out may hold others)
             trace = (glob.glob("%s.%d.pftrace*" % (prefix, pids[0])) or [None])[0]
             if not trace:
@@ -165,6 +169,9 @@ def measure(cmd, args, env_traced, base_env, work, a):
         slow = [t - u for t, u in zip(m["tr"], m["un"])]    # paired: each traced run against its neighbour
         m["ms"], m["mst"], m["ratio"], m["lo"], m["hi"], m["verdict"] = judge(slow, m["st"])
         m["mu"] = statistics.median(m["un"])
+        if m["pl"]:
+            pl = [p - u for p, u in zip(m["pl"], m["un"])]
+            m["mp"], m["plo"], m["phi"] = (statistics.median(pl),) + interval(pl)
         m["batches"].append(m["verdict"])
         if m["verdict"] != "within noise" or len(m["un"]) + a.reps > a.max_reps:
             return m
@@ -183,11 +190,14 @@ def main():
     ap.add_argument("--gap", type=float, default=0.0,
                     help="seconds idle before each run (on a GPU no other process holds, the driver's "
                          "de-initialization after a run may still be under way when the next one starts)")
+    ap.add_argument("--placebo", action="store_true",
+                    help="a third run in each round, with build/tests/placebo.so preloaded (two threads waking every "
+                         "1 ms, nothing else): what such wake-ups alone cost each program here")
     ap.add_argument("--only", help="programs whose bench_calls mode is one of these (small,enqueue,...); "
                     "MODE:COUNT picks one of a mode's programs (enqueue:100, the 0.05 s program)")
     a = ap.parse_args()
     a.max_reps = a.max_reps or 4 * a.reps
-    base_env = untraced_env("selfcost-check", a.platform, (BC, SHIM, REPORT))
+    base_env = untraced_env("selfcost-check", a.platform, (BC, SHIM, REPORT) + ((PLACEBO,) if a.placebo else ()))
     work = a.out or tempfile.mkdtemp(prefix="cltrace-selfcost.")
     os.makedirs(work, exist_ok=True)
     progs = [p for p in PROGRAMS if a.long or not p[2]]
@@ -212,6 +222,8 @@ def main():
         batches = m["batches"]
         print("%-46s %8.3fs %8.3fs  (%6.3f-%6.3fs) %8.3fs %8.2fx  %s%s" % (
             name, mu, ms, lo, hi, mst, ratio, verdict, "" if len(un) == a.reps else " (%d pairs)" % len(un)))
+        if a.placebo:
+            print("    placebo (threads that only wake up): %+.3fs (%.3f-%.3fs)" % (m["mp"], m["plo"], m["phi"]))
         missed += verdict == "MISSED"
         no_exit = sum("total_ns" not in p for p in parts)
         if no_exit:     # the trace ended without the exit's attributes: only the app threads' share stated
@@ -226,6 +238,8 @@ def main():
                      "phases_untraced_ns": ph_un, "phases_traced_ns": ph_tr,
                      "slowdown_median_s": ms, "slowdown_interval_s": [lo, hi], "stated_median_s": mst,
                      "ratio": ratio, "verdict": verdict, "verdict_after_each_batch": batches,
+                     "placebo_s": m["pl"], "placebo_slowdown_median_s": m.get("mp"),
+                     "placebo_slowdown_interval_s": [m["plo"], m["phi"]] if m["pl"] else None,
                      "parts_median": {k: statistics.median(p[k] for p in parts)
                                       for k in parts[0] if isinstance(parts[0][k], (int, float))
                                       and not isinstance(parts[0][k], bool) and all(k in p for p in parts)},

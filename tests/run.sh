@@ -133,10 +133,13 @@ assert case([4, 16] * 8, 7) == (16, ["within noise"] * 4)
 assert case([2, 30, 2, 30] + [9.0, 9.1, 9.2, 9.3], 7) == (8, ["within noise", "ok"])
 print("scripted: ok, MISSED, within noise to the cap, decided by a second batch")
 PYEOF
-    $PY scripts/selfcost-check.py --reps 2 --max-reps 6 --only enqueue:100,setarg --platform Portable \
+    # --placebo: a third run a round, threads that only wake up (placebo.so)
+    $PY scripts/selfcost-check.py --reps 2 --max-reps 6 --only enqueue:100,setarg --platform Portable --placebo \
         --out "$WORK/scc" > "$WORK/scc.out" || [ $? -eq 1 ]     # 1: a miss, shown, not this test's concern
     cat "$WORK/scc.out"
     grep -q "^a 0.05 s program .*x  \(ok\|within noise\|MISSED\)" "$WORK/scc.out"
+    grep -q "^    placebo (threads that only wake up): [-+]0\.[0-9]*s" "$WORK/scc.out"
+    grep -q "^what cltrace says it added ([0-9]* CPUs, .*cpuidle " "$WORK/scc.out"
     $PY - "$WORK/scc/selfcost.json" <<'PYEOF'
 import json, sys
 rows = json.load(open(sys.argv[1]))
@@ -146,6 +149,8 @@ for r in rows:
     assert n == 2 * len(b) and len(r["traced_s"]) == len(r["stated_s"]) == len(r["phases_traced_ns"]) == n, (b, n)
     assert all(v == "within noise" for v in b[:-1]) and (b[-1] != "within noise" or n == 6), b
     assert b[-1] == r["verdict"], r["verdict"]
+    assert len(r["placebo_s"]) == n and r["placebo_slowdown_median_s"] is not None, r["placebo_s"]
+    assert r["idle_policy"].startswith(("a virtual machine", "not a virtual machine")), r["idle_policy"]
 print("real runs:", [(r["args"][0], len(r["untraced_s"]), r["verdict_after_each_batch"]) for r in rows])
 PYEOF
 }

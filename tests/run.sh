@@ -139,7 +139,7 @@ PYEOF
     cat "$WORK/scc.out"
     grep -q "^a 0.05 s program .*x  \(ok\|within noise\|MISSED\)" "$WORK/scc.out"
     grep -q "^    placebo (threads that only wake up): [-+]0\.[0-9]*s" "$WORK/scc.out"
-    grep -q "^what cltrace says it added ([0-9]* CPUs, .*cpuidle " "$WORK/scc.out"
+    grep -q "^what cltrace says it added, .*([0-9]* CPUs, .*cpuidle " "$WORK/scc.out"
     $PY - "$WORK/scc/selfcost.json" <<'PYEOF'
 import json, sys
 rows = json.load(open(sys.argv[1]))

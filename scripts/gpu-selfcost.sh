@@ -5,6 +5,7 @@
 # driver and on PoCL there (16 cores), REPS paired runs each.
 #   scripts/gpu-selfcost.sh [OUTDIR]      (default build/gpu-selfcost)
 #   REPS=9 PLATFORMS="NVIDIA Portable" scripts/gpu-selfcost.sh
+# PLACEBO=1: a third run a round, threads that only wake up (selfcost-check.py --placebo)
 # TEARDOWN=161: then the 0.05 s program's end, untraced, traced and idling
 # before it ends, that many rounds (scripts/teardown-check.py).
 # HELD=1 (the default): another process keeps the GPU initialized during the
@@ -21,7 +22,7 @@ mkdir -p "$OUT"
 export OCL_PLATFORM=NVIDIA CLTRACE_QUIET=1
 # shellcheck source=scripts/nvidia-icd.sh
 . scripts/nvidia-icd.sh
-make -s all build/tests/bench_calls > /dev/null || exit 1
+make -s all build/tests/bench_calls build/tests/placebo.so > /dev/null || exit 1
 if command -v nvidia-smi > /dev/null; then
     nvidia-smi --query-gpu=name,driver_version,persistence_mode --format=csv,noheader
 fi
@@ -39,7 +40,8 @@ rc=0
 for p in ${PLATFORMS:-NVIDIA Portable}; do
     echo "== $p"
     icd_only "$p"
-    python3 scripts/selfcost-check.py --platform "$p" --long --reps "${REPS:-15}" --out "$OUT/$p" | tee "$OUT/$p.txt"
+    python3 scripts/selfcost-check.py --platform "$p" --long --reps "${REPS:-15}" ${PLACEBO:+--placebo} --out "$OUT/$p" |
+        tee "$OUT/$p.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
     if [ -n "${SAMPLE:-}" ]; then
         python3 scripts/selfcost-check.py --platform "$p" --sample --reps "${REPS:-15}" --out "$OUT/$p-sampled" |

@@ -234,8 +234,10 @@ echo
 # What the report says cltrace added, against the whole-process slowdown
 # measured (paired runs): small transfers, a 0.05 s program, the launch,
 # device-bound and write loops, 1 M light calls, each split by phase
-# (scripts/selfcost-check.py; a miss is shown, not fatal here)
-python3 scripts/selfcost-check.py --reps "${SELFCOST_REPS:-15}" || true
+# (scripts/selfcost-check.py; a miss is shown, not fatal here), and beside
+# each what threads that only wake up cost it here (--placebo: on a VM whose
+# idle CPUs halt at once, as much as cltrace, both ways)
+python3 scripts/selfcost-check.py --reps "${SELFCOST_REPS:-15}" --placebo || true
 echo
 # Flight recorder (CLTRACE_RING_MB=64): 10^8 light calls; the process's
 # memory once a second (flat), its peak against the same program untraced,

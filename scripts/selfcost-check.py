@@ -134,9 +134,10 @@ def judge(slow, st):
 
 
 def measure(cmd, args, env_traced, base_env, work, a):
-    """Batches of a.reps pairs, untraced and traced in alternating order;
+    """Batches of a.reps rounds, each an untraced and a traced run (and with
+    a.placebo a placebo run), their order turning from round to round;
     another batch while the runs cannot tell the ratio from the target
-    (within noise), up to a.max_reps pairs."""
+    (within noise), up to a.max_reps rounds."""
     m = {k: [] for k in ("un", "tr", "pl", "st", "parts", "ph_un", "ph_tr", "batches")}
     placebo = getattr(a, "placebo", False)
     while True:

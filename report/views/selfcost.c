@@ -104,11 +104,12 @@ double selfcost_cpus_busy_percent(const struct rm_model *m)
  * runs on a 2-vCPU KVM guest (one extra thread waking every 1 ms, nothing
  * else; 31 interleaved, 2026-11-26): 4,000 small blocking writes on PoCL
  * +16 ms (~120 us a wake-up) with the guest's halt-polling off, +3.2 ms
- * (~35 us) with the kernel's default 200 us; a write + kernel + finish loop
- * -29 ms (faster) and +2.2 ms (~30 us). A price that changes sign with the program
- * is not one to add; the price measured is given, times the count, where
- * the trace says it ran on such a machine (docs/PERFORMANCE.md, "Wake-ups
- * on a 2-vCPU VM"). "" for older traces. */
+ * (~35 us) with the kernel's default 200 us; a write + kernel + finish
+ * loop -29 ms (faster) and +2.2 ms (~30 us). A price that changes sign
+ * with the program is not one to add: the price measured is given, times
+ * the count, where the trace says it ran on such a machine with 4 CPUs or
+ * fewer; on 16 the placebo cost nothing measurable (docs/PERFORMANCE.md,
+ * "Wake-ups on a 2-vCPU VM"). "" for older traces. */
 #define WAKE_PRICE_HALT_NS 120000    /* guest halt-polling 0: idle CPUs halt at once */
 #define WAKE_PRICE_POLL_NS 30000     /* halt-polling at the kernel's 200 us */
 static void wakeups_clause(const struct rm_selfcost *c, char *buf, size_t cap)

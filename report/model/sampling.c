@@ -6,6 +6,23 @@
 #include <string.h>
 #include "model.h"
 
+/* How the machine's idle CPUs wait, and the sampling rule; 1: key was one. */
+static int machine_attr(struct rm_selfcost *c, const char *key, int64_t v, const char *s)
+{
+    if (!strcmp(key, "cltrace.hypervisor"))
+        c->hypervisor = v != 0;
+    else if (!strcmp(key, "cltrace.guest_halt_poll_ns")) {
+        c->guest_halt_poll_ns = v > 0 ? (uint64_t)v : 0;
+        c->halt_poll_known = 1;
+    } else if (!strcmp(key, "cltrace.cpuidle_driver") && s)
+        snprintf(c->cpuidle_driver, sizeof c->cpuidle_driver, "%s", s);
+    else if (!strcmp(key, "cltrace.sampling") && s)
+        snprintf(c->sampling, sizeof c->sampling, "%s", s);
+    else
+        return 0;
+    return 1;
+}
+
 void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char *s)
 {
     static const struct { const char *key; size_t off; } ints[] = {
@@ -40,23 +57,8 @@ void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char
             c->runs_known |= !strcmp(key, "cltrace.sched_own_runs");
             return;
         }
-    if (!strcmp(key, "cltrace.hypervisor")) {
-        c->hypervisor = v != 0;
+    if (machine_attr(c, key, v, s))
         return;
-    }
-    if (!strcmp(key, "cltrace.guest_halt_poll_ns")) {
-        c->guest_halt_poll_ns = v > 0 ? (uint64_t)v : 0;
-        c->halt_poll_known = 1;
-        return;
-    }
-    if (!strcmp(key, "cltrace.cpuidle_driver") && s) {
-        snprintf(c->cpuidle_driver, sizeof c->cpuidle_driver, "%s", s);
-        return;
-    }
-    if (!strcmp(key, "cltrace.sampling") && s) {
-        snprintf(c->sampling, sizeof c->sampling, "%s", s);
-        return;
-    }
     /* "name|work_dim|g0,g1,g2|l0,l1,l2 or NULL|count": launches left untimed */
     if (strncmp(key, "cltrace.sampled_out.", 20) != 0 || !s)
         return;

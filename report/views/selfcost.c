@@ -85,7 +85,11 @@ double selfcost_cpus_busy_percent(const struct rm_model *m)
  * under cltrace in paired runs, against ~1.5 ms of cltrace's exit (no
  * stage of it found to hold the excess, no cause found); where another
  * process holds the GPU, the end is ~60 ms and cltrace's exit adds only
- * itself (docs/PERFORMANCE.md, "The GPU's only user, measured again"). */
+ * itself (docs/PERFORMANCE.md, "The GPU's only user, measured again").
+ * On PoCL over 16 cores, 6-8 of 20-25 untraced ends took 0.3 ms instead of
+ * ~2.8: a kernel path held the memory as the last thread left and a
+ * kernel worker gave it back later (mmput_async_fn); traced, 1 in 20-25
+ * (docs/PERFORMANCE.md, "The 16-core host's two kernel ends"). */
 /* Loading the library is timed from outside only (+0.2 ms from fork to
  * main on 2 cores). Preloaded, it is first in the symbol scope: every
  * symbol a library loaded later looks up passes its hash table first, ~10
@@ -95,7 +99,9 @@ double selfcost_cpus_busy_percent(const struct rm_model *m)
                 "for each symbol a library loaded later looks up)"
 #define PROCESS_END "the process's end after the trace closed, mostly the kernel's (the driver's teardown: on NVIDIA, " \
                     "where the process is the GPU's last user, the GPU's de-initialization, which ran several ms " \
-                    "longer under cltrace; cltrace's threads and memory let go)"
+                    "longer under cltrace; cltrace's threads and memory let go; on a 16-core host a third of " \
+                    "untraced PoCL runs left their memory to a kernel worker after the process was gone, ~2.5 ms " \
+                    "sooner, and nearly none under cltrace, whose exit is longer)"
 
 /* Its threads' turns on a CPU while the app ran, said where the trace has
  * them (not counted). A wake-up is nearly free in CPU time, yet on a

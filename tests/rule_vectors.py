@@ -126,6 +126,18 @@ def vectors(work):
     t.slice(t.thread, 10, 100, "clFinish", result="CL_SUCCESS")
     t.attrs(cltrace__version="0.1", cltrace__dropped_calls=1234)
     v["dropped-calls"] = (t, "1234 calls not recorded (the tracer's buffer was full): every count in this report is short by them")
+    # halting-idle-cpus: a 2-CPU VM whose idle CPUs halt at once, the app's
+    # threads put on a CPU 18,000 times in 0.2 s (small blocking transfers)
+    t = Trace()
+    t.slice(t.thread, 10, 100, "clFinish", result="CL_SUCCESS")
+    t.attrs(cltrace__version="0.1", cltrace__cpus=2, cltrace__sched_span_ns=200000000, cltrace__sched_own_cpu_ns=5000000,
+            cltrace__sched_app_cpu_ns=140000000, cltrace__sched_app_wait_ns=40000000, cltrace__sched_own_runs=200,
+            cltrace__sched_app_runs=18000, cltrace__hypervisor=1, cltrace__cpuidle_driver="haltpoll",
+            cltrace__guest_halt_poll_ns=0)
+    v["halting-idle-cpus"] = (t, "the app's threads were put on a CPU 18000 times in 0.200 s (90000 a second: "
+                              "hand-offs between threads) on a 2-CPU virtual machine whose idle CPUs halt at once "
+                              "(cpuidle haltpoll, guest halt-polling 0 ns): each wake of an idle CPU goes through the "
+                              "hypervisor")
     return v
 
 
@@ -158,6 +170,35 @@ def main():
            "(cltrace probe) (10.00 GB/s)"
     if len(got) != 1 or got[0]["numbers"] != want or abs(got[0]["estimated_gain_ns"] - 8 * (1048576 - 104857.6)) > 2:
         print("FAIL low-bandwidth against the probe: %s\n     want: %s" % (got, want))
+        failed = 1
+    # halting-idle-cpus: none where the idle CPUs poll, nor on bare metal,
+    # nor for an app whose threads seldom hand off
+    for change in ({"cltrace.guest_halt_poll_ns": 200000}, {"cltrace.hypervisor": 0}, {"cltrace.sched_app_runs": 900}):
+        t = vectors(work)["halting-idle-cpus"][0]
+        for p in t.t.packet:
+            for a in p.trace_attributes.attribute:
+                if a.key in change:
+                    a.long_value = change[a.key]
+        t.save("%s/idle.pftrace" % work)
+        out = json.loads(subprocess.run([report, "--format", "json", "%s/idle.pftrace" % work], capture_output=True,
+                                        text=True).stdout)
+        if [f for f in out["findings"] if f["rule"] == "halting-idle-cpus"]:
+            print("FAIL halting-idle-cpus with %s: %s" % (change, out["findings"]))
+            failed = 1
+    # another cpuidle driver (none: HLT) halts at once whatever the parameter says
+    t = vectors(work)["halting-idle-cpus"][0]
+    for p in t.t.packet:
+        for a in p.trace_attributes.attribute:
+            if a.key == "cltrace.cpuidle_driver":
+                a.string_value = "none"
+            if a.key == "cltrace.guest_halt_poll_ns":
+                a.long_value = 200000
+    t.save("%s/idle.pftrace" % work)
+    out = json.loads(subprocess.run([report, "--format", "json", "%s/idle.pftrace" % work], capture_output=True,
+                                    text=True).stdout)
+    got = [f["numbers"] for f in out["findings"] if f["rule"] == "halting-idle-cpus"]
+    if len(got) != 1 or "(cpuidle none): each wake" not in got[0]:
+        print("FAIL halting-idle-cpus, cpuidle none: %s" % got)
         failed = 1
     # and the build options that fix it: nothing
     t = vectors(work)["build-options"][0]

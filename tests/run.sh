@@ -791,7 +791,7 @@ PY
 import sys, xml.etree.ElementTree as ET
 s = ET.parse(sys.argv[1]).getroot().find("testsuite")
 cases = {c.get("name"): c for c in s.findall("testcase")}
-assert s.get("tests") == str(len(cases)) == "17" and s.get("failures") == "2", s.attrib
+assert s.get("tests") == str(len(cases)) == "18" and s.get("failures") == "2", s.attrib
 assert cases["api-errors"].find("failure") is not None and cases["work-group-multiple"].find("failure") is not None
 assert cases["small-transfers"].find("failure") is None
 PY
@@ -857,7 +857,7 @@ t_report_asan_every_format() {
 t_report_rule_vectors() {
     # synthetic traces for the rules the PoCL programs cannot pin down
     # (low bandwidth, small groups, serialization, idle device, build options,
-    # dropped calls): each makes exactly its finding, numbers included
+    # dropped calls, halting idle CPUs): each makes exactly its finding, numbers included
     (cd tests && $PY rule_vectors.py "$B/cltrace-report" "$WORK")
 }
 

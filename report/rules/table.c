@@ -11,7 +11,7 @@
 /* The families, one file each (declared here, the one place that uses them). */
 rule_family_fn rules_dropped_calls, rules_api_errors, rules_leaks, rules_use_after_release, rules_small_transfers,
     rules_low_bandwidth, rules_work_groups, rules_occupancy, rules_serialization, rules_device_idle,
-    rules_source_hints, rules_build_options, rules_nan;
+    rules_source_hints, rules_build_options, rules_nan, rules_halting_idle_cpus;
 
 const struct rule rule_table[] = {
     { "dropped-calls", SEV_WARNING, "the tracer's buffer was full and calls were not recorded", "",
@@ -54,6 +54,10 @@ const struct rule rule_table[] = {
       rules_source_hints },
     { "build-options", SEV_INFO, "float math (math built-ins, `+= a * b`) built without "
       "`-cl-mad-enable`/`-cl-fast-relaxed-math`", "seed 001", rules_build_options },
+    { "halting-idle-cpus", SEV_INFO, "a virtual machine whose idle CPUs halt at once (its cpuidle driver is not "
+      "`haltpoll`, or `guest_halt_poll_ns` is 0), where the app's threads were put on a CPU 5,000 times a second or "
+      "more (hand-offs between threads): each wake of an idle CPU goes through the hypervisor",
+      "measured on a 2-vCPU KVM guest (docs/PERFORMANCE.md)", rules_halting_idle_cpus },
     { NULL, 0, NULL, NULL, NULL },
 };
 

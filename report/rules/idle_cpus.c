@@ -10,7 +10,7 @@
  * 2-vCPU VM"): 4,000 small blocking writes on PoCL 177 -> 140 ms, a write
  * + kernel + finish loop 271 -> 120 ms, a 0.05 s program 50 -> 44 ms, a
  * device-bound loop 496 -> 458 ms; a launch loop and 1 M light calls
- * (few hand-offs) unchanged. The app's threads were put on a CPU 8,000 to
+ * (few hand-offs) unchanged. The app's threads were put on a CPU 7,700 to
  * 110,000 times a second in the first four, ~2,000 in the light calls. */
 #include <stdio.h>
 #include <string.h>

@@ -52,7 +52,7 @@ def untraced_env(who, platform, needed=()):
     platform picked), after checking the files a script needs are built."""
     for f in needed:
         if not os.access(f, os.R_OK if f.endswith(".so") else os.X_OK):
-            sys.exit("%s: %s missing: make all build/tests/bench_calls build/tests/last_fini.so" % (who, f))
+            sys.exit("%s: %s missing: make all %s" % (who, f, os.path.relpath(f, ROOT)))
     env = dict(os.environ, CLTRACE_QUIET="1")
     env.pop("LD_PRELOAD", None)
     if platform:

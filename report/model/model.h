@@ -4,6 +4,7 @@
 #define CLT_REPORT_MODEL_H
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define RM_MAX_NAME 128
 #define RM_MAX_SITE 400         /* a call stack, innermost frame first, as text */
@@ -256,6 +257,16 @@ int rm_bw_bin(double gbps);
  * after reading, each sampled kernel's device time extrapolated */
 struct rm_kernel *rm_kernel_find(struct rm_model *m, const char *name, const struct rm_kernel *cfg);
 void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char *s);
+/* How the traced machine's idle CPUs wait: 1 they halt at once (a cpuidle
+ * driver other than haltpoll, whose halt-polling it is: none means HLT; or
+ * its guest_halt_poll_ns 0), 0 they poll first, -1 the trace cannot tell.
+ * The self-cost sentence and the halting-idle-cpus rule both ask. */
+static inline int rm_idle_halts(const struct rm_selfcost *c)
+{
+    if (strcmp(c->cpuidle_driver, "haltpoll"))
+        return 1;
+    return c->halt_poll_known ? c->guest_halt_poll_ns == 0 : -1;
+}
 void rm_extrapolate(struct rm_model *m);
 /* The next packet of an open trace file (zlib reads gzip and raw alike):
  * RM_FRAME_OK with its bytes in *buf (*len of them), or why there is none. */

@@ -25,9 +25,9 @@ void rules_halting_idle_cpus(const struct rm_model *m, const struct thresholds *
     const struct rm_selfcost *c = &m->self;
     if (!c->runs_known || !c->hypervisor || !c->sched_span_ns || c->sched_app_runs < HANDOFFS_MIN)
         return;
-    int haltpoll = !strcmp(c->cpuidle_driver, "haltpoll");
-    if (haltpoll && (!c->halt_poll_known || c->guest_halt_poll_ns > 0))
+    if (rm_idle_halts(c) != 1)
         return;                  /* its idle CPUs poll first (or the trace cannot tell) */
+    int haltpoll = !strcmp(c->cpuidle_driver, "haltpoll");
     double span_s = c->sched_span_ns / 1e9, rate = c->sched_app_runs / span_s;
     if (rate < HANDOFFS_PER_S)
         return;

@@ -129,13 +129,11 @@ static void wakeups_clause(const struct rm_selfcost *c, char *buf, size_t cap)
     if (n < 0 || (size_t)n >= cap || !c->hypervisor)
         return;
     const char *driver = c->cpuidle_driver[0] ? c->cpuidle_driver : "unknown";
-    /* halt-polling is the haltpoll driver's: under another (none: HLT)
-     * an idle CPU halts at once whatever the parameter says */
-    int polls = !strcmp(driver, "haltpoll") && c->halt_poll_known && c->guest_halt_poll_ns > 0;
-    if (c->cpus > 4)          /* measured on 2 vCPUs; with many, an idle one is rarely the one wanted */
+    int halts = rm_idle_halts(c);
+    if (c->cpus > 4 || halts < 0)  /* measured on 2 vCPUs; with many, an idle one is rarely the one wanted */
         snprintf(buf + n, cap - (size_t)n, ", more on a virtual machine like this one (cpuidle %s), where waking an "
                  "idle CPU may leave the hypervisor", driver);
-    else if (!polls)
+    else if (halts)
         snprintf(buf + n, cap - (size_t)n, ", most on a small virtual machine like this one, whose idle CPUs halt at "
                  "once (cpuidle %s%s): on a 2-vCPU one a thread's empty wake-ups delayed small blocking transfers on "
                  "PoCL ~%.0f us each (up to %.3f s here at that price) and made a write + kernel + finish loop faster",

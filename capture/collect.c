@@ -421,6 +421,7 @@ static void wait_for_collector(void)
 {
     uint64_t t0 = clt_now(), paced = 0;
     struct timespec start, now, ts = { 0, 20000 };
+    clt_own_threads_lift(CLT_LIFT_COLLECTOR);
     clock_gettime(CLOCK_MONOTONIC, &start);
     do {
         uint64_t a = clt_now();

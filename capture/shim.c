@@ -391,6 +391,9 @@ struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max)
         long left = limit - ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec));
         if (left <= 0 || !__atomic_load_n(&clt_active, __ATOMIC_RELAXED))
             goto drop;
+        /* the app waits for the writer: at idle priority it would get
+         * no CPU while the app's other threads want them all */
+        clt_own_threads_lift(CLT_LIFT_RING);
         uint32_t seq = __atomic_load_n(&th->wake_seq, __ATOMIC_SEQ_CST);
         __atomic_store_n(&th->waiting, 1, __ATOMIC_SEQ_CST);
         clt_writer_kick();
@@ -432,8 +435,10 @@ static void at_exit(void)
      * still on, so their completions are recorded. */
     uint64_t t0 = clt_clock_ns(CLOCK_MONOTONIC);
     int recording = writer_state == 1 && clt_is_active();
-    if (recording)
+    if (recording) {
+        clt_own_threads_lift(CLT_LIFT_EXIT);     /* the exit waits for them */
         clt_writer_exit_begins();
+    }
     uint64_t unfinished = recording ? clt_commands_drain(2000, 20000) : 0;
     uint64_t exit_wait_ns = clt_clock_ns(CLOCK_MONOTONIC) - t0;
     if (!__atomic_exchange_n(&clt_active, 0, __ATOMIC_ACQ_REL) && writer_state != 1)
@@ -473,6 +478,7 @@ static int writer_running(void)
 static void write_out_before_dying(void)
 {
     if (writer_running()) {
+        clt_own_threads_lift(CLT_LIFT_FLUSH);
         clt_commands_drain(100, 250);
         clt_writer_flush_now(500);
     }

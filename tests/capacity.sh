@@ -105,3 +105,71 @@ t_full_buffer_drops_only_when_asked_and_said() {
     "$B/cltrace-report" "$trace" | head -n 1 | grep -q "^WARNING: [0-9]* calls were dropped"
     "$B/cltrace-report" --format json "$trace" | $PY -c 'import json,sys; f=json.load(sys.stdin)["findings"]; assert f[0]["rule"] == "dropped-calls", f[0]'
 }
+
+# The policy (5: SCHED_IDLE, 0: SCHED_OTHER) of the running process $1's
+# thread named $2 (/proc/PID/task/TID/stat, field 41).
+thread_policy() {
+    local t
+    for t in /proc/"$1"/task/*; do
+        [ "$(cat "$t/comm" 2>/dev/null)" = "$2" ] && { awk '{ sub(/.*\) /, ""); print $39 }' "$t/stat"; return; }
+    done
+}
+
+t_own_threads_idle_and_lifted_while_the_app_waits() {
+    # cltrace's threads run at idle priority (writer/ownthreads.c). An app
+    # whose threads take every CPU (spinners, one a CPU) leaves them none
+    # until its calling thread waits for ring room: they go back to normal
+    # priority then, every call is recorded in order, and the trace says so
+    local n out a
+    n=$(nproc)
+    out=$(CLTRACE_LIBRARY=$T/libfakecl.so CLTRACE_OUTPUT="$WORK/sp.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM \
+          timeout 300 "$T/threads" 1 2000000 --fake --spin "$n" 2>&1)
+    echo "$out" | grep -q "threads=1 calls=2000000" || { echo "$out"; return 1; }
+    "$T/trace_order" "$(trace_of "$WORK/sp")" 1 2000000
+    a=$($PY tests/tracedump.py --attributes "$(trace_of "$WORK/sp")")
+    echo "$a" | $PY -c 'import json, sys; a = json.load(sys.stdin); print({k: v for k, v in a.items() if "own_threads" in k or "dropped" in k})'
+    echo "$a" | $PY -c 'import json, sys; a = json.load(sys.stdin)
+assert a.get("cltrace.own_threads_priority") == "idle", a.get("cltrace.own_threads_priority")
+assert a.get("cltrace.own_threads_lifted") == "an app thread waited for room in its ring"
+assert a.get("cltrace.own_threads_lifts", 0) >= 1'
+    rm -f "$WORK"/sp.*.pftrace*
+    # while the app runs: the writer and the collector at idle priority
+    CLTRACE_OUTPUT="$WORK/sq.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM \
+        "$T/bench_calls" enqueue 1 --nap-us 1500000 > /dev/null &
+    local pid=$!
+    sleep 1
+    [ "$(thread_policy $pid cltrace-writer)" = 5 ] && [ "$(thread_policy $pid cltrace-collect)" = 5 ] ||
+        { echo "writer $(thread_policy $pid cltrace-writer), collector $(thread_policy $pid cltrace-collect)"; wait; return 1; }
+    wait $pid
+    rm -f "$WORK"/sq.*.pftrace*
+    # where they could not be put back (no CAP_SYS_NICE, RLIMIT_NICE below
+    # 20): normal priority, and why
+    if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && [ "$(ulimit -He)" != unlimited ] &&
+       [ "$(ulimit -He)" -lt 20 ]; then
+        CLTRACE_OUTPUT="$WORK/sn.%p.pftrace" CLTRACE_QUIET=1 setpriv --bounding-set -sys_nice env LD_PRELOAD=$SHIM \
+            "$T/bench_calls" enqueue 1 --nap-us 1500000 > /dev/null &
+        pid=$!
+        sleep 1
+        [ "$(thread_policy $pid cltrace-writer)" = 0 ] || { echo "writer $(thread_policy $pid cltrace-writer)"; wait; return 1; }
+        wait $pid
+        $PY tests/tracedump.py --attributes "$(trace_of "$WORK/sn")" | $PY -c 'import json, sys; a = json.load(sys.stdin)
+assert a.get("cltrace.own_threads_priority") == "normal", a
+assert "CAP_SYS_NICE" in a.get("cltrace.own_threads_normal_why", ""), a'
+        rm -f "$WORK"/sn.*.pftrace*
+    else
+        echo "SKIP part: not root with setpriv and RLIMIT_NICE's hard limit below 20: the normal-priority case not run"
+    fi
+}
+
+t_own_threads_lift_tsan() {
+    # the lifts and their undoing under ThreadSanitizer: a calling thread
+    # waiting for ring room behind spinners, the writer settling after
+    local out
+    out=$(CLTRACE_LIBRARY=$T/libfakecl.so TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
+          CLTRACE_OUTPUT="$WORK/spt.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$B/tsan/libcltrace.so \
+          "$T/threads-tsan" 2 300000 --fake --spin "$(nproc)" 2>&1)
+    ! echo "$out" | grep -q ThreadSanitizer || { echo "$out" | head -30; return 1; }
+    echo "$out" | grep -q "threads=2 calls=600000"
+    "$T/trace_order" "$(trace_of "$WORK/spt")" 2 300000
+    rm -f "$WORK"/spt.*.pftrace*
+}

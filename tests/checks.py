@@ -263,21 +263,30 @@ def check_report_selfcost(report_dir, sampled=""):
     if "competing_ns" in sc:
         expect(sc.get("sched_own_runs", 0) > 0 and sc.get("sched_app_runs", 0) > 0 and
                isinstance(sc.get("hypervisor"), bool), "json self_cost runs %r" % sc)
-        expect(("its threads' %d turns on a CPU while the app ran (the app's threads': %d)"
-                % (sc["sched_own_runs"], sc["sched_app_runs"])) in txt, "text: the wake-ups are not said")
+        expect(("its threads' %d wake-ups while the app ran (of %d turns on a CPU; the app's threads' turns: %d)"
+                % (sc.get("sched_own_wakeups", -1), sc["sched_own_runs"], sc["sched_app_runs"])) in txt,
+               "text: the wake-ups are not said")
+        # read after the turns, a file apart: a thread may have slept once more since
+        expect(0 <= sc.get("sched_own_wakeups", -1) <= sc["sched_own_runs"] + 8, "json sched_own_wakeups %r" % sc)
         idle = "/sys/module/haltpoll/parameters/guest_halt_poll_ns"
         if os.path.exists(idle):
             expect(sc.get("guest_halt_poll_ns") == int(open(idle).read()), "json guest_halt_poll_ns %r" % sc)
             expect(not sc["hypervisor"] or "virtual machine like this one" in txt, "text: the VM is not said")
+    # the priority its threads ran at, said in the estimate (writer/ownthreads.c)
+    pri = {"idle": r", at idle priority \(an app thread that wakes takes their CPU at once\)",
+           "normal": r", at normal priority \([^)]*\)"}.get(sc.get("own_threads_priority"), "MISSING")
+    if sc.get("own_threads_lifted"):
+        pri = r", at idle priority but put back at normal [0-9]+ times? while the app waited for them \([^)]*\)"
+    expect(sc.get("own_threads_priority") in ("idle", "normal"), "json own_threads_priority %r" % sc)
     expect(int(props.get("cltrace.self_total_ns", "0")) == sc.get("total_ns"),
            "junit self_total_ns %r" % props.get("cltrace.self_total_ns"))
     for name, text in (("text", txt), ("markdown", md), ("html", html), ("junit", props.get("cltrace.self_cost", ""))):
         q = r"(?:'|&#39;|&#x27;|&apos;)"
         expect(re.search(r"cltrace added %.3f s .* at exit [0-9.]+ s \([0-9.]+ s collecting device times, [0-9.]+ s "
                          r"finishing the trace\); [0-9.]+ s starting(?:; %.3f s its own threads took from the app%ss "
-                         r"\(an estimate: their [0-9.]+ s of CPU while the app ran, the app%ss threads wanting [0-9.]+ of "
+                         r"\(an estimate: their [0-9.]+ s of CPU while the app ran%s, the app%ss threads wanting [0-9.]+ of "
                          r"the [0-9]+ CPUs on average and waiting for one [0-9.]+ s per s of CPU run\))?\. Not counted: its own threads%s [0-9.]+ s of CPU"
-                         % (sc.get("total_ns", 0) / 1e9, sc.get("competing_ns", 0) / 1e9, q, q, q), text),
+                         % (sc.get("total_ns", 0) / 1e9, sc.get("competing_ns", 0) / 1e9, q, pri.replace("'", q), q, q), text),
                name + ": the whole run's cost (exit, start, what is not counted) is not stated")
     expect(js.get("devices") and js["devices"][0].get("clock_residual_ns", -1) >= 0, "json devices %r" % js.get("devices"))
     floor = js["devices"][0].get("clock_floor_ns", 0)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "trace/clock.h"
 #include "common/job.h"
+#include "writer.h"
 #include "objects.h"
 #include "trace/record.h"
 #include "symbols.h"
@@ -47,6 +48,7 @@ struct clt_writer {
         int known;
         uint64_t span_ns, own_cpu_ns, app_cpu_ns, app_wait_ns;
         uint64_t own_runs, app_runs;    /* times on a CPU: each a wake-up, or a turn after a preemption */
+        uint64_t own_wakeups;           /* of own_runs, wake-ups (voluntary switches) */
     } sched;
     struct clt_idle {         /* how the machine's idle CPUs wait (selfcost.c) */
         int hypervisor;       /* 1: a virtual machine (CPUID), 0: not, -1: unknown */
@@ -87,7 +89,11 @@ void clt_cost_emit(struct clt_writer *w);
 void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns, uint64_t writer_cpu_ns);
 void clt_cost_exit(struct clt_writer *w, struct clt_attrs *a);   /* last: the exit up to now */
 void clt_cost_sched_sample(struct clt_writer *w);   /* into w->sched, as the exit begins */
+/* ownthreads.c: cltrace's own threads, their priority */
 void clt_own_threads_forget(void);                    /* a fork child's: none yet */
+int clt_own_thread_is(long tid);
+void clt_own_threads_attrs(struct clt_attrs *a, uint64_t start_ns);
+void clt_own_threads_settle(void);                    /* the writer, caught up */
 
 /* calls.c: API calls, one sequence per recording thread */
 struct clt_seq;

@@ -147,46 +147,6 @@ static uint64_t process_start_ns(void)
     return (uint64_t)ticks * (1000000000ull / (uint64_t)hz);
 }
 
-/* cltrace's own threads by kernel id, while they run: telling them from
- * the app's by their names read two files a thread, ~0.1 ms of a 2-core
- * exit of 1.3 ms. Eight at most (it has five); one past them counts as
- * the app's. */
-#define OWN_MAX 8
-static _Atomic int own_tid[OWN_MAX];
-
-void clt_own_thread_begin(const char *name)
-{
-    pthread_setname_np(pthread_self(), name);
-    int tid = (int)syscall(SYS_gettid), free_slot = 0;
-    for (int i = 0; i < OWN_MAX; i++, free_slot = 0)
-        if (__atomic_compare_exchange_n(&own_tid[i], &free_slot, tid, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-            return;
-}
-
-void clt_own_thread_end(void)
-{
-    int tid = (int)syscall(SYS_gettid);
-    for (int i = 0; i < OWN_MAX; i++) {
-        int mine = tid;
-        __atomic_compare_exchange_n(&own_tid[i], &mine, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
-    }
-}
-
-/* In a fork child: the parent's threads are not its own. */
-void clt_own_threads_forget(void)
-{
-    for (int i = 0; i < OWN_MAX; i++)
-        __atomic_store_n(&own_tid[i], 0, __ATOMIC_RELAXED);
-}
-
-static int own_thread(long tid)
-{
-    for (int i = 0; i < OWN_MAX; i++)
-        if (__atomic_load_n(&own_tid[i], __ATOMIC_ACQUIRE) == tid)
-            return 1;
-    return 0;
-}
-
 /* How the machine's idle CPUs wait for work. On a virtual machine an idle
  * CPU that halts at once leaves the hypervisor, and waking it costs a trip
  * back: a program whose threads hand work to each other (PoCL's blocking
@@ -209,6 +169,23 @@ static void idle_sample(struct clt_idle *idle)
     char *end;
     long long v = strtoll(line, &end, 10);
     idle->halt_poll_ns = end != line && v >= 0 ? v : -1;
+}
+
+/* A thread's sleeps, each ended by a wake-up: its turns on a CPU less
+ * those that followed a preemption (at idle priority most of them). */
+static uint64_t voluntary_switches(const char *tid)
+{
+    char path[64], line[128];
+    unsigned long long n = 0;
+    snprintf(path, sizeof path, "/proc/self/task/%.20s/status", tid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "voluntary_ctxt_switches: %llu", &n) == 1)
+            break;
+    fclose(f);
+    return n;
 }
 
 /* Every thread's line of /proc/self/task/N/schedstat as the app's exit
@@ -234,9 +211,10 @@ void clt_cost_sched_sample(struct clt_writer *w)
         clt_read_comm(path, line, sizeof line, "");
         if (sscanf(line, "%llu %llu %llu", &run, &wait, &runs) < 2)
             continue;
-        if (own_thread(strtol(e->d_name, NULL, 10))) {
+        if (clt_own_thread_is(strtol(e->d_name, NULL, 10))) {
             sc.own_cpu_ns += run;
             sc.own_runs += runs;
+            sc.own_wakeups += voluntary_switches(e->d_name);
         } else {
             sc.app_cpu_ns += run;
             sc.app_wait_ns += wait;
@@ -292,12 +270,14 @@ void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns,
     /* start-up as the app's main thread paid it; the exit's figure comes
      * after these are written (clt_cost_exit) */
     clt_attr_int(a, "cltrace.load_ns", (int64_t)w->load_ns);
+    clt_own_threads_attrs(a, w->start_ns);
     if (w->sched.known) {      /* the scheduler's account as the exit began (clt_cost_sched_sample) */
         clt_attr_int(a, "cltrace.sched_span_ns", (int64_t)w->sched.span_ns);
         clt_attr_int(a, "cltrace.sched_own_cpu_ns", (int64_t)w->sched.own_cpu_ns);
         clt_attr_int(a, "cltrace.sched_app_cpu_ns", (int64_t)w->sched.app_cpu_ns);
         clt_attr_int(a, "cltrace.sched_app_wait_ns", (int64_t)w->sched.app_wait_ns);
         clt_attr_int(a, "cltrace.sched_own_runs", (int64_t)w->sched.own_runs);
+        clt_attr_int(a, "cltrace.sched_own_wakeups", (int64_t)w->sched.own_wakeups);
         clt_attr_int(a, "cltrace.sched_app_runs", (int64_t)w->sched.app_runs);
         if (w->idle.hypervisor >= 0)
             clt_attr_int(a, "cltrace.hypervisor", w->idle.hypervisor);

@@ -527,6 +527,8 @@ static void rec_snapshot(struct clt_writer *w)
 
 const char *clt_writer_snapshot(const char *why, unsigned timeout_ms)
 {
+    if (timeout_ms)             /* waited for: the writer gets its CPU */
+        clt_own_threads_lift(CLT_LIFT_SNAPSHOT);
     if (!clt_rec_on()) {
         clt_writer_flush_now(timeout_ms);
         return W.path;
@@ -783,6 +785,7 @@ static void *writer_main(void *arg)
             clt_writer_flush(&W);
             last_flush = now;
         }
+        clt_own_threads_settle();       /* caught up: back to idle priority a while after a lift */
         struct timespec ts = { 0, idle_us * 1000 };
         uint32_t seq = __atomic_load_n(&wake_seq, __ATOMIC_SEQ_CST);
         __atomic_store_n(&sleeping, 1, __ATOMIC_SEQ_CST);

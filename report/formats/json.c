@@ -161,12 +161,28 @@ static void selfcost(FILE *o, const struct rm_model *m)
             fprintf(o, ",\"sched_own_runs\":%llu,\"sched_app_runs\":%llu,\"hypervisor\":%s",
                     (unsigned long long)c->sched_own_runs, (unsigned long long)c->sched_app_runs,
                     c->hypervisor ? "true" : "false");
+            if (c->wakeups_known)
+                fprintf(o, ",\"sched_own_wakeups\":%llu", (unsigned long long)c->sched_own_wakeups);
             if (c->cpuidle_driver[0]) {
                 fprintf(o, ",\"cpuidle_driver\":");
                 json_str(o, c->cpuidle_driver);
             }
             if (c->halt_poll_known)
                 fprintf(o, ",\"guest_halt_poll_ns\":%llu", (unsigned long long)c->guest_halt_poll_ns);
+        }
+        if (c->own_priority[0]) {
+            fprintf(o, ",\"own_threads_priority\":");
+            json_str(o, c->own_priority);
+            if (c->own_normal_why[0]) {
+                fprintf(o, ",\"own_threads_normal_why\":");
+                json_str(o, c->own_normal_why);
+            }
+            if (c->own_lifted[0]) {
+                fprintf(o, ",\"own_threads_lifted\":");
+                json_str(o, c->own_lifted);
+                fprintf(o, ",\"own_threads_lifted_at_ns\":%llu,\"own_threads_lifts\":%llu",
+                        (unsigned long long)c->own_lifted_at_ns, (unsigned long long)c->own_lifts);
+            }
         }
         fprintf(o, ",\"text\":");
         json_str(o, s);

@@ -176,12 +176,21 @@ struct rm_selfcost {            /* what cltrace added to the run (selfcost.c) */
     /* times on a CPU, cltrace's threads and the app's (traces from 2026-11-26 on: runs_known) */
     int runs_known;
     uint64_t sched_own_runs, sched_app_runs;
+    /* of cltrace's, the wake-ups (traces from 2026-11-27 on: wakeups_known) */
+    int wakeups_known;
+    uint64_t sched_own_wakeups;
     /* how the machine's idle CPUs wait: a virtual machine (0: not, or not
      * stated), the cpuidle driver ("" not stated), the guest's halt-polling
      * window (where halt_poll_known) */
     int hypervisor, halt_poll_known;
     char cpuidle_driver[32];
     uint64_t guest_halt_poll_ns;
+    /* the priority cltrace's threads ran at ("idle", "normal"; "" not
+     * stated: traces before 2026-11-27), why normal, why and when (ns into
+     * the run) they were first put back at normal priority ("" never) and
+     * how many times */
+    char own_priority[8], own_normal_why[160], own_lifted[80];
+    uint64_t own_lifted_at_ns, own_lifts;
     char sampling[160];         /* "off" or the sampling rule */
 };
 

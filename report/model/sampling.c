@@ -16,6 +16,16 @@ static int machine_attr(struct rm_selfcost *c, const char *key, int64_t v, const
         c->halt_poll_known = 1;
     } else if (!strcmp(key, "cltrace.cpuidle_driver") && s)
         snprintf(c->cpuidle_driver, sizeof c->cpuidle_driver, "%s", s);
+    else if (!strcmp(key, "cltrace.own_threads_priority") && s)
+        snprintf(c->own_priority, sizeof c->own_priority, "%s", s);
+    else if (!strcmp(key, "cltrace.own_threads_normal_why") && s)
+        snprintf(c->own_normal_why, sizeof c->own_normal_why, "%s", s);
+    else if (!strcmp(key, "cltrace.own_threads_lifted") && s)
+        snprintf(c->own_lifted, sizeof c->own_lifted, "%s", s);
+    else if (!strcmp(key, "cltrace.own_threads_lifted_at_ns"))
+        c->own_lifted_at_ns = v > 0 ? (uint64_t)v : 0;
+    else if (!strcmp(key, "cltrace.own_threads_lifts"))
+        c->own_lifts = v > 0 ? (uint64_t)v : 0;
     else if (!strcmp(key, "cltrace.sampling") && s)
         snprintf(c->sampling, sizeof c->sampling, "%s", s);
     else
@@ -45,6 +55,7 @@ void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char
         { "cltrace.sched_app_cpu_ns", offsetof(struct rm_selfcost, sched_app_cpu_ns) },
         { "cltrace.sched_app_wait_ns", offsetof(struct rm_selfcost, sched_app_wait_ns) },
         { "cltrace.sched_own_runs", offsetof(struct rm_selfcost, sched_own_runs) },
+        { "cltrace.sched_own_wakeups", offsetof(struct rm_selfcost, sched_own_wakeups) },
         { "cltrace.sched_app_runs", offsetof(struct rm_selfcost, sched_app_runs) },
     };
     struct rm_selfcost *c = &m->self;
@@ -55,6 +66,7 @@ void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char
             c->exit_known |= !strcmp(key, "cltrace.exit_ns");
             c->sched_known |= !strcmp(key, "cltrace.sched_span_ns");
             c->runs_known |= !strcmp(key, "cltrace.sched_own_runs");
+            c->wakeups_known |= !strcmp(key, "cltrace.sched_own_wakeups");
             return;
         }
     if (machine_attr(c, key, v, s))

@@ -123,9 +123,17 @@ static void wakeups_clause(const struct rm_selfcost *c, char *buf, size_t cap)
     buf[0] = 0;
     if (!c->runs_known)
         return;
-    int n = snprintf(buf, cap, "its threads' %llu turns on a CPU while the app ran (the app's threads': %llu), "
-                     "each a wake-up that may delay an app thread waking on that CPU",
-                     (unsigned long long)c->sched_own_runs, (unsigned long long)c->sched_app_runs);
+    /* the wake-ups alone where the trace has them: at idle priority most
+     * turns follow a preemption, on a CPU the app's thread just left */
+    uint64_t wakes = c->wakeups_known ? c->sched_own_wakeups : c->sched_own_runs;
+    int n = c->wakeups_known
+            ? snprintf(buf, cap, "its threads' %llu wake-ups while the app ran (of %llu turns on a CPU; the app's "
+                       "threads' turns: %llu), each of which may delay an app thread waking on that CPU",
+                       (unsigned long long)wakes, (unsigned long long)c->sched_own_runs,
+                       (unsigned long long)c->sched_app_runs)
+            : snprintf(buf, cap, "its threads' %llu turns on a CPU while the app ran (the app's threads': %llu), "
+                       "each a wake-up that may delay an app thread waking on that CPU",
+                       (unsigned long long)c->sched_own_runs, (unsigned long long)c->sched_app_runs);
     if (n < 0 || (size_t)n >= cap || !c->hypervisor)
         return;
     const char *driver = c->cpuidle_driver[0] ? c->cpuidle_driver : "unknown";
@@ -138,13 +146,29 @@ static void wakeups_clause(const struct rm_selfcost *c, char *buf, size_t cap)
                  "once (cpuidle %s%s): on a 2-vCPU one a thread's empty wake-ups delayed small blocking transfers on "
                  "PoCL ~%.0f us each (up to %.3f s here at that price) and made a write + kernel + finish loop faster",
                  driver, !strcmp(driver, "haltpoll") ? ", guest halt-polling 0 ns" : "", WAKE_PRICE_HALT_NS / 1e3,
-                 c->sched_own_runs * (WAKE_PRICE_HALT_NS / 1e9));
+                 wakes * (WAKE_PRICE_HALT_NS / 1e9));
     else
         snprintf(buf + n, cap - (size_t)n, ", more on a small virtual machine like this one (cpuidle haltpoll, guest "
                  "halt-polling %llu us): on a 2-vCPU one polling 200 us a thread's empty wake-ups delayed small "
                  "blocking transfers on PoCL ~%.0f us each (up to %.3f s here at that price)",
                  (unsigned long long)(c->guest_halt_poll_ns / 1000), WAKE_PRICE_POLL_NS / 1e3,
-                 c->sched_own_runs * (WAKE_PRICE_POLL_NS / 1e9));
+                 wakes * (WAKE_PRICE_POLL_NS / 1e9));
+}
+
+/* The priority its threads ran at (writer/ownthreads.c), where the trace
+ * says: at idle priority a waking app thread takes their CPU at once; "" for
+ * older traces. */
+static void priority_clause(const struct rm_selfcost *c, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (!strcmp(c->own_priority, "normal"))
+        snprintf(buf, cap, ", at normal priority (%s)", c->own_normal_why[0] ? c->own_normal_why : "not said why");
+    else if (c->own_lifted[0])
+        snprintf(buf, cap, ", at idle priority but put back at normal %llu time%s while the app waited for them (the "
+                 "first %.3f s into the run: %s)", (unsigned long long)c->own_lifts, c->own_lifts == 1 ? "" : "s",
+                 c->own_lifted_at_ns / 1e9, c->own_lifted);
+    else if (c->own_priority[0])
+        snprintf(buf, cap, ", at idle priority (an app thread that wakes takes their CPU at once)");
 }
 
 /* "cltrace added 0.41 s (12 %) to this run": the whole run, what it leaves
@@ -172,14 +196,15 @@ static void whole_run_sentence(const struct rm_model *m, char *buf, size_t cap)
     if (want >= 0) {
         uint64_t own = c->writer_cpu_ns + c->collector_cpu_ns;
         uint64_t own_exit = own > c->sched_own_cpu_ns ? own - c->sched_own_cpu_ns : 0;
-        char wakeups[480];
+        char wakeups[480], priority[240];
         wakeups_clause(c, wakeups, sizeof wakeups);
+        priority_clause(c, priority, sizeof priority);
         snprintf(buf + n, cap - (size_t)n,
-                 "; %.3f s its own threads took from the app's (an estimate: their %.3f s of CPU while the app ran, "
+                 "; %.3f s its own threads took from the app's (an estimate: their %.3f s of CPU while the app ran%s, "
                  "the app's threads wanting %.2f of the %llu CPUs on average and waiting for one %.2f s per s of "
                  "CPU run). Not counted: %sits own threads' %.3f s of CPU at exit, inside the exit's figure; %s%s"
                  LOADING "; " PROCESS_END "; what its events cost the driver's own threads; device timing: %s",
-                 selfcost_competing_ns(m) / 1e9, c->sched_own_cpu_ns / 1e9, want, (unsigned long long)c->cpus,
+                 selfcost_competing_ns(m) / 1e9, c->sched_own_cpu_ns / 1e9, priority, want, (unsigned long long)c->cpus,
                  selfcost_app_wait_per_cpu(m), paced, own_exit / 1e9, wakeups, wakeups[0] ? "; " : "", timing);
         return;
     }

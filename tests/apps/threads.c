@@ -1,7 +1,9 @@
-/* N threads calling OpenCL at once: `threads THREADS CALLS [--fake]`.
- * Real mode (PoCL): each thread makes its own kernel and sets its argument
- * CALLS times. Fake mode (vendor = the fake library): no setup, a made-up
- * kernel handle. Prints how many calls each thread made. */
+/* N threads calling OpenCL at once: `threads THREADS CALLS [--fake]
+ * [--spin S]`. Real mode (PoCL): each thread makes its own kernel and sets
+ * its argument CALLS times. Fake mode (vendor = the fake library): no
+ * setup, a made-up kernel handle. --spin: S more threads computing, no
+ * OpenCL, until the calling threads are done (an app that wants every CPU).
+ * Prints how many calls each thread made. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 #include <pthread.h>
@@ -11,6 +13,16 @@
 
 static int calls, fake;
 static cl_program prog;
+static _Atomic int done;
+
+static void *spinner(void *arg)
+{
+    volatile unsigned long x = 0;
+    while (!__atomic_load_n(&done, __ATOMIC_RELAXED))
+        x++;
+    (void)arg;
+    return NULL;
+}
 
 static void *worker(void *arg)
 {
@@ -40,7 +52,12 @@ int main(int argc, char **argv)
 {
     int nthreads = argc > 1 ? atoi(argv[1]) : 8;
     calls = argc > 2 ? atoi(argv[2]) : 10000;
-    fake = argc > 3 && strcmp(argv[3], "--fake") == 0;
+    int spin = 0;
+    for (int i = 3; i < argc; i++) {
+        fake |= strcmp(argv[i], "--fake") == 0;
+        if (strcmp(argv[i], "--spin") == 0 && i + 1 < argc)
+            spin = atoi(argv[++i]);
+    }
     long setup = 0;
     cl_context ctx = NULL;
     if (!fake) {
@@ -56,10 +73,12 @@ int main(int argc, char **argv)
             return 1;
         setup = 5;
     }
-    pthread_t t[64];
+    pthread_t t[64], spinners[64];
     long made[64] = { 0 };
     if (nthreads > 64)
         nthreads = 64;
+    for (int i = 0; i < spin && i < 64; i++)
+        pthread_create(&spinners[i], NULL, spinner, NULL);
     for (int i = 0; i < nthreads; i++)
         pthread_create(&t[i], NULL, worker, &made[i]);
     long total = setup;
@@ -67,6 +86,9 @@ int main(int argc, char **argv)
         pthread_join(t[i], NULL);
         total += made[i];
     }
+    __atomic_store_n(&done, 1, __ATOMIC_RELAXED);
+    for (int i = 0; i < spin && i < 64; i++)
+        pthread_join(spinners[i], NULL);
     if (!fake) {
         clReleaseProgram(prog);
         clReleaseContext(ctx);

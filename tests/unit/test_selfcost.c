@@ -129,7 +129,38 @@ int main(void)
                     "hypervisor; loading") && !strstr(s, "at that price"),
           "wake-ups, a 16-CPU VM: %s", s);
     m.self.cpus = 2;
+    /* the wake-ups alone where the trace has them: the price on those */
+    m.self.wakeups_known = 1;
+    m.self.sched_own_wakeups = 50;
+    selfcost_sentence(&m, s, sizeof s);
+    CHECK(selfcost_total_ns(&m) == before &&
+              strstr(s, "its threads' 50 wake-ups while the app ran (of 200 turns on a CPU; the app's threads' turns: "
+                        "18000), each of which may delay") && strstr(s, "~120 us each (up to 0.006 s here at that price)"),
+          "wake-ups counted apart from turns: %s", s);
+    m.self.wakeups_known = 0;
     m.self.runs_known = m.self.hypervisor = 0;
+
+    /* the priority its threads ran at: said, the total unchanged */
+    snprintf(m.self.own_priority, sizeof m.self.own_priority, "idle");
+    selfcost_sentence(&m, s, sizeof s);
+    CHECK(selfcost_total_ns(&m) == before &&
+              strstr(s, "their 0.008 s of CPU while the app ran, at idle priority (an app thread that wakes takes their "
+                        "CPU at once), the app's threads wanting"),
+          "idle priority: %s", s);
+    snprintf(m.self.own_lifted, sizeof m.self.own_lifted, "an app thread waited for room in its ring");
+    m.self.own_lifted_at_ns = 45000000;
+    m.self.own_lifts = 3;
+    selfcost_sentence(&m, s, sizeof s);
+    CHECK(strstr(s, "at idle priority but put back at normal 3 times while the app waited for them (the first 0.045 s "
+                    "into the run: an app thread waited for room in its ring), the app's"),
+          "idle priority, lifted: %s", s);
+    snprintf(m.self.own_priority, sizeof m.self.own_priority, "normal");
+    snprintf(m.self.own_normal_why, sizeof m.self.own_normal_why, "no CAP_SYS_NICE and RLIMIT_NICE below 20");
+    m.self.own_lifted[0] = 0;
+    selfcost_sentence(&m, s, sizeof s);
+    CHECK(strstr(s, "while the app ran, at normal priority (no CAP_SYS_NICE and RLIMIT_NICE below 20), the app's"),
+          "normal priority: %s", s);
+    m.self.own_priority[0] = 0;
 
     m.self.sched_known = 0;     /* a kernel without schedstat, or a trace before it */
     CHECK(selfcost_competing_ns(&m) == 0 && selfcost_app_cpus_wanted(&m) < 0 && selfcost_app_wait_per_cpu(&m) < 0,

@@ -1,0 +1,219 @@
+/* cltrace's own threads (writer, collector, compressor, spill, control):
+ * who they are, and the CPU they may take.
+ *
+ * They run at idle priority (SCHED_IDLE) where the process may later lift
+ * them back. To the scheduler a CPU running only such threads is idle: an
+ * app thread that wakes is put there at once rather than beside another
+ * app thread, and it preempts them. At normal priority a wake-up of one of
+ * them at the wrong moment moved PoCL's threads onto one CPU of a 2-vCPU VM
+ * (the driver's worker and the app's thread then handing the CPU to each
+ * other: ~13,000 context switches and ~400 wake-ups for 4,000 small
+ * blocking writes instead of ~19,000 and ~8,000), and that run took ~90 ms
+ * more, 0.33 s against 0.23: 6 runs in 12 traced, none untraced; at idle
+ * priority 0 in 12 (docs/PERFORMANCE.md, "cltrace's threads at idle
+ * priority").
+ *
+ * An idle thread gets almost nothing while the app's threads want every
+ * CPU. Where the app waits for them (a full ring, the collector behind, a
+ * crash or _exit flushing, a snapshot waited for, the exit), that would
+ * hold the app: clt_own_threads_lift puts them back at normal priority for
+ * the rest of the run. Going back needs CAP_SYS_NICE or RLIMIT_NICE at 20
+ * (the kernel treats SCHED_IDLE as nice 20); without either they stay at
+ * normal priority from the start, and the trace says why. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
+#include "emit.h"
+
+#define OWN_MAX 8
+/* by kernel id, while they run: telling them from the app's by their names
+ * read two files a thread, ~0.1 ms of a 2-core exit of 1.3 ms. Eight at
+ * most (it has five); one past them counts as the app's. */
+static _Atomic int own_tid[OWN_MAX];
+
+enum { POLICY_UNKNOWN, POLICY_IDLE, POLICY_NORMAL };
+static _Atomic int policy;           /* what new own threads get */
+static const char *normal_why;       /* POLICY_NORMAL from the start: why */
+/* With POLICY_IDLE: 1 while its threads are at idle priority. A lift
+ * clears it and puts them at normal priority; the writer, caught up a
+ * second after the last lift, sets it and puts them back (settle). */
+static _Atomic int lowered = 1;
+static _Atomic int final_lift;       /* a crash, _exit or the exit: not put back */
+static _Atomic unsigned lifts;       /* lifts before the exit */
+static _Atomic int first_why;        /* enum clt_lift of the first */
+static _Atomic uint64_t first_ns, last_ns;   /* boottime of the first and the latest */
+#define SETTLE_NS 1000000000ull
+static const char *const lift_name[] = {
+    [CLT_LIFT_RING] = "an app thread waited for room in its ring",
+    [CLT_LIFT_COLLECTOR] = "an app thread waited for the collector",
+    [CLT_LIFT_FLUSH] = "a crash or _exit flushed the trace",
+    [CLT_LIFT_SNAPSHOT] = "the app waited for a snapshot",
+    [CLT_LIFT_EXIT] = "the exit",
+};
+
+/* Capabilities count for the kernel's check only in the first user
+ * namespace: there uid_map maps every id to itself. */
+static int first_user_namespace(void)
+{
+    char map[64] = "";
+    int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, map, sizeof map - 1);
+    close(fd);
+    unsigned long long inside, outside, count;
+    return n > 0 && sscanf(map, "%llu %llu %llu", &inside, &outside, &count) == 3 && inside == 0 && outside == 0 &&
+           count == 4294967295ull;
+}
+
+/* May a thread at SCHED_IDLE go back to SCHED_OTHER at its nice value?
+ * The kernel's can_nice(): RLIMIT_NICE >= 20 - nice, or CAP_SYS_NICE. */
+static const char *why_not_lowered(void)
+{
+    struct rlimit rl;
+    int nice = getpriority(PRIO_PROCESS, 0);
+    if (getrlimit(RLIMIT_NICE, &rl) == 0 && (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= (rlim_t)(20 - nice)))
+        return NULL;
+    struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+    struct __user_cap_data_struct d[2];
+    if (syscall(SYS_capget, &h, d) == 0 && (d[CAP_SYS_NICE / 32].effective >> (CAP_SYS_NICE % 32) & 1) &&
+        first_user_namespace())
+        return NULL;
+    return "no CAP_SYS_NICE and RLIMIT_NICE below 20: they could not be put back at normal priority";
+}
+
+/* every own thread at policy (SCHED_IDLE or SCHED_OTHER) */
+static void set_all(int sched_policy)
+{
+    struct sched_param sp = { 0 };
+    for (int i = 0; i < OWN_MAX; i++) {
+        int tid = __atomic_load_n(&own_tid[i], __ATOMIC_ACQUIRE);
+        if (tid)
+            sched_setscheduler(tid, sched_policy, &sp);
+    }
+}
+
+static int decide_policy(void)
+{
+    int p = __atomic_load_n(&policy, __ATOMIC_ACQUIRE);
+    if (p != POLICY_UNKNOWN)
+        return p;
+    const char *why = why_not_lowered();
+    if (why)
+        normal_why = why;
+    __atomic_compare_exchange_n(&policy, &p, why ? POLICY_NORMAL : POLICY_IDLE, 0, __ATOMIC_ACQ_REL,
+                                __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&policy, __ATOMIC_ACQUIRE);
+}
+
+void clt_own_thread_begin(const char *name)
+{
+    pthread_setname_np(pthread_self(), name);
+    int tid = (int)syscall(SYS_gettid), free_slot = 0;
+    for (int i = 0; i < OWN_MAX; i++, free_slot = 0)
+        if (__atomic_compare_exchange_n(&own_tid[i], &free_slot, tid, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+            break;
+    if (decide_policy() != POLICY_IDLE || !__atomic_load_n(&lowered, __ATOMIC_ACQUIRE))
+        return;
+    struct sched_param sp = { 0 };
+    if (sched_setscheduler(0, SCHED_IDLE, &sp) != 0) {
+        if (!normal_why)
+            normal_why = "the kernel refused SCHED_IDLE";
+        __atomic_store_n(&policy, POLICY_NORMAL, __ATOMIC_RELEASE);
+        set_all(SCHED_OTHER);     /* those started before, idle already */
+    } else if (!__atomic_load_n(&lowered, __ATOMIC_ACQUIRE)) {
+        sched_setscheduler(0, SCHED_OTHER, &sp);   /* lifted meanwhile: its slot may have been missed */
+    }
+}
+
+void clt_own_thread_end(void)
+{
+    int tid = (int)syscall(SYS_gettid);
+    for (int i = 0; i < OWN_MAX; i++) {
+        int mine = tid;
+        __atomic_compare_exchange_n(&own_tid[i], &mine, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+    }
+}
+
+/* In a fork child: the parent's threads are not its own; its new ones
+ * start idle again. */
+void clt_own_threads_forget(void)
+{
+    for (int i = 0; i < OWN_MAX; i++)
+        __atomic_store_n(&own_tid[i], 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&lowered, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&final_lift, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&lifts, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&first_ns, 0, __ATOMIC_RELAXED);
+}
+
+int clt_own_thread_is(long tid)
+{
+    for (int i = 0; i < OWN_MAX; i++)
+        if (__atomic_load_n(&own_tid[i], __ATOMIC_ACQUIRE) == tid)
+            return 1;
+    return 0;
+}
+
+/* Async-signal-safe: atomics and system calls. The caller that finds
+ * them idle does it; a thread starting meanwhile lifts itself
+ * (clt_own_thread_begin), a settle meanwhile undoes its own work. */
+void clt_own_threads_lift(enum clt_lift why)
+{
+    if (__atomic_load_n(&policy, __ATOMIC_ACQUIRE) != POLICY_IDLE)
+        return;
+    uint64_t now = clt_boottime_ns();
+    if (why == CLT_LIFT_FLUSH || why == CLT_LIFT_EXIT)
+        __atomic_store_n(&final_lift, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&last_ns, now, __ATOMIC_RELEASE);
+    if (!__atomic_exchange_n(&lowered, 0, __ATOMIC_ACQ_REL))
+        return;
+    if (why != CLT_LIFT_EXIT && !__atomic_fetch_add(&lifts, 1, __ATOMIC_ACQ_REL)) {
+        __atomic_store_n(&first_why, why, __ATOMIC_RELEASE);
+        __atomic_store_n(&first_ns, now, __ATOMIC_RELEASE);
+    }
+    set_all(SCHED_OTHER);
+}
+
+/* The writer, caught up: a second after the latest lift, its threads go
+ * back to idle priority. A lift while it does so finds lowered set and
+ * lifts again; one that came before it checks lowered finds it clear. */
+void clt_own_threads_settle(void)
+{
+    if (__atomic_load_n(&policy, __ATOMIC_RELAXED) != POLICY_IDLE || __atomic_load_n(&lowered, __ATOMIC_RELAXED) ||
+        __atomic_load_n(&final_lift, __ATOMIC_ACQUIRE) ||
+        clt_boottime_ns() - __atomic_load_n(&last_ns, __ATOMIC_ACQUIRE) < SETTLE_NS)
+        return;
+    int was = 0;
+    if (!__atomic_compare_exchange_n(&lowered, &was, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return;
+    set_all(SCHED_IDLE);
+    if (!__atomic_load_n(&lowered, __ATOMIC_ACQUIRE) || __atomic_load_n(&final_lift, __ATOMIC_ACQUIRE))
+        set_all(SCHED_OTHER);
+}
+
+/* The trace's attributes (TRACE_FORMAT.md): the priority its threads ran
+ * at, and a lift before the exit (start_ns: the run's start, boottime). */
+void clt_own_threads_attrs(struct clt_attrs *a, uint64_t start_ns)
+{
+    int p = __atomic_load_n(&policy, __ATOMIC_ACQUIRE);
+    if (p == POLICY_UNKNOWN)
+        return;
+    clt_attr_str(a, "cltrace.own_threads_priority", p == POLICY_IDLE ? "idle" : "normal");
+    if (p == POLICY_NORMAL && normal_why)
+        clt_attr_str(a, "cltrace.own_threads_normal_why", normal_why);
+    unsigned n = __atomic_load_n(&lifts, __ATOMIC_ACQUIRE);
+    uint64_t at = __atomic_load_n(&first_ns, __ATOMIC_ACQUIRE);
+    if (n && at) {
+        clt_attr_str(a, "cltrace.own_threads_lifted", lift_name[__atomic_load_n(&first_why, __ATOMIC_ACQUIRE)]);
+        clt_attr_int(a, "cltrace.own_threads_lifted_at_ns", at > start_ns ? (int64_t)(at - start_ns) : 0);
+        clt_attr_int(a, "cltrace.own_threads_lifts", n);
+    }
+}

@@ -287,7 +287,7 @@ static void collector_nap(long ns)
 static void *collector_main(void *arg)
 {
     (void)arg;
-    clt_own_thread_begin("cltrace-collect");
+    clt_own_thread_begin("cltrace-collect", 1);
     if (clt_use_tsc) {            /* clt_now() ticks per ns, over 2 ms */
         uint64_t t0 = clt_now(), n0 = clt_clock_ns(CLOCK_MONOTONIC);
         struct timespec ts = { 0, 2000000 };
@@ -307,6 +307,8 @@ static void *collector_main(void *arg)
             syscall(SYS_futex, &collector_gone, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
             return NULL;
         }
+        /* a thread the driver starts in these calls inherits its priority */
+        long watch = clt_own_driver_begin();
         take_handed();
         /* its own ring: the completions are records like any other */
         struct clt_thread *th = clt_enter();
@@ -340,6 +342,7 @@ static void *collector_main(void *arg)
             __atomic_fetch_add(drain ? &clt_collected_exit : forced ? &clt_collected_forced : &clt_collected_paused, done,
                                __ATOMIC_RELAXED);
         }
+        clt_own_driver_end(watch);
         if (done) {
             sleep_ns = 20000;
             idle_since = 0;
@@ -421,7 +424,6 @@ static void wait_for_collector(void)
 {
     uint64_t t0 = clt_now(), paced = 0;
     struct timespec start, now, ts = { 0, 20000 };
-    clt_own_threads_lift(CLT_LIFT_COLLECTOR);
     clock_gettime(CLOCK_MONOTONIC, &start);
     do {
         uint64_t a = clt_now();

@@ -332,7 +332,7 @@ static void serve_one(void)
 static void *control_main(void *arg)
 {
     (void)arg;
-    clt_own_thread_begin("cltrace-ctl");
+    clt_own_thread_begin("cltrace-ctl", 0);     /* it may call into the driver: normal priority */
     while (!__atomic_load_n(&control_quit, __ATOMIC_ACQUIRE)) {
         pthread_mutex_lock(&lock);
         uint64_t dl = deadline_locked(), now = now_ns();

@@ -220,6 +220,13 @@ t_unit_gzstream_whole_after_every_flush() {
     "$T/test_gzstream"
 }
 
+t_unit_own_threads_idle_lifted_and_the_drivers_put_back() {
+    # cltrace's threads at idle priority, put back while the app waits and
+    # lowered a second after; a thread started inside the collector's calls
+    # into the driver put at normal priority, the app's own idle one not
+    "$T/test_ownthreads"
+}
+
 t_unit_clock_chords_across_a_loop() {
     "$T/test_clock"
 }

@@ -115,6 +115,9 @@ TEST_BINS += $(T)/test_occupancy
 $(T)/test_selfcost: tests/unit/test_selfcost.c tests/unit/check.h report/views/selfcost.c report/views/views.h $(REPORT_HDRS) | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ tests/unit/test_selfcost.c report/views/selfcost.c
 TEST_BINS += $(T)/test_selfcost
+$(T)/test_ownthreads: tests/unit/test_ownthreads.c tests/unit/check.h writer/ownthreads.c writer/emit.h writer/writer.h | $(T)
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ tests/unit/test_ownthreads.c writer/ownthreads.c -lpthread
+TEST_BINS += $(T)/test_ownthreads
 $(T)/test_gzstream: tests/unit/test_gzstream.c writer/gzstream.c writer/gzstream.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_gzstream.c writer/gzstream.c -ldeflate -lz
 TEST_BINS += $(T)/test_gzstream

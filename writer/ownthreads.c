@@ -1,8 +1,12 @@
 /* cltrace's own threads (writer, collector, compressor, spill, control):
  * who they are, and the CPU they may take.
  *
- * They run at idle priority (SCHED_IDLE) where the process may later lift
- * them back. To the scheduler a CPU running only such threads is idle: an
+ * The writer, the compressor, the spill thread and the collector run at
+ * idle priority (SCHED_IDLE) where the process may later lift them back
+ * (the control thread, which sleeps until asked, stays at normal). A
+ * thread a driver starts from inside one of the collector's calls would
+ * inherit idle priority: clt_own_driver_begin/end find such threads and put
+ * them at normal priority. To the scheduler a CPU running only such threads is idle: an
  * app thread that wakes is put there at once rather than beside another
  * app thread, and it preempts them. At normal priority a wake-up of one of
  * them at the wrong moment moved PoCL's threads onto one CPU of a 2-vCPU VM
@@ -21,9 +25,11 @@
  * (the kernel treats SCHED_IDLE as nice 20); without either they stay at
  * normal priority from the start, and the trace says why. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -37,6 +43,7 @@
  * read two files a thread, ~0.1 ms of a 2-core exit of 1.3 ms. Eight at
  * most (it has five); one past them counts as the app's. */
 static _Atomic int own_tid[OWN_MAX];
+static _Atomic int own_idle[OWN_MAX];   /* the slot's thread runs at idle priority when lowered */
 
 enum { POLICY_UNKNOWN, POLICY_IDLE, POLICY_NORMAL };
 static _Atomic int policy;           /* what new own threads get */
@@ -52,7 +59,6 @@ static _Atomic uint64_t first_ns, last_ns;   /* boottime of the first and the la
 #define SETTLE_NS 1000000000ull
 static const char *const lift_name[] = {
     [CLT_LIFT_RING] = "an app thread waited for room in its ring",
-    [CLT_LIFT_COLLECTOR] = "an app thread waited for the collector",
     [CLT_LIFT_FLUSH] = "a crash or _exit flushed the trace",
     [CLT_LIFT_SNAPSHOT] = "the app waited for a snapshot",
     [CLT_LIFT_EXIT] = "the exit",
@@ -89,13 +95,13 @@ static const char *why_not_lowered(void)
     return "no CAP_SYS_NICE and RLIMIT_NICE below 20: they could not be put back at normal priority";
 }
 
-/* every own thread at policy (SCHED_IDLE or SCHED_OTHER) */
+/* every own thread that may idle at policy (SCHED_IDLE or SCHED_OTHER) */
 static void set_all(int sched_policy)
 {
     struct sched_param sp = { 0 };
     for (int i = 0; i < OWN_MAX; i++) {
         int tid = __atomic_load_n(&own_tid[i], __ATOMIC_ACQUIRE);
-        if (tid)
+        if (tid && __atomic_load_n(&own_idle[i], __ATOMIC_ACQUIRE))
             sched_setscheduler(tid, sched_policy, &sp);
     }
 }
@@ -113,14 +119,16 @@ static int decide_policy(void)
     return __atomic_load_n(&policy, __ATOMIC_ACQUIRE);
 }
 
-void clt_own_thread_begin(const char *name)
+void clt_own_thread_begin(const char *name, int idle)
 {
     pthread_setname_np(pthread_self(), name);
     int tid = (int)syscall(SYS_gettid), free_slot = 0;
     for (int i = 0; i < OWN_MAX; i++, free_slot = 0)
-        if (__atomic_compare_exchange_n(&own_tid[i], &free_slot, tid, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+        if (__atomic_compare_exchange_n(&own_tid[i], &free_slot, tid, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+            __atomic_store_n(&own_idle[i], idle, __ATOMIC_RELEASE);
             break;
-    if (decide_policy() != POLICY_IDLE || !__atomic_load_n(&lowered, __ATOMIC_ACQUIRE))
+        }
+    if (!idle || decide_policy() != POLICY_IDLE || !__atomic_load_n(&lowered, __ATOMIC_ACQUIRE))
         return;
     struct sched_param sp = { 0 };
     if (sched_setscheduler(0, SCHED_IDLE, &sp) != 0) {
@@ -138,6 +146,8 @@ void clt_own_thread_end(void)
     int tid = (int)syscall(SYS_gettid);
     for (int i = 0; i < OWN_MAX; i++) {
         int mine = tid;
+        if (__atomic_load_n(&own_tid[i], __ATOMIC_ACQUIRE) == tid)
+            __atomic_store_n(&own_idle[i], 0, __ATOMIC_RELEASE);
         __atomic_compare_exchange_n(&own_tid[i], &mine, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
     }
 }
@@ -146,8 +156,10 @@ void clt_own_thread_end(void)
  * start idle again. */
 void clt_own_threads_forget(void)
 {
-    for (int i = 0; i < OWN_MAX; i++)
+    for (int i = 0; i < OWN_MAX; i++) {
         __atomic_store_n(&own_tid[i], 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&own_idle[i], 0, __ATOMIC_RELAXED);
+    }
     __atomic_store_n(&lowered, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&final_lift, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&lifts, 0, __ATOMIC_RELAXED);
@@ -160,6 +172,69 @@ int clt_own_thread_is(long tid)
         if (__atomic_load_n(&own_tid[i], __ATOMIC_ACQUIRE) == tid)
             return 1;
     return 0;
+}
+
+/* The kernel's last process or thread id given out in this pid namespace
+ * (any process's); 0 unknown. */
+static long last_pid(void)
+{
+    char buf[32];
+    int fd = open("/proc/sys/kernel/ns_last_pid", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = 0;
+    return strtol(buf, NULL, 10);
+}
+
+/* A thread's scheduling policy (/proc/self/task/T/stat, field 41); -1. */
+static int task_policy(const char *tid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/self/task/%.20s/stat", tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = 0;
+    const char *p = strrchr(buf, ')');
+    for (int field = 2; p && field < 41; field++)
+        p = strchr(p + 1, ' ');
+    return p ? atoi(p + 1) : -1;
+}
+
+/* Around the collector's calls into the driver, while it runs idle: a
+ * driver starts its threads on first use, so the first 256 rounds are
+ * watched and every 256th after. begin returns the last id given out (0:
+ * not watched); end puts at normal priority every thread of the process
+ * at idle priority, not cltrace's, with a newer id. */
+#define DRIVER_WATCH 256u
+long clt_own_driver_begin(void)
+{
+    static _Atomic unsigned rounds;
+    if (__atomic_load_n(&policy, __ATOMIC_RELAXED) != POLICY_IDLE || !__atomic_load_n(&lowered, __ATOMIC_RELAXED))
+        return 0;
+    unsigned r = __atomic_fetch_add(&rounds, 1, __ATOMIC_RELAXED);
+    return r < DRIVER_WATCH || r % DRIVER_WATCH == 0 ? last_pid() : 0;
+}
+
+void clt_own_driver_end(long before)
+{
+    if (!before || last_pid() == before)
+        return;
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return;
+    struct dirent *e;
+    struct sched_param sp = { 0 };
+    while ((e = readdir(d))) {
+        long tid = strtol(e->d_name, NULL, 10);
+        if (tid > before && !clt_own_thread_is(tid) && task_policy(e->d_name) == SCHED_IDLE)
+            sched_setscheduler((pid_t)tid, SCHED_OTHER, &sp);
+    }
+    closedir(d);
 }
 
 /* Async-signal-safe: atomics and system calls. The caller that finds

@@ -323,7 +323,7 @@ static struct {
 static void *gz_main(void *arg)
 {
     (void)arg;
-    clt_own_thread_begin("cltrace-gzip");
+    clt_own_thread_begin("cltrace-gzip", 1);
     while (helper_next(&gzt.h)) {
         write_gz(&W, gzt.buf, gzt.kept, gzt.len);
         helper_set(&gzt.h, JOB_IDLE);
@@ -360,7 +360,7 @@ static int spill_do(struct clt_spill_write *job)
 static void *spill_main(void *arg)
 {
     (void)arg;
-    clt_own_thread_begin("cltrace-spill");
+    clt_own_thread_begin("cltrace-spill", 1);
     while (helper_next(&spt.h)) {
         spt.job.ok = spill_do(&spt.job);
         helper_set(&spt.h, JOB_IDLE);
@@ -732,7 +732,7 @@ static int flush_to_file(void)
 static void *writer_main(void *arg)
 {
     (void)arg;
-    clt_own_thread_begin("cltrace-writer");
+    clt_own_thread_begin("cltrace-writer", 1);
     clt_clock_init(&W.clock);       /* here, not on the app's first call: it sleeps 5 ms */
     /* No warm-up of the symbolizer here: libdw loads on the first frame
      * the writer names (its first flush, or the exit). Read at the

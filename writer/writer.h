@@ -18,12 +18,16 @@ void clt_writer_cpu_device(void);            /* the app queues work on a CPU dev
 /* A thread of cltrace's starts (named, for top -H, perf and gdb) or ends:
  * the exit's account of the scheduler tells it from the app's by its id
  * (writer/selfcost.c). */
-void clt_own_thread_begin(const char *name);
+void clt_own_thread_begin(const char *name, int idle);   /* idle: it never calls into the driver */
 void clt_own_thread_end(void);
 /* They run at idle priority where they can be put back (ownthreads.c):
  * where the app waits for them, they are, for the rest of the run. */
-enum clt_lift { CLT_LIFT_NONE, CLT_LIFT_RING, CLT_LIFT_COLLECTOR, CLT_LIFT_FLUSH, CLT_LIFT_SNAPSHOT, CLT_LIFT_EXIT };
+enum clt_lift { CLT_LIFT_NONE, CLT_LIFT_RING, CLT_LIFT_FLUSH, CLT_LIFT_SNAPSHOT, CLT_LIFT_EXIT };
 void clt_own_threads_lift(enum clt_lift why);         /* async-signal-safe */
+/* around the collector's calls into the driver: threads it starts there
+ * inherit idle priority; end puts them at normal (ownthreads.c) */
+long clt_own_driver_begin(void);
+void clt_own_driver_end(long before);
 void clt_writer_flush_now(unsigned timeout_ms); /* drain and write, bounded */
 const char *clt_writer_path(void);           /* the trace file ("" before the first call) */
 /* With the flight recorder (CLTRACE_RING_MB): what it holds now into a file

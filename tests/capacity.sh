@@ -128,11 +128,26 @@ t_own_threads_idle_and_lifted_while_the_app_waits() {
     "$T/trace_order" "$(trace_of "$WORK/sp")" 1 2000000
     a=$($PY tests/tracedump.py --attributes "$(trace_of "$WORK/sp")")
     echo "$a" | $PY -c 'import json, sys; a = json.load(sys.stdin); print({k: v for k, v in a.items() if "own_threads" in k or "dropped" in k})'
-    echo "$a" | $PY -c 'import json, sys; a = json.load(sys.stdin)
-assert a.get("cltrace.own_threads_priority") == "idle", a.get("cltrace.own_threads_priority")
-assert a.get("cltrace.own_threads_lifted") == "an app thread waited for room in its ring"
-assert a.get("cltrace.own_threads_lifts", 0) >= 1'
+    # idle priority on a virtual machine whose idle CPUs halt at once (the
+    # trace says how they wait); elsewhere normal, and why
+    local pri
+    pri=$(echo "$a" | $PY -c 'import json, sys; a = json.load(sys.stdin)
+halts = a.get("cltrace.hypervisor") == 1 and (a.get("cltrace.cpuidle_driver") != "haltpoll" or
+                                             a.get("cltrace.guest_halt_poll_ns") == 0)
+p = a.get("cltrace.own_threads_priority")
+if p == "normal":
+    assert a.get("cltrace.own_threads_normal_why"), a
+    assert halts or "not a virtual machine whose idle CPUs halt at once" in a["cltrace.own_threads_normal_why"], a
+else:
+    assert p == "idle" and halts, a
+    assert a.get("cltrace.own_threads_lifted") == "an app thread waited for room in its ring", a
+    assert a.get("cltrace.own_threads_lifts", 0) >= 1, a
+print(p)')
     rm -f "$WORK"/sp.*.pftrace*
+    if [ "$pri" != idle ]; then
+        echo "SKIP part: cltrace's threads at normal priority here: the idle-priority cases not run"
+        return 0
+    fi
     # while the app runs: the writer and the collector at idle priority
     CLTRACE_OUTPUT="$WORK/sq.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM \
         "$T/bench_calls" enqueue 1 --nap-us 1500000 > /dev/null &

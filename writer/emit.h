@@ -94,6 +94,9 @@ void clt_own_threads_forget(void);                    /* a fork child's: none ye
 int clt_own_thread_is(long tid);
 void clt_own_threads_attrs(struct clt_attrs *a, uint64_t start_ns);
 void clt_own_threads_settle(void);                    /* the writer, caught up */
+struct clt_idle;
+void clt_idle_sample(struct clt_idle *idle);          /* selfcost.c: how idle CPUs wait, now */
+int clt_idle_halts(const struct clt_idle *idle);      /* a VM whose idle CPUs halt at once */
 
 /* calls.c: API calls, one sequence per recording thread */
 struct clt_seq;

@@ -1,30 +1,40 @@
 /* cltrace's own threads (writer, collector, compressor, spill, control):
  * who they are, and the CPU they may take.
  *
- * The writer, the compressor, the spill thread and the collector run at
- * idle priority (SCHED_IDLE) where the process may later lift them back
- * (the control thread, which sleeps until asked, stays at normal). A
- * thread a driver starts from inside one of the collector's calls would
- * inherit idle priority: clt_own_driver_begin/end find such threads and put
- * them at normal priority. To the scheduler a CPU running only such threads is idle: an
- * app thread that wakes is put there at once rather than beside another
- * app thread, and it preempts them. At normal priority a wake-up of one of
+ * On a virtual machine whose idle CPUs halt at once, the writer, the
+ * compressor, the spill thread and the collector run at idle priority
+ * (SCHED_IDLE) where the process may later lift them back (the control
+ * thread, which sleeps until asked, stays at normal). A thread a driver
+ * starts inside one of the collector's calls would inherit idle priority:
+ * clt_own_driver_begin/end find such threads and put them at normal.
+ *
+ * To the scheduler a CPU running only idle threads is idle: an app thread
+ * that wakes is put there at once rather than beside another app thread,
+ * and it preempts them. At normal priority a wake-up of one of
  * them at the wrong moment moved PoCL's threads onto one CPU of a 2-vCPU VM
  * (the driver's worker and the app's thread then handing the CPU to each
  * other: ~13,000 context switches and ~400 wake-ups for 4,000 small
  * blocking writes instead of ~19,000 and ~8,000), and that run took ~90 ms
  * more, 0.33 s against 0.23: 6 runs in 12 traced, none untraced; at idle
  * priority 0 in 12 (docs/PERFORMANCE.md, "cltrace's threads at idle
- * priority").
+ * priority"). Where the guest's idle CPUs poll 200 us first, the same
+ * programs ran slower with them at idle priority (small writes +15.5 ->
+ * +20.8 ms, a write + kernel + finish loop +18.9 -> +26.8 ms: preempted
+ * where they would have run beside the app) and no run went to one CPU at
+ * normal priority: there, and off virtual machines (not measured), they
+ * stay at normal priority.
  *
  * An idle thread gets almost nothing while the app's threads want every
- * CPU. Where the app waits for them (a full ring, the collector behind, a
- * crash or _exit flushing, a snapshot waited for, the exit), that would
- * hold the app: clt_own_threads_lift puts them back at normal priority for
- * the rest of the run. Going back needs CAP_SYS_NICE or RLIMIT_NICE at 20
+ * CPU. Where the app waits for them (a full ring, a crash or _exit
+ * flushing, a snapshot waited for, the exit), that would hold the app:
+ * clt_own_threads_lift puts them back at normal priority, and the writer
+ * lowers them again a second after it has caught up. Going back needs CAP_SYS_NICE or RLIMIT_NICE at 20
  * (the kernel treats SCHED_IDLE as nice 20); without either they stay at
  * normal priority from the start, and the trace says why. */
 #define _GNU_SOURCE
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
@@ -64,6 +74,51 @@ static const char *const lift_name[] = {
     [CLT_LIFT_EXIT] = "the exit",
 };
 
+/* A small file's first line, without its newline; "" where unreadable. */
+static void read_line(const char *path, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, buf, cap - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = 0;
+    buf[strcspn(buf, "\n")] = 0;
+}
+
+/* How the machine's idle CPUs wait for work. On a virtual machine an idle
+ * CPU that halts at once leaves the hypervisor, and waking it costs a trip
+ * back: a program whose threads hand work to each other (PoCL's blocking
+ * transfers) pays that on most hand-offs, and every wake-up of cltrace's
+ * threads adds more. On a 2-vCPU KVM guest an empty wake-up of one extra
+ * thread delayed 4,000 small blocking writes ~25 us with the guest's
+ * halt-polling at the kernel's default (200 us), ~100 us with it off
+ * (docs/PERFORMANCE.md): not counted, and said, with the wake-ups. */
+void clt_idle_sample(struct clt_idle *idle)
+{
+    idle->hypervisor = -1;
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (__get_cpuid(1, &a, &b, &c, &d))
+        idle->hypervisor = (int)(c >> 31 & 1);
+#endif
+    char line[64];
+    read_line("/sys/devices/system/cpu/cpuidle/current_driver", idle->driver, sizeof idle->driver);
+    read_line("/sys/module/haltpoll/parameters/guest_halt_poll_ns", line, sizeof line);
+    char *end;
+    long long v = strtoll(line, &end, 10);
+    idle->halt_poll_ns = end != line && v >= 0 ? v : -1;
+}
+
+/* 1: a virtual machine whose idle CPUs halt at once (haltpoll's window 0,
+ * or another driver, which does not poll), as report/model/model.h's
+ * rm_idle_halts judges it from the trace */
+int clt_idle_halts(const struct clt_idle *idle)
+{
+    return idle->hypervisor == 1 && (strcmp(idle->driver, "haltpoll") || idle->halt_poll_ns == 0);
+}
+
 /* Capabilities count for the kernel's check only in the first user
  * namespace: there uid_map maps every id to itself. */
 static int first_user_namespace(void)
@@ -83,6 +138,10 @@ static int first_user_namespace(void)
  * The kernel's can_nice(): RLIMIT_NICE >= 20 - nice, or CAP_SYS_NICE. */
 static const char *why_not_lowered(void)
 {
+    struct clt_idle idle;
+    clt_idle_sample(&idle);
+    if (!clt_idle_halts(&idle))
+        return "not a virtual machine whose idle CPUs halt at once, where alone idle priority helped";
     struct rlimit rl;
     int nice = getpriority(PRIO_PROCESS, 0);
     if (getrlimit(RLIMIT_NICE, &rl) == 0 && (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= (rlim_t)(20 - nice)))

@@ -10,9 +10,6 @@
  * threads (writer, collector) are stated apart, as CPU time. */
 #define _GNU_SOURCE
 #include <sched.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -147,30 +144,6 @@ static uint64_t process_start_ns(void)
     return (uint64_t)ticks * (1000000000ull / (uint64_t)hz);
 }
 
-/* How the machine's idle CPUs wait for work. On a virtual machine an idle
- * CPU that halts at once leaves the hypervisor, and waking it costs a trip
- * back: a program whose threads hand work to each other (PoCL's blocking
- * transfers) pays that on most hand-offs, and every wake-up of cltrace's
- * threads adds more. On a 2-vCPU KVM guest an empty wake-up of one extra
- * thread delayed 4,000 small blocking writes ~25 us with the guest's
- * halt-polling at the kernel's default (200 us), ~100 us with it off
- * (docs/PERFORMANCE.md): not counted, and said, with the wake-ups. */
-static void idle_sample(struct clt_idle *idle)
-{
-    idle->hypervisor = -1;
-#if defined(__x86_64__) || defined(__i386__)
-    unsigned a, b, c, d;
-    if (__get_cpuid(1, &a, &b, &c, &d))
-        idle->hypervisor = (int)(c >> 31 & 1);
-#endif
-    char line[64];
-    clt_read_comm("/sys/devices/system/cpu/cpuidle/current_driver", idle->driver, sizeof idle->driver, "");
-    clt_read_comm("/sys/module/haltpoll/parameters/guest_halt_poll_ns", line, sizeof line, "");
-    char *end;
-    long long v = strtoll(line, &end, 10);
-    idle->halt_poll_ns = end != line && v >= 0 ? v : -1;
-}
-
 /* A thread's sleeps, each ended by a wake-up: its turns on a CPU less
  * those that followed a preemption (at idle priority most of them). */
 static uint64_t voluntary_switches(const char *tid)
@@ -229,7 +202,7 @@ void clt_cost_sched_sample(struct clt_writer *w)
     uint64_t now = clt_boottime_ns();
     sc.span_ns = now - (start && start < w->start_ns ? start : w->start_ns);
     w->sched = sc;
-    idle_sample(&w->idle);
+    clt_idle_sample(&w->idle);
 }
 
 /* The totals, as trace attributes (TRACE_FORMAT.md). run_ns: the trace's

@@ -123,14 +123,10 @@ int clt_idle_halts(const struct clt_idle *idle)
  * namespace: there uid_map maps every id to itself. */
 static int first_user_namespace(void)
 {
-    char map[64] = "";
-    int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, map, sizeof map - 1);
-    close(fd);
+    char map[64];
+    read_line("/proc/self/uid_map", map, sizeof map);
     unsigned long long inside, outside, count;
-    return n > 0 && sscanf(map, "%llu %llu %llu", &inside, &outside, &count) == 3 && inside == 0 && outside == 0 &&
+    return sscanf(map, "%llu %llu %llu", &inside, &outside, &count) == 3 && inside == 0 && outside == 0 &&
            count == 4294967295ull;
 }
 
@@ -238,26 +234,16 @@ int clt_own_thread_is(long tid)
 static long last_pid(void)
 {
     char buf[32];
-    int fd = open("/proc/sys/kernel/ns_last_pid", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    buf[n > 0 ? n : 0] = 0;
+    read_line("/proc/sys/kernel/ns_last_pid", buf, sizeof buf);
     return strtol(buf, NULL, 10);
 }
 
 /* A thread's scheduling policy (/proc/self/task/T/stat, field 41); -1. */
 static int task_policy(const char *tid)
 {
-    char path[64], buf[512];
+    char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/self/task/%.20s/stat", tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    buf[n > 0 ? n : 0] = 0;
+    read_line(path, buf, sizeof buf);
     const char *p = strrchr(buf, ')');
     for (int field = 2; p && field < 41; field++)
         p = strchr(p + 1, ' ');

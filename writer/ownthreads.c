@@ -113,7 +113,8 @@ void clt_idle_sample(struct clt_idle *idle)
 
 /* 1: a virtual machine whose idle CPUs halt at once (haltpoll's window 0,
  * or another driver, which does not poll), as report/model/model.h's
- * rm_idle_halts judges it from the trace */
+ * rm_idle_halts judges it from the trace; haltpoll with its window
+ * unreadable counts as polling here (normal priority, as before) */
 int clt_idle_halts(const struct clt_idle *idle)
 {
     return idle->hypervisor == 1 && (strcmp(idle->driver, "haltpoll") || idle->halt_poll_ns == 0);

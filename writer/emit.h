@@ -50,7 +50,7 @@ struct clt_writer {
         uint64_t own_runs, app_runs;    /* times on a CPU: each a wake-up, or a turn after a preemption */
         uint64_t own_wakeups;           /* of own_runs, wake-ups (voluntary switches) */
     } sched;
-    struct clt_idle {         /* how the machine's idle CPUs wait (selfcost.c) */
+    struct clt_idle {         /* how the machine's idle CPUs wait (ownthreads.c) */
         int hypervisor;       /* 1: a virtual machine (CPUID), 0: not, -1: unknown */
         char driver[32];      /* cpuidle driver ("haltpoll", "intel_idle"...); "" unknown */
         long long halt_poll_ns;   /* the guest's halt-polling window; -1 unknown */
@@ -94,9 +94,9 @@ void clt_own_threads_forget(void);                    /* a fork child's: none ye
 int clt_own_thread_is(long tid);
 void clt_own_threads_attrs(struct clt_attrs *a, uint64_t start_ns);
 void clt_own_threads_settle(void);                    /* the writer, caught up */
-struct clt_idle;
-void clt_idle_sample(struct clt_idle *idle);          /* selfcost.c: how idle CPUs wait, now */
+void clt_idle_sample(struct clt_idle *idle);          /* how idle CPUs wait, now */
 int clt_idle_halts(const struct clt_idle *idle);      /* a VM whose idle CPUs halt at once */
+int clt_stat_field(const char *path, int n, long long *v);   /* field n of a /proc stat line */
 
 /* calls.c: API calls, one sequence per recording thread */
 struct clt_seq;

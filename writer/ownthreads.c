@@ -239,16 +239,26 @@ static long last_pid(void)
     return strtol(buf, NULL, 10);
 }
 
+/* Field N (from 1) of a /proc stat line into *v; 0 where unreadable. The
+ * command's name, field 2, may hold spaces and parentheses: fields are
+ * counted from its last ')'. */
+int clt_stat_field(const char *path, int n, long long *v)
+{
+    char line[1024];
+    read_line(path, line, sizeof line);
+    const char *p = strrchr(line, ')');
+    for (int field = 2; p && field < n; field++)
+        p = strchr(p + 1, ' ');
+    return p && sscanf(p + 1, "%lld", v) == 1;
+}
+
 /* A thread's scheduling policy (/proc/self/task/T/stat, field 41); -1. */
 static int task_policy(const char *tid)
 {
-    char path[64], buf[1024];
+    char path[64];
+    long long policy_field;
     snprintf(path, sizeof path, "/proc/self/task/%.20s/stat", tid);
-    read_line(path, buf, sizeof buf);
-    const char *p = strrchr(buf, ')');
-    for (int field = 2; p && field < 41; field++)
-        p = strchr(p + 1, ' ');
-    return p ? atoi(p + 1) : -1;
+    return clt_stat_field(path, 41, &policy_field) ? (int)policy_field : -1;
 }
 
 /* Around the collector's calls into the driver, while it runs idle: a

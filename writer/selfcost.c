@@ -132,14 +132,9 @@ void clt_cost_emit(struct clt_writer *w)
  * field, in clock ticks); 0: unknown. */
 static uint64_t process_start_ns(void)
 {
-    char line[1024];
-    clt_read_comm("/proc/self/stat", line, sizeof line, "");   /* its first line, any /proc file's */
-    const char *p = strrchr(line, ')');     /* the command's name may hold spaces */
-    unsigned long long ticks = 0;
+    long long ticks;
     long hz = sysconf(_SC_CLK_TCK);
-    for (int field = 2; p && field < 22; field++)
-        p = strchr(p + 1, ' ');
-    if (!p || hz <= 0 || sscanf(p + 1, "%llu", &ticks) != 1)
+    if (!clt_stat_field("/proc/self/stat", 22, &ticks) || hz <= 0 || ticks < 0)
         return 0;
     return (uint64_t)ticks * (1000000000ull / (uint64_t)hz);
 }

@@ -6,7 +6,8 @@
 #include <string.h>
 #include "model.h"
 
-/* How the machine's idle CPUs wait, and the sampling rule; 1: key was one. */
+/* How the machine's idle CPUs wait, the priority cltrace's threads ran at,
+ * and the sampling rule; 1: key was one. */
 static int machine_attr(struct rm_selfcost *c, const char *key, int64_t v, const char *s)
 {
     if (!strcmp(key, "cltrace.hypervisor"))

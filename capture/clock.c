@@ -96,6 +96,12 @@ int clt_clock_marker(struct clt_thread *th, void *queue, void *dev, int cpu_devi
 
 #define KEEP_DEVICES 16
 #define KEEP_PERIOD_NS 10000000ull
+/* On a CPU device a marker runs on the cores the app needs, and the
+ * collector wakes for it (collect.c, nap_max_ns); its clock is the host's
+ * own, whose drift against cltrace's is the host's (NTP's slew: ppm), and
+ * the writer draws the drift as straight between markers (writer/clock.c,
+ * "chords"). */
+#define KEEP_PERIOD_CPU_NS 100000000ull
 #define QUIET_MARKERS 8                 /* taken at once where the app has paused */
 
 static struct keep {
@@ -221,7 +227,8 @@ static void keep_markers(struct clt_thread *th, int quiet, unsigned n)
     for (unsigned i = 0; i < n_keeps; i++) {
         struct keep *k = &keeps[i];
         uint64_t ticks;
-        if (k->queue && now - (quiet ? k->last_quiet_ns : k->last_ns) >= KEEP_PERIOD_NS) {
+        uint64_t period = k->cpu_device ? KEEP_PERIOD_CPU_NS : KEEP_PERIOD_NS;
+        if (k->queue && now - (quiet ? k->last_quiet_ns : k->last_ns) >= period) {
             k->last_ns = now;
             if (quiet)
                 k->last_quiet_ns = now;

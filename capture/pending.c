@@ -93,6 +93,14 @@ unsigned clt_pend_cpu_newest(void **queue, void **event, unsigned max)
     return k;
 }
 
+int clt_pend_on_cpu(void)
+{
+    for (unsigned q = 0; q < n_queues; q++)
+        if (queues[q].cpu)
+            return 1;
+    return 0;
+}
+
 unsigned clt_pend_queues(void)
 {
     return overflow ? 0 : n_queues;

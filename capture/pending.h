@@ -26,6 +26,7 @@ unsigned clt_pend_queues(void);
  * newest command's event of each (alive while pending; a queue whose
  * newest was collected before older ones is left out): at most max. */
 unsigned clt_pend_cpu_newest(void **queue, void **event, unsigned max);
+int clt_pend_on_cpu(void);                 /* a CPU device's commands are pending */
 /* After a round: skip the holes at the front, compact when the holes are
  * the larger part (amortised: each entry moves O(1) times). */
 void clt_pend_tidy(void);

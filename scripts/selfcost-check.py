@@ -10,7 +10,7 @@ program whose runs cannot tell its ratio from the target (within noise)
 gets REPS more pairs, batch by batch, up to MAX (default 4 x REPS).
 
     scripts/selfcost-check.py [--reps N] [--max-reps MAX] [--platform SUBSTR] [--long] [--sample]
-                              [--out DIR [--keep]] [--only MODE[:COUNT],...] [--placebo]
+                              [--out DIR [--keep]] [--only MODE[:COUNT],...] [--placebo] [--delay]
 
 Programs (build/tests/bench_calls): 4,000 small blocking transfers, a
 0.05 s program (100 write + kernel + finish), the launch loop, a
@@ -19,7 +19,11 @@ device-bound loop (5,000 launches of ~0.1 ms on PoCL), the write loop,
 --placebo adds a third run to each round, with tests/bench/placebo.c
 preloaded (threads that wake up every 1 ms and do nothing else): on a
 virtual machine whose idle CPUs halt at once, that alone moved PoCL's
-programs by as much as cltrace did, both ways.
+programs by as much as cltrace did, both ways. --delay adds another, with
+tests/bench/delay.c preloaded: before each OpenCL call, a bare busy-wait as
+long as cltrace's own time per call on the app's threads (the report's, over
+the calls its loop adds, from traced runs first): what any tracer that took
+that long would cost the program here.
 Exit 1 when a program misses the target, 2 when it cannot run. make bench
 runs it; scripts/gpu-selfcost.sh runs it on an NVIDIA GPU.
 """
@@ -30,6 +34,7 @@ BC = os.path.join(ROOT, "build/tests/bench_calls")
 SHIM = os.path.join(ROOT, "build/libcltrace.so")
 REPORT = os.path.join(ROOT, "build/cltrace-report")
 PLACEBO = os.path.join(ROOT, "build/tests/placebo.so")
+DELAY = os.path.join(ROOT, "build/tests/delay.so")
 
 PROGRAMS = [   # name, bench_calls arguments, in --long only
     ("small transfers (4,000 x 1 KiB)", ["small", "4000"], False),
@@ -113,11 +118,38 @@ def interval(xs, n=2000, seed=1):
     return meds[int(0.05 * n)], meds[int(0.95 * n)]
 
 
-def stated(trace):
+def report_json(trace):
     r = subprocess.run([REPORT, "--format", "json", trace], capture_output=True)
     if r.returncode not in (0, 1):
         sys.exit("selfcost-check: cltrace-report on %s: %s" % (trace, r.stderr.decode()[-300:]))
-    return json.loads(r.stdout)["self_cost"]
+    return json.loads(r.stdout)
+
+
+def stated(trace):
+    return report_json(trace)["self_cost"]
+
+
+def time_per_call(cmd, env_traced, work):
+    """cltrace's own time per call in the program's loop, on the app's
+    threads, in ns: what the reports state there, from a traced run of the
+    loop as given and one five times as long, over the calls the second has
+    more (the set-up's calls, the queue's calibration among them, cancel
+    out; they vary by a ms or so from run to run)."""
+    got = []
+    for times in (1, 5):
+        prefix = os.path.join(work, "per-call-%d" % times)
+        pids = []
+        wall(cmd[:2] + [str(int(cmd[2]) * times)] + cmd[3:], dict(env_traced, CLTRACE_OUTPUT=prefix + ".pftrace"),
+             None, pids)
+        trace = (glob.glob("%s.%d.pftrace*" % (prefix, pids[0])) or [None])[0]
+        if not trace:
+            sys.exit("selfcost-check: no trace written for %s" % " ".join(cmd))
+        r = report_json(trace)
+        os.remove(trace)
+        got.append((r["self_cost"].get("hot_path_ns", r["self_cost"]["self_ns"]),
+                    sum(a.get("count", 0) for a in r.get("api", []))))
+    (ns1, calls1), (ns2, calls2) = got
+    return max(0, int((ns2 - ns1) / (calls2 - calls1))) if calls2 > calls1 else 0
 
 
 def judge(slow, st):
@@ -138,8 +170,9 @@ def measure(cmd, args, env_traced, base_env, work, a):
     a.placebo a placebo run), their order turning from round to round;
     another batch while the runs cannot tell the ratio from the target
     (within noise), up to a.max_reps rounds."""
-    m = {k: [] for k in ("un", "tr", "pl", "st", "parts", "ph_un", "ph_tr", "batches")}
+    m = {k: [] for k in ("un", "tr", "pl", "dl", "st", "parts", "ph_un", "ph_tr", "batches")}
     placebo = getattr(a, "placebo", False)
+    delay_ns = getattr(a, "delay_ns", None)
     while True:
         traces = []
         for _ in range(a.reps):
@@ -151,6 +184,8 @@ def measure(cmd, args, env_traced, base_env, work, a):
                     lambda: m["tr"].append(wall(cmd, env, m["ph_tr"], pids))]
             if placebo:     # a third run: threads that only wake up (tests/bench/placebo.c)
                 arms.append(lambda: m["pl"].append(wall(cmd, dict(base_env, LD_PRELOAD=PLACEBO))))
+            if delay_ns is not None:    # cltrace's time per call, as a bare busy-wait (tests/bench/delay.c)
+                arms.append(lambda: m["dl"].append(wall(cmd, dict(base_env, LD_PRELOAD=DELAY, DELAY_NS=str(delay_ns)))))
             for i in range(len(arms)):            # the order turns from one round to the next
                 time.sleep(a.gap)
                 arms[(rep + i) % len(arms)]()
@@ -173,6 +208,9 @@ def measure(cmd, args, env_traced, base_env, work, a):
         if m["pl"]:
             pl = [p - u for p, u in zip(m["pl"], m["un"])]
             m["mp"], m["plo"], m["phi"] = (statistics.median(pl),) + interval(pl)
+        if m["dl"]:
+            dl = [d - u for d, u in zip(m["dl"], m["un"])]
+            m["md"], m["dlo"], m["dhi"] = (statistics.median(dl),) + interval(dl)
         m["batches"].append(m["verdict"])
         if m["verdict"] != "within noise" or len(m["un"]) + a.reps > a.max_reps:
             return m
@@ -194,11 +232,15 @@ def main():
     ap.add_argument("--placebo", action="store_true",
                     help="a third run in each round, with build/tests/placebo.so preloaded (two threads waking every "
                          "1 ms, nothing else): what such wake-ups alone cost each program here")
+    ap.add_argument("--delay", action="store_true",
+                    help="another run in each round, with build/tests/delay.so preloaded: cltrace's own time per call "
+                         "(from a traced run) as a bare busy-wait before each OpenCL call, nothing else")
     ap.add_argument("--only", help="programs whose bench_calls mode is one of these (small,enqueue,...); "
                     "MODE:COUNT picks one of a mode's programs (enqueue:100, the 0.05 s program)")
     a = ap.parse_args()
     a.max_reps = a.max_reps or 4 * a.reps
-    base_env = untraced_env("selfcost-check", a.platform, (BC, SHIM, REPORT) + ((PLACEBO,) if a.placebo else ()))
+    base_env = untraced_env("selfcost-check", a.platform, (BC, SHIM, REPORT) + ((PLACEBO,) if a.placebo else ()) +
+                            ((DELAY,) if a.delay else ()))
     work = a.out or tempfile.mkdtemp(prefix="cltrace-selfcost.")
     os.makedirs(work, exist_ok=True)
     progs = [p for p in PROGRAMS if a.long or not p[2]]
@@ -217,6 +259,7 @@ def main():
     for name, args, _ in progs:
         cmd = [BC] + args
         wall(cmd, base_env)                       # warm: the kernel cache, the page cache
+        a.delay_ns = time_per_call(cmd, env_traced, work) if a.delay else None
         m = measure(cmd, args, env_traced, base_env, work, a)
         un, tr, st, parts, ph_un, ph_tr = m["un"], m["tr"], m["st"], m["parts"], m["ph_un"], m["ph_tr"]
         ms, mst, mu, ratio, lo, hi, verdict = (m[k] for k in ("ms", "mst", "mu", "ratio", "lo", "hi", "verdict"))
@@ -225,6 +268,9 @@ def main():
             name, mu, ms, lo, hi, mst, ratio, verdict, "" if len(un) == a.reps else " (%d pairs)" % len(un)))
         if a.placebo:
             print("    placebo (threads that only wake up): %+.3fs (%.3f-%.3fs)" % (m["mp"], m["plo"], m["phi"]))
+        if a.delay:
+            print("    delay (%d ns before each call, nothing else): %+.3fs (%.3f-%.3fs)" % (
+                a.delay_ns, m["md"], m["dlo"], m["dhi"]))
         missed += verdict == "MISSED"
         no_exit = sum("total_ns" not in p for p in parts)
         if no_exit:     # the trace ended without the exit's attributes: only the app threads' share stated
@@ -241,6 +287,8 @@ def main():
                      "ratio": ratio, "verdict": verdict, "verdict_after_each_batch": batches,
                      "placebo_s": m["pl"], "placebo_slowdown_median_s": m.get("mp"),
                      "placebo_slowdown_interval_s": [m["plo"], m["phi"]] if m["pl"] else None,
+                     "delay_ns": a.delay_ns, "delay_s": m["dl"], "delay_slowdown_median_s": m.get("md"),
+                     "delay_slowdown_interval_s": [m["dlo"], m["dhi"]] if m["dl"] else None,
                      "parts_median": {k: statistics.median(p[k] for p in parts)
                                       for k in parts[0] if isinstance(parts[0][k], (int, float))
                                       and not isinstance(parts[0][k], bool) and all(k in p for p in parts)},

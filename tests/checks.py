@@ -240,6 +240,17 @@ def check_report_selfcost(report_dir, sampled=""):
     expect(int(props.get("cltrace.self_ns", "0")) == sc.get("self_ns"), "junit self_ns %r" % props.get("cltrace.self_ns"))
     expect("cltrace added" in props.get("cltrace.self_cost", ""), "junit self_cost property")
     expect(sc.get("exit_wait_ns", -1) >= 0, "json self_cost without exit_wait_ns %r" % sc)
+    # a CPU device's commands that found their queue idle: their waits to
+    # start, beyond the quickest tenth said as an upper bound
+    for dev in js.get("devices", []):
+        n, total, excess = dev.get("idle_starts", -1), dev.get("idle_start_ns", -1), dev.get("idle_start_excess_ns", -1)
+        expect(n >= 0 and 0 <= excess <= total and 0 <= dev.get("idle_start_quick_ns", -1) <=
+               dev.get("idle_start_median_ns", -1), "idle starts %r" % dev)
+        if dev.get("device_type", 0) & 2 and excess > 0:
+            for name, text in (("text", txt), ("markdown", md), ("html", html)):
+                expect("threads waking for the app" in text and
+                       "up to the %.3f s they waited beyond the quickest tenth" % (excess / 1e9) in text,
+                       name + ": no idle starts clause")
     # the whole run: the app's threads, the exit (its wait for device times
     # in it), the constructor; the total is their sum; what is not counted said
     expect(sc.get("exit_ns", 0) >= sc.get("exit_wait_ns", 0) and sc.get("exit_ns", 0) > 0 and
@@ -294,6 +305,8 @@ def check_report_selfcost(report_dir, sampled=""):
            "clock floor: json %r, junit %r" % (floor, props.get("cltrace.device.0.clock_floor_ns")))
     for name, text in (("text", txt), ("markdown", md), ("html", html)):
         expect("its evidence never narrower than %.1f us" % (floor / 1e3) in text, name + ": the clock floor is not stated")
+    if not js["kernels"]:       # a program of transfers alone
+        return
     k = js["kernels"][0]
     if sampled:
         expect(k["extrapolated"] and k["timed_launches"] < k["launches"], "json kernel %r" % k)

@@ -377,6 +377,21 @@ t_launch_loop_every_command_timed() {
     $PY tests/checks.py report_selfcost "$WORK/llr"
 }
 
+t_small_transfers_idle_starts_said() {
+    # 300 small blocking writes: each finds its queue idle and waits for
+    # PoCL's thread to start it; the waits counted per device, those beyond
+    # the quickest tenth said (not counted) in every format
+    traced "$WORK/is" "$T/bench_calls" small 300 > /dev/null
+    report_formats "$(trace_of "$WORK/is")" "$WORK/isr"
+    $PY tests/checks.py report_selfcost "$WORK/isr"
+    $PY - "$WORK/isr/r.json" <<'PY'
+import json, sys
+d = [x for x in json.load(open(sys.argv[1]))["devices"] if x["device_type"] & 2]
+assert d and d[0]["idle_starts"] >= 300 and d[0]["idle_start_ns"] > 0, d
+PY
+    if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/is")"; fi
+}
+
 t_clock_kept_fresh_while_commands_run() {
     # 30,000 launches (~70 ms on PoCL): the collector ties the clocks again
     # every 10 ms on a queue of cltrace's own

@@ -95,6 +95,10 @@ TEST_BINS += $(T)/last_fini.so
 $(T)/placebo.so: tests/bench/placebo.c | $(T)
 	$(CC) -O2 -Wall -Wextra $(if $(filter true,$(CI)),-Werror) -shared -fPIC -o $@ $< -lpthread
 TEST_BINS += $(T)/placebo.so
+# selfcost-check.py --delay: cltrace's time per call as a bare busy-wait, and nothing else
+$(T)/delay.so: tests/bench/delay.c | $(T)
+	$(CC) -O2 -Wall -Wextra $(if $(filter true,$(CI)),-Werror) -shared -fPIC -o $@ $< -ldl
+TEST_BINS += $(T)/delay.so
 $(T)/bench_fingerprint: tests/bench/bench_fingerprint.c common/digest.c common/digest.h | $(T)
 	$(CC) -O2 -g -Wall -Wextra $(if $(filter true,$(CI)),-Werror) $(INC) -o $@ $< common/digest.c -lOpenCL
 TEST_BINS += $(T)/bench_fingerprint
@@ -102,7 +106,7 @@ TEST_BINS += $(T)/bench_fingerprint
 $(T)/bench_ranges: tests/bench/bench_ranges.c include/cltrace.h | $(T)
 	$(CC) -O2 -g -Wall -Wextra -Iinclude -o $@ $<
 
-bench: all $(T)/bench_calls $(T)/last_fini.so $(T)/placebo.so $(T)/bench_ranges $(T)/bench_fingerprint $(T)/libfakecl.so
+bench: all $(T)/bench_calls $(T)/last_fini.so $(T)/placebo.so $(T)/delay.so $(T)/bench_ranges $(T)/bench_fingerprint $(T)/libfakecl.so
 	bash tests/bench/run.sh
 
 .PHONY: bench

@@ -58,6 +58,49 @@ static int64_t residual_median(const struct clt_dev *d)
     return 0;
 }
 
+/* A command that found its queue idle: the time the device took to start
+ * it. Behind blocking calls on a CPU device most of it is the driver's
+ * thread waking up, and the time a tracer takes on the calling thread
+ * decides how many hand-offs find it asleep: on a 2-vCPU VM whose idle CPUs
+ * halt at once, a bare busy-wait before each of 4,000 small blocking writes
+ * on PoCL cost +1.8 us a write for 250 ns, +9.7 us for 1 us
+ * (docs/PERFORMANCE.md, "A hand-off's price"). */
+static void idle_start(struct clt_dev *d, const uint64_t *v, uint64_t prev_end)
+{
+    if (!v[CMD_SUBMIT] || v[CMD_START] < v[CMD_SUBMIT] || (prev_end && prev_end > v[CMD_SUBMIT]))
+        return;
+    uint64_t wait = v[CMD_START] - v[CMD_SUBMIT], b = wait / 500;
+    b = b < CLT_START_BUCKETS ? b : CLT_START_BUCKETS - 1;
+    d->idle_starts++;
+    d->idle_start_ns += wait;
+    d->idle_start_n[b]++;
+    d->idle_start_sum[b] += wait;
+}
+
+/* The start a fraction (in %) of the idle starts took at most: the upper
+ * edge of its bucket. */
+static uint64_t idle_start_quantile(const struct clt_dev *d, unsigned percent)
+{
+    uint64_t seen = 0;
+    for (unsigned i = 0; i < CLT_START_BUCKETS && d->idle_starts; i++) {
+        seen += d->idle_start_n[i];
+        if (seen * 100 >= d->idle_starts * percent)
+            return (uint64_t)(i + 1) * 500;
+    }
+    return 0;
+}
+
+/* What the idle starts took beyond the quickest tenth's: the part a driver's
+ * thread asleep may have added, summed. */
+static uint64_t idle_start_excess(const struct clt_dev *d)
+{
+    uint64_t quick = idle_start_quantile(d, 10), excess = 0;
+    for (unsigned i = 0; i < CLT_START_BUCKETS; i++)
+        if (d->idle_start_sum[i] > d->idle_start_n[i] * quick)
+            excess += d->idle_start_sum[i] - d->idle_start_n[i] * quick;
+    return excess;
+}
+
 static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const struct clt_flow *f)
 {
     struct clt_devmodel *m = w->dev;
@@ -80,6 +123,7 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     }
     if (f && v[CMD_QUEUED])
         clt_dm_clock_sample(d, f->h0, f->h1, v[CMD_QUEUED]);
+    idle_start(q->dev, v, q->drawn_end);
     q->drawn_flow = rec->arg[CMD_FLOW];
     q->drawn_end = v[CMD_END];
     if (q->sync_flow && q->sync_flow == q->drawn_flow) {   /* a sync already saw it over */
@@ -427,6 +471,11 @@ void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
         DEV_INT("clock_upper_bounds", d->uppers);
         DEV_INT("clock_contradictions", d->contradictions);
         DEV_INT("commands", d->commands);
+        DEV_INT("idle_starts", d->idle_starts);
+        DEV_INT("idle_start_ns", d->idle_start_ns);
+        DEV_INT("idle_start_quick_ns", idle_start_quantile(d, 10));
+        DEV_INT("idle_start_median_ns", idle_start_quantile(d, 50));
+        DEV_INT("idle_start_excess_ns", idle_start_excess(d));
 #undef DEV_INT
 #undef DEV_STR
     }

@@ -8,6 +8,7 @@
 
 #define CLT_CLOCK_BOUNDS 32            /* lower and upper bounds kept, each */
 #define CLT_RESIDUAL_BUCKETS 256       /* of 100 ns: residuals up to 25.6 us told apart */
+#define CLT_START_BUCKETS 128          /* of 500 ns: idle starts up to 64 us told apart */
 #define CLT_CLOCK_DRIFT_PPM 25         /* device clocks drift up to this against the host's (NVIDIA: 17-22) */
 #define CLT_MAX_LANES 8
 #define CLT_MAX_KARGS 32
@@ -52,6 +53,14 @@ struct clt_dev {
     uint64_t write_penalty_ns, writes; /* a host-to-device write on a profiling queue, over a plain one's; writes */
     uint64_t write_event_ns;           /* what an event adds to a host-to-device write (event_cost_ns: to a fill) */
     int write_event_known;
+    /* Commands that found their queue idle (the one before it was over
+     * when it was submitted): how long the device took to start each,
+     * START - SUBMIT. On a CPU device that is its thread waking up:
+     * device_commands.c, idle_starts. Per 500 ns (the last: more), their
+     * count and their sum. */
+    uint64_t idle_starts, idle_start_ns;
+    uint32_t idle_start_n[CLT_START_BUCKETS];
+    uint64_t idle_start_sum[CLT_START_BUCKETS];
 };
 
 struct clt_queue {

@@ -192,13 +192,17 @@ static void selfcost(FILE *o, const struct rm_model *m)
         const struct rm_device *d = &m->dev[i];
         fprintf(o, "%s{\"name\":", i ? "," : "");
         json_str(o, d->name);
-        fprintf(o, ",\"clock_method\":");
+        fprintf(o, ",\"device_type\":%lld,\"clock_method\":", (long long)d->type);
         json_str(o, d->clock_method);
         fprintf(o, ",\"clock_residual_ns\":%lld,\"clock_residual_median_ns\":%lld,\"clock_floor_ns\":%lld,"
                    "\"clock_markers\":%lld,\"clock_contradictions\":%lld,\"event_cost_ns\":%lld,\"own_events\":%lld,"
-                   "\"sampled_out\":%lld}", (long long)d->clock_residual_ns, (long long)d->clock_residual_median_ns,
-                (long long)d->clock_floor_ns, (long long)d->clock_markers, (long long)d->clock_contradictions,
-                (long long)d->event_cost_ns, (long long)d->own_events, (long long)d->sampled_out);
+                   "\"sampled_out\":%lld,\"idle_starts\":%lld,\"idle_start_ns\":%lld,\"idle_start_quick_ns\":%lld,"
+                   "\"idle_start_median_ns\":%lld,\"idle_start_excess_ns\":%lld}", (long long)d->clock_residual_ns,
+                (long long)d->clock_residual_median_ns, (long long)d->clock_floor_ns, (long long)d->clock_markers,
+                (long long)d->clock_contradictions, (long long)d->event_cost_ns, (long long)d->own_events,
+                (long long)d->sampled_out, (long long)d->idle_starts, (long long)d->idle_start_ns,
+                (long long)d->idle_start_quick_ns, (long long)d->idle_start_median_ns,
+                (long long)d->idle_start_excess_ns);
     }
     fputc(']', o);
 }

@@ -343,6 +343,11 @@ void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttribu
             { "event_cost_ns", offsetof(struct rm_device, event_cost_ns) },
             { "own_events", offsetof(struct rm_device, own_events) },
             { "commands_sampled_out", offsetof(struct rm_device, sampled_out) },
+            { "idle_starts", offsetof(struct rm_device, idle_starts) },
+            { "idle_start_ns", offsetof(struct rm_device, idle_start_ns) },
+            { "idle_start_quick_ns", offsetof(struct rm_device, idle_start_quick_ns) },
+            { "idle_start_median_ns", offsetof(struct rm_device, idle_start_median_ns) },
+            { "idle_start_excess_ns", offsetof(struct rm_device, idle_start_excess_ns) },
         };
         if (!strcmp(field, "name") && s)
             snprintf(x->name, sizeof x->name, "%s", s);

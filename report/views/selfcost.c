@@ -155,6 +155,48 @@ static void wakeups_clause(const struct rm_selfcost *c, char *buf, size_t cap)
                  wakes * (WAKE_PRICE_POLL_NS / 1e9));
 }
 
+/* A CPU device's hand-offs (writer/device_commands.c, idle_start): the
+ * commands that found their queue idle waited for the driver's thread to
+ * wake. How many of those waits cltrace caused the trace cannot tell (an
+ * untraced run has them too), and on a small VM whose idle CPUs halt at
+ * once they move by more than cltrace's own time. 4,000 small blocking
+ * writes on PoCL, 2 vCPUs, a write 31-33 us untraced (12 rounds each,
+ * 2026-11-27): a bare busy-wait before each write cost +1.8 us a write for
+ * 250 ns, +5.1 for 500 ns, +9.7 for 1 us, about as much more as it lasted
+ * beyond (where idle CPUs poll, 1 us cost +1.0); a thread that only wakes
+ * every 16 ms, +1.7; cltrace recording nothing (a window not yet open),
+ * +3.5; recording, its own time 0.16 us a write in the loop, +8. So the
+ * waits beyond the quickest tenth are said, as an upper bound, not counted.
+ * "" for GPUs and older traces. */
+#define CL_DEVICE_TYPE_CPU_ 2
+static void handoffs_clause(const struct rm_model *m, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (unsigned i = 0; i < m->n_dev && n < cap; i++) {
+        const struct rm_device *d = &m->dev[i];
+        if (!(d->type & CL_DEVICE_TYPE_CPU_) || d->idle_starts <= 0 || d->idle_start_excess_ns <= 0)
+            continue;
+        int k = snprintf(buf + n, cap - n, "%sthe driver's threads waking for the app's commands on %s: the %lld that "
+                         "found their queue idle waited %.3f s for it to start them (%.1f us the median, %.1f us the "
+                         "quickest tenth); where cltrace's time on the calling thread, or its threads' wake-ups, made "
+                         "a hand-off find the driver's thread asleep, the wait is cltrace's: up to the %.3f s they "
+                         "waited beyond the quickest tenth", n ? "; " : "", d->name, (long long)d->idle_starts,
+                         d->idle_start_ns / 1e9, d->idle_start_median_ns / 1e3, d->idle_start_quick_ns / 1e3,
+                         d->idle_start_excess_ns / 1e9);
+        if (k < 0 || (size_t)k >= cap - n)
+            return;
+        n += (size_t)k;
+        if (m->self.hypervisor && rm_idle_halts(&m->self) > 0 && m->self.cpus <= 4) {
+            k = snprintf(buf + n, cap - n, " (on a 2-vCPU VM whose idle CPUs halt at once, like this one, a bare 250 ns "
+                         "before each of 4,000 small blocking writes cost +1.8 us a write, 1 us +9.7 us)");
+            if (k < 0 || (size_t)k >= cap - n)
+                return;
+            n += (size_t)k;
+        }
+    }
+}
+
 /* The priority its threads ran at (writer/ownthreads.c), where the trace
  * says: at idle priority a waking app thread takes their CPU at once; "" for
  * older traces. */
@@ -196,16 +238,18 @@ static void whole_run_sentence(const struct rm_model *m, char *buf, size_t cap)
     if (want >= 0) {
         uint64_t own = c->writer_cpu_ns + c->collector_cpu_ns;
         uint64_t own_exit = own > c->sched_own_cpu_ns ? own - c->sched_own_cpu_ns : 0;
-        char wakeups[480], priority[240];
+        char wakeups[480], priority[240], handoffs[1200];
         wakeups_clause(c, wakeups, sizeof wakeups);
         priority_clause(c, priority, sizeof priority);
+        handoffs_clause(m, handoffs, sizeof handoffs);
         snprintf(buf + n, cap - (size_t)n,
                  "; %.3f s its own threads took from the app's (an estimate: their %.3f s of CPU while the app ran%s, "
                  "the app's threads wanting %.2f of the %llu CPUs on average and waiting for one %.2f s per s of "
-                 "CPU run). Not counted: %sits own threads' %.3f s of CPU at exit, inside the exit's figure; %s%s"
+                 "CPU run). Not counted: %sits own threads' %.3f s of CPU at exit, inside the exit's figure; %s%s%s%s"
                  LOADING "; " PROCESS_END "; what its events cost the driver's own threads; device timing: %s",
                  selfcost_competing_ns(m) / 1e9, c->sched_own_cpu_ns / 1e9, priority, want, (unsigned long long)c->cpus,
-                 selfcost_app_wait_per_cpu(m), paced, own_exit / 1e9, wakeups, wakeups[0] ? "; " : "", timing);
+                 selfcost_app_wait_per_cpu(m), paced, own_exit / 1e9, wakeups, wakeups[0] ? "; " : "", handoffs,
+                 handoffs[0] ? "; " : "", timing);
         return;
     }
     char busy[64] = "";

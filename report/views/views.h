@@ -18,7 +18,7 @@ uint64_t selfcost_competing_ns(const struct rm_model *m);      /* cltrace's thre
 void selfcost_clock(const struct rm_device *d, char *buf, size_t cap);     /* "clock residual 5.2 us at most, ..." */
 void selfcost_kernel_note(const struct rm_kernel *k, char *buf, size_t cap);   /* " (extrapolated from k of n launches)" */
 void selfcost_api_note(const struct rm_api *a, char *buf, size_t cap);
-#define SELFCOST_TEXT_MAX 2048
+#define SELFCOST_TEXT_MAX 4096
 
 /* phase_rows.c: the phases the program marked, with their shares and findings */
 struct phase_view {

@@ -162,6 +162,38 @@ int main(void)
           "normal priority: %s", s);
     m.self.own_priority[0] = 0;
 
+    /* a CPU device's commands that found their queue idle: their waits for
+     * the driver's thread, beyond the quickest tenth, said as an upper
+     * bound, not counted; a GPU's not said */
+    m.n_dev = 1;
+    snprintf(m.dev[0].name, sizeof m.dev[0].name, "pthread-cpu");
+    m.dev[0].type = 2;
+    m.dev[0].idle_starts = 4000;
+    m.dev[0].idle_start_ns = 60 * (int64_t)MS;
+    m.dev[0].idle_start_quick_ns = 1000;
+    m.dev[0].idle_start_median_ns = 13000;
+    m.dev[0].idle_start_excess_ns = 56 * (int64_t)MS;
+    selfcost_sentence(&m, s, sizeof s);
+    CHECK(selfcost_total_ns(&m) == before &&
+              strstr(s, "; the driver's threads waking for the app's commands on pthread-cpu: the 4000 that found their "
+                        "queue idle waited 0.060 s for it to start them (13.0 us the median, 1.0 us the quickest "
+                        "tenth); where cltrace's time on the calling thread, or its threads' wake-ups, made a hand-off "
+                        "find the driver's thread asleep, the wait is cltrace's: up to the 0.056 s they waited beyond "
+                        "the quickest tenth; loading") && !strstr(s, "halt at once, like this one"),
+          "hand-offs on a CPU device: %s", s);
+    m.self.hypervisor = 1;
+    snprintf(m.self.cpuidle_driver, sizeof m.self.cpuidle_driver, "none");
+    selfcost_sentence(&m, s, sizeof s);
+    CHECK(strstr(s, "beyond the quickest tenth (on a 2-vCPU VM whose idle CPUs halt at once, like this one, a bare 250 "
+                    "ns before each of 4,000 small blocking writes cost +1.8 us a write, 1 us +9.7 us); loading"),
+          "hand-offs on a VM halting at once: %s", s);
+    m.dev[0].type = 4;          /* a GPU: its start is no thread waking */
+    selfcost_sentence(&m, s, sizeof s);
+    CHECK(!strstr(s, "driver's threads waking"), "hand-offs on a GPU: %s", s);
+    m.n_dev = 0;
+    m.self.hypervisor = 0;
+    m.self.cpuidle_driver[0] = 0;
+
     m.self.sched_known = 0;     /* a kernel without schedstat, or a trace before it */
     CHECK(selfcost_competing_ns(&m) == 0 && selfcost_app_cpus_wanted(&m) < 0 && selfcost_app_wait_per_cpu(&m) < 0,
           "no account, no estimate");

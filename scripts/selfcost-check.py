@@ -129,14 +129,13 @@ def stated(trace):
     return report_json(trace)["self_cost"]
 
 
-def time_per_call(cmd, env_traced, work):
+def time_per_call(cmd, env_traced, work, pairs=3):
     """cltrace's own time per call in the program's loop, on the app's
     threads, in ns: what the reports state there, from a traced run of the
     loop as given and one five times as long, over the calls the second has
     more (the set-up's calls, the queue's calibration among them, cancel
-    out; they vary by a ms or so from run to run)."""
-    got = []
-    for times in (1, 5):
+    out; they vary by a ms or so from run to run: the median of three)."""
+    def one(times):
         prefix = os.path.join(work, "per-call-%d" % times)
         pids = []
         wall(cmd[:2] + [str(int(cmd[2]) * times)] + cmd[3:], dict(env_traced, CLTRACE_OUTPUT=prefix + ".pftrace"),
@@ -146,10 +145,14 @@ def time_per_call(cmd, env_traced, work):
             sys.exit("selfcost-check: no trace written for %s" % " ".join(cmd))
         r = report_json(trace)
         os.remove(trace)
-        got.append((r["self_cost"].get("hot_path_ns", r["self_cost"]["self_ns"]),
-                    sum(a.get("count", 0) for a in r.get("api", []))))
-    (ns1, calls1), (ns2, calls2) = got
-    return max(0, int((ns2 - ns1) / (calls2 - calls1))) if calls2 > calls1 else 0
+        return (r["self_cost"].get("hot_path_ns", r["self_cost"]["self_ns"]),
+                sum(a.get("count", 0) for a in r.get("api", [])))
+    got = []
+    for _ in range(pairs):
+        (ns1, calls1), (ns5, calls5) = one(1), one(5)
+        if calls5 > calls1:
+            got.append(max(0, (ns5 - ns1) / (calls5 - calls1)))
+    return int(statistics.median(got)) if got else 0
 
 
 def judge(slow, st):

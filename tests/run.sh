@@ -133,12 +133,17 @@ assert case([4, 16] * 8, 7) == (16, ["within noise"] * 4)
 assert case([2, 30, 2, 30] + [9.0, 9.1, 9.2, 9.3], 7) == (8, ["within noise", "ok"])
 print("scripted: ok, MISSED, within noise to the cap, decided by a second batch")
 PYEOF
-    # --placebo: a third run a round, threads that only wake up (placebo.so)
+    # --placebo: a third run a round, threads that only wake up (placebo.so);
+    # --delay: a fourth, cltrace's time per call in the loop as a busy-wait
     $PY scripts/selfcost-check.py --reps 2 --max-reps 6 --only enqueue:100,setarg --platform Portable --placebo \
-        --out "$WORK/scc" > "$WORK/scc.out" || [ $? -eq 1 ]     # 1: a miss, shown, not this test's concern
+        --delay --out "$WORK/scc" > "$WORK/scc.out" || [ $? -eq 1 ]     # 1: a miss, shown, not this test's concern
     cat "$WORK/scc.out"
     grep -q "^a 0.05 s program .*x  \(ok\|within noise\|MISSED\)" "$WORK/scc.out"
     grep -q "^    placebo (threads that only wake up): [-+]0\.[0-9]*s" "$WORK/scc.out"
+    grep -q "^    delay ([0-9]* ns before each call, nothing else): [-+]0\.[0-9]*s" "$WORK/scc.out"
+    # the control itself: 200 us before each clSetKernelArg shows in the loop
+    OCL_PLATFORM=Portable DELAY_NS=200000 LD_PRELOAD="$T/delay.so" "$T/bench_calls" setarg 200 > "$WORK/dl.out"
+    awk '$1 == "wall_ns_per_call" { exit !($2 >= 200000) }' "$WORK/dl.out" || { cat "$WORK/dl.out"; return 1; }
     grep -q "^what cltrace says it added, .*([0-9]* CPUs, .*cpuidle " "$WORK/scc.out"
     $PY - "$WORK/scc/selfcost.json" <<'PYEOF'
 import json, sys
@@ -150,6 +155,7 @@ for r in rows:
     assert all(v == "within noise" for v in b[:-1]) and (b[-1] != "within noise" or n == 6), b
     assert b[-1] == r["verdict"], r["verdict"]
     assert len(r["placebo_s"]) == n and r["placebo_slowdown_median_s"] is not None, r["placebo_s"]
+    assert len(r["delay_s"]) == n and r["delay_ns"] is not None and r["delay_slowdown_median_s"] is not None, r["delay_s"]
     assert r["idle_policy"].startswith(("a virtual machine", "not a virtual machine")), r["idle_policy"]
 print("real runs:", [(r["args"][0], len(r["untraced_s"]), r["verdict_after_each_batch"]) for r in rows])
 PYEOF

@@ -123,7 +123,7 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     }
     if (f && v[CMD_QUEUED])
         clt_dm_clock_sample(d, f->h0, f->h1, v[CMD_QUEUED]);
-    idle_start(q->dev, v, q->drawn_end);
+    idle_start(d, v, q->drawn_end);
     q->drawn_flow = rec->arg[CMD_FLOW];
     q->drawn_end = v[CMD_END];
     if (q->sync_flow && q->sync_flow == q->drawn_flow) {   /* a sync already saw it over */

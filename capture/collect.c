@@ -279,8 +279,9 @@ static void nap_end(void)
     syscall(SYS_futex, &nap_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-/* A nap the exit ends early; the flags are set before nap_word moves, so
- * a nap begun after it returns at once (the futex sees another value). */
+/* A nap the exit, or an app thread that needs the collector now, ends
+ * early; the flags are set before nap_word moves, so a nap begun after it
+ * returns at once (the futex sees another value). */
 static void collector_nap(long ns)
 {
     uint32_t seq = __atomic_load_n(&nap_word, __ATOMIC_SEQ_CST);

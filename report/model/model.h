@@ -127,11 +127,11 @@ struct rm_device {
     uint64_t probe_small;       /* `cltrace probe`: where transfers stop being small (0: no probe) */
     double probe_gbps;          /* its host-to-device bandwidth, pageable and pinned, the larger */
     double probe_pinned[2];     /* its pinned bandwidth host-to-device, device-to-host */
+    char probe_date[32];
     /* commands that found their queue idle: their count, the time the
      * device took to start them in all, the quickest tenth's, the median's,
      * and what they took beyond the quickest tenth (writer/device_commands.c) */
     int64_t idle_starts, idle_start_ns, idle_start_quick_ns, idle_start_median_ns, idle_start_excess_ns;
-    char probe_date[32];
 };
 
 /* A command's fingerprints (CLTRACE_FINGERPRINT): each buffer it may have

@@ -124,7 +124,7 @@ import json, sys
 base = sys.argv[1]
 def from_log(mode):
     """A run that crashed writes no JSON: its log's "NAME passed / FAILED /
-    test not supported" lines, and the test it was in ("NAME..." alone)."""
+    test not supported / skipped (why)" lines, and the test it was in ("NAME..." alone)."""
     r, last = {}, None
     try:
         for line in open(base + "." + mode + ".log", errors="replace"):
@@ -134,6 +134,8 @@ def from_log(mode):
             elif len(w) == 2 and w[1] in ("passed", "FAILED") and w[0] in r:
                 r[w[0]] = "pass" if w[1] == "passed" else "fail"
             elif len(w) == 4 and w[1:] == ["test", "not", "supported"] and w[0] in r:
+                r[w[0]] = "skip"
+            elif len(w) >= 2 and w[1] == "skipped" and w[0] in r:   # "NAME skipped (requires ...)"
                 r[w[0]] = "skip"
     except OSError:
         pass

@@ -21,6 +21,9 @@
  *                                   made 12 calls deep (a creation call stack)
  * --nap-us N: idle N us after the loop, before main returns (a program whose
  * exit comes later: scripts/teardown-check.py).
+ * --pause-us N: idle N us just before the loop (outside its time): a
+ * control for what the threads made at the start (the driver's, a tool's)
+ * leave behind in the scheduler's accounts, which decays within ~0.1 s.
  * --last-dso PATH: load PATH (tests/bench/last_fini.c) just before main
  * returns: loaded after the driver and everything else, it is finalized
  * after them, and its destructor prints "last_fini_mono_ns T", the user
@@ -152,13 +155,15 @@ int main(int argc, char **argv)
     int asks_events = !strcmp(what, "launchev") || !strcmp(what, "smallev") || !strcmp(what, "enqueueev");
     long n = atol(argv[2]);
     int fake = 0, mem = 0;
-    long nap_us = 0;
+    long nap_us = 0, pause_us = 0;
     const char *last_dso = NULL;
     for (int i = 3; i < argc; i++) {
         fake |= strcmp(argv[i], "--fake") == 0;
         mem |= strcmp(argv[i], "--mem") == 0;
         if (strcmp(argv[i], "--nap-us") == 0 && i + 1 < argc)
             nap_us = atol(argv[++i]);
+        if (strcmp(argv[i], "--pause-us") == 0 && i + 1 < argc)
+            pause_us = atol(argv[++i]);
         if (strcmp(argv[i], "--last-dso") == 0 && i + 1 < argc)
             last_dso = argv[++i];
     }
@@ -230,6 +235,11 @@ int main(int argc, char **argv)
     }
     double t = 0, wall = 0;
     long steps = mem ? 10 : 1;
+    if (pause_us > 0) {
+        struct timespec pause = { pause_us / 1000000, pause_us % 1000000 * 1000 };
+        while (nanosleep(&pause, &pause) != 0)
+            ;
+    }
     loop0 = clock_ns(CLOCK_MONOTONIC);
     for (long s = 0; s < steps; s++) {
         double t0 = thread_ns(), w0 = clock_ns(CLOCK_MONOTONIC);

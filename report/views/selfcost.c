@@ -165,8 +165,13 @@ static void wakeups_clause(const struct rm_selfcost *c, char *buf, size_t cap)
  * 250 ns, +5.1 for 500 ns, +9.7 for 1 us, about as much more as it lasted
  * beyond (where idle CPUs poll, 1 us cost +1.0); a thread that only wakes
  * every 16 ms, +1.7; cltrace recording nothing (a window not yet open),
- * +3.5; recording, its own time 0.16 us a write in the loop, +8. So the
- * waits beyond the quickest tenth are said, as an upper bound, not counted.
+ * +3.5; recording, its own time 0.16 us a write in the loop, +8. Threads
+ * that never run after their start cost too: two that only sleep, made at
+ * load, +8 to +12 ms a run, and +0.2 ms with the writes begun 0.4 s later
+ * (bench_calls --pause-us; what their start leaves in the scheduler's
+ * accounts decays), when cltrace's loop cost fell from +40 to +21 ms. So
+ * the waits beyond the quickest tenth are said, as an upper bound, not
+ * counted.
  * "" for GPUs and older traces. */
 #define CL_DEVICE_TYPE_CPU_ 2
 static void handoffs_clause(const struct rm_model *m, char *buf, size_t cap)
@@ -189,7 +194,9 @@ static void handoffs_clause(const struct rm_model *m, char *buf, size_t cap)
         n += (size_t)k;
         if (m->self.hypervisor && rm_idle_halts(&m->self) > 0 && m->self.cpus <= 4) {
             k = snprintf(buf + n, cap - n, " (on a 2-vCPU VM whose idle CPUs halt at once, like this one, a bare 250 ns "
-                         "before each of 4,000 small blocking writes cost +1.8 us a write, 1 us +9.7 us)");
+                         "before each of 4,000 small blocking writes cost +1.8 us a write, 1 us +9.7 us; two threads "
+                         "that only slept, made at the program's start, +8 to +12 ms in all, and nothing when the "
+                         "writes began 0.4 s later: cltrace's threads, made at its start, weigh the same)");
             if (k < 0 || (size_t)k >= cap - n)
                 return;
             n += (size_t)k;

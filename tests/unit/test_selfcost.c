@@ -185,7 +185,10 @@ int main(void)
     snprintf(m.self.cpuidle_driver, sizeof m.self.cpuidle_driver, "none");
     selfcost_sentence(&m, s, sizeof s);
     CHECK(strstr(s, "beyond the quickest tenth (on a 2-vCPU VM whose idle CPUs halt at once, like this one, a bare 250 "
-                    "ns before each of 4,000 small blocking writes cost +1.8 us a write, 1 us +9.7 us); loading"),
+                    "ns before each of 4,000 small blocking writes cost +1.8 us a write, 1 us +9.7 us; two threads "
+                    "that only slept, made at the program's start, +8 to +12 ms in all, and nothing when the writes "
+                    "began 0.4 s later: cltrace's threads, made at its start, weigh the same); loading") &&
+              strlen(s) < SELFCOST_TEXT_MAX - 1,
           "hand-offs on a VM halting at once: %s", s);
     m.dev[0].type = 4;          /* a GPU: its start is no thread waking */
     selfcost_sentence(&m, s, sizeof s);

@@ -23,7 +23,8 @@
  * exit comes later: scripts/teardown-check.py).
  * --pause-us N: idle N us just before the loop (outside its time): a
  * control for what the threads made at the start (the driver's, a tool's)
- * leave behind in the scheduler's accounts, which decays within ~0.1 s.
+ * leave behind in the scheduler's accounts, which decays within tenths of a
+ * second.
  * --last-dso PATH: load PATH (tests/bench/last_fini.c) just before main
  * returns: loaded after the driver and everything else, it is finalized
  * after them, and its destructor prints "last_fini_mono_ns T", the user
@@ -140,6 +141,13 @@ static double clock_ns(clockid_t c)
     return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+static void idle_us(long us)
+{
+    struct timespec left = { us / 1000000, us % 1000000 * 1000 };
+    while (us > 0 && nanosleep(&left, &left) != 0)
+        ;
+}
+
 static double thread_ns(void)
 {
     return clock_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -235,11 +243,7 @@ int main(int argc, char **argv)
     }
     double t = 0, wall = 0;
     long steps = mem ? 10 : 1;
-    if (pause_us > 0) {
-        struct timespec pause = { pause_us / 1000000, pause_us % 1000000 * 1000 };
-        while (nanosleep(&pause, &pause) != 0)
-            ;
-    }
+    idle_us(pause_us);
     loop0 = clock_ns(CLOCK_MONOTONIC);
     for (long s = 0; s < steps; s++) {
         double t0 = thread_ns(), w0 = clock_ns(CLOCK_MONOTONIC);
@@ -263,11 +267,7 @@ int main(int argc, char **argv)
             printf("hwm_kb_after %ld %ld\n", (s + 1) * (n / steps), hwm_kb());
     }
     loop1 = clock_ns(CLOCK_MONOTONIC);
-    if (nap_us > 0) {
-        struct timespec nap = { nap_us / 1000000, nap_us % 1000000 * 1000 };
-        while (nanosleep(&nap, &nap) != 0)
-            ;
-    }
+    idle_us(nap_us);
     if (!setarg && !fake)
         clSetKernelArg(kern, 0, sizeof buf, &buf);
     for (long i = 0; held && i < 2 * n; i++)      /* after the timing, as cltrace's collector */

@@ -69,7 +69,8 @@ static struct hand_slot hand[HAND_SLOTS];
  * its own. */
 static _Alignas(64) _Atomic uint64_t hand_head;   /* next ticket (calling threads) */
 static _Alignas(64) _Atomic uint64_t collected;   /* recorded (collector) */
-static uint64_t hand_tail;                        /* collector only */
+/* how far the collector took: only it writes it (atomically, for nap_kick) */
+static _Alignas(64) uint64_t hand_tail;
 static _Alignas(64) _Atomic int collector_state;  /* read on every command, written once */
 static _Atomic int collector_idle, draining;
 static _Atomic uint32_t wake_word;         /* futex the idle collector sleeps on */
@@ -86,8 +87,6 @@ static _Atomic uint32_t nap_word;
 /* The collector's nap is long (a CPU device's commands pending, below):
  * an app thread filling the hand-off ring, or past DEFER_MAX, ends it. */
 static _Atomic int napping_long;
-/* hand_tail as the app threads may read it: how far the collector took. */
-static _Alignas(64) _Atomic uint64_t taken;
 /* clt_now() of the latest enqueue (timed or sampled out): the app threads
  * store it (relaxed, a line of its own; no clock call: ~1 % of a sampled
  * launch), the collector reads it; ns_per_tick (measured at its start)
@@ -172,7 +171,7 @@ static void take_handed(void)
         if (clt_pend_push(s->flow, s->event, s->queue) != 0)
             return;               /* no memory: leave it in the ring, try again */
         __atomic_store_n(&s->turn, 2 * lap + 2, __ATOMIC_RELEASE);
-        __atomic_store_n(&taken, ++hand_tail, __ATOMIC_RELAXED);
+        __atomic_store_n(&hand_tail, hand_tail + 1, __ATOMIC_RELAXED);
     }
 }
 
@@ -300,7 +299,7 @@ static void collector_nap(long ns)
 static void nap_kick(uint64_t ticket)
 {
     if (__atomic_load_n(&napping_long, __ATOMIC_RELAXED) &&
-        (ticket - __atomic_load_n(&taken, __ATOMIC_RELAXED) >= HAND_SLOTS / 2 || in_flight() >= DEFER_MAX))
+        (ticket - __atomic_load_n(&hand_tail, __ATOMIC_RELAXED) >= HAND_SLOTS / 2 || in_flight() >= DEFER_MAX))
         nap_end();
 }
 
@@ -606,7 +605,7 @@ void clt_collect_forget(void)
 {
     pthread_mutex_init(&start_lock, NULL);
     memset(hand, 0, sizeof hand);
-    hand_head = hand_tail = taken = 0;
+    hand_head = hand_tail = 0;
     napping_long = 0;
     collected = 0;
     finished = 0;

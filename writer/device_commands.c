@@ -44,18 +44,29 @@ static const char *command_type_of(unsigned fn)
     return cache[fn] = "CL_COMMAND_OTHER";
 }
 
+/* The first bucket of a histogram of n counts at or below which a
+ * fraction (in %) of them lie; buckets when n is 0. */
+static unsigned hist_bucket_at(const uint32_t *hist, unsigned buckets, uint64_t n, unsigned percent)
+{
+    uint64_t seen = 0;
+    for (unsigned i = 0; i < buckets && n; i++) {
+        seen += hist[i];
+        if (seen * 100 >= n * percent)
+            return i;
+    }
+    return buckets;
+}
+
 /* The median command's residual, to the 100 ns above it (0: none drawn). */
 static int64_t residual_median(const struct clt_dev *d)
 {
-    uint64_t n = 0, seen = 0;
+    uint64_t n = 0;
     for (unsigned i = 0; i < CLT_RESIDUAL_BUCKETS; i++)
         n += d->residual_hist[i];
-    for (unsigned i = 0; i < CLT_RESIDUAL_BUCKETS && n; i++) {
-        seen += d->residual_hist[i];
-        if (2 * seen >= n)
-            return i + 1 < CLT_RESIDUAL_BUCKETS ? (int64_t)(i + 1) * 100 : d->max_residual;
-    }
-    return 0;
+    unsigned i = hist_bucket_at(d->residual_hist, CLT_RESIDUAL_BUCKETS, n, 50);
+    if (i == CLT_RESIDUAL_BUCKETS)
+        return 0;
+    return i + 1 < CLT_RESIDUAL_BUCKETS ? (int64_t)(i + 1) * 100 : d->max_residual;
 }
 
 /* A command that found its queue idle: the time the device took to start
@@ -81,13 +92,8 @@ static void idle_start(struct clt_dev *d, const uint64_t *v, uint64_t prev_end)
  * edge of its bucket. */
 static uint64_t idle_start_quantile(const struct clt_dev *d, unsigned percent)
 {
-    uint64_t seen = 0;
-    for (unsigned i = 0; i < CLT_START_BUCKETS && d->idle_starts; i++) {
-        seen += d->idle_start_n[i];
-        if (seen * 100 >= d->idle_starts * percent)
-            return (uint64_t)(i + 1) * 500;
-    }
-    return 0;
+    unsigned i = hist_bucket_at(d->idle_start_n, CLT_START_BUCKETS, d->idle_starts, percent);
+    return i < CLT_START_BUCKETS ? (uint64_t)(i + 1) * 500 : 0;
 }
 
 /* What the idle starts took beyond the quickest tenth's: the part a driver's

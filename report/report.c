@@ -17,7 +17,7 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cltrace-report [--format text|json|markdown|junit|html] [-o FILE]\n"
+    fprintf(f, "usage: cltrace-report [--format text|json|markdown|junit|html|sarif|github] [-o FILE]\n"
                "                      [--fail-on info|warning|error] [--small-bytes N] [--small-count N]\n"
                "                      [--min-wg N] [--min-occupancy PERCENT] [--tuned CAPTURE_DIR]... TRACE...\n"
                "       cltrace-report diff [--threshold PERCENT] [--format text|json] BASE NEW\n"
@@ -25,12 +25,14 @@ static void usage(FILE *f)
                "       cltrace-report merge [--ranks R,R...] -o OUT.pftrace[.gz] TRACE...|FOLDER\n"
                "       cltrace-report [--ranks-only] [--jobs N] JOB_FOLDER   (mpirun -n K cltrace-report-mpi JOB_FOLDER)\n"
                "       cltrace-report --rules [--format text|markdown|json]   (every rule, its severity and source)\n"
+               "       cltrace-report --explain cost TRACE...   (what cltrace's own cost figure counts, and its bound)\n"
                "Exit status: 0 fine, 1 a finding at or over --fail-on, 2 unusable input.\n");
 }
 
 struct options {
     const char *format, *out_path;
     int fail_on, ranks_only, list_rules;
+    const char *explain;         /* --explain cost */
     unsigned threads;
     struct thresholds th;
     struct rm_paths traces;
@@ -41,7 +43,7 @@ struct options {
 static int known_format(const char *f)
 {
     return !strcmp(f, "text") || !strcmp(f, "json") || !strcmp(f, "markdown") || !strcmp(f, "junit") ||
-           !strcmp(f, "html");
+           !strcmp(f, "html") || !strcmp(f, "sarif") || !strcmp(f, "github");
 }
 
 /* 0: go on; -1: done (help printed); 2: bad usage. */
@@ -70,6 +72,11 @@ static int parse(int argc, char **argv, struct options *o)
             o->tuned[o->n_tuned++] = argv[++i];
         } else if (!strcmp(a, "--rules"))
             o->list_rules = 1;
+        else if (!strcmp(a, "--explain") && v) {
+            o->explain = argv[++i];
+            if (strcmp(o->explain, "cost"))
+                return 2;
+        }
         else if (!strcmp(a, "--small-bytes") && v) {
             o->th.small_bytes = strtoull(argv[++i], NULL, 0);
             o->th.small_given = 1;
@@ -169,8 +176,14 @@ static int write_report(const struct options *o, const struct report_in *r)
         fprintf(stderr, "cltrace-report: cannot write %s\n", o->out_path);
         return 2;
     }
-    if (!strcmp(o->format, "json"))
+    if (o->explain)
+        text_cost_account(out, r->m, !strcmp(o->format, "markdown"));
+    else if (!strcmp(o->format, "json"))
         format_json(out, r);
+    else if (!strcmp(o->format, "sarif"))
+        format_sarif(out, r);
+    else if (!strcmp(o->format, "github"))
+        format_github(out, r);
     else if (!strcmp(o->format, "markdown"))
         format_markdown(out, r);
     else if (!strcmp(o->format, "junit"))
@@ -215,7 +228,9 @@ static int report(const struct options *o)
     rules_run(&m, &o->th, &fs);
     static struct phase_view pv;
     phase_view(&m, &fs, &pv);
-    struct report_in in = { &m, &fs, &o->th, &pv, job_view() };
+    static struct summary_view sv;
+    summary_view(&m, &fs, &sv);
+    struct report_in in = { &m, &fs, &o->th, &pv, job_view(), &sv };
     int rc = write_report(o, &in);
     for (unsigned i = 0; rc == 0 && o->fail_on >= 0 && i < fs.n; i++)
         rc = (int)fs.v[i].sev >= o->fail_on;

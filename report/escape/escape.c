@@ -75,3 +75,50 @@ const char *where_short(const char *where, char **buf)
     }
     return *buf;
 }
+
+/* Prose for a terminal: words filled to `width` columns, the first line
+ * after `first`, the next ones after `hang` (a hanging indent); a word
+ * longer than a line is cut where the line ends. Counts bytes: the texts
+ * are ASCII but for names from the trace, which may run a line short. */
+void text_wrap(FILE *o, const char *first, const char *hang, const char *text, int width)
+{
+    size_t fl = strlen(first);
+    int col = fprintf(o, "%s%s", first, fl && first[fl - 1] != ' ' ? " " : ""), start = col;
+    int hang_w = (int)strlen(hang);
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ' || *p == '\n')
+            p++;
+        if (!*p)
+            break;
+        int len = (int)strcspn(p, " \n");
+        if (col > start && col + 1 + len > width) {
+            fprintf(o, "\n%s", hang);
+            col = start = hang_w;
+        }
+        if (col > start) {
+            fputc(' ', o);
+            col++;
+        }
+        while (len > width - col && width - col > 0) {    /* longer than a line: cut it */
+            int part = width - col;
+            fprintf(o, "%.*s\n%s", part, p, hang);
+            p += part;
+            len -= part;
+            col = start = hang_w;
+        }
+        fprintf(o, "%.*s", len, p);
+        col += len;
+        p += len;
+    }
+    fputc('\n', o);
+}
+
+/* `s` cut to `cols` columns for a table cell ("..." at the end); into buf */
+const char *text_cut(const char *s, int cols, char *buf, size_t cap)
+{
+    if ((int)strlen(s) <= cols || cols < 4)
+        return s;
+    snprintf(buf, cap, "%.*s...", cols - 3, s);
+    return buf;
+}

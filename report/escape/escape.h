@@ -3,6 +3,7 @@
  * a person's screen. Knows nothing of the model. */
 #ifndef CLT_REPORT_ESCAPE_H
 #define CLT_REPORT_ESCAPE_H
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -14,5 +15,11 @@ double pct_of(uint64_t part, uint64_t whole);   /* 100 * part / whole; 0 when wh
  * first: where the call was made), the rest counted; JSON and HTML keep the
  * whole stack. Returns `where` itself or *buf (malloc'd; free it). */
 const char *where_short(const char *where, char **buf);
+/* Prose wrapped at word boundaries to `width` columns: `first` before the
+ * first line, `hang` before the others. */
+void text_wrap(FILE *o, const char *first, const char *hang, const char *text, int width);
+/* `s` cut to `cols` columns ("..." last) for a table's cell: s, or buf. */
+const char *text_cut(const char *s, int cols, char *buf, size_t cap);
+#define TEXT_COLS 100
 
 #endif

@@ -13,6 +13,7 @@ struct report_in {
     const struct thresholds *th;
     const struct phase_view *phases;
     const struct job_view *job;       /* NULL: not a job */
+    const struct summary_view *sum;   /* the first screen */
 };
 
 void format_text(FILE *o, const struct report_in *r);
@@ -26,7 +27,12 @@ void html_charts(FILE *o, const struct rm_model *m, const struct thresholds *th)
 /* A job's section in each format (--ranks-only prints it alone); text and
  * Markdown share theirs (md: Markdown), and the self-cost lines. */
 void text_job(FILE *o, const struct job_view *j, int md);
-void text_selfcost(FILE *o, const struct rm_model *m, int md);
+/* summary.c: the first screen (md: Markdown), and cltrace's cost account
+ * (--explain cost; Markdown's <details>) */
+void text_summary(FILE *o, const struct report_in *r, int md);
+void text_cost_account(FILE *o, const struct rm_model *m, int md);
+void format_sarif(FILE *o, const struct report_in *r);
+void format_github(FILE *o, const struct report_in *r);
 void json_job(FILE *o, const struct job_view *j);        /* ,"job":{...} inside an object */
 void junit_job(FILE *o, const struct job_view *j);       /* <property> lines */
 void html_job(FILE *o, const struct job_view *j);

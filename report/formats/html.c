@@ -15,7 +15,13 @@ static const char *const css =
     "vertical-align:top}th{background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums}"
     ".error{color:#b00020;font-weight:600}.warning{color:#a05a00;font-weight:600}.info{color:#225}"
     "svg{background:#fcfcfc;border:1px solid #e4e4e4;margin:6px 0}svg text{font:11px sans-serif;fill:#333}"
-    ".note{color:#666}";
+    ".note{color:#666}"
+    "#summary{border:1px solid #ccd;background:#f8f9fc;padding:10px 16px;margin:8px 0 16px}"
+    ".figs{display:flex;gap:28px;flex-wrap:wrap;margin:4px 0 10px}.figs div{min-width:120px}"
+    ".figs b{display:block;font-size:22px}.figs span{color:#555;font-size:12px}"
+    ".bar{display:flex;height:18px;width:100%;border:1px solid #bbb;margin:4px 0}.bar div{height:100%}"
+    ".k{background:#3b6fb6}.t{background:#e0a030}.i{background:#ddd}.legend span{margin-right:14px;font-size:12px}"
+    ".sw{display:inline-block;width:10px;height:10px;margin-right:4px}";
 
 /* HTML: the job's table as text in a <pre> (escaped). */
 void html_job(FILE *o, const struct job_view *j)
@@ -38,24 +44,80 @@ static void head(FILE *o, const struct rm_model *m)
     fprintf(o, "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
                "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; style-src 'unsafe-inline'; "
                "img-src data:\"><title>cltrace report</title><style>%s</style></head><body>\n", css);
-    fprintf(o, "<h1>cltrace report</h1>\n");
+    fputs("<h1>cltrace report: ", o);
+    xml_text(o, m->program[0] ? m->program : "(unnamed)");
+    fputs("</h1>\n", o);
     if (rm_cut_short(m)) {
         fputs("<p class=warning>The trace was cut short (", o);
         xml_text(o, rm_cut_short(m));
         fputs("): this reports what it holds.</p>\n", o);
     }
-    if (m->self.known) {
-        char s[SELFCOST_TEXT_MAX];
-        selfcost_sentence(m, s, sizeof s);
-        fputs("<p class=selfcost>", o);
-        xml_text(o, s);
-        fputs("</p>\n", o);
-    } else {
-        fprintf(o, "<p class=note>cltrace's own cost: not stated in this trace (cut short, or an older "
-                   "cltrace)</p>\n");
+}
+
+/* Where the device's time went, as a bar: kernels, transfers, idle. */
+static void time_bar(FILE *o, const struct summary_view *v)
+{
+    if (!v->device_known)
+        return;
+    double span = (double)v->span_ns, k = 100.0 * (double)v->kernel_ns / span,
+           t = 100.0 * (double)v->transfer_ns / span, i = 100.0 * (double)v->idle_ns / span;
+    if (k + t > 100 - i)        /* kernels and transfers overlapped: scale them into the busy share */
+        k = (100 - i) * k / (k + t), t = 100 - i - k;
+    fprintf(o, "<div class=bar title=\"device timeline\"><div class=k style=\"width:%.2f%%\"></div><div class=t "
+               "style=\"width:%.2f%%\"></div><div class=i style=\"width:%.2f%%\"></div></div>\n<div class=legend>"
+               "<span><i class=\"sw k\"></i>kernels %.3f ms</span><span><i class=\"sw t\"></i>transfers %.3f ms</span>"
+               "<span><i class=\"sw i\"></i>idle %.3f ms</span><span>of %.3f ms from the first command to the last"
+               "</span></div>\n", k, t, i, v->kernel_ns / 1e6, v->transfer_ns / 1e6, v->idle_ns / 1e6, v->span_ns / 1e6);
+}
+
+/* The summary panel: headline figures, the device's time as a bar, the
+ * top findings; above the fold at 1280x800 (a test looks in Chromium). */
+static void summary(FILE *o, const struct report_in *r)
+{
+    const struct summary_view *v = r->sum;
+    char fig[32], up[32];
+    duration_words(v->cost.figure_ns, fig, sizeof fig);
+    duration_words(v->cost.upper_ns, up, sizeof up);
+    fprintf(o, "<section id=summary><div class=figs><div><b>%.3f s</b><span>the run</span></div>", v->wall_ns / 1e9);
+    if (v->device_known)
+        fprintf(o, "<div><b>%.1f %%</b><span>device busy</span></div>", v->busy_pct);
+    fprintf(o, "<div><b>%u</b><span>findings: %u error, %u warning, %u info</span></div>",
+            v->by_sev[0] + v->by_sev[1] + v->by_sev[2], v->by_sev[SEV_ERROR], v->by_sev[SEV_WARNING],
+            v->by_sev[SEV_INFO]);
+    if (v->cost.known)
+        fprintf(o, "<div><b>%s</b><span>cltrace added (%.1f %%), at most %s</span></div>", fig, v->cost.percent, up);
+    fputs("</div>\n", o);
+    if (v->device_unusable) {
+        fputs("<p class=warning id=device-timing>Device timing unusable on this platform: ", o);
+        xml_text(o, v->device_unusable);
+        fputs(". No device time, bandwidth, idle or gain is derived from it.</p>\n", o);
     }
+    time_bar(o, v);
+    if (v->n_top) {
+        fputs("<table id=top><tr><th>severity</th><th>rule</th><th>estimated gain</th><th>where</th></tr>\n", o);
+        for (unsigned i = 0; i < v->n_top; i++) {
+            const struct finding *f = &r->fs->v[v->top[i]];
+            char *cut;
+            fprintf(o, "<tr><td class=%s>%s</td><td>%s</td><td class=n>", sev_name[f->sev], sev_name[f->sev], f->rule);
+            if (f->gain_ns >= 0)
+                fprintf(o, "%.3f ms (%.1f %%)", f->gain_ns / 1e6, finding_gain_percent(r->m, f));
+            else
+                fputs("-", o);
+            fputs("</td><td>", o);
+            xml_text(o, where_short(f->where, &cut));
+            free(cut);
+            fputs("</td></tr>\n", o);
+        }
+        fputs("</table>\n", o);
+    }
+    fputs("</section>\n", o);
+}
+
+/* Each device's clock, and cltrace's own cost account, at the end. */
+static void devices_and_cost(FILE *o, const struct rm_model *m)
+{
     for (unsigned i = 0; i < m->n_dev; i++) {
-        fprintf(o, "<p>Device %u: ", i);
+        fprintf(o, "%s<p>Device %u: ", i ? "" : "<h2>Devices</h2>\n", i);
         xml_text(o, m->dev[i].name);
         char c[300];
         selfcost_clock(&m->dev[i], c, sizeof c);
@@ -63,6 +125,34 @@ static void head(FILE *o, const struct rm_model *m)
         xml_text(o, c);
         fputs(")</p>\n", o);
     }
+    struct cost_account a;
+    char line[200];
+    selfcost_account(m, &a);
+    selfcost_line(m, line, sizeof line);
+    fputs("<h2>cltrace's own cost</h2>\n<details><summary>", o);
+    xml_text(o, line);
+    fputs("</summary>\n<table id=cost><tr><th>what</th><th>ms</th></tr>\n", o);
+    const struct cost_row *rows[2] = { a.counted, a.bound };
+    unsigned n[2] = { a.n_counted, a.n_bound };
+    for (unsigned p = 0; p < 2; p++) {
+        for (unsigned i = 0; i < n[p]; i++) {
+            fputs("<tr><td>", o);
+            xml_text(o, rows[p][i].what);
+            fprintf(o, "</td><td class=n>%.3f</td></tr>\n", rows[p][i].ns / 1e6);
+        }
+        fprintf(o, "<tr><th>%s</th><th class=n>%.3f</th></tr>\n", p ? "upper bound" : "the figure",
+                (p ? a.upper_ns : a.figure_ns) / 1e6);
+    }
+    fputs("</table>\n<ul>", o);
+    for (unsigned i = 0; i < a.n_said; i++) {
+        fputs("<li>", o);
+        xml_text(o, a.said[i].what);
+        if (a.said[i].ns)
+            fprintf(o, ": %.3f ms", a.said[i].ns / 1e6);
+        fputs("</li>", o);
+    }
+    fputs("</ul>\n<p class=note>What such costs were measured to be on other machines: docs/PERFORMANCE.md in "
+          "cltrace's sources.</p></details>\n", o);
 }
 
 static void findings(FILE *o, const struct rm_model *m, const struct findings *fs)
@@ -140,8 +230,11 @@ static void api_and_kernels(FILE *o, const struct rm_model *m)
         selfcost_kernel_note(&m->kernels[i], note, sizeof note);
         fputs("<tr><td>", o);
         xml_text(o, cfg);
-        fprintf(o, "</td><td class=n>%llu</td><td class=n>%.1f", (unsigned long long)m->kernels[i].launches,
-                m->kernels[i].device_ns / 1e3);
+        if (m->dt.unusable)
+            fprintf(o, "</td><td class=n>%llu</td><td class=n>-", (unsigned long long)m->kernels[i].launches);
+        else
+            fprintf(o, "</td><td class=n>%llu</td><td class=n>%.1f", (unsigned long long)m->kernels[i].launches,
+                    m->kernels[i].device_ns / 1e3);
         xml_text(o, note);
         fputs("</td></tr>\n", o);
     }
@@ -151,12 +244,14 @@ static void api_and_kernels(FILE *o, const struct rm_model *m)
 void format_html(FILE *o, const struct report_in *r)
 {
     head(o, r->m);
+    summary(o, r);
     findings(o, r->m, r->fs);
     if (r->job)
         html_job(o, r->job);
     phases(o, r->m, r->phases);
     html_charts(o, r->m, r->th);
     api_and_kernels(o, r->m);
+    devices_and_cost(o, r->m);
     fprintf(o, "<p class=note>Written by cltrace-report from %llu packets.</p>\n</body></html>\n",
             (unsigned long long)r->m->packets);
 }

@@ -178,8 +178,10 @@ static void chart_occupancy(FILE *o, const struct rm_model *m, const struct thre
 
 void html_charts(FILE *o, const struct rm_model *m, const struct thresholds *th)
 {
-    chart_kernels(o, m);
+    if (!m->dt.unusable)        /* device time only from a device clock that can be true */
+        chart_kernels(o, m);
     chart_occupancy(o, m, th);
     chart_transfers(o, m);
-    chart_timeline(o, m);
+    if (!m->dt.unusable)
+        chart_timeline(o, m);
 }

@@ -51,9 +51,15 @@ static void timeline_and_kernels(FILE *o, const struct rm_model *m)
     fprintf(o, ",\"occupancy_model\":");
     json_str(o, occ);
     const struct rm_timeline *tl = &m->tl;     /* the span gains are a share of */
-    fprintf(o, ",\"timeline\":{\"span_ns\":%llu,\"idle_ns\":%llu,\"kernel_ns\":%llu,\"transfer_ns\":%llu}",
-            (unsigned long long)rm_timeline_span(tl), (unsigned long long)tl->idle_ns,
-            (unsigned long long)tl->kernel_ns, (unsigned long long)tl->transfer_ns);
+    if (m->dt.unusable)     /* nothing derived from a device clock that cannot be true */
+        fputs(",\"timeline\":{\"span_ns\":null,\"idle_ns\":null,\"kernel_ns\":null,\"transfer_ns\":null}", o);
+    else
+        fprintf(o, ",\"timeline\":{\"span_ns\":%llu,\"idle_ns\":%llu,\"kernel_ns\":%llu,\"transfer_ns\":%llu}",
+                (unsigned long long)rm_timeline_span(tl), (unsigned long long)tl->idle_ns,
+                (unsigned long long)tl->kernel_ns, (unsigned long long)tl->transfer_ns);
+    fprintf(o, ",\"device_timing\":{\"usable\":%s,\"why\":", m->dt.unusable ? "false" : "true");
+    json_str(o, m->dt.why);
+    fputc('}', o);
     fprintf(o, ",\"small_transfers\":{\"below_bytes\":%llu,\"source\":", (unsigned long long)m->small_threshold);
     json_str(o, small_source(m));
     fputs("},\"kernels\":[", o);
@@ -61,9 +67,12 @@ static void timeline_and_kernels(FILE *o, const struct rm_model *m)
         const struct rm_kernel *k = &m->kernels[i];
         fprintf(o, "%s{\"name\":", i ? "," : "");
         json_str(o, k->name);
-        fprintf(o, ",\"launches\":%llu,\"device_ns\":%llu,\"work_group_size\":%llu,\"local_null\":%s,\"work_groups\":%llu,"
+        char dev[32] = "null";
+        if (!m->dt.unusable)
+            snprintf(dev, sizeof dev, "%llu", (unsigned long long)k->device_ns);
+        fprintf(o, ",\"launches\":%llu,\"device_ns\":%s,\"work_group_size\":%llu,\"local_null\":%s,\"work_groups\":%llu,"
                    "\"timed_launches\":%llu,\"extrapolated\":%s}",
-                (unsigned long long)k->launches, (unsigned long long)k->device_ns, (unsigned long long)k->wg_size,
+                (unsigned long long)k->launches, dev, (unsigned long long)k->wg_size,
                 k->local_null ? "true" : "false", (unsigned long long)k->work_groups, (unsigned long long)k->timed,
                 k->untimed ? "true" : "false");
     }
@@ -81,9 +90,13 @@ static void transfers(FILE *o, const struct rm_model *m)
             b += m->xfer.bytes[d][k];
             ns += m->xfer.ns[d][k];
         }
-        fprintf(o, "%s\"%s\":{\"count\":%llu,\"bytes\":%llu,\"ns\":%llu,\"gbps\":%.3f,\"buckets\":[", d ? "," : "",
-                dirs[d], (unsigned long long)c, (unsigned long long)b, (unsigned long long)ns,
-                ns ? (double)b / (double)ns : 0.0);
+        if (m->dt.unusable)
+            fprintf(o, "%s\"%s\":{\"count\":%llu,\"bytes\":%llu,\"ns\":null,\"gbps\":null,\"buckets\":[", d ? "," : "",
+                    dirs[d], (unsigned long long)c, (unsigned long long)b);
+        else
+            fprintf(o, "%s\"%s\":{\"count\":%llu,\"bytes\":%llu,\"ns\":%llu,\"gbps\":%.3f,\"buckets\":[",
+                    d ? "," : "", dirs[d], (unsigned long long)c, (unsigned long long)b, (unsigned long long)ns,
+                    ns ? (double)b / (double)ns : 0.0);
         for (int k = 0; k < RM_BUCKETS; k++)
             fprintf(o, "%s{\"size\":\"%s\",\"count\":%llu,\"bytes\":%llu,\"ns\":%llu}", k ? "," : "", bucket_name[k],
                     (unsigned long long)m->xfer.count[d][k], (unsigned long long)m->xfer.bytes[d][k],
@@ -131,13 +144,13 @@ static void selfcost(FILE *o, const struct rm_model *m)
     const struct rm_selfcost *c = &m->self;
     fprintf(o, ",\"self_cost\":{\"known\":%s", c->known ? "true" : "false");
     if (c->known) {
-        char s[SELFCOST_TEXT_MAX];
-        selfcost_sentence(m, s, sizeof s);
-        fprintf(o, ",\"self_ns\":%llu,\"hot_path_ns\":%llu,\"device_timing_ns\":%llu,\"waited_ns\":%llu,"
+        char s[200];
+        selfcost_line(m, s, sizeof s);
+        fprintf(o, ",\"upper_ns\":%llu,\"self_ns\":%llu,\"hot_path_ns\":%llu,\"device_timing_ns\":%llu,\"waited_ns\":%llu,"
                    "\"calls_waited\":%llu,\"device_paced_wait_ns\":%llu,\"run_ns\":%llu,\"percent\":%.2f,"
                    "\"writer_cpu_ns\":%llu,"
                    "\"collector_cpu_ns\":%llu,\"exit_wait_ns\":%llu,\"sampling\":",
-                (unsigned long long)c->self_ns, (unsigned long long)c->hot_ns, (unsigned long long)c->device_timing_ns,
+                (unsigned long long)selfcost_upper_ns(m), (unsigned long long)c->self_ns, (unsigned long long)c->hot_ns, (unsigned long long)c->device_timing_ns,
                 (unsigned long long)c->waited_ns, (unsigned long long)c->calls_waited,
                 (unsigned long long)c->paced_wait_ns, (unsigned long long)c->run_ns,
                 selfcost_percent(m), (unsigned long long)c->writer_cpu_ns, (unsigned long long)c->collector_cpu_ns,
@@ -228,6 +241,42 @@ static void phases(FILE *o, const struct rm_model *m, const struct phase_view *v
     fputc(']', o);
 }
 
+/* "summary": the first screen's figures, for a CI step that prints its own. */
+static void summary(FILE *o, const struct report_in *r)
+{
+    const struct summary_view *v = r->sum;
+    fputs("\"summary\":{\"program\":", o);
+    json_str(o, v->program);
+    fprintf(o, ",\"wall_ns\":%llu,\"findings\":{\"error\":%u,\"warning\":%u,\"info\":%u}",
+            (unsigned long long)v->wall_ns, v->by_sev[SEV_ERROR], v->by_sev[SEV_WARNING], v->by_sev[SEV_INFO]);
+    if (v->device_known)
+        fprintf(o, ",\"device\":{\"span_ns\":%llu,\"busy_percent\":%.2f,\"kernel_ns\":%llu,\"transfer_ns\":%llu,"
+                   "\"idle_ns\":%llu,\"launches\":%llu,\"transfers\":%llu}",
+                (unsigned long long)v->span_ns, v->busy_pct, (unsigned long long)v->kernel_ns,
+                (unsigned long long)v->transfer_ns, (unsigned long long)v->idle_ns, (unsigned long long)v->launches,
+                (unsigned long long)v->transfers);
+    else
+        fprintf(o, ",\"device\":null");
+    fputs(",\"device_timing_unusable\":", o);
+    json_str(o, v->device_unusable ? v->device_unusable : "");
+    fputs(",\"top\":[", o);
+    for (unsigned i = 0; i < v->n_top; i++) {
+        const struct finding *f = &r->fs->v[v->top[i]];
+        fprintf(o, "%s{\"rule\":\"%s\",\"severity\":\"%s\",\"where\":", i ? "," : "", f->rule, sev_name[f->sev]);
+        json_str(o, f->where);
+        if (f->gain_ns >= 0)
+            fprintf(o, ",\"estimated_gain_ns\":%.0f}", f->gain_ns);
+        else
+            fputs(",\"estimated_gain_ns\":null}", o);
+    }
+    fputc(']', o);
+    if (v->cost.known)
+        fprintf(o, ",\"self_cost_ns\":%llu,\"self_cost_percent\":%.2f,\"self_cost_upper_ns\":%llu,"
+                   "\"self_cost_upper_percent\":%.2f", (unsigned long long)v->cost.figure_ns, v->cost.percent,
+                (unsigned long long)v->cost.upper_ns, v->cost.upper_percent);
+    fputs("},", o);
+}
+
 void format_json(FILE *o, const struct report_in *r)
 {
     const struct rm_model *m = r->m;
@@ -247,6 +296,7 @@ void format_json(FILE *o, const struct report_in *r)
         json_str(o, m->windows);
         fputs("},", o);
     }
+    summary(o, r);
     api(o, m);
     timeline_and_kernels(o, m);
     transfers(o, m);

@@ -18,8 +18,8 @@ static void properties(FILE *o, const struct report_in *r)
 {
     const struct rm_model *m = r->m;
     if (m->self.known) {
-        char s[SELFCOST_TEXT_MAX];
-        selfcost_sentence(m, s, sizeof s);
+        char s[200];
+        selfcost_line(m, s, sizeof s);
         fprintf(o, "    <property name=\"cltrace.self_ns\" value=\"%llu\"/>\n", (unsigned long long)m->self.self_ns);
         if (m->self.exit_known)
             fprintf(o, "    <property name=\"cltrace.self_total_ns\" value=\"%llu\"/>\n",

@@ -5,27 +5,33 @@
 #include "report/model/describe.h"
 #include "formats.h"
 
+/* Each finding a <details> block: its line in the summary, the evidence
+ * and the fix one click away (GitHub renders Markdown inside). */
 static void findings(FILE *o, const struct rm_model *m, const struct findings *fs)
 {
-    fprintf(o, "**%u finding(s)**\n\n", fs->n);
-    if (!fs->n)
-        return;
-    fprintf(o, "| severity | rule | where | numbers | fix |\n|---|---|---|---|---|\n");
+    fprintf(o, "### Findings: %u\n\n", fs->n);
     for (unsigned i = 0; i < fs->n; i++) {
         const struct finding *f = &fs->v[i];
         char *cut;
-        fprintf(o, "| %s | `%s` | ", sev_name[f->sev], f->rule);
-        md_cell(o, where_short(f->where, &cut));
+        fprintf(o, "<details><summary><b>%s</b> <code>%s</code>: ", sev_name[f->sev], f->rule);
+        xml_text(o, where_short(f->where, &cut));
         free(cut);
-        fputs(" | ", o);
-        md_cell(o, f->numbers);
-        fputs(" | ", o);
-        md_cell(o, f->fix);
         if (f->gain_ns >= 0)
             fprintf(o, " (estimated gain %.3f ms, %.1f %%)", f->gain_ns / 1e6, finding_gain_percent(m, f));
-        fputs(" |\n", o);
+        fputs("</summary>\n\n", o);
+        md_cell(o, f->numbers);
+        fputs("\n\n**Fix:** ", o);
+        md_cell(o, f->fix);
+        if (f->gain_method[0]) {
+            fputs("\n\n**Estimated gain:** ", o);
+            md_cell(o, f->gain_method);
+        }
+        if (f->phase >= 0) {
+            fputs("\n\n**Phase:** ", o);
+            md_cell(o, m->phases[f->phase].path);
+        }
+        fputs("\n\n</details>\n\n", o);
     }
-    fputc('\n', o);
 }
 
 static void api_and_kernels(FILE *o, const struct rm_model *m)
@@ -47,8 +53,11 @@ static void api_and_kernels(FILE *o, const struct rm_model *m)
         selfcost_kernel_note(&m->kernels[i], note, sizeof note);
         fputs("| ", o);
         md_cell(o, cfg);
-        fprintf(o, " | %llu | %.1f%s |\n", (unsigned long long)m->kernels[i].launches, m->kernels[i].device_ns / 1e3,
-                note);
+        if (m->dt.unusable)
+            fprintf(o, " | %llu | -%s |\n", (unsigned long long)m->kernels[i].launches, note);
+        else
+            fprintf(o, " | %llu | %.1f%s |\n", (unsigned long long)m->kernels[i].launches,
+                    m->kernels[i].device_ns / 1e3, note);
     }
     char occ[400];
     occ_model_note(m, occ, sizeof occ);
@@ -66,7 +75,10 @@ static void transfers(FILE *o, const struct rm_model *m)
             uint64_t c = m->xfer.count[d][k], b = m->xfer.bytes[d][k], ns = m->xfer.ns[d][k];
             if (c && !any++)
                 fprintf(o, "\n| transfers | size | count | bytes | µs | GB/s |\n|---|---|---:|---:|---:|---:|\n");
-            if (c)
+            if (c && m->dt.unusable)     /* no time or bandwidth from a device clock that cannot be true */
+                fprintf(o, "| %s | %s | %llu | %llu | - | - |\n", dir[d], bucket_name[k], (unsigned long long)c,
+                        (unsigned long long)b);
+            else if (c)
                 fprintf(o, "| %s | %s | %llu | %llu | %.1f | %.2f |\n", dir[d], bucket_name[k], (unsigned long long)c,
                         (unsigned long long)b, ns / 1e3, ns ? (double)b / (double)ns : 0.0);
         }
@@ -99,17 +111,18 @@ static void phases(FILE *o, const struct rm_model *m, const struct phase_view *v
 void format_markdown(FILE *o, const struct report_in *r)
 {
     const struct rm_model *m = r->m;
-    fprintf(o, "## cltrace report\n\n");
+    text_summary(o, r, 1);
     if (rm_cut_short(m))
         fprintf(o, "> The trace was cut short (%s): this reports what it holds.\n\n", rm_cut_short(m));
-    if (r->job)
-        text_job(o, r->job, 1);
     if (m->n_windows)
         fprintf(o, "> Windows (CLTRACE_WINDOW): %u, %.3f s recorded. API, transfer and device figures cover the "
                 "windows; objects and leaks the whole run.\n\n", m->n_windows, m->window_ns / 1e9);
-    text_selfcost(o, m, 1);
+    if (r->job)
+        text_job(o, r->job, 1);
     findings(o, m, r->fs);
     api_and_kernels(o, m);
     transfers(o, m);
     phases(o, m, r->phases);
+    fputc('\n', o);
+    text_cost_account(o, m, 1);
 }

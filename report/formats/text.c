@@ -1,4 +1,6 @@
 /* --format text (the default): for a person at a terminal. */
+#define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "report/escape/escape.h"
@@ -38,37 +40,32 @@ void text_job(FILE *o, const struct job_view *j, int md)
     fputc('\n', o);
 }
 
-/* cltrace's own cost and each device's clock, in text or as a Markdown quote. */
-void text_selfcost(FILE *o, const struct rm_model *m, int md)
+/* Each device's clock: how well its commands sit on the host's. */
+static void devices(FILE *o, const struct rm_model *m)
 {
-    const char *q = md ? "> " : "";
-    char s[SELFCOST_TEXT_MAX];
-    if (!m->self.known) {
-        fprintf(o, "%scltrace's own cost: not stated in this trace (cut short, or an older cltrace)\n\n", q);
-        return;
-    }
-    selfcost_sentence(m, s, sizeof s);
-    fprintf(o, "%s%s\n", q, s);
+    int any = 0;
     for (unsigned i = 0; i < m->n_dev; i++)
         if (m->dev[i].clock_method[0]) {
-            char c[300];
+            char c[300], head[RM_MAX_NAME + 32];
+            if (!any++)
+                fputs("\nDevices\n", o);
             selfcost_clock(&m->dev[i], c, sizeof c);
-            fprintf(o, "%sdevice %u (%s): %s\n", q, i, m->dev[i].name, c);
+            snprintf(head, sizeof head, "  device %u (%s):", i, m->dev[i].name);
+            text_wrap(o, head, "      ", c, TEXT_COLS);
         }
-    fputc('\n', o);
 }
 
 static void api_and_kernels(FILE *o, const struct rm_model *m)
 {
     const char *cut = rm_cut_short(m);
-    fprintf(o, "API calls%s%s%s\n  %-36s %9s %7s %12s %10s %10s %10s\n", cut ? " (trace cut short: " : "",
+    fprintf(o, "API calls%s%s%s\n  %-34s %9s %6s %11s %10s %10s %10s\n", cut ? " (trace cut short: " : "",
             cut ? (m->disk_full[0] ? cut : "the app did not exit cleanly") : "", cut ? ")" : "",
             "function", "count", "errors", "total us", "mean us", "min us", "max us");
     for (unsigned i = 0; i < m->n_api; i++) {
         const struct rm_api *a = &m->api[i];
         char note[96];
         selfcost_api_note(a, note, sizeof note);
-        fprintf(o, "  %-36s %9llu %7llu %12.1f %10.2f %10.2f %10.2f%s\n", a->name, (unsigned long long)a->count,
+        fprintf(o, "  %-34s %9llu %6llu %11.1f %10.2f %10.2f %10.2f%s\n", a->name, (unsigned long long)a->count,
                 (unsigned long long)a->errors, a->total_ns / 1e3, a->count ? a->total_ns / 1e3 / (double)a->count : 0,
                 a->min_ns / 1e3, a->max_ns / 1e3, note);
     }
@@ -76,15 +73,16 @@ static void api_and_kernels(FILE *o, const struct rm_model *m)
         return;
     fprintf(o, "\nKernels\n  %-48s %9s %12s\n", "kernel and launch configuration", "launches", "device us");
     for (unsigned i = 0; i < m->n_kernels; i++) {
-        char cfg[160], note[96];
+        char cfg[160], note[96], us[32] = "-";
         kernel_config(&m->kernels[i], cfg, sizeof cfg);
         selfcost_kernel_note(&m->kernels[i], note, sizeof note);
-        fprintf(o, "  %-48s %9llu %12.1f%s\n", cfg, (unsigned long long)m->kernels[i].launches,
-                m->kernels[i].device_ns / 1e3, note);
+        if (!m->dt.unusable)
+            snprintf(us, sizeof us, "%.1f", m->kernels[i].device_ns / 1e3);
+        fprintf(o, "  %-48s %9llu %12s%s\n", cfg, (unsigned long long)m->kernels[i].launches, us, note);
     }
     char occ[400];
     occ_model_note(m, occ, sizeof occ);
-    fprintf(o, "  %s\n", occ);
+    text_wrap(o, "  ", "    ", occ, TEXT_COLS);
 }
 
 static void transfers(FILE *o, const struct rm_model *m)
@@ -97,12 +95,22 @@ static void transfers(FILE *o, const struct rm_model *m)
             if (c && !any++)
                 fprintf(o, "\nTransfers\n  %-18s %-9s %9s %14s %12s %8s\n", "direction", "size", "count", "bytes", "us",
                         "GB/s");
-            if (c)
-                fprintf(o, "  %-18s %-9s %9llu %14llu %12.1f %8.2f\n", dir[d], bucket_name[k], (unsigned long long)c,
-                        (unsigned long long)b, ns / 1e3, ns ? (double)b / (double)ns : 0.0);
+            if (!c)
+                continue;
+            char us[32] = "-", gbps[32] = "-";     /* none from a device clock that cannot be true */
+            if (!m->dt.unusable) {
+                snprintf(us, sizeof us, "%.1f", ns / 1e3);
+                snprintf(gbps, sizeof gbps, "%.2f", ns ? (double)b / (double)ns : 0.0);
+            }
+            fprintf(o, "  %-18s %-9s %9llu %14llu %12s %8s\n", dir[d], bucket_name[k], (unsigned long long)c,
+                    (unsigned long long)b, us, gbps);
         }
-    if (any)
-        fprintf(o, "  small: below %llu bytes (%s)\n", (unsigned long long)m->small_threshold, small_source(m));
+    if (any) {
+        char small[300];
+        snprintf(small, sizeof small, "below %llu bytes (%s)", (unsigned long long)m->small_threshold,
+                 small_source(m));
+        text_wrap(o, "  small:", "    ", small, TEXT_COLS);
+    }
 }
 
 static void phases(FILE *o, const struct rm_model *m, const struct phase_view *v)
@@ -122,50 +130,67 @@ static void phases(FILE *o, const struct rm_model *m, const struct phase_view *v
                 v->device_pct[i], (unsigned long long)p->transfers, (unsigned long long)p->transfer_bytes,
                 v->findings[i]);
     }
-    if (v->top >= 0 && m->phase_device_ns)   /* the one line a reader wants: where the device time went */
+    if (v->top >= 0 && m->phase_device_ns && !m->dt.unusable)   /* the one line a reader wants: where the device time went */
         fprintf(o, "  phase %s: %.0f %% of device time, %u finding(s)\n", m->phases[v->top].path,
                 v->device_pct[v->top], v->findings[v->top]);
 }
 
 static void findings(FILE *o, const struct rm_model *m, const struct findings *fs)
 {
-    fprintf(o, "\nFindings: %u\n", fs->n);
+    fprintf(o, "Findings: %u\n", fs->n);
     for (unsigned i = 0; i < fs->n; i++) {
         const struct finding *f = &fs->v[i];
-        char *cut;
-        fprintf(o, "  [%s] %s: %s\n      %s\n      fix: %s\n", sev_name[f->sev], f->rule, where_short(f->where, &cut),
-                f->numbers, f->fix);
+        char *cut, head[80], text[400];
+        snprintf(head, sizeof head, "  [%s] %s:", sev_name[f->sev], f->rule);
+        text_wrap(o, head, "      ", where_short(f->where, &cut), TEXT_COLS);
         free(cut);
-        if (f->gain_ns >= 0)
-            fprintf(o, "      estimated gain: %.3f ms (%.1f %% of the device timeline): %s\n", f->gain_ns / 1e6,
-                    finding_gain_percent(m, f), f->gain_method);
-        else if (f->gain_method[0])
-            fprintf(o, "      estimated gain: %s\n", f->gain_method);
+        text_wrap(o, "      ", "      ", f->numbers, TEXT_COLS);
+        text_wrap(o, "      fix:", "        ", f->fix, TEXT_COLS);
+        if (f->gain_ns >= 0) {
+            snprintf(text, sizeof text, "%.3f ms (%.1f %% of the device timeline):", f->gain_ns / 1e6,
+                     finding_gain_percent(m, f));
+            char *all = NULL;
+            if (asprintf(&all, "%s %s", text, f->gain_method) >= 0) {
+                text_wrap(o, "      estimated gain:", "        ", all, TEXT_COLS);
+                free(all);
+            }
+        } else if (f->gain_method[0]) {
+            text_wrap(o, "      estimated gain:", "        ", f->gain_method, TEXT_COLS);
+        }
         if (f->phase >= 0)
-            fprintf(o, "      phase: %s\n", m->phases[f->phase].path);
+            text_wrap(o, "      phase:", "        ", m->phases[f->phase].path, TEXT_COLS);
     }
 }
 
 void format_text(FILE *o, const struct report_in *r)
 {
     const struct rm_model *m = r->m;
+    text_summary(o, r, 0);
     if (r->job)
         text_job(o, r->job, 0);
-    if (m->dropped_calls)
-        fprintf(o, "WARNING: %llu calls were dropped while tracing; every count below is short by them\n\n",
-                (unsigned long long)m->dropped_calls);
-    if (m->ring_dropped_bytes)
-        fprintf(o, "flight recorder: this trace holds the last %.1f MiB of the run (%.1f MiB before them let go, "
-                "CLTRACE_RING_MB): API, transfer and device figures cover what it holds; objects and leaks the "
-                "whole run\n\n", m->ring_bytes / 1048576.0, m->ring_dropped_bytes / 1048576.0);
-    if (m->n_windows)
-        fprintf(o, "window: this trace holds %u window%s, %.3f s recorded (CLTRACE_WINDOW); calls outside them: "
-                "only those that make, build or release objects, nothing timed on the device. API, transfer "
-                "and device figures cover the windows; objects and leaks the whole run\n\n",
-                m->n_windows, m->n_windows == 1 ? "" : "s", m->window_ns / 1e9);
-    text_selfcost(o, m, 0);
+    char note[600];
+    if (m->dropped_calls) {
+        snprintf(note, sizeof note, "%llu calls were dropped while tracing; every count below is short by them",
+                 (unsigned long long)m->dropped_calls);
+        text_wrap(o, "WARNING:", "  ", note, TEXT_COLS);
+    }
+    if (m->ring_dropped_bytes) {
+        snprintf(note, sizeof note, "this trace holds the last %.1f MiB of the run (%.1f MiB before them let go, "
+                 "CLTRACE_RING_MB): API, transfer and device figures cover what it holds; objects and leaks the "
+                 "whole run", m->ring_bytes / 1048576.0, m->ring_dropped_bytes / 1048576.0);
+        text_wrap(o, "flight recorder:", "  ", note, TEXT_COLS);
+    }
+    if (m->n_windows) {
+        snprintf(note, sizeof note, "this trace holds %u window%s, %.3f s recorded (CLTRACE_WINDOW); calls outside "
+                 "them: only those that make, build or release objects, nothing timed on the device. API, transfer "
+                 "and device figures cover the windows; objects and leaks the whole run",
+                 m->n_windows, m->n_windows == 1 ? "" : "s", m->window_ns / 1e9);
+        text_wrap(o, "window:", "  ", note, TEXT_COLS);
+    }
+    findings(o, m, r->fs);
+    fputc('\n', o);
     api_and_kernels(o, m);
     transfers(o, m);
     phases(o, m, r->phases);
-    findings(o, m, r->fs);
+    devices(o, m);
 }

@@ -30,6 +30,7 @@ struct reader {
     struct clt_map seqs, tracks;
     struct clt_map flow_site;   /* an enqueue's flow id -> its call site + 1, until its command */
     struct clt_map flow_phase;  /* an enqueue's flow id -> its phase + 1, until its command */
+    struct clt_map flow_ts;     /* an enqueue's flow id -> its host time, until its command (devtiming.c) */
     struct clt_map buffer_site; /* a buffer's object id -> its creation call site + 1 (fingerprints) */
 };
 
@@ -273,6 +274,8 @@ static void slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint6
         return;
     }
     if (o->device) {
+        if ((o->has_raw & 3) == 3)
+            rm_devtiming_command(&m->dt, o->has_raw & 4 ? o->raw_queued : o->raw_start, o->raw_start, o->raw_end);
         rm_phase_command(m, o->phase, o->dur_ns ? o->dur_ns : dur, o->k.work_dim != 0);
         m->device_commands++;
         cmd_sample(m, tuuid, o->ts, dur, o->k.work_dim ? 1 : o->direction[0] ? 2 : 0);
@@ -339,6 +342,9 @@ static void slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint6
 static void queue_name(struct rm_model *m, const Packet *p)
 {
     const Perfetto__Protos__TrackDescriptor *td = p->track_descriptor;
+    if (p->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR && td->process &&
+        td->process->process_name && !m->program[0])     /* the program, for the summary */
+        snprintf(m->program, sizeof m->program, "%s", td->process->process_name);
     if (p->data_case != PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR || !td->name || !td->has_uuid ||
         (td->uuid & 0xF0000000u) != 0xA0000000u || m->n_names >= RM_MAX_LANES * 2)
         return;
@@ -439,6 +445,15 @@ static void flows(struct reader *r, struct seq *s, const Perfetto__Protos__Track
     }
     if (!o->device && e->n_flow_ids && o->phase >= 0 && r->flow_phase.used < 65536)
         clt_map_put(&r->flow_phase, e->flow_ids[0], (void *)(uintptr_t)(o->phase + 1));
+    /* each timed command's enqueue time: where the host's clock was when the
+     * device's commands were made (a device clock that stands still) */
+    if (!o->device && e->n_flow_ids && o->ts && r->flow_ts.used < 65536)
+        clt_map_put(&r->flow_ts, e->flow_ids[0], (void *)(uintptr_t)o->ts);
+    if (o->device && e->n_terminating_flow_ids && r->flow_ts.used) {
+        uint64_t ts = (uint64_t)(uintptr_t)clt_map_del(&r->flow_ts, e->terminating_flow_ids[0]);
+        if (ts)
+            rm_devtiming_enqueue(&m->dt, ts);
+    }
     if (o->device)
         o->phase = e->n_terminating_flow_ids && r->flow_phase.used
                    ? (int)(uintptr_t)clt_map_del(&r->flow_phase, e->terminating_flow_ids[0]) - 1 : -1;
@@ -650,8 +665,10 @@ int rm_read_fd(struct rm_model *m, int fd, const char *path, char *err, unsigned
         snprintf(err, errlen, "%s: empty trace", path);
         rc = -1;
     }
-    if (rc == 0)
+    if (rc == 0) {
         rm_extrapolate(m);
+        rm_devtiming_judge(&m->dt);
+    }
     gzclose(f);
     free(buf);
     for (uint64_t i = 0; i < r.seqs.cap; i++)
@@ -668,6 +685,7 @@ int rm_read_fd(struct rm_model *m, int fd, const char *path, char *err, unsigned
     clt_map_free(&r.seqs);
     clt_map_free(&r.flow_site);
     clt_map_free(&r.flow_phase);
+    clt_map_free(&r.flow_ts);
     clt_map_free(&r.buffer_site);
     clt_map_free(&r.tracks);
     return rc;

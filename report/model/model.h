@@ -162,6 +162,24 @@ struct rm_fpcmd {
     struct rm_fp fp[RM_FP_PER_CMD];
 };
 
+/* Device timestamps a platform made up (devtiming.c): some answer every
+ * profiling query with 0, 1, 2, 3 ns. A trace whose commands all took the
+ * same few ns, whose device clock stood still while the host's ran, or
+ * whose ENDs precede their STARTs has no device time to give: the report
+ * names it and derives nothing from it (no bandwidth, idle, kernel time
+ * or gain); the host side stands. */
+struct rm_devtiming {
+    uint64_t commands, backwards;         /* commands with both timestamps; those whose END < START */
+    uint64_t dur_first, dur_differ;       /* the first one's END - START; 1: another's differs */
+    uint64_t raw_min, raw_max;            /* the device clock's span: the first QUEUED to the last END */
+    uint64_t enq_first, enq_last, enqueues;   /* the host clock's span over the enqueues */
+    int unusable;                         /* judged after reading */
+    char why[240];                        /* "every command took 1 ns, ..." */
+};
+void rm_devtiming_command(struct rm_devtiming *t, uint64_t queued, uint64_t start, uint64_t end);
+void rm_devtiming_enqueue(struct rm_devtiming *t, uint64_t host_ts);
+void rm_devtiming_judge(struct rm_devtiming *t);
+
 struct rm_selfcost {            /* what cltrace added to the run (selfcost.c) */
     int known;                  /* the trace states it (cltrace 0.2 and later) */
     uint64_t self_ns, hot_ns, device_timing_ns, waited_ns, calls_waited, run_ns;
@@ -246,6 +264,8 @@ struct rm_model {
     char fingerprint[128];       /* the trace's CLTRACE_FINGERPRINT; "": none taken */
     struct rm_tuned tuned[RM_MAX_TUNED];   /* --tuned */
     unsigned n_tuned;
+    char program[64];            /* the traced process's name (its first process descriptor) */
+    struct rm_devtiming dt;      /* whether the device's timestamps can be true (devtiming.c) */
     int rank;                    /* cltrace.rank of a job's trace; -1: none (set before reading) */
     char host[64];
 };

@@ -39,6 +39,8 @@ struct open_slice {             /* a BEGIN waiting for its END */
     struct rm_kernel k;         /* kernel facts, device commands */
     char direction[24];
     uint64_t bytes, dur_ns;
+    uint64_t raw_queued, raw_start, raw_end;   /* a device command's own timestamps (devtiming.c) */
+    int has_raw;                /* 1 start, 2 end, 4 queued */
     int pinned;
     int api;                    /* index in m->api of an API call, -1 */
     uint64_t uar;               /* use_after_release: the object id */

@@ -50,15 +50,12 @@ void finding_set(char **field, const char *fmt, ...)
     *field = s;
 }
 
+static void finding_free(struct finding *f);
+
 void findings_free(struct findings *l)
 {
-    for (unsigned i = 0; i < l->n; i++) {
-        free(l->v[i].where);
-        free(l->v[i].numbers);
-        free(l->v[i].fix);
-        free(l->v[i].gain_method);
-        free(l->v[i].class_why);
-    }
+    for (unsigned i = 0; i < l->n; i++)
+        finding_free(&l->v[i]);
     free(l->v);
     *l = (struct findings){ 0 };
 }
@@ -67,6 +64,38 @@ double finding_gain_percent(const struct rm_model *m, const struct finding *f)
 {
     uint64_t span = rm_timeline_span(&m->tl);
     return f->gain_ns >= 0 && span ? 100.0 * f->gain_ns / (double)span : -1;
+}
+
+static void finding_free(struct finding *f)
+{
+    free(f->where);
+    free(f->numbers);
+    free(f->fix);
+    free(f->gain_method);
+    free(f->class_why);
+}
+
+/* A platform whose device timestamps cannot be true (devtiming.c): the
+ * findings made of device time alone go (device-idle, low-bandwidth), and
+ * no gain is estimated from it; what the host side shows stays. */
+void findings_without_device_time(const struct rm_model *m, struct findings *l, unsigned start)
+{
+    if (!m->dt.unusable)
+        return;
+    unsigned k = start;
+    for (unsigned i = start; i < l->n; i++) {
+        struct finding *f = &l->v[i];
+        if (!strcmp(f->rule, "device-idle") || !strcmp(f->rule, "low-bandwidth")) {
+            finding_free(f);
+            continue;
+        }
+        if (f->gain_ns >= 0 || f->gain_method[0]) {
+            f->gain_ns = -1;
+            finding_set(&f->gain_method, "not estimated: device timing unusable on this platform");
+        }
+        l->v[k++] = *f;
+    }
+    l->n = k;
 }
 
 /* Within a severity, findings with an estimated gain come first, largest

@@ -62,6 +62,9 @@ void finding_set(char **field, const char *fmt, ...) __attribute__((format(print
 void findings_free(struct findings *l);
 /* A finding's estimated gain as a share of the device timeline; < 0: none. */
 double finding_gain_percent(const struct rm_model *m, const struct finding *f);
+/* Device timing unusable (m->dt): drops the findings made of device time
+ * alone from l->v[start..] and every gain estimated from it. */
+void findings_without_device_time(const struct rm_model *m, struct findings *l, unsigned start);
 /* Ranks l->v[start..]: by severity, then estimated gain (largest first),
  * the rest in the order the rules ran; a warning worth under 1 % is info;
  * dropped-calls first. */

@@ -30,7 +30,7 @@ void rules_serialization(const struct rm_model *m, const struct thresholds *th, 
     waiting_site(m, f);
     finding_set(&f->numbers, "%llu of %llu launches followed by clFinish, clWaitForEvents or a blocking call before "
                 "the next launch%s", (unsigned long long)tl->launches_synced, (unsigned long long)tl->launches,
-                tl->transfer_ns && !tl->overlap_ns ? "; transfers never overlap kernels" : "");
+                tl->transfer_ns && !tl->overlap_ns && !m->dt.unusable ? "; transfers never overlap kernels" : "");
     finding_set(&f->fix, "queue the work and synchronize once at the end (or on events): the host then prepares the "
                 "next launch while the device runs");
     if (rm_sampled_timeline(m))

@@ -87,5 +87,6 @@ void rules_run(const struct rm_model *m, const struct thresholds *th, struct fin
         if (!ran)
             r->family(m, th, out);
     }
+    findings_without_device_time(m, out, start);
     findings_rank(m, out, start);
 }

@@ -61,9 +61,12 @@ void rules_small_transfers(const struct rm_model *m, const struct thresholds *th
             total_ns += dd == RM_FILL ? 0 : x->ns[dd][b];
     struct finding *f = finding_add(out, "small-transfers", SEV_WARNING, rm_phase_most(m, RM_TALLY_SMALL));
     top_sites(m, f);
-    finding_set(&f->numbers, "%llu transfers below %llu bytes (%s), %llu bytes in all, %.0f%% of transfer time",
+    finding_set(&f->numbers, "%llu transfers below %llu bytes (%s), %llu bytes in all",
                 (unsigned long long)x->small_count, (unsigned long long)m->small_threshold, small_source(m),
-                (unsigned long long)x->small_bytes, total_ns ? 100.0 * (double)x->small_ns / (double)total_ns : 0);
+                (unsigned long long)x->small_bytes);
+    if (!m->dt.unusable)      /* a share of device time only where the device's clock measures */
+        finding_set(&f->numbers, "%s, %.0f%% of transfer time", f->numbers,
+                    total_ns ? 100.0 * (double)x->small_ns / (double)total_ns : 0);
     finding_set(&f->fix, "batch small transfers into fewer large ones, or map the buffer (clEnqueueMapBuffer) and "
                 "write in place");
     small_gain(m, f);

@@ -8,7 +8,21 @@
 #include "report/rules/rules.h"
 
 /* selfcost.c: what cltrace added to the run, and sampling, in words */
-void selfcost_sentence(const struct rm_model *m, char *buf, size_t cap);   /* "cltrace added 0.41 s (12 %) ..." */
+/* The account: what the figure counts, what bounds it, what is said and
+ * not counted; rows a format lays out as a table. */
+#define COST_ROWS 8
+struct cost_row { char what[160]; uint64_t ns; };
+struct cost_account {
+    int known;                            /* the trace states it */
+    uint64_t figure_ns, upper_ns;         /* what cltrace added; at most, on this machine */
+    double percent, upper_percent;        /* of the run */
+    struct cost_row counted[COST_ROWS], bound[COST_ROWS], said[COST_ROWS];   /* said: ns 0 where no figure */
+    unsigned n_counted, n_bound, n_said;
+};
+void selfcost_account(const struct rm_model *m, struct cost_account *a);
+uint64_t selfcost_upper_ns(const struct rm_model *m);
+void selfcost_line(const struct rm_model *m, char *buf, size_t cap);   /* "cltrace added 5.2 ms (5.7 %), at most ..." */
+void duration_words(uint64_t ns, char *buf, size_t cap);              /* "5.2 ms", "1.84 s" */
 uint64_t selfcost_total_ns(const struct rm_model *m);   /* the whole run's, where the trace states it */
 double selfcost_percent(const struct rm_model *m);
 double selfcost_cpus_busy_percent(const struct rm_model *m);   /* -1: not stated */
@@ -18,7 +32,21 @@ uint64_t selfcost_competing_ns(const struct rm_model *m);      /* cltrace's thre
 void selfcost_clock(const struct rm_device *d, char *buf, size_t cap);     /* "clock residual 5.2 us at most, ..." */
 void selfcost_kernel_note(const struct rm_kernel *k, char *buf, size_t cap);   /* " (extrapolated from k of n launches)" */
 void selfcost_api_note(const struct rm_api *a, char *buf, size_t cap);
-#define SELFCOST_TEXT_MAX 4096
+
+/* summary.c: the first screen */
+#define SUMMARY_TOP 5
+struct summary_view {
+    const char *program;                /* the process's name */
+    uint64_t wall_ns;                   /* the run, as cltrace saw it; 0: not stated */
+    int device_known;                   /* a device timeline whose timing can be used */
+    const char *device_unusable;        /* why the device's timing cannot be true; NULL: it can */
+    uint64_t span_ns, idle_ns, kernel_ns, transfer_ns, launches, transfers;
+    double busy_pct;                    /* of the span from the first command's start to the last's end */
+    unsigned by_sev[3];                 /* findings by severity (enum sev) */
+    unsigned top[SUMMARY_TOP], n_top;   /* indices into the findings: errors, then by estimated gain */
+    struct cost_account cost;
+};
+void summary_view(const struct rm_model *m, const struct findings *fs, struct summary_view *v);
 
 /* phase_rows.c: the phases the program marked, with their shares and findings */
 struct phase_view {

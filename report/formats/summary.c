@@ -1,0 +1,149 @@
+/* The first screen in text and Markdown (md), and what backs it up: the
+ * device-timing statement and cltrace's cost account (--explain cost). */
+#include <stdio.h>
+#include <stdlib.h>
+#include "report/escape/escape.h"
+#include "report/model/describe.h"
+#include "formats.h"
+
+static void counts(const unsigned by[3], char *buf, size_t cap)
+{
+    unsigned n = by[SEV_ERROR] + by[SEV_WARNING] + by[SEV_INFO];
+    snprintf(buf, cap, "%u finding%s (%u error%s, %u warning%s, %u info)", n, n == 1 ? "" : "s", by[SEV_ERROR],
+             by[SEV_ERROR] == 1 ? "" : "s", by[SEV_WARNING], by[SEV_WARNING] == 1 ? "" : "s", by[SEV_INFO]);
+}
+
+/* "49.7 ms from the first command's start to the last's end, busy 2.4 %: ..." */
+static void device_words(const struct summary_view *v, char *buf, size_t cap)
+{
+    if (v->device_unusable)
+        snprintf(buf, cap, "device timing unusable on this platform: %s. No device time, bandwidth, idle or gain "
+                 "is derived from it; %llu kernel launches and %llu transfers were seen", v->device_unusable,
+                 (unsigned long long)v->launches, (unsigned long long)v->transfers);
+    else if (!v->device_known)
+        snprintf(buf, cap, "no device command timed in this trace");
+    else
+        snprintf(buf, cap, "%.3f ms from the first command's start to the last's end, busy %.1f %%: kernels "
+                 "%.3f ms (%llu launch%s), transfers %.3f ms (%llu), idle %.3f ms", v->span_ns / 1e6, v->busy_pct,
+                 v->kernel_ns / 1e6, (unsigned long long)v->launches, v->launches == 1 ? "" : "es",
+                 v->transfer_ns / 1e6, (unsigned long long)v->transfers, v->idle_ns / 1e6);
+}
+
+static void gain_words(const struct rm_model *m, const struct finding *f, char *buf, size_t cap)
+{
+    if (f->gain_ns >= 0)
+        snprintf(buf, cap, "%.3f ms (%.1f %%)", f->gain_ns / 1e6, finding_gain_percent(m, f));
+    else
+        snprintf(buf, cap, "-");
+}
+
+static void text_top(FILE *o, const struct report_in *r)
+{
+    const struct summary_view *v = r->sum;
+    if (!v->n_top)
+        return;
+    fprintf(o, "\nTop findings (errors first, then by what the fix would save)\n  %-8s %-20s %-18s %s\n", "severity",
+            "rule", "estimated gain", "where");
+    for (unsigned i = 0; i < v->n_top; i++) {
+        const struct finding *f = &r->fs->v[v->top[i]];
+        char gain[48], cut[128];
+        gain_words(r->m, f, gain, sizeof gain);
+        fprintf(o, "  %-8s %-20s %-18s %s\n", sev_name[f->sev], f->rule, gain,
+                text_cut(f->where, TEXT_COLS - 51, cut, sizeof cut));
+    }
+    unsigned n = v->by_sev[0] + v->by_sev[1] + v->by_sev[2];
+    if (n > v->n_top)
+        fprintf(o, "  ... and %u more below\n", n - v->n_top);
+}
+
+static void md_top(FILE *o, const struct report_in *r)
+{
+    const struct summary_view *v = r->sum;
+    if (!v->n_top)
+        return;
+    fputs("\n| severity | rule | estimated gain | where |\n|---|---|---:|---|\n", o);
+    for (unsigned i = 0; i < v->n_top; i++) {
+        const struct finding *f = &r->fs->v[v->top[i]];
+        char gain[48], *cut;
+        gain_words(r->m, f, gain, sizeof gain);
+        fprintf(o, "| **%s** | `%s` | %s | ", sev_name[f->sev], f->rule, gain);
+        md_cell(o, where_short(f->where, &cut));
+        free(cut);
+        fputs(" |\n", o);
+    }
+}
+
+void text_summary(FILE *o, const struct report_in *r, int md)
+{
+    const struct summary_view *v = r->sum;
+    char n[120], dev[600], cost[200];
+    counts(v->by_sev, n, sizeof n);
+    device_words(v, dev, sizeof dev);
+    selfcost_line(r->m, cost, sizeof cost);
+    if (md) {
+        fputs("## cltrace report: ", o);
+        md_cell(o, v->program);
+        fputs("\n\n| | |\n|---|---|\n| program | `", o);
+        md_cell(o, v->program);
+        fprintf(o, "`, %.3f s |\n| findings | %s |\n| device | ", v->wall_ns / 1e9, n);
+        md_cell(o, dev);
+        fprintf(o, " |\n| cltrace's cost | %s |\n", cost);
+        md_top(o, r);
+        fputc('\n', o);
+        return;
+    }
+    fprintf(o, "cltrace report: %s ran %.3f s; %s\n\n", v->program, v->wall_ns / 1e9, n);
+    text_wrap(o, "device:  ", "         ", dev, TEXT_COLS);
+    text_wrap(o, "cost:    ", "         ", cost, TEXT_COLS);
+    fputs("         (the account: cltrace-report --explain cost TRACE)\n", o);
+    text_top(o, r);
+    fputc('\n', o);
+}
+
+/* --explain cost (text), and the Markdown's <details> block */
+void text_cost_account(FILE *o, const struct rm_model *m, int md)
+{
+    struct cost_account a;
+    char line[200];
+    selfcost_account(m, &a);
+    selfcost_line(m, line, sizeof line);
+    if (!a.known) {
+        fprintf(o, "%s\n", line);
+        return;
+    }
+    if (md)
+        fprintf(o, "<details><summary>cltrace's own cost: %s</summary>\n\n| what | ms |\n|---|---:|\n", line);
+    else
+        text_wrap(o, "", "", line, TEXT_COLS);
+    const struct { const char *title; const struct cost_row *rows; unsigned n; } part[] = {
+        { "counted in the figure", a.counted, a.n_counted },
+        { "added for the bound: measured here, may be cltrace's", a.bound, a.n_bound },
+    };
+    for (unsigned p = 0; p < 2; p++) {
+        if (!md)
+            fprintf(o, "\n  %-84s %10s\n", part[p].title, "ms");
+        else
+            fprintf(o, "| **%s** | |\n", part[p].title);
+        for (unsigned i = 0; i < part[p].n; i++)
+            fprintf(o, md ? "| %s | %.3f |\n" : "    %-82s %10.3f\n", part[p].rows[i].what, part[p].rows[i].ns / 1e6);
+        fprintf(o, md ? "| **%s** | **%.3f** |\n" : "    %-82s %10.3f\n", p ? "upper bound" : "the figure",
+                (p ? a.upper_ns : a.figure_ns) / 1e6);
+    }
+    fputs(md ? "\n" : "\n  said, not counted\n", o);
+    for (unsigned i = 0; i < a.n_said; i++) {
+        char s[220];
+        if (a.said[i].ns)
+            snprintf(s, sizeof s, "%s: %.3f ms", a.said[i].what, a.said[i].ns / 1e6);
+        else
+            snprintf(s, sizeof s, "%s", a.said[i].what);
+        if (md)
+            fprintf(o, "- %s\n", s);
+        else
+            text_wrap(o, "  - ", "    ", s, TEXT_COLS);
+    }
+    const char *doc = "What such costs were measured to be on other machines: docs/PERFORMANCE.md.";
+    if (md)
+        fprintf(o, "\n%s\n\n</details>\n\n", doc);
+    else
+        fprintf(o, "\n  %s\n", doc);
+}

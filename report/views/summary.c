@@ -1,0 +1,59 @@
+/* The first screen: what a person reads before anything else. The program
+ * and its wall time, where the device's time went, the findings ranked by
+ * what their fix would save (errors first: a wrong program before a slow
+ * one), and cltrace's own cost as a figure with its bound. Every format
+ * puts it first; the details follow. */
+#include <string.h>
+#include "views.h"
+
+static int ahead(const struct finding *a, const struct finding *b)
+{
+    if ((a->sev == SEV_ERROR) != (b->sev == SEV_ERROR))
+        return a->sev == SEV_ERROR;
+    if ((a->gain_ns >= 0) != (b->gain_ns >= 0))
+        return a->gain_ns >= 0;
+    if (a->gain_ns != b->gain_ns)
+        return a->gain_ns > b->gain_ns;
+    return a->sev > b->sev;
+}
+
+static void device_figures(const struct rm_model *m, struct summary_view *v)
+{
+    const struct rm_timeline *tl = &m->tl;
+    for (unsigned i = 0; i < m->n_kernels; i++)
+        v->launches += m->kernels[i].launches;
+    for (int d = 0; d < RM_DIRS; d++)
+        for (int b = 0; b < RM_BUCKETS; b++)
+            v->transfers += m->xfer.count[d][b];
+    v->device_unusable = m->dt.unusable ? m->dt.why : NULL;
+    uint64_t span = rm_timeline_span(tl);
+    v->device_known = !m->dt.unusable && tl->commands && span;
+    if (!v->device_known)
+        return;
+    v->span_ns = span;
+    v->idle_ns = tl->idle_ns;
+    v->kernel_ns = tl->kernel_ns;
+    v->transfer_ns = tl->transfer_ns;
+    v->busy_pct = 100.0 * (double)(span - (tl->idle_ns < span ? tl->idle_ns : span)) / (double)span;
+}
+
+void summary_view(const struct rm_model *m, const struct findings *fs, struct summary_view *v)
+{
+    memset(v, 0, sizeof *v);
+    v->program = m->program[0] ? m->program : "(unnamed)";
+    v->wall_ns = m->self.run_ns;
+    device_figures(m, v);
+    for (unsigned i = 0; i < fs->n; i++) {
+        v->by_sev[fs->v[i].sev]++;
+        /* the best SUMMARY_TOP, kept in order as they come (insertion) */
+        unsigned j = v->n_top < SUMMARY_TOP ? v->n_top++ : SUMMARY_TOP;
+        while (j > 0 && ahead(&fs->v[i], &fs->v[v->top[j - 1]])) {
+            if (j < SUMMARY_TOP)
+                v->top[j] = v->top[j - 1];
+            j--;
+        }
+        if (j < SUMMARY_TOP)
+            v->top[j] = i;
+    }
+    selfcost_account(m, &v->cost);
+}

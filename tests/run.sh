@@ -214,11 +214,12 @@ t_unit_occupancy_seed_examples() {
     "$T/test_occupancy"
 }
 
-t_unit_selfcost_estimate_and_sentences() {
+t_unit_selfcost_account_bound_and_device_timing() {
     # what cltrace's threads took from the app (all their CPU where the app
     # wanted more than the others, elsewhere as much as the app waited for
-    # a CPU per ns run), the total as the sum of its parts, the sentence
-    # with and without the scheduler's account
+    # a CPU per ns run), the total as the sum of its parts, the account and
+    # its bound with and without the scheduler's account; device timestamps
+    # that cannot be true (0, 1, 2, 3; END before START), and a real late start
     "$T/test_selfcost"
 }
 
@@ -368,6 +369,7 @@ t_device_timeline() {
 report_formats() {   # report_formats TRACE DIR: the report in every format, into DIR/r.*
     mkdir -p "$2"
     "$B/cltrace-report" "$1" > "$2/r.txt"
+    "$B/cltrace-report" --explain cost "$1" > "$2/r.cost"
     for f in json markdown junit html; do
         "$B/cltrace-report" --format $f "$1" > "$2/r.$f" || [ $? -le 1 ]
     done
@@ -1016,6 +1018,7 @@ source tests/report_parts.sh
 source tests/fingerprints.sh
 source tests/replay.sh
 source tests/windows.sh
+source tests/first_screen.sh
 
 for t in ${ONLY:-$(declare -F | awk "{print \$3}" | grep "^t_")}; do
     run "${t#t_}" "$t"

@@ -52,6 +52,10 @@ TEST_BINS += $(T)/windows
 $(T)/test_digest: tests/unit/test_digest.c common/digest.c common/select.c common/map.c common/digest.h common/select.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ tests/unit/test_digest.c common/digest.c common/select.c common/map.c -lm
 TEST_BINS += $(T)/test_digest
+# A fake ICD: PoCL with device timestamps that cannot be true (first_screen.sh)
+$(T)/libfaketiming.so: tests/apps/fake_timing_icd.c | $(T)
+	$(CC) $(TEST_CFLAGS) -shared -fPIC -o $@ $< -ldl
+TEST_BINS += $(T)/libfaketiming.so
 $(T)/threads: tests/apps/threads.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lpthread
 $(T)/threads-tsan: tests/apps/threads.c | $(T)
@@ -116,8 +120,10 @@ TEST_BINS += $(T)/test_decode
 $(T)/test_occupancy: tests/unit/test_occupancy.c report/model/occupancy.c report/model/occupancy.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_occupancy.c report/model/occupancy.c
 TEST_BINS += $(T)/test_occupancy
-$(T)/test_selfcost: tests/unit/test_selfcost.c tests/unit/check.h report/views/selfcost.c report/views/views.h $(REPORT_HDRS) | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ tests/unit/test_selfcost.c report/views/selfcost.c
+$(T)/test_selfcost: tests/unit/test_selfcost.c tests/unit/check.h report/views/selfcost.c report/model/devtiming.c \
+                   report/views/views.h $(REPORT_HDRS) | $(T)
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ tests/unit/test_selfcost.c report/views/selfcost.c \
+	  report/model/devtiming.c
 TEST_BINS += $(T)/test_selfcost
 $(T)/test_ownthreads: tests/unit/test_ownthreads.c tests/unit/check.h writer/ownthreads.c writer/emit.h writer/writer.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ tests/unit/test_ownthreads.c writer/ownthreads.c -lpthread

@@ -81,9 +81,9 @@ static void summary(FILE *o, const struct report_in *r)
     fprintf(o, "<section id=summary><div class=figs><div><b>%.3f s</b><span>the run</span></div>", v->wall_ns / 1e9);
     if (v->device_known)
         fprintf(o, "<div><b>%.1f %%</b><span>device busy</span></div>", v->busy_pct);
-    fprintf(o, "<div><b>%u</b><span>findings: %u error, %u warning, %u info</span></div>",
-            v->by_sev[0] + v->by_sev[1] + v->by_sev[2], v->by_sev[SEV_ERROR], v->by_sev[SEV_WARNING],
-            v->by_sev[SEV_INFO]);
+    fprintf(o, "<div><b>%u</b><span>findings: %u error%s, %u warning%s, %u info</span></div>",
+            v->by_sev[0] + v->by_sev[1] + v->by_sev[2], v->by_sev[SEV_ERROR], v->by_sev[SEV_ERROR] == 1 ? "" : "s",
+            v->by_sev[SEV_WARNING], v->by_sev[SEV_WARNING] == 1 ? "" : "s", v->by_sev[SEV_INFO]);
     if (v->cost.known)
         fprintf(o, "<div><b>%s</b><span>cltrace added (%.1f %%), at most %s</span></div>", fig, v->cost.percent, up);
     fputs("</div>\n", o);

@@ -108,6 +108,21 @@ static void phases(FILE *o, const struct rm_model *m, const struct phase_view *v
                 v->device_pct[v->top], v->findings[v->top]);
 }
 
+/* Each device's clock: how well its commands sit on the host's. */
+static void devices(FILE *o, const struct rm_model *m)
+{
+    for (unsigned i = 0; i < m->n_dev; i++)
+        if (m->dev[i].clock_method[0]) {
+            char c[300];
+            selfcost_clock(&m->dev[i], c, sizeof c);
+            fprintf(o, "%s- device %u (", i ? "" : "\n**Devices**\n\n", i);
+            md_cell(o, m->dev[i].name);
+            fputs("): ", o);
+            md_cell(o, c);
+            fputc('\n', o);
+        }
+}
+
 void format_markdown(FILE *o, const struct report_in *r)
 {
     const struct rm_model *m = r->m;
@@ -123,6 +138,7 @@ void format_markdown(FILE *o, const struct report_in *r)
     api_and_kernels(o, m);
     transfers(o, m);
     phases(o, m, r->phases);
+    devices(o, m);
     fputc('\n', o);
     text_cost_account(o, m, 1);
 }

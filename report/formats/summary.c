@@ -42,14 +42,14 @@ static void text_top(FILE *o, const struct report_in *r)
     const struct summary_view *v = r->sum;
     if (!v->n_top)
         return;
-    fprintf(o, "\nTop findings (errors first, then by what the fix would save)\n  %-8s %-20s %-18s %s\n", "severity",
+    fprintf(o, "\nTop findings (errors first, then by what the fix would save)\n  %-8s %-22s %-18s %s\n", "severity",
             "rule", "estimated gain", "where");
     for (unsigned i = 0; i < v->n_top; i++) {
         const struct finding *f = &r->fs->v[v->top[i]];
         char gain[48], cut[128];
         gain_words(r->m, f, gain, sizeof gain);
-        fprintf(o, "  %-8s %-20s %-18s %s\n", sev_name[f->sev], f->rule, gain,
-                text_cut(f->where, TEXT_COLS - 51, cut, sizeof cut));
+        fprintf(o, "  %-8s %-22s %-18s %s\n", sev_name[f->sev], f->rule, gain,
+                text_cut(f->where, TEXT_COLS - 53, cut, sizeof cut));
     }
     unsigned n = v->by_sev[0] + v->by_sev[1] + v->by_sev[2];
     if (n > v->n_top)

@@ -43,7 +43,8 @@ _cltrace_report()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     case $prev in
-        --format) COMPREPLY=($(compgen -W "text json markdown junit html" -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W "text json markdown junit html sarif github" -- "$cur")); return ;;
+        --explain) COMPREPLY=($(compgen -W "cost" -- "$cur")); return ;;
         --fail-on) COMPREPLY=($(compgen -W "info warning error" -- "$cur")); return ;;
         -o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --small-bytes|--small-count|--min-wg|--min-occupancy|--threshold|--jobs|--ranks) return ;;
@@ -51,7 +52,7 @@ _cltrace_report()
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--format -o --fail-on --small-bytes --small-count --min-wg --min-occupancy --tuned
-                                 --threshold --jobs --ranks-only --ranks --help" -- "$cur"))
+                                 --threshold --jobs --ranks-only --ranks --explain --rules --help" -- "$cur"))
     else
         COMPREPLY=($(compgen -W "diff diverge merge" -- "$cur") $(compgen -f -X '!*.pftrace?(.gz)' -- "$cur") $(compgen -d -- "$cur"))
     fi

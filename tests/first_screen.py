@@ -50,7 +50,7 @@ def text(path, jpath):
         if len(line) > COLS and i not in exempt:
             fail("line %d is prose over %d columns (%d): %s" % (i + 1, COLS, len(line), line))
     head = "\n".join(lines[:25])
-    for want in ("cltrace report: ", "device:", "cost:    cltrace added"):
+    for want in ("cltrace report: ", "device: ", "cost:   cltrace added"):
         if want not in head:
             fail("no %r in the first 25 lines" % want)
     top = report["summary"]["top"]

@@ -37,6 +37,11 @@ traced() {   # traced OUTPUT_PREFIX cmd...: run under the shim, print the trace 
 }
 trace_of() { ls "$1".*.pftrace* | head -n 1; }
 
+unwrap() {   # unwrap FILE: the text report with each wrapped line whole again
+    # (its continuations are the lines indented 8 spaces: report/formats/text.c)
+    awk 'NR > 1 && /^        [^ ]/ { sub(/^ +/, ""); printf " %s", $0; next } NR > 1 { print "" } { printf "%s", $0 } END { print "" }' "$1"
+}
+
 lint() {     # lint TRACE...: zero errors from the independent checker
     "$LINT" -q "$@"
 }
@@ -110,7 +115,7 @@ spec = importlib.util.spec_from_file_location("sc", "scripts/selfcost-check.py")
 sc = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(sc)
 work = tempfile.mkdtemp()
-def case(slowdowns_ms, stated_ms):
+def case(slowdowns_ms, stated_ms, upper_ms, figure=False):
     it = iter(slowdowns_ms)
     def wall(cmd, env, phases=None, pids=None, marks=None):
         traced = "CLTRACE_OUTPUT" in env
@@ -119,19 +124,25 @@ def case(slowdowns_ms, stated_ms):
             open(env["CLTRACE_OUTPUT"][:-len(".pftrace")] + ".7.pftrace.gz", "w").close()
         phases.append((0,) * 7)
         return 0.1 + (next(it) / 1e3 if traced else 0)
-    sc.wall, sc.stated = wall, lambda trace: {"total_ns": stated_ms * 1e6, "self_ns": stated_ms * 1e6}
-    a = types.SimpleNamespace(reps=4, max_reps=16, gap=0, keep=False)
+    sc.wall, sc.stated = wall, lambda trace: {"total_ns": stated_ms * 1e6, "self_ns": stated_ms * 1e6,
+                                              "upper_ns": upper_ms * 1e6}
+    a = types.SimpleNamespace(reps=4, max_reps=16, gap=0, keep=False, figure=figure)
     m = sc.measure(["prog"], ["mode", "1"], {}, {}, work, a)
     assert not os.listdir(work), os.listdir(work)       # every trace read, then removed
     return len(m["un"]), m["batches"]
+# the target: the slowdown within [0.75 x the figure, 1.25 x the bound]
 # decided at once: right, or plainly wrong
-assert case([10, 10.2, 9.8, 10.1], 10) == (4, ["ok"])
-assert case([10, 10.2, 9.8, 10.1], 3) == (4, ["MISSED"])
+assert case([10, 10.2, 9.8, 10.1], 10, 10) == (4, ["ok"])
+assert case([10, 10.2, 9.8, 10.1], 3, 3) == (4, ["MISSED"])
+assert case([10, 10.2, 9.8, 10.1], 15, 20) == (4, ["MISSED"])          # under 0.75 x the figure
+# twice the figure, within the bound: ok; --figure (the GPU hosts'): missed
+assert case([20, 20.5, 19.5, 20.2], 10, 18) == (4, ["ok"])
+assert case([20, 20.5, 19.5, 20.2], 10, 18, figure=True) == (4, ["MISSED"])
 # runs too scattered to tell 7 ms from 10: batches up to the cap
-assert case([4, 16] * 8, 7) == (16, ["within noise"] * 4)
+assert case([4, 16] * 8, 7, 7) == (16, ["within noise"] * 4)
 # scattered, then steady: a second batch decides
-assert case([2, 30, 2, 30] + [9.0, 9.1, 9.2, 9.3], 7) == (8, ["within noise", "ok"])
-print("scripted: ok, MISSED, within noise to the cap, decided by a second batch")
+assert case([2, 30, 2, 30] + [9.0, 9.1, 9.2, 9.3], 7, 8) == (8, ["within noise", "ok"])
+print("scripted: ok, MISSED, within the bound, within noise to the cap, decided by a second batch")
 PYEOF
     # --placebo: a third run a round, threads that only wake up (placebo.so);
     # --delay: a fourth, cltrace's time per call in the loop as a busy-wait
@@ -457,12 +468,15 @@ t_text_where_is_short() {
     # frames and count the rest, JSON and HTML keep every frame
     traced "$WORK/ds" "$T/deep_stack" > /dev/null
     report_formats "$(trace_of "$WORK/ds")" "$WORK/dsr"
+    unwrap "$WORK/dsr/r.txt" > "$WORK/dsr/r.txt1" && mv "$WORK/dsr/r.txt1" "$WORK/dsr/r.txt"
     for f in txt md; do
         sed 's/&lt;/</g' "$WORK/dsr/r.$f" |
             grep -q "at nest (tests/apps/deep_stack.c:[0-9]*) <- nest .* <- \.\.\. (6 more frames in the JSON and HTML reports)" ||
             { echo "r.$f:"; grep -A1 "cl_mem" "$WORK/dsr/r.$f"; return 1; }
     done
-    for f in json html; do
+    $PY -c 'import json, sys; w = [f["where"] for f in json.load(open(sys.argv[1]))["findings"] if "nest (" in f["where"]]
+assert w and w[0].count(" <- ") == 9, w' "$WORK/dsr/r.json" || { echo "r.json lacks the whole stack"; return 1; }
+    for f in html; do
         sed 's/&lt;/</g' "$WORK/dsr/r.$f" |
             grep -o "nest (tests/apps/deep_stack.c:[0-9]*) <- nest.*<- main (tests/apps/deep_stack.c:[0-9]*)" |
             head -n 1 | grep -o " <- " | wc -l | grep -qx 9 || { echo "r.$f lacks the whole stack"; return 1; }
@@ -472,7 +486,8 @@ t_text_where_is_short() {
 t_serialization_names_its_call_site() {
     # the finding says where the launches that wait are made
     traced "$WORK/sy" "$B/examples/sync" > /dev/null
-    "$B/cltrace-report" "$(trace_of "$WORK/sy")" > "$WORK/sy.txt" || [ $? -le 1 ]
+    "$B/cltrace-report" "$(trace_of "$WORK/sy")" > "$WORK/sy.raw" || [ $? -le 1 ]
+    unwrap "$WORK/sy.raw" > "$WORK/sy.txt"
     grep -q "serialization: kernel launches at main (examples/sync/sync.c:[0-9]*) ([0-9]* followed by a wait)" \
         "$WORK/sy.txt" || { grep -A1 serialization "$WORK/sy.txt"; return 1; }
 }
@@ -707,13 +722,16 @@ t_stacks_show_inlined_calls() {
     # examples/leaks is built -O2: its helpers are inlined into main; the
     # creation stack still names each one, with the line it was called from
     traced "$WORK/il" "$B/examples/leaks" > /dev/null
-    "$B/cltrace-report" "$(trace_of "$WORK/il")" > "$WORK/il.txt" || true
+    "$B/cltrace-report" "$(trace_of "$WORK/il")" > "$WORK/il.raw" || true
+    unwrap "$WORK/il.raw" > "$WORK/il.txt"
     # an enqueue without a stack still has its call site: kernels say where they were launched
     traced "$WORK/wg" "$B/examples/workgroup" > /dev/null
-    "$B/cltrace-report" "$(trace_of "$WORK/wg")" > "$WORK/wg.txt" || true
+    "$B/cltrace-report" "$(trace_of "$WORK/wg")" > "$WORK/wg.raw" || true
+    unwrap "$WORK/wg.raw" > "$WORK/wg.txt"
     grep -Eq 'work-group-multiple: saxpy global=1048600 local=100, launched from launch \(examples/workgroup/workgroup.c:[0-9]+\)$' "$WORK/wg.txt"
     traced "$WORK/st" "$B/examples/transfers" > /dev/null
-    "$B/cltrace-report" "$(trace_of "$WORK/st")" > "$WORK/st.txt" || true
+    "$B/cltrace-report" "$(trace_of "$WORK/st")" > "$WORK/st.raw" || true
+    unwrap "$WORK/st.raw" > "$WORK/st.txt"
     grep -Eq 'small-transfers: host<->device transfers: 256 from main \(examples/transfers/transfers.c:[0-9]+\); 256 from main \(examples/transfers/transfers.c:[0-9]+\)$' "$WORK/st.txt"
     grep -Eq 'created by clCreateKernel at ex_kernel \(examples/leaks/../common/example.h:[0-9]+\) <- step \(examples/leaks/leaks.c:[0-9]+\) <- main \(examples/leaks/leaks.c:[0-9]+\)$' "$WORK/il.txt" ||
         { grep leaks: "$WORK/il.txt"; false; }
@@ -814,8 +832,11 @@ assert under and "1 work-groups for 2 compute units" in under[0]["numbers"], u["
 PY
     # Markdown for a CI step summary; JUnit: each rule a test case
     "$B/cltrace-report" --format markdown "$(trace_of "$WORK/rt")" > "$WORK/rt.md"
-    grep -q '^| severity | rule | where | numbers | fix |$' "$WORK/rt.md"
-    grep -q '^| error | `api-errors` | clGetEventProfilingInfo, called from main (tests/apps/timeline.c:[0-9]*) |' "$WORK/rt.md"
+    grep -q '^| severity | rule | estimated gain | where |$' "$WORK/rt.md"
+    grep -q '^| \*\*error\*\* | `api-errors` | - | clGetEventProfilingInfo, called from main (tests/apps/timeline.c:[0-9]*) |' \
+        "$WORK/rt.md"
+    grep -q '^<details><summary><b>error</b> <code>api-errors</code>: clGetEventProfilingInfo, called from main (tests/apps/timeline.c:[0-9]*)</summary>$' \
+        "$WORK/rt.md"
     "$B/cltrace-report" --format junit "$(trace_of "$WORK/rt")" > "$WORK/rt.xml"
     $PY - "$WORK/rt.xml" <<'PY'
 import sys, xml.etree.ElementTree as ET

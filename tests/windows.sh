@@ -62,7 +62,8 @@ assert leaks(a) and leaks(a) == leaks(w), (leaks(a), leaks(w))
 k = {x["name"]: x for x in w.get("kernels", [])}
 assert "hot" in k and k["hot"].get("launches") == 20, w.get("kernels")
 PY
-    "$B/cltrace-report" "$(trace_of "$WORK/wl")" > "$WORK/wl.txt" || [ $? -le 1 ]
+    "$B/cltrace-report" "$(trace_of "$WORK/wl")" > "$WORK/wl.raw" || [ $? -le 1 ]
+    unwrap "$WORK/wl.raw" > "$WORK/wl.txt"
     grep -q "calls outside them: only those that make, build or release objects" "$WORK/wl.txt"
 }
 

@@ -93,9 +93,9 @@ void text_summary(FILE *o, const struct report_in *r, int md)
         return;
     }
     fprintf(o, "cltrace report: %s ran %.3f s; %s\n\n", v->program, v->wall_ns / 1e9, n);
-    text_wrap(o, "device:  ", "         ", dev, TEXT_COLS);
-    text_wrap(o, "cost:    ", "         ", cost, TEXT_COLS);
-    fputs("         (the account: cltrace-report --explain cost TRACE)\n", o);
+    text_wrap(o, "device: ", "        ", dev, TEXT_COLS);
+    text_wrap(o, "cost:   ", "        ", cost, TEXT_COLS);
+    fputs("        (the account: cltrace-report --explain cost TRACE)\n", o);
     text_top(o, r);
     fputc('\n', o);
 }

@@ -1,4 +1,6 @@
-/* --format text (the default): for a person at a terminal. */
+/* --format text (the default): for a person at a terminal, prose wrapped
+ * at 100 columns; a wrapped line's continuations are indented 8 spaces,
+ * which no other line is (a script joins them back: tests/run.sh unwrap). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +53,7 @@ static void devices(FILE *o, const struct rm_model *m)
                 fputs("\nDevices\n", o);
             selfcost_clock(&m->dev[i], c, sizeof c);
             snprintf(head, sizeof head, "  device %u (%s):", i, m->dev[i].name);
-            text_wrap(o, head, "      ", c, TEXT_COLS);
+            text_wrap(o, head, "        ", c, TEXT_COLS);
         }
 }
 
@@ -82,7 +84,7 @@ static void api_and_kernels(FILE *o, const struct rm_model *m)
     }
     char occ[400];
     occ_model_note(m, occ, sizeof occ);
-    text_wrap(o, "  ", "    ", occ, TEXT_COLS);
+    text_wrap(o, "  ", "        ", occ, TEXT_COLS);
 }
 
 static void transfers(FILE *o, const struct rm_model *m)
@@ -109,7 +111,7 @@ static void transfers(FILE *o, const struct rm_model *m)
         char small[300];
         snprintf(small, sizeof small, "below %llu bytes (%s)", (unsigned long long)m->small_threshold,
                  small_source(m));
-        text_wrap(o, "  small:", "    ", small, TEXT_COLS);
+        text_wrap(o, "  small:", "        ", small, TEXT_COLS);
     }
 }
 
@@ -142,9 +144,9 @@ static void findings(FILE *o, const struct rm_model *m, const struct findings *f
         const struct finding *f = &fs->v[i];
         char *cut, head[80], text[400];
         snprintf(head, sizeof head, "  [%s] %s:", sev_name[f->sev], f->rule);
-        text_wrap(o, head, "      ", where_short(f->where, &cut), TEXT_COLS);
+        text_wrap(o, head, "        ", where_short(f->where, &cut), TEXT_COLS);
         free(cut);
-        text_wrap(o, "      ", "      ", f->numbers, TEXT_COLS);
+        text_wrap(o, "      ", "        ", f->numbers, TEXT_COLS);
         text_wrap(o, "      fix:", "        ", f->fix, TEXT_COLS);
         if (f->gain_ns >= 0) {
             snprintf(text, sizeof text, "%.3f ms (%.1f %% of the device timeline):", f->gain_ns / 1e6,
@@ -165,27 +167,28 @@ static void findings(FILE *o, const struct rm_model *m, const struct findings *f
 void format_text(FILE *o, const struct report_in *r)
 {
     const struct rm_model *m = r->m;
+    char note[600];
+    if (m->dropped_calls) {     /* before anything: every figure below is short by them */
+        snprintf(note, sizeof note, "%llu calls were dropped while tracing; every count below is short by them",
+                 (unsigned long long)m->dropped_calls);
+        text_wrap(o, "WARNING:", "        ", note, TEXT_COLS);
+        fputc('\n', o);
+    }
     text_summary(o, r, 0);
     if (r->job)
         text_job(o, r->job, 0);
-    char note[600];
-    if (m->dropped_calls) {
-        snprintf(note, sizeof note, "%llu calls were dropped while tracing; every count below is short by them",
-                 (unsigned long long)m->dropped_calls);
-        text_wrap(o, "WARNING:", "  ", note, TEXT_COLS);
-    }
     if (m->ring_dropped_bytes) {
         snprintf(note, sizeof note, "this trace holds the last %.1f MiB of the run (%.1f MiB before them let go, "
                  "CLTRACE_RING_MB): API, transfer and device figures cover what it holds; objects and leaks the "
                  "whole run", m->ring_bytes / 1048576.0, m->ring_dropped_bytes / 1048576.0);
-        text_wrap(o, "flight recorder:", "  ", note, TEXT_COLS);
+        text_wrap(o, "flight recorder:", "        ", note, TEXT_COLS);
     }
     if (m->n_windows) {
         snprintf(note, sizeof note, "this trace holds %u window%s, %.3f s recorded (CLTRACE_WINDOW); calls outside "
                  "them: only those that make, build or release objects, nothing timed on the device. API, transfer "
                  "and device figures cover the windows; objects and leaks the whole run",
                  m->n_windows, m->n_windows == 1 ? "" : "s", m->window_ns / 1e9);
-        text_wrap(o, "window:", "  ", note, TEXT_COLS);
+        text_wrap(o, "window:", "        ", note, TEXT_COLS);
     }
     findings(o, m, r->fs);
     fputc('\n', o);

@@ -149,6 +149,18 @@ static void command_arg(struct open_slice *o, struct seq *s, const Ann *a, enum 
     case A_FP_CMD: o->fp_cmd = rm_ann_uint(a); break;
     case A_FP_LAUNCH: o->fp_launch = rm_ann_uint(a); break;
     case A_QUEUE: o->queue = rm_ann_uint(a); break;
+    case A_START:               /* the device's own timestamps: can they be true (devtiming.c) */
+        o->raw_start = rm_ann_uint(a);
+        o->has_raw |= 1;
+        break;
+    case A_END:
+        o->raw_end = rm_ann_uint(a);
+        o->has_raw |= 2;
+        break;
+    case A_QUEUED:
+        o->raw_queued = rm_ann_uint(a);
+        o->has_raw |= 4;
+        break;
     case A_KARGS:
         for (size_t j = 0; j < a->n_array_values && j < RM_FP_ARGS; j++)
             o->kargs[j] = rm_ann_uint(a->array_values[j]);
@@ -174,7 +186,10 @@ void rm_read_args(struct open_slice *o, struct seq *s, const Perfetto__Protos__T
         case A_FP_CMD:
         case A_FP_LAUNCH:
         case A_QUEUE:
-        case A_KARGS: command_arg(o, s, a, c, str); break;
+        case A_KARGS:
+        case A_START:
+        case A_END:
+        case A_QUEUED: command_arg(o, s, a, c, str); break;
         case A_DURATION: o->dur_ns = rm_ann_uint(a); break;
         case A_DIRECTION:
             if (str)
@@ -209,18 +224,6 @@ void rm_read_args(struct open_slice *o, struct seq *s, const Perfetto__Protos__T
         case A_BLOCK_R:
         case A_BLOCK_W:
         case A_BLOCK_M: o->blocking |= rm_ann_uint(a) != 0; break;
-        case A_START:
-            o->raw_start = rm_ann_uint(a);
-            o->has_raw |= 1;
-            break;
-        case A_END:
-            o->raw_end = rm_ann_uint(a);
-            o->has_raw |= 2;
-            break;
-        case A_QUEUED:
-            o->raw_queued = rm_ann_uint(a);
-            o->has_raw |= 4;
-            break;
         case A_OPTIONS: o->options = str; break;
         case A_SIZE: o->size = rm_ann_uint(a); break;
         case A_SITE_MADE: o->site_made = rm_ann_uint(a); break;

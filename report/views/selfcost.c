@@ -82,8 +82,9 @@ double selfcost_cpus_busy_percent(const struct rm_model *m)
  * cltrace did on the app's threads, at exit, at its start, and an estimate
  * of the CPU its own threads took from the app's. Two things the trace
  * measures may have cost the app more, and make the bound:
- *   - its threads' CPU while the app ran beyond that estimate, as if every
- *     ns of it had been an app thread's (where the app wanted every CPU);
+ *   - its threads' CPU while the app ran beyond that estimate, as if each
+ *     ns of it had been an app thread's where the app kept the other CPUs
+ *     busy (an assumption: in proportion to how many it kept busy);
  *   - on a CPU device, the waits of the commands that found their queue
  *     idle for the driver's thread to start them (writer/device_commands.c):
  *     where cltrace's time on the calling thread, or its threads' wake-ups,
@@ -139,9 +140,18 @@ static void bound_rows(const struct rm_model *m, struct cost_account *a)
 {
     const struct rm_selfcost *c = &m->self;
     if (c->exit_known && c->sched_known) {
+        /* a ns of its threads' CPU delays an app thread at most where the
+         * app kept the other CPUs busy: in proportion to the CPUs it
+         * wanted of cpus - 1 (2 CPUs: all of it; 16, the app on one: a
+         * fifteenth) */
         uint64_t comp = selfcost_competing_ns(m);
-        row(a->bound, &a->n_bound, COST_ROWS, c->sched_own_cpu_ns > comp ? c->sched_own_cpu_ns - comp : 0,
-            "its threads' CPU while the app ran, beyond the estimate (%.1f ms in all)", c->sched_own_cpu_ns / 1e6);
+        double share = selfcost_app_cpus_wanted(m) / (double)(c->cpus > 1 ? c->cpus - 1 : 1);
+        share = share > 1 ? 1 : share < 0 ? 0 : share;
+        uint64_t most = (uint64_t)((double)c->sched_own_cpu_ns * share);
+        row(a->bound, &a->n_bound, COST_ROWS, most > comp ? most - comp : 0,
+            "its threads' CPU while the app ran, beyond the estimate (%.1f ms in all; the app kept %.2f of the "
+            "other %llu CPUs busy)", c->sched_own_cpu_ns / 1e6, share * (double)(c->cpus > 1 ? c->cpus - 1 : 1),
+            (unsigned long long)(c->cpus > 1 ? c->cpus - 1 : 1));
     } else {
         row(a->bound, &a->n_bound, COST_ROWS, c->writer_cpu_ns + c->collector_cpu_ns,
             "its threads' CPU (writer %.1f ms, collector %.1f ms)", c->writer_cpu_ns / 1e6,

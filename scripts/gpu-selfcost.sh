@@ -5,6 +5,7 @@
 # driver and on PoCL there (16 cores), REPS paired runs each.
 #   scripts/gpu-selfcost.sh [OUTDIR]      (default build/gpu-selfcost)
 #   REPS=9 PLATFORMS="NVIDIA Portable" scripts/gpu-selfcost.sh
+# ONLY=enqueue:100,...: those programs only (selfcost-check.py --only)
 # LONG=0: the short programs only (not --long: one platform then fits a
 # 10-minute call)
 # PLACEBO=1: a third run a round, threads that only wake up (selfcost-check.py --placebo)
@@ -43,7 +44,7 @@ for p in ${PLATFORMS:-NVIDIA Portable}; do
     echo "== $p"
     icd_only "$p"
     # the GPU host's target: within +-25 % of the figure, the bound within 1.5 x it
-    python3 scripts/selfcost-check.py --platform "$p" $([ "${LONG:-1}" = 1 ] && echo --long) --figure --reps "${REPS:-15}" ${PLACEBO:+--placebo} \
+    python3 scripts/selfcost-check.py --platform "$p" $([ "${LONG:-1}" = 1 ] && echo --long) --figure --reps "${REPS:-15}" ${PLACEBO:+--placebo} ${ONLY:+--only "$ONLY"} \
         --out "$OUT/$p" | tee "$OUT/$p.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
     python3 - "$OUT/$p/selfcost.json" <<'PY' | tee -a "$OUT/$p.txt" || rc=1

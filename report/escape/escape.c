@@ -35,6 +35,26 @@ void xml_text(FILE *o, const char *s)
     }
 }
 
+/* A GitHub workflow command's message: %, CR and LF escaped; a property's
+ * (file=, title=) also : and , (they end it). */
+void gh_text(FILE *o, const char *s, int property)
+{
+    for (; *s; s++) {
+        if (*s == '%')
+            fputs("%25", o);
+        else if (*s == '\r')
+            fputs("%0D", o);
+        else if (*s == '\n')
+            fputs("%0A", o);
+        else if (property && *s == ':')
+            fputs("%3A", o);
+        else if (property && *s == ',')
+            fputs("%2C", o);
+        else
+            fputc(*s, o);
+    }
+}
+
 void md_cell(FILE *o, const char *s)
 {
     for (; *s; s++) {

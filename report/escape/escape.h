@@ -1,6 +1,7 @@
-/* What every format shares below it: escaping a string for JSON, XML/HTML
- * and a Markdown table cell, a share in percent, and a call stack cut for
- * a person's screen. Knows nothing of the model. */
+/* What every format shares below it: escaping a string for JSON, XML/HTML,
+ * a Markdown table cell and a GitHub workflow command, a share in percent,
+ * a call stack cut and prose wrapped for a person's screen. Knows nothing
+ * of the model. */
 #ifndef CLT_REPORT_ESCAPE_H
 #define CLT_REPORT_ESCAPE_H
 #include <stddef.h>
@@ -10,6 +11,7 @@
 void json_str(FILE *o, const char *s);       /* "..." with \" \\ \u00XX */
 void xml_text(FILE *o, const char *s);       /* &lt; &gt; &amp; &quot; &#39;; control characters dropped */
 void md_cell(FILE *o, const char *s);        /* | escaped, newlines as spaces, < as &lt; */
+void gh_text(FILE *o, const char *s, int property);   /* a GitHub workflow command's: %XX for % CR LF (and : ,) */
 double pct_of(uint64_t part, uint64_t whole);   /* 100 * part / whole; 0 when whole is 0 */
 /* A "where" for a terminal or a CI summary: its first 4 frames (innermost
  * first: where the call was made), the rest counted; JSON and HTML keep the

@@ -144,28 +144,9 @@ void format_sarif(FILE *o, const struct report_in *r)
     fputs("]}]}\n", o);
 }
 
-/* A workflow command's message: %, CR and LF escaped; a property's also : and , */
-static void gh_escape(FILE *o, const char *s, int property)
-{
-    for (; *s; s++) {
-        if (*s == '%')
-            fputs("%25", o);
-        else if (*s == '\r')
-            fputs("%0D", o);
-        else if (*s == '\n')
-            fputs("%0A", o);
-        else if (property && *s == ':')
-            fputs("%3A", o);
-        else if (property && *s == ',')
-            fputs("%2C", o);
-        else
-            fputc(*s, o);
-    }
-}
-
 static void gh_message(FILE *o, const char *s)
 {
-    gh_escape(o, s, 0);
+    gh_text(o, s, 0);
 }
 
 void format_github(FILE *o, const struct report_in *r)
@@ -176,13 +157,13 @@ void format_github(FILE *o, const struct report_in *r)
         fprintf(o, "::%s ", f->sev == SEV_ERROR ? "error" : f->sev == SEV_WARNING ? "warning" : "notice");
         if (place_of(f->where, &pl)) {
             fputs("file=", o);
-            gh_escape(o, pl.file, 1);
+            gh_text(o, pl.file, 1);
             fprintf(o, ",line=%u,", pl.line);
         }
         fputs("title=", o);
         char title[120];
         snprintf(title, sizeof title, "cltrace %s", f->rule);
-        gh_escape(o, title, 1);
+        gh_text(o, title, 1);
         fputs("::", o);
         message(o, r->m, f, gh_message);
         fputc('\n', o);

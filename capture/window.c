@@ -312,8 +312,11 @@ static void serve_one(void)
         reply(fd, stop_by_hand("cltrace ctl stop") ? "was not recording\n" : "stopped\n");
     } else if (strcmp(cmd, "snapshot") == 0) {
         const char *path = clt_writer_snapshot("cltrace ctl snapshot", 5000);
-        if (path)
+        if (path && clt_writer_snapshot_whole())
             reply(fd, "written: %s (whole up to now)\n", path);
+        else if (path)
+            reply(fd, "written: %s (what cltrace's writer encoded within 0.3 s: the program records faster than "
+                  "it encodes, and the calls just before now were still queued)\n", path);
         else
             reply(fd, "refused: the snapshot could not be written (see the program's stderr)\n");
     } else if (strcmp(cmd, "status") == 0) {

@@ -256,3 +256,60 @@ t_ring_written_on_a_crash_an_error_a_kernel_and_ctl() {
     read -r n first last consecutive <<< "$(ring_values "$WORK/rc.$pid.snapshot-1.pftrace")"
     [ "$last" -eq 99999 ] && [ "$consecutive" = True ]
 }
+
+ctl_timed() {   # ctl_timed PID COMMAND OUT: the answer into OUT, its time in ms on stdout
+    local t0 t1
+    t0=$(date +%s%N)
+    "$B/cltrace" ctl "$1" "$2" > "$3" 2>&1 || true
+    t1=$(date +%s%N)
+    echo $(((t1 - t0) / 1000000))
+}
+
+ctl_under_load() {   # ctl_under_load NAME PROGRAM...: snapshot, stop, start, snapshot while it runs flat out
+    local name=$1 pid ms c i=0
+    shift
+    "$@" > /dev/null 2> "$WORK/$name.err" &
+    pid=$!
+    sleep 1.5        # well inside its loop: the writer behind it, the rings full
+    for c in snapshot stop start snapshot; do
+        i=$((i + 1))
+        ms=$(ctl_timed $pid $c "$WORK/$name.$i.out")
+        echo "$name: ctl $c answered in $ms ms: $(cut -c1-90 "$WORK/$name.$i.out")"
+        [ "$ms" -lt 1000 ] || { kill $pid; return 1; }
+        case $c in
+            snapshot) grep -q "^written: " "$WORK/$name.$i.out" ;;
+            stop) grep -qx "stopped" "$WORK/$name.$i.out" ;;
+            start) grep -qx "recording" "$WORK/$name.$i.out" ;;
+        esac || { kill $pid; return 1; }
+    done
+    kill $pid
+    wait $pid 2> /dev/null || true
+}
+
+t_ctl_answers_under_load() {
+    # `cltrace ctl` answers within 1 s while the program calls as fast as it
+    # can (one thread of clSetKernelArg, 8 threads, a launch loop), with the
+    # flight recorder and with a window: the writer drains what was
+    # recorded before the asking for 0.3 s at most, then writes (it said
+    # "no answer" after 5 s, the snapshot never taken while the app kept
+    # recording); a snapshot lints and holds its calls in order
+    CLTRACE_RING_MB=2 CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/l1.%p.pftrace" LD_PRELOAD=$SHIM \
+        ctl_under_load ring-one-thread "$T/windows" long 2000000000
+    local snap
+    snap=$(ls "$WORK"/l1.*.snapshot-1.pftrace)
+    read -r n first last consecutive <<< "$(ring_values "$snap")"
+    echo "snapshot: $n calls, $first..$last, consecutive: $consecutive"
+    [ "$n" -gt 10000 ] && [ "$consecutive" = True ]
+    if [ -x "$LINT" ]; then lint "$snap"; fi
+    CLTRACE_WINDOW=0s CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/l8.%p.pftrace" LD_PRELOAD=$SHIM \
+        ctl_under_load window-8-threads "$T/threads" 8 2000000000
+    CLTRACE_RING_MB=2 CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/ll.%p.pftrace" LD_PRELOAD=$SHIM \
+        ctl_under_load ring-launch-loop "$T/bench_calls" launch 100000000
+    if [ -x "$LINT" ]; then lint "$(ls "$WORK"/ll.*.snapshot-1.pftrace)"; fi
+    # the control thread, the writer's bounded drain and the snapshot under TSan
+    local rt
+    rt=$(${CC:-cc} -print-file-name=libtsan.so)
+    CLTRACE_RING_MB=2 CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/lt.%p.pftrace" TSAN_OPTIONS=halt_on_error=1 \
+        LD_PRELOAD="$rt:$B/tsan/libcltrace.so" ctl_under_load ring-tsan "$T/windows" long 2000000000
+    ! grep -q "ThreadSanitizer" "$WORK"/ring-tsan.err || { cat "$WORK"/ring-tsan.err; return 1; }
+}

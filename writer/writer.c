@@ -37,6 +37,7 @@ static _Atomic int stop_requested;
 static _Atomic uint32_t wake_seq;     /* futex the idle writer sleeps on */
 static _Atomic uint32_t sleeping;
 static _Atomic uint32_t flush_req, flush_done;   /* clt_writer_flush_now() handshake */
+static _Atomic uint64_t flush_until = UINT64_MAX; /* the records a flush waits for: those before it (ticks) */
 
 /* A producer whose ring is filling up wakes an idle writer at once instead
  * of letting it finish its sleep. */
@@ -486,9 +487,31 @@ static void rec_put_fd(struct clt_writer *w, const uint8_t *p, size_t n)
 }
 
 static _Atomic uint32_t snap_req, snap_done;
+static _Atomic int snap_whole = 1;      /* the last snapshot (or ctl flush) held every record before its asking */
+static _Atomic int flush_bounded;       /* the flush asked for is `cltrace ctl`'s: SNAP_DRAIN_NS at most */
+static _Atomic int snap_bounded;        /* the snapshot asked for is waited for: SNAP_DRAIN_NS at most */
+/* How long a snapshot asked for by `cltrace ctl` may drain before it is
+ * written: the channel answers within a second whatever the app does. */
+#define SNAP_DRAIN_NS 300000000ull
 static _Atomic uint64_t snap_until = UINT64_MAX;    /* a snapshot of the memory as it was then (ticks) */
 static char snap_path[PATH_MAX], snap_why[300];
 static unsigned n_snaps;
+
+/* Records made before `until` (ticks) not encoded yet, on any thread. */
+static int records_before(uint64_t until)
+{
+    for (struct clt_thread *th = __atomic_load_n(&clt_threads, __ATOMIC_ACQUIRE); th; th = th->next) {
+        int st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
+        if ((st == CLT_TH_LIVE || st == CLT_TH_DEAD) && clt_thread_next_t0(th) <= until)
+            return 1;
+    }
+    return 0;
+}
+
+int clt_writer_snapshot_whole(void)
+{
+    return __atomic_load_n(&snap_whole, __ATOMIC_ACQUIRE);
+}
 
 /* What the memory holds now, into a file of its own beside the trace
  * (raw .pftrace: whole at once), with attributes that say what it is. */
@@ -511,6 +534,7 @@ static void rec_snapshot(struct clt_writer *w)
     static struct clt_attrs a;
     a.n = 0;
     clt_attr_str(&a, "cltrace.snapshot", snap_why);
+    clt_attr_int(&a, "cltrace.snapshot_whole", snap_whole);
     clt_attr_int(&a, "cltrace.ring_bytes", (int64_t)clt_rec_held());
     clt_attr_int(&a, "cltrace.ring_dropped_bytes", (int64_t)clt_rec_dropped());
     clt_attr_str(&a, "cltrace.host", w->job.host);
@@ -530,14 +554,20 @@ const char *clt_writer_snapshot(const char *why, unsigned timeout_ms)
     if (timeout_ms)             /* waited for: the writer gets its CPU */
         clt_own_threads_lift(CLT_LIFT_SNAPSHOT);
     if (!clt_rec_on()) {
+        __atomic_store_n(&flush_bounded, timeout_ms != 0, __ATOMIC_RELEASE);
         clt_writer_flush_now(timeout_ms);
+        __atomic_store_n(&flush_bounded, 0, __ATOMIC_RELEASE);
         return W.path;
     }
     if (!timeout_ms && __atomic_load_n(&snap_req, __ATOMIC_ACQUIRE) != __atomic_load_n(&snap_done, __ATOMIC_ACQUIRE))
         return NULL;      /* one is pending already */
     snprintf(snap_why, sizeof snap_why, "%s", why);
-    /* asked from a call (not waited for): what the memory held at that call */
-    __atomic_store_n(&snap_until, timeout_ms ? UINT64_MAX : clt_now(), __ATOMIC_RELEASE);
+    /* what the memory held when it was asked for: from a call, at that
+     * call; from `cltrace ctl`, at the asking. Never more: under load the
+     * app records as fast as the writer drains, and a writer that chased
+     * the newest record would never take it */
+    __atomic_store_n(&snap_until, clt_now(), __ATOMIC_RELEASE);
+    __atomic_store_n(&snap_bounded, timeout_ms != 0, __ATOMIC_RELEASE);
     uint32_t ticket = __atomic_add_fetch(&snap_req, 1, __ATOMIC_ACQ_REL);
     for (unsigned waited = 0; waited < timeout_ms * 10; waited++) {
         clt_writer_kick();
@@ -617,13 +647,24 @@ static void writer_yield_now_and_then(void)
  * its records pass the next oldest thread's, so that, e.g., a command's
  * completion (callback thread) is seen before the app's later release of
  * its queue even when one ring was left to fill up. */
-static int drain_all(int may_spill)
+static int drain_all(int may_spill, uint64_t deadline_ns)
 {
     int busy = 0;
     for (unsigned round = 0; round < 65536; round++) {   /* bounded: the loop has other work too */
-        /* a snapshot asked at a call: nothing later before it is taken */
-        uint64_t limit = __atomic_load_n(&snap_req, __ATOMIC_ACQUIRE) != __atomic_load_n(&snap_done, __ATOMIC_ACQUIRE)
-                         ? __atomic_load_n(&snap_until, __ATOMIC_ACQUIRE) : UINT64_MAX;
+        if (deadline_ns && !(round & 63) && clt_boottime_ns() > deadline_ns)
+            return busy;        /* a snapshot asked for waits no longer (SNAP_DRAIN_NS) */
+        /* a snapshot or a flush asked for: nothing later before it is done,
+         * and the writer's loop (may_spill) goes to it at once, where its
+         * drain is bounded */
+        int snap = __atomic_load_n(&snap_req, __ATOMIC_ACQUIRE) != __atomic_load_n(&snap_done, __ATOMIC_ACQUIRE);
+        int flush = __atomic_load_n(&flush_req, __ATOMIC_ACQUIRE) != __atomic_load_n(&flush_done, __ATOMIC_ACQUIRE);
+        if (may_spill && (snap || flush))
+            return busy;
+        uint64_t limit = snap ? __atomic_load_n(&snap_until, __ATOMIC_ACQUIRE) : UINT64_MAX;
+        if (flush) {
+            uint64_t f = __atomic_load_n(&flush_until, __ATOMIC_ACQUIRE);
+            limit = f < limit ? f : limit;
+        }
         struct clt_thread *oldest = NULL;
         uint64_t t_oldest = UINT64_MAX, t_next = UINT64_MAX;
         for (struct clt_thread *th = __atomic_load_n(&clt_threads, __ATOMIC_ACQUIRE); th; th = th->next) {
@@ -747,22 +788,32 @@ static void *writer_main(void *arg)
         if (__atomic_load_n(&sleeping, __ATOMIC_RELAXED))
             __atomic_store_n(&sleeping, 0, __ATOMIC_RELAXED);
         uint32_t req = __atomic_load_n(&flush_req, __ATOMIC_ACQUIRE);
-        int busy = drain_all(1);
+        int busy = drain_all(1, 0);
         clt_dev_flush_pending(&W, 0);
         uint32_t sreq = __atomic_load_n(&snap_req, __ATOMIC_ACQUIRE);
         if (sreq != __atomic_load_n(&snap_done, __ATOMIC_RELAXED)) {
-            for (int i = 0; i < 4096 && drain_all(0); i++)
+            /* one asked at a call (an error, a kernel) is whole: nobody
+             * waits for it; one `cltrace ctl` waits for, SNAP_DRAIN_NS */
+            uint64_t end = __atomic_load_n(&snap_bounded, __ATOMIC_ACQUIRE) ? clt_boottime_ns() + SNAP_DRAIN_NS : 0;
+            for (int i = 0; i < 4096 && drain_all(0, end) && (!end || clt_boottime_ns() < end); i++)
                 ;
+            snap_whole = !records_before(__atomic_load_n(&snap_until, __ATOMIC_ACQUIRE));
             rec_snapshot(&W);
             __atomic_store_n(&snap_until, UINT64_MAX, __ATOMIC_RELEASE);
             __atomic_store_n(&snap_done, sreq, __ATOMIC_RELEASE);
         }
         if (req != __atomic_load_n(&flush_done, __ATOMIC_RELAXED)) {
-            /* what was committed before the request, spilled records too */
-            for (int i = 0; i < 4096 && drain_all(0); i++)
+            /* what was committed before the request, spilled records too;
+             * asked from `cltrace ctl`, what of it can be encoded within
+             * SNAP_DRAIN_NS (an app recording faster than the writer
+             * encodes has a backlog that grows with the run) */
+            uint64_t end = __atomic_load_n(&flush_bounded, __ATOMIC_ACQUIRE) ? clt_boottime_ns() + SNAP_DRAIN_NS : 0;
+            for (int i = 0; i < 4096 && drain_all(0, end) && (!end || clt_boottime_ns() < end); i++)
                 ;
+            snap_whole = !records_before(__atomic_load_n(&flush_until, __ATOMIC_ACQUIRE));
             rec_dump_main(&W, 1);   /* a crash or _exit: the flight recorder's memory to the file */
             flush_to_file();
+            __atomic_store_n(&flush_until, UINT64_MAX, __ATOMIC_RELEASE);
             __atomic_store_n(&flush_done, req, __ATOMIC_RELEASE);
         }
         uint64_t now = clt_boottime_ns();
@@ -802,6 +853,9 @@ static void *writer_main(void *arg)
  * it out, waiting at most timeout_ms. Only async-signal-safe calls. */
 void clt_writer_flush_now(unsigned timeout_ms)
 {
+    /* the records committed before the request: a writer that waited for
+     * the newest one would chase an app that records as fast as it drains */
+    __atomic_store_n(&flush_until, clt_now(), __ATOMIC_RELEASE);
     uint32_t ticket = __atomic_add_fetch(&flush_req, 1, __ATOMIC_ACQ_REL);
     /* records set aside (spill.c) are encoded first: give them time too,
      * at a generous 250 ns a record of 64 bytes, 30 s at most */
@@ -882,13 +936,13 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
         goto unfinished;
     uint32_t sreq = __atomic_load_n(&snap_req, __ATOMIC_ACQUIRE);
     if (sreq != __atomic_load_n(&snap_done, __ATOMIC_ACQUIRE)) {   /* asked, not yet taken */
-        while (drain_all(0))
+        while (drain_all(0, 0))
             ;
         rec_snapshot(&W);
         __atomic_store_n(&snap_until, UINT64_MAX, __ATOMIC_RELEASE);
         __atomic_store_n(&snap_done, sreq, __ATOMIC_RELEASE);
     }
-    while (drain_all(0))    /* the app records no more: bounded */
+    while (drain_all(0, 0))    /* the app records no more: bounded */
         ;
     clt_spill_close();
     clt_dev_flush_pending(&W, 1);

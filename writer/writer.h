@@ -34,6 +34,10 @@ const char *clt_writer_path(void);           /* the trace file ("" before the fi
  * beside the trace, its path (NULL: not written, or not within timeout_ms;
  * 0: asked, not waited for). Without: the trace flushed, its path. */
 const char *clt_writer_snapshot(const char *why, unsigned timeout_ms);
+/* whether the last snapshot held every record made before it was asked for
+ * (a waited one drains 0.3 s at most: an app that records faster than the
+ * writer encodes leaves a backlog) */
+int clt_writer_snapshot_whole(void);
 extern int clt_symbolizer_busy;              /* loading a binary's symbols: producers wait, not drop */
 
 /* disk.c: a little room set aside beside the trace, given back when the

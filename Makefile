@@ -87,6 +87,10 @@ $(B)/fuzz_reader: report/fuzz_reader.c $(REPORT_MODEL_SRC) $(TRACE_LIB_SRC) $(RE
 	  report/fuzz_reader.c $(REPORT_MODEL_SRC) $(TRACE_LIB_SRC) -lprotobuf-c -lz
 fuzz: $(B)/fuzz_reader
 	mkdir -p $(B)/fuzz-corpus && cp tests/fixtures/*.pftrace.gz $(B)/fuzz-corpus/
+	# the raw packets too (a gzip stream hides them from mutation): a
+	# trace's first 64 KiB, and its packets one by one (model/fastread.c)
+	for f in tests/fixtures/*.pftrace.gz; do gzip -dc $$f | head -c 65536 > $(B)/fuzz-corpus/$$(basename $$f .gz).raw; done
+	$(PY3) tests/fuzz_packets.py tests/fixtures/pocl-leaks.pftrace.gz $(B)/fuzz-corpus 200
 	$(B)/fuzz_reader -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 -timeout=5 -max_len=65536 $(B)/fuzz-corpus
 
 $(B)/cltrace-view: viewer/view.c | $(B)

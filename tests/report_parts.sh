@@ -131,3 +131,23 @@ for f in ("r.txt", "r.md", "r.html"):
 print("kept %d clSetKernelArg calls; every format says the disk filled" % calls)
 PY
 }
+
+t_zz_reader_agrees_with_protobuf_c_on_every_trace() {
+    # report/model/fastread.c decodes the hot packets in place; every other
+    # packet goes through protobuf-c. Every trace this suite wrote (run
+    # last: the other tests' folders are still there) and every fixture,
+    # read both ways (CLTRACE_REPORT_DECODER=protobuf-c: every packet
+    # through protobuf-c): the JSON reports byte for byte the same. Traces
+    # over 24 MB are left out (protobuf-c takes ~1 s a million packets):
+    # counted, said.
+    local t n=0 big=0 differ=0 a b
+    while IFS= read -r t; do
+        if [ "$(stat -c %s "$t")" -gt 25165824 ]; then big=$((big + 1)); continue; fi
+        a=$("$B/cltrace-report" --format json "$t" 2> /dev/null | md5sum)
+        b=$(CLTRACE_REPORT_DECODER=protobuf-c "$B/cltrace-report" --format json "$t" 2> /dev/null | md5sum)
+        n=$((n + 1))
+        [ "$a" = "$b" ] || { differ=$((differ + 1)); echo "differ: $t"; }
+    done < <(find "$(dirname "$WORK")" tests/fixtures -name '*.pftrace' -o -name '*.pftrace.gz' | sort)
+    echo "$n traces read both ways, $differ differ; $big over 24 MB left out"
+    [ "$n" -gt 100 ] && [ "$differ" -eq 0 ]
+}

@@ -154,7 +154,8 @@ $(T)/test_rules: tests/unit/test_rules.c tests/unit/check.h $(wildcard report/ru
 	  $(REPORT_MODEL_SRC) $(TRACE_LIB_SRC) -lprotobuf-c -lz -lm
 TEST_BINS += $(T)/test_rules
 $(T)/cltrace-report-asan: $(REPORT_SRC) $(REPORT_HDRS) | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ $(REPORT_SRC) $(TRACE_LIB_SRC) -lprotobuf-c -lz -lm -lpthread
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ $(REPORT_SRC) $(TRACE_LIB_SRC) -lprotobuf-c -lz -lm \
+	  -lpthread
 TEST_BINS += $(T)/cltrace-report-asan
 $(T)/cltrace-replay-asan: $(REPLAY_SRC) $(wildcard replay/*.h replay/folder/*.h) | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ $(REPLAY_SRC) -lOpenCL -lm

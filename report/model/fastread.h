@@ -1,0 +1,21 @@
+/* fastread.c: the hot packets decoded in place into an arena shaped as
+ * protobuf-c's structs; NULL for any other (the caller unpacks it with
+ * protobuf-c). */
+#ifndef CLT_REPORT_FASTREAD_H
+#define CLT_REPORT_FASTREAD_H
+#include <stddef.h>
+#include <stdint.h>
+#include "trace/cltrace.pb-c.h"
+
+#define RM_FAST_ANNS 24         /* a call's arguments and result (the most a wrapper writes: ~20) */
+#define RM_FAST_FLOWS 8
+struct rm_fast {                /* reused for every packet: valid until the next */
+    Perfetto__Protos__TracePacket packet;
+    Perfetto__Protos__TrackEvent event;
+    Perfetto__Protos__DebugAnnotation ann[RM_FAST_ANNS];
+    Perfetto__Protos__DebugAnnotation *ann_ptr[RM_FAST_ANNS];
+    uint64_t flow[RM_FAST_FLOWS], term[RM_FAST_FLOWS];
+};
+const Perfetto__Protos__TracePacket *rm_fast_unpack(struct rm_fast *a, const uint8_t *buf, size_t len);
+
+#endif

@@ -12,8 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <zlib.h>
 #include "commands.h"
+#include "report/model/input.h"
 #include "report/model/model.h"
 #include "trace/cltrace.pb-c.h"
 
@@ -51,17 +54,22 @@ static uint64_t uuid(uint64_t u, unsigned k)
 /* One trace's packets into the merged file, as rank `rank` on `host`. */
 static int copy_trace(const char *path, unsigned k, int rank, const char *host, gzFile out, FILE *raw)
 {
-    gzFile f = gzopen(path, "rb");
-    if (!f)
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct rm_in in;
+    if (fd < 0)
         return -1;
-    gzbuffer(f, 1 << 17);
-    uint8_t *buf = NULL;
-    size_t cap = 0;
+    if (rm_in_open(&in, fd) != 0) {
+        rm_in_close(&in);
+        close(fd);
+        return -1;
+    }
+    close(fd);
     int32_t pid_add = (int32_t)((k + 1) << 22);
     for (;;) {
         uint64_t len;
+        const uint8_t *buf;
         int tag;
-        if (rm_next_frame(f, &buf, &cap, &len, &tag) != RM_FRAME_OK)
+        if (rm_next_packet(&in, &buf, &len, &tag) != RM_FRAME_OK)
             break;                  /* the end, or a cut trace: what came before it counts */
         Packet *p = perfetto__protos__trace_packet__unpack(NULL, len, buf);
         if (!p)
@@ -110,8 +118,7 @@ static int copy_trace(const char *path, unsigned k, int rank, const char *host, 
         put(out, raw, p);
         perfetto__protos__trace_packet__free_unpacked(p, NULL);
     }
-    free(buf);
-    gzclose(f);
+    rm_in_close(&in);
     return 0;
 }
 

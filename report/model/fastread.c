@@ -5,14 +5,17 @@
  * allocating (1 M clSetKernelArg calls: 12.2 G instructions for the whole
  * report). Here they are read the way trace/fastpack.h writes them, into
  * structs shaped as protobuf-c's (the model reads those) that live in one
- * arena, reused packet after packet: nothing allocated or freed.
+ * arena, reused packet after packet: nothing allocated or freed. The cursor
+ * is a local pointer (a struct in memory made every byte a load and a
+ * store), and a one-byte varint, most of them, is one compare.
  *
  * Anything else (interned data, descriptors, attributes, a string inline,
  * an array or dict annotation, a field this reader does not know, more
  * annotations or flows than the arena holds, a malformed or truncated
  * field) returns NULL, and the caller unpacks that packet with protobuf-c
  * as before: the two agree on every packet this one takes (the test suite
- * reads every trace it writes both ways: tests/report_parts.sh). */
+ * reads every trace it writes both ways, tests/report_parts.sh; the
+ * fuzzer compares them packet by packet, report/fuzz_reader.c). */
 #include <string.h>
 #include "fastread.h"
 
@@ -23,89 +26,87 @@ static const Perfetto__Protos__TracePacket packet_init = PERFETTO__PROTOS__TRACE
 static const TrackEvent event_init = PERFETTO__PROTOS__TRACK_EVENT__INIT;
 static const Ann ann_init = PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT;
 
-struct cur { const uint8_t *p, *end; };
-
-/* A varint; 0: malformed (past the end, or more than 10 bytes). */
-static inline int varint(struct cur *c, uint64_t *v)
+/* A varint's bytes after its first (b, >= 0x80): NULL when malformed. */
+static const uint8_t *varint_rest(const uint8_t *p, const uint8_t *end, uint64_t b, uint64_t *v)
 {
-    if (c->p < c->end && *c->p < 0x80) {      /* most are one byte: keys, iids, small values */
-        *v = *c->p++;
-        return 1;
-    }
-    uint64_t r = 0;
-    for (int shift = 0; shift < 70 && c->p < c->end; shift += 7) {
-        uint8_t b = *c->p++;
-        r |= (uint64_t)(b & 0x7F) << shift;
+    uint64_t r = b & 0x7F;
+    for (int shift = 7; shift < 70 && p < end; shift += 7) {
+        b = *p++;
+        r |= (b & 0x7F) << shift;
         if (b < 0x80) {
             *v = r;
-            return 1;
+            return p;
         }
     }
-    return 0;
+    return NULL;
 }
 
-static inline int fixed64(struct cur *c, uint64_t *v)
+/* v = the next varint at p, or return `fail` */
+#define VARINT(v, fail)                                   \
+    do {                                                  \
+        if (p >= end)                                     \
+            return fail;                                  \
+        uint64_t b_ = *p++;                               \
+        if (b_ < 0x80)                                    \
+            (v) = b_;                                     \
+        else if (!(p = varint_rest(p, end, b_, &(v))))    \
+            return fail;                                  \
+    } while (0)
+
+/* The fields the model reads of an annotation, reset: a struct's whole
+ * copy (88 bytes) cost more than the rest of a small one's decoding. */
+static inline void ann_reset(Ann *a)
 {
-    if (c->end - c->p < 8)
-        return 0;
-    memcpy(v, c->p, 8);         /* little-endian: the hosts cltrace runs on */
-    c->p += 8;
-    return 1;
+    a->base = ann_init.base;
+    a->name_field_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD__NOT_SET;
+    a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE__NOT_SET;
+    a->name_iid = 0;
+    a->uint_value = 0;
+    a->n_array_values = a->n_dict_entries = 0;
+    a->array_values = a->dict_entries = NULL;
 }
 
-/* A length-delimited field's bytes: 0 when it runs past the end. */
-static inline int bytes(struct cur *c, struct cur *inner)
+static int annotation_loop(const uint8_t *p, const uint8_t *end, Ann *a)
 {
-    uint64_t n;
-    if (!varint(c, &n) || n > (uint64_t)(c->end - c->p))
-        return 0;
-    inner->p = c->p;
-    inner->end = c->p + n;
-    c->p += n;
-    return 1;
-}
-
-static int annotation(struct cur c, Ann *a)
-{
-    *a = ann_init;
-    while (c.p < c.end) {
+    while (p < end) {
         uint64_t key, v;
-        if (!varint(&c, &key))
-            return 0;
+        VARINT(key, 0);
         unsigned field = (unsigned)(key >> 3), wire = key & 7;
         if (wire == 1 && field == 5) {
-            if (!fixed64(&c, &v))
+            if (end - p < 8)
                 return 0;
+            memcpy(&a->double_value, p, 8);     /* little-endian: the hosts cltrace runs on */
+            p += 8;
             a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_DOUBLE_VALUE;
-            memcpy(&a->double_value, &v, 8);
             continue;
         }
-        if (wire != 0 || !varint(&c, &v))
+        if (wire != 0)
             return 0;           /* a string, a nested value: protobuf-c's */
+        VARINT(v, 0);
         switch (field) {
         case 1:
             a->name_field_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME_IID;
             a->name_iid = v;
             break;
-        case 2:
-            a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_BOOL_VALUE;
-            a->bool_value = v != 0;
-            break;
         case 3:
             a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
             a->uint_value = v;
+            break;
+        case 17:
+            a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE_IID;
+            a->string_value_iid = v;
             break;
         case 4:
             a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE;
             a->int_value = (int64_t)v;
             break;
+        case 2:
+            a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_BOOL_VALUE;
+            a->bool_value = v != 0;
+            break;
         case 7:
             a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_POINTER_VALUE;
             a->pointer_value = v;
-            break;
-        case 17:
-            a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE_IID;
-            a->string_value_iid = v;
             break;
         default:
             return 0;
@@ -114,54 +115,103 @@ static int annotation(struct cur c, Ann *a)
     return 1;
 }
 
-/* A repeated fixed64 (flow ids), packed or not, into the arena's array. */
-static int flows(struct cur *c, unsigned wire, uint64_t *arr, size_t *n)
+/* A varint that must end exactly at end; 0: it does not */
+static inline int varint_to_end(const uint8_t *q, const uint8_t *end, uint64_t *v)
 {
-    uint64_t v;
-    if (wire == 1) {
-        if (*n == RM_FAST_FLOWS || !fixed64(c, &v))
-            return 0;
-        arr[(*n)++] = v;
-        return 1;
+    uint64_t r = 0;
+    for (int shift = 0; q < end && shift < 64; shift += 7) {
+        r |= (uint64_t)(*q & 0x7F) << shift;
+        if (*q++ < 0x80) {
+            *v = r;
+            return q == end;
+        }
     }
-    struct cur in;
-    if (wire != 2 || !bytes(c, &in))
-        return 0;
-    while (in.p < in.end)
-        if (*n == RM_FAST_FLOWS || !fixed64(&in, &arr[(*n)++]))
-            return 0;
-    return 1;
+    return 0;
 }
 
-static int event(struct cur c, struct rm_fast *a)
+/* An annotation: the shape a call's argument has (its name's iid in one or
+ * two bytes, then one integer or interned string) without the loop, any
+ * other through it. */
+static int annotation(const uint8_t *p, const uint8_t *end, Ann *a)
+{
+    ann_reset(a);
+    if (end - p >= 4 && p[0] == 0x08) {
+        uint64_t name = p[1], v;
+        const uint8_t *q = p + 2;
+        if (name >= 0x80) {         /* a two-byte iid */
+            if (q[0] >= 0x80)
+                return annotation_loop(p, end, a);
+            name = (name & 0x7F) | (uint64_t)q[0] << 7;
+            q++;
+        }
+        int iid = end - q >= 3 && q[0] == 0x88 && q[1] == 0x01;
+        if ((q < end && q[0] == 0x18) || iid) {
+            if (varint_to_end(q + (iid ? 2 : 1), end, &v)) {
+                a->name_field_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME_IID;
+                a->name_iid = name;
+                a->value_case = iid ? PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE_IID
+                                    : PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
+                a->uint_value = v;      /* string_value_iid shares the union */
+                return 1;
+            }
+        }
+    }
+    return annotation_loop(p, end, a);
+}
+
+/* A repeated fixed64 (flow ids), packed (wire 2) or one (wire 1), appended
+ * to arr; the cursor after it, NULL when malformed or past the arena. */
+static const uint8_t *flows(const uint8_t *p, const uint8_t *end, unsigned wire, uint64_t *arr, size_t *n)
+{
+    const uint8_t *stop = p + 8;
+    if (wire == 2) {
+        uint64_t len;
+        VARINT(len, NULL);
+        if (len > (uint64_t)(end - p) || len % 8)
+            return NULL;
+        stop = p + len;
+    } else if (wire != 1 || end - p < 8) {
+        return NULL;
+    }
+    for (; p < stop; p += 8) {
+        if (*n == RM_FAST_FLOWS)
+            return NULL;
+        memcpy(&arr[(*n)++], p, 8);
+    }
+    return p;
+}
+
+static int event(const uint8_t *p, const uint8_t *end, struct rm_fast *a)
 {
     TrackEvent *e = &a->event;
     *e = event_init;
     e->debug_annotations = a->ann_ptr;
     e->flow_ids = a->flow;
     e->terminating_flow_ids = a->term;
-    while (c.p < c.end) {
+    while (p < end) {
         uint64_t key, v;
-        if (!varint(&c, &key))
-            return 0;
+        VARINT(key, 0);
         unsigned field = (unsigned)(key >> 3), wire = key & 7;
         if (field == 4 && wire == 2) {
-            struct cur in;
-            if (e->n_debug_annotations == RM_FAST_ANNS || !bytes(&c, &in) ||
-                !annotation(in, &a->ann[e->n_debug_annotations]))
+            uint64_t len;
+            VARINT(len, 0);
+            size_t i = e->n_debug_annotations;
+            if (len > (uint64_t)(end - p) || i == RM_FAST_ANNS || !annotation(p, p + len, &a->ann[i]))
                 return 0;
-            a->ann_ptr[e->n_debug_annotations] = &a->ann[e->n_debug_annotations];
-            e->n_debug_annotations++;
+            p += len;
+            a->ann_ptr[i] = &a->ann[i];
+            e->n_debug_annotations = i + 1;
             continue;
         }
         if (field == 47 || field == 48) {
-            if (!flows(&c, wire, field == 47 ? a->flow : a->term,
-                       field == 47 ? &e->n_flow_ids : &e->n_terminating_flow_ids))
+            if (!(p = flows(p, end, wire, field == 47 ? a->flow : a->term,
+                            field == 47 ? &e->n_flow_ids : &e->n_terminating_flow_ids)))
                 return 0;
             continue;
         }
-        if (wire != 0 || !varint(&c, &v))
+        if (wire != 0)
             return 0;
+        VARINT(v, 0);
         switch (field) {
         case 9:
             if (v > PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER)
@@ -190,41 +240,43 @@ static int event(struct cur c, struct rm_fast *a)
 
 const Perfetto__Protos__TracePacket *rm_fast_unpack(struct rm_fast *a, const uint8_t *buf, size_t len)
 {
-    Perfetto__Protos__TracePacket *p = &a->packet;
-    struct cur c = { buf, len ? buf + len : buf };      /* an empty packet may come with no buffer */
+    Perfetto__Protos__TracePacket *pk = &a->packet;
+    const uint8_t *p = buf, *end = len ? buf + len : buf;      /* an empty packet may come with no buffer */
     int have_event = 0;
-    *p = packet_init;
-    while (c.p < c.end) {
+    *pk = packet_init;
+    while (p < end) {
         uint64_t key, v;
-        if (!varint(&c, &key))
-            return NULL;
+        VARINT(key, NULL);
         unsigned field = (unsigned)(key >> 3), wire = key & 7;
         if (field == 11 && wire == 2) {
-            struct cur in;
-            if (have_event++ || !bytes(&c, &in) || !event(in, a))
+            uint64_t n;
+            VARINT(n, NULL);
+            if (have_event++ || n > (uint64_t)(end - p) || !event(p, p + n, a))
                 return NULL;
-            p->data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
-            p->track_event = &a->event;
+            p += n;
+            pk->data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
+            pk->track_event = &a->event;
             continue;
         }
-        if (wire != 0 || !varint(&c, &v))
+        if (wire != 0)
             return NULL;
+        VARINT(v, NULL);
         switch (field) {
         case 8:
-            p->has_timestamp = 1;
-            p->timestamp = v;
+            pk->has_timestamp = 1;
+            pk->timestamp = v;
             break;
         case 10:
-            p->has_trusted_packet_sequence_id = 1;
-            p->trusted_packet_sequence_id = (uint32_t)v;
+            pk->has_trusted_packet_sequence_id = 1;
+            pk->trusted_packet_sequence_id = (uint32_t)v;
             break;
         case 13:
-            p->has_sequence_flags = 1;
-            p->sequence_flags = (uint32_t)v;
+            pk->has_sequence_flags = 1;
+            pk->sequence_flags = (uint32_t)v;
             break;
         default:
             return NULL;
         }
     }
-    return p;
+    return pk;
 }

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 #include "model.h"
 #include "phases.h"
 #include "fastread.h"
@@ -588,42 +587,9 @@ int rm_read(struct rm_model *m, const char *path, char *err, unsigned errlen)
     return rm_read_fd(m, fd, path, err, errlen);
 }
 
-/* The next TracePacket of a trace file (field 1 of Trace: tag 0x0A, length,
- * bytes) into *buf, grown as needed. */
-int rm_next_frame(gzFile f, uint8_t **buf, size_t *cap, uint64_t *len, int *tag)
-{
-    *tag = gzgetc(f);
-    if (*tag < 0)
-        return RM_FRAME_END;
-    uint64_t n = 0;
-    int shift = 0, c = 0;
-    while (shift < 64 && (c = gzgetc(f)) >= 0) {
-        n |= (uint64_t)(c & 0x7F) << shift;
-        shift += 7;
-        if (c < 0x80)
-            break;
-    }
-    if (*tag != 0x0A || n > (64u << 20))
-        return RM_FRAME_BAD;
-    if (c < 0)
-        return RM_FRAME_CUT;
-    if (n > *cap) {
-        uint8_t *g = realloc(*buf, n);
-        if (!g)
-            return RM_FRAME_NOMEM;
-        *buf = g;
-        *cap = n;
-    }
-    int got = n ? gzread(f, *buf, (unsigned)n) : 0;
-    if (got < 0 || (uint64_t)got != n)
-        return RM_FRAME_CUT;        /* the app died mid-packet */
-    *len = n;
-    return RM_FRAME_OK;
-}
-
-/* The next packet from the trace's bytes, in place (input.c): as
- * rm_next_frame. */
-static int next_packet(struct rm_in *in, const uint8_t **buf, uint64_t *len, int *tag)
+/* The next TracePacket (field 1 of Trace: tag 0x0A, length, bytes), in
+ * place (input.c). */
+int rm_next_packet(struct rm_in *in, const uint8_t **buf, uint64_t *len, int *tag)
 {
     *tag = rm_in_byte(in);
     if (*tag < 0)
@@ -686,7 +652,7 @@ int rm_read_fd(struct rm_model *m, int fd, const char *path, char *err, unsigned
     for (;;) {
         uint64_t len = 0;
         const uint8_t *buf = NULL;
-        int tag, fr = next_packet(&in, &buf, &len, &tag);
+        int tag, fr = rm_next_packet(&in, &buf, &len, &tag);
         if (fr == RM_FRAME_END)
             break;
         if (fr == RM_FRAME_BAD && m->packets == 0) {

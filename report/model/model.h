@@ -301,11 +301,12 @@ static inline int rm_idle_halts(const struct rm_selfcost *c)
     return c->halt_poll_known ? c->guest_halt_poll_ns == 0 : -1;
 }
 void rm_extrapolate(struct rm_model *m);
-/* The next packet of an open trace file (zlib reads gzip and raw alike):
- * RM_FRAME_OK with its bytes in *buf (*len of them), or why there is none. */
-#include <zlib.h>
-enum { RM_FRAME_OK, RM_FRAME_END, RM_FRAME_BAD, RM_FRAME_CUT, RM_FRAME_NOMEM };
-int rm_next_frame(gzFile f, uint8_t **buf, size_t *cap, uint64_t *len, int *tag);
+/* The next packet of a trace opened with rm_in_open (input.h): RM_FRAME_OK
+ * with its bytes in place in *buf (*len of them; valid until the next
+ * call), or why there is none. */
+enum { RM_FRAME_OK, RM_FRAME_END, RM_FRAME_BAD, RM_FRAME_CUT };
+struct rm_in;
+int rm_next_packet(struct rm_in *in, const uint8_t **buf, uint64_t *len, int *tag);
 /* source.c: kernel-source hints for one program's source */
 void rm_scan_source(struct rm_model *m, uint64_t program, const char *source);
 struct rm_program *rm_program(struct rm_model *m, uint64_t id);   /* found or added; NULL: full */

@@ -116,6 +116,13 @@ static int refill(struct rm_in *s, size_t need)
         s->out_cap = need;
     }
     size_t before = s->out_len;
+    /* the compressed bytes read are not read again: their pages go, so
+     * that a large trace costs its window, not its size, in memory */
+    size_t page = 4096, done = s->in_pos & ~(page - 1);
+    if (done - s->dropped >= (1u << 20)) {
+        madvise((void *)(s->map + s->dropped), done - s->dropped, MADV_DONTNEED);
+        s->dropped = done;
+    }
     while (s->out_len < s->out_cap) {
         size_t avail = s->map_len - s->in_pos;
         s->z->next_in = (Bytef *)(s->map + s->in_pos);

@@ -9,6 +9,7 @@ struct z_stream_s;
 struct rm_in {
     const uint8_t *map;         /* the file */
     size_t map_len, in_pos;     /* the compressed bytes inflated so far */
+    size_t dropped;             /* those whose pages were given back */
     int gz, eof, salvaged;      /* salvaged: the stream cut short or damaged, read as far as it went */
     uint8_t *out;               /* inflated bytes (raw: the file itself) */
     size_t out_len, out_pos, out_cap;

@@ -170,6 +170,36 @@ static void command_arg(struct open_slice *o, struct seq *s, const Ann *a, enum 
     }
 }
 
+/* A kernel launch's facts (o->k: cleared only once written, slice_push). */
+static void kernel_arg(struct open_slice *o, const Ann *a, enum arg_code c, const char *str)
+{
+    o->k_dirty = 1;
+    switch (c) {
+    case A_WORK_DIM: o->k.work_dim = (unsigned)rm_ann_uint(a); break;
+    case A_GWS: ann_array(a, o->k.gws); break;
+    case A_LWS:
+        if (str)
+            o->k.local_null = 1;
+        else
+            ann_array(a, o->k.lws);
+        break;
+    case A_WORK_GROUPS: o->k.work_groups = rm_ann_uint(a); break;
+    case A_WG_SIZE: o->k.wg_size = rm_ann_uint(a); break;
+    case A_PREF: o->k.pref_multiple = rm_ann_uint(a); break;
+    case A_KWG: o->k.kernel_wg_size = rm_ann_uint(a); break;
+    case A_KLOCAL:
+        /* CL_KERNEL_LOCAL_MEM_SIZE already counts the __local arguments set */
+        o->k.local_bytes = rm_ann_uint(a);
+        break;
+    case A_LOCAL_ARG:
+        if (!o->k.local_bytes)
+            o->k.local_bytes = rm_ann_uint(a);
+        break;
+    case A_REGS: o->k.regs = rm_ann_uint(a); break;
+    default: break;
+    }
+}
+
 void rm_read_args(struct open_slice *o, struct seq *s, const Perfetto__Protos__TrackEvent *e)
 {
     for (size_t i = 0; i < e->n_debug_annotations; i++) {
@@ -197,27 +227,16 @@ void rm_read_args(struct open_slice *o, struct seq *s, const Perfetto__Protos__T
             break;
         case A_BYTES: o->bytes = rm_ann_uint(a); break;
         case A_PINNED: o->pinned = (int)rm_ann_uint(a); break;
-        case A_WORK_DIM: o->k.work_dim = (unsigned)rm_ann_uint(a); break;
-        case A_GWS: ann_array(a, o->k.gws); break;
+        case A_WORK_DIM:
+        case A_GWS:
         case A_LWS:
-            if (str)
-                o->k.local_null = 1;
-            else
-                ann_array(a, o->k.lws);
-            break;
-        case A_WORK_GROUPS: o->k.work_groups = rm_ann_uint(a); break;
-        case A_WG_SIZE: o->k.wg_size = rm_ann_uint(a); break;
-        case A_PREF: o->k.pref_multiple = rm_ann_uint(a); break;
-        case A_KWG: o->k.kernel_wg_size = rm_ann_uint(a); break;
+        case A_WORK_GROUPS:
+        case A_WG_SIZE:
+        case A_PREF:
+        case A_KWG:
         case A_KLOCAL:
-            /* CL_KERNEL_LOCAL_MEM_SIZE already counts the __local arguments set */
-            o->k.local_bytes = rm_ann_uint(a);
-            break;
         case A_LOCAL_ARG:
-            if (!o->k.local_bytes)
-                o->k.local_bytes = rm_ann_uint(a);
-            break;
-        case A_REGS: o->k.regs = rm_ann_uint(a); break;
+        case A_REGS: kernel_arg(o, a, c, str); break;
         case A_UAR: o->uar = rm_ann_uint(a); break;
         case A_OUTSIDE: o->outside = rm_ann_uint(a) != 0; break;
         case A_PROGRAM: o->program = rm_ann_uint(a); break;

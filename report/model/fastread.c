@@ -184,7 +184,19 @@ static const uint8_t *flows(const uint8_t *p, const uint8_t *end, unsigned wire,
 static int event(const uint8_t *p, const uint8_t *end, struct rm_fast *a)
 {
     TrackEvent *e = &a->event;
-    *e = event_init;
+    if (!a->event_ready) {      /* once: what no packet of this reader's sets stays as protobuf-c has it */
+        *e = event_init;
+        a->event_ready = 1;
+    }
+    /* the fields this reader sets, and the model reads, reset */
+    e->has_type = e->has_track_uuid = 0;
+    e->type = 0;
+    e->track_uuid = 0;
+    e->name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD__NOT_SET;
+    e->name_iid = 0;
+    e->callstack_field_case = PERFETTO__PROTOS__TRACK_EVENT__CALLSTACK_FIELD__NOT_SET;
+    e->callstack_iid = 0;
+    e->n_debug_annotations = e->n_flow_ids = e->n_terminating_flow_ids = 0;
     e->debug_annotations = a->ann_ptr;
     e->flow_ids = a->flow;
     e->terminating_flow_ids = a->term;

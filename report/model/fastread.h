@@ -15,6 +15,7 @@ struct rm_fast {                /* reused for every packet: valid until the next
     Perfetto__Protos__DebugAnnotation ann[RM_FAST_ANNS];
     Perfetto__Protos__DebugAnnotation *ann_ptr[RM_FAST_ANNS];
     uint64_t flow[RM_FAST_FLOWS], term[RM_FAST_FLOWS];
+    int event_ready;            /* event holds protobuf-c's defaults for the fields never set here */
 };
 const Perfetto__Protos__TracePacket *rm_fast_unpack(struct rm_fast *a, const uint8_t *buf, size_t len);
 

@@ -21,11 +21,6 @@ void strtab_set(struct strtab *t, uint64_t iid, const char *s, size_t len)
     t->s[iid] = strndup(s ? s : "", s ? len : 0);    /* an empty string may come as NULL data */
 }
 
-const char *strtab_get(const struct strtab *t, uint64_t iid)
-{
-    return iid < t->n && t->s[iid] ? t->s[iid] : "";
-}
-
 void strtab_free(struct strtab *t)
 {
     for (uint64_t i = 0; i < t->n; i++)
@@ -35,7 +30,7 @@ void strtab_free(struct strtab *t)
     t->n = 0;
 }
 
-int cache_fit(void **arr, uint64_t *n, uint64_t iid, size_t elem)
+int cache_grow(void **arr, uint64_t *n, uint64_t iid, size_t elem)
 {
     if (iid > 1000000)
         return 0;

@@ -1,6 +1,7 @@
 /* The trace reader: one packet at a time (zlib reads .gz and raw alike),
  * interning resolved per sequence, slices closed per track, aggregates kept. */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,10 @@ struct reader {
     struct clt_map flow_ts;     /* an enqueue's flow id -> its host time, until its command (devtiming.c) */
     struct clt_map buffer_site; /* a buffer's object id -> its creation call site + 1 (fingerprints) */
     struct rm_fast fast;        /* the hot packets, decoded in place (fastread.c) */
+    /* the last sequence and track looked up: a thread's packets come in runs */
+    uint64_t last_sid, last_tuuid;      /* last_sid: id + 1, 0 none */
+    struct seq *last_seq;
+    struct track *last_track;
 };
 
 
@@ -58,6 +63,8 @@ static void seq_clear(struct seq *s)
 
 static struct seq *seq_get(struct reader *r, uint32_t id, int clear)
 {
+    if (!clear && r->last_sid == (uint64_t)id + 1)
+        return r->last_seq;
     struct seq *s = clt_map_get(&r->seqs, (uint64_t)id + 1);
     if (s && clear)
         seq_clear(s);
@@ -67,6 +74,10 @@ static struct seq *seq_get(struct reader *r, uint32_t id, int clear)
             free(s);
             s = NULL;
         }
+    }
+    if (s) {                    /* a sequence is never removed while reading: the pointer holds */
+        r->last_sid = (uint64_t)id + 1;
+        r->last_seq = s;
     }
     return s;
 }
@@ -292,16 +303,19 @@ static void slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint6
      * host's own work from the wait's return to its next launch (its
      * uploads, builds, own computing: what stays when the waits go) */
     int synced = 0;
-    if (!t->enqueued && !strncmp(o->name, "clEnqueue", 9)) {
+    /* the name's kind, compared once (9 bytes: the name array is longer,
+     * and a shorter name differs at its NUL) */
+    int enqueue = !memcmp(o->name, "clEnqueue", 9), launch = enqueue && !strcmp(o->name + 9, "NDRangeKernel");
+    if (!t->enqueued && enqueue) {
         t->enqueued = 1;    /* the device timeline starts here: until the first launch, host work too */
-        if (strcmp(o->name, "clEnqueueNDRangeKernel"))
+        if (!launch)
             t->sync_end = o->ts;
     }
-    if (t->sync_end && !strcmp(o->name, "clEnqueueNDRangeKernel")) {
+    if (t->sync_end && launch) {
         m->tl.host_after_sync_ns += o->ts > t->sync_end ? o->ts - t->sync_end : 0;
         t->sync_end = 0;
     }
-    if (!strcmp(o->name, "clEnqueueNDRangeKernel") && !o->error) {
+    if (launch && !o->error) {
         m->tl.launches++;
         t->launch_pending = 1;
         t->launch_site = o->site;
@@ -374,6 +388,8 @@ static void interned(struct seq *s, const Perfetto__Protos__InternedData *in)
 
 static struct track *track_of(struct reader *r, uint64_t tuuid)
 {
+    if (r->last_track && r->last_tuuid == tuuid)
+        return r->last_track;
     struct track *t = clt_map_get(&r->tracks, tuuid);
     if (!t) {
         t = calloc(1, sizeof *t);
@@ -382,6 +398,8 @@ static struct track *track_of(struct reader *r, uint64_t tuuid)
             return NULL;
         }
     }
+    r->last_tuuid = tuuid;      /* never removed while reading */
+    r->last_track = t;
     return t;
 }
 
@@ -395,11 +413,18 @@ static struct open_slice *slice_push(struct track *t)
         struct open_slice *g = realloc(t->stack, n * sizeof *g);
         if (!g)
             return NULL;
+        memset(g + t->cap, 0, (n - t->cap) * sizeof *g);    /* k clean, k_dirty 0 */
         t->stack = g;
         t->cap = n;
     }
     struct open_slice *o = &t->stack[t->depth++];
-    memset(o, 0, sizeof *o);
+    memset(o, 0, offsetof(struct open_slice, k_dirty));   /* the rest: below */
+    if (o->k_dirty) {
+        memset(&o->k, 0, sizeof o->k);
+        o->k_dirty = 0;
+    }
+    o->name[0] = o->error_name[0] = o->direction[0] = o->type[0] = o->created_by[0] = o->kname[0] = 0;
+    o->leak_why[0] = 0;
     return o;
 }
 

@@ -27,17 +27,23 @@ struct seq {
 
 
 void strtab_set(struct strtab *t, uint64_t iid, const char *s, size_t len);
-const char *strtab_get(const struct strtab *t, uint64_t iid);
+/* the string of an iid ("" none): inline, a few times a packet */
+static inline const char *strtab_get(const struct strtab *t, uint64_t iid)
+{
+    return iid < t->n && t->s[iid] ? t->s[iid] : "";
+}
 void strtab_free(struct strtab *t);
-int cache_fit(void **arr, uint64_t *n, uint64_t iid, size_t elem);   /* room for index iid; 0 failed */
+int cache_grow(void **arr, uint64_t *n, uint64_t iid, size_t elem);   /* room for index iid; 0 failed */
+/* room for index iid (grown where needed); 0 failed: inline, the arrays
+ * are looked into for every annotation */
+static inline int cache_fit(void **arr, uint64_t *n, uint64_t iid, size_t elem)
+{
+    return iid < *n || cache_grow(arr, n, iid, elem);
+}
 
 struct open_slice {             /* a BEGIN waiting for its END */
-    char name[RM_MAX_NAME];
     uint64_t ts;
     int device, error;          /* a device command; an API call that failed */
-    char error_name[64];
-    struct rm_kernel k;         /* kernel facts, device commands */
-    char direction[24];
     uint64_t bytes, dur_ns;
     uint64_t raw_queued, raw_start, raw_end;   /* a device command's own timestamps (devtiming.c) */
     int has_raw;                /* 1 start, 2 end, 4 queued */
@@ -46,10 +52,8 @@ struct open_slice {             /* a BEGIN waiting for its END */
     uint64_t uar;               /* use_after_release: the object id */
     int outside;                /* made outside every window (CLTRACE_WINDOW): not in the API figures */
     uint64_t size;              /* leak facts */
-    char type[32], created_by[RM_MAX_NAME], kname[48];
     uint64_t site_made, site_released;   /* a leak: what its creation site made and released */
     int leak_class;             /* enum rm_leak_class (cltrace 0.3: the writer classes each leak) */
-    char leak_why[200];
     uint64_t program;
     const char *options;        /* valid while the packet is */
     int site;                   /* a kernel command: its enqueue's call site (m->sites + 1) */
@@ -61,6 +65,17 @@ struct open_slice {             /* a BEGIN waiting for its END */
     unsigned n_kargs;
     uint64_t fp_cmd, fp_launch;
     struct rm_fpcmd *fpc;       /* its fingerprints (malloc'ed; the model takes them: fingerprints.c) */
+    /* kernel facts, device commands: cleared where the slot's last slice
+     * wrote them (k_dirty), not for every API call (344 bytes) */
+    int k_dirty;
+    struct rm_kernel k;
+    /* its strings, last: a new slice clears what comes before them and
+     * their first bytes (slice_push), not their ~600 bytes */
+    char name[RM_MAX_NAME];
+    char error_name[64];
+    char direction[24];
+    char type[32], created_by[RM_MAX_NAME], kname[48];
+    char leak_why[200];
 };
 
 /* args.c: an event's annotations into an open slice; the trace attributes */

@@ -44,6 +44,11 @@ static enum arg_code seq_arg_code(struct seq *s, uint64_t iid)
     return (enum arg_code)(s->codes[iid] - 1);
 }
 
+int rm_arg_read(struct seq *s, uint64_t name_iid)
+{
+    return seq_arg_code(s, name_iid) != A_OTHER;
+}
+
 uint64_t rm_ann_uint(const Ann *a)
 {
     switch (a->value_case) {

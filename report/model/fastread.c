@@ -9,6 +9,9 @@
  * is a local pointer (a struct in memory made every byte a load and a
  * store), and a one-byte varint, most of them, is one compare.
  *
+ * The arguments the model does not read (the caller says which, by name:
+ * rm_fast.keep) are stepped over, not decoded.
+ *
  * Anything else (interned data, descriptors, attributes, a string inline,
  * an array or dict annotation, a field this reader does not know, more
  * annotations or flows than the arena holds, a malformed or truncated
@@ -181,8 +184,35 @@ static const uint8_t *flows(const uint8_t *p, const uint8_t *end, unsigned wire,
     return p;
 }
 
-static int event(const uint8_t *p, const uint8_t *end, struct rm_fast *a)
+/* The packet's sequence, for the caller's table of what it reads. */
+struct want { int known; uint32_t seq; const uint8_t *codes; uint64_t n; };
+
+/* Whether the caller reads an annotation (its name, where it comes first
+ * as the writer puts it); 1 where that cannot be told. */
+static inline int wanted(const struct rm_fast *a, struct want *w, const uint8_t *p, const uint8_t *end)
 {
+    if (!w->known || end - p < 2 || p[0] != 0x08)
+        return 1;
+    uint64_t name = p[1];
+    if (name >= 0x80) {
+        if (end - p < 3 || p[2] >= 0x80)
+            return 1;
+        name = (name & 0x7F) | (uint64_t)p[2] << 7;
+    }
+    if (name < w->n && w->codes[name])
+        return w->codes[name] != 1;
+    int keep = a->keep(a->keep_ctx, w->seq, name);
+    w->codes = a->codes(a->keep_ctx, w->seq, &w->n);       /* the table may have moved */
+    return keep;
+}
+
+static int event(const uint8_t *p, const uint8_t *end, struct rm_fast *a, int seq_known, uint32_t seq)
+{
+    struct want w = { 0, seq, NULL, 0 };
+    if (a->keep && seq_known) {
+        w.codes = a->codes(a->keep_ctx, seq, &w.n);
+        w.known = w.codes != NULL || w.n == 0;
+    }
     TrackEvent *e = &a->event;
     if (!a->event_ready) {      /* once: what no packet of this reader's sets stays as protobuf-c has it */
         *e = event_init;
@@ -208,7 +238,13 @@ static int event(const uint8_t *p, const uint8_t *end, struct rm_fast *a)
             uint64_t len;
             VARINT(len, 0);
             size_t i = e->n_debug_annotations;
-            if (len > (uint64_t)(end - p) || i == RM_FAST_ANNS || !annotation(p, p + len, &a->ann[i]))
+            if (len > (uint64_t)(end - p))
+                return 0;
+            if (!wanted(a, &w, p, p + len)) {   /* an argument the model does not read */
+                p += len;
+                continue;
+            }
+            if (i == RM_FAST_ANNS || !annotation(p, p + len, &a->ann[i]))
                 return 0;
             p += len;
             a->ann_ptr[i] = &a->ann[i];
@@ -263,7 +299,8 @@ const Perfetto__Protos__TracePacket *rm_fast_unpack(struct rm_fast *a, const uin
         if (field == 11 && wire == 2) {
             uint64_t n;
             VARINT(n, NULL);
-            if (have_event++ || n > (uint64_t)(end - p) || !event(p, p + n, a))
+            if (have_event++ || n > (uint64_t)(end - p) ||
+                !event(p, p + n, a, pk->has_trusted_packet_sequence_id, pk->trusted_packet_sequence_id))
                 return NULL;
             p += n;
             pk->data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;

@@ -639,6 +639,21 @@ int rm_next_packet(struct rm_in *in, const uint8_t **buf, uint64_t *len, int *ta
     return RM_FRAME_OK;
 }
 
+/* fastread.c's question: does the model read annotations of this name on
+ * this sequence (an unknown sequence: yes) */
+static int keep_arg(void *ctx, uint32_t sid, uint64_t name_iid)
+{
+    struct seq *s = seq_get(ctx, sid, 0);
+    return !s || rm_arg_read(s, name_iid);
+}
+
+static const uint8_t *arg_codes(void *ctx, uint32_t sid, uint64_t *n)
+{
+    struct seq *s = seq_get(ctx, sid, 0);
+    *n = s ? s->n_codes : 0;
+    return s ? s->codes : NULL;
+}
+
 /* One packet into the model: in place where fastread.c takes it, else
  * through protobuf-c (slow: always). -1: it does not decode. */
 static int decode(struct reader *r, int slow, const uint8_t *buf, uint64_t len)
@@ -665,6 +680,9 @@ int rm_read_fd(struct rm_model *m, int fd, const char *path, char *err, unsigned
      * (the tests compare the two readers' reports) */
     const char *dec = getenv("CLTRACE_REPORT_DECODER");
     int slow = dec && !strcmp(dec, "protobuf-c");
+    r.fast.keep = keep_arg;
+    r.fast.codes = arg_codes;
+    r.fast.keep_ctx = &r;
     struct rm_in in;
     if (rm_in_open(&in, fd) != 0) {
         rm_in_close(&in);

@@ -81,6 +81,7 @@ struct open_slice {             /* a BEGIN waiting for its END */
 /* args.c: an event's annotations into an open slice; the trace attributes */
 typedef Perfetto__Protos__DebugAnnotation rm_ann_t;
 void rm_read_args(struct open_slice *o, struct seq *s, const Perfetto__Protos__TrackEvent *e);
+int rm_arg_read(struct seq *s, uint64_t name_iid);   /* 0: rm_read_args skips annotations of this name */
 void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttributes *ta);
 uint64_t rm_ann_uint(const rm_ann_t *a);
 const char *rm_ann_str(const struct seq *s, const rm_ann_t *a);

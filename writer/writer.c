@@ -508,6 +508,19 @@ static int records_before(uint64_t until)
     return 0;
 }
 
+static int drain_all(int may_spill, uint64_t deadline_ns);
+
+/* The records made before `until` encoded, for a snapshot or a flush
+ * (drain_all stops at the request's limit); bounded: SNAP_DRAIN_NS at
+ * most. 1: every one of them encoded. */
+static int drain_before(uint64_t until, int bounded)
+{
+    uint64_t end = bounded ? clt_boottime_ns() + SNAP_DRAIN_NS : 0;
+    for (int i = 0; i < 4096 && drain_all(0, end) && (!end || clt_boottime_ns() < end); i++)
+        ;
+    return !records_before(until);
+}
+
 int clt_writer_snapshot_whole(void)
 {
     return __atomic_load_n(&snap_whole, __ATOMIC_ACQUIRE);
@@ -794,10 +807,8 @@ static void *writer_main(void *arg)
         if (sreq != __atomic_load_n(&snap_done, __ATOMIC_RELAXED)) {
             /* one asked at a call (an error, a kernel) is whole: nobody
              * waits for it; one `cltrace ctl` waits for, SNAP_DRAIN_NS */
-            uint64_t end = __atomic_load_n(&snap_bounded, __ATOMIC_ACQUIRE) ? clt_boottime_ns() + SNAP_DRAIN_NS : 0;
-            for (int i = 0; i < 4096 && drain_all(0, end) && (!end || clt_boottime_ns() < end); i++)
-                ;
-            snap_whole = !records_before(__atomic_load_n(&snap_until, __ATOMIC_ACQUIRE));
+            snap_whole = drain_before(__atomic_load_n(&snap_until, __ATOMIC_ACQUIRE),
+                                      __atomic_load_n(&snap_bounded, __ATOMIC_ACQUIRE));
             rec_snapshot(&W);
             __atomic_store_n(&snap_until, UINT64_MAX, __ATOMIC_RELEASE);
             __atomic_store_n(&snap_done, sreq, __ATOMIC_RELEASE);
@@ -807,10 +818,8 @@ static void *writer_main(void *arg)
              * asked from `cltrace ctl`, what of it can be encoded within
              * SNAP_DRAIN_NS (an app recording faster than the writer
              * encodes has a backlog that grows with the run) */
-            uint64_t end = __atomic_load_n(&flush_bounded, __ATOMIC_ACQUIRE) ? clt_boottime_ns() + SNAP_DRAIN_NS : 0;
-            for (int i = 0; i < 4096 && drain_all(0, end) && (!end || clt_boottime_ns() < end); i++)
-                ;
-            snap_whole = !records_before(__atomic_load_n(&flush_until, __ATOMIC_ACQUIRE));
+            snap_whole = drain_before(__atomic_load_n(&flush_until, __ATOMIC_ACQUIRE),
+                                      __atomic_load_n(&flush_bounded, __ATOMIC_ACQUIRE));
             rec_dump_main(&W, 1);   /* a crash or _exit: the flight recorder's memory to the file */
             flush_to_file();
             __atomic_store_n(&flush_until, UINT64_MAX, __ATOMIC_RELEASE);

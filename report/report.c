@@ -177,7 +177,7 @@ static int write_report(const struct options *o, const struct report_in *r)
         return 2;
     }
     if (o->explain)
-        text_cost_account(out, r->m, !strcmp(o->format, "markdown"));
+        text_cost_account(out, r->m, &r->sum->cost, !strcmp(o->format, "markdown"));
     else if (!strcmp(o->format, "json"))
         format_json(out, r);
     else if (!strcmp(o->format, "sarif"))

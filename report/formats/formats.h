@@ -30,7 +30,7 @@ void text_job(FILE *o, const struct job_view *j, int md);
 /* summary.c: the first screen (md: Markdown), and cltrace's cost account
  * (--explain cost; Markdown's <details>) */
 void text_summary(FILE *o, const struct report_in *r, int md);
-void text_cost_account(FILE *o, const struct rm_model *m, int md);
+void text_cost_account(FILE *o, const struct rm_model *m, const struct cost_account *a, int md);
 void format_sarif(FILE *o, const struct report_in *r);
 void format_github(FILE *o, const struct report_in *r);
 void json_job(FILE *o, const struct job_view *j);        /* ,"job":{...} inside an object */

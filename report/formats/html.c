@@ -114,7 +114,7 @@ static void summary(FILE *o, const struct report_in *r)
 }
 
 /* Each device's clock, and cltrace's own cost account, at the end. */
-static void devices_and_cost(FILE *o, const struct rm_model *m)
+static void devices_and_cost(FILE *o, const struct rm_model *m, const struct cost_account *a)
 {
     for (unsigned i = 0; i < m->n_dev; i++) {
         fprintf(o, "%s<p>Device %u: ", i ? "" : "<h2>Devices</h2>\n", i);
@@ -125,15 +125,13 @@ static void devices_and_cost(FILE *o, const struct rm_model *m)
         xml_text(o, c);
         fputs(")</p>\n", o);
     }
-    struct cost_account a;
     char line[200];
-    selfcost_account(m, &a);
-    selfcost_line(m, line, sizeof line);
+    selfcost_line(m, a, line, sizeof line);
     fputs("<h2>cltrace's own cost</h2>\n<details><summary>", o);
     xml_text(o, line);
     fputs("</summary>\n<table id=cost><tr><th>what</th><th>ms</th></tr>\n", o);
-    const struct cost_row *rows[2] = { a.counted, a.bound };
-    unsigned n[2] = { a.n_counted, a.n_bound };
+    const struct cost_row *rows[2] = { a->counted, a->bound };
+    unsigned n[2] = { a->n_counted, a->n_bound };
     for (unsigned p = 0; p < 2; p++) {
         for (unsigned i = 0; i < n[p]; i++) {
             fputs("<tr><td>", o);
@@ -141,14 +139,14 @@ static void devices_and_cost(FILE *o, const struct rm_model *m)
             fprintf(o, "</td><td class=n>%.3f</td></tr>\n", rows[p][i].ns / 1e6);
         }
         fprintf(o, "<tr><th>%s</th><th class=n>%.3f</th></tr>\n", p ? "upper bound" : "the figure",
-                (p ? a.upper_ns : a.figure_ns) / 1e6);
+                (p ? a->upper_ns : a->figure_ns) / 1e6);
     }
     fputs("</table>\n<ul>", o);
-    for (unsigned i = 0; i < a.n_said; i++) {
+    for (unsigned i = 0; i < a->n_said; i++) {
         fputs("<li>", o);
-        xml_text(o, a.said[i].what);
-        if (a.said[i].ns)
-            fprintf(o, ": %.3f ms", a.said[i].ns / 1e6);
+        xml_text(o, a->said[i].what);
+        if (a->said[i].ns)
+            fprintf(o, ": %.3f ms", a->said[i].ns / 1e6);
         fputs("</li>", o);
     }
     fputs("</ul>\n<p class=note>What such costs were measured to be on other machines: docs/PERFORMANCE.md in "
@@ -251,7 +249,7 @@ void format_html(FILE *o, const struct report_in *r)
     phases(o, r->m, r->phases);
     html_charts(o, r->m, r->th);
     api_and_kernels(o, r->m);
-    devices_and_cost(o, r->m);
+    devices_and_cost(o, r->m, &r->sum->cost);
     fprintf(o, "<p class=note>Written by cltrace-report from %llu packets.</p>\n</body></html>\n",
             (unsigned long long)r->m->packets);
 }

@@ -139,18 +139,18 @@ static void findings(FILE *o, const struct rm_model *m, const struct findings *f
     fputc(']', o);
 }
 
-static void selfcost(FILE *o, const struct rm_model *m)
+static void selfcost(FILE *o, const struct rm_model *m, const struct cost_account *a)
 {
     const struct rm_selfcost *c = &m->self;
     fprintf(o, ",\"self_cost\":{\"known\":%s", c->known ? "true" : "false");
     if (c->known) {
         char s[200];
-        selfcost_line(m, s, sizeof s);
+        selfcost_line(m, a, s, sizeof s);
         fprintf(o, ",\"upper_ns\":%llu,\"self_ns\":%llu,\"hot_path_ns\":%llu,\"device_timing_ns\":%llu,\"waited_ns\":%llu,"
                    "\"calls_waited\":%llu,\"device_paced_wait_ns\":%llu,\"run_ns\":%llu,\"percent\":%.2f,"
                    "\"writer_cpu_ns\":%llu,"
                    "\"collector_cpu_ns\":%llu,\"exit_wait_ns\":%llu,\"sampling\":",
-                (unsigned long long)selfcost_upper_ns(m), (unsigned long long)c->self_ns, (unsigned long long)c->hot_ns, (unsigned long long)c->device_timing_ns,
+                (unsigned long long)a->upper_ns, (unsigned long long)c->self_ns, (unsigned long long)c->hot_ns, (unsigned long long)c->device_timing_ns,
                 (unsigned long long)c->waited_ns, (unsigned long long)c->calls_waited,
                 (unsigned long long)c->paced_wait_ns, (unsigned long long)c->run_ns,
                 selfcost_percent(m), (unsigned long long)c->writer_cpu_ns, (unsigned long long)c->collector_cpu_ns,
@@ -301,7 +301,7 @@ void format_json(FILE *o, const struct report_in *r)
     timeline_and_kernels(o, m);
     transfers(o, m);
     findings(o, m, r->fs);
-    selfcost(o, m);
+    selfcost(o, m, &r->sum->cost);
     phases(o, m, r->phases);
     if (r->job)
         json_job(o, r->job);

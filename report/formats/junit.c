@@ -19,7 +19,7 @@ static void properties(FILE *o, const struct report_in *r)
     const struct rm_model *m = r->m;
     if (m->self.known) {
         char s[200];
-        selfcost_line(m, s, sizeof s);
+        selfcost_line(m, &r->sum->cost, s, sizeof s);
         fprintf(o, "    <property name=\"cltrace.self_ns\" value=\"%llu\"/>\n", (unsigned long long)m->self.self_ns);
         if (m->self.exit_known)
             fprintf(o, "    <property name=\"cltrace.self_total_ns\" value=\"%llu\"/>\n",

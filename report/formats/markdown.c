@@ -140,5 +140,5 @@ void format_markdown(FILE *o, const struct report_in *r)
     phases(o, m, r->phases);
     devices(o, m);
     fputc('\n', o);
-    text_cost_account(o, m, 1);
+    text_cost_account(o, m, &r->sum->cost, 1);
 }

@@ -79,7 +79,7 @@ void text_summary(FILE *o, const struct report_in *r, int md)
     char n[120], dev[600], cost[200];
     counts(v->by_sev, n, sizeof n);
     device_words(v, dev, sizeof dev);
-    selfcost_line(r->m, cost, sizeof cost);
+    selfcost_line(r->m, &v->cost, cost, sizeof cost);
     if (md) {
         fputs("## cltrace report: ", o);
         md_cell(o, v->program);
@@ -101,13 +101,11 @@ void text_summary(FILE *o, const struct report_in *r, int md)
 }
 
 /* --explain cost (text), and the Markdown's <details> block */
-void text_cost_account(FILE *o, const struct rm_model *m, int md)
+void text_cost_account(FILE *o, const struct rm_model *m, const struct cost_account *a, int md)
 {
-    struct cost_account a;
     char line[200];
-    selfcost_account(m, &a);
-    selfcost_line(m, line, sizeof line);
-    if (!a.known) {
+    selfcost_line(m, a, line, sizeof line);
+    if (!a->known) {
         fprintf(o, "%s\n", line);
         return;
     }
@@ -116,8 +114,8 @@ void text_cost_account(FILE *o, const struct rm_model *m, int md)
     else
         text_wrap(o, "", "", line, TEXT_COLS);
     const struct { const char *title; const struct cost_row *rows; unsigned n; } part[] = {
-        { "counted in the figure", a.counted, a.n_counted },
-        { "added for the bound: measured here, may be cltrace's", a.bound, a.n_bound },
+        { "counted in the figure", a->counted, a->n_counted },
+        { "added for the bound: measured here, may be cltrace's", a->bound, a->n_bound },
     };
     for (unsigned p = 0; p < 2; p++) {
         if (!md)
@@ -127,15 +125,15 @@ void text_cost_account(FILE *o, const struct rm_model *m, int md)
         for (unsigned i = 0; i < part[p].n; i++)
             fprintf(o, md ? "| %s | %.3f |\n" : "    %-82s %10.3f\n", part[p].rows[i].what, part[p].rows[i].ns / 1e6);
         fprintf(o, md ? "| **%s** | **%.3f** |\n" : "    %-82s %10.3f\n", p ? "upper bound" : "the figure",
-                (p ? a.upper_ns : a.figure_ns) / 1e6);
+                (p ? a->upper_ns : a->figure_ns) / 1e6);
     }
     fputs(md ? "\n" : "\n  said, not counted\n", o);
-    for (unsigned i = 0; i < a.n_said; i++) {
+    for (unsigned i = 0; i < a->n_said; i++) {
         char s[220];
-        if (a.said[i].ns)
-            snprintf(s, sizeof s, "%s: %.3f ms", a.said[i].what, a.said[i].ns / 1e6);
+        if (a->said[i].ns)
+            snprintf(s, sizeof s, "%s: %.3f ms", a->said[i].what, a->said[i].ns / 1e6);
         else
-            snprintf(s, sizeof s, "%s", a.said[i].what);
+            snprintf(s, sizeof s, "%s", a->said[i].what);
         if (md)
             fprintf(o, "- %s\n", s);
         else

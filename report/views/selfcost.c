@@ -218,13 +218,6 @@ void selfcost_account(const struct rm_model *m, struct cost_account *a)
     a->upper_percent = m->self.run_ns ? 100.0 * (double)a->upper_ns / (double)m->self.run_ns : 0;
 }
 
-uint64_t selfcost_upper_ns(const struct rm_model *m)
-{
-    struct cost_account a;
-    selfcost_account(m, &a);
-    return a.upper_ns;
-}
-
 /* "5.2 ms", "1.84 s": a duration for a person */
 void duration_words(uint64_t ns, char *buf, size_t cap)
 {
@@ -239,19 +232,17 @@ void duration_words(uint64_t ns, char *buf, size_t cap)
 }
 
 /* "cltrace added 5.2 ms (5.7 %), at most 16 ms on this machine" */
-void selfcost_line(const struct rm_model *m, char *buf, size_t cap)
+void selfcost_line(const struct rm_model *m, const struct cost_account *a, char *buf, size_t cap)
 {
-    struct cost_account a;
-    selfcost_account(m, &a);
-    if (!a.known) {
+    if (!a->known) {
         snprintf(buf, cap, "cltrace's own cost: not stated in this trace (cut short, or an older cltrace)");
         return;
     }
     char fig[32], up[32];
-    duration_words(a.figure_ns, fig, sizeof fig);
-    duration_words(a.upper_ns, up, sizeof up);
-    snprintf(buf, cap, "cltrace added %s (%.1f %%)%s, at most %s (%.1f %%) on this machine", fig, a.percent,
-             m->self.exit_known ? "" : " on the app's threads", up, a.upper_percent);
+    duration_words(a->figure_ns, fig, sizeof fig);
+    duration_words(a->upper_ns, up, sizeof up);
+    snprintf(buf, cap, "cltrace added %s (%.1f %%)%s, at most %s (%.1f %%) on this machine", fig, a->percent,
+             m->self.exit_known ? "" : " on the app's threads", up, a->upper_percent);
 }
 
 /* "clock residual 5.2 us at most, 4.9 us the median command; its evidence

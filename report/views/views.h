@@ -20,8 +20,9 @@ struct cost_account {
     unsigned n_counted, n_bound, n_said;
 };
 void selfcost_account(const struct rm_model *m, struct cost_account *a);
-uint64_t selfcost_upper_ns(const struct rm_model *m);
-void selfcost_line(const struct rm_model *m, char *buf, size_t cap);   /* "cltrace added 5.2 ms (5.7 %), at most ..." */
+/* "cltrace added 5.2 ms (5.7 %), at most ...": the account's line (the
+ * formats take the one the summary view made) */
+void selfcost_line(const struct rm_model *m, const struct cost_account *a, char *buf, size_t cap);
 void duration_words(uint64_t ns, char *buf, size_t cap);              /* "5.2 ms", "1.84 s" */
 uint64_t selfcost_total_ns(const struct rm_model *m);   /* the whole run's, where the trace states it */
 double selfcost_percent(const struct rm_model *m);

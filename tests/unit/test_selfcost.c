@@ -69,7 +69,7 @@ int main(void)
     char s[200];
     model(&m, 2, 1.70, 100);
     selfcost_account(&m, &a);
-    selfcost_line(&m, s, sizeof s);
+    selfcost_line(&m, &a, s, sizeof s);
     /* the figure: 5 + 15 + 0.1 + the 6.2 ms estimate; the bound adds the
      * rest of its threads' 8 ms of CPU */
     CHECK(a.known && a.figure_ns == selfcost_total_ns(&m) && a.upper_ns == a.figure_ns + 8 * MS -
@@ -138,17 +138,19 @@ int main(void)
     CHECK(selfcost_competing_ns(&m) == 0 && selfcost_app_cpus_wanted(&m) < 0 && selfcost_app_wait_per_cpu(&m) < 0,
           "no account, no estimate");
     selfcost_account(&m, &a);
-    selfcost_line(&m, s, sizeof s);
+    selfcost_line(&m, &a, s, sizeof s);
     CHECK(a.upper_ns == a.figure_ns + 10 * MS && !strcmp(s, "cltrace added 20 ms (4.5 %), at most 30 ms (6.7 %) on "
                                                              "this machine"),
           "without the scheduler's account, its threads' whole CPU bounds: %s", s);
 
     m.self.exit_known = 0;      /* a trace before the exit was stated: the app's threads alone */
     CHECK(selfcost_total_ns(&m) == m.self.self_ns, "app threads only: %llu", (unsigned long long)selfcost_total_ns(&m));
-    selfcost_line(&m, s, sizeof s);
+    selfcost_account(&m, &a);
+    selfcost_line(&m, &a, s, sizeof s);
     CHECK(strstr(s, "cltrace added 5.0 ms (1.1 %) on the app's threads, at most"), "app threads only: %s", s);
     m.self.known = 0;
-    selfcost_line(&m, s, sizeof s);
+    selfcost_account(&m, &a);
+    selfcost_line(&m, &a, s, sizeof s);
     CHECK(strstr(s, "not stated in this trace"), "an older trace: %s", s);
 
     /* device timing a platform made up (report/model/devtiming.c) */

@@ -208,11 +208,9 @@ static inline int wanted(const struct rm_fast *a, struct want *w, const uint8_t 
 
 static int event(const uint8_t *p, const uint8_t *end, struct rm_fast *a, int seq_known, uint32_t seq)
 {
-    struct want w = { 0, seq, NULL, 0 };
-    if (a->keep && seq_known) {
-        w.codes = a->codes(a->keep_ctx, seq, &w.n);
-        w.known = w.codes != NULL || w.n == 0;
-    }
+    struct want w = { a->keep && seq_known, seq, NULL, 0 };
+    if (w.known)
+        w.codes = a->codes(a->keep_ctx, seq, &w.n);     /* NULL, 0: not yet known; keep() says */
     TrackEvent *e = &a->event;
     if (!a->event_ready) {      /* once: what no packet of this reader's sets stays as protobuf-c has it */
         *e = event_init;

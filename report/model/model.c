@@ -1,4 +1,5 @@
-/* The trace reader: one packet at a time (zlib reads .gz and raw alike),
+/* The trace reader: one packet at a time (input.c maps the file and
+ * inflates a gzip one; fastread.c decodes the hot packets in place),
  * interning resolved per sequence, slices closed per track, aggregates kept. */
 #include <errno.h>
 #include <stddef.h>
@@ -673,9 +674,7 @@ static int decode(struct reader *r, int slow, const uint8_t *buf, uint64_t len)
 
 int rm_read_fd(struct rm_model *m, int fd, const char *path, char *err, unsigned errlen)
 {
-    static struct reader zero;
-    struct reader r = zero;
-    r.m = m;
+    struct reader r = { .m = m };
     /* CLTRACE_REPORT_DECODER=protobuf-c: every packet through protobuf-c
      * (the tests compare the two readers' reports) */
     const char *dec = getenv("CLTRACE_REPORT_DECODER");

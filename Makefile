@@ -71,20 +71,20 @@ REPORT_SRC := $(wildcard report/*.c report/rules/*.c report/views/*.c report/for
 REPORT_SRC := $(filter-out report/fuzz_reader.c,$(REPORT_SRC))
 REPORT_HDRS := $(wildcard report/*.h report/*/*.h)
 $(B)/cltrace-report: $(REPORT_SRC) $(REPORT_HDRS) $(TRACE_LIB) | $(B)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ $(REPORT_SRC) $(TRACE_LIB) $(LDFLAGS) -lprotobuf-c -lz -lm \
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ $(REPORT_SRC) $(TRACE_LIB) $(LDFLAGS) -lprotobuf-c -lisal -lz -lm \
 	  -lpthread
 
 # The report over MPI (where mpicc exists): `mpirun -n K cltrace-report-mpi job/`.
 $(B)/cltrace-report-mpi: $(REPORT_SRC) $(REPORT_HDRS) $(TRACE_LIB) | $(B)
 	mpicc $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -DCLT_MPI -o $@ $(REPORT_SRC) $(TRACE_LIB) $(LDFLAGS) \
-	  -lprotobuf-c -lz -lm -lpthread
+	  -lprotobuf-c -lisal -lz -lm -lpthread
 MPI_REPORT := $(if $(shell command -v mpicc 2> /dev/null),$(B)/cltrace-report-mpi)
 
 # The reader under libFuzzer (clang); seeds: the committed fixture.
 FUZZ_SECONDS ?= 20
 $(B)/fuzz_reader: report/fuzz_reader.c $(REPORT_MODEL_SRC) $(TRACE_LIB_SRC) $(REPORT_HDRS) | $(B)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -std=gnu11 $(INC) -o $@ \
-	  report/fuzz_reader.c $(REPORT_MODEL_SRC) $(TRACE_LIB_SRC) -lprotobuf-c -lz
+	  report/fuzz_reader.c $(REPORT_MODEL_SRC) $(TRACE_LIB_SRC) -lprotobuf-c -lisal -lz
 fuzz: $(B)/fuzz_reader
 	mkdir -p $(B)/fuzz-corpus && cp tests/fixtures/*.pftrace.gz $(B)/fuzz-corpus/
 	# the raw packets too (a gzip stream hides them from mutation): a

@@ -6,7 +6,7 @@
 # distribution has them.
 set -eu
 REQUIRED="build-essential pkg-config ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-headers \
-pocl-opencl-icd clinfo libunwind-dev libdw-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libdeflate-dev libxxhash-dev \
+pocl-opencl-icd clinfo libunwind-dev libdw-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libdeflate-dev libisal-dev libxxhash-dev \
 protobuf-compiler python3-protobuf python3-jsonschema valgrind groff-base man-db"
 OPTIONAL="clpeak hashcat oclgrind python3-pyopencl clblast-tests clfft-client ffmpeg curl clang libclang-rt-14-dev chromium gdb openmpi-bin libopenmpi-dev"
 missing() {

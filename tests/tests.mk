@@ -146,15 +146,15 @@ $(T)/test_probe: tests/unit/test_probe.c common/probe_file.c common/probe_file.h
 TEST_BINS += $(T)/test_probe
 $(T)/test_source: tests/unit/test_source.c $(REPORT_MODEL_SRC) $(REPORT_HDRS) | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_source.c $(REPORT_MODEL_SRC) $(TRACE_LIB_SRC) \
-	  -lprotobuf-c -lz
+	  -lprotobuf-c -lisal -lz
 TEST_BINS += $(T)/test_source
 # Each rule family on a small model the test builds (tests/unit/test_rules.c).
 $(T)/test_rules: tests/unit/test_rules.c tests/unit/check.h $(wildcard report/rules/*.c) $(REPORT_MODEL_SRC) $(REPORT_HDRS) | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ tests/unit/test_rules.c $(wildcard report/rules/*.c) \
-	  $(REPORT_MODEL_SRC) $(TRACE_LIB_SRC) -lprotobuf-c -lz -lm
+	  $(REPORT_MODEL_SRC) $(TRACE_LIB_SRC) -lprotobuf-c -lisal -lz -lm
 TEST_BINS += $(T)/test_rules
 $(T)/cltrace-report-asan: $(REPORT_SRC) $(REPORT_HDRS) | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ $(REPORT_SRC) $(TRACE_LIB_SRC) -lprotobuf-c -lz -lm \
+	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ $(REPORT_SRC) $(TRACE_LIB_SRC) -lprotobuf-c -lisal -lz -lm \
 	  -lpthread
 TEST_BINS += $(T)/cltrace-report-asan
 $(T)/cltrace-replay-asan: $(REPLAY_SRC) $(wildcard replay/*.h replay/folder/*.h) | $(T)

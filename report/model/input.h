@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct z_stream_s;
+struct inflate_state;
 struct rm_in {
     const uint8_t *map;         /* the file */
     size_t map_len, in_pos;     /* the compressed bytes inflated so far */
@@ -13,7 +13,7 @@ struct rm_in {
     int gz, eof, salvaged;      /* salvaged: the stream cut short or damaged, read as far as it went */
     uint8_t *out;               /* inflated bytes (raw: the file itself) */
     size_t out_len, out_pos, out_cap;
-    struct z_stream_s *z;
+    struct inflate_state *z;        /* ISA-L's inflate */
 };
 int rm_in_open(struct rm_in *s, int fd);       /* 0 ok; -1 (fd left open) */
 void rm_in_close(struct rm_in *s);

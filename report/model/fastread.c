@@ -187,9 +187,26 @@ static const uint8_t *flows(const uint8_t *p, const uint8_t *end, unsigned wire,
 /* The packet's sequence, for the caller's table of what it reads. */
 struct want { int known; uint32_t seq; const uint8_t *codes; uint64_t n; };
 
+/* The sequence's table: where it lives asked once a run of the sequence's
+ * packets (a thread's come in runs), read through that each packet. */
+static void want_table(struct rm_fast *a, struct want *w)
+{
+    if (a->t_seq != (uint64_t)w->seq + 1) {
+        a->t_seq = 0;
+        if (!a->table(a->keep_ctx, w->seq, &a->t_codes, &a->t_n)) {
+            w->codes = NULL;            /* not yet known; keep() says */
+            w->n = 0;
+            return;
+        }
+        a->t_seq = (uint64_t)w->seq + 1;
+    }
+    w->codes = *a->t_codes;
+    w->n = *a->t_n;
+}
+
 /* Whether the caller reads an annotation (its name, where it comes first
  * as the writer puts it); 1 where that cannot be told. */
-static inline int wanted(const struct rm_fast *a, struct want *w, const uint8_t *p, const uint8_t *end)
+static inline int wanted(struct rm_fast *a, struct want *w, const uint8_t *p, const uint8_t *end)
 {
     if (!w->known || end - p < 2 || p[0] != 0x08)
         return 1;
@@ -202,7 +219,7 @@ static inline int wanted(const struct rm_fast *a, struct want *w, const uint8_t 
     if (name < w->n && w->codes[name])
         return w->codes[name] != 1;
     int keep = a->keep(a->keep_ctx, w->seq, name);
-    w->codes = a->codes(a->keep_ctx, w->seq, &w->n);       /* the table may have moved */
+    want_table(a, w);                   /* the table may have moved */
     return keep;
 }
 
@@ -210,7 +227,7 @@ static int event(const uint8_t *p, const uint8_t *end, struct rm_fast *a, int se
 {
     struct want w = { a->keep && seq_known, seq, NULL, 0 };
     if (w.known)
-        w.codes = a->codes(a->keep_ctx, seq, &w.n);     /* NULL, 0: not yet known; keep() says */
+        want_table(a, &w);
     TrackEvent *e = &a->event;
     if (!a->event_ready) {      /* once: what no packet of this reader's sets stays as protobuf-c has it */
         *e = event_init;
@@ -289,7 +306,15 @@ const Perfetto__Protos__TracePacket *rm_fast_unpack(struct rm_fast *a, const uin
     Perfetto__Protos__TracePacket *pk = &a->packet;
     const uint8_t *p = buf, *end = len ? buf + len : buf;      /* an empty packet may come with no buffer */
     int have_event = 0;
-    *pk = packet_init;
+    if (!a->packet_ready) {     /* as for the event: the fields never set here stay protobuf-c's */
+        *pk = packet_init;
+        a->packet_ready = 1;
+    }
+    pk->has_timestamp = pk->has_trusted_packet_sequence_id = pk->has_sequence_flags = 0;
+    pk->timestamp = 0;
+    pk->trusted_packet_sequence_id = pk->sequence_flags = 0;
+    pk->data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA__NOT_SET;
+    pk->track_event = NULL;
     while (p < end) {
         uint64_t key, v;
         VARINT(key, NULL);

@@ -617,6 +617,21 @@ int rm_read(struct rm_model *m, const char *path, char *err, unsigned errlen)
  * place (input.c). */
 int rm_next_packet(struct rm_in *in, const uint8_t **buf, uint64_t *len, int *tag)
 {
+    /* most: the tag and a length of one or two bytes, the packet whole in
+     * the window -- read there, not a byte a call */
+    const uint8_t *p = in->out + in->out_pos;
+    size_t avail = in->out_len - in->out_pos;
+    if (avail >= 3 && p[0] == 0x0A && (p[1] < 0x80 || p[2] < 0x80)) {
+        size_t head = p[1] < 0x80 ? 2 : 3;
+        uint64_t n = head == 2 ? p[1] : (p[1] & 0x7Fu) | (uint64_t)p[2] << 7;
+        if (avail - head >= n) {
+            *tag = 0x0A;
+            *buf = p + head;
+            *len = n;
+            in->out_pos += head + n;
+            return RM_FRAME_OK;
+        }
+    }
     *tag = rm_in_byte(in);
     if (*tag < 0)
         return RM_FRAME_END;
@@ -648,11 +663,14 @@ static int keep_arg(void *ctx, uint32_t sid, uint64_t name_iid)
     return !s || rm_arg_read(s, name_iid);
 }
 
-static const uint8_t *arg_codes(void *ctx, uint32_t sid, uint64_t *n)
+static int arg_table(void *ctx, uint32_t sid, uint8_t *const **codes, const uint64_t **n)
 {
-    struct seq *s = seq_get(ctx, sid, 0);
-    *n = s ? s->n_codes : 0;
-    return s ? s->codes : NULL;
+    struct seq *s = seq_get(ctx, sid, 0);       /* a sequence's struct stays where it is until the end */
+    if (!s)
+        return 0;
+    *codes = &s->codes;
+    *n = &s->n_codes;
+    return 1;
 }
 
 /* One packet into the model: in place where fastread.c takes it, else
@@ -680,7 +698,7 @@ int rm_read_fd(struct rm_model *m, int fd, const char *path, char *err, unsigned
     const char *dec = getenv("CLTRACE_REPORT_DECODER");
     int slow = dec && !strcmp(dec, "protobuf-c");
     r.fast.keep = keep_arg;
-    r.fast.codes = arg_codes;
+    r.fast.table = arg_table;
     r.fast.keep_ctx = &r;
     struct rm_in in;
     if (rm_in_open(&in, fd) != 0) {

@@ -131,7 +131,8 @@ void rm_fp_read(struct open_slice *o, struct seq *s, const rm_ann_t *a)
  * object id of the handle it returned. */
 static void result(struct open_slice *o, const Ann *a, const char *str)
 {
-    if (str && strcmp(str, "CL_SUCCESS") && strncmp(str, "CL_", 3) == 0) {
+    /* "CL_" and not CL_SUCCESS: each call has one, so compared inline */
+    if (str && str[0] == 'C' && str[1] == 'L' && str[2] == '_' && strcmp(str + 3, "SUCCESS")) {
         o->error = 1;
         snprintf(o->error_name, sizeof o->error_name, "%s", str);
     } else if (!str && a->value_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE && a->int_value < 0) {
@@ -145,6 +146,7 @@ static void result(struct open_slice *o, const Ann *a, const char *str)
 /* A device command's own arguments (what diverge and the nan rule use). */
 static void command_arg(struct open_slice *o, struct seq *s, const Ann *a, enum arg_code c, const char *str)
 {
+    o->k_dirty = 1;             /* queue, kargs, fp_*: cleared with k */
     switch (c) {
     case A_COMMAND_TYPE:
         o->device = 1;

@@ -189,16 +189,23 @@ struct want { int known; uint32_t seq; const uint8_t *codes; uint64_t n; };
 
 /* The sequence's table: where it lives asked once a run of the sequence's
  * packets (a thread's come in runs), read through that each packet. */
-static void want_table(struct rm_fast *a, struct want *w)
+static void want_table_find(struct rm_fast *a, struct want *w)
+{
+    a->t_seq = 0;
+    w->codes = NULL;                    /* not yet known; keep() says */
+    w->n = 0;
+    if (a->table(a->keep_ctx, w->seq, &a->t_codes, &a->t_n)) {
+        a->t_seq = (uint64_t)w->seq + 1;
+        w->codes = *a->t_codes;
+        w->n = *a->t_n;
+    }
+}
+
+static inline void want_table(struct rm_fast *a, struct want *w)
 {
     if (a->t_seq != (uint64_t)w->seq + 1) {
-        a->t_seq = 0;
-        if (!a->table(a->keep_ctx, w->seq, &a->t_codes, &a->t_n)) {
-            w->codes = NULL;            /* not yet known; keep() says */
-            w->n = 0;
-            return;
-        }
-        a->t_seq = (uint64_t)w->seq + 1;
+        want_table_find(a, w);
+        return;
     }
     w->codes = *a->t_codes;
     w->n = *a->t_n;
@@ -247,6 +254,18 @@ static int event(const uint8_t *p, const uint8_t *end, struct rm_fast *a, int se
     e->terminating_flow_ids = a->term;
     while (p < end) {
         uint64_t key, v;
+        /* an argument the model does not read, as the writer puts it (a
+         * short annotation, its name's iid first, known to the table):
+         * stepped over with no varint decoded */
+        if (p[0] == 0x22 && end - p >= 4 && p[1] < 0x80 && p[2] == 0x08 && p[1] <= end - p - 2) {
+            uint64_t name = p[3];
+            if (name >= 0x80)           /* a two-byte iid, or none here */
+                name = p[1] >= 3 && p[4] < 0x80 ? (name & 0x7F) | (uint64_t)p[4] << 7 : UINT64_MAX;
+            if (name < w.n && w.codes[name] == 1) {
+                p += 2 + p[1];
+                continue;
+            }
+        }
         VARINT(key, 0);
         unsigned field = (unsigned)(key >> 3), wire = key & 7;
         if (field == 4 && wire == 2) {

@@ -421,7 +421,7 @@ static struct open_slice *slice_push(struct track *t)
     struct open_slice *o = &t->stack[t->depth++];
     memset(o, 0, offsetof(struct open_slice, k_dirty));   /* the rest: below */
     if (o->k_dirty) {
-        memset(&o->k, 0, sizeof o->k);
+        memset(&o->k, 0, offsetof(struct open_slice, name) - offsetof(struct open_slice, k));
         o->k_dirty = 0;
     }
     o->name[0] = o->error_name[0] = o->direction[0] = o->type[0] = o->created_by[0] = o->kname[0] = 0;
@@ -497,7 +497,9 @@ static void slice_begin(struct reader *r, struct seq *s, struct track *t, const 
         return;
     int interned = e->name_field_case != PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
     const char *name = interned ? strtab_get(&s->names, e->name_iid) : e->name;
-    size_t nl = name ? strnlen(name, sizeof o->name - 1) : 0;   /* once a slice: no snprintf */
+    size_t nl = interned ? strtab_len(&s->names, e->name_iid) : name ? strlen(name) : 0;   /* no snprintf */
+    if (nl > sizeof o->name - 1)
+        nl = sizeof o->name - 1;
     memcpy(o->name, name ? name : "", nl);
     o->name[nl] = 0;
     o->ts = p->timestamp;

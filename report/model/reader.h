@@ -7,7 +7,7 @@
 #include "model.h"
 #include "trace/cltrace.pb-c.h"
 
-struct strtab { char **s; uint64_t n; };          /* iid -> string */
+struct strtab { char **s; uint32_t *len; uint64_t n; };     /* iid -> string, its length */
 struct frame { uint64_t fn, src; uint32_t line; };
 struct stack { uint64_t *frames; uint32_t n; };
 
@@ -31,6 +31,10 @@ void strtab_set(struct strtab *t, uint64_t iid, const char *s, size_t len);
 static inline const char *strtab_get(const struct strtab *t, uint64_t iid)
 {
     return iid < t->n && t->s[iid] ? t->s[iid] : "";
+}
+static inline size_t strtab_len(const struct strtab *t, uint64_t iid)
+{
+    return iid < t->n ? t->len[iid] : 0;
 }
 void strtab_free(struct strtab *t);
 int cache_grow(void **arr, uint64_t *n, uint64_t iid, size_t elem);   /* room for index iid; 0 failed */
@@ -61,14 +65,15 @@ struct open_slice {             /* a BEGIN waiting for its END */
     int range;                  /* a range the program marked (cltrace.h) */
     int phase;                  /* its phase (phases.c); an API call's or command's innermost one; -1 */
     uint64_t result_id;         /* a call that returned a handle: its object id */
+    struct rm_fpcmd *fpc;       /* its fingerprints (malloc'ed; the model takes them: fingerprints.c) */
+    /* kernel facts and a command's fingerprinted arguments: cleared where
+     * the slot's last slice wrote them (k_dirty), not for every API call
+     * (~500 bytes) */
+    int k_dirty;
+    struct rm_kernel k;
     uint64_t queue, kargs[RM_FP_ARGS];   /* a device command's queue and kernel arguments */
     unsigned n_kargs;
     uint64_t fp_cmd, fp_launch;
-    struct rm_fpcmd *fpc;       /* its fingerprints (malloc'ed; the model takes them: fingerprints.c) */
-    /* kernel facts, device commands: cleared where the slot's last slice
-     * wrote them (k_dirty), not for every API call (344 bytes) */
-    int k_dirty;
-    struct rm_kernel k;
     /* its strings, last: a new slice clears what comes before them and
      * their first bytes (slice_push), not their ~600 bytes */
     char name[RM_MAX_NAME];

@@ -44,6 +44,27 @@ static const uint8_t *varint_rest(const uint8_t *p, const uint8_t *end, uint64_t
     return NULL;
 }
 
+/* A varint of three to eight bytes at p (the packet holds eight from p),
+ * its 7-bit groups packed together with no loop: a timestamp's seven.
+ * The cursor after it; NULL when it is longer (the caller's loop reads it). */
+static inline const uint8_t *varint_word(const uint8_t *p, uint64_t *v)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);                           /* little-endian: the hosts cltrace runs on */
+    uint64_t stop = ~w & 0x8080808080808080ull;
+    if (!stop)
+        return NULL;
+    unsigned bits = (unsigned)__builtin_ctzll(stop) + 1;        /* through its last byte's top bit */
+    if (bits < 64)
+        w &= (1ull << bits) - 1;
+    w &= 0x7f7f7f7f7f7f7f7full;
+    w = (w & 0x007f007f007f007full) | (w & 0x7f007f007f007f00ull) >> 1;
+    w = (w & 0x00003fff00003fffull) | (w & 0x3fff00003fff0000ull) >> 2;
+    w = (w & 0x000000000fffffffull) | (w & 0x0fffffff00000000ull) >> 4;
+    *v = w;
+    return p + bits / 8;
+}
+
 /* v = the next varint at p, or return `fail` */
 #define VARINT(v, fail)                                   \
     do {                                                  \
@@ -351,7 +372,11 @@ const Perfetto__Protos__TracePacket *rm_fast_unpack(struct rm_fast *a, const uin
         }
         if (wire != 0)
             return NULL;
-        VARINT(v, NULL);
+        const uint8_t *q;
+        if (end - p >= 8 && p[1] >= 0x80 && (q = varint_word(p, &v)))
+            p = q;              /* a timestamp */
+        else
+            VARINT(v, NULL);
         switch (field) {
         case 8:
             pk->has_timestamp = 1;

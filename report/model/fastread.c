@@ -251,17 +251,27 @@ static inline int wanted(struct rm_fast *a, struct want *w, const uint8_t *p, co
     return keep;
 }
 
-static int event(const uint8_t *p, const uint8_t *end, struct rm_fast *a, int seq_known, uint32_t seq)
+/* An argument the model does not read, as the writer puts it (a short
+ * annotation, its name's iid first, known to the table): the cursor after
+ * it, stepped over with no varint decoded; NULL for any other field. */
+static inline const uint8_t *unread(const struct want *w, const uint8_t *p, const uint8_t *end)
 {
-    struct want w = { a->keep && seq_known, seq, NULL, 0 };
-    if (w.known)
-        want_table(a, &w);
+    if (p[0] != 0x22 || end - p < 4 || p[1] >= 0x80 || p[2] != 0x08 || p[1] > end - p - 2)
+        return NULL;
+    uint64_t name = p[3];
+    if (name >= 0x80)                   /* a two-byte iid, or none here */
+        name = p[1] >= 3 && p[4] < 0x80 ? (name & 0x7F) | (uint64_t)p[4] << 7 : UINT64_MAX;
+    return name < w->n && w->codes[name] == 1 ? p + 2 + p[1] : NULL;
+}
+
+/* The event, the fields this reader sets (and the model reads) reset */
+static inline TrackEvent *event_reset(struct rm_fast *a)
+{
     TrackEvent *e = &a->event;
     if (!a->event_ready) {      /* once: what no packet of this reader's sets stays as protobuf-c has it */
         *e = event_init;
         a->event_ready = 1;
     }
-    /* the fields this reader sets, and the model reads, reset */
     e->has_type = e->has_track_uuid = 0;
     e->type = 0;
     e->track_uuid = 0;
@@ -273,19 +283,21 @@ static int event(const uint8_t *p, const uint8_t *end, struct rm_fast *a, int se
     e->debug_annotations = a->ann_ptr;
     e->flow_ids = a->flow;
     e->terminating_flow_ids = a->term;
+    return e;
+}
+
+static int event(const uint8_t *p, const uint8_t *end, struct rm_fast *a, int seq_known, uint32_t seq)
+{
+    struct want w = { a->keep && seq_known, seq, NULL, 0 };
+    if (w.known)
+        want_table(a, &w);
+    TrackEvent *e = event_reset(a);
     while (p < end) {
         uint64_t key, v;
-        /* an argument the model does not read, as the writer puts it (a
-         * short annotation, its name's iid first, known to the table):
-         * stepped over with no varint decoded */
-        if (p[0] == 0x22 && end - p >= 4 && p[1] < 0x80 && p[2] == 0x08 && p[1] <= end - p - 2) {
-            uint64_t name = p[3];
-            if (name >= 0x80)           /* a two-byte iid, or none here */
-                name = p[1] >= 3 && p[4] < 0x80 ? (name & 0x7F) | (uint64_t)p[4] << 7 : UINT64_MAX;
-            if (name < w.n && w.codes[name] == 1) {
-                p += 2 + p[1];
-                continue;
-            }
+        const uint8_t *next = unread(&w, p, end);
+        if (next) {
+            p = next;
+            continue;
         }
         VARINT(key, 0);
         unsigned field = (unsigned)(key >> 3), wire = key & 7;

@@ -114,6 +114,11 @@ printf "%-52s %8s s  %5.2f M packets/s (%.2f M calls/s)  %6.1f MiB peak   target
     "cltrace-report on it ($(awk -v p="$pk1" 'BEGIN{printf "%.2f", p / 1e6}')M packets)" "${rep%%,*}" \
     "$(awk -v p="$pk1" -v t="${rep%%,*}" 'BEGIN{print p / 1e6 / t}')" "$(awk -v c="$calls" -v t="${rep%%,*}" 'BEGIN{print c / 1e6 / t}')" \
     "$(awk -v k="${rep##*,}" 'BEGIN{print k/1024}')"
+# the same in instructions (callgrind, the whole process): repeatable here
+valgrind --tool=callgrind --callgrind-out-file="$W/cg.report" "$B/cltrace-report" "$W"/s1.*.pftrace.gz > /dev/null 2>&1
+rir=$(awk '/^summary:/ {print $2}' "$W/cg.report")
+printf "  %-50s %8.0f   target <= 1,500 (%.2f G instructions)\n" "instructions per packet (callgrind, whole report)" \
+    "$(awk -v i="$rir" -v p="$pk1" 'BEGIN{print i / p}')" "$(awk -v i="$rir" 'BEGIN{print i / 1e9}')"
 echo
 
 N10=10000000

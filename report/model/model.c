@@ -621,8 +621,8 @@ int rm_next_packet(struct rm_in *in, const uint8_t **buf, uint64_t *len, int *ta
 {
     /* most: the tag and a length of one or two bytes, the packet whole in
      * the window -- read there, not a byte a call */
-    const uint8_t *p = in->out + in->out_pos;
     size_t avail = in->out_len - in->out_pos;
+    const uint8_t *p = avail ? in->out + in->out_pos : NULL;       /* an empty trace has no bytes */
     if (avail >= 3 && p[0] == 0x0A && (p[1] < 0x80 || p[2] < 0x80)) {
         size_t head = p[1] < 0x80 ? 2 : 3;
         uint64_t n = head == 2 ? p[1] : (p[1] & 0x7Fu) | (uint64_t)p[2] << 7;

@@ -10,6 +10,11 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wno-unused-parameter $(if $(filter true,$(CI)),-Werror)
 B       := build
+# A cross build (make CROSS_COMPILE=aarch64-linux-gnu-) goes to its own folder.
+ifneq ($(CROSS_COMPILE),)
+CC      := $(CROSS_COMPILE)gcc
+B       := build/$(CROSS_COMPILE:-=)
+endif
 REGISTRY ?= ../shared/registry/cl.xml
 
 # The folders and what each may use: LAYERS (checked by scripts/check-layers.sh).

@@ -89,6 +89,58 @@ __asm__(".text\n"
         ".Lclt_glibc_225: .string \"GLIBC_2.2.5\"\n"
         ".text\n");
 #define CLT_HAVE_DLSYM 1
+#elif defined(__aarch64__)
+/* The same on arm64: the caller's return address is x30 (lr), untouched by
+ * the tail branch; saved around the one-time resolve. GLIBC_2.17 is the
+ * oldest symbol version there. */
+__asm__(".text\n"
+        ".globl dlsym\n"
+        ".type dlsym, %function\n"
+        "dlsym:\n"
+        "    cmn x0, #1\n"
+        "    b.eq 1f\n"
+        "    cbz x0, 1f\n"
+        "    b clt_dlsym_handle\n"
+        "1:  adrp x16, clt_libc_dlsym\n"
+        "    ldr x16, [x16, :lo12:clt_libc_dlsym]\n"
+        "    cbnz x16, 2f\n"
+        "    stp x0, x1, [sp, #-32]!\n"
+        "    str x30, [sp, #16]\n"
+        "    bl clt_dlsym_resolve\n"
+        "    mov x16, x0\n"
+        "    ldr x30, [sp, #16]\n"
+        "    ldp x0, x1, [sp], #32\n"
+        "2:  br x16\n"
+        ".size dlsym, .-dlsym\n"
+        "\n"
+        ".type clt_dlsym_resolve, %function\n"
+        "clt_dlsym_resolve:\n"
+        "    stp x29, x30, [sp, #-16]!\n"
+        "    mov x29, sp\n"
+        "    mov x0, #-1\n"
+        "    adrp x1, .Lclt_dlsym_name\n"
+        "    add x1, x1, :lo12:.Lclt_dlsym_name\n"
+        "    adrp x2, .Lclt_glibc_234\n"
+        "    add x2, x2, :lo12:.Lclt_glibc_234\n"
+        "    bl dlvsym\n"
+        "    cbnz x0, 3f\n"
+        "    mov x0, #-1\n"
+        "    adrp x1, .Lclt_dlsym_name\n"
+        "    add x1, x1, :lo12:.Lclt_dlsym_name\n"
+        "    adrp x2, .Lclt_glibc_217\n"
+        "    add x2, x2, :lo12:.Lclt_glibc_217\n"
+        "    bl dlvsym\n"
+        "3:  adrp x16, clt_libc_dlsym\n"
+        "    str x0, [x16, :lo12:clt_libc_dlsym]\n"
+        "    ldp x29, x30, [sp], #16\n"
+        "    ret\n"
+        ".size clt_dlsym_resolve, .-clt_dlsym_resolve\n"
+        ".section .rodata\n"
+        ".Lclt_dlsym_name: .string \"dlsym\"\n"
+        ".Lclt_glibc_234: .string \"GLIBC_2.34\"\n"
+        ".Lclt_glibc_217: .string \"GLIBC_2.17\"\n"
+        ".text\n");
+#define CLT_HAVE_DLSYM 1
 #endif
 /* (other architectures: no dlsym export; run-time-loaded OpenCL is traced
  * through the loader's layer, OPENCL_LAYERS; clt_dlsym_handle is unused) */

@@ -16,7 +16,8 @@ missing() {
 }
 need=$(missing $REQUIRED)
 want=$(missing $OPTIONAL)
-[ -z "$need$want" ] && exit 0
+# and arm64 under emulation for tests/arm64.sh (its own script: best effort)
+[ -z "$need$want" ] && exec sh "$(dirname "$0")/deps-arm64.sh"
 if [ "$(id -u)" -ne 0 ]; then
     echo "cltrace: missing packages; run:" >&2
     echo "  sudo apt-get update && sudo apt-get install -y$need$want" >&2
@@ -29,3 +30,4 @@ apt-get update -qq
 for p in $want; do      # one by one: a name this distribution lacks skips only itself
     apt-get install -y -qq --no-install-recommends "$p" > /dev/null 2>&1 || echo "cltrace: optional package $p not installed" >&2
 done
+exec sh "$(dirname "$0")/deps-arm64.sh"

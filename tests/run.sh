@@ -1040,6 +1040,7 @@ source tests/fingerprints.sh
 source tests/replay.sh
 source tests/windows.sh
 source tests/first_screen.sh
+source tests/arm64.sh
 
 for t in ${ONLY:-$(declare -F | awk "{print \$3}" | grep "^t_")}; do
     run "${t#t_}" "$t"

@@ -192,4 +192,8 @@ test-bins: all $(TEST_BINS) $(EXAMPLE_BINS) $(B)/examples/vecadd $(MPI_REPORT)
 test: test-bins
 	bash tests/run.sh
 
-.PHONY: test test-bins
+# The arm64 subset alone (tests/arm64.sh: cross-built, run under qemu).
+test-arm64: all
+	ONLY="$$(grep -o '^t_arm64[a-z0-9_]*' tests/arm64.sh | tr '\n' ' ')" bash tests/run.sh
+
+.PHONY: test test-bins test-arm64

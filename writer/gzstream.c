@@ -7,7 +7,7 @@
  * that length in a few bytes: the timestamp's low bytes, a value. So each
  * packet -- or two short ones as one unit (a call's BEGIN and END), by both
  * lengths -- is compared with the latest earlier one of its shape, 16 bytes
- * at a time (SSE2), and written as deflate matches against it (one distance
+ * at a time (SSE2; 8 with word arithmetic elsewhere), and written as deflate matches against it (one distance
  * for the whole unit) with literals where it differs -- in fixed-Huffman
  * codes, so no tables are built. A match running to a unit's end goes on
  * into the next one when that lines up at the same distance. A unit of a
@@ -22,7 +22,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
 #include <libdeflate.h>
 #include "gzstream.h"
 
@@ -154,13 +156,35 @@ static inline __attribute__((always_inline)) void literals(struct enc *z, const 
         literal(z, p[i]);
 }
 
-/* Bit k set: byte k of the 16 at a and b is equal (SSE2: every x86-64). */
+/* Bit k set: byte k of the 16 at a and b is equal. SSE2 (every x86-64);
+ * elsewhere (arm64) two words, each byte's difference folded into its low
+ * bit and the eight gathered by one multiply (little-endian: byte k is
+ * bits 8k..8k+7 of the word). */
+#if defined(__SSE2__)
 static inline uint64_t equal16(const uint8_t *a, const uint8_t *b)
 {
     __m128i x = _mm_loadu_si128((const __m128i *)(const void *)a);
     __m128i y = _mm_loadu_si128((const __m128i *)(const void *)b);
     return (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y));
 }
+#else
+static inline uint64_t differ8(const uint8_t *a, const uint8_t *b)
+{
+    uint64_t x, y;
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    x ^= y;
+    x |= x >> 4;
+    x |= x >> 2;
+    x |= x >> 1;
+    return ((x & 0x0101010101010101ull) * 0x0102040810204080ull) >> 56;
+}
+
+static inline uint64_t equal16(const uint8_t *a, const uint8_t *b)
+{
+    return ~(differ8(a, b) | differ8(a + 8, b + 8) << 8) & 0xFFFF;
+}
+#endif
 
 /* Bit k set: byte k of the first n (up to 64) at a and b differs, and maybe
  * bits past n (the caller masks them). One chunk for a pair's last few

@@ -11,12 +11,13 @@
 A64=$B/aarch64-linux-gnu
 A64T=$A64/tests
 
-arm64_ready() {   # the cross build and the apps, once; 77 (skip) without the tools
+arm64_ready() {   # the cross build and the apps, once a run; 77 (skip) without the tools
     command -v aarch64-linux-gnu-gcc > /dev/null || { echo "no aarch64-linux-gnu-gcc (scripts/deps-arm64.sh)"; return 77; }
     [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] ||
         { echo "qemu-aarch64 not registered with binfmt_misc (scripts/deps-arm64.sh)"; return 77; }
     [ -e /usr/lib/aarch64-linux-gnu/libisal.so ] || { echo "no arm64 ISA-L (scripts/deps-arm64.sh)"; return 77; }
-    [ -e "$A64T/.built" ] && return 0
+    local stamp; stamp=$(dirname "$WORK")/arm64-built
+    [ -e "$stamp" ] && return 0
     local x=aarch64-linux-gnu-gcc f="-O1 -g -Wall -Wextra -Wno-unused-parameter"
     make -s -C "$ROOT" CROSS_COMPILE=aarch64-linux-gnu- all > "$WORK/cross-build.log" 2>&1 ||
         { tail -n 20 "$WORK/cross-build.log"; return 1; }
@@ -27,7 +28,7 @@ arm64_ready() {   # the cross build and the apps, once; 77 (skip) without the to
     $x $f -O0 -o "$A64T/leak_classes" tests/apps/leak_classes.c -lOpenCL
     $x $f -std=gnu11 -I. -o "$A64T/test_gzstream" tests/unit/test_gzstream.c writer/gzstream.c -ldeflate -lz
     echo "$A64T/libstandin.so" > "$A64T/icd/standin.icd"
-    touch "$A64T/.built"
+    touch "$stamp"
 }
 
 a64() {   # a64 cmd...: with the stand-in as the only OpenCL platform

@@ -27,6 +27,7 @@ arm64_ready() {   # the cross build and the apps, once a run; 77 (skip) without 
     $x $f -o "$A64T/dlopen_app" tests/apps/dlopen_app.c -ldl
     $x $f -O0 -o "$A64T/leak_classes" tests/apps/leak_classes.c -lOpenCL
     $x $f -std=gnu11 -I. -o "$A64T/test_gzstream" tests/unit/test_gzstream.c writer/gzstream.c -ldeflate -lz
+    $x $f -std=gnu11 -I. -o "$A64T/test_tsc" tests/unit/test_tsc.c trace/clock.c
     echo "$A64T/libstandin.so" > "$A64T/icd/standin.icd"
     touch "$stamp"
 }
@@ -47,6 +48,10 @@ t_arm64_builds_shim_launcher_report_replay() {
     # the deflate writer's arm64 packet comparison (word arithmetic, not
     # SSE2): its unit test under qemu
     "$A64T/test_gzstream"
+    # the hot clock: CNTVCT_EL0 exactly where the kernel's clocksource is
+    # arch_sys_counter (under qemu on x86: the host's, so BOOTTIME), and
+    # either one following BOOTTIME once calibrated
+    "$A64T/test_tsc"
 }
 
 t_arm64_linked_program_8_threads() {
@@ -60,6 +65,12 @@ t_arm64_linked_program_8_threads() {
     t=$(ls "$WORK"/th.*.pftrace.gz)
     [ ! -x "$LINT" ] || lint "$t"
     "$B/cltrace-report" --format json "$t" > "$WORK/r.json"
+    # the trace says which clock it was written with
+    local src clock
+    src=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
+    clock=$($PY tests/tracedump.py --attributes "$t" | $PY -c "import json,sys; print(json.load(sys.stdin)['cltrace.clock'])")
+    echo "arm64 under qemu: clocksource $src, cltrace.clock $clock"
+    [ "$clock" = "$([ "$src" = arch_sys_counter ] && echo cntvct || echo boottime)" ]
     calls=$(sed -n 's/.*calls=\([0-9]*\).*/\1/p' "$WORK/plain.out")
     $PY - "$WORK/r.json" "$calls" <<'PY'
 import json, sys

@@ -8,6 +8,28 @@
 
 int clt_use_tsc;
 
+#if defined(__aarch64__)
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+/* arm64: the virtual counter where the kernel keeps time with it (its
+ * clocksource is arch_sys_counter, and the vDSO reads the same register):
+ * a kernel that found the counter broken (an erratum, a firmware that left
+ * it unset) picks another clocksource, and so does qemu-user on an x86 host
+ * (the host's). One small read at load; open/read, not stdio, from a
+ * constructor. */
+static int arm64_counter_usable(void)
+{
+    char buf[64] = "";
+    int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    return n > 0 && strncmp(buf, "arch_sys_counter", 16) == 0;
+}
+#endif
+
 /* The TSC is usable only if it is invariant (constant rate, keeps counting in
  * sleep states): CPUID leaf 0x80000007, EDX bit 8, the bit from which the
  * kernel sets both constant_tsc and nonstop_tsc in /proc/cpuinfo, where a
@@ -23,6 +45,8 @@ static int tsc_invariant(void)
         return 0;
     __get_cpuid(0x80000007u, &a, &b, &c, &d);
     return (d >> 8) & 1;
+#elif defined(__aarch64__)
+    return arm64_counter_usable();
 #else
     return 0;
 #endif

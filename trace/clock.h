@@ -1,13 +1,22 @@
-/* Timestamps on the hot path: the TSC where it is invariant (one rdtsc, no
- * system call), CLOCK_BOOTTIME otherwise. The writer maps ticks to BOOTTIME
+/* Timestamps on the hot path: the CPU's own counter where the kernel says
+ * it is usable -- the TSC where it is invariant (one rdtsc), arm64's
+ * virtual counter CNTVCT_EL0 where the kernel keeps time with it -- with no
+ * system call; CLOCK_BOOTTIME otherwise. The writer maps ticks to BOOTTIME
  * nanoseconds (Perfetto's default trace clock) with a rate it re-measures as
- * the run goes on (clock.c). */
+ * the run goes on (clock.c); the trace says which (cltrace.clock). */
 #ifndef CLT_CLOCK_H
 #define CLT_CLOCK_H
 #include <stdint.h>
 #include <time.h>
 
-extern int clt_use_tsc;
+extern int clt_use_tsc;          /* the counter is used (x86: the TSC; arm64: CNTVCT_EL0) */
+#if defined(__x86_64__)
+#define CLT_COUNTER_NAME "tsc"
+#elif defined(__aarch64__)
+#define CLT_COUNTER_NAME "cntvct"
+#else
+#define CLT_COUNTER_NAME "none"
+#endif
 
 /* A clock's time in ns (a thread's CPU clock too); 0 if it cannot be read. */
 static inline uint64_t clt_clock_ns(clockid_t id)
@@ -31,6 +40,12 @@ static inline __attribute__((always_inline)) uint64_t clt_now_tsc(int tsc)
         uint32_t lo, hi;
         __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
         return (uint64_t)hi << 32 | lo;
+    }
+#elif defined(__aarch64__)
+    if (__builtin_expect(tsc, 1)) {      /* isb: not read ahead of the code before it (as the vDSO) */
+        uint64_t v;
+        __asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
+        return v;
     }
 #else
     (void)tsc;

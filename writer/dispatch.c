@@ -90,7 +90,7 @@ void clt_emit_footer(struct clt_writer *w)
     clt_attr_str(&a, "cltrace.version", CLT_VERSION);
     clt_attr_int(&a, "cltrace.calls", (int64_t)w->calls);
     clt_attr_int(&a, "cltrace.dropped_calls", (int64_t)w->dropped_emitted);
-    clt_attr_str(&a, "cltrace.clock", clt_use_tsc ? "tsc" : "boottime");
+    clt_attr_str(&a, "cltrace.clock", clt_use_tsc ? CLT_COUNTER_NAME : "boottime");
     clt_attr_int(&a, "cltrace.objects", (int64_t)w->objs.next_id);
     clt_attr_int(&a, "cltrace.leaks", (int64_t)w->leaks);
     clt_attr_int(&a, "cltrace.ranges", (int64_t)w->ranges);

@@ -1,8 +1,8 @@
 # cltrace built for arm64 (make CROSS_COMPILE=aarch64-linux-gnu-) and run
 # under qemu-user through binfmt_misc (scripts/deps-arm64.sh installs both):
 # a linked program on 8 threads, one that dlopens the loader and dlsyms
-# every function, the leak classes, the deflate writer's arm64 path (its
-# unit test); each trace linted and read by the x86 report, and the arm64
+# every function, the leak classes, windows, the deflate writer's arm64
+# path and the hot clock (their unit tests); each trace linted and read by the x86 report, and the arm64
 # report reading the x86 traces the same. The OpenCL under the apps is a
 # stand-in ICD behind arm64 ocl-icd (tests/apps/standin_icd.c): PoCL's
 # arm64 package cannot be installed beside the amd64 one. Sourced by
@@ -26,6 +26,7 @@ arm64_ready() {   # the cross build and the apps, once a run; 77 (skip) without 
     $x $f -o "$A64T/threads" tests/apps/threads.c -lOpenCL -lpthread
     $x $f -o "$A64T/dlopen_app" tests/apps/dlopen_app.c -ldl
     $x $f -O0 -o "$A64T/leak_classes" tests/apps/leak_classes.c -lOpenCL
+    $x $f -I. -o "$A64T/windows" tests/apps/windows.c -lOpenCL -ldl
     $x $f -std=gnu11 -I. -o "$A64T/test_gzstream" tests/unit/test_gzstream.c writer/gzstream.c -ldeflate -lz
     $x $f -std=gnu11 -I. -o "$A64T/test_tsc" tests/unit/test_tsc.c trace/clock.c
     echo "$A64T/libstandin.so" > "$A64T/icd/standin.icd"
@@ -119,6 +120,22 @@ t_arm64_leaks_classed_with_stacks() {
         [ ! -x "$LINT" ] || lint "$(ls "$WORK"/lk-$mode.*.pftrace.gz)"
     done
     grep -q "leak_classes.c:[0-9]" "$WORK/lk-lost/r.txt"
+}
+
+t_arm64_windows_by_count_kernel_and_hand() {
+    # windows on arm64 (windows.sh's program and checks): by call count, by
+    # a kernel, by the program's cltrace_start/stop; exactly the calls
+    # inside, each trace linted, the x86 report says so
+    arm64_ready || return $?
+    T=$A64T SHIM=$A64/libcltrace.so
+    export OCL_ICD_VENDORS=$A64T/icd
+    CLTRACE_WINDOW=171calls+81calls win_run wc plain
+    win_check wc 172-252 1
+    CLTRACE_WINDOW=kernel:hot+80calls win_run wk plain
+    local first; first=$(grep -m1 "clEnqueueNDRangeKernel phase 2" "$WORK/wk.log" | cut -d' ' -f2)
+    win_check wk "$first-$((first + 79))" 1
+    win_run wa api
+    win_check wa 1-9,172-252 2
 }
 
 t_arm64_report_reads_as_x86_does() {

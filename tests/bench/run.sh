@@ -277,3 +277,16 @@ ok = all((b - a_) % (1 << 30) == 1 for a_, b in zip(v, v[1:]))
 print("  %-50s %.1f MiB encoded (%.1f MiB let go before), %d calls, the last %d, in order: %s" % (
     "the trace", a.get("cltrace.ring_bytes", 0) / 1048576, a.get("cltrace.ring_dropped_bytes", 0) / 1048576,
     len(v), v[-1] if v else -1, ok))'
+
+# arm64 under qemu (built by make test-arm64): the clock its trace states
+A64=$B/aarch64-linux-gnu
+if [ -x "$A64/cltrace" ] && [ -x "$A64/tests/threads" ] && [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+    OCL_ICD_VENDORS=$PWD/$A64/tests/icd "$A64/cltrace" -q -o "$W/a64.pftrace.gz" -- "$A64/tests/threads" > /dev/null
+    clock=$(/usr/bin/python3 tests/tracedump.py --attributes "$W"/a64.*.pftrace.gz |
+        /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['cltrace.clock'])")
+    echo
+    printf "%-52s %s (the kernel's clocksource: %s)\n" "arm64 under qemu: the clock its trace states" "$clock" \
+        "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+else
+    echo; echo "arm64 under qemu: not built here (make test-arm64 builds it)"
+fi

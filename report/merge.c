@@ -3,11 +3,14 @@
  * and host. Every packet is copied with what would clash between traces made
  * apart: sequence ids (+ (k+1) << 16), track uuids and flow ids (^ (k+1) << 56),
  * pids and tids (+ (k+1) << 22, so ranks on different hosts with the same pid
- * stay apart). Timestamps are left as they are: ranks on one host share
- * CLOCK_BOOTTIME, so they are on one timeline already; ranks on different
- * hosts are not aligned (each host's boot time differs; see README.md). The
- * traces' own attributes are dropped; the merged trace says which ranks it
- * holds (cltrace.merged_ranks). */
+ * stay apart). Timestamps: ranks on rank 0's host share its CLOCK_BOOTTIME
+ * and are left exactly as they are; a rank on another host is moved onto
+ * rank 0's clock by the offsets it measured against rank 0 at MPI_Init and
+ * MPI_Finalize (capture/mpi.c), linearly between the two
+ * (rm_mpi_offset); a rank on another host without them (no MPI) stays
+ * where its own clock put it, and merge says so. The traces' own
+ * attributes are dropped; the merged trace says which ranks it holds
+ * (cltrace.merged_ranks). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,8 +54,10 @@ static uint64_t uuid(uint64_t u, unsigned k)
     return u ? u ^ ((uint64_t)(k + 1) << 56) : 0;
 }
 
-/* One trace's packets into the merged file, as rank `rank` on `host`. */
-static int copy_trace(const char *path, unsigned k, int rank, const char *host, gzFile out, FILE *raw)
+/* One trace's packets into the merged file, as rank `rank` on `host`;
+ * clock: its offsets to rank 0's clock, NULL: none to apply. */
+static int copy_trace(const char *path, unsigned k, int rank, const char *host, const struct rm_model *clock,
+                      gzFile out, FILE *raw)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct rm_in in;
@@ -80,6 +85,8 @@ static int copy_trace(const char *path, unsigned k, int rank, const char *host, 
         }
         if (p->has_trusted_packet_sequence_id)
             p->trusted_packet_sequence_id += (k + 1) << 16;
+        if (clock && p->has_timestamp)
+            p->timestamp = (uint64_t)((int64_t)p->timestamp - rm_mpi_offset(clock, p->timestamp));
         if (p->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR) {
             Perfetto__Protos__TrackDescriptor *t = p->track_descriptor;
             t->uuid = uuid(t->uuid, k);
@@ -161,28 +168,50 @@ int report_merge(int argc, char **argv, char **paths, unsigned n_paths)
     }
     char merged[512] = "";
     unsigned k = 0;
+    /* every trace's rank, host and clock first: rank 0's host is the one
+     * whose clock the others are moved onto */
+    struct rm_model *ms = calloc(n_paths, sizeof *ms);
+    int *read_ok = calloc(n_paths, sizeof *read_ok);
+    if (!ms || !read_ok) {
+        fprintf(stderr, "cltrace-report: out of memory\n");
+        return 2;
+    }
+    const char *host0 = NULL;
     for (unsigned i = 0; i < n_paths; i++) {
-        static struct rm_model m;      /* the trace's rank and host (its attributes) */
-        memset(&m, 0, sizeof m);
-        m.rank = -1;
         char err[512];
-        if (rm_read(&m, paths[i], err, sizeof err) != 0) {
+        ms[i].rank = -1;
+        if (rm_read(&ms[i], paths[i], err, sizeof err) != 0) {
             fprintf(stderr, "cltrace-report: %s\n", err);
             continue;
         }
-        int rank = m.rank >= 0 ? m.rank : (int)i;
-        char host[64];
-        snprintf(host, sizeof host, "%s", m.host[0] ? m.host : "?");
-        rm_free(&m);
-        if (!wanted(ranks, rank))
+        read_ok[i] = 1;
+        if (ms[i].rank < 0)
+            ms[i].rank = (int)i;
+        if (ms[i].rank == 0)
+            host0 = ms[i].host;
+    }
+    for (unsigned i = 0; i < n_paths; i++) {
+        if (!read_ok[i] || !wanted(ranks, ms[i].rank))
             continue;
-        if (copy_trace(paths[i], k, rank, host, out, raw) != 0) {
+        int rank = ms[i].rank, apart = host0 && strcmp(ms[i].host, host0);
+        int measured = ms[i].mpi_clock[0].have || ms[i].mpi_clock[1].have;
+        char host[64];
+        snprintf(host, sizeof host, "%s", ms[i].host[0] ? ms[i].host : "?");
+        if (apart && !measured)
+            fprintf(stderr, "cltrace-report: rank %d (%s): another host than rank 0's, no MPI clock offsets in "
+                    "its trace: its times are its own host's\n", rank, host);
+        if (copy_trace(paths[i], k, rank, host, apart && measured ? &ms[i] : NULL, out, raw) != 0) {
             fprintf(stderr, "cltrace-report: %s: cannot read\n", paths[i]);
             continue;
         }
         snprintf(merged + strlen(merged), sizeof merged - strlen(merged), "%s%d", k ? "," : "", rank);
         k++;
     }
+    for (unsigned i = 0; i < n_paths; i++)
+        if (read_ok[i])
+            rm_free(&ms[i]);
+    free(ms);
+    free(read_ok);
     /* what the merged trace holds */
     Perfetto__Protos__TraceAttributes__Attribute a = PERFETTO__PROTOS__TRACE_ATTRIBUTES__ATTRIBUTE__INIT, *ap = &a;
     a.key = "cltrace.merged_ranks";

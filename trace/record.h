@@ -81,6 +81,8 @@ enum clt_rec_kind {
     CLT_REC_QUEUE_MODE = 0xFF0B,  /* a queue made: profiling on throughout, or switched per timed command */
     CLT_REC_FINGERPRINT = 0xFF0C, /* a buffer a command may have written, read back after it: just before its COMMAND */
     CLT_REC_WINDOW = 0xFF0D,      /* a window opened or closed (capture/window.c): why, WIN_* */
+    CLT_REC_MPI = 0xFF0E,         /* an MPI call (capture/mpi.c): MPI_* slots, t0/t1 around it */
+    CLT_REC_MPI_CLOCK = 0xFF0F,   /* this rank's clock against rank 0's: MCLK_* slots */
 };
 /* CLT_REC_WINDOW's second slot: bit 0 open (1) or closed (0), the window's number above it */
 #define CLT_WIN_OPEN 1u
@@ -107,6 +109,20 @@ enum { EVC_DEVICE, EVC_WITHOUT, EVC_WITH, EVC_SAMPLES, EVC_WRITE_PENALTY, EVC_WR
 enum { QM_QUEUE, QM_SWITCHED, QM_N };
 enum { KI_KERNEL, KI_DEVICE, KI_WG_SIZE, KI_PREF_MULTIPLE, KI_LOCAL_MEM, KI_PRIVATE_MEM, KI_N };
 enum { KR_PROGRAM, KR_REGS, KR_NAME, KR_N };
+/* an MPI call: enum clt_mpi_fn; its peer (rank in the communicator; the
+ * root of a rooted collective; -1 none or any); tag (-1 none or any);
+ * bytes (sent, or received where the status tells, else posted); the
+ * communicator's size */
+enum { MPI_FN, MPI_PEER, MPI_TAG, MPI_BYTES, MPI_COMM_SIZE, MPI_N };
+enum clt_mpi_fn { CLT_MPI_SEND, CLT_MPI_SSEND, CLT_MPI_ISEND, CLT_MPI_RECV, CLT_MPI_IRECV, CLT_MPI_SENDRECV,
+                  CLT_MPI_WAIT, CLT_MPI_WAITALL, CLT_MPI_BARRIER, CLT_MPI_BCAST, CLT_MPI_REDUCE,
+                  CLT_MPI_ALLREDUCE, CLT_MPI_ALLGATHER, CLT_MPI_ALLTOALL, CLT_MPI_GATHER, CLT_MPI_SCATTER,
+                  CLT_MPI_COUNT };
+/* this rank's clock (BOOTTIME ns) minus rank 0's, measured by ping-pong with
+ * rank 0 (the round trip of the quickest of several kept: the offset is
+ * within half of it): at MPI_Init (0) or MPI_Finalize (1); when (this
+ * rank's BOOTTIME ns); offset (signed); round trip; rank; the job's size */
+enum { MCLK_WHEN, MCLK_AT, MCLK_OFFSET, MCLK_RTT, MCLK_RANK, MCLK_SIZE, MCLK_N };
 /* the command's flow; the buffer; the kernel argument (UINT64_MAX: a
  * transfer's destination); the region read (a transfer: the one it wrote;
  * a kernel: the whole buffer): offset, bytes; enum clt_elem (common/digest.h); 0 or

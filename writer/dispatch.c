@@ -101,6 +101,7 @@ void clt_emit_footer(struct clt_writer *w)
         clt_attr_str(&a, "cltrace.job_id", w->job.id);
     }
     clt_attr_str(&a, "cltrace.stacks", clt_stacks_recorded ? clt_sym_source(&w->syms) : "none");
+    clt_mpi_attrs(w, &a);
     clt_attrs_put(w, &a);
 }
 
@@ -163,6 +164,13 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until)
                 clt_annot_emit(w, clt_seq_track(ss), rec);
         } else if (rec->fn == CLT_REC_WINDOW) {
             clt_window_emit(w, rec);
+        } else if (rec->fn == CLT_REC_MPI) {
+            if (!ss)
+                ss = clt_seq_for(w, th);
+            if (ss)
+                clt_mpi_emit(w, clt_seq_track(ss), rec);
+        } else if (rec->fn == CLT_REC_MPI_CLOCK) {
+            clt_mpi_clock(w, rec);
         } else if (rec->fn >= CLT_REC_COMMAND) {
             clt_dev_on_special(w, rec);
         } else {

@@ -31,6 +31,11 @@ struct clt_writer {
     int pid;
     uint64_t process_uuid, dropped_uuid;
     uint64_t calls, dropped_emitted, ranges;
+    /* MPI (mpi.c): calls recorded; this rank's clock against rank 0's at
+     * MPI_Init (0) and MPI_Finalize (1) */
+    uint64_t mpi_calls;
+    struct { int have; uint64_t at, rtt; int64_t offset; } mpi_clock[2];
+    int mpi_rank, mpi_size;
     /* interning tables, global; each sequence keeps which it has sent */
     unsigned *pname;          /* name index of each (fn, param), at pname_off[fn] */
     unsigned pname_off[CLT_FN_COUNT + 1];
@@ -174,6 +179,12 @@ void clt_windows_forget(void);
 
 /* marks.c: the program's ranges, marks and counters (cltrace.h) */
 void clt_annot_emit(struct clt_writer *w, uint64_t thread_track, const struct clt_rec *rec);
+/* mpi.c: an MPI call as a slice on its thread's track; a clock record kept
+ * for the footer; the footer's MPI attributes */
+void clt_mpi_emit(struct clt_writer *w, uint64_t thread_track, const struct clt_rec *rec);
+void clt_mpi_clock(struct clt_writer *w, const struct clt_rec *rec);
+struct clt_attrs;
+void clt_mpi_attrs(const struct clt_writer *w, struct clt_attrs *a);
 void clt_annot_close(struct clt_writer *w, uint64_t ts);   /* end ranges left open */
 
 /* device.c */

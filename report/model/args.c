@@ -329,6 +329,35 @@ static void part_attr(struct rm_model *m, const char *key, int64_t v, const char
     }
 }
 
+/* cltrace.mpi.* (writer/mpi.c) */
+static void mpi_attr(struct rm_model *m, const char *k, int64_t v)
+{
+    int when = !strncmp(k, "init_", 5) ? 0 : !strncmp(k, "final_", 6) ? 1 : -1;
+    const char *f = when == 0 ? k + 5 : when == 1 ? k + 6 : k;
+    if (!strcmp(k, "calls"))
+        m->mpi_calls = (uint64_t)v;
+    else if (!strcmp(k, "rank"))
+        m->mpi_rank = (int)v;
+    else if (when >= 0 && !strcmp(f, "at_ns"))
+        m->mpi_clock[when].at = (uint64_t)v, m->mpi_clock[when].have = 1;
+    else if (when >= 0 && !strcmp(f, "offset_ns"))
+        m->mpi_clock[when].offset = v;
+    else if (when >= 0 && !strcmp(f, "rtt_ns"))
+        m->mpi_clock[when].rtt = (uint64_t)v;
+}
+
+int64_t rm_mpi_offset(const struct rm_model *m, uint64_t ts)
+{
+    const struct rm_mpi_clock *a = &m->mpi_clock[0], *b = &m->mpi_clock[1];
+    if (!a->have || !b->have || b->at <= a->at)
+        return a->have ? a->offset : b->have ? b->offset : 0;
+    if (ts <= a->at)
+        return a->offset;
+    if (ts >= b->at)
+        return b->offset;
+    return a->offset + (int64_t)((double)(b->offset - a->offset) * (double)(ts - a->at) / (double)(b->at - a->at));
+}
+
 void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttributes *ta)
 {
     for (size_t i = 0; i < ta->n_attribute; i++) {
@@ -361,6 +390,8 @@ void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttribu
             m->rank = (int)v;
         if (!strcmp(a->key, "cltrace.host") && s)
             snprintf(m->host, sizeof m->host, "%s", s);
+        if (!strncmp(a->key, "cltrace.mpi.", 12))
+            mpi_attr(m, a->key + 12, v);
         rm_selfcost_attr(m, a->key, v, s);
         if (sscanf(a->key, "cltrace.device.%u.%63s", &d, field) != 2 || d >= 8)
             continue;

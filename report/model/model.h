@@ -268,7 +268,15 @@ struct rm_model {
     struct rm_devtiming dt;      /* whether the device's timestamps can be true (devtiming.c) */
     int rank;                    /* cltrace.rank of a job's trace; -1: none (set before reading) */
     char host[64];
+    /* MPI (capture/mpi.c): calls recorded; this rank's BOOTTIME minus rank
+     * 0's at MPI_Init (0) and MPI_Finalize (1), within rtt / 2 */
+    uint64_t mpi_calls;
+    int mpi_rank;                /* where a clock was measured (mpi_clock[].have) */
+    struct rm_mpi_clock { int have; uint64_t at, rtt; int64_t offset; } mpi_clock[2];
 };
+/* This rank's clock minus rank 0's at its own time ts: linear between the
+ * two measurements, the nearer one's outside them, 0 without any. */
+int64_t rm_mpi_offset(const struct rm_model *m, uint64_t ts);
 
 /* Reads TRACE (.pftrace or .pftrace.gz) into m. 0 ok; -1 not a trace or
  * unreadable (message in err). */

@@ -761,6 +761,95 @@ def check_window(t, log_file, ranges, windows):
     expect(len(dev) == launches, "%d device commands, want the %d launches inside the windows" % (len(dev), launches))
     expect(all(any(x <= s["ts"] <= y for x, y in spans) for s in dev), "a device command outside every window")
 
+def check_report_mpi_two_hosts(folder, merged, shift_s):
+    """tests/jobs.sh: 4 ranks of tests/apps/mpi_halo, 2 and 3 on "hostB" (boot clock + shift_s): the offsets each
+    rank measured, the merged trace's times against each rank's own, the MPI slices and their messages."""
+    import glob
+    sys.path.insert(0, os.path.dirname(__file__))
+    from tracedump import load_schema, read_packets
+    shift = int(shift_s) * 10**9
+    tol = 50000                                     # 50 us
+    own = {}
+    for path in sorted(glob.glob(os.path.join(folder, "*.pftrace.gz"))):
+        t = decode(path)
+        a = t["attributes"]
+        r = a["cltrace.rank"]
+        want = shift if r >= 2 else 0
+        expect(a["cltrace.host"] == ("hostB" if r >= 2 else a["cltrace.host"]), "rank %d host %s" % (r, a["cltrace.host"]))
+        for w in ("init", "final"):
+            off = a.get("cltrace.mpi.%s_offset_ns" % w)
+            expect(off is not None and abs(off - want) <= tol,
+                   "rank %d: offset at %s %r, the namespaces' %d (within 50 us)" % (r, w, off, want))
+        own[r] = (t, want)
+    expect(sorted(own) == [0, 1, 2, 3], "ranks %r" % sorted(own))
+    m = decode(merged)
+    by_rank = collections.defaultdict(list)         # merge tags a rank's track uuids with (k + 1) << 56
+    pb = load_schema()
+    names = {}
+    for p in read_packets(pb, merged):
+        if p.HasField("track_descriptor") and p.track_descriptor.HasField("process"):
+            names[p.track_descriptor.uuid >> 56] = p.track_descriptor.process.process_name
+    for k, n in names.items():
+        rk = int(n.split()[1])
+        expect(("(hostB)" in n) == (rk >= 2), "process name %r" % n)
+    rank_of = {k: int(n.split()[1]) for k, n in names.items()}
+    for s in m["slices"]:
+        by_rank[rank_of.get(s["track"] >> 56)].append(s)
+    # each rank's enqueues and device commands (by flow) where its own clock put them, less the shift
+    moved = 0
+    for r, (t, want) in own.items():
+        ts_own = {}
+        for s in t["slices"]:
+            for f in s["flows"] + s["terminating_flows"]:
+                ts_own[(f, s["name"])] = s["ts"]
+        for s in by_rank[r]:
+            for f in s["flows"] + s["terminating_flows"]:
+                key = (f & ((1 << 56) - 1), s["name"])
+                if key in ts_own:
+                    d = s["ts"] - (ts_own[key] - want)
+                    expect(abs(d) <= tol if r >= 2 else d == 0, "rank %d: %s (flow %x) %+d ns off its true time"
+                           % (r, s["name"], key[0], d))
+                    moved += 1
+    expect(moved >= 4 * 5 * 2, "%d enqueues and commands compared" % moved)
+    # MPI: the halo's slices and messages, each received after it was sent
+    sends, recvs = {}, {}
+    for r, sl in by_rank.items():
+        mpi = [s for s in sl if "mpi" in s["categories"]]
+        for s in mpi:
+            if s["name"] == "MPI_Send":
+                expect(s["args"].get("peer") == (r + 1) % 4 and s["args"].get("bytes") == 4096
+                       and s["args"].get("comm_size") == 4, "rank %d: %r" % (r, s))
+                sends[(r, s["args"]["peer"], s["args"]["tag"])] = s
+            if s["name"] == "MPI_Recv":
+                expect(s["args"].get("peer") == (r + 3) % 4 and s["args"].get("bytes") == 4096, "rank %d: %r" % (r, s))
+                recvs[(s["args"]["peer"], r, s["args"]["tag"])] = s
+        expect({"MPI_Barrier", "MPI_Allreduce"} <= {s["name"] for s in mpi}, "rank %d: %r" % (r, {s["name"] for s in mpi}))
+    expect(len(sends) == 20 and sends.keys() == recvs.keys(), "%d sends, %d receives" % (len(sends), len(recvs)))
+    for key, s in sends.items():
+        if key in recvs:
+            rv = recvs[key]
+            expect(rv["ts"] + rv["dur"] + tol >= s["ts"], "message %r received %d ns before it was sent"
+                   % (key, s["ts"] - rv["ts"] - rv["dur"]))
+    print("mpi: offsets within 50 us, %d enqueues and commands in place, %d messages in order" % (moved, len(sends)))
+
+
+def check_report_mpi_wait_idle(folder):
+    """tests/jobs.sh: 2 ranks of tests/apps/mpi_halo, blocking and overlapped (JSON reports MODE-RANK.json)."""
+    def found(mode, r):
+        j = json.load(open(os.path.join(folder, "%s-%d.json" % (mode, r))))
+        expect(j.get("mpi", {}).get("calls", 0) >= 12, "%s rank %d: mpi %r" % (mode, r, j.get("mpi")))
+        return [f for f in j["findings"] if f["rule"] == "mpi-wait-idle-device"], j
+    f, j = found("blocking", 1)
+    expect(len(f) == 1 and f[0]["severity"] == "warning" and f[0].get("estimated_gain_ns", 0) > 1e6
+           and "rank 1" in f[0]["where"], "blocking rank 1: %r" % f)
+    expect(j["mpi"]["idle_in_waits_ns"] > 5e6 and j["mpi"]["device_busy_ns"] < j["mpi"]["idle_in_waits_ns"],
+           "blocking rank 1: %r" % j["mpi"])
+    for r in (0, 1):
+        f, j = found("overlap", r)
+        expect(not f, "overlap rank %d: %r (%r)" % (r, f, j["mpi"]))
+    print("mpi-wait-idle-device: blocking rank 1, not the overlapped ranks")
+
+
 if __name__ == "__main__":
     check, path = sys.argv[1], sys.argv[2]
     if check.startswith("report_"):

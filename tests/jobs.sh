@@ -123,3 +123,62 @@ t_job_merged_trace_one_process_per_rank() {
     merged_processes "$WORK/all.pftrace.gz" 0,1,2,3
     merged_processes "$WORK/r03.pftrace" 0,3
 }
+
+# Ranks 2 and 3 as a second host: each in a time namespace whose boot clock
+# runs 2 h ahead, with a host name of its own (root, util-linux unshare).
+TWO_HOSTS_S=7200
+two_hosts_ready() {
+    command -v mpirun > /dev/null && [ -x "$T/mpi_halo" ] ||
+        { echo "mpirun or mpicc not installed (optional packages openmpi-bin, libopenmpi-dev)"; return 77; }
+    unshare --time --boottime 1 --uts true 2> /dev/null ||
+        { echo "this machine does not allow unshare --time --uts (root and a kernel with time namespaces)"; return 77; }
+    cat > "$WORK/hostb.sh" <<SH
+#!/bin/sh
+if [ "\${OMPI_COMM_WORLD_RANK:-0}" -ge 2 ]; then
+    exec unshare --time --boottime $TWO_HOSTS_S --uts sh -c 'hostname hostB && exec "\$@"' sh "\$@"
+fi
+exec "\$@"
+SH
+    chmod +x "$WORK/hostb.sh"
+}
+
+t_mpi_two_hosts_one_timeline() {
+    # 4 ranks, 2 and 3 on "hostB" (boot clock +2 h): each rank's offset to
+    # rank 0 at MPI_Init and MPI_Finalize matches the namespaces' within
+    # 50 us; the merged trace puts hostB's enqueues and kernels within 50 us
+    # of their true times, every message received after it was sent; MPI
+    # calls are slices with the right peers, tags and bytes; the job report
+    # states the offsets; the trace lints; hostB's ranks are named so
+    two_hosts_ready || return $?
+    local root=""; [ "$(id -u)" -eq 0 ] && root=--allow-run-as-root
+    (cd "$WORK" && timeout 300 mpirun $root --oversubscribe -n 4 ./hostb.sh "$B/cltrace" -q -o two/ -- \
+        "$T/mpi_halo" blocking 500 > two.out)
+    cat "$WORK/two.out"
+    ls "$WORK"/two/*-r2-hostB-*.pftrace.gz "$WORK"/two/*-r0-"$(hostname -s)"-*.pftrace.gz
+    "$B/cltrace-report" merge -o "$WORK/two.pftrace.gz" "$WORK/two"
+    [ ! -x "$LINT" ] || lint "$WORK/two.pftrace.gz"
+    "$B/cltrace-report" --ranks-only "$WORK/two" | tee "$WORK/two.txt" | tail -n 7
+    grep -q "^  *2 hostB  *+7199\.99[0-9]*\|^  *2 hostB  *+7200\.00[0-9]*" "$WORK/two.txt"
+    $PY tests/checks.py report_mpi_two_hosts "$WORK/two" "$WORK/two.pftrace.gz" $TWO_HOSTS_S
+}
+
+t_mpi_wait_with_idle_device_found_and_fixed() {
+    # 2 ranks: blocking, rank 1 waits in MPI_Recv for rank 0's host work
+    # with its device idle: the finding, with its gain, on rank 1 only;
+    # the non-blocking variant (posted first, the kernel during the wait):
+    # none. A program without MPI says nothing of MPI.
+    command -v mpirun > /dev/null && [ -x "$T/mpi_halo" ] ||
+        { echo "mpirun or mpicc not installed (optional packages openmpi-bin, libopenmpi-dev)"; return 77; }
+    local root="" mode r; [ "$(id -u)" -eq 0 ] && root=--allow-run-as-root
+    for mode in blocking overlap; do
+        (cd "$WORK" && timeout 300 mpirun $root --oversubscribe -n 2 "$B/cltrace" -q -o $mode/ -- \
+            "$T/mpi_halo" $mode 6000 > $mode.out)
+        for r in 0 1; do
+            "$B/cltrace-report" --format json "$(ls "$WORK"/$mode/*-r$r-*.pftrace.gz)" > "$WORK/$mode-$r.json" ||
+                [ $? -le 1 ]
+        done
+    done
+    $PY tests/checks.py report_mpi_wait_idle "$WORK"
+    traced "$WORK/nompi" "$T/vecadd" > /dev/null
+    ! $PY tests/tracedump.py --attributes "$(trace_of "$WORK/nompi")" | grep -q "cltrace.mpi" || return 1
+}

@@ -186,8 +186,13 @@ $(T)/trace_order: tests/unit/trace_order.c $(TRACE_LIB_SRC) | $(T)
 	$(CC) $(TEST_CFLAGS) $(INC) -O2 -o $@ tests/unit/trace_order.c trace/cltrace.pb-c.c -lprotobuf-c -lz
 TEST_BINS += $(T)/trace_order
 
+# An MPI + OpenCL halo exchange (tests/jobs.sh), where mpicc exists.
+$(T)/mpi_halo: tests/apps/mpi_halo.c | $(T)
+	mpicc $(TEST_CFLAGS) -o $@ $< -lOpenCL
+MPI_APPS := $(if $(MPI_REPORT),$(T)/mpi_halo)
+
 # Last: the prerequisites of a rule are read where the rule stands.
-test-bins: all $(TEST_BINS) $(EXAMPLE_BINS) $(B)/examples/vecadd $(MPI_REPORT)
+test-bins: all $(TEST_BINS) $(EXAMPLE_BINS) $(B)/examples/vecadd $(MPI_REPORT) $(MPI_APPS)
 
 test: test-bins
 	bash tests/run.sh

@@ -27,6 +27,7 @@ void html_charts(FILE *o, const struct rm_model *m, const struct thresholds *th)
 /* A job's section in each format (--ranks-only prints it alone); text and
  * Markdown share theirs (md: Markdown), and the self-cost lines. */
 void text_job(FILE *o, const struct job_view *j, int md);
+void text_job_mpi(FILE *o, const struct job_view *j, int md);   /* its MPI table (text_job calls it) */
 /* summary.c: the first screen (md: Markdown), and cltrace's cost account
  * (--explain cost; Markdown's <details>) */
 void text_summary(FILE *o, const struct report_in *r, int md);

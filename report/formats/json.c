@@ -16,6 +16,17 @@ void json_job(FILE *o, const struct job_view *j)
         fprintf(o, ",\"api_ms\":%.3f,\"device_ms\":%.3f,\"kernel_ms\":%.3f,\"transfer_mb\":%.3f,\"findings\":%u,\"rules\":",
                 r->api_ms, r->device_ms, r->kernel_ms, r->transfer_mb, r->findings);
         json_str(o, r->rules);
+        if (r->mpi_calls || r->clock_have[0] || r->clock_have[1]) {
+            fprintf(o, ",\"mpi\":{\"calls\":%llu,\"in_mpi_ms\":%.3f,\"device_busy_ms\":%.3f,\"device_idle_ms\":%.3f,"
+                    "\"idle_in_waits_ms\":%.3f", r->mpi_calls, r->mpi_ms, r->mpi_busy_ms, r->mpi_idle_ms,
+                    r->mpi_wait_idle_ms);
+            static const char *const when[2] = { "init", "finalize" };
+            for (int w = 0; w < 2; w++)
+                if (r->clock_have[w])
+                    fprintf(o, ",\"clock_%s\":{\"offset_ns\":%lld,\"rtt_ns\":%lld}", when[w], r->clock_offset_ns[w],
+                            r->clock_rtt_ns[w]);
+            fputc('}', o);
+        }
         fputc('}', o);
     }
     fputs("],\"imbalance\":{", o);
@@ -220,6 +231,22 @@ static void selfcost(FILE *o, const struct rm_model *m, const struct cost_accoun
     fputc(']', o);
 }
 
+/* "mpi": this trace's MPI calls against its device (model/mpi.c), where it made any */
+static void mpi(FILE *o, const struct rm_model *m)
+{
+    const struct rm_mpi *x = &m->mpi;
+    if (!x->calls)
+        return;
+    fprintf(o, ",\"mpi\":{\"calls\":%llu,\"in_mpi_ns\":%llu,\"device_busy_ns\":%llu,\"device_idle_ns\":%llu,"
+            "\"idle_in_waits_ns\":%llu,\"functions\":[", (unsigned long long)x->calls, (unsigned long long)x->in_mpi_ns,
+            (unsigned long long)x->busy_ns, (unsigned long long)x->idle_ns, (unsigned long long)x->wait_idle_ns);
+    for (unsigned i = 0; i < x->n_fns; i++)
+        fprintf(o, "%s{\"name\":\"%s\",\"calls\":%llu,\"ns\":%llu,\"bytes\":%llu}", i ? "," : "", x->fns[i].name,
+                (unsigned long long)x->fns[i].calls, (unsigned long long)x->fns[i].ns,
+                (unsigned long long)x->fns[i].bytes);
+    fputs("]}", o);
+}
+
 static void phases(FILE *o, const struct rm_model *m, const struct phase_view *v)
 {
     fputs(",\"phases\":[", o);
@@ -303,6 +330,7 @@ void format_json(FILE *o, const struct report_in *r)
     findings(o, m, r->fs);
     selfcost(o, m, &r->sum->cost);
     phases(o, m, r->phases);
+    mpi(o, m);
     if (r->job)
         json_job(o, r->job);
     fprintf(o, "}\n");

@@ -39,7 +39,45 @@ void text_job(FILE *o, const struct job_view *j, int md)
     for (unsigned i = 0; i < j->n_by_rule; i++)
         fprintf(o, md ? "- `%s`: rank%s %s\n" : "  %-24s rank%s %s\n", j->by_rule[i].rule, j->by_rule[i].n > 1 ? "s" : "",
                 j->by_rule[i].ranks);
+    if (!j->n_by_rule)
+        fputs(md ? "none (no warning or error on any rank)\n" : "  none (no warning or error on any rank)\n", o);
+    text_job_mpi(o, j, md);
     fputc('\n', o);
+}
+
+/* MPI and the device per rank, where the ranks used MPI: each rank's clock
+ * against rank 0's (what merge and the summed report correct by), its time
+ * inside MPI and the device's state meanwhile. */
+void text_job_mpi(FILE *o, const struct job_view *j, int md)
+{
+    unsigned any = 0;
+    for (unsigned i = 0; i < j->n; i++)
+        any += j->rows[i].mpi_calls || j->rows[i].clock_have[0] || j->rows[i].clock_have[1];
+    if (!any)
+        return;
+    fprintf(o, md ? "\n**MPI and the device, per rank** (clock: this rank's minus rank 0's at MPI_Init, within the "
+                    "half round trip; drift: to MPI_Finalize)\n\n| rank | host | clock offset s | +/- us | drift us | "
+                    "in MPI ms | device busy ms | device idle ms | idle in message waits ms |\n"
+                    "|---:|---|---:|---:|---:|---:|---:|---:|---:|\n"
+                  : "\nMPI and the device, per rank (clock: this rank's minus rank 0's at MPI_Init, within the half "
+                    "round trip;\n        drift: to MPI_Finalize; the device's state while the rank was in MPI)\n"
+                    "  %5s %-16s %18s %8s %9s %10s %12s %12s %14s\n",
+            "rank", "host", "clock offset s", "+/- us", "drift us", "in MPI ms", "device busy", "device idle",
+            "idle in waits");
+    for (unsigned i = 0; i < j->n; i++) {
+        const struct rank_row *r = &j->rows[i];
+        char off[32] = "-", pm[16] = "-", drift[24] = "-";
+        int w = r->clock_have[0] ? 0 : 1;
+        if (r->clock_have[w]) {
+            snprintf(off, sizeof off, "%+.6f", r->clock_offset_ns[w] / 1e9);
+            snprintf(pm, sizeof pm, "%.1f", r->clock_rtt_ns[w] / 2e3);
+        }
+        if (r->clock_have[0] && r->clock_have[1])
+            snprintf(drift, sizeof drift, "%+.1f", (r->clock_offset_ns[1] - r->clock_offset_ns[0]) / 1e3);
+        fprintf(o, md ? "| %d | %s | %s | %s | %s | %.3f | %.3f | %.3f | %.3f |\n"
+                      : "  %5d %-16s %18s %8s %9s %10.3f %12.3f %12.3f %14.3f\n",
+                r->rank, r->host, off, pm, drift, r->mpi_ms, r->mpi_busy_ms, r->mpi_idle_ms, r->mpi_wait_idle_ms);
+    }
 }
 
 /* Each device's clock: how well its commands sit on the host's. */

@@ -287,6 +287,10 @@ static void slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint6
         rm_phase_range(m, o->phase, dur);
         return;
     }
+    if (o->mpi) {
+        rm_mpi_call(m, o->name, o->ts, o->ts + dur, o->bytes);
+        return;
+    }
     if (o->device) {
         if ((o->has_raw & 3) == 3)
             rm_devtiming_command(&m->dt, o->has_raw & 4 ? o->raw_queued : o->raw_start, o->raw_start, o->raw_end);
@@ -294,6 +298,7 @@ static void slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint6
         m->device_commands++;
         cmd_sample(m, tuuid, o->ts, dur, o->k.work_dim ? 1 : o->direction[0] ? 2 : 0);
         timeline_add(&m->tl, o->ts, o->ts + dur, o->k.work_dim != 0, o->direction[0] && strcmp(o->direction, "device"));
+        rm_mpi_device(m, o->ts, o->ts + dur);
         if (o->k.work_dim)
             kernel_add(m, o, o->dur_ns ? o->dur_ns : dur);
         else if (o->direction[0])
@@ -511,9 +516,13 @@ static void slice_begin(struct reader *r, struct seq *s, struct track *t, const 
         if (e->categories[i] && !strcmp(e->categories[i], "cltrace.range")) {
             o->range = 1;
             o->phase = rm_phase_enter(m, o->phase, o->name);
+        } else if (e->categories[i] && !strcmp(e->categories[i], "mpi")) {
+            o->mpi = 1;
         }
-    if (o->range) {
+    if (o->range || o->mpi) {
         o->api = -1;
+        if (o->mpi)
+            rm_read_args(o, s, e);      /* its bytes */
         return;
     }
     rm_read_args(o, s, e);
@@ -746,6 +755,7 @@ int rm_read_fd(struct rm_model *m, int fd, const char *path, char *err, unsigned
         rm_extrapolate(m);
         rm_devtiming_judge(&m->dt);
     }
+    rm_mpi_finish(m);
     rm_in_close(&in);
     for (uint64_t i = 0; i < r.seqs.cap; i++)
         if (r.seqs.keys[i]) {
@@ -769,6 +779,8 @@ int rm_read_fd(struct rm_model *m, int fd, const char *path, char *err, unsigned
 
 void rm_free(struct rm_model *m)
 {
+    free(m->mpi.call);
+    free(m->mpi.busy);
     free(m->api);
     free(m->errors);
     free(m->kernels);

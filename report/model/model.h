@@ -114,6 +114,22 @@ struct rm_timeline {            /* device busy and idle, serialization */
     uint64_t host_after_sync_ns;                   /* host work between such a wait and the next launch */
 };
 
+/* A rank's MPI calls against its device's time (mpi.c): figures in ns */
+#define RM_MPI_FNS 16
+struct rm_model;
+struct rm_span { uint64_t start, end; int blocking; };
+struct rm_mpi {
+    uint64_t calls;
+    struct { char name[16]; uint64_t calls, ns, bytes; } fns[RM_MPI_FNS];
+    unsigned n_fns;
+    uint64_t in_mpi_ns, busy_ns, idle_ns, wait_idle_ns;
+    struct rm_span *call, *busy;        /* while reading */
+    size_t n_call, cap_call, n_busy, cap_busy;
+};
+void rm_mpi_call(struct rm_model *m, const char *name, uint64_t start, uint64_t end, uint64_t bytes);
+void rm_mpi_device(struct rm_model *m, uint64_t start, uint64_t end);
+void rm_mpi_finish(struct rm_model *m);     /* the sweep; the intervals freed */
+
 /* The first device commands, for the HTML report's timeline (bounded). */
 #define RM_MAX_CMDS 4000
 #define RM_MAX_LANES 32
@@ -273,6 +289,7 @@ struct rm_model {
     uint64_t mpi_calls;
     int mpi_rank;                /* where a clock was measured (mpi_clock[].have) */
     struct rm_mpi_clock { int have; uint64_t at, rtt; int64_t offset; } mpi_clock[2];
+    struct rm_mpi mpi;           /* its MPI calls against its device's time (mpi.c) */
 };
 /* This rank's clock minus rank 0's at its own time ts: linear between the
  * two measurements, the nearer one's outside them, 0 without any. */

@@ -63,6 +63,7 @@ struct open_slice {             /* a BEGIN waiting for its END */
     int site;                   /* a kernel command: its enqueue's call site (m->sites + 1) */
     int blocking;               /* an enqueue that waits for its command */
     int range;                  /* a range the program marked (cltrace.h) */
+    int mpi;                    /* an MPI call (capture/mpi.c) */
     int phase;                  /* its phase (phases.c); an API call's or command's innermost one; -1 */
     uint64_t result_id;         /* a call that returned a handle: its object id */
     struct rm_fpcmd *fpc;       /* its fingerprints (malloc'ed; the model takes them: fingerprints.c) */

@@ -11,7 +11,7 @@
 /* The families, one file each (declared here, the one place that uses them). */
 rule_family_fn rules_dropped_calls, rules_api_errors, rules_leaks, rules_use_after_release, rules_small_transfers,
     rules_low_bandwidth, rules_work_groups, rules_occupancy, rules_serialization, rules_device_idle,
-    rules_source_hints, rules_build_options, rules_nan, rules_halting_idle_cpus;
+    rules_source_hints, rules_build_options, rules_nan, rules_halting_idle_cpus, rules_mpi;
 
 const struct rule rule_table[] = {
     { "dropped-calls", SEV_WARNING, "the tracer's buffer was full and calls were not recorded", "",
@@ -45,6 +45,9 @@ const struct rule rule_table[] = {
       rules_serialization },
     { "device-idle", SEV_INFO, "at least 8 commands over more than 1 ms, the device idle more than half of that "
       "(largest gap given)", "", rules_device_idle },
+    { "mpi-wait-idle-device", SEV_WARNING, "an MPI rank's device idle 1 ms or more, and 5 % or more of its span, "
+      "while the rank waited for messages (MPI_Send, MPI_Recv, MPI_Sendrecv, MPI_Wait, MPI_Waitall): what "
+      "non-blocking calls posted before the kernel would overlap", "", rules_mpi },
     { "strided-access", SEV_WARNING, "heuristic, kernel source: a `__global` index that grows with "
       "`get_global_id(0)`/`get_local_id(0)` times a factor", "seed 001 (strideCopy, transpose)",
       rules_source_hints },

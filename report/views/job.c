@@ -49,6 +49,16 @@ static int job_row(const char *path, const struct thresholds *th, struct rank_ro
         if (j < r->n_k)
             r->k[j].ms += m.kernels[i].device_ns / 1e6;
     }
+    r->mpi_calls = m.mpi.calls;
+    r->mpi_ms = m.mpi.in_mpi_ns / 1e6;
+    r->mpi_busy_ms = m.mpi.busy_ns / 1e6;
+    r->mpi_idle_ms = m.mpi.idle_ns / 1e6;
+    r->mpi_wait_idle_ms = m.mpi.wait_idle_ns / 1e6;
+    for (int w = 0; w < 2; w++) {
+        r->clock_have[w] = m.mpi_clock[w].have;
+        r->clock_offset_ns[w] = m.mpi_clock[w].offset;
+        r->clock_rtt_ns[w] = (long long)m.mpi_clock[w].rtt;
+    }
     /* this rank's findings (the summed report runs the rules again) */
     struct findings fs = { 0 };
     rules_run(&m, th, &fs);

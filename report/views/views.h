@@ -68,6 +68,13 @@ struct rank_row {
     char rules[512];            /* the rules it found, space separated, in the rule table's order */
     struct { char name[RM_MAX_NAME]; double ms; } k[JOB_MAX_KERNELS];
     unsigned n_k;
+    /* MPI (model/mpi.c): calls; ms inside them, and of those with the
+     * device busy, idle, idle in waits for a message */
+    unsigned long long mpi_calls;
+    double mpi_ms, mpi_busy_ms, mpi_idle_ms, mpi_wait_idle_ms;
+    /* its clock minus rank 0's at MPI_Init and MPI_Finalize, ns, within rtt / 2 */
+    int clock_have[2];
+    long long clock_offset_ns[2], clock_rtt_ns[2];
 };
 /* Every n-th trace from `first` (an MPI rank's share; 1, 0: all), on `threads` threads: 0 ok. */
 int job_add_all(char **paths, unsigned n, unsigned stride, unsigned first, const struct thresholds *th,

@@ -1,11 +1,12 @@
 /* A halo exchange around a ring of ranks, each with a kernel a step on its
- * own OpenCL device (tests/jobs.sh). Rank 0 is a slow producer: 20 ms of
- * host work before it sends each step's halo.
- *   blocking: kernel, wait for it, read the halo, then MPI_Send / MPI_Recv
- *             (even ranks send first): rank 1 waits in MPI_Recv for rank
- *             0 while its device sits idle
- *   overlap:  MPI_Irecv and MPI_Isend posted, the kernel enqueued, then
- *             MPI_Waitall: the wait overlaps the kernel (~30 ms)
+ * own OpenCL device (tests/jobs.sh). Rank 0 has 20 ms of host work a step.
+ *   blocking: rank 0's host work, the kernel, wait for it, then MPI_Send /
+ *             MPI_Recv (even ranks send first): rank 1 waits in MPI_Recv
+ *             for rank 0 while its device sits idle
+ *   overlap:  MPI_Irecv and MPI_Isend posted first, the kernel enqueued,
+ *             rank 0's host work while it runs, then MPI_Waitall: the
+ *             waits overlap the kernels (as long as a kernel outlasts the
+ *             host work: ROUNDS, the second argument)
  * Then MPI_Barrier and MPI_Allreduce of a checksum. Each halo is HALO
  * floats; rank r sends to r + 1 with tag 100 + step. */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -76,17 +77,19 @@ int main(int argc, char **argv)
     double t0 = now_ms();
     for (int s = 0; s < STEPS; s++) {
         CHECK(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL));
-        if (rank == 0)
-            host_work(20);
-        if (overlap) {
+        if (overlap) {          /* posted first; the kernel runs during rank 0's host work and the wait */
             MPI_Request r[2];
             MPI_Irecv(in, HALO, MPI_FLOAT, left, 100 + s, MPI_COMM_WORLD, &r[0]);
             MPI_Isend(out, HALO, MPI_FLOAT, right, 100 + s, MPI_COMM_WORLD, &r[1]);
             CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &gws, NULL, 0, NULL, NULL));
             CHECK(clFlush(q));
+            if (rank == 0)
+                host_work(20);
             MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
             CHECK(clFinish(q));
         } else {
+            if (rank == 0)
+                host_work(20);
             CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &gws, NULL, 0, NULL, NULL));
             CHECK(clFinish(q));
             if (rank % 2 == 0) {

@@ -63,7 +63,7 @@ assert j["slowest_rank"] == 2 and j["kernel"] == "work", j
 assert j["imbalance"]["device_ms"]["rank"] == 2 and j["imbalance"]["device_ms"]["ratio"] > 1.5, j["imbalance"]'
     "$B/cltrace-report" --format markdown "$1" | grep -q "^## Job: 4 ranks"
     "$B/cltrace-report" --format junit "$1" | grep -q '<property name="job.slowest_rank" value="2"/>'
-    "$B/cltrace-report" --format html "$1" | grep -q "<h2>Job</h2>"
+    "$B/cltrace-report" --format html "$1" | grep -q "<h2>Job: 4 ranks</h2>"
 }
 
 t_job_report_names_the_slow_rank() {

@@ -23,22 +23,6 @@ static const char *const css =
     ".k{background:#3b6fb6}.t{background:#e0a030}.i{background:#ddd}.legend span{margin-right:14px;font-size:12px}"
     ".sw{display:inline-block;width:10px;height:10px;margin-right:4px}";
 
-/* HTML: the job's table as text in a <pre> (escaped). */
-void html_job(FILE *o, const struct job_view *j)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    if (!m)
-        return;
-    text_job(m, j, 0);
-    fclose(m);
-    fputs("<h2>Job</h2>\n<pre>", o);
-    xml_text(o, buf);
-    fputs("</pre>\n", o);
-    free(buf);
-}
-
 static void head(FILE *o, const struct rm_model *m)
 {
     fprintf(o, "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"

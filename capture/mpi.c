@@ -9,9 +9,8 @@
  *     Recorded inside windows only, like an OpenCL call that is not kept.
  *   - Clocks across hosts: right after MPI_Init and just before
  *     MPI_Finalize every rank measures its BOOTTIME clock against rank 0's
- *     by ping-pong on a duplicate of MPI_COMM_WORLD (the quickest of
- *     CLOCK_ROUNDS round trips kept: the offset is within half of it), one
- *     rank after another; CLT_REC_MPI_CLOCK records carry both, and merge
+ *     by ping-pong on a duplicate of MPI_COMM_WORLD (the quickest round
+ *     trip kept: the offset is within half of it), one rank after another; CLT_REC_MPI_CLOCK records carry both, and merge
  *     and the job report correct each rank linearly between them.
  *
  * MPI's handles are opaque and differ between implementations (Open MPI:
@@ -31,7 +30,15 @@ typedef void *mpi_h;            /* MPI_Comm, MPI_Datatype, MPI_Op */
 #define MPI_OK 0
 #define MPI_ANY -1              /* MPI_ANY_SOURCE, MPI_ANY_TAG: -1 and -1 in Open MPI, -2 and -1 in MPICH */
 #define STATUS_BYTES 64         /* at least MPI_Status in Open MPI (24) and MPICH (20) */
-#define CLOCK_ROUNDS 16
+/* Round trips with rank 0, each rank's in turn: at least CLOCK_MIN, until
+ * one takes CLOCK_GOOD_NS or less, CLOCK_MAX at most. Ranks that wait for
+ * their turn poll (Open MPI spins): on a machine with fewer cores than
+ * ranks, a round trip may wait for a core, and then only more of them
+ * find a quick one (4 ranks on 2 cores: up to 1.4 ms in 16 rounds). */
+#define CLOCK_MIN 8
+#define CLOCK_MAX 200
+#define CLOCK_GOOD_NS 20000
+#define CLOCK_DONE UINT64_MAX   /* a rank's last ping: no answer wanted */
 #define CLOCK_TAG 0x436c74      /* "Clt": on cltrace's own communicator anyway */
 
 /* PMPI_name, looked up on first use (NULL: not there: the call fails as
@@ -146,18 +153,18 @@ static void clocks(int when)
     uint8_t status[STATUS_BYTES];
     int64_t best_rtt = INT64_MAX, offset = 0;
     uint64_t at = clt_boottime_ns();
-    if (rank == 0) {            /* serve each rank in turn: its ping, our time */
+    if (rank == 0) {            /* serve each rank in turn: its pings, our time, until its last */
         best_rtt = 0;
         for (int r = 1; r < size; r++)
-            for (int i = 0; i < CLOCK_ROUNDS; i++) {
+            for (;;) {
                 uint64_t t;
-                if (p_MPI_Recv(&t, 8, byte, r, CLOCK_TAG, clock_comm, status) != MPI_OK)
+                if (p_MPI_Recv(&t, 8, byte, r, CLOCK_TAG, clock_comm, status) != MPI_OK || t == CLOCK_DONE)
                     break;
                 t = clt_boottime_ns();
                 p_MPI_Send(&t, 8, byte, r, CLOCK_TAG, clock_comm);
             }
     } else {
-        for (int i = 0; i < CLOCK_ROUNDS; i++) {
+        for (int i = 0; i < CLOCK_MAX && (i < CLOCK_MIN || best_rtt > CLOCK_GOOD_NS); i++) {
             uint64_t a = clt_boottime_ns(), t0;
             if (p_MPI_Send(&a, 8, byte, 0, CLOCK_TAG, clock_comm) != MPI_OK ||
                 p_MPI_Recv(&t0, 8, byte, 0, CLOCK_TAG, clock_comm, status) != MPI_OK)
@@ -168,6 +175,8 @@ static void clocks(int when)
                 offset = (int64_t)(a + (b - a) / 2 - t0);
             }
         }
+        uint64_t done = CLOCK_DONE;
+        p_MPI_Send(&done, 8, byte, 0, CLOCK_TAG, clock_comm);
         at = clt_boottime_ns();
     }
     uint64_t now = clt_now();

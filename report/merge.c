@@ -86,7 +86,7 @@ static int copy_trace(const char *path, unsigned k, int rank, const char *host, 
         if (p->has_trusted_packet_sequence_id)
             p->trusted_packet_sequence_id += (k + 1) << 16;
         if (clock && p->has_timestamp)
-            p->timestamp = (uint64_t)((int64_t)p->timestamp - rm_mpi_offset(clock, p->timestamp));
+            p->timestamp = (uint64_t)((int64_t)p->timestamp - rm_mpi_offset(clock->mpi_clock, p->timestamp));
         if (p->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR) {
             Perfetto__Protos__TrackDescriptor *t = p->track_descriptor;
             t->uuid = uuid(t->uuid, k);
@@ -180,7 +180,7 @@ int report_merge(int argc, char **argv, char **paths, unsigned n_paths)
     for (unsigned i = 0; i < n_paths; i++) {
         char err[512];
         ms[i].rank = -1;
-        if (rm_read(&ms[i], paths[i], err, sizeof err) != 0) {
+        if (rm_read_attributes_only(&ms[i], paths[i], err, sizeof err) != 0) {
             fprintf(stderr, "cltrace-report: %s\n", err);
             continue;
         }

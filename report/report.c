@@ -205,12 +205,10 @@ static int report(const struct options *o)
     static struct rm_model m;
     m.small_threshold = o->th.small_bytes;
     m.small_given = o->th.small_given;
-    for (unsigned i = 0; i < o->traces.n; i++) {
-        char err[512];
-        if (rm_read(&m, o->traces.p[i], err, sizeof err) != 0) {
-            fprintf(stderr, "cltrace-report: %s\n", err);
-            return 2;
-        }
+    char err[512];
+    if (rm_read_job(&m, o->traces.p, o->traces.n, err, sizeof err) != 0) {   /* ranks on other hosts aligned */
+        fprintf(stderr, "cltrace-report: %s\n", err);
+        return 2;
     }
     for (unsigned i = 0; i < o->n_tuned; i++) {
         char err[1400];

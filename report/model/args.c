@@ -346,18 +346,6 @@ static void mpi_attr(struct rm_model *m, const char *k, int64_t v)
         m->mpi_clock[when].rtt = (uint64_t)v;
 }
 
-int64_t rm_mpi_offset(const struct rm_model *m, uint64_t ts)
-{
-    const struct rm_mpi_clock *a = &m->mpi_clock[0], *b = &m->mpi_clock[1];
-    if (!a->have || !b->have || b->at <= a->at)
-        return a->have ? a->offset : b->have ? b->offset : 0;
-    if (ts <= a->at)
-        return a->offset;
-    if (ts >= b->at)
-        return b->offset;
-    return a->offset + (int64_t)((double)(b->offset - a->offset) * (double)(ts - a->at) / (double)(b->at - a->at));
-}
-
 void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttributes *ta)
 {
     for (size_t i = 0; i < ta->n_attribute; i++) {

@@ -688,14 +688,19 @@ static int arg_table(void *ctx, uint32_t sid, uint8_t *const **codes, const uint
  * through protobuf-c (slow: always). -1: it does not decode. */
 static int decode(struct reader *r, int slow, const uint8_t *buf, uint64_t len)
 {
+    const struct rm_mpi_clock *fix = r->m->clock_fix;
     const Packet *fast = slow ? NULL : rm_fast_unpack(&r->fast, buf, (size_t)len);
     if (fast) {
+        if (fix && r->fast.packet.has_timestamp)        /* a rank on another host, onto rank 0's clock */
+            r->fast.packet.timestamp -= (uint64_t)rm_mpi_offset(fix, r->fast.packet.timestamp);
         packet(r, fast);
         return 0;
     }
     Packet *p = perfetto__protos__trace_packet__unpack(NULL, len, buf);
     if (!p)
         return -1;
+    if (fix && p->has_timestamp)
+        p->timestamp -= (uint64_t)rm_mpi_offset(fix, p->timestamp);
     packet(r, p);
     perfetto__protos__trace_packet__free_unpacked(p, NULL);
     return 0;

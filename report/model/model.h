@@ -118,6 +118,8 @@ struct rm_timeline {            /* device busy and idle, serialization */
 #define RM_MPI_FNS 16
 struct rm_model;
 struct rm_span { uint64_t start, end; int blocking; };
+/* a rank's BOOTTIME minus rank 0's, measured at MPI_Init (0) or MPI_Finalize (1) */
+struct rm_mpi_clock { int have; uint64_t at, rtt; int64_t offset; };
 struct rm_mpi {
     uint64_t calls;
     struct { char name[16]; uint64_t calls, ns, bytes; } fns[RM_MPI_FNS];
@@ -288,12 +290,24 @@ struct rm_model {
      * 0's at MPI_Init (0) and MPI_Finalize (1), within rtt / 2 */
     uint64_t mpi_calls;
     int mpi_rank;                /* where a clock was measured (mpi_clock[].have) */
-    struct rm_mpi_clock { int have; uint64_t at, rtt; int64_t offset; } mpi_clock[2];
+    struct rm_mpi_clock mpi_clock[2];
     struct rm_mpi mpi;           /* its MPI calls against its device's time (mpi.c) */
+    /* set by the caller before a read (NULL: none): every timestamp read
+     * is moved onto rank 0's clock by these offsets (a rank on another
+     * host: rm_read_job) */
+    const struct rm_mpi_clock *clock_fix;
 };
-/* This rank's clock minus rank 0's at its own time ts: linear between the
+/* A rank's clock minus rank 0's at its own time ts: linear between the
  * two measurements, the nearer one's outside them, 0 without any. */
-int64_t rm_mpi_offset(const struct rm_model *m, uint64_t ts);
+int64_t rm_mpi_offset(const struct rm_mpi_clock clock[2], uint64_t ts);
+/* Traces of a job into one model (the summed report): each read as
+ * rm_read does, a rank on another host than rank 0's moved onto its clock
+ * by the offsets it measured (its attributes read first). 0 ok; -1 with
+ * err. */
+int rm_read_job(struct rm_model *m, char **paths, unsigned n, char *err, unsigned errlen);
+/* Only a trace's attributes (rank, host, clocks...) into m: a pass that
+ * decodes nothing else. 0 ok; -1 with err. */
+int rm_read_attributes_only(struct rm_model *m, const char *path, char *err, unsigned errlen);
 
 /* Reads TRACE (.pftrace or .pftrace.gz) into m. 0 ok; -1 not a trace or
  * unreadable (message in err). */

@@ -110,7 +110,7 @@ TEST_BINS += $(T)/bench_fingerprint
 $(T)/bench_ranges: tests/bench/bench_ranges.c include/cltrace.h | $(T)
 	$(CC) -O2 -g -Wall -Wextra -Iinclude -o $@ $<
 
-bench: all $(T)/bench_calls $(T)/last_fini.so $(T)/placebo.so $(T)/delay.so $(T)/bench_ranges $(T)/bench_fingerprint $(T)/libfakecl.so
+bench: all $(if $(MPI_REPORT),$(T)/bench_mpi) $(T)/bench_calls $(T)/last_fini.so $(T)/placebo.so $(T)/delay.so $(T)/bench_ranges $(T)/bench_fingerprint $(T)/libfakecl.so
 	bash tests/bench/run.sh
 
 .PHONY: bench
@@ -186,6 +186,9 @@ $(T)/trace_order: tests/unit/trace_order.c $(TRACE_LIB_SRC) | $(T)
 	$(CC) $(TEST_CFLAGS) $(INC) -O2 -o $@ tests/unit/trace_order.c trace/cltrace.pb-c.c -lprotobuf-c -lz
 TEST_BINS += $(T)/trace_order
 
+# make bench: an MPI call's cost and MPI_Init/MPI_Finalize's (where mpicc exists)
+$(T)/bench_mpi: tests/bench/bench_mpi.c | $(T)
+	mpicc -O2 -Wall -Wextra -o $@ $<
 # An MPI + OpenCL halo exchange (tests/jobs.sh), where mpicc exists.
 $(T)/mpi_halo: tests/apps/mpi_halo.c | $(T)
 	mpicc $(TEST_CFLAGS) -o $@ $< -lOpenCL

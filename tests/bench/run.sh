@@ -290,3 +290,26 @@ if [ -x "$A64/cltrace" ] && [ -x "$A64/tests/threads" ] && [ -e /proc/sys/fs/bin
 else
     echo; echo "arm64 under qemu: not built here (make test-arm64 builds it)"
 fi
+
+# MPI (capture/mpi.c): what a recorded MPI call adds, and MPI_Init and
+# MPI_Finalize with the clock measurement; 2 ranks ping-pong 8 bytes
+# (four calls a round trip), untraced and traced alternately, 5 times
+if command -v mpirun > /dev/null && [ -x "$T/bench_mpi" ]; then
+    root=""; [ "$(id -u)" -eq 0 ] && root=--allow-run-as-root
+    : > "$W/mpi.u"; : > "$W/mpi.t"
+    for i in 1 2 3 4 5; do
+        mpirun $root -n 2 "$T/bench_mpi" 100000 >> "$W/mpi.u"
+        mpirun $root -n 2 "$B/cltrace" -q -o "$W/bm$i/" -- "$T/bench_mpi" 100000 >> "$W/mpi.t"
+    done
+    med() { awk -v f="$1" '{for (i = 1; i < NF; i++) if ($i == f) print $(i + 1)}' "$2" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+    echo
+    printf "%-52s %8s %8s %8s\n" "MPI, 2 ranks (medians of 5)" untraced traced added
+    u=$(med round_trip_ns "$W/mpi.u"); t=$(med round_trip_ns "$W/mpi.t")
+    printf "%-52s %8s %8s %8s\n" "  ns a ping-pong round trip (4 calls)" "$u" "$t" "$((t - u))"
+    printf "%-52s %8s\n" "  ns added a recorded MPI call" "$(( (t - u) / 4 ))"
+    for f in init_ms finalize_ms; do
+        u=$(med $f "$W/mpi.u"); t=$(med $f "$W/mpi.t")
+        printf "%-52s %8s %8s %8s\n" "  ms in MPI_$([ $f = init_ms ] && echo Init || echo Finalize), the clock measured in it" "$u" "$t" \
+            "$(awk -v a="$u" -v b="$t" 'BEGIN{printf "%+.3f", b - a}')"
+    done
+fi

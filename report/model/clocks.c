@@ -1,7 +1,8 @@
 /* The clocks of a job's ranks (capture/mpi.c measures each rank's against
- * rank 0's at MPI_Init and MPI_Finalize): the correction at a time, a
- * trace's attributes read alone (they come last), and a job's traces read
- * into one model with the ranks on other hosts moved onto rank 0's clock.
+ * rank 0's at MPI_Init and MPI_Finalize; the correction at a time:
+ * mpi.c): a trace's attributes read alone (they come last), and a job's
+ * traces read into one model with the ranks on other hosts moved onto rank
+ * 0's clock.
  * Ranks on rank 0's host share its CLOCK_BOOTTIME and are read as they are. */
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,18 +12,6 @@
 #include "input.h"
 #include "model.h"
 #include "reader.h"
-
-int64_t rm_mpi_offset(const struct rm_mpi_clock clock[2], uint64_t ts)
-{
-    const struct rm_mpi_clock *a = &clock[0], *b = &clock[1];
-    if (!a->have || !b->have || b->at <= a->at)
-        return a->have ? a->offset : b->have ? b->offset : 0;
-    if (ts <= a->at)
-        return a->offset;
-    if (ts >= b->at)
-        return b->offset;
-    return a->offset + (int64_t)((double)(b->offset - a->offset) * (double)(ts - a->at) / (double)(b->at - a->at));
-}
 
 /* Does a packet hold TraceAttributes (field 126) at its top level? Its
  * fields stepped over, none decoded. */

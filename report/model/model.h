@@ -292,6 +292,7 @@ struct rm_model {
     int mpi_rank;                /* where a clock was measured (mpi_clock[].have) */
     struct rm_mpi_clock mpi_clock[2];
     struct rm_mpi mpi;           /* its MPI calls against its device's time (mpi.c) */
+    unsigned mpi_traces;         /* traces read with MPI calls (a job's ranks summed: more than one) */
     /* set by the caller before a read (NULL: none): every timestamp read
      * is moved onto rank 0's clock by these offsets (a rank on another
      * host: rm_read_job) */

@@ -121,6 +121,7 @@ void rm_mpi_finish(struct rm_model *m)
 {
     struct rm_mpi *x = &m->mpi;
     if (x->n_call) {
+        m->mpi_traces++;
         size_t nb = merge_spans(x->busy, x->n_busy), cur = 0;
         uint64_t first = nb ? x->busy[0].start : 0, last = nb ? x->busy[nb - 1].end : 0, covered = 0;
         qsort(x->call, x->n_call, sizeof *x->call, by_start);
@@ -145,4 +146,16 @@ void rm_mpi_finish(struct rm_model *m)
     free(x->busy);
     x->call = x->busy = NULL;
     x->n_call = x->n_busy = x->cap_call = x->cap_busy = 0;
+}
+
+int64_t rm_mpi_offset(const struct rm_mpi_clock clock[2], uint64_t ts)
+{
+    const struct rm_mpi_clock *a = &clock[0], *b = &clock[1];
+    if (!a->have || !b->have || b->at <= a->at)
+        return a->have ? a->offset : b->have ? b->offset : 0;
+    if (ts <= a->at)
+        return a->offset;
+    if (ts >= b->at)
+        return b->offset;
+    return a->offset + (int64_t)((double)(b->offset - a->offset) * (double)(ts - a->at) / (double)(b->at - a->at));
 }

@@ -28,7 +28,9 @@ void rules_mpi(const struct rm_model *m, const struct thresholds *th, struct fin
                      (unsigned long long)x->fns[i].calls, x->fns[i].ns / 1e6);
     }
     struct finding *f = finding_add(out, "mpi-wait-idle-device", SEV_WARNING, -1);
-    if (m->mpi_clock[0].have || m->mpi_clock[1].have)
+    if (m->mpi_traces > 1)
+        finding_set(&f->where, "%u ranks' MPI waits, summed (each rank's: the job section)", m->mpi_traces);
+    else if (m->mpi_clock[0].have || m->mpi_clock[1].have)
         finding_set(&f->where, "rank %d (%s): its MPI waits", m->mpi_rank, m->host[0] ? m->host : "?");
     else
         finding_set(&f->where, "its MPI waits");

@@ -145,6 +145,27 @@ static int wanted(const char *ranks, int rank)
     return 0;
 }
 
+/* Each trace's rank, host and clocks (its attributes: a pass that decodes
+ * nothing else) into ms[i], read_ok[i]; rank 0's host, NULL: none. */
+static const char *ranks_and_hosts(char **paths, unsigned n, struct rm_model *ms, int *read_ok)
+{
+    const char *host0 = NULL;
+    for (unsigned i = 0; i < n; i++) {
+        char err[512];
+        ms[i].rank = -1;
+        if (rm_read_attributes_only(&ms[i], paths[i], err, sizeof err) != 0) {
+            fprintf(stderr, "cltrace-report: %s\n", err);
+            continue;
+        }
+        read_ok[i] = 1;
+        if (ms[i].rank < 0)
+            ms[i].rank = (int)i;
+        if (ms[i].rank == 0)
+            host0 = ms[i].host;
+    }
+    return host0;
+}
+
 int report_merge(int argc, char **argv, char **paths, unsigned n_paths)
 {
     const char *ranks = NULL, *out_path = NULL;
@@ -176,20 +197,7 @@ int report_merge(int argc, char **argv, char **paths, unsigned n_paths)
         fprintf(stderr, "cltrace-report: out of memory\n");
         return 2;
     }
-    const char *host0 = NULL;
-    for (unsigned i = 0; i < n_paths; i++) {
-        char err[512];
-        ms[i].rank = -1;
-        if (rm_read_attributes_only(&ms[i], paths[i], err, sizeof err) != 0) {
-            fprintf(stderr, "cltrace-report: %s\n", err);
-            continue;
-        }
-        read_ok[i] = 1;
-        if (ms[i].rank < 0)
-            ms[i].rank = (int)i;
-        if (ms[i].rank == 0)
-            host0 = ms[i].host;
-    }
+    const char *host0 = ranks_and_hosts(paths, n_paths, ms, read_ok);
     for (unsigned i = 0; i < n_paths; i++) {
         if (!read_ok[i] || !wanted(ranks, ms[i].rank))
             continue;

@@ -283,12 +283,11 @@ static void slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint6
     struct open_slice *o = &t->stack[--t->depth];
     uint64_t dur = ts > o->ts ? ts - o->ts : 0;
     m->slices++;
-    if (o->range) {
-        rm_phase_range(m, o->phase, dur);
-        return;
-    }
-    if (o->mpi) {
-        rm_mpi_call(m, o->name, o->ts, o->ts + dur, o->bytes);
+    if (o->range || o->mpi) {
+        if (o->range)
+            rm_phase_range(m, o->phase, dur);
+        else
+            rm_mpi_call(m, o->name, o->ts, o->ts + dur, o->bytes);
         return;
     }
     if (o->device) {

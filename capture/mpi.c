@@ -231,24 +231,19 @@ CLT_EXPORT int MPI_Finalize(void)
 SEND_LIKE(MPI_Send, CLT_MPI_SEND)
 SEND_LIKE(MPI_Ssend, CLT_MPI_SSEND)
 
-typedef int (*isend_fn)(const void *, int, mpi_h, int, int, mpi_h, void *);
-CLT_EXPORT int MPI_Isend(const void *buf, int count, mpi_h type, int dest, int tag, mpi_h comm, void *req)
-{
-    PMPI(isend_fn, MPI_Isend);
-    uint64_t t0 = clt_now();
-    int rc = p_MPI_Isend ? p_MPI_Isend(buf, count, type, dest, tag, comm, req) : -1;
-    call_done(CLT_MPI_ISEND, t0, rc, dest, tag, type_bytes(type, count), comm);
-    return rc;
-}
-
-CLT_EXPORT int MPI_Irecv(void *buf, int count, mpi_h type, int source, int tag, mpi_h comm, void *req)
-{
-    PMPI(isend_fn, MPI_Irecv);
-    uint64_t t0 = clt_now();
-    int rc = p_MPI_Irecv ? p_MPI_Irecv(buf, count, type, source, tag, comm, req) : -1;
-    call_done(CLT_MPI_IRECV, t0, rc, source, tag, type_bytes(type, count), comm);
-    return rc;
-}
+typedef int (*ipost_fn)(const void *, int, mpi_h, int, int, mpi_h, void *);
+/* MPI_Isend, MPI_Irecv: posted, not done (MPI_Wait/MPI_Waitall wait for them) */
+#define POST_LIKE(Name, FN)                                                                            \
+    CLT_EXPORT int Name(const void *buf, int count, mpi_h type, int peer, int tag, mpi_h comm, void *req) \
+    {                                                                                                  \
+        PMPI(ipost_fn, Name);                                                                          \
+        uint64_t t0 = clt_now();                                                                       \
+        int rc = p_##Name ? p_##Name(buf, count, type, peer, tag, comm, req) : -1;                     \
+        call_done(FN, t0, rc, peer, tag, type_bytes(type, count), comm);                               \
+        return rc;                                                                                     \
+    }
+POST_LIKE(MPI_Isend, CLT_MPI_ISEND)
+POST_LIKE(MPI_Irecv, CLT_MPI_IRECV)
 
 CLT_EXPORT int MPI_Recv(void *buf, int count, mpi_h type, int source, int tag, mpi_h comm, void *status)
 {

@@ -14,13 +14,14 @@
 static void ranks_table(FILE *o, const struct job_view *j)
 {
     fputs("<table id=job-ranks><tr><th>rank</th><th>host</th><th>API ms</th><th>device busy ms</th>"
-          "<th>kernel ms</th><th>transfers MB</th><th>findings</th><th>rules</th></tr>\n", o);
+          "<th>device idle ms</th><th>kernel ms</th><th>transfers MB</th><th>findings</th><th>rules</th></tr>\n", o);
     for (unsigned i = 0; i < j->n; i++) {
         const struct rank_row *r = &j->rows[i];
         fprintf(o, "<tr><td class=n>%d</td><td>", r->rank);
         xml_text(o, r->host);
         fprintf(o, "</td><td class=n>%.3f</td><td class=n>%.3f</td><td class=n>%.3f</td><td class=n>%.3f</td>"
-                   "<td class=n>%u</td><td>", r->api_ms, r->device_ms, r->kernel_ms, r->transfer_mb, r->findings);
+                   "<td class=n>%.3f</td><td class=n>%u</td><td>", r->api_ms, r->device_ms, r->device_idle_ms,
+                r->kernel_ms, r->transfer_mb, r->findings);
         xml_text(o, r->rules);
         fputs("</td></tr>\n", o);
     }

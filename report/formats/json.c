@@ -13,8 +13,9 @@ void json_job(FILE *o, const struct job_view *j)
         json_str(o, r->host);
         fputs(",\"file\":", o);
         json_str(o, r->file);
-        fprintf(o, ",\"api_ms\":%.3f,\"device_ms\":%.3f,\"kernel_ms\":%.3f,\"transfer_mb\":%.3f,\"findings\":%u,\"rules\":",
-                r->api_ms, r->device_ms, r->kernel_ms, r->transfer_mb, r->findings);
+        fprintf(o, ",\"api_ms\":%.3f,\"device_ms\":%.3f,\"device_idle_ms\":%.3f,\"kernel_ms\":%.3f,\"transfer_mb\":%.3f,"
+                "\"findings\":%u,\"rules\":", r->api_ms, r->device_ms, r->device_idle_ms, r->kernel_ms, r->transfer_mb,
+                r->findings);
         json_str(o, r->rules);
         if (r->mpi_calls || r->clock_have[0] || r->clock_have[1]) {
             fprintf(o, ",\"mpi\":{\"calls\":%llu,\"in_mpi_ms\":%.3f,\"device_busy_ms\":%.3f,\"device_idle_ms\":%.3f,"

@@ -15,14 +15,15 @@ const char *const bucket_name[RM_BUCKETS] = { "<4K", "4K-32K", "32K-256K", "256K
  * aligned columns or a table. */
 void text_job(FILE *o, const struct job_view *j, int md)
 {
-    fprintf(o, md ? "## Job: %u ranks\n\n| rank | host | API ms | device busy ms | kernel ms | transfers MB | findings |\n"
-                    "|---:|---|---:|---:|---:|---:|---:|\n"
-                  : "Job: %u ranks\n  %5s %-16s %10s %14s %10s %13s %9s\n",
-            j->n, "rank", "host", "API ms", "device busy ms", "kernel ms", "transfers MB", "findings");
+    fprintf(o, md ? "## Job: %u ranks\n\n| rank | host | API ms | device busy ms | device idle ms | kernel ms | "
+                    "transfers MB | findings |\n|---:|---|---:|---:|---:|---:|---:|---:|\n"
+                  : "Job: %u ranks (each rank's own device time)\n  %5s %-16s %10s %14s %14s %10s %13s %9s\n",
+            j->n, "rank", "host", "API ms", "device busy ms", "device idle ms", "kernel ms", "transfers MB", "findings");
     for (unsigned i = 0; i < j->n; i++) {
         const struct rank_row *r = &j->rows[i];
-        fprintf(o, md ? "| %d | %s | %.3f | %.3f | %.3f | %.3f | %u |\n" : "  %5d %-16s %10.3f %14.3f %10.3f %13.3f %9u\n",
-                r->rank, r->host, r->api_ms, r->device_ms, r->kernel_ms, r->transfer_mb, r->findings);
+        fprintf(o, md ? "| %d | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %u |\n"
+                      : "  %5d %-16s %10.3f %14.3f %14.3f %10.3f %13.3f %9u\n",
+                r->rank, r->host, r->api_ms, r->device_ms, r->device_idle_ms, r->kernel_ms, r->transfer_mb, r->findings);
     }
     fprintf(o, md ? "\n**Imbalance** (max / mean)\n\n" : "\nImbalance (max / mean)\n");
     for (unsigned k = 0; k < JOB_METRICS; k++) {

@@ -37,6 +37,7 @@ static int job_row(const char *path, const struct thresholds *th, struct rank_ro
         r->api_ms += m.api[i].total_ns / 1e6;
     r->kernel_ms = m.tl.kernel_ns / 1e6;
     r->device_ms = (m.tl.kernel_ns + m.tl.transfer_ns - m.tl.overlap_ns) / 1e6;
+    r->device_idle_ms = m.tl.idle_ns / 1e6;
     for (int d = 0; d < RM_DIRS; d++)
         for (int b = 0; b < RM_BUCKETS; b++)
             r->transfer_mb += m.xfer.bytes[d][b] / 1e6;

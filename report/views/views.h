@@ -64,6 +64,7 @@ struct rank_row {
     int rank;
     char host[64], file[256];
     double api_ms, device_ms, kernel_ms, transfer_mb;
+    double device_idle_ms;      /* its device idle between its first command and its last */
     unsigned findings;          /* warnings and errors */
     char rules[512];            /* the rules it found, space separated, in the rule table's order */
     struct { char name[RM_MAX_NAME]; double ms; } k[JOB_MAX_KERNELS];

@@ -28,6 +28,9 @@ void html_charts(FILE *o, const struct rm_model *m, const struct thresholds *th)
  * Markdown share theirs (md: Markdown), and the self-cost lines. */
 void text_job(FILE *o, const struct job_view *j, int md);
 void text_job_mpi(FILE *o, const struct job_view *j, int md);   /* its MPI table (text_job calls it) */
+void text_job_mpi_calls(FILE *o, const struct job_view *j, int md);   /* each rank's time per MPI call */
+unsigned job_mpi_names(const struct job_view *j, const char *names[RM_MPI_FNS]);   /* the calls any rank made */
+double job_mpi_ms(const struct rank_row *r, const char *name);  /* a rank's ms in that call */
 /* summary.c: the first screen (md: Markdown), and cltrace's cost account
  * (--explain cost; Markdown's <details>) */
 void text_summary(FILE *o, const struct report_in *r, int md);

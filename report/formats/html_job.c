@@ -132,6 +132,19 @@ static void mpi(FILE *o, const struct job_view *j)
     }
     fprintf(o, "<text x=80 y=%u>in MPI, the device: <tspan fill='" C_BUSY "'>busy</tspan>, <tspan fill='" C_IDLE
                "'>idle</tspan></text></svg>\n", 20 * n + 22);
+    const char *names[RM_MPI_FNS];
+    unsigned nf = job_mpi_names(j, names);
+    fputs("<table id=job-mpi-calls><tr><th>rank</th>", o);
+    for (unsigned k = 0; k < nf; k++)
+        fprintf(o, "<th>%s ms</th>", names[k]);
+    fputs("</tr>\n", o);
+    for (unsigned i = 0; i < j->n; i++) {
+        fprintf(o, "<tr><td class=n>%d</td>", j->rows[i].rank);
+        for (unsigned k = 0; k < nf; k++)
+            fprintf(o, "<td class=n>%.3f</td>", job_mpi_ms(&j->rows[i], names[k]));
+        fputs("</tr>\n", o);
+    }
+    fputs("</table>\n", o);
 }
 
 void html_job(FILE *o, const struct job_view *j)

@@ -21,6 +21,11 @@ void json_job(FILE *o, const struct job_view *j)
             fprintf(o, ",\"mpi\":{\"calls\":%llu,\"in_mpi_ms\":%.3f,\"device_busy_ms\":%.3f,\"device_idle_ms\":%.3f,"
                     "\"idle_in_waits_ms\":%.3f", r->mpi_calls, r->mpi_ms, r->mpi_busy_ms, r->mpi_idle_ms,
                     r->mpi_wait_idle_ms);
+            fputs(",\"functions\":[", o);
+            for (unsigned f = 0; f < r->n_mpi_fn; f++)
+                fprintf(o, "%s{\"name\":\"%s\",\"calls\":%llu,\"ms\":%.3f}", f ? "," : "", r->mpi_fn[f].name,
+                        r->mpi_fn[f].calls, r->mpi_fn[f].ms);
+            fputc(']', o);
             static const char *const when[2] = { "init", "finalize" };
             for (int w = 0; w < 2; w++)
                 if (r->clock_have[w])

@@ -79,6 +79,54 @@ void text_job_mpi(FILE *o, const struct job_view *j, int md)
                       : "  %5d %-16s %18s %8s %9s %10.3f %12.3f %12.3f %14.3f\n",
                 r->rank, r->host, off, pm, drift, r->mpi_ms, r->mpi_busy_ms, r->mpi_idle_ms, r->mpi_wait_idle_ms);
     }
+    text_job_mpi_calls(o, j, md);
+}
+
+/* The calls any rank made, in the order first seen */
+unsigned job_mpi_names(const struct job_view *j, const char *names[RM_MPI_FNS])
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < j->n; i++)
+        for (unsigned f = 0; f < j->rows[i].n_mpi_fn; f++) {
+            unsigned k = 0;
+            while (k < n && strcmp(names[k], j->rows[i].mpi_fn[f].name))
+                k++;
+            if (k == n && n < RM_MPI_FNS)
+                names[n++] = j->rows[i].mpi_fn[f].name;
+        }
+    return n;
+}
+
+double job_mpi_ms(const struct rank_row *r, const char *name)
+{
+    for (unsigned f = 0; f < r->n_mpi_fn; f++)
+        if (!strcmp(r->mpi_fn[f].name, name))
+            return r->mpi_fn[f].ms;
+    return 0;
+}
+
+/* Each rank's time in each MPI call: where it waited (a collective's wait
+ * is its slowest rank's lateness) */
+void text_job_mpi_calls(FILE *o, const struct job_view *j, int md)
+{
+    const char *names[RM_MPI_FNS];
+    unsigned n = job_mpi_names(j, names);
+    if (!n)
+        return;
+    fputs(md ? "\n**Time in each MPI call, ms, per rank**\n\n| rank |" : "\nTime in each MPI call, ms, per rank\n  rank", o);
+    for (unsigned k = 0; k < n; k++)
+        fprintf(o, md ? " %s |" : " %13s", names[k]);
+    if (md) {
+        fputs("\n|---:|", o);
+        for (unsigned k = 0; k < n; k++)
+            fputs("---:|", o);
+    }
+    for (unsigned i = 0; i < j->n; i++) {
+        fprintf(o, md ? "\n| %d |" : "\n  %4d", j->rows[i].rank);
+        for (unsigned k = 0; k < n; k++)
+            fprintf(o, md ? " %.3f |" : " %13.3f", job_mpi_ms(&j->rows[i], names[k]));
+    }
+    fputc('\n', o);
 }
 
 /* Each device's clock: how well its commands sit on the host's. */

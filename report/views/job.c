@@ -55,6 +55,12 @@ static int job_row(const char *path, const struct thresholds *th, struct rank_ro
     r->mpi_busy_ms = m.mpi.busy_ns / 1e6;
     r->mpi_idle_ms = m.mpi.idle_ns / 1e6;
     r->mpi_wait_idle_ms = m.mpi.wait_idle_ns / 1e6;
+    for (unsigned i = 0; i < m.mpi.n_fns; i++) {
+        snprintf(r->mpi_fn[i].name, sizeof r->mpi_fn[i].name, "%s", m.mpi.fns[i].name);
+        r->mpi_fn[i].calls = m.mpi.fns[i].calls;
+        r->mpi_fn[i].ms = m.mpi.fns[i].ns / 1e6;
+    }
+    r->n_mpi_fn = m.mpi.n_fns;
     for (int w = 0; w < 2; w++) {
         r->clock_have[w] = m.mpi_clock[w].have;
         r->clock_offset_ns[w] = m.mpi_clock[w].offset;

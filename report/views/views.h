@@ -76,6 +76,9 @@ struct rank_row {
     /* its clock minus rank 0's at MPI_Init and MPI_Finalize, ns, within rtt / 2 */
     int clock_have[2];
     long long clock_offset_ns[2], clock_rtt_ns[2];
+    /* its time in each MPI call it made (a collective's wait among them) */
+    struct { char name[16]; unsigned long long calls; double ms; } mpi_fn[RM_MPI_FNS];
+    unsigned n_mpi_fn;
 };
 /* Every n-th trace from `first` (an MPI rank's share; 1, 0: all), on `threads` threads: 0 ok. */
 int job_add_all(char **paths, unsigned n, unsigned stride, unsigned first, const struct thresholds *th,

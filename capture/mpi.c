@@ -10,8 +10,12 @@
  *   - Clocks across hosts: right after MPI_Init and just before
  *     MPI_Finalize every rank measures its BOOTTIME clock against rank 0's
  *     by ping-pong on a duplicate of MPI_COMM_WORLD (the quickest round
- *     trip kept: the offset is within half of it), one rank after another; CLT_REC_MPI_CLOCK records carry both, and merge
- *     and the job report correct each rank linearly between them.
+ *     trip kept: the offset is within half of it), one rank after another;
+ *     CLT_REC_MPI_CLOCK records carry both, and merge and the job report
+ *     correct each rank linearly between them. Every rank must take part
+ *     (the duplicate is collective): it runs under CLTRACE_DISABLE=1 too,
+ *     so that no rank waits for one that skipped it; a job that preloads
+ *     cltrace in some ranks only would wait (docs/MPI.md).
  *
  * MPI's handles are opaque and differ between implementations (Open MPI:
  * pointers; MPICH: ints): they are passed through as the registers they
@@ -93,11 +97,11 @@ static uint64_t received(void *status, mpi_h type, uint64_t posted)
 
 static void record(unsigned kind, uint64_t t0, uint64_t t1, int rc, const uint64_t *slot, unsigned n)
 {
-    struct clt_thread *th = kind == CLT_REC_MPI ? (clt_is_recording() == 1 ? clt_enter() : NULL) : clt_enter();
+    struct clt_thread *th = clt_enter();
     if (!th)
         return;
     int saved = errno;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * MCLK_N);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * n);
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, n);
         for (unsigned i = 0; i < n; i++)
@@ -107,9 +111,23 @@ static void record(unsigned kind, uint64_t t0, uint64_t t1, int rc, const uint64
     errno = saved;
 }
 
-static void call_done(enum clt_mpi_fn fn, uint64_t t0, int rc, int peer, int tag, uint64_t bytes, mpi_h comm)
+/* A call's start: 0 where it is not recorded (cltrace off, outside a
+ * window): then nothing else is asked of MPI, one branch. */
+static uint64_t call_start(void)
 {
-    uint64_t t1 = clt_now();
+    return clt_is_recording() == 1 ? clt_now() : 0;
+}
+
+/* A recorded call's record: its bytes from the type (count of them; a
+ * status: what arrived) and its communicator's size asked of MPI now. */
+static void call_done(enum clt_mpi_fn fn, uint64_t t0, int rc, int peer, int tag, mpi_h type, int count,
+                      void *status, mpi_h comm)
+{
+    if (!t0)
+        return;
+    uint64_t t1 = clt_now(), bytes = type_bytes(type, count);
+    if (status && rc == MPI_OK)
+        bytes = received(status, type, bytes);
     uint64_t slot[MPI_N] = { fn, (uint64_t)(int64_t)peer, (uint64_t)(int64_t)tag, bytes,
                              (uint64_t)(int64_t)(comm ? comm_size(comm) : 0) };
     record(CLT_REC_MPI, t0, t1, rc, slot, MPI_N);
@@ -223,9 +241,9 @@ CLT_EXPORT int MPI_Finalize(void)
     CLT_EXPORT int Name(const void *buf, int count, mpi_h type, int dest, int tag, mpi_h comm)          \
     {                                                                                                 \
         PMPI(send_fn, Name);                                                                          \
-        uint64_t t0 = clt_now();                                                                      \
+        uint64_t t0 = call_start();                                                                      \
         int rc = p_##Name ? p_##Name(buf, count, type, dest, tag, comm) : -1;                         \
-        call_done(FN, t0, rc, dest, tag, type_bytes(type, count), comm);                              \
+        call_done(FN, t0, rc, dest, tag, type, count, NULL, comm);                              \
         return rc;                                                                                    \
     }
 SEND_LIKE(MPI_Send, CLT_MPI_SEND)
@@ -237,9 +255,9 @@ typedef int (*ipost_fn)(const void *, int, mpi_h, int, int, mpi_h, void *);
     CLT_EXPORT int Name(const void *buf, int count, mpi_h type, int peer, int tag, mpi_h comm, void *req) \
     {                                                                                                  \
         PMPI(ipost_fn, Name);                                                                          \
-        uint64_t t0 = clt_now();                                                                       \
+        uint64_t t0 = call_start();                                                                       \
         int rc = p_##Name ? p_##Name(buf, count, type, peer, tag, comm, req) : -1;                     \
-        call_done(FN, t0, rc, peer, tag, type_bytes(type, count), comm);                               \
+        call_done(FN, t0, rc, peer, tag, type, count, NULL, comm);                               \
         return rc;                                                                                     \
     }
 POST_LIKE(MPI_Isend, CLT_MPI_ISEND)
@@ -249,11 +267,10 @@ CLT_EXPORT int MPI_Recv(void *buf, int count, mpi_h type, int source, int tag, m
 {
     PMPI(recv_fn, MPI_Recv);
     uint8_t mine[STATUS_BYTES];
-    void *st = status_of(status, mine);
-    uint64_t t0 = clt_now();
+    uint64_t t0 = call_start();
+    void *st = t0 ? status_of(status, mine) : status;
     int rc = p_MPI_Recv ? p_MPI_Recv(buf, count, type, source, tag, comm, st) : -1;
-    uint64_t posted = type_bytes(type, count);
-    call_done(CLT_MPI_RECV, t0, rc, source, tag, rc == MPI_OK ? received(st, type, posted) : posted, comm);
+    call_done(CLT_MPI_RECV, t0, rc, source, tag, type, count, st, comm);
     return rc;
 }
 
@@ -262,12 +279,10 @@ CLT_EXPORT int MPI_Sendrecv(const void *sbuf, int scount, mpi_h stype, int dest,
                             mpi_h rtype, int source, int rtag, mpi_h comm, void *status)
 {
     PMPI(sendrecv_fn, MPI_Sendrecv);
-    uint8_t mine[STATUS_BYTES];
-    void *st = status_of(status, mine);
-    uint64_t t0 = clt_now();
+    uint64_t t0 = call_start();
     int rc = p_MPI_Sendrecv ? p_MPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
-                                             comm, st) : -1;
-    call_done(CLT_MPI_SENDRECV, t0, rc, dest, stag, type_bytes(stype, scount), comm);
+                                             comm, status) : -1;
+    call_done(CLT_MPI_SENDRECV, t0, rc, dest, stag, stype, scount, NULL, comm);     /* the bytes it sent */
     return rc;
 }
 
@@ -276,18 +291,18 @@ typedef int (*waitall_fn)(int, void *, void *);
 CLT_EXPORT int MPI_Wait(void *req, void *status)
 {
     PMPI(wait_fn, MPI_Wait);
-    uint64_t t0 = clt_now();
+    uint64_t t0 = call_start();
     int rc = p_MPI_Wait ? p_MPI_Wait(req, status) : -1;
-    call_done(CLT_MPI_WAIT, t0, rc, MPI_ANY, MPI_ANY, 0, NULL);
+    call_done(CLT_MPI_WAIT, t0, rc, MPI_ANY, MPI_ANY, NULL, 0, NULL, NULL);
     return rc;
 }
 
 CLT_EXPORT int MPI_Waitall(int n, void *reqs, void *statuses)
 {
     PMPI(waitall_fn, MPI_Waitall);
-    uint64_t t0 = clt_now();
+    uint64_t t0 = call_start();
     int rc = p_MPI_Waitall ? p_MPI_Waitall(n, reqs, statuses) : -1;
-    call_done(CLT_MPI_WAITALL, t0, rc, MPI_ANY, MPI_ANY, 0, NULL);
+    call_done(CLT_MPI_WAITALL, t0, rc, MPI_ANY, MPI_ANY, NULL, 0, NULL, NULL);
     return rc;
 }
 
@@ -301,36 +316,36 @@ typedef int (*allgather_fn)(const void *, int, mpi_h, void *, int, mpi_h, mpi_h)
 CLT_EXPORT int MPI_Barrier(mpi_h comm)
 {
     PMPI(barrier_fn, MPI_Barrier);
-    uint64_t t0 = clt_now();
+    uint64_t t0 = call_start();
     int rc = p_MPI_Barrier ? p_MPI_Barrier(comm) : -1;
-    call_done(CLT_MPI_BARRIER, t0, rc, MPI_ANY, MPI_ANY, 0, comm);
+    call_done(CLT_MPI_BARRIER, t0, rc, MPI_ANY, MPI_ANY, NULL, 0, NULL, comm);
     return rc;
 }
 
 CLT_EXPORT int MPI_Bcast(void *buf, int count, mpi_h type, int root, mpi_h comm)
 {
     PMPI(bcast_fn, MPI_Bcast);
-    uint64_t t0 = clt_now();
+    uint64_t t0 = call_start();
     int rc = p_MPI_Bcast ? p_MPI_Bcast(buf, count, type, root, comm) : -1;
-    call_done(CLT_MPI_BCAST, t0, rc, root, MPI_ANY, type_bytes(type, count), comm);
+    call_done(CLT_MPI_BCAST, t0, rc, root, MPI_ANY, type, count, NULL, comm);
     return rc;
 }
 
 CLT_EXPORT int MPI_Reduce(const void *sbuf, void *rbuf, int count, mpi_h type, mpi_h op, int root, mpi_h comm)
 {
     PMPI(reduce_fn, MPI_Reduce);
-    uint64_t t0 = clt_now();
+    uint64_t t0 = call_start();
     int rc = p_MPI_Reduce ? p_MPI_Reduce(sbuf, rbuf, count, type, op, root, comm) : -1;
-    call_done(CLT_MPI_REDUCE, t0, rc, root, MPI_ANY, type_bytes(type, count), comm);
+    call_done(CLT_MPI_REDUCE, t0, rc, root, MPI_ANY, type, count, NULL, comm);
     return rc;
 }
 
 CLT_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, mpi_h type, mpi_h op, mpi_h comm)
 {
     PMPI(allreduce_fn, MPI_Allreduce);
-    uint64_t t0 = clt_now();
+    uint64_t t0 = call_start();
     int rc = p_MPI_Allreduce ? p_MPI_Allreduce(sbuf, rbuf, count, type, op, comm) : -1;
-    call_done(CLT_MPI_ALLREDUCE, t0, rc, MPI_ANY, MPI_ANY, type_bytes(type, count), comm);
+    call_done(CLT_MPI_ALLREDUCE, t0, rc, MPI_ANY, MPI_ANY, type, count, NULL, comm);
     return rc;
 }
 
@@ -339,9 +354,9 @@ CLT_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, mpi_h type
                         mpi_h comm)                                                                    \
     {                                                                                                  \
         PMPI(allgather_fn, Name);                                                                      \
-        uint64_t t0 = clt_now();                                                                       \
+        uint64_t t0 = call_start();                                                                       \
         int rc = p_##Name ? p_##Name(sbuf, scount, stype, rbuf, rcount, rtype, comm) : -1;             \
-        call_done(FN, t0, rc, MPI_ANY, MPI_ANY, type_bytes(stype, scount), comm);                      \
+        call_done(FN, t0, rc, MPI_ANY, MPI_ANY, stype, scount, NULL, comm);                      \
         return rc;                                                                                     \
     }
 ALL_LIKE(MPI_Allgather, CLT_MPI_ALLGATHER)
@@ -352,9 +367,9 @@ ALL_LIKE(MPI_Alltoall, CLT_MPI_ALLTOALL)
                         int root, mpi_h comm)                                                          \
     {                                                                                                  \
         PMPI(gather_fn, Name);                                                                         \
-        uint64_t t0 = clt_now();                                                                       \
+        uint64_t t0 = call_start();                                                                       \
         int rc = p_##Name ? p_##Name(sbuf, scount, stype, rbuf, rcount, rtype, root, comm) : -1;       \
-        call_done(FN, t0, rc, root, MPI_ANY, type_bytes(stype, scount), comm);                         \
+        call_done(FN, t0, rc, root, MPI_ANY, stype, scount, NULL, comm);                         \
         return rc;                                                                                     \
     }
 ROOTED(MPI_Gather, CLT_MPI_GATHER)

@@ -124,6 +124,15 @@ static int enqueuing(void)
     return 0;
 }
 
+/* What must be recorded before a command's completion (fingerprint.c's
+ * digests, set at load where fingerprints are on): 0 while it is not ready. */
+static int (*before_command)(struct clt_thread *th, void *event, uint64_t flow);
+
+void clt_collect_set_before(int (*fn)(struct clt_thread *th, void *event, uint64_t flow))
+{
+    before_command = fn;
+}
+
 /* 1: recorded (complete or failed), 0: still running. */
 static int try_complete(struct clt_thread *th, const struct clt_pending *p, info_t prof, info_t ev_info)
 {
@@ -140,7 +149,7 @@ static int try_complete(struct clt_thread *th, const struct clt_pending *p, info
             t[3] = 0;
     }
     /* its fingerprints first (their readbacks run behind it), then the command */
-    if (CLT_UNLIKELY(clt_fp_on) && !clt_fp_collect(th, p->event, p->flow))
+    if (CLT_UNLIKELY(before_command != NULL) && !before_command(th, p->event, p->flow))
         return 0;
     for (int i = 0; i < 3 && t[3]; i++)
         if (prof(p->event, CL_PROFILING_COMMAND_QUEUED_ + (uint32_t)i, 8, &t[i], NULL) != 0)

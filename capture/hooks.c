@@ -33,8 +33,6 @@ enum {
 typedef int32_t (*get_info_t)(void *, uint32_t, size_t, void *, size_t *);
 typedef int32_t (*get_info2_t)(void *, void *, uint32_t, size_t, void *, size_t *);
 
-int clt_pid;
-
 static uint64_t info_u64(void *dev, uint32_t param)
 {
     get_info_t f = REAL(clGetDeviceInfo);
@@ -52,16 +50,6 @@ static void info_str(void *dev, uint32_t param, char *buf, size_t cap)
     if (!f || f(dev, param, cap, buf, NULL) != CL_SUCCESS_)
         buf[0] = 0;
     buf[cap - 1] = 0;
-}
-
-/* "OpenCL <major>.<minor> <vendor info>" (CL_DEVICE_VERSION) as 100 * major
- * + minor; 0 when it does not parse, so nothing newer than 1.x is called. */
-int clt_cl_version(const char *s)
-{
-    unsigned major = 0, minor = 0;
-    if (strncmp(s, "OpenCL ", 7) != 0 || sscanf(s + 7, "%u.%u", &major, &minor) != 2 || minor > 99)
-        return 0;
-    return (int)(major * 100 + minor);
 }
 
 /* ---- records from hooks ---------------------------------------------- */

@@ -12,6 +12,7 @@
 #define CLT_HOOKS_H
 #include "put.h"
 #include "queues.h"
+#include "shim.h"
 
 struct clt_hook {
     struct clt_thread *th;  /* NULL when not recording */
@@ -21,7 +22,6 @@ struct clt_hook {
 };
 
 
-extern int clt_pid;
 
 /* The driver's entry point of a command, for cltrace's own calls (never
  * recorded; NULL where the library lacks it). */
@@ -54,11 +54,12 @@ void clt_clock_keep_release(void);                    /* at exit, the collector 
 
 void clt_track_command(uint64_t flow, void *event, void *queue);
 void clt_collect_now(void);                               /* collect what completed, now (fingerprints) */
+/* fingerprint.c: what goes before each completion (0: not ready yet) */
+void clt_collect_set_before(int (*fn)(struct clt_thread *th, void *event, uint64_t flow));
 void clt_collect_busy(void);                              /* an untimed enqueue (sampling) */
 int clt_queue_in_order(void *queue);                /* a queue the app made in order (queues.c) */
 int clt_queue_in_order_on_cpu(void *queue);         /* ... and of a CPU device */
 void clt_collect_forget(void);                      /* fork child */
-int clt_cl_version(const char *device_version);   /* "OpenCL 2.1 …" -> 201; 0: unknown */
 /* At exit: wait (bounded) for commands still in flight; returns how many
  * never completed. */
 uint64_t clt_commands_drain(unsigned stall_ms, unsigned max_ms);

@@ -107,7 +107,7 @@ static inline __attribute__((always_inline)) struct clt_rec *clt_rec_begin(struc
 /* cltrace's own time on the calling thread. A call that does more than
  * record (hooks, an event, a stack) is measured whole: two more clock reads
  * on a call that costs microseconds. Of the light calls (clSetKernelArg...)
- * one in CLT_COST_EVERY on average (shim.c next_gap) is measured and stands
+ * one in CLT_COST_EVERY on average (rings.c next_gap) is measured and stands
  * for CLT_COST_EVERY: the rest pay a decrement and a branch. Waits for ring
  * room are counted apart. */
 #define CLT_COST_EVERY 64

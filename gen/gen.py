@@ -269,6 +269,35 @@ LOOP_COMMANDS = {
 }
 
 
+# The lookups by name live beside the table they search (and the wrappers it
+# holds hand out through them): capture/ has no circle (check-layers.sh).
+EXT_LOOKUPS = r"""static int ext_cmp(const void *key, const void *ent)
+{
+    return strcmp(key, ((const struct clt_ext_entry *)ent)->name);
+}
+
+const struct clt_ext_entry *clt_ext_find(const char *name)
+{
+    return bsearch(name, clt_ext_table, clt_ext_table_len, sizeof *clt_ext_table, ext_cmp);
+}
+
+/* clGetExtensionFunctionAddress*: hand out our wrapper for every command
+ * cl.xml knows, remembering the real one; pass anything else through. With
+ * several platforms, the last real pointer handed out wins. */
+void *clt_ext_wrap(const char *name, void *real)
+{
+    if (!name || !real || clt_is_self(real))
+        return real;
+    const struct clt_ext_entry *e = clt_ext_find(name);
+    if (!e)
+        return real;
+    __atomic_store_n(&clt_real_tab[e - clt_ext_table], clt_interpose((unsigned)(e - clt_ext_table), real),
+                     __ATOMIC_RELEASE);
+    return e->wrapper;
+}
+
+"""
+
 def gen(reg, out, cap_out):
     cmds = sorted(set(reg.core) | set(reg.ext_cmds) | set(reg.commands))
     cmds = [c for c in cmds if c in reg.commands]
@@ -384,7 +413,8 @@ def gen(reg, out, cap_out):
         h.write("\n#endif\n")
 
     with WC("clt_wrappers.c") as f:
-        f.write(banner + '#include "capture/shim.h"\n#include "trace/tables.h"\n#include "capture/generated/clt_hooks.h"\n\n')
+        f.write(banner + '#include <stdlib.h>\n#include <string.h>\n#include "capture/shim.h"\n#include "trace/tables.h"\n'
+                '#include "capture/generated/clt_hooks.h"\n\n')
         f.write("/* Exported: every command of a <feature> (core 1.0-3.0), so LD_PRELOAD sees them.\n"
                 " * Extension commands are static and reached via clGetExtensionFunctionAddress*. */\n\n")
         for c in cmds:
@@ -394,6 +424,7 @@ def gen(reg, out, cap_out):
         for c in cmds:
             f.write('    {"%s", (void *)%s},\n' % (c, c if c in core else "ext_" + c))
         f.write("};\nconst unsigned clt_ext_table_len = %d;\n\n" % len(cmds))
+        f.write(EXT_LOOKUPS)
         # ICD loader layers: which command each dispatch-table slot holds.
         order = [l.strip() for l in open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                       "icd_dispatch.txt")) if l.strip() and l[0] != "#"]

@@ -2,11 +2,9 @@
 # Every #include "folder/file" in the tree is allowed by LAYERS (the one place
 # that says which folder may use which); a same-folder include has no folder.
 # A unit is the longest LAYERS name a path starts with: report/rules/x.c is
-# in report/rules, report/diff.c in report. Then, for report/ (whose parts
-# share one program), the calls too: each file compiled alone, an arrow from
-# a file to every file that defines a symbol it uses; every arrow must
-# follow LAYERS (or stay in its unit) and no files may call each other in a
-# circle. Prints each violation; exit 1 if any.  bash scripts/check-layers.sh
+# in report/rules, report/diff.c in report. Then the calls inside report/,
+# capture/ and writer/ (below). Prints each violation; exit 1 if any.
+#   bash scripts/check-layers.sh
 set -u
 cd "$(dirname "$0")/.."
 declare -A allow
@@ -50,17 +48,28 @@ while IFS= read -r -d '' f; do
 done < <(find common trace writer capture launcher report viewer include tests examples replay \
               \( -name '*.c' -o -name '*.h' \) -print0)
 
-# report/'s calls: compiled one file at a time, symbols read with nm
+# The calls inside the folders made of parts: each file compiled alone, an
+# arrow from a file to every file that defines a symbol it uses (nm).
+#  - report/: each part a folder (LAYERS); every arrow follows LAYERS or stays
+#    in its part; no files call each other in a circle.
+#  - capture/ and writer/: each part a file, in the order of its folder's
+#    README table (the order a reader follows, top down); every arrow points
+#    down that table (so no circle), every file is in it, and no file is
+#    over 700 lines (generated code aside). `dlsym` is the C library's: the
+#    shim exports one in front of it (capture/dlsym.c) that passes its own
+#    lookups straight through, so a call to it is no arrow.
 if command -v nm > /dev/null && command -v "${CC:-cc}" > /dev/null; then
     obj=$(mktemp -d /tmp/cltrace-layers.XXXXXX)
     trap 'rm -rf "$obj"' EXIT
-    files=$(find report -name '*.c' ! -name fuzz_reader.c | sort)
+    files=$(find report capture writer -name '*.c' ! -name fuzz_reader.c | sort)
     for f in $files; do
         o=$obj/$(echo "$f" | tr / _).o
-        "${CC:-cc}" -std=gnu11 -I. -c -o "$o" "$f" 2> "$obj/err" || { echo "$f: does not compile alone"; cat "$obj/err"; bad=1; }
+        "${CC:-cc}" -std=gnu11 -I. -c -o "$o" "$f" 2> "$obj/err" || { echo "$f: does not compile alone"; cat "$obj/err"; bad=1; } &
+        [ "$(jobs -r | wc -l)" -lt 4 ] || wait -n
     done
+    wait
     /usr/bin/python3 - "$obj" $files <<'PY' || bad=1
-import os, subprocess, sys
+import os, re, subprocess, sys
 obj, files = sys.argv[1], sys.argv[2:]
 allow, units = {}, []
 for line in open("LAYERS"):
@@ -71,52 +80,99 @@ for line in open("LAYERS"):
         units.append(k.strip())
 def unit(p):
     return max((u for u in units if p.startswith(u + "/")), key=len, default="")
-defs, uses = {}, {}
-for f in files:
-    out = subprocess.run(["nm", os.path.join(obj, f.replace("/", "_") + ".o")], capture_output=True,
-                         text=True).stdout
-    uses[f] = set()
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[0] == "U":
-            uses[f].add(parts[1])
-        elif len(parts) == 3 and parts[1] in "TDRB":
-            defs.setdefault(parts[2], f)
-edges = {f: sorted({defs[s] for s in uses[f] if s in defs and defs[s] != f}) for f in files}
+NOT_ARROWS = {"dlsym"}
 bad = 0
+
+def graph(group):
+    defs, uses = {}, {}
+    for f in group:
+        out = subprocess.run(["nm", os.path.join(obj, f.replace("/", "_") + ".o")], capture_output=True,
+                             text=True).stdout
+        uses[f] = set()
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[0] == "U":
+                uses[f].add(parts[1])
+            elif len(parts) == 3 and parts[1] in "TDRBC":
+                defs.setdefault(parts[2], f)
+    edges, why = {}, {}
+    for f in group:
+        edges[f] = sorted({defs[s] for s in uses[f] if s in defs and defs[s] != f and s not in NOT_ARROWS})
+        for s in uses[f]:
+            if s in defs and defs[s] != f and s not in NOT_ARROWS:
+                why.setdefault((f, defs[s]), []).append(s)
+    return edges, why
+
+def circles(edges):
+    index, low, stack, on, comps, n = {}, {}, [], set(), [], [0]
+    def visit(v):
+        index[v] = low[v] = n[0]; n[0] += 1
+        stack.append(v); on.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            c = []
+            while True:
+                w = stack.pop(); on.discard(w); c.append(w)
+                if w == v:
+                    break
+            if len(c) > 1:
+                comps.append(sorted(c))
+    sys.setrecursionlimit(10000)
+    for v in edges:
+        if v not in index:
+            visit(v)
+    return comps
+
+# report/: parts are folders
+rep = [f for f in files if f.startswith("report/")]
+edges, _ = graph(rep)
 for f, to in edges.items():
     for g in to:
         if unit(g) != unit(f) and unit(g) not in allow.get(unit(f), []):
             print("%s calls %s: %s may not use %s (LAYERS)" % (f, g, unit(f), unit(g)))
             bad = 1
-# circles: Tarjan's strongly connected components
-index, low, stack, on, comps, n = {}, {}, [], set(), [], [0]
-def visit(v):
-    index[v] = low[v] = n[0]; n[0] += 1
-    stack.append(v); on.add(v)
-    for w in edges[v]:
-        if w not in index:
-            visit(w)
-            low[v] = min(low[v], low[w])
-        elif w in on:
-            low[v] = min(low[v], index[w])
-    if low[v] == index[v]:
-        c = []
-        while True:
-            w = stack.pop(); on.discard(w); c.append(w)
-            if w == v:
-                break
-        if len(c) > 1:
-            comps.append(sorted(c))
-sys.setrecursionlimit(10000)
-for v in files:
-    if v not in index:
-        visit(v)
-for c in comps:
+for c in circles(edges):
     print("report/ files that call each other in a circle: %s" % " ".join(c))
     bad = 1
-print("layers: report/: %d files, %d arrows, no circle, each arrow down the pipeline" % (
-    len(files), sum(len(t) for t in edges.values())) if not bad else "", end="\n" if not bad else "")
+summary = ["report/: %d files, %d arrows, each down the pipeline" % (len(rep), sum(len(t) for t in edges.values()))]
+
+# capture/, writer/: parts are files, in their README table's order
+for folder in ("capture", "writer"):
+    group = [f for f in files if f.startswith(folder + "/")]
+    rows = [l for l in open(os.path.join(folder, "README.md")) if l.startswith("| `")]
+    rank = {}
+    for i, row in enumerate(rows):
+        for name in re.findall(r"`([^`]+)`", row.split("|")[1]):
+            for f in group + [os.path.join(folder, n) for n in os.listdir(folder)]:
+                rel = f[len(folder) + 1:]
+                if (rel == name or (name.endswith("/") and rel.startswith(name))) and f not in rank:
+                    rank[f] = i
+    for f in sorted(set(group) | {os.path.join(folder, n) for n in os.listdir(folder) if n.endswith((".c", ".h"))}):
+        lines = sum(1 for _ in open(f))
+        if lines > 700 and "/generated/" not in f:
+            print("%s: %d lines (at most 700: split it into parts)" % (f, lines))
+            bad = 1
+        if f not in rank:
+            print("%s: not in %s/README.md's table of parts" % (f, folder))
+            bad = 1
+    edges, why = graph(group)
+    for f, to in edges.items():
+        for g in to:
+            if f in rank and g in rank and rank[g] <= rank[f]:
+                print("%s calls %s (%s): up %s/README.md's order of parts" % (f, g, " ".join(sorted(why[(f, g)])[:4]), folder))
+                bad = 1
+    for c in circles(edges):
+        print("%s/ files that call each other in a circle: %s" % (folder, " ".join(c)))
+        bad = 1
+    summary.append("%s/: %d files, %d arrows, each down its README's order" % (folder, len(group),
+                                                                               sum(len(t) for t in edges.values())))
+if not bad:
+    print("layers: " + "; ".join(summary) + "; no circle")
 sys.exit(bad)
 PY
 fi

@@ -706,7 +706,7 @@ def check_one_clock(t, n, report_json):
     expect(len(sa) == n + 3, "%d clSetKernelArg recorded, want %d" % (len(sa), n + 3))
     expect(all(a["ts"] <= b["ts"] for a, b in zip(sa, sa[1:])), "clSetKernelArg out of order")
     timed = [s for s in sa if not s.get("untimed")]
-    # gaps of 1 to 127 calls (capture/shim.c next_gap): the count's spread is
+    # gaps of 1 to 127 calls (capture/rings.c next_gap): the count's spread is
     # sqrt(n * var / mean^3), ~10 for 20,000 calls; five of them either way
     spread = 5 * math.sqrt(n * (127 ** 2 - 1) / 12 / 64 ** 3)
     expect(abs(len(timed) - n / 64) <= spread, "%d of %d durations measured, want 1 in 64 (within %.0f)" % (len(timed), n, spread))

@@ -1,7 +1,7 @@
 /* The per-thread rings as both sides see them: the list of every ring ever
  * attached (the writer walks it), the switch that says whether to record,
  * and the wake-up a producer waiting for room sleeps on. The capture side
- * makes and fills rings (capture/shim.c, capture/put.h); the writer drains
+ * makes and fills rings (capture/rings.c, capture/put.h); the writer drains
  * them (writer/dispatch.c). */
 #ifndef CLT_RING_H
 #define CLT_RING_H

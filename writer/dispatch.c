@@ -19,6 +19,20 @@
 #define CLT_VERSION "0.1.0"
 typedef Perfetto__Protos__TrackDescriptor Track;
 
+/* Between two records, for the flight recorder: what is pending goes to the
+ * epoch it belongs to; the next packets start a new one, every sequence
+ * declared again (calls.c compares epochs), the writer's own at once. */
+static void start_epoch(struct clt_writer *w)
+{
+    w->epoch_due = 0;
+    clt_rec_take(w->out + w->kept, w->len - w->kept);
+    w->len = w->kept;
+    clt_rec_epoch_next();
+    w->epoch++;
+    clt_sym_sent_reset(&w->own_sym);
+    clt_sequence_start(w, CLT_OWN_SEQ, 0, w->dropped_uuid);
+}
+
 /* An API call: its times and stack, then calls, objects, device in turn. */
 static void dispatch_call(struct clt_writer *w, struct clt_thread *th, struct clt_seq *ss, const struct clt_rec *rec)
 {
@@ -46,7 +60,7 @@ int clt_emit_init(struct clt_writer *w)
     w->pid = (int)getpid();
     w->process_uuid = (uint64_t)w->pid << 32;
     w->dropped_uuid = w->process_uuid | 0x80000001u;
-    clt_life_init();
+    clt_life_init(clt_leaks_context_released);
     clt_sym_init(&w->syms);
     return clt_dev_init(w);
 }
@@ -147,7 +161,7 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until)
         if (rec->t0 > until && !first)
             break;      /* another thread has older records: those first */
         if (CLT_UNLIKELY(w->epoch_due)) {     /* the flight recorder's memory may start here */
-            clt_rec_epoch(w);
+            start_epoch(w);
             if (ss)
                 ss = clt_seq_for(w, th);
         }

@@ -162,8 +162,8 @@ void clt_counter(struct clt_writer *w, uint64_t track, uint64_t ts, int64_t valu
 /* recorder.c: the flight recorder (CLTRACE_RING_MB) */
 int clt_rec_on(void);
 void clt_rec_init(double mb);
-int clt_rec_take(const uint8_t *buf, size_t n);   /* 1: an epoch is due (clt_rec_epoch at a record's start) */
-void clt_rec_epoch(struct clt_writer *w);         /* what is pending taken, then a new epoch: sequences restart */
+int clt_rec_take(const uint8_t *buf, size_t n);   /* 1: an epoch is due (dispatch.c starts it at a record's start) */
+void clt_rec_epoch_next(void);                    /* the next blob starts an epoch */
 void clt_rec_keep(const uint8_t *pkt, size_t n, uint64_t track_uuid);   /* kept apart, written first */
 void clt_rec_dump(struct clt_writer *w, void (*put)(struct clt_writer *, const uint8_t *, size_t));
 uint64_t clt_rec_dropped(void);

@@ -44,8 +44,11 @@ static int param_named(unsigned fn, const char *name)
     return -1;
 }
 
-void clt_life_init(void)
+static clt_context_released_fn *context_released;
+
+void clt_life_init(clt_context_released_fn *on_context_released)
 {
+    context_released = on_context_released;
     for (unsigned f = 0; f < CLT_FN_COUNT; f++) {
         const struct clt_fn_desc *fd = &clt_fns[f];
         if (strncmp(fd->name, "clRetain", 8) == 0)
@@ -231,7 +234,7 @@ static void released(struct clt_writer *w, struct clt_obj *o, int delta, uint64_
         if (sc)
             sc->released++;
         if (o->type == CLT_O_CONTEXT)
-            clt_leaks_context_released(w, o, t1);
+            context_released(w, o, t1);
         maybe_destroy(o);
     }
 }

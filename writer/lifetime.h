@@ -4,7 +4,12 @@
 #include <stdint.h>
 #include "emit.h"
 
-void clt_life_init(void);
+/* on_context_released: told when the app releases a context for good, before
+ * its objects go (leaks.c names what it still held there: the model does not
+ * call up to its report) */
+struct clt_obj;
+typedef void clt_context_released_fn(struct clt_writer *w, const struct clt_obj *ctx, uint64_t ts);
+void clt_life_init(clt_context_released_fn *on_context_released);
 const char *clt_otype_name(unsigned type);
 /* After a call's arguments are decoded: creations, retains, releases.
  * Returns the app's reference count after a retain/release, else -1. */

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "emit.h"
-#include "symbols.h"
 
 struct blob {
     struct blob *next;
@@ -119,18 +118,11 @@ int clt_rec_take(const uint8_t *buf, size_t n)
     return since_epoch >= epoch_len;
 }
 
-/* Between two records: what is pending goes to the epoch it belongs to;
- * the next packets start a new one, every sequence declared again (calls.c
- * compares epochs), the writer's own at once. */
-void clt_rec_epoch(struct clt_writer *w)
+/* The next blob taken starts an epoch (dispatch.c starts one between two
+ * records: every sequence declared again). */
+void clt_rec_epoch_next(void)
 {
-    w->epoch_due = 0;
-    clt_rec_take(w->out + w->kept, w->len - w->kept);
-    w->len = w->kept;
     next_starts_epoch = 1;
-    w->epoch++;
-    clt_sym_sent_reset(&w->own_sym);
-    clt_sequence_start(w, CLT_OWN_SEQ, 0, w->dropped_uuid);
 }
 
 size_t clt_rec_flush_at(void)

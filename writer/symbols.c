@@ -79,7 +79,7 @@ static int find_debuginfo_local(Dwfl_Module *mod, void **user, const char *modna
  * thread (the first frame it names) or at exit: loading it (and libelf,
  * libz, liblzma, libbz2, libzstd) in clt_sym_init cost ~0.25 ms of the
  * app's first OpenCL call. Never from a signal handler: a crash has the
- * writer thread flush (capture/shim.c). */
+ * writer thread flush (capture/life.c). */
 static void dw_load(void)
 {
     static int tried;

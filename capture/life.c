@@ -1,0 +1,248 @@
+/* The shim's life cycle: load, the process's first recorded call, fork,
+ * exit, fatal signals and _exit. The top of capture/: it composes the parts
+ * (windows, the collector, fingerprints, captures, sampling, call stacks)
+ * and starts and stops the writer; nothing calls it but the C library.
+ *
+ * Lazy everywhere: the real library is looked up on the first call, a
+ * thread's ring is made on its first call, the writer thread and the trace
+ * file on the first recorded call. A process that never calls OpenCL pays
+ * nothing and leaves no file. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "shim.h"
+#include "callstack.h"
+#include "trace/tables.h"
+#include "hooks.h"
+#include "replay/take/take.h"
+#include "window.h"
+
+/* ---- features that stand between the wrappers and the driver ---------- */
+
+/* For replay/take, which knows entry points by name only. */
+static void *real_named(const char *name)
+{
+    const struct clt_ext_entry *e = clt_ext_find(name);
+    return e ? clt_real((unsigned)(e - clt_ext_table)) : NULL;
+}
+
+static int fn_named(const char *name)
+{
+    const struct clt_ext_entry *e = clt_ext_find(name);
+    return e ? (int)(e - clt_ext_table) : -1;
+}
+
+static int apps_call(int fn)
+{
+    const struct clt_thread *th = clt_tls;
+    return fn >= 0 && th && th->in_fn == (unsigned)fn + 1u && clt_is_active();
+}
+
+/* What stands in front of each real entry point (real.c asks): fingerprints
+ * outermost, then a launch capture, then the driver; each returns `real`
+ * itself where it is off. */
+static void *interpose(unsigned fn, void *real)
+{
+    return clt_fp_interpose(fn, rt_take_interpose(clt_fns[fn].name, real));
+}
+
+static void take_load(void)
+{
+    static const struct rt_host host = { real_named, fn_named, apps_call, clt_msg };
+    rt_take_load(clt_cfg.CAPTURE, clt_cfg.CAPTURE_DIR, &host);
+}
+
+/* ---- the first recorded call ---------------------------------------------- */
+
+static void install_fatal_handlers(void);
+
+static int start(void)
+{
+    clt_callstack_load();
+    if (clt_writer_start() != 0)
+        return -1;
+    install_fatal_handlers();   /* only a process that records gets our fatal-signal handlers */
+    return 0;
+}
+
+static const struct clt_rings_life rings_life = { start, clt_window_begin, clt_window_refresh };
+
+/* ---- load, fork, exit ------------------------------------------------- */
+
+static uint64_t load_ns;        /* the constructor's time: cltrace's own start-up */
+
+static void at_exit(void)
+{
+    /* Commands still in flight are waited for (bounded) while recording is
+     * still on, so their completions are recorded. */
+    uint64_t t0 = clt_clock_ns(CLOCK_MONOTONIC);
+    int recording = clt_rings_state() == 1 && clt_is_active();
+    if (recording) {
+        clt_own_threads_lift(CLT_LIFT_EXIT);     /* the exit waits for them */
+        clt_writer_exit_begins();
+    }
+    uint64_t unfinished = recording ? clt_commands_drain(2000, 20000) : 0;
+    uint64_t exit_wait_ns = clt_clock_ns(CLOCK_MONOTONIC) - t0;
+    if (!__atomic_exchange_n(&clt_active, 0, __ATOMIC_ACQ_REL) && clt_rings_state() != 1)
+        return;
+    clt_window_refresh();
+    clt_window_end();
+    if (clt_rings_finish()) {   /* finished: later calls only forward */
+        clt_collect_finish();   /* the driver's own teardown follows: leave it alone */
+        clt_clock_keep_release();
+        clt_writer_stop(unfinished, exit_wait_ns, t0, load_ns);
+        if ((clt_break_on & 2) && clt_writer_leaks())
+            clt_break_if_debugged();    /* CLTRACE_BREAK=leak: definitely lost or growing */
+    }
+}
+
+/* Fatal signals and _exit: the trace keeps every call made before them. The
+ * handler asks the writer to drain and write (bounded), puts back whatever
+ * handler was there before, and lets the signal take its course. An app that
+ * installs its own handler later replaces ours: its handler runs, as without
+ * cltrace (the writer still writes what it drained every few ms). */
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGQUIT };
+static struct sigaction old_actions[sizeof fatal_signals / sizeof fatal_signals[0]];
+static _Atomic int in_fatal;
+
+static int writer_running(void)
+{
+    return clt_rings_state() == 1 && getpid() == clt_pid;
+}
+
+/* A crash or _exit: the completions the collector held back (250 ms at
+ * most), then what was recorded, to the file (500 ms at most). */
+static void write_out_before_dying(void)
+{
+    if (writer_running()) {
+        clt_own_threads_lift(CLT_LIFT_FLUSH);
+        clt_commands_drain(100, 250);
+        clt_writer_flush_now(500);
+    }
+}
+
+static void on_fatal(int sig, siginfo_t *info, void *uc)
+{
+    (void)info;
+    (void)uc;
+    int saved = errno;
+    unsigned i = 0;
+    while (fatal_signals[i] != sig)
+        i++;
+    if (!__atomic_exchange_n(&in_fatal, 1, __ATOMIC_ACQ_REL))
+        write_out_before_dying();
+    sigaction(sig, &old_actions[i], NULL);
+    errno = saved;
+    /* A fault returns to the faulting instruction and fires again under the
+     * old handler; a sent signal is sent again. */
+    if (info->si_code <= 0 || sig == SIGABRT || sig == SIGTERM || sig == SIGINT || sig == SIGQUIT)
+        raise(sig);
+}
+
+static void install_fatal_handlers(void)
+{
+    for (unsigned i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
+        struct sigaction sa, cur;
+        if (sigaction(fatal_signals[i], NULL, &cur) != 0 || cur.sa_handler != SIG_DFL)
+            continue;       /* ignored, or the app's (inherited) handler: leave it */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_fatal;
+        sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&sa.sa_mask);
+        old_actions[i] = cur;
+        sigaction(fatal_signals[i], &sa, NULL);
+    }
+}
+
+/* _exit and _Exit skip atexit: write out what was recorded first. */
+CLT_EXPORT void _exit(int status)
+{
+    write_out_before_dying();
+    syscall(SYS_exit_group, status);
+    __builtin_unreachable();
+}
+
+CLT_EXPORT void _Exit(int status)
+{
+    _exit(status);
+}
+
+/* The child of fork() has no writer thread: it starts afresh, with its own
+ * file (its pid), on its next call. The parent's rings stay the parent's. */
+static void after_fork_child(void)
+{
+    clt_pid = (int)getpid();
+    clt_writer_forget();
+    clt_collect_forget();
+    clt_fp_forget();
+    rt_take_forget();
+    clt_clock_keep_forget();
+    clt_window_forget();
+    clt_rings_forget();
+    clt_window_refresh();
+}
+
+static void unpreload_self(void)
+{
+    const char *pre = getenv("LD_PRELOAD");
+    const char *self = clt_real_self_name();
+    if (!pre || !self)
+        return;
+    char out[4096];
+    size_t n = 0;
+    const char *me = strrchr(self, '/');
+    me = me ? me + 1 : self;
+    for (const char *p = pre; *p;) {
+        size_t len = strcspn(p, ": ");
+        const char *base = p;
+        for (size_t k = 0; k < len; k++)
+            if (p[k] == '/')
+                base = p + k + 1;
+        size_t blen = len - (size_t)(base - p);
+        if (len && !(blen == strlen(me) && strncmp(base, me, blen) == 0) && n + len + 2 < sizeof out) {
+            if (n)
+                out[n++] = ':';
+            memcpy(out + n, p, len);
+            n += len;
+        }
+        p += len;
+        while (*p == ':' || *p == ' ')
+            p++;
+    }
+    out[n] = 0;
+    if (n)
+        setenv("LD_PRELOAD", out, 1);
+    else
+        unsetenv("LD_PRELOAD");
+}
+
+__attribute__((constructor)) static void clt_load(void)
+{
+    int saved = errno;
+    uint64_t t0 = clt_clock_ns(CLOCK_MONOTONIC);
+    clt_config_load(&clt_cfg);
+    clt_pid = (int)getpid();
+    clt_real_self((void *)&clt_load);
+    clt_clock_select();
+    clt_rings_measure_clock();
+    clt_rings_set_life(&rings_life);
+    clt_fp_load();
+    take_load();
+    clt_real_set_interposer(interpose);
+    clt_sample_load();
+    pthread_atfork(NULL, NULL, after_fork_child);
+    atexit(at_exit);
+    /* CLTRACE_CHILDREN=0: trace this process only, not what it executes. */
+    if (!clt_cfg.CHILDREN)
+        unpreload_self();
+    __atomic_store_n(&clt_active, !clt_cfg.DISABLE, __ATOMIC_RELEASE);
+    clt_window_load();
+    load_ns = clt_clock_ns(CLOCK_MONOTONIC) - t0;
+    errno = saved;
+}

@@ -315,8 +315,8 @@ static void serve_one(void)
         if (path && clt_writer_snapshot_whole())
             reply(fd, "written: %s (whole up to now)\n", path);
         else if (path)
-            reply(fd, "written: %s (what cltrace's writer encoded within 0.3 s: the program records faster than "
-                  "it encodes, and the calls just before now were still queued)\n", path);
+            reply(fd, "written: %s (what cltrace's writer encoded within 0.7 s: the calls just before now were "
+                  "still queued)\n", path);
         else
             reply(fd, "refused: the snapshot could not be written (see the program's stderr)\n");
     } else if (strcmp(cmd, "status") == 0) {
@@ -414,6 +414,7 @@ void clt_window_begin(void)
 {
     if (!windowed && !clt_cfg.RING_MB[0])
         return;
+    clt_writer_bound_backlog();     /* a snapshot asked for finds its calls encoded within a second */
     pthread_mutex_lock(&lock);
     transition_locked(now_ns(), 1, NULL);   /* a window from 0 s opens before the first call */
     pthread_mutex_unlock(&lock);

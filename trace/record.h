@@ -62,6 +62,7 @@ struct clt_thread {
     struct clt_thread *next;
     void *wstate;           /* writer's per-sequence state */
     void *spill;            /* writer's records of this ring set aside (writer/spill.c) */
+    uint64_t asked_head[2]; /* its head when a snapshot (0) or a flush (1) was asked for (writer/writer.c) */
 };
 
 enum clt_thread_state { CLT_TH_FREE, CLT_TH_CLAIMED, CLT_TH_LIVE, CLT_TH_DEAD };

@@ -204,6 +204,7 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until)
             freed = tail;
         }
     }
+    w->raw_bytes += tail - s.tail;      /* the writer's pace (writer.c) */
     if (spilled) {
         clt_spill_consumed(th, tail);
         return 1;

@@ -71,6 +71,7 @@ struct clt_writer {
     uint32_t epoch;           /* flight recorder: bumped where its memory may start (sequences restart) */
     int epoch_due;            /* flight recorder: start one at the next record (recorder.c) */
     int rec_dumping;          /* flight recorder: its memory is being written to the file */
+    uint64_t raw_bytes;       /* records' bytes drained so far (rings and spill), for the writer's pace */
 };
 
 /* dispatch.c: the writer's entry points */

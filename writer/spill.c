@@ -78,7 +78,8 @@ static int open_file(const struct clt_writer *w)
     return 0;
 }
 
-int clt_spill_maybe(struct clt_writer *w, struct clt_thread *th, int (*write)(struct clt_spill_write *))
+int clt_spill_maybe(struct clt_writer *w, struct clt_thread *th, int (*write)(struct clt_spill_write *),
+                    uint64_t limit)
 {
     if (failed || clt_cfg.SPILL_MB <= 0)
         return 0;
@@ -87,7 +88,8 @@ int clt_spill_maybe(struct clt_writer *w, struct clt_thread *th, int (*write)(st
     uint64_t head = __atomic_load_n(&th->head, __ATOMIC_ACQUIRE);
     uint64_t size = th->mask + 1, fill = head - tail;
     /* behind already: keep the ring nearly empty, the thread far from a wait */
-    if (fill <= (b && b->n ? size / 8 : size / 2) || outstanding + fill > (uint64_t)clt_cfg.SPILL_MB << 20)
+    uint64_t most = (uint64_t)clt_cfg.SPILL_MB << 20;
+    if (fill <= (b && b->n ? size / 8 : size / 2) || outstanding + fill > (limit < most ? limit : most))
         return 0;
     uint64_t t0 = clt_span_first_t0(th->buf, th->mask, tail, head);
     if (t0 != UINT64_MAX) {
@@ -121,6 +123,15 @@ int clt_spill_maybe(struct clt_writer *w, struct clt_thread *th, int (*write)(st
     }
     __atomic_store_n(&th->tail, head, __ATOMIC_SEQ_CST);
     clt_ring_wake(th);
+    return 1;
+}
+
+int clt_spill_encoded_to(const struct clt_thread *th, uint64_t *pos)
+{
+    const struct backlog *b = th->spill;
+    if (!b || !b->n)
+        return 0;
+    *pos = b->loaded ? b->pos : b->q[b->first].tail;
     return 1;
 }
 

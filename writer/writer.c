@@ -90,18 +90,37 @@ static _Atomic int snap_whole = 1;      /* the last snapshot (or ctl flush) held
 static _Atomic int flush_bounded;       /* the flush asked for is `cltrace ctl`'s: SNAP_DRAIN_NS at most */
 static _Atomic int snap_bounded;        /* the snapshot asked for is waited for: SNAP_DRAIN_NS at most */
 /* How long a snapshot asked for by `cltrace ctl` may drain before it is
- * written: the channel answers within a second whatever the app does. */
-#define SNAP_DRAIN_NS 300000000ull
+ * written: the channel answers within a second whatever the app does. With
+ * the backlog bounded (below) the drain ends well before; this is the net. */
+#define SNAP_DRAIN_NS 700000000ull
 static _Atomic uint64_t snap_until = UINT64_MAX;    /* a snapshot of the memory as it was then (ticks) */
 static char snap_path[PATH_MAX], snap_why[300];
 static unsigned n_snaps;
 
-/* Records made before `until` (ticks) not encoded yet, on any thread. */
-static int records_before(uint64_t until)
+enum { ASKED_SNAPSHOT, ASKED_FLUSH };
+
+/* At the asking: where each ring's committed records end. Every ring, the
+ * free ones too (a thread that takes one later starts past the mark).
+ * Async-signal-safe (a crash's flush). */
+static void mark_heads(int k)
+{
+    for (struct clt_thread *th = __atomic_load_n(&clt_threads, __ATOMIC_ACQUIRE); th; th = th->next)
+        th->asked_head[k] = __atomic_load_n(&th->head, __ATOMIC_ACQUIRE);
+}
+
+/* Records committed before the asking k not encoded yet, on any thread. By
+ * position, not time: a call in flight at the asking (begun, not returned)
+ * is not one of them. */
+static int records_before(int k)
 {
     for (struct clt_thread *th = __atomic_load_n(&clt_threads, __ATOMIC_ACQUIRE); th; th = th->next) {
         int st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
-        if ((st == CLT_TH_LIVE || st == CLT_TH_DEAD) && clt_thread_next_t0(th) <= until)
+        uint64_t at;
+        if (st != CLT_TH_LIVE && st != CLT_TH_DEAD)
+            continue;
+        if (!clt_spill_encoded_to(th, &at))
+            at = __atomic_load_n(&th->tail, __ATOMIC_ACQUIRE);
+        if (at < th->asked_head[k])
             return 1;
     }
     return 0;
@@ -109,15 +128,60 @@ static int records_before(uint64_t until)
 
 static int drain_all(int may_spill, uint64_t deadline_ns);
 
-/* The records made before `until` encoded, for a snapshot or a flush
- * (drain_all stops at the request's limit); bounded: SNAP_DRAIN_NS at
- * most. 1: every one of them encoded. */
-static int drain_before(uint64_t until, int bounded)
+/* ---- the backlog's bound ------------------------------------------------
+ * With a control channel (windows, the flight recorder: capture/window.c),
+ * a snapshot or a flush asked for must find every record made before the
+ * asking encoded within the channel's second, however fast the app
+ * records. So the records not yet encoded are held to what the writer
+ * encodes in BACKLOG_NS at its pace measured in this run (its wall time
+ * while draining, the app's competition for the CPUs included): past that
+ * a ring is not spilled, and its thread waits for the writer as it would
+ * without a spill. The run takes about as long (what was spilled was
+ * encoded at the exit instead); the app's loop runs at the writer's pace
+ * once that much is behind. Without a channel nothing asks: the spill
+ * keeps the app at its own pace (CLTRACE_SPILL_MB). */
+#define BACKLOG_NS 100000000.0
+#define BACKLOG_MIN (4ull << 20)
+static _Atomic int backlog_bounded;
+static double pace_bytes_per_ns = 0.02;     /* until measured: a sanitizer build's (20 MB/s) */
+
+void clt_writer_bound_backlog(void)
+{
+    __atomic_store_n(&backlog_bounded, 1, __ATOMIC_RELEASE);
+}
+
+/* The pace over each 50 ms of draining (short passes on a core that was
+ * free for a moment would flatter it); it falls at once and rises slowly:
+ * a snapshot drains while the app competes for the CPUs. */
+static void pace_note(uint64_t bytes, uint64_t ns)
+{
+    static uint64_t sum_bytes, sum_ns;
+    sum_bytes += bytes;
+    sum_ns += ns;
+    if (sum_ns < 50000000u || sum_bytes < (256u << 10))
+        return;
+    double now = (double)sum_bytes / (double)sum_ns;
+    pace_bytes_per_ns = now < pace_bytes_per_ns ? now : 0.75 * pace_bytes_per_ns + 0.25 * now;
+    sum_bytes = sum_ns = 0;
+}
+
+static uint64_t spill_limit(void)
+{
+    if (!__atomic_load_n(&backlog_bounded, __ATOMIC_ACQUIRE))
+        return UINT64_MAX;
+    uint64_t b = (uint64_t)(pace_bytes_per_ns * BACKLOG_NS);
+    return b > BACKLOG_MIN ? b : BACKLOG_MIN;
+}
+
+/* The records made before the asking k encoded, for a snapshot or a flush
+ * (drain_all stops at the request's time); bounded: SNAP_DRAIN_NS at most.
+ * 1: every one of them encoded. */
+static int drain_before(int k, int bounded)
 {
     uint64_t end = bounded ? clt_boottime_ns() + SNAP_DRAIN_NS : 0;
     for (int i = 0; i < 4096 && drain_all(0, end) && (!end || clt_boottime_ns() < end); i++)
         ;
-    return !records_before(until);
+    return !records_before(k);
 }
 
 int clt_writer_snapshot_whole(void)
@@ -147,6 +211,8 @@ static void rec_snapshot(struct clt_writer *w)
     a.n = 0;
     clt_attr_str(&a, "cltrace.snapshot", snap_why);
     clt_attr_int(&a, "cltrace.snapshot_whole", snap_whole);
+    /* the asking, on the trace's clock: the calls it holds end there */
+    clt_attr_int(&a, "cltrace.snapshot_asked_ns", (int64_t)clt_clock_to_ns(&w->clock, snap_until));
     clt_attr_int(&a, "cltrace.ring_bytes", (int64_t)clt_rec_held());
     clt_attr_int(&a, "cltrace.ring_dropped_bytes", (int64_t)clt_rec_dropped());
     clt_attr_str(&a, "cltrace.host", w->job.host);
@@ -178,6 +244,7 @@ const char *clt_writer_snapshot(const char *why, unsigned timeout_ms)
      * call; from `cltrace ctl`, at the asking. Never more: under load the
      * app records as fast as the writer drains, and a writer that chased
      * the newest record would never take it */
+    mark_heads(ASKED_SNAPSHOT);       /* first: what it marks began before the time below */
     __atomic_store_n(&snap_until, clt_now(), __ATOMIC_RELEASE);
     __atomic_store_n(&snap_bounded, timeout_ms != 0, __ATOMIC_RELEASE);
     uint32_t ticket = __atomic_add_fetch(&snap_req, 1, __ATOMIC_ACQ_REL);
@@ -239,7 +306,7 @@ static int drain_all(int may_spill, uint64_t deadline_ns)
             if (st != CLT_TH_LIVE && st != CLT_TH_DEAD)
                 continue;
             if (may_spill)
-                busy |= clt_spill_maybe(&W, th, clt_file_spill_write);
+                busy |= clt_spill_maybe(&W, th, clt_file_spill_write, spill_limit());
             uint64_t t = clt_thread_next_t0(th);
             if (t == UINT64_MAX) {
                 if (st == CLT_TH_DEAD) {
@@ -348,14 +415,15 @@ static void *writer_main(void *arg)
         if (__atomic_load_n(&sleeping, __ATOMIC_RELAXED))
             __atomic_store_n(&sleeping, 0, __ATOMIC_RELAXED);
         uint32_t req = __atomic_load_n(&flush_req, __ATOMIC_ACQUIRE);
+        uint64_t t_drain = clt_boottime_ns(), drained = W.raw_bytes;
         int busy = drain_all(1, 0);
+        pace_note(W.raw_bytes - drained, clt_boottime_ns() - t_drain);
         clt_dev_flush_pending(&W, 0);
         uint32_t sreq = __atomic_load_n(&snap_req, __ATOMIC_ACQUIRE);
         if (sreq != __atomic_load_n(&snap_done, __ATOMIC_RELAXED)) {
             /* one asked at a call (an error, a kernel) is whole: nobody
              * waits for it; one `cltrace ctl` waits for, SNAP_DRAIN_NS */
-            snap_whole = drain_before(__atomic_load_n(&snap_until, __ATOMIC_ACQUIRE),
-                                      __atomic_load_n(&snap_bounded, __ATOMIC_ACQUIRE));
+            snap_whole = drain_before(ASKED_SNAPSHOT, __atomic_load_n(&snap_bounded, __ATOMIC_ACQUIRE));
             rec_snapshot(&W);
             __atomic_store_n(&snap_until, UINT64_MAX, __ATOMIC_RELEASE);
             __atomic_store_n(&snap_done, sreq, __ATOMIC_RELEASE);
@@ -365,8 +433,7 @@ static void *writer_main(void *arg)
              * asked from `cltrace ctl`, what of it can be encoded within
              * SNAP_DRAIN_NS (an app recording faster than the writer
              * encodes has a backlog that grows with the run) */
-            snap_whole = drain_before(__atomic_load_n(&flush_until, __ATOMIC_ACQUIRE),
-                                      __atomic_load_n(&flush_bounded, __ATOMIC_ACQUIRE));
+            snap_whole = drain_before(ASKED_FLUSH, __atomic_load_n(&flush_bounded, __ATOMIC_ACQUIRE));
             rec_dump_main(&W, 1);   /* a crash or _exit: the flight recorder's memory to the file */
             clt_file_sync(&W);
             __atomic_store_n(&flush_until, UINT64_MAX, __ATOMIC_RELEASE);
@@ -411,6 +478,7 @@ void clt_writer_flush_now(unsigned timeout_ms)
 {
     /* the records committed before the request: a writer that waited for
      * the newest one would chase an app that records as fast as it drains */
+    mark_heads(ASKED_FLUSH);       /* first: what it marks began before the time below */
     __atomic_store_n(&flush_until, clt_now(), __ATOMIC_RELEASE);
     uint32_t ticket = __atomic_add_fetch(&flush_req, 1, __ATOMIC_ACQ_REL);
     /* records set aside (spill.c) are encoded first: give them time too,

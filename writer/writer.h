@@ -35,9 +35,13 @@ const char *clt_writer_path(void);           /* the trace file ("" before the fi
  * 0: asked, not waited for). Without: the trace flushed, its path. */
 const char *clt_writer_snapshot(const char *why, unsigned timeout_ms);
 /* whether the last snapshot held every record made before it was asked for
- * (a waited one drains 0.3 s at most: an app that records faster than the
+ * (a waited one drains 0.7 s at most: an app that records faster than the
  * writer encodes leaves a backlog) */
 int clt_writer_snapshot_whole(void);
+/* A control channel is open (capture/window.c): keep what is not yet encoded
+ * to what the writer encodes in 0.1 s, so that a snapshot or
+ * a flush asked for holds every call before the asking within a second. */
+void clt_writer_bound_backlog(void);
 extern int clt_symbolizer_busy;              /* loading a binary's symbols: producers wait, not drop */
 
 /* disk.c: a little room set aside beside the trace, given back when the

@@ -68,3 +68,26 @@ print("windows:", w.get("count"), "recorded %.2f s" % (w.get("recorded_ns", 0) /
       "launches recorded:", sum(x["launches"] for x in k.values()))'
 fi
 ls -l "$OUT"/ring-1.* 2> /dev/null
+
+# `cltrace ctl` under the launch loop on the GPU (tests/windows.sh does it on
+# PoCL and 30 M light calls/s): snapshot, stop, start, snapshot, each answer
+# timed, each snapshot whole (every launch made before the asking)
+echo "== cltrace ctl under the launch loop: answer times"
+for mode in ring window; do
+    case $mode in
+        ring) env=(CLTRACE_RING_MB=64) ;;
+        window) env=(CLTRACE_WINDOW=0s) ;;
+    esac
+    env "${env[@]}" CLTRACE_OUTPUT="$OUT/ctl-$mode.%p.pftrace" LD_PRELOAD="$SHIM" \
+        build/tests/bench_calls launch 200000000 > /dev/null 2>&1 &
+    pid=$!
+    sleep 3
+    for c in snapshot stop start snapshot; do
+        t0=$(date +%s%N)
+        a=$(build/cltrace ctl $pid $c 2>&1)
+        t1=$(date +%s%N)
+        printf '%-6s %-8s %5d ms  %s\n' "$mode" "$c" $(((t1 - t0) / 1000000)) "$(echo "$a" | sed "s|$OUT/||" | cut -c1-80)"
+        sleep 1
+    done
+    kill $pid; wait $pid 2> /dev/null
+done

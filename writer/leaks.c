@@ -58,7 +58,8 @@ static enum clt_leak_class classify(const struct clt_writer *w, const struct clt
         return CLT_LEAK_DEFINITELY_LOST;
     }
     const struct clt_site_count *sc = clt_life_site(o->stack);
-    uint64_t run = w->calls > (sc ? sc->first : 0) ? w->calls - sc->first : 0;   /* calls since its first */
+    uint64_t first = sc ? sc->first : 0;     /* no site without a stack (no libunwind) */
+    uint64_t run = w->calls > first ? w->calls - first : 0;   /* calls since its first */
     if (sc && sc->held >= 2 && run && (sc->held_last - sc->held_first) * 2 >= run) {
         snprintf(why, cap, "its call site holds %u of the %u it made, made over %.0f %% of the program's calls since "
                  "its first: it grows with the run", sc->held, sc->made, 100.0 * (sc->held_last - sc->held_first) / run);

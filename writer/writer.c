@@ -583,9 +583,11 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
                 k += (size_t)snprintf(list + k, sizeof list - k, "%s%u %s", k ? ", " : "", leaks.by_type[t],
                                       clt_otype_name(t));
         clt_msg("%u OpenCL object%s still held at exit (%s): %u definitely lost, %u growing with the run, %u still "
-                "reachable; their creation stacks are in the trace", W.leaks, W.leaks == 1 ? "" : "s", list,
+                "reachable; %s", W.leaks, W.leaks == 1 ? "" : "s", list,
                 leaks.by_class[CLT_LEAK_DEFINITELY_LOST], leaks.by_class[CLT_LEAK_GROWING],
-                leaks.by_class[CLT_LEAK_STILL_HELD]);
+                leaks.by_class[CLT_LEAK_STILL_HELD],
+                clt_stacks_recorded ? "their creation stacks are in the trace"
+                                    : "no creation stacks (none recorded: a leak in a loop is told by its site)");
     }
     clt_cost_emit(&W);
     clt_dev_footer(&W, W.unfinished);

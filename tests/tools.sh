@@ -104,8 +104,29 @@ PY
 
 t_layers_one_way() {
     # every #include follows LAYERS (capture -> writer -> trace -> common,
-    # report -> trace, ...): a folder never uses one that uses it
+    # report -> trace, ...): a folder never uses one that uses it; inside
+    # capture/ and writer/ every call goes down the README's table of parts,
+    # no file over 700 lines
     bash scripts/check-layers.sh
+    # and the check fails where it should: a copy of the tree with a call up
+    # each table, a file the table lacks and one of 701 lines
+    local c=$WORK/tree
+    mkdir -p "$c"
+    git archive HEAD | tar -x -C "$c"
+    printf 'void up_writer(void);\nvoid up_writer(void) { clt_writer_flush(0); }\n' >> "$c/writer/attrs.c"
+    printf 'void clt_window_start(void);\nvoid up_capture(void);\nvoid up_capture(void) { clt_window_start(); }\n' \
+        >> "$c/capture/real.c"
+    printf 'int clt_unlisted(void);\nint clt_unlisted(void) { return 1; }\n' > "$c/writer/unlisted.c"
+    yes '/* */' | head -n 701 >> "$c/capture/queues.c"
+    local rc=0
+    (cd "$c" && bash scripts/check-layers.sh) > "$WORK/layers.out" 2>&1 || rc=$?
+    cat "$WORK/layers.out"
+    [ $rc -eq 1 ]
+    grep -q "^writer/attrs.c calls writer/file.c (clt_writer_flush): up writer/README.md's order" "$WORK/layers.out"
+    grep -q "^capture/real.c calls capture/window.c (clt_window_start): up capture/README.md's order" "$WORK/layers.out"
+    grep -q "^writer/unlisted.c: not in writer/README.md's table of parts" "$WORK/layers.out"
+    grep -q "^capture/queues.c: [0-9]* lines (at most 700" "$WORK/layers.out"
+    grep -q "capture/ files that call each other in a circle: .*capture/real.c" "$WORK/layers.out"
 }
 
 t_docs_links_resolve_and_dated() {

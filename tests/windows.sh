@@ -270,7 +270,7 @@ ctl_under_load() {   # ctl_under_load NAME PROGRAM...: snapshot, stop, start, sn
     shift
     "$@" > /dev/null 2> "$WORK/$name.err" &
     pid=$!
-    sleep 1.5        # well inside its loop: the writer behind it, the rings full
+    sleep 1          # well inside its loop: the writer behind it, the rings full
     for c in snapshot stop start snapshot; do
         i=$((i + 1))
         ms=$(ctl_timed $pid $c "$WORK/$name.$i.out")
@@ -280,7 +280,7 @@ ctl_under_load() {   # ctl_under_load NAME PROGRAM...: snapshot, stop, start, sn
             snapshot) grep -q "^written: .* (whole up to now)$" "$WORK/$name.$i.out" ;;
             stop) grep -qx "stopped" "$WORK/$name.$i.out" ;;
             start) grep -qx "recording" "$WORK/$name.$i.out" ;;
-        esac || { kill $pid; return 1; }
+        esac || { kill $pid; tail -5 "$WORK/$name.err"; return 1; }
     done
     kill $pid
     wait $pid 2> /dev/null || true
@@ -318,6 +318,14 @@ sys.exit(not 0 <= asked - last < 50e6)'
     CLTRACE_RING_MB=2 CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/ll.%p.pftrace" LD_PRELOAD=$SHIM \
         ctl_under_load ring-launch-loop "$T/bench_calls" launch 100000000
     if [ -x "$LINT" ]; then lint "$(ls "$WORK"/ll.*.snapshot-1.pftrace)"; fi
+    # each load the other way too: a window (the trace file flushed), a ring
+    CLTRACE_WINDOW=0s CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/w1.%p.pftrace" LD_PRELOAD=$SHIM \
+        ctl_under_load window-one-thread "$T/windows" long 2000000000
+    CLTRACE_RING_MB=2 CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/r8.%p.pftrace" LD_PRELOAD=$SHIM \
+        ctl_under_load ring-8-threads "$T/threads" 8 2000000000
+    CLTRACE_WINDOW=0s CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/wl.%p.pftrace" LD_PRELOAD=$SHIM \
+        ctl_under_load window-launch-loop "$T/bench_calls" launch 100000000
+    if [ -x "$LINT" ]; then lint "$(ls "$WORK"/r8.*.snapshot-1.pftrace)"; fi
     # the control thread, the writer's bounded drain and the snapshot under TSan
     local rt
     rt=$(${CC:-cc} -print-file-name=libtsan.so)

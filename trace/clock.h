@@ -58,6 +58,20 @@ static inline __attribute__((always_inline)) uint64_t clt_now(void)
     return clt_now_tsc(clt_use_tsc);
 }
 
+/* The clock read after every load before it has completed (as the kernel's
+ * rdtsc_ordered): a time taken after reading where the rings' records end
+ * is later than every one of those records' times. rdtsc alone may run
+ * ahead of the loads (measured: 25-50 ticks before records a cltrace ctl
+ * flush had just seen committed). arm64's read has its isb already. */
+static inline uint64_t clt_now_after_loads(void)
+{
+#if defined(__x86_64__)
+    if (clt_use_tsc)
+        __asm__ volatile("lfence" ::: "memory");
+#endif
+    return clt_now();
+}
+
 struct clt_clock {           /* writer-side tick -> ns mapping */
     uint64_t tick0, ns0;     /* first calibration point */
     uint64_t tick1, ns1;     /* latest calibration point */

@@ -245,7 +245,7 @@ const char *clt_writer_snapshot(const char *why, unsigned timeout_ms)
      * app records as fast as the writer drains, and a writer that chased
      * the newest record would never take it */
     mark_heads(ASKED_SNAPSHOT);       /* first: what it marks began before the time below */
-    __atomic_store_n(&snap_until, clt_now(), __ATOMIC_RELEASE);
+    __atomic_store_n(&snap_until, clt_now_after_loads(), __ATOMIC_RELEASE);
     __atomic_store_n(&snap_bounded, timeout_ms != 0, __ATOMIC_RELEASE);
     uint32_t ticket = __atomic_add_fetch(&snap_req, 1, __ATOMIC_ACQ_REL);
     for (unsigned waited = 0; waited < timeout_ms * 10; waited++) {
@@ -479,7 +479,7 @@ void clt_writer_flush_now(unsigned timeout_ms)
     /* the records committed before the request: a writer that waited for
      * the newest one would chase an app that records as fast as it drains */
     mark_heads(ASKED_FLUSH);       /* first: what it marks began before the time below */
-    __atomic_store_n(&flush_until, clt_now(), __ATOMIC_RELEASE);
+    __atomic_store_n(&flush_until, clt_now_after_loads(), __ATOMIC_RELEASE);
     uint32_t ticket = __atomic_add_fetch(&flush_req, 1, __ATOMIC_ACQ_REL);
     /* records set aside (spill.c) are encoded first: give them time too,
      * at a generous 250 ns a record of 64 bytes, 30 s at most */

@@ -284,6 +284,7 @@ static void writer_yield_now_and_then(void)
 static int drain_all(int may_spill, uint64_t deadline_ns)
 {
     int busy = 0;
+    uint64_t spill_most = may_spill ? spill_limit() : 0;    /* the pace changes between passes, not in one */
     for (unsigned round = 0; round < 65536; round++) {   /* bounded: the loop has other work too */
         if (deadline_ns && !(round & 63) && clt_boottime_ns() > deadline_ns)
             return busy;        /* a snapshot asked for waits no longer (SNAP_DRAIN_NS) */
@@ -306,7 +307,7 @@ static int drain_all(int may_spill, uint64_t deadline_ns)
             if (st != CLT_TH_LIVE && st != CLT_TH_DEAD)
                 continue;
             if (may_spill)
-                busy |= clt_spill_maybe(&W, th, clt_file_spill_write, spill_limit());
+                busy |= clt_spill_maybe(&W, th, clt_file_spill_write, spill_most);
             uint64_t t = clt_thread_next_t0(th);
             if (t == UINT64_MAX) {
                 if (st == CLT_TH_DEAD) {

@@ -16,6 +16,7 @@
 
 int (*clt_backtrace)(void **, int);
 int clt_break_on;
+__thread uint8_t clt_inside __attribute__((tls_model("initial-exec")));
 
 static int stacks_off;
 

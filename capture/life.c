@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "shim.h"
 #include "callstack.h"
+#include "python.h"
 #include "trace/tables.h"
 #include "hooks.h"
 #include "replay/take/take.h"
@@ -65,6 +66,7 @@ static void install_fatal_handlers(void);
 static int start(void)
 {
     clt_callstack_load();
+    clt_py_load();
     if (clt_writer_start() != 0)
         return -1;
     install_fatal_handlers();   /* only a process that records gets our fatal-signal handlers */

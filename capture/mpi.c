@@ -212,7 +212,10 @@ typedef int (*finalize_fn)(void);
 CLT_EXPORT int MPI_Init(int *argc, char ***argv)
 {
     PMPI(init_fn, MPI_Init);
+    /* the library's own OpenCL calls inside (hwloc's device probing) are its, not the program's */
+    clt_inside = CLT_INSIDE_MPI_INIT;
     int rc = p_MPI_Init ? p_MPI_Init(argc, argv) : -1;
+    clt_inside = CLT_INSIDE_NONE;
     if (rc == MPI_OK)
         clocks(0);
     return rc;
@@ -221,7 +224,9 @@ CLT_EXPORT int MPI_Init(int *argc, char ***argv)
 CLT_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     PMPI(init_thread_fn, MPI_Init_thread);
+    clt_inside = CLT_INSIDE_MPI_INIT_THREAD;
     int rc = p_MPI_Init_thread ? p_MPI_Init_thread(argc, argv, required, provided) : -1;
+    clt_inside = CLT_INSIDE_NONE;
     if (rc == MPI_OK)
         clocks(0);
     return rc;
@@ -234,7 +239,10 @@ CLT_EXPORT int MPI_Finalize(void)
     clocks(1);
     if (clock_comm && p_MPI_Comm_free)
         p_MPI_Comm_free(&clock_comm);
-    return p_MPI_Finalize ? p_MPI_Finalize() : -1;
+    clt_inside = CLT_INSIDE_MPI_FINALIZE;
+    int rc = p_MPI_Finalize ? p_MPI_Finalize() : -1;
+    clt_inside = CLT_INSIDE_NONE;
+    return rc;
 }
 
 #define SEND_LIKE(Name, FN)                                                                           \

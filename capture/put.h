@@ -138,19 +138,37 @@ int clt_sample_take(unsigned fn, uint64_t key, uint64_t bytes);
 uint64_t clt_launch_key(const void *kernel, uint32_t work_dim, const void *gws, const void *lws);
 
 extern int (*clt_backtrace)(void **, int);
+extern int clt_py_on;
+/* enum clt_inside: this thread is inside a wrapped library call (mpi.c) */
+extern __thread uint8_t clt_inside __attribute__((tls_model("initial-exec")));               /* capture/python.c: a supported CPython runs here */
 extern int clt_break_on;           /* CLTRACE_BREAK: bit 0 errors, bit 1 leaks; CLT_SNAP_ON_ERROR */
 #define CLT_SNAP_ON_ERROR 8        /* CLTRACE_SNAPSHOT_ON=error (with the flight recorder) */
 void clt_break_if_debugged(void);  /* SIGTRAP, only under a debugger */
 void clt_call_failed(void);        /* a failing call, with clt_break_on bit 0 or CLT_SNAP_ON_ERROR */
 
-static inline void clt_put_stack(struct clt_extra *x, int failed)
+/* capture/python.c: a Python program's stack block, its frames merged in */
+extern size_t clt_stack_bytes;
+unsigned clt_py_restack(struct clt_thread *th, uint64_t *d, unsigned n, size_t room);
+
+/* The call stack into the record, in the `room` bytes reserved for it
+ * (clt_stack_bytes as the wrapper read it): unwound, or `site` alone (an
+ * enqueue that wants a stack only for its Python frames). */
+static inline void clt_put_stack(struct clt_thread *th, struct clt_extra *x, int failed, const void *site, size_t room)
 {
     int saved = errno;
     uint64_t *d = (uint64_t *)x->p;
-    int n = clt_backtrace ? clt_backtrace((void **)d, CLT_STACK_DEPTH) : 0;
-    if (n < 0)
-        n = 0;
-    d[n] = (uint64_t)n;
+    int n;
+    if (site) {
+        d[0] = (uint64_t)(uintptr_t)site;
+        n = 1;
+    } else {
+        n = clt_backtrace ? clt_backtrace((void **)d, CLT_STACK_DEPTH) : 0;
+        if (n < 0)
+            n = 0;
+    }
+    if (CLT_UNLIKELY(room > CLT_STACK_BYTES))
+        n = (int)clt_py_restack(th, d, (unsigned)n, room);
+    d[n] = (uint64_t)n | (uint64_t)clt_inside << 32;
     x->p += 8 * ((size_t)n + 1);
     x->raw |= CLT_RAW_STACK;
     if (CLT_UNLIKELY(failed && (clt_break_on & (1 | CLT_SNAP_ON_ERROR))))

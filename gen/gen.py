@@ -659,8 +659,13 @@ def wrapper(reg, c, r, ps, kinds, exported):
     # enqueue only when the app asked for the event), and for a call that
     # failed. Every other call pays one compare.
     fails = {"ERR": "!ok", "HANDLE": "!ok" if has_err else None, "PTR": "!ok" if has_err else None}.get(rk)
+    # A Python program's enqueues name their Python frames (the call site
+    # alone is pyopencl's): without unwinding, where nothing else wants one.
+    py_site = None
     if enq:
-        want = "event != NULL || !ok" + (" || CLT_UNLIKELY(clt_fp_on)" if c in FINGERPRINTED else "")
+        want = "event != NULL || !ok" + (" || CLT_UNLIKELY(clt_fp_on)" if c in FINGERPRINTED else "") + \
+            " || CLT_UNLIKELY(clt_py_on)"
+        py_site = "event != NULL || !ok%s ? NULL : clt_ra" % (" || clt_fp_on" if c in FINGERPRINTED else "")
     elif CREATES.match(c) and not lookup:
         want = "1"
     else:
@@ -668,8 +673,8 @@ def wrapper(reg, c, r, ps, kinds, exported):
     L.append("    int ok = %s;" % ok)
     L.append("    (void)ok;")
     if want:
-        L.append("    int clt_want_stack = %s;" % want)
-        size += " + (clt_want_stack ? CLT_STACK_BYTES : 0)"
+        L.append("    size_t clt_stack_room = %s ? clt_stack_bytes : 0;" % want)
+        size += " + clt_stack_room"
     L.append("    struct clt_rec *rec = clt_rec_begin(th, %s);" % size)
     L.append("    if (rec) {")
     L.append("        struct clt_extra x = clt_extra_init(rec, %d);" % nslots)
@@ -718,8 +723,8 @@ def wrapper(reg, c, r, ps, kinds, exported):
         L.append("        rec->arg[%d] = ok ? flow : 0;" % len(ps))
         L.append("        rec->arg[%d] = (uint64_t)(uintptr_t)clt_ra;" % (len(ps) + 1))
     if want:
-        L.append("        if (clt_want_stack)")
-        L.append("            clt_put_stack(&x, !ok);")
+        L.append("        if (clt_stack_room)")
+        L.append("            clt_put_stack(th, &x, !ok, %s, clt_stack_room);" % (py_site or "NULL"))
     if one_clock:
         L.append("        if (!clt_te)")
         L.append("            x.raw |= CLT_RAW_UNTIMED;")

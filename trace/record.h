@@ -27,6 +27,11 @@ struct clt_rec {
     uint64_t arg[];
 };
 
+/* A thread's record of the Python code objects whose names it has sent
+ * (capture/python.c), by address: 64 entries. */
+#define CLT_PY_SEEN 64
+struct clt_py_seen { uint64_t code, file, name; };
+
 struct clt_thread {
     /* set when the ring is made, then only read, by both sides: a cache line
      * of their own, apart from what the calling thread writes on every call
@@ -63,6 +68,8 @@ struct clt_thread {
     void *wstate;           /* writer's per-sequence state */
     void *spill;            /* writer's records of this ring set aside (writer/spill.c) */
     uint64_t asked_head[2]; /* its head when a snapshot (0) or a flush (1) was asked for (writer/writer.c) */
+    /* producer side, only in Python programs: code objects named (capture/python.c) */
+    struct clt_py_seen py_seen[CLT_PY_SEEN];
 };
 
 enum clt_thread_state { CLT_TH_FREE, CLT_TH_CLAIMED, CLT_TH_LIVE, CLT_TH_DEAD };
@@ -276,12 +283,31 @@ static inline uint64_t clt_put_bytes8(struct clt_extra *x, unsigned i, int ok, c
 }
 
 /* Call stacks: return addresses (innermost first) after the slots, then
- * their count in the record's last word; bit 31 of raw_mask says a stack is
- * there. libunwind is loaded privately (RTLD_LOCAL: its _Unwind_* and
- * backtrace symbols must not replace the app's), so this is a pointer. */
+ * their count in words in the record's last word; bit 31 of raw_mask says a
+ * stack is there. libunwind is loaded privately (RTLD_LOCAL: its _Unwind_*
+ * and backtrace symbols must not replace the app's), so this is a pointer.
+ *
+ * A Python frame (capture/python.c) takes the place of the eval loop's
+ * return address: CLT_PY_TAG | its code object, then its line in the low 32
+ * bits of the next word; with CLT_PY_NAMES, that word's bits 32-47 and 48-63
+ * are the lengths of its file and function names, which follow (padded to 8
+ * bytes). A code object's names come once per thread; the writer keeps them. */
 #define CLT_STACK_DEPTH 32
 #define CLT_STACK_BYTES (8 * (CLT_STACK_DEPTH + 1))
+#define CLT_PY_TAG (1ull << 63)
+#define CLT_PY_NAMES (1ull << 62)
+#define CLT_PY_CODE_MASK ((1ull << 48) - 1)
+#define CLT_PY_DEPTH 48              /* Python frames a stack keeps */
+#define CLT_PY_FILE_MAX 240          /* a file name's last bytes kept */
+#define CLT_PY_NAME_MAX 120
+#define CLT_PY_STRINGS 4096          /* names one record may carry */
+#define CLT_PY_BYTES (16 * CLT_PY_DEPTH + CLT_PY_STRINGS)
+#define CLT_STACK_WORDS_MAX ((CLT_STACK_BYTES + CLT_PY_BYTES) / 8)
 #define CLT_RAW_STACK (1u << 31)
+/* The count word's bits 32-39: the call was made inside one of these calls
+ * the shim wraps, by the library, not by the program (capture/mpi.c). */
+enum clt_inside { CLT_INSIDE_NONE, CLT_INSIDE_MPI_INIT, CLT_INSIDE_MPI_INIT_THREAD, CLT_INSIDE_MPI_FINALIZE };
+#define CLT_INSIDE_NAMES { NULL, "MPI_Init", "MPI_Init_thread", "MPI_Finalize" }
 /* A one-clock call (clSetKernelArg, clRetain...: gen/gen.py ONE_CLOCK) whose
  * duration was not measured: t1 == t0, and the trace shows an instant. */
 #define CLT_RAW_UNTIMED (1u << 30)
@@ -290,18 +316,26 @@ static inline uint64_t clt_put_bytes8(struct clt_extra *x, unsigned i, int ok, c
 #define CLT_RAW_OUTSIDE (1u << 29)
 
 
-/* The stack of a record: count, and the addresses (innermost first). */
+/* The stack block of a record: its words (innermost first), their count. */
 static inline const uint64_t *clt_rec_stack(const struct clt_rec *rec, unsigned *n)
 {
     *n = 0;
     if (!(rec->raw_mask & CLT_RAW_STACK))
         return NULL;
     const uint64_t *end = (const uint64_t *)((const uint8_t *)rec + rec->size) - 1;
-    uint64_t k = *end;
-    if (k > CLT_STACK_DEPTH || (const uint8_t *)(end - k) < (const uint8_t *)rec->arg)
+    uint64_t k = *end & 0xffffffffu;
+    if (k > CLT_STACK_WORDS_MAX || (const uint8_t *)(end - k) < (const uint8_t *)rec->arg)
         return NULL;
     *n = (unsigned)k;
     return end - k;
+}
+
+/* enum clt_inside of a record with a stack */
+static inline unsigned clt_rec_inside(const struct clt_rec *rec)
+{
+    if (!(rec->raw_mask & CLT_RAW_STACK))
+        return 0;
+    return (unsigned)(((const uint64_t *)((const uint8_t *)rec + rec->size))[-1] >> 32) & 0xff;
 }
 
 /* The start (t0) of the first record in [tail, head) of a ring's layout

@@ -71,6 +71,7 @@ int clt_calls_init(struct clt_writer *w)
     w->name_released = name_index(w, &seen, "use_after_release");
     w->name_device_timed = name_index(w, &seen, "device_timed");
     w->name_outside = name_index(w, &seen, "outside_window");
+    w->name_inside = name_index(w, &seen, "called_inside");
     clt_map_free(&seen);
     unsigned s = 0;
     for (unsigned d = 0; d < CLT_DEC_COUNT; d++) {
@@ -473,6 +474,9 @@ void clt_call_write(struct clt_writer *w, struct clt_thread *th, struct clt_seq 
     }
     if ((rec->raw_mask & CLT_RAW_OUTSIDE) && a.n < MAX_ANN)   /* kept outside every window (CLTRACE_WINDOW) */
         ann(w, ss, &a, w->name_outside, FP_V_BOOL, 1);
+    static const char *const inside[] = CLT_INSIDE_NAMES;
+    if (c->inside && c->inside < sizeof inside / sizeof inside[0] && a.n < MAX_ANN)   /* the library's call */
+        ann_long(w, ss, &a, w->name_inside, inside[c->inside], NULL, 0);
     s.in.n_callstacks = 0;
     if (stack) {
         perfetto__protos__interned_data__init(&s.in);

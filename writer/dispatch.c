@@ -45,6 +45,7 @@ static void dispatch_call(struct clt_writer *w, struct clt_thread *th, struct cl
     unsigned n_pcs;
     const uint64_t *pcs = clt_rec_stack(rec, &n_pcs);
     c.stack = pcs ? clt_sym_stack(&w->syms, pcs, n_pcs) : 0;
+    c.inside = clt_rec_inside(rec);
     if (!c.stack && (fd->flags & CLT_F_ENQUEUE) && rec->arg[fd->n_params + 1])   /* the call site alone */
         c.stack = clt_sym_stack(&w->syms, &rec->arg[fd->n_params + 1], 1);
     clt_call_decode(w, ss, rec, &c);

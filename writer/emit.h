@@ -40,7 +40,8 @@ struct clt_writer {
     unsigned *pname;          /* name index of each (fn, param), at pname_off[fn] */
     unsigned pname_off[CLT_FN_COUNT + 1];
     const char **names;
-    unsigned n_names, name_result, name_arg_object, name_refcount, name_released, name_device_timed, name_outside;
+    unsigned n_names, name_result, name_arg_object, name_refcount, name_released, name_device_timed, name_outside,
+        name_inside;
     unsigned str_off[CLT_DEC_COUNT + 1];   /* string iid space: enum values, then errors */
     unsigned n_strs;
     int16_t err_idx[2048];    /* -code -> index in clt_errors, or -1 */
@@ -109,6 +110,7 @@ struct clt_seq;
 struct clt_call {                 /* one call between decode and write */
     uint64_t t0, t1;              /* trace ns */
     uint32_t stack;               /* interned call stack (symbols.c), 0: none */
+    unsigned inside;              /* enum clt_inside: made by a library inside that call */
     const uint8_t *src;           /* clCreateProgramWithSource: the program's source */
     uint64_t src_len;
 };

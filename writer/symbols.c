@@ -8,6 +8,7 @@
  * as libunwind: its libelf must not stand in for one the app links. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "symbols.h"
+#include "trace/record.h"
 
 #define DW(X) X(dwfl_begin) X(dwfl_end) X(dwfl_linux_proc_report) X(dwfl_report_begin) \
     X(dwfl_report_end) X(dwfl_addrmodule) X(dwfl_module_addrname) X(dwfl_module_getsrc) \
@@ -156,6 +158,8 @@ void clt_sym_free(struct clt_symbols *s)
     clt_map_free(&s->str_idx);
     clt_map_free(&s->stack_idx);
     clt_map_free(&s->base_map);
+    clt_map_free(&s->py_code);
+    clt_map_free(&s->py_frame);
     memset(s, 0, sizeof *s);
 }
 
@@ -177,6 +181,24 @@ static uint32_t str_intern(struct clt_symbols *s, const char *str)
     return s->n_str;
 }
 
+/* dl_iterate_phdr: the end of the loaded object whose first segment starts at *(uint64_t *)arg */
+static int object_end(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    uint64_t *at = arg, lo = UINT64_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_LOAD) {
+            uint64_t start = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+            uint64_t end = start + info->dlpi_phdr[i].p_memsz;
+            lo = start < lo ? start : lo;
+            hi = end > hi ? end : hi;
+        }
+    if (at[0] < (lo & ~(uint64_t)4095) || at[0] >= hi)
+        return 0;
+    at[1] = hi;
+    return 1;
+}
+
 static uint32_t mapping_of(struct clt_symbols *s, uint64_t base, const char *path, Dwfl_Module *mod)
 {
     uint32_t m = (uint32_t)(uintptr_t)clt_map_get(&s->base_map, base);
@@ -190,6 +212,12 @@ static uint32_t mapping_of(struct clt_symbols *s, uint64_t base, const char *pat
     Dwarf_Addr lo = 0, hi = 0;
     if (mod && dw.dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL) && hi > base)
         mp->end = hi;
+    /* Every mapping whole (start <= end): one without an end (cltrace's own,
+     * which libdw is not asked about; no libdw) made trace_processor abort the
+     * whole import. Its end from the loaded segments, else one page. */
+    uint64_t range[2] = { base, 0 };
+    if (!mp->end)
+        mp->end = dl_iterate_phdr(object_end, range) && range[1] > base ? range[1] : base + 4096;
     char exe[512];
     if (!path || !path[0]) {      /* the main program: dladdr gives no name */
         ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -406,13 +434,63 @@ static uint64_t frames_of_slow(struct clt_symbols *s, uint64_t pc)
     return v;
 }
 
+/* A Python frame of a stack block (trace/record.h CLT_PY_TAG): its code
+ * object's names, as this record brings them or as kept from an earlier one,
+ * and its line. Returns the frame's index + 1 and steps *w past it. */
+static uint32_t py_frame(struct clt_symbols *s, const uint64_t **w, const uint64_t *end)
+{
+    const uint64_t *p = *w;
+    uint64_t code = p[0] & CLT_PY_CODE_MASK, names = p[0] & CLT_PY_NAMES;
+    uint32_t line = (uint32_t)p[1];
+    size_t fl = names ? (p[1] >> 32) & 0xffff : 0, nl = names ? p[1] >> 48 : 0;
+    *w = p + 2 + (fl + nl + 7) / 8;
+    if (*w > end)
+        return 0;
+    uint64_t kept = (uint64_t)(uintptr_t)clt_map_get(&s->py_code, code);
+    if (names) {
+        char file[CLT_PY_FILE_MAX + 1], fn[CLT_PY_NAME_MAX + 1];
+        memcpy(file, p + 2, fl < CLT_PY_FILE_MAX ? fl : CLT_PY_FILE_MAX);
+        file[fl < CLT_PY_FILE_MAX ? fl : CLT_PY_FILE_MAX] = 0;
+        memcpy(fn, (const char *)(p + 2) + fl, nl < CLT_PY_NAME_MAX ? nl : CLT_PY_NAME_MAX);
+        fn[nl < CLT_PY_NAME_MAX ? nl : CLT_PY_NAME_MAX] = 0;
+        kept = (uint64_t)str_intern(s, fn) << 32 | str_intern(s, file);
+        clt_map_put(&s->py_code, code, (void *)(uintptr_t)kept);
+    }
+    if (!kept)     /* names never seen (a record lost): the code object's address */
+        kept = (uint64_t)str_intern(s, "<python code>") << 32;
+    uint32_t fn_str = (uint32_t)(kept >> 32), file_str = (uint32_t)kept;
+    uint64_t key = clt_hash_bytes((uint32_t[]){ fn_str, file_str, line }, 12) | 1;
+    uint32_t f = (uint32_t)(uintptr_t)clt_map_get(&s->py_frame, key);
+    if (f && s->frames[f - 1].fn == fn_str && s->frames[f - 1].file == file_str && s->frames[f - 1].line == line)
+        return f;
+    struct clt_sym_frame *fr = frame_new(s);
+    if (!fr)
+        return 0;
+    fr->fn = fn_str;
+    fr->file = file_str;
+    fr->line = line;
+    if (!f)
+        clt_map_put(&s->py_frame, key, (void *)(uintptr_t)s->n_frame);
+    return s->n_frame;
+}
+
 uint32_t clt_sym_stack(struct clt_symbols *s, const uint64_t *pcs, unsigned n)
 {
     uint32_t ids[CLT_SYM_MAX_DEPTH];
     unsigned k = 0;
     int leading = 1;
-    for (unsigned i = 0; i < n && k < CLT_SYM_MAX_DEPTH; i++) {
-        uint64_t v = frames_of(s, pcs[i]);
+    const uint64_t *w = pcs, *end = pcs + n;
+    while (w < end && k < CLT_SYM_MAX_DEPTH) {
+        if (*w & CLT_PY_TAG) {
+            if (w + 2 > end)
+                break;
+            uint32_t f = py_frame(s, &w, end);
+            if (f)
+                ids[k++] = f;
+            leading = 0;
+            continue;
+        }
+        uint64_t v = frames_of(s, *w++);
         uint32_t f = (uint32_t)v, count = (uint32_t)(v >> 32);
         if (!f)
             continue;
@@ -534,7 +612,7 @@ void clt_sym_add_interned(const struct clt_symbols *s, struct clt_sym_sent *sent
                 m->has_iid = m->has_start = 1;
                 m->iid = fr->map;
                 m->start = mp->start;
-                m->has_end = mp->end != 0;
+                m->has_end = 1;
                 m->end = mp->end;
                 x->map_path_ids[x->n_map] = mp->path;
                 m->n_path_string_ids = 1;

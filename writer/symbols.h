@@ -7,7 +7,7 @@
 #include "objects.h"
 #include "trace/cltrace.pb-c.h"
 
-#define CLT_SYM_MAX_DEPTH 32
+#define CLT_SYM_MAX_DEPTH 64
 
 struct clt_sym_frame {
     uint64_t pc, rel_pc;
@@ -31,6 +31,8 @@ struct clt_symbols {
     uint32_t *stack_frames;
     unsigned n_sf, cap_sf;
     struct clt_map pc_frame, str_idx, stack_idx, base_map;   /* -> index + 1 */
+    struct clt_map py_code;     /* Python code object -> function name << 32 | file (string indexes + 1) */
+    struct clt_map py_frame;    /* hash of (function, file, line) -> frame index + 1 */
 };
 
 /* What one sequence has been sent (iids are table indexes + 1). */
@@ -51,8 +53,9 @@ struct clt_sym_scratch {
 int clt_sym_init(struct clt_symbols *s);
 void clt_sym_free(struct clt_symbols *s);
 const char *clt_sym_source(const struct clt_symbols *s);   /* "libdw" or "dladdr" */
-/* Stack index + 1 of addresses (innermost first) with cltrace's and the
- * loader's own frames cut off; 0 if nothing is left. */
+/* Stack index + 1 of a record's stack block (return addresses and Python
+ * frames, innermost first: trace/record.h) with cltrace's and the loader's
+ * own leading frames cut off; 0 if nothing is left. */
 uint32_t clt_sym_stack(struct clt_symbols *s, const uint64_t *pcs, unsigned n);
 /* Adds to `in` the entries of `stack` this sequence has not been sent. */
 void clt_sym_add_interned(const struct clt_symbols *s, struct clt_sym_sent *sent, uint32_t stack,

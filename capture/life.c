@@ -162,17 +162,39 @@ static void install_fatal_handlers(void)
     }
 }
 
-/* _exit and _Exit skip atexit: write out what was recorded first. */
+/* _exit, _Exit (Python's os._exit, forked workers) and quick_exit skip the
+ * atexit handlers, ours among them: the exit is done here as at exit(), so
+ * the trace is whole (the run's time, cltrace's cost, the objects still
+ * held, the status), and says how the process ended. A vfork child shares
+ * the parent's memory and is not the process that recorded (its pid is
+ * not clt_pid): it goes untouched. */
+static void exit_by(const char *how, int status)
+{
+    if (!writer_running() || __atomic_load_n(&in_fatal, __ATOMIC_ACQUIRE))
+        return;
+    clt_writer_exit_how(how, status);
+    at_exit();
+}
+
 CLT_EXPORT void _exit(int status)
 {
-    write_out_before_dying();
+    exit_by("_exit", status);
     syscall(SYS_exit_group, status);
     __builtin_unreachable();
 }
 
 CLT_EXPORT void _Exit(int status)
 {
-    _exit(status);
+    exit_by("_Exit", status);
+    syscall(SYS_exit_group, status);
+    __builtin_unreachable();
+}
+
+/* quick_exit runs the at_quick_exit handlers, then the C library's own _exit
+ * (not ours): registered first, this one runs last. */
+static void at_quick_exit_last(void)
+{
+    exit_by("quick_exit", -1);
 }
 
 /* The child of fork() has no writer thread: it starts afresh, with its own
@@ -240,6 +262,7 @@ __attribute__((constructor)) static void clt_load(void)
     clt_sample_load();
     pthread_atfork(NULL, NULL, after_fork_child);
     atexit(at_exit);
+    at_quick_exit(at_quick_exit_last);
     /* CLTRACE_CHILDREN=0: trace this process only, not what it executes. */
     if (!clt_cfg.CHILDREN)
         unpreload_self();

@@ -545,6 +545,15 @@ void clt_writer_exit_begins(void)
         clt_cost_sched_sample(&W);
 }
 
+static const char *exit_how;
+static int exit_status = -1;
+
+void clt_writer_exit_how(const char *how, int status)
+{
+    exit_how = how;
+    exit_status = status;
+}
+
 void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64_t exit_began_ns, uint64_t load_ns)
 {
     W.unfinished = unfinished_commands;
@@ -601,6 +610,11 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
     cost.n = 0;
     clt_attr_str(&cost, "cltrace.sampling", sampling);
     clt_attr_int(&cost, "cltrace.spilled_bytes", (int64_t)clt_spill_total());
+    if (exit_how) {      /* no atexit handler ran: the objects held are held at that call */
+        clt_attr_str(&cost, "cltrace.exit_by", exit_how);
+        if (exit_status >= 0)
+            clt_attr_int(&cost, "cltrace.exit_status", exit_status);
+    }
     if (clt_rec_on()) {
         clt_attr_int(&cost, "cltrace.ring_bytes", (int64_t)clt_rec_held());
         clt_attr_int(&cost, "cltrace.ring_dropped_bytes", (int64_t)clt_rec_dropped());

@@ -78,6 +78,12 @@ void text_summary(FILE *o, const struct report_in *r, int md)
     const struct summary_view *v = r->sum;
     char n[120], dev[600], cost[200];
     counts(v->by_sev, n, sizeof n);
+    char ended[64] = "";
+    const struct rm_selfcost *sc = &r->m->self;
+    if (sc->exit_by[0] && sc->exit_status)
+        snprintf(ended, sizeof ended, ", ended by %s(%d)", sc->exit_by, sc->exit_status - 1);
+    else if (sc->exit_by[0])
+        snprintf(ended, sizeof ended, ", ended by %s", sc->exit_by);
     device_words(v, dev, sizeof dev);
     selfcost_line(r->m, &v->cost, cost, sizeof cost);
     if (md) {
@@ -92,7 +98,7 @@ void text_summary(FILE *o, const struct report_in *r, int md)
         fputc('\n', o);
         return;
     }
-    fprintf(o, "cltrace report: %s ran %.3f s; %s\n\n", v->program, v->wall_ns / 1e9, n);
+    fprintf(o, "cltrace report: %s ran %.3f s%s; %s\n\n", v->program, v->wall_ns / 1e9, ended, n);
     text_wrap(o, "device: ", "        ", dev, TEXT_COLS);
     text_wrap(o, "cost:   ", "        ", cost, TEXT_COLS);
     fputs("        (the account: cltrace-report --explain cost TRACE)\n", o);

@@ -232,6 +232,8 @@ struct rm_selfcost {            /* what cltrace added to the run (selfcost.c) */
     char own_priority[8], own_normal_why[160], own_lifted[80];
     uint64_t own_lifted_at_ns, own_lifts;
     char sampling[160];         /* "off" or the sampling rule */
+    char exit_by[16];           /* "_exit", "_Exit", "quick_exit": no atexit handler ran; "" exit() */
+    int exit_status;            /* its status + 1; 0: not stated */
 };
 
 struct rm_model {

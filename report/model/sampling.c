@@ -29,6 +29,10 @@ static int machine_attr(struct rm_selfcost *c, const char *key, int64_t v, const
         c->own_lifts = v > 0 ? (uint64_t)v : 0;
     else if (!strcmp(key, "cltrace.sampling") && s)
         snprintf(c->sampling, sizeof c->sampling, "%s", s);
+    else if (!strcmp(key, "cltrace.exit_by") && s)
+        snprintf(c->exit_by, sizeof c->exit_by, "%s", s);
+    else if (!strcmp(key, "cltrace.exit_status"))
+        c->exit_status = (int)v + 1;     /* + 1: a model cleared to zero has none */
     else
         return 0;
     return 1;

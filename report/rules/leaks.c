@@ -69,6 +69,13 @@ void rules_leaks(const struct rm_model *m, const struct thresholds *th, struct f
             why_held(l, why, sizeof why);
         }
         const char *what = classed ? classes[l->leak_class].what : "still held at exit";
+        char at_exit[160];
+        if (m->self.exit_by[0]) {   /* _exit: the objects were held when it was called, and no atexit ran */
+            const char *rest = strstr(what, "at exit");
+            snprintf(at_exit, sizeof at_exit, "%.*sat %s (no atexit ran)%s", rest ? (int)(rest - what) : 0, what,
+                     m->self.exit_by, rest ? rest + 7 : "");
+            what = at_exit;
+        }
         finding_set(&f->where, "%s%s%s%s, created by %s at %s", l->type, l->kernel[0] ? " \"" : "", l->kernel,
                     l->kernel[0] ? "\"" : "", l->created_by, l->site[0] ? l->site : "(no call stack)");
         if (l->bytes)

@@ -16,27 +16,15 @@
 
 struct place { char file[PATH_MAX]; unsigned line; };
 
-/* "a/b/../c.c" -> "a/c.c"; "./x" -> "x" (in place) */
-static void tidy_path(char *p)
+/* A path as the build recorded it, tidied, relative to the directory the
+ * report runs in (the checkout, in CI) where it lies inside it. */
+static void relative(char *file)
 {
-    char *seg[256], buf[PATH_MAX];
-    unsigned n = 0;
-    int abs = p[0] == '/';
-    snprintf(buf, sizeof buf, "%s", p);
-    for (char *s = strtok(buf, "/"); s && n < 256; s = strtok(NULL, "/")) {
-        if (!strcmp(s, "."))
-            continue;
-        if (!strcmp(s, "..") && n && strcmp(seg[n - 1], ".."))
-            n--;
-        else
-            seg[n++] = s;
-    }
-    size_t k = 0;
-    p[0] = 0;
-    if (abs)
-        p[k++] = '/', p[k] = 0;
-    for (unsigned i = 0; i < n; i++)
-        k += (size_t)snprintf(p + k, PATH_MAX - k, "%s%s", i ? "/" : "", seg[i]);
+    rm_tidy_path(file);
+    char cwd[PATH_MAX];
+    size_t n = getcwd(cwd, sizeof cwd) ? strlen(cwd) : 0;
+    if (file[0] == '/' && n && !strncmp(file, cwd, n) && file[n] == '/')
+        memmove(file, file + n + 1, strlen(file + n + 1) + 1);
 }
 
 /* The first "(FILE:LINE)" of a where; 0: none. */
@@ -54,14 +42,38 @@ static int place_of(const char *where, struct place *pl)
         if (strchr(pl->file, ' ') || strchr(pl->file, '('))
             continue;               /* not a path: "(3 followed by a wait)" */
         pl->line = (unsigned)line;
-        tidy_path(pl->file);
-        char cwd[PATH_MAX];
-        size_t n = getcwd(cwd, sizeof cwd) ? strlen(cwd) : 0;
-        if (pl->file[0] == '/' && n && !strncmp(pl->file, cwd, n) && pl->file[n] == '/')
-            memmove(pl->file, pl->file + n + 1, strlen(pl->file + n + 1) + 1);
+        relative(pl->file);
         return 1;
     }
     return 0;
+}
+
+static void sarif_artifact(FILE *o, const char *file, unsigned line)
+{
+    fputs("\"physicalLocation\":{\"artifactLocation\":{\"uri\":", o);
+    json_str(o, file);
+    fprintf(o, "%s},\"region\":{\"startLine\":%u}}", file[0] == '/' ? "" : ",\"uriBaseId\":\"SRCROOT\"", line);
+}
+
+/* result.stacks (SARIF 2.1.0 section 3.44): the whole call stack, innermost
+ * frame first, each library frame (pyopencl, the interpreter, libc) marked
+ * in its properties; the result's location is the program's frame. */
+static void sarif_stack(FILE *o, const char *full)
+{
+    fputs(",\"stacks\":[{\"message\":{\"text\":\"call stack\"},\"frames\":[", o);
+    struct stack_frame fr;
+    for (int i = 0; stack_next(&full, &fr); i++) {
+        fprintf(o, "%s{\"location\":{", i ? "," : "");
+        if (fr.file[0] && fr.line) {
+            relative(fr.file);
+            sarif_artifact(o, fr.file, fr.line);
+            fputc(',', o);
+        }
+        fputs("\"logicalLocations\":[{\"name\":", o);
+        json_str(o, fr.fn);
+        fprintf(o, "}]},\"properties\":{\"library\":%s}}", fr.library ? "true" : "false");
+    }
+    fputs("]}]", o);
 }
 
 static const char *sarif_level(enum sev s)
@@ -130,13 +142,16 @@ void format_sarif(FILE *o, const struct report_in *r)
         message(o, r->m, f, json_str);
         fputc('}', o);
         if (place_of(f->where, &pl)) {
-            fputs(",\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":", o);
-            json_str(o, pl.file);
-            fprintf(o, "%s},\"region\":{\"startLine\":%u}}}]", pl.file[0] == '/' ? "" : ",\"uriBaseId\":\"SRCROOT\"",
-                    pl.line);
+            fputs(",\"locations\":[{", o);
+            sarif_artifact(o, pl.file, pl.line);
+            fputs("}]", o);
         }
+        if (f->stack)
+            sarif_stack(o, f->stack);
         fputs(",\"properties\":{\"where\":", o);
         json_str(o, f->where);
+        if (f->library)
+            fputs(",\"byLibrary\":true", o);
         if (f->gain_ns >= 0)
             fprintf(o, ",\"estimatedGainNs\":%.0f", f->gain_ns);
         fputs("}}", o);

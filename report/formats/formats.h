@@ -46,4 +46,9 @@ extern const char *const bucket_name[RM_BUCKETS];
 /* The rule table (--rules), as text, Markdown (README) or JSON. */
 void format_rules(FILE *o, const char *format);
 
+/* stack.c: a finding's whole stack (rules.h finding.stack) frame by frame */
+struct stack_frame { char fn[512], file[1024]; unsigned line; int library; };
+int stack_next(const char **p, struct stack_frame *fr);     /* 0 at the end */
+void stack_json(FILE *o, const char *full);                 /* ,"stack":[{function, file, line, library}] */
+
 #endif

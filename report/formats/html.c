@@ -15,7 +15,7 @@ static const char *const css =
     "vertical-align:top}th{background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums}"
     ".error{color:#b00020;font-weight:600}.warning{color:#a05a00;font-weight:600}.info{color:#225}"
     "svg{background:#fcfcfc;border:1px solid #e4e4e4;margin:6px 0}svg text{font:11px sans-serif;fill:#333}"
-    ".note{color:#666}"
+    ".note{color:#666}.stack .lib{color:#999}"
     "#summary{border:1px solid #ccd;background:#f8f9fc;padding:10px 16px;margin:8px 0 16px}"
     ".figs{display:flex;gap:28px;flex-wrap:wrap;margin:4px 0 10px}.figs div{min-width:120px}"
     ".figs b{display:block;font-size:22px}.figs span{color:#555;font-size:12px}"
@@ -147,6 +147,22 @@ static void findings(FILE *o, const struct rm_model *m, const struct findings *f
         const struct finding *f = &fs->v[i];
         fprintf(o, "<tr><td class=%s>%s</td><td>%s</td><td>", sev_name[f->sev], sev_name[f->sev], f->rule);
         xml_text(o, f->where);
+        if (f->stack && strcmp(f->stack, f->where)) {    /* the whole stack, library frames grey */
+            fputs("<details class=stack><summary>call stack</summary>", o);
+            const char *p = f->stack;
+            struct stack_frame fr;
+            while (stack_next(&p, &fr)) {
+                fprintf(o, "<div%s>", fr.library ? " class=lib" : "");
+                xml_text(o, fr.fn);
+                if (fr.file[0]) {
+                    fputs(" (", o);
+                    xml_text(o, fr.file);
+                    fprintf(o, ":%u)", fr.line);
+                }
+                fputs("</div>", o);
+            }
+            fputs("</details>", o);
+        }
         fputs("</td><td>", o);
         xml_text(o, f->numbers);
         fputs("</td><td>", o);

@@ -130,6 +130,10 @@ static void findings(FILE *o, const struct rm_model *m, const struct findings *f
         const struct finding *f = &fs->v[i];
         fprintf(o, "%s{\"rule\":\"%s\",\"severity\":\"%s\",\"where\":", i ? "," : "", f->rule, sev_name[f->sev]);
         json_str(o, f->where);
+        if (f->stack)
+            stack_json(o, f->stack);
+        if (f->library)
+            fputs(",\"by_library\":true", o);
         fprintf(o, ",\"numbers\":");
         json_str(o, f->numbers);
         fprintf(o, ",\"fix\":");

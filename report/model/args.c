@@ -13,7 +13,7 @@ enum arg_code { A_OTHER, A_RESULT, A_COMMAND_TYPE, A_DURATION, A_DIRECTION, A_BY
                 A_GWS, A_LWS, A_WORK_GROUPS, A_WG_SIZE, A_PREF, A_KWG, A_KLOCAL, A_LOCAL_ARG, A_REGS,
                 A_UAR, A_TYPE, A_CREATED_BY, A_SIZE, A_KNAME, A_PROGRAM, A_OPTIONS, A_BLOCK_R, A_BLOCK_W,
                 A_BLOCK_M, A_START, A_SITE_MADE, A_SITE_RELEASED, A_LEAK_CLASS, A_LEAK_WHY,
-                A_FINGERPRINTS, A_FP_CMD, A_FP_LAUNCH, A_KARGS, A_QUEUE, A_OUTSIDE, A_END, A_QUEUED };
+                A_FINGERPRINTS, A_FP_CMD, A_FP_LAUNCH, A_KARGS, A_QUEUE, A_OUTSIDE, A_END, A_QUEUED, A_INSIDE };
 static const char *const arg_names[] = { "", "result", "command_type", "duration_ns", "direction", "bytes",
                                          "pinned", "work_dim", "global_work_size", "local_work_size",
                                          "work_groups", "work_group_size", "preferred_work_group_size_multiple",
@@ -23,7 +23,8 @@ static const char *const arg_names[] = { "", "result", "command_type", "duration
                                          "blocking_write", "blocking_map", "start_ns", "site_made",
                                          "site_released", "leak_class", "leak_why",
                                          "fingerprints", "fingerprint_command", "fingerprint_launch",
-                                         "kernel_args", "queue", "outside_window", "end_ns", "queued_ns" };
+                                         "kernel_args", "queue", "outside_window", "end_ns", "queued_ns",
+                                         "called_inside" };
 
 static enum arg_code arg_code(const char *name)
 {
@@ -269,6 +270,9 @@ void rm_read_args(struct open_slice *o, struct seq *s, const Perfetto__Protos__T
             break;
         case A_LEAK_WHY:
             snprintf(o->leak_why, sizeof o->leak_why, "%s", str ? str : "");
+            break;
+        case A_INSIDE:
+            snprintf(o->inside, sizeof o->inside, "%s", str ? str : "");
             break;
         case A_OTHER: break;
         }

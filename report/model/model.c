@@ -52,6 +52,8 @@ static void seq_clear(struct seq *s)
     strtab_free(&s->strs);
     strtab_free(&s->fnames);
     strtab_free(&s->srcs);
+    strtab_free(&s->mpaths);
+    free(s->map_path);
     for (uint64_t i = 0; i < s->n_stacks; i++)
         free(s->stacks[i].frames);
     free(s->stacks);
@@ -113,10 +115,10 @@ static struct rm_api *api_get(struct rm_model *m, const char *name)
     return a;
 }
 
-static struct rm_error *error_get(struct rm_model *m, const char *fn, const char *err)
+static struct rm_error *error_get(struct rm_model *m, const char *fn, const char *err, const char *by)
 {
     for (unsigned i = 0; i < m->n_errors; i++)
-        if (!strcmp(m->errors[i].fn, fn) && !strcmp(m->errors[i].error, err))
+        if (!strcmp(m->errors[i].fn, fn) && !strcmp(m->errors[i].error, err) && !strcmp(m->errors[i].by, by))
             return &m->errors[i];
     if (m->n_errors >= 4096 || clt_grow(&m->errors, m->n_errors, &m->cap_errors, sizeof *m->errors, 16) != 0)
         return NULL;
@@ -125,20 +127,22 @@ static struct rm_error *error_get(struct rm_model *m, const char *fn, const char
     e->phase = -1;
     snprintf(e->fn, sizeof e->fn, "%s", fn);
     snprintf(e->error, sizeof e->error, "%s", err);
+    snprintf(e->by, sizeof e->by, "%s", by);
     return e;
 }
 
-static void error_add(struct rm_model *m, const char *fn, const char *err)
+static void error_add(struct rm_model *m, const char *fn, const char *err, const char *by)
 {
-    struct rm_error *e = error_get(m, fn, err);
+    struct rm_error *e = error_get(m, fn, err, by);
     if (e)
         e->count++;
 }
 
 /* The first failing call of a kind gives the stack shown for all of them. */
-static void error_site(struct rm_model *m, const char *fn, const char *err, const char *site, int phase)
+static void error_site(struct rm_model *m, const char *fn, const char *err, const char *by, const char *site,
+                       int phase)
 {
-    struct rm_error *e = error_get(m, fn, err);
+    struct rm_error *e = error_get(m, fn, err, by);
     if (e && !e->site[0]) {
         snprintf(e->site, sizeof e->site, "%s", site);
         e->phase = phase;
@@ -355,7 +359,7 @@ static void slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint6
     }
     if (o->error) {
         a->errors++;
-        error_add(m, o->name, o->error_name);
+        error_add(m, o->name, o->error_name, o->by);
     }
 }
 
@@ -429,7 +433,7 @@ static struct open_slice *slice_push(struct track *t)
         o->k_dirty = 0;
     }
     o->name[0] = o->error_name[0] = o->direction[0] = o->type[0] = o->created_by[0] = o->kname[0] = 0;
-    o->leak_why[0] = 0;
+    o->leak_why[0] = o->inside[0] = o->by[0] = 0;
     return o;
 }
 
@@ -533,9 +537,18 @@ static void slice_begin(struct reader *r, struct seq *s, struct track *t, const 
         rm_small_site_add(m, s, callstack_of(e), o->size);
     if ((o->error || o->uar) && !o->device) {
         char site[RM_MAX_SITE];
-        rm_site_of(s, callstack_of(e), site, sizeof site);
+        int mine = rm_site_of(m, s, callstack_of(e), site, sizeof site);
+        /* made by a library, not by the program: inside a call the shim
+         * wraps (hwloc's device probing in MPI_Init), or with no frame of
+         * the program in its stack */
+        if (o->inside[0] || (!mine && site[0])) {
+            char lib[RM_MAX_NAME / 2];
+            rm_site_caller(s, callstack_of(e), lib, sizeof lib);
+            snprintf(o->by, sizeof o->by, "%s%s%s", lib[0] ? lib : "a library", o->inside[0] ? " inside " : "",
+                     o->inside);
+        }
         if (o->error)
-            error_site(m, o->name, o->error_name, site, o->phase);
+            error_site(m, o->name, o->error_name, o->by, site, o->phase);
         if (o->uar)
             rm_uar_add(m, o->name, site);
     }
@@ -550,7 +563,7 @@ static void leak_seen(struct rm_model *m, struct seq *s, const Perfetto__Protos_
     o.leak_class = RM_LEAK_UNKNOWN;
     rm_read_args(&o, s, e);
     char site[RM_MAX_SITE];
-    rm_site_of(s, callstack_of(e), site, sizeof site);
+    rm_site_of(m, s, callstack_of(e), site, sizeof site);
     rm_leak_add(m, &o, site);
 }
 
@@ -792,6 +805,11 @@ void rm_free(struct rm_model *m)
     free(m->uars);
     free(m->hints);
     free(m->sites);
+    for (unsigned i = 0; i < m->n_stack_texts; i++) {
+        free(m->stack_texts[i].where);
+        free(m->stack_texts[i].full);
+    }
+    free(m->stack_texts);
     free(m->programs);
     free(m->cmds);
     free(m->phases);

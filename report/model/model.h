@@ -16,8 +16,24 @@ struct rm_api {                 /* one OpenCL function */
     uint64_t untimed;           /* calls whose duration was not measured (one-clock calls, TRACE_FORMAT.md) */
 };
 
-struct rm_error {               /* one (function, error) pair */
+/* A call stack as a where (from the program's innermost frame outward) and
+ * whole: frames " <- " apart, innermost first, a library frame marked "~". */
+struct rm_model;
+struct rm_stack_text { char *where, *full; };
+/* The whole stack of a where that contains it (the longest), NULL: none. */
+const char *rm_stack_full(const struct rm_model *m, const char *where);
+/* 1: a frame of a library (the interpreter, the standard library, installed
+ * packages, system libraries, cltrace, the loader), not of the program.
+ * src: its source file ("" none); binary: its mapping's path ("" none);
+ * program: the process's name. */
+int rm_frame_is_library(const char *src, const char *binary, const char *fn, const char *program);
+/* "a/b/../c.c" -> "a/c.c", "./x" -> "x", in place */
+void rm_tidy_path(char *p);
+
+struct rm_error {               /* one (function, error) pair, by the program or by one library */
     char fn[RM_MAX_NAME], error[64];
+    char by[RM_MAX_NAME];       /* "": the program's; else the library that made it ("hwloc_opencl.so inside
+                                 * MPI_Init"): a call no frame of the program made */
     uint64_t count;
     char site[RM_MAX_SITE];     /* the first failing call's stack */
     int phase;                  /* and the phase it was in (-1: none) */
@@ -249,6 +265,8 @@ struct rm_model {
     unsigned n_uars, cap_uars;
     struct rm_site *sites;
     unsigned n_sites, cap_sites;
+    struct rm_stack_text *stack_texts;   /* each where's whole stack (stacks.c) */
+    unsigned n_stack_texts, cap_stack_texts;
     struct rm_hint *hints;
     unsigned n_hints, cap_hints;
     struct rm_program *programs;

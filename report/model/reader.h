@@ -8,12 +8,15 @@
 #include "trace/cltrace.pb-c.h"
 
 struct strtab { char **s; uint32_t *len; uint64_t n; };     /* iid -> string, its length */
-struct frame { uint64_t fn, src; uint32_t line; };
+struct frame { uint64_t fn, src, map; uint32_t line; };
 struct stack { uint64_t *frames; uint32_t n; };
 
 struct seq {
     struct strtab names, anns, strs;
     struct strtab fnames, srcs;         /* call stacks: function names, source paths */
+    struct strtab mpaths;               /* mapping paths */
+    uint64_t *map_path;                 /* mapping iid -> its path's iid */
+    uint64_t n_maps;
     struct frame *frames;               /* iid -> frame */
     struct stack *stacks;               /* iid -> frame iids, outermost first */
     uint64_t n_frames, n_stacks;
@@ -82,6 +85,8 @@ struct open_slice {             /* a BEGIN waiting for its END */
     char direction[24];
     char type[32], created_by[RM_MAX_NAME], kname[48];
     char leak_why[200];
+    char inside[24];            /* called_inside: made by a library inside this call (MPI_Init) */
+    char by[RM_MAX_NAME];       /* a failing call no frame of the program made: the library's ("" the program's) */
 };
 
 /* args.c: an event's annotations into an open slice; the trace attributes */
@@ -98,7 +103,11 @@ void rm_fp_keep(struct rm_model *m, struct open_slice *o);   /* o->fpc into m, c
 
 /* stacks.c */
 void rm_intern_stacks(struct seq *s, const Perfetto__Protos__InternedData *in);
-void rm_site_of(const struct seq *s, uint64_t callstack_iid, char *buf, size_t cap);   /* "" if none */
+/* A stack's where ("" if none), its whole text kept in m (rm_stack_full).
+ * Returns 1 where a frame of the program is in it. */
+int rm_site_of(struct rm_model *m, const struct seq *s, uint64_t callstack_iid, char *buf, size_t cap);
+/* The binary of a stack's innermost frame ("hwloc_opencl.so"; its function where it has none) */
+void rm_site_caller(const struct seq *s, uint64_t callstack_iid, char *buf, size_t cap);
 int rm_site_index(struct rm_model *m, struct seq *s, uint64_t callstack_iid);        /* m->sites + 1 */
 void rm_small_site_add(struct rm_model *m, struct seq *s, uint64_t callstack_iid, uint64_t bytes);
 void rm_leak_add(struct rm_model *m, const struct open_slice *o, const char *site);

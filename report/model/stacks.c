@@ -17,6 +17,14 @@ void rm_intern_stacks(struct seq *s, const Perfetto__Protos__InternedData *in)
     for (size_t i = 0; i < in->n_source_paths; i++)
         strtab_set(&s->srcs, in->source_paths[i]->iid, (const char *)in->source_paths[i]->str.data,
                    in->source_paths[i]->str.len);
+    for (size_t i = 0; i < in->n_mapping_paths; i++)
+        strtab_set(&s->mpaths, in->mapping_paths[i]->iid, (const char *)in->mapping_paths[i]->str.data,
+                   in->mapping_paths[i]->str.len);
+    for (size_t i = 0; i < in->n_mappings; i++) {
+        const Perfetto__Protos__Mapping *mp = in->mappings[i];
+        if (mp->n_path_string_ids && cache_fit((void **)&s->map_path, &s->n_maps, mp->iid, sizeof *s->map_path))
+            s->map_path[mp->iid] = mp->path_string_ids[0];
+    }
     for (size_t i = 0; i < in->n_frames; i++) {
         const Perfetto__Protos__Frame *f = in->frames[i];
         if (!cache_fit((void **)&s->frames, &s->n_frames, f->iid, sizeof *s->frames))
@@ -24,6 +32,7 @@ void rm_intern_stacks(struct seq *s, const Perfetto__Protos__InternedData *in)
         s->frames[f->iid].fn = f->function_name_id;
         s->frames[f->iid].src = f->has_source_path_iid ? f->source_path_iid : 0;
         s->frames[f->iid].line = f->line_number;
+        s->frames[f->iid].map = f->has_mapping_id ? f->mapping_id : 0;
     }
     for (size_t i = 0; i < in->n_callstacks; i++) {
         const Perfetto__Protos__Callstack *c = in->callstacks[i];
@@ -40,35 +49,217 @@ void rm_intern_stacks(struct seq *s, const Perfetto__Protos__InternedData *in)
     }
 }
 
-/* "fn (file:line) <- caller (file:line) <- ...": innermost frame first. */
-void rm_site_of(const struct seq *s, uint64_t iid, char *buf, size_t cap)
+/* ---- whose frame: the program's or a library's ------------------------------ */
+
+static int has(const char *s, const char *part)
+{
+    return strstr(s, part) != NULL;
+}
+
+static int starts(const char *s, const char *prefix)
+{
+    return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* Installed Python: the standard library (…/lib/python3.11/, …/lib64/…),
+ * site-packages and dist-packages (pyopencl, numpy), frozen modules and code
+ * a library generated; `python -c` and stdin are the user's. */
+static int python_library(const char *path)
+{
+    if (path[0] == '<')           /* generated code (<pyopencl invoker for 'scale'>) but what the user typed */
+        return strcmp(path, "<string>") && strcmp(path, "<stdin>");
+    return has(path, "/site-packages/") || has(path, "/dist-packages/") ||
+           has(path, "/lib/python3") || has(path, "/lib64/python3") || has(path, "/lib/python2");
+}
+
+static int system_path(const char *path)
+{
+    static const char *const dirs[] = { "/lib/", "/lib32/", "/lib64/", "/usr/lib/", "/usr/lib32/", "/usr/lib64/",
+                                        "/usr/libexec/", "/usr/local/lib/", "/usr/include/", "/usr/src/",
+                                        "/usr/bin/", "/bin/", "/usr/sbin/", "/sbin/", "/opt/", NULL };
+    for (unsigned i = 0; dirs[i]; i++)
+        if (starts(path, dirs[i]))
+            return 1;
+    return 0;
+}
+
+int rm_frame_is_library(const char *src, const char *binary, const char *fn, const char *program)
+{
+    const char *base = strrchr(binary, '/');
+    base = base ? base + 1 : binary;
+    if (src[0]) {
+        size_t n = strlen(src);
+        if ((n > 3 && !strcmp(src + n - 3, ".py")) || src[0] == '<')
+            return python_library(src);
+        if (starts(src, "/usr/include/") || starts(src, "/usr/src/"))
+            return 1;             /* inlined from a system header */
+    }
+    if (base[0]) {
+        /* the interpreter, cltrace, the loader, a Python package's extension */
+        if (starts(base, "python") || starts(base, "libpython") || starts(base, "libcltrace") ||
+            starts(base, "libOpenCL") || has(base, ".cpython-") || has(binary, "-packages/"))
+            return 1;
+        /* the program itself, wherever it is installed (/usr/bin/clinfo) */
+        if (program && program[0] && !strncmp(base, program, strlen(program)))
+            return 0;
+        return system_path(binary);
+    }
+    if (src[0])
+        return system_path(src);
+    return has(fn, ".so");        /* a name only: "libfoo.so+0x1234" */
+}
+
+/* ---- stacks as text ------------------------------------------------------------ */
+
+struct frame_text { const char *fn; char src[1024]; unsigned line; int lib; };
+
+static void frame_text(const struct seq *s, uint64_t fid, const char *program, struct frame_text *t)
+{
+    const struct frame *f = &s->frames[fid];
+    t->fn = strtab_get(&s->fnames, f->fn);
+    snprintf(t->src, sizeof t->src, "%s", f->src ? strtab_get(&s->srcs, f->src) : "");
+    rm_tidy_path(t->src);
+    t->line = f->line;
+    const char *binary = f->map && f->map < s->n_maps ? strtab_get(&s->mpaths, s->map_path[f->map]) : "";
+    t->lib = rm_frame_is_library(t->src, binary, t->fn, program);
+}
+
+/* One frame onto buf at n ("fn (file:line)"), " <- " before all but the
+ * first; 0: no room (buf kept whole up to n). */
+static int put_frame(char *buf, size_t cap, size_t *n, const struct frame_text *t, int mark)
+{
+    const char *sep = *n ? " <- " : "", *lib = mark && t->lib ? "~" : "";
+    int w = t->src[0] ? snprintf(buf + *n, cap - *n, "%s%s%s (%s:%u)", sep, lib, t->fn, t->src, t->line)
+                      : snprintf(buf + *n, cap - *n, "%s%s%s", sep, lib, t->fn);
+    if (w < 0 || (size_t)w >= cap - *n) {
+        if (*n == 0 && w > 0 && cap >= 4) {      /* one frame longer than the room (a C++ template): cut, marked */
+            memcpy(buf + cap - 4, "...", 4);
+            *n = cap - 1;
+        } else {
+            buf[*n] = 0;
+        }
+        return 0;
+    }
+    *n += (size_t)w;
+    return 1;
+}
+
+static void keep_full(struct rm_model *m, const char *where, const char *full)
+{
+    for (unsigned i = 0; i < m->n_stack_texts; i++)
+        if (!strcmp(m->stack_texts[i].where, where))
+            return;
+    if (m->n_stack_texts >= 4096 ||
+        clt_grow(&m->stack_texts, m->n_stack_texts, &m->cap_stack_texts, sizeof *m->stack_texts, 16) != 0)
+        return;
+    struct rm_stack_text *t = &m->stack_texts[m->n_stack_texts];
+    t->where = strdup(where);
+    t->full = strdup(full);
+    if (!t->where || !t->full) {
+        free(t->where);
+        free(t->full);
+        return;
+    }
+    m->n_stack_texts++;
+}
+
+/* The where of a stack: "fn (file:line) <- caller (file:line) <- ...", the
+ * program's own frames from the innermost outward (the library frames,
+ * pyopencl's or the interpreter's, are in the whole text); all frames where
+ * none is the program's. Up to main: what is above it is the C runtime. */
+int rm_site_of(struct rm_model *m, const struct seq *s, uint64_t iid, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (!s || iid >= s->n_stacks || !s->stacks[iid].n)
+        return 0;
+    const struct stack *st = &s->stacks[iid];
+    const char *program = m ? m->program : "";
+    uint32_t first = st->n;          /* the program's innermost frame (frames are outermost first) */
+    for (uint32_t k = st->n; k-- > 0;) {
+        if (st->frames[k] >= s->n_frames)
+            continue;
+        struct frame_text t;
+        frame_text(s, st->frames[k], program, &t);
+        if (!t.lib) {
+            first = k;
+            break;
+        }
+    }
+    int mine = first < st->n;
+    char full[2 * RM_MAX_SITE];
+    size_t n = 0, nf = 0;
+    int room = 1, room_full = 1;
+    for (uint32_t k = st->n; k-- > 0 && (room || room_full);) {
+        if (st->frames[k] >= s->n_frames)
+            continue;
+        struct frame_text t;
+        frame_text(s, st->frames[k], program, &t);
+        if (room_full)
+            room_full = put_frame(full, sizeof full, &nf, &t, 1);
+        if (room && (!mine || (k <= first && !t.lib)))
+            room = put_frame(buf, cap, &n, &t, 0);
+        if (!strcmp(t.fn, "main"))
+            break;          /* what is above main is the C runtime */
+    }
+    full[nf] = 0;
+    if (m && buf[0])
+        keep_full(m, buf, full);
+    return mine;
+}
+
+void rm_site_caller(const struct seq *s, uint64_t iid, char *buf, size_t cap)
 {
     buf[0] = 0;
     if (!s || iid >= s->n_stacks || !s->stacks[iid].n)
         return;
     const struct stack *st = &s->stacks[iid];
-    size_t n = 0;
-    for (uint32_t k = st->n; k-- > 0 && n + 8 < cap;) {
-        uint64_t fid = st->frames[k];
-        if (fid >= s->n_frames)
-            continue;
-        const struct frame *f = &s->frames[fid];
-        const char *src = f->src ? strtab_get(&s->srcs, f->src) : "";
-        int w = src[0] ? snprintf(buf + n, cap - n, "%s%s (%s:%u)", n ? " <- " : "", strtab_get(&s->fnames, f->fn),
-                                  src, f->line)
-                       : snprintf(buf + n, cap - n, "%s%s", n ? " <- " : "", strtab_get(&s->fnames, f->fn));
-        if (w < 0 || (size_t)w >= cap - n) {
-            if (n == 0 && w > 0) {      /* one frame longer than the room (a C++ template): cut, marked */
-                memcpy(buf + cap - 4, "...", 4);
-                return;
-            }
-            buf[n] = 0;
-            break;
+    uint64_t fid = st->frames[st->n - 1];
+    if (fid >= s->n_frames)
+        return;
+    const struct frame *f = &s->frames[fid];
+    const char *binary = f->map && f->map < s->n_maps ? strtab_get(&s->mpaths, s->map_path[f->map]) : "";
+    const char *base = strrchr(binary, '/');
+    snprintf(buf, cap, "%s", base ? base + 1 : binary[0] ? binary : strtab_get(&s->fnames, f->fn));
+}
+
+const char *rm_stack_full(const struct rm_model *m, const char *where)
+{
+    const char *best = NULL;
+    size_t best_len = 0;
+    for (unsigned i = 0; i < m->n_stack_texts; i++) {
+        size_t len = strlen(m->stack_texts[i].where);
+        if (len > best_len && strstr(where, m->stack_texts[i].where)) {
+            best = m->stack_texts[i].full;
+            best_len = len;
         }
-        n += (size_t)w;
-        if (!strcmp(strtab_get(&s->fnames, f->fn), "main"))
-            break;          /* what is above main is the C runtime */
     }
+    return best;
+}
+
+/* "a/b/../c.c" -> "a/c.c"; "./x" -> "x" (in place) */
+void rm_tidy_path(char *p)
+{
+    if (!strstr(p, "/.") && strncmp(p, "./", 2))
+        return;
+    char buf[1024], *seg[256];
+    unsigned n = 0;
+    int abs = p[0] == '/';
+    snprintf(buf, sizeof buf, "%s", p);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, "/", &save); t && n < 256; t = strtok_r(NULL, "/", &save)) {
+        if (!strcmp(t, "."))
+            continue;
+        if (!strcmp(t, "..") && n && strcmp(seg[n - 1], ".."))
+            n--;
+        else
+            seg[n++] = t;
+    }
+    size_t k = 0;
+    p[0] = 0;
+    if (abs)
+        p[k++] = '/', p[k] = 0;
+    for (unsigned i = 0; i < n && k < sizeof buf; i++)
+        k += (size_t)snprintf(p + k, sizeof buf - k, "%s%s", i ? "/" : "", seg[i]);
 }
 
 /* The m->sites index + 1 of a call stack (its text), 0 if none. */
@@ -78,7 +269,7 @@ int rm_site_index(struct rm_model *m, struct seq *s, uint64_t cs)
         return 0;
     if (!s->site[cs]) {
         char site[RM_MAX_SITE];
-        rm_site_of(s, cs, site, sizeof site);
+        rm_site_of(m, s, cs, site, sizeof site);
         unsigned i = 0;
         while (i < m->n_sites && strcmp(m->sites[i].site, site))
             i++;

@@ -7,7 +7,17 @@ void rules_api_errors(const struct rm_model *m, const struct thresholds *th, str
     (void)th;
     for (unsigned i = 0; i < m->n_errors; i++) {
         const struct rm_error *e = &m->errors[i];
-        struct finding *f = finding_add(out, "api-errors", SEV_ERROR, e->phase);
+        struct finding *f = finding_add(out, "api-errors", e->by[0] ? SEV_INFO : SEV_ERROR, e->phase);
+        if (e->by[0]) {         /* no frame of the program made it: the library's, said as such */
+            f->library = 1;
+            finding_set(&f->where, "%s, called by %s, not by the program%s%s", e->fn, e->by,
+                        e->site[0] ? ": " : "", e->site);
+            finding_set(&f->numbers, "%llu call(s) returned %s", (unsigned long long)e->count, e->error);
+            finding_set(&f->fix, "none needed in the program: the library probes what the device has "
+                        "(to keep its calls out of the trace: what it loads, e.g. HWLOC_COMPONENTS=-opencl)");
+            finding_set(&f->gain_method, "not estimated: a library's own call");
+            continue;
+        }
         if (e->site[0])
             finding_set(&f->where, "%s, called from %s", e->fn, e->site);
         else

@@ -73,6 +73,7 @@ static void finding_free(struct finding *f)
     free(f->fix);
     free(f->gain_method);
     free(f->class_why);
+    free(f->stack);
 }
 
 /* A platform whose device timestamps cannot be true (devtiming.c): the
@@ -98,11 +99,23 @@ void findings_without_device_time(const struct rm_model *m, struct findings *l, 
     l->n = k;
 }
 
+/* Each finding's whole stack, where its where holds one. */
+void findings_stacks(const struct rm_model *m, struct findings *l, unsigned start)
+{
+    for (unsigned i = start; i < l->n; i++) {
+        const char *full = rm_stack_full(m, l->v[i].where);
+        if (full && !l->v[i].stack && !(l->v[i].stack = strdup(full)))
+            out_of_memory();
+    }
+}
+
 /* Within a severity, findings with an estimated gain come first, largest
  * first, the others after in the order the rules ran (insertion sort:
  * stable, and the list is short). */
 static int before(const struct finding *a, const struct finding *b)
 {
+    if (a->library != b->library)
+        return b->library;      /* a library's own calls: after every finding of the program */
     if (a->sev != b->sev)
         return a->sev > b->sev;
     return a->gain_ns >= 0 && (b->gain_ns < 0 || a->gain_ns > b->gain_ns);

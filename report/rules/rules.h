@@ -21,6 +21,10 @@ struct finding {
     const char *class_id;      /* a rule's class of this finding (leaks: definitely_lost, growing,
                                 * still_held), NULL: none; JSON "class" */
     char *class_why;           /* what the trace shows for it; JSON "class_why" */
+    char *stack;               /* the whole call stack of its where, library frames marked "~"
+                                * (model.h rm_stack_text); NULL: none */
+    int library;               /* made by a library, not by the program (hwloc's probing in MPI_Init):
+                                * info, outside the error count, after every other finding */
 };
 
 struct findings {              /* a list a caller owns: findings_free() */
@@ -69,5 +73,7 @@ void findings_without_device_time(const struct rm_model *m, struct findings *l, 
  * the rest in the order the rules ran; a warning worth under 1 % is info;
  * dropped-calls first. */
 void findings_rank(const struct rm_model *m, struct findings *l, unsigned start);
+/* Gives l->v[start..] their whole stacks (rm_stack_full). */
+void findings_stacks(const struct rm_model *m, struct findings *l, unsigned start);
 
 #endif

@@ -92,4 +92,5 @@ void rules_run(const struct rm_model *m, const struct thresholds *th, struct fin
     }
     findings_without_device_time(m, out, start);
     findings_rank(m, out, start);
+    findings_stacks(m, out, start);
 }

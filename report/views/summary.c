@@ -45,6 +45,8 @@ void summary_view(const struct rm_model *m, const struct findings *fs, struct su
     device_figures(m, v);
     for (unsigned i = 0; i < fs->n; i++) {
         v->by_sev[fs->v[i].sev]++;
+        if (fs->v[i].library)
+            continue;           /* a library's own call is never a top finding */
         /* the best SUMMARY_TOP, kept in order as they come (insertion) */
         unsigned j = v->n_top < SUMMARY_TOP ? v->n_top++ : SUMMARY_TOP;
         while (j > 0 && ahead(&fs->v[i], &fs->v[v->top[j - 1]])) {

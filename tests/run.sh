@@ -623,9 +623,34 @@ t_app_signal_handler_still_runs() {
     grep -q "app handler ran" "$WORK/ah.out"
 }
 
+whole_exit() {   # whole_exit PREFIX HOW: the trace of an exit that ran no atexit is whole and says so
+    local r
+    r=$("$B/cltrace-report" "$(trace_of "$1")" 2> "$1.rerr") || [ $? -eq 1 ]
+    echo "$r" | head -3
+    ! grep -q "cut short" "$1.rerr" || { cat "$1.rerr"; return 1; }
+    echo "$r" | head -1 | grep -q "ran [0-9.]* s, ended by $2"
+    echo "$r" | grep -q "^cost:   cltrace added"
+    if [ -x "$LINT" ]; then lint "$(trace_of "$1")"; fi
+}
+
 t_exit_paths() {
-    [ "$(exits _exit 200 "$WORK/ex")" -eq 3 ]                 # _exit: no atexit, still written
+    [ "$(exits _exit 200 "$WORK/ex")" -eq 3 ]                 # _exit: no atexit, still written, whole
     $PY tests/checks.py calls "$(trace_of "$WORK/ex")" clGetPlatformInfo 200
+    whole_exit "$WORK/ex" "_exit(3)"
+    [ "$(exits leak 10 "$WORK/ek")" -eq 0 ]                   # the objects held at _exit, classed
+    whole_exit "$WORK/ek" "_exit(0)"
+    "$B/cltrace-report" "$(trace_of "$WORK/ek")" | grep -q "cl_mem, created by clCreateBuffer at main"
+    "$B/cltrace-report" "$(trace_of "$WORK/ek")" | grep -q "1 object(s) still held at _exit (no atexit ran) (still reachable), 4096 bytes"
+    [ "$(exits quick 10 "$WORK/eq")" -eq 4 ]                  # quick_exit: the app's handler, then a whole trace
+    grep -q "app quick handler ran" "$WORK/eq.out"
+    whole_exit "$WORK/eq" "quick_exit"
+    [ "$(exits byThread 10 "$WORK/eb")" -eq 5 ]               # exit() from a thread other than main
+    $PY tests/checks.py calls "$(trace_of "$WORK/eb")" clGetPlatformInfo 15    # 10 + 2 + destructor 3
+    "$B/cltrace-report" "$(trace_of "$WORK/eb")" 2>&1 | { ! grep -q "cut short"; }
+    [ "$(exits vfork 10 "$WORK/ev")" -eq 0 ]                  # a vfork child's _exit: untouched
+    grep -q "vfork child status 0" "$WORK/ev.out"
+    [ "$(ls "$WORK"/ev.*.pftrace* | wc -l)" -eq 1 ]
+    $PY tests/checks.py calls "$(trace_of "$WORK/ev")" clGetPlatformInfo 23    # 10 + 10 + destructor 3
     [ "$(exits thread 10 "$WORK/et")" -eq 0 ]                 # exit while another thread calls
     [ -s "$(trace_of "$WORK/et")" ]
     [ "$(exits late 10 "$WORK/el")" -eq 0 ]                   # calls after main returned
@@ -1044,6 +1069,7 @@ source tests/replay.sh
 source tests/windows.sh
 source tests/first_screen.sh
 source tests/arm64.sh
+source tests/python.sh
 
 for t in ${ONLY:-$(declare -F | awk "{print \$3}" | grep "^t_")}; do
     run "${t#t_}" "$t"

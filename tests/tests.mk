@@ -25,6 +25,16 @@ TEST_BINS += $(T)/dlopen_app_linked
 $(T)/exits: tests/apps/exits.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lpthread
 TEST_BINS += $(T)/exits
+$(T)/callbacks: tests/apps/callbacks.c | $(T)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL
+TEST_BINS += $(T)/callbacks
+$(T)/libfakempi.so: tests/apps/fakempi.c | $(T)
+	$(CC) $(TEST_CFLAGS) -shared -fPIC -o $@ $< -ldl
+$(T)/libfakeprobe.so: tests/apps/fakeprobe.c | $(T)
+	$(CC) $(TEST_CFLAGS) -shared -fPIC -o $@ $< -lOpenCL
+$(T)/mpi_probe_app: tests/apps/mpi_probe_app.c $(T)/libfakempi.so $(T)/libfakeprobe.so | $(T)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -L$(T) -lfakempi -Wl,-rpath,'$$ORIGIN' -lOpenCL
+TEST_BINS += $(T)/callbacks $(T)/mpi_probe_app
 $(T)/libstall.so: tests/apps/stall_write.c | $(T)
 	$(CC) $(TEST_CFLAGS) -shared -fPIC -o $@ $< -ldl
 TEST_BINS += $(T)/libstall.so

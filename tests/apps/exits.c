@@ -3,6 +3,10 @@
  *   segv      dereferences NULL            abort   calls abort()
  *   _exit     _exit(3)                     handler its own SIGSEGV handler, then segv
  *   thread    exit(0) while another thread keeps calling OpenCL
+ *   byThread  exit(5) called by a second thread while main waits for it
+ *   quick     quick_exit(4), an at_quick_exit handler of the app first
+ *   vfork     a vfork child _exit(0)s at once; the parent makes N more calls
+ *   leak      a context and a buffer kept, then _exit(0)
  *   fork      a child makes N calls and exits 0; the parent then makes N more
  *   late      OpenCL calls from an atexit handler and a destructor, after
  *             main returned (the destructor also runs in every other mode)
@@ -44,6 +48,20 @@ static void app_handler(int sig)
     _exit(40 + sig - SIGSEGV + 2);
 }
 
+static void *exit_here(void *arg)
+{
+    (void)arg;
+    calls(2);
+    exit(5);
+}
+
+static void quick_handler(void)
+{
+    static const char msg[] = "app quick handler ran\n";
+    ssize_t w = write(1, msg, sizeof msg - 1);
+    (void)w;
+}
+
 static void late(void)
 {
     calls(5);
@@ -76,6 +94,28 @@ int main(int argc, char **argv)
         pthread_create(&t, NULL, spin, NULL);
         usleep(20000);
         exit(0);
+    } else if (!strcmp(mode, "byThread")) {
+        pthread_t t;
+        pthread_create(&t, NULL, exit_here, NULL);
+        pthread_join(t, NULL);
+    } else if (!strcmp(mode, "quick")) {
+        at_quick_exit(quick_handler);
+        quick_exit(4);
+    } else if (!strcmp(mode, "vfork")) {
+        pid_t pid = vfork();
+        if (pid == 0)
+            _exit(0);
+        int st = 0;
+        waitpid(pid, &st, 0);
+        calls(n);
+        printf("vfork child status %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    } else if (!strcmp(mode, "leak")) {
+        cl_device_id d;
+        cl_int e;
+        clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &d, NULL);
+        cl_context c = clCreateContext(NULL, 1, &d, NULL, NULL, &e);
+        clCreateBuffer(c, CL_MEM_READ_WRITE, 4096, NULL, &e);
+        _exit(0);
     } else if (!strcmp(mode, "fork")) {
         pid_t pid = fork();
         if (pid == 0) {

@@ -1,0 +1,109 @@
+# The user's own code as the "where" of every finding: a pyopencl program's
+# Python frames (tests/apps/pywhere), a library's own calls (an MPI
+# library's device probing), OpenCL called from OpenCL's callbacks. Sourced
+# by tests/run.sh: its t_* functions join the suite.
+
+pyopencl_ready() {
+    $PY -c 'import pyopencl' 2> /dev/null || { echo "python3-pyopencl not installed (optional package)"; return 77; }
+}
+
+py_where() {   # py_where PREFIX [env...]: tests/apps/pywhere/where.py untraced, then traced; same output
+    local prefix=$1; shift
+    env PYOPENCL_CTX=0 PYOPENCL_NO_CACHE=1 "$@" $PY tests/apps/pywhere/where.py > "$prefix.plain" 2>&1
+    env PYOPENCL_CTX=0 PYOPENCL_NO_CACHE=1 CLTRACE_OUTPUT="$prefix.%p.pftrace" CLTRACE_QUIET=1 "$@" \
+        LD_PRELOAD="${PRELOAD:-$SHIM}" $PY tests/apps/pywhere/where.py > "$prefix.out" 2>&1
+    cat "$prefix.out"
+    diff "$prefix.plain" "$prefix.out"
+}
+
+t_python_frames_at_the_programs_lines() {
+    # a pyopencl script with a problem of each kind at a marked line (small
+    # transfers, an odd work-group size also launched from a second thread,
+    # a failing clCreateKernel, an array operation, a blocking read with the
+    # GIL released, a buffer leaked by a second module), ended by
+    # os._exit(0): output as untraced; every finding's where is the script's
+    # line, SARIF validates and locates each there with its whole stack,
+    # GitHub's annotations too; the trace is whole and lints clean
+    pyopencl_ready || return $?
+    py_where "$WORK/pw"
+    local t; t=$(trace_of "$WORK/pw")
+    local r="$B/cltrace-report"
+    "$r" "$t" > "$WORK/pw.txt" 2> "$WORK/pw.err" || [ $? -eq 1 ]
+    head -12 "$WORK/pw.txt"
+    ! grep -q "cut short" "$WORK/pw.err" || return 1
+    head -1 "$WORK/pw.txt" | grep -q "ran [0-9.]* s, ended by _exit(0)"
+    "$r" --format json -o "$WORK/pw.json" "$t" || [ $? -eq 1 ]
+    "$r" --format sarif -o "$WORK/pw.sarif" "$t"
+    "$r" --format github -o "$WORK/pw.gh" "$t"
+    [ -x "$LINT" ] || { echo "no pftrace-lint (../shared/tools): the trace is not checked"; return 77; }
+    lint "$t"
+    "$LINT" --dump "$t" > "$WORK/pw.dump"
+    $PY tests/python_where.py tests/apps/pywhere "$WORK/pw.json" "$WORK/pw.sarif" "$WORK/pw.gh" "$WORK/pw.dump" \
+        tests/fixtures/sarif-schema-2.1.0.json
+}
+
+t_python_frames_under_tsan() {
+    # the same script's main thread (the GIL held, then released around a
+    # blocking read) with the shim under ThreadSanitizer. (A second Python
+    # thread is left out: at its end TSan's runtime crashes in libunwind's
+    # thread-local cleanup, with or without Python frames.)
+    pyopencl_ready || return $?
+    local rt; rt=$(${CC:-cc} -print-file-name=libtsan.so)
+    [ -f "$rt" ] || { echo "no libtsan"; return 77; }
+    PRELOAD="$rt:$B/tsan/libcltrace.so" py_where "$WORK/pt" WHERE_THREAD=0 TSAN_OPTIONS="halt_on_error=1 exitcode=66"
+    ! grep -q ThreadSanitizer "$WORK/pt.out" || return 1
+    "$B/cltrace-report" --format json -o "$WORK/pt.json" "$(trace_of "$WORK/pt")" || [ $? -eq 1 ]
+    $PY - "$WORK/pt.json" "$PWD/tests/apps/pywhere/where.py" <<'PYEOF'
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+at = [x["where"] for x in f if x.get("stack")]
+assert at and all("(%s:" % sys.argv[2] in w for w in at if "helper.py" not in w), at
+print(len(at), "findings at the script's lines under TSan")
+PYEOF
+}
+
+t_library_calls_are_the_librarys() {
+    # an MPI library whose MPI_Init probes the devices through a plugin (as
+    # hwloc's does in Open MPI) and fails there; then the program's own
+    # failing call: the program's is the top finding, the library's is info,
+    # named as the plugin's inside MPI_Init, outside the error count
+    FAKEMPI_PLUGIN=$T/libfakeprobe.so traced "$WORK/mp" "$T/mpi_probe_app" > "$WORK/mp.out"
+    local t; t=$(trace_of "$WORK/mp")
+    "$B/cltrace-report" "$t" > "$WORK/mp.txt" || [ $? -eq 1 ]
+    cat "$WORK/mp.txt" | head -24
+    head -1 "$WORK/mp.txt" | grep -q "2 findings (1 error, 0 warnings, 1 info)"
+    grep -A2 "^Top findings" "$WORK/mp.txt" | tail -1 | grep -q "error    api-errors .*clCreateBuffer, called from main"
+    ! grep -A4 "^Top findings" "$WORK/mp.txt" | grep -q clGetDeviceInfo || return 1
+    grep -q "\[info\] api-errors: clGetDeviceInfo, called by libfakeprobe.so inside MPI_Init, not by the program" \
+        "$WORK/mp.txt"
+    "$B/cltrace-report" --format json "$t" | $PY -c '
+import json, sys
+f = json.load(sys.stdin)["findings"]
+assert [x["severity"] for x in f] == ["error", "info"] and f[1].get("by_library") and not f[0].get("by_library"), f'
+    if [ -x "$LINT" ]; then lint "$t"; fi
+}
+
+t_opencl_inside_callbacks_opens() {
+    # a build's notify callback and an event's callback call OpenCL and
+    # fail there: their stacks run through the shim's own frames, every
+    # mapping is whole (the trace_processor aborted its whole import on an
+    # end of 0, pftrace-lint: mapping-end-before-start), the errors are at
+    # the callbacks' lines; with TRACE_PROCESSOR set, it imports the trace
+    # with no error
+    "$T/callbacks" > "$WORK/cb.plain"
+    traced "$WORK/cb" "$T/callbacks" > "$WORK/cb.out"
+    diff "$WORK/cb.plain" "$WORK/cb.out"
+    local t; t=$(trace_of "$WORK/cb")
+    "$B/cltrace-report" "$t" > "$WORK/cb.txt" || [ $? -eq 1 ]
+    grep -q "api-errors: clCreateKernel, called from built (tests/apps/callbacks.c:18)" "$WORK/cb.txt"
+    grep -q "api-errors: clGetEventInfo, called from done (tests/apps/callbacks.c:31)" "$WORK/cb.txt"
+    [ -x "$LINT" ] || { echo "no pftrace-lint (../shared/tools): the trace is not checked"; return 77; }
+    "$LINT" --json "$t" | $PY -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["status"] == 0 and not d["errors"], d'
+    if [ -n "${TRACE_PROCESSOR:-}" ]; then
+        [ -z "$("$TRACE_PROCESSOR" -Q "select name from stats where value > 0 and severity in ('error', 'data_loss')" \
+               "$t" 2>/dev/null | tail -n +2)" ]
+    fi
+}

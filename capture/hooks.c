@@ -68,6 +68,29 @@ static void special_commit(struct clt_thread *th, struct clt_rec *rec, struct cl
     clt_rec_commit(th, rec, x, kind, now, now, 0);
 }
 
+/* Which physical device this is, so that a job's ranks on one GPU are seen
+ * sharing it and two GPUs of one name are two: the device's UUID, else its
+ * PCI place on this host. */
+static void device_uuid(void *dev, const char *ext, int nv, uint64_t *hi, uint64_t *lo)
+{
+    get_info_t f = REAL(clGetDeviceInfo);
+    uint8_t id[16];
+    *hi = *lo = 0;
+    if (f && strstr(ext, "cl_khr_device_uuid") && f(dev, 0x106A, sizeof id, id, NULL) == CL_SUCCESS_) {
+        memcpy(hi, id, 8);
+        memcpy(lo, id + 8, 8);
+    } else if (nv) {          /* CL_DEVICE_PCI_DOMAIN_ID_NV, _BUS_ID_NV, _SLOT_ID_NV */
+        *hi = CLT_DEV_UUID_PCI | info_u64(dev, 0x400A) << 32 | info_u64(dev, 0x4008);
+        *lo = info_u64(dev, 0x4009);
+    } else if (f && strstr(ext, "cl_khr_pci_bus_info")) {
+        uint32_t pci[4] = { 0 };      /* domain, bus, device, function */
+        if (f(dev, 0x410F, sizeof pci, pci, NULL) == CL_SUCCESS_) {
+            *hi = CLT_DEV_UUID_PCI | (uint64_t)pci[0] << 32 | pci[1];
+            *lo = (uint64_t)pci[2] << 32 | pci[3];
+        }
+    }
+}
+
 /* Once per device: its limits, and a clGetDeviceAndHostTimer sample.
  * Returns the device's OpenCL version (clt_cl_version) the first time, 0
  * after. */
@@ -108,6 +131,7 @@ static int device_describe(struct clt_thread *th, void *dev)
         rec->arg[DEV_CC_MAJOR] = nv ? info_u64(dev, 0x4000) : 0;
         rec->arg[DEV_CC_MINOR] = nv ? info_u64(dev, 0x4001) : 0;
         rec->arg[DEV_SIMD_PER_CU] = amd ? info_u64(dev, 0x4040) : 0;
+        device_uuid(dev, ext, nv, &rec->arg[DEV_UUID_HI], &rec->arg[DEV_UUID_LO]);
         rec->arg[DEV_NAME] = clt_put_str(&x, DEV_NAME, 1, name);
         rec->arg[DEV_VENDOR] = clt_put_str(&x, DEV_VENDOR, 1, vendor);
         rec->arg[DEV_VERSION] = clt_put_str(&x, DEV_VERSION, 1, version);

@@ -102,7 +102,12 @@ enum clt_rec_kind {
 /* Slots of the records above (rec->arg[i]). */
 enum { CMD_FLOW, CMD_EVENT, CMD_STATUS, CMD_QUEUED, CMD_SUBMIT, CMD_START, CMD_END, CMD_N };
 enum { DEV_ID, DEV_TYPE, DEV_CU, DEV_MAX_WG, DEV_LOCAL_MEM, DEV_GLOBAL_MEM, DEV_CLOCK_MHZ, DEV_WARP,
-       DEV_REGS, DEV_CC_MAJOR, DEV_CC_MINOR, DEV_SIMD_PER_CU, DEV_NAME, DEV_VENDOR, DEV_VERSION, DEV_N };
+       DEV_REGS, DEV_CC_MAJOR, DEV_CC_MINOR, DEV_SIMD_PER_CU, DEV_NAME, DEV_VENDOR, DEV_VERSION,
+       DEV_UUID_HI, DEV_UUID_LO, DEV_N };
+/* DEV_UUID_*: which physical device, across processes (a job's ranks): its
+ * cl_khr_device_uuid, else its PCI place (NVIDIA's, cl_khr_pci_bus_info),
+ * tagged in the top byte of _HI; 0 0: not known */
+#define CLT_DEV_UUID_PCI (0x50ull << 56)
 enum { CLK_DEVICE, CLK_HOST_BEFORE, CLK_DEVICE_TS, CLK_HOST_AFTER, CLK_STATUS, CLK_KIND, CLK_N };
 /* clGetDeviceAndHostTimer bracketed by ticks; a calibration marker's QUEUED
  * time bracketed by ticks; its END, seen over at host tick CLK_HOST_AFTER

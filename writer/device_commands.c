@@ -449,6 +449,17 @@ void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
         DEV_STR("name", d->name);
         DEV_STR("vendor", d->vendor);
         DEV_INT("id", d->id);
+        if (d->info[DEV_UUID_HI] || d->info[DEV_UUID_LO]) {
+            char uuid[40];
+            uint64_t hi = d->info[DEV_UUID_HI], lo = d->info[DEV_UUID_LO];
+            if ((hi & 0xff00000000000000ull) == CLT_DEV_UUID_PCI)    /* domain:bus:device.function */
+                snprintf(uuid, sizeof uuid, "pci:%04x:%02x:%02x.%x", (unsigned)(hi >> 32 & 0xffff),
+                         (unsigned)(hi & 0xffffffff), (unsigned)(lo >> 32), (unsigned)(lo & 0xffffffff));
+            else
+                snprintf(uuid, sizeof uuid, "%016llx%016llx", (unsigned long long)__builtin_bswap64(hi),
+                         (unsigned long long)__builtin_bswap64(lo));
+            DEV_STR("uuid", uuid);
+        }
         DEV_INT("compute_units", d->info[DEV_CU]);
         DEV_INT("max_work_group_size", d->info[DEV_MAX_WG]);
         DEV_INT("local_mem_bytes", d->info[DEV_LOCAL_MEM]);

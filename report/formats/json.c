@@ -296,6 +296,29 @@ static void summary(FILE *o, const struct report_in *r)
         fprintf(o, ",\"device\":null");
     fputs(",\"device_timing_unusable\":", o);
     json_str(o, v->device_unusable ? v->device_unusable : "");
+    fputs(",\"devices\":[", o);          /* each physical device once: ranks sharing one, its union */
+    for (unsigned i = 0; i < v->n_devices; i++) {
+        const struct rm_devbusy *d = &r->m->devs[i];
+        fprintf(o, "%s{\"name\":", i ? "," : "");
+        json_str(o, d->name);
+        fputs(",\"host\":", o);
+        json_str(o, d->host);
+        fputs(",\"uuid\":", o);
+        json_str(o, d->uuid);
+        fputs(",\"ranks\":", o);
+        json_str(o, d->ranks);
+        fprintf(o, ",\"traces\":%u,\"span_ns\":%llu,\"busy_ns\":%llu,\"kernel_ns\":%llu,\"transfer_ns\":%llu,"
+                   "\"launches\":%llu,\"transfers\":%llu}", d->n_traces, (unsigned long long)(d->last - d->first),
+                (unsigned long long)d->busy_ns, (unsigned long long)d->kernel_ns, (unsigned long long)d->transfer_ns,
+                (unsigned long long)d->launches, (unsigned long long)d->transfers);
+    }
+    fputc(']', o);
+    if (r->m->self.exit_by[0]) {
+        fputs(",\"ended_by\":", o);
+        json_str(o, r->m->self.exit_by);
+        if (r->m->self.exit_status)
+            fprintf(o, ",\"exit_status\":%d", r->m->self.exit_status - 1);
+    }
     fputs(",\"top\":[", o);
     for (unsigned i = 0; i < v->n_top; i++) {
         const struct finding *f = &r->fs->v[v->top[i]];

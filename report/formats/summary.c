@@ -91,15 +91,34 @@ void text_summary(FILE *o, const struct report_in *r, int md)
         md_cell(o, v->program);
         fputs("\n\n| | |\n|---|---|\n| program | `", o);
         md_cell(o, v->program);
-        fprintf(o, "`, %.3f s |\n| findings | %s |\n| device | ", v->wall_ns / 1e9, n);
-        md_cell(o, dev);
-        fprintf(o, " |\n| cltrace's cost | %s |\n", cost);
+        fprintf(o, "`, %.3f s |\n| findings | %s |\n", v->wall_ns / 1e9, n);
+        for (unsigned i = 0; i < (v->n_devices ? v->n_devices : 1); i++) {
+            char line[768];
+            if (v->n_devices)
+                summary_device_words(r->m, i, line, sizeof line);
+            fprintf(o, "| device%s | ", v->n_devices ? " " : "");
+            if (v->n_devices)
+                fprintf(o, "%u: ", i);
+            md_cell(o, v->n_devices ? line : dev);
+            fputs(" |\n", o);
+        }
+        fprintf(o, "| cltrace's cost | %s |\n", cost);
         md_top(o, r);
         fputc('\n', o);
         return;
     }
     fprintf(o, "cltrace report: %s ran %.3f s%s; %s\n\n", v->program, v->wall_ns / 1e9, ended, n);
-    text_wrap(o, "device: ", "        ", dev, TEXT_COLS);
+    if (v->n_devices) {          /* a line per device: ranks sharing one are one device's time, not a sum */
+        fprintf(o, "devices: %u\n", v->n_devices);
+        for (unsigned i = 0; i < v->n_devices; i++) {
+            char line[768], head[16];
+            summary_device_words(r->m, i, line, sizeof line);
+            snprintf(head, sizeof head, "  %u  ", i);
+            text_wrap(o, head, "        ", line, TEXT_COLS);
+        }
+    } else {
+        text_wrap(o, "device: ", "        ", dev, TEXT_COLS);
+    }
     text_wrap(o, "cost:   ", "        ", cost, TEXT_COLS);
     fputs("        (the account: cltrace-report --explain cost TRACE)\n", o);
     text_top(o, r);

@@ -13,7 +13,7 @@ enum arg_code { A_OTHER, A_RESULT, A_COMMAND_TYPE, A_DURATION, A_DIRECTION, A_BY
                 A_GWS, A_LWS, A_WORK_GROUPS, A_WG_SIZE, A_PREF, A_KWG, A_KLOCAL, A_LOCAL_ARG, A_REGS,
                 A_UAR, A_TYPE, A_CREATED_BY, A_SIZE, A_KNAME, A_PROGRAM, A_OPTIONS, A_BLOCK_R, A_BLOCK_W,
                 A_BLOCK_M, A_START, A_SITE_MADE, A_SITE_RELEASED, A_LEAK_CLASS, A_LEAK_WHY,
-                A_FINGERPRINTS, A_FP_CMD, A_FP_LAUNCH, A_KARGS, A_QUEUE, A_OUTSIDE, A_END, A_QUEUED, A_INSIDE };
+                A_FINGERPRINTS, A_FP_CMD, A_FP_LAUNCH, A_KARGS, A_QUEUE, A_OUTSIDE, A_END, A_QUEUED, A_INSIDE, A_DEVICE };
 static const char *const arg_names[] = { "", "result", "command_type", "duration_ns", "direction", "bytes",
                                          "pinned", "work_dim", "global_work_size", "local_work_size",
                                          "work_groups", "work_group_size", "preferred_work_group_size_multiple",
@@ -24,7 +24,7 @@ static const char *const arg_names[] = { "", "result", "command_type", "duration
                                          "site_released", "leak_class", "leak_why",
                                          "fingerprints", "fingerprint_command", "fingerprint_launch",
                                          "kernel_args", "queue", "outside_window", "end_ns", "queued_ns",
-                                         "called_inside" };
+                                         "called_inside", "device" };
 
 static enum arg_code arg_code(const char *name)
 {
@@ -157,6 +157,7 @@ static void command_arg(struct open_slice *o, struct seq *s, const Ann *a, enum 
     case A_FP_CMD: o->fp_cmd = rm_ann_uint(a); break;
     case A_FP_LAUNCH: o->fp_launch = rm_ann_uint(a); break;
     case A_QUEUE: o->queue = rm_ann_uint(a); break;
+    case A_DEVICE: o->dev_obj = rm_ann_uint(a); break;
     case A_START:               /* the device's own timestamps: can they be true (devtiming.c) */
         o->raw_start = rm_ann_uint(a);
         o->has_raw |= 1;
@@ -224,6 +225,7 @@ void rm_read_args(struct open_slice *o, struct seq *s, const Perfetto__Protos__T
         case A_FP_CMD:
         case A_FP_LAUNCH:
         case A_QUEUE:
+        case A_DEVICE:
         case A_KARGS:
         case A_START:
         case A_END:
@@ -416,6 +418,10 @@ void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttribu
             snprintf(x->name, sizeof x->name, "%s", s);
         else if (!strcmp(field, "vendor") && s)
             snprintf(x->vendor, sizeof x->vendor, "%s", s);
+        else if (!strcmp(field, "uuid") && s)
+            snprintf(x->uuid, sizeof x->uuid, "%s", s);
+        else if (!strcmp(field, "id"))
+            x->id = (uint64_t)v;
         else if (!strcmp(field, "clock_method") && s)
             snprintf(x->clock_method, sizeof x->clock_method, "%s", s);
         for (unsigned k = 0; k < sizeof ints / sizeof ints[0]; k++)

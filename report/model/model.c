@@ -301,6 +301,8 @@ static void slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint6
         m->device_commands++;
         cmd_sample(m, tuuid, o->ts, dur, o->k.work_dim ? 1 : o->direction[0] ? 2 : 0);
         timeline_add(&m->tl, o->ts, o->ts + dur, o->k.work_dim != 0, o->direction[0] && strcmp(o->direction, "device"));
+        rm_device_command(m, o->dev_obj, o->ts, o->ts + dur, o->k.work_dim != 0,
+                          o->direction[0] && strcmp(o->direction, "device"));
         rm_mpi_device(m, o->ts, o->ts + dur);
         if (o->k.work_dim)
             kernel_add(m, o, o->dur_ns ? o->dur_ns : dur);
@@ -773,6 +775,7 @@ int rm_read_fd(struct rm_model *m, int fd, const char *path, char *err, unsigned
         rm_devtiming_judge(&m->dt);
     }
     rm_mpi_finish(m);
+    rm_devices_fold(m);
     rm_in_close(&in);
     for (uint64_t i = 0; i < r.seqs.cap; i++)
         if (r.seqs.keys[i]) {
@@ -805,6 +808,7 @@ void rm_free(struct rm_model *m)
     free(m->uars);
     free(m->hints);
     free(m->sites);
+    rm_devices_free(m);
     for (unsigned i = 0; i < m->n_stack_texts; i++) {
         free(m->stack_texts[i].where);
         free(m->stack_texts[i].full);

@@ -18,7 +18,29 @@ struct rm_api {                 /* one OpenCL function */
 
 /* A call stack as a where (from the program's innermost frame outward) and
  * whole: frames " <- " apart, innermost first, a library frame marked "~". */
+/* A physical device over every trace a report reads (devices.c): its busy
+ * time is the union of its commands, whichever ranks sent them. */
+struct rm_seg { uint64_t start, end; };
+struct rm_devbusy {
+    char key[256], name[RM_MAX_NAME], host[64], uuid[40];
+    char ranks[96];             /* "0, 2, 3": the ranks (or traces) that used it */
+    unsigned n_traces;
+    uint64_t kernel_ns, transfer_ns, launches, transfers;
+    uint64_t first, last, busy_ns;       /* the union, after each trace */
+    struct rm_seg *seg;         /* busy periods, sorted, disjoint */
+    unsigned n_seg, cap_seg;
+};
+struct rm_devtrace {            /* one trace's commands on one device object */
+    uint64_t dev_obj, kernel_ns, transfer_ns, launches, transfers;
+    struct rm_seg *seg, cur;
+    unsigned n_seg, cap_seg;
+};
 struct rm_model;
+/* devices.c: a device command of the trace being read; then, at its end,
+ * its devices folded into m->devs (rm_read does both) */
+void rm_device_command(struct rm_model *m, uint64_t dev_obj, uint64_t start, uint64_t end, int kernel, int transfer);
+void rm_devices_fold(struct rm_model *m);
+void rm_devices_free(struct rm_model *m);
 struct rm_stack_text { char *where, *full; };
 /* The whole stack of a where that contains it (the longest), NULL: none. */
 const char *rm_stack_full(const struct rm_model *m, const char *where);
@@ -156,6 +178,8 @@ struct rm_lane { uint64_t uuid; char name[64]; };
 
 struct rm_device {
     char name[RM_MAX_NAME], vendor[RM_MAX_NAME], clock_method[64];
+    char uuid[40];              /* which physical device ("" not known: a name on a host stands for it) */
+    uint64_t id;                /* its object id in this trace */
     int64_t compute_units, warp, cc, max_wg, local_mem, regs_per_block, type;   /* type: CL_DEVICE_TYPE_* */
     int64_t clock_residual_ns, clock_residual_median_ns, clock_floor_ns, clock_markers, clock_contradictions, event_cost_ns, own_events, sampled_out;
     uint64_t probe_small;       /* `cltrace probe`: where transfers stop being small (0: no probe) */
@@ -265,6 +289,10 @@ struct rm_model {
     unsigned n_uars, cap_uars;
     struct rm_site *sites;
     unsigned n_sites, cap_sites;
+    struct rm_devbusy *devs;            /* each physical device over every trace read (devices.c) */
+    unsigned n_devs, cap_devs;
+    struct rm_devtrace *dtr;            /* the trace being read: its commands by device object */
+    unsigned n_dtr, cap_dtr, traces_read;
     struct rm_stack_text *stack_texts;   /* each where's whole stack (stacks.c) */
     unsigned n_stack_texts, cap_stack_texts;
     struct rm_hint *hints;

@@ -76,6 +76,7 @@ struct open_slice {             /* a BEGIN waiting for its END */
     int k_dirty;
     struct rm_kernel k;
     uint64_t queue, kargs[RM_FP_ARGS];   /* a device command's queue and kernel arguments */
+    uint64_t dev_obj;                    /* and its device (object id) */
     unsigned n_kargs;
     uint64_t fp_cmd, fp_launch;
     /* its strings, last: a new slice clears what comes before them and

@@ -3,6 +3,7 @@
  * what their fix would save (errors first: a wrong program before a slow
  * one), and cltrace's own cost as a figure with its bound. Every format
  * puts it first; the details follow. */
+#include <stdio.h>
 #include <string.h>
 #include "views.h"
 
@@ -58,4 +59,23 @@ void summary_view(const struct rm_model *m, const struct findings *fs, struct su
             v->top[j] = i;
     }
     selfcost_account(m, &v->cost);
+    if (v->device_known && !m->dt.unusable && (m->n_devs > 1 || (m->n_devs == 1 && m->devs[0].n_traces > 1)))
+        v->n_devices = m->n_devs;
+}
+
+void summary_device_words(const struct rm_model *m, unsigned i, char *buf, size_t cap)
+{
+    const struct rm_devbusy *d = &m->devs[i];
+    uint64_t span = d->last - d->first;
+    char who[320];
+    if (d->n_traces > 1)
+        snprintf(who, sizeof who, "%s%s, ranks %s (the union of their commands; kernels and transfers summed)",
+                 d->host[0] ? "on " : "", d->host, d->ranks);
+    else
+        snprintf(who, sizeof who, "%s%s, rank %s", d->host[0] ? "on " : "", d->host, d->ranks);
+    snprintf(buf, cap, "%s %s%s%s: %.3f ms from the first command's start to the last's end, busy %.1f %%, "
+             "idle %.3f ms: kernels %.3f ms (%llu launch%s), transfers %.3f ms (%llu)", d->name, who,
+             d->uuid[0] ? ", " : "", d->uuid, span / 1e6, span ? 100.0 * (double)d->busy_ns / (double)span : 0.0,
+             (span - d->busy_ns) / 1e6, d->kernel_ns / 1e6, (unsigned long long)d->launches,
+             d->launches == 1 ? "" : "es", d->transfer_ns / 1e6, (unsigned long long)d->transfers);
 }

@@ -46,7 +46,13 @@ struct summary_view {
     unsigned by_sev[3];                 /* findings by severity (enum sev) */
     unsigned top[SUMMARY_TOP], n_top;   /* indices into the findings: errors, then by estimated gain */
     struct cost_account cost;
+    /* the devices, one each, where the traces used several or several
+     * traces (a job's ranks) shared one: m->devs; 0 where one trace used one */
+    unsigned n_devices;
 };
+/* One device's line: its name, who used it, its span, busy (the union of
+ * the commands of every rank on it) and its kernels and transfers summed */
+void summary_device_words(const struct rm_model *m, unsigned i, char *buf, size_t cap);
 void summary_view(const struct rm_model *m, const struct findings *fs, struct summary_view *v);
 
 /* phase_rows.c: the phases the program marked, with their shares and findings */

@@ -42,6 +42,20 @@ t_python_frames_at_the_programs_lines() {
         tests/fixtures/sarif-schema-2.1.0.json
 }
 
+t_python_ctypes_frames_at_the_programs_lines() {
+    # OpenCL through ctypes (every call with the GIL released): each finding
+    # at the script's marked line; the GPU hosts run it on CPython 3.12
+    # (scripts/gpu-python.sh)
+    $PY tests/apps/pyctypes/where_ctypes.py > "$WORK/pc.plain"
+    CLTRACE_OUTPUT="$WORK/pc.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM $PY tests/apps/pyctypes/where_ctypes.py \
+        > "$WORK/pc.out"
+    diff "$WORK/pc.plain" "$WORK/pc.out"
+    "$B/cltrace-report" --format json -o "$WORK/pc.json" "$(trace_of "$WORK/pc")" || [ $? -eq 1 ]
+    $PY tests/python_where.py marks tests/apps/pyctypes "$WORK/pc.json" api-errors=FAIL small-transfers=SMALL \
+        work-group-multiple=ODD leaks=LEAK
+    if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/pc")"; fi
+}
+
 t_python_frames_under_tsan() {
     # the same script's main thread (the GIL held, then released around a
     # blocking read) with the shim under ThreadSanitizer. (A second Python

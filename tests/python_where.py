@@ -108,5 +108,21 @@ def main(folder, jpath, spath, gpath, dpath, schema):
           % (len(stacked), located, len(ghat)))
 
 
+def at_marks(folder, jpath, *wanted):
+    """python_where.py marks DIR JSON RULE=MARK...: each rule's finding at its marked line"""
+    folder = os.path.abspath(folder)
+    mk = marks(folder)
+    findings = json.load(open(jpath))["findings"]
+    for w in wanted:
+        rule, mark = w.split("=")
+        if not any(f["rule"] == rule and place(f["where"]) == mk[mark] for f in findings):
+            fail("no %s finding at %s:%d (%s): %s" % (rule, mk[mark][0], mk[mark][1], mark,
+                                                     [f["where"][:120] for f in findings if f["rule"] == rule]))
+    print("ok: %d findings at their lines" % len(wanted))
+
+
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    if sys.argv[1] == "marks":
+        at_marks(*sys.argv[2:])
+    else:
+        main(*sys.argv[1:])

@@ -55,7 +55,12 @@ int main(int argc, char **argv)
     cl_device_id dev;
     cl_int err;
     CHECK(clGetPlatformIDs(1, &plat, NULL));
-    CHECK(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
+    /* OCL_DEVICE=rank: rank r on the platform's device r (mod their count), as a job with a GPU per rank */
+    cl_device_id devs[16];
+    cl_uint n_devs = 0;
+    CHECK(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 16, devs, &n_devs));
+    const char *pick = getenv("OCL_DEVICE");
+    dev = devs[pick && !strcmp(pick, "rank") && n_devs ? (cl_uint)rank % (n_devs < 16 ? n_devs : 16) : 0];
     cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
     CHECK(err);
     cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);

@@ -54,11 +54,11 @@ void rm_tidy_path(char *p);
 
 struct rm_error {               /* one (function, error) pair, by the program or by one library */
     char fn[RM_MAX_NAME], error[64];
-    char by[RM_MAX_NAME];       /* "": the program's; else the library that made it ("hwloc_opencl.so inside
-                                 * MPI_Init"): a call no frame of the program made */
     uint64_t count;
     char site[RM_MAX_SITE];     /* the first failing call's stack */
     int phase;                  /* and the phase it was in (-1: none) */
+    char by[RM_MAX_NAME];       /* "": the program's; else the library that made it ("hwloc_opencl.so inside
+                                 * MPI_Init"): a call no frame of the program made */
 };
 
 /* How a leak is classed (the writer decides, from its object model:

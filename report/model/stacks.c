@@ -76,7 +76,8 @@ static int system_path(const char *path)
 {
     static const char *const dirs[] = { "/lib/", "/lib32/", "/lib64/", "/usr/lib/", "/usr/lib32/", "/usr/lib64/",
                                         "/usr/libexec/", "/usr/local/lib/", "/usr/include/", "/usr/src/",
-                                        "/usr/bin/", "/bin/", "/usr/sbin/", "/sbin/", "/opt/", NULL };
+                                        "/usr/bin/", "/bin/", "/usr/sbin/", "/sbin/", "/opt/", "/usr/local/",
+                                        "/snap/", "/nix/store/", "/gnu/store/", NULL };
     for (unsigned i = 0; dirs[i]; i++)
         if (starts(path, dirs[i]))
             return 1;
@@ -95,9 +96,15 @@ int rm_frame_is_library(const char *src, const char *binary, const char *fn, con
             return 1;             /* inlined from a system header */
     }
     if (base[0]) {
-        /* the interpreter, cltrace, the loader, a Python package's extension */
-        if (starts(base, "python") || starts(base, "libpython") || starts(base, "libcltrace") ||
-            starts(base, "libOpenCL") || has(base, ".cpython-") || has(binary, "-packages/"))
+        /* the interpreter, cltrace, the loader, a Python package's extension, an
+         * OpenCL driver wherever it is installed (/usr/local/nvidia/lib64) */
+        static const char *const libs[] = { "python", "libpython", "libcltrace", "libOpenCL", "libnvidia-",
+                                             "libcuda", "libpocl", "libamdocl", "libigdrcl", "libintelocl",
+                                             "libmpi", "libopen-", "libhwloc", "hwloc_", "libffi", NULL };
+        for (unsigned i = 0; libs[i]; i++)
+            if (starts(base, libs[i]))
+                return 1;
+        if (has(base, ".cpython-") || has(binary, "-packages/"))
             return 1;
         /* the program itself, wherever it is installed (/usr/bin/clinfo) */
         if (program && program[0] && !strncmp(base, program, strlen(program)))

@@ -54,7 +54,7 @@ static void dropped_and_errors(void)
     m.dropped_calls = 42;
     family("dropped-calls")(&m, &th, &fs);
     expect(&fs, 0, "dropped-calls", SEV_WARNING, "42 calls not recorded");
-    struct rm_error e = { "clBuildProgram", "CL_BUILD_PROGRAM_FAILURE", 3, "main (app.c:12)", -1 };
+    struct rm_error e = { "clBuildProgram", "CL_BUILD_PROGRAM_FAILURE", 3, "main (app.c:12)", -1, "" };
     struct rm_uar u = { "clSetKernelArg", "loop (app.c:40)", 2 };
     m.errors = &e, m.n_errors = 1, m.uars = &u, m.n_uars = 1;
     family("api-errors")(&m, &th, &fs);
@@ -259,7 +259,7 @@ static void table_and_ranking(void)
     struct rm_model m = empty_model();
     m.dev[0] = nvidia(4), m.n_dev = 1;
     m.dropped_calls = 1;
-    struct rm_error e = { "clFinish", "CL_INVALID_COMMAND_QUEUE", 1, "", -1 };
+    struct rm_error e = { "clFinish", "CL_INVALID_COMMAND_QUEUE", 1, "", -1, "" };
     m.errors = &e, m.n_errors = 1;
     struct rm_kernel k = { .name = "tiny", .launches = 1, .device_ns = 1000, .work_dim = 1, .gws = { 1000 },
                            .lws = { 100 }, .work_groups = 10, .wg_size = 100, .pref_multiple = 32 };
@@ -273,8 +273,58 @@ static void table_and_ranking(void)
     findings_free(&fs);
 }
 
+/* Whose frame: the program's or a library's (model/stacks.c); a library's
+ * own failing call (hwloc's probing in MPI_Init) is info, never above the
+ * program's error. */
+static void frames_and_library_calls(void)
+{
+    static const struct { const char *src, *bin, *fn; int lib; } f[] = {
+        { "/home/u/app/solver.py", "", "step", 0 },
+        { "<string>", "", "<module>", 0 },
+        { "/usr/lib/python3/dist-packages/pyopencl/__init__.py", "", "enqueue_copy", 1 },
+        { "/root/.pyenv/versions/3.11.7/lib/python3.11/threading.py", "", "run", 1 },
+        { "/opt/venv/lib/python3.12/site-packages/numpy/core/x.py", "", "f", 1 },
+        { "<pyopencl invoker for 'scale'>", "", "enqueue_knl_scale", 1 },
+        { "<frozen runpy>", "", "_run_code", 1 },
+        { "", "/usr/lib/python3/dist-packages/pyopencl/_cl.cpython-311-x86_64-linux-gnu.so", "", 1 },
+        { "", "/usr/bin/python3.11", "_PyEval_EvalFrameDefault", 1 },
+        { "", "/root/.pyenv/versions/3.11.7/bin/python3.11", "PyObject_Call", 1 },
+        { "", "/usr/local/nvidia/lib64/libnvidia-opencl.so.1", "", 1 },
+        { "", "/usr/lib/x86_64-linux-gnu/hwloc/hwloc_opencl.so", "", 1 },
+        { "", "/usr/bin/clinfo", "main", 0 },                /* the program, installed system-wide */
+        { "examples/common/example.h", "/home/u/cltrace/build/leaks", "ex_buffer", 0 },
+        { "", "/home/u/app/build/libhelper.so", "helper", 0 },
+        { "/usr/include/CL/cl.h", "/home/u/app/app", "inl", 1 },
+        { "", "", "libfoo.so+0x1234", 1 },
+    };
+    for (unsigned i = 0; i < sizeof f / sizeof f[0]; i++)
+        CHECK(rm_frame_is_library(f[i].src, f[i].bin, f[i].fn, "clinfo") == f[i].lib, "%s %s %s: library %d",
+              f[i].src, f[i].bin, f[i].fn, f[i].lib);
+    char p[64] = "examples/leaks/../common/./example.h";
+    rm_tidy_path(p);
+    CHECK(!strcmp(p, "examples/common/example.h"), "tidied: %s", p);
+    struct rm_model m;
+    memset(&m, 0, sizeof m);
+    struct rm_error e[2] = { { .fn = "clGetDeviceInfo", .error = "CL_INVALID_VALUE", .by = "hwloc_opencl.so inside MPI_Init",
+                               .count = 4, .site = "hwloc_opencl_query (x.c:1)", .phase = -1 },
+                             { .fn = "clCreateBuffer", .error = "CL_INVALID_BUFFER_SIZE", .count = 1,
+                               .site = "main (app.c:19)", .phase = -1 } };
+    m.errors = e;
+    m.n_errors = 2;
+    struct findings fs = { 0 };
+    struct thresholds th = THRESHOLDS_DEFAULT;
+    rules_run(&m, &th, &fs);
+    CHECK(fs.n == 2 && !strcmp(fs.v[0].where, "clCreateBuffer, called from main (app.c:19)") && !fs.v[0].library &&
+          fs.v[0].sev == SEV_ERROR, "the program's error first: %s", fs.n ? fs.v[0].where : "");
+    CHECK(fs.n == 2 && fs.v[1].library && fs.v[1].sev == SEV_INFO &&
+          strstr(fs.v[1].where, "called by hwloc_opencl.so inside MPI_Init, not by the program"),
+          "the library's call after it, info: %s", fs.n > 1 ? fs.v[1].where : "");
+    findings_free(&fs);
+}
+
 int main(void)
 {
+    frames_and_library_calls();
     dropped_and_errors();
     leaks();
     transfers();

@@ -150,7 +150,23 @@ struct py_out {
     unsigned n, room;        /* words */
     size_t strings_left;     /* bytes of names this record may still carry */
     struct clt_py_seen *seen;
+    struct clt_py_line *lines;
 };
+
+/* The line of an instruction: PyCode_Addr2Line walks the code's line table
+ * (~600 instructions a frame), so the calling thread keeps the lines of the
+ * places its frames stood at: a loop's calls come from the same ones. */
+static int line_of(struct py_out *o, uintptr_t code, uintptr_t at, uintptr_t start)
+{
+    struct clt_py_line *e = &o->lines[((code >> 4) ^ (at >> 1)) & (CLT_PY_LINES - 1)];
+    if (e->code == code && e->at == at)
+        return (int)e->line;
+    int line = addr2line((const void *)code, (int)(at - start));
+    e->code = code;
+    e->at = at;
+    e->line = (uint64_t)(uint32_t)line;
+    return line;
+}
 
 /* One frame: its code object and line; its names where this thread has not
  * sent them yet (a code object freed and another made at its address has
@@ -207,7 +223,7 @@ static void put_run(struct py_out *o, uintptr_t *fr, int all, unsigned *budget)
         /* a frame the interpreter has not started (its prologue): not shown, as in a traceback */
         if (owner != 1 && at < start + 2 * (uintptr_t)first)
             goto next;
-        if (at >= start && at - start < (1u << 30) && !put_frame(o, code, addr2line((const void *)code, (int)(at - start))))
+        if (at >= start && at - start < (1u << 30) && !put_frame(o, code, line_of(o, code, at, start)))
             return;
     next:
         if (L->fr_is_entry && RD(f, L->fr_is_entry, char) && !all)
@@ -220,9 +236,10 @@ static int in_interp(uint64_t pc)
     return pc >= interp_lo && pc < interp_hi;
 }
 
-unsigned clt_py_stack(struct clt_py_seen *seen, uint64_t *dst, unsigned room, const uint64_t *pcs, unsigned n_pcs)
+unsigned clt_py_stack(struct clt_py_seen *seen, struct clt_py_line *lines, uint64_t *dst, unsigned room,
+                      const uint64_t *pcs, unsigned n_pcs)
 {
-    struct py_out o = { dst, 0, room, CLT_PY_STRINGS, seen };
+    struct py_out o = { dst, 0, room, CLT_PY_STRINGS, seen, lines };
     uintptr_t fr = 0;
     if (L && is_initialized() && !is_finalizing()) {
         uintptr_t ts = (uintptr_t)gil_tstate();
@@ -257,5 +274,5 @@ unsigned clt_py_restack(struct clt_thread *th, uint64_t *d, unsigned n, size_t r
     uint64_t pcs[CLT_STACK_DEPTH];
     n = n < CLT_STACK_DEPTH ? n : CLT_STACK_DEPTH;
     memcpy(pcs, d, 8 * (size_t)n);
-    return clt_py_stack(th->py_seen, d, (unsigned)(room / 8) - 1, pcs, n);
+    return clt_py_stack(th->py_seen, th->py_lines, d, (unsigned)(room / 8) - 1, pcs, n);
 }

@@ -13,5 +13,6 @@ void clt_py_load(void);          /* once, at the process's first recorded call *
 /* The stack block of a record (trace/record.h): the return addresses `pcs`
  * (innermost first) with each run of the eval loop replaced by its Python
  * frames, at most `room` words into dst. Returns the words written. */
-unsigned clt_py_stack(struct clt_py_seen *seen, uint64_t *dst, unsigned room, const uint64_t *pcs, unsigned n_pcs);
+unsigned clt_py_stack(struct clt_py_seen *seen, struct clt_py_line *lines, uint64_t *dst, unsigned room,
+                      const uint64_t *pcs, unsigned n_pcs);
 #endif

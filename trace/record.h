@@ -31,6 +31,9 @@ struct clt_rec {
  * (capture/python.c), by address: 64 entries. */
 #define CLT_PY_SEEN 64
 struct clt_py_seen { uint64_t code, file, name; };
+/* and the lines of the places it stood at: (code, instruction) -> line */
+#define CLT_PY_LINES 128
+struct clt_py_line { uint64_t code, at, line; };
 
 struct clt_thread {
     /* set when the ring is made, then only read, by both sides: a cache line
@@ -70,6 +73,7 @@ struct clt_thread {
     uint64_t asked_head[2]; /* its head when a snapshot (0) or a flush (1) was asked for (writer/writer.c) */
     /* producer side, only in Python programs: code objects named (capture/python.c) */
     struct clt_py_seen py_seen[CLT_PY_SEEN];
+    struct clt_py_line py_lines[CLT_PY_LINES];
 };
 
 enum clt_thread_state { CLT_TH_FREE, CLT_TH_CLAIMED, CLT_TH_LIVE, CLT_TH_DEAD };

@@ -67,6 +67,27 @@ printf "%-52s %8s %8s %8s\n" "write + kernel + finish, per call" "$ebase" "$eon"
 printf "%-52s %8s %8s %8s\n" "clCreateBuffer + clReleaseMemObject, per pair" "$cbase" "$con" "+$((con - cbase))"
 printf "%-52s %8s %8s %8s\n" "  of which the creation stack (unw_backtrace)" "" "" "+${unw:-?}"
 echo "  (calls that create nothing and succeed capture no stack: one compare)"
+# a Python program's stack: clCreateBuffer through ctypes from 20 Python
+# frames deep (tests/bench/py_stack.py): the frames' part, in instructions
+# (the merge into the C stack, inclusive), and the call in thread-CPU ns
+PYB=tests/bench/py_stack.py
+if /usr/bin/python3 -c 'import ctypes' 2> /dev/null; then
+    rm -f "$W"/cg.py
+    CLTRACE_OUTPUT=$W/cgp.pftrace CLTRACE_LIBRARY=$FAKE $BIG LD_PRELOAD=$SHIM valgrind --tool=callgrind \
+        --collect-atstart=no --toggle-collect=clt_py_restack --callgrind-out-file="$W/cg.py" \
+        /usr/bin/python3 $PYB libOpenCL.so.1 2000 > /dev/null 2>&1
+    pyir=$(awk '/^summary:/ {printf "%.0f", $2 / 2000}' "$W/cg.py")
+    pu=""; pt=""
+    for r in 1 2 3; do
+        pu="$pu $(/usr/bin/python3 $PYB "$FAKE" 20000 | awk '{print $2}')"
+        pt="$pt $(CLTRACE_OUTPUT=$W/pyt.%p.pftrace CLTRACE_LIBRARY=$FAKE LD_PRELOAD=$SHIM /usr/bin/python3 $PYB \
+                  libOpenCL.so.1 20000 | awk '{print $2}')"
+        rm -f "$W"/pyt.*
+    done
+    pu=$(echo $pu | tr ' ' '\n' | sort -g | head -n 1); pt=$(echo $pt | tr ' ' '\n' | sort -g | head -n 1)
+    printf "%-52s %8s %8s %8s\n" "  Python frames of a stack 20 deep (instructions)" "" "" "+${pyir:-?}"
+    printf "%-52s %8s %8s %8s\n" "clCreateBuffer from Python, 20 frames (ns, thread CPU)" "$pu" "$pt" "+$((pt - pu))"
+fi
 echo
 
 # Times: each loop 3 times, untraced and traced alternating, the least

@@ -761,7 +761,7 @@ t_stacks_show_inlined_calls() {
     "$B/cltrace-report" "$(trace_of "$WORK/st")" > "$WORK/st.raw" || true
     unwrap "$WORK/st.raw" > "$WORK/st.txt"
     grep -Eq 'small-transfers: host<->device transfers: 256 from main \(examples/transfers/transfers.c:[0-9]+\); 256 from main \(examples/transfers/transfers.c:[0-9]+\)$' "$WORK/st.txt"
-    grep -Eq 'created by clCreateKernel at ex_kernel \(examples/leaks/../common/example.h:[0-9]+\) <- step \(examples/leaks/leaks.c:[0-9]+\) <- main \(examples/leaks/leaks.c:[0-9]+\)$' "$WORK/il.txt" ||
+    grep -Eq 'created by clCreateKernel at ex_kernel \(examples/common/example.h:[0-9]+\) <- step \(examples/leaks/leaks.c:[0-9]+\) <- main \(examples/leaks/leaks.c:[0-9]+\)$' "$WORK/il.txt" ||
         { grep leaks: "$WORK/il.txt"; false; }
 }
 

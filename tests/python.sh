@@ -56,6 +56,37 @@ t_python_ctypes_frames_at_the_programs_lines() {
     if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/pc")"; fi
 }
 
+t_python_fork_and_shutdown() {
+    # a forked worker ended by os._exit writes its own whole trace, its
+    # buffer at the child's line; the parent ends normally (pyopencl releases
+    # its objects while the interpreter shuts down: no Python frames are read
+    # then) and its output is as untraced; both traces lint clean
+    pyopencl_ready || return $?
+    py_where "$WORK/pf" WHERE_FORK=1 WHERE_EXIT=exit
+    local files; files=$(ls "$WORK"/pf.*.pftrace.gz)
+    [ "$(echo "$files" | wc -l)" -eq 2 ] || { echo "$files"; return 1; }
+    local line; line=$(grep -n "FORK-LINE" tests/apps/pywhere/where.py | cut -d: -f1)
+    local f found=0
+    for f in $files; do
+        "$B/cltrace-report" "$f" > "$WORK/pf.txt" 2> "$WORK/pf.err" || [ $? -eq 1 ]
+        ! grep -q "cut short" "$WORK/pf.err" || return 1
+        if grep -q "ended by _exit(0)" "$WORK/pf.txt"; then
+            unwrap "$WORK/pf.txt" | grep -q "cl_mem, created by clCreateBuffer at main ([^)]*where.py:$line)" && found=1
+        fi
+        if [ -x "$LINT" ]; then lint "$f"; fi
+    done
+    [ $found -eq 1 ]
+}
+
+t_python_version_not_supported_said_once() {
+    # an interpreter of another version (here a program exporting
+    # Py_GetVersion "3.10.12"): one line says so, C frames as before
+    CLTRACE_OUTPUT="$WORK/op.%p.pftrace" LD_PRELOAD=$SHIM "$T/old_python" > "$WORK/op.out" 2> "$WORK/op.err"
+    cat "$WORK/op.err"
+    [ "$(grep -c "no Python frames: CPython 3.10 not supported" "$WORK/op.err")" -eq 1 ]
+    "$B/cltrace-report" "$(trace_of "$WORK/op")" | grep -q "api-errors: clCreateContext, called from main (tests/apps/old_python.c:18)"
+}
+
 t_python_frames_under_tsan() {
     # the same script's main thread (the GIL held, then released around a
     # blocking read) with the shim under ThreadSanitizer. (A second Python

@@ -34,7 +34,9 @@ $(T)/libfakeprobe.so: tests/apps/fakeprobe.c | $(T)
 	$(CC) $(TEST_CFLAGS) -shared -fPIC -o $@ $< -lOpenCL
 $(T)/mpi_probe_app: tests/apps/mpi_probe_app.c $(T)/libfakempi.so $(T)/libfakeprobe.so | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -L$(T) -lfakempi -Wl,-rpath,'$$ORIGIN' -lOpenCL
-TEST_BINS += $(T)/callbacks $(T)/mpi_probe_app
+$(T)/old_python: tests/apps/old_python.c | $(T)
+	$(CC) $(TEST_CFLAGS) -rdynamic -o $@ $< -lOpenCL
+TEST_BINS += $(T)/callbacks $(T)/mpi_probe_app $(T)/old_python
 $(T)/libstall.so: tests/apps/stall_write.c | $(T)
 	$(CC) $(TEST_CFLAGS) -shared -fPIC -o $@ $< -ldl
 TEST_BINS += $(T)/libstall.so

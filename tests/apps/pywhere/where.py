@@ -48,6 +48,13 @@ def main():
     cl.enqueue_copy(queue, out, buf, is_blocking=True)  # BLOCKING-LINE
     helper.scratch(ctx, 4096)
     queue.finish()
+    if os.environ.get("WHERE_FORK") == "1":     # a forked worker: its own trace, ended by os._exit
+        pid = os.fork()
+        if pid == 0:
+            child = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 256)  # FORK-LINE
+            child.get_info(cl.mem_info.SIZE)
+            os._exit(0)
+        os.waitpid(pid, 0)
     print("sum", float(out.sum()), float(b.sum()))
     sys.stdout.flush()
     if os.environ.get("WHERE_EXIT", "_exit") == "_exit":

@@ -16,22 +16,26 @@ arm64_ready() {   # the cross build and the apps, once a run; 77 (skip) without 
     [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] ||
         { echo "qemu-aarch64 not registered with binfmt_misc (scripts/deps-arm64.sh)"; return 77; }
     [ -e /usr/lib/aarch64-linux-gnu/libisal.so ] || { echo "no arm64 ISA-L (scripts/deps-arm64.sh)"; return 77; }
-    local stamp; stamp=$(dirname "$WORK")/arm64-built
-    [ -e "$stamp" ] && return 0
-    local x=aarch64-linux-gnu-gcc f="-O1 -g -Wall -Wextra -Wno-unused-parameter"
-    # (in parallel and without debug info: the test apps carry their own)
-    make -s -j"$(nproc)" -C "$ROOT" CROSS_COMPILE=aarch64-linux-gnu- CFLAGS=-O2 all > "$WORK/cross-build.log" 2>&1 ||
-        { tail -n 20 "$WORK/cross-build.log"; return 1; }
-    mkdir -p "$A64T/icd"
-    $x $f -shared -fPIC -o "$A64T/libstandin.so" tests/apps/standin_icd.c
-    $x $f -o "$A64T/threads" tests/apps/threads.c -lOpenCL -lpthread
-    $x $f -o "$A64T/dlopen_app" tests/apps/dlopen_app.c -ldl
-    $x $f -O0 -o "$A64T/leak_classes" tests/apps/leak_classes.c -lOpenCL
-    $x $f -I. -o "$A64T/windows" tests/apps/windows.c -lOpenCL -ldl
-    $x $f -std=gnu11 -I. -o "$A64T/test_gzstream" tests/unit/test_gzstream.c writer/gzstream.c -ldeflate -lz
-    $x $f -std=gnu11 -I. -o "$A64T/test_tsc" tests/unit/test_tsc.c trace/clock.c
-    echo "$A64T/libstandin.so" > "$A64T/icd/standin.icd"
-    touch "$stamp"
+    local stamp top; top=$(dirname "$WORK"); stamp=$top/arm64-built
+    # once, under a lock: the arm64 tests run side by side (tests/run.sh)
+    (
+        flock 9
+        [ -e "$stamp" ] && exit 0
+        local x=aarch64-linux-gnu-gcc f="-O1 -g -Wall -Wextra -Wno-unused-parameter"
+        # (in parallel and without debug info: the test apps carry their own)
+        make -s -j"$(nproc)" -C "$ROOT" CROSS_COMPILE=aarch64-linux-gnu- CFLAGS=-O2 all > "$WORK/cross-build.log" 2>&1 ||
+            { tail -n 20 "$WORK/cross-build.log"; exit 1; }
+        mkdir -p "$A64T/icd"
+        $x $f -shared -fPIC -o "$A64T/libstandin.so" tests/apps/standin_icd.c &&
+        $x $f -o "$A64T/threads" tests/apps/threads.c -lOpenCL -lpthread &&
+        $x $f -o "$A64T/dlopen_app" tests/apps/dlopen_app.c -ldl &&
+        $x $f -O0 -o "$A64T/leak_classes" tests/apps/leak_classes.c -lOpenCL &&
+        $x $f -I. -o "$A64T/windows" tests/apps/windows.c -lOpenCL -ldl &&
+        $x $f -std=gnu11 -I. -o "$A64T/test_gzstream" tests/unit/test_gzstream.c writer/gzstream.c -ldeflate -lz &&
+        $x $f -std=gnu11 -I. -o "$A64T/test_tsc" tests/unit/test_tsc.c trace/clock.c || exit 1
+        echo "$A64T/libstandin.so" > "$A64T/icd/standin.icd"
+        touch "$stamp"
+    ) 9> "$top/arm64.lock"
 }
 
 a64() {   # a64 cmd...: with the stand-in as the only OpenCL platform

@@ -10,6 +10,8 @@ PY=/usr/bin/python3
 SHIM=$B/libcltrace.so
 LINT=${PFTRACE_LINT:-$ROOT/../shared/tools/pftrace-lint}
 WORK=$(mktemp -d /tmp/cltrace-test.XXXXXX)
+RES=$WORK/.results
+mkdir -p "$RES"
 trap 'rm -rf "$WORK"' EXIT
 export CLTRACE_QUIET=0
 # a `cltrace probe` in the user's cache would change what "small" means in
@@ -17,17 +19,31 @@ export CLTRACE_QUIET=0
 export CLTRACE_PROBE_DIR=$WORK/no-probe
 pass=0 fail=0 skip=0
 
+# Tests run side by side (TEST_JOBS at a time, 3 by default: most of them
+# wait on PoCL's threads, a compiler or a child); those that judge time or
+# load (ALONE below) run afterwards one by one, on a quiet machine. Each
+# test's output is kept and printed in name order, with its time; then the
+# ten slowest.
 run() {   # run NAME FUNCTION: in a folder of its own, so that no test can
     # find another's trace by its prefix (trace_of takes the first match)
-    local name=$1 out
-    out=$( ( set -e ${TEST_TRACE:+-x}; WORK=$WORK/$name; mkdir -p "$WORK"; "$2" ) 2>&1 )
-    local rc=$?
-    if [ $rc -eq 0 ]; then
-        echo "ok    $name"; pass=$((pass + 1))
-    elif [ $rc -eq 77 ]; then
-        echo "skip  $name ($(echo "$out" | tail -n 1))"; skip=$((skip + 1))
+    local name=$1 t0 rc
+    t0=$(date +%s%N)
+    ( set -e ${TEST_TRACE:+-x}; WORK=$WORK/$name; mkdir -p "$WORK"; "$2" ) > "$RES/$name.out" 2>&1 < /dev/null
+    rc=$?
+    echo "$rc $(( ($(date +%s%N) - t0) / 1000000 ))" > "$RES/$name.rc.tmp" && mv "$RES/$name.rc.tmp" "$RES/$name.rc"
+}
+
+report() {   # report NAME: its line (and a failure's output), counted
+    local name=$1 rc ms
+    read -r rc ms < "$RES/$name.rc"
+    local took; took=$(printf "%6.1f s" "$(echo "$ms / 1000" | bc -l)")
+    echo "$ms $name" >> "$RES/times"
+    if [ "$rc" -eq 0 ]; then
+        echo "ok    $name ($took)"; pass=$((pass + 1))
+    elif [ "$rc" -eq 77 ]; then
+        echo "skip  $name ($(tail -n 1 "$RES/$name.out")) ($took)"; skip=$((skip + 1))
     else
-        echo "FAIL  $name"; echo "$out" | tail -n 25 | sed 's/^/      /'; fail=$((fail + 1))
+        echo "FAIL  $name ($took)"; tail -n 25 "$RES/$name.out" | sed 's/^/      /'; fail=$((fail + 1))
     fi
 }
 
@@ -1071,8 +1087,43 @@ source tests/first_screen.sh
 source tests/arm64.sh
 source tests/python.sh
 
-for t in ${ONLY:-$(declare -F | awk "{print \$3}" | grep "^t_")}; do
-    run "${t#t_}" "$t"
+# Tests that judge time or load: alone, after the others.
+ALONE=" ctl_answers_under_load clock_kept_fresh_while_commands_run teardown_check_runs_each_condition
+  selfcost_check_adds_pairs_only_within_noise stalled_disk_never_hangs_the_app
+  gpu_measuring_programs_build_and_check_on_pocl threads_8x1M_defaults_lossless threads_8x1M_tsan_lossless "
+JOBS=${TEST_JOBS:-3}
+# the independent checker compiles its schema on its first run: once, here
+if [ -x "$LINT" ]; then "$LINT" -q tests/fixtures/pocl-leaks.pftrace.gz > /dev/null 2>&1 || true; fi
+ALONE=" $(echo $ALONE) "
+all=$(for t in ${ONLY:-$(declare -F | awk "{print \$3}" | grep "^t_")}; do echo "${t#t_}"; done)
+together=() alone=()
+for n in $all; do
+    case "$ALONE" in *" $n "*) alone+=("$n") ;; *) together+=("$n") ;; esac
 done
+started=0 shown=0
+order=($all)
+show_done() {   # the finished tests at the head of the name order, in that order
+    while [ $shown -lt ${#order[@]} ] && [ -f "$RES/${order[$shown]}.rc" ]; do
+        report "${order[$shown]}"
+        shown=$((shown + 1))
+    done
+}
+for n in "${together[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+        wait -n 2> /dev/null || true
+        show_done
+    done
+    run "$n" "t_$n" &
+done
+wait
+show_done
+for n in "${alone[@]}"; do
+    run "$n" "t_$n"
+    show_done
+done
+show_done
+echo
+echo "the ten slowest:"
+sort -rn "$RES/times" | head -n 10 | awk '{ printf "  %7.1f s  %s\n", $1 / 1000, $2 }'
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

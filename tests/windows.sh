@@ -268,9 +268,22 @@ ctl_timed() {   # ctl_timed PID COMMAND OUT: the answer into OUT, its time in ms
 ctl_under_load() {   # ctl_under_load NAME PROGRAM...: snapshot, stop, start, snapshot while it runs flat out
     local name=$1 pid ms c i=0
     shift
-    "$@" > /dev/null 2> "$WORK/$name.err" &
+    LOOP_MARK=1 "$@" > /dev/null 2> "$WORK/$name.err" &
     pid=$!
-    sleep 1          # well inside its loop: the writer behind it, the rings full
+    # well inside its loop: the writer behind it, the rings full. A fixed
+    # second was not enough on a loaded machine: tests/apps/windows.c's
+    # setup (a PoCL build) ran past it, and the first snapshot, whole up to
+    # then, held none of the loop's calls. A program that says when its loop
+    # begins (windows long) is waited for; then a second in the loop
+    if [ "$2" = long ]; then
+        for ms in $(seq 1 600); do
+            grep -q '^looping$' "$WORK/$name.err" && break
+            kill -0 $pid 2> /dev/null || break
+            sleep 0.1
+        done
+        grep -q '^looping$' "$WORK/$name.err" || { kill $pid; echo "$name: its loop did not begin in 60 s"; return 1; }
+    fi
+    sleep 1
     for c in snapshot stop start snapshot; do
         i=$((i + 1))
         ms=$(ctl_timed $pid $c "$WORK/$name.$i.out")

@@ -282,6 +282,25 @@ static void cmd_sample(struct rm_model *m, uint64_t track, uint64_t start, uint6
 /* A slice ends (its END; an API call's instant at once): the summaries.
  * untimed: an API call whose duration was not measured (CLT_RAW_UNTIMED,
  * a one-clock call between its measured ones): counted, no time. */
+/* A device command ends: the device's timing evidence, its phase, the
+ * timelines (the report's, its device's), MPI, its kernel or transfer. */
+static void device_command(struct rm_model *m, struct open_slice *o, uint64_t tuuid, uint64_t dur)
+{
+    int kernel = o->k.work_dim != 0, transfer = o->direction[0] && strcmp(o->direction, "device");
+    if ((o->has_raw & 3) == 3)
+        rm_devtiming_command(&m->dt, o->has_raw & 4 ? o->raw_queued : o->raw_start, o->raw_start, o->raw_end);
+    rm_phase_command(m, o->phase, o->dur_ns ? o->dur_ns : dur, kernel);
+    m->device_commands++;
+    cmd_sample(m, tuuid, o->ts, dur, kernel ? 1 : o->direction[0] ? 2 : 0);
+    timeline_add(&m->tl, o->ts, o->ts + dur, kernel, transfer);
+    rm_device_command(m, o->dev_obj, o->ts, o->ts + dur, kernel, transfer);
+    rm_mpi_device(m, o->ts, o->ts + dur);
+    if (kernel)
+        kernel_add(m, o, o->dur_ns ? o->dur_ns : dur);
+    else if (o->direction[0])
+        transfer_add(m, o, o->dur_ns ? o->dur_ns : dur);
+}
+
 static void slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint64_t ts, int untimed)
 {
     struct open_slice *o = &t->stack[--t->depth];
@@ -295,19 +314,7 @@ static void slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint6
         return;
     }
     if (o->device) {
-        if ((o->has_raw & 3) == 3)
-            rm_devtiming_command(&m->dt, o->has_raw & 4 ? o->raw_queued : o->raw_start, o->raw_start, o->raw_end);
-        rm_phase_command(m, o->phase, o->dur_ns ? o->dur_ns : dur, o->k.work_dim != 0);
-        m->device_commands++;
-        cmd_sample(m, tuuid, o->ts, dur, o->k.work_dim ? 1 : o->direction[0] ? 2 : 0);
-        timeline_add(&m->tl, o->ts, o->ts + dur, o->k.work_dim != 0, o->direction[0] && strcmp(o->direction, "device"));
-        rm_device_command(m, o->dev_obj, o->ts, o->ts + dur, o->k.work_dim != 0,
-                          o->direction[0] && strcmp(o->direction, "device"));
-        rm_mpi_device(m, o->ts, o->ts + dur);
-        if (o->k.work_dim)
-            kernel_add(m, o, o->dur_ns ? o->dur_ns : dur);
-        else if (o->direction[0])
-            transfer_add(m, o, o->dur_ns ? o->dur_ns : dur);
+        device_command(m, o, tuuid, dur);
         return;
     }
     /* a kernel launch followed by a wait before the next launch; the

@@ -73,6 +73,8 @@ int main(int argc, char **argv)
         cltrace_stop();
     if (!strcmp(mode, "long")) {
         long n = argc > 2 ? atol(argv[2]) : 1000000, bad = argc > 4 && !strcmp(argv[3], "error") ? atol(argv[4]) : -1;
+        if (getenv("LOOP_MARK"))        /* a test that must act inside the loop waits for this */
+            fprintf(stderr, "looping\n");
         for (long j = 0; j < n; j++) {
             int i = (int)(j & 0x3FFFFFFF);      /* the value wraps at 2^30 (a 10-minute run) */
             clSetKernelArg(step, 1, sizeof i, &i);

@@ -209,7 +209,9 @@ MPI_APPS := $(if $(MPI_REPORT),$(T)/mpi_halo)
 # Last: the prerequisites of a rule are read where the rule stands.
 test-bins: all $(TEST_BINS) $(EXAMPLE_BINS) $(B)/examples/vecadd $(MPI_REPORT) $(MPI_APPS)
 
-test: test-bins
+# (built on every core: the sanitizer variants each compile the whole shim)
+test:
+	$(MAKE) -j$(shell nproc) test-bins
 	bash tests/run.sh
 
 # The arm64 subset alone (tests/arm64.sh: cross-built, run under qemu).

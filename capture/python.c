@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "python.h"
+#include "common/loaded.h"
 #include "shim.h"
 
 int clt_py_on;
@@ -35,8 +36,9 @@ struct py_layout {
 };
 
 /* Include/cpython/pystate.h, Include/internal/pycore_frame.h, Include/cpython/code.h,
- * Include/cpython/unicodeobject.h of each version (3.11 checked against its headers by
- * tests/python.sh; 3.12 on the GPU host by tests/apps/py_layout.py) */
+ * Include/cpython/unicodeobject.h of each version, x86-64 and arm64 (LP64). Proven
+ * by every finding landing at its line: 3.11 with pyopencl and ctypes (tests/python.sh),
+ * 3.12 with ctypes on a GPU host (scripts/gpu-python.sh, 2026-11-28). */
 static const struct py_layout layouts[] = {
     { 11, 56, 8, 32, 48, 56, 69, 68, 112, 128, 168, 48, 56, -1 },
     { 12, 56, 0, 0, 8, 56, 70, 0, 112, 128, 176, 40, 48, 3 },
@@ -50,26 +52,6 @@ static uintptr_t code_type;                      /* &PyCode_Type */
 static size_t code_header;                       /* PyCode_Type.tp_basicsize: where the bytecode starts */
 static uintptr_t eval_lo, eval_hi;               /* _PyEval_EvalFrameDefault */
 static uintptr_t interp_lo, interp_hi;           /* the binary that holds it: python3 or libpython */
-
-/* dl_iterate_phdr: the loaded segments of the object that holds eval_lo */
-static int interp_range(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    (void)arg;
-    uintptr_t lo = UINTPTR_MAX, hi = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++)
-        if (info->dlpi_phdr[i].p_type == PT_LOAD) {
-            uintptr_t start = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
-            uintptr_t end = start + info->dlpi_phdr[i].p_memsz;
-            lo = start < lo ? start : lo;
-            hi = end > hi ? end : hi;
-        }
-    if (eval_lo < lo || eval_lo >= hi)
-        return 0;
-    interp_lo = lo;
-    interp_hi = hi;
-    return 1;
-}
 
 #define RD(p, off, T) (*(const T *)((const char *)(p) + (off)))
 #define PTR_OK(p) ((uintptr_t)(p) >= 4096 && ((uintptr_t)(p) & 7) == 0 && (uintptr_t)(p) < CLT_PY_CODE_MASK)
@@ -107,7 +89,11 @@ void clt_py_load(void)
     if (eval && dladdr1(eval, &di, (void **)&sym, RTLD_DL_SYMENT) && sym && sym->st_size) {
         eval_lo = (uintptr_t)eval;
         eval_hi = eval_lo + sym->st_size;
-        dl_iterate_phdr(interp_range, NULL);
+        uint64_t lo, hi;
+        if (clt_loaded_range(eval_lo, &lo, &hi)) {
+            interp_lo = (uintptr_t)lo;
+            interp_hi = (uintptr_t)hi;
+        }
     }
     clt_stack_bytes = CLT_STACK_BYTES + CLT_PY_BYTES;
     __atomic_store_n(&clt_py_on, 1, __ATOMIC_RELEASE);

@@ -2,7 +2,11 @@
 """The Markdown a user reads: every relative link resolves (a file, and a
 heading where the link names one), no figure is dated by a work-period
 ordinal ("in the tenth session") instead of a date, the README stays short,
-and every option `cltrace --help` lists is in the README's table.
+every README table cell is a sentence (at most 300 characters), the docs
+that hold figures are references (docs/PERFORMANCE.md at most 400 lines;
+each section of it and of docs/GPU.md with a table of figures names the
+date they were measured), and every option `cltrace --help` lists is in
+the README's table.
   scripts/check-docs.py [CLTRACE_BINARY]"""
 import os
 import re
@@ -39,6 +43,33 @@ def markdown_files():
                 yield os.path.normpath(os.path.join(root, f))
 
 
+DATE = re.compile(r"\b20\d\d-\d\d-\d\d\b")
+CELL_MAX, PERF_MAX = 300, 400
+
+
+def long_cells(md, text):
+    """README tables: a sentence a cell; the long account is in the file's header comment"""
+    out = []
+    for i, line in enumerate(text.split("\n"), 1):
+        if line.startswith("|") and not re.match(r"^\|[-| :]+\|$", line):
+            for cell in line.strip().strip("|").split(" | "):
+                if len(cell.strip()) > CELL_MAX:
+                    out.append("%s:%d: a table cell of %d characters (at most %d): %s..." %
+                               (md, i, len(cell.strip()), CELL_MAX, cell.strip()[:50]))
+    return out
+
+
+def undated_sections(md, text):
+    """each section with a table of figures says when they were measured"""
+    out = []
+    for sec in re.split(r"\n(?=#{2,4} )", text):
+        head = sec.split("\n", 1)[0]
+        rows = [l for l in sec.split("\n") if l.startswith("|") and re.search(r"\d", l)]
+        if rows and not DATE.search(sec) and not re.match(r"^#{2,4} How ", head):
+            out.append("%s: section %r has figures and no date" % (md, head.strip("# ")))
+    return out
+
+
 def main():
     bad = []
     n_links = 0
@@ -59,6 +90,13 @@ def main():
                 bad.append("%s: link to %s: no such file" % (md, target))
             elif anchor and dest.endswith(".md") and anchor not in anchors(dest):
                 bad.append("%s: link to %s: no such heading" % (md, target))
+        if os.path.basename(md) == "README.md":
+            bad += long_cells(md, text)
+        if md in ("docs/PERFORMANCE.md", "docs/GPU.md"):
+            bad += undated_sections(md, text)
+        if md == "docs/PERFORMANCE.md" and text.count("\n") > PERF_MAX:
+            bad.append("%s: %d lines (at most %d: a reference, today's figures; history in the changelog)" %
+                       (md, text.count("\n"), PERF_MAX))
     readme = open("README.md", encoding="utf-8").read()
     if readme.count("\n") > 250:
         bad.append("README.md: %d lines (at most 250: the rest goes in docs/)" % readme.count("\n"))
@@ -76,7 +114,8 @@ def main():
     for b in bad:
         print(b)
     print("docs: %d Markdown links checked, %s" % (n_links, "%d problem(s)" % len(bad) if bad else "all resolve, "
-                                                   "no work-period ordinals, README short, every option in it"))
+                                                   "no work-period ordinals, README short, table cells a sentence, "
+                                                   "figures dated, every option in it"))
     return 1 if bad else 0
 
 

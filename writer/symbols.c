@@ -8,7 +8,6 @@
  * as libunwind: its libelf must not stand in for one the app links. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <link.h>
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 #include "symbols.h"
 #include "trace/record.h"
+#include "common/loaded.h"
 
 #define DW(X) X(dwfl_begin) X(dwfl_end) X(dwfl_linux_proc_report) X(dwfl_report_begin) \
     X(dwfl_report_end) X(dwfl_addrmodule) X(dwfl_module_addrname) X(dwfl_module_getsrc) \
@@ -181,24 +181,6 @@ static uint32_t str_intern(struct clt_symbols *s, const char *str)
     return s->n_str;
 }
 
-/* dl_iterate_phdr: the end of the loaded object whose first segment starts at *(uint64_t *)arg */
-static int object_end(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    uint64_t *at = arg, lo = UINT64_MAX, hi = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++)
-        if (info->dlpi_phdr[i].p_type == PT_LOAD) {
-            uint64_t start = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
-            uint64_t end = start + info->dlpi_phdr[i].p_memsz;
-            lo = start < lo ? start : lo;
-            hi = end > hi ? end : hi;
-        }
-    if (at[0] < (lo & ~(uint64_t)4095) || at[0] >= hi)
-        return 0;
-    at[1] = hi;
-    return 1;
-}
-
 static uint32_t mapping_of(struct clt_symbols *s, uint64_t base, const char *path, Dwfl_Module *mod)
 {
     uint32_t m = (uint32_t)(uintptr_t)clt_map_get(&s->base_map, base);
@@ -215,9 +197,9 @@ static uint32_t mapping_of(struct clt_symbols *s, uint64_t base, const char *pat
     /* Every mapping whole (start <= end): one without an end (cltrace's own,
      * which libdw is not asked about; no libdw) made trace_processor abort the
      * whole import. Its end from the loaded segments, else one page. */
-    uint64_t range[2] = { base, 0 };
+    uint64_t olo, ohi;
     if (!mp->end)
-        mp->end = dl_iterate_phdr(object_end, range) && range[1] > base ? range[1] : base + 4096;
+        mp->end = clt_loaded_range(base, &olo, &ohi) && ohi > base ? ohi : base + 4096;
     char exe[512];
     if (!path || !path[0]) {      /* the main program: dladdr gives no name */
         ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);

@@ -1,0 +1,37 @@
+/* The loaded object an address lies in, from the dynamic linker's list of
+ * program headers: no file read, no lock of ours (the shim's Python frames
+ * and the writer's mappings both ask). */
+#define _GNU_SOURCE
+#include <link.h>
+#include "loaded.h"
+
+struct want { uint64_t addr, lo, hi; };
+
+static int one(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct want *w = arg;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_LOAD) {
+            uint64_t start = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+            uint64_t end = start + info->dlpi_phdr[i].p_memsz;
+            lo = start < lo ? start : lo;
+            hi = end > hi ? end : hi;
+        }
+    if (w->addr < (lo & ~(uint64_t)4095) || w->addr >= hi)
+        return 0;
+    w->lo = lo;
+    w->hi = hi;
+    return 1;
+}
+
+int clt_loaded_range(uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+    struct want w = { addr, 0, 0 };
+    if (!dl_iterate_phdr(one, &w))
+        return 0;
+    *lo = w.lo;
+    *hi = w.hi;
+    return 1;
+}

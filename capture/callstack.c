@@ -57,6 +57,29 @@ const char *clt_callstack_source(void)
     return clt_backtrace ? "libunwind" : "none";
 }
 
+/* The call stack into a record (put.h). */
+uint8_t *clt_put_stack(struct clt_thread *th, uint8_t *p, int failed, const void *site)
+{
+    int saved = errno;
+    uint64_t *d = (uint64_t *)p;
+    int n;
+    if (site) {
+        d[0] = (uint64_t)(uintptr_t)site;
+        n = 1;
+    } else {
+        n = clt_backtrace ? clt_backtrace((void **)d, CLT_STACK_DEPTH) : 0;
+        if (n < 0)
+            n = 0;
+    }
+    if (CLT_UNLIKELY(__atomic_load_n(&clt_py_on, __ATOMIC_ACQUIRE)))
+        n = (int)clt_py_restack(th, d, (unsigned)n, CLT_STACK_RESERVE);
+    d[n] = (uint64_t)n | (uint64_t)clt_inside << 32;
+    if (CLT_UNLIKELY(failed && (clt_break_on & (1 | CLT_SNAP_ON_ERROR))))
+        clt_call_failed();
+    errno = saved;
+    return p + 8 * ((size_t)n + 1);
+}
+
 /* A call failed, and CLTRACE_BREAK=error or CLTRACE_SNAPSHOT_ON=error asked
  * to know: a snapshot of the flight recorder (the first time, not waited
  * for: the writer writes it with this call in it), a stop in the debugger. */

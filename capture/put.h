@@ -147,33 +147,13 @@ void clt_break_if_debugged(void);  /* SIGTRAP, only under a debugger */
 void clt_call_failed(void);        /* a failing call, with clt_break_on bit 0 or CLT_SNAP_ON_ERROR */
 
 /* capture/python.c: a Python program's stack block, its frames merged in */
-extern size_t clt_stack_bytes;
 unsigned clt_py_restack(struct clt_thread *th, uint64_t *d, unsigned n, size_t room);
 
-/* The call stack into the record, in the `room` bytes reserved for it
- * (clt_stack_bytes as the wrapper read it): unwound, or `site` alone (an
- * enqueue that wants a stack only for its Python frames). */
-static inline void clt_put_stack(struct clt_thread *th, struct clt_extra *x, int failed, const void *site, size_t room)
-{
-    int saved = errno;
-    uint64_t *d = (uint64_t *)x->p;
-    int n;
-    if (site) {
-        d[0] = (uint64_t)(uintptr_t)site;
-        n = 1;
-    } else {
-        n = clt_backtrace ? clt_backtrace((void **)d, CLT_STACK_DEPTH) : 0;
-        if (n < 0)
-            n = 0;
-    }
-    if (CLT_UNLIKELY(room > CLT_STACK_BYTES))
-        n = (int)clt_py_restack(th, d, (unsigned)n, room);
-    d[n] = (uint64_t)n | (uint64_t)clt_inside << 32;
-    x->p += 8 * ((size_t)n + 1);
-    x->raw |= CLT_RAW_STACK;
-    if (CLT_UNLIKELY(failed && (clt_break_on & (1 | CLT_SNAP_ON_ERROR))))
-        clt_call_failed();
-    errno = saved;
-}
+/* The call stack at p, in the CLT_STACK_RESERVE bytes the wrapper reserved
+ * for it: unwound, or `site` alone (an enqueue that wants a stack only for
+ * its Python frames); returns where the record goes on. Out of line
+ * (callstack.c): only calls that create or fail come here, and the
+ * record's cursor stays in registers on the light calls' path. */
+uint8_t *clt_put_stack(struct clt_thread *th, uint8_t *p, int failed, const void *site);
 
 #endif

@@ -24,7 +24,6 @@
 #include "shim.h"
 
 int clt_py_on;
-size_t clt_stack_bytes = CLT_STACK_BYTES;
 
 struct py_layout {
     unsigned minor;
@@ -95,7 +94,6 @@ void clt_py_load(void)
             interp_hi = (uintptr_t)hi;
         }
     }
-    clt_stack_bytes = CLT_STACK_BYTES + CLT_PY_BYTES;
     __atomic_store_n(&clt_py_on, 1, __ATOMIC_RELEASE);
 }
 

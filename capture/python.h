@@ -7,7 +7,6 @@
 #include "trace/record.h"
 
 extern int clt_py_on;            /* a supported CPython runs here: stacks carry its frames */
-extern size_t clt_stack_bytes;   /* what a record's stack may take (CLT_STACK_BYTES, + Python's) */
 
 void clt_py_load(void);          /* once, at the process's first recorded call */
 /* The stack block of a record (trace/record.h): the return addresses `pcs`

@@ -673,8 +673,8 @@ def wrapper(reg, c, r, ps, kinds, exported):
     L.append("    int ok = %s;" % ok)
     L.append("    (void)ok;")
     if want:
-        L.append("    size_t clt_stack_room = %s ? clt_stack_bytes : 0;" % want)
-        size += " + clt_stack_room"
+        L.append("    int clt_want_stack = %s;" % want)
+        size += " + (clt_want_stack ? CLT_STACK_RESERVE : 0)"
     L.append("    struct clt_rec *rec = clt_rec_begin(th, %s);" % size)
     L.append("    if (rec) {")
     L.append("        struct clt_extra x = clt_extra_init(rec, %d);" % nslots)
@@ -723,8 +723,8 @@ def wrapper(reg, c, r, ps, kinds, exported):
         L.append("        rec->arg[%d] = ok ? flow : 0;" % len(ps))
         L.append("        rec->arg[%d] = (uint64_t)(uintptr_t)clt_ra;" % (len(ps) + 1))
     if want:
-        L.append("        if (clt_stack_room)")
-        L.append("            clt_put_stack(th, &x, !ok, %s, clt_stack_room);" % (py_site or "NULL"))
+        L.append("        if (clt_want_stack)")
+        L.append("            x.p = clt_put_stack(th, x.p, !ok, %s), x.raw |= CLT_RAW_STACK;" % (py_site or "NULL"))
     if one_clock:
         L.append("        if (!clt_te)")
         L.append("            x.raw |= CLT_RAW_UNTIMED;")

@@ -311,7 +311,10 @@ static inline uint64_t clt_put_bytes8(struct clt_extra *x, unsigned i, int ok, c
 #define CLT_PY_NAME_MAX 120
 #define CLT_PY_STRINGS 4096          /* names one record may carry */
 #define CLT_PY_BYTES (16 * CLT_PY_DEPTH + CLT_PY_STRINGS)
-#define CLT_STACK_WORDS_MAX ((CLT_STACK_BYTES + CLT_PY_BYTES) / 8)
+/* What a record reserves for its stack: a constant, so that the light
+ * calls' path (a stack only when they fail) stays as short as it was */
+#define CLT_STACK_RESERVE (CLT_STACK_BYTES + CLT_PY_BYTES)
+#define CLT_STACK_WORDS_MAX (CLT_STACK_RESERVE / 8)
 #define CLT_RAW_STACK (1u << 31)
 /* The count word's bits 32-39: the call was made inside one of these calls
  * the shim wraps, by the library, not by the program (capture/mpi.c). */

@@ -52,8 +52,8 @@ static int32_t clBuildProgram_rec(clBuildProgram_t real, void * program, uint32_
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         if (CLT_UNLIKELY(clt_outside))
@@ -64,8 +64,8 @@ static int32_t clBuildProgram_rec(clBuildProgram_t real, void * program, uint32_
         rec->arg[3] = clt_put_str(&x, 3, ok || clt_str_was_read(ret), options);
         rec->arg[4] = (uint64_t)(uintptr_t)pfn_notify;
         rec->arg[5] = (uint64_t)(uintptr_t)user_data;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clBuildProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -109,14 +109,14 @@ static int32_t clCancelCommandsIMG_rec(clCancelCommandsIMG_t real, void * event_
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)event_list;
         rec->arg[1] = (uint64_t)num_events_in_list;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCancelCommandsIMG, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -161,14 +161,14 @@ static void * clCloneKernel_rec(clCloneKernel_t real, void * source_kernel, cl_i
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)source_kernel;
         rec->arg[1] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCloneKernel, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -212,8 +212,8 @@ static int32_t clCommandBarrierWithWaitListKHR_rec(clCommandBarrierWithWaitListK
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
@@ -223,8 +223,8 @@ static int32_t clCommandBarrierWithWaitListKHR_rec(clCommandBarrierWithWaitListK
         rec->arg[4] = clt_put_arr(&x, 4, ok, sync_point_wait_list, (uint64_t)num_sync_points_in_wait_list, sizeof(uint32_t));
         rec->arg[5] = clt_put_out_val(&x, 5, ok, sync_point, sizeof(uint32_t));
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, mutable_handle);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandBarrierWithWaitListKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -268,8 +268,8 @@ static int32_t clCommandCopyBufferKHR_rec(clCommandCopyBufferKHR_t real, void * 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 12);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
@@ -284,8 +284,8 @@ static int32_t clCommandCopyBufferKHR_rec(clCommandCopyBufferKHR_t real, void * 
         rec->arg[9] = clt_put_arr(&x, 9, ok, sync_point_wait_list, (uint64_t)num_sync_points_in_wait_list, sizeof(uint32_t));
         rec->arg[10] = clt_put_out_val(&x, 10, ok, sync_point, sizeof(uint32_t));
         rec->arg[11] = clt_put_out_ptr(&x, 11, ok, mutable_handle);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -329,8 +329,8 @@ static int32_t clCommandCopyBufferRectKHR_rec(clCommandCopyBufferRectKHR_t real,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 16 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 16 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 16);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
@@ -349,8 +349,8 @@ static int32_t clCommandCopyBufferRectKHR_rec(clCommandCopyBufferRectKHR_t real,
         rec->arg[13] = clt_put_arr(&x, 13, ok, sync_point_wait_list, (uint64_t)num_sync_points_in_wait_list, sizeof(uint32_t));
         rec->arg[14] = clt_put_out_val(&x, 14, ok, sync_point, sizeof(uint32_t));
         rec->arg[15] = clt_put_out_ptr(&x, 15, ok, mutable_handle);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyBufferRectKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -394,8 +394,8 @@ static int32_t clCommandCopyBufferToImageKHR_rec(clCommandCopyBufferToImageKHR_t
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 12);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
@@ -410,8 +410,8 @@ static int32_t clCommandCopyBufferToImageKHR_rec(clCommandCopyBufferToImageKHR_t
         rec->arg[9] = clt_put_arr(&x, 9, ok, sync_point_wait_list, (uint64_t)num_sync_points_in_wait_list, sizeof(uint32_t));
         rec->arg[10] = clt_put_out_val(&x, 10, ok, sync_point, sizeof(uint32_t));
         rec->arg[11] = clt_put_out_ptr(&x, 11, ok, mutable_handle);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyBufferToImageKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -455,8 +455,8 @@ static int32_t clCommandCopyImageKHR_rec(clCommandCopyImageKHR_t real, void * co
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 12);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
@@ -471,8 +471,8 @@ static int32_t clCommandCopyImageKHR_rec(clCommandCopyImageKHR_t real, void * co
         rec->arg[9] = clt_put_arr(&x, 9, ok, sync_point_wait_list, (uint64_t)num_sync_points_in_wait_list, sizeof(uint32_t));
         rec->arg[10] = clt_put_out_val(&x, 10, ok, sync_point, sizeof(uint32_t));
         rec->arg[11] = clt_put_out_ptr(&x, 11, ok, mutable_handle);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyImageKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -516,8 +516,8 @@ static int32_t clCommandCopyImageToBufferKHR_rec(clCommandCopyImageToBufferKHR_t
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 12);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
@@ -532,8 +532,8 @@ static int32_t clCommandCopyImageToBufferKHR_rec(clCommandCopyImageToBufferKHR_t
         rec->arg[9] = clt_put_arr(&x, 9, ok, sync_point_wait_list, (uint64_t)num_sync_points_in_wait_list, sizeof(uint32_t));
         rec->arg[10] = clt_put_out_val(&x, 10, ok, sync_point, sizeof(uint32_t));
         rec->arg[11] = clt_put_out_ptr(&x, 11, ok, mutable_handle);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandCopyImageToBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -577,8 +577,8 @@ static int32_t clCommandFillBufferKHR_rec(clCommandFillBufferKHR_t real, void * 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 12);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
@@ -593,8 +593,8 @@ static int32_t clCommandFillBufferKHR_rec(clCommandFillBufferKHR_t real, void * 
         rec->arg[9] = clt_put_arr(&x, 9, ok, sync_point_wait_list, (uint64_t)num_sync_points_in_wait_list, sizeof(uint32_t));
         rec->arg[10] = clt_put_out_val(&x, 10, ok, sync_point, sizeof(uint32_t));
         rec->arg[11] = clt_put_out_ptr(&x, 11, ok, mutable_handle);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandFillBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -638,8 +638,8 @@ static int32_t clCommandFillImageKHR_rec(clCommandFillImageKHR_t real, void * co
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
@@ -653,8 +653,8 @@ static int32_t clCommandFillImageKHR_rec(clCommandFillImageKHR_t real, void * co
         rec->arg[8] = clt_put_arr(&x, 8, ok, sync_point_wait_list, (uint64_t)num_sync_points_in_wait_list, sizeof(uint32_t));
         rec->arg[9] = clt_put_out_val(&x, 9, ok, sync_point, sizeof(uint32_t));
         rec->arg[10] = clt_put_out_ptr(&x, 10, ok, mutable_handle);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandFillImageKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -698,8 +698,8 @@ static int32_t clCommandNDRangeKernelKHR_rec(clCommandNDRangeKernelKHR_t real, v
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 12);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
@@ -714,8 +714,8 @@ static int32_t clCommandNDRangeKernelKHR_rec(clCommandNDRangeKernelKHR_t real, v
         rec->arg[9] = clt_put_arr(&x, 9, ok, sync_point_wait_list, (uint64_t)num_sync_points_in_wait_list, sizeof(uint32_t));
         rec->arg[10] = clt_put_out_val(&x, 10, ok, sync_point, sizeof(uint32_t));
         rec->arg[11] = clt_put_out_ptr(&x, 11, ok, mutable_handle);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandNDRangeKernelKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -759,8 +759,8 @@ static int32_t clCommandSVMMemFillKHR_rec(clCommandSVMMemFillKHR_t real, void * 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
@@ -774,8 +774,8 @@ static int32_t clCommandSVMMemFillKHR_rec(clCommandSVMMemFillKHR_t real, void * 
         rec->arg[8] = clt_put_arr(&x, 8, ok, sync_point_wait_list, (uint64_t)num_sync_points_in_wait_list, sizeof(uint32_t));
         rec->arg[9] = clt_put_out_val(&x, 9, ok, sync_point, sizeof(uint32_t));
         rec->arg[10] = clt_put_out_ptr(&x, 10, ok, mutable_handle);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandSVMMemFillKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -819,8 +819,8 @@ static int32_t clCommandSVMMemcpyKHR_rec(clCommandSVMMemcpyKHR_t real, void * co
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
@@ -833,8 +833,8 @@ static int32_t clCommandSVMMemcpyKHR_rec(clCommandSVMMemcpyKHR_t real, void * co
         rec->arg[7] = clt_put_arr(&x, 7, ok, sync_point_wait_list, (uint64_t)num_sync_points_in_wait_list, sizeof(uint32_t));
         rec->arg[8] = clt_put_out_val(&x, 8, ok, sync_point, sizeof(uint32_t));
         rec->arg[9] = clt_put_out_ptr(&x, 9, ok, mutable_handle);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCommandSVMMemcpyKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -879,8 +879,8 @@ static int32_t clCompileProgram_rec(clCompileProgram_t real, void * program, uin
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 9);
         if (CLT_UNLIKELY(clt_outside))
@@ -894,8 +894,8 @@ static int32_t clCompileProgram_rec(clCompileProgram_t real, void * program, uin
         rec->arg[6] = (uint64_t)(uintptr_t)header_include_names;
         rec->arg[7] = (uint64_t)(uintptr_t)pfn_notify;
         rec->arg[8] = (uint64_t)(uintptr_t)user_data;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCompileProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -941,8 +941,8 @@ static void * clCreateAcceleratorINTEL_rec(clCreateAcceleratorINTEL_t real, void
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         if (CLT_UNLIKELY(clt_outside))
@@ -952,8 +952,8 @@ static void * clCreateAcceleratorINTEL_rec(clCreateAcceleratorINTEL_t real, void
         rec->arg[2] = (uint64_t)descriptor_size;
         rec->arg[3] = (uint64_t)(uintptr_t)descriptor;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateAcceleratorINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -999,8 +999,8 @@ static void * clCreateBuffer_rec(clCreateBuffer_t real, void * context, uint64_t
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         if (CLT_UNLIKELY(clt_outside))
@@ -1010,8 +1010,8 @@ static void * clCreateBuffer_rec(clCreateBuffer_t real, void * context, uint64_t
         rec->arg[2] = (uint64_t)size;
         rec->arg[3] = (uint64_t)(uintptr_t)host_ptr;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateBuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -1057,8 +1057,8 @@ static void * clCreateBufferWithProperties_rec(clCreateBufferWithProperties_t re
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         if (CLT_UNLIKELY(clt_outside))
@@ -1069,8 +1069,8 @@ static void * clCreateBufferWithProperties_rec(clCreateBufferWithProperties_t re
         rec->arg[3] = (uint64_t)size;
         rec->arg[4] = (uint64_t)(uintptr_t)host_ptr;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateBufferWithProperties, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -1116,8 +1116,8 @@ static void * clCreateBufferWithPropertiesINTEL_rec(clCreateBufferWithProperties
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         if (CLT_UNLIKELY(clt_outside))
@@ -1128,8 +1128,8 @@ static void * clCreateBufferWithPropertiesINTEL_rec(clCreateBufferWithProperties
         rec->arg[3] = (uint64_t)size;
         rec->arg[4] = (uint64_t)(uintptr_t)host_ptr;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateBufferWithPropertiesINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -1175,8 +1175,8 @@ static void * clCreateCommandBufferKHR_rec(clCreateCommandBufferKHR_t real, uint
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_PROPS + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         if (CLT_UNLIKELY(clt_outside))
@@ -1185,8 +1185,8 @@ static void * clCreateCommandBufferKHR_rec(clCreateCommandBufferKHR_t real, uint
         rec->arg[1] = clt_put_arr(&x, 1, ok, queues, (uint64_t)num_queues, sizeof(size_t));
         rec->arg[2] = clt_put_props(&x, 2, ok, properties, sizeof(uint64_t));
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateCommandBufferKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -1236,8 +1236,8 @@ static void * clCreateCommandQueue_rec(clCreateCommandQueue_t real, void * conte
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         if (CLT_UNLIKELY(clt_outside))
@@ -1246,8 +1246,8 @@ static void * clCreateCommandQueue_rec(clCreateCommandQueue_t real, void * conte
         rec->arg[1] = (uint64_t)(uintptr_t)device;
         rec->arg[2] = (uint64_t)properties;
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateCommandQueue, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -1297,8 +1297,8 @@ static void * clCreateCommandQueueWithProperties_rec(clCreateCommandQueueWithPro
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_PROPS + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         if (CLT_UNLIKELY(clt_outside))
@@ -1307,8 +1307,8 @@ static void * clCreateCommandQueueWithProperties_rec(clCreateCommandQueueWithPro
         rec->arg[1] = (uint64_t)(uintptr_t)device;
         rec->arg[2] = clt_put_props(&x, 2, ok, properties, sizeof(uint64_t));
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateCommandQueueWithProperties, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -1358,8 +1358,8 @@ static void * clCreateCommandQueueWithPropertiesKHR_rec(clCreateCommandQueueWith
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_PROPS + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         if (CLT_UNLIKELY(clt_outside))
@@ -1368,8 +1368,8 @@ static void * clCreateCommandQueueWithPropertiesKHR_rec(clCreateCommandQueueWith
         rec->arg[1] = (uint64_t)(uintptr_t)device;
         rec->arg[2] = clt_put_props(&x, 2, ok, properties, sizeof(uint64_t));
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateCommandQueueWithPropertiesKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -1415,8 +1415,8 @@ static void * clCreateContext_rec(clCreateContext_t real, void * properties, uin
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         if (CLT_UNLIKELY(clt_outside))
@@ -1427,8 +1427,8 @@ static void * clCreateContext_rec(clCreateContext_t real, void * properties, uin
         rec->arg[3] = (uint64_t)(uintptr_t)pfn_notify;
         rec->arg[4] = (uint64_t)(uintptr_t)user_data;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateContext, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -1474,8 +1474,8 @@ static void * clCreateContextFromType_rec(clCreateContextFromType_t real, void *
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         if (CLT_UNLIKELY(clt_outside))
@@ -1485,8 +1485,8 @@ static void * clCreateContextFromType_rec(clCreateContextFromType_t real, void *
         rec->arg[2] = (uint64_t)(uintptr_t)pfn_notify;
         rec->arg[3] = (uint64_t)(uintptr_t)user_data;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateContextFromType, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -1531,16 +1531,16 @@ static void * clCreateEventFromEGLSyncKHR_rec(clCreateEventFromEGLSyncKHR_t real
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)sync;
         rec->arg[2] = (uint64_t)(uintptr_t)display;
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateEventFromEGLSyncKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -1585,15 +1585,15 @@ static void * clCreateEventFromGLsyncKHR_rec(clCreateEventFromGLsyncKHR_t real, 
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)sync;
         rec->arg[2] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateEventFromGLsyncKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -1639,8 +1639,8 @@ static void * clCreateFromD3D10BufferKHR_rec(clCreateFromD3D10BufferKHR_t real, 
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         if (CLT_UNLIKELY(clt_outside))
@@ -1649,8 +1649,8 @@ static void * clCreateFromD3D10BufferKHR_rec(clCreateFromD3D10BufferKHR_t real, 
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)(uintptr_t)resource;
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D10BufferKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -1696,8 +1696,8 @@ static void * clCreateFromD3D10Texture2DKHR_rec(clCreateFromD3D10Texture2DKHR_t 
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         if (CLT_UNLIKELY(clt_outside))
@@ -1707,8 +1707,8 @@ static void * clCreateFromD3D10Texture2DKHR_rec(clCreateFromD3D10Texture2DKHR_t 
         rec->arg[2] = (uint64_t)(uintptr_t)resource;
         rec->arg[3] = (uint64_t)subresource;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D10Texture2DKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -1754,8 +1754,8 @@ static void * clCreateFromD3D10Texture3DKHR_rec(clCreateFromD3D10Texture3DKHR_t 
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         if (CLT_UNLIKELY(clt_outside))
@@ -1765,8 +1765,8 @@ static void * clCreateFromD3D10Texture3DKHR_rec(clCreateFromD3D10Texture3DKHR_t 
         rec->arg[2] = (uint64_t)(uintptr_t)resource;
         rec->arg[3] = (uint64_t)subresource;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D10Texture3DKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -1812,8 +1812,8 @@ static void * clCreateFromD3D11BufferKHR_rec(clCreateFromD3D11BufferKHR_t real, 
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         if (CLT_UNLIKELY(clt_outside))
@@ -1822,8 +1822,8 @@ static void * clCreateFromD3D11BufferKHR_rec(clCreateFromD3D11BufferKHR_t real, 
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)(uintptr_t)resource;
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D11BufferKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -1869,8 +1869,8 @@ static void * clCreateFromD3D11Texture2DKHR_rec(clCreateFromD3D11Texture2DKHR_t 
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         if (CLT_UNLIKELY(clt_outside))
@@ -1880,8 +1880,8 @@ static void * clCreateFromD3D11Texture2DKHR_rec(clCreateFromD3D11Texture2DKHR_t 
         rec->arg[2] = (uint64_t)(uintptr_t)resource;
         rec->arg[3] = (uint64_t)subresource;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D11Texture2DKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -1927,8 +1927,8 @@ static void * clCreateFromD3D11Texture3DKHR_rec(clCreateFromD3D11Texture3DKHR_t 
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         if (CLT_UNLIKELY(clt_outside))
@@ -1938,8 +1938,8 @@ static void * clCreateFromD3D11Texture3DKHR_rec(clCreateFromD3D11Texture3DKHR_t 
         rec->arg[2] = (uint64_t)(uintptr_t)resource;
         rec->arg[3] = (uint64_t)subresource;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromD3D11Texture3DKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -1985,8 +1985,8 @@ static void * clCreateFromDX9MediaSurfaceINTEL_rec(clCreateFromDX9MediaSurfaceIN
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         if (CLT_UNLIKELY(clt_outside))
@@ -1997,8 +1997,8 @@ static void * clCreateFromDX9MediaSurfaceINTEL_rec(clCreateFromDX9MediaSurfaceIN
         rec->arg[3] = (uint64_t)(uintptr_t)sharedHandle;
         rec->arg[4] = (uint64_t)plane;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromDX9MediaSurfaceINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -2044,8 +2044,8 @@ static void * clCreateFromDX9MediaSurfaceKHR_rec(clCreateFromDX9MediaSurfaceKHR_
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         if (CLT_UNLIKELY(clt_outside))
@@ -2056,8 +2056,8 @@ static void * clCreateFromDX9MediaSurfaceKHR_rec(clCreateFromDX9MediaSurfaceKHR_
         rec->arg[3] = (uint64_t)(uintptr_t)surface_info;
         rec->arg[4] = (uint64_t)plane;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromDX9MediaSurfaceKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -2103,8 +2103,8 @@ static void * clCreateFromEGLImageKHR_rec(clCreateFromEGLImageKHR_t real, void *
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         if (CLT_UNLIKELY(clt_outside))
@@ -2115,8 +2115,8 @@ static void * clCreateFromEGLImageKHR_rec(clCreateFromEGLImageKHR_t real, void *
         rec->arg[3] = (uint64_t)flags;
         rec->arg[4] = clt_put_props(&x, 4, ok, properties, sizeof(intptr_t));
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromEGLImageKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -2162,8 +2162,8 @@ static void * clCreateFromGLBuffer_rec(clCreateFromGLBuffer_t real, void * conte
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         if (CLT_UNLIKELY(clt_outside))
@@ -2172,8 +2172,8 @@ static void * clCreateFromGLBuffer_rec(clCreateFromGLBuffer_t real, void * conte
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)bufobj;
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLBuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -2219,8 +2219,8 @@ static void * clCreateFromGLRenderbuffer_rec(clCreateFromGLRenderbuffer_t real, 
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         if (CLT_UNLIKELY(clt_outside))
@@ -2229,8 +2229,8 @@ static void * clCreateFromGLRenderbuffer_rec(clCreateFromGLRenderbuffer_t real, 
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)renderbuffer;
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLRenderbuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -2276,8 +2276,8 @@ static void * clCreateFromGLTexture_rec(clCreateFromGLTexture_t real, void * con
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         if (CLT_UNLIKELY(clt_outside))
@@ -2288,8 +2288,8 @@ static void * clCreateFromGLTexture_rec(clCreateFromGLTexture_t real, void * con
         rec->arg[3] = (uint64_t)(int64_t)miplevel;
         rec->arg[4] = (uint64_t)texture;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLTexture, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -2335,8 +2335,8 @@ static void * clCreateFromGLTexture2D_rec(clCreateFromGLTexture2D_t real, void *
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         if (CLT_UNLIKELY(clt_outside))
@@ -2347,8 +2347,8 @@ static void * clCreateFromGLTexture2D_rec(clCreateFromGLTexture2D_t real, void *
         rec->arg[3] = (uint64_t)(int64_t)miplevel;
         rec->arg[4] = (uint64_t)texture;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLTexture2D, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -2394,8 +2394,8 @@ static void * clCreateFromGLTexture3D_rec(clCreateFromGLTexture3D_t real, void *
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         if (CLT_UNLIKELY(clt_outside))
@@ -2406,8 +2406,8 @@ static void * clCreateFromGLTexture3D_rec(clCreateFromGLTexture3D_t real, void *
         rec->arg[3] = (uint64_t)(int64_t)miplevel;
         rec->arg[4] = (uint64_t)texture;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromGLTexture3D, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -2453,8 +2453,8 @@ static void * clCreateFromVA_APIMediaSurfaceINTEL_rec(clCreateFromVA_APIMediaSur
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         if (CLT_UNLIKELY(clt_outside))
@@ -2464,8 +2464,8 @@ static void * clCreateFromVA_APIMediaSurfaceINTEL_rec(clCreateFromVA_APIMediaSur
         rec->arg[2] = (uint64_t)(uintptr_t)surface;
         rec->arg[3] = (uint64_t)plane;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateFromVA_APIMediaSurfaceINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -2511,8 +2511,8 @@ static void * clCreateImage_rec(clCreateImage_t real, void * context, uint64_t f
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * 1 + 8 * 5 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * 1 + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         if (CLT_UNLIKELY(clt_outside))
@@ -2523,8 +2523,8 @@ static void * clCreateImage_rec(clCreateImage_t real, void * context, uint64_t f
         rec->arg[3] = clt_put_words(&x, 3, ok, image_desc, 5);
         rec->arg[4] = (uint64_t)(uintptr_t)host_ptr;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateImage, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -2570,8 +2570,8 @@ static void * clCreateImage2D_rec(clCreateImage2D_t real, void * context, uint64
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * 1 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         if (CLT_UNLIKELY(clt_outside))
@@ -2584,8 +2584,8 @@ static void * clCreateImage2D_rec(clCreateImage2D_t real, void * context, uint64
         rec->arg[5] = (uint64_t)image_row_pitch;
         rec->arg[6] = (uint64_t)(uintptr_t)host_ptr;
         rec->arg[7] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateImage2D, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -2631,8 +2631,8 @@ static void * clCreateImage3D_rec(clCreateImage3D_t real, void * context, uint64
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * 1 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 10);
         if (CLT_UNLIKELY(clt_outside))
@@ -2647,8 +2647,8 @@ static void * clCreateImage3D_rec(clCreateImage3D_t real, void * context, uint64
         rec->arg[7] = (uint64_t)image_slice_pitch;
         rec->arg[8] = (uint64_t)(uintptr_t)host_ptr;
         rec->arg[9] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateImage3D, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -2694,8 +2694,8 @@ static void * clCreateImageWithProperties_rec(clCreateImageWithProperties_t real
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_PROPS + 8 * 1 + 8 * 5 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_PROPS + 8 * 1 + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 7);
         if (CLT_UNLIKELY(clt_outside))
@@ -2707,8 +2707,8 @@ static void * clCreateImageWithProperties_rec(clCreateImageWithProperties_t real
         rec->arg[4] = clt_put_words(&x, 4, ok, image_desc, 5);
         rec->arg[5] = (uint64_t)(uintptr_t)host_ptr;
         rec->arg[6] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateImageWithProperties, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -2754,8 +2754,8 @@ static void * clCreateKernel_rec(clCreateKernel_t real, void * program, void * k
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + CLT_MAX_STR + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + CLT_MAX_STR + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
         if (CLT_UNLIKELY(clt_outside))
@@ -2763,8 +2763,8 @@ static void * clCreateKernel_rec(clCreateKernel_t real, void * program, void * k
         rec->arg[0] = (uint64_t)(uintptr_t)program;
         rec->arg[1] = clt_put_str(&x, 1, ok || clt_str_was_read((errcode_ret ? *errcode_ret : clt_err_local)), kernel_name);
         rec->arg[2] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateKernel, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -2809,8 +2809,8 @@ static int32_t clCreateKernelsInProgram_rec(clCreateKernelsInProgram_t real, voi
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         if (CLT_UNLIKELY(clt_outside))
@@ -2819,8 +2819,8 @@ static int32_t clCreateKernelsInProgram_rec(clCreateKernelsInProgram_t real, voi
         rec->arg[1] = (uint64_t)num_kernels;
         rec->arg[2] = clt_put_out_harr(&x, 2, ok, kernels, (uint64_t)num_kernels);
         rec->arg[3] = clt_put_out_val(&x, 3, ok, num_kernels_ret, sizeof(uint32_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateKernelsInProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -2866,8 +2866,8 @@ static void * clCreatePipe_rec(clCreatePipe_t real, void * context, uint64_t fla
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         if (CLT_UNLIKELY(clt_outside))
@@ -2878,8 +2878,8 @@ static void * clCreatePipe_rec(clCreatePipe_t real, void * context, uint64_t fla
         rec->arg[3] = (uint64_t)pipe_max_packets;
         rec->arg[4] = clt_put_props(&x, 4, ok, properties, sizeof(intptr_t));
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreatePipe, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -2925,8 +2925,8 @@ static void * clCreateProgramWithBinary_rec(clCreateProgramWithBinary_t real, vo
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 7);
         if (CLT_UNLIKELY(clt_outside))
@@ -2938,8 +2938,8 @@ static void * clCreateProgramWithBinary_rec(clCreateProgramWithBinary_t real, vo
         rec->arg[4] = (uint64_t)(uintptr_t)binaries;
         rec->arg[5] = clt_put_out_val(&x, 5, ok, binary_status, sizeof(int32_t));
         rec->arg[6] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithBinary, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -2985,8 +2985,8 @@ static void * clCreateProgramWithBuiltInKernels_rec(clCreateProgramWithBuiltInKe
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         if (CLT_UNLIKELY(clt_outside))
@@ -2996,8 +2996,8 @@ static void * clCreateProgramWithBuiltInKernels_rec(clCreateProgramWithBuiltInKe
         rec->arg[2] = clt_put_arr(&x, 2, ok, device_list, (uint64_t)num_devices, sizeof(size_t));
         rec->arg[3] = clt_put_str(&x, 3, ok || clt_str_was_read((errcode_ret ? *errcode_ret : clt_err_local)), kernel_names);
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithBuiltInKernels, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -3043,8 +3043,8 @@ static void * clCreateProgramWithIL_rec(clCreateProgramWithIL_t real, void * con
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         if (CLT_UNLIKELY(clt_outside))
@@ -3053,8 +3053,8 @@ static void * clCreateProgramWithIL_rec(clCreateProgramWithIL_t real, void * con
         rec->arg[1] = (uint64_t)(uintptr_t)il;
         rec->arg[2] = (uint64_t)length;
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithIL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -3100,8 +3100,8 @@ static void * clCreateProgramWithILKHR_rec(clCreateProgramWithILKHR_t real, void
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         if (CLT_UNLIKELY(clt_outside))
@@ -3110,8 +3110,8 @@ static void * clCreateProgramWithILKHR_rec(clCreateProgramWithILKHR_t real, void
         rec->arg[1] = (uint64_t)(uintptr_t)il;
         rec->arg[2] = (uint64_t)length;
         rec->arg[3] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithILKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -3157,8 +3157,8 @@ static void * clCreateProgramWithSource_rec(clCreateProgramWithSource_t real, vo
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + CLT_MAX_SRC + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + CLT_MAX_SRC + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         if (CLT_UNLIKELY(clt_outside))
@@ -3168,8 +3168,8 @@ static void * clCreateProgramWithSource_rec(clCreateProgramWithSource_t real, vo
         rec->arg[2] = clt_put_srcs(&x, 2, ok, strings, count, lengths);
         rec->arg[3] = (uint64_t)(uintptr_t)lengths;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateProgramWithSource, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -3215,8 +3215,8 @@ static void * clCreateSampler_rec(clCreateSampler_t real, void * context, uint32
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         if (CLT_UNLIKELY(clt_outside))
@@ -3226,8 +3226,8 @@ static void * clCreateSampler_rec(clCreateSampler_t real, void * context, uint32
         rec->arg[2] = (uint64_t)addressing_mode;
         rec->arg[3] = (uint64_t)filter_mode;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSampler, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -3273,8 +3273,8 @@ static void * clCreateSamplerWithProperties_rec(clCreateSamplerWithProperties_t 
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_PROPS + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
         if (CLT_UNLIKELY(clt_outside))
@@ -3282,8 +3282,8 @@ static void * clCreateSamplerWithProperties_rec(clCreateSamplerWithProperties_t 
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = clt_put_props(&x, 1, ok, sampler_properties, sizeof(uint64_t));
         rec->arg[2] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSamplerWithProperties, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -3329,8 +3329,8 @@ static void * clCreateSemaphoreWithPropertiesKHR_rec(clCreateSemaphoreWithProper
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_PROPS + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
         if (CLT_UNLIKELY(clt_outside))
@@ -3338,8 +3338,8 @@ static void * clCreateSemaphoreWithPropertiesKHR_rec(clCreateSemaphoreWithProper
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = clt_put_props(&x, 1, ok, sema_props, sizeof(uint64_t));
         rec->arg[2] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSemaphoreWithPropertiesKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -3385,8 +3385,8 @@ static void * clCreateSubBuffer_rec(clCreateSubBuffer_t real, void * buffer, uin
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * 2 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * 2 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         if (CLT_UNLIKELY(clt_outside))
@@ -3396,8 +3396,8 @@ static void * clCreateSubBuffer_rec(clCreateSubBuffer_t real, void * buffer, uin
         rec->arg[2] = (uint64_t)buffer_create_type;
         rec->arg[3] = clt_put_words(&x, 3, ok, buffer_create_info, 2);
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSubBuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -3442,8 +3442,8 @@ static int32_t clCreateSubDevices_rec(clCreateSubDevices_t real, void * in_devic
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         if (CLT_UNLIKELY(clt_outside))
@@ -3453,8 +3453,8 @@ static int32_t clCreateSubDevices_rec(clCreateSubDevices_t real, void * in_devic
         rec->arg[2] = (uint64_t)num_devices;
         rec->arg[3] = clt_put_out_harr(&x, 3, ok, out_devices, (uint64_t)num_devices);
         rec->arg[4] = clt_put_out_val(&x, 4, ok, num_devices_ret, sizeof(uint32_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSubDevices, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -3499,8 +3499,8 @@ static int32_t clCreateSubDevicesEXT_rec(clCreateSubDevicesEXT_t real, void * in
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         if (CLT_UNLIKELY(clt_outside))
@@ -3510,8 +3510,8 @@ static int32_t clCreateSubDevicesEXT_rec(clCreateSubDevicesEXT_t real, void * in
         rec->arg[2] = (uint64_t)num_entries;
         rec->arg[3] = clt_put_out_harr(&x, 3, ok, out_devices, (uint64_t)num_entries);
         rec->arg[4] = clt_put_out_val(&x, 4, ok, num_devices, sizeof(uint32_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateSubDevicesEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -3556,14 +3556,14 @@ static void * clCreateUserEvent_rec(clCreateUserEvent_t real, void * context, cl
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clCreateUserEvent, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -3607,12 +3607,12 @@ static int32_t clDeinitLayer_rec(clDeinitLayer_t real)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 0 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 0 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 0);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clDeinitLayer, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -3657,8 +3657,8 @@ static void * clDeviceMemAllocINTEL_rec(clDeviceMemAllocINTEL_t real, void * con
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
@@ -3667,8 +3667,8 @@ static void * clDeviceMemAllocINTEL_rec(clDeviceMemAllocINTEL_t real, void * con
         rec->arg[3] = (uint64_t)size;
         rec->arg[4] = (uint64_t)alignment;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clDeviceMemAllocINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -3734,8 +3734,8 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -3746,8 +3746,8 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
         rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireD3D10ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -3813,8 +3813,8 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -3825,8 +3825,8 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
         rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireD3D11ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -3892,8 +3892,8 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -3904,8 +3904,8 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
         rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -3971,8 +3971,8 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -3983,8 +3983,8 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
         rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireDX9ObjectsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -4050,8 +4050,8 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -4062,8 +4062,8 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
         rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireEGLObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -4129,8 +4129,8 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -4141,8 +4141,8 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
         rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireExternalMemObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -4208,8 +4208,8 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -4220,8 +4220,8 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
         rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireGLObjects, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -4287,8 +4287,8 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -4299,8 +4299,8 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
         rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireGrallocObjectsIMG, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -4366,8 +4366,8 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -4378,8 +4378,8 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
         rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -4423,13 +4423,13 @@ static int32_t clEnqueueBarrier_rec(clEnqueueBarrier_t real, void * command_queu
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueBarrier, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -4495,8 +4495,8 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -4505,8 +4505,8 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
         rec->arg[3] = clt_put_out_ptr(&x, 3, ok, event);
         rec->arg[4] = ok ? flow : 0;
         rec->arg[5] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueBarrierWithWaitList, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -4567,8 +4567,8 @@ static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, v
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)num_queues;
@@ -4579,8 +4579,8 @@ static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, v
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
         rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -4646,8 +4646,8 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_fp_on) || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_fp_on) || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -4661,8 +4661,8 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
         rec->arg[10] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok || clt_fp_on ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok || clt_fp_on ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -4728,8 +4728,8 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_fp_on) || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 15 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_fp_on) || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 15 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 15);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -4747,8 +4747,8 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
         rec->arg[12] = clt_put_out_ptr(&x, 12, ok, event);
         rec->arg[13] = ok ? flow : 0;
         rec->arg[14] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok || clt_fp_on ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok || clt_fp_on ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBufferRect, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -4814,8 +4814,8 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -4829,8 +4829,8 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
         rec->arg[10] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBufferToImage, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -4896,8 +4896,8 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -4911,8 +4911,8 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
         rec->arg[10] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyImage, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -4978,8 +4978,8 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -4993,8 +4993,8 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
         rec->arg[10] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyImageToBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -5060,8 +5060,8 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_fp_on) || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_fp_on) || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -5075,8 +5075,8 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
         rec->arg[10] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok || clt_fp_on ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok || clt_fp_on ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueFillBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -5142,8 +5142,8 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -5156,8 +5156,8 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
         rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueFillImage, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -5223,8 +5223,8 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -5238,8 +5238,8 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
         rec->arg[10] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueGenerateMipmapIMG, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -5306,8 +5306,8 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 12);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -5322,8 +5322,8 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
         rec->arg[9] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         rec->arg[10] = ok ? flow : 0;
         rec->arg[11] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMapBuffer, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -5390,8 +5390,8 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 14 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 14 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 14);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -5408,8 +5408,8 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
         rec->arg[11] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
         rec->arg[12] = ok ? flow : 0;
         rec->arg[13] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMapImage, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -5475,16 +5475,16 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = clt_put_out_ptr(&x, 1, ok, event);
         rec->arg[2] = ok ? flow : 0;
         rec->arg[3] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMarker, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -5550,8 +5550,8 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -5560,8 +5560,8 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
         rec->arg[3] = clt_put_out_ptr(&x, 3, ok, event);
         rec->arg[4] = ok ? flow : 0;
         rec->arg[5] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMarkerWithWaitList, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -5627,8 +5627,8 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -5640,8 +5640,8 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, event);
         rec->arg[7] = ok ? flow : 0;
         rec->arg[8] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemAdviseINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -5707,8 +5707,8 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -5721,8 +5721,8 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
         rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemFillINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -5788,8 +5788,8 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -5802,8 +5802,8 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
         rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemcpyINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -5869,8 +5869,8 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -5882,8 +5882,8 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, event);
         rec->arg[7] = ok ? flow : 0;
         rec->arg[8] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemsetINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -5949,8 +5949,8 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -5962,8 +5962,8 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, event);
         rec->arg[7] = ok ? flow : 0;
         rec->arg[8] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -6029,8 +6029,8 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -6042,8 +6042,8 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, event);
         rec->arg[7] = ok ? flow : 0;
         rec->arg[8] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemObjectEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -6109,8 +6109,8 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -6122,8 +6122,8 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, event);
         rec->arg[7] = ok ? flow : 0;
         rec->arg[8] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemObjects, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -6197,8 +6197,8 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_fp_on) || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_fp_on) || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -6212,8 +6212,8 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
         rec->arg[10] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok || clt_fp_on ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok || clt_fp_on ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueNDRangeKernel, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -6279,8 +6279,8 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 12 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 12);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -6295,8 +6295,8 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
         rec->arg[9] = clt_put_out_ptr(&x, 9, ok, event);
         rec->arg[10] = ok ? flow : 0;
         rec->arg[11] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueNativeKernel, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -6362,8 +6362,8 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -6377,8 +6377,8 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
         rec->arg[10] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -6444,8 +6444,8 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 16 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 16 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 16);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -6464,8 +6464,8 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
         rec->arg[13] = clt_put_out_ptr(&x, 13, ok, event);
         rec->arg[14] = ok ? flow : 0;
         rec->arg[15] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadBufferRect, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -6531,8 +6531,8 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + CLT_MAX_STR + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + CLT_MAX_STR + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -6546,8 +6546,8 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
         rec->arg[10] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadHostPipeINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -6613,8 +6613,8 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 13 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 13 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 13);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -6630,8 +6630,8 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
         rec->arg[10] = clt_put_out_ptr(&x, 10, ok, event);
         rec->arg[11] = ok ? flow : 0;
         rec->arg[12] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadImage, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -6697,8 +6697,8 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -6709,8 +6709,8 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
         rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseD3D10ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -6776,8 +6776,8 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -6788,8 +6788,8 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
         rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseD3D11ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -6855,8 +6855,8 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -6867,8 +6867,8 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
         rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -6934,8 +6934,8 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -6946,8 +6946,8 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
         rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseDX9ObjectsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -7013,8 +7013,8 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -7025,8 +7025,8 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
         rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseEGLObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -7092,8 +7092,8 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -7104,8 +7104,8 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
         rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseExternalMemObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -7171,8 +7171,8 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -7183,8 +7183,8 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
         rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseGLObjects, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -7250,8 +7250,8 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -7262,8 +7262,8 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
         rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseGrallocObjectsIMG, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -7329,8 +7329,8 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -7341,8 +7341,8 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
         rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -7408,8 +7408,8 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -7422,8 +7422,8 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
         rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMFree, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -7489,8 +7489,8 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -7503,8 +7503,8 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
         rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMFreeARM, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -7570,8 +7570,8 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -7584,8 +7584,8 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
         rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMap, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -7651,8 +7651,8 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -7665,8 +7665,8 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
         rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMapARM, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -7732,8 +7732,8 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -7746,8 +7746,8 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
         rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemFill, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -7813,8 +7813,8 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -7827,8 +7827,8 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
         rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemFillARM, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -7894,8 +7894,8 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -7908,8 +7908,8 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
         rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemcpy, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -7975,8 +7975,8 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -7989,8 +7989,8 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
         rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemcpyARM, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -8056,8 +8056,8 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 10 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 10);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -8070,8 +8070,8 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
         rec->arg[7] = clt_put_out_ptr(&x, 7, ok, event);
         rec->arg[8] = ok ? flow : 0;
         rec->arg[9] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMigrateMem, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -8137,8 +8137,8 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -8148,8 +8148,8 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
         rec->arg[4] = clt_put_out_ptr(&x, 4, ok, event);
         rec->arg[5] = ok ? flow : 0;
         rec->arg[6] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMUnmap, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -8215,8 +8215,8 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -8226,8 +8226,8 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
         rec->arg[4] = clt_put_out_ptr(&x, 4, ok, event);
         rec->arg[5] = ok ? flow : 0;
         rec->arg[6] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMUnmapARM, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -8293,8 +8293,8 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -8306,8 +8306,8 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, event);
         rec->arg[7] = ok ? flow : 0;
         rec->arg[8] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSignalSemaphoresKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -8373,8 +8373,8 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_fp_on) || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_fp_on) || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -8384,8 +8384,8 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
         rec->arg[4] = clt_put_out_ptr(&x, 4, ok, event);
         rec->arg[5] = ok ? flow : 0;
         rec->arg[6] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok || clt_fp_on ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok || clt_fp_on ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueTask, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -8451,8 +8451,8 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -8463,8 +8463,8 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
         rec->arg[5] = clt_put_out_ptr(&x, 5, ok, event);
         rec->arg[6] = ok ? flow : 0;
         rec->arg[7] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueUnmapMemObject, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -8508,15 +8508,15 @@ static int32_t clEnqueueWaitForEvents_rec(clEnqueueWaitForEvents_t real, void * 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)num_events;
         rec->arg[2] = clt_put_arr(&x, 2, ok, event_list, (uint64_t)num_events, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWaitForEvents, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -8582,8 +8582,8 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -8595,8 +8595,8 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, event);
         rec->arg[7] = ok ? flow : 0;
         rec->arg[8] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWaitSemaphoresKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -8662,8 +8662,8 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_fp_on) || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_fp_on) || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -8677,8 +8677,8 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
         rec->arg[10] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok || clt_fp_on ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok || clt_fp_on ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -8744,8 +8744,8 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_fp_on) || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 16 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_fp_on) || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 16 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 16);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -8764,8 +8764,8 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
         rec->arg[13] = clt_put_out_ptr(&x, 13, ok, event);
         rec->arg[14] = ok ? flow : 0;
         rec->arg[15] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok || clt_fp_on ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok || clt_fp_on ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteBufferRect, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -8831,8 +8831,8 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + CLT_MAX_STR + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + CLT_MAX_STR + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 11);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -8846,8 +8846,8 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
         rec->arg[8] = clt_put_out_ptr(&x, 8, ok, event);
         rec->arg[9] = ok ? flow : 0;
         rec->arg[10] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteHostPipeINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -8913,8 +8913,8 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = event != NULL || !ok || CLT_UNLIKELY(clt_py_on) ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 13 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 13 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 13);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -8930,8 +8930,8 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
         rec->arg[10] = clt_put_out_ptr(&x, 10, ok, event);
         rec->arg[11] = ok ? flow : 0;
         rec->arg[12] = (uint64_t)(uintptr_t)clt_ra;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, event != NULL || !ok ? NULL : clt_ra, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteImage, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
@@ -8975,13 +8975,13 @@ static int32_t clFinalizeCommandBufferKHR_rec(clFinalizeCommandBufferKHR_t real,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clFinalizeCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -9025,13 +9025,13 @@ static int32_t clFinish_rec(clFinish_t real, void * command_queue)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clFinish, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -9075,13 +9075,13 @@ static int32_t clFlush_rec(clFlush_t real, void * command_queue)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clFlush, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -9125,8 +9125,8 @@ static int32_t clGetAcceleratorInfoINTEL_rec(clGetAcceleratorInfoINTEL_t real, v
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)accelerator;
@@ -9134,8 +9134,8 @@ static int32_t clGetAcceleratorInfoINTEL_rec(clGetAcceleratorInfoINTEL_t real, v
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetAcceleratorInfoINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -9179,8 +9179,8 @@ static int32_t clGetCommandBufferInfoKHR_rec(clGetCommandBufferInfoKHR_t real, v
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
@@ -9188,8 +9188,8 @@ static int32_t clGetCommandBufferInfoKHR_rec(clGetCommandBufferInfoKHR_t real, v
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetCommandBufferInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -9238,8 +9238,8 @@ static int32_t clGetCommandQueueInfo_rec(clGetCommandQueueInfo_t real, void * co
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -9247,8 +9247,8 @@ static int32_t clGetCommandQueueInfo_rec(clGetCommandQueueInfo_t real, void * co
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetCommandQueueInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -9297,8 +9297,8 @@ static int32_t clGetContextInfo_rec(clGetContextInfo_t real, void * context, uin
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
@@ -9306,8 +9306,8 @@ static int32_t clGetContextInfo_rec(clGetContextInfo_t real, void * context, uin
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetContextInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -9351,15 +9351,15 @@ static int32_t clGetDeviceAndHostTimer_rec(clGetDeviceAndHostTimer_t real, void 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)device;
         rec->arg[1] = clt_put_out_val(&x, 1, ok, device_timestamp, sizeof(uint64_t));
         rec->arg[2] = clt_put_out_val(&x, 2, ok, host_timestamp, sizeof(uint64_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceAndHostTimer, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -9404,8 +9404,8 @@ static int32_t clGetDeviceIDs_rec(clGetDeviceIDs_t real, void * platform, uint64
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         if (CLT_UNLIKELY(clt_outside))
@@ -9415,8 +9415,8 @@ static int32_t clGetDeviceIDs_rec(clGetDeviceIDs_t real, void * platform, uint64
         rec->arg[2] = (uint64_t)num_entries;
         rec->arg[3] = clt_put_out_harr(&x, 3, ok, devices, (uint64_t)num_entries);
         rec->arg[4] = clt_put_out_val(&x, 4, ok, num_devices, sizeof(uint32_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDs, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -9460,8 +9460,8 @@ static int32_t clGetDeviceIDsFromD3D10KHR_rec(clGetDeviceIDsFromD3D10KHR_t real,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
@@ -9471,8 +9471,8 @@ static int32_t clGetDeviceIDsFromD3D10KHR_rec(clGetDeviceIDsFromD3D10KHR_t real,
         rec->arg[4] = (uint64_t)num_entries;
         rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, (uint64_t)num_entries);
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_devices, sizeof(uint32_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromD3D10KHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -9516,8 +9516,8 @@ static int32_t clGetDeviceIDsFromD3D11KHR_rec(clGetDeviceIDsFromD3D11KHR_t real,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
@@ -9527,8 +9527,8 @@ static int32_t clGetDeviceIDsFromD3D11KHR_rec(clGetDeviceIDsFromD3D11KHR_t real,
         rec->arg[4] = (uint64_t)num_entries;
         rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, (uint64_t)num_entries);
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_devices, sizeof(uint32_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromD3D11KHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -9572,8 +9572,8 @@ static int32_t clGetDeviceIDsFromDX9INTEL_rec(clGetDeviceIDsFromDX9INTEL_t real,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
@@ -9583,8 +9583,8 @@ static int32_t clGetDeviceIDsFromDX9INTEL_rec(clGetDeviceIDsFromDX9INTEL_t real,
         rec->arg[4] = (uint64_t)num_entries;
         rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, (uint64_t)num_entries);
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_devices, sizeof(uint32_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromDX9INTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -9628,8 +9628,8 @@ static int32_t clGetDeviceIDsFromDX9MediaAdapterKHR_rec(clGetDeviceIDsFromDX9Med
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
@@ -9640,8 +9640,8 @@ static int32_t clGetDeviceIDsFromDX9MediaAdapterKHR_rec(clGetDeviceIDsFromDX9Med
         rec->arg[5] = (uint64_t)num_entries;
         rec->arg[6] = clt_put_out_harr(&x, 6, ok, devices, (uint64_t)num_entries);
         rec->arg[7] = clt_put_out_val(&x, 7, ok, num_devices, sizeof(uint32_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -9685,8 +9685,8 @@ static int32_t clGetDeviceIDsFromVA_APIMediaAdapterINTEL_rec(clGetDeviceIDsFromV
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
@@ -9696,8 +9696,8 @@ static int32_t clGetDeviceIDsFromVA_APIMediaAdapterINTEL_rec(clGetDeviceIDsFromV
         rec->arg[4] = (uint64_t)num_entries;
         rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, (uint64_t)num_entries);
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_devices, sizeof(uint32_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -9741,8 +9741,8 @@ static int32_t clGetDeviceImageInfoQCOM_rec(clGetDeviceImageInfoQCOM_t real, voi
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)device;
@@ -9753,8 +9753,8 @@ static int32_t clGetDeviceImageInfoQCOM_rec(clGetDeviceImageInfoQCOM_t real, voi
         rec->arg[5] = (uint64_t)param_value_size;
         rec->arg[6] = (uint64_t)(uintptr_t)param_value;
         rec->arg[7] = clt_put_out_val(&x, 7, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceImageInfoQCOM, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -9798,8 +9798,8 @@ static int32_t clGetDeviceInfo_rec(clGetDeviceInfo_t real, void * device, uint32
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)device;
@@ -9807,8 +9807,8 @@ static int32_t clGetDeviceInfo_rec(clGetDeviceInfo_t real, void * device, uint32
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetDeviceInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -9852,8 +9852,8 @@ static int32_t clGetEventInfo_rec(clGetEventInfo_t real, void * event, uint32_t 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)event;
@@ -9861,8 +9861,8 @@ static int32_t clGetEventInfo_rec(clGetEventInfo_t real, void * event, uint32_t 
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetEventInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -9911,8 +9911,8 @@ static int32_t clGetEventProfilingInfo_rec(clGetEventProfilingInfo_t real, void 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)event;
@@ -9920,8 +9920,8 @@ static int32_t clGetEventProfilingInfo_rec(clGetEventProfilingInfo_t real, void 
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetEventProfilingInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -10068,8 +10068,8 @@ static int32_t clGetGLContextInfoKHR_rec(clGetGLContextInfoKHR_t real, void * pr
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = clt_put_props(&x, 0, ok, properties, sizeof(intptr_t));
@@ -10077,8 +10077,8 @@ static int32_t clGetGLContextInfoKHR_rec(clGetGLContextInfoKHR_t real, void * pr
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetGLContextInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -10122,15 +10122,15 @@ static int32_t clGetGLObjectInfo_rec(clGetGLObjectInfo_t real, void * memobj, vo
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)memobj;
         rec->arg[1] = clt_put_out_val(&x, 1, ok, gl_object_type, sizeof(uint32_t));
         rec->arg[2] = clt_put_out_val(&x, 2, ok, gl_object_name, sizeof(unsigned int));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetGLObjectInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -10174,8 +10174,8 @@ static int32_t clGetGLTextureInfo_rec(clGetGLTextureInfo_t real, void * memobj, 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)memobj;
@@ -10183,8 +10183,8 @@ static int32_t clGetGLTextureInfo_rec(clGetGLTextureInfo_t real, void * memobj, 
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetGLTextureInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -10228,14 +10228,14 @@ static int32_t clGetHostTimer_rec(clGetHostTimer_t real, void * device, void * h
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)device;
         rec->arg[1] = clt_put_out_val(&x, 1, ok, host_timestamp, sizeof(uint64_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetHostTimer, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -10279,16 +10279,16 @@ static int32_t clGetICDLoaderInfoOCLICD_rec(clGetICDLoaderInfoOCLICD_t real, uin
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)param_name;
         rec->arg[1] = (uint64_t)param_value_size;
         rec->arg[2] = (uint64_t)(uintptr_t)param_value;
         rec->arg[3] = clt_put_out_val(&x, 3, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetICDLoaderInfoOCLICD, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -10332,8 +10332,8 @@ static int32_t clGetImageInfo_rec(clGetImageInfo_t real, void * image, uint32_t 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)image;
@@ -10341,8 +10341,8 @@ static int32_t clGetImageInfo_rec(clGetImageInfo_t real, void * image, uint32_t 
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetImageInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -10386,8 +10386,8 @@ static int32_t clGetImageRequirementsInfoEXT_rec(clGetImageRequirementsInfoEXT_t
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_PROPS + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 9);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
@@ -10399,8 +10399,8 @@ static int32_t clGetImageRequirementsInfoEXT_rec(clGetImageRequirementsInfoEXT_t
         rec->arg[6] = (uint64_t)param_value_size;
         rec->arg[7] = (uint64_t)(uintptr_t)param_value;
         rec->arg[8] = clt_put_out_val(&x, 8, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetImageRequirementsInfoEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -10444,8 +10444,8 @@ static int32_t clGetKernelArgInfo_rec(clGetKernelArgInfo_t real, void * kernel, 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
@@ -10454,8 +10454,8 @@ static int32_t clGetKernelArgInfo_rec(clGetKernelArgInfo_t real, void * kernel, 
         rec->arg[3] = (uint64_t)param_value_size;
         rec->arg[4] = (uint64_t)(uintptr_t)param_value;
         rec->arg[5] = clt_put_out_val(&x, 5, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelArgInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -10499,8 +10499,8 @@ static int32_t clGetKernelInfo_rec(clGetKernelInfo_t real, void * kernel, uint32
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
@@ -10508,8 +10508,8 @@ static int32_t clGetKernelInfo_rec(clGetKernelInfo_t real, void * kernel, uint32
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -10553,8 +10553,8 @@ static int32_t clGetKernelSubGroupInfo_rec(clGetKernelSubGroupInfo_t real, void 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
@@ -10565,8 +10565,8 @@ static int32_t clGetKernelSubGroupInfo_rec(clGetKernelSubGroupInfo_t real, void 
         rec->arg[5] = (uint64_t)param_value_size;
         rec->arg[6] = (uint64_t)(uintptr_t)param_value;
         rec->arg[7] = clt_put_out_val(&x, 7, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelSubGroupInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -10610,8 +10610,8 @@ static int32_t clGetKernelSubGroupInfoKHR_rec(clGetKernelSubGroupInfoKHR_t real,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)in_kernel;
@@ -10622,8 +10622,8 @@ static int32_t clGetKernelSubGroupInfoKHR_rec(clGetKernelSubGroupInfoKHR_t real,
         rec->arg[5] = (uint64_t)param_value_size;
         rec->arg[6] = (uint64_t)(uintptr_t)param_value;
         rec->arg[7] = clt_put_out_val(&x, 7, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelSubGroupInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -10667,8 +10667,8 @@ static int32_t clGetKernelSuggestedLocalWorkSize_rec(clGetKernelSuggestedLocalWo
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -10677,8 +10677,8 @@ static int32_t clGetKernelSuggestedLocalWorkSize_rec(clGetKernelSuggestedLocalWo
         rec->arg[3] = clt_put_arr(&x, 3, ok, global_work_offset, (uint64_t)work_dim, sizeof(size_t));
         rec->arg[4] = clt_put_arr(&x, 4, ok, global_work_size, (uint64_t)work_dim, sizeof(size_t));
         rec->arg[5] = clt_put_out_val(&x, 5, ok, suggested_local_work_size, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelSuggestedLocalWorkSize, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -10722,8 +10722,8 @@ static int32_t clGetKernelSuggestedLocalWorkSizeKHR_rec(clGetKernelSuggestedLoca
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
@@ -10732,8 +10732,8 @@ static int32_t clGetKernelSuggestedLocalWorkSizeKHR_rec(clGetKernelSuggestedLoca
         rec->arg[3] = clt_put_arr(&x, 3, ok, global_work_offset, (uint64_t)work_dim, sizeof(size_t));
         rec->arg[4] = clt_put_arr(&x, 4, ok, global_work_size, (uint64_t)work_dim, sizeof(size_t));
         rec->arg[5] = clt_put_out_val(&x, 5, ok, suggested_local_work_size, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelSuggestedLocalWorkSizeKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -10777,8 +10777,8 @@ static int32_t clGetKernelWorkGroupInfo_rec(clGetKernelWorkGroupInfo_t real, voi
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
@@ -10787,8 +10787,8 @@ static int32_t clGetKernelWorkGroupInfo_rec(clGetKernelWorkGroupInfo_t real, voi
         rec->arg[3] = (uint64_t)param_value_size;
         rec->arg[4] = (uint64_t)(uintptr_t)param_value;
         rec->arg[5] = clt_put_out_val(&x, 5, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetKernelWorkGroupInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -10832,16 +10832,16 @@ static int32_t clGetLayerInfo_rec(clGetLayerInfo_t real, uint32_t param_name, si
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)param_name;
         rec->arg[1] = (uint64_t)param_value_size;
         rec->arg[2] = (uint64_t)(uintptr_t)param_value;
         rec->arg[3] = clt_put_out_val(&x, 3, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetLayerInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -10885,8 +10885,8 @@ static int32_t clGetMemAllocInfoINTEL_rec(clGetMemAllocInfoINTEL_t real, void * 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
@@ -10895,8 +10895,8 @@ static int32_t clGetMemAllocInfoINTEL_rec(clGetMemAllocInfoINTEL_t real, void * 
         rec->arg[3] = (uint64_t)param_value_size;
         rec->arg[4] = (uint64_t)(uintptr_t)param_value;
         rec->arg[5] = clt_put_out_val(&x, 5, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetMemAllocInfoINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -10940,8 +10940,8 @@ static int32_t clGetMemObjectInfo_rec(clGetMemObjectInfo_t real, void * memobj, 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)memobj;
@@ -10949,8 +10949,8 @@ static int32_t clGetMemObjectInfo_rec(clGetMemObjectInfo_t real, void * memobj, 
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetMemObjectInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -10994,8 +10994,8 @@ static int32_t clGetMutableCommandInfoKHR_rec(clGetMutableCommandInfoKHR_t real,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)command;
@@ -11003,8 +11003,8 @@ static int32_t clGetMutableCommandInfoKHR_rec(clGetMutableCommandInfoKHR_t real,
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetMutableCommandInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -11048,8 +11048,8 @@ static int32_t clGetPipeInfo_rec(clGetPipeInfo_t real, void * pipe, uint32_t par
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)pipe;
@@ -11057,8 +11057,8 @@ static int32_t clGetPipeInfo_rec(clGetPipeInfo_t real, void * pipe, uint32_t par
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetPipeInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -11103,8 +11103,8 @@ static int32_t clGetPlatformIDs_rec(clGetPlatformIDs_t real, uint32_t num_entrie
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
         if (CLT_UNLIKELY(clt_outside))
@@ -11112,8 +11112,8 @@ static int32_t clGetPlatformIDs_rec(clGetPlatformIDs_t real, uint32_t num_entrie
         rec->arg[0] = (uint64_t)num_entries;
         rec->arg[1] = clt_put_out_harr(&x, 1, ok, platforms, (uint64_t)num_entries);
         rec->arg[2] = clt_put_out_val(&x, 2, ok, num_platforms, sizeof(uint32_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetPlatformIDs, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -11157,8 +11157,8 @@ static int32_t clGetPlatformInfo_rec(clGetPlatformInfo_t real, void * platform, 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
@@ -11166,8 +11166,8 @@ static int32_t clGetPlatformInfo_rec(clGetPlatformInfo_t real, void * platform, 
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetPlatformInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -11211,8 +11211,8 @@ static int32_t clGetProgramBuildInfo_rec(clGetProgramBuildInfo_t real, void * pr
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)program;
@@ -11221,8 +11221,8 @@ static int32_t clGetProgramBuildInfo_rec(clGetProgramBuildInfo_t real, void * pr
         rec->arg[3] = (uint64_t)param_value_size;
         rec->arg[4] = (uint64_t)(uintptr_t)param_value;
         rec->arg[5] = clt_put_out_val(&x, 5, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetProgramBuildInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -11266,8 +11266,8 @@ static int32_t clGetProgramInfo_rec(clGetProgramInfo_t real, void * program, uin
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)program;
@@ -11275,8 +11275,8 @@ static int32_t clGetProgramInfo_rec(clGetProgramInfo_t real, void * program, uin
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetProgramInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -11320,8 +11320,8 @@ static int32_t clGetSVMPointerInfoKHR_rec(clGetSVMPointerInfoKHR_t real, void * 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
@@ -11331,8 +11331,8 @@ static int32_t clGetSVMPointerInfoKHR_rec(clGetSVMPointerInfoKHR_t real, void * 
         rec->arg[4] = (uint64_t)param_value_size;
         rec->arg[5] = (uint64_t)(uintptr_t)param_value;
         rec->arg[6] = clt_put_out_val(&x, 6, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSVMPointerInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -11376,8 +11376,8 @@ static int32_t clGetSVMSuggestedTypeIndexKHR_rec(clGetSVMSuggestedTypeIndexKHR_t
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
@@ -11386,8 +11386,8 @@ static int32_t clGetSVMSuggestedTypeIndexKHR_rec(clGetSVMSuggestedTypeIndexKHR_t
         rec->arg[3] = clt_put_props(&x, 3, ok, properties, sizeof(uint64_t));
         rec->arg[4] = (uint64_t)size;
         rec->arg[5] = clt_put_out_val(&x, 5, ok, suggested_svm_type_index, sizeof(uint32_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSVMSuggestedTypeIndexKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -11431,8 +11431,8 @@ static int32_t clGetSamplerInfo_rec(clGetSamplerInfo_t real, void * sampler, uin
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)sampler;
@@ -11440,8 +11440,8 @@ static int32_t clGetSamplerInfo_rec(clGetSamplerInfo_t real, void * sampler, uin
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSamplerInfo, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -11485,8 +11485,8 @@ static int32_t clGetSemaphoreHandleForTypeKHR_rec(clGetSemaphoreHandleForTypeKHR
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)sema_object;
@@ -11495,8 +11495,8 @@ static int32_t clGetSemaphoreHandleForTypeKHR_rec(clGetSemaphoreHandleForTypeKHR
         rec->arg[3] = (uint64_t)handle_size;
         rec->arg[4] = (uint64_t)(uintptr_t)handle_ptr;
         rec->arg[5] = clt_put_out_val(&x, 5, ok, handle_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSemaphoreHandleForTypeKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -11540,8 +11540,8 @@ static int32_t clGetSemaphoreInfoKHR_rec(clGetSemaphoreInfoKHR_t real, void * se
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)sema_object;
@@ -11549,8 +11549,8 @@ static int32_t clGetSemaphoreInfoKHR_rec(clGetSemaphoreInfoKHR_t real, void * se
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, param_value_size_ret, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSemaphoreInfoKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -11594,8 +11594,8 @@ static int32_t clGetSupportedD3D10TextureFormatsINTEL_rec(clGetSupportedD3D10Tex
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
@@ -11604,8 +11604,8 @@ static int32_t clGetSupportedD3D10TextureFormatsINTEL_rec(clGetSupportedD3D10Tex
         rec->arg[3] = (uint64_t)num_entries;
         rec->arg[4] = (uint64_t)(uintptr_t)d3d10_formats;
         rec->arg[5] = clt_put_out_val(&x, 5, ok, num_texture_formats, sizeof(uint32_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedD3D10TextureFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -11649,8 +11649,8 @@ static int32_t clGetSupportedD3D11TextureFormatsINTEL_rec(clGetSupportedD3D11Tex
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
@@ -11660,8 +11660,8 @@ static int32_t clGetSupportedD3D11TextureFormatsINTEL_rec(clGetSupportedD3D11Tex
         rec->arg[4] = (uint64_t)num_entries;
         rec->arg[5] = (uint64_t)(uintptr_t)d3d11_formats;
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_texture_formats, sizeof(uint32_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedD3D11TextureFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -11705,8 +11705,8 @@ static int32_t clGetSupportedDX9MediaSurfaceFormatsINTEL_rec(clGetSupportedDX9Me
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
@@ -11716,8 +11716,8 @@ static int32_t clGetSupportedDX9MediaSurfaceFormatsINTEL_rec(clGetSupportedDX9Me
         rec->arg[4] = (uint64_t)num_entries;
         rec->arg[5] = (uint64_t)(uintptr_t)dx9_formats;
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_surface_formats, sizeof(uint32_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedDX9MediaSurfaceFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -11761,8 +11761,8 @@ static int32_t clGetSupportedGLTextureFormatsINTEL_rec(clGetSupportedGLTextureFo
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
@@ -11771,8 +11771,8 @@ static int32_t clGetSupportedGLTextureFormatsINTEL_rec(clGetSupportedGLTextureFo
         rec->arg[3] = (uint64_t)num_entries;
         rec->arg[4] = clt_put_out_val(&x, 4, ok, gl_formats, sizeof(unsigned int));
         rec->arg[5] = clt_put_out_val(&x, 5, ok, num_texture_formats, sizeof(uint32_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedGLTextureFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -11816,8 +11816,8 @@ static int32_t clGetSupportedImageFormats_rec(clGetSupportedImageFormats_t real,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
@@ -11826,8 +11826,8 @@ static int32_t clGetSupportedImageFormats_rec(clGetSupportedImageFormats_t real,
         rec->arg[3] = (uint64_t)num_entries;
         rec->arg[4] = (uint64_t)(uintptr_t)image_formats;
         rec->arg[5] = clt_put_out_val(&x, 5, ok, num_image_formats, sizeof(uint32_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedImageFormats, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -11871,8 +11871,8 @@ static int32_t clGetSupportedVA_APIMediaSurfaceFormatsINTEL_rec(clGetSupportedVA
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 7 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 7);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
@@ -11882,8 +11882,8 @@ static int32_t clGetSupportedVA_APIMediaSurfaceFormatsINTEL_rec(clGetSupportedVA
         rec->arg[4] = (uint64_t)num_entries;
         rec->arg[5] = (uint64_t)(uintptr_t)va_api_formats;
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_surface_formats, sizeof(uint32_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clGetSupportedVA_APIMediaSurfaceFormatsINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -11928,8 +11928,8 @@ static void * clHostMemAllocINTEL_rec(clHostMemAllocINTEL_t real, void * context
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
@@ -11937,8 +11937,8 @@ static void * clHostMemAllocINTEL_rec(clHostMemAllocINTEL_t real, void * context
         rec->arg[2] = (uint64_t)size;
         rec->arg[3] = (uint64_t)alignment;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clHostMemAllocINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -12030,15 +12030,15 @@ static int32_t clIcdGetPlatformIDsKHR_rec(clIcdGetPlatformIDsKHR_t real, uint32_
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)num_entries;
         rec->arg[1] = clt_put_out_harr(&x, 1, ok, platforms, (uint64_t)num_entries);
         rec->arg[2] = clt_put_out_val(&x, 2, ok, num_platforms, sizeof(uint32_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clIcdGetPlatformIDsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -12082,14 +12082,14 @@ static int32_t clIcdSetPlatformDispatchDataKHR_rec(clIcdSetPlatformDispatchDataK
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
         rec->arg[1] = (uint64_t)(uintptr_t)dispatch_data;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clIcdSetPlatformDispatchDataKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -12134,8 +12134,8 @@ static void * clImportMemoryARM_rec(clImportMemoryARM_t real, void * context, ui
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
@@ -12144,8 +12144,8 @@ static void * clImportMemoryARM_rec(clImportMemoryARM_t real, void * context, ui
         rec->arg[3] = (uint64_t)(uintptr_t)memory;
         rec->arg[4] = (uint64_t)size;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clImportMemoryARM, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -12189,16 +12189,16 @@ static int32_t clInitLayer_rec(clInitLayer_t real, uint32_t num_entries, void * 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)num_entries;
         rec->arg[1] = (uint64_t)(uintptr_t)target_dispatch;
         rec->arg[2] = clt_put_out_val(&x, 2, ok, num_entries_ret, sizeof(uint32_t));
         rec->arg[3] = (uint64_t)(uintptr_t)layer_dispatch_ret;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clInitLayer, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -12242,8 +12242,8 @@ static int32_t clInitLayerWithProperties_rec(clInitLayerWithProperties_t real, u
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)num_entries;
@@ -12251,8 +12251,8 @@ static int32_t clInitLayerWithProperties_rec(clInitLayerWithProperties_t real, u
         rec->arg[2] = clt_put_out_val(&x, 2, ok, num_entries_ret, sizeof(uint32_t));
         rec->arg[3] = (uint64_t)(uintptr_t)layer_dispatch_ret;
         rec->arg[4] = clt_put_props(&x, 4, ok, properties, sizeof(uint64_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clInitLayerWithProperties, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -12298,8 +12298,8 @@ static void * clLinkProgram_rec(clLinkProgram_t real, void * context, uint32_t n
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 9 + 8 * CLT_MAX_ARRAY + CLT_MAX_STR + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 9);
         if (CLT_UNLIKELY(clt_outside))
@@ -12313,8 +12313,8 @@ static void * clLinkProgram_rec(clLinkProgram_t real, void * context, uint32_t n
         rec->arg[6] = (uint64_t)(uintptr_t)pfn_notify;
         rec->arg[7] = (uint64_t)(uintptr_t)user_data;
         rec->arg[8] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clLinkProgram, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -12508,14 +12508,14 @@ static int32_t clMemBlockingFreeINTEL_rec(clMemBlockingFreeINTEL_t real, void * 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)ptr;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clMemBlockingFreeINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -12559,14 +12559,14 @@ static int32_t clMemFreeINTEL_rec(clMemFreeINTEL_t real, void * context, void * 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)ptr;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clMemFreeINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -12610,15 +12610,15 @@ static int32_t clReImportSemaphoreSyncFdKHR_rec(clReImportSemaphoreSyncFdKHR_t r
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)sema_object;
         rec->arg[1] = clt_put_out_val(&x, 1, ok, reimport_props, sizeof(uint64_t));
         rec->arg[2] = (uint64_t)(int64_t)fd;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clReImportSemaphoreSyncFdKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -12663,15 +12663,15 @@ static int32_t clReleaseAcceleratorINTEL_rec(clReleaseAcceleratorINTEL_t real, v
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)accelerator;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseAcceleratorINTEL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -12716,15 +12716,15 @@ static int32_t clReleaseCommandBufferKHR_rec(clReleaseCommandBufferKHR_t real, v
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -12770,15 +12770,15 @@ static int32_t clReleaseCommandQueue_rec(clReleaseCommandQueue_t real, void * co
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseCommandQueue, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -12824,15 +12824,15 @@ static int32_t clReleaseContext_rec(clReleaseContext_t real, void * context)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseContext, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -12877,15 +12877,15 @@ static int32_t clReleaseDevice_rec(clReleaseDevice_t real, void * device)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)device;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseDevice, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -12930,15 +12930,15 @@ static int32_t clReleaseDeviceEXT_rec(clReleaseDeviceEXT_t real, void * device)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)device;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseDeviceEXT, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -12982,13 +12982,13 @@ static int32_t clReleaseEvent_rec(clReleaseEvent_t real, void * event)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)event;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseEvent, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -13033,15 +13033,15 @@ static int32_t clReleaseKernel_rec(clReleaseKernel_t real, void * kernel)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseKernel, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -13086,15 +13086,15 @@ static int32_t clReleaseMemObject_rec(clReleaseMemObject_t real, void * memobj)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)memobj;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseMemObject, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -13139,15 +13139,15 @@ static int32_t clReleaseProgram_rec(clReleaseProgram_t real, void * program)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)program;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseProgram, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -13192,15 +13192,15 @@ static int32_t clReleaseSampler_rec(clReleaseSampler_t real, void * sampler)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)sampler;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseSampler, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -13245,15 +13245,15 @@ static int32_t clReleaseSemaphoreKHR_rec(clReleaseSemaphoreKHR_t real, void * se
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)sema_object;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clReleaseSemaphoreKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -13298,8 +13298,8 @@ static void * clRemapCommandBufferKHR_rec(clRemapCommandBufferKHR_t real, void *
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 8 + 8 * CLT_MAX_ARRAY + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 8);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
@@ -13310,8 +13310,8 @@ static void * clRemapCommandBufferKHR_rec(clRemapCommandBufferKHR_t real, void *
         rec->arg[5] = clt_put_arr(&x, 5, ok, handles, (uint64_t)num_handles, sizeof(size_t));
         rec->arg[6] = clt_put_out_ptr(&x, 6, ok, handles_ret);
         rec->arg[7] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clRemapCommandBufferKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -13356,15 +13356,15 @@ static int32_t clRetainAcceleratorINTEL_rec(clRetainAcceleratorINTEL_t real, voi
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)accelerator;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         if (!clt_te)
             x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainAcceleratorINTEL, t0, t1, (uint64_t)(int64_t)ret);
@@ -13411,15 +13411,15 @@ static int32_t clRetainCommandBufferKHR_rec(clRetainCommandBufferKHR_t real, voi
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         if (!clt_te)
             x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
@@ -13466,15 +13466,15 @@ static int32_t clRetainCommandQueue_rec(clRetainCommandQueue_t real, void * comm
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         if (!clt_te)
             x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainCommandQueue, t0, t1, (uint64_t)(int64_t)ret);
@@ -13521,15 +13521,15 @@ static int32_t clRetainContext_rec(clRetainContext_t real, void * context)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)context;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         if (!clt_te)
             x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainContext, t0, t1, (uint64_t)(int64_t)ret);
@@ -13576,15 +13576,15 @@ static int32_t clRetainDevice_rec(clRetainDevice_t real, void * device)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)device;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         if (!clt_te)
             x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainDevice, t0, t1, (uint64_t)(int64_t)ret);
@@ -13631,15 +13631,15 @@ static int32_t clRetainDeviceEXT_rec(clRetainDeviceEXT_t real, void * device)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)device;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         if (!clt_te)
             x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainDeviceEXT, t0, t1, (uint64_t)(int64_t)ret);
@@ -13685,13 +13685,13 @@ static int32_t clRetainEvent_rec(clRetainEvent_t real, void * event)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)event;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         if (!clt_te)
             x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainEvent, t0, t1, (uint64_t)(int64_t)ret);
@@ -13738,15 +13738,15 @@ static int32_t clRetainKernel_rec(clRetainKernel_t real, void * kernel)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         if (!clt_te)
             x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainKernel, t0, t1, (uint64_t)(int64_t)ret);
@@ -13793,15 +13793,15 @@ static int32_t clRetainMemObject_rec(clRetainMemObject_t real, void * memobj)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)memobj;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         if (!clt_te)
             x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainMemObject, t0, t1, (uint64_t)(int64_t)ret);
@@ -13848,15 +13848,15 @@ static int32_t clRetainProgram_rec(clRetainProgram_t real, void * program)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)program;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         if (!clt_te)
             x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainProgram, t0, t1, (uint64_t)(int64_t)ret);
@@ -13903,15 +13903,15 @@ static int32_t clRetainSampler_rec(clRetainSampler_t real, void * sampler)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)sampler;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         if (!clt_te)
             x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainSampler, t0, t1, (uint64_t)(int64_t)ret);
@@ -13958,15 +13958,15 @@ static int32_t clRetainSemaphoreKHR_rec(clRetainSemaphoreKHR_t real, void * sema
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)sema_object;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         if (!clt_te)
             x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clRetainSemaphoreKHR, t0, t1, (uint64_t)(int64_t)ret);
@@ -14013,8 +14013,8 @@ static void * clSVMAlloc_rec(clSVMAlloc_t real, void * context, uint64_t flags, 
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         if (CLT_UNLIKELY(clt_outside))
@@ -14023,8 +14023,8 @@ static void * clSVMAlloc_rec(clSVMAlloc_t real, void * context, uint64_t flags, 
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)size;
         rec->arg[3] = (uint64_t)alignment;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMAlloc, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -14068,16 +14068,16 @@ static void * clSVMAllocARM_rec(clSVMAllocARM_t real, void * context, uint64_t f
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)flags;
         rec->arg[2] = (uint64_t)size;
         rec->arg[3] = (uint64_t)alignment;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMAllocARM, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -14122,8 +14122,8 @@ static void * clSVMAllocWithPropertiesKHR_rec(clSVMAllocWithPropertiesKHR_t real
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 5 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 5);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
@@ -14131,8 +14131,8 @@ static void * clSVMAllocWithPropertiesKHR_rec(clSVMAllocWithPropertiesKHR_t real
         rec->arg[2] = (uint64_t)svm_type_index;
         rec->arg[3] = (uint64_t)size;
         rec->arg[4] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMAllocWithPropertiesKHR, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -14275,16 +14275,16 @@ static int32_t clSVMFreeWithPropertiesKHR_rec(clSVMFreeWithPropertiesKHR_t real,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_PROPS + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = clt_put_props(&x, 1, ok, properties, sizeof(uint64_t));
         rec->arg[2] = (uint64_t)flags;
         rec->arg[3] = (uint64_t)(uintptr_t)ptr;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clSVMFreeWithPropertiesKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -14328,16 +14328,16 @@ static int32_t clSetCommandQueueProperty_rec(clSetCommandQueueProperty_t real, v
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)command_queue;
         rec->arg[1] = (uint64_t)properties;
         rec->arg[2] = (uint64_t)enable;
         rec->arg[3] = clt_put_out_val(&x, 3, ok, old_properties, sizeof(uint64_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetCommandQueueProperty, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -14381,14 +14381,14 @@ static int32_t clSetContentSizeBufferPoCL_rec(clSetContentSizeBufferPoCL_t real,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)buffer;
         rec->arg[1] = (uint64_t)(uintptr_t)content_size_buffer;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetContentSizeBufferPoCL, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -14432,15 +14432,15 @@ static int32_t clSetContextDestructorCallback_rec(clSetContextDestructorCallback
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)pfn_notify;
         rec->arg[2] = (uint64_t)(uintptr_t)user_data;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetContextDestructorCallback, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -14484,15 +14484,15 @@ static int32_t clSetDefaultDeviceCommandQueue_rec(clSetDefaultDeviceCommandQueue
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)(uintptr_t)device;
         rec->arg[2] = (uint64_t)(uintptr_t)command_queue;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetDefaultDeviceCommandQueue, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -14536,16 +14536,16 @@ static int32_t clSetEventCallback_rec(clSetEventCallback_t real, void * event, i
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)event;
         rec->arg[1] = (uint64_t)(int64_t)command_exec_callback_type;
         rec->arg[2] = (uint64_t)(uintptr_t)pfn_notify;
         rec->arg[3] = (uint64_t)(uintptr_t)user_data;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetEventCallback, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -14589,16 +14589,16 @@ static int32_t clSetKernelArg_rec(clSetKernelArg_t real, void * kernel, uint32_t
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
         rec->arg[1] = (uint64_t)arg_index;
         rec->arg[2] = (uint64_t)arg_size;
         rec->arg[3] = clt_put_bytes8(&x, 3, ok, arg_value, arg_size);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         if (!clt_te)
             x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArg, t0, t1, (uint64_t)(int64_t)ret);
@@ -14644,15 +14644,15 @@ static int32_t clSetKernelArgDevicePointerEXT_rec(clSetKernelArgDevicePointerEXT
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
         rec->arg[1] = (uint64_t)arg_index;
         rec->arg[2] = (uint64_t)arg_value;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         if (!clt_te)
             x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgDevicePointerEXT, t0, t1, (uint64_t)(int64_t)ret);
@@ -14698,15 +14698,15 @@ static int32_t clSetKernelArgMemPointerINTEL_rec(clSetKernelArgMemPointerINTEL_t
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
         rec->arg[1] = (uint64_t)arg_index;
         rec->arg[2] = (uint64_t)(uintptr_t)arg_value;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         if (!clt_te)
             x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgMemPointerINTEL, t0, t1, (uint64_t)(int64_t)ret);
@@ -14752,15 +14752,15 @@ static int32_t clSetKernelArgSVMPointer_rec(clSetKernelArgSVMPointer_t real, voi
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
         rec->arg[1] = (uint64_t)arg_index;
         rec->arg[2] = (uint64_t)(uintptr_t)arg_value;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         if (!clt_te)
             x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgSVMPointer, t0, t1, (uint64_t)(int64_t)ret);
@@ -14806,15 +14806,15 @@ static int32_t clSetKernelArgSVMPointerARM_rec(clSetKernelArgSVMPointerARM_t rea
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
         rec->arg[1] = (uint64_t)arg_index;
         rec->arg[2] = (uint64_t)(uintptr_t)arg_value;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         if (!clt_te)
             x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelArgSVMPointerARM, t0, t1, (uint64_t)(int64_t)ret);
@@ -14860,16 +14860,16 @@ static int32_t clSetKernelExecInfo_rec(clSetKernelExecInfo_t real, void * kernel
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
         rec->arg[1] = (uint64_t)param_name;
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         if (!clt_te)
             x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelExecInfo, t0, t1, (uint64_t)(int64_t)ret);
@@ -14915,16 +14915,16 @@ static int32_t clSetKernelExecInfoARM_rec(clSetKernelExecInfoARM_t real, void * 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)kernel;
         rec->arg[1] = (uint64_t)param_name;
         rec->arg[2] = (uint64_t)param_value_size;
         rec->arg[3] = (uint64_t)(uintptr_t)param_value;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         if (!clt_te)
             x.raw |= CLT_RAW_UNTIMED;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetKernelExecInfoARM, t0, t1, (uint64_t)(int64_t)ret);
@@ -14970,15 +14970,15 @@ static int32_t clSetMemObjectDestructorAPPLE_rec(clSetMemObjectDestructorAPPLE_t
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)memobj;
         rec->arg[1] = (uint64_t)(uintptr_t)pfn_notify;
         rec->arg[2] = (uint64_t)(uintptr_t)user_data;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetMemObjectDestructorAPPLE, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -15022,15 +15022,15 @@ static int32_t clSetMemObjectDestructorCallback_rec(clSetMemObjectDestructorCall
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)memobj;
         rec->arg[1] = (uint64_t)(uintptr_t)pfn_notify;
         rec->arg[2] = (uint64_t)(uintptr_t)user_data;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetMemObjectDestructorCallback, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -15074,14 +15074,14 @@ static int32_t clSetPerfHintQCOM_rec(clSetPerfHintQCOM_t real, void * context, u
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
         rec->arg[1] = (uint64_t)perf_hint;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetPerfHintQCOM, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -15125,15 +15125,15 @@ static int32_t clSetProgramReleaseCallback_rec(clSetProgramReleaseCallback_t rea
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 3 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)(uintptr_t)program;
         rec->arg[1] = (uint64_t)(uintptr_t)pfn_notify;
         rec->arg[2] = (uint64_t)(uintptr_t)user_data;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetProgramReleaseCallback, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -15177,16 +15177,16 @@ static int32_t clSetProgramSpecializationConstant_rec(clSetProgramSpecialization
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)program;
         rec->arg[1] = (uint64_t)spec_id;
         rec->arg[2] = (uint64_t)spec_size;
         rec->arg[3] = (uint64_t)(uintptr_t)spec_value;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetProgramSpecializationConstant, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -15230,14 +15230,14 @@ static int32_t clSetUserEventStatus_rec(clSetUserEventStatus_t real, void * even
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)(uintptr_t)event;
         rec->arg[1] = (uint64_t)(int64_t)execution_status;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clSetUserEventStatus, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -15282,8 +15282,8 @@ static void * clSharedMemAllocINTEL_rec(clSharedMemAllocINTEL_t real, void * con
         return ret;
     int ok = ret != NULL;
     (void)ok;
-    size_t clt_stack_room = 1 ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + clt_stack_room);
+    int clt_want_stack = 1;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 6 + 8 * CLT_MAX_PROPS + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 6);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
@@ -15292,8 +15292,8 @@ static void * clSharedMemAllocINTEL_rec(clSharedMemAllocINTEL_t real, void * con
         rec->arg[3] = (uint64_t)size;
         rec->arg[4] = (uint64_t)alignment;
         rec->arg[5] = (uint64_t)(int64_t)(errcode_ret ? *errcode_ret : clt_err_local);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clSharedMemAllocINTEL, t0, t1, (uint64_t)(uintptr_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 1);
@@ -15337,13 +15337,13 @@ static int32_t clTerminateContextKHR_rec(clTerminateContextKHR_t real, void * co
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)context;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clTerminateContextKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -15387,12 +15387,12 @@ static int32_t clUnloadCompiler_rec(clUnloadCompiler_t real)
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 0 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 0 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 0);
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clUnloadCompiler, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -15436,13 +15436,13 @@ static int32_t clUnloadPlatformCompiler_rec(clUnloadPlatformCompiler_t real, voi
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 1 + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 1);
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clUnloadPlatformCompiler, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -15486,16 +15486,16 @@ static int32_t clUpdateMutableCommandsKHR_rec(clUpdateMutableCommandsKHR_t real,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 4 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 4);
         rec->arg[0] = (uint64_t)(uintptr_t)command_buffer;
         rec->arg[1] = (uint64_t)num_configs;
         rec->arg[2] = clt_put_arr(&x, 2, ok, config_types, (uint64_t)num_configs, sizeof(uint32_t));
         rec->arg[3] = (uint64_t)(uintptr_t)configs;
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clUpdateMutableCommandsKHR, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);
@@ -15539,14 +15539,14 @@ static int32_t clWaitForEvents_rec(clWaitForEvents_t real, uint32_t num_events, 
         return ret;
     int ok = ret == 0;
     (void)ok;
-    size_t clt_stack_room = !ok ? clt_stack_bytes : 0;
-    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + 8 * CLT_MAX_ARRAY + clt_stack_room);
+    int clt_want_stack = !ok;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 2 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 2);
         rec->arg[0] = (uint64_t)num_events;
         rec->arg[1] = clt_put_arr(&x, 1, ok, event_list, (uint64_t)num_events, sizeof(size_t));
-        if (clt_stack_room)
-            clt_put_stack(th, &x, !ok, NULL, clt_stack_room);
+        if (clt_want_stack)
+            x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clWaitForEvents, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, 0);

@@ -73,7 +73,7 @@ echo "  (calls that create nothing and succeed capture no stack: one compare)"
 PYB=tests/bench/py_stack.py
 if /usr/bin/python3 -c 'import ctypes' 2> /dev/null; then
     rm -f "$W"/cg.py
-    CLTRACE_OUTPUT=$W/cgp.pftrace CLTRACE_LIBRARY=$FAKE $BIG LD_PRELOAD=$SHIM valgrind --tool=callgrind \
+    env CLTRACE_OUTPUT=$W/cgp.pftrace CLTRACE_LIBRARY=$FAKE $BIG LD_PRELOAD=$SHIM valgrind --tool=callgrind \
         --collect-atstart=no --toggle-collect=clt_py_restack --callgrind-out-file="$W/cg.py" \
         /usr/bin/python3 $PYB libOpenCL.so.1 2000 > /dev/null 2>&1
     pyir=$(awk '/^summary:/ {printf "%.0f", $2 / 2000}' "$W/cg.py")

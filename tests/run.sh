@@ -1094,7 +1094,8 @@ source tests/python.sh
 ALONE=" ctl_answers_under_load clock_kept_fresh_while_commands_run teardown_check_runs_each_condition
   selfcost_check_adds_pairs_only_within_noise stalled_disk_never_hangs_the_app
   gpu_measuring_programs_build_and_check_on_pocl threads_8x1M_defaults_lossless threads_8x1M_tsan_lossless
-  mpi_wait_with_idle_device_found_and_fixed mpi_two_hosts_one_timeline tune_workgroup_picks_a_preferred_multiple "
+  mpi_wait_with_idle_device_found_and_fixed mpi_two_hosts_one_timeline tune_workgroup_picks_a_preferred_multiple
+  findings_estimate_gains "
 # hashcat refuses a second instance of itself
 HASHCAT="runtime_loaded_hashcat_mask_attack real_clients_unchanged"
 JOBS=${TEST_JOBS:-3}

@@ -21,11 +21,9 @@ const struct rule rule_table[] = {
       "seed 004 (debugging: GDB, printf, gDEBugger)", rules_nan },
     { "api-errors", SEV_ERROR, "a call returned an error (one finding per function and error, with the first "
       "call's stack)", "", rules_api_errors },
-    { "leaks", SEV_ERROR, "objects still held by the app at exit, per type and creation site with count, bytes "
-      "and the creation stack, classed as a memory checker does: an error when definitely lost (the app released "
-      "the context, program or queue they belong to) or growing with the run (the site holds two or more, made "
-      "across the run); info when still held (the latest of a site that releases the others, a cache, anything of "
-      "a context held to the end)", "seed 004", rules_leaks },
+    /* (the classes in full: writer/leaks.c, which decides them) */
+    { "leaks", SEV_ERROR, "objects still held at exit, per type and creation site, classed as a memory checker "
+      "does: an error when definitely lost or growing with the run, info when still held", "seed 004", rules_leaks },
     { "use-after-release", SEV_ERROR, "a call on a handle the app had released", "", rules_use_after_release },
     { "small-transfers", SEV_WARNING, "at least `--small-count` (10) host-device transfers below `--small-bytes` "
       "(default: the device's `cltrace probe` when the trace has one, else 32768; every format says which); their "

@@ -76,10 +76,9 @@ static void device_uuid(void *dev, const char *ext, int nv, uint64_t *hi, uint64
     get_info_t f = REAL(clGetDeviceInfo);
     uint8_t id[16];
     *hi = *lo = 0;
-    if (f && strstr(ext, "cl_khr_device_uuid") && f(dev, 0x106A, sizeof id, id, NULL) == CL_SUCCESS_) {
-        memcpy(hi, id, 8);
-        memcpy(lo, id + 8, 8);
-    } else if (nv) {          /* CL_DEVICE_PCI_DOMAIN_ID_NV, _BUS_ID_NV, _SLOT_ID_NV */
+    if (f && strstr(ext, "cl_khr_device_uuid") && f(dev, 0x106A, sizeof id, id, NULL) == CL_SUCCESS_)
+        memcpy(hi, id, 8), memcpy(lo, id + 8, 8);
+    else if (nv) {            /* CL_DEVICE_PCI_DOMAIN_ID_NV, _BUS_ID_NV, _SLOT_ID_NV */
         *hi = CLT_DEV_UUID_PCI | info_u64(dev, 0x400A) << 32 | info_u64(dev, 0x4008);
         *lo = info_u64(dev, 0x4009);
     } else if (f && strstr(ext, "cl_khr_pci_bus_info")) {
@@ -320,10 +319,8 @@ static int event_cost_fill(void *queue, void *dev, int app_profiling, struct cal
         cal->write_event = write_event_cost(queue, buf);
     if (measured && !app_profiling)
         write_penalty(queue, ctx, dev, buf, cal);
-    /* the fills done before the buffer goes: a buffer released with commands
-     * pending lives on in PoCL until they end, and so does the reference it
-     * holds on the app's context, which the app may read meanwhile (seen
-     * under load: "context references 5" where untraced it read 3) */
+    /* the fills done first: PoCL keeps a buffer released with commands pending, and its
+     * reference on the app's context, which the app may read ("5" where untraced "3") */
     obj_fn_t finish = REAL(clFinish);
     if (finish)
         finish(queue);

@@ -85,6 +85,13 @@ t_mpirun_job_report_names_the_slow_rank() {
     grep -q "^job: sum over the ranks" "$WORK/mpijob.out"
     for r in 0 1 2 3; do ls "$WORK"/mpijob/cltrace-job-r$r-*.pftrace.gz; done
     job_report_checks "$WORK/mpijob"
+    # the first screen: one device line for the 4 ranks sharing PoCL's device
+    # (their union), and gains as shares of the ranks' timelines summed
+    "$B/cltrace-report" "$WORK/mpijob" > "$WORK/mpijob.txt" || [ $? -eq 1 ]
+    head -8 "$WORK/mpijob.txt"
+    grep -q "^devices: 1$" "$WORK/mpijob.txt"
+    unwrap "$WORK/mpijob.txt" | grep -q "^  0  .*, ranks 0, 1, 2, 3 (the union of their commands; kernels and transfers summed)"
+    ! grep -Eq "[0-9.]+ ms \((1[0-9][0-9]|[2-9][0-9][0-9])\.[0-9] %" "$WORK/mpijob.txt" || return 1
     "$B/cltrace-report" merge -o "$WORK/mpijob.pftrace.gz" "$WORK/mpijob"
     if [ -x "$LINT" ]; then lint "$WORK/mpijob.pftrace.gz"; fi
     merged_processes "$WORK/mpijob.pftrace.gz" 0,1,2,3

@@ -86,8 +86,8 @@ static void message(FILE *o, const struct rm_model *m, const struct finding *f, 
     char *text = NULL;
     char gain[200] = "";
     if (f->gain_ns >= 0)
-        snprintf(gain, sizeof gain, " Estimated gain: %.3f ms (%.1f %% of the device timeline).", f->gain_ns / 1e6,
-                 finding_gain_percent(m, f));
+        snprintf(gain, sizeof gain, " Estimated gain: %.3f ms (%.1f %% %s).", f->gain_ns / 1e6,
+                 finding_gain_percent(m, f), finding_gain_basis(m));
     if (asprintf(&text, "%s: %s. Fix: %s.%s", f->where, f->numbers, f->fix, gain) < 0)
         return;
     put(o, text);

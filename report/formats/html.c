@@ -168,8 +168,8 @@ static void findings(FILE *o, const struct rm_model *m, const struct findings *f
         fputs("</td><td>", o);
         xml_text(o, f->fix);
         if (f->gain_ns >= 0) {
-            fprintf(o, "<br>estimated gain %.3f ms (%.1f %% of the device timeline): ", f->gain_ns / 1e6,
-                    finding_gain_percent(m, f));
+            fprintf(o, "<br>estimated gain %.3f ms (%.1f %% %s): ", f->gain_ns / 1e6,
+                    finding_gain_percent(m, f), finding_gain_basis(m));
             xml_text(o, f->gain_method);
         } else if (f->gain_method[0]) {
             fputs("<br>estimated gain: ", o);

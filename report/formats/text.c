@@ -236,8 +236,8 @@ static void findings(FILE *o, const struct rm_model *m, const struct findings *f
         text_wrap(o, "      ", "        ", f->numbers, TEXT_COLS);
         text_wrap(o, "      fix:", "        ", f->fix, TEXT_COLS);
         if (f->gain_ns >= 0) {
-            snprintf(text, sizeof text, "%.3f ms (%.1f %% of the device timeline):", f->gain_ns / 1e6,
-                     finding_gain_percent(m, f));
+            snprintf(text, sizeof text, "%.3f ms (%.1f %% %s):", f->gain_ns / 1e6,
+                     finding_gain_percent(m, f), finding_gain_basis(m));
             char *all = NULL;
             if (asprintf(&all, "%s %s", text, f->gain_method) >= 0) {
                 text_wrap(o, "      estimated gain:", "        ", all, TEXT_COLS);

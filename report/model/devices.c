@@ -92,6 +92,17 @@ void rm_devices_fold(struct rm_model *m)
 {
     int who = m->rank >= 0 ? m->rank : (int)m->traces_read;
     m->traces_read++;
+    uint64_t first = UINT64_MAX, last = 0;     /* this trace's device span */
+    for (unsigned i = 0; i < m->n_dtr; i++) {
+        const struct rm_devtrace *t = &m->dtr[i];
+        uint64_t a = t->n_seg ? t->seg[0].start : t->cur.start, b = t->cur.end;
+        if (t->cur.end || t->n_seg) {
+            first = a < first ? a : first;
+            last = b > last ? b : last;
+        }
+    }
+    if (last > first)
+        m->trace_spans_ns += last - first;
     for (unsigned i = 0; i < m->n_dtr; i++) {
         struct rm_devtrace *t = &m->dtr[i];
         if (t->cur.end)

@@ -293,6 +293,7 @@ struct rm_model {
     unsigned n_devs, cap_devs;
     struct rm_devtrace *dtr;            /* the trace being read: its commands by device object */
     unsigned n_dtr, cap_dtr, traces_read;
+    uint64_t trace_spans_ns;            /* each trace's device span (first command's start to last's end), summed */
     struct rm_stack_text *stack_texts;   /* each where's whole stack (stacks.c) */
     unsigned n_stack_texts, cap_stack_texts;
     struct rm_hint *hints;

@@ -60,10 +60,18 @@ void findings_free(struct findings *l)
     *l = (struct findings){ 0 };
 }
 
+/* Several traces (a job's ranks): a gain summed over them is a share of
+ * their device timelines summed, not of one timeline (4 ranks' waits on one
+ * GPU read 143 % of it). */
 double finding_gain_percent(const struct rm_model *m, const struct finding *f)
 {
-    uint64_t span = rm_timeline_span(&m->tl);
+    uint64_t span = m->traces_read > 1 && m->trace_spans_ns ? m->trace_spans_ns : rm_timeline_span(&m->tl);
     return f->gain_ns >= 0 && span ? 100.0 * f->gain_ns / (double)span : -1;
+}
+
+const char *finding_gain_basis(const struct rm_model *m)
+{
+    return m->traces_read > 1 && m->trace_spans_ns ? "of the ranks' device timelines, summed" : "of the device timeline";
 }
 
 static void finding_free(struct finding *f)

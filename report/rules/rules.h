@@ -64,8 +64,10 @@ struct finding *finding_add(struct findings *l, const char *rule, enum sev sev, 
 /* Sets one of a finding's texts (printf-like), replacing what it held. */
 void finding_set(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void findings_free(struct findings *l);
-/* A finding's estimated gain as a share of the device timeline; < 0: none. */
+/* A finding's estimated gain as a share of the device timeline (a job's:
+ * of its ranks' timelines summed); < 0: none. Its words: finding_gain_basis. */
 double finding_gain_percent(const struct rm_model *m, const struct finding *f);
+const char *finding_gain_basis(const struct rm_model *m);   /* "of the device timeline" */
 /* Device timing unusable (m->dt): drops the findings made of device time
  * alone from l->v[start..] and every gain estimated from it. */
 void findings_without_device_time(const struct rm_model *m, struct findings *l, unsigned start);

@@ -472,6 +472,11 @@ t_launch_loop_sampled() {
     $PY tests/checks.py launches "$(trace_of "$WORK/ls")" 2000 16,64
     report_formats "$(trace_of "$WORK/ls")" "$WORK/lsr"
     $PY tests/checks.py report_selfcost "$WORK/lsr" sampled
+    # the first screen says how many launches were timed and by what rule (text, Markdown, JSON)
+    unwrap "$WORK/lsr/r.txt" | grep -Eq "^sample: [0-9]+ of 2001 launches timed on the device \(1 kernel launch configuration sampled: first 16, then 1 in 64"
+    grep -q "| device timing | [0-9]* of 2001 launches timed" "$WORK/lsr/r.md"
+    $PY -c 'import json, sys; s = json.load(open(sys.argv[1]))["summary"]
+assert 16 < s["launches_timed"] < 2001 and s["sampling"].startswith("first 16, then 1 in 64"), s' "$WORK/lsr/r.json"
     # the launcher's flag sets the same option
     "$B/cltrace" -q -o "$WORK/lf.%p.pftrace" --sample=16,64 "$T/bench_calls" launch 500 > /dev/null
     $PY tests/checks.py launches "$(trace_of "$WORK/lf")" 500 16,64

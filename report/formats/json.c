@@ -296,6 +296,9 @@ static void summary(FILE *o, const struct report_in *r)
         fprintf(o, ",\"device\":null");
     fputs(",\"device_timing_unusable\":", o);
     json_str(o, v->device_unusable ? v->device_unusable : "");
+    fprintf(o, ",\"launches_timed\":%llu", (unsigned long long)v->timed_launches);   /* < launches: sampled */
+    fputs(",\"sampling\":", o);
+    json_str(o, v->sampling);
     fputs(",\"devices\":[", o);          /* each physical device once: ranks sharing one, its union */
     for (unsigned i = 0; i < v->n_devices; i++) {
         const struct rm_devbusy *d = &r->m->devs[i];

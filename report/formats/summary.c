@@ -102,6 +102,13 @@ void text_summary(FILE *o, const struct report_in *r, int md)
             md_cell(o, v->n_devices ? line : dev);
             fputs(" |\n", o);
         }
+        char sampled[512];
+        summary_sampling_words(v, sampled, sizeof sampled);
+        if (sampled[0]) {
+            fputs("| device timing | ", o);
+            md_cell(o, sampled);
+            fputs(" |\n", o);
+        }
         fprintf(o, "| cltrace's cost | %s |\n", cost);
         md_top(o, r);
         fputc('\n', o);
@@ -119,6 +126,10 @@ void text_summary(FILE *o, const struct report_in *r, int md)
     } else {
         text_wrap(o, "device: ", "        ", dev, TEXT_COLS);
     }
+    char sampled[512];
+    summary_sampling_words(v, sampled, sizeof sampled);
+    if (sampled[0])
+        text_wrap(o, "sample: ", "        ", sampled, TEXT_COLS);
     text_wrap(o, "cost:   ", "        ", cost, TEXT_COLS);
     fputs("        (the account: cltrace-report --explain cost TRACE)\n", o);
     text_top(o, r);

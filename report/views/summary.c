@@ -59,8 +59,24 @@ void summary_view(const struct rm_model *m, const struct findings *fs, struct su
             v->top[j] = i;
     }
     selfcost_account(m, &v->cost);
+    v->sampling = m->self.sampling[0] ? m->self.sampling : "off";
+    for (unsigned i = 0; i < m->n_kernels; i++) {
+        v->timed_launches += m->kernels[i].timed;
+        v->sampled_configs += m->kernels[i].untimed > 0;
+    }
     if (v->device_known && !m->dt.unusable && (m->n_devs > 1 || (m->n_devs == 1 && m->devs[0].n_traces > 1)))
         v->n_devices = m->n_devs;
+}
+
+void summary_sampling_words(const struct summary_view *v, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (v->timed_launches >= v->launches || !v->sampled_configs)
+        return;
+    snprintf(buf, cap, "%llu of %llu launches timed on the device (%u kernel launch configuration%s sampled: %s); "
+             "each kernel's device time extrapolated from its sample",
+             (unsigned long long)v->timed_launches, (unsigned long long)v->launches, v->sampled_configs,
+             v->sampled_configs == 1 ? "" : "s", v->sampling);
 }
 
 void summary_device_words(const struct rm_model *m, unsigned i, char *buf, size_t cap)

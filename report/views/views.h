@@ -49,7 +49,15 @@ struct summary_view {
     /* the devices, one each, where the traces used several or several
      * traces (a job's ranks) shared one: m->devs; 0 where one trace used one */
     unsigned n_devices;
+    /* sampling (CLTRACE_SAMPLE): launches timed of all, over how many
+     * kernel launch configurations, by what rule; timed == launches: none */
+    uint64_t timed_launches;
+    unsigned sampled_configs;
+    const char *sampling;
 };
+/* "sampled: 412 of 20,001 launches timed (3 kernel launch configurations;
+ * RULE)": the first screen's line where launches went untimed */
+void summary_sampling_words(const struct summary_view *v, char *buf, size_t cap);
 /* One device's line: its name, who used it, its span, busy (the union of
  * the commands of every rank on it) and its kernels and transfers summed */
 void summary_device_words(const struct rm_model *m, unsigned i, char *buf, size_t cap);

@@ -120,6 +120,12 @@ int rm_frame_is_library(const char *src, const char *binary, const char *fn, con
 
 struct frame_text { const char *fn; char src[1024]; unsigned line; int lib; };
 
+/* The path of the binary a frame lies in ("" none: a Python frame) */
+static const char *frame_binary(const struct seq *s, const struct frame *f)
+{
+    return f->map && f->map < s->n_maps ? strtab_get(&s->mpaths, s->map_path[f->map]) : "";
+}
+
 static void frame_text(const struct seq *s, uint64_t fid, const char *program, struct frame_text *t)
 {
     const struct frame *f = &s->frames[fid];
@@ -127,8 +133,7 @@ static void frame_text(const struct seq *s, uint64_t fid, const char *program, s
     snprintf(t->src, sizeof t->src, "%s", f->src ? strtab_get(&s->srcs, f->src) : "");
     rm_tidy_path(t->src);
     t->line = f->line;
-    const char *binary = f->map && f->map < s->n_maps ? strtab_get(&s->mpaths, s->map_path[f->map]) : "";
-    t->lib = rm_frame_is_library(t->src, binary, t->fn, program);
+    t->lib = rm_frame_is_library(t->src, frame_binary(s, f), t->fn, program);
 }
 
 /* One frame onto buf at n ("fn (file:line)"), " <- " before all but the
@@ -181,34 +186,29 @@ int rm_site_of(struct rm_model *m, const struct seq *s, uint64_t iid, char *buf,
         return 0;
     const struct stack *st = &s->stacks[iid];
     const char *program = m ? m->program : "";
-    uint32_t first = st->n;          /* the program's innermost frame (frames are outermost first) */
-    for (uint32_t k = st->n; k-- > 0;) {
+    /* one pass: the whole text (library frames marked), the program's
+     * frames, and every frame unmarked (the where when none is the program's) */
+    char full[2 * RM_MAX_SITE], all[RM_MAX_SITE];
+    size_t n = 0, nf = 0, na = 0;
+    int room = 1, room_full = 1, room_all = (size_t)cap <= sizeof all, mine = 0;
+    for (uint32_t k = st->n; k-- > 0 && (room || room_full || room_all);) {
         if (st->frames[k] >= s->n_frames)
             continue;
         struct frame_text t;
         frame_text(s, st->frames[k], program, &t);
-        if (!t.lib) {
-            first = k;
-            break;
-        }
-    }
-    int mine = first < st->n;
-    char full[2 * RM_MAX_SITE];
-    size_t n = 0, nf = 0;
-    int room = 1, room_full = 1;
-    for (uint32_t k = st->n; k-- > 0 && (room || room_full);) {
-        if (st->frames[k] >= s->n_frames)
-            continue;
-        struct frame_text t;
-        frame_text(s, st->frames[k], program, &t);
+        mine |= !t.lib;
         if (room_full)
             room_full = put_frame(full, sizeof full, &nf, &t, 1);
-        if (room && (!mine || (k <= first && !t.lib)))
+        if (room && !t.lib)
             room = put_frame(buf, cap, &n, &t, 0);
+        if (room_all && !mine)
+            room_all = put_frame(all, cap, &na, &t, 0);
         if (!strcmp(t.fn, "main"))
             break;          /* what is above main is the C runtime */
     }
     full[nf] = 0;
+    if (!mine && na)
+        memcpy(buf, all, na + 1);
     if (m && buf[0])
         keep_full(m, buf, full);
     return mine;
@@ -224,7 +224,7 @@ void rm_site_caller(const struct seq *s, uint64_t iid, char *buf, size_t cap)
     if (fid >= s->n_frames)
         return;
     const struct frame *f = &s->frames[fid];
-    const char *binary = f->map && f->map < s->n_maps ? strtab_get(&s->mpaths, s->map_path[f->map]) : "";
+    const char *binary = frame_binary(s, f);
     const char *base = strrchr(binary, '/');
     snprintf(buf, cap, "%s", base ? base + 1 : binary[0] ? binary : strtab_get(&s->fnames, f->fn));
 }

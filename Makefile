@@ -22,11 +22,11 @@ REGISTRY ?= ../shared/registry/cl.xml
 INC      := -I.
 # The trace library: the contract's code both the shim and the report use.
 TRACE_LIB_SRC := trace/cltrace.pb-c.c common/map.c
-SHIM_SRC := $(wildcard capture/*.c writer/*.c trace/*.c common/*.c replay/take/*.c replay/folder/*.c) \
+SHIM_SRC := $(wildcard capture/*.c writer/*.c trace/*.c common/*.c replay/take/*.c replay/folder/*.c override/*.c) \
             capture/generated/clt_wrappers.c \
             trace/generated/clt_tables.c
 HDRS     := $(wildcard capture/*.h capture/generated/*.h writer/*.h trace/*.h trace/generated/*.h common/*.h \
-                      replay/take/*.h replay/folder/*.h) \
+                      replay/take/*.h replay/folder/*.h override/*.h) \
             include/cltrace.h
 
 all: $(B)/libcltrace.so $(B)/cltrace $(B)/cltrace-view $(B)/cltrace-report $(B)/cltrace-probe $(B)/cltrace-replay

@@ -307,7 +307,8 @@ static int apps_call(unsigned fn)
 }
 
 /* A command enqueued: read back what it may have written (a transfer: the
- * region off..off+bytes it wrote; bytes 0: the whole buffer). */
+ * region off..off+bytes it wrote, or a read's that it read; bytes 0: the
+ * whole buffer). */
 static void fp_command(unsigned fn, void *queue, void *obj, void *event, size_t off, size_t bytes)
 {
     if (!event || !apps_call(fn))
@@ -327,7 +328,8 @@ static void fp_command(unsigned fn, void *queue, void *obj, void *event, size_t 
     j->cmd_n = ++n_commands;
     j->launch_n = clt_name_counts_next(&launches_of, name);
     void *mems[FP_MAX_OUT];
-    if (clt_select_take(&sel, name, j->launch_n, j->cmd_n)) {
+    int by_name = fn != CLT_FN_clEnqueueReadBuffer || !sel.all;
+    if (by_name && clt_select_take(&sel, name, j->launch_n, j->cmd_n)) {
         const struct kargs *a = k ? clt_map_get(&kargs_of, (uint64_t)(uintptr_t)obj) : NULL;
         for (unsigned i = 0; a && i < k->nargs && j->n < FP_MAX_OUT; i++)
             if ((k->writes >> i & 1) && a->val[i]) {
@@ -431,7 +433,7 @@ int clt_fp_collect(struct clt_thread *th, void *event, uint64_t flow)
 
 /* ---- the interposers: the driver's entry point, then a look ------------ */
 
-enum { I_SETARG, I_SETARG_SVM, I_NDRANGE, I_TASK, I_WRITE, I_WRITE_RECT, I_FILL, I_COPY, I_COPY_RECT, I_N };
+enum { I_SETARG, I_SETARG_SVM, I_NDRANGE, I_TASK, I_WRITE, I_WRITE_RECT, I_FILL, I_COPY, I_COPY_RECT, I_READ, I_N };
 static void *_Atomic next[I_N];          /* the driver's (or the next layer's) */
 #define NEXT(i, type) ((type)__atomic_load_n(&next[i], __ATOMIC_ACQUIRE))
 typedef void *P;
@@ -485,6 +487,15 @@ static int32_t fp_write_rect(P q, P b, uint32_t bl, CP bo, CP ho, CP rg, size_t 
     AFTER(clEnqueueWriteBufferRect, b, 0, 0);
 }
 
+/* What the app reads back (chosen by name only: `all` is what writes the
+ * device's memory): the region it reads, as the read leaves it. */
+static int32_t fp_read(P q, P b, uint32_t bl, size_t off, size_t size, P p, uint32_t n, CP w, P *ev)
+{
+    int32_t r = NEXT(I_READ, int32_t (*)(P, P, uint32_t, size_t, size_t, P, uint32_t, CP, P *))(q, b, bl, off, size,
+                                                                                          p, n, w, ev);
+    AFTER(clEnqueueReadBuffer, b, off, size);
+}
+
 static int32_t fp_fill(P q, P b, CP pat, size_t ps, size_t off, size_t size, uint32_t n, CP w, P *ev)
 {
     int32_t r = NEXT(I_FILL, int32_t (*)(P, P, CP, size_t, size_t, size_t, uint32_t, CP, P *))(q, b, pat, ps, off,
@@ -519,6 +530,7 @@ void *clt_fp_interpose(unsigned fn, void *real)
         [I_FILL] = { CLT_FN_clEnqueueFillBuffer, (void *)fp_fill },
         [I_COPY] = { CLT_FN_clEnqueueCopyBuffer, (void *)fp_copy },
         [I_COPY_RECT] = { CLT_FN_clEnqueueCopyBufferRect, (void *)fp_copy_rect },
+        [I_READ] = { CLT_FN_clEnqueueReadBuffer, (void *)fp_read },
     };
     if (!clt_fp_on || !real || real == CLT_REAL_ABSENT)
         return real;

@@ -21,6 +21,7 @@
 #include "python.h"
 #include "trace/tables.h"
 #include "hooks.h"
+#include "override/override.h"
 #include "replay/take/take.h"
 #include "window.h"
 
@@ -46,11 +47,46 @@ static int apps_call(int fn)
 }
 
 /* What stands in front of each real entry point (real.c asks): fingerprints
- * outermost, then a launch capture, then the driver; each returns `real`
- * itself where it is off. */
+ * outermost, then a launch capture, then overrides, then the driver; each
+ * returns `real` itself where it is off. */
 static void *interpose(unsigned fn, void *real)
 {
-    return clt_fp_interpose(fn, rt_take_interpose(clt_fns[fn].name, real));
+    return clt_fp_interpose(fn, rt_take_interpose(clt_fns[fn].name, ov_interpose(clt_fns[fn].name, real)));
+}
+
+static int adds_arg_info(void)
+{
+    return clt_fp_on || rt_take_on;
+}
+
+/* override/'s notes: a record on the calling thread's ring. */
+static void override_note(void *program, uint64_t hash, enum ov_what what, const char *file, const char *text)
+{
+    struct clt_thread *th = clt_enter();
+    if (!th)
+        return;
+    struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * OVR_N + 2 * CLT_MAX_STR);
+    if (!rec)
+        return;
+    struct clt_extra x = clt_extra_init(rec, OVR_N);
+    rec->arg[OVR_PROGRAM] = (uint64_t)(uintptr_t)program;
+    rec->arg[OVR_HASH] = hash;
+    rec->arg[OVR_WHAT] = (uint64_t)what;
+    rec->arg[OVR_FILE] = clt_put_str(&x, OVR_FILE, 1, file ? file : "");
+    rec->arg[OVR_TEXT] = clt_put_str(&x, OVR_TEXT, 1, text ? text : "");
+    uint64_t now = clt_now();
+    clt_rec_commit(th, rec, &x, CLT_REC_OVERRIDE, now, now, 0);
+}
+
+static void override_load(void)
+{
+    static const struct ov_host host = { real_named, fn_named, apps_call, adds_arg_info, clt_msg, override_note };
+    const struct ov_options o = { clt_cfg.PROGRAMS, clt_cfg.OVERRIDE, clt_cfg.OVERRIDE_OPTIONS, clt_cfg.OVERRIDE_LOCAL };
+    /* pyopencl would build a program it has built before from its cached
+     * binary, past the source a --programs or --override looks at */
+    if ((o.programs[0] || o.override[0] || o.options[0]) && !getenv("PYOPENCL_NO_CACHE"))
+        setenv("PYOPENCL_NO_CACHE", "1", 1);
+    ov_load(&o, &host);
 }
 
 static void take_load(void)
@@ -86,6 +122,7 @@ static void at_exit(void)
     uint64_t t0 = clt_clock_ns(CLOCK_MONOTONIC);
     int recording = clt_rings_state() == 1 && clt_is_active();
     if (recording) {
+        ov_exit();                               /* overrides that matched nothing, in the trace */
         clt_own_threads_lift(CLT_LIFT_EXIT);     /* the exit waits for them */
         clt_writer_exit_begins();
     }
@@ -206,6 +243,7 @@ static void after_fork_child(void)
     clt_collect_forget();
     clt_fp_forget();
     rt_take_forget();
+    ov_forget();
     clt_clock_keep_forget();
     clt_window_forget();
     clt_rings_forget();
@@ -258,6 +296,7 @@ __attribute__((constructor)) static void clt_load(void)
     clt_rings_set_life(&rings_life);
     clt_fp_load();
     take_load();
+    override_load();
     clt_real_set_interposer(interpose);
     clt_sample_load();
     pthread_atfork(NULL, NULL, after_fork_child);

@@ -187,3 +187,8 @@ void clt_digest(const void *data, size_t bytes, enum clt_elem elem, struct clt_d
     }
     d->hash = XXH3_64bits_digest(&st);
 }
+
+uint64_t clt_hash(const void *data, size_t bytes)
+{
+    return XXH3_64bits(data, bytes);
+}

@@ -20,5 +20,7 @@ struct clt_digest {
  * "double16*"): its scalar, or bytes. */
 enum clt_elem clt_elem_of(const char *type_name);
 void clt_digest(const void *data, size_t bytes, enum clt_elem elem, struct clt_digest *d);
+/* XXH3-64 of bytes: a program's identity (cltrace --programs, --override). */
+uint64_t clt_hash(const void *data, size_t bytes);
 
 #endif

@@ -447,7 +447,8 @@ HOOKED = ["clCreateCommandQueue", "clCreateCommandQueueWithProperties", "clCreat
 # ran: capture/fingerprint.c interposes on their real entry points (nothing
 # in the wrapper: no cost when off); with fingerprints on they record their
 # call stack, the site the report names.
-FINGERPRINTED = ("clEnqueueNDRangeKernel", "clEnqueueTask", "clEnqueueWriteBuffer", "clEnqueueWriteBufferRect",
+FINGERPRINTED = ("clEnqueueNDRangeKernel", "clEnqueueTask", "clEnqueueReadBuffer", "clEnqueueWriteBuffer",
+                 "clEnqueueWriteBufferRect",
                  "clEnqueueFillBuffer", "clEnqueueCopyBuffer", "clEnqueueCopyBufferRect")
 
 

@@ -20,7 +20,9 @@ static void usage(FILE *f)
     fprintf(f, "usage: cltrace [-o FILE] [-q] [--] program [args...]\n"
                "       cltrace probe [--device NAME-PART]   measure each device once (see cltrace probe -h)\n"
                "       cltrace replay DIR | cltrace tune DIR    run a captured launch again, tune it (cltrace replay -h)\n"
-               "       cltrace ctl PID start|stop|snapshot|status   control a program run with --window\n\n"
+               "       cltrace ctl PID start|stop|snapshot|status   control a program run with --window\n"
+               "       cltrace try [--override F] [--options K=O] [--local K=L] -- program [args...]\n"
+               "                 run it as it is and with the change, and compare (cltrace try -h)\n\n"
                "Runs program with every OpenCL call traced to a Perfetto trace (.pftrace[.gz]).\n"
                "Open it at https://ui.perfetto.dev or read it with cltrace-report.\n\n"
                "Traced, with no flag: programs linked with libOpenCL, programs that load it at\n"
@@ -39,6 +41,15 @@ static void usage(FILE *f)
                "  --capture=SPEC  write each chosen kernel launch (its program, arguments and\n"
                "            buffers before and after) to a folder that cltrace replay runs again\n"
                "            (CLTRACE_CAPTURE: KERNEL, KERNEL@N, #N, count=N; folders in CLTRACE_CAPTURE_DIR)\n"
+               "  --programs DIR  write each program the app builds to DIR as FIRSTKERNEL-HASH.cl\n"
+               "            (.spv, .bin), with its build options in FIRSTKERNEL-HASH.options\n"
+               "  --override FILE|DIR  build the app's programs from edited files instead: FILE replaces\n"
+               "            the program of the hash in its name, else the one defining the same kernels;\n"
+               "            a DIR's NAME-HASH.cl files each the program of that hash (.options beside it)\n"
+               "  --options KERNEL=OPTS  build options of the program defining KERNEL (or HASH=, *=);\n"
+               "            +OPTS adds to the app's. Repeatable\n"
+               "  --local KERNEL=X[,Y[,Z]]  the local size of KERNEL's launches (the app's NULL too).\n"
+               "            Repeatable. A size a launch cannot take is reported, the app's launch runs\n"
                "  --window=SPEC  record only in windows (CLTRACE_WINDOW): START[+LENGTH],...\n"
                "            START: 60s, 1000calls, kernel:NAME (its first launch), manual (cltrace_start()\n"
                "            or cltrace ctl PID start); LENGTH: 10s or 500calls. Outside, only the calls\n"
@@ -124,15 +135,47 @@ static int run_beside(const char *program, char **argv)
     return 127;
 }
 
+/* --name VALUE or --name=VALUE at argv[*i] (VALUE; *i moved past it), else NULL. */
+static const char *value_of(int argc, char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) != 0)
+        return NULL;
+    if (argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    if (argv[*i][n] == 0 && *i + 1 < argc)
+        return argv[++*i];
+    return NULL;
+}
+
+/* A repeatable flag: its values joined by sep in one variable. */
+static void append_env(const char *var, const char *value, const char *sep)
+{
+    const char *had = getenv(var);
+    if (!had || !*had) {
+        setenv(var, value, 1);
+        return;
+    }
+    char *both = malloc(strlen(had) + strlen(sep) + strlen(value) + 1);
+    if (!both)
+        return;
+    sprintf(both, "%s%s%s", had, sep, value);
+    setenv(var, both, 1);
+    free(both);
+}
+
 int main(int argc, char **argv)
 {
     int quiet = 0, i = 1;
+    const char *opt;
     if (argc > 1 && strcmp(argv[1], "probe") == 0)
         return run_beside("cltrace-probe", argv + 1);
     if (argc > 1 && (strcmp(argv[1], "replay") == 0 || strcmp(argv[1], "tune") == 0))
         return run_beside("cltrace-replay", argv);
     if (argc > 1 && strcmp(argv[1], "ctl") == 0)
         return clt_ctl_main(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "try") == 0)
+        return run_beside("cltrace-try", argv + 1);
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (strcmp(argv[i], "--") == 0) {
             i++;
@@ -148,6 +191,14 @@ int main(int argc, char **argv)
             setenv(CLT_ENV_PREFIX "FINGERPRINT", argv[i][13] ? argv[i] + 14 : "1", 1);
         } else if (strncmp(argv[i], "--capture=", 10) == 0 || (strcmp(argv[i], "--capture") == 0 && i + 1 < argc)) {
             setenv(CLT_ENV_PREFIX "CAPTURE", argv[i][9] ? argv[i] + 10 : argv[++i], 1);
+        } else if ((opt = value_of(argc, argv, &i, "--programs"))) {
+            setenv(CLT_ENV_PREFIX "PROGRAMS", opt, 1);
+        } else if ((opt = value_of(argc, argv, &i, "--override"))) {
+            setenv(CLT_ENV_PREFIX "OVERRIDE", opt, 1);
+        } else if ((opt = value_of(argc, argv, &i, "--options"))) {
+            append_env(CLT_ENV_PREFIX "OVERRIDE_OPTIONS", opt, "\n");
+        } else if ((opt = value_of(argc, argv, &i, "--local"))) {
+            append_env(CLT_ENV_PREFIX "OVERRIDE_LOCAL", opt, ";");
         } else if (strncmp(argv[i], "--window=", 9) == 0 || (strcmp(argv[i], "--window") == 0 && i + 1 < argc)) {
             setenv(CLT_ENV_PREFIX "WINDOW", argv[i][8] ? argv[i] + 9 : argv[++i], 1);
         } else if (strncmp(argv[i], "--ring=", 7) == 0 || (strcmp(argv[i], "--ring") == 0 && i + 1 < argc)) {

@@ -95,6 +95,7 @@ enum clt_rec_kind {
     CLT_REC_WINDOW = 0xFF0D,      /* a window opened or closed (capture/window.c): why, WIN_* */
     CLT_REC_MPI = 0xFF0E,         /* an MPI call (capture/mpi.c): MPI_* slots, t0/t1 around it */
     CLT_REC_MPI_CLOCK = 0xFF0F,   /* this rank's clock against rank 0's: MCLK_* slots */
+    CLT_REC_OVERRIDE = 0xFF10,    /* a program's hash, or what an override did (override/): OVR_* slots */
 };
 /* CLT_REC_WINDOW's second slot: bit 0 open (1) or closed (0), the window's number above it */
 #define CLT_WIN_OPEN 1u
@@ -126,6 +127,8 @@ enum { EVC_DEVICE, EVC_WITHOUT, EVC_WITH, EVC_SAMPLES, EVC_WRITE_PENALTY, EVC_WR
 enum { QM_QUEUE, QM_SWITCHED, QM_N };
 enum { KI_KERNEL, KI_DEVICE, KI_WG_SIZE, KI_PREF_MULTIPLE, KI_LOCAL_MEM, KI_PRIVATE_MEM, KI_N };
 enum { KR_PROGRAM, KR_REGS, KR_NAME, KR_N };
+/* the program (0: none), its hash, enum ov_what (override/override.h), a file, the sentence */
+enum { OVR_PROGRAM, OVR_HASH, OVR_WHAT, OVR_FILE, OVR_TEXT, OVR_N };
 /* an MPI call: enum clt_mpi_fn; its peer (rank in the communicator; the
  * root of a rooted collective; -1 none or any); tag (-1 none or any);
  * bytes (sent, or received where the status tells, else posted); the

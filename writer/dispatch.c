@@ -184,6 +184,11 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until)
                 ss = clt_seq_for(w, th);
             if (ss)
                 clt_mpi_emit(w, clt_seq_track(ss), rec);
+        } else if (rec->fn == CLT_REC_OVERRIDE) {
+            if (!ss)
+                ss = clt_seq_for(w, th);
+            if (ss)
+                clt_override_emit(w, clt_seq_track(ss), rec);
         } else if (rec->fn == CLT_REC_MPI_CLOCK) {
             clt_mpi_clock(w, rec);
         } else if (rec->fn >= CLT_REC_COMMAND) {

@@ -180,6 +180,12 @@ void clt_windows_close(struct clt_writer *w, uint64_t ts, struct clt_attrs *a); 
 int clt_windows_seen(void);
 void clt_windows_forget(void);
 
+/* overrides.c: program hashes and what an override did (override/), as
+ * instants on the calling thread's track; their attributes at the end */
+void clt_override_emit(struct clt_writer *w, uint64_t thread_track, const struct clt_rec *rec);
+void clt_overrides_attrs(struct clt_writer *w);
+void clt_overrides_forget(void);
+
 /* marks.c: the program's ranges, marks and counters (cltrace.h) */
 void clt_annot_emit(struct clt_writer *w, uint64_t thread_track, const struct clt_rec *rec);
 /* mpi.c: an MPI call as a slice on its thread's track; a clock record kept

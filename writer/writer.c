@@ -601,6 +601,7 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
     }
     clt_cost_emit(&W);
     clt_dev_footer(&W, W.unfinished);
+    clt_overrides_attrs(&W);
     clt_emit_footer(&W);
     static struct clt_attrs cost;
     char sampling[160];
@@ -676,6 +677,7 @@ void clt_writer_forget(void)
     clt_spill_forget();
     clt_rec_forget();
     clt_windows_forget();
+    clt_overrides_forget();
     clt_own_threads_forget();
     clt_file_forget();
 }

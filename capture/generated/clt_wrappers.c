@@ -6362,7 +6362,7 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
         return ret;
     int ok = ret == 0;
     (void)ok;
-    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_py_on);
+    int clt_want_stack = event != NULL || !ok || CLT_UNLIKELY(clt_fp_on) || CLT_UNLIKELY(clt_py_on);
     struct clt_rec *rec = clt_rec_begin(th, sizeof(struct clt_rec) + 8 * 11 + 8 * CLT_MAX_ARRAY + (clt_want_stack ? CLT_STACK_RESERVE : 0));
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 11);
@@ -6378,7 +6378,7 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
         rec->arg[9] = ok ? flow : 0;
         rec->arg[10] = (uint64_t)(uintptr_t)clt_ra;
         if (clt_want_stack)
-            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
+            x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok || clt_fp_on ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadBuffer, t0, t1, (uint64_t)(int64_t)ret);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);

@@ -31,6 +31,12 @@ static void head(FILE *o, const struct rm_model *m)
     fputs("<h1>cltrace report: ", o);
     xml_text(o, m->program[0] ? m->program : "(unnamed)");
     fputs("</h1>\n", o);
+    for (unsigned i = 0; i < m->n_overrides; i++) {      /* not the program as it is: said first */
+        fputs(strcmp(m->overrides[i].what, "failed") ? "<p class=warning>Override: " : "<p class=warning>Override "
+              "failed: ", o);
+        xml_text(o, m->overrides[i].text);
+        fputs("</p>\n", o);
+    }
     if (rm_cut_short(m)) {
         fputs("<p class=warning>The trace was cut short (", o);
         xml_text(o, rm_cut_short(m));

@@ -297,6 +297,15 @@ static void summary(FILE *o, const struct report_in *r)
     fputs(",\"device_timing_unusable\":", o);
     json_str(o, v->device_unusable ? v->device_unusable : "");
     fprintf(o, ",\"launches_timed\":%llu", (unsigned long long)v->timed_launches);   /* < launches: sampled */
+    fputs(",\"overrides\":[", o);             /* what cltrace --override, --options, --local changed */
+    for (unsigned i = 0; i < r->m->n_overrides; i++) {
+        fputs(i ? ",{\"what\":" : "{\"what\":", o);
+        json_str(o, r->m->overrides[i].what);
+        fputs(",\"text\":", o);
+        json_str(o, r->m->overrides[i].text);
+        fputc('}', o);
+    }
+    fputc(']', o);
     fputs(",\"sampling\":", o);
     json_str(o, v->sampling);
     fputs(",\"devices\":[", o);          /* each physical device once: ranks sharing one, its union */

@@ -92,6 +92,11 @@ void text_summary(FILE *o, const struct report_in *r, int md)
         fputs("\n\n| | |\n|---|---|\n| program | `", o);
         md_cell(o, v->program);
         fprintf(o, "`, %.3f s |\n| findings | %s |\n", v->wall_ns / 1e9, n);
+        for (unsigned i = 0; i < r->m->n_overrides; i++) {   /* not the program as it is: said first */
+            fprintf(o, "| %s | ", strcmp(r->m->overrides[i].what, "failed") ? "override" : "override failed");
+            md_cell(o, r->m->overrides[i].text);
+            fputs(" |\n", o);
+        }
         for (unsigned i = 0; i < (v->n_devices ? v->n_devices : 1); i++) {
             char line[768];
             if (v->n_devices)
@@ -115,6 +120,11 @@ void text_summary(FILE *o, const struct report_in *r, int md)
         return;
     }
     fprintf(o, "cltrace report: %s ran %.3f s%s; %s\n\n", v->program, v->wall_ns / 1e9, ended, n);
+    for (unsigned i = 0; i < r->m->n_overrides; i++)     /* not the program as it is: said first */
+        text_wrap(o, strcmp(r->m->overrides[i].what, "failed") ? "override: " : "override failed: ", "          ",
+                  r->m->overrides[i].text, TEXT_COLS);
+    if (r->m->n_overrides)
+        fputc('\n', o);
     if (v->n_devices) {          /* a line per device: ranks sharing one are one device's time, not a sum */
         fprintf(o, "devices: %u\n", v->n_devices);
         for (unsigned i = 0; i < v->n_devices; i++) {

@@ -286,6 +286,26 @@ void rm_read_args(struct open_slice *o, struct seq *s, const Perfetto__Protos__T
 /* cltrace.probe.N.<key>: a device's `cltrace probe` results (written when
  * the device is first seen, before its transfers). The first probed
  * device's threshold is what "small" means, unless --small-bytes said. */
+/* cltrace.program.ID "HASH FILE KERNELS" and cltrace.override.N "WHAT TEXT"
+ * (writer/overrides.c). */
+static void override_attr(struct rm_model *m, const char *key, const char *s)
+{
+    unsigned long long id;
+    char hash[24], file[96];
+    if (!s)
+        return;
+    if (sscanf(key, "cltrace.program.%llu", &id) == 1 && sscanf(s, "%23s %95s", hash, file) == 2) {
+        struct rm_program *p = rm_program(m, id);
+        if (p)
+            snprintf(p->file, sizeof p->file, "%s", file);
+    } else if (!strncmp(key, "cltrace.override.", 17) && m->n_overrides < RM_MAX_OVERRIDES) {
+        struct rm_override *o = &m->overrides[m->n_overrides++];
+        size_t w = strcspn(s, " ");
+        snprintf(o->what, sizeof o->what, "%.*s", (int)(w < sizeof o->what ? w : sizeof o->what - 1), s);
+        snprintf(o->text, sizeof o->text, "%s", s[w] ? s + w + 1 : "");
+    }
+}
+
 static void probe_attr(struct rm_model *m, unsigned d, const char *field, const char *s)
 {
     struct rm_device *x = &m->dev[d];
@@ -387,6 +407,7 @@ void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttribu
         if (!strncmp(a->key, "cltrace.mpi.", 12))
             mpi_attr(m, a->key + 12, v);
         rm_selfcost_attr(m, a->key, v, s);
+        override_attr(m, a->key, s);
         if (sscanf(a->key, "cltrace.device.%u.%63s", &d, field) != 2 || d >= 8)
             continue;
         if (d >= m->n_dev)

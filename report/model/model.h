@@ -126,6 +126,7 @@ struct rm_hint {                /* a kernel-source heuristic hit (source.c) */
 
 struct rm_program {
     uint64_t id;
+    char file[96];              /* the name `cltrace --programs` gives it (FIRSTKERNEL-HASH.cl); "" unknown */
     int uses_float;             /* float math that fast-math options speed up (source.c) */
     int builds, fast_math;      /* fast_math: a build with -cl-mad-enable or -cl-fast-relaxed-math */
 };
@@ -329,6 +330,11 @@ struct rm_model {
     struct rm_fpcmd *fpcmds;     /* in the order the trace has them (rm_fp_sorted: by #N) */
     unsigned n_fpcmds, cap_fpcmds;
     char fingerprint[128];       /* the trace's CLTRACE_FINGERPRINT; "": none taken */
+    /* What overrides changed in this run (override/: cltrace --override, --options, --local), as the
+     * trace says: what ("source", "options", "local", "failed") and the sentence, each once */
+#define RM_MAX_OVERRIDES 32
+    struct rm_override { char what[12], text[264]; } overrides[RM_MAX_OVERRIDES];
+    unsigned n_overrides;
     struct rm_tuned tuned[RM_MAX_TUNED];   /* --tuned */
     unsigned n_tuned;
     char program[64];            /* the traced process's name (its first process descriptor) */

@@ -29,7 +29,7 @@ HDRS     := $(wildcard capture/*.h capture/generated/*.h writer/*.h trace/*.h tr
                       replay/take/*.h replay/folder/*.h override/*.h) \
             include/cltrace.h
 
-all: $(B)/libcltrace.so $(B)/cltrace $(B)/cltrace-view $(B)/cltrace-report $(B)/cltrace-probe $(B)/cltrace-replay
+all: $(B)/libcltrace.so $(B)/cltrace $(B)/cltrace-view $(B)/cltrace-report $(B)/cltrace-probe $(B)/cltrace-replay $(B)/cltrace-try
 
 # protobuf-c and libdeflate go inside the shim (hidden by the version script)
 # where their archives are installed: every library a preloaded shim brings
@@ -47,7 +47,7 @@ $(B)/libcltrace.so: $(SHIM_SRC) $(HDRS) capture/libcltrace.map Makefile | $(B)
 	  -Wl,--version-script=capture/libcltrace.map -Wl,-z,now -Wl,-Bsymbolic-functions $(RELR) -o $@ $(SHIM_SRC) \
 	  $(LDFLAGS) $(SHIM_DEPS) -ldl -lpthread
 
-LAUNCHER_SRC := launcher/launcher.c launcher/ctl.c common/config.c common/window_spec.c common/ctl.c
+LAUNCHER_SRC := launcher/launcher.c launcher/ctl.c common/config.c common/window_spec.c common/ctl.c common/beside.c
 $(B)/cltrace: $(LAUNCHER_SRC) common/config.h common/window_spec.h common/ctl.h | $(B)
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ $(LAUNCHER_SRC)
 
@@ -77,6 +77,13 @@ REPORT_SRC := $(filter-out report/fuzz_reader.c,$(REPORT_SRC))
 REPORT_HDRS := $(wildcard report/*.h report/*/*.h)
 $(B)/cltrace-report: $(REPORT_SRC) $(REPORT_HDRS) $(TRACE_LIB) | $(B)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ $(REPORT_SRC) $(TRACE_LIB) $(LDFLAGS) -lprotobuf-c -lisal -lz -lm \
+	  -lpthread
+
+# `cltrace try` runs it (installed beside the shim): runs the program under
+# cltrace as it is and with a change, reads the traces (report/model).
+TRY_SRC := $(wildcard try/*.c) $(REPORT_MODEL_SRC) common/beside.c common/kernel_names.c
+$(B)/cltrace-try: $(TRY_SRC) try/try.h $(REPORT_HDRS) $(TRACE_LIB) | $(B)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ $(TRY_SRC) $(TRACE_LIB) $(LDFLAGS) -lprotobuf-c -lisal -lz -lm \
 	  -lpthread
 
 # The report over MPI (where mpicc exists): `mpirun -n K cltrace-report-mpi job/`.
@@ -169,7 +176,7 @@ DOCS    := README.md CHANGELOG.md docs/TRACING.md docs/PERFORMANCE.md docs/GPU.m
 install: all
 	install -d $(BINDIR) $(SHIMDIR) $(INCDIR) $(MANDIR) $(DOCDIR) $(COMPDIR)
 	install -m 755 $(addprefix $(B)/,$(TOOLS)) $(BINDIR)/
-	install -m 755 $(B)/libcltrace.so $(B)/cltrace-probe $(B)/cltrace-replay $(SHIMDIR)/
+	install -m 755 $(B)/libcltrace.so $(B)/cltrace-probe $(B)/cltrace-replay $(B)/cltrace-try $(SHIMDIR)/
 	install -m 644 include/cltrace.h $(INCDIR)/
 	install -m 644 $(addprefix man/,$(addsuffix .1,$(TOOLS))) $(MANDIR)/
 	install -m 644 $(DOCS) $(DOCDIR)/
@@ -178,7 +185,7 @@ install: all
 	ln -sf cltrace $(COMPDIR)/cltrace-report
 	ln -sf cltrace $(COMPDIR)/cltrace-view
 uninstall:
-	rm -f $(addprefix $(BINDIR)/,$(TOOLS)) $(SHIMDIR)/libcltrace.so $(SHIMDIR)/cltrace-probe $(SHIMDIR)/cltrace-replay \
+	rm -f $(addprefix $(BINDIR)/,$(TOOLS)) $(SHIMDIR)/libcltrace.so $(SHIMDIR)/cltrace-probe $(SHIMDIR)/cltrace-replay $(SHIMDIR)/cltrace-try \
 	      $(INCDIR)/cltrace.h
 	rm -f $(addprefix $(MANDIR)/,$(addsuffix .1,$(TOOLS))) $(addprefix $(DOCDIR)/,$(notdir $(DOCS)) REPORT.md)
 	rm -f $(addprefix $(COMPDIR)/,$(TOOLS))

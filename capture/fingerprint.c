@@ -309,9 +309,11 @@ static int apps_call(unsigned fn)
 /* A command enqueued: read back what it may have written (a transfer: the
  * region off..off+bytes it wrote, or a read's that it read; bytes 0: the
  * whole buffer). */
+static __thread int reading_back;   /* our own readback is a clEnqueueReadBuffer inside the app's */
+
 static void fp_command(unsigned fn, void *queue, void *obj, void *event, size_t off, size_t bytes)
 {
-    if (!event || !apps_call(fn))
+    if (!event || reading_back || !apps_call(fn))
         return;
     int kernel = fn == CLT_FN_clEnqueueNDRangeKernel || fn == CLT_FN_clEnqueueTask;
     struct job *j = calloc(1, sizeof *j);
@@ -350,6 +352,7 @@ static void fp_command(unsigned fn, void *queue, void *obj, void *event, size_t 
     }
     pthread_mutex_unlock(&lock);
     int saved = errno;
+    reading_back = 1;
     for (unsigned i = 0; i < j->n; i++) {
         j->o[i].status = read_back(queue, mems[i], event, &j->o[i]);
         j->o[i].mem = mems[i];
@@ -357,6 +360,7 @@ static void fp_command(unsigned fn, void *queue, void *obj, void *event, size_t 
         if (j->o[i].status)
             digest(&j->o[i]);
     }
+    reading_back = 0;
     if (j->n && break_nan)
         break_if_nonfinite(j);
     pthread_mutex_lock(&lock);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "common/beside.h"
 #include "common/config.h"
 #include "common/window_spec.h"
 #include "ctl.h"
@@ -70,24 +71,6 @@ static void usage(FILE *f)
     fprintf(f, "\nExit status: the program's (128+N if it died of signal N); 127 if it cannot run.\n");
 }
 
-/* A file of ours next to the launcher, or in ../lib/cltrace (installed). */
-static int find_beside(const char *file, char *out, size_t cap)
-{
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        return -1;
-    self[n] = 0;
-    char *dir = dirname(self);
-    static const char *const rel[] = { "", "../lib/cltrace/", "../lib/" };
-    for (unsigned i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-        snprintf(out, cap, "%s/%s%s", dir, rel[i], file);
-        if (access(out, R_OK) == 0)
-            return 0;
-    }
-    return -1;
-}
-
 static int find_shim(char *out, size_t cap)
 {
     const char *env = getenv("CLTRACE_SHIM");
@@ -95,7 +78,7 @@ static int find_shim(char *out, size_t cap)
         snprintf(out, cap, "%s", env);
         return access(out, R_OK);
     }
-    return find_beside("libcltrace.so", out, cap);
+    return clt_find_beside("libcltrace.so", out, cap);
 }
 
 /* LD_PRELOAD without the entries whose file is named name. */
@@ -120,7 +103,7 @@ static void unpreload(const char *name)
 static int run_beside(const char *program, char **argv)
 {
     char path[PATH_MAX];
-    if (find_beside(program, path, sizeof path) != 0) {
+    if (clt_find_beside(program, path, sizeof path) != 0) {
         fprintf(stderr, "cltrace: %s not found next to cltrace or in ../lib/cltrace/\n", program);
         return 127;
     }

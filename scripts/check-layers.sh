@@ -45,7 +45,7 @@ while IFS= read -r -d '' f; do
         [ "$dep" = "$top" ] && continue
         [[ ${allow[$top]} == *" $dep "* ]] || { echo "$f: includes \"$inc\": $top may not use $dep (LAYERS)"; bad=1; }
     done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
-done < <(find common trace writer capture launcher report viewer include tests examples replay \
+done < <(find common trace writer capture launcher report viewer include tests examples replay override try \
               \( -name '*.c' -o -name '*.h' \) -print0)
 
 # The calls inside the folders made of parts: each file compiled alone, an

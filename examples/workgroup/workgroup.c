@@ -2,7 +2,8 @@
  * a multiple of the warp/wavefront, at least 64 work-items):
  *   workgroup          local size 100 (not a multiple of the kernel's
  *                      preferred multiple) and NULL (left to the driver)
- *   workgroup --fixed  local sizes 128 and 256 */
+ *   workgroup --fixed  local sizes 128 and 256
+ * The fix is the local size alone: cltrace try --local saxpy=128 -- build/examples/workgroup */
 #include "../common/example.h"
 
 /* Arithmetic per work-item (64 multiply-adds on a CPU, 4096 on a GPU), so
@@ -29,7 +30,7 @@ int main(int argc, char **argv)
 {
     struct ex e;
     ex_init(&e, argc, argv);
-    const int N = 1 << 20;
+    const int N = 4100 * 256;   /* a multiple of 100, 128 and 256: every version launches N work-items */
     float *x = malloc(sizeof(float) * N), *y = malloc(sizeof(float) * N);
     for (int i = 0; i < N; i++) {
         x[i] = (float)(i % 100) * 0.01f;

@@ -22,8 +22,8 @@ static struct rule rules[MAX_RULES];
 static unsigned n_rules;
 static char programs_dir[PATH_MAX - 128];
 
-enum { I_BUILD, I_COMPILE, I_N };
-static const char *const names_of[I_N] = { "clBuildProgram", "clCompileProgram" };
+enum { I_BUILD, I_COMPILE, I_INFO, I_N };
+static const char *const names_of[I_N] = { "clBuildProgram", "clCompileProgram", "clGetProgramBuildInfo" };
 static void *_Atomic next[I_N];
 static int fn_of[I_N];
 #define NEXT(i, type) ((type)__atomic_load_n(&next[i], __ATOMIC_ACQUIRE))
@@ -66,6 +66,18 @@ static int rule_matches(const struct rule *r, const struct ov_prog *p)
     return 0;
 }
 
+/* The app's own options: cltrace's -cl-kernel-arg-info taken off. */
+static void apps_options(const char *passed, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", passed ? passed : "");
+    size_t n = strlen(out), k = strlen("-cl-kernel-arg-info");
+    if (ov_host.adds_arg_info() && n >= k && !strcmp(out + n - k, "-cl-kernel-arg-info")) {
+        out[n - k] = 0;
+        while (n > k && out[n - k - 1] == ' ')
+            out[--n - k] = 0;
+    }
+}
+
 /* The options the driver gets (malloc'd; NULL: the app's), *why what changed them. */
 static char *options_for(struct ov_prog *p, const char *app, char *why, size_t cap)
 {
@@ -79,7 +91,15 @@ static char *options_for(struct ov_prog *p, const char *app, char *why, size_t c
         if (dot && (size_t)(dot - path) + 9 < sizeof path && (strcpy(dot, ".options"), (o = ov_read_all(path, &n)))) {
             for (char *s = o; *s; s++)
                 *s = *s == '\n' || *s == '\r' ? ' ' : *s;
-            if (app && strstr(app, "-cl-kernel-arg-info") && !strstr(o, "-cl-kernel-arg-info") &&
+            for (size_t k = strlen(o); k && o[k - 1] == ' '; k--)
+                o[k - 1] = 0;
+            char own[1024];
+            apps_options(app, own, sizeof own);
+            if (!strcmp(o, own)) {          /* the app's own options: nothing changed */
+                free(o);
+                o = NULL;
+            }
+            if (o && app && strstr(app, "-cl-kernel-arg-info") && !strstr(o, "-cl-kernel-arg-info") &&
                 ov_host.adds_arg_info()) {   /* cltrace's own addition stays */
                 char *w = malloc(strlen(o) + 24);
                 if (w)
@@ -87,7 +107,8 @@ static char *options_for(struct ov_prog *p, const char *app, char *why, size_t c
                 free(o);
                 o = w;
             }
-            snprintf(why, cap, "%.200s", path);
+            if (o)
+                snprintf(why, cap, "%.200s", path);
         }
     }
     for (unsigned i = 0; i < n_rules; i++) {
@@ -119,18 +140,6 @@ static char *options_for(struct ov_prog *p, const char *app, char *why, size_t c
     return o;
 }
 
-/* The app's own options: cltrace's -cl-kernel-arg-info taken off. */
-static void apps_options(const char *passed, char *out, size_t cap)
-{
-    snprintf(out, cap, "%s", passed ? passed : "");
-    size_t n = strlen(out), k = strlen("-cl-kernel-arg-info");
-    if (ov_host.adds_arg_info() && n >= k && !strcmp(out + n - k, "-cl-kernel-arg-info")) {
-        out[n - k] = 0;
-        while (n > k && out[n - k - 1] == ' ')
-            out[--n - k] = 0;
-    }
-}
-
 static void write_out(struct ov_prog *p, const char *file, const char *options)
 {
     char path[PATH_MAX], kernels[1024] = "";
@@ -143,7 +152,7 @@ static void write_out(struct ov_prog *p, const char *file, const char *options)
     int bad = ov_write_all(path, p->text, p->n);
     char *dot = strrchr(path, '.');
     strcpy(dot, ".options");
-    char line[1024];
+    char line[1100];
     snprintf(line, sizeof line, "%s\n", options);
     bad |= ov_write_all(path, line, strlen(line));
     snprintf(path, sizeof path, "%s/programs.txt", programs_dir);
@@ -214,6 +223,11 @@ static void built(void *program, const cl_device_id *devs, uint32_t nd, const ch
         p->text = NULL;
     }
     if (used) {
+        char *own = strdup(options);
+        pthread_mutex_lock(&ov_lock);
+        free(p->own_options);
+        p->own_options = own;
+        pthread_mutex_unlock(&ov_lock);
         snprintf(text, sizeof text, "build options '%.100s' instead of '%.80s' (%.100s)", used, options, why);
         ov_host.note(program, p->hash, OV_OPTIONS, file, text);
     }
@@ -251,6 +265,35 @@ static int32_t ov_compile(void *program, uint32_t nd, const cl_device_id *devs, 
 }
 
 
+/* The app reading its program's build options back gets its own, not
+ * those the override gave the driver. */
+static int32_t ov_build_info(void *program, cl_device_id dev, cl_program_build_info what, size_t size, void *value,
+                             size_t *size_ret)
+{
+    typedef __typeof__(&clGetProgramBuildInfo) info_t;
+    struct ov_prog *p = what == CL_PROGRAM_BUILD_OPTIONS && ov_host.apps_call(fn_of[I_INFO]) ? ov_prog_find(program)
+                                                                                             : NULL;
+    char own[1024];
+    pthread_mutex_lock(&ov_lock);
+    int mine = p && p->own_options;
+    if (mine)
+        snprintf(own, sizeof own, "%s", p->own_options);
+    pthread_mutex_unlock(&ov_lock);
+    if (!mine)
+        return NEXT(I_INFO, info_t)(program, dev, what, size, value, size_ret);
+    int32_t r = NEXT(I_INFO, info_t)(program, dev, what, 0, NULL, NULL);   /* the driver's checks, its errors */
+    if (r != CL_SUCCESS)
+        return r;
+    size_t n = strlen(own) + 1;
+    if (value && size < n)
+        return CL_INVALID_VALUE;
+    if (value)
+        memcpy(value, own, n);
+    if (size_ret)
+        *size_ret = n;
+    return CL_SUCCESS;
+}
+
 /* ---- load, interpose, exit ------------------------------------------------------- */
 
 void ov_builds_load(const char *dir)
@@ -268,7 +311,7 @@ void ov_builds_load(const char *dir)
 
 void *ov_builds_interpose(const char *fn, void *real)
 {
-    static void *const with[I_N] = { (void *)ov_build, (void *)ov_compile };
+    static void *const with[I_N] = { (void *)ov_build, (void *)ov_compile, (void *)ov_build_info };
     for (unsigned i = 0; i < I_N; i++)
         if (!strcmp(fn, names_of[i])) {
             if (real == with[i])

@@ -25,6 +25,7 @@ struct ov_prog {                /* a program the app created (programs.c) */
     size_t n;
     const char *from;           /* the override file it was created from, NULL: none */
     int built;
+    char *own_options;          /* the app's options where the driver was given others (malloc'd) */
 };
 
 /* programs.c */

@@ -1094,9 +1094,10 @@ source tests/windows.sh
 source tests/first_screen.sh
 source tests/arm64.sh
 source tests/python.sh
+source tests/try.sh
 
 # Tests that judge time or load: alone, after the others.
-ALONE=" ctl_answers_under_load clock_kept_fresh_while_commands_run teardown_check_runs_each_condition
+ALONE=" try_examples_fixes_measured_as_the_fixed_examples ctl_answers_under_load clock_kept_fresh_while_commands_run teardown_check_runs_each_condition
   selfcost_check_adds_pairs_only_within_noise stalled_disk_never_hangs_the_app
   gpu_measuring_programs_build_and_check_on_pocl threads_8x1M_defaults_lossless threads_8x1M_tsan_lossless
   mpi_wait_with_idle_device_found_and_fixed mpi_two_hosts_one_timeline tune_workgroup_picks_a_preferred_multiple

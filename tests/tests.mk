@@ -55,6 +55,9 @@ TEST_BINS += $(T)/leak_classes
 $(T)/wrong_answer: tests/apps/wrong_answer.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lm
 TEST_BINS += $(T)/wrong_answer
+$(T)/override_app: tests/apps/override_app.c | $(T)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL
+TEST_BINS += $(T)/override_app
 $(T)/replay_kernels: tests/apps/replay_kernels.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL
 TEST_BINS += $(T)/replay_kernels

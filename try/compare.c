@@ -195,8 +195,9 @@ void try_compare(const struct try_opts *o, struct try_result *res)
         char tail[1200] = "";
         tail_of(res->run[CHANGED][0].err, tail, sizeof tail);
         size_t n = (size_t)snprintf(res->could_not, sizeof res->could_not, "%s",
-                                    res->n_overrides ? "the change was not made as asked:" : "the change matched "
-                                    "nothing in this program (no program, build or launch was changed)");
+                                    res->n_overrides > res->n_failed ? "the change was not made as asked:"
+                                    : "the change matched nothing in this program (no program, build or launch "
+                                    "was changed)");
         for (unsigned i = 0; i < res->n_overrides && n < sizeof res->could_not; i++)
             if (!strncmp(res->overrides[i], "failed: ", 8))
                 n += (size_t)snprintf(res->could_not + n, sizeof res->could_not - n, "\n  %s", res->overrides[i] + 8);

@@ -94,6 +94,15 @@ static void timeline_and_kernels(FILE *o, const struct rm_model *m)
                 k->untimed ? "true" : "false");
     }
     fputc(']', o);
+    fputs(",\"programs\":[", o);      /* each program built: the file `cltrace --programs` names it */
+    for (unsigned i = 0, n = 0; i < m->n_programs; i++) {
+        if (!m->programs[i].file[0])
+            continue;
+        fprintf(o, "%s{\"id\":%llu,\"file\":", n++ ? "," : "", (unsigned long long)m->programs[i].id);
+        json_str(o, m->programs[i].file);
+        fputc('}', o);
+    }
+    fputc(']', o);
 }
 
 static void transfers(FILE *o, const struct rm_model *m)

@@ -121,7 +121,7 @@ void text_summary(FILE *o, const struct report_in *r, int md)
     }
     fprintf(o, "cltrace report: %s ran %.3f s%s; %s\n\n", v->program, v->wall_ns / 1e9, ended, n);
     for (unsigned i = 0; i < r->m->n_overrides; i++)     /* not the program as it is: said first */
-        text_wrap(o, strcmp(r->m->overrides[i].what, "failed") ? "override: " : "override failed: ", "          ",
+        text_wrap(o, strcmp(r->m->overrides[i].what, "failed") ? "override: " : "override failed: ", "        ",
                   r->m->overrides[i].text, TEXT_COLS);
     if (r->m->n_overrides)
         fputc('\n', o);

@@ -408,6 +408,8 @@ void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttribu
             mpi_attr(m, a->key + 12, v);
         rm_selfcost_attr(m, a->key, v, s);
         override_attr(m, a->key, s);
+        if (!strcmp(a->key, "cltrace.cmdline") && s && !m->cmdline[0])
+            snprintf(m->cmdline, sizeof m->cmdline, "%s", s);
         if (sscanf(a->key, "cltrace.device.%u.%63s", &d, field) != 2 || d >= 8)
             continue;
         if (d >= m->n_dev)

@@ -338,6 +338,7 @@ struct rm_model {
     struct rm_tuned tuned[RM_MAX_TUNED];   /* --tuned */
     unsigned n_tuned;
     char program[64];            /* the traced process's name (its first process descriptor) */
+    char cmdline[1024];          /* its command line, shell-quoted ("" not in the trace) */
     struct rm_devtiming dt;      /* whether the device's timestamps can be true (devtiming.c) */
     int rank;                    /* cltrace.rank of a job's trace; -1: none (set before reading) */
     char host[64];

@@ -34,6 +34,14 @@ void rules_source_hints(const struct rm_model *m, const struct thresholds *th, s
                     (unsigned long long)h->program, h->code);
         finding_set(&f->numbers, "heuristic: %s (%llu place(s) in this kernel)", h->what, (unsigned long long)h->count);
         finding_set(&f->fix, "%s", fixes[k].fix);
+        const struct rm_program *pg = NULL;
+        for (unsigned p = 0; p < m->n_programs && !pg; p++)
+            if (m->programs[p].id == h->program && m->programs[p].file[0])
+                pg = &m->programs[p];
+        if (pg && !dbl)           /* where to edit it, and how to try the edit in the program */
+            finding_set(&f->fix, "%s; edit it in the program's file: `cltrace --programs progs -- %s` writes it as "
+                        "progs/%s, then `cltrace try --override progs/%s -- %s`", f->fix,
+                        m->cmdline[0] ? m->cmdline : "./app", pg->file, pg->file, m->cmdline[0] ? m->cmdline : "./app");
         finding_set(&f->gain_method, dbl ? "not estimated: a source heuristic"
                     : "not estimated: a source heuristic; the trace times the kernel, not its accesses");
     }

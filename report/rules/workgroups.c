@@ -64,6 +64,39 @@ static void measured_or_how(const struct rm_model *m, const struct rm_kernel *k,
                     (unsigned long long)k->nth);
 }
 
+/* A local size to try for this launch configuration: the smallest multiple
+ * of unit, at least 64 (unless at_least_groups asks for smaller groups) and
+ * at most the kernel's maximum, that divides the first dimension's global
+ * size (others 1) and leaves at least at_least_groups work-groups; 0 none. */
+static uint64_t local_to_try(const struct rm_kernel *k, uint64_t unit, uint64_t at_least_groups)
+{
+    uint64_t max = k->kernel_wg_size ? k->kernel_wg_size : 1024, g = k->gws[0];
+    unit = unit ? unit : 32;
+    for (uint64_t l = unit; l <= max && g; l += unit) {
+        if (l < 64 && !at_least_groups)
+            continue;
+        uint64_t groups = g / l;
+        for (unsigned d = 1; d < k->work_dim && d < 3; d++)
+            groups *= k->gws[d];
+        if (g % l == 0 && (!at_least_groups || groups >= at_least_groups))
+            return l;
+    }
+    return 0;
+}
+
+/* The fix tried in the program: the exact `cltrace try --local` line. */
+static void try_line(const struct rm_model *m, const struct rm_kernel *k, uint64_t local, struct finding *f)
+{
+    if (!local)
+        return;
+    char size[48] = "";
+    snprintf(size, sizeof size, "%llu", (unsigned long long)local);
+    for (unsigned d = 1; d < k->work_dim && d < 3; d++)
+        strcat(size, ",1");
+    finding_set(&f->fix, "%s; try it in the program: `cltrace try --local '%s=%s' -- %s`", f->fix, k->name, size,
+                m->cmdline[0] ? m->cmdline : "./app");
+}
+
 static void multiple(const struct rm_model *m, const struct rm_kernel *k, const char *cfg, unsigned warp, int phase,
                      struct findings *out)
 {
@@ -77,6 +110,7 @@ static void multiple(const struct rm_model *m, const struct rm_kernel *k, const 
                     "least 64 work-items", (unsigned long long)(unit ? unit : 32));
         finding_set(&f->gain_method, "not estimated: the size the implementation chose is not in the trace");
         measured_or_how(m, k, f);
+        try_line(m, k, local_to_try(k, unit, 0), f);
         return;
     }
     int off_pref = k->pref_multiple && k->wg_size % k->pref_multiple;
@@ -96,6 +130,7 @@ static void multiple(const struct rm_model *m, const struct rm_kernel *k, const 
     }
     lane_gain(f, k, unit);
     measured_or_how(m, k, f);
+    try_line(m, k, local_to_try(k, unit, 0), f);
 }
 
 static void underfilled(const struct rm_model *m, const struct rm_kernel *k, const char *cfg, unsigned cus, int phase,
@@ -117,6 +152,13 @@ static void underfilled(const struct rm_model *m, const struct rm_kernel *k, con
                     k->device_ns / 1e6, cus - (unsigned)k->work_groups, cus);
     }
     measured_or_how(m, k, f);
+    if (k->wg_size > 64 && !k->local_null) {   /* smaller groups, more of them: a multiple of the unit */
+        uint64_t unit = k->pref_multiple ? k->pref_multiple : 32, l = 0;
+        for (uint64_t c = k->wg_size / 2; c >= unit && !l; c /= 2)
+            if (c % unit == 0 && k->gws[0] % c == 0 && k->work_groups * (k->wg_size / c) >= 2ull * cus)
+                l = c;
+        try_line(m, k, l, f);
+    }
 }
 
 void rules_work_groups(const struct rm_model *m, const struct thresholds *th, struct findings *out)

@@ -33,6 +33,10 @@ struct ov_prog *ov_prog_find(void *handle);      /* NULL: not the app's, or not 
 void *ov_read_all(const char *path, size_t *n);  /* NUL-terminated; NULL: errno */
 int ov_write_all(const char *path, const void *p, size_t n);
 void ov_file_name(const struct ov_prog *p, char *out, size_t cap);   /* NAME-HASH.EXT */
+/* fn's stand-in among names[0..n) (with[i]; the driver's entry point kept in
+ * next_of[i]), NULL: none of them */
+void *ov_stand_in(const char *fn, void *real, unsigned n, const char *const *names, void *const *with,
+                  void *_Atomic *next_of);
 /* builds.c */
 void ov_builds_load(const char *programs_dir);
 int ov_rules_load(const char *spec, char *err, size_t cap);   /* 0 ok */

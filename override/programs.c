@@ -416,19 +416,26 @@ void ov_load(const struct ov_options *o, const struct ov_host *host)
     on = 1;
 }
 
+void *ov_stand_in(const char *fn, void *real, unsigned n, const char *const *names, void *const *with,
+                  void *_Atomic *next_of)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (!strcmp(fn, names[i])) {
+            if (real == with[i])      /* set again through another route: ours already */
+                return real;
+            __atomic_store_n(&next_of[i], real, __ATOMIC_RELEASE);
+            return with[i];
+        }
+    return NULL;
+}
+
 void *ov_interpose(const char *fn, void *real)
 {
     static void *const with[I_N] = { (void *)ov_source, (void *)ov_binary, (void *)ov_il };
     if (!on || !real)
         return real;
-    for (unsigned i = 0; i < I_N; i++)
-        if (!strcmp(fn, names_of[i])) {
-            if (real == with[i])
-                return real;
-            __atomic_store_n(&next[i], real, __ATOMIC_RELEASE);
-            return with[i];
-        }
-    return ov_builds_interpose(fn, ov_local_interpose(fn, real));
+    void *mine = ov_stand_in(fn, real, I_N, names_of, with, next);
+    return mine ? mine : ov_builds_interpose(fn, ov_local_interpose(fn, real));
 }
 
 void ov_programs_exit(void)

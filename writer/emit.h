@@ -140,6 +140,8 @@ struct clt_attrs {
 void clt_attr_int(struct clt_attrs *a, const char *key, int64_t v);
 void clt_attr_str(struct clt_attrs *a, const char *key, const char *v);   /* v must outlive the put */
 void clt_attrs_put(struct clt_writer *w, struct clt_attrs *a);
+/* The process's command line, shell-quoted where it must be (0: not readable): cltrace.cmdline. */
+int clt_command_line(char *out, size_t cap);
 void clt_counter_track(struct clt_writer *w, uint64_t id, uint64_t parent, const char *name, int bytes);
 
 /* Arguments with inline names, for the writer's own events: the next of an

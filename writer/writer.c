@@ -555,31 +555,6 @@ void clt_writer_exit_how(const char *how, int status)
 }
 
 
-/* The process's command line, each argument shell-quoted where it must be
- * (0: not readable). */
-static int command_line(char *out, size_t cap)
-{
-    char raw[1024];
-    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, raw, sizeof raw - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    if (n <= 0)
-        return 0;
-    raw[n] = 0;
-    size_t k = 0;
-    for (const char *a = raw; a < raw + n && k + 4 < cap; a += strlen(a) + 1) {
-        int plain = *a != 0;
-        for (const char *c = a; *c && plain; c++)
-            plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%", *c) != NULL;
-        k += (size_t)snprintf(out + k, cap - k, "%s%s", k ? " " : "", plain ? "" : "'");
-        for (const char *c = a; *c && k + 6 < cap; c++)
-            k += (size_t)(*c == '\'' ? snprintf(out + k, cap - k, "'\\''") : snprintf(out + k, cap - k, "%c", *c));
-        if (!plain && k + 2 < cap)
-            out[k++] = '\'', out[k] = 0;
-    }
-    return 1;
-}
 
 void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64_t exit_began_ns, uint64_t load_ns)
 {
@@ -638,7 +613,7 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
     cost.n = 0;
     clt_attr_str(&cost, "cltrace.sampling", sampling);
     static char cmdline[1024];
-    if (command_line(cmdline, sizeof cmdline))     /* what the report's commands (cltrace try) rerun */
+    if (clt_command_line(cmdline, sizeof cmdline))     /* what the report's commands (cltrace try) rerun */
         clt_attr_str(&cost, "cltrace.cmdline", cmdline);
     clt_attr_int(&cost, "cltrace.spilled_bytes", (int64_t)clt_spill_total());
     if (exit_how) {      /* no atexit handler ran: the objects held are held at that call */

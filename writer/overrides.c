@@ -15,7 +15,7 @@
 #define MAX_PROGRAMS 240
 #define MAX_NOTES 64
 static const char *const what_names[] = { "program", "source", "options", "local", "failed" };
-static char programs[MAX_PROGRAMS][CLT_MAX_STR + 64];
+static char programs[MAX_PROGRAMS][2 * CLT_MAX_STR + 32];
 static uint64_t program_ids[MAX_PROGRAMS];
 static unsigned n_programs;
 static char notes[MAX_NOTES][CLT_MAX_STR + 16];

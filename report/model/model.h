@@ -126,9 +126,9 @@ struct rm_hint {                /* a kernel-source heuristic hit (source.c) */
 
 struct rm_program {
     uint64_t id;
-    char file[96];              /* the name `cltrace --programs` gives it (FIRSTKERNEL-HASH.cl); "" unknown */
     int uses_float;             /* float math that fast-math options speed up (source.c) */
     int builds, fast_math;      /* fast_math: a build with -cl-mad-enable or -cl-fast-relaxed-math */
+    char file[96];              /* the name `cltrace --programs` gives it (FIRSTKERNEL-HASH.cl); "" unknown */
 };
 
 enum { RM_H2D, RM_D2H, RM_D2D, RM_FILL, RM_DIRS };

@@ -203,7 +203,8 @@ static void source_and_build(void)
     struct rm_hint h[2] = { { "strided-access", "transpose", "out[x * n + y]", "stride n", 7, 2, 14 },
                             { "double-literals", "unused", "2.0", "double literal", 7, 1, 3 } };
     struct rm_kernel k = { .name = "transpose", .launches = 1 };
-    struct rm_program p[2] = { { 7, 1, 1, 0 }, { 8, 1, 1, 1 } };   /* float code: without, with fast math */
+    struct rm_program p[2] = { { .id = 7, .uses_float = 1, .builds = 1, .fast_math = 0 },   /* float code: without, */
+                               { .id = 8, .uses_float = 1, .builds = 1, .fast_math = 1 } };   /* with fast math */
     m.hints = h, m.n_hints = 2, m.kernels = &k, m.n_kernels = 1, m.programs = p, m.n_programs = 2;
     struct findings fs = { 0 };
     family("strided-access")(&m, &th, &fs);

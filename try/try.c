@@ -41,10 +41,14 @@ static void usage(FILE *f)
             TRY_MAX_RUNS);
 }
 
+/* dst += sep v (no sep when dst is empty); what does not fit whole is left out. */
 static void append(char *dst, size_t cap, const char *sep, const char *v)
 {
-    size_t n = strlen(dst);
-    snprintf(dst + n, cap - n, "%s%s", n ? sep : "", v);
+    size_t n = strlen(dst), a = n ? strlen(sep) : 0, b = strlen(v);
+    if (n + a + b + 1 > cap)
+        return;
+    memcpy(dst + n, sep, a);
+    memcpy(dst + n + a, v, b + 1);
 }
 
 /* The kernels an override file (or a folder's .cl files) defines; -1 when

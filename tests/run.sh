@@ -780,7 +780,7 @@ t_stacks_show_inlined_calls() {
     traced "$WORK/wg" "$B/examples/workgroup" > /dev/null
     "$B/cltrace-report" "$(trace_of "$WORK/wg")" > "$WORK/wg.raw" || true
     unwrap "$WORK/wg.raw" > "$WORK/wg.txt"
-    grep -Eq 'work-group-multiple: saxpy global=1048600 local=100, launched from launch \(examples/workgroup/workgroup.c:[0-9]+\)$' "$WORK/wg.txt"
+    grep -Eq 'work-group-multiple: saxpy global=1049600 local=100, launched from launch \(examples/workgroup/workgroup.c:[0-9]+\)$' "$WORK/wg.txt"
     traced "$WORK/st" "$B/examples/transfers" > /dev/null
     "$B/cltrace-report" "$(trace_of "$WORK/st")" > "$WORK/st.raw" || true
     unwrap "$WORK/st.raw" > "$WORK/st.txt"

@@ -357,6 +357,7 @@ static void calibrate(struct clt_thread *th, void *queue, void *dev, int cpu_dev
     qsort(without, n, sizeof *without, cmp_u64);
     qsort(with, n, sizeof *with, cmp_u64);
     uint64_t penalty = write_penalty_of(&cal);
+    clt_sample_event_price(with[n / 2] > without[n / 2] ? with[n / 2] - without[n / 2] : 0);   /* the budget's */
     struct clt_extra x;
     struct clt_rec *rec = special_begin(th, EVC_N, &x);
     if (rec) {
@@ -378,7 +379,7 @@ enum { PROFILING_ADDED = 1, LEFT_PLAIN = 2 };
  * where the device may switch it (not yet tried, or tried and able). */
 static int leave_plain(void *device, uint64_t app_props)
 {
-    return clt_sampling && !(app_props & (CL_QUEUE_PROFILING_ENABLE_ | 4 /* ON_DEVICE */)) &&
+    return clt_sample_fixed() && !(app_props & (CL_QUEUE_PROFILING_ENABLE_ | 4 /* ON_DEVICE */)) &&
            !clt_profiling_refused(device);
 }
 

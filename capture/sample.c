@@ -1,34 +1,74 @@
-/* CLTRACE_SAMPLE: an overhead budget for launch-heavy programs.
+/* Which device commands are timed (CLTRACE_SAMPLE, CLTRACE_BUDGET).
  *
- * On some drivers the event that times a command costs more than the launch
- * itself (NVIDIA: ~7.5 us against ~4 us; README). With sampling on, of the
- * commands for which the app asked no event, cltrace times: every launch of
- * a kernel with one launch configuration the first FIRST times, then one in
- * EVERY; every transfer of at least BYTES; other commands like launches,
- * keyed by the command (and its size). The host side of every call is still
- * recorded; an enqueue that was not timed says so in the trace ("sampled
- * out"), and the report extrapolates each kernel's device time from its
- * sample. Commands whose event the app asked for are always timed (the app
- * paid for the event already). */
+ * Timing a command costs what the driver charges for its event (NVIDIA: ~8
+ * us a launch against ~4 us untimed; README) and collecting its completion.
+ * On a program that launches small kernels by the thousand that price
+ * becomes the program's time, so by default it is held to a budget:
+ *   - every command is timed while the timing cost so far stays within
+ *     CLTRACE_BUDGET (5 %) of the run so far;
+ *   - past it, the first 16 of each key (a kernel with its launch
+ *     configuration; a transfer command with its size) are still timed, and
+ *     of the rest as many as the budget allows: a command is timed when the
+ *     cost so far plus its price fits, which samples the hottest keys at
+ *     the rate that keeps within the budget;
+ *   - transfers of 1 MiB and more are always timed.
+ * The price: the event's, measured by the calibration on each device's first
+ * queue (the most of any device), plus the collector's CPU time per
+ * completion so far. A program that is not launch-bound never reaches its
+ * budget: every command is timed, as with `all`.
+ * `all` times every command; `1` or FIRST,EVERY[,BYTES] a fixed sample
+ * (first N of each key, then 1 in M), with queues left plain and profiling
+ * switched per timed command (queues.c). Commands whose event the app asked
+ * for are always timed (the app paid for the event already). The host side
+ * of every call is recorded; an untimed enqueue says so in the trace
+ * ("sampled out"), and the report extrapolates each kernel's device time. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "shim.h"
 #include "hooks.h"
 
 int clt_sampling;
 static struct clt_sample params;
+static uint64_t start_ns;                   /* CLOCK_MONOTONIC_COARSE at load */
+static uint64_t start_mono, start_ticks;    /* clt_now() ticks against ns since load */
+static _Atomic uint64_t event_price_ns = 2000;   /* until a calibration measured one */
 
 void clt_sample_load(void)
 {
-    if (clt_sample_parse(clt_cfg.SAMPLE, &params) != 0)
-        clt_msg("CLTRACE_SAMPLE=%s: expected 1 or FIRST,EVERY[,BYTES]; every command is timed", clt_cfg.SAMPLE);
+    if (clt_sample_parse(clt_cfg.SAMPLE, clt_cfg.BUDGET, &params) != 0)
+        clt_msg("CLTRACE_SAMPLE=%s CLTRACE_BUDGET=%s: expected all, 1 or FIRST,EVERY[,BYTES], and a percentage "
+                "above 0; every command is timed", clt_cfg.SAMPLE, clt_cfg.BUDGET);
     if (params.on && clt_fp_on) {   /* the first NaN needs every command */
-        clt_msg("CLTRACE_SAMPLE is off while fingerprinting: every command is timed and fingerprinted");
+        if (params.mode == CLT_SAMPLE_FIXED)
+            clt_msg("CLTRACE_SAMPLE is off while fingerprinting: every command is timed and fingerprinted");
         params.on = 0;
     }
     clt_sampling = params.on;
+    start_ns = clt_clock_ns(CLOCK_MONOTONIC_COARSE);
+    start_mono = clt_clock_ns(CLOCK_MONOTONIC);
+    start_ticks = clt_now();
+}
+
+int clt_sample_fixed(void)
+{
+    return params.on && params.mode == CLT_SAMPLE_FIXED;
+}
+
+/* The calibration measured what an event adds on a device (clt_now() ticks;
+ * their rate: the clocks' since load, some milliseconds at least by then). */
+void clt_sample_event_price(uint64_t ticks)
+{
+    uint64_t t = clt_now(), mono = clt_clock_ns(CLOCK_MONOTONIC);
+    uint64_t ns = t > start_ticks && mono > start_mono ? (uint64_t)((double)ticks * (double)(mono - start_mono) /
+                                                                    (double)(t - start_ticks)) : ticks;
+    uint64_t cur = __atomic_load_n(&event_price_ns, __ATOMIC_RELAXED);
+    static int measured;
+    if (!measured || ns > cur)
+        __atomic_store_n(&event_price_ns, ns, __ATOMIC_RELAXED);
+    measured = 1;
 }
 
 /* A kernel and its launch configuration, as one key. */
@@ -43,14 +83,42 @@ uint64_t clt_launch_key(const void *kernel, uint32_t work_dim, const void *gws, 
     return h;
 }
 
+/* What timing one more command costs now (ns): the event's price, and what
+ * the collector and the writer spent on each completion so far (1 us each
+ * until they have handled one). */
+static uint64_t price(void)
+{
+    uint64_t done = __atomic_load_n(&clt_collected_paused, __ATOMIC_RELAXED) +
+                    __atomic_load_n(&clt_collected_forced, __ATOMIC_RELAXED);
+    uint64_t drawn = __atomic_load_n(&clt_writer_commands, __ATOMIC_RELAXED);
+    uint64_t collect = done ? __atomic_load_n(&clt_collector_cpu_ns, __ATOMIC_RELAXED) / done : 1000;
+    uint64_t write = drawn ? __atomic_load_n(&clt_writer_command_ns, __ATOMIC_RELAXED) / drawn : 1000;
+    return __atomic_load_n(&event_price_ns, __ATOMIC_RELAXED) + collect + write;
+}
+
+/* The budget: 1 when one more timed command fits (and it is charged). */
+static int within_budget(int must)
+{
+    uint64_t p = price();
+    __atomic_store_n(&clt_budget_price_ns, p, __ATOMIC_RELAXED);
+    if (!must) {
+        uint64_t ran = clt_clock_ns(CLOCK_MONOTONIC_COARSE) - start_ns;
+        if (__atomic_load_n(&clt_budget_spent_ns, __ATOMIC_RELAXED) + p > (uint64_t)((double)ran * params.budget / 100))
+            return 0;
+    }
+    __atomic_fetch_add(&clt_budget_spent_ns, p, __ATOMIC_RELAXED);
+    return 1;
+}
+
 /* Launch counts by key: open addressing, lock-free; a full table times. */
 #define SLOTS 8192
 static struct { _Atomic uint64_t key, count; } table[SLOTS];
 
 int clt_sample_take(unsigned fn, uint64_t key, uint64_t bytes)
 {
+    int budget = params.mode == CLT_SAMPLE_BUDGET;
     if (bytes >= params.bytes)
-        return 1;
+        return budget ? within_budget(1) : 1;
     key = (key ^ (uint64_t)fn << 48 ^ bytes * 0xff51afd7ed558ccdull) | 1;
     for (unsigned i = 0, s = (unsigned)(key >> 17) % SLOTS; i < 64; i++, s = (s + 1) % SLOTS) {
         uint64_t cur = __atomic_load_n(&table[s].key, __ATOMIC_ACQUIRE);
@@ -65,10 +133,11 @@ int clt_sample_take(unsigned fn, uint64_t key, uint64_t bytes)
         if (cur != key)
             continue;
         uint64_t n = __atomic_fetch_add(&table[s].count, 1, __ATOMIC_RELAXED);
-        int take = n < params.first || (n - params.first) % params.every == 0;
+        int take = budget ? within_budget(n < params.first)
+                          : n < params.first || (n - params.first) % params.every == 0;
         if (!take)
             clt_collect_busy();  /* the app enqueues, untimed: the collector keeps out of the driver */
         return take;
     }
-    return 1;
+    return budget ? within_budget(1) : 1;
 }

@@ -48,10 +48,20 @@ void clt_msg(const char *fmt, ...)
     (void)w;
 }
 
-int clt_sample_parse(const char *spec, struct clt_sample *s)
+int clt_sample_parse(const char *spec, const char *budget, struct clt_sample *s)
 {
-    *s = (struct clt_sample){ 0, 16, 256, 1u << 20 };   /* README: "Launch-heavy programs" */
-    if (!spec || !*spec || !strcmp(spec, "0"))
+    *s = (struct clt_sample){ 0, 16, 256, 1u << 20, CLT_SAMPLE_ALL, 5 };   /* README: "Launch-heavy programs" */
+    if (!spec || !*spec || !strcmp(spec, "budget")) {
+        char *end = NULL;
+        double b = budget && *budget ? strtod(budget, &end) : 5;
+        if (end && (*end || !(b > 0 && b <= 100)))
+            return -1;
+        s->budget = b;
+        s->mode = CLT_SAMPLE_BUDGET;
+        s->on = 1;
+        return 0;
+    }
+    if (!strcmp(spec, "0") || !strcmp(spec, "all"))
         return 0;
     if (strcmp(spec, "1") != 0) {
         unsigned long long f = 0, e = 0, b = s->bytes;
@@ -63,6 +73,7 @@ int clt_sample_parse(const char *spec, struct clt_sample *s)
         s->every = e;
         s->bytes = b;
     }
+    s->mode = CLT_SAMPLE_FIXED;
     s->on = 1;
     return 0;
 }
@@ -71,6 +82,10 @@ void clt_sample_describe(const struct clt_sample *s, char *buf, unsigned long ca
 {
     if (!s->on)
         snprintf(buf, cap, "off");
+    else if (s->mode == CLT_SAMPLE_BUDGET)
+        snprintf(buf, cap, "budget %g %%: every command timed while timing costs at most %g %% of the run so far, "
+                 "then the first %llu of each launch configuration and transfer size and as many as the budget "
+                 "allows; transfers of %llu bytes and more always", s->budget, s->budget, s->first, s->bytes);
     else
         snprintf(buf, cap, "first %llu, then 1 in %llu; transfers of %llu bytes and more always", s->first,
                  s->every, s->bytes);

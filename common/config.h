@@ -19,7 +19,8 @@
     X(QUIET,     bool, "0",                      "1: no messages on stderr") \
     X(CHILDREN,  bool, "1",                      "0: trace this process only, not the programs it runs (cltrace --no-children)") \
     X(BREAK,     str,  "",                       "stop in the debugger (SIGTRAP, only when one is attached) on: error (a call fails), leak (objects definitely lost or growing at exit), nan (a fingerprinted command left a NaN or infinity in a buffer it may write: CLTRACE_FINGERPRINT), all; several with commas") \
-    X(SAMPLE,    str,  "",                       "time only a sample of the device commands the app asks no event for: 1 (first 16 launches of each kernel and launch configuration, then 1 in 256; transfers of 1 MiB and more always) or FIRST,EVERY[,BYTES]; every host call is still recorded (cltrace --sample)") \
+    X(SAMPLE,    str,  "",                       "which device commands the app asks no event for are timed: by default every one until timing them would cost more than CLTRACE_BUDGET of the run so far, then the first 16 of each kernel launch configuration and transfer size and as many more as the budget allows (transfers of 1 MiB and more always); all: every one; 1: the first 16 of each, then 1 in 256; FIRST,EVERY[,BYTES]; every host call is still recorded (cltrace --sample)") \
+    X(BUDGET,    str,  "5",                      "with the default sampling: what timing device commands may cost, in percent of the run so far (each timed command's price: what an event costs on its device, measured at its first queue, and collecting its completion)") \
     X(FINGERPRINT, str, "",                     "after each chosen command, a fingerprint of every buffer it may have written (a hash; NaN, infinities, denormals, min, max, sum of float data), read back behind it: 1 or all (every kernel launch, buffer write, copy, fill), else a comma list of KERNEL-GLOB (or a command's name: clEnqueueReadBuffer fingerprints what the app reads back), KERNEL-GLOB@N (its N-th launch), #N (the N-th such command), count=N (at most N); builds get -cl-kernel-arg-info, sampling is off (cltrace --fingerprint)") \
     X(CAPTURE,   str,  "",                       "capture the chosen kernel launches, each into a folder that `cltrace replay` runs again (its program, arguments, buffers before and after): KERNEL-GLOB, KERNEL-GLOB@N (its N-th launch), #N (the N-th kernel launch), count=N, comma-separated; builds get -cl-kernel-arg-info; each chosen launch waits for its queue and copies its buffers twice (cltrace --capture)") \
     X(CAPTURE_DIR, str, "cltrace-capture",       "where CLTRACE_CAPTURE writes: one folder KERNEL@N per captured launch") \
@@ -48,9 +49,11 @@ extern const unsigned clt_n_options;
 
 void clt_config_load(struct clt_config *c);   /* from the environment */
 
-/* CLTRACE_SAMPLE, read: "" or "0" off, "1" the defaults, "FIRST,EVERY[,BYTES]". */
-struct clt_sample { int on; unsigned long long first, every, bytes; };
-int clt_sample_parse(const char *spec, struct clt_sample *s);    /* -1: cannot read it (then off) */
+/* CLTRACE_SAMPLE, read: "" the budget (CLTRACE_BUDGET, percent), "all" or
+ * "0" every command timed, "1" the fixed defaults, "FIRST,EVERY[,BYTES]". */
+enum clt_sample_mode { CLT_SAMPLE_ALL, CLT_SAMPLE_FIXED, CLT_SAMPLE_BUDGET };
+struct clt_sample { int on; unsigned long long first, every, bytes; enum clt_sample_mode mode; double budget; };
+int clt_sample_parse(const char *spec, const char *budget, struct clt_sample *s);   /* -1: cannot read it (then all) */
 void clt_sample_describe(const struct clt_sample *s, char *buf, unsigned long cap);
 
 extern struct clt_config clt_cfg;             /* the process's, loaded by the shim */

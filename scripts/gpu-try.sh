@@ -2,7 +2,8 @@
 # The examples' fixes tried in the programs on an NVIDIA GPU (not in `make
 # test`: CI has no GPU): `cltrace try` with each example's fix as an override
 # (examples/*/fix.cl) or a local size, beside the problem and fixed examples
-# measured the same way (traced, interleaved, the kernel's device time). The
+# measured the same way (traced with the same fingerprints, interleaved, the
+# kernel's device time). The
 # table goes to stdout, every run's traces to OUTDIR.
 #   scripts/gpu-try.sh [OUTDIR] [RUNS]     (default build/gpu-try, 5)
 set -uo pipefail
@@ -30,7 +31,9 @@ for spec in "nbody:nbody_naive:nbody_tiled:--override examples/nbody/fix.cl" \
     echo "$x: cltrace try exit $?"
     for i in $(seq "$RUNS"); do
         for v in "" --fixed; do
-            build/cltrace -o "$OUT/ex-$x$v-$i/" -- "build/examples/$x" $v > /dev/null || rc=1
+            # as try measures: the same fingerprints (its kernels, what is read back)
+            CLTRACE_FINGERPRINT="$k0,$k1,clEnqueueReadBuffer" build/cltrace -o "$OUT/ex-$x$v-$i/" -- \
+                "build/examples/$x" $v > /dev/null || rc=1
         done
     done
 done

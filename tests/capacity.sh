@@ -11,8 +11,9 @@ t_threads_pocl_exact() {
 t_collector_tsan() {
     # the completion collector (its own thread, a lock-free hand-over ring)
     # under ThreadSanitizer: 20,000 launches, each handed over and collected
+    # (every one timed: --sample=all)
     local out
-    out=$(CLTRACE_LIBRARY=$T/libfakecl.so TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
+    out=$(CLTRACE_SAMPLE=all CLTRACE_LIBRARY=$T/libfakecl.so TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
           CLTRACE_OUTPUT="$WORK/tc.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$B/tsan/libcltrace.so \
           "$T/bench_calls-tsan" ndrange 20000 --fake 2>&1)
     ! echo "$out" | grep -q ThreadSanitizer || { echo "$out" | head -30; return 1; }

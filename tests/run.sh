@@ -410,9 +410,10 @@ report_formats() {   # report_formats TRACE DIR: the report in every format, int
 }
 
 t_launch_loop_every_command_timed() {
-    # 2,000 launches back to back: each one timed (device slice, flow), the
-    # clock tied by calibration markers, cltrace's own cost in every format
-    traced "$WORK/ll" "$T/bench_calls" launch 2000 > /dev/null
+    # 2,000 launches back to back, every one timed (--sample=all): each a
+    # device slice with its flow, the clock tied by calibration markers,
+    # cltrace's own cost in every format
+    CLTRACE_SAMPLE=all traced "$WORK/ll" "$T/bench_calls" launch 2000 > /dev/null
     $PY tests/checks.py launches "$(trace_of "$WORK/ll")" 2000
     report_formats "$(trace_of "$WORK/ll")" "$WORK/llr"
     $PY tests/checks.py report_selfcost "$WORK/llr"
@@ -480,6 +481,38 @@ assert 16 < s["launches_timed"] < 2001 and s["sampling"].startswith("first 16, t
     # the launcher's flag sets the same option
     "$B/cltrace" -q -o "$WORK/lf.%p.pftrace" --sample=16,64 "$T/bench_calls" launch 500 > /dev/null
     $PY tests/checks.py launches "$(trace_of "$WORK/lf")" 500 16,64
+}
+
+t_launch_loop_budget_by_default() {
+    # by default a launch-bound loop is timed within the budget (5 % of the
+    # run): the first 16 launches, then a sample; every untimed launch is an
+    # estimated slice on its queue (lint clean), counted in busy; the first
+    # screen says so in one line, the JSON names the mode
+    traced "$WORK/lb" "$T/bench_calls" launch 20000 > /dev/null
+    local t; t=$(trace_of "$WORK/lb")
+    [ ! -x "$LINT" ] || lint "$t"
+    "$B/cltrace-report" "$t" > "$WORK/lb.raw" || true
+    unwrap "$WORK/lb.raw" > "$WORK/lb.txt"
+    grep -Eq "^sample: timed 16 of each of 1 launch configuration, then 1 in [0-9]+ \([0-9,]+ of 20,001 launches\): (within|over) the 5 % budget \(?timing cost [0-9.]+ ms.*; the [0-9,]+ others drawn where they ran, estimated" "$WORK/lb.txt" ||
+        { grep "^sample" "$WORK/lb.txt"; return 1; }
+    "$B/cltrace-report" --format json "$t" | $PY -c '
+import json, sys
+r = json.load(sys.stdin)
+s, k = r["self_cost"], r["kernels"][0]
+assert s["sampling_mode"] == "budget" and s["sampling"].startswith("budget 5 %"), s
+b = s["budget"]
+assert 16 <= k["timed_launches"] < k["launches"] == 20001, k
+assert b["estimated_commands"] == k["launches"] - k["timed_launches"], (b, k)
+d = r["summary"]["device"]
+timed_ns = k["device_ns"] * k["timed_launches"] / k["launches"]
+assert d["kernel_ns"] > 2 * timed_ns, (d, k)   # the estimated slices count in busy
+print("timed", k["timed_launches"], "estimated", b["estimated_commands"], "busy %", d["busy_percent"])'
+    # --sample=all: every command timed, nothing estimated
+    "$B/cltrace" -q -o "$WORK/la.%p.pftrace" --sample=all "$T/bench_calls" launch 2000 > /dev/null
+    "$B/cltrace-report" --format json "$(trace_of "$WORK/la")" | $PY -c '
+import json, sys
+r = json.load(sys.stdin)
+assert r["self_cost"]["sampling_mode"] == "all" and r["kernels"][0]["timed_launches"] == 2001, r["self_cost"]'
 }
 
 t_leaks_classified() {
@@ -1097,7 +1130,7 @@ source tests/python.sh
 source tests/try.sh
 
 # Tests that judge time or load: alone, after the others.
-ALONE=" try_examples_fixes_measured_as_the_fixed_examples ctl_answers_under_load clock_kept_fresh_while_commands_run teardown_check_runs_each_condition
+ALONE=" try_examples_fixes_measured_as_the_fixed_examples launch_loop_budget_by_default ctl_answers_under_load clock_kept_fresh_while_commands_run teardown_check_runs_each_condition
   selfcost_check_adds_pairs_only_within_noise stalled_disk_never_hangs_the_app
   gpu_measuring_programs_build_and_check_on_pocl threads_8x1M_defaults_lossless threads_8x1M_tsan_lossless
   mpi_wait_with_idle_device_found_and_fixed mpi_two_hosts_one_timeline tune_workgroup_picks_a_preferred_multiple

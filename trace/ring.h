@@ -20,5 +20,11 @@ extern _Atomic uint64_t clt_paced_wait_ticks;
 /* Completions the collector recorded: where the app had paused, while it
  * was enqueuing (a backlog past its bound, a released queue), at its exit. */
 extern _Atomic uint64_t clt_collected_paused, clt_collected_forced, clt_collected_exit;
+/* CLTRACE_SAMPLE's budget (capture/sample.c): what timing the commands timed
+ * cost (ns, each at the price of its time), the price last charged */
+extern _Atomic uint64_t clt_budget_spent_ns, clt_budget_price_ns;
+/* the writer's time drawing device commands (ns) and how many: what a timed
+ * command costs it, for the budget's price */
+extern _Atomic uint64_t clt_writer_command_ns, clt_writer_commands;
 
 #endif

@@ -134,6 +134,7 @@ static struct clt_queue *queue_get(struct clt_writer *w, uint64_t handle)
         q = &m->queues[m->n_queues++];
     if (!q)
         return NULL;
+    free(q->est);              /* a slot used before: its untimed launches were drawn when it went idle */
     memset(q, 0, sizeof *q);
     q->handle = handle;
     q->id = id;
@@ -283,10 +284,37 @@ static void mem_in_flight(struct clt_devmodel *m, const struct clt_flow *f)
         mo->inflight++;
 }
 
+uint64_t clt_dm_launch_key(uint64_t kernel_id, uint32_t work_dim, const uint64_t *gws, const uint64_t *lws,
+                           int lws_null)
+{
+    uint64_t h = kernel_id * 0x9E3779B97F4A7C15ull ^ work_dim ^ (uint64_t)lws_null << 8;
+    for (uint32_t i = 0; i < work_dim && i < 3; i++) {
+        h = (h ^ gws[i]) * 0x100000001B3ull;
+        h = (h ^ (lws_null ? 0 : lws[i])) * 0x100000001B3ull;
+    }
+    return h | 1;
+}
+
+/* An untimed launch kept on its queue for estimated.c (a full list: not drawn). */
+static void est_push(struct clt_queue *q, uint64_t h0, uint64_t kernel_id, const struct clt_untimed *u)
+{
+    if (q->n_est == q->cap_est) {
+        unsigned cap = q->cap_est ? q->cap_est * 2 : 64;
+        struct clt_est *e = cap <= 1u << 20 ? realloc(q->est, cap * sizeof *e) : NULL;
+        if (!e)
+            return;
+        q->est = e;
+        q->cap_est = cap;
+    }
+    q->est[q->n_est++] = (struct clt_est){ h0, clt_dm_launch_key(kernel_id, u->work_dim, u->gws, u->lws,
+                                                                   (int)u->lws_null), kernel_id };
+}
+
 /* An enqueue CLTRACE_SAMPLE left untimed: counted on its device and, for a
  * launch, on its kernel and launch configuration (the report extrapolates
- * the kernel's device time from the launches that were timed). */
-static void sampled_out(struct clt_writer *w, const struct clt_rec *rec, unsigned fn)
+ * the kernel's device time from the launches that were timed), and kept on
+ * its queue to be drawn as an estimated slice (estimated.c). */
+static void sampled_out(struct clt_writer *w, const struct clt_rec *rec, unsigned fn, uint64_t t0)
 {
     struct clt_devmodel *m = w->dev;
     struct clt_queue *q = queue_get(w, rec->arg[0]);
@@ -306,6 +334,10 @@ static void sampled_out(struct clt_writer *w, const struct clt_rec *rec, unsigne
         memcpy(u.lws, a, (n < 3 ? n : 3) * 8);
     else
         u.lws_null = 1;
+    if (q && k) {
+        est_push(q, t0, k->id, &u);
+        k->inflight++;        /* its facts kept until estimated.c draws it */
+    }
     for (unsigned i = 0; i < m->n_untimed; i++) {
         struct clt_untimed *x = &m->untimed_launches[i];
         if (!strcmp(x->name, u.name) && x->work_dim == u.work_dim && x->lws_null == u.lws_null &&
@@ -446,7 +478,7 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
             clt_cost_on_write(w, wq->dev, seq);
     }
     if (flow == CLT_FLOW_SAMPLED_OUT) {
-        sampled_out(w, rec, fn);
+        sampled_out(w, rec, fn, t0);
         return;
     }
     struct clt_flow *f = flow ? clt_dm_flow_slot(m, flow, 1) : NULL;

@@ -11,6 +11,7 @@
 #include "emit.h"
 #include "fingerprints.h"
 #include "trace/cltrace.pb-c.h"
+#include "trace/ring.h"
 #include "trace/tables.h"
 
 typedef Perfetto__Protos__TrackEvent Event;
@@ -158,6 +159,8 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     }
     if (end < start)
         end = start;
+    if (q->n_est)             /* untimed launches enqueued before it: in the gap before it (estimated.c) */
+        clt_est_draw(w, q, f ? f->h0 : start, start);
 
     Ann a[48], *ap[48], elems[8 + CLT_FLOW_ARGS], *ep[8 + CLT_FLOW_ARGS];
     unsigned na = 0, ne = 0;
@@ -275,6 +278,8 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     end_e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
     end_e.track_uuid = track;
     clt_put_own_event(w, end, &end_e);
+    q->est_end = end;
+    clt_est_timed(f, v[CMD_END] - v[CMD_START]);
     /* the facts this command used may now go, if the app released them */
     if (k && --k->inflight <= 0 && k->refs <= 0)
         clt_dm_kern_del(m, k->id);
@@ -283,9 +288,21 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
         free(clt_map_del(&m->mems, used->id));
     if (q->in_flight > 0)
         q->in_flight--;
-    if (q->refs <= 0 && q->in_flight == 0)
+    if (q->refs <= 0 && q->in_flight == 0) {
+        clt_est_draw(w, q, UINT64_MAX, UINT64_MAX);
         q->id = 0;          /* released and idle: its slot is free again */
+    }
     clt_counter(w, q->counter_uuid, end, q->in_flight);
+}
+
+/* emit_command, timed: the budget's price of a timed command (capture/sample.c) */
+static void emit_command_timed(struct clt_writer *w, const struct clt_rec *rec, const struct clt_flow *f)
+{
+    uint64_t t0 = clt_boottime_ns(), est0 = clt_est_draw_ns();
+    emit_command(w, rec, f);
+    uint64_t took = clt_boottime_ns() - t0, est = clt_est_draw_ns() - est0;   /* the untimed ones' not counted */
+    __atomic_fetch_add(&clt_writer_command_ns, took > est ? took - est : 0, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&clt_writer_commands, 1, __ATOMIC_RELAXED);
 }
 
 static struct clt_flow *flow_find(struct clt_devmodel *m, uint64_t flow)
@@ -307,7 +324,7 @@ static void command_record(struct clt_writer *w, const struct clt_rec *rec, int 
     }
     if (!f)
         m->unmatched++;
-    emit_command(w, rec, f);
+    emit_command_timed(w, rec, f);
     if (f)
         clt_dm_flow_done(m, f);
 }
@@ -332,7 +349,7 @@ void clt_dev_flush_pending(struct clt_writer *w, int final)
         if (f || final || now > clt_clock_to_ns(&w->clock, r->t0) + PENDING_NS) {
             if (!f)
                 m->unmatched++;
-            emit_command(w, r, f);
+            emit_command_timed(w, r, f);
             if (f)
                 clt_dm_flow_done(m, f);
             free(r);
@@ -341,6 +358,8 @@ void clt_dev_flush_pending(struct clt_writer *w, int final)
         }
     }
     m->n_pending = keep;
+    if (final)
+        clt_est_final(w);
 }
 
 void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec)
@@ -435,6 +454,16 @@ void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
     clt_attr_int(&a, "cltrace.device_commands", (int64_t)m->commands);
     clt_attr_int(&a, "cltrace.commands_unmatched", (int64_t)m->unmatched);
     clt_attr_int(&a, "cltrace.commands_untimed", (int64_t)m->untimed);
+    clt_est_attrs(&a);
+    /* what timing the commands timed cost, measured at the end: their events
+     * at the dearest device's price, the collector's CPU, the writer's time
+     * drawing them (the budget, capture/sample.c, went by its estimate) */
+    uint64_t price = 0;
+    for (unsigned i = 0; i < m->n_devs; i++)
+        price = m->devs[i].event_cost_ns > price ? m->devs[i].event_cost_ns : price;
+    clt_attr_int(&a, "cltrace.timing_measured_ns", (int64_t)(price * m->commands +
+                 __atomic_load_n(&clt_collector_cpu_ns, __ATOMIC_RELAXED) +
+                 __atomic_load_n(&clt_writer_command_ns, __ATOMIC_RELAXED)));
     clt_attr_int(&a, "cltrace.commands_unfinished", (int64_t)unfinished);
     clt_attr_int(&a, "cltrace.queues_profiling_switched", (int64_t)m->queues_switched);
     if (clt_cfg.FINGERPRINT[0] && strcmp(clt_cfg.FINGERPRINT, "0") != 0) {

@@ -76,7 +76,16 @@ struct clt_queue {
     uint64_t sync_flow, sync_t;   /* a sync saw this flow's command over by sync_t (host ns) */
     uint64_t drawn_flow, drawn_end;   /* the latest command drawn, its END (device ns) */
     uint64_t counter_uuid;
+    /* launches CLTRACE_SAMPLE left untimed, in enqueue order, until the
+     * next timed command on the queue is drawn (estimated.c draws them
+     * before it); the end (host ns) of the last slice drawn on the queue */
+    struct clt_est *est;
+    unsigned n_est, cap_est;
+    uint64_t est_end;
 };
+/* An untimed launch: its enqueue (host ns), its kernel and launch
+ * configuration (clt_dm_launch_key) */
+struct clt_est { uint64_t h0, key, kernel_id; };
 
 struct clt_kernel_wg { uint64_t dev; uint64_t wg_size, pref_multiple, local_mem, private_mem; };
 struct clt_kern {
@@ -167,6 +176,9 @@ struct clt_kern *clt_dm_kern_get(struct clt_writer *w, uint64_t id, int create);
 void clt_dm_kern_del(struct clt_devmodel *m, uint64_t id);   /* its facts go */
 struct clt_flow *clt_dm_flow_slot(struct clt_devmodel *m, uint64_t flow, int create);
 void clt_dm_flow_done(struct clt_devmodel *m, struct clt_flow *f);   /* its command was drawn */
+/* A kernel object with its launch configuration, as one key (estimated.c). */
+uint64_t clt_dm_launch_key(uint64_t kernel_id, uint32_t work_dim, const uint64_t *gws, const uint64_t *lws,
+                           int lws_null);
 void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1, uint32_t seq);
 
 /* A host-to-device write: the command whose event has its own price and

@@ -182,6 +182,17 @@ void clt_windows_close(struct clt_writer *w, uint64_t ts, struct clt_attrs *a); 
 int clt_windows_seen(void);
 void clt_windows_forget(void);
 
+/* estimated.c: untimed launches as estimated slices on their queue (device_model.h's types) */
+struct clt_flow;
+struct clt_queue;
+void clt_est_timed(const struct clt_flow *f, uint64_t dur);   /* a timed launch: its configuration's mean */
+/* the queue's untimed launches enqueued before host ns `before`, in the gap up to `until` (UINT64_MAX: none) */
+void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, uint64_t until);
+void clt_est_final(struct clt_writer *w);                   /* the rest, after each queue's last slice */
+void clt_est_attrs(struct clt_attrs *a);
+uint64_t clt_est_draw_ns(void);                              /* the time spent drawing them so far */
+void clt_est_forget(void);
+
 /* overrides.c: program hashes and what an override did (override/), as
  * instants on the calling thread's track; their attributes at the end */
 void clt_override_emit(struct clt_writer *w, uint64_t thread_track, const struct clt_rec *rec);

@@ -606,12 +606,19 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
     clt_overrides_attrs(&W);
     clt_emit_footer(&W);
     static struct clt_attrs cost;
-    char sampling[160];
+    static char sampling[320];
     struct clt_sample smp;
-    clt_sample_parse(clt_cfg.SAMPLE, &smp);
+    clt_sample_parse(clt_cfg.SAMPLE, clt_cfg.BUDGET, &smp);
     clt_sample_describe(&smp, sampling, sizeof sampling);
     cost.n = 0;
     clt_attr_str(&cost, "cltrace.sampling", sampling);
+    clt_attr_str(&cost, "cltrace.sampling_mode", !smp.on ? "all" : smp.mode == CLT_SAMPLE_BUDGET ? "budget" : "fixed");
+    if (smp.on && smp.mode == CLT_SAMPLE_BUDGET) {   /* what timing cost against its budget */
+        clt_attr_int(&cost, "cltrace.budget_percent_x100", (int64_t)(smp.budget * 100));
+        clt_attr_int(&cost, "cltrace.budget_spent_ns", (int64_t)__atomic_load_n(&clt_budget_spent_ns, __ATOMIC_RELAXED));
+        clt_attr_int(&cost, "cltrace.budget_price_ns", (int64_t)__atomic_load_n(&clt_budget_price_ns, __ATOMIC_RELAXED));
+        clt_attr_int(&cost, "cltrace.budget_first", (int64_t)smp.first);
+    }
     static char cmdline[1024];
     if (clt_command_line(cmdline, sizeof cmdline))     /* what the report's commands (cltrace try) rerun */
         clt_attr_str(&cost, "cltrace.cmdline", cmdline);
@@ -683,6 +690,7 @@ void clt_writer_forget(void)
     clt_rec_forget();
     clt_windows_forget();
     clt_overrides_forget();
+    clt_est_forget();
     clt_own_threads_forget();
     clt_file_forget();
 }

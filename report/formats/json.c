@@ -169,6 +169,20 @@ static void findings(FILE *o, const struct rm_model *m, const struct findings *f
     fputc(']', o);
 }
 
+/* "sampling_mode": budget (the default), fixed (--sample), all; the budget's figures */
+static void sampling_mode(FILE *o, const struct rm_model *m)
+{
+    const struct rm_selfcost *c = &m->self;
+    fputs(",\"sampling_mode\":", o);
+    json_str(o, c->sampling_mode[0] ? c->sampling_mode : c->sampling[0] && strcmp(c->sampling, "off") ? "fixed" : "all");
+    if (!strcmp(c->sampling_mode, "budget"))
+        fprintf(o, ",\"budget\":{\"percent\":%g,\"spent_ns\":%llu,\"price_ns\":%llu,\"first\":%llu,"
+                   "\"measured_ns\":%llu,\"estimated_commands\":%llu}", c->budget_percent,
+                (unsigned long long)c->budget_spent_ns, (unsigned long long)c->budget_price_ns,
+                (unsigned long long)c->budget_first, (unsigned long long)c->timing_measured_ns,
+                (unsigned long long)m->estimated_commands);
+}
+
 static void selfcost(FILE *o, const struct rm_model *m, const struct cost_account *a)
 {
     const struct rm_selfcost *c = &m->self;
@@ -185,7 +199,7 @@ static void selfcost(FILE *o, const struct rm_model *m, const struct cost_accoun
                 (unsigned long long)c->paced_wait_ns, (unsigned long long)c->run_ns,
                 selfcost_percent(m), (unsigned long long)c->writer_cpu_ns, (unsigned long long)c->collector_cpu_ns,
                 (unsigned long long)c->exit_wait_ns);
-        json_str(o, c->sampling[0] ? c->sampling : "off");
+        json_str(o, c->sampling[0] ? c->sampling : "off"), sampling_mode(o, m);
         if (c->exit_known)
             fprintf(o, ",\"total_ns\":%llu,\"load_ns\":%llu,\"exit_ns\":%llu,\"cpus\":%llu,\"cpus_busy_percent\":%.1f,"
                        "\"process_cpu_ns\":%llu",

@@ -45,7 +45,12 @@ const char *rm_cut_short(const struct rm_model *m)
 
 int rm_sampled_timeline(const struct rm_model *m)
 {
-    return m->self.sampling[0] && strcmp(m->self.sampling, "off") != 0;
+    if (!m->self.sampling[0] || !strcmp(m->self.sampling, "off"))
+        return 0;
+    uint64_t untimed = 0;       /* commands left untimed, against those drawn where they ran (estimated) */
+    for (unsigned i = 0; i < m->n_dev; i++)
+        untimed += m->dev[i].sampled_out > 0 ? (uint64_t)m->dev[i].sampled_out : 0;
+    return untimed > m->estimated_commands;
 }
 
 void kernel_config(const struct rm_kernel *k, char *buf, size_t cap)

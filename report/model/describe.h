@@ -29,7 +29,8 @@ const char *rm_fpcmd_site(const struct rm_model *m, const struct rm_fpcmd *c);  
 void rm_fp_buffer_describe(const struct rm_model *m, const struct rm_fp *f, char *buf, size_t cap);
 /* The model's fingerprinted commands in enqueue order (#N): malloc'ed, n_fpcmds long. */
 const struct rm_fpcmd **rm_fp_order(const struct rm_model *m);
-/* Sampling was on: the untimed commands' time is unknown. */
+/* Sampling left commands untimed that the trace does not draw where they ran
+ * (estimated slices): their time is unknown, and so is the device's idle time. */
 int rm_sampled_timeline(const struct rm_model *m);
 
 #endif

@@ -301,11 +301,28 @@ static void device_command(struct rm_model *m, struct open_slice *o, uint64_t tu
         transfer_add(m, o, o->dur_ns ? o->dur_ns : dur);
 }
 
+/* A launch sampling left untimed, drawn where it ran (writer/estimated.c):
+ * the device's busy time and the timelines, not its kernel's (extrapolated
+ * from the launches timed, sampling.c) nor the timing evidence. */
+static void estimated_command(struct rm_model *m, struct open_slice *o, uint64_t tuuid, uint64_t dur)
+{
+    m->estimated_commands++;
+    m->estimated_ns += dur;
+    cmd_sample(m, tuuid, o->ts, dur, 1);
+    timeline_add(&m->tl, o->ts, o->ts + dur, 1, 0);
+    rm_device_command(m, o->dev_obj, o->ts, o->ts + dur, 1, 0);
+    rm_mpi_device(m, o->ts, o->ts + dur);
+}
+
 static void slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint64_t ts, int untimed)
 {
     struct open_slice *o = &t->stack[--t->depth];
     uint64_t dur = ts > o->ts ? ts - o->ts : 0;
     m->slices++;
+    if (o->estimated) {
+        estimated_command(m, o, tuuid, dur);
+        return;
+    }
     if (o->range || o->mpi) {
         if (o->range)
             rm_phase_range(m, o->phase, dur);

@@ -272,7 +272,11 @@ struct rm_selfcost {            /* what cltrace added to the run (selfcost.c) */
      * how many times */
     char own_priority[8], own_normal_why[160], own_lifted[80];
     uint64_t own_lifted_at_ns, own_lifts;
-    char sampling[160];         /* "off" or the sampling rule */
+    char sampling[320];         /* "off" or the sampling rule */
+    char sampling_mode[8];      /* "budget", "fixed", "all"; "" not stated (an older trace) */
+    double budget_percent;      /* the budget's: its percentage, what timing cost, a command's price, */
+    uint64_t budget_spent_ns, budget_price_ns, budget_first;   /* the first of each always timed */
+    uint64_t timing_measured_ns;   /* what timing the commands timed cost, measured at the end (0: not stated) */
     char exit_by[16];           /* "_exit", "_Exit", "quick_exit": no atexit handler ran; "" exit() */
     int exit_status;            /* its status + 1; 0: not stated */
 };
@@ -315,6 +319,7 @@ struct rm_model {
     struct rm_device dev[8];
     unsigned n_dev;
     uint64_t packets, slices, device_commands, dropped_calls;
+    uint64_t estimated_commands, estimated_ns;   /* untimed launches drawn where they ran (writer/estimated.c) */
     unsigned n_windows;                 /* CLTRACE_WINDOW: the windows the trace holds (0: the whole run) */
     uint64_t window_ns;                 /* their total length */
     char windows[512];                  /* "START-END;..." as the trace says (trace ns) */

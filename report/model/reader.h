@@ -51,6 +51,7 @@ static inline int cache_fit(void **arr, uint64_t *n, uint64_t iid, size_t elem)
 struct open_slice {             /* a BEGIN waiting for its END */
     uint64_t ts;
     int device, error;          /* a device command; an API call that failed */
+    int estimated;              /* a launch sampling left untimed, drawn where it ran (writer/estimated.c) */
     uint64_t bytes, dur_ns;
     uint64_t raw_queued, raw_start, raw_end;   /* a device command's own timestamps (devtiming.c) */
     int has_raw;                /* 1 start, 2 end, 4 queued */

@@ -29,6 +29,18 @@ static int machine_attr(struct rm_selfcost *c, const char *key, int64_t v, const
         c->own_lifts = v > 0 ? (uint64_t)v : 0;
     else if (!strcmp(key, "cltrace.sampling") && s)
         snprintf(c->sampling, sizeof c->sampling, "%s", s);
+    else if (!strcmp(key, "cltrace.sampling_mode") && s)
+        snprintf(c->sampling_mode, sizeof c->sampling_mode, "%s", s);
+    else if (!strcmp(key, "cltrace.budget_percent_x100"))
+        c->budget_percent = (double)v / 100;
+    else if (!strcmp(key, "cltrace.budget_spent_ns"))
+        c->budget_spent_ns = v > 0 ? (uint64_t)v : 0;
+    else if (!strcmp(key, "cltrace.budget_price_ns"))
+        c->budget_price_ns = v > 0 ? (uint64_t)v : 0;
+    else if (!strcmp(key, "cltrace.timing_measured_ns"))
+        c->timing_measured_ns = v > 0 ? (uint64_t)v : 0;
+    else if (!strcmp(key, "cltrace.budget_first"))
+        c->budget_first = v > 0 ? (uint64_t)v : 0;
     else if (!strcmp(key, "cltrace.exit_by") && s)
         snprintf(c->exit_by, sizeof c->exit_by, "%s", s);
     else if (!strcmp(key, "cltrace.exit_status"))

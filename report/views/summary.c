@@ -60,12 +60,59 @@ void summary_view(const struct rm_model *m, const struct findings *fs, struct su
     }
     selfcost_account(m, &v->cost);
     v->sampling = m->self.sampling[0] ? m->self.sampling : "off";
+    v->m = m;
     for (unsigned i = 0; i < m->n_kernels; i++) {
         v->timed_launches += m->kernels[i].timed;
         v->sampled_configs += m->kernels[i].untimed > 0;
+        if (m->kernels[i].untimed) {
+            v->sampled_launches += m->kernels[i].launches;
+            v->sampled_timed += m->kernels[i].timed;
+        }
     }
     if (v->device_known && !m->dt.unusable && (m->n_devs > 1 || (m->n_devs == 1 && m->devs[0].n_traces > 1)))
         v->n_devices = m->n_devs;
+}
+
+/* 20001 -> "20,001" */
+static const char *grouped(uint64_t n, char *buf, size_t cap)
+{
+    char raw[24];
+    int len = snprintf(raw, sizeof raw, "%llu", (unsigned long long)n), k = 0;
+    for (int i = 0; i < len && (size_t)k + 2 < cap; i++) {
+        if (i && (len - i) % 3 == 0)
+            buf[k++] = ',';
+        buf[k++] = raw[i];
+    }
+    buf[k] = 0;
+    return buf;
+}
+
+/* The default (CLTRACE_BUDGET): what was timed, and whether the budget held. */
+static void budget_words(const struct summary_view *v, char *buf, size_t cap)
+{
+    const struct rm_selfcost *c = &v->m->self;
+    uint64_t first = c->budget_first ? c->budget_first : 16, always = first * v->sampled_configs;
+    double every = v->sampled_timed > always ? (double)(v->sampled_launches - always) / (double)(v->sampled_timed - always)
+                                             : 0;
+    /* judged by what timing was measured to cost at the end, where the trace says */
+    uint64_t cost = c->timing_measured_ns ? c->timing_measured_ns : c->budget_spent_ns;
+    double pct = c->run_ns ? 100.0 * (double)cost / (double)c->run_ns : 0;
+    char a[32], b[32], e[32], held[240], est[160] = "";
+    if (pct <= c->budget_percent * 1.05)
+        snprintf(held, sizeof held, "within the %g %% budget (timing cost %.1f ms, %.1f %% of the run)",
+                 c->budget_percent, cost / 1e6, pct);
+    else
+        snprintf(held, sizeof held, "over the %g %% budget: timing cost %.1f ms (%.1f %% of the run; the budget "
+                 "counted %.1f us a command, %.1f ms): the first %llu of each configuration are always timed",
+                 c->budget_percent, cost / 1e6, pct, c->budget_price_ns / 1e3, c->budget_spent_ns / 1e6,
+                 (unsigned long long)first);
+    if (v->m->estimated_commands)
+        snprintf(est, sizeof est, "; the %s others drawn where they ran, estimated from their configuration's "
+                 "timed mean, and counted in busy", grouped(v->m->estimated_commands, e, sizeof e));
+    snprintf(buf, cap, "timed %llu of each of %u launch configuration%s, then 1 in %.0f (%s of %s launches): %s%s; "
+             "each kernel's device time extrapolated from its sample", (unsigned long long)first, v->sampled_configs,
+             v->sampled_configs == 1 ? "" : "s", every, grouped(v->timed_launches, a, sizeof a),
+             grouped(v->launches, b, sizeof b), held, est);
 }
 
 void summary_sampling_words(const struct summary_view *v, char *buf, size_t cap)
@@ -73,10 +120,18 @@ void summary_sampling_words(const struct summary_view *v, char *buf, size_t cap)
     buf[0] = 0;
     if (v->timed_launches >= v->launches || !v->sampled_configs)
         return;
-    snprintf(buf, cap, "%llu of %llu launches timed on the device (%u kernel launch configuration%s sampled: %s); "
+    if (v->m && !strcmp(v->m->self.sampling_mode, "budget")) {
+        budget_words(v, buf, cap);
+        return;
+    }
+    char e[32], est[160] = "";
+    if (v->m && v->m->estimated_commands)
+        snprintf(est, sizeof est, "; the %s others drawn where they ran, estimated from their configuration's timed "
+                 "mean, and counted in busy", grouped(v->m->estimated_commands, e, sizeof e));
+    snprintf(buf, cap, "%llu of %llu launches timed on the device (%u kernel launch configuration%s sampled: %s)%s; "
              "each kernel's device time extrapolated from its sample",
              (unsigned long long)v->timed_launches, (unsigned long long)v->launches, v->sampled_configs,
-             v->sampled_configs == 1 ? "" : "s", v->sampling);
+             v->sampled_configs == 1 ? "" : "s", v->sampling, est);
 }
 
 void summary_device_words(const struct rm_model *m, unsigned i, char *buf, size_t cap)

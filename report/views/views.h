@@ -53,6 +53,8 @@ struct summary_view {
      * kernel launch configurations, by what rule; timed == launches: none */
     uint64_t timed_launches;
     unsigned sampled_configs;
+    uint64_t sampled_launches, sampled_timed;   /* of the configurations sampled */
+    const struct rm_model *m;
     const char *sampling;
 };
 /* "sampled: 412 of 20,001 launches timed (3 kernel launch configurations;

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The default (CLTRACE_BUDGET) against --sample=all and untraced, measured
+# side by side (`make bench` runs it on PoCL; on a GPU host with
+# OCL_PLATFORM=NVIDIA):
+#   1. a launch-bound loop (bench_calls launch N): wall time per launch
+#      untraced, by default and with every command timed, interleaved REPS
+#      times (min, median); the report's own figure; each mode's kernel mean
+#      device time (the default's extrapolated from its sample);
+#   2. every example, problem and fixed: its findings (rule, where,
+#      severity) by default and with --sample=all, gains within 10 %.
+#   scripts/budget-check.sh [OUTDIR]     N=20000 REPS=5 OCL_PLATFORM=NVIDIA EXAMPLES=0 (skip 2)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${1:-build/budget-check}
+N=${N:-20000}
+REPS=${REPS:-5}
+mkdir -p "$OUT"
+rm -rf "${OUT:?}"/*
+export CLTRACE_QUIET=1 CLBENCH_PLATFORM=${OCL_PLATFORM:-}
+if [ "${OCL_PLATFORM:-}" = NVIDIA ]; then
+    # shellcheck source=scripts/nvidia-icd.sh
+    . scripts/nvidia-icd.sh
+    icd_only NVIDIA
+fi
+make -s all build/tests/bench_calls $(sed -n 's/^EXAMPLES := //p' Makefile | sed 's|\([a-z]*\)|build/examples/\1|g') \
+    > /dev/null || exit 1
+B=build
+run() {   # run MODE I: one loop; its wall ns per launch (and its trace in OUT/MODE-I/)
+    local mode=$1 i=$2
+    case $mode in
+        untraced) "$B/tests/bench_calls" launch "$N" ;;
+        default) CLTRACE_OUTPUT="$OUT/$mode-$i/" LD_PRELOAD=$PWD/$B/libcltrace.so "$B/tests/bench_calls" launch "$N" ;;
+        all) CLTRACE_SAMPLE=all CLTRACE_OUTPUT="$OUT/$mode-$i/" LD_PRELOAD=$PWD/$B/libcltrace.so \
+                 "$B/tests/bench_calls" launch "$N" ;;
+    esac | awk '/^wall_ns_per_call/ {print $2}'
+}
+modes=(untraced default all)
+for i in $(seq "$REPS"); do
+    for k in 0 1 2; do
+        m=${modes[$(( (k + i) % 3 ))]}      # each mode first, second and third in turn
+        echo "$m $(run "$m" "$i")" >> "$OUT/walls.txt"
+    done
+done
+/usr/bin/env python3 - "$OUT" "$B/cltrace-report" "$N" <<'PYEOF'
+import glob, json, statistics, subprocess, sys
+out, report, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+walls = {}
+for line in open(out + "/walls.txt"):
+    m, v = line.split()
+    walls.setdefault(m, []).append(float(v) / 1000)
+def rep(path):
+    return json.loads(subprocess.run([report, "--format", "json", path], capture_output=True, text=True).stdout)
+traced = {}
+for m in ("default", "all"):
+    for t in sorted(glob.glob("%s/%s-*/*.pftrace*" % (out, m))):
+        r = rep(t)
+        k = r["kernels"][0]
+        traced.setdefault(m, []).append((r["self_cost"]["percent"], k["device_ns"] / k["launches"], k["timed_launches"],
+                                         r["summary"]["device"]["busy_percent"]))
+u = min(walls["untraced"])
+print("launch-bound loop, %d launches, %d runs of each, interleaved: wall us per launch" % (n, len(walls["untraced"])))
+print("| mode | min | median | min / untraced min | the report's figure (median) | kernel mean ns (median) "
+      "| launches timed (median) | device busy % (median) |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
+for m in ("untraced", "default", "all"):
+    w = walls[m]
+    row = "| %s | %.2f | %.2f | %.2fx |" % (m, min(w), statistics.median(w), min(w) / u)
+    if m in traced:
+        t = traced[m]
+        row += " %.1f %% | %.0f | %d | %.1f |" % (statistics.median(x[0] for x in t), statistics.median(x[1] for x in t),
+                                              statistics.median(x[2] for x in t), statistics.median(x[3] for x in t))
+    else:
+        row += " | | | |"
+    print(row)
+kd = statistics.median(x[1] for x in traced["default"])
+ka = statistics.median(x[1] for x in traced["all"])
+print("kernel mean device time, default / all: %.3f" % (kd / ka))
+PYEOF
+[ "${EXAMPLES:-1}" = 1 ] || exit 0
+echo
+echo "examples: findings by default and with --sample=all"
+fails=0
+for x in $(sed -n 's/^EXAMPLES := //p' Makefile); do
+    for v in "" --fixed; do
+        CLTRACE_OUTPUT="$OUT/ex-$x$v-default/" LD_PRELOAD=$PWD/$B/libcltrace.so "$B/examples/$x" $v > /dev/null
+        CLTRACE_SAMPLE=all CLTRACE_OUTPUT="$OUT/ex-$x$v-all/" LD_PRELOAD=$PWD/$B/libcltrace.so "$B/examples/$x" $v > /dev/null
+        /usr/bin/env python3 - "$B/cltrace-report" "$OUT/ex-$x$v-default" "$OUT/ex-$x$v-all" "$x$v" <<'PYEOF' || fails=$((fails + 1))
+import glob, json, subprocess, sys
+report, a, b, name = sys.argv[1:5]
+def findings(d):
+    r = json.loads(subprocess.run([report, "--format", "json", glob.glob(d + "/*.pftrace*")[0]], capture_output=True,
+                                  text=True).stdout)
+    keep = lambda f: f["rule"] != "halting-idle-cpus"      # the machine's, not the program's (examples/README.md)
+    return {(f["rule"], f["where"], f["severity"]): f.get("estimated_gain_ns") for f in r["findings"] if keep(f)}, r
+fa, ra = findings(a)
+fb, rb = findings(b)
+gains = [(k, fa[k], fb[k]) for k in fa if k in fb and fa[k] and fb[k] and abs(fa[k] / fb[k] - 1) > 0.10]
+same = set(fa) == set(fb)
+print("  %-18s %d findings, %s; timed %s of %s launches%s" % (name, len(fa), "the same" if same else "DIFFERENT",
+      sum(k["timed_launches"] for k in ra["kernels"]), sum(k["launches"] for k in ra["kernels"]),
+      "" if not gains else "; gains over 10 %% apart: %s" % gains))
+if not same:
+    print("    default only:", set(fa) - set(fb), "\n    all only:", set(fb) - set(fa))
+sys.exit(0 if same and not gains else 1)
+PYEOF
+    done
+done
+echo "examples differing: $fails"
+exit $((fails > 0))

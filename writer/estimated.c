@@ -1,0 +1,152 @@
+/* Launches CLTRACE_SAMPLE left untimed, drawn on their queue's track as
+ * estimated slices, so that the timeline stays true where the device was
+ * busy (device.c keeps each on its queue in enqueue order).
+ *
+ * Before a timed command is drawn, the untimed launches enqueued before it
+ * go in the gap between the queue's last slice and its start: each at its
+ * enqueue or after the one before it, as long as its kernel and launch
+ * configuration's timed launches took on average; where they would not fit,
+ * every one is shortened alike (the timed commands around them are the
+ * evidence). Those after the last timed command follow it. A launch whose
+ * configuration was never timed is not drawn (counted). Each slice: the
+ * kernel's name and " (estimated)", category cltrace.estimated, argument
+ * estimated=true, no command_type (a query of commands leaves it out; the
+ * report counts it in the device's busy time, not in its kernels' time,
+ * which it extrapolates from the sample). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "device_model.h"
+#include "emit.h"
+
+typedef Perfetto__Protos__TrackEvent Event;
+typedef Perfetto__Protos__DebugAnnotation Ann;
+
+struct mean { uint64_t sum, n, first; };   /* the first launch (its setup: a build on PoCL) left out once there are more */
+static struct clt_map means;           /* launch key -> struct mean */
+static uint64_t drawn, not_drawn, draw_ns;
+
+void clt_est_timed(const struct clt_flow *f, uint64_t dur)
+{
+    if (!f || f->fn != CLT_FN_clEnqueueNDRangeKernel || !f->kernel_id)
+        return;
+    uint64_t key = clt_dm_launch_key(f->kernel_id, f->work_dim, f->gws, f->lws, (int)f->lws_null);
+    struct mean *x = clt_map_get(&means, key);
+    if (!x && (x = calloc(1, sizeof *x)) && clt_map_put(&means, key, x) != 0) {
+        free(x);
+        x = NULL;
+    }
+    if (x && !x->n++)
+        x->first = dur;
+    else if (x)
+        x->sum += dur;
+}
+
+static uint64_t mean_of(uint64_t key, uint64_t *n)
+{
+    const struct mean *x = clt_map_get(&means, key);
+    *n = x ? x->n : 0;
+    return !x || !x->n ? 0 : x->n == 1 ? x->first : x->sum / (x->n - 1);
+}
+
+static void slice(struct clt_writer *w, struct clt_queue *q, const struct clt_est *e, uint64_t start, uint64_t end,
+                  uint64_t timed)
+{
+    struct clt_devmodel *m = w->dev;
+    struct clt_kern *k = clt_dm_kern_get(w, e->kernel_id, 0);
+    char name[CLT_MAX_STR + 16];
+    snprintf(name, sizeof name, "%s (estimated)", k && k->name[0] ? k->name : "kernel");
+    Ann a[8], *ap[8];
+    unsigned na = 0;
+    char *cat = (char *)"cltrace.estimated";
+    A_BOOL("estimated", 1);
+    A_STR("estimated_command_type", "CL_COMMAND_NDRANGE_KERNEL");
+    A_UINT("kernel", e->kernel_id);
+    A_UINT("queue", q->id);
+    A_UINT("device", q->dev ? q->dev->id : 0);
+    A_UINT("estimated_duration_ns", end - start);
+    A_UINT("timed_launches_averaged", timed);
+    uint64_t track = clt_dm_queue_lane(w, q, start, end);
+    Event b = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+    b.has_type = b.has_track_uuid = 1;
+    b.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
+    b.track_uuid = track;
+    b.n_categories = 1;
+    b.categories = &cat;
+    b.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
+    b.name = name;
+    b.n_debug_annotations = na;
+    b.debug_annotations = ap;
+    clt_put_own_event(w, start, &b);
+    Event x = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+    x.has_type = x.has_track_uuid = 1;
+    x.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
+    x.track_uuid = track;
+    clt_put_own_event(w, end, &x);
+    if (k && --k->inflight <= 0 && k->refs <= 0)      /* device.c counted it in flight */
+        clt_dm_kern_del(m, k->id);
+}
+
+void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, uint64_t until)
+{
+    unsigned n = 0;
+    while (n < q->n_est && q->est[n].h0 < before)
+        n++;
+    if (!n)
+        return;
+    uint64_t t0 = clt_boottime_ns();
+    /* a nanosecond apart from the slices around: touching ones would take two lanes */
+    uint64_t t = q->est_end + 1, timed, hi = until == UINT64_MAX ? UINT64_MAX : until - 1;
+    double total = 0;
+    for (unsigned i = 0; i < n; i++)
+        total += (double)mean_of(q->est[i].key, &timed) + 1;
+    uint64_t lo = t > q->est[0].h0 ? t : q->est[0].h0;
+    double scale = hi != UINT64_MAX && total > 0 && hi > lo && total > (double)(hi - lo) ? (double)(hi - lo) / total : 1;
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t d = (uint64_t)((double)mean_of(q->est[i].key, &timed) * scale);
+        uint64_t s = t > q->est[i].h0 ? t : q->est[i].h0;
+        if (hi != UINT64_MAX && s + d > hi)      /* never over the timed command after it */
+            s = hi > d && hi - d > t ? hi - d : t;
+        if (hi != UINT64_MAX && s + d > hi)
+            d = hi > s ? hi - s : 0;
+        if (!timed || !d) {      /* nothing to size it by, or no room left before the timed one */
+            not_drawn++;
+            struct clt_kern *k = clt_dm_kern_get(w, q->est[i].kernel_id, 0);
+            if (k && --k->inflight <= 0 && k->refs <= 0)
+                clt_dm_kern_del(w->dev, k->id);
+            continue;
+        }
+        slice(w, q, &q->est[i], s, s + d, timed);
+        t = s + d + 1;
+        drawn++;
+    }
+    memmove(q->est, q->est + n, (q->n_est - n) * sizeof *q->est);
+    q->n_est -= n;
+    q->est_end = t - 1;
+    draw_ns += clt_boottime_ns() - t0;
+}
+
+uint64_t clt_est_draw_ns(void)
+{
+    return draw_ns;
+}
+
+void clt_est_final(struct clt_writer *w)
+{
+    struct clt_devmodel *m = w->dev;
+    for (unsigned i = 0; i < m->n_queues; i++)
+        if (m->queues[i].n_est)
+            clt_est_draw(w, &m->queues[i], UINT64_MAX, UINT64_MAX);
+}
+
+void clt_est_attrs(struct clt_attrs *a)
+{
+    clt_attr_int(a, "cltrace.commands_estimated", (int64_t)drawn);
+    if (not_drawn)
+        clt_attr_int(a, "cltrace.commands_not_estimated", (int64_t)not_drawn);
+}
+
+void clt_est_forget(void)
+{
+    drawn = not_drawn = 0;
+}

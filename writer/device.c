@@ -306,8 +306,11 @@ static void est_push(struct clt_queue *q, uint64_t h0, uint64_t kernel_id, const
         q->est = e;
         q->cap_est = cap;
     }
-    q->est[q->n_est++] = (struct clt_est){ h0, clt_dm_launch_key(kernel_id, u->work_dim, u->gws, u->lws,
-                                                                   (int)u->lws_null), kernel_id };
+    struct clt_est *e = &q->est[q->n_est++];
+    *e = (struct clt_est){ h0, clt_dm_launch_key(kernel_id, u->work_dim, u->gws, u->lws, (int)u->lws_null), kernel_id,
+                           u->work_dim, u->lws_null, { 0 }, { 0 } };
+    memcpy(e->gws, u->gws, sizeof e->gws);
+    memcpy(e->lws, u->lws, sizeof e->lws);
 }
 
 /* An enqueue CLTRACE_SAMPLE left untimed: counted on its device and, for a

@@ -84,8 +84,8 @@ struct clt_queue {
     uint64_t est_end;
 };
 /* An untimed launch: its enqueue (host ns), its kernel and launch
- * configuration (clt_dm_launch_key) */
-struct clt_est { uint64_t h0, key, kernel_id; };
+ * configuration (clt_dm_launch_key, and as given) */
+struct clt_est { uint64_t h0, key, kernel_id; uint32_t work_dim, lws_null; uint64_t gws[3], lws[3]; };
 
 struct clt_kernel_wg { uint64_t dev; uint64_t wg_size, pref_multiple, local_mem, private_mem; };
 struct clt_kern {

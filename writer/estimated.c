@@ -5,7 +5,9 @@
  * Before a timed command is drawn, the untimed launches enqueued before it
  * go in the gap between the queue's last slice and its start: each at its
  * enqueue or after the one before it, as long as its kernel and launch
- * configuration's timed launches took on average; where they would not fit,
+ * configuration's recent timed launches took (a moving average, 1/8 each:
+ * the timed ones around it; a loop's first launches, timed while the budget
+ * allowed, are often slower, a build or a cold start); where they would not fit,
  * every one is shortened alike (the timed commands around them are the
  * evidence). Those after the last timed command follow it. A launch whose
  * configuration was never timed is not drawn (counted). Each slice: the
@@ -22,7 +24,7 @@
 typedef Perfetto__Protos__TrackEvent Event;
 typedef Perfetto__Protos__DebugAnnotation Ann;
 
-struct mean { uint64_t sum, n, first; };   /* the first launch (its setup: a build on PoCL) left out once there are more */
+struct mean { double avg; uint64_t n, first; };   /* the first launch (its setup: a build on PoCL) left out once there are more */
 static struct clt_map means;           /* launch key -> struct mean */
 static uint64_t drawn, not_drawn, draw_ns;
 
@@ -39,14 +41,14 @@ void clt_est_timed(const struct clt_flow *f, uint64_t dur)
     if (x && !x->n++)
         x->first = dur;
     else if (x)
-        x->sum += dur;
+        x->avg = x->n == 2 ? (double)dur : x->avg + ((double)dur - x->avg) / 8;
 }
 
 static uint64_t mean_of(uint64_t key, uint64_t *n)
 {
     const struct mean *x = clt_map_get(&means, key);
     *n = x ? x->n : 0;
-    return !x || !x->n ? 0 : x->n == 1 ? x->first : x->sum / (x->n - 1);
+    return !x || !x->n ? 0 : x->n == 1 ? x->first : (uint64_t)x->avg;
 }
 
 static void slice(struct clt_writer *w, struct clt_queue *q, const struct clt_est *e, uint64_t start, uint64_t end,
@@ -56,7 +58,7 @@ static void slice(struct clt_writer *w, struct clt_queue *q, const struct clt_es
     struct clt_kern *k = clt_dm_kern_get(w, e->kernel_id, 0);
     char name[CLT_MAX_STR + 16];
     snprintf(name, sizeof name, "%s (estimated)", k && k->name[0] ? k->name : "kernel");
-    Ann a[8], *ap[8];
+    Ann a[12], *ap[12];
     unsigned na = 0;
     char *cat = (char *)"cltrace.estimated";
     A_BOOL("estimated", 1);
@@ -65,6 +67,30 @@ static void slice(struct clt_writer *w, struct clt_queue *q, const struct clt_es
     A_UINT("queue", q->id);
     A_UINT("device", q->dev ? q->dev->id : 0);
     A_UINT("estimated_duration_ns", end - start);
+    A_UINT("work_dim", e->work_dim);      /* its launch configuration, as the timed ones say theirs */
+    Ann elems[6], *ep[6];
+    Ann *g = clt_ann_new(a, ap, &na, "global_work_size");
+    g->array_values = ep;
+    for (unsigned i = 0; i < e->work_dim && i < 3; i++) {
+        perfetto__protos__debug_annotation__init(&elems[i]);
+        elems[i].value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
+        elems[i].uint_value = e->gws[i];
+        ep[i] = &elems[i];
+    }
+    g->n_array_values = e->work_dim < 3 ? e->work_dim : 3;
+    if (e->lws_null) {
+        A_STR("local_work_size", "NULL");
+    } else {
+        Ann *l = clt_ann_new(a, ap, &na, "local_work_size");
+        l->array_values = ep + 3;
+        for (unsigned i = 0; i < e->work_dim && i < 3; i++) {
+            perfetto__protos__debug_annotation__init(&elems[3 + i]);
+            elems[3 + i].value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
+            elems[3 + i].uint_value = e->lws[i];
+            ep[3 + i] = &elems[3 + i];
+        }
+        l->n_array_values = e->work_dim < 3 ? e->work_dim : 3;
+    }
     A_UINT("timed_launches_averaged", timed);
     uint64_t track = clt_dm_queue_lane(w, q, start, end);
     Event b = PERFETTO__PROTOS__TRACK_EVENT__INIT;

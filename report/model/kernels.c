@@ -20,7 +20,7 @@ struct rm_kernel *rm_kernel_find(struct rm_model *m, const char *name, const str
     struct rm_kernel *x = &m->kernels[m->n_kernels++];
     *x = *k;
     snprintf(x->name, sizeof x->name, "%s", name);
-    x->launches = x->device_ns = x->timed = x->untimed = 0;
+    x->launches = x->device_ns = x->timed = x->untimed = x->est_n = x->est_ns = 0;
     x->site = 0;
     memset(x->ph_ns, 0, sizeof x->ph_ns);
     return x;

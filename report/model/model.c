@@ -308,6 +308,14 @@ static void estimated_command(struct rm_model *m, struct open_slice *o, uint64_t
 {
     m->estimated_commands++;
     m->estimated_ns += dur;
+    char name[RM_MAX_NAME];
+    snprintf(name, sizeof name, "%s", o->name);
+    char *cut = strstr(name, " (estimated)");
+    if (cut)
+        *cut = 0;
+    struct rm_kernel *k = o->k.work_dim ? rm_kernel_find(m, name, &o->k) : NULL;
+    if (k)                      /* its kernel's time: the timed ones and these (sampling.c) */
+        k->est_n++, k->est_ns += dur;
     cmd_sample(m, tuuid, o->ts, dur, 1);
     timeline_add(&m->tl, o->ts, o->ts + dur, 1, 0);
     rm_device_command(m, o->dev_obj, o->ts, o->ts + dur, 1, 0);

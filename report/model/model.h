@@ -90,6 +90,7 @@ struct rm_kernel {              /* one kernel name with one launch configuration
     char name[RM_MAX_NAME];
     uint64_t launches, device_ns;   /* with CLTRACE_SAMPLE: all launches, device time extrapolated */
     uint64_t timed, untimed;        /* launches timed on the device; left untimed (sampled out) */
+    uint64_t est_n, est_ns;         /* untimed ones drawn where they ran (writer/estimated.c): their time */
     uint64_t first_ns;              /* the first timed launch (one-time setup: never extrapolated) */
     unsigned work_dim;
     uint64_t gws[3], lws[3];

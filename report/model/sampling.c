@@ -126,8 +126,9 @@ void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char
     }
 }
 
-/* A sampled kernel's device time: its timed launches plus each untimed one
- * at the mean of the timed ones after the first (a kernel's first launch
+/* A sampled kernel's device time: its timed launches, its untimed ones drawn
+ * where they ran (estimated slices) at their drawn length, and any other at
+ * the mean of the timed ones after the first (a kernel's first launch
  * carries one-time setup: a JIT build, a cold cache). A configuration never
  * timed keeps 0 (unknown) and says so. */
 void rm_extrapolate(struct rm_model *m)
@@ -149,8 +150,11 @@ void rm_extrapolate(struct rm_model *m)
             continue;
         double mean = k->timed > 1 ? (double)(k->device_ns - k->first_ns) / (double)(k->timed - 1)
                                    : (double)k->device_ns;
+        /* the untimed launches drawn where they ran: their time as the timeline has it (sized by the timed
+         * ones around them, within the gaps the timed ones left); the rest at the mean */
+        uint64_t est = k->est_n < k->untimed ? k->est_n : k->untimed;
         if (k->timed)
-            k->device_ns += (uint64_t)(mean * (double)k->untimed);
+            k->device_ns += k->est_ns + (uint64_t)(mean * (double)(k->untimed - est));
         k->launches = k->timed + k->untimed;
     }
 }

@@ -334,3 +334,9 @@ if command -v mpirun > /dev/null && [ -x "$T/bench_mpi" ]; then
             "$(awk -v a="$u" -v b="$t" 'BEGIN{printf "%+.3f", b - a}')"
     done
 fi
+
+# The default (CLTRACE_BUDGET) against every command timed and untraced: a
+# launch-bound loop, then the examples' findings both ways
+# (scripts/budget-check.sh; docs/PERFORMANCE.md, "the default budget").
+echo
+N=20000 REPS=5 bash scripts/budget-check.sh "$W/budget"

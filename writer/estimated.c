@@ -21,7 +21,6 @@
 #include "device_model.h"
 #include "emit.h"
 
-typedef Perfetto__Protos__TrackEvent Event;
 typedef Perfetto__Protos__DebugAnnotation Ann;
 
 struct mean { double avg; uint64_t n, first; };   /* the first launch (its setup: a build on PoCL) left out once there are more */
@@ -60,7 +59,6 @@ static void slice(struct clt_writer *w, struct clt_queue *q, const struct clt_es
     snprintf(name, sizeof name, "%s (estimated)", k && k->name[0] ? k->name : "kernel");
     Ann a[12], *ap[12];
     unsigned na = 0;
-    char *cat = (char *)"cltrace.estimated";
     A_BOOL("estimated", 1);
     A_STR("estimated_command_type", "CL_COMMAND_NDRANGE_KERNEL");
     A_UINT("kernel", e->kernel_id);
@@ -92,23 +90,7 @@ static void slice(struct clt_writer *w, struct clt_queue *q, const struct clt_es
         l->n_array_values = e->work_dim < 3 ? e->work_dim : 3;
     }
     A_UINT("timed_launches_averaged", timed);
-    uint64_t track = clt_dm_queue_lane(w, q, start, end);
-    Event b = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-    b.has_type = b.has_track_uuid = 1;
-    b.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
-    b.track_uuid = track;
-    b.n_categories = 1;
-    b.categories = &cat;
-    b.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
-    b.name = name;
-    b.n_debug_annotations = na;
-    b.debug_annotations = ap;
-    clt_put_own_event(w, start, &b);
-    Event x = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-    x.has_type = x.has_track_uuid = 1;
-    x.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
-    x.track_uuid = track;
-    clt_put_own_event(w, end, &x);
+    clt_put_own_slice(w, clt_dm_queue_lane(w, q, start, end), start, end, name, "cltrace.estimated", ap, na);
     if (k && --k->inflight <= 0 && k->refs <= 0)      /* device.c counted it in flight */
         clt_dm_kern_del(m, k->id);
 }

@@ -11,7 +11,6 @@
 #include "emit.h"
 #include "trace/record.h"
 
-typedef Perfetto__Protos__TrackEvent Event;
 
 static const char *const names[CLT_MPI_COUNT] = {
     "MPI_Send", "MPI_Ssend", "MPI_Isend", "MPI_Recv", "MPI_Irecv", "MPI_Sendrecv", "MPI_Wait", "MPI_Waitall",
@@ -36,23 +35,8 @@ void clt_mpi_emit(struct clt_writer *w, uint64_t track, const struct clt_rec *re
         A_INT("comm_size", (int64_t)rec->arg[MPI_COMM_SIZE]);
     if ((int64_t)rec->ret != 0)
         A_INT("error", (int64_t)rec->ret);
-    char *cat = "mpi";
-    Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-    e.has_type = e.has_track_uuid = 1;
-    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
-    e.track_uuid = track;
-    e.n_categories = 1;
-    e.categories = &cat;
-    e.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
-    e.name = (char *)names[rec->arg[MPI_FN]];
-    e.n_debug_annotations = na;
-    e.debug_annotations = ap;
-    clt_put_own_event(w, clt_clock_to_ns(&w->clock, rec->t0), &e);
-    Event end = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-    end.has_type = end.has_track_uuid = 1;
-    end.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
-    end.track_uuid = track;
-    clt_put_own_event(w, clt_clock_to_ns(&w->clock, rec->t1), &end);
+    clt_put_own_slice(w, track, clt_clock_to_ns(&w->clock, rec->t0), clt_clock_to_ns(&w->clock, rec->t1),
+                      names[rec->arg[MPI_FN]], "mpi", ap, na);
     w->mpi_calls++;
 }
 

@@ -189,11 +189,16 @@ static void serialization_and_idle(void)
     family("device-idle")(&m, &th, &fs);
     expect(&fs, 1, "device-idle", SEV_INFO, "idle 80% of 10.000 ms");
     snprintf(m.self.sampling, sizeof m.self.sampling, "first 16, then 1 in 256");
+    m.n_dev = 1;
+    m.dev[0].sampled_out = 100;          /* launches left untimed, none drawn where they ran */
     family("device-idle")(&m, &th, &fs);
     CHECK(fs.n == 2, "sampled: no idle figure");
+    m.estimated_commands = 100;          /* every one drawn (estimated): the timeline is whole again */
+    family("device-idle")(&m, &th, &fs);
+    CHECK(fs.n == 3, "sampled, every untimed launch drawn: the idle figure");
     m.tl.launches_synced = 20;
     family("serialization")(&m, &th, &fs);
-    CHECK(fs.n == 2, "20 of 32 waited: not serialized");
+    CHECK(fs.n == 3, "20 of 32 waited: not serialized");
     findings_free(&fs);
 }
 

@@ -275,6 +275,12 @@ void clt_dm_kern_del(struct clt_devmodel *m, uint64_t id)
     free(clt_map_del(&m->kernels, id));
 }
 
+void clt_dm_kern_drawn(struct clt_devmodel *m, struct clt_kern *k)
+{
+    if (k && --k->inflight <= 0 && k->refs <= 0)
+        clt_dm_kern_del(m, k->id);
+}
+
 /* A command on this buffer is in flight: its facts outlive the app's release
  * until the command is drawn. */
 static void mem_in_flight(struct clt_devmodel *m, const struct clt_flow *f)

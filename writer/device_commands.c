@@ -190,27 +190,11 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     if (f && f->fn == CLT_FN_clEnqueueNDRangeKernel) {
         A_UINT("kernel", f->kernel_id);
         A_UINT("work_dim", f->work_dim);
-        Ann *g = clt_ann_new(a, ap, &na, "global_work_size");
-        g->array_values = &ep[ne];
-        for (unsigned i = 0; i < f->work_dim; i++, ne++) {
-            perfetto__protos__debug_annotation__init(&elems[ne]);
-            elems[ne].value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
-            elems[ne].uint_value = f->gws[i];
-            ep[ne] = &elems[ne];
-        }
-        g->n_array_values = f->work_dim;
+        clt_ann_uints(a, ap, &na, "global_work_size", elems, ep, &ne, f->gws, f->work_dim);
         if (f->lws_null) {
             A_STR("local_work_size", "NULL");
         } else {
-            Ann *l = clt_ann_new(a, ap, &na, "local_work_size");
-            l->array_values = &ep[ne];
-            for (unsigned i = 0; i < f->work_dim; i++, ne++) {
-                perfetto__protos__debug_annotation__init(&elems[ne]);
-                elems[ne].value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
-                elems[ne].uint_value = f->lws[i];
-                ep[ne] = &elems[ne];
-            }
-            l->n_array_values = f->work_dim;
+            clt_ann_uints(a, ap, &na, "local_work_size", elems, ep, &ne, f->lws, f->work_dim);
             uint64_t wg = 1, groups = 1;
             for (unsigned i = 0; i < f->work_dim; i++) {
                 wg *= f->lws[i] ? f->lws[i] : 1;
@@ -220,17 +204,8 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
             A_UINT("work_groups", groups);
         }
         A_UINT("local_arg_bytes", f->local_arg_bytes);
-        if (f->n_args) {      /* values as set; buffers and other objects as their ids */
-            Ann *ka = clt_ann_new(a, ap, &na, "kernel_args");
-            ka->array_values = &ep[ne];
-            for (unsigned i = 0; i < f->n_args; i++, ne++) {
-                perfetto__protos__debug_annotation__init(&elems[ne]);
-                elems[ne].value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
-                elems[ne].uint_value = f->args[i];
-                ep[ne] = &elems[ne];
-            }
-            ka->n_array_values = f->n_args;
-        }
+        if (f->n_args)        /* values as set; buffers and other objects as their ids */
+            clt_ann_uints(a, ap, &na, "kernel_args", elems, ep, &ne, f->args, f->n_args);
         for (unsigned i = 0; k && i < k->n_wg; i++)
             if (k->wg[i].dev == d->handle) {
                 A_UINT("kernel_work_group_size", k->wg[i].wg_size);
@@ -281,8 +256,7 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     q->est_end = end;
     clt_est_timed(f, v[CMD_END] - v[CMD_START]);
     /* the facts this command used may now go, if the app released them */
-    if (k && --k->inflight <= 0 && k->refs <= 0)
-        clt_dm_kern_del(m, k->id);
+    clt_dm_kern_drawn(m, k);
     struct clt_mem *used = f && f->mem_id ? clt_map_get(&m->mems, f->mem_id) : NULL;
     if (used && --used->inflight <= 0 && used->refs <= 0)
         free(clt_map_del(&m->mems, used->id));

@@ -174,6 +174,8 @@ void clt_dm_clock_upper(struct clt_dev *d, uint64_t h, uint64_t dev_ns);   /* de
 void clt_dm_sync(struct clt_queue *q, uint64_t flow, uint64_t h);
 struct clt_kern *clt_dm_kern_get(struct clt_writer *w, uint64_t id, int create);
 void clt_dm_kern_del(struct clt_devmodel *m, uint64_t id);   /* its facts go */
+/* A launch of k was drawn (or given up): its facts go once the app released it and none is left in flight. */
+void clt_dm_kern_drawn(struct clt_devmodel *m, struct clt_kern *k);
 struct clt_flow *clt_dm_flow_slot(struct clt_devmodel *m, uint64_t flow, int create);
 void clt_dm_flow_done(struct clt_devmodel *m, struct clt_flow *f);   /* its command was drawn */
 /* A kernel object with its launch configuration, as one key (estimated.c). */

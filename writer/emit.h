@@ -152,6 +152,12 @@ void clt_counter_track(struct clt_writer *w, uint64_t id, uint64_t parent, const
  * a, ap and na. */
 Perfetto__Protos__DebugAnnotation *clt_ann_new(Perfetto__Protos__DebugAnnotation *a,
                                                Perfetto__Protos__DebugAnnotation **ap, unsigned *n, const char *name);
+/* An array of unsigned values (its elements taken from elems/ep at *ne, which advances). */
+Perfetto__Protos__DebugAnnotation *clt_ann_uints(Perfetto__Protos__DebugAnnotation *a,
+                                                 Perfetto__Protos__DebugAnnotation **ap, unsigned *n, const char *name,
+                                                 Perfetto__Protos__DebugAnnotation *elems,
+                                                 Perfetto__Protos__DebugAnnotation **ep, unsigned *ne,
+                                                 const uint64_t *v, unsigned count);
 #define CLT_ANN_SET(name, field, kind, v) do { Perfetto__Protos__DebugAnnotation *x_ = clt_ann_new(a, ap, &na, name); \
     x_->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_##kind##_VALUE; x_->field = (v); } while (0)
 #define A_UINT(name, v) CLT_ANN_SET(name, uint_value, UINT, v)

@@ -181,6 +181,24 @@ Perfetto__Protos__DebugAnnotation *clt_ann_new(Perfetto__Protos__DebugAnnotation
     return x;
 }
 
+Perfetto__Protos__DebugAnnotation *clt_ann_uints(Perfetto__Protos__DebugAnnotation *a,
+                                                 Perfetto__Protos__DebugAnnotation **ap, unsigned *n, const char *name,
+                                                 Perfetto__Protos__DebugAnnotation *elems,
+                                                 Perfetto__Protos__DebugAnnotation **ep, unsigned *ne,
+                                                 const uint64_t *v, unsigned count)
+{
+    Perfetto__Protos__DebugAnnotation *x = clt_ann_new(a, ap, n, name);
+    x->array_values = &ep[*ne];
+    x->n_array_values = count;
+    for (unsigned i = 0; i < count; i++, (*ne)++) {
+        perfetto__protos__debug_annotation__init(&elems[*ne]);
+        elems[*ne].value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
+        elems[*ne].uint_value = v[i];
+        ep[*ne] = &elems[*ne];
+    }
+    return x;
+}
+
 void clt_put_instant(struct clt_writer *w, uint64_t track, uint64_t ts, const char *name,
                      Perfetto__Protos__DebugAnnotation **ap, unsigned na, uint32_t callstack_iid)
 {

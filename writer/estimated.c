@@ -50,11 +50,9 @@ static uint64_t mean_of(uint64_t key, uint64_t *n)
     return !x || !x->n ? 0 : x->n == 1 ? x->first : (uint64_t)x->avg;
 }
 
-static void slice(struct clt_writer *w, struct clt_queue *q, const struct clt_est *e, uint64_t start, uint64_t end,
-                  uint64_t timed)
+static void slice(struct clt_writer *w, struct clt_queue *q, const struct clt_est *e, struct clt_kern *k,
+                  uint64_t start, uint64_t end, uint64_t timed)
 {
-    struct clt_devmodel *m = w->dev;
-    struct clt_kern *k = clt_dm_kern_get(w, e->kernel_id, 0);
     char name[CLT_MAX_STR + 16];
     snprintf(name, sizeof name, "%s (estimated)", k && k->name[0] ? k->name : "kernel");
     Ann a[12], *ap[12];
@@ -67,32 +65,14 @@ static void slice(struct clt_writer *w, struct clt_queue *q, const struct clt_es
     A_UINT("estimated_duration_ns", end - start);
     A_UINT("work_dim", e->work_dim);      /* its launch configuration, as the timed ones say theirs */
     Ann elems[6], *ep[6];
-    Ann *g = clt_ann_new(a, ap, &na, "global_work_size");
-    g->array_values = ep;
-    for (unsigned i = 0; i < e->work_dim && i < 3; i++) {
-        perfetto__protos__debug_annotation__init(&elems[i]);
-        elems[i].value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
-        elems[i].uint_value = e->gws[i];
-        ep[i] = &elems[i];
-    }
-    g->n_array_values = e->work_dim < 3 ? e->work_dim : 3;
-    if (e->lws_null) {
+    unsigned ne = 0, dims = e->work_dim < 3 ? e->work_dim : 3;
+    clt_ann_uints(a, ap, &na, "global_work_size", elems, ep, &ne, e->gws, dims);
+    if (e->lws_null)
         A_STR("local_work_size", "NULL");
-    } else {
-        Ann *l = clt_ann_new(a, ap, &na, "local_work_size");
-        l->array_values = ep + 3;
-        for (unsigned i = 0; i < e->work_dim && i < 3; i++) {
-            perfetto__protos__debug_annotation__init(&elems[3 + i]);
-            elems[3 + i].value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
-            elems[3 + i].uint_value = e->lws[i];
-            ep[3 + i] = &elems[3 + i];
-        }
-        l->n_array_values = e->work_dim < 3 ? e->work_dim : 3;
-    }
+    else
+        clt_ann_uints(a, ap, &na, "local_work_size", elems, ep, &ne, e->lws, dims);
     A_UINT("timed_launches_averaged", timed);
     clt_put_own_slice(w, clt_dm_queue_lane(w, q, start, end), start, end, name, "cltrace.estimated", ap, na);
-    if (k && --k->inflight <= 0 && k->refs <= 0)      /* device.c counted it in flight */
-        clt_dm_kern_del(m, k->id);
 }
 
 void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, uint64_t until)
@@ -117,16 +97,15 @@ void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, ui
             s = hi > d && hi - d > t ? hi - d : t;
         if (hi != UINT64_MAX && s + d > hi)
             d = hi > s ? hi - s : 0;
-        if (!timed || !d) {      /* nothing to size it by, or no room left before the timed one */
-            not_drawn++;
-            struct clt_kern *k = clt_dm_kern_get(w, q->est[i].kernel_id, 0);
-            if (k && --k->inflight <= 0 && k->refs <= 0)
-                clt_dm_kern_del(w->dev, k->id);
-            continue;
+        struct clt_kern *k = clt_dm_kern_get(w, q->est[i].kernel_id, 0);
+        if (timed && d) {
+            slice(w, q, &q->est[i], k, s, s + d, timed);
+            t = s + d + 1;
+            drawn++;
+        } else {
+            not_drawn++;        /* nothing to size it by, or no room left before the timed one */
         }
-        slice(w, q, &q->est[i], s, s + d, timed);
-        t = s + d + 1;
-        drawn++;
+        clt_dm_kern_drawn(w->dev, k);   /* device.c counted it in flight */
     }
     memmove(q->est, q->est + n, (q->n_est - n) * sizeof *q->est);
     q->n_est -= n;

@@ -87,6 +87,16 @@ static const char *grouped(uint64_t n, char *buf, size_t cap)
     return buf;
 }
 
+/* "; the 19,197 others drawn where they ran, …" where the trace draws the untimed launches; "" where not */
+static void estimated_words(const struct summary_view *v, char *buf, size_t cap)
+{
+    char e[32];
+    buf[0] = 0;
+    if (v->m && v->m->estimated_commands)
+        snprintf(buf, cap, "; the %s others drawn where they ran, estimated from their configuration's recent "
+                 "timed launches, and counted in busy", grouped(v->m->estimated_commands, e, sizeof e));
+}
+
 /* The default (CLTRACE_BUDGET): what was timed, and whether the budget held. */
 static void budget_words(const struct summary_view *v, char *buf, size_t cap)
 {
@@ -97,7 +107,7 @@ static void budget_words(const struct summary_view *v, char *buf, size_t cap)
     /* judged by what timing was measured to cost at the end, where the trace says */
     uint64_t cost = c->timing_measured_ns ? c->timing_measured_ns : c->budget_spent_ns;
     double pct = c->run_ns ? 100.0 * (double)cost / (double)c->run_ns : 0;
-    char a[32], b[32], e[32], held[240], est[160] = "";
+    char a[32], b[32], held[240], est[160];
     if (pct <= c->budget_percent * 1.05)
         snprintf(held, sizeof held, "within the %g %% budget (timing cost %.1f ms, %.1f %% of the run)",
                  c->budget_percent, cost / 1e6, pct);
@@ -106,9 +116,7 @@ static void budget_words(const struct summary_view *v, char *buf, size_t cap)
                  "counted %.1f us a command, %.1f ms): the first %llu of each configuration are always timed",
                  c->budget_percent, cost / 1e6, pct, c->budget_price_ns / 1e3, c->budget_spent_ns / 1e6,
                  (unsigned long long)first);
-    if (v->m->estimated_commands)
-        snprintf(est, sizeof est, "; the %s others drawn where they ran, estimated from their configuration's "
-                 "timed mean, and counted in busy", grouped(v->m->estimated_commands, e, sizeof e));
+    estimated_words(v, est, sizeof est);
     snprintf(buf, cap, "timed %llu of each of %u launch configuration%s, then 1 in %.0f (%s of %s launches): %s%s; "
              "each kernel's device time extrapolated from its sample", (unsigned long long)first, v->sampled_configs,
              v->sampled_configs == 1 ? "" : "s", every, grouped(v->timed_launches, a, sizeof a),
@@ -124,10 +132,8 @@ void summary_sampling_words(const struct summary_view *v, char *buf, size_t cap)
         budget_words(v, buf, cap);
         return;
     }
-    char e[32], est[160] = "";
-    if (v->m && v->m->estimated_commands)
-        snprintf(est, sizeof est, "; the %s others drawn where they ran, estimated from their configuration's timed "
-                 "mean, and counted in busy", grouped(v->m->estimated_commands, e, sizeof e));
+    char est[160];
+    estimated_words(v, est, sizeof est);
     snprintf(buf, cap, "%llu of %llu launches timed on the device (%u kernel launch configuration%s sampled: %s)%s; "
              "each kernel's device time extrapolated from its sample",
              (unsigned long long)v->timed_launches, (unsigned long long)v->launches, v->sampled_configs,

@@ -174,8 +174,8 @@ int main(int argc, char **argv)
             setenv(CLT_ENV_PREFIX "SAMPLE", argv[i][8] ? argv[i] + 9 : "1", 1);
         } else if (strcmp(argv[i], "--fingerprint") == 0 || strncmp(argv[i], "--fingerprint=", 14) == 0) {
             setenv(CLT_ENV_PREFIX "FINGERPRINT", argv[i][13] ? argv[i] + 14 : "1", 1);
-        } else if (strncmp(argv[i], "--capture=", 10) == 0 || (strcmp(argv[i], "--capture") == 0 && i + 1 < argc)) {
-            setenv(CLT_ENV_PREFIX "CAPTURE", argv[i][9] ? argv[i] + 10 : argv[++i], 1);
+        } else if ((opt = value_of(argc, argv, &i, "--capture"))) {
+            setenv(CLT_ENV_PREFIX "CAPTURE", opt, 1);
         } else if ((opt = value_of(argc, argv, &i, "--programs"))) {
             setenv(CLT_ENV_PREFIX "PROGRAMS", opt, 1);
         } else if ((opt = value_of(argc, argv, &i, "--override"))) {
@@ -184,15 +184,14 @@ int main(int argc, char **argv)
             append_env(CLT_ENV_PREFIX "OVERRIDE_OPTIONS", opt, "\n");
         } else if ((opt = value_of(argc, argv, &i, "--local"))) {
             append_env(CLT_ENV_PREFIX "OVERRIDE_LOCAL", opt, ";");
-        } else if (strncmp(argv[i], "--window=", 9) == 0 || (strcmp(argv[i], "--window") == 0 && i + 1 < argc)) {
-            setenv(CLT_ENV_PREFIX "WINDOW", argv[i][8] ? argv[i] + 9 : argv[++i], 1);
-        } else if (strncmp(argv[i], "--ring=", 7) == 0 || (strcmp(argv[i], "--ring") == 0 && i + 1 < argc)) {
-            setenv(CLT_ENV_PREFIX "RING_MB", argv[i][6] ? argv[i] + 7 : argv[++i], 1);
-        } else if (strncmp(argv[i], "--snapshot-on=", 14) == 0 ||
-                   (strcmp(argv[i], "--snapshot-on") == 0 && i + 1 < argc)) {
-            setenv(CLT_ENV_PREFIX "SNAPSHOT_ON", argv[i][13] ? argv[i] + 14 : argv[++i], 1);
-        } else if (strncmp(argv[i], "--every=", 8) == 0 || (strcmp(argv[i], "--every") == 0 && i + 1 < argc)) {
-            setenv(CLT_ENV_PREFIX "WINDOW_EVERY", argv[i][7] ? argv[i] + 8 : argv[++i], 1);
+        } else if ((opt = value_of(argc, argv, &i, "--window"))) {
+            setenv(CLT_ENV_PREFIX "WINDOW", opt, 1);
+        } else if ((opt = value_of(argc, argv, &i, "--ring"))) {
+            setenv(CLT_ENV_PREFIX "RING_MB", opt, 1);
+        } else if ((opt = value_of(argc, argv, &i, "--snapshot-on"))) {
+            setenv(CLT_ENV_PREFIX "SNAPSHOT_ON", opt, 1);
+        } else if ((opt = value_of(argc, argv, &i, "--every"))) {
+            setenv(CLT_ENV_PREFIX "WINDOW_EVERY", opt, 1);
         } else if (strcmp(argv[i], "-q") == 0) {
             quiet = 1;
             setenv(CLT_ENV_PREFIX "QUIET", "1", 1);

@@ -13,8 +13,8 @@
  *     the rate that keeps within the budget;
  *   - transfers of 1 MiB and more are always timed.
  * The price: the event's, measured by the calibration on each device's first
- * queue (the most of any device), plus the collector's CPU time per
- * completion so far. A program that is not launch-bound never reaches its
+ * queue (the most of any device), plus the collector's CPU time and the
+ * writer's drawing time per completion so far. A program that is not launch-bound never reaches its
  * budget: every command is timed, as with `all`.
  * `all` times every command; `1` or FIRST,EVERY[,BYTES] a fixed sample
  * (first N of each key, then 1 in M), with queues left plain and profiling
@@ -32,8 +32,7 @@
 
 int clt_sampling;
 static struct clt_sample params;
-static uint64_t start_ns;                   /* CLOCK_MONOTONIC_COARSE at load */
-static uint64_t start_mono, start_ticks;    /* clt_now() ticks against ns since load */
+static uint64_t start_mono, start_ticks;    /* load: CLOCK_MONOTONIC, clt_now() (the run so far; ticks' rate) */
 static _Atomic uint64_t event_price_ns = 2000;   /* until a calibration measured one */
 
 void clt_sample_load(void)
@@ -47,7 +46,6 @@ void clt_sample_load(void)
         params.on = 0;
     }
     clt_sampling = params.on;
-    start_ns = clt_clock_ns(CLOCK_MONOTONIC_COARSE);
     start_mono = clt_clock_ns(CLOCK_MONOTONIC);
     start_ticks = clt_now();
 }
@@ -100,9 +98,11 @@ static uint64_t price(void)
 static int within_budget(int must)
 {
     uint64_t p = price();
-    __atomic_store_n(&clt_budget_price_ns, p, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&clt_budget_price_ns, __ATOMIC_RELAXED) != p)   /* no shared write per launch */
+        __atomic_store_n(&clt_budget_price_ns, p, __ATOMIC_RELAXED);
     if (!must) {
-        uint64_t ran = clt_clock_ns(CLOCK_MONOTONIC_COARSE) - start_ns;
+        uint64_t now = clt_clock_ns(CLOCK_MONOTONIC_COARSE);     /* coarse: it may read behind start_mono */
+        uint64_t ran = now > start_mono ? now - start_mono : 0;
         if (__atomic_load_n(&clt_budget_spent_ns, __ATOMIC_RELAXED) + p > (uint64_t)((double)ran * params.budget / 100))
             return 0;
     }

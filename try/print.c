@@ -24,12 +24,11 @@ static void verdict(const struct try_result *r, char *out, size_t cap)
     else if (r->time == SLOWER)
         snprintf(time, sizeof time, "%.2fx slower on the device", x ? 1 / x : 0);
     else
-        snprintf(time, sizeof time, "no clear difference on the device (after / before %.2fx, within the runs' "
-                 "spread)", x ? 1 / x : 0);
+        snprintf(time, sizeof time, "no clear change on the device (%.2fx)", x ? 1 / x : 0);
     const char *answer = r->run[CHANGED][0].status != r->run[AS_IS][0].status ? "another exit status"
                          : r->results == SAME ? "the same answer"
-                         : r->results == WITHIN ? "the same answer within the tolerance" : "a different answer";
-    snprintf(out, cap, "%s, %s (%u run%s of each, interleaved)", time, answer, r->runs, r->runs == 1 ? "" : "s");
+                         : r->results == WITHIN ? "the same answer, within tolerance" : "a different answer";
+    snprintf(out, cap, "%s, %s (%u run%s each)", time, answer, r->runs, r->runs == 1 ? "" : "s");
 }
 
 static void ms3(char *out, size_t cap, const uint64_t *v, unsigned n)

@@ -14,7 +14,6 @@
 #include "trace/ring.h"
 #include "trace/tables.h"
 
-typedef Perfetto__Protos__TrackEvent Event;
 typedef Perfetto__Protos__DebugAnnotation Ann;
 
 /* A command that completes while its (blocking) enqueue call still runs waits
@@ -233,26 +232,8 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     if (m->fps.used && clt_fp_annotate(w, rec->arg[CMD_FLOW], f, a, ap, &na, &fpa))
         m->fingerprinted++;
 
-    uint64_t track = clt_dm_queue_lane(w, q, start, end);
     uint64_t flow = rec->arg[CMD_FLOW];
-    Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-    e.has_type = e.has_track_uuid = 1;
-    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
-    e.track_uuid = track;
-    e.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
-    e.name = name;
-    e.n_debug_annotations = na;
-    e.debug_annotations = ap;
-    if (f) {
-        e.n_terminating_flow_ids = 1;
-        e.terminating_flow_ids = &flow;
-    }
-    clt_put_own_event(w, start, &e);
-    Event end_e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-    end_e.has_type = end_e.has_track_uuid = 1;
-    end_e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
-    end_e.track_uuid = track;
-    clt_put_own_event(w, end, &end_e);
+    clt_put_own_slice(w, clt_dm_queue_lane(w, q, start, end), start, end, name, NULL, ap, na, f ? &flow : NULL);
     q->est_end = end;
     clt_est_timed(f, v[CMD_END] - v[CMD_START]);
     /* the facts this command used may now go, if the app released them */

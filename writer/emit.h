@@ -129,9 +129,11 @@ void clt_sequence_start(struct clt_writer *w, uint32_t seq, int first, uint64_t 
 void clt_put_packet(struct clt_writer *w, Perfetto__Protos__TracePacket *p);
 void clt_put_track(struct clt_writer *w, Perfetto__Protos__TrackDescriptor *t);
 void clt_put_own_event(struct clt_writer *w, uint64_t ts, Perfetto__Protos__TrackEvent *e);
-/* A slice of the writer's own, begin and end, with one category and its arguments. */
+/* A slice of the writer's own, begin and end, with its arguments; a category (NULL: none), the flow
+ * its begin ends (NULL: none). */
 void clt_put_own_slice(struct clt_writer *w, uint64_t track, uint64_t start, uint64_t end, const char *name,
-                       const char *category, Perfetto__Protos__DebugAnnotation **ap, unsigned na);
+                       const char *category, Perfetto__Protos__DebugAnnotation **ap, unsigned na,
+                       const uint64_t *ends_flow);
 
 /* Trace attributes, written as one packet. */
 #define CLT_MAX_ATTRS 320

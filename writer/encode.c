@@ -137,19 +137,26 @@ void clt_put_own_event(struct clt_writer *w, uint64_t ts, Event *e)
 }
 
 void clt_put_own_slice(struct clt_writer *w, uint64_t track, uint64_t start, uint64_t end, const char *name,
-                       const char *category, Perfetto__Protos__DebugAnnotation **ap, unsigned na)
+                       const char *category, Perfetto__Protos__DebugAnnotation **ap, unsigned na,
+                       const uint64_t *ends_flow)
 {
     char *cat = (char *)category;
     Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
     e.has_type = e.has_track_uuid = 1;
     e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
     e.track_uuid = track;
-    e.n_categories = 1;
-    e.categories = &cat;
+    if (cat) {
+        e.n_categories = 1;
+        e.categories = &cat;
+    }
     e.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
     e.name = (char *)name;
     e.n_debug_annotations = na;
     e.debug_annotations = ap;
+    if (ends_flow) {
+        e.n_terminating_flow_ids = 1;
+        e.terminating_flow_ids = (uint64_t *)ends_flow;
+    }
     clt_put_own_event(w, start, &e);
     Event x = PERFETTO__PROTOS__TRACK_EVENT__INIT;
     x.has_type = x.has_track_uuid = 1;

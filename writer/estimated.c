@@ -72,7 +72,7 @@ static void slice(struct clt_writer *w, struct clt_queue *q, const struct clt_es
     else
         clt_ann_uints(a, ap, &na, "local_work_size", elems, ep, &ne, e->lws, dims);
     A_UINT("timed_launches_averaged", timed);
-    clt_put_own_slice(w, clt_dm_queue_lane(w, q, start, end), start, end, name, "cltrace.estimated", ap, na);
+    clt_put_own_slice(w, clt_dm_queue_lane(w, q, start, end), start, end, name, "cltrace.estimated", ap, na, NULL);
 }
 
 void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, uint64_t until)

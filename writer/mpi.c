@@ -36,7 +36,7 @@ void clt_mpi_emit(struct clt_writer *w, uint64_t track, const struct clt_rec *re
     if ((int64_t)rec->ret != 0)
         A_INT("error", (int64_t)rec->ret);
     clt_put_own_slice(w, track, clt_clock_to_ns(&w->clock, rec->t0), clt_clock_to_ns(&w->clock, rec->t1),
-                      names[rec->arg[MPI_FN]], "mpi", ap, na);
+                      names[rec->arg[MPI_FN]], "mpi", ap, na, NULL);
     w->mpi_calls++;
 }
 

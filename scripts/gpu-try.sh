@@ -19,12 +19,7 @@ make -s all build/examples/nbody build/examples/transpose build/examples/matmul 
     build/examples/workgroup > /dev/null || exit 1
 PY=${PYTHON:-python3}
 rc=0
-for spec in "nbody:nbody_naive:nbody_tiled:--override examples/nbody/fix.cl" \
-            "transpose:transpose_naive:transpose_local:--override examples/transpose/fix.cl" \
-            "matmul:simpleMultiply:coalescedMultiply:--override examples/matmul/fix.cl" \
-            "workgroup:saxpy:saxpy:--local saxpy=128" \
-            "copy:strideCopy:unitCopy:--override examples/copy/fix.cl"; do
-    IFS=: read -r x k0 k1 args <<< "$spec"
+while IFS=: read -r x k0 k1 args <&3; do   # fd 3: the programs keep stdin
     # shellcheck disable=SC2086   # the change's flags, split on purpose
     build/cltrace try --runs "$RUNS" --format json --keep "$OUT/try-$x" $args -- "build/examples/$x" \
         > "$OUT/try-$x.json"
@@ -36,13 +31,11 @@ for spec in "nbody:nbody_naive:nbody_tiled:--override examples/nbody/fix.cl" \
                 "build/examples/$x" $v > /dev/null || rc=1
         done
     done
-done
+done 3< <(grep -v '^#' examples/fixes.txt)
 $PY - "$OUT" <<'PYEOF' || rc=1
 import glob, json, subprocess, sys
 out = sys.argv[1]
-specs = [("nbody", "nbody_naive", "nbody_tiled"), ("transpose", "transpose_naive", "transpose_local"),
-         ("matmul", "simpleMultiply", "coalescedMultiply"), ("workgroup", "saxpy", "saxpy"),
-         ("copy", "strideCopy", "unitCopy")]
+specs = [l.split(":")[:3] for l in open("examples/fixes.txt") if l.strip() and not l.startswith("#")]
 def kernel_ns(trace, name):
     j = json.loads(subprocess.run(["build/cltrace-report", "--format", "json", trace], capture_output=True,
                                   text=True).stdout)

@@ -10,7 +10,7 @@
 #      severity) by default and with --sample=all, gains within 10 %.
 #   scripts/budget-check.sh [OUTDIR]     N=20000 REPS=5 OCL_PLATFORM=NVIDIA EXAMPLES=0 (skip 2)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 OUT=${1:-build/budget-check}
 N=${N:-20000}
 REPS=${REPS:-5}

@@ -508,6 +508,19 @@ d = r["summary"]["device"]
 timed_ns = k["device_ns"] * k["timed_launches"] / k["launches"]
 assert d["kernel_ns"] > 2 * timed_ns, (d, k)   # the estimated slices count in busy
 print("timed", k["timed_launches"], "estimated", b["estimated_commands"], "busy %", d["busy_percent"])'
+    # every launch has its arrow, estimated ones too; none drawn before its
+    # enqueue; none left out
+    $PY tests/tracedump.py "$t" | $PY -c '
+import json, sys
+d = json.load(sys.stdin)
+enq = {f: s for s in d["slices"] if s["name"] == "clEnqueueNDRangeKernel" for f in s.get("flows") or []}
+dev = [s for s in d["slices"] if s["name"] in ("k", "k (estimated)")]
+ends = {f: s for s in dev for f in s.get("terminating_flows") or []}
+assert len(enq) == len(ends) == len(dev) == 20001, (len(enq), len(ends), len(dev))
+assert all(ends[f]["ts"] >= enq[f]["ts"] for f in enq), "a command drawn before its enqueue"
+est = [s for s in dev if s["name"] == "k (estimated)"]
+assert est and all(s["categories"] == ["cltrace.estimated"] and s["args"]["estimated"] for s in est)
+print("arrows", len(ends), "of which estimated", len(est))'
     # --sample=all: every command timed, nothing estimated
     "$B/cltrace" -q -o "$WORK/la.%p.pftrace" --sample=all "$T/bench_calls" launch 2000 > /dev/null
     "$B/cltrace-report" --format json "$(trace_of "$WORK/la")" | $PY -c '

@@ -302,7 +302,8 @@ uint64_t clt_dm_launch_key(uint64_t kernel_id, uint32_t work_dim, const uint64_t
 }
 
 /* An untimed launch kept on its queue for estimated.c (a full list: not drawn). */
-static void est_push(struct clt_queue *q, uint64_t h0, uint64_t kernel_id, const struct clt_untimed *u)
+static void est_push(struct clt_queue *q, uint64_t h0, uint64_t kernel_id, const struct clt_untimed *u,
+                     uint64_t flow)
 {
     if (q->n_est == q->cap_est) {
         unsigned cap = q->cap_est ? q->cap_est * 2 : 64;
@@ -314,7 +315,7 @@ static void est_push(struct clt_queue *q, uint64_t h0, uint64_t kernel_id, const
     }
     struct clt_est *e = &q->est[q->n_est++];
     *e = (struct clt_est){ h0, clt_dm_launch_key(kernel_id, u->work_dim, u->gws, u->lws, (int)u->lws_null), kernel_id,
-                           u->work_dim, u->lws_null, { 0 }, { 0 } };
+                           flow, u->work_dim, u->lws_null, { 0 }, { 0 } };
     memcpy(e->gws, u->gws, sizeof e->gws);
     memcpy(e->lws, u->lws, sizeof e->lws);
 }
@@ -344,7 +345,7 @@ static void sampled_out(struct clt_writer *w, const struct clt_rec *rec, unsigne
     else
         u.lws_null = 1;
     if (q && k) {
-        est_push(q, t0, k->id, &u);
+        est_push(q, t0, k->id, &u, w->est_flow);      /* the arrow calls.c gave its enqueue */
         k->inflight++;        /* its facts kept until estimated.c draws it */
     }
     for (unsigned i = 0; i < m->n_untimed; i++) {
@@ -488,6 +489,7 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
     }
     if (flow == CLT_FLOW_SAMPLED_OUT) {
         sampled_out(w, rec, fn, t0);
+        w->est_flow = 0;
         return;
     }
     struct clt_flow *f = flow ? clt_dm_flow_slot(m, flow, 1) : NULL;

@@ -107,6 +107,15 @@ static uint64_t idle_start_excess(const struct clt_dev *d)
     return excess;
 }
 
+/* Did a command wait in its queue behind others? It started later after its
+ * enqueue than a launch takes to reach an idle device (100 us covers NVIDIA's
+ * and PoCL's) and than twice a command of the queue runs. */
+static int waited_in_queue(uint64_t enqueued, uint64_t started, uint64_t typical_ns)
+{
+    uint64_t reach = 100000 > 2 * typical_ns ? 100000 : 2 * typical_ns;
+    return started > enqueued + reach;
+}
+
 static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const struct clt_flow *f)
 {
     struct clt_devmodel *m = w->dev;
@@ -159,7 +168,7 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     if (end < start)
         end = start;
     if (q->n_est)             /* untimed launches enqueued before it: in the gap before it (estimated.c) */
-        clt_est_draw(w, q, f ? f->h0 : start, start);
+        clt_est_draw(w, q, f ? f->h0 : start, start, f && waited_in_queue(f->h0, start, q->last_timed_ns));
 
     Ann a[48], *ap[48], elems[8 + CLT_FLOW_ARGS], *ep[8 + CLT_FLOW_ARGS];
     unsigned na = 0, ne = 0;
@@ -235,6 +244,7 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     uint64_t flow = rec->arg[CMD_FLOW];
     clt_put_own_slice(w, clt_dm_queue_lane(w, q, start, end), start, end, name, NULL, ap, na, f ? &flow : NULL);
     q->est_end = end;
+    q->last_timed_ns = end - start;
     clt_est_timed(f, v[CMD_END] - v[CMD_START]);
     /* the facts this command used may now go, if the app released them */
     clt_dm_kern_drawn(m, k);
@@ -244,7 +254,7 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     if (q->in_flight > 0)
         q->in_flight--;
     if (q->refs <= 0 && q->in_flight == 0) {
-        clt_est_draw(w, q, UINT64_MAX, UINT64_MAX);
+        clt_est_draw(w, q, UINT64_MAX, UINT64_MAX, 0);
         q->id = 0;          /* released and idle: its slot is free again */
     }
     clt_counter(w, q->counter_uuid, end, q->in_flight);

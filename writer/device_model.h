@@ -82,10 +82,15 @@ struct clt_queue {
     struct clt_est *est;
     unsigned n_est, cap_est;
     uint64_t est_end;
+    uint64_t last_timed_ns;       /* the latest timed command's duration: sizes a launch nothing else can */
 };
 /* An untimed launch: its enqueue (host ns), its kernel and launch
  * configuration (clt_dm_launch_key, and as given) */
-struct clt_est { uint64_t h0, key, kernel_id; uint32_t work_dim, lws_null; uint64_t gws[3], lws[3]; };
+struct clt_est {
+    uint64_t h0, key, kernel_id, flow;    /* flow: its enqueue's arrow (the writer's own id; 0 none) */
+    uint32_t work_dim, lws_null;
+    uint64_t gws[3], lws[3];
+};
 
 struct clt_kernel_wg { uint64_t dev; uint64_t wg_size, pref_multiple, local_mem, private_mem; };
 struct clt_kern {

@@ -73,6 +73,8 @@ struct clt_writer {
     int epoch_due;            /* flight recorder: start one at the next record (recorder.c) */
     int rec_dumping;          /* flight recorder: its memory is being written to the file */
     uint64_t raw_bytes;       /* records' bytes drained so far (rings and spill), for the writer's pace */
+    uint64_t est_flow;        /* the flow of the untimed launch being drawn now: its enqueue's arrow (estimated.c) */
+    uint32_t est_flows;       /* flows the writer made for untimed launches */
 };
 
 /* dispatch.c: the writer's entry points */
@@ -198,7 +200,8 @@ struct clt_flow;
 struct clt_queue;
 void clt_est_timed(const struct clt_flow *f, uint64_t dur);   /* a timed launch: its configuration's mean */
 /* the queue's untimed launches enqueued before host ns `before`, in the gap up to `until` (UINT64_MAX: none) */
-void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, uint64_t until);
+void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, uint64_t until, int waited);
+uint64_t clt_est_flow_new(struct clt_writer *w);           /* an untimed launch's arrow (calls.c) */
 void clt_est_final(struct clt_writer *w);                   /* the rest, after each queue's last slice */
 void clt_est_attrs(struct clt_attrs *a);
 uint64_t clt_est_draw_ns(void);                              /* the time spent drawing them so far */

@@ -3,18 +3,25 @@
  * busy (device.c keeps each on its queue in enqueue order).
  *
  * Before a timed command is drawn, the untimed launches enqueued before it
- * go in the gap between the queue's last slice and its start: each at its
- * enqueue or after the one before it, as long as its kernel and launch
- * configuration's recent timed launches took (a moving average, 1/8 each:
- * the timed ones around it; a loop's first launches, timed while the budget
- * allowed, are often slower, a build or a cold start); where they would not fit,
- * every one is shortened alike (the timed commands around them are the
- * evidence). Those after the last timed command follow it. A launch whose
- * configuration was never timed is not drawn (counted). Each slice: the
+ * go in the gap between the queue's last slice and its start, in order:
+ * each no earlier than its enqueue nor than the one before it ended, as
+ * long as its kernel and launch configuration's recent timed launches took
+ * (a moving average, 1/8 each: the timed ones around it; a loop's first
+ * launches, timed while the budget allowed, are often slower, a build or a
+ * cold start). Where the timed command waited in the queue (it started well
+ * after its enqueue: the device was busy with those before it), they ran
+ * until it started: the same pause is put between each two (the device's
+ * own time between commands), the largest that still ends them before it,
+ * so a full queue never shows an empty device. Where they would not fit
+ * even back to back, every one is shortened alike (the timed commands
+ * around them are the evidence). Those after the last timed command follow
+ * it. A launch whose configuration was never timed is sized as the queue's
+ * latest timed command (timed_launches_averaged 0). Each slice: the
  * kernel's name and " (estimated)", category cltrace.estimated, argument
  * estimated=true, no command_type (a query of commands leaves it out; the
  * report counts it in the device's busy time, not in its kernels' time,
- * which it extrapolates from the sample). */
+ * which it extrapolates from the sample), and the end of its enqueue's
+ * arrow (a flow of the writer's own: clt_est_flow_new). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,10 +79,40 @@ static void slice(struct clt_writer *w, struct clt_queue *q, const struct clt_es
     else
         clt_ann_uints(a, ap, &na, "local_work_size", elems, ep, &ne, e->lws, dims);
     A_UINT("timed_launches_averaged", timed);
-    clt_put_own_slice(w, clt_dm_queue_lane(w, q, start, end), start, end, name, "cltrace.estimated", ap, na, NULL);
+    clt_put_own_slice(w, clt_dm_queue_lane(w, q, start, end), start, end, name, "cltrace.estimated", ap, na,
+                      e->flow ? &e->flow : NULL);
 }
 
-void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, uint64_t until)
+/* Where the chain of n launches from t ends when each starts no earlier than
+ * its enqueue and `gap` after the one before it ended: their starts in s[]. */
+static uint64_t chain(const struct clt_est *e, const uint64_t *d, unsigned n, uint64_t t, uint64_t gap, uint64_t *s)
+{
+    for (unsigned i = 0; i < n; i++) {
+        s[i] = t > e[i].h0 ? t : e[i].h0;
+        t = s[i] + d[i] + 1 + gap;      /* a nanosecond apart: touching slices would take two lanes */
+    }
+    return n ? s[n - 1] + d[n - 1] : t;
+}
+
+/* The pause between commands that ends the chain closest before hi. */
+static uint64_t gap_to_fill(const struct clt_est *e, const uint64_t *d, unsigned n, uint64_t t, uint64_t hi,
+                            uint64_t *s)
+{
+    uint64_t lo = 0, top = (hi - t) / n + 1;
+    while (lo < top) {                  /* the largest gap whose chain still ends by hi */
+        uint64_t mid = lo + (top - lo + 1) / 2;
+        if (chain(e, d, n, t, mid, s) <= hi)
+            lo = mid;
+        else
+            top = mid - 1;
+    }
+    return lo;
+}
+
+/* The untimed launches enqueued before `before`, drawn before `until` (the
+ * next timed command's start; UINT64_MAX: none); `waited`: that command
+ * waited in the queue, so the device ran these until it started. */
+void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, uint64_t until, int waited)
 {
     unsigned n = 0;
     while (n < q->n_est && q->est[n].h0 < before)
@@ -83,34 +120,58 @@ void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, ui
     if (!n)
         return;
     uint64_t t0 = clt_boottime_ns();
-    /* a nanosecond apart from the slices around: touching ones would take two lanes */
-    uint64_t t = q->est_end + 1, timed, hi = until == UINT64_MAX ? UINT64_MAX : until - 1;
-    double total = 0;
-    for (unsigned i = 0; i < n; i++)
-        total += (double)mean_of(q->est[i].key, &timed) + 1;
-    uint64_t lo = t > q->est[0].h0 ? t : q->est[0].h0;
-    double scale = hi != UINT64_MAX && total > 0 && hi > lo && total > (double)(hi - lo) ? (double)(hi - lo) / total : 1;
+    uint64_t *d = malloc(2 * n * sizeof *d), *s = d + n, *timed = NULL;
+    if (!d || !(timed = malloc(n * sizeof *timed))) {
+        free(d);
+        not_drawn += n;
+        d = NULL;
+    }
+    uint64_t t = q->est_end + 1, hi = until == UINT64_MAX ? UINT64_MAX : until - 1;
+    for (unsigned i = 0; d && i < n; i++) {
+        d[i] = mean_of(q->est[i].key, &timed[i]);
+        if (!d[i])                      /* never timed: the queue's latest timed command's length */
+            d[i] = q->last_timed_ns ? q->last_timed_ns : 1;
+    }
+    if (d && hi != UINT64_MAX) {
+        uint64_t end = chain(q->est, d, n, t, 0, s);
+        if (end > hi) {                 /* no room even back to back: every one shortened alike */
+            uint64_t lo = t > q->est[0].h0 ? t : q->est[0].h0;
+            double room = hi > lo + n ? (double)(hi - lo - n) : 0, total = 0;
+            for (unsigned i = 0; i < n; i++)
+                total += (double)d[i];
+            for (unsigned i = 0; i < n; i++)
+                d[i] = total > room && room > 0 ? (uint64_t)((double)d[i] * room / total) : d[i];
+            chain(q->est, d, n, t, 0, s);
+        } else if (waited && end < hi) {   /* a full queue: they ran until the timed one started */
+            chain(q->est, d, n, t, gap_to_fill(q->est, d, n, t, hi, s), s);
+        }
+    } else if (d) {
+        chain(q->est, d, n, t, 0, s);
+    }
     for (unsigned i = 0; i < n; i++) {
-        uint64_t d = (uint64_t)((double)mean_of(q->est[i].key, &timed) * scale);
-        uint64_t s = t > q->est[i].h0 ? t : q->est[i].h0;
-        if (hi != UINT64_MAX && s + d > hi)      /* never over the timed command after it */
-            s = hi > d && hi - d > t ? hi - d : t;
-        if (hi != UINT64_MAX && s + d > hi)
-            d = hi > s ? hi - s : 0;
         struct clt_kern *k = clt_dm_kern_get(w, q->est[i].kernel_id, 0);
-        if (timed && d) {
-            slice(w, q, &q->est[i], k, s, s + d, timed);
-            t = s + d + 1;
+        if (d) {                /* every one drawn, its arrow ended: where the evidence leaves no room, 1 ns */
+            uint64_t len = d[i] ? d[i] : 1;
+            slice(w, q, &q->est[i], k, s[i], s[i] + len, timed[i]);
+            t = s[i] + len + 1;
             drawn++;
-        } else {
-            not_drawn++;        /* nothing to size it by, or no room left before the timed one */
         }
         clt_dm_kern_drawn(w->dev, k);   /* device.c counted it in flight */
     }
+    free(d);
+    free(timed);
     memmove(q->est, q->est + n, (q->n_est - n) * sizeof *q->est);
     q->n_est -= n;
     q->est_end = t - 1;
     draw_ns += clt_boottime_ns() - t0;
+}
+
+/* An untimed launch's arrow: a flow id in the writer's own space (sequence
+ * 1, which no calling thread has), handed to device.c with the launch. */
+uint64_t clt_est_flow_new(struct clt_writer *w)
+{
+    w->est_flow = (uint64_t)(w->pid & 0x3FFFFF) << 42 | 1ull << 32 | ++w->est_flows;
+    return w->est_flow;
 }
 
 uint64_t clt_est_draw_ns(void)
@@ -123,7 +184,7 @@ void clt_est_final(struct clt_writer *w)
     struct clt_devmodel *m = w->dev;
     for (unsigned i = 0; i < m->n_queues; i++)
         if (m->queues[i].n_est)
-            clt_est_draw(w, &m->queues[i], UINT64_MAX, UINT64_MAX);
+            clt_est_draw(w, &m->queues[i], UINT64_MAX, UINT64_MAX, 0);
 }
 
 void clt_est_attrs(struct clt_attrs *a)
@@ -133,7 +194,13 @@ void clt_est_attrs(struct clt_attrs *a)
         clt_attr_int(a, "cltrace.commands_not_estimated", (int64_t)not_drawn);
 }
 
+/* A forked child starts afresh: its object ids restart, so its parent's
+ * means would size its launches by other kernels (writer.c). */
 void clt_est_forget(void)
 {
-    drawn = not_drawn = 0;
+    for (uint64_t i = 0; i < means.cap; i++)
+        if (means.keys[i])
+            free(means.vals[i]);
+    clt_map_free(&means);
+    drawn = not_drawn = draw_ns = 0;
 }

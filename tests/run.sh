@@ -529,6 +529,41 @@ r = json.load(sys.stdin)
 assert r["self_cost"]["sampling_mode"] == "all" and r["kernels"][0]["timed_launches"] == 2001, r["self_cost"]'
 }
 
+t_device_memory_peak() {
+    # known allocations in two contexts on one device: each context's
+    # counter and the device's (every context) peak where the program's
+    # own account says, the device's in its group; the report says the
+    # same peak and the buffers that held it, largest first
+    traced "$WORK/mp" "$T/memory_peak" > /dev/null
+    local t; t=$(trace_of "$WORK/mp")
+    [ ! -x "$LINT" ] || lint "$t"
+    $PY tests/tracedump.py "$t" | $PY -c '
+import json, sys
+d = json.load(sys.stdin)
+M = 1 << 20
+peaks = {}
+for c in d["counters"]:
+    if c["name"].startswith("device memory"):
+        peaks[c["name"]] = max(peaks.get(c["name"], 0), c["value"])
+dev = [n for n in peaks if n.startswith("device memory, Device 0")]
+ctx = sorted(v for n, v in peaks.items() if n.startswith("device memory, context"))
+assert len(dev) == 1 and peaks[dev[0]] == 9 * M, peaks
+assert ctx == [3 * M, 6 * M], peaks
+print("counters", peaks)'
+    "$B/cltrace-report" --format json "$t" > "$WORK/mp.json" || [ $? -le 1 ]
+    $PY -c '
+import json, sys
+m = json.load(open(sys.argv[1]))["summary"]["device_memory"]
+M = 1 << 20
+assert m["peak_bytes"] == 9 * M and m["held_at_peak"] == 3 and m["buffers"] == 5, m
+assert [o["bytes"] for o in m["objects"]] == [4 * M, 3 * M, 2 * M], m["objects"]
+assert all("memory_peak.c" in o["where"] for o in m["objects"]), m["objects"]
+assert m["global_mem_bytes"] > 0 and not m["near_limit"], m' "$WORK/mp.json"
+    "$B/cltrace-report" "$t" > "$WORK/mp.txt" || true
+    grep -q "^memory: peak 9.0 MiB of buffers at [0-9.]* s, 3 held it, the largest 4.0 MiB" "$WORK/mp.txt" ||
+        { cat "$WORK/mp.txt"; echo "no memory line with the peak"; return 1; }
+}
+
 t_leaks_classified() {
     # a leak is an error where its site leaks every time or on some path,
     # info where the object was made once and held to the end

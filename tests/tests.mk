@@ -49,6 +49,9 @@ TEST_BINS += $(T)/churn
 $(T)/lifetimes: tests/apps/lifetimes.c | $(T)
 	$(CC) $(TEST_CFLAGS) -O0 -o $@ $< -lOpenCL
 TEST_BINS += $(T)/lifetimes
+$(T)/memory_peak: tests/apps/memory_peak.c | $(T)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL
+TEST_BINS += $(T)/memory_peak
 $(T)/leak_classes: tests/apps/leak_classes.c | $(T)
 	$(CC) $(TEST_CFLAGS) -O0 -o $@ $< -lOpenCL
 TEST_BINS += $(T)/leak_classes

@@ -92,7 +92,7 @@ struct clt_dev *clt_dm_dev_get(struct clt_writer *w, uint64_t handle)
     return d;
 }
 
-static void dev_declare(struct clt_writer *w, struct clt_dev *d)
+void clt_dm_dev_declare(struct clt_writer *w, struct clt_dev *d)
 {
     if (d->declared)
         return;
@@ -140,10 +140,48 @@ static struct clt_queue *queue_get(struct clt_writer *w, uint64_t handle)
     q->id = id;
     q->refs = 1;
     q->index = m->queue_serial++;
+    uint64_t info = (uint64_t)(uintptr_t)clt_map_get(&m->queue_info, id);
+    q->order = (unsigned)(info >> 8);
+    q->props = (unsigned)(info & 0x7);
     q->dev = clt_dm_dev_get(w, (uint64_t)(uintptr_t)clt_map_get(&m->queue_dev, id));
     if (!q->dev)
         q->dev = clt_dm_dev_get(w, 0xFFFFFFFFFFFFull);   /* a queue we did not see created */
     return q;
+}
+
+/* A queue the app made: its device, its number there and the properties it
+ * asked for (the bits of CL_QUEUE_PROPERTIES), for its track's name. */
+static void queue_made(struct clt_writer *w, const struct clt_rec *rec, unsigned fn, uint64_t t1)
+{
+    struct clt_devmodel *m = w->dev;
+    uint64_t id = clt_dm_id_of(w, rec->ret), props = 0;
+    clt_map_put(&m->queue_dev, id, (void *)(uintptr_t)rec->arg[1]);
+    if (fn == CLT_FN_clCreateCommandQueue) {
+        props = rec->arg[2];          /* a bitfield: the value itself */
+    } else {
+        unsigned n;
+        const uint64_t *kv = arr(rec, 2, &n);
+        for (unsigned i = 0; kv && i + 1 < n; i += 2)
+            if (kv[i] == 0x1093)      /* CL_QUEUE_PROPERTIES */
+                props = kv[i + 1];
+    }
+    struct clt_dev *d = clt_dm_dev_get(w, rec->arg[1]);
+    uint64_t order = d ? ++d->queues_made : 0;
+    clt_mem_queue(w, clt_dm_id_of(w, rec->arg[0]), d, t1);
+    clt_map_put(&m->queue_info, id, (void *)(uintptr_t)(order << 8 | (props & 0x7) | 0x80));
+}
+
+/* The queue's name as the program knows it: its device, its number there
+ * (in the order the app made them), whether it runs in order. */
+static void queue_name(const struct clt_queue *q, char *out, size_t cap, const char *what)
+{
+    int ooo = q->props & 1, prof = (q->props & 2) != 0;   /* OUT_OF_ORDER_EXEC_MODE_ENABLE, PROFILING_ENABLE */
+    if (!q->order) {          /* made before cltrace saw it (a window, a library's) */
+        snprintf(out, cap, "Device %u queue (object %llu)%s", q->dev->index, (unsigned long long)q->id, what);
+        return;
+    }
+    snprintf(out, cap, "Device %u queue %u (%s%s)%s", q->dev->index, q->order, ooo ? "out of order" : "in order",
+             prof ? ", profiling" : "", what);
 }
 
 /* Does [start, end] touch a command already drawn on this lane? Commands
@@ -163,10 +201,10 @@ static int lane_busy(const struct clt_queue *q, unsigned lane, uint64_t start, u
 static void queue_declare_lane(struct clt_writer *w, struct clt_queue *q)
 {
     unsigned lane = q->n_lanes++;
-    dev_declare(w, q->dev);
+    clt_dm_dev_declare(w, q->dev);
     /* Lanes of one queue share its name: the UI shows them as one row. */
-    char name[64];
-    snprintf(name, sizeof name, "Device %u queue %llu", q->dev->index, (unsigned long long)q->id);
+    char name[96];
+    queue_name(q, name, sizeof name, "");
     q->lane_uuid[lane] = uuid(w, 0xA0000000u, (q->index << 4 | lane) & 0x0FFFFFFFu);
     Track t = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
     t.has_uuid = t.has_parent_uuid = t.has_sibling_order_rank = 1;
@@ -177,7 +215,7 @@ static void queue_declare_lane(struct clt_writer *w, struct clt_queue *q)
     t.sibling_order_rank = (int32_t)(q->index * CLT_MAX_LANES + lane);
     clt_put_track(w, &t);
     if (lane == 0) {
-        snprintf(name, sizeof name, "queue %llu commands in flight", (unsigned long long)q->id);
+        queue_name(q, name, sizeof name, ": commands in flight");
         q->counter_uuid = uuid(w, 0xB0000000u, q->index & 0x0FFFFFFFu);
         clt_counter_track(w, q->counter_uuid, q->dev->uuid, name, 0);
     }
@@ -196,34 +234,6 @@ uint64_t clt_dm_queue_lane(struct clt_writer *w, struct clt_queue *q, uint64_t s
     iv[0] = start;
     iv[1] = end;
     return q->lane_uuid[lane];
-}
-
-static struct clt_ctx *ctx_get(struct clt_writer *w, uint64_t id)
-{
-    struct clt_devmodel *m = w->dev;
-    for (unsigned i = 0; i < m->n_ctxs; i++)
-        if (m->ctxs[i].id == id)
-            return &m->ctxs[i];
-    if (m->n_ctxs == 64 || !id)
-        return NULL;
-    struct clt_ctx *c = &m->ctxs[m->n_ctxs];
-    c->id = id;
-    c->index = m->n_ctxs++;
-    c->bytes = 0;
-    c->uuid = uuid(w, 0xC0000000u, c->index);
-    char name[64];
-    snprintf(name, sizeof name, "device memory, context %llu", (unsigned long long)id);
-    clt_counter_track(w, c->uuid, w->process_uuid, name, 1);
-    return c;
-}
-
-static void mem_change(struct clt_writer *w, struct clt_mem *mo, int64_t delta, uint64_t ts)
-{
-    struct clt_ctx *c = ctx_get(w, mo->ctx);
-    if (!c)
-        return;
-    c->bytes += delta;
-    clt_counter(w, c->uuid, ts, c->bytes);
 }
 
 /* ---- the clock ---------------------------------------------------------- */
@@ -400,7 +410,13 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
     if (fn == CLT_FN_clCreateCommandQueue || fn == CLT_FN_clCreateCommandQueueWithProperties ||
         fn == CLT_FN_clCreateCommandQueueWithPropertiesKHR) {
         if (ok)
-            clt_map_put(&m->queue_dev, clt_dm_id_of(w, rec->ret), (void *)(uintptr_t)rec->arg[1]);
+            queue_made(w, rec, fn, t1);
+        return;
+    }
+    if (fn == CLT_FN_clCreateContext && ok) {     /* its devices: where its buffers count */
+        unsigned n;
+        const uint64_t *devs = arr(rec, 2, &n);
+        clt_mem_context(w, clt_dm_id_of(w, rec->ret), devs, n);
         return;
     }
     if ((fn == CLT_FN_clRetainKernel || fn == CLT_FN_clReleaseKernel) && ok) {
@@ -459,7 +475,7 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
             mo->size = rec->arg[si];
             mo->ctx = clt_dm_id_of(w, rec->arg[ci]);
             mo->refs = 1;
-            mem_change(w, mo, (int64_t)mo->size, t1);
+            clt_mem_change(w, mo->ctx, (int64_t)mo->size, t1);
         } else {
             free(mo);
         }
@@ -470,7 +486,7 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
         if (mo && ok && mo->refs > 0) {
             mo->refs += fn == CLT_FN_clRetainMemObject ? 1 : -1;
             if (mo->refs == 0) {
-                mem_change(w, mo, -(int64_t)mo->size, t1);
+                clt_mem_change(w, mo->ctx, -(int64_t)mo->size, t1);
                 if (mo->inflight <= 0)
                     free(clt_map_del(&m->mems, mo->id));
             }

@@ -34,6 +34,9 @@ struct clt_dev {
     char name[CLT_MAX_STR + 1], vendor[CLT_MAX_STR + 1];
     int described, declared;
     uint64_t uuid;
+    unsigned queues_made;         /* the app's queues on it so far: each queue's number is its order */
+    int64_t mem_bytes;            /* live buffers of every context on it (memory.c) */
+    uint64_t mem_uuid;            /* its memory counter, once declared */
     /* device ns -> host ns (device.c, "the clock"): the tightest bounds of
      * the offset host - device, each with the host time it held at */
     struct clt_clock_bounds lower, upper;
@@ -66,6 +69,7 @@ struct clt_dev {
 struct clt_queue {
     uint64_t handle, id;
     unsigned index;
+    unsigned order, props;        /* its number on its device (1: the first the app made), CL_QUEUE_* asked */
     struct clt_dev *dev;
     uint64_t lane_uuid[CLT_MAX_LANES];
     uint64_t lane_iv[CLT_MAX_LANES][CLT_LANE_HISTORY][2];   /* recent [start, end] per lane */
@@ -108,7 +112,17 @@ struct clt_kern {
 };
 
 struct clt_mem { uint64_t id, size, flags, ctx; int64_t refs, inflight; };
-struct clt_ctx { uint64_t id; unsigned index; int64_t bytes; uint64_t uuid; };
+#define CLT_CTX_DEVS 8
+#define CLT_DM_CONTEXTS 64
+struct clt_ctx {
+    uint64_t id;
+    unsigned index;
+    int64_t bytes;                /* of its live buffers */
+    uint64_t uuid;
+    int declared;
+    struct clt_dev *devs[CLT_CTX_DEVS];   /* its devices, as made (memory.c) */
+    unsigned n_devs;
+};
 
 /* What the writer learnt of an enqueue call, waiting for its command. */
 struct clt_flow {
@@ -145,9 +159,10 @@ struct clt_devmodel {
      * hundreds); slots reused; calloc'd: a slot costs memory once used */
     struct clt_queue queues[CLT_DM_QUEUES];
     unsigned n_queues, queue_serial;
-    struct clt_ctx ctxs[64];
+    struct clt_ctx ctxs[CLT_DM_CONTEXTS];
     unsigned n_ctxs;
     struct clt_map kernels, mems, queue_dev;    /* by object id */
+    struct clt_map queue_info;                  /* queue id -> its order << 8 | properties | 0x80 */
     struct clt_kern *last_kern;                 /* the kernel of the latest lookup: a loop sets its args */
     struct clt_map mappings;                    /* by mapped pointer */
     struct clt_map switched;                    /* queue handles whose profiling is switched per timed command */
@@ -172,6 +187,11 @@ void clt_dm_copy_str(char *dst, const struct clt_rec *rec, int i);
 uint64_t clt_dm_id_of(struct clt_writer *w, uint64_t handle);
 struct clt_dev *clt_dm_dev_get(struct clt_writer *w, uint64_t handle);
 struct clt_queue *clt_dm_queue_find(struct clt_writer *w, uint64_t id);
+void clt_dm_dev_declare(struct clt_writer *w, struct clt_dev *d);     /* its group track, once */
+/* memory.c: device memory over time, per context and per device */
+void clt_mem_context(struct clt_writer *w, uint64_t ctx_id, const uint64_t *devs, unsigned n);
+void clt_mem_queue(struct clt_writer *w, uint64_t ctx_id, struct clt_dev *d, uint64_t ts);
+void clt_mem_change(struct clt_writer *w, uint64_t ctx_id, int64_t delta, uint64_t ts);
 uint64_t clt_dm_queue_lane(struct clt_writer *w, struct clt_queue *q, uint64_t start, uint64_t end);
 void clt_dm_clock_sample(struct clt_dev *d, uint64_t h_lo, uint64_t h_hi, uint64_t dev_ns);
 void clt_dm_clock_at(struct clt_dev *d, uint64_t t);    /* offset and residual at host time t */

@@ -61,6 +61,7 @@ int clt_emit_init(struct clt_writer *w)
     w->pid = (int)getpid();
     w->process_uuid = (uint64_t)w->pid << 32;
     w->dropped_uuid = w->process_uuid | 0x80000001u;
+    w->own_group_uuid = w->process_uuid | 0x80000000u;
     clt_life_init(clt_leaks_context_released);
     clt_sym_init(&w->syms);
     return clt_dev_init(w);
@@ -79,7 +80,16 @@ void clt_emit_header(struct clt_writer *w)
     t.uuid = w->process_uuid;
     t.process = &pd;
     clt_put_track(w, &t);
-    clt_counter_track(w, w->dropped_uuid, w->process_uuid, "cltrace dropped calls", 0);
+    /* cltrace's own rows in one group: the UI orders a process's tracks by
+     * name and shows a group folded, so the program's rows come first */
+    Track g = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+    g.has_uuid = g.has_parent_uuid = 1;
+    g.uuid = w->own_group_uuid;
+    g.parent_uuid = w->process_uuid;
+    g.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
+    g.name = "cltrace: own time, drops, leaks";
+    clt_put_track(w, &g);
+    clt_counter_track(w, w->dropped_uuid, w->own_group_uuid, "cltrace dropped calls", 0);
     clt_sequence_start(w, CLT_OWN_SEQ, 1, w->dropped_uuid);
     clt_counter(w, w->dropped_uuid, clt_boottime_ns(), 0);     /* dropped calls start at 0 */
 }

@@ -30,6 +30,7 @@ struct clt_writer {
     struct clt_objects objs;
     int pid;
     uint64_t process_uuid, dropped_uuid;
+    uint64_t own_group_uuid;  /* "cltrace: own time, drops, leaks": cltrace's rows, together and last */
     uint64_t calls, dropped_emitted, ranges;
     /* MPI (mpi.c): calls recorded; this rank's clock against rank 0's at
      * MPI_Init (0) and MPI_Finalize (1) */

@@ -123,7 +123,7 @@ static void leak_track(struct clt_writer *w, uint64_t track)
     Perfetto__Protos__TrackDescriptor t = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
     t.has_uuid = t.has_parent_uuid = 1;
     t.uuid = track;
-    t.parent_uuid = w->process_uuid;
+    t.parent_uuid = w->own_group_uuid;
     t.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
     t.name = "OpenCL objects leaked";
     clt_put_track(w, &t);

@@ -82,7 +82,9 @@ static void emit_value(struct clt_writer *w, struct clt_thread *th, uint64_t ts,
     if (S.declared[s] != th->generation + 1) {
         S.declared[s] = th->generation + 1;
         S.threads++;
-        clt_counter_track(w, uuid, parent, "cltrace self time (ns)", 0);
+        char name[64];          /* in cltrace's group, not above the thread's own rows */
+        snprintf(name, sizeof name, "cltrace self time (ns), thread %u", (unsigned)(parent & 0xFFFFFFFFu));
+        clt_counter_track(w, uuid, w->own_group_uuid, name, 0);
     }
     clt_counter(w, uuid, ts, (int64_t)v);
     S.last[s] = v;

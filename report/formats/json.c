@@ -301,6 +301,31 @@ static void phases(FILE *o, const struct rm_model *m, const struct phase_view *v
     fputc(']', o);
 }
 
+/* "device_memory": the peak of the buffers the program held and which held
+ * it (null: no buffer made). */
+static void json_memory(FILE *o, const struct rm_model *m, const struct memory_view *v)
+{
+    if (!v->peak_bytes) {
+        fputs(",\"device_memory\":null", o);
+        return;
+    }
+    fprintf(o, ",\"device_memory\":{\"peak_bytes\":%llu,\"peak_at_ns\":%llu,\"buffers\":%llu,\"held_at_peak\":%u,"
+               "\"untracked\":%llu,\"global_mem_bytes\":%llu,\"percent_of_global\":%.2f,\"near_limit\":%s,\"objects\":[",
+            (unsigned long long)v->peak_bytes, (unsigned long long)v->peak_at_ns, (unsigned long long)v->buffers,
+            v->n_held, (unsigned long long)v->untracked, (unsigned long long)v->global_bytes, v->percent,
+            v->near_limit ? "true" : "false");
+    for (unsigned i = 0; i < v->n_held && i < MEMORY_HELD; i++) {
+        const struct rm_buffer *b = &v->held[i];
+        const char *site = b->site > 0 && (unsigned)b->site <= m->n_sites ? m->sites[b->site - 1].site : "";
+        fprintf(o, "%s{\"object\":%llu,\"bytes\":%llu,\"made_at_ns\":%llu,\"where\":", i ? "," : "",
+                (unsigned long long)b->id, (unsigned long long)b->bytes,
+                (unsigned long long)(b->made > m->mem.first_ts ? b->made - m->mem.first_ts : 0));
+        json_str(o, site);
+        fputc('}', o);
+    }
+    fputs("]}", o);
+}
+
 /* "summary": the first screen's figures, for a CI step that prints its own. */
 static void summary(FILE *o, const struct report_in *r)
 {
@@ -331,6 +356,7 @@ static void summary(FILE *o, const struct report_in *r)
     fputc(']', o);
     fputs(",\"sampling\":", o);
     json_str(o, v->sampling);
+    json_memory(o, r->m, &v->memory);
     fputs(",\"devices\":[", o);          /* each physical device once: ranks sharing one, its union */
     for (unsigned i = 0; i < v->n_devices; i++) {
         const struct rm_devbusy *d = &r->m->devs[i];

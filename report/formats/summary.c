@@ -114,6 +114,13 @@ void text_summary(FILE *o, const struct report_in *r, int md)
             md_cell(o, sampled);
             fputs(" |\n", o);
         }
+        char memory[768];
+        memory_words(r->m, &v->memory, 1, memory, sizeof memory);
+        if (memory[0]) {
+            fputs("| device memory | ", o);
+            md_cell(o, memory);
+            fputs(" |\n", o);
+        }
         fprintf(o, "| cltrace's cost | %s |\n", cost);
         md_top(o, r);
         fputc('\n', o);
@@ -136,10 +143,13 @@ void text_summary(FILE *o, const struct report_in *r, int md)
     } else {
         text_wrap(o, "device: ", "        ", dev, TEXT_COLS);
     }
-    char sampled[512];
+    char sampled[512], memory[768];
     summary_sampling_words(v, sampled, sizeof sampled);
     if (sampled[0])
         text_wrap(o, "sample: ", "        ", sampled, TEXT_COLS);
+    memory_words(r->m, &v->memory, 0, memory, sizeof memory);
+    if (memory[0])
+        text_wrap(o, "memory: ", "        ", memory, TEXT_COLS);
     text_wrap(o, "cost:   ", "        ", cost, TEXT_COLS);
     fputs("        (the account: cltrace-report --explain cost TRACE)\n", o);
     text_top(o, r);

@@ -371,6 +371,11 @@ static void slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint6
         if (t->launch_site > 0 && (unsigned)t->launch_site <= m->n_sites)
             m->sites[t->launch_site - 1].synced++;
     }
+    rm_mem_call(m, o->ts);
+    if (!o->error && o->result_id && !strncmp(o->name, "clCreateBuffer", 14))
+        rm_mem_made(m, o->result_id, o->size, o->ts, o->site);
+    else if (!o->error && o->refs_after == 1 && !strcmp(o->name, "clReleaseMemObject"))
+        rm_mem_released(m, o->memobj, ts);
     struct rm_api *a = o->api >= 0 ? &m->api[o->api] : api_get(m, o->name);
     if (untimed && a && a->count > a->untimed)
         dur = a->total_ns / (a->count - a->untimed);   /* for its phase: the function's mean so far */
@@ -507,7 +512,7 @@ static void flows(struct reader *r, struct seq *s, const Perfetto__Protos__Track
     }
     if (!o->device && cs && o->result_id && r->buffer_site.used < 65536 &&
         (!strncmp(o->name, "clCreateBuffer", 14) || !strcmp(o->name, "clCreateSubBuffer")))
-        clt_map_put(&r->buffer_site, o->result_id, (void *)(uintptr_t)rm_site_index(m, s, cs));
+        clt_map_put(&r->buffer_site, o->result_id, (void *)(uintptr_t)(o->site = rm_site_index(m, s, cs)));
     if (o->fpc) {               /* a fingerprinted command: its buffers' creation sites */
         for (unsigned i = 0; i < o->fpc->n; i++)
             o->fpc->fp[i].site = (int)(uintptr_t)clt_map_get(&r->buffer_site, o->fpc->fp[i].buffer);
@@ -838,6 +843,7 @@ void rm_free(struct rm_model *m)
     free(m->kernels);
     free(m->leaks);
     free(m->uars);
+    rm_mem_free(m);
     free(m->hints);
     free(m->sites);
     rm_devices_free(m);

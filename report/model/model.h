@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "common/map.h"
 
 #define RM_MAX_NAME 128
 #define RM_MAX_SITE 400         /* a call stack, innermost frame first, as text */
@@ -183,6 +184,7 @@ struct rm_device {
     char uuid[40];              /* which physical device ("" not known: a name on a host stands for it) */
     uint64_t id;                /* its object id in this trace */
     int64_t compute_units, warp, cc, max_wg, local_mem, regs_per_block, type;   /* type: CL_DEVICE_TYPE_* */
+    int64_t global_mem;         /* bytes */
     int64_t clock_residual_ns, clock_residual_median_ns, clock_floor_ns, clock_markers, clock_contradictions, event_cost_ns, own_events, sampled_out;
     uint64_t probe_small;       /* `cltrace probe`: where transfers stop being small (0: no probe) */
     double probe_gbps;          /* its host-to-device bandwidth, pageable and pinned, the larger */
@@ -282,6 +284,18 @@ struct rm_selfcost {            /* what cltrace added to the run (selfcost.c) */
     int exit_status;            /* its status + 1; 0: not stated */
 };
 
+/* A buffer the program made (memory.c): its object id, bytes, when it was
+ * made and released (UINT64_MAX: held to the end), its call site (m->sites
+ * + 1; 0 none). */
+struct rm_buffer { uint64_t id, bytes, made, freed; int site; };
+struct rm_memory {
+    struct rm_buffer *v;
+    unsigned n, cap;
+    struct clt_map live;        /* object id -> index in v + 1, while held */
+    uint64_t bytes, peak, peak_at, buffers, untracked;
+    uint64_t first_ts;          /* the first call: "when" is said from there */
+};
+
 struct rm_model {
     struct rm_api *api;
     unsigned n_api, cap_api;
@@ -295,6 +309,7 @@ struct rm_model {
     unsigned n_uars, cap_uars;
     struct rm_site *sites;
     unsigned n_sites, cap_sites;
+    struct rm_memory mem;               /* device memory the program held (memory.c) */
     struct rm_devbusy *devs;            /* each physical device over every trace read (devices.c) */
     unsigned n_devs, cap_devs;
     struct rm_devtrace *dtr;            /* the trace being read: its commands by device object */
@@ -381,6 +396,13 @@ void rm_free(struct rm_model *m);
 /* A `cltrace tune` result (DIR/tune.json, or the file) into m->tuned. 0 ok;
  * -1 with err. */
 int rm_tuned_read(struct rm_model *m, const char *path, char *err, unsigned errlen);
+/* memory.c: buffers made and released; the peak's holders, largest first */
+void rm_mem_call(struct rm_model *m, uint64_t ts);
+void rm_mem_made(struct rm_model *m, uint64_t id, uint64_t bytes, uint64_t ts, int site);
+void rm_mem_released(struct rm_model *m, uint64_t id, uint64_t ts);
+unsigned rm_mem_at_peak(const struct rm_model *m, struct rm_buffer *out, unsigned cap);
+void rm_mem_free(struct rm_model *m);
+
 /* The device timeline's span: its first command's start to its last end. */
 static inline uint64_t rm_timeline_span(const struct rm_timeline *tl)
 {

@@ -44,6 +44,7 @@ void summary_view(const struct rm_model *m, const struct findings *fs, struct su
     v->program = m->program[0] ? m->program : "(unnamed)";
     v->wall_ns = m->self.run_ns;
     device_figures(m, v);
+    memory_view(m, &v->memory);
     for (unsigned i = 0; i < fs->n; i++) {
         v->by_sev[fs->v[i].sev]++;
         if (fs->v[i].library)

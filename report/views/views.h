@@ -34,6 +34,23 @@ void selfcost_clock(const struct rm_device *d, char *buf, size_t cap);     /* "c
 void selfcost_kernel_note(const struct rm_kernel *k, char *buf, size_t cap);   /* " (extrapolated from k of n launches)" */
 void selfcost_api_note(const struct rm_api *a, char *buf, size_t cap);
 
+/* memory.c: device memory the program held (model/memory.c), in words */
+#define MEMORY_HELD 4                   /* buffers named at the peak, largest first */
+#define MEMORY_NEAR_PERCENT 90.0        /* of the device's global memory: near its limit */
+struct memory_view {
+    uint64_t peak_bytes, peak_at_ns;    /* 0: no buffer; when, from the first call */
+    uint64_t buffers, untracked;        /* made in all; past the model's bound */
+    struct rm_buffer held[MEMORY_HELD];
+    unsigned n_held;                    /* live at the peak, in all */
+    uint64_t global_bytes;              /* the smallest device's global memory; 0 unknown */
+    int device;                         /* its index */
+    double percent;
+    int near_limit;
+};
+void memory_view(const struct rm_model *m, struct memory_view *v);
+void memory_words(const struct rm_model *m, const struct memory_view *v, int all, char *buf, size_t cap);
+void memory_bytes_words(uint64_t b, char *buf, size_t cap);    /* "1.5 MiB" */
+
 /* summary.c: the first screen */
 #define SUMMARY_TOP 5
 struct summary_view {
@@ -56,6 +73,7 @@ struct summary_view {
     uint64_t sampled_launches, sampled_timed;   /* of the configurations sampled */
     const struct rm_model *m;
     const char *sampling;
+    struct memory_view memory;          /* device memory: the peak and its holders */
 };
 /* "sampled: 412 of 20,001 launches timed (3 kernel launch configurations;
  * RULE)": the first screen's line where launches went untimed */

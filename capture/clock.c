@@ -19,6 +19,7 @@
  * count. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <time.h>
 #include <string.h>
 #include "capture/generated/clt_hooks.h"
 #include "shim.h"
@@ -137,13 +138,28 @@ static void *own_queue(void *context, void *dev)
     return q && err == CL_SUCCESS_ ? q : NULL;
 }
 
-static uint32_t context_refs(void *context)
+uint32_t clt_context_refs(void *context)
 {
     get_info_t info = REAL(clGetContextInfo);
     uint32_t n = 0;
-    if (!info || info(context, CL_CONTEXT_REFERENCE_COUNT_, sizeof n, &n, NULL) != CL_SUCCESS_)
+    if (!context || !info || info(context, CL_CONTEXT_REFERENCE_COUNT_, sizeof n, &n, NULL) != CL_SUCCESS_)
         return 0;
     return n;
+}
+
+/* After cltrace's calibration on an app's queue: until the context holds
+ * no more references than before it (at most 100 ms). A driver keeps a
+ * released buffer or queue of ours, and its commands' events, until its
+ * own thread lets them go (PoCL on a loaded machine: the app read its
+ * context's count 2 high right after making its queue). */
+void clt_context_settle(void *context, uint32_t before)
+{
+    if (!before)
+        return;
+    for (unsigned i = 0; i < 1000 && clt_context_refs(context) > before; i++) {
+        struct timespec ts = { 0, 100000 };
+        nanosleep(&ts, NULL);
+    }
 }
 
 void clt_clock_keep(void *context, void *dev, int cpu_device)
@@ -158,12 +174,12 @@ void clt_clock_keep(void *context, void *dev, int cpu_device)
     if (!k && n_keeps < KEEP_DEVICES)
         k = &keeps[n_keeps++];
     if (k && !k->queue) {
-        uint32_t before = context_refs(context);
+        uint32_t before = clt_context_refs(context);
         k->device = dev;
         k->cpu_device = cpu_device;
         k->queue = own_queue(context, dev);
         k->context = k->queue ? context : NULL;
-        uint32_t after = k->queue ? context_refs(context) : 0;
+        uint32_t after = k->queue ? clt_context_refs(context) : 0;
         k->context_refs = after > before ? after - before : 0;
         k->last_ns = clt_clock_ns(CLOCK_MONOTONIC);          /* the calibration has just taken its markers */
     }

@@ -407,11 +407,13 @@ static void queue_created(struct clt_hook *h, void *queue, void *context, void *
     if (cpu_device)
         clt_writer_cpu_device();        /* its threads take every core: the writer naps longer */
     put_queue_mode(h->th, queue, switched);
+    uint32_t refs = clt_context_refs(context);      /* the app's, before cltrace's calibration */
     if (device_describe(h->th, device) >= 102) {     /* OpenCL 1.2 */
         int on = clt_profiling_on(queue);       /* the calibration's markers are timed */
         calibrate(h->th, queue, device, cpu_device, (app_props & CL_QUEUE_PROFILING_ENABLE_) != 0);
         if (on)
             clt_profiling_off(queue);
+        clt_context_settle(context, refs);
     }
     clt_clock_keep(context, device, cpu_device);    /* fresh clock evidence while commands run (clock.c) */
 }

@@ -69,7 +69,7 @@ t_arm64_linked_program_8_threads() {
     diff "$WORK/plain.out" "$WORK/traced.out"
     local t calls
     t=$(ls "$WORK"/th.*.pftrace.gz)
-    [ ! -x "$LINT" ] || lint "$t"
+    lint "$t"
     "$B/cltrace-report" --format json "$t" > "$WORK/r.json"
     # the trace says which clock it was written with
     local src clock
@@ -101,7 +101,7 @@ t_arm64_dlopen_dlsym_program() {
     diff "$WORK/plain.out" "$WORK/preload.out"
     local t
     for t in "$WORK"/dl.*.pftrace.gz "$WORK"/pl.*.pftrace*; do
-        [ ! -x "$LINT" ] || lint "$t"
+        lint "$t"
         "$B/cltrace-report" --format json "$t" > "$WORK/r.json"
         $PY - "$WORK/r.json" <<'PY'
 import json, sys
@@ -122,7 +122,7 @@ t_arm64_leaks_classed_with_stacks() {
         a64 "$A64/cltrace" -q -o "$WORK/lk-$mode.pftrace.gz" -- "$A64T/leak_classes" $mode > /dev/null
         report_formats "$(ls "$WORK"/lk-$mode.*.pftrace.gz)" "$WORK/lk-$mode"
         $PY tests/checks.py report_leak_class "$WORK/lk-$mode" $mode || return 1
-        [ ! -x "$LINT" ] || lint "$(ls "$WORK"/lk-$mode.*.pftrace.gz)"
+        lint "$(ls "$WORK"/lk-$mode.*.pftrace.gz)"
     done
     grep -q "leak_classes.c:[0-9]" "$WORK/lk-lost/r.txt"
 }

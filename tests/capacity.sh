@@ -198,7 +198,9 @@ t_own_threads_lift_tsan() {
           CLTRACE_OUTPUT="$WORK/spt.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$B/tsan/libcltrace.so \
           "$T/threads-tsan" 2 300000 --fake --spin "$(nproc)" 2>&1)
     ! echo "$out" | grep -q ThreadSanitizer || { echo "$out" | head -30; return 1; }
-    echo "$out" | grep -q "threads=2 calls=600000"
-    "$T/trace_order" "$(trace_of "$WORK/spt")" 2 300000
+    echo "$out" | grep -q "threads=2 calls=600000" ||
+        { echo "$out" | tail -20; echo "the program did not say it made its 600,000 calls"; return 1; }
+    "$T/trace_order" "$(trace_of "$WORK/spt")" 2 300000 ||
+        { echo "the trace does not hold every call in order"; return 1; }
     rm -f "$WORK"/spt.*.pftrace*
 }

@@ -93,7 +93,7 @@ t_mpirun_job_report_names_the_slow_rank() {
     unwrap "$WORK/mpijob.txt" | grep -q "^  0  .*, ranks 0, 1, 2, 3 (the union of their commands; kernels and transfers summed)"
     ! grep -Eq "[0-9.]+ ms \((1[0-9][0-9]|[2-9][0-9][0-9])\.[0-9] %" "$WORK/mpijob.txt" || return 1
     "$B/cltrace-report" merge -o "$WORK/mpijob.pftrace.gz" "$WORK/mpijob"
-    if [ -x "$LINT" ]; then lint "$WORK/mpijob.pftrace.gz"; fi
+    lint "$WORK/mpijob.pftrace.gz"
     merged_processes "$WORK/mpijob.pftrace.gz" 0,1,2,3
     # the analysis spread over MPI ranks gives the same job section as threads
     if [ -x "$B/cltrace-report-mpi" ]; then
@@ -126,7 +126,7 @@ t_job_merged_trace_one_process_per_rank() {
     sim_job "$WORK/mjob"
     "$B/cltrace-report" merge -o "$WORK/all.pftrace.gz" "$WORK/mjob"
     "$B/cltrace-report" merge --ranks 0,3 -o "$WORK/r03.pftrace" "$WORK/mjob"
-    if [ -x "$LINT" ]; then lint "$WORK/all.pftrace.gz" "$WORK/r03.pftrace"; fi
+    lint "$WORK/all.pftrace.gz" "$WORK/r03.pftrace"
     merged_processes "$WORK/all.pftrace.gz" 0,1,2,3
     merged_processes "$WORK/r03.pftrace" 0,3
 }
@@ -163,7 +163,7 @@ t_mpi_two_hosts_one_timeline() {
     cat "$WORK/two.out"
     ls "$WORK"/two/*-r2-hostB-*.pftrace.gz "$WORK"/two/*-r0-"$(hostname -s)"-*.pftrace.gz
     "$B/cltrace-report" merge -o "$WORK/two.pftrace.gz" "$WORK/two"
-    [ ! -x "$LINT" ] || lint "$WORK/two.pftrace.gz"
+    lint "$WORK/two.pftrace.gz"
     "$B/cltrace-report" --ranks-only "$WORK/two" | tee "$WORK/two.txt" | tail -n 7
     grep -q "^  *2 hostB  *+7199\.99[0-9]*\|^  *2 hostB  *+7200\.00[0-9]*" "$WORK/two.txt"
     $PY tests/checks.py report_mpi_two_hosts "$WORK/two" "$WORK/two.pftrace.gz" $TWO_HOSTS_S

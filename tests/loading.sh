@@ -94,7 +94,7 @@ sampled_loop() {   # sampled_loop NAME: old_platform loop sampled, checked again
     "$T/old_platform" loop 40 > "$WORK/$1.plain"
     CLTRACE_SAMPLE=4,8 traced "$WORK/$1" "$T/old_platform" loop 40 > "$WORK/$1.out"
     diff "$WORK/$1.plain" "$WORK/$1.out"
-    if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/$1")"; fi
+    lint "$(trace_of "$WORK/$1")"
 }
 
 t_sampled_profiling_switched_per_command() {

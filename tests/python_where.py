@@ -97,6 +97,8 @@ def main(folder, jpath, spath, gpath, dpath, schema):
 
     # the trace: the second thread's launches and the blocking read (GIL released) carry their lines
     dump = open(dpath).read()
+    if dump.startswith("{"):     # tests/tracedump.py's JSON: the same lines the lint's --dump gives
+        dump = lint_lines(json.loads(dump))
     wherepy = re.escape(mk["THREAD"][0])
     if not re.search(r"stack: .*<lambda> \(%s:%d\) > .*odd_groups \(%s:%d\)" %
                      (wherepy, mk["THREAD"][1], wherepy, mk["ODD"][1]), dump):
@@ -106,6 +108,18 @@ def main(folder, jpath, spath, gpath, dpath, schema):
         fail("no blocking read with its line in its stack: %s" % [b[-200:] for b in blocking])
     print("ok: %d findings at the program's lines, %d SARIF results located, GitHub %d, thread and blocking read"
           % (len(stacked), located, len(ghat)))
+
+
+def lint_lines(trace):
+    """A slice and its stack as pftrace-lint --dump writes them (the parts read above)."""
+    out = []
+    for s in trace["slices"]:
+        args = ", ".join("'debug.%s': %r" % (k, v) for k, v in (s.get("args") or {}).items())
+        out.append("%s {%s}" % (s["name"], args))
+        if s.get("stack"):
+            out.append("    stack: " + " > ".join("%s (%s:%s)" % (f["function"], f["file"], f["line"]) if f["file"]
+                                                    else f["function"] for f in s["stack"]))
+    return "\n".join(out) + "\n"
 
 
 def at_marks(folder, jpath, *wanted):

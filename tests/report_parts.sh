@@ -73,7 +73,7 @@ t_leaks_classed_like_a_memory_checker() {
         diff "$WORK/lk-$mode.plain" "$WORK/lk-$mode.out"
         report_formats "$(trace_of "$WORK/lk-$mode")" "$WORK/lk-$mode"
         $PY tests/checks.py report_leak_class "$WORK/lk-$mode" $mode || return 1
-        [ ! -x "$LINT" ] || lint "$(trace_of "$WORK/lk-$mode")"
+        lint "$(trace_of "$WORK/lk-$mode")"
     done
     # the stderr line counts each class
     CLTRACE_OUTPUT="$WORK/lk-msg.%p.pftrace" LD_PRELOAD=$SHIM "$T/leak_classes" lost 2>&1 > /dev/null |
@@ -100,7 +100,7 @@ t_leaks_without_call_stacks() {
         grep -q "still held at exit .*no creation stacks" "$WORK/ns-$mode.err"
         "$B/cltrace-report" --format json "$(trace_of "$WORK/ns-$mode")" |
             $PY -c 'import json,sys; n = sum(1 for f in json.load(sys.stdin)["findings"] if f["rule"] == "leaks"); print(n, "leak findings"); sys.exit(n == 0)'
-        [ ! -x "$LINT" ] || lint "$(trace_of "$WORK/ns-$mode")"
+        lint "$(trace_of "$WORK/ns-$mode")"
     done
 }
 
@@ -140,7 +140,7 @@ t_full_disk_keeps_what_fits_and_says_so() {
     local t
     t=$(ls "$WORK"/df.*.pftrace.gz)
     [ "$(stat -c %s "$t")" -gt $((120 * 1024)) ] || { echo "kept only $(stat -c %s "$t") bytes"; return 1; }
-    [ ! -x "$LINT" ] || lint "$t"
+    lint "$t"
     report_formats "$t" "$WORK/dfr"
     $PY - "$WORK/dfr" <<'PY'
 import json, sys

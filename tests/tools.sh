@@ -79,7 +79,7 @@ t_phases_example_ranges_and_report() {
     traced "$WORK/ph" "$ex" > "$WORK/ph.traced"
     cmp "$WORK/ph.plain" "$WORK/ph.traced"
     local trace; trace=$(trace_of "$WORK/ph")
-    if [ -x "$LINT" ]; then lint "$trace"; fi
+    lint "$trace"
     $PY tests/checks.py phases "$trace" "$WORK/ph.traced"
     "$B/cltrace-report" --format json "$trace" > "$WORK/ph.json"
     $PY - "$WORK/ph.json" <<'PY'

@@ -11,7 +11,7 @@ win_run() {   # win_run NAME MODE: traced, its log NAME.log; CLTRACE_WINDOW from
 win_check() {   # win_check NAME RANGES WINDOWS: the calls inside, the trace lints, the report says so
     local trace; trace=$(trace_of "$WORK/$1")
     $PY tests/checks.py window "$trace" "$WORK/$1.log" "$2" "$3"
-    if [ -x "$LINT" ]; then lint "$trace"; fi
+    lint "$trace"
     "$B/cltrace-report" "$trace" > "$WORK/$1.txt" || [ $? -le 1 ]
     grep -q "^window: this trace holds $3 window" "$WORK/$1.txt" || { head -5 "$WORK/$1.txt"; false; }
 }
@@ -207,7 +207,7 @@ t_ring_keeps_the_last_calls_in_order() {
     [ "$n" -gt 5000 ] && [ "$n" -lt 100000 ] && [ "$last" -eq 999999 ] && [ "$consecutive" = True ]
     [ "$(ring_attr "$t" cltrace.ring_bytes)" -le $((1024 * 1024 + 256 * 1024)) ]
     [ "$(ring_attr "$t" cltrace.ring_dropped_bytes)" -gt 10000000 ]
-    if [ -x "$LINT" ]; then lint "$t"; fi
+    lint "$t"
     traced "$WORK/r0" "$T/windows" long 100000 > /dev/null
     CLTRACE_RING_MB=1 traced "$WORK/r2" "$T/windows" long 100000 > /dev/null
     for x in r0 r2; do
@@ -226,7 +226,7 @@ t_ring_written_on_a_crash_an_error_a_kernel_and_ctl() {
     read -r n first last consecutive <<< "$(ring_values "$(trace_of "$WORK/rs")")"
     [ "$last" -eq 299999 ] && [ "$consecutive" = True ] && [ "$n" -gt 5000 ]
     [ "$(ring_attr "$(trace_of "$WORK/rs")" cltrace.ring_dropped_bytes)" -gt 1000000 ]   # said though no footer
-    if [ -x "$LINT" ]; then lint "$(trace_of "$WORK/rs")"; fi
+    lint "$(trace_of "$WORK/rs")"
     # the first failing call: a snapshot beside the trace, ending at it
     CLTRACE_RING_MB=1 CLTRACE_SNAPSHOT_ON=error traced "$WORK/re" "$T/windows" long 300000 error 200000 > /dev/null
     local snap; snap=$(ls "$WORK"/re.*.snapshot-1.pftrace)
@@ -234,7 +234,7 @@ t_ring_written_on_a_crash_an_error_a_kernel_and_ctl() {
     [ "$last" -le 200000 ] && [ "$last" -ge 199000 ] && [ "$consecutive" = True ]
     [ "$(ring_attr "$snap" cltrace.snapshot)" = "the first failing call" ]
     $PY tests/checks.py calls "$snap" clSetKernelArg "$((n + 1))"
-    if [ -x "$LINT" ]; then lint "$snap"; fi
+    lint "$snap"
     # a kernel's first launch: phases 0 and 1's 40 launches, none of phase 3's
     CLTRACE_RING_MB=1 CLTRACE_SNAPSHOT_ON=kernel:hot traced "$WORK/rk" "$T/windows" plain > /dev/null
     snap=$(ls "$WORK"/rk.*.snapshot-1.pftrace)
@@ -324,13 +324,13 @@ asked = t["attributes"]["cltrace.snapshot_asked_ns"]
 last = max(s["ts"] for s in t["slices"] if s["name"] == "clSetKernelArg")
 print("last call %.3f ms before the asking" % ((asked - last) / 1e6))
 sys.exit(not 0 <= asked - last < 50e6)'
-        if [ -x "$LINT" ]; then lint "$snap"; fi
+        lint "$snap"
     done
     CLTRACE_WINDOW=0s CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/l8.%p.pftrace" LD_PRELOAD=$SHIM \
         ctl_under_load window-8-threads "$T/threads" 8 2000000000
     CLTRACE_RING_MB=2 CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/ll.%p.pftrace" LD_PRELOAD=$SHIM \
         ctl_under_load ring-launch-loop "$T/bench_calls" launch 100000000
-    if [ -x "$LINT" ]; then lint "$(ls "$WORK"/ll.*.snapshot-1.pftrace)"; fi
+    lint "$(ls "$WORK"/ll.*.snapshot-1.pftrace)"
     # each load the other way too: a window (the trace file flushed), a ring
     CLTRACE_WINDOW=0s CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/w1.%p.pftrace" LD_PRELOAD=$SHIM \
         ctl_under_load window-one-thread "$T/windows" long 2000000000
@@ -338,7 +338,7 @@ sys.exit(not 0 <= asked - last < 50e6)'
         ctl_under_load ring-8-threads "$T/threads" 8 2000000000
     CLTRACE_WINDOW=0s CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/wl.%p.pftrace" LD_PRELOAD=$SHIM \
         ctl_under_load window-launch-loop "$T/bench_calls" launch 100000000
-    if [ -x "$LINT" ]; then lint "$(ls "$WORK"/r8.*.snapshot-1.pftrace)"; fi
+    lint "$(ls "$WORK"/r8.*.snapshot-1.pftrace)"
     # the control thread, the writer's bounded drain and the snapshot under TSan
     local rt
     rt=$(${CC:-cc} -print-file-name=libtsan.so)

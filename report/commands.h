@@ -9,4 +9,8 @@ int report_diverge(int argc, char **argv);
 /* merge.c: chosen ranks of a job as processes of one trace */
 int report_merge(int argc, char **argv, char **paths, unsigned n_paths);
 
+/* annotate.c: TRACE again, with a track of the findings over the times they concern */
+struct rm_model;
+int report_annotate(const char *out_path, const char *trace, const struct rm_model *m, const struct findings *fs);
+
 #endif

@@ -17,37 +17,13 @@
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
-#include <zlib.h>
 #include "commands.h"
+#include "pbout.h"
 #include "report/model/input.h"
 #include "report/model/model.h"
 #include "trace/cltrace.pb-c.h"
 
 typedef Perfetto__Protos__TracePacket Packet;
-
-static void put(gzFile out, FILE *raw, const Packet *p)
-{
-    size_t n = protobuf_c_message_get_packed_size(&p->base);
-    uint8_t hdr[11], *buf = malloc(n ? n : 1);
-    if (!buf)
-        return;
-    protobuf_c_message_pack(&p->base, buf);
-    size_t h = 0;
-    hdr[h++] = 0x0A;
-    for (uint64_t v = n; ; v >>= 7) {
-        hdr[h++] = (uint8_t)(v > 0x7F ? (v & 0x7F) | 0x80 : v);
-        if (v <= 0x7F)
-            break;
-    }
-    if (out) {
-        gzwrite(out, hdr, (unsigned)h);
-        gzwrite(out, buf, (unsigned)n);
-    } else {
-        fwrite(hdr, 1, h, raw);
-        fwrite(buf, 1, n, raw);
-    }
-    free(buf);
-}
 
 static uint64_t uuid(uint64_t u, unsigned k)
 {
@@ -57,7 +33,7 @@ static uint64_t uuid(uint64_t u, unsigned k)
 /* One trace's packets into the merged file, as rank `rank` on `host`;
  * clock: its offsets to rank 0's clock, NULL: none to apply. */
 static int copy_trace(const char *path, unsigned k, int rank, const char *host, const struct rm_model *clock,
-                      gzFile out, FILE *raw)
+                      struct pb_out *out)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct rm_in in;
@@ -122,7 +98,7 @@ static int copy_trace(const char *path, unsigned k, int rank, const char *host, 
             for (size_t i = 0; i < e->n_terminating_flow_ids; i++)
                 e->terminating_flow_ids[i] = uuid(e->terminating_flow_ids[i], k);
         }
-        put(out, raw, p);
+        pb_out_packet(out, p);
         perfetto__protos__trace_packet__free_unpacked(p, NULL);
     }
     rm_in_close(&in);
@@ -179,11 +155,8 @@ int report_merge(int argc, char **argv, char **paths, unsigned n_paths)
         fprintf(stderr, "usage: cltrace-report merge [--ranks R,R...] -o OUT.pftrace[.gz] TRACE...|FOLDER\n");
         return 2;
     }
-    size_t ol = strlen(out_path);
-    int gz = ol > 3 && !strcmp(out_path + ol - 3, ".gz");
-    gzFile out = gz ? gzopen(out_path, "wb1") : NULL;
-    FILE *raw = gz ? NULL : fopen(out_path, "wb");
-    if (!out && !raw) {
+    struct pb_out out;
+    if (pb_out_open(&out, out_path) != 0) {
         fprintf(stderr, "cltrace-report: cannot write %s\n", out_path);
         return 2;
     }
@@ -208,7 +181,7 @@ int report_merge(int argc, char **argv, char **paths, unsigned n_paths)
         if (apart && !measured)
             fprintf(stderr, "cltrace-report: rank %d (%s): another host than rank 0's, no MPI clock offsets in "
                     "its trace: its times are its own host's\n", rank, host);
-        if (copy_trace(paths[i], k, rank, host, apart && measured ? &ms[i] : NULL, out, raw) != 0) {
+        if (copy_trace(paths[i], k, rank, host, apart && measured ? &ms[i] : NULL, &out) != 0) {
             fprintf(stderr, "cltrace-report: %s: cannot read\n", paths[i]);
             continue;
         }
@@ -231,8 +204,8 @@ int report_merge(int argc, char **argv, char **paths, unsigned n_paths)
     Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
     p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_ATTRIBUTES;
     p.trace_attributes = &ta;
-    put(out, raw, &p);
-    int ok = out ? gzclose(out) == Z_OK : fclose(raw) == 0;
+    pb_out_packet(&out, &p);
+    int ok = pb_out_close(&out) == 0;
     if (!ok || !k) {
         fprintf(stderr, "cltrace-report: %s\n", k ? "cannot write the merged trace" : "no rank selected");
         return 2;

@@ -25,6 +25,7 @@ static void usage(FILE *f)
                "       cltrace-report merge [--ranks R,R...] -o OUT.pftrace[.gz] TRACE...|FOLDER\n"
                "       cltrace-report [--ranks-only] [--jobs N] JOB_FOLDER   (mpirun -n K cltrace-report-mpi JOB_FOLDER)\n"
                "       cltrace-report --rules [--format text|markdown|json]   (every rule, its severity and source)\n"
+               "       cltrace-report --annotate OUT.pftrace[.gz] TRACE   (the trace with its findings on the timeline)\n"
                "       cltrace-report --explain cost TRACE...   (what cltrace's own cost figure counts, and its bound)\n"
                "Exit status: 0 fine, 1 a finding at or over --fail-on, 2 unusable input.\n");
 }
@@ -33,6 +34,7 @@ struct options {
     const char *format, *out_path;
     int fail_on, ranks_only, list_rules;
     const char *explain;         /* --explain cost */
+    const char *annotate;        /* --annotate OUT: the trace with its findings on the timeline */
     unsigned threads;
     struct thresholds th;
     struct rm_paths traces;
@@ -70,7 +72,9 @@ static int parse(int argc, char **argv, struct options *o)
             if (o->n_tuned == 32)
                 return 2;
             o->tuned[o->n_tuned++] = argv[++i];
-        } else if (!strcmp(a, "--rules"))
+        } else if (!strcmp(a, "--annotate") && v)
+            o->annotate = argv[++i];
+        else if (!strcmp(a, "--rules"))
             o->list_rules = 1;
         else if (!strcmp(a, "--explain") && v) {
             o->explain = argv[++i];
@@ -229,7 +233,8 @@ static int report(const struct options *o)
     static struct summary_view sv;
     summary_view(&m, &fs, &sv);
     struct report_in in = { &m, &fs, &o->th, &pv, job_view(), &sv };
-    int rc = write_report(o, &in);
+    int rc = o->annotate ? report_annotate(o->annotate, o->traces.p[0], &m, &fs) : 0;
+    rc = rc ? rc : write_report(o, &in);
     for (unsigned i = 0; rc == 0 && o->fail_on >= 0 && i < fs.n; i++)
         rc = (int)fs.v[i].sev >= o->fail_on;
     rm_free(&m);
@@ -266,8 +271,8 @@ int main(int argc, char **argv)
         return rc;
     }
     int rc = parse(argc, argv, &o);
-    if (rc == 0 && !o.list_rules && !o.traces.n)
-        rc = 2;
+    if (rc == 0 && !o.list_rules && (!o.traces.n || (o.annotate && o.traces.n != 1)))
+        rc = 2;                 /* --annotate: one trace */
     if (rc == 2)
         usage(stderr);
     else if (rc == 0 && o.list_rules)

@@ -571,6 +571,54 @@ assert m["global_mem_bytes"] > 0 and not m["near_limit"], m' "$WORK/mp.json"
         { cat "$WORK/mp.txt"; echo "no memory line with the peak"; return 1; }
 }
 
+t_annotate_puts_findings_on_the_timeline() {
+    # --annotate: the trace again with one slice per finding on a track of
+    # its own, over the commands it names (the small transfers, a kernel's
+    # launches); it lints clean, reads as the same report, and trace
+    # processor (where built: TRACE_PROCESSOR) imports it with no error
+    local x
+    for x in transfers workgroup; do
+        CLTRACE_SAMPLE=all traced "$WORK/$x" "$B/examples/$x" > /dev/null
+        local t; t=$(trace_of "$WORK/$x")
+        "$B/cltrace-report" --format json -o "$WORK/$x.json" "$t" || [ $? -le 1 ]
+        "$B/cltrace-report" --annotate "$WORK/$x-ann.pftrace.gz" -o /dev/null "$t" || [ $? -le 1 ]
+        lint "$WORK/$x-ann.pftrace.gz"
+        "$B/cltrace-report" --format json -o "$WORK/$x-ann.json" "$WORK/$x-ann.pftrace.gz" || [ $? -le 1 ]
+        $PY tests/tracedump.py "$WORK/$x-ann.pftrace.gz" > "$WORK/$x-ann.dump"
+        $PY - "$WORK/$x.json" "$WORK/$x-ann.json" "$WORK/$x-ann.dump" <<'PYEOF'
+import json, re, sys
+rep, again, d = (json.load(open(p)) for p in sys.argv[1:])
+fs = [s for s in d["slices"] if s.get("categories") == ["cltrace.finding"]]
+assert len(fs) == len(rep["findings"]) > 0, (len(fs), len(rep["findings"]))
+assert {s["args"]["rule"] for s in fs} == {f["rule"] for f in rep["findings"]}
+assert all(s["track_name"] == "cltrace findings" and s["args"]["fix"] for s in fs)
+assert [f["rule"] for f in again["findings"]] == [f["rule"] for f in rep["findings"]], "the annotation changed the report"
+dev = [s for s in d["slices"] if s.get("args", {}).get("command_type")]
+def covers(f, cmds):
+    assert cmds and all(f["ts"] <= c["ts"] and c["ts"] + c["dur"] <= f["ts"] + f["dur"] for c in cmds), f["name"]
+for f in fs:
+    if f["args"]["rule"] == "small-transfers":
+        covers(f, [c for c in dev if c["args"].get("direction") in ("host_to_device", "device_to_host")
+                   and c["args"]["bytes"] < 32768])
+    if f["args"]["rule"] in ("work-group-multiple", "under-filled-device"):   # its configuration's launches
+        kernel, local = re.match(r".*?: (\S+) global=\d+ local=(\w+)", f["name"]).groups()
+        covers(f, [c for c in dev if c["name"] == kernel and
+                   str(c["args"]["local_work_size"]).strip("[]") == local])
+print(len(fs), "findings on the timeline:", sorted(s["args"]["rule"] for s in fs))
+PYEOF
+        if [ -n "${TRACE_PROCESSOR:-}" ]; then
+            [ -z "$("$TRACE_PROCESSOR" -Q "select name from stats where value > 0 and severity in ('error', 'data_loss')" \
+                   "$WORK/$x-ann.pftrace.gz" 2>/dev/null | tail -n +2)" ] || { echo "trace processor: import errors"; return 1; }
+        fi
+    done
+    # one trace only, and a clear error for a broken one
+    ! "$B/cltrace-report" --annotate "$WORK/two.pftrace" "$(trace_of "$WORK/transfers")" "$(trace_of "$WORK/workgroup")" \
+        2> /dev/null
+    printf 'not a trace' > "$WORK/bad.pftrace"
+    ! "$B/cltrace-report" --annotate "$WORK/bad-ann.pftrace" "$WORK/bad.pftrace" 2> "$WORK/bad.err"
+    grep -q "cltrace-report: " "$WORK/bad.err"
+}
+
 t_leaks_classified() {
     # a leak is an error where its site leaks every time or on some path,
     # info where the object was made once and held to the end

@@ -131,11 +131,11 @@ static struct rm_error *error_get(struct rm_model *m, const char *fn, const char
     return e;
 }
 
-static void error_add(struct rm_model *m, const char *fn, const char *err, const char *by)
+static void error_add(struct rm_model *m, const char *fn, const char *err, const char *by, uint64_t ts)
 {
     struct rm_error *e = error_get(m, fn, err, by);
-    if (e)
-        e->count++;
+    if (e && !e->count++)
+        e->first_ts = ts;
 }
 
 /* The first failing call of a kind gives the stack shown for all of them. */
@@ -165,6 +165,7 @@ static void kernel_add(struct rm_model *m, const struct open_slice *o, uint64_t 
     x->launches++;
     x->timed++;
     x->device_ns += dur;
+    rm_span_add(x->span, o->ts, o->ts + dur);
     if (o->phase >= 0)
         rm_kernel_phase(x, o->phase, dur);
 }
@@ -187,8 +188,10 @@ static void timeline_add(struct rm_timeline *tl, uint64_t start, uint64_t end, i
     if (start > tl->busy_until) {
         uint64_t gap = start - tl->busy_until;
         tl->idle_ns += gap;
-        if (gap > tl->max_gap_ns)
+        if (gap > tl->max_gap_ns) {
             tl->max_gap_ns = gap;
+            tl->max_gap_at = tl->busy_until;
+        }
     }
     if (end > tl->busy_until)
         tl->busy_until = end;
@@ -235,6 +238,7 @@ static void transfer_add(struct rm_model *m, const struct open_slice *o, uint64_
         x->small_count++;
         x->small_bytes += o->bytes;
         x->small_ns += dur;
+        rm_span_add(x->small_span, o->ts, o->ts + dur);
     } else if (d == RM_H2D || d == RM_D2H) {
         x->large_bytes += o->bytes;
         x->large_ns += dur;
@@ -327,6 +331,8 @@ static void slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint6
     struct open_slice *o = &t->stack[--t->depth];
     uint64_t dur = ts > o->ts ? ts - o->ts : 0;
     m->slices++;
+    if (ts > m->mem.last_ts)
+        m->mem.last_ts = ts;
     if (o->estimated) {
         estimated_command(m, o, tuuid, dur);
         return;
@@ -398,7 +404,7 @@ static void slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint6
     }
     if (o->error) {
         a->errors++;
-        error_add(m, o->name, o->error_name, o->by);
+        error_add(m, o->name, o->error_name, o->by, o->ts);
     }
 }
 

@@ -58,6 +58,7 @@ struct rm_error {               /* one (function, error) pair, by the program or
     uint64_t count;
     char site[RM_MAX_SITE];     /* the first failing call's stack */
     int phase;                  /* and the phase it was in (-1: none) */
+    uint64_t first_ts;          /* the first failing call (trace ns): where --annotate puts it */
     char by[RM_MAX_NAME];       /* "": the program's; else the library that made it ("hwloc_opencl.so inside
                                  * MPI_Init"): a call no frame of the program made */
 };
@@ -73,6 +74,7 @@ struct rm_leak {                /* objects of one type made at one call site, al
     uint64_t once;              /* objects that were the only one their own creation stack made */
     int leak_class;             /* the worst of its objects' (enum rm_leak_class) */
     char why[200];              /* why, for an object of that class */
+    uint64_t first_made;        /* the earliest made of them (trace ns; 0 not stated) */
 };
 
 struct rm_site {                /* a call site (of small transfers, of launches) */
@@ -99,6 +101,7 @@ struct rm_kernel {              /* one kernel name with one launch configuration
     uint64_t work_groups, wg_size, pref_multiple, kernel_wg_size, local_bytes, regs;
     int site;                   /* m->sites index + 1 of the first launch's call site, 0 unknown */
     uint64_t nth;               /* its first timed launch's number among the kernel's timed launches */
+    uint64_t span[2];           /* its first timed launch's start, its last one's end (trace ns) */
     int ph[RM_KERNEL_PHASES];   /* phases it ran in (phases.c), with their device time */
     uint64_t ph_ns[RM_KERNEL_PHASES];
 };
@@ -139,6 +142,7 @@ enum { RM_H2D, RM_D2H, RM_D2D, RM_FILL, RM_DIRS };
 struct rm_transfers {
     uint64_t count[RM_DIRS][RM_BUCKETS], bytes[RM_DIRS][RM_BUCKETS], ns[RM_DIRS][RM_BUCKETS];
     uint64_t small_count, small_bytes, small_ns;   /* below the small-transfer threshold */
+    uint64_t small_span[2];                        /* the first one's start, the last one's end */
     uint64_t large_bytes, large_ns;                /* host<->device at or above it */
     uint64_t pageable_count;
     double best_gbps[RM_DIRS];
@@ -149,6 +153,7 @@ struct rm_transfers {
 
 struct rm_timeline {            /* device busy and idle, serialization */
     uint64_t first_start, busy_until, idle_ns, max_gap_ns, commands;
+    uint64_t max_gap_at;                           /* where the largest gap began */
     uint64_t kernel_ns, transfer_ns, overlap_ns;   /* transfer time spent while a kernel ran */
     uint64_t last_k_start, last_k_end, last_t_start, last_t_end;
     uint64_t launches, launches_synced;            /* a kernel launch followed by a finish/blocking call */
@@ -294,6 +299,7 @@ struct rm_memory {
     struct clt_map live;        /* object id -> index in v + 1, while held */
     uint64_t bytes, peak, peak_at, buffers, untracked;
     uint64_t first_ts;          /* the first call: "when" is said from there */
+    uint64_t last_ts;           /* the last slice's end: the run's, as the trace holds it */
 };
 
 struct rm_model {
@@ -402,6 +408,15 @@ void rm_mem_made(struct rm_model *m, uint64_t id, uint64_t bytes, uint64_t ts, i
 void rm_mem_released(struct rm_model *m, uint64_t id, uint64_t ts);
 unsigned rm_mem_at_peak(const struct rm_model *m, struct rm_buffer *out, unsigned cap);
 void rm_mem_free(struct rm_model *m);
+
+/* Widen [s[0], s[1]] to hold [a, b] (s[1] 0: empty). */
+static inline void rm_span_add(uint64_t *s, uint64_t a, uint64_t b)
+{
+    if (!s[1] || a < s[0])
+        s[0] = a;
+    if (b > s[1])
+        s[1] = b;
+}
 
 /* The device timeline's span: its first command's start to its last end. */
 static inline uint64_t rm_timeline_span(const struct rm_timeline *tl)

@@ -71,6 +71,7 @@ struct open_slice {             /* a BEGIN waiting for its END */
     int phase;                  /* its phase (phases.c); an API call's or command's innermost one; -1 */
     uint64_t result_id;         /* a call that returned a handle: its object id */
     uint64_t memobj;            /* clReleaseMemObject: its object */
+    uint64_t created_ns;        /* a leak: when its object was made */
     uint64_t refs_after;        /* a retain or release: the app's references after it + 1 (0: not said) */
     struct rm_fpcmd *fpc;       /* its fingerprints (malloc'ed; the model takes them: fingerprints.c) */
     /* kernel facts and a command's fingerprinted arguments: cleared where

@@ -321,6 +321,8 @@ void rm_leak_add(struct rm_model *m, const struct open_slice *o, const char *sit
         l->leak_class = RM_LEAK_UNKNOWN;
     }
     l->count++;
+    if (o->created_ns && (!l->first_made || o->created_ns < l->first_made))
+        l->first_made = o->created_ns;
     l->once += o->site_made == 1 && o->site_released == 0;   /* the only object its own creation stack made */
     l->bytes += o->size;
     if (o->site_made > l->site_made)

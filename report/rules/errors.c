@@ -8,6 +8,9 @@ void rules_api_errors(const struct rm_model *m, const struct thresholds *th, str
     for (unsigned i = 0; i < m->n_errors; i++) {
         const struct rm_error *e = &m->errors[i];
         struct finding *f = finding_add(out, "api-errors", e->by[0] ? SEV_INFO : SEV_ERROR, e->phase);
+        uint64_t at[2] = { e->first_ts, e->first_ts + 1 };     /* the first failing call */
+        if (e->first_ts)
+            finding_span(f, at);
         if (e->by[0]) {         /* no frame of the program made it: the library's, said as such */
             f->library = 1;
             finding_set(&f->where, "%s, called by %s, not by the program%s%s", e->fn, e->by,

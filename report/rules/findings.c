@@ -23,6 +23,14 @@ static char *empty_text(void)
     return s;
 }
 
+void finding_span(struct finding *f, const uint64_t *span)
+{
+    if (span[1] && span[1] >= span[0]) {
+        f->span[0] = span[0];
+        f->span[1] = span[1];
+    }
+}
+
 struct finding *finding_add(struct findings *l, const char *rule, enum sev sev, int phase)
 {
     if (clt_grow(&l->v, l->n, &l->cap, sizeof *l->v, 32) != 0)

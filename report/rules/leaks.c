@@ -60,6 +60,9 @@ void rules_leaks(const struct rm_model *m, const struct thresholds *th, struct f
         int classed = l->leak_class >= 0;
         enum sev sev = classed ? classes[l->leak_class].sev : l->once == l->count ? SEV_INFO : SEV_ERROR;
         struct finding *f = finding_add(out, "leaks", sev, -1);
+        uint64_t life[2] = { l->first_made, m->mem.last_ts };     /* made, held to the end */
+        if (l->first_made)
+            finding_span(f, life);
         char why[sizeof l->why + 2];
         if (classed) {
             f->class_id = classes[l->leak_class].id;

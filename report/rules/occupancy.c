@@ -25,6 +25,7 @@ void rules_occupancy(const struct rm_model *m, const struct thresholds *th, stru
         if (k->regs)
             snprintf(regs, sizeof regs, "%llu", (unsigned long long)k->regs);
         struct finding *f = finding_add(out, "occupancy", SEV_WARNING, rm_kernel_main_phase(k));
+        finding_span(f, k->span);
         finding_set(&f->where, "%s", cfg);
         finding_set(&f->numbers, "%.0f%% occupancy (%u %s of %u, %s), limited by %s: %s registers/work-item, %llu "
                     "bytes local memory/group", 100 * r.occupancy, r.warps, unit, om->max_warps, om->name,

@@ -23,6 +23,7 @@ struct finding {
     char *class_why;           /* what the trace shows for it; JSON "class_why" */
     char *stack;               /* the whole call stack of its where, library frames marked "~"
                                 * (model.h rm_stack_text); NULL: none */
+    uint64_t span[2];          /* the time it concerns (trace ns; span[1] 0: the whole run): --annotate's slice */
     int library;               /* made by a library, not by the program (hwloc's probing in MPI_Init):
                                 * info, outside the error count, after every other finding */
 };
@@ -64,6 +65,7 @@ struct finding *finding_add(struct findings *l, const char *rule, enum sev sev, 
 /* Sets one of a finding's texts (printf-like), replacing what it held. */
 void finding_set(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void findings_free(struct findings *l);
+void finding_span(struct finding *f, const uint64_t *span);   /* the time it concerns: --annotate */
 /* A finding's estimated gain as a share of the device timeline (a job's:
  * of its ranks' timelines summed); < 0: none. Its words: finding_gain_basis. */
 double finding_gain_percent(const struct rm_model *m, const struct finding *f);

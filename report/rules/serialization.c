@@ -27,6 +27,8 @@ void rules_serialization(const struct rm_model *m, const struct thresholds *th, 
     if (tl->launches < 8 || tl->launches_synced * 10 < tl->launches * 9)
         return;
     struct finding *f = finding_add(out, "serialization", SEV_WARNING, rm_phase_most(m, RM_TALLY_SYNCED));
+    uint64_t launches[2] = { tl->first_start, tl->busy_until };
+    finding_span(f, launches);
     waiting_site(m, f);
     finding_set(&f->numbers, "%llu of %llu launches followed by clFinish, clWaitForEvents or a blocking call before "
                 "the next launch%s", (unsigned long long)tl->launches_synced, (unsigned long long)tl->launches,
@@ -56,6 +58,8 @@ void rules_device_idle(const struct rm_model *m, const struct thresholds *th, st
     if (rm_sampled_timeline(m) || tl->commands < 8 || span <= 1000000 || tl->idle_ns * 2 <= span)
         return;
     struct finding *f = finding_add(out, "device-idle", SEV_INFO, -1);
+    uint64_t gap[2] = { tl->max_gap_at, tl->max_gap_at + tl->max_gap_ns };     /* the largest gap */
+    finding_span(f, gap);
     finding_set(&f->where, "device timeline");
     finding_set(&f->numbers, "idle %.0f%% of %.3f ms between its first and last command; largest gap %.3f ms",
                 100.0 * (double)tl->idle_ns / (double)span, span / 1e6, tl->max_gap_ns / 1e6);

@@ -20,9 +20,14 @@ void rules_source_hints(const struct rm_model *m, const struct thresholds *th, s
     for (unsigned i = 0; i < m->n_hints; i++) {
         const struct rm_hint *h = &m->hints[i];
         int launched = !m->n_kernels, phase = -1;
-        for (unsigned k = 0; k < m->n_kernels && !launched; k++)
-            if ((launched = !strcmp(m->kernels[k].name, h->kernel)))
-                phase = rm_kernel_main_phase(&m->kernels[k]);
+        uint64_t span[2] = { 0, 0 };
+        for (unsigned k = 0; k < m->n_kernels; k++)
+            if (!strcmp(m->kernels[k].name, h->kernel)) {
+                phase = launched ? phase : rm_kernel_main_phase(&m->kernels[k]);
+                launched = 1;
+                if (m->kernels[k].span[1])       /* every configuration of the kernel */
+                    rm_span_add(span, m->kernels[k].span[0], m->kernels[k].span[1]);
+            }
         if (!launched)
             continue;
         size_t k = 0;          /* the rule: the table's id, from the fix's row */
@@ -30,6 +35,7 @@ void rules_source_hints(const struct rm_model *m, const struct thresholds *th, s
             k++;
         int dbl = !strcmp(fixes[k].rule, "double-literals");
         struct finding *f = finding_add(out, fixes[k].rule, dbl ? SEV_INFO : SEV_WARNING, phase);
+        finding_span(f, span);
         finding_set(&f->where, "kernel %s, line %u of program %llu: %s", h->kernel, h->line,
                     (unsigned long long)h->program, h->code);
         finding_set(&f->numbers, "heuristic: %s (%llu place(s) in this kernel)", h->what, (unsigned long long)h->count);

@@ -60,6 +60,7 @@ void rules_small_transfers(const struct rm_model *m, const struct thresholds *th
         for (int b = 0; b < RM_BUCKETS; b++)
             total_ns += dd == RM_FILL ? 0 : x->ns[dd][b];
     struct finding *f = finding_add(out, "small-transfers", SEV_WARNING, rm_phase_most(m, RM_TALLY_SMALL));
+    finding_span(f, x->small_span);
     top_sites(m, f);
     finding_set(&f->numbers, "%llu transfers below %llu bytes (%s), %llu bytes in all",
                 (unsigned long long)x->small_count, (unsigned long long)m->small_threshold, small_source(m),
@@ -105,6 +106,8 @@ static void low_bandwidth(const struct rm_model *m, int dd, struct findings *out
     if (c < 8 || c * 2 < all)
         return;
     struct finding *f = finding_add(out, "low-bandwidth", SEV_WARNING, -1);
+    uint64_t span[2] = { m->tl.first_start, m->tl.busy_until };      /* the device's timeline */
+    finding_span(f, span);
     finding_set(&f->where, "%s transfers of 64 KiB or more", dir_name[dd]);
     finding_set(&f->numbers, "%llu of %llu transfers on pageable memory ran at %.2f GB/s, under half %s (%.2f GB/s)",
                 (unsigned long long)c, (unsigned long long)all, ns ? (double)bytes / (double)ns : 0, ref_what, ref);

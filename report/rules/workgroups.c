@@ -103,6 +103,7 @@ static void multiple(const struct rm_model *m, const struct rm_kernel *k, const 
     uint64_t unit = k->pref_multiple ? k->pref_multiple : warp;
     if (k->local_null) {
         struct finding *f = finding_add(out, "work-group-multiple", SEV_WARNING, phase);
+        finding_span(f, k->span);
         finding_set(&f->where, "%s", cfg);
         finding_set(&f->numbers, "%llu launch(es) with local_work_size NULL (left to the implementation)",
                     (unsigned long long)k->launches);
@@ -118,6 +119,7 @@ static void multiple(const struct rm_model *m, const struct rm_kernel *k, const 
         return;
     unit = off_pref ? k->pref_multiple : warp;
     struct finding *f = finding_add(out, "work-group-multiple", SEV_WARNING, phase);
+    finding_span(f, k->span);
     finding_set(&f->where, "%s", cfg);
     if (off_pref) {
         finding_set(&f->numbers, "%llu work-items per group is not a multiple of the preferred %llu",
@@ -139,6 +141,7 @@ static void underfilled(const struct rm_model *m, const struct rm_kernel *k, con
     if (!cus || !k->work_groups || k->work_groups >= 2ull * cus)
         return;
     struct finding *f = finding_add(out, "under-filled-device", k->work_groups < cus ? SEV_WARNING : SEV_INFO, phase);
+    finding_span(f, k->span);
     finding_set(&f->where, "%s", cfg);
     finding_set(&f->numbers, "%llu work-groups for %u compute units (%s)", (unsigned long long)k->work_groups, cus,
                 k->work_groups < cus ? "some compute units idle" : "fewer than 2 per compute unit");
@@ -180,6 +183,7 @@ void rules_work_groups(const struct rm_model *m, const struct thresholds *th, st
             continue;
         if (k->wg_size && k->wg_size < th->min_wg) {
             struct finding *f = finding_add(out, "work-group-small", SEV_INFO, phase);
+            finding_span(f, k->span);
             finding_set(&f->where, "%s", cfg);
             finding_set(&f->numbers, "%llu work-items per group (fewer than %u)", (unsigned long long)k->wg_size,
                         th->min_wg);

@@ -152,7 +152,7 @@ uint32_t clt_context_refs(void *context)
  * released buffer or queue of ours, and its commands' events, until its
  * own thread lets them go (PoCL on a loaded machine: the app read its
  * context's count 2 high right after making its queue). */
-void clt_context_settle(void *context, uint32_t before)
+static void context_settle(void *context, uint32_t before)
 {
     if (!before)
         return;
@@ -162,10 +162,11 @@ void clt_context_settle(void *context, uint32_t before)
     }
 }
 
-void clt_clock_keep(void *context, void *dev, int cpu_device)
+void clt_clock_keep(void *context, void *dev, int cpu_device, uint32_t refs_before)
 {
     if (!context || !dev)
         return;
+    context_settle(context, refs_before);   /* the calibration's commands let go first */
     pthread_mutex_lock(&keep_lock);
     struct keep *k = NULL;
     for (unsigned i = 0; i < n_keeps; i++)

@@ -371,8 +371,7 @@ static void calibrate(struct clt_thread *th, void *queue, void *dev, int cpu_dev
     }
 }
 
-/* h->changed of a queue's creation: cltrace added profiling, or left the
- * queue plain to switch profiling per timed command (queues.c). */
+/* h->changed of a queue's creation: profiling added, or left plain to switch per command (queues.c). */
 enum { PROFILING_ADDED = 1, LEFT_PLAIN = 2 };
 
 /* With CLTRACE_SAMPLE, a queue the app makes without profiling starts plain
@@ -413,9 +412,8 @@ static void queue_created(struct clt_hook *h, void *queue, void *context, void *
         calibrate(h->th, queue, device, cpu_device, (app_props & CL_QUEUE_PROFILING_ENABLE_) != 0);
         if (on)
             clt_profiling_off(queue);
-        clt_context_settle(context, refs);
     }
-    clt_clock_keep(context, device, cpu_device);    /* fresh clock evidence while commands run (clock.c) */
+    clt_clock_keep(context, device, cpu_device, refs);    /* fresh clock evidence while commands run (clock.c) */
 }
 
 /* A queue left plain on a device that cannot switch its profiling: made

@@ -453,6 +453,15 @@ void clt_call_decode(struct clt_writer *w, struct clt_seq *ss, const struct clt_
     c->src_len = a.src_len;
 }
 
+/* An untimed launch's arrow: a flow id in the writer's own space (sequence
+ * 1, which no calling thread has), kept in w->est_flow for device.c to hand
+ * to its estimated slice (estimated.c ends it). */
+static uint64_t est_flow_new(struct clt_writer *w)
+{
+    w->est_flow = (uint64_t)(w->pid & 0x3FFFFF) << 42 | 1ull << 32 | ++w->est_flows;
+    return w->est_flow;
+}
+
 /* The call's slice (begin and end; an instant where its duration was not
  * measured) after the object model saw it: `refs`,
  * the app's reference count after a retain or release (-1: none). */
@@ -470,7 +479,7 @@ void clt_call_write(struct clt_writer *w, struct clt_thread *th, struct clt_seq 
     if (flow == CLT_FLOW_SAMPLED_OUT) {     /* CLTRACE_SAMPLE left it untimed: say so */
         /* a launch gets an arrow of the writer's own to its estimated slice
          * (device.c keeps the id with it; estimated.c ends it) */
-        flow = rec->fn == CLT_FN_clEnqueueNDRangeKernel ? clt_est_flow_new(w) : 0;
+        flow = rec->fn == CLT_FN_clEnqueueNDRangeKernel ? est_flow_new(w) : 0;
         if (a.n < MAX_ANN)
             ann(w, ss, &a, w->name_device_timed, FP_V_BOOL, 0);
     }

@@ -167,6 +167,8 @@ static void queue_made(struct clt_writer *w, const struct clt_rec *rec, unsigned
     }
     struct clt_dev *d = clt_dm_dev_get(w, rec->arg[1]);
     uint64_t order = d ? ++d->queues_made : 0;
+    if (d)
+        clt_dm_dev_declare(w, d);
     clt_mem_queue(w, clt_dm_id_of(w, rec->arg[0]), d, t1);
     clt_map_put(&m->queue_info, id, (void *)(uintptr_t)(order << 8 | (props & 0x7) | 0x80));
 }
@@ -415,7 +417,12 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
     }
     if (fn == CLT_FN_clCreateContext && ok) {     /* its devices: where its buffers count */
         unsigned n;
-        const uint64_t *devs = arr(rec, 2, &n);
+        const uint64_t *handles = arr(rec, 2, &n);
+        struct clt_dev *devs[CLT_CTX_DEVS];
+        n = handles && n < CLT_CTX_DEVS ? n : handles ? CLT_CTX_DEVS : 0;
+        for (unsigned i = 0; i < n; i++)
+            if ((devs[i] = clt_dm_dev_get(w, handles[i])) != NULL)
+                clt_dm_dev_declare(w, devs[i]);     /* its memory counter's parent */
         clt_mem_context(w, clt_dm_id_of(w, rec->ret), devs, n);
         return;
     }

@@ -189,7 +189,7 @@ struct clt_dev *clt_dm_dev_get(struct clt_writer *w, uint64_t handle);
 struct clt_queue *clt_dm_queue_find(struct clt_writer *w, uint64_t id);
 void clt_dm_dev_declare(struct clt_writer *w, struct clt_dev *d);     /* its group track, once */
 /* memory.c: device memory over time, per context and per device */
-void clt_mem_context(struct clt_writer *w, uint64_t ctx_id, const uint64_t *devs, unsigned n);
+void clt_mem_context(struct clt_writer *w, uint64_t ctx_id, struct clt_dev *const *devs, unsigned n);
 void clt_mem_queue(struct clt_writer *w, uint64_t ctx_id, struct clt_dev *d, uint64_t ts);
 void clt_mem_change(struct clt_writer *w, uint64_t ctx_id, int64_t delta, uint64_t ts);
 uint64_t clt_dm_queue_lane(struct clt_writer *w, struct clt_queue *q, uint64_t start, uint64_t end);

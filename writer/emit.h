@@ -202,7 +202,6 @@ struct clt_queue;
 void clt_est_timed(const struct clt_flow *f, uint64_t dur);   /* a timed launch: its configuration's mean */
 /* the queue's untimed launches enqueued before host ns `before`, in the gap up to `until` (UINT64_MAX: none) */
 void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, uint64_t until, int waited);
-uint64_t clt_est_flow_new(struct clt_writer *w);           /* an untimed launch's arrow (calls.c) */
 void clt_est_final(struct clt_writer *w);                   /* the rest, after each queue's last slice */
 void clt_est_attrs(struct clt_attrs *a);
 uint64_t clt_est_draw_ns(void);                              /* the time spent drawing them so far */

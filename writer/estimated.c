@@ -21,7 +21,7 @@
  * estimated=true, no command_type (a query of commands leaves it out; the
  * report counts it in the device's busy time, not in its kernels' time,
  * which it extrapolates from the sample), and the end of its enqueue's
- * arrow (a flow of the writer's own: clt_est_flow_new). */
+ * arrow (a flow of the writer's own, calls.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,14 +164,6 @@ void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, ui
     q->n_est -= n;
     q->est_end = t - 1;
     draw_ns += clt_boottime_ns() - t0;
-}
-
-/* An untimed launch's arrow: a flow id in the writer's own space (sequence
- * 1, which no calling thread has), handed to device.c with the launch. */
-uint64_t clt_est_flow_new(struct clt_writer *w)
-{
-    w->est_flow = (uint64_t)(w->pid & 0x3FFFFF) << 42 | 1ull << 32 | ++w->est_flows;
-    return w->est_flow;
 }
 
 uint64_t clt_est_draw_ns(void)

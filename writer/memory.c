@@ -6,7 +6,8 @@
  * several devices counts on each: the driver may place it on any). A
  * context made from a type names no device: its devices are those of the
  * queues the app makes in it, its bytes so far carried over when the first
- * is seen. Contract: TRACE_FORMAT.md ("device memory"). */
+ * is seen. device.c hands it each device with its group declared.
+ * Contract: TRACE_FORMAT.md ("device memory"). */
 #include <stdio.h>
 #include <string.h>
 #include "device_model.h"
@@ -48,8 +49,7 @@ static void dev_bytes(struct clt_writer *w, struct clt_dev *d, int64_t delta, ui
 {
     if (!d->mem_uuid) {
         char name[CLT_MAX_STR + 48];
-        d->mem_uuid = w->process_uuid | 0xC0000000u | 0x100u | d->index;
-        clt_dm_dev_declare(w, d);
+        d->mem_uuid = w->process_uuid | 0xC0000000u | 0x100u | d->index;   /* device.c declared its group */
         snprintf(name, sizeof name, "device memory, Device %u (every context)", d->index);
         clt_counter_track(w, d->mem_uuid, d->uuid, name, 1);
     }
@@ -59,14 +59,12 @@ static void dev_bytes(struct clt_writer *w, struct clt_dev *d, int64_t delta, ui
 
 /* clCreateContext: the devices it was made for (a context from a type
  * learns its own from its queues: clt_mem_queue). */
-void clt_mem_context(struct clt_writer *w, uint64_t ctx_id, const uint64_t *devs, unsigned n)
+void clt_mem_context(struct clt_writer *w, uint64_t ctx_id, struct clt_dev *const *devs, unsigned n)
 {
     struct clt_ctx *c = ctx_get(w, ctx_id);
-    for (unsigned i = 0; c && devs && i < n; i++) {
-        struct clt_dev *d = clt_dm_dev_get(w, devs[i]);
-        if (d)
-            ctx_add_device(c, d);
-    }
+    for (unsigned i = 0; c && i < n; i++)
+        if (devs[i])
+            ctx_add_device(c, devs[i]);
 }
 
 /* A queue made in a context on a device: a context from a type learns its
@@ -91,8 +89,6 @@ void clt_mem_change(struct clt_writer *w, uint64_t ctx_id, int64_t delta, uint64
         char name[64];
         c->declared = 1;
         snprintf(name, sizeof name, "device memory, context %llu", (unsigned long long)c->id);
-        if (c->n_devs == 1)
-            clt_dm_dev_declare(w, c->devs[0]);
         clt_counter_track(w, c->uuid, c->n_devs == 1 ? c->devs[0]->uuid : w->process_uuid, name, 1);
     }
     c->bytes += delta;

@@ -72,6 +72,7 @@ int clt_calls_init(struct clt_writer *w)
     w->name_device_timed = name_index(w, &seen, "device_timed");
     w->name_outside = name_index(w, &seen, "outside_window");
     w->name_inside = name_index(w, &seen, "called_inside");
+    w->name_kernel_name = name_index(w, &seen, "kernel_name");
     clt_map_free(&seen);
     unsigned s = 0;
     for (unsigned d = 0; d < CLT_DEC_COUNT; d++) {
@@ -485,6 +486,8 @@ void clt_call_write(struct clt_writer *w, struct clt_thread *th, struct clt_seq 
     }
     if ((rec->raw_mask & CLT_RAW_OUTSIDE) && a.n < MAX_ANN)   /* kept outside every window (CLTRACE_WINDOW) */
         ann(w, ss, &a, w->name_outside, FP_V_BOOL, 1);
+    if (c->kernel_name && a.n < MAX_ANN)
+        ann_long(w, ss, &a, w->name_kernel_name, c->kernel_name, NULL, 0);
     static const char *const inside[] = CLT_INSIDE_NAMES;
     if (c->inside && c->inside < sizeof inside / sizeof inside[0] && a.n < MAX_ANN)   /* the library's call */
         ann_long(w, ss, &a, w->name_inside, inside[c->inside], NULL, 0);

@@ -42,7 +42,7 @@ struct clt_writer {
     unsigned pname_off[CLT_FN_COUNT + 1];
     const char **names;
     unsigned n_names, name_result, name_arg_object, name_refcount, name_released, name_device_timed, name_outside,
-        name_inside;
+        name_inside, name_kernel_name;
     unsigned str_off[CLT_DEC_COUNT + 1];   /* string iid space: enum values, then errors */
     unsigned n_strs;
     int16_t err_idx[2048];    /* -code -> index in clt_errors, or -1 */
@@ -115,6 +115,7 @@ struct clt_call {                 /* one call between decode and write */
     uint32_t stack;               /* interned call stack (symbols.c), 0: none */
     unsigned inside;              /* enum clt_inside: made by a library inside that call */
     const uint8_t *src;           /* clCreateProgramWithSource: the program's source */
+    const char *kernel_name;      /* clEnqueueNDRangeKernel: the kernel it launches (NULL: not known) */
     uint64_t src_len;
 };
 int clt_calls_init(struct clt_writer *w);

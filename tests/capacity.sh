@@ -193,11 +193,12 @@ assert "CAP_SYS_NICE" in a.get("cltrace.own_threads_normal_why", ""), a'
 t_own_threads_lift_tsan() {
     # the lifts and their undoing under ThreadSanitizer: a calling thread
     # waiting for ring room behind spinners, the writer settling after
-    local out
+    local out rc=0
     out=$(CLTRACE_LIBRARY=$T/libfakecl.so TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
           CLTRACE_OUTPUT="$WORK/spt.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$B/tsan/libcltrace.so \
-          "$T/threads-tsan" 2 300000 --fake --spin "$(nproc)" 2>&1)
-    ! echo "$out" | grep -q ThreadSanitizer || { echo "$out" | head -30; return 1; }
+          "$T/threads-tsan" 2 300000 --fake --spin "$(nproc)" 2>&1) || rc=$?
+    ! echo "$out" | grep -q ThreadSanitizer || { echo "$out" | head -30; echo "ThreadSanitizer reported"; return 1; }
+    [ "$rc" -eq 0 ] || { echo "$out" | tail -20; echo "the program exited with status $rc"; return 1; }
     echo "$out" | grep -q "threads=2 calls=600000" ||
         { echo "$out" | tail -20; echo "the program did not say it made its 600,000 calls"; return 1; }
     "$T/trace_order" "$(trace_of "$WORK/spt")" 2 300000 ||

@@ -13,6 +13,18 @@ static void counts(const unsigned by[3], char *buf, size_t cap)
              by[SEV_ERROR] == 1 ? "" : "s", by[SEV_WARNING], by[SEV_WARNING] == 1 ? "" : "s", by[SEV_INFO]);
 }
 
+/* The first screen's lines after the devices': what was timed, device memory. */
+static void text_sample_and_memory(FILE *o, const struct report_in *r)
+{
+    char sampled[512], memory[768];
+    summary_sampling_words(r->sum, sampled, sizeof sampled);
+    if (sampled[0])
+        text_wrap(o, "sample: ", "        ", sampled, TEXT_COLS);
+    memory_words(r->m, &r->sum->memory, 0, memory, sizeof memory);
+    if (memory[0])
+        text_wrap(o, "memory: ", "        ", memory, TEXT_COLS);
+}
+
 /* "49.7 ms from the first command's start to the last's end, busy 2.4 %: ..." */
 static void device_words(const struct summary_view *v, char *buf, size_t cap)
 {
@@ -143,13 +155,7 @@ void text_summary(FILE *o, const struct report_in *r, int md)
     } else {
         text_wrap(o, "device: ", "        ", dev, TEXT_COLS);
     }
-    char sampled[512], memory[768];
-    summary_sampling_words(v, sampled, sizeof sampled);
-    if (sampled[0])
-        text_wrap(o, "sample: ", "        ", sampled, TEXT_COLS);
-    memory_words(r->m, &v->memory, 0, memory, sizeof memory);
-    if (memory[0])
-        text_wrap(o, "memory: ", "        ", memory, TEXT_COLS);
+    text_sample_and_memory(o, r);
     text_wrap(o, "cost:   ", "        ", cost, TEXT_COLS);
     fputs("        (the account: cltrace-report --explain cost TRACE)\n", o);
     text_top(o, r);

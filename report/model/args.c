@@ -378,6 +378,47 @@ static void mpi_attr(struct rm_model *m, const char *k, int64_t v)
         m->mpi_clock[when].rtt = (uint64_t)v;
 }
 
+/* One device's attribute (cltrace.device.N.FIELD). */
+static void device_attr(struct rm_device *x, const char *field, int64_t v, const char *s)
+{
+    static const struct { const char *field; size_t off; } ints[] = {
+        { "compute_units", offsetof(struct rm_device, compute_units) },
+        { "warp_size", offsetof(struct rm_device, warp) },
+        { "compute_capability", offsetof(struct rm_device, cc) },
+        { "max_work_group_size", offsetof(struct rm_device, max_wg) },
+        { "local_mem_bytes", offsetof(struct rm_device, local_mem) },
+        { "global_mem_bytes", offsetof(struct rm_device, global_mem) },
+        { "registers_per_block", offsetof(struct rm_device, regs_per_block) },
+        { "device_type", offsetof(struct rm_device, type) },
+        { "clock_residual_ns", offsetof(struct rm_device, clock_residual_ns) },
+        { "clock_residual_median_ns", offsetof(struct rm_device, clock_residual_median_ns) },
+        { "clock_floor_ns", offsetof(struct rm_device, clock_floor_ns) },
+        { "clock_markers", offsetof(struct rm_device, clock_markers) },
+        { "clock_contradictions", offsetof(struct rm_device, clock_contradictions) },
+        { "event_cost_ns", offsetof(struct rm_device, event_cost_ns) },
+        { "own_events", offsetof(struct rm_device, own_events) },
+        { "commands_sampled_out", offsetof(struct rm_device, sampled_out) },
+        { "idle_starts", offsetof(struct rm_device, idle_starts) },
+        { "idle_start_ns", offsetof(struct rm_device, idle_start_ns) },
+        { "idle_start_quick_ns", offsetof(struct rm_device, idle_start_quick_ns) },
+        { "idle_start_median_ns", offsetof(struct rm_device, idle_start_median_ns) },
+        { "idle_start_excess_ns", offsetof(struct rm_device, idle_start_excess_ns) },
+    };
+    if (!strcmp(field, "name") && s)
+        snprintf(x->name, sizeof x->name, "%s", s);
+    else if (!strcmp(field, "vendor") && s)
+        snprintf(x->vendor, sizeof x->vendor, "%s", s);
+    else if (!strcmp(field, "uuid") && s)
+        snprintf(x->uuid, sizeof x->uuid, "%s", s);
+    else if (!strcmp(field, "id"))
+        x->id = (uint64_t)v;
+    else if (!strcmp(field, "clock_method") && s)
+        snprintf(x->clock_method, sizeof x->clock_method, "%s", s);
+    for (unsigned k = 0; k < sizeof ints / sizeof ints[0]; k++)
+        if (!strcmp(field, ints[k].field))
+            *(int64_t *)((char *)x + ints[k].off) = v;
+}
+
 void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttributes *ta)
 {
     for (size_t i = 0; i < ta->n_attribute; i++) {
@@ -420,42 +461,6 @@ void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttribu
             continue;
         if (d >= m->n_dev)
             m->n_dev = d + 1;
-        struct rm_device *x = &m->dev[d];
-        static const struct { const char *field; size_t off; } ints[] = {
-            { "compute_units", offsetof(struct rm_device, compute_units) },
-            { "warp_size", offsetof(struct rm_device, warp) },
-            { "compute_capability", offsetof(struct rm_device, cc) },
-            { "max_work_group_size", offsetof(struct rm_device, max_wg) },
-            { "local_mem_bytes", offsetof(struct rm_device, local_mem) },
-            { "global_mem_bytes", offsetof(struct rm_device, global_mem) },
-            { "registers_per_block", offsetof(struct rm_device, regs_per_block) },
-            { "device_type", offsetof(struct rm_device, type) },
-            { "clock_residual_ns", offsetof(struct rm_device, clock_residual_ns) },
-            { "clock_residual_median_ns", offsetof(struct rm_device, clock_residual_median_ns) },
-            { "clock_floor_ns", offsetof(struct rm_device, clock_floor_ns) },
-            { "clock_markers", offsetof(struct rm_device, clock_markers) },
-            { "clock_contradictions", offsetof(struct rm_device, clock_contradictions) },
-            { "event_cost_ns", offsetof(struct rm_device, event_cost_ns) },
-            { "own_events", offsetof(struct rm_device, own_events) },
-            { "commands_sampled_out", offsetof(struct rm_device, sampled_out) },
-            { "idle_starts", offsetof(struct rm_device, idle_starts) },
-            { "idle_start_ns", offsetof(struct rm_device, idle_start_ns) },
-            { "idle_start_quick_ns", offsetof(struct rm_device, idle_start_quick_ns) },
-            { "idle_start_median_ns", offsetof(struct rm_device, idle_start_median_ns) },
-            { "idle_start_excess_ns", offsetof(struct rm_device, idle_start_excess_ns) },
-        };
-        if (!strcmp(field, "name") && s)
-            snprintf(x->name, sizeof x->name, "%s", s);
-        else if (!strcmp(field, "vendor") && s)
-            snprintf(x->vendor, sizeof x->vendor, "%s", s);
-        else if (!strcmp(field, "uuid") && s)
-            snprintf(x->uuid, sizeof x->uuid, "%s", s);
-        else if (!strcmp(field, "id"))
-            x->id = (uint64_t)v;
-        else if (!strcmp(field, "clock_method") && s)
-            snprintf(x->clock_method, sizeof x->clock_method, "%s", s);
-        for (unsigned k = 0; k < sizeof ints / sizeof ints[0]; k++)
-            if (!strcmp(field, ints[k].field))
-                *(int64_t *)((char *)x + ints[k].off) = v;
+        device_attr(&m->dev[d], field, v, s);
     }
 }

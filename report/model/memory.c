@@ -9,16 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model.h"
+#include "reader.h"
 
 #define RM_MEM_MAX (1u << 20)    /* buffers kept; past it only the count (said) */
 
-void rm_mem_call(struct rm_model *m, uint64_t ts)
+void rm_mem_call(struct rm_model *m, uint64_t start, uint64_t end)
 {
-    if (!m->mem.first_ts || ts < m->mem.first_ts)
-        m->mem.first_ts = ts;
+    if (!m->mem.first_ts || start < m->mem.first_ts)
+        m->mem.first_ts = start;
+    if (end > m->mem.last_ts)
+        m->mem.last_ts = end;
 }
 
-void rm_mem_made(struct rm_model *m, uint64_t id, uint64_t bytes, uint64_t ts, int site)
+static void rm_mem_made(struct rm_model *m, uint64_t id, uint64_t bytes, uint64_t ts, int site)
 {
     struct rm_memory *x = &m->mem;
     if (!id || !bytes)
@@ -37,7 +40,7 @@ void rm_mem_made(struct rm_model *m, uint64_t id, uint64_t bytes, uint64_t ts, i
     }
 }
 
-void rm_mem_released(struct rm_model *m, uint64_t id, uint64_t ts)
+static void rm_mem_released(struct rm_model *m, uint64_t id, uint64_t ts)
 {
     struct rm_memory *x = &m->mem;
     uintptr_t i = id ? (uintptr_t)clt_map_del(&x->live, id) : 0;
@@ -45,6 +48,15 @@ void rm_mem_released(struct rm_model *m, uint64_t id, uint64_t ts)
         return;
     x->v[i - 1].freed = ts;
     x->bytes -= x->v[i - 1].bytes;
+}
+
+/* An API call that ended at ts: a buffer made, or released to no reference. */
+void rm_mem_buffer_call(struct rm_model *m, const struct open_slice *o, uint64_t ts)
+{
+    if (!o->error && o->result_id && !strncmp(o->name, "clCreateBuffer", 14))
+        rm_mem_made(m, o->result_id, o->size, o->ts, o->site);
+    else if (!o->error && o->refs_after == 1 && !strcmp(o->name, "clReleaseMemObject"))
+        rm_mem_released(m, o->memobj, ts);
 }
 
 static int by_bytes(const void *a, const void *b)

@@ -331,8 +331,7 @@ static void slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint6
     struct open_slice *o = &t->stack[--t->depth];
     uint64_t dur = ts > o->ts ? ts - o->ts : 0;
     m->slices++;
-    if (ts > m->mem.last_ts)
-        m->mem.last_ts = ts;
+    rm_mem_call(m, o->ts, ts);
     if (o->estimated) {
         estimated_command(m, o, tuuid, dur);
         return;
@@ -377,11 +376,7 @@ static void slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint6
         if (t->launch_site > 0 && (unsigned)t->launch_site <= m->n_sites)
             m->sites[t->launch_site - 1].synced++;
     }
-    rm_mem_call(m, o->ts);
-    if (!o->error && o->result_id && !strncmp(o->name, "clCreateBuffer", 14))
-        rm_mem_made(m, o->result_id, o->size, o->ts, o->site);
-    else if (!o->error && o->refs_after == 1 && !strcmp(o->name, "clReleaseMemObject"))
-        rm_mem_released(m, o->memobj, ts);
+    rm_mem_buffer_call(m, o, ts);
     struct rm_api *a = o->api >= 0 ? &m->api[o->api] : api_get(m, o->name);
     if (untimed && a && a->count > a->untimed)
         dur = a->total_ns / (a->count - a->untimed);   /* for its phase: the function's mean so far */

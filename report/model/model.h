@@ -403,9 +403,9 @@ void rm_free(struct rm_model *m);
  * -1 with err. */
 int rm_tuned_read(struct rm_model *m, const char *path, char *err, unsigned errlen);
 /* memory.c: buffers made and released; the peak's holders, largest first */
-void rm_mem_call(struct rm_model *m, uint64_t ts);
-void rm_mem_made(struct rm_model *m, uint64_t id, uint64_t bytes, uint64_t ts, int site);
-void rm_mem_released(struct rm_model *m, uint64_t id, uint64_t ts);
+struct open_slice;
+void rm_mem_call(struct rm_model *m, uint64_t start, uint64_t end);    /* any slice: the run's span */
+void rm_mem_buffer_call(struct rm_model *m, const struct open_slice *o, uint64_t ts);   /* an API call ended */
 unsigned rm_mem_at_peak(const struct rm_model *m, struct rm_buffer *out, unsigned cap);
 void rm_mem_free(struct rm_model *m);
 

@@ -41,6 +41,17 @@ t_python_frames_at_the_programs_lines() {
     if [ -x "$LINT" ]; then "$LINT" --dump "$t" > "$WORK/pw.dump"; else $PY tests/tracedump.py "$t" > "$WORK/pw.dump"; fi
     $PY tests/python_where.py tests/apps/pywhere "$WORK/pw.json" "$WORK/pw.sarif" "$WORK/pw.gh" "$WORK/pw.dump" \
         tests/fixtures/sarif-schema-2.1.0.json
+    # the program's own frame said first (the stack itself starts in the
+    # interpreter): every call with a stack names the script's line, and
+    # the second module's leaked buffer names the module's
+    $PY tests/tracedump.py "$t" | $PY -c '
+import json, sys
+d = json.load(sys.stdin)
+deep = [s for s in d["slices"] if len(s.get("stack") or []) > 1]
+said = [s["args"].get("called_from", "") for s in deep]
+assert deep and all(w.endswith(")") and (".py:" in w) for w in said), said[:5]
+assert any("where.py:" in w for w in said) and any("helper.py:" in w for w in said), sorted(set(said))[:8]
+print(len(deep), "calls with a stack, each with its program frame:", sorted(set(said))[:3])'
 }
 
 t_python_ctypes_frames_at_the_programs_lines() {

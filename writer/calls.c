@@ -73,6 +73,7 @@ int clt_calls_init(struct clt_writer *w)
     w->name_outside = name_index(w, &seen, "outside_window");
     w->name_inside = name_index(w, &seen, "called_inside");
     w->name_kernel_name = name_index(w, &seen, "kernel_name");
+    w->name_called_from = name_index(w, &seen, "called_from");
     clt_map_free(&seen);
     unsigned s = 0;
     for (unsigned d = 0; d < CLT_DEC_COUNT; d++) {
@@ -488,6 +489,9 @@ void clt_call_write(struct clt_writer *w, struct clt_thread *th, struct clt_seq 
         ann(w, ss, &a, w->name_outside, FP_V_BOOL, 1);
     if (c->kernel_name && a.n < MAX_ANN)
         ann_long(w, ss, &a, w->name_kernel_name, c->kernel_name, NULL, 0);
+    char where[CLT_MAX_STR + 64];     /* the program's own frame first: the stack starts at _start */
+    if (stack && a.n < MAX_ANN && clt_sym_program_frame(&w->syms, stack, where, sizeof where)[0])
+        ann_long(w, ss, &a, w->name_called_from, where, NULL, 0);
     static const char *const inside[] = CLT_INSIDE_NAMES;
     if (c->inside && c->inside < sizeof inside / sizeof inside[0] && a.n < MAX_ANN)   /* the library's call */
         ann_long(w, ss, &a, w->name_inside, inside[c->inside], NULL, 0);

@@ -42,7 +42,7 @@ struct clt_writer {
     unsigned pname_off[CLT_FN_COUNT + 1];
     const char **names;
     unsigned n_names, name_result, name_arg_object, name_refcount, name_released, name_device_timed, name_outside,
-        name_inside, name_kernel_name;
+        name_inside, name_kernel_name, name_called_from;
     unsigned str_off[CLT_DEC_COUNT + 1];   /* string iid space: enum values, then errors */
     unsigned n_strs;
     int16_t err_idx[2048];    /* -code -> index in clt_errors, or -1 */

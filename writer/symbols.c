@@ -626,6 +626,39 @@ void clt_sym_add_interned(const struct clt_symbols *s, struct clt_sym_sent *sent
     in->mapping_paths = x->mpathp;
 }
 
+/* Is this frame the program's own: a script's line (not a library's under
+ * site-packages or the interpreter's), or a compiled frame with a source
+ * line outside the system's folders? */
+static int program_frame(const struct clt_symbols *s, const struct clt_sym_frame *fr)
+{
+    if (!fr->file || !fr->fn)
+        return 0;
+    const char *f = s->strs[fr->file - 1];
+    size_t n = strlen(f);
+    if (n > 3 && !strcmp(f + n - 3, ".py"))
+        return !strstr(f, "-packages/") && !strstr(f, "/lib/python") && f[0] != '<';
+    return strncmp(f, "/usr/", 5) != 0 && f[0] != '<';
+}
+
+/* "function (file:line)" of the program's innermost frame in a stack of two
+ * frames or more ("" none): what the UI shows first, as the argument
+ * called_from, where the stack itself starts at _start. */
+const char *clt_sym_program_frame(const struct clt_symbols *s, uint32_t stack, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (!stack || s->stacks[stack - 1].n < 2)
+        return buf;
+    const uint32_t *ids = &s->stack_frames[s->stacks[stack - 1].off];
+    for (unsigned i = s->stacks[stack - 1].n; i-- > 0;) {
+        const struct clt_sym_frame *fr = &s->frames[ids[i] - 1];
+        if (program_frame(s, fr)) {
+            snprintf(buf, cap, "%s (%s:%u)", s->strs[fr->fn - 1], s->strs[fr->file - 1], fr->line);
+            break;
+        }
+    }
+    return buf;
+}
+
 /* "function (file:line)" of the innermost frame of a stack, for messages. */
 const char *clt_sym_top(const struct clt_symbols *s, uint32_t stack, char *buf, size_t cap)
 {

@@ -63,5 +63,6 @@ void clt_sym_add_interned(const struct clt_symbols *s, struct clt_sym_sent *sent
 void clt_sym_sent_reset(struct clt_sym_sent *t);
 void clt_sym_sent_free(struct clt_sym_sent *t);
 const char *clt_sym_top(const struct clt_symbols *s, uint32_t stack, char *buf, size_t cap);
+const char *clt_sym_program_frame(const struct clt_symbols *s, uint32_t stack, char *buf, size_t cap);
 
 #endif

@@ -10,7 +10,10 @@
  * (rm_mpi_offset); a rank on another host without them (no MPI) stays
  * where its own clock put it, and merge says so. The traces' own
  * attributes are dropped; the merged trace says which ranks it holds
- * (cltrace.merged_ranks). */
+ * (cltrace.merged_ranks). A physical device (its UUID, else its name on its
+ * host, as the report counts devices) is one group at the top of the
+ * timeline, "Device: NAME, ranks R,R": every rank's queues and counters on
+ * it inside, each named by its rank; the ranks' own device groups go. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,10 +33,81 @@ static uint64_t uuid(uint64_t u, unsigned k)
     return u ? u ^ ((uint64_t)(k + 1) << 56) : 0;
 }
 
+/* The physical devices of the merged ranks: each rank's device N -> one. */
+#define MERGE_DEVS 64
+#define MERGE_DEV_UUID 0x0DE7000000000000ull    /* + its index: a top-level group, in no rank's space */
+#define MERGE_TRACES 4096
+struct shared_devs {
+    char key[MERGE_DEVS][200], name[MERGE_DEVS][RM_MAX_NAME], ranks[MERGE_DEVS][128];
+    unsigned n;
+    int of[MERGE_TRACES][8];                    /* path i's device N: index + 1, 0 none */
+};
+
+static void shared_add(struct shared_devs *sd, unsigned i_path, const struct rm_model *m)
+{
+    for (unsigned d = 0; d < m->n_dev && d < 8 && i_path < MERGE_TRACES; d++) {
+        const struct rm_device *dv = &m->dev[d];
+        char key[200];
+        if (dv->uuid[0] && strncmp(dv->uuid, "pci:", 4))
+            snprintf(key, sizeof key, "%s", dv->uuid);       /* a UUID is the same seen from every host */
+        else
+            snprintf(key, sizeof key, "%s/%s/%s", m->host, dv->uuid, dv->name);
+        unsigned i = 0;
+        while (i < sd->n && strcmp(sd->key[i], key))
+            i++;
+        if (i == MERGE_DEVS)
+            continue;
+        if (i == sd->n) {
+            snprintf(sd->key[i], sizeof sd->key[i], "%s", key);
+            snprintf(sd->name[i], sizeof sd->name[i], "%s", dv->name[0] ? dv->name : "device");
+            sd->n++;
+        }
+        size_t l = strlen(sd->ranks[i]);
+        snprintf(sd->ranks[i] + l, sizeof sd->ranks[i] - l, "%s%d", l ? "," : "", m->rank);
+        sd->of[i_path][d] = (int)i + 1;
+    }
+}
+
+static void shared_tracks(const struct shared_devs *sd, struct pb_out *out)
+{
+    for (unsigned i = 0; i < sd->n; i++) {
+        char name[RM_MAX_NAME + 160];
+        snprintf(name, sizeof name, "Device: %s, ranks %s", sd->name[i], sd->ranks[i]);
+        Perfetto__Protos__TrackDescriptor t = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+        t.has_uuid = 1;
+        t.uuid = MERGE_DEV_UUID + i;
+        t.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
+        t.name = name;
+        Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+        p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR;
+        p.track_descriptor = &t;
+        pb_out_packet(out, &p);
+    }
+}
+
+/* A track of a rank's trace (of: its devices' shared index + 1, NULL none):
+ * its own device group dropped (1), a track in one moved into the shared
+ * device's group and named by its rank. */
+static int shared_track(const int *of, int rank, Perfetto__Protos__TrackDescriptor *t)
+{
+    if (of && (t->uuid & 0xF0000000u) == 0x90000000u && of[(t->uuid >> 8) & 7])
+        return 1;
+    if (!of || (t->parent_uuid & 0xF0000000u) != 0x90000000u || !of[(t->parent_uuid >> 8) & 7])
+        return 0;
+    t->parent_uuid = MERGE_DEV_UUID + (uint64_t)of[(t->parent_uuid >> 8) & 7] - 1;
+    char *name = malloc(strlen(t->name ? t->name : "") + 32);
+    if (name) {
+        sprintf(name, "rank %d: %s", rank, t->name ? t->name : "");
+        free(t->name);
+        t->name = name;
+    }
+    return 0;
+}
+
 /* One trace's packets into the merged file, as rank `rank` on `host`;
  * clock: its offsets to rank 0's clock, NULL: none to apply. */
 static int copy_trace(const char *path, unsigned k, int rank, const char *host, const struct rm_model *clock,
-                      struct pb_out *out)
+                      const int *of, struct pb_out *out)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct rm_in in;
@@ -63,10 +137,16 @@ static int copy_trace(const char *path, unsigned k, int rank, const char *host, 
             p->trusted_packet_sequence_id += (k + 1) << 16;
         if (clock && p->has_timestamp)
             p->timestamp = (uint64_t)((int64_t)p->timestamp - rm_mpi_offset(clock->mpi_clock, p->timestamp));
+        if (p->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR &&
+            shared_track(of, rank, p->track_descriptor)) {
+            perfetto__protos__trace_packet__free_unpacked(p, NULL);
+            continue;
+        }
         if (p->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR) {
             Perfetto__Protos__TrackDescriptor *t = p->track_descriptor;
             t->uuid = uuid(t->uuid, k);
-            t->parent_uuid = uuid(t->parent_uuid, k);
+            if (t->parent_uuid < MERGE_DEV_UUID || t->parent_uuid >= MERGE_DEV_UUID + MERGE_DEVS)
+                t->parent_uuid = uuid(t->parent_uuid, k);
             if (t->process) {
                 t->process->pid += pid_add;
                 char *name = malloc(300);
@@ -171,6 +251,12 @@ int report_merge(int argc, char **argv, char **paths, unsigned n_paths)
         return 2;
     }
     const char *host0 = ranks_and_hosts(paths, n_paths, ms, read_ok);
+    static struct shared_devs sd;
+    memset(&sd, 0, sizeof sd);
+    for (unsigned i = 0; i < n_paths; i++)
+        if (read_ok[i] && wanted(ranks, ms[i].rank))
+            shared_add(&sd, i, &ms[i]);
+    shared_tracks(&sd, &out);
     for (unsigned i = 0; i < n_paths; i++) {
         if (!read_ok[i] || !wanted(ranks, ms[i].rank))
             continue;
@@ -181,7 +267,8 @@ int report_merge(int argc, char **argv, char **paths, unsigned n_paths)
         if (apart && !measured)
             fprintf(stderr, "cltrace-report: rank %d (%s): another host than rank 0's, no MPI clock offsets in "
                     "its trace: its times are its own host's\n", rank, host);
-        if (copy_trace(paths[i], k, rank, host, apart && measured ? &ms[i] : NULL, &out) != 0) {
+        if (copy_trace(paths[i], k, rank, host, apart && measured ? &ms[i] : NULL,
+                       i < MERGE_TRACES ? sd.of[i] : NULL, &out) != 0) {
             fprintf(stderr, "cltrace-report: %s: cannot read\n", paths[i]);
             continue;
         }

@@ -129,6 +129,23 @@ t_job_merged_trace_one_process_per_rank() {
     lint "$WORK/all.pftrace.gz" "$WORK/r03.pftrace"
     merged_processes "$WORK/all.pftrace.gz" 0,1,2,3
     merged_processes "$WORK/r03.pftrace" 0,3
+    # the ranks share PoCL's one device here: one group for it, at the top,
+    # every rank's queue inside it named by its rank, no rank's own group
+    $PY - "$WORK/all.pftrace.gz" <<'PY'
+import sys
+sys.path.insert(0, "tests")
+from tracedump import load_schema, read_packets
+pb = load_schema()
+tds = [p.track_descriptor for p in read_packets(pb, sys.argv[1]) if p.HasField("track_descriptor")]
+groups = [t for t in tds if t.name.startswith("Device: ")]
+assert len(groups) == 1 and groups[0].name.endswith(", ranks 0,1,2,3") and not groups[0].parent_uuid, \
+    [t.name for t in groups]
+queues = sorted(t.name for t in tds if t.parent_uuid == groups[0].uuid and " queue " in t.name
+                and "in flight" not in t.name)
+assert queues == ["rank %d: Device 0 queue 1 (in order)" % r for r in range(4)], queues
+assert not [t.name for t in tds if t.name.startswith("Device 0: ")], "a rank's own device group left"
+print(groups[0].name, queues)
+PY
 }
 
 # Ranks 2 and 3 as a second host: each in a time namespace whose boot clock

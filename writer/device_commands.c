@@ -107,6 +107,19 @@ static uint64_t idle_start_excess(const struct clt_dev *d)
     return excess;
 }
 
+/* A transfer's slice: its command and its size ("ReadBuffer 4 B", "WriteBuffer 1.5 MiB"). */
+static void transfer_name(char *out, size_t cap, const char *cmd, uint64_t bytes)
+{
+    static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+    double v = (double)bytes;
+    unsigned u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(out, cap, "%s %.*f %s", cmd, u && v < 10 && v != (double)(uint64_t)v ? 1 : 0, v, unit[u]);
+}
+
 /* Did a command wait in its queue behind others? It started later after its
  * enqueue than a launch takes to reach an idle device (100 us covers NVIDIA's
  * and PoCL's) and than twice a command of the queue runs. */
@@ -177,6 +190,8 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     struct clt_kern *k = f && f->kernel_id ? clt_dm_kern_get(w, f->kernel_id, 0) : NULL;
     if (k && k->name[0])
         snprintf(name, sizeof name, "%s", k->name);
+    else if (f && f->bytes && f->direction && strcmp(f->direction, "none") != 0)
+        transfer_name(name, sizeof name, clt_fns[f->fn].name + 9, f->bytes);    /* "WriteBuffer 256 KiB" */
     else if (f)
         snprintf(name, sizeof name, "%s", clt_fns[f->fn].name + 9);   /* "clEnqueue" dropped */
     else

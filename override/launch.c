@@ -25,7 +25,6 @@
 struct local { char glob[128]; size_t l[3]; unsigned dims; uint64_t applied, refused; };
 static struct local locals[MAX_LOCAL];
 static unsigned n_locals;
-static struct clt_map name_of;            /* kernel -> its name (malloc'd) */
 static char said[MAX_SAID][160];          /* notes made once */
 static unsigned n_said;
 static void *_Atomic next_ndrange;
@@ -70,25 +69,16 @@ int ov_local_load(const char *spec, char *err, size_t cap)
     return 0;
 }
 
-static const char *kernel_name(cl_kernel k)
+/* The kernel's name, asked of the driver at each launch a rule may change:
+ * not cached by handle, which a driver reuses once the app released the
+ * kernel (a cached name gave another kernel's --local). */
+static const char *kernel_name(cl_kernel k, char *buf, size_t cap)
 {
-    pthread_mutex_lock(&ov_lock);
-    const char *n = clt_map_get(&name_of, (uint64_t)(uintptr_t)k);
-    pthread_mutex_unlock(&ov_lock);
-    if (n)
-        return n;
-    char buf[256] = "";
-    if (OV_CL(clGetKernelInfo)(k, CL_KERNEL_FUNCTION_NAME, sizeof buf, buf, NULL) != CL_SUCCESS)
+    buf[0] = 0;
+    if (OV_CL(clGetKernelInfo)(k, CL_KERNEL_FUNCTION_NAME, cap, buf, NULL) != CL_SUCCESS)
         return NULL;
-    char *copy = strdup(buf);
-    pthread_mutex_lock(&ov_lock);
-    const char *had = clt_map_get(&name_of, (uint64_t)(uintptr_t)k);
-    if (had || !copy || clt_map_put(&name_of, (uint64_t)(uintptr_t)k, copy) != 0) {
-        free(copy);
-        copy = (char *)had;
-    }
-    pthread_mutex_unlock(&ov_lock);
-    return copy ? copy : NULL;
+    buf[cap - 1] = 0;
+    return buf;
 }
 
 /* Once per text: the trace's note and a line on stderr. */
@@ -175,7 +165,9 @@ static cl_int ov_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, const siz
 {
     typedef __typeof__(&clEnqueueNDRangeKernel) ndrange_t;
     ndrange_t real = (ndrange_t)__atomic_load_n(&next_ndrange, __ATOMIC_ACQUIRE);
-    const char *name = dim >= 1 && dim <= 3 && ov_host.apps_call(fn_ndrange) ? kernel_name(k) : NULL;
+    char kname[256];
+    const char *name = n_locals && dim >= 1 && dim <= 3 && ov_host.apps_call(fn_ndrange)
+                       ? kernel_name(k, kname, sizeof kname) : NULL;
     struct local *rule = NULL;
     for (unsigned i = 0; name && i < n_locals && !rule; i++)
         if (!fnmatch(locals[i].glob, name, 0))

@@ -3,6 +3,7 @@
  * diverge` on the first pair's fingerprints; the verdict, then the table. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,12 @@ static int diverge(const char *a, const char *b, const char *tolerance, char *wh
     if (pipe(pipefd) != 0)
         return 2;
     pid_t pid = fork();
+    if (pid < 0) {              /* no child to wait for: never a verdict from another's status */
+        snprintf(why, cap, "cannot run cltrace-report: %s", strerror(errno));
+        close(pipefd[0]);
+        close(pipefd[1]);
+        return 2;
+    }
     if (pid == 0) {
         dup2(pipefd[1], 1);
         dup2(pipefd[1], 2);
@@ -111,8 +118,10 @@ static int diverge(const char *a, const char *b, const char *tolerance, char *wh
     char line[512];
     size_t n = 0;
     for (unsigned k = 0; f && fgets(line, sizeof line, f);)
-        if (k++ < 4 && n < cap)
+        if (k++ < 4 && n + 1 < cap) {
             n += (size_t)snprintf(why + n, cap - n, "%s", line);
+            n = n < cap ? n : cap - 1;      /* cut: snprintf says what it would have written */
+        }
     if (f)
         fclose(f);
     int st = 0;

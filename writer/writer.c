@@ -675,6 +675,7 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
     }
     return;
 unfinished:     /* bounded waits: a writer or a disk that is stuck must not hang the exit */
+    pthread_detach(writer_thread);      /* left to end with the process, not a thread never joined */
     clt_msg("writer did not finish; trace %s may be incomplete", W.path);
 }
 

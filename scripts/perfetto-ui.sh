@@ -106,8 +106,8 @@ rc=0
 for trace in "$@"; do
     name=$(basename "$trace"); name=${name%.gz}; name=${name%.pftrace}
     # what to select, and the counts, from the same engine the UI runs on
-    launch=$(q "select id from slice where name = 'clEnqueueNDRangeKernel' order by (select count(*) from slice c
-                where c.arg_set_id = slice.arg_set_id) desc, ts limit 1" "$trace")
+    launch=$(q "select s.id from slice s left join args a on a.arg_set_id = s.arg_set_id and a.key = 'debug.called_from'
+                where s.name = 'clEnqueueNDRangeKernel' order by a.key is null, s.ts limit 1" "$trace")
     [ -n "$launch" ] || launch=$(q "select id from slice where depth = 0 order by dur desc limit 1" "$trace")
     read -r a0 a1 < <(q "select min(ts) + (max(ts + dur) - min(ts)) * 4 / 10, min(ts) + (max(ts + dur) - min(ts)) * 6 / 10
                          from slice" "$trace" | tr ',' ' ')
@@ -116,10 +116,12 @@ for trace in "$@"; do
     errs=$(q "select count(*) from stats where value > 0 and severity in ('error', 'data_loss')" "$trace")
     printf '{"trace": "%s", "launch": %s, "area": [%s, %s], "counts": {"slices": %s, "flows": %s, "import_errors": %s}}\n' \
         "$trace" "${launch:-null}" "${a0:-0}" "${a1:-0}" "${slices:-0}" "${flows:-0}" "${errs:-0}" > "$OUT/$name-info.json"
-    /usr/bin/time -f "%M" -o "$OUT/$name-tp-rss-kb" "$TP" --httpd "$trace" > "$OUT/$name-tp.log" 2>&1 &
+    "$TP" --httpd "$trace" > "$OUT/$name-tp.log" 2>&1 &
     TP_PID=$!
     for _ in $(seq 600); do curl -sf http://127.0.0.1:9001/status > /dev/null && break; sleep 0.5; done
     node scripts/perfetto-ui.cjs "$OUT" "$name" "$OUT/$name-info.json" || rc=1
+    # trace processor's peak memory with the UI's queries done (what a user's machine must hold)
+    awk '/^VmHWM/ {print $2}' "/proc/$TP_PID/status" > "$OUT/$name-tp-rss-kb" 2> /dev/null || true
     kill "$TP_PID" 2> /dev/null || true
     wait "$TP_PID" 2> /dev/null || true
     TP_PID=

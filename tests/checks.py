@@ -147,6 +147,8 @@ def check_timeline(t, durations_file):
     # argument values: buffers as object ids, the __local one as its (absent) value
     expect(len(sl["args"].get("kernel_args", [])) == 3 and sl["args"]["kernel_args"][0] == w["args"].get("buffer"),
            "sum_local kernel_args %r" % sl["args"].get("kernel_args"))
+    expect(sl["args"].get("kernel_buffers", "").startswith("arg 0: buffer %d, 256 KiB" % w["args"].get("buffer")),
+           "sum_local's buffers by size: %r" % sl["args"].get("kernel_buffers"))
     mp = [d for d in dev if d["name"] == "MapBuffer"]
     um = [d for d in dev if d["name"].split(" ")[0] == "UnmapMemObject"]
     expect(len(mp) + untimed == 1 and all(m["args"].get("direction") is None for m in mp),

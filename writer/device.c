@@ -559,6 +559,10 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
             f->local_arg_bytes += k->arg_local[i];
             if (i < CLT_FLOW_ARGS && (k->arg_set >> i & 1))
                 f->args[f->n_args = i + 1, i] = k->arg_object[i] ? k->arg_object[i] : k->arg_value[i];
+            const struct clt_mem *mo = i < CLT_FLOW_ARGS && (k->arg_set >> i & 1) && k->arg_object[i]
+                                       ? clt_map_get(&m->mems, k->arg_object[i]) : NULL;
+            if (mo)           /* its size now: the app may release it before the launch is drawn */
+                f->arg_bytes[i] = mo->size;
         }
         return;
     }

@@ -120,6 +120,22 @@ static void transfer_name(char *out, size_t cap, const char *cmd, uint64_t bytes
     snprintf(out, cap, "%s %.*f %s", cmd, u && v < 10 && v != (double)(uint64_t)v ? 1 : 0, v, unit[u]);
 }
 
+/* A launch's buffer arguments as a reader wants them: "arg 0: buffer 7, 256 KiB; arg 2: ...". */
+static int buffer_args(const struct clt_flow *f, char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = 0;
+    for (unsigned i = 0; i < f->n_args && n + 1 < cap; i++) {
+        char size[48];
+        if (!f->arg_bytes[i])
+            continue;
+        transfer_name(size, sizeof size, ",", f->arg_bytes[i]);
+        n += (size_t)snprintf(out + n, cap - n, "%sarg %u: buffer %llu%s", n ? "; " : "", i,
+                              (unsigned long long)f->args[i], size);
+    }
+    return n > 0;
+}
+
 /* Did a command wait in its queue behind others? It started later after its
  * enqueue than a launch takes to reach an idle device (100 us covers NVIDIA's
  * and PoCL's) and than twice a command of the queue runs. */
@@ -184,6 +200,7 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
         clt_est_draw(w, q, f ? f->h0 : start, start, f && waited_in_queue(f->h0, start, q->last_timed_ns));
 
     Ann a[48], *ap[48], elems[8 + CLT_FLOW_ARGS], *ep[8 + CLT_FLOW_ARGS];
+    char bufs[256];           /* the annotations point at it until the slice is written */
     unsigned na = 0, ne = 0;
     char name[CLT_MAX_STR + 16];
     const char *type = f ? command_type_of(f->fn) : NULL;
@@ -229,6 +246,8 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
         A_UINT("local_arg_bytes", f->local_arg_bytes);
         if (f->n_args)        /* values as set; buffers and other objects as their ids */
             clt_ann_uints(a, ap, &na, "kernel_args", elems, ep, &ne, f->args, f->n_args);
+        if (buffer_args(f, bufs, sizeof bufs))
+            A_STR("kernel_buffers", bufs);
         for (unsigned i = 0; k && i < k->n_wg; i++)
             if (k->wg[i].dev == d->handle) {
                 A_UINT("kernel_work_group_size", k->wg[i].wg_size);

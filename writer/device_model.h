@@ -134,6 +134,7 @@ struct clt_flow {
     uint64_t gws[3], lws[3], gwo[3];
     uint64_t local_arg_bytes;
     uint64_t args[CLT_FLOW_ARGS];
+    uint64_t arg_bytes[CLT_FLOW_ARGS]; /* args[i] a buffer's id: its size at the launch (0: not a buffer) */
     uint32_t n_args;
 };
 

@@ -233,6 +233,7 @@ static void built(void *program, const cl_device_id *devs, uint32_t nd, const ch
     }
     if (r != CL_SUCCESS && !async && (p->from || used))
         build_failed(p, program, devs, nd, r, file);
+    ov_prog_put(p);
 }
 
 static int32_t ov_build(void *program, uint32_t nd, const cl_device_id *devs, const char *options,
@@ -246,6 +247,8 @@ static int32_t ov_build(void *program, uint32_t nd, const cl_device_id *devs, co
     int32_t r = NEXT(I_BUILD, __typeof__(&clBuildProgram))(program, nd, devs, use ? use : options, notify, ud);
     built(program, devs, nd, options, use, why, r, notify != NULL);
     free(use);
+    if (p)
+        ov_prog_put(p);
     return r;
 }
 
@@ -261,6 +264,8 @@ static int32_t ov_compile(void *program, uint32_t nd, const cl_device_id *devs, 
     int32_t r = NEXT(I_COMPILE, compile_t)(program, nd, devs, use ? use : options, nh, headers, hnames, notify, ud);
     built(program, devs, nd, options, use, why, r, notify != NULL);
     free(use);
+    if (p)
+        ov_prog_put(p);
     return r;
 }
 
@@ -279,6 +284,8 @@ static int32_t ov_build_info(void *program, cl_device_id dev, cl_program_build_i
     if (mine)
         snprintf(own, sizeof own, "%s", p->own_options);
     pthread_mutex_unlock(&ov_lock);
+    if (p)
+        ov_prog_put(p);
     if (!mine)
         return NEXT(I_INFO, info_t)(program, dev, what, size, value, size_ret);
     int32_t r = NEXT(I_INFO, info_t)(program, dev, what, 0, NULL, NULL);   /* the driver's checks, its errors */

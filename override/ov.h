@@ -26,10 +26,14 @@ struct ov_prog {                /* a program the app created (programs.c) */
     const char *from;           /* the override file it was created from, NULL: none */
     int built;
     char *own_options;          /* the app's options where the driver was given others (malloc'd) */
+    int refs;                   /* the table's, and each caller's between ov_prog_find and ov_prog_put */
 };
 
 /* programs.c */
-struct ov_prog *ov_prog_find(void *handle);      /* NULL: not the app's, or not seen */
+/* NULL: not the app's, or not seen; else held until ov_prog_put (a driver
+ * reusing the handle for a new program does not free it under the caller) */
+struct ov_prog *ov_prog_find(void *handle);
+void ov_prog_put(struct ov_prog *p);
 void *ov_read_all(const char *path, size_t *n);  /* NUL-terminated; NULL: errno */
 int ov_write_all(const char *path, const void *p, size_t n);
 void ov_file_name(const struct ov_prog *p, char *out, size_t cap);   /* NAME-HASH.EXT */

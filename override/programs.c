@@ -215,23 +215,31 @@ static struct ov_prog *prog_new(enum ov_kind k, void *text, size_t n)
     return p;
 }
 
+static void prog_free(struct ov_prog *p)
+{
+    free(p->text);
+    free(p->own_options);
+    free(p);
+}
+
+/* Drops one reference, ov_lock held; the last frees it. */
+static void prog_unref(struct ov_prog *p)
+{
+    if (p && --p->refs <= 0)
+        prog_free(p);
+}
+
 static void prog_keep(void *handle, struct ov_prog *p)
 {
     if (!handle) {
-        free(p->text);
-        free(p);
+        prog_free(p);
         return;
     }
+    p->refs = 1;                 /* the table's */
     pthread_mutex_lock(&ov_lock);
-    struct ov_prog *old = clt_map_get(&progs, (uint64_t)(uintptr_t)handle);
-    if (old) {                   /* the driver reused a released program's handle */
-        free(old->text);
-        free(old);
-    }
-    if (clt_map_put(&progs, (uint64_t)(uintptr_t)handle, p) != 0) {
-        free(p->text);
-        free(p);
-    }
+    prog_unref(clt_map_del(&progs, (uint64_t)(uintptr_t)handle));   /* the driver reused a released program's handle */
+    if (clt_map_put(&progs, (uint64_t)(uintptr_t)handle, p) != 0)
+        prog_unref(p);
     pthread_mutex_unlock(&ov_lock);
 }
 
@@ -239,8 +247,17 @@ struct ov_prog *ov_prog_find(void *handle)
 {
     pthread_mutex_lock(&ov_lock);
     struct ov_prog *p = clt_map_get(&progs, (uint64_t)(uintptr_t)handle);
+    if (p)
+        p->refs++;
     pthread_mutex_unlock(&ov_lock);
     return p;
+}
+
+void ov_prog_put(struct ov_prog *p)
+{
+    pthread_mutex_lock(&ov_lock);
+    prog_unref(p);
+    pthread_mutex_unlock(&ov_lock);
 }
 
 enum { I_SOURCE, I_BINARY, I_IL, I_N };

@@ -2,7 +2,7 @@
  * findings on its timeline. Every packet of TRACE is copied as it is; then a
  * track "cltrace findings" (lanes of that name where findings overlap: the
  * UI shows them as one row) holds one slice per finding over the time it
- * concerns (finding.span: the small transfers, the kernel's launches, the
+ * concerns (in a group of that name; finding.span: the small transfers, the kernel's launches, the
  * largest idle gap, a leaked object's life; the whole run where a rule
  * names no time), named by its rule and where, with its severity, numbers,
  * fix and estimated gain as arguments. On a sequence of its own, names not
@@ -46,11 +46,15 @@ static int copy_packets(const char *path, struct pb_out *out)
     return 0;
 }
 
+/* lane 0: the group "cltrace findings" (a group sits at the top of the UI,
+ * not folded among global tracks); lanes 1..: its rows, of the same name */
 static void lane_track(struct pb_out *out, unsigned lane)
 {
     Perfetto__Protos__TrackDescriptor t = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
     t.has_uuid = 1;
     t.uuid = ANNOTATE_UUID + lane;
+    t.has_parent_uuid = lane > 0;
+    t.parent_uuid = ANNOTATE_UUID;
     t.static_or_dynamic_name_case = PERFETTO__PROTOS__TRACK_DESCRIPTOR__STATIC_OR_DYNAMIC_NAME_NAME;
     t.name = "cltrace findings";
     Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
@@ -180,7 +184,7 @@ int report_annotate(const char *out_path, const char *trace, const struct rm_mod
         return 2;
     }
     unsigned lanes = place(m, fs, v);
-    for (unsigned l = 0; l < lanes; l++)
+    for (unsigned l = 0; l <= lanes; l++)
         lane_track(&out, l);
     memcpy(ends, v, fs->n * sizeof *v);
     qsort(ends, fs->n, sizeof *ends, by_end);
@@ -188,9 +192,9 @@ int report_annotate(const char *out_path, const char *trace, const struct rm_mod
     unsigned b = 0, e = 0;
     while (b < fs->n || e < fs->n) {
         if (b < fs->n && (e == fs->n || v[b].start < ends[e].end))
-            event(&out, v[b].lane, v[b].start, &fs->v[v[b].i], b == 0), b++;
+            event(&out, v[b].lane + 1, v[b].start, &fs->v[v[b].i], b == 0), b++;
         else
-            event(&out, ends[e].lane, ends[e].end, NULL, 0), e++;
+            event(&out, ends[e].lane + 1, ends[e].end, NULL, 0), e++;
     }
     free(v);
     if (pb_out_close(&out) != 0) {

@@ -10,9 +10,9 @@ const { chromium } = require(process.env.PLAYWRIGHT_CORE);
 const [outdir, name, infoPath] = process.argv.slice(2);
 const info = JSON.parse(fs.readFileSync(infoPath, 'utf8'));
 
-async function idle(page) {
-  // gives up after 60 s on a trace that keeps it busy: the screenshot is taken anyway
-  await page.evaluate(() => window.waitForPerfettoIdle(60000)).catch(() => {});
+async function idle(page, ms) {
+  // gives up on a trace that keeps it busy: the screenshot is taken anyway
+  await page.evaluate((t) => window.waitForPerfettoIdle(t), ms || 15000).catch(() => {});
 }
 
 async function errorDialog(page) {
@@ -32,12 +32,13 @@ async function main() {
   await page.goto('http://127.0.0.1:10000/?testing=1');
   await page.getByRole('button', { name: 'YES, use loaded trace' }).first().click({ timeout: 120000 });
   await page.waitForFunction(() => window.app && window.app.trace, null, { timeout: 600000 });
-  await idle(page);
-  const loadMs = Date.now() - t0;
+  const loadMs = Date.now() - t0;    // the trace loaded: the timeline can be drawn
+  await idle(page, 30000);
   // every group open but cltrace's own (folded, as a user first sees it)
-  await page.evaluate(() => {
+  await page.evaluate(async () => {
+    await window.app.commands.runCommand('dev.perfetto.ExpandAllGroups');
     for (const n of window.app.trace.currentWorkspace.flatTracks)
-      if (n.children.length && !n.name.startsWith('cltrace:')) n.expand();
+      if (n.name.startsWith('cltrace:')) n.collapse();
   });
   await idle(page);
   await page.screenshot({ path: `${outdir}/${name}-timeline.png` });

@@ -80,7 +80,7 @@ build_ui() {  # the UI from the same sources: --no-wasm, its engine the HTTP ser
         cp "$t"/fontsource-roboto-[0-9]*/package/files/roboto-latin-400-normal.woff2 buildtools/typefaces/Roboto.woff2
         cp "$t"/fontsource-roboto-mono-*/package/files/roboto-mono-latin-400-normal.woff2 \
             buildtools/typefaces/RobotoMono-Regular.woff2
-        cp "$t"/material-symbols-*/package/material-symbols-outlined.woff2 buildtools/typefaces/
+        cp "$t"/material-symbols-*/package/material-symbols-outlined.woff2 buildtools/typefaces/MaterialSymbolsOutlined.woff2
         rm -rf "$t"
     fi
     # one plugin's query uses string_agg (SQLite 3.44): its older name, or every load shows an error dialog

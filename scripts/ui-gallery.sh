@@ -14,7 +14,12 @@ B=build T=build/tests
 rm -rf "$OUT" && mkdir -p "$OUT/traces" "$OUT/job" docs/img
 make -s all test-bins > /dev/null
 export CLTRACE_QUIET=1 CLTRACE_PROBE_DIR=$OUT/no-probe
-tr() { local name=$1; shift; CLTRACE_OUTPUT="$OUT/traces/$name.pftrace.gz" LD_PRELOAD=$PWD/$B/libcltrace.so "$@" > /dev/null; }
+tr() {    # tr NAME cmd...: its trace as OUT/traces/NAME.pftrace.gz
+    local name=$1; shift
+    mkdir -p "$OUT/raw/$name"
+    CLTRACE_OUTPUT="$OUT/raw/$name/" LD_PRELOAD=$PWD/$B/libcltrace.so "$@" > /dev/null
+    mv "$(ls "$OUT/raw/$name"/*.pftrace.gz | head -n 1)" "$OUT/traces/$name.pftrace.gz"
+}
 for x in transfers matmul transpose copy nbody workgroup leaks sync underfill phases; do
     tr "$x-raw" "$B/examples/$x"
     "$B/cltrace-report" --annotate "$OUT/traces/$x.pftrace.gz" -o /dev/null "$OUT/traces/$x-raw.pftrace.gz" || true

@@ -167,10 +167,21 @@ static void queue_made(struct clt_writer *w, const struct clt_rec *rec, unsigned
     }
     struct clt_dev *d = clt_dm_dev_get(w, rec->arg[1]);
     uint64_t order = d ? ++d->queues_made : 0;
-    if (d)
-        clt_dm_dev_declare(w, d);
     clt_mem_queue(w, clt_dm_id_of(w, rec->arg[0]), d, t1);
     clt_map_put(&m->queue_info, id, (void *)(uintptr_t)(order << 8 | (props & 0x7) | 0x80));
+}
+
+/* The groups of a context's devices the driver has named: its memory
+ * counters' parents (a group declared before its device is named keeps the
+ * placeholder in the UI; memory.c counts such a device's bytes, and draws
+ * them once its group is there). */
+static void mem_groups(struct clt_writer *w, uint64_t ctx_id)
+{
+    struct clt_dev *devs[CLT_CTX_DEVS];
+    unsigned n = clt_mem_devices(w, ctx_id, devs, CLT_CTX_DEVS);
+    for (unsigned i = 0; i < n; i++)
+        if (devs[i]->described)
+            clt_dm_dev_declare(w, devs[i]);
 }
 
 /* The queue's name as the program knows it: its device, its number there
@@ -421,8 +432,7 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
         struct clt_dev *devs[CLT_CTX_DEVS];
         n = handles && n < CLT_CTX_DEVS ? n : handles ? CLT_CTX_DEVS : 0;
         for (unsigned i = 0; i < n; i++)
-            if ((devs[i] = clt_dm_dev_get(w, handles[i])) != NULL)
-                clt_dm_dev_declare(w, devs[i]);     /* its memory counter's parent */
+            devs[i] = clt_dm_dev_get(w, handles[i]);
         clt_mem_context(w, clt_dm_id_of(w, rec->ret), devs, n);
         return;
     }
@@ -482,6 +492,7 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
             mo->size = rec->arg[si];
             mo->ctx = clt_dm_id_of(w, rec->arg[ci]);
             mo->refs = 1;
+            mem_groups(w, mo->ctx);
             clt_mem_change(w, mo->ctx, (int64_t)mo->size, t1);
         } else {
             free(mo);

@@ -379,10 +379,6 @@ void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec)
             clt_dm_copy_str(d->name, rec, DEV_NAME);
             clt_dm_copy_str(d->vendor, rec, DEV_VENDOR);
             clt_probe_put(w, d->index, d->name);
-            if (d->declared) {      /* its group was named before the driver said its name */
-                d->declared = 0;
-                clt_dm_dev_declare(w, d);
-            }
         }
         break;
     }

@@ -193,6 +193,7 @@ void clt_dm_dev_declare(struct clt_writer *w, struct clt_dev *d);     /* its gro
 void clt_mem_context(struct clt_writer *w, uint64_t ctx_id, struct clt_dev *const *devs, unsigned n);
 void clt_mem_queue(struct clt_writer *w, uint64_t ctx_id, struct clt_dev *d, uint64_t ts);
 void clt_mem_change(struct clt_writer *w, uint64_t ctx_id, int64_t delta, uint64_t ts);
+unsigned clt_mem_devices(struct clt_writer *w, uint64_t ctx_id, struct clt_dev **out, unsigned cap);
 uint64_t clt_dm_queue_lane(struct clt_writer *w, struct clt_queue *q, uint64_t start, uint64_t end);
 void clt_dm_clock_sample(struct clt_dev *d, uint64_t h_lo, uint64_t h_hi, uint64_t dev_ns);
 void clt_dm_clock_at(struct clt_dev *d, uint64_t t);    /* offset and residual at host time t */

@@ -6,8 +6,8 @@
  * several devices counts on each: the driver may place it on any). A
  * context made from a type names no device: its devices are those of the
  * queues the app makes in it, its bytes so far carried over when the first
- * is seen. device.c hands it each device with its group declared.
- * Contract: TRACE_FORMAT.md ("device memory"). */
+ * is seen. A device's counter is drawn once device.c has declared its
+ * group (when the driver named the device). Contract: TRACE_FORMAT.md. */
 #include <stdio.h>
 #include <string.h>
 #include "device_model.h"
@@ -44,17 +44,28 @@ static void ctx_add_device(struct clt_ctx *c, struct clt_dev *d)
         c->devs[c->n_devs++] = d;
 }
 
-/* A device's counter: its bytes in every context, in its group. */
+/* A device's counter: its bytes in every context, in its group once
+ * device.c declared it (until then counted, drawn from there on). */
 static void dev_bytes(struct clt_writer *w, struct clt_dev *d, int64_t delta, uint64_t ts)
 {
-    if (!d->mem_uuid) {
+    d->mem_bytes += delta;
+    if (!d->mem_uuid && d->declared) {
         char name[CLT_MAX_STR + 48];
-        d->mem_uuid = w->process_uuid | 0xC0000000u | 0x100u | d->index;   /* device.c declared its group */
+        d->mem_uuid = w->process_uuid | 0xC0000000u | 0x100u | d->index;
         snprintf(name, sizeof name, "device memory, Device %u (every context)", d->index);
         clt_counter_track(w, d->mem_uuid, d->uuid, name, 1);
     }
-    d->mem_bytes += delta;
-    clt_counter(w, d->mem_uuid, ts, d->mem_bytes);
+    if (d->mem_uuid)
+        clt_counter(w, d->mem_uuid, ts, d->mem_bytes);
+}
+
+unsigned clt_mem_devices(struct clt_writer *w, uint64_t ctx_id, struct clt_dev **out, unsigned cap)
+{
+    const struct clt_ctx *c = ctx_find(w->dev, ctx_id);
+    unsigned n = 0;
+    for (; c && n < c->n_devs && n < cap; n++)
+        out[n] = c->devs[n];
+    return n;
 }
 
 /* clCreateContext: the devices it was made for (a context from a type
@@ -89,7 +100,8 @@ void clt_mem_change(struct clt_writer *w, uint64_t ctx_id, int64_t delta, uint64
         char name[64];
         c->declared = 1;
         snprintf(name, sizeof name, "device memory, context %llu", (unsigned long long)c->id);
-        clt_counter_track(w, c->uuid, c->n_devs == 1 ? c->devs[0]->uuid : w->process_uuid, name, 1);
+        int in_group = c->n_devs == 1 && c->devs[0]->declared;
+        clt_counter_track(w, c->uuid, in_group ? c->devs[0]->uuid : w->process_uuid, name, 1);
     }
     c->bytes += delta;
     clt_counter(w, c->uuid, ts, c->bytes);

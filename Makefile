@@ -21,7 +21,7 @@ REGISTRY ?= ../shared/registry/cl.xml
 # Includes name their folder ("trace/record.h"), from the top of the tree.
 INC      := -I.
 # The trace library: the contract's code both the shim and the report use.
-TRACE_LIB_SRC := trace/cltrace.pb-c.c common/map.c
+TRACE_LIB_SRC := trace/cltrace.pb-c.c common/map.c common/bytes.c
 SHIM_SRC := $(wildcard capture/*.c writer/*.c trace/*.c common/*.c replay/take/*.c replay/folder/*.c override/*.c) \
             capture/generated/clt_wrappers.c \
             trace/generated/clt_tables.c

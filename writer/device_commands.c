@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/config.h"
+#include "common/bytes.h"
 #include "device_model.h"
 #include "emit.h"
 #include "fingerprints.h"
@@ -110,14 +111,8 @@ static uint64_t idle_start_excess(const struct clt_dev *d)
 /* A transfer's slice: its command and its size ("ReadBuffer 4 B", "WriteBuffer 1.5 MiB"). */
 static void transfer_name(char *out, size_t cap, const char *cmd, uint64_t bytes)
 {
-    static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-    double v = (double)bytes;
-    unsigned u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        u++;
-    }
-    snprintf(out, cap, "%s %.*f %s", cmd, u && v < 10 && v != (double)(uint64_t)v ? 1 : 0, v, unit[u]);
+    char size[32];
+    snprintf(out, cap, "%s %s", cmd, clt_bytes_words(bytes, size, sizeof size));
 }
 
 /* A launch's buffer arguments as a reader wants them: "arg 0: buffer 7, 256 KiB; arg 2: ...". */

@@ -2,19 +2,8 @@
  * came, which buffers held it, and how near the device's memory it was. */
 #include <stdio.h>
 #include <string.h>
+#include "common/bytes.h"
 #include "views.h"
-
-void memory_bytes_words(uint64_t b, char *buf, size_t cap)
-{
-    static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-    double v = (double)b;
-    unsigned u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        u++;
-    }
-    snprintf(buf, cap, "%.*f %s", u && v < 10 ? 1 : 0, v, unit[u]);
-}
 
 /* The device with the least global memory: the one a peak nears first. */
 static int smallest_device(const struct rm_model *m)
@@ -56,12 +45,12 @@ void memory_words(const struct rm_model *m, const struct memory_view *v, int all
     buf[0] = 0;
     if (!v->peak_bytes)
         return;
-    memory_bytes_words(v->peak_bytes, peak, sizeof peak);
+    clt_bytes_words(v->peak_bytes, peak, sizeof peak);
     n += (size_t)snprintf(buf + n, cap - n, "peak %s of buffers at %.3f s, %u held it", peak, v->peak_at_ns / 1e9,
                           v->n_held);
     for (unsigned i = 0; i < v->n_held && i < (all ? MEMORY_HELD : 1) && n < cap; i++) {
         const struct rm_buffer *b = &v->held[i];
-        memory_bytes_words(b->bytes, one, sizeof one);
+        clt_bytes_words(b->bytes, one, sizeof one);
         snprintf(site, sizeof site, "%s", b->site > 0 && (unsigned)b->site <= m->n_sites ? m->sites[b->site - 1].site : "");
         char *cut = all ? NULL : strstr(site, " <- ");     /* the first screen: the first frame */
         if (cut)
@@ -72,7 +61,7 @@ void memory_words(const struct rm_model *m, const struct memory_view *v, int all
     if (all && v->n_held > MEMORY_HELD && n < cap)
         n += (size_t)snprintf(buf + n, cap - n, ", %u more", v->n_held - MEMORY_HELD);
     if (v->global_bytes && n < cap) {
-        memory_bytes_words(v->global_bytes, dev, sizeof dev);
+        clt_bytes_words(v->global_bytes, dev, sizeof dev);
         n += (size_t)snprintf(buf + n, cap - n, "; %.1f %% of device %d's %s%s", v->percent, v->device, dev,
                               v->near_limit ? ": near its limit" : "");
     }

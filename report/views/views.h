@@ -49,7 +49,6 @@ struct memory_view {
 };
 void memory_view(const struct rm_model *m, struct memory_view *v);
 void memory_words(const struct rm_model *m, const struct memory_view *v, int all, char *buf, size_t cap);
-void memory_bytes_words(uint64_t b, char *buf, size_t cap);    /* "1.5 MiB" */
 
 /* summary.c: the first screen */
 #define SUMMARY_TOP 5

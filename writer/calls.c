@@ -438,6 +438,13 @@ void clt_call_decode(struct clt_writer *w, struct clt_seq *ss, const struct clt_
     s.n_en = s.n_dn = s.n_is = 0;
     struct args a = { s.args, 0, c->t0, 0, NULL, 0 };
     const unsigned *pname = &w->pname[w->pname_off[rec->fn]];
+    /* first, where the UI's arguments begin: the kernel launched, and the
+     * program's own frame (the stack below starts at _start) */
+    if (c->kernel_name)
+        ann_long(w, ss, &a, w->name_kernel_name, c->kernel_name, NULL, 0);
+    char where[CLT_MAX_STR + 64];
+    if (c->stack && clt_sym_program_frame(&w->syms, c->stack, where, sizeof where)[0])
+        ann_long(w, ss, &a, w->name_called_from, where, NULL, 0);
     if (decoders[rec->fn]) {
         decoders[rec->fn](w, ss, rec, pname, &a);
     } else {                    /* an extension's: its kinds from the table */
@@ -487,11 +494,6 @@ void clt_call_write(struct clt_writer *w, struct clt_thread *th, struct clt_seq 
     }
     if ((rec->raw_mask & CLT_RAW_OUTSIDE) && a.n < MAX_ANN)   /* kept outside every window (CLTRACE_WINDOW) */
         ann(w, ss, &a, w->name_outside, FP_V_BOOL, 1);
-    if (c->kernel_name && a.n < MAX_ANN)
-        ann_long(w, ss, &a, w->name_kernel_name, c->kernel_name, NULL, 0);
-    char where[CLT_MAX_STR + 64];     /* the program's own frame first: the stack starts at _start */
-    if (stack && a.n < MAX_ANN && clt_sym_program_frame(&w->syms, stack, where, sizeof where)[0])
-        ann_long(w, ss, &a, w->name_called_from, where, NULL, 0);
     static const char *const inside[] = CLT_INSIDE_NAMES;
     if (c->inside && c->inside < sizeof inside / sizeof inside[0] && a.n < MAX_ANN)   /* the library's call */
         ann_long(w, ss, &a, w->name_inside, inside[c->inside], NULL, 0);

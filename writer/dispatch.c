@@ -49,11 +49,11 @@ static void dispatch_call(struct clt_writer *w, struct clt_thread *th, struct cl
     c.inside = clt_rec_inside(rec);
     if (!c.stack && (fd->flags & CLT_F_ENQUEUE) && rec->arg[fd->n_params + 1])   /* the call site alone */
         c.stack = clt_sym_stack(&w->syms, &rec->arg[fd->n_params + 1], 1);
-    clt_call_decode(w, ss, rec, &c);
     if (rec->fn == CLT_FN_clEnqueueNDRangeKernel) {    /* the call says which kernel it launched */
         const struct clt_kern *k = clt_dm_kern_get(w, clt_dm_id_of(w, rec->arg[1]), 0);
         c.kernel_name = k && k->name[0] ? k->name : NULL;
     }
+    clt_call_decode(w, ss, rec, &c);
     int64_t refs = clt_life_on_call(w, rec, c.t0, c.t1, th->tid, c.stack);
     clt_call_write(w, th, ss, rec, &c, refs);
     clt_dev_on_call(w, rec, c.t0, c.t1, th->seq);

@@ -42,7 +42,7 @@ rc=0
 bash scripts/perfetto-ui.sh -o "$OUT/ui" "$OUT"/traces/*.pftrace.gz || rc=$?
 # the pictures the docs show, 8-bit where ImageMagick is here (the README's ≤ 200 KB)
 pic() {   # pic SOURCE NAME
-    if command -v convert > /dev/null; then convert "$OUT/ui/$1" -colors 256 "PNG8:docs/img/$2"
+    if convert -version 2> /dev/null | grep -q ImageMagick; then convert "$OUT/ui/$1" -colors 256 "PNG8:docs/img/$2"
     else cp "$OUT/ui/$1" "docs/img/$2"; fi
 }
 pic transfers-timeline.png timeline-findings.png

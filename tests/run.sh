@@ -958,7 +958,8 @@ t_viewer_serves_once_on_loopback() {
     "$B/cltrace-view" --no-open --timeout 20 "$tr" > "$WORK/v.out" 2> "$WORK/v.err" &
     local pid=$!
     for _ in $(seq 50); do grep -q ':2329 00000000:0000 0A' /proc/net/tcp && break; sleep 0.1; done
-    grep -q "^https://ui.perfetto.dev/#!/?url=http://127.0.0.1:9001/v.pftrace.gz$" "$WORK/v.out"
+    grep -q "^https://ui.perfetto.dev/#!/?url=http://127.0.0.1:9001/v.pftrace.gz$" "$WORK/v.out" ||
+        { cat "$WORK/v.out" "$WORK/v.err"; echo "no link printed (port 9001 taken? a trace processor serving there)"; return 1; }
     # listening on 127.0.0.1:9001 only
     grep -q ' 0100007F:2329 00000000:0000 0A' /proc/net/tcp
     ! grep -q ' 00000000:2329 00000000:0000 0A' /proc/net/tcp || return 1

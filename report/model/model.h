@@ -58,9 +58,9 @@ struct rm_error {               /* one (function, error) pair, by the program or
     uint64_t count;
     char site[RM_MAX_SITE];     /* the first failing call's stack */
     int phase;                  /* and the phase it was in (-1: none) */
-    uint64_t first_ts;          /* the first failing call (trace ns): where --annotate puts it */
     char by[RM_MAX_NAME];       /* "": the program's; else the library that made it ("hwloc_opencl.so inside
                                  * MPI_Init"): a call no frame of the program made */
+    uint64_t first_ts;          /* the first failing call (trace ns): where --annotate puts it */
 };
 
 /* How a leak is classed (the writer decides, from its object model:

@@ -54,7 +54,7 @@ static void dropped_and_errors(void)
     m.dropped_calls = 42;
     family("dropped-calls")(&m, &th, &fs);
     expect(&fs, 0, "dropped-calls", SEV_WARNING, "42 calls not recorded");
-    struct rm_error e = { "clBuildProgram", "CL_BUILD_PROGRAM_FAILURE", 3, "main (app.c:12)", -1, "" };
+    struct rm_error e = { "clBuildProgram", "CL_BUILD_PROGRAM_FAILURE", 3, "main (app.c:12)", -1, "", 0 };
     struct rm_uar u = { "clSetKernelArg", "loop (app.c:40)", 2 };
     m.errors = &e, m.n_errors = 1, m.uars = &u, m.n_uars = 1;
     family("api-errors")(&m, &th, &fs);
@@ -91,9 +91,9 @@ static void leaks(void)
     findings_free(&fs);
     /* a trace without classes (an older cltrace): judged by its site's counts */
     struct rm_leak l[3] = {
-        { "cl_mem", "clCreateBuffer", "", "helper (app.c:20)", 4, 4096, 5, 1, 0, RM_LEAK_UNKNOWN, "" },
-        { "cl_context", "clCreateContext", "", "init (lib.c:3)", 1, 0, 1, 0, 1, RM_LEAK_UNKNOWN, "" },
-        { "cl_kernel", "clCreateKernel", "k", "loop (app.c:30)", 8, 0, 8, 0, 0, RM_LEAK_UNKNOWN, "" },
+        { "cl_mem", "clCreateBuffer", "", "helper (app.c:20)", 4, 4096, 5, 1, 0, RM_LEAK_UNKNOWN, "", 0 },
+        { "cl_context", "clCreateContext", "", "init (lib.c:3)", 1, 0, 1, 0, 1, RM_LEAK_UNKNOWN, "", 0 },
+        { "cl_kernel", "clCreateKernel", "k", "loop (app.c:30)", 8, 0, 8, 0, 0, RM_LEAK_UNKNOWN, "", 0 },
     };
     m.leaks = l, m.n_leaks = 3;
     family("leaks")(&m, &th, &fs);
@@ -265,7 +265,7 @@ static void table_and_ranking(void)
     struct rm_model m = empty_model();
     m.dev[0] = nvidia(4), m.n_dev = 1;
     m.dropped_calls = 1;
-    struct rm_error e = { "clFinish", "CL_INVALID_COMMAND_QUEUE", 1, "", -1, "" };
+    struct rm_error e = { "clFinish", "CL_INVALID_COMMAND_QUEUE", 1, "", -1, "", 0 };
     m.errors = &e, m.n_errors = 1;
     struct rm_kernel k = { .name = "tiny", .launches = 1, .device_ns = 1000, .work_dim = 1, .gws = { 1000 },
                            .lws = { 100 }, .work_groups = 10, .wg_size = 100, .pref_multiple = 32 };

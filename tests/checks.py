@@ -111,6 +111,10 @@ def check_timeline(t, durations_file):
     enq = [s for s in api if s["name"].startswith("clEnqueue") and
            "CL_SUCCESS" in (s["args"].get("result"), s["args"].get("errcode_ret"))]
     expect(len(enq) == 16, "%d successful enqueues, want 16" % len(enq))
+    # each queue's track named for its device and the queue as the program knows it
+    names = sorted({d["track_name"] for d in dev})
+    expect(names and all(re.match(r"^Device \d+ queue \d+ \((in order|out of order)(, profiling)?\)$", n)
+                         for n in names), "queue tracks: %r" % names)
     a = t["attributes"]
     untimed = a.get("cltrace.commands_untimed", 0)
     # a driver may give no profiling data for a command that moves nothing

@@ -225,7 +225,7 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until)
             freed = tail;
         }
     }
-    w->raw_bytes += tail - s.tail;      /* the writer's pace (writer.c) */
+    __atomic_fetch_add(&w->raw_bytes, tail - s.tail, __ATOMIC_RELAXED);   /* the writer's pace; the exit watches it (writer.c) */
     if (spilled) {
         clt_spill_consumed(th, tail);
         return 1;

@@ -2,6 +2,7 @@
  * The layout is the trace contract in TRACE_FORMAT.md. */
 #ifndef CLT_EMIT_H
 #define CLT_EMIT_H
+#include <pthread.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -107,6 +108,7 @@ void clt_own_threads_settle(void);                    /* the writer, caught up *
 void clt_idle_sample(struct clt_idle *idle);          /* how idle CPUs wait, now */
 int clt_idle_halts(const struct clt_idle *idle);      /* a VM whose idle CPUs halt at once */
 int clt_stat_field(const char *path, int n, long long *v);   /* field n of a /proc stat line */
+int clt_own_thread_join(pthread_t t, const uint64_t *progress, unsigned stall_s, unsigned max_s);  /* -1: stuck */
 
 /* calls.c: API calls, one sequence per recording thread */
 struct clt_seq;

@@ -348,3 +348,22 @@ void clt_own_threads_attrs(struct clt_attrs *a, uint64_t start_ns)
         clt_attr_int(a, "cltrace.own_threads_lifts", n);
     }
 }
+
+/* Joins t while *progress moves: gives up after stall_s seconds without a
+ * change, or max_s in all (-1). The exit's bound on the writer: stuck is
+ * no progress, not slow. */
+int clt_own_thread_join(pthread_t t, const uint64_t *progress, unsigned stall_s, unsigned max_s)
+{
+    uint64_t seen = __atomic_load_n(progress, __ATOMIC_RELAXED);
+    for (unsigned s = 0, still = 0; s < max_s && still < stall_s; s++) {
+        struct timespec dl;
+        clock_gettime(CLOCK_REALTIME, &dl);
+        dl.tv_sec += 1;
+        if (pthread_timedjoin_np(t, NULL, &dl) == 0)
+            return 0;
+        uint64_t now = __atomic_load_n(progress, __ATOMIC_RELAXED);
+        still = now == seen ? still + 1 : 0;
+        seen = now;
+    }
+    return -1;
+}

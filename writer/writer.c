@@ -564,11 +564,9 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
     W.load_ns = load_ns;
     __atomic_store_n(&stop_requested, 1, __ATOMIC_RELEASE);
     clt_writer_kick();
-    /* Bounded: a writer stuck on a dead disk must not hang the exit. */
-    struct timespec dl;
-    clock_gettime(CLOCK_REALTIME, &dl);
-    dl.tv_sec += 10;
-    if (pthread_timedjoin_np(writer_thread, NULL, &dl) != 0)
+    /* Bounded: a writer stuck on a dead disk must not hang the exit; one
+     * still draining (TSan, a loaded machine) is waited for. */
+    if (clt_own_thread_join(writer_thread, &W.raw_bytes, 10, 300) != 0)
         goto unfinished;
     uint32_t sreq = __atomic_load_n(&snap_req, __ATOMIC_ACQUIRE);
     if (sreq != __atomic_load_n(&snap_done, __ATOMIC_ACQUIRE)) {   /* asked, not yet taken */

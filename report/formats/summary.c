@@ -60,8 +60,9 @@ static void text_top(FILE *o, const struct report_in *r)
         const struct finding *f = &r->fs->v[v->top[i]];
         char gain[48], cut[128];
         gain_words(r->m, f, gain, sizeof gain);
-        fprintf(o, "  %-8s %-22s %-18s %s\n", sev_name[f->sev], f->rule, gain,
-                text_cut(f->where, TEXT_COLS - 53, cut, sizeof cut));
+        int gw = (int)strlen(gain) > 18 ? (int)strlen(gain) : 18;     /* a slow run's gain is wider */
+        fprintf(o, "  %-8s %-22s %-*s %s\n", sev_name[f->sev], f->rule, gw, gain,
+                text_cut(f->where, (unsigned)(TEXT_COLS - 35 - gw), cut, sizeof cut));
     }
     unsigned n = v->by_sev[0] + v->by_sev[1] + v->by_sev[2];
     if (n > v->n_top)

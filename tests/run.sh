@@ -209,15 +209,16 @@ t_exit_stacks_reads_each_condition() {
     if [ $rc -eq 2 ] && grep -q "cannot be read here" "$WORK/es.err"; then
         echo "kernel stacks need root"; return 77
     fi
-    [ $rc -eq 0 ]
-    grep -q "^== untraced: 2 runs, the end [0-9.]* ms" "$WORK/es.out"
-    grep -q "^== traced: 2 runs, the end [0-9.]* ms" "$WORK/es.out"
-    grep -q "^  traced +" "$WORK/es.out" && grep -q "^  untraced +" "$WORK/es.out"
+    [ $rc -eq 0 ] || { echo "exit-stacks.py exited $rc"; return 1; }
+    grep -q "^== untraced: 2 runs, the end [0-9.]* ms" "$WORK/es.out" || { echo "no untraced summary"; return 1; }
+    grep -q "^== traced: 2 runs, the end [0-9.]* ms" "$WORK/es.out" || { echo "no traced summary"; return 1; }
+    grep -q "^  traced +" "$WORK/es.out" && grep -q "^  untraced +" "$WORK/es.out" || { echo "no timeline"; return 1; }
     # per condition, its stacks: cltrace's writer in the traced end, in no untraced one
-    # (`! cmd` would not stop the test under set -e: counted instead)
-    sed -n '/^== traced:/,$p' "$WORK/es.out" | grep -q "ms/run  cltrace-"
-    [ "$(sed -n '/^== untraced:/,/^== traced:/p' "$WORK/es.out" | grep -c "ms/run  cltrace-")" -eq 0 ]
-    [ "$(grep "^  untraced +" "$WORK/es.out" | grep -c "cltrace-")" -eq 0 ]
+    sed -n '/^== traced:/,$p' "$WORK/es.out" | grep -q "ms/run  cltrace-" || { echo "no cltrace thread traced"; return 1; }
+    [ "$(sed -n '/^== untraced:/,/^== traced:/p' "$WORK/es.out" | grep -c "ms/run  cltrace-")" -eq 0 ] ||
+        { echo "a cltrace thread in an untraced run's summary"; return 1; }
+    [ "$(grep "^  untraced +" "$WORK/es.out" | grep -c "cltrace-")" -eq 0 ] ||
+        { echo "a cltrace thread in an untraced run's timeline"; return 1; }
 }
 
 t_exit_pages_counts_each_condition() {

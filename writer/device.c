@@ -430,7 +430,7 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
         unsigned n;
         const uint64_t *handles = arr(rec, 2, &n);
         struct clt_dev *devs[CLT_CTX_DEVS];
-        n = handles && n < CLT_CTX_DEVS ? n : handles ? CLT_CTX_DEVS : 0;
+        n = n < CLT_CTX_DEVS ? n : CLT_CTX_DEVS;     /* arr() says 0 where there is no list */
         for (unsigned i = 0; i < n; i++)
             devs[i] = clt_dm_dev_get(w, handles[i]);
         clt_mem_context(w, clt_dm_id_of(w, rec->ret), devs, n);

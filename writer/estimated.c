@@ -120,21 +120,17 @@ void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, ui
     if (!n)
         return;
     uint64_t t0 = clt_boottime_ns();
-    uint64_t *d = malloc(2 * n * sizeof *d), *s = d + n, *timed = NULL;
-    if (!d || !(timed = malloc(n * sizeof *timed))) {
-        free(d);
-        not_drawn += n;
-        d = NULL;
-    }
+    /* each one's length, start and timed launches averaged, in one block */
+    uint64_t *d = malloc(3 * (size_t)n * sizeof *d), *s = d ? d + n : NULL, *timed = d ? d + 2 * n : NULL;
     uint64_t t = q->est_end + 1, hi = until == UINT64_MAX ? UINT64_MAX : until - 1;
-    for (unsigned i = 0; d && i < n; i++) {
-        d[i] = mean_of(q->est[i].key, &timed[i]);
-        if (!d[i])                      /* never timed: the queue's latest timed command's length */
-            d[i] = q->last_timed_ns ? q->last_timed_ns : 1;
-    }
-    if (d && hi != UINT64_MAX) {
+    if (d) {
+        for (unsigned i = 0; i < n; i++) {
+            d[i] = mean_of(q->est[i].key, &timed[i]);
+            if (!d[i])                  /* never timed: the queue's latest timed command's length */
+                d[i] = q->last_timed_ns ? q->last_timed_ns : 1;
+        }
         uint64_t end = chain(q->est, d, n, t, 0, s);
-        if (end > hi) {                 /* no room even back to back: every one shortened alike */
+        if (hi != UINT64_MAX && end > hi) {         /* no room even back to back: every one shortened alike */
             uint64_t lo = t > q->est[0].h0 ? t : q->est[0].h0;
             double room = hi > lo + n ? (double)(hi - lo - n) : 0, total = 0;
             for (unsigned i = 0; i < n; i++)
@@ -142,11 +138,11 @@ void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, ui
             for (unsigned i = 0; i < n; i++)
                 d[i] = total > room && room > 0 ? (uint64_t)((double)d[i] * room / total) : d[i];
             chain(q->est, d, n, t, 0, s);
-        } else if (waited && end < hi) {   /* a full queue: they ran until the timed one started */
+        } else if (hi != UINT64_MAX && waited && end < hi) {   /* a full queue: they ran until it started */
             chain(q->est, d, n, t, gap_to_fill(q->est, d, n, t, hi, s), s);
         }
-    } else if (d) {
-        chain(q->est, d, n, t, 0, s);
+    } else {
+        not_drawn += n;
     }
     for (unsigned i = 0; i < n; i++) {
         struct clt_kern *k = clt_dm_kern_get(w, q->est[i].kernel_id, 0);
@@ -159,7 +155,6 @@ void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, ui
         clt_dm_kern_drawn(w->dev, k);   /* device.c counted it in flight */
     }
     free(d);
-    free(timed);
     memmove(q->est, q->est + n, (q->n_est - n) * sizeof *q->est);
     q->n_est -= n;
     q->est_end = t - 1;

@@ -1,12 +1,12 @@
 /* cltrace-report --annotate OUT TRACE: the trace again, with the report's
  * findings on its timeline. Every packet of TRACE is copied as it is; then a
- * track "cltrace findings" (lanes of that name where findings overlap: the
- * UI shows them as one row) holds one slice per finding over the time it
- * concerns (in a group of that name; finding.span: the small transfers, the kernel's launches, the
- * largest idle gap, a leaked object's life; the whole run where a rule
- * names no time), named by its rule and where, with its severity, numbers,
- * fix and estimated gain as arguments. On a sequence of its own, names not
- * interned: it needs nothing of the trace's state. */
+ * group "cltrace findings" (its rows of the same name where findings
+ * overlap: the UI shows them as one) holds one slice per finding over the
+ * time it concerns (finding.span: the small transfers, a configuration's
+ * launches, the largest idle gap, a leaked object's life; the whole run
+ * where a rule names no time), named by its rule and where, with its
+ * severity, numbers, fix and estimated gain as arguments. On a sequence of
+ * its own, names not interned: it needs nothing of the trace's state. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -140,8 +140,8 @@ tds = [p.track_descriptor for p in read_packets(pb, sys.argv[1]) if p.HasField("
 groups = [t for t in tds if t.name.startswith("Device: ")]
 assert len(groups) == 1 and groups[0].name.endswith(", ranks 0,1,2,3") and not groups[0].parent_uuid, \
     [t.name for t in groups]
-queues = sorted(t.name for t in tds if t.parent_uuid == groups[0].uuid and " queue " in t.name
-                and "in flight" not in t.name)
+queues = sorted({t.name for t in tds if t.parent_uuid == groups[0].uuid and " queue " in t.name
+                 and "in flight" not in t.name})      # a queue whose commands overlapped has lanes of its name
 assert queues == ["rank %d: Device 0 queue 1 (in order)" % r for r in range(4)], queues
 assert not [t.name for t in tds if t.name.startswith("Device 0: ")], "a rank's own device group left"
 print(groups[0].name, queues)

@@ -20,14 +20,33 @@ REGISTRY ?= ../shared/registry/cl.xml
 # The folders and what each may use: LAYERS (checked by scripts/check-layers.sh).
 # Includes name their folder ("trace/record.h"), from the top of the tree.
 INC      := -I.
+
+# Objects: each source compiled once for each way it is built, into a tree
+# of its own under $(B), with its header dependencies (-MMD -MP): `make`
+# after touching one file recompiles the objects that include it and
+# relinks what uses them. The trees (the sanitizer ones: tests/tests.mk):
+#   obj   the tools: report, try, launcher, probe, replay, viewer
+#   pic   the shim: position-independent, its symbols hidden
+#   mpi   report.c with MPI, for cltrace-report-mpi
+CC_obj   = $(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC)
+CC_pic   = $(CC_obj) -fPIC -fvisibility=hidden
+CC_mpi   = mpicc $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -DCLT_MPI
+define OBJ_TREE
+$(B)/$(1)/%.o: %.c
+	@mkdir -p $$(@D)
+	$$(CC_$(1)) -MMD -MP -c -o $$@ $$<
+endef
+$(foreach t,obj pic mpi,$(eval $(call OBJ_TREE,$(t))))
+objs = $(addprefix $(B)/$(1)/,$(2:.c=.o))
+# An archive of objects; a program linked from objects and archives, in order.
+archive = rm -f $@ && $(AR) rcs $@ $^
+LINK     = $(CC) $(CFLAGS) -o $@ $(filter %.o %.a,$^) $(LDFLAGS)
+
 # The trace library: the contract's code both the shim and the report use.
 TRACE_LIB_SRC := trace/cltrace.pb-c.c common/map.c common/bytes.c
 SHIM_SRC := $(wildcard capture/*.c writer/*.c trace/*.c common/*.c replay/take/*.c replay/folder/*.c override/*.c) \
             capture/generated/clt_wrappers.c \
             trace/generated/clt_tables.c
-HDRS     := $(wildcard capture/*.h capture/generated/*.h writer/*.h trace/*.h trace/generated/*.h common/*.h \
-                      replay/take/*.h replay/folder/*.h override/*.h) \
-            include/cltrace.h
 
 all: $(B)/libcltrace.so $(B)/cltrace $(B)/cltrace-view $(B)/cltrace-report $(B)/cltrace-probe $(B)/cltrace-replay $(B)/cltrace-try
 
@@ -41,62 +60,62 @@ SHIM_DEPS := $(foreach l,protobuf-c deflate,$(or $(filter /%,$(shell $(CC) -prin
 # pointers relocated from 1.3 KB at load, not from 109 KB of records.
 RELR := $(shell echo 'int f(void){return 0;}' | $(CC) -x c -shared -fPIC -o /dev/null - \
                 -Wl,--fatal-warnings,-z,pack-relative-relocs 2>/dev/null && echo -Wl,-z,pack-relative-relocs)
+SHIM_LINK = -shared -Wl,--version-script=capture/libcltrace.map -Wl,-z,now -Wl,-Bsymbolic-functions
 
-$(B)/libcltrace.so: $(SHIM_SRC) $(HDRS) capture/libcltrace.map Makefile | $(B)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden $(INC) \
-	  -Wl,--version-script=capture/libcltrace.map -Wl,-z,now -Wl,-Bsymbolic-functions $(RELR) -o $@ $(SHIM_SRC) \
-	  $(LDFLAGS) $(SHIM_DEPS) -ldl -lpthread
+$(B)/libcltrace.so: $(call objs,pic,$(SHIM_SRC)) capture/libcltrace.map
+	$(LINK) $(SHIM_LINK) $(RELR) $(SHIM_DEPS) -ldl -lpthread
 
 LAUNCHER_SRC := launcher/launcher.c launcher/ctl.c common/config.c common/window_spec.c common/ctl.c common/beside.c
-$(B)/cltrace: $(LAUNCHER_SRC) common/config.h common/window_spec.h common/ctl.h | $(B)
-	$(CC) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ $(LAUNCHER_SRC)
+$(B)/cltrace: $(call objs,obj,$(LAUNCHER_SRC))
+	$(LINK)
 
 # `cltrace probe` runs it (installed beside the shim): links the OpenCL loader itself.
-$(B)/cltrace-probe: probe/probe.c common/probe_file.c common/probe_file.h | $(B)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ probe/probe.c common/probe_file.c $(LDFLAGS) -lOpenCL
+$(B)/cltrace-probe: $(call objs,obj,probe/probe.c common/probe_file.c)
+	$(LINK) -lOpenCL
 
 # `cltrace replay` and `cltrace tune` run it (installed beside the shim): a
 # captured launch run again; links the OpenCL loader itself.
 REPLAY_SRC := $(wildcard replay/*.c replay/folder/*.c)
-$(B)/cltrace-replay: $(REPLAY_SRC) $(wildcard replay/*.h replay/folder/*.h) | $(B)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ $(REPLAY_SRC) $(LDFLAGS) -lOpenCL -lm
+$(B)/cltrace-replay: $(call objs,obj,$(REPLAY_SRC))
+	$(LINK) -lOpenCL -lm
 
-$(B)/trace-lib/%.o: %.c $(wildcard trace/*.h common/*.h) | $(B)
-	mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -c -o $@ $<
 TRACE_LIB := $(B)/libcltrace-trace.a
-$(TRACE_LIB): $(addprefix $(B)/trace-lib/,$(TRACE_LIB_SRC:.c=.o))
-	$(AR) rcs $@ $^
+$(TRACE_LIB): $(call objs,obj,$(TRACE_LIB_SRC))
+	$(archive)
 
 # report/: read (model/) -> judge (rules/) -> views (views/) -> present
 # (formats/, over escape/); the commands at the top (LAYERS says the order).
+# The model, the trace read into numbers, is a library of its own: the
+# report, the MPI report, `cltrace try` and the fuzzer link it.
 REPORT_MODEL_SRC := $(filter-out report/model/fuzz%,$(wildcard report/model/*.c))
-REPORT_SRC := $(wildcard report/*.c report/rules/*.c report/views/*.c report/formats/*.c report/escape/*.c) \
-              $(REPORT_MODEL_SRC)
-REPORT_SRC := $(filter-out report/fuzz_reader.c,$(REPORT_SRC))
-REPORT_HDRS := $(wildcard report/*.h report/*/*.h)
-$(B)/cltrace-report: $(REPORT_SRC) $(REPORT_HDRS) $(TRACE_LIB) | $(B)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ $(REPORT_SRC) $(TRACE_LIB) $(LDFLAGS) -lprotobuf-c -lisal -lz -lm \
-	  -lpthread
+MODEL_LIB := $(B)/libcltrace-model.a
+$(MODEL_LIB): $(call objs,obj,$(REPORT_MODEL_SRC))
+	$(archive)
+REPORT_TOP_SRC := $(filter-out report/fuzz_reader.c report/report.c,$(wildcard report/*.c)) \
+                  $(wildcard report/rules/*.c report/views/*.c report/formats/*.c report/escape/*.c)
+REPORT_LIBS := -lprotobuf-c -lisal -lz -lm -lpthread
+$(B)/cltrace-report: $(call objs,obj,report/report.c $(REPORT_TOP_SRC)) $(MODEL_LIB) $(TRACE_LIB)
+	$(LINK) $(REPORT_LIBS)
 
 # `cltrace try` runs it (installed beside the shim): runs the program under
 # cltrace as it is and with a change, reads the traces (report/model).
-TRY_SRC := $(wildcard try/*.c) $(REPORT_MODEL_SRC) common/beside.c common/kernel_names.c
-$(B)/cltrace-try: $(TRY_SRC) try/try.h $(REPORT_HDRS) $(TRACE_LIB) | $(B)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -o $@ $(TRY_SRC) $(TRACE_LIB) $(LDFLAGS) -lprotobuf-c -lisal -lz -lm \
-	  -lpthread
+TRY_SRC := $(wildcard try/*.c) common/beside.c common/kernel_names.c
+$(B)/cltrace-try: $(call objs,obj,$(TRY_SRC)) $(MODEL_LIB) $(TRACE_LIB)
+	$(LINK) $(REPORT_LIBS)
 
 # The report over MPI (where mpicc exists): `mpirun -n K cltrace-report-mpi job/`.
-$(B)/cltrace-report-mpi: $(REPORT_SRC) $(REPORT_HDRS) $(TRACE_LIB) | $(B)
-	mpicc $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 $(INC) -DCLT_MPI -o $@ $(REPORT_SRC) $(TRACE_LIB) $(LDFLAGS) \
-	  -lprotobuf-c -lisal -lz -lm -lpthread
+$(B)/cltrace-report-mpi: $(call objs,mpi,report/report.c) $(call objs,obj,$(REPORT_TOP_SRC)) $(MODEL_LIB) $(TRACE_LIB)
+	mpicc $(CFLAGS) -o $@ $(filter %.o %.a,$^) $(LDFLAGS) $(REPORT_LIBS)
 MPI_REPORT := $(if $(shell command -v mpicc 2> /dev/null),$(B)/cltrace-report-mpi)
 
-# The reader under libFuzzer (clang); seeds: the committed fixture.
+# The reader under libFuzzer (clang, its own tree); seeds: the committed fixture.
 FUZZ_SECONDS ?= 20
-$(B)/fuzz_reader: report/fuzz_reader.c $(REPORT_MODEL_SRC) $(TRACE_LIB_SRC) $(REPORT_HDRS) | $(B)
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -std=gnu11 $(INC) -o $@ \
-	  report/fuzz_reader.c $(REPORT_MODEL_SRC) $(TRACE_LIB_SRC) -lprotobuf-c -lisal -lz
+CC_fuzz = clang -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -std=gnu11 $(INC)
+$(eval $(call OBJ_TREE,fuzz))
+$(B)/fuzz/libcltrace-model.a: $(call objs,fuzz,$(REPORT_MODEL_SRC) $(TRACE_LIB_SRC))
+	$(archive)
+$(B)/fuzz_reader: $(call objs,fuzz,report/fuzz_reader.c) $(B)/fuzz/libcltrace-model.a
+	clang -g -fsanitize=fuzzer,address,undefined -o $@ $^ -lprotobuf-c -lisal -lz
 fuzz: $(B)/fuzz_reader
 	mkdir -p $(B)/fuzz-corpus && cp tests/fixtures/*.pftrace.gz $(B)/fuzz-corpus/
 	# the raw packets too (a gzip stream hides them from mutation): a
@@ -105,8 +124,8 @@ fuzz: $(B)/fuzz_reader
 	$(PY3) tests/fuzz_packets.py tests/fixtures/pocl-leaks.pftrace.gz $(B)/fuzz-corpus 200
 	$(B)/fuzz_reader -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=1024 -timeout=5 -max_len=65536 $(B)/fuzz-corpus
 
-$(B)/cltrace-view: viewer/view.c | $(B)
-	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -o $@ viewer/view.c
+$(B)/cltrace-view: $(call objs,obj,viewer/view.c)
+	$(LINK)
 
 $(B):
 	mkdir -p $(B)
@@ -199,5 +218,7 @@ gen:
 	cd trace && protoc-c --c_out=. cltrace.proto
 
 include tests/tests.mk
+# Each object's header dependencies, as its compile found them.
+-include $(shell find $(B) -name '*.d' 2> /dev/null)
 
 .PHONY: all gen deps run clean fuzz examples install uninstall

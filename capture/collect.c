@@ -330,18 +330,75 @@ static long nap_max_ns(int held)
     return held ? 4000000 : 1000000;
 }
 
+/* clt_now()'s ticks per ns, over 2 ms (where it reads the TSC). */
+static void ticks_calibrate(void)
+{
+    if (!clt_use_tsc)
+        return;
+    uint64_t t0 = clt_now(), n0 = clt_clock_ns(CLOCK_MONOTONIC);
+    struct timespec ts = { 0, 2000000 };
+    nanosleep(&ts, NULL);
+    uint64_t t1 = clt_now(), n1 = clt_clock_ns(CLOCK_MONOTONIC);
+    if (t1 > t0 && n1 > n0)
+        ns_per_tick = (double)(n1 - n0) / (double)(t1 - t0);
+}
+
+/* One look at the commands pending: the clock kept, the completed ones
+ * collected where the app pauses (or must: draining, too many, asked).
+ * *waking: the first look after a start or a sleep; *held: every queue
+ * pending is a CPU device's, still running. The commands collected. */
+static unsigned collect_pass(struct clt_thread *th, int *waking, int *held)
+{
+    unsigned done = 0, n_pend = clt_pend_count();
+    *held = 0;
+    if (!n_pend)
+        return 0;
+    uint64_t now = clt_now();
+    int drain = __atomic_load_n(&draining, __ATOMIC_RELAXED);
+    int quiet = since_handed_ns(now) >= QUIET_NS && !enqueuing();
+    /* the narrowest markers: nobody else in the driver; and where the app
+     * starts enqueuing after a while without (its first command is often
+     * waited for, as a warm-up): the loop that follows may run for a long
+     * time before the app pauses, and the calibration may be seconds old
+     * (a program build) */
+    void *running[64];
+    int forced = drain || n_pend >= DEFER_MAX || __atomic_exchange_n(&collect_asked, 0, __ATOMIC_RELAXED);
+    unsigned n_running = (quiet || forced) && !drain && n_pend < DEFER_MAX ? cpu_queues_running(running) : 0;
+    *held = n_running && n_running == clt_pend_queues();
+    if (*held)     /* completions may wait, held back by choice: a wait then is cltrace's */
+        __atomic_store_n(&caught_up, 0, __ATOMIC_RELAXED);
+    if ((quiet && !n_running) || drain || *waking)
+        clt_clock_keep_quiet(th);     /* its markers count as the 10 ms one's */
+    else
+        keep_clock(th);
+    *waking = 0;
+    /* a released queue's commands are not held back: the writer keeps a
+     * released queue's track only until they are drawn */
+    if ((quiet || forced) && !*held)
+        done = collect_round(th, forced ? 0 : now, running, n_running);
+    __atomic_fetch_add(drain ? &clt_collected_exit : forced ? &clt_collected_forced : &clt_collected_paused, done,
+                       __ATOMIC_RELAXED);
+    return done;
+}
+
+/* Nothing in flight for a while: asleep until a command is handed over
+ * (or 50 ms, to look at the end of the run). */
+static void sleep_until_handed(void)
+{
+    uint32_t seq = __atomic_load_n(&wake_word, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&collector_idle, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&hand_head, __ATOMIC_SEQ_CST) == hand_tail) {
+        struct timespec ts = { 0, 50000000 };
+        syscall(SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
+    }
+    __atomic_store_n(&collector_idle, 0, __ATOMIC_SEQ_CST);
+}
+
 static void *collector_main(void *arg)
 {
     (void)arg;
     clt_own_thread_begin("cltrace-collect", 1);
-    if (clt_use_tsc) {            /* clt_now() ticks per ns, over 2 ms */
-        uint64_t t0 = clt_now(), n0 = clt_clock_ns(CLOCK_MONOTONIC);
-        struct timespec ts = { 0, 2000000 };
-        nanosleep(&ts, NULL);
-        uint64_t t1 = clt_now(), n1 = clt_clock_ns(CLOCK_MONOTONIC);
-        if (t1 > t0 && n1 > n0)
-            ns_per_tick = (double)(n1 - n0) / (double)(t1 - t0);
-    }
+    ticks_calibrate();
     long sleep_ns = 20000;
     uint64_t idle_since = 0;      /* boottime ns the pending list emptied; 0: not empty */
     int waking = 1;               /* first commands after a start or a sleep */
@@ -357,37 +414,7 @@ static void *collector_main(void *arg)
         long watch = clt_own_driver_begin();
         take_handed();
         /* its own ring: the completions are records like any other */
-        struct clt_thread *th = clt_enter();
-        unsigned done = 0;
-        unsigned n_pend = clt_pend_count();
-        held = 0;
-        if (n_pend) {
-            uint64_t now = clt_now();
-            int drain = __atomic_load_n(&draining, __ATOMIC_RELAXED);
-            int quiet = since_handed_ns(now) >= QUIET_NS && !enqueuing();
-            /* the narrowest markers: nobody else in the driver; and where
-             * the app starts enqueuing after a while without (its first
-             * command is often waited for, as a warm-up): the loop that
-             * follows may run for a long time before the app pauses, and
-             * the calibration may be seconds old (a program build) */
-            void *running[64];
-            int forced = drain || n_pend >= DEFER_MAX || __atomic_exchange_n(&collect_asked, 0, __ATOMIC_RELAXED);
-            unsigned n_running = (quiet || forced) && !drain && n_pend < DEFER_MAX ? cpu_queues_running(running) : 0;
-            held = n_running && n_running == clt_pend_queues();
-            if (held)     /* completions may wait, held back by choice: a wait then is cltrace's */
-                __atomic_store_n(&caught_up, 0, __ATOMIC_RELAXED);
-            if ((quiet && !n_running) || drain || waking)
-                clt_clock_keep_quiet(th);     /* its markers count as the 10 ms one's */
-            else
-                keep_clock(th);
-            waking = 0;
-            /* a released queue's commands are not held back: the writer
-             * keeps a released queue's track only until they are drawn */
-            if ((quiet || forced) && !held)
-                done = collect_round(th, forced ? 0 : now, running, n_running);
-            __atomic_fetch_add(drain ? &clt_collected_exit : forced ? &clt_collected_forced : &clt_collected_paused, done,
-                               __ATOMIC_RELAXED);
-        }
+        unsigned done = collect_pass(clt_enter(), &waking, &held);
         clt_own_driver_end(watch);
         if (done) {
             sleep_ns = 20000;
@@ -398,24 +425,16 @@ static void *collector_main(void *arg)
         if (cpu)
             __atomic_store_n(&clt_collector_cpu_ns, cpu, __ATOMIC_RELAXED);
         uint64_t now = clt_boottime_ns();
-        n_pend = clt_pend_count();
-        if (n_pend)
+        if (clt_pend_count())
             idle_since = 0;
         else if (!idle_since)
             idle_since = now;
-        /* Nothing in flight for a while: sleep until a command is handed over.
-         * Right after the last one it only naps: in a launch loop the GPU
-         * finishes each command long before the next is enqueued, and waking
-         * a sleeping collector would cost the app's thread a system call on
-         * every command. */
-        if (!n_pend && now - idle_since > COLLECTOR_LINGER_NS) {
-            uint32_t seq = __atomic_load_n(&wake_word, __ATOMIC_SEQ_CST);
-            __atomic_store_n(&collector_idle, 1, __ATOMIC_SEQ_CST);
-            if (__atomic_load_n(&hand_head, __ATOMIC_SEQ_CST) == hand_tail) {
-                struct timespec ts = { 0, 50000000 };
-                syscall(SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
-            }
-            __atomic_store_n(&collector_idle, 0, __ATOMIC_SEQ_CST);
+        /* Right after the last command it only naps: in a launch loop the
+         * GPU finishes each command long before the next is enqueued, and
+         * waking a sleeping collector would cost the app's thread a system
+         * call on every command. */
+        if (idle_since && now - idle_since > COLLECTOR_LINGER_NS) {
+            sleep_until_handed();
             sleep_ns = 20000;
             waking = 1;
             continue;

@@ -5,6 +5,19 @@ TEST_CFLAGS := -O1 -g -Wall -Wextra $(if $(filter true,$(CI)),-Werror)
 SAN_ASAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_TSAN := -fsanitize=thread
 
+# The sanitizer trees of objects (../Makefile: OBJ_TREE): the shim's variants,
+# and the report's and the unit tests' parts under ASan and UBSan.
+CC_asan-obj = $(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC)
+CC_asan-pic = $(CC) -O1 -g $(SAN_ASAN) $(WARN) -std=gnu11 -fPIC -fvisibility=hidden $(INC)
+CC_tsan-pic = $(CC) -O1 -g $(SAN_TSAN) $(WARN) -std=gnu11 -fPIC -fvisibility=hidden $(INC)
+$(foreach t,asan-obj asan-pic tsan-pic,$(eval $(call OBJ_TREE,$(t))))
+LINK_ASAN = $(CC_asan-obj) -o $@ $(filter %.o %.a,$^)
+$(B)/asan-obj/libcltrace-model.a: $(call objs,asan-obj,$(REPORT_MODEL_SRC))
+	$(archive)
+$(B)/asan-obj/libcltrace-trace.a: $(call objs,asan-obj,$(TRACE_LIB_SRC))
+	$(archive)
+ASAN_MODEL := $(B)/asan-obj/libcltrace-model.a $(B)/asan-obj/libcltrace-trace.a
+
 TEST_BINS := $(T)/vecadd $(T)/threads $(T)/libfakecl.so $(T)/forward_check \
              $(B)/asan/libcltrace.so $(B)/tsan/libcltrace.so $(T)/threads-tsan
 
@@ -67,8 +80,9 @@ TEST_BINS += $(T)/replay_kernels
 $(T)/windows: tests/apps/windows.c include/cltrace.h | $(T)
 	$(CC) $(TEST_CFLAGS) -I. -o $@ $< -lOpenCL -ldl
 TEST_BINS += $(T)/windows
-$(T)/test_digest: tests/unit/test_digest.c common/digest.c common/select.c common/map.c common/digest.h common/select.h | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ tests/unit/test_digest.c common/digest.c common/select.c common/map.c -lm
+$(T)/test_digest: $(call objs,asan-obj,tests/unit/test_digest.c common/digest.c common/select.c common/map.c)
+	@mkdir -p $(@D)
+	$(LINK_ASAN) -lm
 TEST_BINS += $(T)/test_digest
 # A fake ICD: PoCL with device timestamps that cannot be true (first_screen.sh)
 $(T)/libfaketiming.so: tests/apps/fake_timing_icd.c | $(T)
@@ -89,20 +103,23 @@ $(T)/forward_check: tests/forward/forward_main.c tests/forward/generated/forward
 	$(CC) $(TEST_CFLAGS) -Itests/forward -o $@ tests/forward/forward_main.c tests/forward/generated/forward_check.c -ldl
 
 define SHIM_VARIANT
-$(B)/$(1)/libcltrace.so: $(SHIM_SRC) $(HDRS) capture/libcltrace.map | $(B)/$(1)
-	$(CC) -O1 -g $(2) $(WARN) -std=gnu11 -fPIC -shared -fvisibility=hidden $(INC) \
-	  -Wl,--version-script=capture/libcltrace.map -Wl,-Bsymbolic-functions -o $$@ $(SHIM_SRC) -lprotobuf-c -ldeflate -ldl -lpthread
+$(B)/$(1)/libcltrace.so: $(call objs,$(1)-pic,$(SHIM_SRC)) capture/libcltrace.map
+	@mkdir -p $$(@D)
+	$(CC) -O1 -g $(2) -o $$@ $$(filter %.o,$$^) -shared -Wl,--version-script=capture/libcltrace.map \
+	  -Wl,-Bsymbolic-functions -lprotobuf-c -ldeflate -ldl -lpthread
 endef
 $(eval $(call SHIM_VARIANT,asan,$(SAN_ASAN)))
 $(eval $(call SHIM_VARIANT,tsan,$(SAN_TSAN)))
 
 
-$(T)/test_fastpack: tests/unit/test_fastpack.c trace/fastpack.h trace/cltrace.pb-c.c | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_fastpack.c trace/cltrace.pb-c.c -lprotobuf-c
+$(T)/test_fastpack: $(call objs,asan-obj,tests/unit/test_fastpack.c trace/cltrace.pb-c.c)
+	@mkdir -p $(@D)
+	$(LINK_ASAN) -lprotobuf-c
 TEST_BINS += $(T)/test_fastpack
 
-$(T)/test_ownpack: tests/unit/test_ownpack.c writer/ownpack.c writer/ownpack.h trace/fastpack.h trace/cltrace.pb-c.c | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_ownpack.c writer/ownpack.c trace/cltrace.pb-c.c -lprotobuf-c
+$(T)/test_ownpack: $(call objs,asan-obj,tests/unit/test_ownpack.c writer/ownpack.c trace/cltrace.pb-c.c)
+	@mkdir -p $(@D)
+	$(LINK_ASAN) -lprotobuf-c
 TEST_BINS += $(T)/test_ownpack
 
 $(T)/bench_calls: tests/bench/bench_calls.c | $(T)
@@ -132,51 +149,59 @@ bench: all $(if $(MPI_REPORT),$(T)/bench_mpi) $(T)/bench_calls $(T)/last_fini.so
 	bash tests/bench/run.sh
 
 .PHONY: bench
-$(T)/test_decode: tests/unit/test_decode.c trace/decode.c trace/generated/clt_tables.c trace/generated/clt_shapes.h | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_decode.c trace/decode.c trace/generated/clt_tables.c
+$(T)/test_decode: $(call objs,asan-obj,tests/unit/test_decode.c trace/decode.c trace/generated/clt_tables.c)
+	@mkdir -p $(@D)
+	$(LINK_ASAN)
 TEST_BINS += $(T)/test_decode
-$(T)/test_occupancy: tests/unit/test_occupancy.c report/model/occupancy.c report/model/occupancy.h | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_occupancy.c report/model/occupancy.c
+$(T)/test_occupancy: $(call objs,asan-obj,tests/unit/test_occupancy.c report/model/occupancy.c)
+	@mkdir -p $(@D)
+	$(LINK_ASAN)
 TEST_BINS += $(T)/test_occupancy
-$(T)/test_selfcost: tests/unit/test_selfcost.c tests/unit/check.h report/views/selfcost.c report/model/devtiming.c \
-                   report/views/views.h $(REPORT_HDRS) | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ tests/unit/test_selfcost.c report/views/selfcost.c \
-	  report/model/devtiming.c
+$(T)/test_selfcost: $(call objs,asan-obj,tests/unit/test_selfcost.c report/views/selfcost.c report/model/devtiming.c)
+	@mkdir -p $(@D)
+	$(LINK_ASAN)
 TEST_BINS += $(T)/test_selfcost
-$(T)/test_ownthreads: tests/unit/test_ownthreads.c tests/unit/check.h writer/ownthreads.c writer/emit.h writer/writer.h | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ tests/unit/test_ownthreads.c writer/ownthreads.c -lpthread
+$(T)/test_ownthreads: $(call objs,asan-obj,tests/unit/test_ownthreads.c writer/ownthreads.c)
+	@mkdir -p $(@D)
+	$(LINK_ASAN) -lpthread
 TEST_BINS += $(T)/test_ownthreads
-$(T)/test_gzstream: tests/unit/test_gzstream.c writer/gzstream.c writer/gzstream.h | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_gzstream.c writer/gzstream.c -ldeflate -lz
+$(T)/test_gzstream: $(call objs,asan-obj,tests/unit/test_gzstream.c writer/gzstream.c)
+	@mkdir -p $(@D)
+	$(LINK_ASAN) -ldeflate -lz
 TEST_BINS += $(T)/test_gzstream
 
-$(T)/test_clock: tests/unit/test_clock.c writer/clock.c writer/device_model.h | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_clock.c writer/clock.c
+$(T)/test_clock: $(call objs,asan-obj,tests/unit/test_clock.c writer/clock.c)
+	@mkdir -p $(@D)
+	$(LINK_ASAN)
 TEST_BINS += $(T)/test_clock
-$(T)/test_tsc: tests/unit/test_tsc.c trace/clock.c trace/clock.h | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_tsc.c trace/clock.c
+$(T)/test_tsc: $(call objs,asan-obj,tests/unit/test_tsc.c trace/clock.c)
+	@mkdir -p $(@D)
+	$(LINK_ASAN)
 TEST_BINS += $(T)/test_tsc
-$(T)/test_pending: tests/unit/test_pending.c capture/pending.c capture/pending.h common/map.c | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ tests/unit/test_pending.c capture/pending.c common/map.c
+$(T)/test_pending: $(call objs,asan-obj,tests/unit/test_pending.c capture/pending.c common/map.c)
+	@mkdir -p $(@D)
+	$(LINK_ASAN)
 TEST_BINS += $(T)/test_pending
-$(T)/test_probe: tests/unit/test_probe.c common/probe_file.c common/probe_file.h | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_probe.c common/probe_file.c
+$(T)/test_probe: $(call objs,asan-obj,tests/unit/test_probe.c common/probe_file.c)
+	@mkdir -p $(@D)
+	$(LINK_ASAN)
 TEST_BINS += $(T)/test_probe
-$(T)/test_source: tests/unit/test_source.c $(REPORT_MODEL_SRC) $(REPORT_HDRS) | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) $(INC) -o $@ tests/unit/test_source.c $(REPORT_MODEL_SRC) $(TRACE_LIB_SRC) \
-	  -lprotobuf-c -lisal -lz
+$(T)/test_source: $(call objs,asan-obj,tests/unit/test_source.c) $(ASAN_MODEL)
+	@mkdir -p $(@D)
+	$(LINK_ASAN) -lprotobuf-c -lisal -lz
 TEST_BINS += $(T)/test_source
 # Each rule family on a small model the test builds (tests/unit/test_rules.c).
-$(T)/test_rules: tests/unit/test_rules.c tests/unit/check.h $(wildcard report/rules/*.c) $(REPORT_MODEL_SRC) $(REPORT_HDRS) | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ tests/unit/test_rules.c $(wildcard report/rules/*.c) \
-	  $(REPORT_MODEL_SRC) $(TRACE_LIB_SRC) -lprotobuf-c -lisal -lz -lm
+$(T)/test_rules: $(call objs,asan-obj,tests/unit/test_rules.c $(wildcard report/rules/*.c)) $(ASAN_MODEL)
+	@mkdir -p $(@D)
+	$(LINK_ASAN) -lprotobuf-c -lisal -lz -lm
 TEST_BINS += $(T)/test_rules
-$(T)/cltrace-report-asan: $(REPORT_SRC) $(REPORT_HDRS) | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ $(REPORT_SRC) $(TRACE_LIB_SRC) -lprotobuf-c -lisal -lz -lm \
-	  -lpthread
+$(T)/cltrace-report-asan: $(call objs,asan-obj,report/report.c $(REPORT_TOP_SRC)) $(ASAN_MODEL)
+	@mkdir -p $(@D)
+	$(LINK_ASAN) $(REPORT_LIBS)
 TEST_BINS += $(T)/cltrace-report-asan
-$(T)/cltrace-replay-asan: $(REPLAY_SRC) $(wildcard replay/*.h replay/folder/*.h) | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_ASAN) -std=gnu11 $(INC) -o $@ $(REPLAY_SRC) -lOpenCL -lm
+$(T)/cltrace-replay-asan: $(call objs,asan-obj,$(REPLAY_SRC))
+	@mkdir -p $(@D)
+	$(LINK_ASAN) -lOpenCL -lm
 TEST_BINS += $(T)/cltrace-replay-asan
 
 

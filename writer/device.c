@@ -414,17 +414,15 @@ static int dir_of(unsigned fn, const char **dir)
     return *dir != NULL;
 }
 
-void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1, uint32_t seq)
+/* A queue's life and clFinish; a context's devices. 1 if the call was one. */
+static int on_queue_call(struct clt_writer *w, const struct clt_rec *rec, unsigned fn, int ok, uint64_t t1)
 {
     struct clt_devmodel *m = w->dev;
-    const struct clt_fn_desc *fd = &clt_fns[rec->fn];
-    unsigned fn = rec->fn;
-    int ok = fd->ret == CLT_R_ERR ? (int32_t)rec->ret == 0 : rec->ret != 0;
     if (fn == CLT_FN_clCreateCommandQueue || fn == CLT_FN_clCreateCommandQueueWithProperties ||
         fn == CLT_FN_clCreateCommandQueueWithPropertiesKHR) {
         if (ok)
             queue_made(w, rec, fn, t1);
-        return;
+        return 1;
     }
     if (fn == CLT_FN_clCreateContext && ok) {     /* its devices: where its buffers count */
         unsigned n;
@@ -434,21 +432,13 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
         for (unsigned i = 0; i < n; i++)
             devs[i] = clt_dm_dev_get(w, handles[i]);
         clt_mem_context(w, clt_dm_id_of(w, rec->ret), devs, n);
-        return;
-    }
-    if ((fn == CLT_FN_clRetainKernel || fn == CLT_FN_clReleaseKernel) && ok) {
-        /* the writer's facts live as long as the app holds the kernel */
-        uint64_t id = clt_dm_id_of(w, rec->arg[0]);
-        struct clt_kern *k = kern_get(w, id, 0);
-        if (k && (k->refs += fn == CLT_FN_clRetainKernel ? 1 : -1) <= 0 && k->inflight <= 0)
-            clt_dm_kern_del(m, id);
-        return;
+        return 1;
     }
     if (fn == CLT_FN_clFinish && ok) {     /* every command enqueued on it so far is over by t1 */
         struct clt_queue *q = queue_get(w, rec->arg[0]);
         if (q && q->last_flow)
             clt_dm_sync(q, q->last_flow, t1);
-        return;
+        return 1;
     }
     if ((fn == CLT_FN_clRetainCommandQueue || fn == CLT_FN_clReleaseCommandQueue) && ok) {
         uint64_t id = clt_dm_id_of(w, rec->arg[0]);
@@ -458,7 +448,22 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
             if (q->in_flight <= 0)
                 q->id = 0;  /* its slot is free again; its tracks stay in the trace */
         }
-        return;
+        return 1;
+    }
+    return 0;
+}
+
+/* A kernel's life, name and arguments. 1 if the call was one. */
+static int on_kernel_call(struct clt_writer *w, const struct clt_rec *rec, unsigned fn, int ok)
+{
+    struct clt_devmodel *m = w->dev;
+    if ((fn == CLT_FN_clRetainKernel || fn == CLT_FN_clReleaseKernel) && ok) {
+        /* the writer's facts live as long as the app holds the kernel */
+        uint64_t id = clt_dm_id_of(w, rec->arg[0]);
+        struct clt_kern *k = kern_get(w, id, 0);
+        if (k && (k->refs += fn == CLT_FN_clRetainKernel ? 1 : -1) <= 0 && k->inflight <= 0)
+            clt_dm_kern_del(m, id);
+        return 1;
     }
     if (fn == CLT_FN_clCreateKernel && ok) {
         struct clt_kern *k = kern_get(w, clt_dm_id_of(w, rec->ret), 1);
@@ -469,7 +474,7 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
                 if (m->regs[i].program == k->program && strcmp(m->regs[i].name, k->name) == 0)
                     k->regs = (int)m->regs[i].regs;
         }
-        return;
+        return 1;
     }
     if (fn == CLT_FN_clSetKernelArg && ok) {
         struct clt_kern *k = kern_get(w, clt_dm_id_of(w, rec->arg[0]), 1);
@@ -481,8 +486,16 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
             k->arg_object[idx] = raw(rec, 3) ? 0 : clt_dm_id_of(w, rec->arg[3]);
             k->arg_set |= 1ull << idx;
         }
-        return;
+        return 1;
     }
+    return 0;
+}
+
+/* A buffer's life: its size on its context's devices. 1 if the call was one. */
+static int on_mem_call(struct clt_writer *w, const struct clt_rec *rec, unsigned fn, int ok, uint64_t t1)
+{
+    struct clt_devmodel *m = w->dev;
+    const struct clt_fn_desc *fd = &clt_fns[fn];
     if ((fn == CLT_FN_clCreateBuffer || fn == CLT_FN_clCreateBufferWithProperties) && ok) {
         int fi = pidx(fd, "flags"), si = pidx(fd, "size"), ci = pidx(fd, "context");
         struct clt_mem *mo = calloc(1, sizeof *mo);
@@ -497,7 +510,7 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
         } else {
             free(mo);
         }
-        return;
+        return 1;
     }
     if (fn == CLT_FN_clRetainMemObject || fn == CLT_FN_clReleaseMemObject) {
         struct clt_mem *mo = clt_map_get(&m->mems, clt_dm_id_of(w, rec->arg[0]));
@@ -509,31 +522,25 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
                     free(clt_map_del(&m->mems, mo->id));
             }
         }
-        return;
+        return 1;
     }
-    if (!(fd->flags & CLT_F_ENQUEUE))
-        return;
-    uint64_t flow = rec->arg[fd->n_params];
-    const char *dir;
-    if (ok && clt_dm_is_host_write(fn)) {
-        /* the queue has profiling on, or (switched) had it on for this write */
-        struct clt_queue *wq = queue_get(w, rec->arg[0]);
-        if (wq && wq->dev && (flow != CLT_FLOW_SAMPLED_OUT || !clt_map_get(&m->switched, rec->arg[0])))
-            clt_cost_on_write(w, wq->dev, seq);
-    }
-    if (flow == CLT_FLOW_SAMPLED_OUT) {
-        sampled_out(w, rec, fn, t0);
-        w->est_flow = 0;
-        return;
-    }
-    struct clt_flow *f = flow ? clt_dm_flow_slot(m, flow, 1) : NULL;
+    return 0;
+}
+
+/* An enqueue's slot, with what every command has: its host times, its
+ * queue (in flight counted, a blocking call's end known). NULL: none. */
+static struct clt_flow *enqueue_flow(struct clt_writer *w, const struct clt_rec *rec, uint64_t flow, uint64_t t0,
+                                     uint64_t t1)
+{
+    const struct clt_fn_desc *fd = &clt_fns[rec->fn];
+    struct clt_flow *f = flow ? clt_dm_flow_slot(w->dev, flow, 1) : NULL;
     if (!f)
-        return;
+        return NULL;
     memset(f, 0, sizeof *f);
     f->flow = flow;
     f->h0 = t0;
     f->h1 = t1;
-    f->fn = (uint16_t)fn;
+    f->fn = (uint16_t)rec->fn;
     f->queue_handle = rec->arg[0];
     struct clt_queue *q = queue_get(w, rec->arg[0]);
     f->queue_id = q ? q->id : 0;     /* the handle may name another queue by completion */
@@ -550,57 +557,46 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
             queue_declare_lane(w, q);   /* the queue's first lane and its counter */
         clt_counter(w, q->counter_uuid, t0, q->in_flight);
     }
-    if (fn == CLT_FN_clEnqueueNDRangeKernel) {
-        struct clt_kern *k = kern_get(w, clt_dm_id_of(w, rec->arg[1]), 1);
-        unsigned n;
-        const uint64_t *a;
-        f->kernel_id = clt_dm_id_of(w, rec->arg[1]);
-        if (k)
-            k->inflight++;          /* its facts outlive the app's release until drawn */
-        f->work_dim = (uint32_t)rec->arg[2] <= 3 ? (uint32_t)rec->arg[2] : 3;
-        if ((a = arr(rec, 3, &n)) != NULL)
-            memcpy(f->gwo, a, (n < 3 ? n : 3) * 8);
-        if ((a = arr(rec, 4, &n)) != NULL)
-            memcpy(f->gws, a, (n < 3 ? n : 3) * 8);
-        if ((a = arr(rec, 5, &n)) != NULL)
-            memcpy(f->lws, a, (n < 3 ? n : 3) * 8);
-        else
-            f->lws_null = 1;
-        for (unsigned i = 0; k && i < CLT_MAX_KARGS; i++) {
-            f->local_arg_bytes += k->arg_local[i];
-            if (i < CLT_FLOW_ARGS && (k->arg_set >> i & 1))
-                f->args[f->n_args = i + 1, i] = k->arg_object[i] ? k->arg_object[i] : k->arg_value[i];
-            const struct clt_mem *mo = i < CLT_FLOW_ARGS && (k->arg_set >> i & 1) && k->arg_object[i]
-                                       ? clt_map_get(&m->mems, k->arg_object[i]) : NULL;
-            if (mo)           /* its size now: the app may release it before the launch is drawn */
-                f->arg_bytes[i] = mo->size;
-        }
-        return;
+    return f;
+}
+
+/* A launch: its kernel (kept until drawn), configuration and arguments. */
+static void launch_facts(struct clt_writer *w, const struct clt_rec *rec, struct clt_flow *f)
+{
+    struct clt_devmodel *m = w->dev;
+    struct clt_kern *k = kern_get(w, clt_dm_id_of(w, rec->arg[1]), 1);
+    unsigned n;
+    const uint64_t *a;
+    f->kernel_id = clt_dm_id_of(w, rec->arg[1]);
+    if (k)
+        k->inflight++;          /* its facts outlive the app's release until drawn */
+    f->work_dim = (uint32_t)rec->arg[2] <= 3 ? (uint32_t)rec->arg[2] : 3;
+    if ((a = arr(rec, 3, &n)) != NULL)
+        memcpy(f->gwo, a, (n < 3 ? n : 3) * 8);
+    if ((a = arr(rec, 4, &n)) != NULL)
+        memcpy(f->gws, a, (n < 3 ? n : 3) * 8);
+    if ((a = arr(rec, 5, &n)) != NULL)
+        memcpy(f->lws, a, (n < 3 ? n : 3) * 8);
+    else
+        f->lws_null = 1;
+    for (unsigned i = 0; k && i < CLT_MAX_KARGS; i++) {
+        f->local_arg_bytes += k->arg_local[i];
+        if (i < CLT_FLOW_ARGS && (k->arg_set >> i & 1))
+            f->args[f->n_args = i + 1, i] = k->arg_object[i] ? k->arg_object[i] : k->arg_value[i];
+        const struct clt_mem *mo = i < CLT_FLOW_ARGS && (k->arg_set >> i & 1) && k->arg_object[i]
+                                   ? clt_map_get(&m->mems, k->arg_object[i]) : NULL;
+        if (mo)           /* its size now: the app may release it before the launch is drawn */
+            f->arg_bytes[i] = mo->size;
     }
-    if (fn == CLT_FN_clEnqueueMapBuffer || fn == CLT_FN_clEnqueueMapImage) {
-        /* device -> host if mapped for reading; remembered for the unmap */
-        int fi = pidx(fd, "map_flags"), si = pidx(fd, "size"), ri = pidx(fd, "region");
-        unsigned n;
-        const uint64_t *region = ri >= 0 ? arr(rec, ri, &n) : NULL;
-        uint64_t bytes = si >= 0 ? rec->arg[si] : region && n == 3 ? region[0] * region[1] * region[2] : 0;
-        uint64_t flags = fi >= 0 ? rec->arg[fi] : 0;
-        f->direction = flags & 1 ? "device_to_host" : "none";     /* CL_MAP_READ */
-        f->bytes = flags & 1 ? bytes : 0;
-        f->mem_id = clt_dm_id_of(w, rec->arg[1]);
-        mem_in_flight(m, f);
-        struct clt_mapping *mp = rec->ret ? clt_map_get(&m->mappings, rec->ret) : NULL;
-        if (!mp && rec->ret && (mp = malloc(sizeof *mp)) != NULL && clt_map_put(&m->mappings, rec->ret, mp) != 0) {
-            free(mp);
-            mp = NULL;
-        }
-        if (mp) {          /* a pointer mapped again replaces its old mapping */
-            mp->bytes = bytes;
-            mp->flags = flags;
-        }
-        return;
-    }
-    if (fn == CLT_FN_clEnqueueUnmapMemObject) {
-        /* host -> device if it was mapped for writing */
+}
+
+/* A map (device -> host if mapped for reading; remembered for the unmap)
+ * or an unmap (host -> device if it was mapped for writing). */
+static void map_facts(struct clt_writer *w, const struct clt_rec *rec, struct clt_flow *f)
+{
+    struct clt_devmodel *m = w->dev;
+    const struct clt_fn_desc *fd = &clt_fns[rec->fn];
+    if (rec->fn == CLT_FN_clEnqueueUnmapMemObject) {
         struct clt_mapping *mp = clt_map_get(&m->mappings, rec->arg[2]);
         f->mem_id = clt_dm_id_of(w, rec->arg[1]);
         f->direction = mp && (mp->flags & 6) ? "host_to_device" : "none";   /* WRITE, WRITE_INVALIDATE */
@@ -609,19 +605,75 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
         free(clt_map_del(&m->mappings, rec->arg[2]));
         return;
     }
-    if (!dir_of(fn, &dir))
-        return;
+    int fi = pidx(fd, "map_flags"), si = pidx(fd, "size"), ri = pidx(fd, "region");
+    unsigned n;
+    const uint64_t *region = ri >= 0 ? arr(rec, ri, &n) : NULL;
+    uint64_t bytes = si >= 0 ? rec->arg[si] : region && n == 3 ? region[0] * region[1] * region[2] : 0;
+    uint64_t flags = fi >= 0 ? rec->arg[fi] : 0;
+    f->direction = flags & 1 ? "device_to_host" : "none";     /* CL_MAP_READ */
+    f->bytes = flags & 1 ? bytes : 0;
+    f->mem_id = clt_dm_id_of(w, rec->arg[1]);
+    mem_in_flight(m, f);
+    struct clt_mapping *mp = rec->ret ? clt_map_get(&m->mappings, rec->ret) : NULL;
+    if (!mp && rec->ret && (mp = malloc(sizeof *mp)) != NULL && clt_map_put(&m->mappings, rec->ret, mp) != 0) {
+        free(mp);
+        mp = NULL;
+    }
+    if (mp) {          /* a pointer mapped again replaces its old mapping */
+        mp->bytes = bytes;
+        mp->flags = flags;
+    }
+}
+
+/* A read, write, copy or fill: its direction, buffer and bytes. */
+static void transfer_facts(struct clt_writer *w, const struct clt_rec *rec, struct clt_flow *f, const char *dir)
+{
+    const struct clt_fn_desc *fd = &clt_fns[rec->fn];
     f->direction = dir;
     int bi = pidx(fd, "buffer"), si = pidx(fd, "size"), ri = pidx(fd, "region");
     if (bi < 0)
         bi = pidx(fd, "src_buffer");
     if (bi >= 0)
         f->mem_id = clt_dm_id_of(w, rec->arg[bi]);
-    mem_in_flight(m, f);
+    mem_in_flight(w->dev, f);
     if (si >= 0)
         f->bytes = rec->arg[si];
     unsigned n;
     const uint64_t *region = ri >= 0 ? arr(rec, ri, &n) : NULL;
     if (region && n == 3)
         f->bytes = region[0] * region[1] * region[2];
+}
+
+/* Each call as the device model sees it: objects' lives, then enqueues. */
+void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1, uint32_t seq)
+{
+    struct clt_devmodel *m = w->dev;
+    const struct clt_fn_desc *fd = &clt_fns[rec->fn];
+    unsigned fn = rec->fn;
+    int ok = fd->ret == CLT_R_ERR ? (int32_t)rec->ret == 0 : rec->ret != 0;
+    if (on_queue_call(w, rec, fn, ok, t1) || on_kernel_call(w, rec, fn, ok) || on_mem_call(w, rec, fn, ok, t1) ||
+        !(fd->flags & CLT_F_ENQUEUE))
+        return;
+    uint64_t flow = rec->arg[fd->n_params];
+    const char *dir;
+    if (ok && clt_dm_is_host_write(fn)) {
+        /* the queue has profiling on, or (switched) had it on for this write */
+        struct clt_queue *wq = queue_get(w, rec->arg[0]);
+        if (wq && wq->dev && (flow != CLT_FLOW_SAMPLED_OUT || !clt_map_get(&m->switched, rec->arg[0])))
+            clt_cost_on_write(w, wq->dev, seq);
+    }
+    if (flow == CLT_FLOW_SAMPLED_OUT) {
+        sampled_out(w, rec, fn, t0);
+        w->est_flow = 0;
+        return;
+    }
+    struct clt_flow *f = enqueue_flow(w, rec, flow, t0, t1);
+    if (!f)
+        return;
+    if (fn == CLT_FN_clEnqueueNDRangeKernel)
+        launch_facts(w, rec, f);
+    else if (fn == CLT_FN_clEnqueueMapBuffer || fn == CLT_FN_clEnqueueMapImage || fn == CLT_FN_clEnqueueUnmapMemObject)
+        map_facts(w, rec, f);
+    else if (dir_of(fn, &dir))
+        transfer_facts(w, rec, f, dir);
 }

@@ -140,26 +140,13 @@ static int waited_in_queue(uint64_t enqueued, uint64_t started, uint64_t typical
     return started > enqueued + reach;
 }
 
-static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const struct clt_flow *f)
+/* Where a timed command ran on the host's clock: the clock sampled and
+ * placed, its quality counted; [*start, *end] no earlier than its enqueue. */
+static void place_command(struct clt_writer *w, struct clt_queue *q, const struct clt_rec *rec,
+                          const struct clt_flow *f, uint64_t *start, uint64_t *end)
 {
-    struct clt_devmodel *m = w->dev;
-    const uint64_t *v = rec->arg;
-    struct clt_queue *q = f ? clt_dm_queue_find(w, f->queue_id) : NULL;
-    if (!q) {
-        if (f)
-            m->unmatched++;   /* more live queues than the writer keeps */
-        free(clt_map_del(&m->fps, rec->arg[CMD_FLOW]));
-        return;               /* (without f: counted in commands_unmatched already) */
-    }
     struct clt_dev *d = q->dev;
-    if (rec->arg[CMD_FLOW] & (1u << 31))
-        d->own_events++;
-    clt_cost_on_command(w, d, rec->arg[CMD_FLOW], f ? f->fn : 0);
-    if (!v[CMD_START] || !v[CMD_END]) {    /* no profiling data: counted, not drawn */
-        m->untimed++;
-        free(clt_map_del(&m->fps, rec->arg[CMD_FLOW]));
-        return;
-    }
+    const uint64_t *v = rec->arg;
     if (f && v[CMD_QUEUED])
         clt_dm_clock_sample(d, f->h0, f->h1, v[CMD_QUEUED]);
     idle_start(d, v, q->drawn_end);
@@ -180,37 +167,49 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     }
     uint64_t bucket = (uint64_t)(d->residual > 0 ? d->residual : 0) / 100;
     d->residual_hist[bucket < CLT_RESIDUAL_BUCKETS ? bucket : CLT_RESIDUAL_BUCKETS - 1]++;
-    m->commands++;
+    w->dev->commands++;
     d->commands++;
-    uint64_t start = (uint64_t)((int64_t)v[CMD_START] + d->offset);
-    uint64_t end = (uint64_t)((int64_t)v[CMD_END] + d->offset);
-    if (f && start < f->h0) {              /* cannot happen with a consistent window */
-        end += f->h0 - start;
-        start = f->h0;
+    *start = (uint64_t)((int64_t)v[CMD_START] + d->offset);
+    *end = (uint64_t)((int64_t)v[CMD_END] + d->offset);
+    if (f && *start < f->h0) {              /* cannot happen with a consistent window */
+        *end += f->h0 - *start;
+        *start = f->h0;
         d->clamped++;
     }
-    if (end < start)
-        end = start;
-    if (q->n_est)             /* untimed launches enqueued before it: in the gap before it (estimated.c) */
-        clt_est_draw(w, q, f ? f->h0 : start, start, f && waited_in_queue(f->h0, start, q->last_timed_ns));
+    if (*end < *start)
+        *end = *start;
+}
 
+/* A command slice's arguments, built on the writer's thread and pointed at
+ * until the slice is written. */
+struct cmd_anns {
     Ann a[48], *ap[48], elems[8 + CLT_FLOW_ARGS], *ep[8 + CLT_FLOW_ARGS];
-    char bufs[256];           /* the annotations point at it until the slice is written */
-    unsigned na = 0, ne = 0;
-    char name[CLT_MAX_STR + 16];
-    const char *type = f ? command_type_of(f->fn) : NULL;
-    struct clt_kern *k = f && f->kernel_id ? clt_dm_kern_get(w, f->kernel_id, 0) : NULL;
+    unsigned na, ne;
+    char bufs[256];
+};
+
+/* The slice's name: the kernel's, a transfer's command and size, or the command's. */
+static void command_name(char *name, size_t cap, const struct clt_flow *f, const struct clt_kern *k)
+{
     if (k && k->name[0])
-        snprintf(name, sizeof name, "%s", k->name);
+        snprintf(name, cap, "%s", k->name);
     else if (f && f->bytes && f->direction && strcmp(f->direction, "none") != 0)
-        transfer_name(name, sizeof name, clt_fns[f->fn].name + 9, f->bytes);    /* "WriteBuffer 256 KiB" */
+        transfer_name(name, cap, clt_fns[f->fn].name + 9, f->bytes);    /* "WriteBuffer 256 KiB" */
     else if (f)
-        snprintf(name, sizeof name, "%s", clt_fns[f->fn].name + 9);   /* "clEnqueue" dropped */
+        snprintf(name, cap, "%s", clt_fns[f->fn].name + 9);   /* "clEnqueue" dropped */
     else
-        snprintf(name, sizeof name, "command");
+        snprintf(name, cap, "command");
+}
+
+/* What every command has: its type, queue, device and the driver's four times. */
+static void common_anns(struct cmd_anns *s, const struct clt_queue *q, const struct clt_flow *f, const uint64_t *v)
+{
+    Ann *a = s->a, **ap = s->ap;
+    unsigned na = s->na;
+    const char *type = f ? command_type_of(f->fn) : NULL;
     A_STR("command_type", type ? type : "unknown");
     A_UINT("queue", q->id);
-    A_UINT("device", d->id);
+    A_UINT("device", q->dev->id);
     A_UINT("queued_ns", v[CMD_QUEUED]);
     A_UINT("submit_ns", v[CMD_SUBMIT]);
     A_UINT("start_ns", v[CMD_START]);
@@ -222,60 +221,74 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     }
     if ((int64_t)v[CMD_STATUS] < 0)
         A_INT("status", (int64_t)v[CMD_STATUS]);
-    if (f && f->fn == CLT_FN_clEnqueueNDRangeKernel) {
-        A_UINT("kernel", f->kernel_id);
-        A_UINT("work_dim", f->work_dim);
-        clt_ann_uints(a, ap, &na, "global_work_size", elems, ep, &ne, f->gws, f->work_dim);
-        if (f->lws_null) {
-            A_STR("local_work_size", "NULL");
-        } else {
-            clt_ann_uints(a, ap, &na, "local_work_size", elems, ep, &ne, f->lws, f->work_dim);
-            uint64_t wg = 1, groups = 1;
-            for (unsigned i = 0; i < f->work_dim; i++) {
-                wg *= f->lws[i] ? f->lws[i] : 1;
-                groups *= f->lws[i] ? (f->gws[i] + f->lws[i] - 1) / f->lws[i] : 1;
-            }
-            A_UINT("work_group_size", wg);
-            A_UINT("work_groups", groups);
+    s->na = na;
+}
+
+/* A launch's configuration, arguments and its kernel's facts on this device. */
+static void launch_anns(struct cmd_anns *s, const struct clt_flow *f, const struct clt_kern *k, const struct clt_dev *d)
+{
+    Ann *a = s->a, **ap = s->ap;
+    unsigned na = s->na;
+    A_UINT("kernel", f->kernel_id);
+    A_UINT("work_dim", f->work_dim);
+    clt_ann_uints(a, ap, &na, "global_work_size", s->elems, s->ep, &s->ne, f->gws, f->work_dim);
+    if (f->lws_null) {
+        A_STR("local_work_size", "NULL");
+    } else {
+        clt_ann_uints(a, ap, &na, "local_work_size", s->elems, s->ep, &s->ne, f->lws, f->work_dim);
+        uint64_t wg = 1, groups = 1;
+        for (unsigned i = 0; i < f->work_dim; i++) {
+            wg *= f->lws[i] ? f->lws[i] : 1;
+            groups *= f->lws[i] ? (f->gws[i] + f->lws[i] - 1) / f->lws[i] : 1;
         }
-        A_UINT("local_arg_bytes", f->local_arg_bytes);
-        if (f->n_args)        /* values as set; buffers and other objects as their ids */
-            clt_ann_uints(a, ap, &na, "kernel_args", elems, ep, &ne, f->args, f->n_args);
-        if (buffer_args(f, bufs, sizeof bufs))
-            A_STR("kernel_buffers", bufs);
-        for (unsigned i = 0; k && i < k->n_wg; i++)
-            if (k->wg[i].dev == d->handle) {
-                A_UINT("kernel_work_group_size", k->wg[i].wg_size);
-                A_UINT("preferred_work_group_size_multiple", k->wg[i].pref_multiple);
-                A_UINT("kernel_local_mem_bytes", k->wg[i].local_mem);
-                A_UINT("kernel_private_mem_bytes", k->wg[i].private_mem);
-            }
-        if (k && k->regs >= 0)
-            A_UINT("registers_per_work_item", (uint64_t)k->regs);
-    } else if (f && f->direction && strcmp(f->direction, "none") != 0) {
-        A_STR("direction", f->direction);
-        A_UINT("bytes", f->bytes);
-        double ns = (double)(v[CMD_END] - v[CMD_START]);
-        if (ns > 0 && f->bytes)
-            A_DBL("bandwidth_gbps", (double)f->bytes / ns);   /* bytes/ns = GB/s */
-        struct clt_mem *mo = f->mem_id ? clt_map_get(&m->mems, f->mem_id) : NULL;
-        if (mo) {
-            A_UINT("buffer", mo->id);
-            /* CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR: the host side is pinned */
-            A_BOOL("pinned", (mo->flags & ((1u << 3) | (1u << 4))) != 0);
-        }
+        A_UINT("work_group_size", wg);
+        A_UINT("work_groups", groups);
     }
+    A_UINT("local_arg_bytes", f->local_arg_bytes);
+    if (f->n_args)        /* values as set; buffers and other objects as their ids */
+        clt_ann_uints(a, ap, &na, "kernel_args", s->elems, s->ep, &s->ne, f->args, f->n_args);
+    if (buffer_args(f, s->bufs, sizeof s->bufs))
+        A_STR("kernel_buffers", s->bufs);
+    for (unsigned i = 0; k && i < k->n_wg; i++)
+        if (k->wg[i].dev == d->handle) {
+            A_UINT("kernel_work_group_size", k->wg[i].wg_size);
+            A_UINT("preferred_work_group_size_multiple", k->wg[i].pref_multiple);
+            A_UINT("kernel_local_mem_bytes", k->wg[i].local_mem);
+            A_UINT("kernel_private_mem_bytes", k->wg[i].private_mem);
+        }
+    if (k && k->regs >= 0)
+        A_UINT("registers_per_work_item", (uint64_t)k->regs);
+    s->na = na;
+}
 
-    static struct clt_fp_anns fpa;        /* the writer thread's: used until the slice is written */
-    if (m->fps.used && clt_fp_annotate(w, rec->arg[CMD_FLOW], f, a, ap, &na, &fpa))
-        m->fingerprinted++;
+/* A transfer's direction, bytes, bandwidth and buffer. */
+static void transfer_anns(struct cmd_anns *s, struct clt_devmodel *m, const struct clt_flow *f, const uint64_t *v)
+{
+    Ann *a = s->a, **ap = s->ap;
+    unsigned na = s->na;
+    A_STR("direction", f->direction);
+    A_UINT("bytes", f->bytes);
+    double ns = (double)(v[CMD_END] - v[CMD_START]);
+    if (ns > 0 && f->bytes)
+        A_DBL("bandwidth_gbps", (double)f->bytes / ns);   /* bytes/ns = GB/s */
+    struct clt_mem *mo = f->mem_id ? clt_map_get(&m->mems, f->mem_id) : NULL;
+    if (mo) {
+        A_UINT("buffer", mo->id);
+        /* CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR: the host side is pinned */
+        A_BOOL("pinned", (mo->flags & ((1u << 3) | (1u << 4))) != 0);
+    }
+    s->na = na;
+}
 
-    uint64_t flow = rec->arg[CMD_FLOW];
-    clt_put_own_slice(w, clt_dm_queue_lane(w, q, start, end), start, end, name, NULL, ap, na, f ? &flow : NULL);
+/* After the slice: the queue's estimates and count, and the facts this
+ * command used let go where the app released them. */
+static void command_drawn(struct clt_writer *w, struct clt_queue *q, const struct clt_flow *f, struct clt_kern *k,
+                          const uint64_t *v, uint64_t start, uint64_t end)
+{
+    struct clt_devmodel *m = w->dev;
     q->est_end = end;
     q->last_timed_ns = end - start;
     clt_est_timed(f, v[CMD_END] - v[CMD_START]);
-    /* the facts this command used may now go, if the app released them */
     clt_dm_kern_drawn(m, k);
     struct clt_mem *used = f && f->mem_id ? clt_map_get(&m->mems, f->mem_id) : NULL;
     if (used && --used->inflight <= 0 && used->refs <= 0)
@@ -287,6 +300,52 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
         q->id = 0;          /* released and idle: its slot is free again */
     }
     clt_counter(w, q->counter_uuid, end, q->in_flight);
+}
+
+/* A completed command (f: its enqueue, if matched): a slice on its queue's
+ * lane where it ran, or counted where it cannot be drawn. */
+static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const struct clt_flow *f)
+{
+    struct clt_devmodel *m = w->dev;
+    const uint64_t *v = rec->arg;
+    struct clt_queue *q = f ? clt_dm_queue_find(w, f->queue_id) : NULL;
+    if (!q) {
+        if (f)
+            m->unmatched++;   /* more live queues than the writer keeps */
+        free(clt_map_del(&m->fps, rec->arg[CMD_FLOW]));
+        return;               /* (without f: counted in commands_unmatched already) */
+    }
+    struct clt_dev *d = q->dev;
+    if (rec->arg[CMD_FLOW] & (1u << 31))
+        d->own_events++;
+    clt_cost_on_command(w, d, rec->arg[CMD_FLOW], f ? f->fn : 0);
+    if (!v[CMD_START] || !v[CMD_END]) {    /* no profiling data: counted, not drawn */
+        m->untimed++;
+        free(clt_map_del(&m->fps, rec->arg[CMD_FLOW]));
+        return;
+    }
+    uint64_t start, end;
+    place_command(w, q, rec, f, &start, &end);
+    if (q->n_est)             /* untimed launches enqueued before it: in the gap before it (estimated.c) */
+        clt_est_draw(w, q, f ? f->h0 : start, start, f && waited_in_queue(f->h0, start, q->last_timed_ns));
+
+    struct cmd_anns s;
+    s.na = s.ne = 0;
+    char name[CLT_MAX_STR + 16];
+    struct clt_kern *k = f && f->kernel_id ? clt_dm_kern_get(w, f->kernel_id, 0) : NULL;
+    command_name(name, sizeof name, f, k);
+    common_anns(&s, q, f, v);
+    if (f && f->fn == CLT_FN_clEnqueueNDRangeKernel)
+        launch_anns(&s, f, k, d);
+    else if (f && f->direction && strcmp(f->direction, "none") != 0)
+        transfer_anns(&s, m, f, v);
+    static struct clt_fp_anns fpa;        /* the writer thread's: used until the slice is written */
+    if (m->fps.used && clt_fp_annotate(w, rec->arg[CMD_FLOW], f, s.a, s.ap, &s.na, &fpa))
+        m->fingerprinted++;
+
+    uint64_t flow = rec->arg[CMD_FLOW];
+    clt_put_own_slice(w, clt_dm_queue_lane(w, q, start, end), start, end, name, NULL, s.ap, s.na, f ? &flow : NULL);
+    command_drawn(w, q, f, k, v, start, end);
 }
 
 /* emit_command, timed: the budget's price of a timed command (capture/sample.c) */
@@ -356,6 +415,40 @@ void clt_dev_flush_pending(struct clt_writer *w, int final)
         clt_est_final(w);
 }
 
+/* A clock sample: a device timer read, a marker's bracket, or an upper bound. */
+static void clock_record(struct clt_writer *w, const struct clt_rec *rec)
+{
+    struct clt_dev *d = clt_dm_dev_get(w, rec->arg[CLK_DEVICE]);
+    if (!d || (int64_t)rec->arg[CLK_STATUS] != 0 || !rec->arg[CLK_DEVICE_TS])
+        return;
+    unsigned kind = (unsigned)rec->arg[CLK_KIND];
+    if (kind == CLT_CLK_UPPER) {       /* a calibration marker's END, seen over at host time */
+        clt_dm_clock_upper(d, clt_clock_to_ns(&w->clock, rec->arg[CLK_HOST_AFTER]), rec->arg[CLK_DEVICE_TS]);
+        return;
+    }
+    if (kind == CLT_CLK_TIMER)
+        d->timer_ok = 1;
+    else
+        d->markers++;
+    clt_dm_clock_sample(d, clt_clock_to_ns(&w->clock, rec->arg[CLK_HOST_BEFORE]),
+                        clt_clock_to_ns(&w->clock, rec->arg[CLK_HOST_AFTER]), rec->arg[CLK_DEVICE_TS]);
+}
+
+/* What an event and a write's event cost on a device, measured at its start. */
+static void event_cost_record(struct clt_writer *w, const struct clt_rec *rec)
+{
+    struct clt_dev *d = clt_dm_dev_get(w, rec->arg[EVC_DEVICE]);
+    uint64_t base = clt_clock_to_ns(&w->clock, rec->t0);     /* ticks -> ns, as differences */
+    if (!d)
+        return;
+    d->marker_ns = clt_clock_to_ns(&w->clock, rec->t0 + rec->arg[EVC_WITHOUT]) - base;
+    d->marker_event_ns = clt_clock_to_ns(&w->clock, rec->t0 + rec->arg[EVC_WITH]) - base;
+    d->event_cost_ns = d->marker_event_ns > d->marker_ns ? d->marker_event_ns - d->marker_ns : 0;
+    d->write_penalty_ns = clt_clock_to_ns(&w->clock, rec->t0 + rec->arg[EVC_WRITE_PENALTY]) - base;
+    d->write_event_ns = clt_clock_to_ns(&w->clock, rec->t0 + rec->arg[EVC_WRITE_EVENT]) - base;
+    d->write_event_known = 1;
+}
+
 void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec)
 {
     struct clt_devmodel *m = w->dev;
@@ -377,36 +470,12 @@ void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec)
         }
         break;
     }
-    case CLT_REC_CLOCK: {
-        struct clt_dev *d = clt_dm_dev_get(w, rec->arg[CLK_DEVICE]);
-        if (d && (int64_t)rec->arg[CLK_STATUS] == 0 && rec->arg[CLK_DEVICE_TS]) {
-            unsigned kind = (unsigned)rec->arg[CLK_KIND];
-            if (kind == CLT_CLK_UPPER) {       /* a calibration marker's END, seen over at host time */
-                clt_dm_clock_upper(d, clt_clock_to_ns(&w->clock, rec->arg[CLK_HOST_AFTER]), rec->arg[CLK_DEVICE_TS]);
-                break;
-            }
-            if (kind == CLT_CLK_TIMER)
-                d->timer_ok = 1;
-            else
-                d->markers++;
-            clt_dm_clock_sample(d, clt_clock_to_ns(&w->clock, rec->arg[CLK_HOST_BEFORE]),
-                                clt_clock_to_ns(&w->clock, rec->arg[CLK_HOST_AFTER]), rec->arg[CLK_DEVICE_TS]);
-        }
+    case CLT_REC_CLOCK:
+        clock_record(w, rec);
         break;
-    }
-    case CLT_REC_EVCOST: {
-        struct clt_dev *d = clt_dm_dev_get(w, rec->arg[EVC_DEVICE]);
-        uint64_t base = clt_clock_to_ns(&w->clock, rec->t0);     /* ticks -> ns, as differences */
-        if (d) {
-            d->marker_ns = clt_clock_to_ns(&w->clock, rec->t0 + rec->arg[EVC_WITHOUT]) - base;
-            d->marker_event_ns = clt_clock_to_ns(&w->clock, rec->t0 + rec->arg[EVC_WITH]) - base;
-            d->event_cost_ns = d->marker_event_ns > d->marker_ns ? d->marker_event_ns - d->marker_ns : 0;
-            d->write_penalty_ns = clt_clock_to_ns(&w->clock, rec->t0 + rec->arg[EVC_WRITE_PENALTY]) - base;
-            d->write_event_ns = clt_clock_to_ns(&w->clock, rec->t0 + rec->arg[EVC_WRITE_EVENT]) - base;
-            d->write_event_known = 1;
-        }
+    case CLT_REC_EVCOST:
+        event_cost_record(w, rec);
         break;
-    }
     case CLT_REC_QUEUE_MODE:       /* a handle reused by a new queue gets its own mode */
         if (rec->arg[QM_SWITCHED]) {
             clt_map_put(&m->switched, rec->arg[QM_QUEUE], (void *)1);
@@ -438,91 +507,74 @@ void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec)
     }
 }
 
-/* Device facts and clock quality, as trace attributes. */
-void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
+/* A device's facts and clock quality: cltrace.device.N.* (strings kept in
+ * static storage until the attributes are written). */
+static void device_attrs(struct clt_attrs *a, unsigned i, const struct clt_dev *d)
+{
+    static char uuids[sizeof ((struct clt_devmodel *)0)->devs / sizeof (struct clt_dev)][40];
+    char key[64];
+#define DEV_INT(name, v) (snprintf(key, sizeof key, "cltrace.device.%u." name, i), \
+                          clt_attr_int(a, key, (int64_t)(v)))
+#define DEV_STR(name, v) (snprintf(key, sizeof key, "cltrace.device.%u." name, i), clt_attr_str(a, key, v))
+    DEV_STR("name", d->name);
+    DEV_STR("vendor", d->vendor);
+    DEV_INT("id", d->id);
+    if (d->info[DEV_UUID_HI] || d->info[DEV_UUID_LO]) {
+        char *uuid = uuids[i];
+        uint64_t hi = d->info[DEV_UUID_HI], lo = d->info[DEV_UUID_LO];
+        if ((hi & 0xff00000000000000ull) == CLT_DEV_UUID_PCI)    /* domain:bus:device.function */
+            snprintf(uuid, sizeof uuids[i], "pci:%04x:%02x:%02x.%x", (unsigned)(hi >> 32 & 0xffff),
+                     (unsigned)(hi & 0xffffffff), (unsigned)(lo >> 32), (unsigned)(lo & 0xffffffff));
+        else
+            snprintf(uuid, sizeof uuids[i], "%016llx%016llx", (unsigned long long)__builtin_bswap64(hi),
+                     (unsigned long long)__builtin_bswap64(lo));
+        DEV_STR("uuid", uuid);
+    }
+    DEV_INT("compute_units", d->info[DEV_CU]);
+    DEV_INT("max_work_group_size", d->info[DEV_MAX_WG]);
+    DEV_INT("local_mem_bytes", d->info[DEV_LOCAL_MEM]);
+    DEV_INT("global_mem_bytes", d->info[DEV_GLOBAL_MEM]);
+    DEV_INT("warp_size", d->info[DEV_WARP]);
+    DEV_INT("registers_per_block", d->info[DEV_REGS]);
+    DEV_INT("compute_capability", d->info[DEV_CC_MAJOR] * 10 + d->info[DEV_CC_MINOR]);
+    DEV_INT("device_type", d->info[DEV_TYPE]);
+    DEV_STR("clock_method", d->timer_ok ? "device_and_host_timer+enqueue_brackets"
+                          : d->markers ? "marker_brackets+enqueue_brackets" : "enqueue_brackets");
+    DEV_INT("event_cost_ns", d->event_cost_ns);
+    DEV_INT("marker_ns", d->marker_ns);
+    DEV_INT("own_events", d->own_events);
+    DEV_INT("write_penalty_ns", d->write_penalty_ns);
+    DEV_INT("write_event_cost_ns", d->write_event_ns);
+    DEV_INT("writes", d->writes);
+    DEV_INT("commands_sampled_out", d->sampled_out);
+    DEV_INT("clock_offset_ns", d->offset);
+    DEV_INT("clock_residual_ns", d->max_residual);
+    DEV_INT("clock_residual_at_ns", d->max_residual_at);
+    DEV_INT("clock_chorded", d->chorded);
+    DEV_INT("clock_residual_median_ns", residual_median(d));
+    DEV_INT("clock_floor_ns", d->floor);
+    DEV_INT("clock_samples", d->samples);
+    DEV_INT("clock_markers", d->markers);
+    DEV_INT("clock_upper_bounds", d->uppers);
+    DEV_INT("clock_contradictions", d->contradictions);
+    DEV_INT("commands", d->commands);
+    DEV_INT("idle_starts", d->idle_starts);
+    DEV_INT("idle_start_ns", d->idle_start_ns);
+    DEV_INT("idle_start_quick_ns", idle_start_quantile(d, 10));
+    DEV_INT("idle_start_median_ns", idle_start_quantile(d, 50));
+    DEV_INT("idle_start_excess_ns", idle_start_excess(d));
+#undef DEV_INT
+#undef DEV_STR
+}
+
+/* CLTRACE_SAMPLE: the launches left untimed, one attribute per kernel and
+ * launch configuration: "name|work_dim|g0,g1,g2|l0,l1,l2 or NULL|count" */
+static void untimed_attrs(struct clt_writer *w)
 {
     struct clt_devmodel *m = w->dev;
     static struct clt_attrs a;
-    char key[64];
-    a.n = 0;
-    clt_attr_int(&a, "cltrace.device_commands", (int64_t)m->commands);
-    clt_attr_int(&a, "cltrace.commands_unmatched", (int64_t)m->unmatched);
-    clt_attr_int(&a, "cltrace.commands_untimed", (int64_t)m->untimed);
-    clt_est_attrs(&a);
-    /* what timing the commands timed cost, measured at the end: their events
-     * at the dearest device's price, the collector's CPU, the writer's time
-     * drawing them (the budget, capture/sample.c, went by its estimate) */
-    uint64_t price = 0;
-    for (unsigned i = 0; i < m->n_devs; i++)
-        price = m->devs[i].event_cost_ns > price ? m->devs[i].event_cost_ns : price;
-    clt_attr_int(&a, "cltrace.timing_measured_ns", (int64_t)(price * m->commands +
-                 __atomic_load_n(&clt_collector_cpu_ns, __ATOMIC_RELAXED) +
-                 __atomic_load_n(&clt_writer_command_ns, __ATOMIC_RELAXED)));
-    clt_attr_int(&a, "cltrace.commands_unfinished", (int64_t)unfinished);
-    clt_attr_int(&a, "cltrace.queues_profiling_switched", (int64_t)m->queues_switched);
-    if (clt_cfg.FINGERPRINT[0] && strcmp(clt_cfg.FINGERPRINT, "0") != 0) {
-        clt_attr_str(&a, "cltrace.fingerprint", clt_cfg.FINGERPRINT);
-        clt_attr_int(&a, "cltrace.fingerprinted_commands", (int64_t)m->fingerprinted);
-    }
-    for (unsigned i = 0; i < m->n_devs; i++) {
-        const struct clt_dev *d = &m->devs[i];
-#define DEV_INT(name, v) (snprintf(key, sizeof key, "cltrace.device.%u." name, i), \
-                          clt_attr_int(&a, key, (int64_t)(v)))
-#define DEV_STR(name, v) (snprintf(key, sizeof key, "cltrace.device.%u." name, i), clt_attr_str(&a, key, v))
-        DEV_STR("name", d->name);
-        DEV_STR("vendor", d->vendor);
-        DEV_INT("id", d->id);
-        if (d->info[DEV_UUID_HI] || d->info[DEV_UUID_LO]) {
-            char uuid[40];
-            uint64_t hi = d->info[DEV_UUID_HI], lo = d->info[DEV_UUID_LO];
-            if ((hi & 0xff00000000000000ull) == CLT_DEV_UUID_PCI)    /* domain:bus:device.function */
-                snprintf(uuid, sizeof uuid, "pci:%04x:%02x:%02x.%x", (unsigned)(hi >> 32 & 0xffff),
-                         (unsigned)(hi & 0xffffffff), (unsigned)(lo >> 32), (unsigned)(lo & 0xffffffff));
-            else
-                snprintf(uuid, sizeof uuid, "%016llx%016llx", (unsigned long long)__builtin_bswap64(hi),
-                         (unsigned long long)__builtin_bswap64(lo));
-            DEV_STR("uuid", uuid);
-        }
-        DEV_INT("compute_units", d->info[DEV_CU]);
-        DEV_INT("max_work_group_size", d->info[DEV_MAX_WG]);
-        DEV_INT("local_mem_bytes", d->info[DEV_LOCAL_MEM]);
-        DEV_INT("global_mem_bytes", d->info[DEV_GLOBAL_MEM]);
-        DEV_INT("warp_size", d->info[DEV_WARP]);
-        DEV_INT("registers_per_block", d->info[DEV_REGS]);
-        DEV_INT("compute_capability", d->info[DEV_CC_MAJOR] * 10 + d->info[DEV_CC_MINOR]);
-        DEV_INT("device_type", d->info[DEV_TYPE]);
-        DEV_STR("clock_method", d->timer_ok ? "device_and_host_timer+enqueue_brackets"
-                              : d->markers ? "marker_brackets+enqueue_brackets" : "enqueue_brackets");
-        DEV_INT("event_cost_ns", d->event_cost_ns);
-        DEV_INT("marker_ns", d->marker_ns);
-        DEV_INT("own_events", d->own_events);
-        DEV_INT("write_penalty_ns", d->write_penalty_ns);
-        DEV_INT("write_event_cost_ns", d->write_event_ns);
-        DEV_INT("writes", d->writes);
-        DEV_INT("commands_sampled_out", d->sampled_out);
-        DEV_INT("clock_offset_ns", d->offset);
-        DEV_INT("clock_residual_ns", d->max_residual);
-        DEV_INT("clock_residual_at_ns", d->max_residual_at);
-        DEV_INT("clock_chorded", d->chorded);
-        DEV_INT("clock_residual_median_ns", residual_median(d));
-        DEV_INT("clock_floor_ns", d->floor);
-        DEV_INT("clock_samples", d->samples);
-        DEV_INT("clock_markers", d->markers);
-        DEV_INT("clock_upper_bounds", d->uppers);
-        DEV_INT("clock_contradictions", d->contradictions);
-        DEV_INT("commands", d->commands);
-        DEV_INT("idle_starts", d->idle_starts);
-        DEV_INT("idle_start_ns", d->idle_start_ns);
-        DEV_INT("idle_start_quick_ns", idle_start_quantile(d, 10));
-        DEV_INT("idle_start_median_ns", idle_start_quantile(d, 50));
-        DEV_INT("idle_start_excess_ns", idle_start_excess(d));
-#undef DEV_INT
-#undef DEV_STR
-    }
-    clt_attrs_put(w, &a);
-    /* CLTRACE_SAMPLE: the launches left untimed, one attribute per kernel
-     * and launch configuration: "name|work_dim|g0,g1,g2|l0,l1,l2 or NULL|count" */
     static char vals[CLT_MAX_UNTIMED][CLT_MAX_STR + 160];
+    char key[64];
     a.n = 0;
     for (unsigned i = 0; i < m->n_untimed; i++) {
         const struct clt_untimed *u = &m->untimed_launches[i];
@@ -544,3 +596,33 @@ void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
         clt_attrs_put(w, &a);
 }
 
+/* Device facts and clock quality, as trace attributes. */
+void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
+{
+    struct clt_devmodel *m = w->dev;
+    static struct clt_attrs a;
+    a.n = 0;
+    clt_attr_int(&a, "cltrace.device_commands", (int64_t)m->commands);
+    clt_attr_int(&a, "cltrace.commands_unmatched", (int64_t)m->unmatched);
+    clt_attr_int(&a, "cltrace.commands_untimed", (int64_t)m->untimed);
+    clt_est_attrs(&a);
+    /* what timing the commands timed cost, measured at the end: their events
+     * at the dearest device's price, the collector's CPU, the writer's time
+     * drawing them (the budget, capture/sample.c, went by its estimate) */
+    uint64_t price = 0;
+    for (unsigned i = 0; i < m->n_devs; i++)
+        price = m->devs[i].event_cost_ns > price ? m->devs[i].event_cost_ns : price;
+    clt_attr_int(&a, "cltrace.timing_measured_ns", (int64_t)(price * m->commands +
+                 __atomic_load_n(&clt_collector_cpu_ns, __ATOMIC_RELAXED) +
+                 __atomic_load_n(&clt_writer_command_ns, __ATOMIC_RELAXED)));
+    clt_attr_int(&a, "cltrace.commands_unfinished", (int64_t)unfinished);
+    clt_attr_int(&a, "cltrace.queues_profiling_switched", (int64_t)m->queues_switched);
+    if (clt_cfg.FINGERPRINT[0] && strcmp(clt_cfg.FINGERPRINT, "0") != 0) {
+        clt_attr_str(&a, "cltrace.fingerprint", clt_cfg.FINGERPRINT);
+        clt_attr_int(&a, "cltrace.fingerprinted_commands", (int64_t)m->fingerprinted);
+    }
+    for (unsigned i = 0; i < m->n_devs; i++)
+        device_attrs(&a, i, &m->devs[i]);
+    clt_attrs_put(w, &a);
+    untimed_attrs(w);
+}

@@ -145,6 +145,38 @@ uint64_t clt_thread_next_t0(const struct clt_thread *th)
                              __atomic_load_n(&th->head, __ATOMIC_ACQUIRE));
 }
 
+/* One record: a call, a mark, an MPI call, an override or a device fact.
+ * *ss: the thread's track, made with the first record that needs it. */
+static void emit_record(struct clt_writer *w, struct clt_thread *th, struct clt_seq **ss, const struct clt_rec *rec)
+{
+    if (rec->fn == CLT_REC_WINDOW) {
+        clt_window_emit(w, rec);
+        return;
+    }
+    if (rec->fn == CLT_REC_MPI_CLOCK) {
+        clt_mpi_clock(w, rec);
+        return;
+    }
+    int on_thread = (rec->fn >= CLT_REC_RANGE_PUSH && rec->fn <= CLT_REC_COUNTER) || rec->fn == CLT_REC_MPI ||
+                    rec->fn == CLT_REC_OVERRIDE || rec->fn < CLT_REC_COMMAND;
+    if (!on_thread) {
+        clt_dev_on_special(w, rec);
+        return;
+    }
+    if (!*ss)
+        *ss = clt_seq_for(w, th);
+    if (!*ss)
+        return;
+    if (rec->fn >= CLT_REC_RANGE_PUSH && rec->fn <= CLT_REC_COUNTER)
+        clt_annot_emit(w, clt_seq_track(*ss), rec);
+    else if (rec->fn == CLT_REC_MPI)
+        clt_mpi_emit(w, clt_seq_track(*ss), rec);
+    else if (rec->fn == CLT_REC_OVERRIDE)
+        clt_override_emit(w, clt_seq_track(*ss), rec);
+    else
+        dispatch_call(w, th, *ss, rec);
+}
+
 /* Records a call emits at most: then the writer looks at every ring again
  * (one may need spilling: spill.c) */
 #define EMIT_BATCH 512
@@ -187,33 +219,7 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until)
             tail = head;      /* cannot happen; never read garbage */
             break;
         }
-        if (rec->fn >= CLT_REC_RANGE_PUSH && rec->fn <= CLT_REC_COUNTER) {
-            if (!ss)
-                ss = clt_seq_for(w, th);
-            if (ss)
-                clt_annot_emit(w, clt_seq_track(ss), rec);
-        } else if (rec->fn == CLT_REC_WINDOW) {
-            clt_window_emit(w, rec);
-        } else if (rec->fn == CLT_REC_MPI) {
-            if (!ss)
-                ss = clt_seq_for(w, th);
-            if (ss)
-                clt_mpi_emit(w, clt_seq_track(ss), rec);
-        } else if (rec->fn == CLT_REC_OVERRIDE) {
-            if (!ss)
-                ss = clt_seq_for(w, th);
-            if (ss)
-                clt_override_emit(w, clt_seq_track(ss), rec);
-        } else if (rec->fn == CLT_REC_MPI_CLOCK) {
-            clt_mpi_clock(w, rec);
-        } else if (rec->fn >= CLT_REC_COMMAND) {
-            clt_dev_on_special(w, rec);
-        } else {
-            if (!ss)
-                ss = clt_seq_for(w, th);
-            if (ss)
-                dispatch_call(w, th, ss, rec);
-        }
+        emit_record(w, th, &ss, rec);
         tail += rec->size;
         if (!spilled && tail - freed > size / 8) {   /* give room back early */
             __atomic_store_n(&th->tail, tail, __ATOMIC_SEQ_CST);

@@ -16,6 +16,8 @@
  * (TRACE_FORMAT.md); CLTRACE_BREAK=leak stops on the first two classes. */
 #include <stdio.h>
 #include <string.h>
+#include "common/config.h"
+#include "trace/ring.h"
 #include "emit.h"
 #include "lifetime.h"
 #include "symbols.h"
@@ -204,10 +206,30 @@ static void emit_one(struct clt_writer *w, const struct clt_obj *x, void *arg)
     emit_leak(w, e->track, e->ts, x, "leaked", 1);
 }
 
-unsigned clt_life_emit_leaks(struct clt_writer *w, uint64_t ts, struct clt_leak_counts *counts)
+/* The leaks said in one line, by type and class. */
+static void say_leaks(unsigned n, const struct clt_leak_counts *c)
 {
-    struct emitting e = { ts, w->process_uuid | 0x80000002u, 0, counts };   /* the track appears only with a leak */
+    char list[256] = "";
+    size_t k = 0;
+    for (unsigned t = 0; t < CLT_O_COUNT && k < sizeof list - 40; t++)
+        if (c->by_type[t])
+            k += (size_t)snprintf(list + k, sizeof list - k, "%s%u %s", k ? ", " : "", c->by_type[t],
+                                  clt_otype_name(t));
+    clt_msg("%u OpenCL object%s still held at exit (%s): %u definitely lost, %u growing with the run, %u still "
+            "reachable; %s", n, n == 1 ? "" : "s", list, c->by_class[CLT_LEAK_DEFINITELY_LOST],
+            c->by_class[CLT_LEAK_GROWING], c->by_class[CLT_LEAK_STILL_HELD],
+            clt_stacks_recorded ? "their creation stacks are in the trace"
+                                : "no creation stacks (none recorded: a leak in a loop is told by its site)");
+}
+
+void clt_life_emit_leaks(struct clt_writer *w, uint64_t ts)
+{
+    struct clt_leak_counts counts = { { 0 }, { 0 } };
+    struct emitting e = { ts, w->process_uuid | 0x80000002u, 0, &counts };   /* the track appears only with a leak */
     each_object(w, count_held, NULL);
     each_object(w, emit_one, &e);
-    return e.n;
+    w->leaks = e.n;
+    w->leaks_serious = counts.by_class[CLT_LEAK_DEFINITELY_LOST] + counts.by_class[CLT_LEAK_GROWING];
+    if (e.n)
+        say_leaks(e.n, &counts);
 }

@@ -38,8 +38,8 @@ struct clt_leak_counts {
     unsigned by_class[3];
 };
 /* Every object the app still holds, as an instant with its creation stack
- * and class; returns how many. */
-unsigned clt_life_emit_leaks(struct clt_writer *w, uint64_t ts, struct clt_leak_counts *counts);
+ * and class: w->leaks and w->leaks_serious counted, the leaks said. */
+void clt_life_emit_leaks(struct clt_writer *w, uint64_t ts);
 /* The app released a context (its count reached 0): the objects it still
  * holds there, as "held at context release" instants. */
 void clt_leaks_context_released(struct clt_writer *w, const struct clt_obj *ctx, uint64_t ts);

@@ -327,6 +327,58 @@ static uint64_t frames_of(struct clt_symbols *s, uint64_t pc)
     return v;
 }
 
+/* The module that holds `at` in the process's debug info, reported again
+ * where it was loaded since (NULL: no libdw, or none holds it). */
+static Dwfl_Module *module_of(struct clt_symbols *s, uint64_t at)
+{
+    if (!dw_ready())      /* loaded on the first frame named */
+        return NULL;
+    if (!s->dwfl || s->dwfl_pid != getpid()) {
+        if (s->dwfl)
+            dw.dwfl_end(s->dwfl);
+        s->dwfl = dwfl_open();
+        s->dwfl_pid = getpid();
+    }
+    Dwfl_Module *mod = s->dwfl ? dw.dwfl_addrmodule(s->dwfl, at) : NULL;
+    if (!mod && s->dwfl) {   /* loaded since: report the process again */
+        dw.dwfl_end(s->dwfl);
+        s->dwfl = dwfl_open();
+        mod = s->dwfl ? dw.dwfl_addrmodule(s->dwfl, at) : NULL;
+    }
+    return mod;
+}
+
+/* A function's name as a reader wants it, into out (cap bytes) where it
+ * must change: the symbol version dropped (memcpy@@GLIBC_2.14), GCC's
+ * clones named for their function (launch.constprop.0.isra.0, f.part.1,
+ * f.cold); without a symbol, where it is, as a person would look it up
+ * (addr2line -e file+offset). */
+static const char *function_name(const char *fn, const char *file, uint64_t base, uint64_t pc, char *out, size_t cap)
+{
+    const char *at_sign = fn ? strchr(fn, '@') : NULL;
+    if (at_sign && at_sign > fn && (size_t)(at_sign - fn) < cap) {
+        memmove(out, fn, (size_t)(at_sign - fn));
+        out[at_sign - fn] = 0;
+        fn = out;
+    }
+    static const char *const clone[] = { ".constprop.", ".isra.", ".part.", ".cold", NULL };
+    for (unsigned k = 0; fn && clone[k]; k++) {
+        const char *c = strstr(fn, clone[k]);
+        if (c && c > fn && (size_t)(c - fn) < cap) {
+            memmove(out, fn, (size_t)(c - fn));
+            out[c - fn] = 0;
+            fn = out;
+        }
+    }
+    if (fn)
+        return fn;
+    if (base && *file)
+        snprintf(out, cap, "%s+0x%llx", file, (unsigned long long)(pc - 1 - base));
+    else
+        snprintf(out, cap, "0x%llx", (unsigned long long)pc);
+    return out;
+}
+
 static uint64_t frames_of_slow(struct clt_symbols *s, uint64_t pc)
 {
     uint64_t at = pc - 1;         /* a return address: the call is the instruction before */
@@ -349,49 +401,10 @@ static uint64_t frames_of_slow(struct clt_symbols *s, uint64_t pc)
      * wrappers' inline scopes 4 ms an address, stalling the writer while a
      * launch loop filled its ring. The program's own code gets everything. */
     int system = is_system_path(di.dli_fname);
-    Dwfl_Module *mod = NULL;
-    if (!fr->ours && dw_ready()) {      /* loaded on the first frame named */
-        if (!s->dwfl || s->dwfl_pid != getpid()) {
-            if (s->dwfl)
-                dw.dwfl_end(s->dwfl);
-            s->dwfl = dwfl_open();
-            s->dwfl_pid = getpid();
-        }
-        mod = s->dwfl ? dw.dwfl_addrmodule(s->dwfl, at) : NULL;
-        if (!mod && s->dwfl) {   /* loaded since: report the process again */
-            dw.dwfl_end(s->dwfl);
-            s->dwfl = dwfl_open();
-            mod = s->dwfl ? dw.dwfl_addrmodule(s->dwfl, at) : NULL;
-        }
-    }
+    Dwfl_Module *mod = fr->ours ? NULL : module_of(s, at);
     const char *fn = mod ? dw.dwfl_module_addrname(mod, at) : NULL;
-    if (!fn)
-        fn = di.dli_sname;
-    char hex[300], unversioned[256];
-    const char *at_sign = fn ? strchr(fn, '@') : NULL;
-    if (at_sign && at_sign > fn && (size_t)(at_sign - fn) < sizeof unversioned) {   /* memcpy@@GLIBC_2.14 */
-        memcpy(unversioned, fn, (size_t)(at_sign - fn));
-        unversioned[at_sign - fn] = 0;
-        fn = unversioned;
-    }
-    /* GCC's clones (launch.constprop.0.isra.0, f.part.1, f.cold): the function's name */
-    static const char *const clone[] = { ".constprop.", ".isra.", ".part.", ".cold", NULL };
-    for (unsigned k = 0; fn && clone[k]; k++) {
-        const char *c = strstr(fn, clone[k]);
-        if (c && c > fn && (size_t)(c - fn) < sizeof unversioned) {
-            memmove(unversioned, fn, (size_t)(c - fn));
-            unversioned[c - fn] = 0;
-            fn = unversioned;
-        }
-    }
-    if (!fn) {
-        /* no symbol: where it is, as a person would look it up (addr2line -e) */
-        if (base && *file)
-            snprintf(hex, sizeof hex, "%s+0x%llx", file, (unsigned long long)(pc - 1 - base));
-        else
-            snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)pc);
-        fn = hex;
-    }
+    char name[300];
+    fn = function_name(fn ? fn : di.dli_sname, file, base, pc, name, sizeof name);
     char *readable = demangle(fn);
     uint32_t fn_str = str_intern(s, readable ? readable : fn), file_str = 0, line_no = 0, map = 0;
     free(readable);

@@ -46,7 +46,6 @@ void clt_writer_kick(void)
     }
 }
 
-
 /* The memory into the trace file, once (exit, a fatal signal, _exit); what
  * the writer encodes after it goes straight to the file. say: what it held
  * as attributes now (a crash: no footer will say it). */
@@ -259,7 +258,6 @@ const char *clt_writer_snapshot(const char *why, unsigned timeout_ms)
     return NULL;
 }
 
-
 /* The writer gives up its core every 50 us of draining when an app thread
  * wants it (sched_yield returns at once when none does): an app thread woken
  * from a blocking call then runs at once instead of waiting for the writer's
@@ -396,7 +394,6 @@ static long writer_nap_max_us(void)
     }
     return spare && !__atomic_load_n(&cpu_device_seen, __ATOMIC_RELAXED) ? NAP_MIN_US : NAP_MAX_US;
 }
-
 
 static void *writer_main(void *arg)
 {
@@ -554,7 +551,56 @@ void clt_writer_exit_how(const char *how, int status)
     exit_status = status;
 }
 
+/* The run's last attributes: how commands were sampled and what the budget
+ * spent, the command line, the exit's way; strings in static storage
+ * (pointed at until put). */
+static void run_attrs(struct clt_attrs *cost)
+{
+    static char sampling[320], cmdline[1024];
+    struct clt_sample smp;
+    clt_sample_parse(clt_cfg.SAMPLE, clt_cfg.BUDGET, &smp);
+    clt_sample_describe(&smp, sampling, sizeof sampling);
+    cost->n = 0;
+    clt_attr_str(cost, "cltrace.sampling", sampling);
+    clt_attr_str(cost, "cltrace.sampling_mode", !smp.on ? "all" : smp.mode == CLT_SAMPLE_BUDGET ? "budget" : "fixed");
+    if (smp.on && smp.mode == CLT_SAMPLE_BUDGET) {   /* what timing cost against its budget */
+        clt_attr_int(cost, "cltrace.budget_percent_x100", (int64_t)(smp.budget * 100));
+        clt_attr_int(cost, "cltrace.budget_spent_ns", (int64_t)__atomic_load_n(&clt_budget_spent_ns, __ATOMIC_RELAXED));
+        clt_attr_int(cost, "cltrace.budget_price_ns", (int64_t)__atomic_load_n(&clt_budget_price_ns, __ATOMIC_RELAXED));
+        clt_attr_int(cost, "cltrace.budget_first", (int64_t)smp.first);
+    }
+    if (clt_command_line(cmdline, sizeof cmdline))     /* what the report's commands (cltrace try) rerun */
+        clt_attr_str(cost, "cltrace.cmdline", cmdline);
+    clt_attr_int(cost, "cltrace.spilled_bytes", (int64_t)clt_spill_total());
+    if (exit_how) {      /* no atexit handler ran: the objects held are held at that call */
+        clt_attr_str(cost, "cltrace.exit_by", exit_how);
+        if (exit_status >= 0)
+            clt_attr_int(cost, "cltrace.exit_status", exit_status);
+    }
+    if (clt_rec_on()) {
+        clt_attr_int(cost, "cltrace.ring_bytes", (int64_t)clt_rec_held());
+        clt_attr_int(cost, "cltrace.ring_dropped_bytes", (int64_t)clt_rec_dropped());
+    }
+}
 
+/* The trace closed: what was dropped said, and where it went. */
+static void say_written(void)
+{
+    if (W.dropped_emitted)     /* said whatever else is said: a trace with holes must not look whole */
+        clt_msg("%llu of %llu calls were dropped (buffer full: the writer fell behind%s); the trace counts them",
+                (unsigned long long)W.dropped_emitted, (unsigned long long)(W.calls + W.dropped_emitted),
+                clt_cfg.DROP ? ", CLTRACE_DROP=1" : " for 10 s");
+    if (W.io_failed) {
+        /* already said: the trace stops where the write failed */
+    } else if (clt_cfg.NOTIFY_FD >= 0) {
+        char line[sizeof W.path + 2];
+        int n = snprintf(line, sizeof line, "%s\n", W.path);
+        ssize_t w = write((int)clt_cfg.NOTIFY_FD, line, (size_t)n);
+        (void)w;
+    } else {
+        clt_msg("trace written to %s", W.path);
+    }
+}
 
 void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64_t exit_began_ns, uint64_t load_ns)
 {
@@ -582,54 +628,13 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
     clt_dev_flush_pending(&W, 1);
     rec_dump_main(&W, 0);   /* the flight recorder: its memory, then the leaks and the end (which says it) */
     clt_emit_dropped(&W);
-    struct clt_leak_counts leaks = { { 0 }, { 0 } };
-    W.leaks = clt_life_emit_leaks(&W, clt_boottime_ns(), &leaks);
-    W.leaks_serious = leaks.by_class[CLT_LEAK_DEFINITELY_LOST] + leaks.by_class[CLT_LEAK_GROWING];
-    if (W.leaks) {
-        char list[256] = "";
-        size_t k = 0;
-        for (unsigned t = 0; t < CLT_O_COUNT && k < sizeof list - 40; t++)
-            if (leaks.by_type[t])
-                k += (size_t)snprintf(list + k, sizeof list - k, "%s%u %s", k ? ", " : "", leaks.by_type[t],
-                                      clt_otype_name(t));
-        clt_msg("%u OpenCL object%s still held at exit (%s): %u definitely lost, %u growing with the run, %u still "
-                "reachable; %s", W.leaks, W.leaks == 1 ? "" : "s", list,
-                leaks.by_class[CLT_LEAK_DEFINITELY_LOST], leaks.by_class[CLT_LEAK_GROWING],
-                leaks.by_class[CLT_LEAK_STILL_HELD],
-                clt_stacks_recorded ? "their creation stacks are in the trace"
-                                    : "no creation stacks (none recorded: a leak in a loop is told by its site)");
-    }
+    clt_life_emit_leaks(&W, clt_boottime_ns());
     clt_cost_emit(&W);
     clt_dev_footer(&W, W.unfinished);
     clt_overrides_attrs(&W);
     clt_emit_footer(&W);
     static struct clt_attrs cost;
-    static char sampling[320];
-    struct clt_sample smp;
-    clt_sample_parse(clt_cfg.SAMPLE, clt_cfg.BUDGET, &smp);
-    clt_sample_describe(&smp, sampling, sizeof sampling);
-    cost.n = 0;
-    clt_attr_str(&cost, "cltrace.sampling", sampling);
-    clt_attr_str(&cost, "cltrace.sampling_mode", !smp.on ? "all" : smp.mode == CLT_SAMPLE_BUDGET ? "budget" : "fixed");
-    if (smp.on && smp.mode == CLT_SAMPLE_BUDGET) {   /* what timing cost against its budget */
-        clt_attr_int(&cost, "cltrace.budget_percent_x100", (int64_t)(smp.budget * 100));
-        clt_attr_int(&cost, "cltrace.budget_spent_ns", (int64_t)__atomic_load_n(&clt_budget_spent_ns, __ATOMIC_RELAXED));
-        clt_attr_int(&cost, "cltrace.budget_price_ns", (int64_t)__atomic_load_n(&clt_budget_price_ns, __ATOMIC_RELAXED));
-        clt_attr_int(&cost, "cltrace.budget_first", (int64_t)smp.first);
-    }
-    static char cmdline[1024];
-    if (clt_command_line(cmdline, sizeof cmdline))     /* what the report's commands (cltrace try) rerun */
-        clt_attr_str(&cost, "cltrace.cmdline", cmdline);
-    clt_attr_int(&cost, "cltrace.spilled_bytes", (int64_t)clt_spill_total());
-    if (exit_how) {      /* no atexit handler ran: the objects held are held at that call */
-        clt_attr_str(&cost, "cltrace.exit_by", exit_how);
-        if (exit_status >= 0)
-            clt_attr_int(&cost, "cltrace.exit_status", exit_status);
-    }
-    if (clt_rec_on()) {
-        clt_attr_int(&cost, "cltrace.ring_bytes", (int64_t)clt_rec_held());
-        clt_attr_int(&cost, "cltrace.ring_dropped_bytes", (int64_t)clt_rec_dropped());
-    }
+    run_attrs(&cost);
     /* Everything compressed and written before the exit's figure is taken,
      * the footer too; the figure follows alone. The last flush holds the
      * exit's records (leaks, completions): compressing it after the figure
@@ -656,21 +661,7 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
     clt_writer_flush(&W);
     clt_file_stop_spill();
     close(W.fd);
-    const char *final = W.path;
-    if (W.dropped_emitted)     /* said whatever else is said: a trace with holes must not look whole */
-        clt_msg("%llu of %llu calls were dropped (buffer full: the writer fell behind%s); the trace counts them",
-                (unsigned long long)W.dropped_emitted, (unsigned long long)(W.calls + W.dropped_emitted),
-                clt_cfg.DROP ? ", CLTRACE_DROP=1" : " for 10 s");
-    if (W.io_failed) {
-        /* already said: the trace stops where the write failed */
-    } else if (clt_cfg.NOTIFY_FD >= 0) {
-        char line[sizeof W.path + 2];
-        int n = snprintf(line, sizeof line, "%s\n", final);
-        ssize_t w = write((int)clt_cfg.NOTIFY_FD, line, (size_t)n);
-        (void)w;
-    } else {
-        clt_msg("trace written to %s", final);
-    }
+    say_written();
     return;
 unfinished:     /* bounded waits: a writer or a disk that is stuck must not hang the exit */
     pthread_detach(writer_thread);      /* left to end with the process, not a thread never joined */

@@ -10,8 +10,9 @@
  *   fork      a child makes N calls and exits 0; the parent then makes N more
  *   late      OpenCL calls from an atexit handler and a destructor, after
  *             main returned (the destructor also runs in every other mode)
- *   kill      waits 300 ms (the writer flushes an idle buffer), then SIGKILL:
- *             no handler runs, the trace is what the file holds
+ *   kill      waits (60 s at most) for SIGKILL from outside, sent once the
+ *             trace holds the calls (the writer flushes an idle buffer, at
+ *             idle priority: late on a loaded machine): no handler runs
  *   plain     returns 0 */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
@@ -81,7 +82,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "abort")) {
         abort();
     } else if (!strcmp(mode, "kill")) {
-        usleep(300000);
+        sleep(60);
         raise(SIGKILL);
     } else if (!strcmp(mode, "_exit")) {
         _exit(3);

@@ -149,25 +149,19 @@ static void append_env(const char *var, const char *value, const char *sep)
     free(both);
 }
 
-int main(int argc, char **argv)
+/* The options before the program, into the environment the shim reads.
+ * The program's index in argv; -1 after --help; -2 a wrong option (said). */
+static int read_options(int argc, char **argv, int *quiet)
 {
-    int quiet = 0, i = 1;
+    int i = 1;
     const char *opt;
-    if (argc > 1 && strcmp(argv[1], "probe") == 0)
-        return run_beside("cltrace-probe", argv + 1);
-    if (argc > 1 && (strcmp(argv[1], "replay") == 0 || strcmp(argv[1], "tune") == 0))
-        return run_beside("cltrace-replay", argv);
-    if (argc > 1 && strcmp(argv[1], "ctl") == 0)
-        return clt_ctl_main(argc, argv);
-    if (argc > 1 && strcmp(argv[1], "try") == 0)
-        return run_beside("cltrace-try", argv + 1);
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (strcmp(argv[i], "--") == 0) {
             i++;
             break;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage(stdout);
-            return 0;
+            return -1;
         } else if (strcmp(argv[i], "--no-children") == 0) {
             setenv(CLT_ENV_PREFIX "CHILDREN", "0", 1);
         } else if (strcmp(argv[i], "--sample") == 0 || strncmp(argv[i], "--sample=", 9) == 0) {
@@ -193,20 +187,23 @@ int main(int argc, char **argv)
         } else if ((opt = value_of(argc, argv, &i, "--every"))) {
             setenv(CLT_ENV_PREFIX "WINDOW_EVERY", opt, 1);
         } else if (strcmp(argv[i], "-q") == 0) {
-            quiet = 1;
+            *quiet = 1;
             setenv(CLT_ENV_PREFIX "QUIET", "1", 1);
         } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
             setenv(CLT_ENV_PREFIX "OUTPUT", argv[++i], 1);
         } else {
             fprintf(stderr, "cltrace: unknown option %s\n", argv[i]);
             usage(stderr);
-            return 2;
+            return -2;
         }
     }
-    if (i >= argc) {
-        usage(stderr);
-        return 2;
-    }
+    return i;
+}
+
+/* --ring, --snapshot-on, --window and --every checked now, not after an
+ * hour's run: 0, or 2 said. */
+static int check_options(void)
+{
     const char *win = getenv(CLT_ENV_PREFIX "WINDOW"), *every = getenv(CLT_ENV_PREFIX "WINDOW_EVERY");
     const char *ring = getenv(CLT_ENV_PREFIX "RING_MB"), *snap = getenv(CLT_ENV_PREFIX "SNAPSHOT_ON");
     if (ring && *ring) {
@@ -238,15 +235,13 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    char shim[PATH_MAX], preload[2 * PATH_MAX];
-    if (find_shim(shim, sizeof shim) != 0) {
-        fprintf(stderr, "cltrace: libcltrace.so not found next to the launcher (set CLTRACE_SHIM)\n");
-        return 127;
-    }
-    const char *old = getenv("LD_PRELOAD");
-    snprintf(preload, sizeof preload, "%s%s%s", shim, old && *old ? ":" : "", old ? old : "");
-    setenv("LD_PRELOAD", preload, 1);
+    return 0;
+}
 
+/* The program run with the shim preloaded; each trace path its processes
+ * announce said; its exit status, as a shell gives it. */
+static int run_traced(char **argv, int quiet)
+{
     /* Traced processes announce their trace path on this pipe. */
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) != 0) {
@@ -265,8 +260,8 @@ int main(int argc, char **argv)
     }
     if (pid == 0) {
         close(pfd[0]);
-        execvp(argv[i], argv + i);
-        fprintf(stderr, "cltrace: cannot run %s: %s\n", argv[i], strerror(errno));
+        execvp(argv[0], argv);
+        fprintf(stderr, "cltrace: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
     close(pfd[1]);
@@ -291,4 +286,36 @@ int main(int argc, char **argv)
     if (WIFSIGNALED(status))
         return 128 + WTERMSIG(status);
     return WEXITSTATUS(status);
+}
+
+int main(int argc, char **argv)
+{
+    int quiet = 0;
+    if (argc > 1 && strcmp(argv[1], "probe") == 0)
+        return run_beside("cltrace-probe", argv + 1);
+    if (argc > 1 && (strcmp(argv[1], "replay") == 0 || strcmp(argv[1], "tune") == 0))
+        return run_beside("cltrace-replay", argv);
+    if (argc > 1 && strcmp(argv[1], "ctl") == 0)
+        return clt_ctl_main(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "try") == 0)
+        return run_beside("cltrace-try", argv + 1);
+    int i = read_options(argc, argv, &quiet);
+    if (i < 0)
+        return i == -1 ? 0 : 2;
+    if (i >= argc) {
+        usage(stderr);
+        return 2;
+    }
+    if (check_options() != 0)
+        return 2;
+    char shim[PATH_MAX], preload[2 * PATH_MAX];
+    if (find_shim(shim, sizeof shim) != 0) {
+        fprintf(stderr, "cltrace: libcltrace.so not found next to the launcher (set CLTRACE_SHIM)\n");
+        return 127;
+    }
+    const char *old = getenv("LD_PRELOAD");
+    snprintf(preload, sizeof preload, "%s%s%s", shim, old && *old ? ":" : "", old ? old : "");
+    setenv("LD_PRELOAD", preload, 1);
+
+    return run_traced(argv + i, quiet);
 }

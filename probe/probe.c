@@ -73,6 +73,115 @@ static double event_ns(cl_event ev)
     return e > s ? (double)(e - s) : 0;
 }
 
+/* Transfers: the fastest of several, each direction, pageable and pinned,
+ * each size; a line fitted to each (bandwidth, fixed cost). */
+static void probe_transfers(cl_command_queue q, cl_mem buf, void *page, void *pinned, unsigned ns,
+                            struct clt_probe *p, struct clt_probe_fit fit[4])
+{
+    static const char *const what[4] = { "h2d_pageable", "d2h_pageable", "h2d_pinned", "d2h_pinned" };
+    double t_all[4][NSIZES] = { { 0 } };
+    /* a warm-up pass (first touches, a driver's threads waking), then the
+     * sizes and directions interleaved, so a busy moment on a shared
+     * machine spoils one sample of each, not one size's every sample */
+    for (int rep = -1; rep < 12; rep++)
+        for (unsigned i = 0; i < ns; i++)
+            for (int w = 0; w < 4; w++) {
+                double t1 = transfer_ns(q, buf, w < 2 ? page : pinned, sizes[i], !(w & 1), sizes[i] <= 262144 ? 3 : 1);
+                if (rep >= 0 && t1 > 0 && (!t_all[w][i] || t1 < t_all[w][i]))
+                    t_all[w][i] = t1;
+            }
+    for (int w = 0; w < 4; w++) {
+        double *t_ns = t_all[w];
+        for (unsigned i = 0; i < ns; i++) {
+            char key[40];
+            snprintf(key, sizeof key, "%s_ns_%llu", what[w], (unsigned long long)sizes[i]);
+            clt_probe_set(p, key, "%.0f", t_ns[i]);
+        }
+        clt_probe_fit(sizes, t_ns, ns, &fit[w]);
+        char key[40];
+        snprintf(key, sizeof key, "%s_gbps", what[w]);
+        clt_probe_set(p, key, "%.3f", fit[w].gbps);
+        snprintf(key, sizeof key, "%s_latency_ns", what[w]);
+        clt_probe_set(p, key, "%.0f", fit[w].latency_ns);
+    }
+}
+
+/* Launches (an empty kernel, enqueue + finish, and its device time) and
+ * global memory (a float4 copy over the largest buffer, read + written). */
+static void probe_kernels(cl_context ctx, cl_device_id dev, cl_command_queue q, cl_mem buf, uint64_t top,
+                          struct clt_probe *p)
+{
+    cl_int err;
+    cl_program prog = clCreateProgramWithSource(ctx, 1, &kernels, NULL, &err);
+    if (prog && clBuildProgram(prog, 1, &dev, "", NULL, NULL) == CL_SUCCESS) {
+        cl_kernel ke = clCreateKernel(prog, "empty", &err), kc = clCreateKernel(prog, "copy", &err);
+        size_t one = 1;
+        double launch = 0, dev_ns = 0;
+        for (int r = 0; r < 50 && ke; r++) {
+            cl_event ev;
+            double t0 = now_ns();
+            clEnqueueNDRangeKernel(q, ke, 1, NULL, &one, NULL, 0, NULL, &ev);
+            clFinish(q);
+            double tl = now_ns() - t0, d = event_ns(ev);
+            if (!launch || tl < launch)
+                launch = tl;
+            if (!dev_ns || (d > 0 && d < dev_ns))
+                dev_ns = d;
+        }
+        clt_probe_set(p, "launch_ns", "%.0f", launch);
+        clt_probe_set(p, "kernel_min_ns", "%.0f", dev_ns);
+        /* global memory: a float4 copy over the largest buffer, read + written */
+        cl_mem dst = clCreateBuffer(ctx, CL_MEM_READ_WRITE, top, NULL, &err);
+        double best = 0;
+        size_t items = (size_t)(top / 16);
+        for (int r = 0; r < 5 && kc && dst; r++) {
+            cl_event ev;
+            clSetKernelArg(kc, 0, sizeof buf, &buf);
+            clSetKernelArg(kc, 1, sizeof dst, &dst);
+            if (clEnqueueNDRangeKernel(q, kc, 1, NULL, &items, NULL, 0, NULL, &ev) != CL_SUCCESS)
+                break;
+            double d = event_ns(ev);
+            if (d > 0 && (!best || d < best))
+                best = d;
+        }
+        if (best)
+            clt_probe_set(p, "global_gbps", "%.3f", 2.0 * (double)top / best);
+        if (dst)
+            clReleaseMemObject(dst);
+        if (ke)
+            clReleaseKernel(ke);
+        if (kc)
+            clReleaseKernel(kc);
+    }
+    if (prog)
+        clReleaseProgram(prog);
+}
+
+/* The figures saved in the user's cache, whole or not at all: 0, or 1 said. */
+static int probe_save(const char *name, const struct clt_probe *p, char *path, size_t path_cap)
+{
+    char dir[600], tmp[720];
+    if (clt_probe_path(name, path, path_cap) != 0 || clt_probe_dir(dir, sizeof dir) != 0 || mkdirs(dir) != 0) {
+        fprintf(stderr, "cltrace probe: no cache folder to write to (set CLTRACE_PROBE_DIR or HOME)\n");
+        return 1;
+    }
+    snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
+    FILE *f = fopen(tmp, "we");
+    if (!f) {
+        fprintf(stderr, "cltrace probe: cannot write %s: %s\n", tmp, strerror(errno));
+        return 1;
+    }
+    fprintf(f, "cltrace-probe 1\n");
+    for (unsigned i = 0; i < p->n; i++)
+        fprintf(f, "%s %s\n", p->key[i], p->val[i]);
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {     /* whole or not at all */
+        fprintf(stderr, "cltrace probe: cannot write %s: %s\n", path, strerror(errno));
+        unlink(tmp);
+        return 1;
+    }
+    return 0;
+}
+
 static int probe_device(cl_device_id dev, const char *only, int quiet)
 {
     char name[256] = "", vendor[256] = "", driver[256] = "";
@@ -113,81 +222,12 @@ static int probe_device(cl_device_id dev, const char *only, int quiet)
     clt_probe_set(&p, "vendor", "%s", vendor);
     clt_probe_set(&p, "driver", "%s", driver);
     clt_probe_set(&p, "date", "%s", date);
-    /* transfers: fastest of several, each direction, pageable and pinned */
-    static const char *const what[4] = { "h2d_pageable", "d2h_pageable", "h2d_pinned", "d2h_pinned" };
     struct clt_probe_fit fit[4];
-    double t_all[4][NSIZES] = { { 0 } };
-    /* a warm-up pass (first touches, a driver's threads waking), then the
-     * sizes and directions interleaved, so a busy moment on a shared
-     * machine spoils one sample of each, not one size's every sample */
-    for (int rep = -1; rep < 12; rep++)
-        for (unsigned i = 0; i < ns; i++)
-            for (int w = 0; w < 4; w++) {
-                double t1 = transfer_ns(q, buf, w < 2 ? page : pinned, sizes[i], !(w & 1), sizes[i] <= 262144 ? 3 : 1);
-                if (rep >= 0 && t1 > 0 && (!t_all[w][i] || t1 < t_all[w][i]))
-                    t_all[w][i] = t1;
-            }
-    for (int w = 0; w < 4; w++) {
-        double *t_ns = t_all[w];
-        for (unsigned i = 0; i < ns; i++) {
-            char key[40];
-            snprintf(key, sizeof key, "%s_ns_%llu", what[w], (unsigned long long)sizes[i]);
-            clt_probe_set(&p, key, "%.0f", t_ns[i]);
-        }
-        clt_probe_fit(sizes, t_ns, ns, &fit[w]);
-        char key[40];
-        snprintf(key, sizeof key, "%s_gbps", what[w]);
-        clt_probe_set(&p, key, "%.3f", fit[w].gbps);
-        snprintf(key, sizeof key, "%s_latency_ns", what[w]);
-        clt_probe_set(&p, key, "%.0f", fit[w].latency_ns);
-    }
+    probe_transfers(q, buf, page, pinned, ns, &p, fit);
     /* "small": below the size where the fixed cost of a host-to-device
      * transfer equals its time at full bandwidth (pageable: what most apps use) */
     clt_probe_set(&p, "small_transfer_bytes", "%llu", (unsigned long long)fit[0].small_bytes);
-    /* launches: an empty kernel, enqueue + finish, and its device time */
-    cl_program prog = clCreateProgramWithSource(ctx, 1, &kernels, NULL, &err);
-    if (prog && clBuildProgram(prog, 1, &dev, "", NULL, NULL) == CL_SUCCESS) {
-        cl_kernel ke = clCreateKernel(prog, "empty", &err), kc = clCreateKernel(prog, "copy", &err);
-        size_t one = 1;
-        double launch = 0, dev_ns = 0;
-        for (int r = 0; r < 50 && ke; r++) {
-            cl_event ev;
-            double t0 = now_ns();
-            clEnqueueNDRangeKernel(q, ke, 1, NULL, &one, NULL, 0, NULL, &ev);
-            clFinish(q);
-            double tl = now_ns() - t0, d = event_ns(ev);
-            if (!launch || tl < launch)
-                launch = tl;
-            if (!dev_ns || (d > 0 && d < dev_ns))
-                dev_ns = d;
-        }
-        clt_probe_set(&p, "launch_ns", "%.0f", launch);
-        clt_probe_set(&p, "kernel_min_ns", "%.0f", dev_ns);
-        /* global memory: a float4 copy over the largest buffer, read + written */
-        cl_mem dst = clCreateBuffer(ctx, CL_MEM_READ_WRITE, top, NULL, &err);
-        double best = 0;
-        size_t items = (size_t)(top / 16);
-        for (int r = 0; r < 5 && kc && dst; r++) {
-            cl_event ev;
-            clSetKernelArg(kc, 0, sizeof buf, &buf);
-            clSetKernelArg(kc, 1, sizeof dst, &dst);
-            if (clEnqueueNDRangeKernel(q, kc, 1, NULL, &items, NULL, 0, NULL, &ev) != CL_SUCCESS)
-                break;
-            double d = event_ns(ev);
-            if (d > 0 && (!best || d < best))
-                best = d;
-        }
-        if (best)
-            clt_probe_set(&p, "global_gbps", "%.3f", 2.0 * (double)top / best);
-        if (dst)
-            clReleaseMemObject(dst);
-        if (ke)
-            clReleaseKernel(ke);
-        if (kc)
-            clReleaseKernel(kc);
-    }
-    if (prog)
-        clReleaseProgram(prog);
+    probe_kernels(ctx, dev, q, buf, top, &p);
     clEnqueueUnmapMemObject(q, pin, pinned, 0, NULL, NULL);
     clFinish(q);
     clReleaseMemObject(pin);
@@ -196,25 +236,9 @@ static int probe_device(cl_device_id dev, const char *only, int quiet)
     clReleaseContext(ctx);
     free(page);
 
-    char path[700], dir[600], tmp[720];
-    if (clt_probe_path(name, path, sizeof path) != 0 || clt_probe_dir(dir, sizeof dir) != 0 || mkdirs(dir) != 0) {
-        fprintf(stderr, "cltrace probe: no cache folder to write to (set CLTRACE_PROBE_DIR or HOME)\n");
+    char path[700];
+    if (probe_save(name, &p, path, sizeof path) != 0)
         return 1;
-    }
-    snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
-    FILE *f = fopen(tmp, "we");
-    if (!f) {
-        fprintf(stderr, "cltrace probe: cannot write %s: %s\n", tmp, strerror(errno));
-        return 1;
-    }
-    fprintf(f, "cltrace-probe 1\n");
-    for (unsigned i = 0; i < p.n; i++)
-        fprintf(f, "%s %s\n", p.key[i], p.val[i]);
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {     /* whole or not at all */
-        fprintf(stderr, "cltrace probe: cannot write %s: %s\n", path, strerror(errno));
-        unlink(tmp);
-        return 1;
-    }
     if (!quiet) {
         printf("%s (%s, driver %s)\n", name, vendor, driver);
         printf("  host->device: %.2f GB/s pageable, %.2f GB/s pinned; %.1f us per transfer\n", fit[0].gbps,

@@ -50,6 +50,108 @@ static const char prelude[] =
     "    else printf(\"%s: same within the tolerance\\n\", what);\n"
     "    return bad != 0;\n}\n\n";
 
+/* main()'s first part: the platform, a context and queue, the program built, the kernel. */
+static void emit_setup(FILE *f, const struct rf_capture *c, const char *absdir)
+{
+    fprintf(f, "int main(int argc, char **argv)\n{\n    dir = argc > 1 ? argv[1] : ");
+    c_string(f, absdir);
+    fprintf(f, ";\n    cl_uint pi = argc > 2 ? (cl_uint)atoi(argv[2]) : 0, np = 0;\n"
+               "    cl_platform_id plats[16];\n    CHECK(clGetPlatformIDs(16, plats, &np));\n"
+               "    if (pi >= np) { fprintf(stderr, \"no platform %%u\\n\", pi); return 2; }\n"
+               "    cl_device_id dev;\n    CHECK(clGetDeviceIDs(plats[pi], CL_DEVICE_TYPE_ALL, 1, &dev, NULL));\n"
+               "    cl_int e;\n    cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);\n    CHECK(e);\n"
+               "    cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &e);\n    CHECK(e);\n"
+               "    size_t len;\n    char *text = load(\"%s\", &len);\n", rf_program_file(c->program));
+    if (c->program == RF_SOURCE)
+        fprintf(f, "    cl_program prog = clCreateProgramWithSource(ctx, 1, (const char **)&text, &len, &e);\n");
+    else if (c->program == RF_IL)
+        fprintf(f, "    cl_program prog = clCreateProgramWithIL(ctx, text, len, &e);\n");
+    else
+        fprintf(f, "    const unsigned char *bin = (const unsigned char *)text;\n"
+                   "    cl_program prog = clCreateProgramWithBinary(ctx, 1, &dev, &len, &bin, NULL, &e);\n");
+    fprintf(f, "    CHECK(e);\n    if (clBuildProgram(prog, 1, &dev, ");
+    c_string(f, c->build_options);
+    fprintf(f, ", NULL, NULL) != CL_SUCCESS) {\n        char log[8192] = \"\";\n"
+               "        clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);\n"
+               "        fprintf(stderr, \"build failed:\\n%%s\\n\", log);\n        return 2;\n    }\n"
+               "    cl_kernel k = clCreateKernel(prog, \"%s\", &e);\n    CHECK(e);\n", c->kernel);
+}
+
+/* Argument i: its buffer, image, value, local size, NULL or sampler, set on the kernel. */
+static void emit_arg(FILE *f, const struct rf_capture *c, unsigned i)
+{
+    const struct rf_arg *r = &c->arg[i];
+    cl_mem_flags access = r->flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY);
+    fprintf(f, "    /* arg %u: %s %s */\n", i, rf_kind_name(r->kind), r->type);
+    switch (r->kind) {
+    case RF_BUFFER:
+        fprintf(f, "    void *in%u = load(\"arg%u.in\", NULL);\n"
+                   "    cl_mem m%u = clCreateBuffer(ctx, 0x%llx | CL_MEM_COPY_HOST_PTR, %zu, in%u, &e);\n    CHECK(e);\n"
+                   "    CHECK(clSetKernelArg(k, %u, sizeof m%u, &m%u));\n",
+                i, i, i, (unsigned long long)access, r->bytes, i, i, i, i);
+        break;
+    case RF_IMAGE:
+        fprintf(f, "    void *in%u = load(\"arg%u.in\", NULL);\n"
+                   "    cl_image_format fmt%u = { 0x%x, 0x%x };\n    cl_image_desc d%u;\n"
+                   "    memset(&d%u, 0, sizeof d%u);\n    d%u.image_type = 0x%x; d%u.image_width = %zu; "
+                   "d%u.image_height = %zu; d%u.image_depth = %zu; d%u.image_array_size = %zu;\n"
+                   "    cl_mem m%u = clCreateImage(ctx, 0x%llx | CL_MEM_COPY_HOST_PTR, &fmt%u, &d%u, in%u, &e);\n"
+                   "    CHECK(e);\n    CHECK(clSetKernelArg(k, %u, sizeof m%u, &m%u));\n",
+                i, i, i, r->order, r->data_type, i, i, i, i, r->image_type, i, r->width, i, r->height, i,
+                r->depth, i, r->array_size, i, (unsigned long long)access, i, i, i, i, i, i);
+        break;
+    case RF_SCALAR:
+        fprintf(f, "    void *in%u = load(\"arg%u.in\", NULL);\n    CHECK(clSetKernelArg(k, %u, %zu, in%u));\n",
+                i, i, i, r->bytes, i);
+        break;
+    case RF_LOCAL:
+        fprintf(f, "    CHECK(clSetKernelArg(k, %u, %zu, NULL));\n", i, r->bytes);
+        break;
+    case RF_NULL:
+        fprintf(f, "    CHECK(clSetKernelArg(k, %u, sizeof(cl_mem), NULL));\n", i);
+        break;
+    case RF_SAMPLER:
+        fprintf(f, "    cl_sampler s%u = clCreateSampler(ctx, %u, 0x%x, 0x%x, &e);\n    CHECK(e);\n"
+                   "    CHECK(clSetKernelArg(k, %u, sizeof s%u, &s%u));\n",
+                i, r->normalized, r->addressing, r->filter, i, i, i);
+        break;
+    default:
+        break;
+    }
+}
+
+/* The launch, then each output read back and compared with the captured one. */
+static void emit_launch_and_compare(FILE *f, const struct rf_capture *c, const struct rp_args *a)
+{
+    fprintf(f, "    size_t offset[3] = { %zu, %zu, %zu }, global[3] = { %zu, %zu, %zu };\n", c->offset[0], c->offset[1],
+            c->offset[2], c->global[0], c->global[1], c->global[2]);
+    if (!c->local_null)
+        fprintf(f, "    size_t local[3] = { %zu, %zu, %zu };\n", c->local[0], c->local[1], c->local[2]);
+    fprintf(f, "    CHECK(clEnqueueNDRangeKernel(q, k, %u, offset, global, %s, 0, NULL, NULL));\n    CHECK(clFinish(q));\n"
+               "    int differ = 0;\n", c->work_dim, c->local_null ? "NULL" : "local");
+    for (unsigned i = 0; i < c->nargs; i++) {
+        const struct rf_arg *r = &c->arg[i];
+        if (!r->writes)
+            continue;
+        char kind;
+        unsigned size;
+        rf_elem_of(r->type, &kind, &size);
+        int fsize = r->kind == RF_IMAGE ? (r->data_type == CL_FLOAT ? 4 : 0) : kind == 'f' ? (int)size : 0;
+        fprintf(f, "    {\n        void *want = load(\"arg%u.out\", NULL), *got = malloc(%zu);\n", i, r->bytes);
+        if (r->kind == RF_BUFFER)
+            fprintf(f, "        CHECK(clEnqueueReadBuffer(q, m%u, CL_TRUE, 0, %zu, got, 0, NULL, NULL));\n", i, r->bytes);
+        else
+            fprintf(f, "        size_t o[3] = { 0, 0, 0 }, r[3] = { %zu, %zu, %zu };\n"
+                       "        CHECK(clEnqueueReadImage(q, m%u, CL_TRUE, o, r, 0, 0, got, 0, NULL, NULL));\n",
+                    r->width, r->image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY ? r->array_size : r->height ? r->height : 1,
+                    r->image_type == CL_MEM_OBJECT_IMAGE2D_ARRAY ? r->array_size : r->depth ? r->depth : 1, i);
+        fprintf(f, "        differ |= compare(\"arg %u\", got, want, %zu, %d, %g, %g);\n    }\n", i, r->bytes, fsize,
+                a->o.rel, a->o.abs);
+    }
+    fprintf(f, "    printf(\"%%s\\n\", differ ? \"the outputs DIFFER from the captured ones\" : "
+               "\"the outputs are the captured ones\");\n    return differ;\n}\n");
+}
+
 int rp_emit_c(const struct rp_args *a)
 {
     struct rf_capture c;
@@ -76,95 +178,10 @@ int rp_emit_c(const struct rp_args *a)
                " * Exit 0: the outputs are the captured ones; 1: they differ; 2: it cannot run. */\n",
             c.kernel, (unsigned long long)c.launch_n, c.platform, c.device, c.driver_version);
     fputs(prelude, f);
-    fprintf(f, "int main(int argc, char **argv)\n{\n    dir = argc > 1 ? argv[1] : ");
-    c_string(f, absdir);
-    fprintf(f, ";\n    cl_uint pi = argc > 2 ? (cl_uint)atoi(argv[2]) : 0, np = 0;\n"
-               "    cl_platform_id plats[16];\n    CHECK(clGetPlatformIDs(16, plats, &np));\n"
-               "    if (pi >= np) { fprintf(stderr, \"no platform %%u\\n\", pi); return 2; }\n"
-               "    cl_device_id dev;\n    CHECK(clGetDeviceIDs(plats[pi], CL_DEVICE_TYPE_ALL, 1, &dev, NULL));\n"
-               "    cl_int e;\n    cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);\n    CHECK(e);\n"
-               "    cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &e);\n    CHECK(e);\n"
-               "    size_t len;\n    char *text = load(\"%s\", &len);\n", rf_program_file(c.program));
-    if (c.program == RF_SOURCE)
-        fprintf(f, "    cl_program prog = clCreateProgramWithSource(ctx, 1, (const char **)&text, &len, &e);\n");
-    else if (c.program == RF_IL)
-        fprintf(f, "    cl_program prog = clCreateProgramWithIL(ctx, text, len, &e);\n");
-    else
-        fprintf(f, "    const unsigned char *bin = (const unsigned char *)text;\n"
-                   "    cl_program prog = clCreateProgramWithBinary(ctx, 1, &dev, &len, &bin, NULL, &e);\n");
-    fprintf(f, "    CHECK(e);\n    if (clBuildProgram(prog, 1, &dev, ");
-    c_string(f, c.build_options);
-    fprintf(f, ", NULL, NULL) != CL_SUCCESS) {\n        char log[8192] = \"\";\n"
-               "        clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);\n"
-               "        fprintf(stderr, \"build failed:\\n%%s\\n\", log);\n        return 2;\n    }\n"
-               "    cl_kernel k = clCreateKernel(prog, \"%s\", &e);\n    CHECK(e);\n", c.kernel);
-    for (unsigned i = 0; i < c.nargs; i++) {
-        const struct rf_arg *r = &c.arg[i];
-        cl_mem_flags access = r->flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY);
-        fprintf(f, "    /* arg %u: %s %s */\n", i, rf_kind_name(r->kind), r->type);
-        switch (r->kind) {
-        case RF_BUFFER:
-            fprintf(f, "    void *in%u = load(\"arg%u.in\", NULL);\n"
-                       "    cl_mem m%u = clCreateBuffer(ctx, 0x%llx | CL_MEM_COPY_HOST_PTR, %zu, in%u, &e);\n    CHECK(e);\n"
-                       "    CHECK(clSetKernelArg(k, %u, sizeof m%u, &m%u));\n",
-                    i, i, i, (unsigned long long)access, r->bytes, i, i, i, i);
-            break;
-        case RF_IMAGE:
-            fprintf(f, "    void *in%u = load(\"arg%u.in\", NULL);\n"
-                       "    cl_image_format fmt%u = { 0x%x, 0x%x };\n    cl_image_desc d%u;\n"
-                       "    memset(&d%u, 0, sizeof d%u);\n    d%u.image_type = 0x%x; d%u.image_width = %zu; "
-                       "d%u.image_height = %zu; d%u.image_depth = %zu; d%u.image_array_size = %zu;\n"
-                       "    cl_mem m%u = clCreateImage(ctx, 0x%llx | CL_MEM_COPY_HOST_PTR, &fmt%u, &d%u, in%u, &e);\n"
-                       "    CHECK(e);\n    CHECK(clSetKernelArg(k, %u, sizeof m%u, &m%u));\n",
-                    i, i, i, r->order, r->data_type, i, i, i, i, r->image_type, i, r->width, i, r->height, i,
-                    r->depth, i, r->array_size, i, (unsigned long long)access, i, i, i, i, i, i);
-            break;
-        case RF_SCALAR:
-            fprintf(f, "    void *in%u = load(\"arg%u.in\", NULL);\n    CHECK(clSetKernelArg(k, %u, %zu, in%u));\n",
-                    i, i, i, r->bytes, i);
-            break;
-        case RF_LOCAL:
-            fprintf(f, "    CHECK(clSetKernelArg(k, %u, %zu, NULL));\n", i, r->bytes);
-            break;
-        case RF_NULL:
-            fprintf(f, "    CHECK(clSetKernelArg(k, %u, sizeof(cl_mem), NULL));\n", i);
-            break;
-        case RF_SAMPLER:
-            fprintf(f, "    cl_sampler s%u = clCreateSampler(ctx, %u, 0x%x, 0x%x, &e);\n    CHECK(e);\n"
-                       "    CHECK(clSetKernelArg(k, %u, sizeof s%u, &s%u));\n",
-                    i, r->normalized, r->addressing, r->filter, i, i, i);
-            break;
-        default:
-            break;
-        }
-    }
-    fprintf(f, "    size_t offset[3] = { %zu, %zu, %zu }, global[3] = { %zu, %zu, %zu };\n", c.offset[0], c.offset[1],
-            c.offset[2], c.global[0], c.global[1], c.global[2]);
-    if (!c.local_null)
-        fprintf(f, "    size_t local[3] = { %zu, %zu, %zu };\n", c.local[0], c.local[1], c.local[2]);
-    fprintf(f, "    CHECK(clEnqueueNDRangeKernel(q, k, %u, offset, global, %s, 0, NULL, NULL));\n    CHECK(clFinish(q));\n"
-               "    int differ = 0;\n", c.work_dim, c.local_null ? "NULL" : "local");
-    for (unsigned i = 0; i < c.nargs; i++) {
-        const struct rf_arg *r = &c.arg[i];
-        if (!r->writes)
-            continue;
-        char kind;
-        unsigned size;
-        rf_elem_of(r->type, &kind, &size);
-        int fsize = r->kind == RF_IMAGE ? (r->data_type == CL_FLOAT ? 4 : 0) : kind == 'f' ? (int)size : 0;
-        fprintf(f, "    {\n        void *want = load(\"arg%u.out\", NULL), *got = malloc(%zu);\n", i, r->bytes);
-        if (r->kind == RF_BUFFER)
-            fprintf(f, "        CHECK(clEnqueueReadBuffer(q, m%u, CL_TRUE, 0, %zu, got, 0, NULL, NULL));\n", i, r->bytes);
-        else
-            fprintf(f, "        size_t o[3] = { 0, 0, 0 }, r[3] = { %zu, %zu, %zu };\n"
-                       "        CHECK(clEnqueueReadImage(q, m%u, CL_TRUE, o, r, 0, 0, got, 0, NULL, NULL));\n",
-                    r->width, r->image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY ? r->array_size : r->height ? r->height : 1,
-                    r->image_type == CL_MEM_OBJECT_IMAGE2D_ARRAY ? r->array_size : r->depth ? r->depth : 1, i);
-        fprintf(f, "        differ |= compare(\"arg %u\", got, want, %zu, %d, %g, %g);\n    }\n", i, r->bytes, fsize,
-                a->o.rel, a->o.abs);
-    }
-    fprintf(f, "    printf(\"%%s\\n\", differ ? \"the outputs DIFFER from the captured ones\" : "
-               "\"the outputs are the captured ones\");\n    return differ;\n}\n");
+    emit_setup(f, &c, absdir);
+    for (unsigned i = 0; i < c.nargs; i++)
+        emit_arg(f, &c, i);
+    emit_launch_and_compare(f, &c, a);
     if (f != stdout && fclose(f) != 0) {
         perror(a->out);
         return 2;

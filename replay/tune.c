@@ -154,6 +154,72 @@ static int by_median(const void *a, const void *b)
     return x->median < y->median ? -1 : x->median > y->median;
 }
 
+/* Each candidate run `repeat` times: its median and least time, and whether
+ * every output matched the captured one (the global size rounded up to it
+ * with --round-global). */
+static void run_candidates(struct rs_session *s, const struct rp_args *a, struct cand *c, unsigned n,
+                           unsigned repeat)
+{
+    char err[6000];
+    double *t = calloc(repeat, sizeof *t);
+    const struct rf_capture saved = s->c;
+    for (unsigned i = 0; t && i < n; i++) {
+        for (unsigned d = 0; d < 3; d++) {
+            size_t g = saved.global[d], l = c[i].null ? 1 : c[i].local[d];
+            s->c.global[d] = a->round_global && !c[i].captured ? (g + l - 1) / l * l : g;
+            c[i].global[d] = s->c.global[d];
+        }
+        if (rs_run(s, c[i].local, c[i].null, repeat, t, err, sizeof err) != 0) {
+            c[i].failed = 1;
+        } else {
+            c[i].median = rs_median(t, repeat);
+            c[i].min = t[0];
+            c[i].valid = 1;
+            for (unsigned j = 0; j < saved.nargs; j++) {
+                struct rs_diff d;
+                if (!saved.arg[j].writes)
+                    continue;
+                rs_compare(s, j, a->o.rel, a->o.abs, &d);
+                c[i].valid &= !d.differs;
+            }
+        }
+        s->c = saved;
+    }
+    free(t);
+}
+
+/* The table: each local size's times, the best against the captured one. */
+static void print_tune(const struct rs_session *s, const struct rp_args *a, const struct limits *L,
+                       const struct cand *c, unsigned n, unsigned repeat, int best, const struct cand *cap)
+{
+    const struct rf_capture *k = &s->c;
+    char l[64], g[64];
+    rs_say_local(g, sizeof g, k->work_dim, k->global, 0);
+    printf("tune of %s launch %llu on %s / %s: global %s, %u local sizes, %u runs each\n", k->kernel,
+           (unsigned long long)k->launch_n, s->platform, s->device, g, n, repeat);
+    printf("  limits: work-group %zu, preferred multiple %zu%s%s\n", L->kernel_max, L->preferred,
+           L->reqd[0] ? ", required by the kernel" : "",
+           a->round_global ? "; global rounded up to each local size (--round-global)"
+           : L->non_uniform ? "; a partial last group allowed" : "; each divides the global size");
+    printf("  %-16s %14s %14s  %s\n", "local", "median (us)", "min (us)", "");
+    for (unsigned i = 0; i < n; i++) {
+        rs_say_local(l, sizeof l, k->work_dim, c[i].local, c[i].null);
+        printf("  %-16s ", l);
+        if (c[i].failed)
+            printf("%14s %14s  %s\n", "-", "-", "the launch failed");
+        else
+            printf("%14.3f %14.3f  %s%s\n", c[i].median / 1e3, c[i].min / 1e3,
+                   c[i].valid ? "" : "WRONG OUTPUT ", c[i].captured ? "(captured)" : "");
+    }
+    if (best >= 0 && cap->median > 0) {
+        rs_say_local(l, sizeof l, k->work_dim, c[best].local, c[best].null);
+        char cl[64];
+        rs_say_local(cl, sizeof cl, k->work_dim, cap->local, cap->null);
+        printf("best: local %s, %.3f us against %.3f us captured (local %s): %.2fx\n", l, c[best].median / 1e3,
+               cap->median / 1e3, cl, cap->median / c[best].median);
+    }
+}
+
 int rp_tune(const struct rp_args *a)
 {
     struct rs_session s;
@@ -179,31 +245,7 @@ int rp_tune(const struct rp_args *a)
         return 2;
     }
     c[cap_i].captured = 1;
-    double *t = calloc(repeat, sizeof *t);
-    struct rf_capture saved = s.c;
-    for (unsigned i = 0; t && i < n; i++) {
-        for (unsigned d = 0; d < 3; d++) {
-            size_t g = k->global[d], l = c[i].null ? 1 : c[i].local[d];
-            s.c.global[d] = a->round_global && !c[i].captured ? (g + l - 1) / l * l : g;
-            c[i].global[d] = s.c.global[d];
-        }
-        if (rs_run(&s, c[i].local, c[i].null, repeat, t, err, sizeof err) != 0) {
-            c[i].failed = 1;
-        } else {
-            c[i].median = rs_median(t, repeat);
-            c[i].min = t[0];
-            c[i].valid = 1;
-            for (unsigned j = 0; j < k->nargs; j++) {
-                struct rs_diff d;
-                if (!k->arg[j].writes)
-                    continue;
-                rs_compare(&s, j, a->o.rel, a->o.abs, &d);
-                c[i].valid &= !d.differs;
-            }
-        }
-        s.c = saved;
-    }
-    free(t);
+    run_candidates(&s, a, c, n, repeat);
     struct cand cap = c[cap_i];
     qsort(c, n, sizeof c[0], by_median);
     int best = c[0].valid ? 0 : -1, ci = -1;
@@ -220,31 +262,7 @@ int rp_tune(const struct rp_args *a)
     if (!strcmp(a->format, "json")) {
         write_json(stdout, &s, &L, c, n, best, ci, a->round_global);
     } else {
-        char l[64], g[64];
-        rs_say_local(g, sizeof g, k->work_dim, k->global, 0);
-        printf("tune of %s launch %llu on %s / %s: global %s, %u local sizes, %u runs each\n", k->kernel,
-               (unsigned long long)k->launch_n, s.platform, s.device, g, n, repeat);
-        printf("  limits: work-group %zu, preferred multiple %zu%s%s\n", L.kernel_max, L.preferred,
-               L.reqd[0] ? ", required by the kernel" : "",
-               a->round_global ? "; global rounded up to each local size (--round-global)"
-               : L.non_uniform ? "; a partial last group allowed" : "; each divides the global size");
-        printf("  %-16s %14s %14s  %s\n", "local", "median (us)", "min (us)", "");
-        for (unsigned i = 0; i < n; i++) {
-            rs_say_local(l, sizeof l, k->work_dim, c[i].local, c[i].null);
-            printf("  %-16s ", l);
-            if (c[i].failed)
-                printf("%14s %14s  %s\n", "-", "-", "the launch failed");
-            else
-                printf("%14.3f %14.3f  %s%s\n", c[i].median / 1e3, c[i].min / 1e3,
-                       c[i].valid ? "" : "WRONG OUTPUT ", c[i].captured ? "(captured)" : "");
-        }
-        if (best >= 0 && cap.median > 0) {
-            rs_say_local(l, sizeof l, k->work_dim, c[best].local, c[best].null);
-            char cl[64];
-            rs_say_local(cl, sizeof cl, k->work_dim, cap.local, cap.null);
-            printf("best: local %s, %.3f us against %.3f us captured (local %s): %.2fx\n", l, c[best].median / 1e3,
-                   cap.median / 1e3, cl, cap.median / c[best].median);
-        }
+        print_tune(&s, a, &L, c, n, repeat, best, &cap);
         printf("(JSON: %s%s)\n", path, jf ? "" : " could not be written");
     }
     rs_close(&s);

@@ -103,6 +103,28 @@ static int serve(int fd, const char *path, const char *name, off_t size)
     return ok && off == size;
 }
 
+/* The name the URL carries: the file's own where it is plain, else
+ * trace.pftrace (.gz where it is gzip). */
+static const char *url_name(const char *path, off_t size, char *copy, size_t cap)
+{
+    snprintf(copy, cap, "%s", path);
+    const char *name = basename(copy);
+    for (const char *c = name; *c; c++)
+        if (!(((*c | 32) >= 'a' && (*c | 32) <= 'z') || (*c >= '0' && *c <= '9') || strchr("._-", *c))) {
+            name = "trace.pftrace";        /* the URL carries only a plain name */
+            break;
+        }
+    if (strcmp(name, "trace.pftrace") == 0 && size > 2) {
+        int fd = open(path, O_RDONLY);
+        unsigned char magic[2] = { 0, 0 };
+        if (fd >= 0 && read(fd, magic, 2) == 2 && magic[0] == 0x1f && magic[1] == 0x8b)
+            name = "trace.pftrace.gz";
+        if (fd >= 0)
+            close(fd);
+    }
+    return name;
+}
+
 int main(int argc, char **argv)
 {
     int open_browser = 1, port = 9001;
@@ -131,22 +153,7 @@ int main(int argc, char **argv)
         return 2;
     }
     char copy[4096];
-    snprintf(copy, sizeof copy, "%s", path);
-    const char *name = basename(copy);
-    for (const char *c = name; *c; c++)
-        if (!(((*c | 32) >= 'a' && (*c | 32) <= 'z') || (*c >= '0' && *c <= '9') || strchr("._-", *c))) {
-            name = "trace.pftrace";        /* the URL carries only a plain name */
-            break;
-        }
-    if (strcmp(name, "trace.pftrace") == 0 && st.st_size > 2) {
-        int fd = open(path, O_RDONLY);
-        unsigned char magic[2] = { 0, 0 };
-        if (fd >= 0 && read(fd, magic, 2) == 2 && magic[0] == 0x1f && magic[1] == 0x8b)
-            name = "trace.pftrace.gz";
-        if (fd >= 0)
-            close(fd);
-    }
-
+    const char *name = url_name(path, st.st_size, copy, sizeof copy);
     int srv = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int one = 1;
     setsockopt(srv, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);

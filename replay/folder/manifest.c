@@ -181,82 +181,52 @@ static int parse_arg(char *line, struct rf_capture *c, char *err, size_t cap)
     return 0;
 }
 
-int rf_read(const char *dir, struct rf_capture *c, char *err, size_t cap)
+/* One manifest line after the first: KEY REST into c (0), or why not. */
+static int read_line(char *line, const char *rest, struct rf_capture *c, const char *where, int *ended, char *err,
+                     size_t cap)
+{
+#define STR(key, field) else if (!strcmp(line, key)) snprintf(c->field, sizeof c->field, "%s", rest);
+    if (0) {
+    }
+    STR("kernel", kernel) STR("platform", platform) STR("device", device) STR("device_version", device_version)
+    STR("driver_version", driver_version) STR("build_options", build_options)
+    else if (!strcmp(line, "launch")) c->launch_n = strtoull(rest, NULL, 10);
+    else if (!strcmp(line, "command")) c->cmd_n = strtoull(rest, NULL, 10);
+    else if (!strcmp(line, "work_dim")) c->work_dim = (unsigned)atoi(rest);
+    else if (!strcmp(line, "program")) {
+        unsigned p = 0;
+        while (p < 3 && strcmp(programs[p], rest))
+            p++;
+        c->program = (enum rf_program)p;
+        if (p == 3)
+            return fail(err, cap, "%s: unknown program kind %s", where, rest);
+    } else if (!strcmp(line, "offset") || !strcmp(line, "global") || !strcmp(line, "local")) {
+        size_t *to = line[0] == 'o' ? c->offset : line[0] == 'g' ? c->global : c->local;
+        if (line[0] == 'l' && !strcmp(rest, "none"))
+            c->local_null = 1;
+        else if (sscanf(rest, "%zu %zu %zu", &to[0], &to[1], &to[2]) != 3)
+            return fail(err, cap, "%s: %s needs three numbers", where, line);
+    } else if (!strcmp(line, "args")) {
+        c->nargs = (unsigned)atoi(rest);
+        if (c->nargs > RF_MAX_ARGS)
+            return fail(err, cap, "%s: %u arguments, at most %d", where, c->nargs, RF_MAX_ARGS);
+    } else if (!strcmp(line, "arg")) {
+        char copy[4096];
+        snprintf(copy, sizeof copy, "arg %s", rest);
+        char why[512];
+        if (parse_arg(copy, c, why, sizeof why) != 0)
+            return fail(err, cap, "%s: %s", where, why);
+    } else if (!strcmp(line, "end"))
+        *ended = 1;
+    /* other keys: a later minor version's, ignored */
+#undef STR
+    return 0;
+}
+
+/* Every file the manifest names is there, whole. */
+static int files_whole(const char *dir, const struct rf_capture *c, char *err, size_t cap)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/manifest", dir);
-    memset(c, 0, sizeof *c);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        struct stat st;
-        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-            return fail(err, cap, "%s: not a capture folder (%s)", dir, strerror(errno));
-        return fail(err, cap, "%s: no manifest (a partial capture: the program stopped while it was written)", dir);
-    }
-    char line[4096];
-    int version = 0, ended = 0, lineno = 0, rc = 0;
-    while (!rc && fgets(line, sizeof line, f)) {
-        lineno++;
-        line[strcspn(line, "\n")] = 0;
-        char *sp = strchr(line, ' ');
-        const char *rest = sp ? sp + 1 : "";
-        if (sp)
-            *sp = 0;
-        if (lineno == 1) {
-            if (strcmp(line, "cltrace-capture") || (version = atoi(rest)) < 1)
-                rc = fail(err, cap, "%s: not a cltrace capture manifest", path);
-            else if (version > RF_VERSION)
-                rc = fail(err, cap, "%s: version %d; this cltrace reads up to %d", path, version, RF_VERSION);
-            c->version = (unsigned)version;
-            continue;
-        }
-#define STR(key, field) else if (!strcmp(line, key)) snprintf(c->field, sizeof c->field, "%s", rest);
-        if (0) {
-        }
-        STR("kernel", kernel) STR("platform", platform) STR("device", device) STR("device_version", device_version)
-        STR("driver_version", driver_version) STR("build_options", build_options)
-        else if (!strcmp(line, "launch")) c->launch_n = strtoull(rest, NULL, 10);
-        else if (!strcmp(line, "command")) c->cmd_n = strtoull(rest, NULL, 10);
-        else if (!strcmp(line, "work_dim")) c->work_dim = (unsigned)atoi(rest);
-        else if (!strcmp(line, "program")) {
-            unsigned p = 0;
-            while (p < 3 && strcmp(programs[p], rest))
-                p++;
-            c->program = (enum rf_program)p;
-            if (p == 3)
-                rc = fail(err, cap, "%s:%d: unknown program kind %s", path, lineno, rest);
-        } else if (!strcmp(line, "offset") || !strcmp(line, "global") || !strcmp(line, "local")) {
-            size_t *to = line[0] == 'o' ? c->offset : line[0] == 'g' ? c->global : c->local;
-            if (line[0] == 'l' && !strcmp(rest, "none"))
-                c->local_null = 1;
-            else if (sscanf(rest, "%zu %zu %zu", &to[0], &to[1], &to[2]) != 3)
-                rc = fail(err, cap, "%s:%d: %s needs three numbers", path, lineno, line);
-        } else if (!strcmp(line, "args")) {
-            c->nargs = (unsigned)atoi(rest);
-            if (c->nargs > RF_MAX_ARGS)
-                rc = fail(err, cap, "%s:%d: %u arguments, at most %d", path, lineno, c->nargs, RF_MAX_ARGS);
-        } else if (!strcmp(line, "arg")) {
-            char copy[4096];
-            snprintf(copy, sizeof copy, "arg %s", rest);
-            char why[512];
-            if (parse_arg(copy, c, why, sizeof why) != 0)
-                rc = fail(err, cap, "%s:%d: %s", path, lineno, why);
-        } else if (!strcmp(line, "end"))
-            ended = 1;
-        /* other keys: a later minor version's, ignored */
-#undef STR
-    }
-    fclose(f);
-    if (rc)
-        return rc;
-    if (!ended)
-        return fail(err, cap, "%s: cut short (no end line)", path);
-    if (!c->kernel[0] || c->work_dim < 1 || c->work_dim > 3)
-        return fail(err, cap, "%s: no kernel name or a work_dim not 1-3", path);
-    for (unsigned i = 0; i < c->nargs; i++)
-        if (c->arg[i].kind == RF_UNSET)
-            return fail(err, cap, "%s: argument %u missing", path, i);
-    /* every file it names is there, whole */
     struct stat st;
     snprintf(path, sizeof path, "%s/%s", dir, rf_program_file(c->program));
     if (stat(path, &st) != 0)
@@ -275,6 +245,51 @@ int rf_read(const char *dir, struct rf_capture *c, char *err, size_t cap)
         }
     }
     return 0;
+}
+
+int rf_read(const char *dir, struct rf_capture *c, char *err, size_t cap)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/manifest", dir);
+    memset(c, 0, sizeof *c);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        struct stat st;
+        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+            return fail(err, cap, "%s: not a capture folder (%s)", dir, strerror(errno));
+        return fail(err, cap, "%s: no manifest (a partial capture: the program stopped while it was written)", dir);
+    }
+    char line[4096], where[4200];
+    int version = 0, ended = 0, lineno = 0, rc = 0;
+    while (!rc && fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "\n")] = 0;
+        char *sp = strchr(line, ' ');
+        const char *rest = sp ? sp + 1 : "";
+        if (sp)
+            *sp = 0;
+        if (lineno == 1) {
+            if (strcmp(line, "cltrace-capture") || (version = atoi(rest)) < 1)
+                rc = fail(err, cap, "%s: not a cltrace capture manifest", path);
+            else if (version > RF_VERSION)
+                rc = fail(err, cap, "%s: version %d; this cltrace reads up to %d", path, version, RF_VERSION);
+            c->version = (unsigned)version;
+            continue;
+        }
+        snprintf(where, sizeof where, "%s:%d", path, lineno);
+        rc = read_line(line, rest, c, where, &ended, err, cap);
+    }
+    fclose(f);
+    if (rc)
+        return rc;
+    if (!ended)
+        return fail(err, cap, "%s: cut short (no end line)", path);
+    if (!c->kernel[0] || c->work_dim < 1 || c->work_dim > 3)
+        return fail(err, cap, "%s: no kernel name or a work_dim not 1-3", path);
+    for (unsigned i = 0; i < c->nargs; i++)
+        if (c->arg[i].kind == RF_UNSET)
+            return fail(err, cap, "%s: argument %u missing", path, i);
+    return files_whole(dir, c, err, cap);
 }
 
 void rf_elem_of(const char *type, char *kind, unsigned *size)

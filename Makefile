@@ -99,7 +99,7 @@ $(B)/cltrace-report: $(call objs,obj,report/report.c $(REPORT_TOP_SRC)) $(MODEL_
 
 # `cltrace try` runs it (installed beside the shim): runs the program under
 # cltrace as it is and with a change, reads the traces (report/model).
-TRY_SRC := $(wildcard try/*.c) common/beside.c common/kernel_names.c
+TRY_SRC := $(wildcard try/*.c) report/escape/escape.c common/beside.c common/kernel_names.c
 $(B)/cltrace-try: $(call objs,obj,$(TRY_SRC)) $(MODEL_LIB) $(TRACE_LIB)
 	$(LINK) $(REPORT_LIBS)
 

@@ -4,28 +4,26 @@
  * launch), API functions by name (mean time per call), transfers by
  * direction (total time). Exit 1 when a kernel or a transfer direction got
  * slower by more than the threshold, or a new finding at or over --fail-on
- * appeared; 0 otherwise; 2 unusable input. */
+ * appeared; 0 otherwise; 2 unusable input. Slower is the model's one rule
+ * (report/model/compare.h), one run each: by more than the threshold
+ * (RM_TREND_PERCENT_ONE_RUN by default) and by a microsecond. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
 #include "report/escape/escape.h"
+#include "report/model/compare.h"
 #include "report/model/describe.h"
 #include "report/model/paths.h"
 
 struct change { char what[200]; double base, now, pct; int gate; };
 struct changes { struct change *v; unsigned n; };
 
-static int same_config(const struct rm_kernel *a, const struct rm_kernel *b)
-{
-    return !strcmp(a->name, b->name) && a->work_dim == b->work_dim && a->local_null == b->local_null &&
-           !memcmp(a->gws, b->gws, sizeof a->gws) && !memcmp(a->lws, b->lws, sizeof a->lws);
-}
-
 /* A trace, or a job's folder of traces (summed: a job against a job). */
 static int read_one(struct rm_model *m, const char *path, const struct thresholds *th)
 {
     char err[512];
+    rm_model_init(m);
     m->small_threshold = th->small_bytes;
     m->small_given = th->small_given;
     struct rm_paths ps = { 0 };
@@ -44,7 +42,7 @@ static void add(struct changes *c, double base, double now, int gate)
     struct change *x = &c->v[c->n++];
     x->base = base;
     x->now = now;
-    x->pct = base > 0 ? 100.0 * (now - base) / base : 0;
+    x->pct = rm_change_percent(base, now);
     x->gate = gate;
 }
 
@@ -52,15 +50,16 @@ static void add(struct changes *c, double base, double now, int gate)
  * (mean per call: host call times are too noisy to gate on). */
 static void compare(const struct rm_model *base, const struct rm_model *now, struct changes *c)
 {
-    for (unsigned i = 0; i < now->n_kernels; i++)
-        for (unsigned j = 0; j < base->n_kernels; j++) {
-            const struct rm_kernel *k = &now->kernels[i], *b = &base->kernels[j];
-            if (!same_config(k, b) || !k->launches || !b->launches)
-                continue;
-            kernel_config(k, c->v[c->n].what, sizeof c->v[c->n].what);
-            add(c, (double)b->device_ns / (double)b->launches, (double)k->device_ns / (double)k->launches, 1);
-            break;
-        }
+    unsigned cap = base->n_kernels + now->n_kernels;
+    struct rm_kernel_pair *p = calloc(cap + 1, sizeof *p);
+    unsigned n = p ? rm_kernel_pairs(base, now, RM_MATCH_CONFIG, p, cap) : 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (!p[i].base_launches || !p[i].now_launches)
+            continue;
+        kernel_config(p[i].now, c->v[c->n].what, sizeof c->v[c->n].what);
+        add(c, (double)p[i].base_ns / (double)p[i].base_launches, (double)p[i].now_ns / (double)p[i].now_launches, 1);
+    }
+    free(p);
     static const char *const dir[RM_DIRS] = { "transfers host to device", "transfers device to host",
                                               "transfers device to device", "fills" };
     for (int d = 0; d < RM_DIRS; d++) {
@@ -85,7 +84,7 @@ static void compare(const struct rm_model *base, const struct rm_model *now, str
         }
 }
 
-/* Prints the changes; 1 if one regressed (over the threshold and > 1 us). */
+/* Prints the changes; 1 if one regressed (slower by the model's rule). */
 static int print_changes(const struct changes *c, double threshold, int json)
 {
     int rc = 0;
@@ -95,7 +94,8 @@ static int print_changes(const struct changes *c, double threshold, int json)
         printf("%-60s %12s %12s %8s\n", "what", "base us", "new us", "change");
     for (unsigned i = 0; i < c->n; i++) {
         const struct change *x = &c->v[i];
-        int regressed = x->gate && x->pct > threshold && x->now - x->base > 1000;
+        struct rm_spread b = { x->base, x->base, x->base, 1 }, n = { x->now, x->now, x->now, 1 };
+        int regressed = x->gate && rm_trend_of(&b, &n, threshold) == RM_SLOWER;
         rc |= regressed;
         if (json) {
             printf("%s{\"what\":", i ? "," : "");
@@ -142,7 +142,7 @@ static int print_new_findings(const struct findings *base, const struct findings
 
 int report_diff(int argc, char **argv, const struct thresholds *th)
 {
-    double threshold = 10;     /* percent */
+    double threshold = RM_TREND_PERCENT_ONE_RUN;
     const char *format = "text", *paths[2] = { NULL, NULL };
     int fail_on = SEV_ERROR, n = 0;
     for (int i = 0; i < argc; i++) {

@@ -75,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     static struct rm_model m;
     char err[256];
-    memset(&m, 0, sizeof m);
+    rm_model_init(&m);
     m.small_threshold = 32768;
     rm_read_fd(&m, fd, "fuzz", err, sizeof err);
     rm_free(&m);

@@ -208,7 +208,7 @@ static const char *ranks_and_hosts(char **paths, unsigned n, struct rm_model *ms
     const char *host0 = NULL;
     for (unsigned i = 0; i < n; i++) {
         char err[512];
-        ms[i].rank = -1;
+        rm_model_init(&ms[i]);
         if (rm_read_attributes_only(&ms[i], paths[i], err, sizeof err) != 0) {
             fprintf(stderr, "cltrace-report: %s\n", err);
             continue;

@@ -207,6 +207,7 @@ static int write_report(const struct options *o, const struct report_in *r)
 static int report(const struct options *o)
 {
     static struct rm_model m;
+    rm_model_init(&m);
     m.small_threshold = o->th.small_bytes;
     m.small_given = o->th.small_given;
     char err[512];

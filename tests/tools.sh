@@ -105,11 +105,10 @@ PY
 t_layers_one_way() {
     # every #include follows LAYERS (capture -> writer -> trace -> common,
     # report -> trace, ...): a folder never uses one that uses it; inside
-    # capture/ and writer/ every call goes down the README's table of parts,
-    # no file over 700 lines
+    # capture/ and writer/ every call goes down the README's table of parts
     bash scripts/check-layers.sh
     # and the check fails where it should: a copy of the tree with a call up
-    # each table, a file the table lacks and one of 701 lines
+    # each table and a file the table lacks
     local c=$WORK/tree
     mkdir -p "$c"
     git archive HEAD | tar -x -C "$c"
@@ -118,7 +117,6 @@ t_layers_one_way() {
     printf 'void clt_window_start(void);\nvoid up_capture(void);\nvoid up_capture(void) { clt_window_start(); }\n' \
         >> "$c/capture/real.c"
     printf 'int clt_unlisted(void);\nint clt_unlisted(void) { return 1; }\n' > "$c/writer/unlisted.c"
-    yes '/* */' | head -n 701 >> "$c/capture/queues.c"
     local rc=0
     (cd "$c" && bash scripts/check-layers.sh) > "$WORK/layers.out" 2>&1 || rc=$?
     cat "$WORK/layers.out"
@@ -126,8 +124,27 @@ t_layers_one_way() {
     grep -q "^writer/attrs.c calls writer/file.c (clt_writer_flush): up writer/README.md's order" "$WORK/layers.out"
     grep -q "^capture/real.c calls capture/window.c (clt_window_start): up capture/README.md's order" "$WORK/layers.out"
     grep -q "^writer/unlisted.c: not in writer/README.md's table of parts" "$WORK/layers.out"
-    grep -q "^capture/queues.c: [0-9]* lines (at most 700" "$WORK/layers.out"
     grep -q "capture/ files that call each other in a circle: .*capture/real.c" "$WORK/layers.out"
+}
+
+t_sizes_whole_tree() {
+    # every hand-written C file at most 700 lines, every function at most 80
+    # (scripts/check-size.py); and the check fails where it should: a copy
+    # of the tree with a file of 701 lines and a function of 81
+    $PY scripts/check-size.py
+    local c=$WORK/tree
+    mkdir -p "$c"
+    git archive HEAD | tar -x -C "$c"
+    cp scripts/check-size.py "$c/scripts/"
+    yes '/* */' | head -n 701 >> "$c/capture/queues.c"
+    { printf 'int clt_long(void);\nint clt_long(void)\n{\n    int x = 0;\n'
+      yes '    x++;' | head -n 76; printf '    return x;\n}\n'; } >> "$c/writer/attrs.c"
+    local rc=0
+    $PY "$c/scripts/check-size.py" "$c" > "$WORK/size.out" || rc=$?
+    cat "$WORK/size.out"
+    [ $rc -eq 1 ]
+    grep -q "^capture/queues.c: [0-9]* lines (at most 700)" "$WORK/size.out"
+    grep -q "^writer/attrs.c:[0-9]*: clt_long() is 81 lines (at most 80)" "$WORK/size.out"
 }
 
 t_docs_links_resolve_and_dated() {

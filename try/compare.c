@@ -1,16 +1,14 @@
-/* The runs compared: each run's traces read (report/model), its kernels'
- * device time summed by name; the answers compared by `cltrace-report
- * diverge` on the first pair's fingerprints; the verdict, then the table. */
+/* The runs compared on the model (report/model/compare.h): each pair of
+ * runs' traces read, their kernels matched by name (a change of local size
+ * changes a launch's configuration) and summed; the answers compared by the
+ * first pair's fingerprints; faster or slower by the model's one rule over
+ * the runs' spread. The verdict, then the table. */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#include "common/beside.h"
-#include "report/model/model.h"
+#include "report/model/compare.h"
 #include "try.h"
 
 static struct try_kernel *kernel_of(struct try_result *res, const char *name)
@@ -38,97 +36,92 @@ static void keep_override(struct try_result *res, const struct rm_override *o)
     res->n_failed += !strcmp(o->what, "failed");
 }
 
-/* A run's traces (a program may start others): kernels summed by name, the
- * device time, what was overridden; *fp the trace with most fingerprints. */
-static int read_run(struct try_result *res, int which, unsigned i, char *fp, size_t cap)
+/* A run's traces (a program may start others) read into one model, its
+ * device time summed (kernels, transfers); *fp the trace with the most
+ * fingerprints. 0, or -1: no trace could be read. */
+static int read_run(const struct try_run *r, struct rm_model *m, uint64_t *device_ns, char *fp, size_t cap)
 {
-    const struct try_run *r = &res->run[which][i];
     DIR *d = opendir(r->dir);
     unsigned best = 0, traces = 0;
     fp[0] = 0;
+    rm_model_init(m);
     for (struct dirent *e; d && (e = readdir(d));) {
         if (!strstr(e->d_name, ".pftrace"))
             continue;
         char path[1024], err[512];
         snprintf(path, sizeof path, "%s/%s", r->dir, e->d_name);
-        struct rm_model m;
-        memset(&m, 0, sizeof m);
-        m.rank = -1;
-        if (rm_read(&m, path, err, sizeof err) != 0) {
+        unsigned before = m->n_fpcmds;
+        if (rm_read(m, path, err, sizeof err) != 0) {
             fprintf(stderr, "cltrace try: %s\n", err);
             continue;
         }
         traces++;
-        for (unsigned k = 0; k < m.n_kernels; k++) {
-            struct try_kernel *t = kernel_of(res, m.kernels[k].name);
-            if (t) {
-                t->ns[which][i] += m.kernels[k].device_ns;
-                if (i == 0)
-                    t->launches[which] += m.kernels[k].launches;
-            }
-            res->device_ns[which][i] += m.kernels[k].device_ns;
-        }
-        for (unsigned dir = 0; dir < RM_DIRS; dir++)
-            for (unsigned b = 0; b < RM_BUCKETS; b++)
-                res->device_ns[which][i] += m.xfer.ns[dir][b];
-        for (unsigned k = 0; which == CHANGED && k < m.n_overrides; k++)
-            keep_override(res, &m.overrides[k]);
-        if (m.n_fpcmds > best || !fp[0]) {
-            best = m.n_fpcmds;
+        if (m->n_fpcmds - before > best || !fp[0]) {
+            best = m->n_fpcmds - before;
             snprintf(fp, cap, "%s", path);
         }
-        rm_free(&m);
     }
     if (d)
         closedir(d);
+    *device_ns = 0;
+    for (unsigned k = 0; k < m->n_kernels; k++)
+        *device_ns += m->kernels[k].device_ns;
+    for (unsigned dir = 0; dir < RM_DIRS; dir++)
+        for (unsigned b = 0; b < RM_BUCKETS; b++)
+            *device_ns += m->xfer.ns[dir][b];
     return traces ? 0 : -1;
 }
 
-/* `cltrace-report diverge [--tolerance T] A B`: its exit status, its first lines in why. */
-static int diverge(const char *a, const char *b, const char *tolerance, char *why, size_t cap)
+/* Run i's kernels, as it is and with the change, matched by name. */
+static void add_kernels(struct try_result *res, unsigned i, const struct rm_model *as_is, const struct rm_model *changed)
 {
-    char report[1024];
+    unsigned cap = as_is->n_kernels + changed->n_kernels;
+    struct rm_kernel_pair *p = calloc(cap + 1, sizeof *p);
+    unsigned n = p ? rm_kernel_pairs(as_is, changed, RM_MATCH_NAME, p, cap) : 0;
+    for (unsigned k = 0; k < n; k++) {
+        struct try_kernel *t = kernel_of(res, (p[k].base ? p[k].base : p[k].now)->name);
+        if (!t)
+            continue;
+        t->ns[AS_IS][i] += p[k].base_ns;
+        t->ns[CHANGED][i] += p[k].now_ns;
+        if (i == 0)
+            t->launches[AS_IS] += p[k].base_launches;
+    }
+    free(p);
+}
+
+/* The answers of two runs, by their fingerprints: 0 the same (within t),
+ * 1 they part, 2 not compared; why says where or why. */
+static int answers(const char *a, const char *b, const struct rm_tolerance *t, char *why, size_t cap)
+{
+    static struct rm_model ma, mb;
+    struct rm_fp_run ra = { 0 }, rb = { 0 };
+    char err[512];
+    int rc = 2;
+    rm_model_init(&ma);
+    rm_model_init(&mb);
     why[0] = 0;
-    if (clt_find_beside("cltrace-report", report, sizeof report) != 0) {
-        snprintf(why, cap, "cltrace-report is not beside cltrace-try");
-        return 2;
+    if (rm_read(&ma, a, err, sizeof err) != 0 || rm_read(&mb, b, err, sizeof err) != 0)
+        snprintf(why, cap, "%s", err);
+    else if (!ma.n_fpcmds || !mb.n_fpcmds)
+        snprintf(why, cap, "%s has no fingerprints", ma.n_fpcmds ? b : a);
+    else if (rm_fp_run_init(&ra, &ma) != 0 || rm_fp_run_init(&rb, &mb) != 0)
+        snprintf(why, cap, "out of memory");
+    else {
+        struct rm_divergence v;
+        rm_diverge(&ra, &rb, t, &v);
+        rm_divergence_line(&v, why, cap);
+        size_t n = strlen(why);
+        if (v.found && n < cap)
+            snprintf(why + n, cap - n, "\n  the %u commands before it: %u identical, %u within the tolerance",
+                     v.same + v.near, v.same, v.near);
+        rc = v.found;
     }
-    int pipefd[2];
-    if (pipe(pipefd) != 0)
-        return 2;
-    pid_t pid = fork();
-    if (pid < 0) {              /* no child to wait for: never a verdict from another's status */
-        snprintf(why, cap, "cannot run cltrace-report: %s", strerror(errno));
-        close(pipefd[0]);
-        close(pipefd[1]);
-        return 2;
-    }
-    if (pid == 0) {
-        dup2(pipefd[1], 1);
-        dup2(pipefd[1], 2);
-        close(pipefd[0]);
-        if (tolerance)
-            execl(report, report, "diverge", "--tolerance", tolerance, a, b, (char *)NULL);
-        else
-            execl(report, report, "diverge", a, b, (char *)NULL);
-        _exit(2);
-    }
-    close(pipefd[1]);
-    FILE *f = fdopen(pipefd[0], "r");
-    char line[512];
-    size_t n = 0;
-    for (unsigned k = 0; f && fgets(line, sizeof line, f);)
-        if (k++ < 4 && n + 1 < cap) {
-            n += (size_t)snprintf(why + n, cap - n, "%s", line);
-            n = n < cap ? n : cap - 1;      /* cut: snprintf says what it would have written */
-        }
-    if (f)
-        fclose(f);
-    int st = 0;
-    waitpid(pid, &st, 0);
-    while (n && why[n - 1] == '\n')
-        why[--n] = 0;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+    rm_fp_run_free(&ra);
+    rm_fp_run_free(&rb);
+    rm_free(&ma);
+    rm_free(&mb);
+    return rc;
 }
 
 static int same_file(const char *a, const char *b)
@@ -162,82 +155,117 @@ static void tail_of(const char *path, char *out, size_t cap)
     fclose(f);
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* median, least and most of v[0..n) */
+void try_stats(const uint64_t *v, unsigned n, struct rm_spread *out)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
+    double x[TRY_MAX_RUNS];
+    for (unsigned i = 0; i < n && i < TRY_MAX_RUNS; i++)
+        x[i] = (double)v[i];
+    rm_spread_of(x, n < TRY_MAX_RUNS ? n : TRY_MAX_RUNS, out);
 }
 
-/* median, min, max of v[0..n) */
-void try_stats(const uint64_t *v, unsigned n, uint64_t out[3])
+/* Each pair of runs read in turn (two models at a time): the device times,
+ * the kernels, what the change did; fp: the traces with the most
+ * fingerprints of the first pair, and of the second run as it is. 0, or 2
+ * with could_not said. */
+static int read_runs(struct try_result *res, char fp[3][1024])
 {
-    uint64_t s[TRY_MAX_RUNS];
-    memcpy(s, v, n * sizeof *s);
-    qsort(s, n, sizeof *s, cmp_u64);
-    out[0] = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-    out[1] = s[0];
-    out[2] = s[n - 1];
-}
-
-void try_compare(const struct try_opts *o, struct try_result *res)
-{
-    char fp[2][TRY_MAX_RUNS][1024];
-    for (int w = AS_IS; w <= CHANGED; w++)
-        for (unsigned i = 0; i < res->runs; i++) {
+    static struct rm_model m[2];
+    for (unsigned i = 0; i < res->runs; i++) {
+        for (int w = AS_IS; w <= CHANGED; w++) {
             const struct try_run *r = &res->run[w][i];
-            char tail[1200];
+            char tail[1200], path[1024];
             if (r->status != 0 && w == AS_IS) {
                 tail_of(r->err, tail, sizeof tail);
                 snprintf(res->could_not, sizeof res->could_not, "the program as it is failed (exit %d, run %u); its "
                          "stderr ends:\n%s", r->status, i + 1, tail);
-                res->exit = 2;
-                return;
+                return 2;
             }
-            if (read_run(res, w, i, fp[w][i], sizeof fp[w][i]) != 0) {
+            if (read_run(r, &m[w], &res->device_ns[w][i], path, sizeof path) != 0) {
                 snprintf(res->could_not, sizeof res->could_not, "run %u %s left no trace in %s (did it call OpenCL?)",
                          i + 1, w == AS_IS ? "as it is" : "with the change", r->dir);
-                res->exit = 2;
-                return;
+                rm_free(&m[AS_IS]);
+                rm_free(&m[w]);
+                return 2;
             }
+            if (i == 0 || (i == 1 && w == AS_IS))
+                snprintf(fp[i == 0 ? w : 2], sizeof fp[0], "%s", path);
         }
-    if (res->n_failed || !res->n_overrides) {      /* the change was not made as asked: nothing to compare */
-        char tail[1200] = "";
-        tail_of(res->run[CHANGED][0].err, tail, sizeof tail);
-        size_t n = (size_t)snprintf(res->could_not, sizeof res->could_not, "%s",
-                                    res->n_overrides > res->n_failed ? "the change was not made as asked:"
-                                    : "the change matched nothing in this program (no program, build or launch "
-                                    "was changed)");
-        for (unsigned i = 0; i < res->n_overrides && n < sizeof res->could_not; i++)
-            if (!strncmp(res->overrides[i], "failed: ", 8))
-                n += (size_t)snprintf(res->could_not + n, sizeof res->could_not - n, "\n  %s", res->overrides[i] + 8);
-        if (strstr(tail, "build log") && n < sizeof res->could_not)
-            snprintf(res->could_not + n, sizeof res->could_not - n, "\nits run's stderr ends:\n%s", tail);
-        res->exit = 2;
-        return;
+        add_kernels(res, i, &m[AS_IS], &m[CHANGED]);
+        for (unsigned k = 0; k < m[CHANGED].n_overrides; k++)
+            keep_override(res, &m[CHANGED].overrides[k]);
+        rm_free(&m[AS_IS]);
+        rm_free(&m[CHANGED]);
     }
-    /* the answers: the first pair, exactly, then within the tolerance */
-    int d = diverge(fp[AS_IS][0], fp[CHANGED][0], NULL, res->results_why, sizeof res->results_why);
+    return 0;
+}
+
+/* The change was not made as asked (an override failed, or matched nothing): why, with the build log. */
+static void not_made(struct try_result *res)
+{
+    char tail[1200] = "";
+    tail_of(res->run[CHANGED][0].err, tail, sizeof tail);
+    size_t n = (size_t)snprintf(res->could_not, sizeof res->could_not, "%s",
+                                res->n_overrides > res->n_failed ? "the change was not made as asked:"
+                                : "the change matched nothing in this program (no program, build or launch "
+                                "was changed)");
+    for (unsigned i = 0; i < res->n_overrides && n < sizeof res->could_not; i++)
+        if (!strncmp(res->overrides[i], "failed: ", 8))
+            n += (size_t)snprintf(res->could_not + n, sizeof res->could_not - n, "\n  %s", res->overrides[i] + 8);
+    if (strstr(tail, "build log") && n < sizeof res->could_not)
+        snprintf(res->could_not + n, sizeof res->could_not - n, "\nits run's stderr ends:\n%s", tail);
+}
+
+/* The answers: the first pair, exactly, then within the tolerance; where
+ * they part, whether the program's own runs part too. */
+static void compare_answers(const struct rm_tolerance *tol, char fp[3][1024], struct try_result *res)
+{
+    const struct rm_tolerance exact = { 0, 0, 0 };
+    int d = answers(fp[AS_IS], fp[CHANGED], &exact, res->results_why, sizeof res->results_why);
     if (d == 0) {
         res->results = SAME;
-    } else if (d == 1 && o->tolerance &&
-               diverge(fp[AS_IS][0], fp[CHANGED][0], o->tolerance, res->results_why, sizeof res->results_why) == 0) {
+    } else if (d == 1 && tol->on &&
+               answers(fp[AS_IS], fp[CHANGED], tol, res->results_why, sizeof res->results_why) == 0) {
         res->results = WITHIN;
     } else {
         res->results = d == 1 ? DIVERGE : NOT_COMPARED;
         char own[1024];
-        if (d == 1 && res->runs > 1 && diverge(fp[AS_IS][0], fp[AS_IS][1], o->tolerance, own, sizeof own) == 1) {
+        if (d == 1 && res->runs > 1 && answers(fp[AS_IS], fp[2], tol, own, sizeof own) == 1) {
             size_t n = strlen(res->results_why);
             snprintf(res->results_why + n, sizeof res->results_why - n, "\n(the program's own runs differ too: "
                      "its answer is not the same from run to run)");
         }
     }
+}
+
+void try_compare(const struct try_opts *o, struct try_result *res)
+{
+    char fp[3][1024];
+    struct rm_tolerance tol = { 0, 0, 0 };
+    if (o->tolerance && rm_tolerance_parse(o->tolerance, &tol) != 0) {
+        snprintf(res->could_not, sizeof res->could_not, "--tolerance %s: REL[,ABS] (e.g. 1e-5 or 1e-5,1e-12)",
+                 o->tolerance);
+        res->exit = 2;
+        return;
+    }
+    if (read_runs(res, fp) != 0) {
+        res->exit = 2;
+        return;
+    }
+    if (res->n_failed || !res->n_overrides) {      /* the change was not made as asked: nothing to compare */
+        not_made(res);
+        res->exit = 2;
+        return;
+    }
+    compare_answers(&tol, fp, res);
     res->stdout_same = same_file(res->run[AS_IS][0].out, res->run[CHANGED][0].out);
-    uint64_t a[3], b[3];
-    try_stats(res->device_ns[AS_IS], res->runs, a);
-    try_stats(res->device_ns[CHANGED], res->runs, b);
-    /* beyond the runs' spread, and by 2 % at least (one run each: no spread known) */
-    res->time = res->runs < 2 ? NO_CLEAR : b[2] < a[1] && b[0] < a[0] * 0.98 ? FASTER
-                : b[1] > a[2] && b[0] > a[0] * 1.02 ? SLOWER : NO_CLEAR;
+    /* the model's one rule: beyond the runs' spread, by RM_TREND_PERCENT_RUNS
+     * (one run each: no spread known, by RM_TREND_PERCENT_ONE_RUN) */
+    struct rm_spread a, b;
+    try_stats(res->device_ns[AS_IS], res->runs, &a);
+    try_stats(res->device_ns[CHANGED], res->runs, &b);
+    enum rm_trend t = rm_trend_of(&a, &b, res->runs > 1 ? RM_TREND_PERCENT_RUNS : RM_TREND_PERCENT_ONE_RUN);
+    res->time = t == RM_FASTER ? FASTER : t == RM_SLOWER ? SLOWER : NO_CLEAR;
     int differs = res->results == DIVERGE || res->run[CHANGED][0].status != res->run[AS_IS][0].status;
     res->exit = res->time == SLOWER || differs ? 1 : res->results == NOT_COMPARED ? 2 : 0;
     if (res->exit == 2)

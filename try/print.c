@@ -2,22 +2,36 @@
  * JSON for a script). */
 #include <stdio.h>
 #include <string.h>
+#include "report/escape/escape.h"
+#include "report/model/compare.h"
 #include "try.h"
 
-void try_stats(const uint64_t *v, unsigned n, uint64_t out[3]);   /* compare.c: median, min, max */
+static void ms3(char *out, size_t cap, const uint64_t *v, unsigned n)
+{
+    struct rm_spread s;
+    try_stats(v, n, &s);
+    snprintf(out, cap, "%.3f (%.3f .. %.3f)", s.median / 1e6, s.min / 1e6, s.max / 1e6);
+}
+
+/* after / before, of the medians (0: no time before) */
+static double ratio(const uint64_t *a, const uint64_t *b, unsigned n)
+{
+    struct rm_spread x, y;
+    try_stats(a, n, &x);
+    try_stats(b, n, &y);
+    return x.median > 0 ? y.median / x.median : 0;
+}
 
 static const char *const results_word[] = { "identical", "within the tolerance", "diverge", "not compared" };
 
 static void verdict(const struct try_result *r, char *out, size_t cap)
 {
-    uint64_t a[3], b[3];
     if (r->exit == 2) {
         snprintf(out, cap, "could not try: %s", r->could_not);
         return;
     }
-    try_stats(r->device_ns[AS_IS], r->runs, a);
-    try_stats(r->device_ns[CHANGED], r->runs, b);
-    double x = b[0] ? (double)a[0] / (double)b[0] : 0;
+    double after = ratio(r->device_ns[AS_IS], r->device_ns[CHANGED], r->runs);
+    double x = after > 0 ? 1 / after : 0;     /* before / after */
     char time[96];
     if (r->time == FASTER)
         snprintf(time, sizeof time, "%.2fx faster on the device", x);
@@ -31,20 +45,6 @@ static void verdict(const struct try_result *r, char *out, size_t cap)
     snprintf(out, cap, "%s, %s (%u run%s each)", time, answer, r->runs, r->runs == 1 ? "" : "s");
 }
 
-static void ms3(char *out, size_t cap, const uint64_t *v, unsigned n)
-{
-    uint64_t s[3];
-    try_stats(v, n, s);
-    snprintf(out, cap, "%.3f (%.3f .. %.3f)", s[0] / 1e6, s[1] / 1e6, s[2] / 1e6);
-}
-
-static double ratio(const uint64_t *a, const uint64_t *b, unsigned n)
-{
-    uint64_t x[3], y[3];
-    try_stats(a, n, x);
-    try_stats(b, n, y);
-    return x[0] ? (double)y[0] / (double)x[0] : 0;
-}
 
 static void walls(const struct try_result *r, int w, uint64_t *v)
 {
@@ -103,27 +103,11 @@ static void text(const struct try_opts *o, const struct try_result *r, int md)
            r->run[CHANGED][0].status);
 }
 
-static void json_str(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
-}
-
 static void json_stats(const uint64_t *v, unsigned n)
 {
-    uint64_t s[3];
-    try_stats(v, n, s);
-    printf("{\"median_ns\":%llu,\"min_ns\":%llu,\"max_ns\":%llu}", (unsigned long long)s[0],
-           (unsigned long long)s[1], (unsigned long long)s[2]);
+    struct rm_spread s;
+    try_stats(v, n, &s);
+    printf("{\"median_ns\":%.0f,\"min_ns\":%.0f,\"max_ns\":%.0f}", s.median, s.min, s.max);
 }
 
 static void json(const struct try_opts *o, const struct try_result *r)
@@ -132,23 +116,23 @@ static void json(const struct try_opts *o, const struct try_result *r)
     verdict(r, line, sizeof line);
     static const char *const time_word[] = { "faster", "slower", "no clear difference" };
     printf("{\"schema\":\"cltrace-try/1\",\"verdict\":{\"exit\":%d,\"text\":", r->exit);
-    json_str(line);
+    json_str(stdout, line);
     printf(",\"time\":");
-    json_str(r->exit == 2 ? "" : time_word[r->time]);
+    json_str(stdout, r->exit == 2 ? "" : time_word[r->time]);
     printf(",\"results\":");
-    json_str(r->exit == 2 ? "" : results_word[r->results]);
+    json_str(stdout, r->exit == 2 ? "" : results_word[r->results]);
     printf("},\"change\":");
-    json_str(o->change);
+    json_str(stdout, o->change);
     printf(",\"overrides\":[");
     for (unsigned i = 0; i < r->n_overrides; i++) {
         printf(i ? "," : "");
-        json_str(r->overrides[i]);
+        json_str(stdout, r->overrides[i]);
     }
     printf("],\"kernels\":[");
     for (unsigned k = 0; r->exit != 2 && k < r->n_kernels; k++) {
         const struct try_kernel *t = &r->kernel[k];
         printf("%s{\"name\":", k ? "," : "");
-        json_str(t->name);
+        json_str(stdout, t->name);
         printf(",\"launches\":%llu,\"before\":", (unsigned long long)t->launches[AS_IS]);
         json_stats(t->ns[AS_IS], r->runs);
         printf(",\"after\":");
@@ -167,11 +151,11 @@ static void json(const struct try_opts *o, const struct try_result *r)
     printf(",\"after\":");
     json_stats(wb, r->runs);
     printf("},\"results\":{\"status\":");
-    json_str(r->exit == 2 ? "" : results_word[r->results]);
+    json_str(stdout, r->exit == 2 ? "" : results_word[r->results]);
     printf(",\"detail\":");
-    json_str(r->results_why);
+    json_str(stdout, r->results_why);
     printf(",\"stdout_same\":%s},\"could_not\":", r->stdout_same ? "true" : "false");
-    json_str(r->could_not);
+    json_str(stdout, r->could_not);
     printf(",\"runs\":[");
     for (unsigned i = 0; i < r->runs; i++)
         for (int w = AS_IS; w <= CHANGED; w++)

@@ -119,15 +119,11 @@ static void add_env(const char **slot, char *store, size_t cap, const char *sep,
     *slot = store;
 }
 
-int main(int argc, char **argv)
+/* The options into o (the change's flags kept as the user gave them);
+ * the program's index in argv; -1 after --help; -2 wrong (said). */
+static int read_options(int argc, char **argv, struct try_opts *o, const char **keep)
 {
-    static struct try_opts o;
-    static struct try_result res;
     static char locals[2048], options[4096];
-    const char *keep = NULL;
-    o.runs = 3;
-    o.warmup = 1;
-    o.format = "text";
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -136,35 +132,92 @@ int main(int argc, char **argv)
             break;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
-            return 0;
+            return -1;
         } else if (!v) {
             fprintf(stderr, "cltrace try: %s needs a value\n", a);
-            return 2;
+            return -2;
         } else if (!strcmp(a, "--override")) {
-            o.override = v;
+            o->override = v;
         } else if (!strcmp(a, "--local")) {
-            add_env(&o.local, locals, sizeof locals, ";", v);
+            add_env(&o->local, locals, sizeof locals, ";", v);
         } else if (!strcmp(a, "--options")) {
-            add_env(&o.options, options, sizeof options, "\n", v);
+            add_env(&o->options, options, sizeof options, "\n", v);
         } else if (!strcmp(a, "--runs")) {
-            o.runs = (unsigned)atoi(v);
+            o->runs = (unsigned)atoi(v);
         } else if (!strcmp(a, "--warmup")) {
-            o.warmup = (unsigned)atoi(v);
+            o->warmup = (unsigned)atoi(v);
         } else if (!strcmp(a, "--tolerance")) {
-            o.tolerance = v;
+            o->tolerance = v;
         } else if (!strcmp(a, "--format")) {
-            o.format = v;
+            o->format = v;
         } else if (!strcmp(a, "--keep")) {
-            keep = v;
+            *keep = v;
         } else {
             fprintf(stderr, "cltrace try: unknown option %s\n", a);
             usage(stderr);
-            return 2;
+            return -2;
         }
-        if (strcmp(a, "--runs") && strcmp(a, "--warmup") && strcmp(a, "--tolerance") && strcmp(a, "--format") && strcmp(a, "--keep"))
-            append(o.change, sizeof o.change, " ", a), append(o.change, sizeof o.change, " ", v);
+        if (strcmp(a, "--runs") && strcmp(a, "--warmup") && strcmp(a, "--tolerance") && strcmp(a, "--format") &&
+            strcmp(a, "--keep"))
+            append(o->change, sizeof o->change, " ", a), append(o->change, sizeof o->change, " ", v);
         i++;
     }
+    return i;
+}
+
+/* The runs' folder: --keep's, or a new one under TMPDIR. 0, or 2 said. */
+static int work_folder(struct try_opts *o, const char *keep)
+{
+    if (keep) {
+        snprintf(o->work, sizeof o->work, "%s", keep);
+        if (mkdir(o->work, 0755) != 0 && errno != EEXIST) {
+            fprintf(stderr, "cltrace try: --keep %s: %s\n", keep, strerror(errno));
+            return 2;
+        }
+        return 0;
+    }
+    const char *tmp = getenv("TMPDIR");
+    snprintf(o->work, sizeof o->work, "%s/cltrace-try.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(o->work)) {
+        fprintf(stderr, "cltrace try: %s: %s\n", o->work, strerror(errno));
+        return 2;
+    }
+    return 0;
+}
+
+/* Warm-up pairs (not measured: caches of compiled kernels filled), then the
+ * runs, as it is and with the change interleaved, each pair's order swapped. */
+static void run_all(const struct try_opts *o, const char *spec, struct try_result *res)
+{
+    for (unsigned r = 0; r < o->warmup && r < 4; r++) {
+        struct try_run w;
+        try_run_once(o, AS_IS, 90 + r, spec, &w);
+        try_run_once(o, CHANGED, 90 + r, spec, &w);
+    }
+    for (unsigned r = 0; r < o->runs; r++) {
+        int first = r % 2 ? CHANGED : AS_IS;
+        for (int k = 0; k < 2; k++) {
+            int which = k ? !first : first;
+            if (try_run_once(o, which, r, spec, &res->run[which][r]) != 0) {
+                res->exit = 2;
+                snprintf(res->could_not, sizeof res->could_not, "the program could not be run under cltrace");
+                return;
+            }
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    static struct try_opts o;
+    static struct try_result res;
+    const char *keep = NULL;
+    o.runs = 3;
+    o.warmup = 1;
+    o.format = "text";
+    int i = read_options(argc, argv, &o, &keep);
+    if (i < 0)
+        return i == -1 ? 0 : 2;
     if (i >= argc || !o.change[0] || o.runs < 1 || o.runs > TRY_MAX_RUNS ||
         (strcmp(o.format, "text") && strcmp(o.format, "json") && strcmp(o.format, "markdown"))) {
         fprintf(stderr, "cltrace try: %s\n", i >= argc ? "no program to run" : !o.change[0]
@@ -179,40 +232,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "cltrace try: --override %s: %s\n", o.override, strerror(errno));
         return 2;
     }
-    if (keep) {
-        snprintf(o.work, sizeof o.work, "%s", keep);
-        if (mkdir(o.work, 0755) != 0 && errno != EEXIST) {
-            fprintf(stderr, "cltrace try: --keep %s: %s\n", keep, strerror(errno));
-            return 2;
-        }
-    } else {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(o.work, sizeof o.work, "%s/cltrace-try.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-        if (!mkdtemp(o.work)) {
-            fprintf(stderr, "cltrace try: %s: %s\n", o.work, strerror(errno));
-            return 2;
-        }
-    }
+    if (work_folder(&o, keep) != 0)
+        return 2;
     char spec[1024];
     fingerprint_spec(&o, spec, sizeof spec);
     res.runs = o.runs;
-    for (unsigned r = 0; r < o.warmup && r < 4; r++) {   /* not measured: caches of compiled kernels filled */
-        struct try_run w;
-        try_run_once(&o, AS_IS, 90 + r, spec, &w);
-        try_run_once(&o, CHANGED, 90 + r, spec, &w);
-    }
-    for (unsigned r = 0; r < o.runs; r++) {
-        int first = r % 2 ? CHANGED : AS_IS;
-        for (int k = 0; k < 2; k++) {
-            int which = k ? !first : first;
-            if (try_run_once(&o, which, r, spec, &res.run[which][r]) != 0) {
-                res.exit = 2;
-                snprintf(res.could_not, sizeof res.could_not, "the program could not be run under cltrace");
-                r = o.runs;
-                break;
-            }
-        }
-    }
+    run_all(&o, spec, &res);
     if (!res.could_not[0])
         try_compare(&o, &res);
     try_print(&o, &res);

@@ -47,6 +47,8 @@ struct try_opts {
 int try_run_once(const struct try_opts *o, int which, unsigned i, const char *fingerprint, struct try_run *r);
 /* compare.c */
 void try_compare(const struct try_opts *o, struct try_result *res);
+struct rm_spread;
+void try_stats(const uint64_t *v, unsigned n, struct rm_spread *out);   /* median, min, max (report/model) */
 void try_print(const struct try_opts *o, const struct try_result *res);
 
 #endif

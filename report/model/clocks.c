@@ -85,7 +85,7 @@ int rm_read_job(struct rm_model *m, char **paths, unsigned n, char *err, unsigne
     struct rm_model *a = n > 1 ? calloc(n, sizeof *a) : NULL;
     const char *host0 = NULL;
     for (unsigned i = 0; a && i < n; i++) {
-        a[i].rank = -1;
+        rm_model_init(&a[i]);
         if (rm_read_attributes_only(&a[i], paths[i], err, errlen) == 0 && a[i].rank == 0)
             host0 = a[i].host;
     }

@@ -367,7 +367,7 @@ struct rm_model {
     char program[64];            /* the traced process's name (its first process descriptor) */
     char cmdline[1024];          /* its command line, shell-quoted ("" not in the trace) */
     struct rm_devtiming dt;      /* whether the device's timestamps can be true (devtiming.c) */
-    int rank;                    /* cltrace.rank of a job's trace; -1: none (set before reading) */
+    int rank;                    /* cltrace.rank of a job's trace; -1: none (rm_model_init) */
     char host[64];
     /* MPI (capture/mpi.c): calls recorded; this rank's BOOTTIME minus rank
      * 0's at MPI_Init (0) and MPI_Finalize (1), within rtt / 2 */
@@ -393,8 +393,12 @@ int rm_read_job(struct rm_model *m, char **paths, unsigned n, char *err, unsigne
  * decodes nothing else. 0 ok; -1 with err. */
 int rm_read_attributes_only(struct rm_model *m, const char *path, char *err, unsigned errlen);
 
-/* Reads TRACE (.pftrace or .pftrace.gz) into m. 0 ok; -1 not a trace or
- * unreadable (message in err). */
+/* A model ready to read into: empty, its rank not yet known. Every model
+ * starts here; rm_free leaves one here again. */
+void rm_model_init(struct rm_model *m);
+/* Reads TRACE (.pftrace or .pftrace.gz) into m (another trace read into the
+ * same model adds to it: a job summed). 0 ok; -1 not a trace or unreadable
+ * (message in err). */
 int rm_read(struct rm_model *m, const char *path, char *err, unsigned errlen);
 /* The same from an open file descriptor (closed on return); name is for messages. */
 int rm_read_fd(struct rm_model *m, int fd, const char *name, char *err, unsigned errlen);

@@ -29,6 +29,20 @@ struct seq {
 };
 
 
+struct track {
+    struct open_slice *stack;
+    unsigned depth, cap;
+    int launch_pending, launch_site, enqueued;
+    uint64_t sync_end;          /* when the last wait after a launch returned (0: none since) */
+};
+
+/* totals.c: a function's totals (made on first use; NULL: no memory), a
+ * failing call's stack kept as its kind's, a slice's end added up */
+struct rm_api *rm_api_get(struct rm_model *m, const char *name);
+void rm_error_site(struct rm_model *m, const char *fn, const char *err, const char *by, const char *site,
+                   int phase);
+void rm_slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint64_t ts, int untimed);
+
 void strtab_set(struct strtab *t, uint64_t iid, const char *s, size_t len);
 /* the string of an iid ("" none): inline, a few times a packet */
 static inline const char *strtab_get(const struct strtab *t, uint64_t iid)

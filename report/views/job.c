@@ -19,11 +19,10 @@ static pthread_mutex_t rows_lock = PTHREAD_MUTEX_INITIALIZER;
 /* One rank's trace into its row (any thread). */
 static int job_row(const char *path, const struct thresholds *th, struct rank_row *r, int index)
 {
-    static struct rm_model empty;
-    struct rm_model m = empty;
+    struct rm_model m;
+    rm_model_init(&m);
     m.small_threshold = th->small_bytes;
     m.small_given = th->small_given;
-    m.rank = -1;
     char err[512];
     if (rm_read(&m, path, err, sizeof err) != 0) {
         fprintf(stderr, "cltrace-report: %s\n", err);

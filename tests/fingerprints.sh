@@ -105,7 +105,8 @@ t_diverge_names_the_first_differing_command() {
     traced "$WORK/dplain" "$T/wrong_answer" > /dev/null
     "$B/cltrace-report" diverge "$TA" "$(trace_of "$WORK/dplain")" 2> "$WORK/d-plain.err"; rc=$?
     set -e
-    [ $rc -eq 2 ] && grep -q "has no fingerprints: trace both runs with \`cltrace --fingerprint" "$WORK/d-plain.err"
+    [ $rc -eq 2 ]
+    grep -q "has no fingerprints: trace both runs with \`cltrace --fingerprint" "$WORK/d-plain.err"
     $PY -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -118,7 +119,8 @@ assert r["diverged"] and r["compared"] == 2 and "flux" in r["a"]["command"] and 
     set +e
     "$B/cltrace-report" diverge "$TA" "$(trace_of "$WORK/dgc")" > "$WORK/d-ag.txt"; rc=$?
     set -e
-    [ $rc -eq 1 ] && grep -q '^diverged at kernel `flux` launch 1 (#3' "$WORK/d-ag.txt"
+    [ $rc -eq 1 ]
+    grep -q '^diverged at kernel `flux` launch 1 (#3' "$WORK/d-ag.txt"
     lint "$(trace_of "$WORK/dg")"
 }
 
@@ -133,7 +135,8 @@ t_diverge_tolerance_passes_rounding_only() {
     set +e
     "$B/cltrace-report" diverge "$TA" "$TB" > "$WORK/t0.txt"; rc=$?
     set -e
-    [ $rc -eq 1 ] && grep -q '^diverged at kernel `flux` launch 1' "$WORK/t0.txt"
+    [ $rc -eq 1 ]
+    grep -q '^diverged at kernel `flux` launch 1' "$WORK/t0.txt"
     "$B/cltrace-report" diverge --tolerance 1e-6 "$TA" "$TB" > "$WORK/t1.txt"
     grep -q "^no divergence: 33 commands compared, [0-9]* identical, [1-9][0-9]* within the tolerance" "$WORK/t1.txt"
     # a NaN in one run only is never within a tolerance

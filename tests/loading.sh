@@ -19,7 +19,9 @@ counted() {   # counted NAME cmd...: untraced (counted), `cltrace`, LD_PRELOAD: 
     LD_LIBRARY_PATH=$COUNT timeout 300 env CLTRACE_OUTPUT="$WORK/$name.preload.%p.pftrace" CLTRACE_QUIET=1 \
         LD_PRELOAD=$SHIM "$@" > "$WORK/$name.preload" || rc2=$?
     echo "$name: status $rc0 untraced, $rc1 cltrace, $rc2 LD_PRELOAD; $(awk '{n += $2} END {print n}' "$WORK/$name.count") calls counted"
-    [ "$rc0" = "$rc1" ] && [ "$rc0" = "$rc2" ] && [ "$rc0" != 124 ]
+    [ "$rc0" = "$rc1" ]
+    [ "$rc0" = "$rc2" ]
+    [ "$rc0" != 124 ]
     cmp "$WORK/$name.plain" "$WORK/$name.launcher"
     cmp "$WORK/$name.plain" "$WORK/$name.preload"
     $PY tests/checks.py counted "$(trace_of "$WORK/$name.launcher")" "$WORK/$name.count"

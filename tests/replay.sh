@@ -69,7 +69,8 @@ t_capture_local_image_sampler_binary_host_no_access() {
         local rc=0
         "$B/cltrace" replay "$c/svm@1" > "$WORK/rk.svm" 2>&1 || rc=$?
         cat "$WORK/rk.svm"
-        [ $rc -eq 2 ] && grep -q "argument 0 was not captured: an SVM pointer" "$WORK/rk.svm"
+        [ $rc -eq 2 ]
+        grep -q "argument 0 was not captured: an SVM pointer" "$WORK/rk.svm"
     fi
     # --local: vecadd's kernel gives the same outputs with 16; tile's sums
     # over its work-group: with 16 they differ (exit 1)
@@ -77,7 +78,8 @@ t_capture_local_image_sampler_binary_host_no_access() {
     rc=0
     "$B/cltrace" replay --local 16 "$c/tile@1" > "$WORK/rk.local" || rc=$?
     cat "$WORK/rk.local"
-    [ $rc -eq 1 ] && grep -q "global 256, local 16, 10 runs" "$WORK/rk.local"
+    [ $rc -eq 1 ]
+    grep -q "global 256, local 16, 10 runs" "$WORK/rk.local"
     lint "$(trace_of "$WORK/rk")"
 }
 

@@ -83,7 +83,8 @@ t_leaks_without_call_stacks() {
             for f in "$1"/libunwind.so*; do [ -f "$f" ] && mount --bind /dev/null "$f"; done
             exec "$2" "$3"' sh "$lib" "$T/leak_classes" $mode > "$WORK/ns-$mode.out" 2> "$WORK/ns-$mode.err" || rc=$?
         cat "$WORK/ns-$mode.err"
-        [ $rc -eq 0 ] && diff "$WORK/ns-$mode.plain" "$WORK/ns-$mode.out"
+        [ $rc -eq 0 ]
+        diff "$WORK/ns-$mode.plain" "$WORK/ns-$mode.out"
         grep -q "libunwind not found: no call stacks" "$WORK/ns-$mode.err"
         grep -q "still held at exit .*no creation stacks" "$WORK/ns-$mode.err"
         "$B/cltrace-report" --format json "$(trace_of "$WORK/ns-$mode")" |

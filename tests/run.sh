@@ -1123,7 +1123,9 @@ t_report_diff_gates_on_regressions() {
     $PY tests/html_check.py hostile "$WORK/d105.pftrace" 105000
     local rc=0
     "$B/cltrace-report" diff "$WORK/d100.pftrace" "$WORK/d150.pftrace" > "$WORK/d.txt" || rc=$?
-    [ $rc -eq 1 ] && grep -q 'REGRESSION' "$WORK/d.txt" && grep -q '+50.0%' "$WORK/d.txt"
+    [ $rc -eq 1 ]
+    grep -q 'REGRESSION' "$WORK/d.txt"
+    grep -q '+50.0%' "$WORK/d.txt"
     "$B/cltrace-report" diff "$WORK/d100.pftrace" "$WORK/d105.pftrace" > "$WORK/d.txt"
     ! grep -q 'REGRESSION' "$WORK/d.txt" || return 1
     "$B/cltrace-report" diff --threshold 3 "$WORK/d100.pftrace" "$WORK/d105.pftrace" > /dev/null || rc=$?
@@ -1136,7 +1138,8 @@ t_report_diff_gates_on_regressions() {
     traced "$WORK/du" "$T/churn" 2 > /dev/null
     rc=0
     "$B/cltrace-report" diff --fail-on warning "$(trace_of "$WORK/du")" "$(trace_of "$WORK/dt")" > "$WORK/d.txt" || rc=$?
-    [ $rc -eq 1 ] && grep -q 'small-transfers' "$WORK/d.txt"
+    [ $rc -eq 1 ]
+    grep -q 'small-transfers' "$WORK/d.txt"
     rc=0
     "$B/cltrace-report" diff "$WORK/d100.pftrace" README.md 2> /dev/null || rc=$?
     [ $rc -eq 2 ]
@@ -1246,6 +1249,7 @@ source tests/first_screen.sh
 source tests/arm64.sh
 source tests/python.sh
 source tests/try.sh
+source tests/reuse.sh
 
 # Tests that judge time or load: alone, after the others.
 ALONE=" try_examples_fixes_measured_as_the_fixed_examples launch_loop_budget_by_default ctl_answers_under_load clock_kept_fresh_while_commands_run teardown_check_runs_each_condition

@@ -237,6 +237,15 @@ $(T)/mpi_halo: tests/apps/mpi_halo.c | $(T)
 	mpicc $(TEST_CFLAGS) -o $@ $< -lOpenCL
 MPI_APPS := $(if $(MPI_REPORT),$(T)/mpi_halo)
 
+# A stand-in ICD that reuses handles, its app, and a fork that fails (tests/reuse.sh, tests/try.sh)
+$(T)/libstandin.so: tests/apps/standin_icd.c | $(T)
+	$(CC) $(TEST_CFLAGS) -Wno-unused-parameter -shared -fPIC -o $@ $< -lpthread
+$(T)/reuse_handles: tests/apps/reuse_handles.c | $(T)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lpthread
+$(T)/libfailfork.so: tests/apps/failfork.c | $(T)
+	$(CC) $(TEST_CFLAGS) -shared -fPIC -o $@ $< -ldl
+TEST_BINS += $(T)/libstandin.so $(T)/reuse_handles $(T)/libfailfork.so
+
 # Last: the prerequisites of a rule are read where the rule stands.
 test-bins: all $(TEST_BINS) $(EXAMPLE_BINS) $(B)/examples/vecadd $(MPI_REPORT) $(MPI_APPS)
 

@@ -80,7 +80,8 @@ assert r["kernels"] == [] and r["verdict"]["time"] == "", r
 PYEOF
     sed 's/kernel void nbody_naive/kernel void nbody_other/' examples/nbody/fix.cl > "$WORK/none.cl"
     rc=0; "$B/cltrace" try --runs 1 --warmup 0 --override "$WORK/none.cl" -- "$n" > "$WORK/tn.txt" || rc=$?
-    [ "$rc" -eq 2 ] && head -1 "$WORK/tn.txt" | grep -q "^cltrace try: could not try: the change matched nothing"
+    [ "$rc" -eq 2 ]
+    head -1 "$WORK/tn.txt" | grep -q "^cltrace try: could not try: the change matched nothing"
     grep -q "matched none of the programs the app created" "$WORK/tn.txt"
     rc=0; "$B/cltrace" try --runs 1 --warmup 0 --local nbody_naive=100 -- "$n" > "$WORK/tl.txt" || rc=$?; [ "$rc" -eq 2 ]
     grep -q "100 does not divide the global size 4096" "$WORK/tl.txt"
@@ -94,6 +95,28 @@ PYEOF
     grep -q "^diverged at kernel \`nbody_naive\` launch 1 " "$WORK/tw.txt"
     "$B/cltrace" try --runs 1 --warmup 0 --format markdown --override "$WORK/wrong.cl" -- "$n" > "$WORK/tw.md" || true
     head -1 "$WORK/tw.md" | grep -q "^### cltrace try: .*a different answer"
+}
+
+t_try_fork_failing_is_never_a_verdict() {
+    # cltrace try's forks fail (tests/apps/failfork.c, preloaded into
+    # cltrace-try itself: the launcher runs it without LD_PRELOAD): at its
+    # first run, it could not try (exit 2); after its runs, an edit that
+    # changes the answer is still a different answer (exit 1), never "the
+    # same answer" (a failed fork once left a child's status unread and the
+    # verdict "identical")
+    local n=$B/examples/nbody rc=0
+    sed 's/acc += (tile\[j\].w/acc += 1.01f * (tile[j].w/' examples/nbody/fix.cl > "$WORK/wrong.cl"
+    FAIL_FORK_AFTER=0 LD_PRELOAD=$T/libfailfork.so "$B/cltrace-try" --runs 1 --warmup 0 --override "$WORK/wrong.cl" \
+        -- "$n" > "$WORK/f0.txt" 2>&1 || rc=$?
+    head -1 "$WORK/f0.txt"
+    [ $rc -eq 2 ]
+    head -1 "$WORK/f0.txt" | grep -q "could not try"
+    rc=0
+    FAIL_FORK_AFTER=2 LD_PRELOAD=$T/libfailfork.so "$B/cltrace-try" --runs 1 --warmup 0 --override "$WORK/wrong.cl" \
+        -- "$n" > "$WORK/f2.txt" 2>&1 || rc=$?
+    head -1 "$WORK/f2.txt"
+    [ $rc -eq 1 ]
+    head -1 "$WORK/f2.txt" | grep -q "a different answer"
 }
 
 t_try_examples_fixes_measured_as_the_fixed_examples() {

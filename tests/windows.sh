@@ -96,12 +96,14 @@ t_window_cltrace_ctl_start_stop_snapshot_status() {
     $PY tests/checks.py calls "$WORK/snap.pftrace.gz" clEnqueueNDRangeKernel 20
     local rc=0
     "$B/cltrace" ctl $pid dance 2> "$WORK/dance.err" || rc=$?
-    [ $rc -eq 2 ] && grep -q "usage: cltrace ctl PID start|stop|snapshot|status" "$WORK/dance.err"
+    [ $rc -eq 2 ]
+    grep -q "usage: cltrace ctl PID start|stop|snapshot|status" "$WORK/dance.err"
     echo >&7; ctl_wait "$WORK/ct.log" "waiting 3"; echo >&7
     exec 7>&-
     wait $pid
     win_check ct 91-171 1
-    [ ! -e "/tmp/cltrace-$(id -u)/$pid.sock" ] && [ ! -e "${XDG_RUNTIME_DIR:-/nonexistent}/cltrace/$pid.sock" ]
+    [ ! -e "/tmp/cltrace-$(id -u)/$pid.sock" ]
+    [ ! -e "${XDG_RUNTIME_DIR:-/nonexistent}/cltrace/$pid.sock" ]
     ! "$B/cltrace" ctl $pid status 2> "$WORK/gone.err" || return 1
     grep -q "no traced program with a channel as process $pid" "$WORK/gone.err"
 }
@@ -128,7 +130,8 @@ t_window_cltrace_ctl_refuses_another_user() {
     wait $pid || true
     rm -rf "$d"
     cat "$WORK/root.out"
-    [ $rc -eq 1 ] && grep -q "refused: only user 65534 may control this program" "$WORK/root.out"
+    [ $rc -eq 1 ]
+    grep -q "refused: only user 65534 may control this program" "$WORK/root.out"
     # root's program, nobody asking
     mkfifo "$WORK/in2"
     CLTRACE_WINDOW=manual CLTRACE_OUTPUT="$WORK/rt.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM \
@@ -148,10 +151,12 @@ t_window_cltrace_ctl_refuses_another_user() {
 t_window_spelling_errors_said_before_the_run() {
     local rc=0
     "$B/cltrace" --window 10x+1s -- true 2> "$WORK/bad.err" || rc=$?
-    [ $rc -eq 2 ] && grep -q "a start is a duration (60s), a count (1000calls), kernel:NAME or manual" "$WORK/bad.err"
+    [ $rc -eq 2 ]
+    grep -q "a start is a duration (60s), a count (1000calls), kernel:NAME or manual" "$WORK/bad.err"
     rc=0
     "$B/cltrace" --window 10s+1s --every 5 -- true 2> "$WORK/bad2.err" || rc=$?
-    [ $rc -eq 2 ] && grep -q "every '5': not a duration" "$WORK/bad2.err"
+    [ $rc -eq 2 ]
+    grep -q "every '5': not a duration" "$WORK/bad2.err"
     # the shim, given a bad spelling without the launcher: said once, the whole run recorded
     CLTRACE_WINDOW=soon CLTRACE_OUTPUT="$WORK/bs.%p.pftrace" LD_PRELOAD=$SHIM "$T/windows" plain > "$WORK/bs.log" 2> "$WORK/bs.err"
     grep -q "CLTRACE_WINDOW=soon: 'soon': a start is a duration" "$WORK/bs.err"
@@ -177,7 +182,8 @@ t_window_under_sanitizers() {
     CLTRACE_RING_MB=1 CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/ra.%p.pftrace" ASAN_OPTIONS=detect_leaks=0 \
         LD_PRELOAD="$rt:$B/asan/libcltrace.so" "$T/windows" long 200000 > /dev/null 2>> "$WORK/san.err"
     read -r n first last consecutive <<< "$(ring_values "$(trace_of "$WORK/ra")")"
-    [ "$last" -eq 199999 ] && [ "$consecutive" = True ]
+    [ "$last" -eq 199999 ]
+    [ "$consecutive" = True ]
     CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/sa.%p.pftrace" ASAN_OPTIONS=detect_leaks=0 \
         LD_PRELOAD="$rt:$B/asan/libcltrace.so" "$T/windows" api > "$WORK/sa.log" 2>> "$WORK/san.err"
     $PY tests/checks.py window "$(trace_of "$WORK/sa")" "$WORK/sa.log" 1-9,172-252 2
@@ -204,7 +210,10 @@ t_ring_keeps_the_last_calls_in_order() {
     local t; t=$(trace_of "$WORK/r1")
     read -r n first last consecutive <<< "$(ring_values "$t")"
     echo "ring 1 MiB: $n calls, $first..$last, consecutive $consecutive"
-    [ "$n" -gt 5000 ] && [ "$n" -lt 100000 ] && [ "$last" -eq 999999 ] && [ "$consecutive" = True ]
+    [ "$n" -gt 5000 ]
+    [ "$n" -lt 100000 ]
+    [ "$last" -eq 999999 ]
+    [ "$consecutive" = True ]
     [ "$(ring_attr "$t" cltrace.ring_bytes)" -le $((1024 * 1024 + 256 * 1024)) ]
     [ "$(ring_attr "$t" cltrace.ring_dropped_bytes)" -gt 10000000 ]
     lint "$t"
@@ -224,14 +233,18 @@ t_ring_written_on_a_crash_an_error_a_kernel_and_ctl() {
     CLTRACE_RING_MB=1 traced "$WORK/rs" "$T/windows" long 300000 segv > /dev/null 2>&1 || rc=$?
     [ $rc -eq 139 ]
     read -r n first last consecutive <<< "$(ring_values "$(trace_of "$WORK/rs")")"
-    [ "$last" -eq 299999 ] && [ "$consecutive" = True ] && [ "$n" -gt 5000 ]
+    [ "$last" -eq 299999 ]
+    [ "$consecutive" = True ]
+    [ "$n" -gt 5000 ]
     [ "$(ring_attr "$(trace_of "$WORK/rs")" cltrace.ring_dropped_bytes)" -gt 1000000 ]   # said though no footer
     lint "$(trace_of "$WORK/rs")"
     # the first failing call: a snapshot beside the trace, ending at it
     CLTRACE_RING_MB=1 CLTRACE_SNAPSHOT_ON=error traced "$WORK/re" "$T/windows" long 300000 error 200000 > /dev/null
     local snap; snap=$(ls "$WORK"/re.*.snapshot-1.pftrace)
     read -r n first last consecutive <<< "$(ring_values "$snap")"
-    [ "$last" -le 200000 ] && [ "$last" -ge 199000 ] && [ "$consecutive" = True ]
+    [ "$last" -le 200000 ]
+    [ "$last" -ge 199000 ]
+    [ "$consecutive" = True ]
     [ "$(ring_attr "$snap" cltrace.snapshot)" = "the first failing call" ]
     $PY tests/checks.py calls "$snap" clSetKernelArg "$((n + 1))"
     lint "$snap"
@@ -240,7 +253,8 @@ t_ring_written_on_a_crash_an_error_a_kernel_and_ctl() {
     snap=$(ls "$WORK"/rk.*.snapshot-1.pftrace)
     [ "$(ring_attr "$snap" cltrace.snapshot)" = "the first launch of hot" ]
     local launches; launches=$($PY tests/tracedump.py "$snap" | $PY -c 'import json,sys; print(sum(s["name"] == "clEnqueueNDRangeKernel" for s in json.load(sys.stdin)["slices"]))')
-    [ "$launches" -ge 40 ] && [ "$launches" -le 41 ]
+    [ "$launches" -ge 40 ]
+    [ "$launches" -le 41 ]
     # cltrace ctl PID snapshot while the program waits
     mkfifo "$WORK/rin"
     CLTRACE_RING_MB=1 CLTRACE_OUTPUT="$WORK/rc.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM \
@@ -313,7 +327,8 @@ t_ctl_answers_under_load() {
     for snap in "$WORK"/l1.*.snapshot-[12].pftrace; do
         read -r n first last consecutive <<< "$(ring_values "$snap")"
         echo "$(basename "$snap"): $n calls, $first..$last, consecutive: $consecutive"
-        [ "$n" -gt 10000 ] && [ "$consecutive" = True ]
+        [ "$n" -gt 10000 ]
+        [ "$consecutive" = True ]
         [ "$(ring_attr "$snap" cltrace.snapshot_whole)" = 1 ]
         # its last call began at most 50 ms before the asking (the program
         # may have been waiting for room then), none after it

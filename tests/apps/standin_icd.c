@@ -6,14 +6,26 @@
  * arm64 under qemu (PoCL's arm64 package cannot be installed beside the
  * amd64 one). Whatever it does not implement answers CL_INVALID_OPERATION
  * (a NULL object for a creation), as a driver without the feature would.
- * tests/arm64.sh uses it. */
+ * tests/arm64.sh uses it; tests/reuse.sh asks more of it:
+ *   STANDIN_REUSE=1     a released program's or kernel's handle is the next
+ *                       new one's (of any thread), as drivers with pools do
+ *   STANDIN_BUILD_MS=N  a build takes N ms and holds the program meanwhile:
+ *                       released by the app during it, the program goes at
+ *                       its middle; asked about afterwards, its answers
+ *                       take N ms more (a driver looking for what is gone)
+ *   kernels named slow* run 2 ms (enqueue returns when done), others 2 us
+ *   STANDIN_LAUNCHES=FILE  each launch's kernel and local size appended
+ *                       ("a 8 1 1", "b NULL"): what the driver was given */
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl_icd.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <time.h>
+#include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -45,9 +57,34 @@ static cl_ulong now_ns(void)
     return (cl_ulong)ts.tv_sec * 1000000000u + (cl_ulong)ts.tv_nsec;
 }
 
+/* STANDIN_REUSE: released objects, handed out again (newest first) */
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct obj *pool[64];
+static unsigned pooled;
+
+static int env_int(const char *name)
+{
+    const char *v = getenv(name);
+    return v ? atoi(v) : 0;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+    nanosleep(&ts, NULL);
+}
+
 static struct obj *make(enum kind k, struct obj *context, cl_int *err)
 {
-    struct obj *o = calloc(1, sizeof *o);
+    struct obj *o = NULL;
+    pthread_mutex_lock(&pool_lock);
+    if (pooled && (k == K_PROGRAM || k == K_KERNEL))
+        o = pool[--pooled];
+    pthread_mutex_unlock(&pool_lock);
+    if (o)
+        memset(o, 0, sizeof *o);
+    else
+        o = calloc(1, sizeof *o);
     if (err)
         *err = o ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
     if (o) {
@@ -79,8 +116,15 @@ static cl_int release(void *h, enum kind k, cl_int bad)
         return bad;
     if (--o->refs == 0) {
         free(o->host);
+        o->host = NULL;
         o->kind = 0;            /* a later call on it answers "invalid", not a crash */
-        free(o);
+        pthread_mutex_lock(&pool_lock);
+        int keep = (k == K_PROGRAM || k == K_KERNEL) && env_int("STANDIN_REUSE") && pooled < 64;
+        if (keep)
+            pool[pooled++] = o;
+        pthread_mutex_unlock(&pool_lock);
+        if (!keep)
+            free(o);
     }
     return CL_SUCCESS;
 }
@@ -362,6 +406,16 @@ static cl_int build_program(cl_program p, cl_uint n, const cl_device_id *d, cons
 {
     if (!is(p, K_PROGRAM))
         return CL_INVALID_PROGRAM;
+    int ms = env_int("STANDIN_BUILD_MS");
+    if (ms) {                    /* held through the build; the app may let go meanwhile */
+        ((struct obj *)p)->refs++;
+        sleep_ms(ms / 2);
+        int gone = ((struct obj *)p)->refs == 1;
+        release(p, K_PROGRAM, CL_INVALID_PROGRAM);
+        sleep_ms(ms - ms / 2);
+        if (gone)
+            return CL_SUCCESS;
+    }
     if (notify)
         notify(p, user);
     return CL_SUCCESS;
@@ -373,6 +427,8 @@ static cl_int program_release(cl_program p) { return release(p, K_PROGRAM, CL_IN
 static cl_int get_program_info(cl_program p, cl_program_info what, size_t size, void *value, size_t *size_ret)
 {
     struct obj *o = (struct obj *)p;
+    if (p && !is(p, K_PROGRAM) && env_int("STANDIN_BUILD_MS"))
+        sleep_ms(env_int("STANDIN_BUILD_MS"));
     if (!is(p, K_PROGRAM))
         return CL_INVALID_PROGRAM;
     cl_uint one = 1, refs = (cl_uint)o->refs;
@@ -463,7 +519,8 @@ static cl_int get_kernel_wg_info(cl_kernel k, cl_device_id d, cl_kernel_work_gro
 }
 
 /* commands: done when enqueued; an event with its times if asked for */
-static cl_int done(cl_command_queue q, cl_command_type type, cl_uint nwait, const cl_event *wait, cl_event *ev)
+static cl_int done(cl_command_queue q, cl_command_type type, cl_uint nwait, const cl_event *wait, cl_event *ev,
+                   cl_ulong started, cl_ulong ended)
 {
     if (!is(q, K_QUEUE))
         return CL_INVALID_COMMAND_QUEUE;
@@ -481,10 +538,10 @@ static cl_int done(cl_command_queue q, cl_command_type type, cl_uint nwait, cons
     e->parent = (struct obj *)q;
     e->command = type;
     e->status = CL_COMPLETE;
-    e->t[0] = now_ns();
+    e->t[0] = started ? started : now_ns();
     e->t[1] = e->t[0] + 100;
     e->t[2] = e->t[1] + 400;
-    e->t[3] = e->t[2] + 2000;   /* 2 us of "work" */
+    e->t[3] = ended > e->t[2] ? ended : e->t[2] + 2000;   /* 2 us of "work", or what it took */
     *ev = (cl_event)e;
     return CL_SUCCESS;
 }
@@ -496,7 +553,21 @@ static cl_int enqueue_ndrange(cl_command_queue q, cl_kernel k, cl_uint dim, cons
         return CL_INVALID_KERNEL;
     if (dim < 1 || dim > 3 || !gws)
         return dim < 1 || dim > 3 ? CL_INVALID_WORK_DIMENSION : CL_INVALID_GLOBAL_WORK_SIZE;
-    return done(q, CL_COMMAND_NDRANGE_KERNEL, nwait, wait, ev);
+    const char *log = getenv("STANDIN_LAUNCHES");
+    FILE *f = log ? fopen(log, "a") : NULL;
+    if (f) {
+        if (lws)
+            fprintf(f, "%s %zu %zu %zu\n", ((struct obj *)k)->name, lws[0], dim > 1 ? lws[1] : 1, dim > 2 ? lws[2] : 1);
+        else
+            fprintf(f, "%s NULL\n", ((struct obj *)k)->name);
+        fclose(f);
+    }
+    if (!strncmp(((struct obj *)k)->name, "slow", 4)) {    /* 2 ms of work, done when it returns */
+        cl_ulong t0 = now_ns();
+        sleep_ms(2);
+        return done(q, CL_COMMAND_NDRANGE_KERNEL, nwait, wait, ev, t0 > 500 ? t0 - 500 : t0, now_ns());
+    }
+    return done(q, CL_COMMAND_NDRANGE_KERNEL, nwait, wait, ev, 0, 0);
 }
 
 static cl_int copy_check(cl_mem m, size_t off, size_t n, const void *p)
@@ -511,7 +582,7 @@ static cl_int enqueue_read(cl_command_queue q, cl_mem m, cl_bool block, size_t o
                            cl_uint nwait, const cl_event *wait, cl_event *ev)
 {
     cl_int err = copy_check(m, off, n, p);
-    if (err == CL_SUCCESS && (err = done(q, CL_COMMAND_READ_BUFFER, nwait, wait, ev)) == CL_SUCCESS)
+    if (err == CL_SUCCESS && (err = done(q, CL_COMMAND_READ_BUFFER, nwait, wait, ev, 0, 0)) == CL_SUCCESS)
         memcpy(p, (char *)((struct obj *)m)->host + off, n);
     return err;
 }
@@ -520,19 +591,19 @@ static cl_int enqueue_write(cl_command_queue q, cl_mem m, cl_bool block, size_t 
                             cl_uint nwait, const cl_event *wait, cl_event *ev)
 {
     cl_int err = copy_check(m, off, n, p);
-    if (err == CL_SUCCESS && (err = done(q, CL_COMMAND_WRITE_BUFFER, nwait, wait, ev)) == CL_SUCCESS)
+    if (err == CL_SUCCESS && (err = done(q, CL_COMMAND_WRITE_BUFFER, nwait, wait, ev, 0, 0)) == CL_SUCCESS)
         memcpy((char *)((struct obj *)m)->host + off, p, n);
     return err;
 }
 
 static cl_int enqueue_marker(cl_command_queue q, cl_uint nwait, const cl_event *wait, cl_event *ev)
 {
-    return done(q, CL_COMMAND_MARKER, nwait, wait, ev);
+    return done(q, CL_COMMAND_MARKER, nwait, wait, ev, 0, 0);
 }
 
 static cl_int enqueue_barrier(cl_command_queue q, cl_uint nwait, const cl_event *wait, cl_event *ev)
 {
-    return done(q, CL_COMMAND_BARRIER, nwait, wait, ev);
+    return done(q, CL_COMMAND_BARRIER, nwait, wait, ev, 0, 0);
 }
 
 /* events */

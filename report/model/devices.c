@@ -8,6 +8,7 @@
 #include <string.h>
 #include "common/map.h"
 #include "model.h"
+#include "reader.h"
 
 static int seg_push(struct rm_seg **v, unsigned *n, unsigned *cap, struct rm_seg s)
 {

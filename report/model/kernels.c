@@ -4,6 +4,7 @@
 #include <string.h>
 #include "common/map.h"
 #include "model.h"
+#include "reader.h"
 
 /* The entry of a kernel and launch configuration; made (no launches yet)
  * when new. NULL: out of memory. */

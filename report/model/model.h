@@ -37,11 +37,6 @@ struct rm_devtrace {            /* one trace's commands on one device object */
     unsigned n_seg, cap_seg;
 };
 struct rm_model;
-/* devices.c: a device command of the trace being read; then, at its end,
- * its devices folded into m->devs (rm_read does both) */
-void rm_device_command(struct rm_model *m, uint64_t dev_obj, uint64_t start, uint64_t end, int kernel, int transfer);
-void rm_devices_fold(struct rm_model *m);
-void rm_devices_free(struct rm_model *m);
 struct rm_stack_text { char *where, *full; };
 /* The whole stack of a where that contains it (the longest), NULL: none. */
 const char *rm_stack_full(const struct rm_model *m, const char *where);
@@ -174,9 +169,6 @@ struct rm_mpi {
     struct rm_span *call, *busy;        /* while reading */
     size_t n_call, cap_call, n_busy, cap_busy;
 };
-void rm_mpi_call(struct rm_model *m, const char *name, uint64_t start, uint64_t end, uint64_t bytes);
-void rm_mpi_device(struct rm_model *m, uint64_t start, uint64_t end);
-void rm_mpi_finish(struct rm_model *m);     /* the sweep; the intervals freed */
 
 /* The first device commands, for the HTML report's timeline (bounded). */
 #define RM_MAX_CMDS 4000
@@ -406,12 +398,8 @@ void rm_free(struct rm_model *m);
 /* A `cltrace tune` result (DIR/tune.json, or the file) into m->tuned. 0 ok;
  * -1 with err. */
 int rm_tuned_read(struct rm_model *m, const char *path, char *err, unsigned errlen);
-/* memory.c: buffers made and released; the peak's holders, largest first */
-struct open_slice;
-void rm_mem_call(struct rm_model *m, uint64_t start, uint64_t end);    /* any slice: the run's span */
-void rm_mem_buffer_call(struct rm_model *m, const struct open_slice *o, uint64_t ts);   /* an API call ended */
+/* memory.c: the peak's holders, largest first */
 unsigned rm_mem_at_peak(const struct rm_model *m, struct rm_buffer *out, unsigned cap);
-void rm_mem_free(struct rm_model *m);
 
 /* Widen [s[0], s[1]] to hold [a, b] (s[1] 0: empty). */
 static inline void rm_span_add(uint64_t *s, uint64_t a, uint64_t b)
@@ -429,10 +417,6 @@ static inline uint64_t rm_timeline_span(const struct rm_timeline *tl)
 }
 /* The bandwidth bin of a transfer (rm_transfers.bw_*): log2 of MB/s, 0..23. */
 int rm_bw_bin(double gbps);
-/* selfcost.c: the trace attributes of cltrace's own cost and of sampling;
- * after reading, each sampled kernel's device time extrapolated */
-struct rm_kernel *rm_kernel_find(struct rm_model *m, const char *name, const struct rm_kernel *cfg);
-void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char *s);
 /* How the traced machine's idle CPUs wait: 1 they halt at once (a cpuidle
  * driver other than haltpoll, whose halt-polling it is: none means HLT; or
  * its guest_halt_poll_ns 0), 0 they poll first, -1 the trace cannot tell.
@@ -443,7 +427,6 @@ static inline int rm_idle_halts(const struct rm_selfcost *c)
         return 1;
     return c->halt_poll_known ? c->guest_halt_poll_ns == 0 : -1;
 }
-void rm_extrapolate(struct rm_model *m);
 /* The next packet of a trace opened with rm_in_open (input.h): RM_FRAME_OK
  * with its bytes in place in *buf (*len of them; valid until the next
  * call), or why there is none. */

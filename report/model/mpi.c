@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model.h"
+#include "reader.h"
 
 static int by_start(const void *a, const void *b)
 {

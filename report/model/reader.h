@@ -1,5 +1,7 @@
-/* The reader's private state, shared by model.c (packets, aggregates),
- * args.c (annotations) and stacks.c (call stacks, call sites, leaks). */
+/* The reader's private state, shared by model.c (packets), totals.c (aggregates),
+ * args.c (annotations) and stacks.c (call stacks, call sites, leaks), and what
+ * it hands the model's other parts while it reads (devices, MPI, memory,
+ * sampling). The rest of the report sees model.h only. */
 #ifndef CLT_REPORT_READER_H
 #define CLT_REPORT_READER_H
 #include <stddef.h>
@@ -36,6 +38,26 @@ struct track {
     uint64_t sync_end;          /* when the last wait after a launch returned (0: none since) */
 };
 
+/* What the reader hands the model's parts while it reads (the rest of the
+ * report sees only model.h). devices.c: a device command of the trace being
+ * read; at its end, its devices folded into m->devs */
+void rm_device_command(struct rm_model *m, uint64_t dev_obj, uint64_t start, uint64_t end, int kernel, int transfer);
+void rm_devices_fold(struct rm_model *m);
+void rm_devices_free(struct rm_model *m);
+/* mpi.c: a rank's MPI calls and device busy spans; the sweep at the end (the intervals freed) */
+void rm_mpi_call(struct rm_model *m, const char *name, uint64_t start, uint64_t end, uint64_t bytes);
+void rm_mpi_device(struct rm_model *m, uint64_t start, uint64_t end);
+void rm_mpi_finish(struct rm_model *m);
+/* memory.c: buffers made and released */
+struct open_slice;
+void rm_mem_call(struct rm_model *m, uint64_t start, uint64_t end);    /* any slice: the run's span */
+void rm_mem_buffer_call(struct rm_model *m, const struct open_slice *o, uint64_t ts);   /* an API call ended */
+void rm_mem_free(struct rm_model *m);
+/* selfcost.c: the trace attributes of cltrace's own cost and of sampling;
+ * after reading, each sampled kernel's device time extrapolated */
+struct rm_kernel *rm_kernel_find(struct rm_model *m, const char *name, const struct rm_kernel *cfg);
+void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char *s);
+void rm_extrapolate(struct rm_model *m);
 /* totals.c: a function's totals (made on first use; NULL: no memory), a
  * failing call's stack kept as its kind's, a slice's end added up */
 struct rm_api *rm_api_get(struct rm_model *m, const char *name);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "model.h"
+#include "reader.h"
 
 /* How the machine's idle CPUs wait, the priority cltrace's threads ran at,
  * and the sampling rule; 1: key was one. */

@@ -10,8 +10,9 @@
  * least, and, where each side ran twice or more, beyond their spread (every
  * new run past every base run). */
 #define RM_TREND_MIN_NS 1000.0          /* below a microsecond: the clocks' noise */
-#define RM_TREND_PERCENT_ONE_RUN 10.0   /* one run each (diff's default): no spread to judge by */
-#define RM_TREND_PERCENT_RUNS 2.0       /* repeated runs (try): the spread guards against noise */
+#define RM_TREND_PERCENT_ONE_RUN 10.0   /* one trace each (diff's default threshold): no spread to judge by */
+#define RM_TREND_PERCENT_RUNS 2.0       /* repeated runs (try): the spread guards against noise; try
+                                           judges no time from one run each */
 enum rm_trend { RM_NO_CHANGE, RM_FASTER, RM_SLOWER };
 struct rm_spread { double median, min, max; unsigned n; };
 /* median, least and most of v[0..n) (its first 64) */

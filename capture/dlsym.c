@@ -186,6 +186,31 @@ static int is_opencl_implementation(const void *addr)
     return impl;
 }
 
+/* The library an app's lookup resolved into stays loaded while cltrace may
+ * call it: a reference of cltrace's own, in the app's namespace, taken the
+ * first time (and never given back). The app's dlclose drops only the app's:
+ * hashcat dlcloses libOpenCL at its end, and the loader's unload took PoCL
+ * with it while cltrace's collector still asked it about the last commands
+ * (a jump into unmapped code: 1 run in 4 beside two CPU hogs, every run of
+ * tests/apps/dlopen_app unload). The driver's own teardown then runs at exit,
+ * after cltrace's threads have stopped calling it (life.c). */
+static void keep_loaded(const void *p, Lmid_t ns)
+{
+    static const void *kept[8];
+    static unsigned n_kept;
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    Dl_info di;
+    if (!dladdr(p, &di) || !di.dli_fname || !di.dli_fname[0])
+        return;
+    pthread_mutex_lock(&lock);
+    unsigned i = 0;
+    while (i < n_kept && kept[i] != di.dli_fbase)
+        i++;
+    if (i == n_kept && n_kept < 8 && dlmopen(ns, di.dli_fname, RTLD_LAZY | RTLD_NOLOAD))
+        kept[n_kept++] = di.dli_fbase;
+    pthread_mutex_unlock(&lock);
+}
+
 void *clt_dlsym_handle(void *handle, const char *name)
 {
     const void *caller = __builtin_return_address(0);
@@ -209,6 +234,7 @@ void *clt_dlsym_handle(void *handle, const char *name)
         Lmid_t ns = LM_ID_BASE;
         if (dlinfo(handle, RTLD_DI_LMID, &ns) == 0 && ns != LM_ID_BASE)
             clt_callstack_disable("OpenCL loaded into a dlmopen namespace");
+        keep_loaded(p, ns);
         (void)dlerror();
         clt_app_library(handle);
         p = e->wrapper;

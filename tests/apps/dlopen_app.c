@@ -1,7 +1,9 @@
 /* An app that loads OpenCL the way hashcat does: dlopen("libOpenCL.so.1")
  * and dlsym for every function. Prints its result.
- *   dlopen_app [LIBRARY [dlmopen]]   another name or a full path; dlmopen:
- *                                    into a new link-map namespace
+ *   dlopen_app [LIBRARY [dlmopen|unload]]   another name or a full path;
+ *                                    dlmopen: into a new link-map namespace;
+ *                                    unload: dlclose it at the end, as hashcat
+ *                                    does, then run on 300 ms
  * Built with -DLINKED (and -lOpenCL) it also calls the linked library
  * directly: one program, both routes. */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -11,6 +13,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define FN(name) static __typeof__(name) *p_##name;
 #define LOAD(name) if (!(p_##name = (__typeof__(name) *)dlsym(lib, #name))) { fprintf(stderr, "no %s\n", #name); return 1; }
@@ -83,5 +86,10 @@ int main(int argc, char **argv)
     p_clReleaseProgram(prog);
     p_clReleaseCommandQueue(q);
     p_clReleaseContext(ctx);
+    if (argc > 2 && strcmp(argv[2], "unload") == 0) {
+        dlclose(lib);
+        struct timespec ts = { 0, 300000000 };
+        nanosleep(&ts, NULL);
+    }
     return 0;
 }

@@ -280,7 +280,10 @@ ctl_timed() {   # ctl_timed PID COMMAND OUT: the answer into OUT, its time in ms
 }
 
 ctl_under_load() {   # ctl_under_load NAME PROGRAM...: snapshot, stop, start, snapshot while it runs flat out
-    local name=$1 pid ms c i=0
+    # (CTL_BOUNDED_OK=1: a snapshot may also be the bounded one, what the
+    # writer encoded in 0.7 s, as under TSan beside two CPU hogs)
+    local name=$1 pid ms c i=0 whole="(whole up to now)"
+    [ -z "${CTL_BOUNDED_OK:-}" ] || whole="(\(whole up to now\|what cltrace's writer encoded within 0.7 s: .*\))"
     shift
     LOOP_MARK=1 "$@" > /dev/null 2> "$WORK/$name.err" &
     pid=$!
@@ -302,12 +305,17 @@ ctl_under_load() {   # ctl_under_load NAME PROGRAM...: snapshot, stop, start, sn
         i=$((i + 1))
         ms=$(ctl_timed $pid $c "$WORK/$name.$i.out")
         echo "$name: ctl $c answered in $ms ms: $(cut -c1-90 "$WORK/$name.$i.out")"
-        [ "$ms" -lt 1000 ] || { kill $pid; return 1; }
+        [ "$ms" -lt 1000 ] || { kill $pid; echo "$name: ctl $c answered in $ms ms, over 1 s"; return 1; }
         case $c in
-            snapshot) grep -q "^written: .* (whole up to now)$" "$WORK/$name.$i.out" ;;
+            snapshot) grep -q "^written: .* $whole$" "$WORK/$name.$i.out" ;;
             stop) grep -qx "stopped" "$WORK/$name.$i.out" ;;
             start) grep -qx "recording" "$WORK/$name.$i.out" ;;
-        esac || { kill $pid; tail -5 "$WORK/$name.err"; return 1; }
+        esac || {
+            kill $pid
+            tail -5 "$WORK/$name.err"
+            echo "$name: ctl $c: not the answer wanted: $(cat "$WORK/$name.$i.out")"
+            return 1
+        }
     done
     kill $pid
     wait $pid 2> /dev/null || true
@@ -354,10 +362,12 @@ sys.exit(not 0 <= asked - last < 50e6)'
     CLTRACE_WINDOW=0s CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/wl.%p.pftrace" LD_PRELOAD=$SHIM \
         ctl_under_load window-launch-loop "$T/bench_calls" launch 100000000
     lint "$(ls "$WORK"/r8.*.snapshot-1.pftrace)"
-    # the control thread, the writer's bounded drain and the snapshot under TSan
+    # the control thread, the writer's bounded drain and the snapshot under
+    # TSan: no race; whole or bounded (TSan's writer is ten times slower: beside
+    # two CPU hogs the second snapshot was the bounded one, in 872 ms)
     local rt
     rt=$(${CC:-cc} -print-file-name=libtsan.so)
-    CLTRACE_RING_MB=2 CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/lt.%p.pftrace" TSAN_OPTIONS=halt_on_error=1 \
+    CTL_BOUNDED_OK=1 CLTRACE_RING_MB=2 CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/lt.%p.pftrace" TSAN_OPTIONS=halt_on_error=1 \
         LD_PRELOAD="$rt:$B/tsan/libcltrace.so" ctl_under_load ring-tsan "$T/windows" long 2000000000
     ! grep -q "ThreadSanitizer" "$WORK"/ring-tsan.err || { cat "$WORK"/ring-tsan.err; return 1; }
 }

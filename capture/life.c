@@ -156,13 +156,14 @@ static int writer_running(void)
 }
 
 /* A crash or _exit: the completions the collector held back (250 ms at
- * most), then what was recorded, to the file (500 ms at most). */
+ * most), then what was recorded, to the file (500 ms, and on while the
+ * writer moves: 30 s at most). */
 static void write_out_before_dying(void)
 {
     if (writer_running()) {
         clt_own_threads_lift(CLT_LIFT_FLUSH);
         clt_commands_drain(100, 250);
-        clt_writer_flush_now(500);
+        clt_writer_flush_now(500, 30);
     }
 }
 

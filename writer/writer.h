@@ -31,7 +31,8 @@ void clt_own_threads_lift(enum clt_lift why);         /* async-signal-safe */
  * inherit idle priority; end puts them at normal (ownthreads.c) */
 long clt_own_driver_begin(void);
 void clt_own_driver_end(long before);
-void clt_writer_flush_now(unsigned timeout_ms); /* drain and write, bounded */
+/* drain and write: timeout_ms, then up to moving_s more while the writer progresses */
+void clt_writer_flush_now(unsigned timeout_ms, unsigned moving_s);
 const char *clt_writer_path(void);           /* the trace file ("" before the first call) */
 /* With the flight recorder (CLTRACE_RING_MB): what it holds now into a file
  * beside the trace, its path (NULL: not written, or not within timeout_ms;

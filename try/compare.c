@@ -90,38 +90,40 @@ static void add_kernels(struct try_result *res, unsigned i, const struct rm_mode
     free(p);
 }
 
-/* The answers of two runs, by their fingerprints: 0 the same (within t),
- * 1 they part, 2 not compared; why says where or why. */
-static int answers(const char *a, const char *b, const struct rm_tolerance *t, char *why, size_t cap)
+/* A run's trace with fingerprints, read and aligned: 0, or -1 with why. */
+static int fp_load(const char *path, struct rm_model *m, struct rm_fp_run *r, char *why, size_t cap)
 {
-    static struct rm_model ma, mb;
-    struct rm_fp_run ra = { 0 }, rb = { 0 };
     char err[512];
-    int rc = 2;
-    rm_model_init(&ma);
-    rm_model_init(&mb);
-    why[0] = 0;
-    if (rm_read(&ma, a, err, sizeof err) != 0 || rm_read(&mb, b, err, sizeof err) != 0)
+    rm_model_init(m);
+    memset(r, 0, sizeof *r);
+    if (rm_read(m, path, err, sizeof err) != 0)
         snprintf(why, cap, "%s", err);
-    else if (!ma.n_fpcmds || !mb.n_fpcmds)
-        snprintf(why, cap, "%s has no fingerprints", ma.n_fpcmds ? b : a);
-    else if (rm_fp_run_init(&ra, &ma) != 0 || rm_fp_run_init(&rb, &mb) != 0)
+    else if (!m->n_fpcmds)
+        snprintf(why, cap, "%s has no fingerprints", path);
+    else if (rm_fp_run_init(r, m) != 0)
         snprintf(why, cap, "out of memory");
-    else {
-        struct rm_divergence v;
-        rm_diverge(&ra, &rb, t, &v);
-        rm_divergence_line(&v, why, cap);
-        size_t n = strlen(why);
-        if (v.found && n < cap)
-            snprintf(why + n, cap - n, "\n  the %u commands before it: %u identical, %u within the tolerance",
-                     v.same + v.near, v.same, v.near);
-        rc = v.found;
-    }
-    rm_fp_run_free(&ra);
-    rm_fp_run_free(&rb);
-    rm_free(&ma);
-    rm_free(&mb);
-    return rc;
+    else
+        return 0;
+    return -1;
+}
+
+static void fp_unload(struct rm_model *m, struct rm_fp_run *r)
+{
+    rm_fp_run_free(r);
+    rm_free(m);
+}
+
+/* The answers of two runs read: 0 the same (within t), 1 they part (why says where). */
+static int answers(struct rm_fp_run *a, struct rm_fp_run *b, const struct rm_tolerance *t, char *why, size_t cap)
+{
+    struct rm_divergence v;
+    rm_diverge(a, b, t, &v);
+    rm_divergence_line(&v, why, cap);
+    size_t n = strlen(why);
+    if (v.found && n < cap)
+        snprintf(why + n, cap - n, "\n  the %u commands before it: %u identical, %u within the tolerance",
+                 v.same + v.near, v.same, v.near);
+    return v.found;
 }
 
 static int same_file(const char *a, const char *b)
@@ -216,26 +218,35 @@ static void not_made(struct try_result *res)
         snprintf(res->could_not + n, sizeof res->could_not - n, "\nits run's stderr ends:\n%s", tail);
 }
 
-/* The answers: the first pair, exactly, then within the tolerance; where
- * they part, whether the program's own runs part too. */
+/* The answers: the first pair (each trace read once), exactly, then within
+ * the tolerance; where they part, whether the program's own runs part too. */
 static void compare_answers(const struct rm_tolerance *tol, char fp[3][1024], struct try_result *res)
 {
+    static struct rm_model m[3];
+    struct rm_fp_run r[3] = { { 0 }, { 0 }, { 0 } };
     const struct rm_tolerance exact = { 0, 0, 0 };
-    int d = answers(fp[AS_IS], fp[CHANGED], &exact, res->results_why, sizeof res->results_why);
+    char *why = res->results_why;
+    size_t cap = sizeof res->results_why;
+    int d = 2;
+    if (fp_load(fp[AS_IS], &m[0], &r[0], why, cap) == 0 && fp_load(fp[CHANGED], &m[1], &r[1], why, cap) == 0)
+        d = answers(&r[0], &r[1], &exact, why, cap);
     if (d == 0) {
         res->results = SAME;
-    } else if (d == 1 && tol->on &&
-               answers(fp[AS_IS], fp[CHANGED], tol, res->results_why, sizeof res->results_why) == 0) {
+    } else if (d == 1 && tol->on && answers(&r[0], &r[1], tol, why, cap) == 0) {
         res->results = WITHIN;
     } else {
         res->results = d == 1 ? DIVERGE : NOT_COMPARED;
         char own[1024];
-        if (d == 1 && res->runs > 1 && answers(fp[AS_IS], fp[2], tol, own, sizeof own) == 1) {
-            size_t n = strlen(res->results_why);
-            snprintf(res->results_why + n, sizeof res->results_why - n, "\n(the program's own runs differ too: "
-                     "its answer is not the same from run to run)");
+        if (d == 1 && res->runs > 1 && fp_load(fp[2], &m[2], &r[2], own, sizeof own) == 0 &&
+            answers(&r[0], &r[2], tol, own, sizeof own) == 1) {
+            size_t n = strlen(why);
+            snprintf(why + n, cap - n, "\n(the program's own runs differ too: its answer is not the same from run "
+                     "to run)");
         }
+        fp_unload(&m[2], &r[2]);
     }
+    fp_unload(&m[0], &r[0]);
+    fp_unload(&m[1], &r[1]);
 }
 
 void try_compare(const struct try_opts *o, struct try_result *res)

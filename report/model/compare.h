@@ -68,6 +68,7 @@ struct rm_divergence {
     char why[300];
     unsigned same, near;            /* commands before it: identical, within the tolerance */
 };
+/* (a pair may be compared again, with another tolerance) */
 void rm_diverge(struct rm_fp_run *a, struct rm_fp_run *b, const struct rm_tolerance *t, struct rm_divergence *v);
 /* Its first line: "diverged at CMD: WHY", or "no divergence: N commands compared, ..." */
 void rm_divergence_line(const struct rm_divergence *v, char *out, size_t cap);

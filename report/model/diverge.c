@@ -153,6 +153,7 @@ static int compare_cmd(const struct rm_fp_run *a, unsigned i, const struct rm_fp
 void rm_diverge(struct rm_fp_run *a, struct rm_fp_run *b, const struct rm_tolerance *t, struct rm_divergence *v)
 {
     memset(v, 0, sizeof *v);
+    memset(b->matched, 0, b->m->n_fpcmds);      /* the same pair compared again (another tolerance) */
     for (unsigned i = 0; i < a->m->n_fpcmds; i++) {
         int j = partner(a, i, b);
         if (j < 0) {

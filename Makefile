@@ -117,7 +117,9 @@ $(B)/fuzz/libcltrace-model.a: $(call objs,fuzz,$(REPORT_MODEL_SRC) $(TRACE_LIB_S
 $(B)/fuzz_reader: $(call objs,fuzz,report/fuzz_reader.c) $(B)/fuzz/libcltrace-model.a
 	clang -g -fsanitize=fuzzer,address,undefined -o $@ $^ -lprotobuf-c -lisal -lz
 fuzz: $(B)/fuzz_reader
-	mkdir -p $(B)/fuzz-corpus && cp tests/fixtures/*.pftrace.gz $(B)/fuzz-corpus/
+	# what the fuzzer once found, each run first (the two decoders parted on it)
+	$(B)/fuzz_reader tests/fixtures/fuzz-found/*
+	mkdir -p $(B)/fuzz-corpus && cp tests/fixtures/*.pftrace.gz tests/fixtures/fuzz-found/* $(B)/fuzz-corpus/
 	# the raw packets too (a gzip stream hides them from mutation): a
 	# trace's first 64 KiB, and its packets one by one (model/fastread.c)
 	for f in tests/fixtures/*.pftrace.gz; do gzip -dc $$f | head -c 65536 > $(B)/fuzz-corpus/$$(basename $$f .gz).raw; done

@@ -29,11 +29,12 @@ static const Perfetto__Protos__TracePacket packet_init = PERFETTO__PROTOS__TRACE
 static const TrackEvent event_init = PERFETTO__PROTOS__TRACK_EVENT__INIT;
 static const Ann ann_init = PERFETTO__PROTOS__DEBUG_ANNOTATION__INIT;
 
-/* A varint's bytes after its first (b, >= 0x80): NULL when malformed. */
-static const uint8_t *varint_rest(const uint8_t *p, const uint8_t *end, uint64_t b, uint64_t *v)
+/* A varint's bytes after its first (b, >= 0x80), `bytes` at most in all:
+ * NULL when malformed or longer. */
+static const uint8_t *varint_rest(const uint8_t *p, const uint8_t *end, uint64_t b, uint64_t *v, int bytes)
 {
     uint64_t r = b & 0x7F;
-    for (int shift = 7; shift < 70 && p < end; shift += 7) {
+    for (int shift = 7; shift < 7 * bytes && p < end; shift += 7) {
         b = *p++;
         r |= (b & 0x7F) << shift;
         if (b < 0x80) {
@@ -65,17 +66,22 @@ static inline const uint8_t *varint_word(const uint8_t *p, uint64_t *v)
     return p + bits / 8;
 }
 
-/* v = the next varint at p, or return `fail` */
-#define VARINT(v, fail)                                   \
-    do {                                                  \
-        if (p >= end)                                     \
-            return fail;                                  \
-        uint64_t b_ = *p++;                               \
-        if (b_ < 0x80)                                    \
-            (v) = b_;                                     \
-        else if (!(p = varint_rest(p, end, b_, &(v))))    \
-            return fail;                                  \
+/* v = the next varint at p of `bytes` at most, or return `fail` */
+#define VARINT_OF(v, bytes, fail)                                 \
+    do {                                                          \
+        if (p >= end)                                             \
+            return fail;                                          \
+        uint64_t b_ = *p++;                                       \
+        if (b_ < 0x80)                                            \
+            (v) = b_;                                             \
+        else if (!(p = varint_rest(p, end, b_, &(v), (bytes))))   \
+            return fail;                                          \
     } while (0)
+#define VARINT(v, fail) VARINT_OF(v, 10, fail)
+/* A field's key or a length: protobuf-c refuses one longer than five bytes
+ * (a padded one too), so this reader does, lest the two read a packet apart. */
+#define KEY(v, fail) VARINT_OF(v, 5, fail)
+#define LENGTH(v, fail) VARINT_OF(v, 5, fail)
 
 /* The fields the model reads of an annotation, reset: a struct's whole
  * copy (88 bytes) cost more than the rest of a small one's decoding. */
@@ -94,7 +100,7 @@ static int annotation_loop(const uint8_t *p, const uint8_t *end, Ann *a)
 {
     while (p < end) {
         uint64_t key, v;
-        VARINT(key, 0);
+        KEY(key, 0);
         unsigned field = (unsigned)(key >> 3), wire = key & 7;
         if (wire == 1 && field == 5) {
             if (end - p < 8)
@@ -124,9 +130,10 @@ static int annotation_loop(const uint8_t *p, const uint8_t *end, Ann *a)
             a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE;
             a->int_value = (int64_t)v;
             break;
-        case 2:
+        case 2:         /* true where any group is set, as protobuf-c has it: a tenth
+                         * byte's bits past the 64th count too */
             a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_BOOL_VALUE;
-            a->bool_value = v != 0;
+            a->bool_value = v != 0 || (p[-1] & 0x7E);
             break;
         case 7:
             a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_POINTER_VALUE;
@@ -190,7 +197,7 @@ static const uint8_t *flows(const uint8_t *p, const uint8_t *end, unsigned wire,
     const uint8_t *stop = p + 8;
     if (wire == 2) {
         uint64_t len;
-        VARINT(len, NULL);
+        LENGTH(len, NULL);
         if (len > (uint64_t)(end - p) || len % 8)
             return NULL;
         stop = p + len;
@@ -299,11 +306,11 @@ static int event(const uint8_t *p, const uint8_t *end, struct rm_fast *a, int se
             p = next;
             continue;
         }
-        VARINT(key, 0);
+        KEY(key, 0);
         unsigned field = (unsigned)(key >> 3), wire = key & 7;
         if (field == 4 && wire == 2) {
             uint64_t len;
-            VARINT(len, 0);
+            LENGTH(len, 0);
             size_t i = e->n_debug_annotations;
             if (len > (uint64_t)(end - p))
                 return 0;
@@ -369,11 +376,11 @@ const Perfetto__Protos__TracePacket *rm_fast_unpack(struct rm_fast *a, const uin
     pk->track_event = NULL;
     while (p < end) {
         uint64_t key, v;
-        VARINT(key, NULL);
+        KEY(key, NULL);
         unsigned field = (unsigned)(key >> 3), wire = key & 7;
         if (field == 11 && wire == 2) {
             uint64_t n;
-            VARINT(n, NULL);
+            LENGTH(n, NULL);
             if (have_event++ || n > (uint64_t)(end - p) ||
                 !event(p, p + n, a, pk->has_trusted_packet_sequence_id, pk->trusted_packet_sequence_id))
                 return NULL;

@@ -186,6 +186,25 @@ def main():
     if len(got) != 1 or got[0]["numbers"] != want or abs(got[0]["estimated_gain_ns"] - 8 * (1048576 - 104857.6)) > 2:
         print("FAIL low-bandwidth against the probe: %s\n     want: %s" % (got, want))
         failed = 1
+    # small-transfers' gain: 20 writes of 4 KiB at 0.2 GB/s, less the same
+    # bytes at the 1.00 GB/s this program's 1 MiB writes reached
+    t = Trace()
+    for i in range(20):
+        t.slice(t.queue, 1000 + 30000 * i, 20000, "WriteBuffer", command_type="CL_COMMAND_WRITE_BUFFER",
+                direction="host_to_device", bytes=4096, duration_ns=20000, pinned=False)
+    for i in range(2):
+        t.slice(t.queue, 700000 + 1100000 * i, 1048576, "WriteBuffer", command_type="CL_COMMAND_WRITE_BUFFER",
+                direction="host_to_device", bytes=1048576, duration_ns=1048576, pinned=False)
+    t.attrs(cltrace__version="0.1", cltrace__calls=22)
+    t.save("%s/small-gain.pftrace" % work)
+    out = json.loads(subprocess.run([report, "--format", "json", "%s/small-gain.pftrace" % work],
+                                    capture_output=True, text=True).stdout)
+    got = [f for f in out["findings"] if f["rule"] == "small-transfers"]
+    method = "their 0.400 ms, less the same bytes at 1.00 GB/s (this program's transfers at or above the threshold)"
+    if (len(got) != 1 or got[0]["severity"] != "warning" or got[0]["estimated_gain_ns"] != 400000 - 81920 or
+            got[0]["gain_method"] != method or not 0 < got[0]["estimated_gain_percent"] < 100):
+        print("FAIL small-transfers' gain: %s\n     want: %d ns, %s" % (got, 400000 - 81920, method))
+        failed = 1
     # halting-idle-cpus: none where the idle CPUs poll, nor on bare metal,
     # nor for an app whose threads seldom hand off; another cpuidle driver
     # (none: HLT) halts at once whatever the parameter says

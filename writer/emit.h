@@ -196,6 +196,7 @@ void clt_rec_forget(void);
 /* windows.c: the windows the trace holds (capture/window.c) */
 void clt_window_emit(struct clt_writer *w, const struct clt_rec *rec);
 void clt_windows_close(struct clt_writer *w, uint64_t ts, struct clt_attrs *a);   /* at the end */
+void clt_windows_attr(struct clt_attrs *a, uint64_t now);   /* a snapshot's: an open window ends at now */
 int clt_windows_seen(void);
 void clt_windows_forget(void);
 

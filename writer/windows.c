@@ -86,20 +86,27 @@ void clt_window_emit(struct clt_writer *w, const struct clt_rec *rec)
     end(w, ts);
 }
 
-/* At the end of the trace: a window still open ends here; the attribute. */
-void clt_windows_close(struct clt_writer *w, uint64_t ts, struct clt_attrs *a)
+/* The attribute: the windows so far, one still open ending at `now`. */
+void clt_windows_attr(struct clt_attrs *a, uint64_t now)
 {
-    if (open_now)
-        end(w, ts);
     if (!n_windows)
         return;
     size_t len = 0;
     attr[0] = 0;
     for (unsigned i = 0; i < n_kept && len + 44 < sizeof attr; i++)
         len += (size_t)snprintf(attr + len, sizeof attr - len, "%s%llu-%llu", i ? ";" : "",
-                                (unsigned long long)kept[i].start, (unsigned long long)kept[i].end);
+                                (unsigned long long)kept[i].start,
+                                (unsigned long long)(kept[i].end ? kept[i].end : now));
     clt_attr_str(a, "cltrace.windows", attr);
     clt_attr_int(a, "cltrace.window_count", (int64_t)n_windows);
+}
+
+/* At the end of the trace: a window still open ends here; the attribute. */
+void clt_windows_close(struct clt_writer *w, uint64_t ts, struct clt_attrs *a)
+{
+    if (open_now)
+        end(w, ts);
+    clt_windows_attr(a, ts);
 }
 
 int clt_windows_seen(void)

@@ -212,6 +212,9 @@ static void rec_snapshot(struct clt_writer *w)
     clt_attr_int(&a, "cltrace.snapshot_whole", snap_whole);
     /* the asking, on the trace's clock: the calls it holds end there */
     clt_attr_int(&a, "cltrace.snapshot_asked_ns", (int64_t)clt_clock_to_ns(&w->clock, snap_until));
+    /* the times it recorded: after `ctl stop` and `start` the ring may
+     * hold calls from either side of the stopped time */
+    clt_windows_attr(&a, clt_clock_to_ns(&w->clock, snap_until));
     clt_attr_int(&a, "cltrace.ring_bytes", (int64_t)clt_rec_held());
     clt_attr_int(&a, "cltrace.ring_dropped_bytes", (int64_t)clt_rec_dropped());
     clt_attr_str(&a, "cltrace.host", w->job.host);

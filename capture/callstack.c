@@ -15,7 +15,9 @@
 #include "shim.h"
 
 int (*clt_backtrace)(void **, int);
+struct clt_unwinder clt_unwinder;
 int clt_break_on;
+__thread int clt_unwinding __attribute__((tls_model("initial-exec")));
 __thread uint8_t clt_inside __attribute__((tls_model("initial-exec")));
 
 static int stacks_off;
@@ -46,6 +48,20 @@ void clt_callstack_load(void)
     void *f = h ? dlsym(h, "unw_backtrace") : NULL;
     if (!f)
         clt_msg("libunwind not found: no call stacks in the trace");
+    if (f && !clt_unwinder.step) {     /* a CPU sample's: from the signal frame, one frame at a time */
+#if defined(__x86_64__)
+#define UNW_ARCH "x86_64"
+#else
+#define UNW_ARCH "aarch64"
+#endif
+        void *init = dlsym(h, "_UL" UNW_ARCH "_init_local2"), *get = dlsym(h, "_UL" UNW_ARCH "_get_reg");
+        void *step = dlsym(h, "_UL" UNW_ARCH "_step");
+        if (init && get && step) {
+            clt_unwinder.init = (int (*)(void *, void *, int))init;
+            clt_unwinder.get_reg = (int (*)(void *, int, uint64_t *))get;
+            __atomic_store_n(&clt_unwinder.step, (int (*)(void *))step, __ATOMIC_RELEASE);
+        }
+    }
     if (!__atomic_load_n(&stacks_off, __ATOMIC_ACQUIRE)) {
         __atomic_store_n(&clt_backtrace, (int (*)(void **, int))f, __ATOMIC_RELEASE);
         __atomic_store_n(&clt_stacks_recorded, f != NULL, __ATOMIC_RELEASE);
@@ -67,7 +83,9 @@ uint8_t *clt_put_stack(struct clt_thread *th, uint8_t *p, int failed, const void
         d[0] = (uint64_t)(uintptr_t)site;
         n = 1;
     } else {
+        clt_unwinding = 1;          /* a CPU sample meanwhile leaves the unwinder alone */
         n = clt_backtrace ? clt_backtrace((void **)d, CLT_STACK_DEPTH) : 0;
+        clt_unwinding = 0;
         if (n < 0)
             n = 0;
     }

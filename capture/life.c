@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "shim.h"
 #include "callstack.h"
+#include "cpusample.h"
 #include "python.h"
 #include "trace/tables.h"
 #include "hooks.h"
@@ -103,6 +104,7 @@ static int start(void)
 {
     clt_callstack_load();
     clt_py_load();
+    clt_cpusample_start();      /* before the writer: the threads there are now are the program's */
     if (clt_writer_start() != 0)
         return -1;
     install_fatal_handlers();   /* only a process that records gets our fatal-signal handlers */
@@ -128,6 +130,7 @@ static void at_exit(void)
     }
     uint64_t unfinished = recording ? clt_commands_drain(2000, 20000) : 0;
     uint64_t exit_wait_ns = clt_clock_ns(CLOCK_MONOTONIC) - t0;
+    clt_cpusample_stop();
     if (!__atomic_exchange_n(&clt_active, 0, __ATOMIC_ACQ_REL) && clt_rings_state() != 1)
         return;
     clt_window_refresh();
@@ -240,6 +243,7 @@ static void at_quick_exit_last(void)
 static void after_fork_child(void)
 {
     clt_pid = (int)getpid();
+    clt_cpusample_forget();
     clt_writer_forget();
     clt_collect_forget();
     clt_fp_forget();
@@ -300,6 +304,7 @@ __attribute__((constructor)) static void clt_load(void)
     override_load();
     clt_real_set_interposer(interpose);
     clt_sample_load();
+    clt_cpusample_load();
     pthread_atfork(NULL, NULL, after_fork_child);
     atexit(at_exit);
     at_quick_exit(at_quick_exit_last);

@@ -138,6 +138,18 @@ int clt_sample_take(unsigned fn, uint64_t key, uint64_t bytes);
 uint64_t clt_launch_key(const void *kernel, uint32_t work_dim, const void *gws, const void *lws);
 
 extern int (*clt_backtrace)(void **, int);
+/* libunwind's frame-by-frame walk, for a CPU sample: from the signal's
+ * context (unw_init_local2, UNW_INIT_SIGNAL_FRAME), no thread-local cache
+ * (unw_backtrace's, whose first use on a thread allocates) */
+struct clt_unwinder {
+    int (*init)(void *cursor, void *uc, int flags);
+    int (*step)(void *cursor);
+    int (*get_reg)(void *cursor, int reg, uint64_t *value);
+};
+extern struct clt_unwinder clt_unwinder;
+/* set while this thread's own call stack is being read: a CPU sample then
+ * keeps the interrupted instruction only, libunwind not entered twice */
+extern __thread int clt_unwinding __attribute__((tls_model("initial-exec")));
 extern int clt_py_on;
 /* enum clt_inside: this thread is inside a wrapped library call (mpi.c) */
 extern __thread uint8_t clt_inside __attribute__((tls_model("initial-exec")));               /* capture/python.c: a supported CPython runs here */

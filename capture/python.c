@@ -19,6 +19,9 @@
 #include <link.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
 #include "python.h"
 #include "common/loaded.h"
 #include "shim.h"
@@ -220,16 +223,39 @@ static int in_interp(uint64_t pc)
     return pc >= interp_lo && pc < interp_hi;
 }
 
-unsigned clt_py_stack(struct clt_py_seen *seen, struct clt_py_line *lines, uint64_t *dst, unsigned room,
-                      const uint64_t *pcs, unsigned n_pcs)
+/* Whether n bytes at p can be read, asked of the kernel (it copies them or
+ * says they are not there): a sample may stop the thread as it pushes a
+ * frame, the frame's memory not yet what the chain says. */
+static int readable(uintptr_t p, size_t n)
+{
+    char tmp[128];
+    struct iovec mine = { tmp, n < sizeof tmp ? n : sizeof tmp }, there = { (void *)p, mine.iov_len };
+    return syscall(SYS_process_vm_readv, clt_pid, &mine, 1, &there, 1, 0) == (ssize_t)mine.iov_len;
+}
+
+/* The innermost frame, readable with its code object where `checked`
+ * (a signal handler's sample); 0: none to read. */
+static uintptr_t innermost_frame(int checked)
+{
+    if (!L || !is_initialized() || is_finalizing())
+        return 0;
+    uintptr_t ts = (uintptr_t)gil_tstate();
+    uintptr_t cf = PTR_OK(ts) ? RD(ts, L->ts_cframe, uintptr_t) : 0;
+    uintptr_t fr = PTR_OK(cf) ? RD(cf, L->cframe_current, uintptr_t) : 0;
+    if (checked && PTR_OK(fr)) {
+        unsigned frame_bytes = (L->fr_owner > L->fr_is_entry ? L->fr_owner : L->fr_is_entry) + 1;
+        uintptr_t code;
+        if (!readable(fr, frame_bytes) || !PTR_OK(code = RD(fr, L->fr_code, uintptr_t)) || !readable(code, 16))
+            return 0;
+    }
+    return fr;
+}
+
+static unsigned py_stack(struct clt_py_seen *seen, struct clt_py_line *lines, uint64_t *dst, unsigned room,
+                         const uint64_t *pcs, unsigned n_pcs, int checked)
 {
     struct py_out o = { dst, 0, room, CLT_PY_STRINGS, seen, lines };
-    uintptr_t fr = 0;
-    if (L && is_initialized() && !is_finalizing()) {
-        uintptr_t ts = (uintptr_t)gil_tstate();
-        uintptr_t cf = PTR_OK(ts) ? RD(ts, L->ts_cframe, uintptr_t) : 0;
-        fr = PTR_OK(cf) ? RD(cf, L->cframe_current, uintptr_t) : 0;
-    }
+    uintptr_t fr = innermost_frame(checked);
     unsigned budget = CLT_PY_DEPTH;
     /* Each run of the eval loop the unwinder saw stands for its Python
      * frames. Where it saw none (a stack of one call site; the loop's
@@ -251,6 +277,18 @@ unsigned clt_py_stack(struct clt_py_seen *seen, struct clt_py_line *lines, uint6
     if (PTR_OK(fr))
         put_run(&o, &fr, 1, &budget);        /* the rest: outer frames past the C stack's depth */
     return o.n;
+}
+
+unsigned clt_py_stack(struct clt_py_seen *seen, struct clt_py_line *lines, uint64_t *dst, unsigned room,
+                      const uint64_t *pcs, unsigned n_pcs)
+{
+    return py_stack(seen, lines, dst, room, pcs, n_pcs, 0);
+}
+
+unsigned clt_py_stack_sampled(struct clt_py_seen *seen, struct clt_py_line *lines, uint64_t *dst, unsigned room,
+                              const uint64_t *pcs, unsigned n_pcs)
+{
+    return py_stack(seen, lines, dst, room, pcs, n_pcs, 1);
 }
 
 unsigned clt_py_restack(struct clt_thread *th, uint64_t *d, unsigned n, size_t room)

@@ -14,4 +14,8 @@ void clt_py_load(void);          /* once, at the process's first recorded call *
  * frames, at most `room` words into dst. Returns the words written. */
 unsigned clt_py_stack(struct clt_py_seen *seen, struct clt_py_line *lines, uint64_t *dst, unsigned room,
                       const uint64_t *pcs, unsigned n_pcs);
+/* The same from a signal handler on the thread (a CPU sample): the frame it
+ * stopped in checked readable first (the rest of the chain is live). */
+unsigned clt_py_stack_sampled(struct clt_py_seen *seen, struct clt_py_line *lines, uint64_t *dst, unsigned room,
+                              const uint64_t *pcs, unsigned n_pcs);
 #endif

@@ -32,6 +32,7 @@
     X(RING_MB,   str,  "",                       "flight recorder: keep only the last MB (a number, 0.5 and up) of the trace in memory, written at exit, on a fatal signal or _exit, and as a snapshot file beside it on `cltrace ctl PID snapshot` and CLTRACE_SNAPSHOT_ON (cltrace --ring MB)") \
     X(SNAPSHOT_ON, str, "",                      "with CLTRACE_RING_MB: also write a snapshot at the program's first failing call (error) and at the first launch of a kernel (kernel:GLOB); comma-separated (cltrace --snapshot-on)") \
     X(WINDOW_EVERY, str, "",                     "repeat CLTRACE_WINDOW's timed windows that often: 60s+10s every 600s (cltrace --every)") \
+    X(CPU_SAMPLES, str, "100",                   "the program's threads sampled on their own CPU time, this many times a second of it (1 to 1000), or off: their C and Python frames in the trace beside the device's timeline, and in the report what the host ran while the device waited (cltrace --cpu-samples)") \
     X(NOTIFY_FD, int,  "-1",                     "set by the cltrace launcher: where to announce the trace path")
 
 struct clt_config {

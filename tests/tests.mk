@@ -29,6 +29,9 @@ $(T)/vecadd: examples/vecadd/vecadd.c | $(T)
 $(T)/timeline: tests/apps/timeline.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(LDFLAGS) -lOpenCL
 TEST_BINS += $(T)/timeline
+$(T)/host_gap: tests/apps/host_gap.c | $(T)
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(LDFLAGS) -lOpenCL
+TEST_BINS += $(T)/host_gap
 $(T)/dlopen_app: tests/apps/dlopen_app.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -ldl
 TEST_BINS += $(T)/dlopen_app

@@ -148,6 +148,51 @@ void   perfetto__protos__trace_packet__free_unpacked
   assert(message->base.descriptor == &perfetto__protos__trace_packet__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   perfetto__protos__perf_sample__init
+                     (Perfetto__Protos__PerfSample         *message)
+{
+  static const Perfetto__Protos__PerfSample init_value = PERFETTO__PROTOS__PERF_SAMPLE__INIT;
+  *message = init_value;
+}
+size_t perfetto__protos__perf_sample__get_packed_size
+                     (const Perfetto__Protos__PerfSample *message)
+{
+  assert(message->base.descriptor == &perfetto__protos__perf_sample__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t perfetto__protos__perf_sample__pack
+                     (const Perfetto__Protos__PerfSample *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &perfetto__protos__perf_sample__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t perfetto__protos__perf_sample__pack_to_buffer
+                     (const Perfetto__Protos__PerfSample *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &perfetto__protos__perf_sample__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Perfetto__Protos__PerfSample *
+       perfetto__protos__perf_sample__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Perfetto__Protos__PerfSample *)
+     protobuf_c_message_unpack (&perfetto__protos__perf_sample__descriptor,
+                                allocator, len, data);
+}
+void   perfetto__protos__perf_sample__free_unpacked
+                     (Perfetto__Protos__PerfSample *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &perfetto__protos__perf_sample__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   perfetto__protos__trace_packet_defaults__init
                      (Perfetto__Protos__TracePacketDefaults         *message)
 {
@@ -1307,7 +1352,7 @@ const ProtobufCEnumDescriptor perfetto__protos__trace_packet__sequence_flags__de
   perfetto__protos__trace_packet__sequence_flags__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCFieldDescriptor perfetto__protos__trace_packet__field_descriptors[12] =
+static const ProtobufCFieldDescriptor perfetto__protos__trace_packet__field_descriptors[13] =
 {
   {
     "clock_snapshot",
@@ -1418,6 +1463,18 @@ static const ProtobufCFieldDescriptor perfetto__protos__trace_packet__field_desc
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "perf_sample",
+    66,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Perfetto__Protos__TracePacket, data_case),
+    offsetof(Perfetto__Protos__TracePacket, perf_sample),
+    &perfetto__protos__perf_sample__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "first_packet_on_sequence",
     87,
     PROTOBUF_C_LABEL_OPTIONAL,
@@ -1456,28 +1513,30 @@ static const ProtobufCFieldDescriptor perfetto__protos__trace_packet__field_desc
 };
 static const unsigned perfetto__protos__trace_packet__field_indices_by_name[] = {
   0,   /* field[0] = clock_snapshot */
-  9,   /* field[9] = first_packet_on_sequence */
+  10,   /* field[10] = first_packet_on_sequence */
   4,   /* field[4] = interned_data */
+  9,   /* field[9] = perf_sample */
   5,   /* field[5] = sequence_flags */
   1,   /* field[1] = timestamp */
   6,   /* field[6] = timestamp_clock_id */
-  11,   /* field[11] = trace_attributes */
+  12,   /* field[12] = trace_attributes */
   7,   /* field[7] = trace_packet_defaults */
-  10,   /* field[10] = trace_uuid */
+  11,   /* field[11] = trace_uuid */
   8,   /* field[8] = track_descriptor */
   3,   /* field[3] = track_event */
   2,   /* field[2] = trusted_packet_sequence_id */
 };
-static const ProtobufCIntRange perfetto__protos__trace_packet__number_ranges[7 + 1] =
+static const ProtobufCIntRange perfetto__protos__trace_packet__number_ranges[8 + 1] =
 {
   { 6, 0 },
   { 8, 1 },
   { 10, 2 },
   { 58, 6 },
-  { 87, 9 },
-  { 89, 10 },
-  { 126, 11 },
-  { 0, 12 }
+  { 66, 9 },
+  { 87, 10 },
+  { 89, 11 },
+  { 126, 12 },
+  { 0, 13 }
 };
 const ProtobufCMessageDescriptor perfetto__protos__trace_packet__descriptor =
 {
@@ -1487,11 +1546,131 @@ const ProtobufCMessageDescriptor perfetto__protos__trace_packet__descriptor =
   "Perfetto__Protos__TracePacket",
   "perfetto.protos",
   sizeof(Perfetto__Protos__TracePacket),
-  12,
+  13,
   perfetto__protos__trace_packet__field_descriptors,
   perfetto__protos__trace_packet__field_indices_by_name,
-  7,  perfetto__protos__trace_packet__number_ranges,
+  8,  perfetto__protos__trace_packet__number_ranges,
   (ProtobufCMessageInit) perfetto__protos__trace_packet__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCEnumValue perfetto__protos__perf_sample__cpu_mode__enum_values_by_number[3] =
+{
+  { "MODE_UNKNOWN", "PERFETTO__PROTOS__PERF_SAMPLE__CPU_MODE__MODE_UNKNOWN", 0 },
+  { "MODE_KERNEL", "PERFETTO__PROTOS__PERF_SAMPLE__CPU_MODE__MODE_KERNEL", 1 },
+  { "MODE_USER", "PERFETTO__PROTOS__PERF_SAMPLE__CPU_MODE__MODE_USER", 2 },
+};
+static const ProtobufCIntRange perfetto__protos__perf_sample__cpu_mode__value_ranges[] = {
+{0, 0},{0, 3}
+};
+static const ProtobufCEnumValueIndex perfetto__protos__perf_sample__cpu_mode__enum_values_by_name[3] =
+{
+  { "MODE_KERNEL", 1 },
+  { "MODE_UNKNOWN", 0 },
+  { "MODE_USER", 2 },
+};
+const ProtobufCEnumDescriptor perfetto__protos__perf_sample__cpu_mode__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "perfetto.protos.PerfSample.CpuMode",
+  "CpuMode",
+  "Perfetto__Protos__PerfSample__CpuMode",
+  "perfetto.protos",
+  3,
+  perfetto__protos__perf_sample__cpu_mode__enum_values_by_number,
+  3,
+  perfetto__protos__perf_sample__cpu_mode__enum_values_by_name,
+  1,
+  perfetto__protos__perf_sample__cpu_mode__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCFieldDescriptor perfetto__protos__perf_sample__field_descriptors[5] =
+{
+  {
+    "cpu",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Perfetto__Protos__PerfSample, has_cpu),
+    offsetof(Perfetto__Protos__PerfSample, cpu),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "pid",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Perfetto__Protos__PerfSample, has_pid),
+    offsetof(Perfetto__Protos__PerfSample, pid),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "tid",
+    3,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Perfetto__Protos__PerfSample, has_tid),
+    offsetof(Perfetto__Protos__PerfSample, tid),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "callstack_iid",
+    4,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT64,
+    offsetof(Perfetto__Protos__PerfSample, has_callstack_iid),
+    offsetof(Perfetto__Protos__PerfSample, callstack_iid),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "cpu_mode",
+    5,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_ENUM,
+    offsetof(Perfetto__Protos__PerfSample, has_cpu_mode),
+    offsetof(Perfetto__Protos__PerfSample, cpu_mode),
+    &perfetto__protos__perf_sample__cpu_mode__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned perfetto__protos__perf_sample__field_indices_by_name[] = {
+  3,   /* field[3] = callstack_iid */
+  0,   /* field[0] = cpu */
+  4,   /* field[4] = cpu_mode */
+  1,   /* field[1] = pid */
+  2,   /* field[2] = tid */
+};
+static const ProtobufCIntRange perfetto__protos__perf_sample__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor perfetto__protos__perf_sample__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "perfetto.protos.PerfSample",
+  "PerfSample",
+  "Perfetto__Protos__PerfSample",
+  "perfetto.protos",
+  sizeof(Perfetto__Protos__PerfSample),
+  5,
+  perfetto__protos__perf_sample__field_descriptors,
+  perfetto__protos__perf_sample__field_indices_by_name,
+  1,  perfetto__protos__perf_sample__number_ranges,
+  (ProtobufCMessageInit) perfetto__protos__perf_sample__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor perfetto__protos__trace_packet_defaults__field_descriptors[2] =

@@ -19,6 +19,7 @@ typedef struct Perfetto__Protos__Trace Perfetto__Protos__Trace;
 typedef struct Perfetto__Protos__ClockSnapshot Perfetto__Protos__ClockSnapshot;
 typedef struct Perfetto__Protos__ClockSnapshot__Clock Perfetto__Protos__ClockSnapshot__Clock;
 typedef struct Perfetto__Protos__TracePacket Perfetto__Protos__TracePacket;
+typedef struct Perfetto__Protos__PerfSample Perfetto__Protos__PerfSample;
 typedef struct Perfetto__Protos__TracePacketDefaults Perfetto__Protos__TracePacketDefaults;
 typedef struct Perfetto__Protos__TraceUuid Perfetto__Protos__TraceUuid;
 typedef struct Perfetto__Protos__TraceAttributes Perfetto__Protos__TraceAttributes;
@@ -53,6 +54,12 @@ typedef enum _Perfetto__Protos__TracePacket__SequenceFlags {
   PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE = 2
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS)
 } Perfetto__Protos__TracePacket__SequenceFlags;
+typedef enum _Perfetto__Protos__PerfSample__CpuMode {
+  PERFETTO__PROTOS__PERF_SAMPLE__CPU_MODE__MODE_UNKNOWN = 0,
+  PERFETTO__PROTOS__PERF_SAMPLE__CPU_MODE__MODE_KERNEL = 1,
+  PERFETTO__PROTOS__PERF_SAMPLE__CPU_MODE__MODE_USER = 2
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PERFETTO__PROTOS__PERF_SAMPLE__CPU_MODE)
+} Perfetto__Protos__PerfSample__CpuMode;
 typedef enum _Perfetto__Protos__TrackDescriptor__ChildTracksOrdering {
   PERFETTO__PROTOS__TRACK_DESCRIPTOR__CHILD_TRACKS_ORDERING__UNKNOWN = 0,
   PERFETTO__PROTOS__TRACK_DESCRIPTOR__CHILD_TRACKS_ORDERING__LEXICOGRAPHIC = 1,
@@ -193,7 +200,8 @@ typedef enum {
   PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR = 60,
   PERFETTO__PROTOS__TRACE_PACKET__DATA_CLOCK_SNAPSHOT = 6,
   PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_UUID = 89,
-  PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_ATTRIBUTES = 126
+  PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACE_ATTRIBUTES = 126,
+  PERFETTO__PROTOS__TRACE_PACKET__DATA_PERF_SAMPLE = 66
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PERFETTO__PROTOS__TRACE_PACKET__DATA__CASE)
 } Perfetto__Protos__TracePacket__DataCase;
 
@@ -238,11 +246,38 @@ struct  Perfetto__Protos__TracePacket
      * v55+
      */
     Perfetto__Protos__TraceAttributes *trace_attributes;
+    /*
+     * a thread's CPU sample (profiling/profile_packet.proto)
+     */
+    Perfetto__Protos__PerfSample *perf_sample;
   };
 };
 #define PERFETTO__PROTOS__TRACE_PACKET__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&perfetto__protos__trace_packet__descriptor) \
     , 0, 0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, PERFETTO__PROTOS__TRACE_PACKET__DATA__NOT_SET, {0} }
+
+
+/*
+ * A CPU sample of one thread, its stack interned as TrackEvent's callstack_iid
+ * is (InternedData.callstacks). trace_processor: the perf_sample table.
+ */
+struct  Perfetto__Protos__PerfSample
+{
+  ProtobufCMessage base;
+  protobuf_c_boolean has_cpu;
+  uint32_t cpu;
+  protobuf_c_boolean has_pid;
+  uint32_t pid;
+  protobuf_c_boolean has_tid;
+  uint32_t tid;
+  protobuf_c_boolean has_callstack_iid;
+  uint64_t callstack_iid;
+  protobuf_c_boolean has_cpu_mode;
+  Perfetto__Protos__PerfSample__CpuMode cpu_mode;
+};
+#define PERFETTO__PROTOS__PERF_SAMPLE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&perfetto__protos__perf_sample__descriptor) \
+    , 0, 0, 0, 0, 0, 0, 0, 0, 0, PERFETTO__PROTOS__PERF_SAMPLE__CPU_MODE__MODE_UNKNOWN }
 
 
 struct  Perfetto__Protos__TracePacketDefaults
@@ -957,6 +992,25 @@ Perfetto__Protos__TracePacket *
 void   perfetto__protos__trace_packet__free_unpacked
                      (Perfetto__Protos__TracePacket *message,
                       ProtobufCAllocator *allocator);
+/* Perfetto__Protos__PerfSample methods */
+void   perfetto__protos__perf_sample__init
+                     (Perfetto__Protos__PerfSample         *message);
+size_t perfetto__protos__perf_sample__get_packed_size
+                     (const Perfetto__Protos__PerfSample   *message);
+size_t perfetto__protos__perf_sample__pack
+                     (const Perfetto__Protos__PerfSample   *message,
+                      uint8_t             *out);
+size_t perfetto__protos__perf_sample__pack_to_buffer
+                     (const Perfetto__Protos__PerfSample   *message,
+                      ProtobufCBuffer     *buffer);
+Perfetto__Protos__PerfSample *
+       perfetto__protos__perf_sample__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   perfetto__protos__perf_sample__free_unpacked
+                     (Perfetto__Protos__PerfSample *message,
+                      ProtobufCAllocator *allocator);
 /* Perfetto__Protos__TracePacketDefaults methods */
 void   perfetto__protos__trace_packet_defaults__init
                      (Perfetto__Protos__TracePacketDefaults         *message);
@@ -1379,6 +1433,9 @@ typedef void (*Perfetto__Protos__ClockSnapshot_Closure)
 typedef void (*Perfetto__Protos__TracePacket_Closure)
                  (const Perfetto__Protos__TracePacket *message,
                   void *closure_data);
+typedef void (*Perfetto__Protos__PerfSample_Closure)
+                 (const Perfetto__Protos__PerfSample *message,
+                  void *closure_data);
 typedef void (*Perfetto__Protos__TracePacketDefaults_Closure)
                  (const Perfetto__Protos__TracePacketDefaults *message,
                   void *closure_data);
@@ -1463,6 +1520,8 @@ extern const ProtobufCMessageDescriptor perfetto__protos__clock_snapshot__descri
 extern const ProtobufCMessageDescriptor perfetto__protos__clock_snapshot__clock__descriptor;
 extern const ProtobufCMessageDescriptor perfetto__protos__trace_packet__descriptor;
 extern const ProtobufCEnumDescriptor    perfetto__protos__trace_packet__sequence_flags__descriptor;
+extern const ProtobufCMessageDescriptor perfetto__protos__perf_sample__descriptor;
+extern const ProtobufCEnumDescriptor    perfetto__protos__perf_sample__cpu_mode__descriptor;
 extern const ProtobufCMessageDescriptor perfetto__protos__trace_packet_defaults__descriptor;
 extern const ProtobufCMessageDescriptor perfetto__protos__trace_uuid__descriptor;
 extern const ProtobufCMessageDescriptor perfetto__protos__trace_attributes__descriptor;

@@ -102,7 +102,6 @@ void clt_cost_exit(struct clt_writer *w, struct clt_attrs *a);   /* last: the ex
 void clt_cost_sched_sample(struct clt_writer *w);   /* into w->sched, as the exit begins */
 /* ownthreads.c: cltrace's own threads, their priority */
 void clt_own_threads_forget(void);                    /* a fork child's: none yet */
-int clt_own_thread_is(long tid);
 void clt_own_threads_attrs(struct clt_attrs *a, uint64_t start_ns);
 void clt_own_threads_settle(void);                    /* the writer, caught up */
 void clt_idle_sample(struct clt_idle *idle);          /* how idle CPUs wait, now */
@@ -192,6 +191,10 @@ uint64_t clt_rec_dropped(void);
 size_t clt_rec_flush_at(void);        /* flush at this many bytes (CLT_OUT_FLUSH without the recorder) */
 uint64_t clt_rec_held(void);
 void clt_rec_forget(void);
+
+/* samples.c: the program's threads' CPU samples (capture/cpusample.c) */
+void clt_samples_drain(struct clt_writer *w);
+void clt_samples_attrs(struct clt_attrs *a);
 
 /* windows.c: the windows the trace holds (capture/window.c) */
 void clt_window_emit(struct clt_writer *w, const struct clt_rec *rec);

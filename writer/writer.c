@@ -418,7 +418,7 @@ static void *writer_main(void *arg)
         uint32_t req = __atomic_load_n(&flush_req, __ATOMIC_ACQUIRE);
         uint64_t t_drain = clt_boottime_ns(), drained = W.raw_bytes;
         int busy = drain_all(1, 0);
-        pace_note(W.raw_bytes - drained, clt_boottime_ns() - t_drain);
+        pace_note(W.raw_bytes - drained, clt_boottime_ns() - t_drain), clt_samples_drain(&W);
         clt_dev_flush_pending(&W, 0);
         uint32_t sreq = __atomic_load_n(&snap_req, __ATOMIC_ACQUIRE);
         if (sreq != __atomic_load_n(&snap_done, __ATOMIC_RELAXED)) {
@@ -435,6 +435,7 @@ static void *writer_main(void *arg)
              * SNAP_DRAIN_NS (an app recording faster than the writer
              * encodes has a backlog that grows with the run) */
             snap_whole = drain_before(ASKED_FLUSH, __atomic_load_n(&flush_bounded, __ATOMIC_ACQUIRE));
+            clt_samples_drain(&W);
             rec_dump_main(&W, 1);   /* a crash or _exit: the flight recorder's memory to the file */
             clt_file_sync(&W);
             __atomic_store_n(&flush_until, UINT64_MAX, __ATOMIC_RELEASE);
@@ -636,8 +637,8 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
         __atomic_store_n(&snap_done, sreq, __ATOMIC_RELEASE);
     }
     while (drain_all(0, 0))    /* the app records no more: bounded */
-        ;
-    clt_spill_close();
+        clt_samples_drain(&W);
+    clt_samples_drain(&W), clt_spill_close();
     clt_dev_flush_pending(&W, 1);
     rec_dump_main(&W, 0);   /* the flight recorder: its memory, then the leaks and the end (which says it) */
     clt_emit_dropped(&W);

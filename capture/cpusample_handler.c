@@ -1,0 +1,137 @@
+/* The CPU sample's signal handler: the interrupted thread's C frames (the
+ * unwinder from the signal frame on) and its Python frames, written into
+ * the thread's buffer (trace/samples.h). No lock, no allocation; names and
+ * lines of C frames are the writer's to find; a Python frame's line is read
+ * here (the writer cannot trust its code object to be alive by then). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <ucontext.h>
+#include "cpusample.h"
+#include "python.h"
+#include "put.h"
+
+__thread int clt_sample_slot __attribute__((tls_model("initial-exec"))) = -1;
+__thread uint32_t clt_sample_gen __attribute__((tls_model("initial-exec")));
+
+#define MAX_SAMPLE_BYTES (sizeof(struct clt_cpu_sample) + 8 * CLT_SAMPLE_WORDS)
+
+/* libunwind's cursor (UNW_TDEP_CURSOR_LEN words: 127 on x86-64, 250 on
+ * arm64), its flag for a signal's context, its register of the pc */
+#define CURSOR_WORDS 264
+#define UNW_INIT_SIGNAL_FRAME 1
+#if defined(__x86_64__)
+#define UNW_REG_IP 16
+#else
+#define UNW_REG_IP 32
+#endif
+
+/* libunwind's first walk, here and not in a handler: its global state
+ * (tdep_init) made before any timer is armed, published by the arming */
+void clt_cpusample_warm(void)
+{
+    uint64_t cursor[CURSOR_WORDS];
+    ucontext_t uc;
+    int (*step)(void *) = __atomic_load_n(&clt_unwinder.step, __ATOMIC_ACQUIRE);
+    if (step && getcontext(&uc) == 0 && clt_unwinder.init(cursor, &uc, 0) >= 0)
+        step(cursor);
+}
+
+static uint64_t interrupted_pc(const void *ucv)
+{
+    const ucontext_t *uc = ucv;
+#if defined(__x86_64__)
+    return (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (uint64_t)uc->uc_mcontext.pc;
+#else
+    (void)uc;
+    return 0;
+#endif
+}
+
+/* Room for one sample at the head: its place in the buffer (a pad before
+ * it where the end is near), NULL when the writer has not caught up. */
+static struct clt_cpu_sample *reserve(struct clt_sbuf *b, uint64_t *head)
+{
+    uint64_t h = __atomic_load_n(&b->head, __ATOMIC_RELAXED);
+    uint64_t t = __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE);
+    uint64_t off = h & (CLT_SBUF_BYTES - 1), pad = 0;
+    if (off + MAX_SAMPLE_BYTES > CLT_SBUF_BYTES)
+        pad = CLT_SBUF_BYTES - off;
+    if (h + pad + MAX_SAMPLE_BYTES - t > CLT_SBUF_BYTES)
+        return NULL;
+    if (pad) {
+        ((struct clt_cpu_sample *)(b->buf + off))->size = 0;
+        h += pad;
+        off = 0;
+    }
+    *head = h;
+    return (struct clt_cpu_sample *)(b->buf + off);
+}
+
+/* The C frames from the interrupted one outward: libunwind from the
+ * signal's context, frame by frame. Only that instruction where the
+ * unwinder is not there, or this thread is inside it already. */
+static unsigned c_frames(uint64_t *out, uint64_t pc, void *uc, uint32_t *flags)
+{
+    uint64_t cursor[CURSOR_WORDS];
+    int (*step)(void *) = __atomic_load_n(&clt_unwinder.step, __ATOMIC_ACQUIRE);
+    out[0] = pc + 1;            /* read by the writer as a return address: the instruction itself */
+    if (!step || clt_unwinding || clt_unwinder.init(cursor, uc, UNW_INIT_SIGNAL_FRAME) < 0)
+        return 1;
+    unsigned k = 1;
+    while (k < CLT_SAMPLE_C_DEPTH && step(cursor) > 0) {
+        uint64_t ip;
+        if (clt_unwinder.get_reg(cursor, UNW_REG_IP, &ip) < 0 || !ip)
+            break;
+        out[k++] = ip;
+    }
+    *flags |= CLT_SAMPLE_UNWOUND;
+    return k;
+}
+
+static void take(struct clt_sbuf *b, const siginfo_t *si, void *uc)
+{
+    uint64_t head;
+    struct clt_cpu_sample *s = reserve(b, &head);
+    if (!s) {
+        __atomic_fetch_add(&b->lost, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    s->t = clt_now();
+    s->flags = 0;
+    s->weight = 1 + (uint32_t)(si->si_overrun > 0 ? si->si_overrun : 0);
+    uint64_t cpcs[CLT_SAMPLE_C_DEPTH];
+    unsigned n = c_frames(cpcs, interrupted_pc(uc), uc, &s->flags);
+    if (__atomic_load_n(&clt_py_on, __ATOMIC_ACQUIRE)) {
+        n = clt_py_stack_sampled(b->py_seen, b->py_lines, s->stack, CLT_SAMPLE_WORDS, cpcs, n);
+        s->flags |= CLT_SAMPLE_PYTHON;
+    } else {
+        memcpy(s->stack, cpcs, 8 * (size_t)n);
+    }
+    s->words = n;
+    s->size = (uint32_t)(sizeof *s + 8 * (size_t)n);
+    __atomic_fetch_add(&b->taken, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&b->head, head + s->size, __ATOMIC_RELEASE);
+}
+
+/* The timer's value: its slot and generation. A signal of an earlier
+ * thread's timer, delivered late, finds another generation: nothing. */
+void clt_cpusample_on_signal(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig;
+    int saved = errno;
+    uint64_t v = (uint64_t)(uintptr_t)si->si_value.sival_ptr;
+    unsigned slot = (uint32_t)v;
+    uint32_t gen = (uint32_t)(v >> 32);
+    struct clt_sbuf *b = si->si_code == SI_TIMER && slot < CLT_SBUF_MAX
+                             ? __atomic_load_n(&clt_sbufs[slot], __ATOMIC_ACQUIRE) : NULL;
+    if (b && b->gen == gen && __atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == CLT_SBUF_LIVE) {
+        clt_sample_slot = (int)slot;
+        clt_sample_gen = gen;
+        take(b, si, uc);
+    }
+    errno = saved;
+}

@@ -132,6 +132,29 @@ static void transfers(FILE *o, const struct rm_model *m)
     fputc('}', o);
 }
 
+/* A finding's "host": what the busiest thread ran in the device's idle
+ * time (model/host.c), shares of that time in 0..1 */
+static void host_json(FILE *o, const struct rm_model *m)
+{
+    const struct rm_host *h = &m->hostcpu;
+    fprintf(o, ",\"host\":{\"idle_ns\":%llu,\"thread\":%u,\"on_cpu_share\":%.3f,\"samples\":%llu,\"top\":[",
+            (unsigned long long)h->gap_ns, h->busiest_tid, h->on_cpu_share, (unsigned long long)h->busiest_samples);
+    for (unsigned i = 0; i < h->n_top; i++) {
+        fprintf(o, "%s{\"function\":", i ? "," : "");
+        json_str(o, h->top[i].function);
+        fprintf(o, ",\"where\":");
+        json_str(o, h->top[i].where);
+        fprintf(o, ",\"share\":%.3f,\"samples\":%llu}", h->top[i].share, (unsigned long long)h->top[i].samples);
+    }
+    fprintf(o, "],\"off_cpu\":[");
+    for (unsigned i = 0; i < h->n_blocked; i++) {
+        fprintf(o, "%s{\"call\":", i ? "," : "");
+        json_str(o, h->blocked[i].name);
+        fprintf(o, ",\"share\":%.3f}", h->blocked[i].share);
+    }
+    fputs("]}", o);
+}
+
 static void findings(FILE *o, const struct rm_model *m, const struct findings *fs)
 {
     fprintf(o, ",\"findings\":[");
@@ -164,6 +187,8 @@ static void findings(FILE *o, const struct rm_model *m, const struct findings *f
             fprintf(o, ",\"class\":\"%s\",\"class_why\":", f->class_id);
             json_str(o, f->class_why);
         }
+        if (f->host)
+            host_json(o, m);
         fputc('}', o);
     }
     fputc(']', o);

@@ -446,6 +446,10 @@ void rm_read_attributes(struct rm_model *m, const Perfetto__Protos__TraceAttribu
         }
         if (!strcmp(a->key, "cltrace.dropped_calls"))
             m->dropped_calls = (uint64_t)v;
+        if (!strcmp(a->key, "cltrace.cpu_sample_period_ns"))
+            m->hostcpu.period_ns = (uint64_t)v;
+        if (!strcmp(a->key, "cltrace.cpu_samples_lost"))
+            m->hostcpu.lost = (uint64_t)v;
         part_attr(m, a->key, v, s);
         if (!strcmp(a->key, "cltrace.rank"))
             m->rank = (int)v;

@@ -93,6 +93,9 @@ static void queue_name(struct rm_model *m, const Packet *p)
     if (p->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR && td->process &&
         td->process->process_name && !m->program[0])     /* the program, for the summary */
         snprintf(m->program, sizeof m->program, "%s", td->process->process_name);
+    if (p->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR && td->process && td->process->has_pid &&
+        !m->pid)
+        m->pid = td->process->pid;
     if (p->data_case != PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR || !td->name || !td->has_uuid ||
         (td->uuid & 0xF0000000u) != 0xA0000000u || m->n_names >= RM_MAX_LANES * 2)
         return;
@@ -321,6 +324,10 @@ static void packet(struct reader *r, const Packet *p)
         s->track = p->trace_packet_defaults->track_event_defaults->track_uuid;
     if (s && p->interned_data)
         interned(s, p->interned_data);
+    if (p->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_PERF_SAMPLE && s) {
+        rm_host_sample(m, s, p->timestamp, p->perf_sample->tid, p->perf_sample->callstack_iid);
+        return;
+    }
     if (p->data_case != PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT || !s)
         return;
     const Perfetto__Protos__TrackEvent *e = p->track_event;
@@ -496,6 +503,7 @@ int rm_read_fd(struct rm_model *m, int fd, const char *path, char *err, unsigned
         rm_devtiming_judge(&m->dt);
     }
     rm_mpi_finish(m);
+    rm_host_finish(m);
     rm_devices_fold(m);
     rm_in_close(&in);
     for (uint64_t i = 0; i < r.seqs.cap; i++)
@@ -534,6 +542,7 @@ void rm_free(struct rm_model *m)
     free(m->leaks);
     free(m->uars);
     rm_mem_free(m);
+    rm_host_free(m);
     free(m->hints);
     free(m->sites);
     rm_devices_free(m);

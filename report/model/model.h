@@ -170,6 +170,34 @@ struct rm_mpi {
     size_t n_call, cap_call, n_busy, cap_busy;
 };
 
+/* What the program's threads ran while the device waited: its CPU samples
+ * (capture/cpusample.c) in the device's idle time (host.c). Shares are of
+ * that idle time (the samples stand for a period of CPU time each). */
+#define RM_HOST_TOP 6
+struct rm_host_fn { char function[96], where[160]; uint64_t samples; double share; };
+struct rm_host {
+    uint64_t period_ns;             /* CPU time a sample stands for (0: the trace has none) */
+    uint64_t samples, lost;         /* in the trace; lost: the buffers had no room */
+    uint64_t gap_ns;                /* the device idle between its first command and its last */
+    uint64_t gap_samples;           /* samples in that idle time, every thread */
+    uint32_t busiest_tid;           /* the thread with the most of them */
+    uint64_t busiest_samples;
+    double on_cpu_share;            /* of the idle time, the busiest thread's on the CPU */
+    struct rm_host_fn top[RM_HOST_TOP];   /* the functions it ran then, the most first */
+    unsigned n_top;
+    struct { char name[48]; double share; } blocked[3];   /* its calls it waited in, off the CPU */
+    unsigned n_blocked;
+    /* while reading */
+    struct rm_host_sample { uint64_t ts; uint32_t tid, label; } *s;
+    size_t n_s, cap_s;
+    struct rm_host_fn *labels;
+    unsigned n_labels, cap_labels;
+    struct rm_span *busy;
+    size_t n_busy, cap_busy;
+    struct rm_host_call { uint64_t start, end; uint32_t tid; char name[48]; } *calls;
+    size_t n_calls, cap_calls;
+};
+
 /* The first device commands, for the HTML report's timeline (bounded). */
 #define RM_MAX_CMDS 4000
 #define RM_MAX_LANES 32
@@ -357,6 +385,7 @@ struct rm_model {
     struct rm_tuned tuned[RM_MAX_TUNED];   /* --tuned */
     unsigned n_tuned;
     char program[64];            /* the traced process's name (its first process descriptor) */
+    int pid;                     /* and its id (0: not known) */
     char cmdline[1024];          /* its command line, shell-quoted ("" not in the trace) */
     struct rm_devtiming dt;      /* whether the device's timestamps can be true (devtiming.c) */
     int rank;                    /* cltrace.rank of a job's trace; -1: none (rm_model_init) */
@@ -367,6 +396,7 @@ struct rm_model {
     int mpi_rank;                /* where a clock was measured (mpi_clock[].have) */
     struct rm_mpi_clock mpi_clock[2];
     struct rm_mpi mpi;           /* its MPI calls against its device's time (mpi.c) */
+    struct rm_host hostcpu;      /* what its threads ran while the device waited (host.c) */
     unsigned mpi_traces;         /* traces read with MPI calls (a job's ranks summed: more than one) */
     /* set by the caller before a read (NULL: none): every timestamp read
      * is moved onto rank 0's clock by these offsets (a rank on another

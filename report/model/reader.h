@@ -147,6 +147,14 @@ void rm_intern_stacks(struct seq *s, const Perfetto__Protos__InternedData *in);
 /* A stack's where ("" if none), its whole text kept in m (rm_stack_full).
  * Returns 1 where a frame of the program is in it. */
 int rm_site_of(struct rm_model *m, const struct seq *s, uint64_t callstack_iid, char *buf, size_t cap);
+void rm_sample_label(const struct rm_model *m, const struct seq *s, uint64_t iid, char *fn, size_t fn_cap,
+                     char *where, size_t where_cap);
+/* host.c: CPU samples, the device's busy spans and the program's calls, swept at the end */
+void rm_host_sample(struct rm_model *m, const struct seq *s, uint64_t ts, uint32_t tid, uint64_t stack_iid);
+void rm_host_device(struct rm_model *m, uint64_t start, uint64_t end);
+void rm_host_call(struct rm_model *m, const char *name, uint32_t tid, uint64_t start, uint64_t end);
+void rm_host_finish(struct rm_model *m);
+void rm_host_free(struct rm_model *m);
 /* The binary of a stack's innermost frame ("hwloc_opencl.so"; its function where it has none) */
 void rm_site_caller(const struct seq *s, uint64_t callstack_iid, char *buf, size_t cap);
 int rm_site_index(struct rm_model *m, struct seq *s, uint64_t callstack_iid);        /* m->sites + 1 */

@@ -214,6 +214,46 @@ int rm_site_of(struct rm_model *m, const struct seq *s, uint64_t iid, char *buf,
     return mine;
 }
 
+/* A CPU sample's label (stack iid): `where`, the program's innermost frame
+ * ("fn (file:line)"); `fn`, what ran there: an OpenCL call the program was
+ * in (its outermost cl* frame), else the program's own function where the
+ * sample stopped in it or in the interpreter running it, else the library
+ * function it had called. Where no frame is the program's: the innermost. */
+void rm_sample_label(const struct rm_model *m, const struct seq *s, uint64_t iid, char *fn, size_t fn_cap,
+                     char *where, size_t where_cap)
+{
+    snprintf(fn, fn_cap, "(no stack)");
+    where[0] = 0;
+    if (!s || iid >= s->n_stacks || !s->stacks[iid].n)
+        return;
+    const struct stack *st = &s->stacks[iid];
+    const char *program = m ? m->program : "";
+    struct frame_text t;
+    int mine = -1, callee = -1, cl_call = -1;
+    for (uint32_t k = 0; k < st->n; k++) {         /* outermost first */
+        if (st->frames[k] >= s->n_frames)
+            continue;
+        frame_text(s, st->frames[k], program, &t);
+        if (cl_call < 0 && !strncmp(t.fn, "cl", 2) && t.fn[2] >= 'A' && t.fn[2] <= 'Z')
+            cl_call = (int)k;
+        if (!t.lib) {
+            mine = (int)k;
+            callee = -1;
+        } else if (mine >= 0 && callee < 0) {
+            const char *bin = frame_binary(s, &s->frames[st->frames[k]]), *base = strrchr(bin, '/');
+            base = base ? base + 1 : bin;
+            if (strncmp(base, "python", 6) && strncmp(base, "libpython", 9))
+                callee = (int)k;       /* the interpreter running the program's frame is not a callee */
+        }
+    }
+    int label = cl_call >= 0 ? cl_call : mine < 0 ? (int)st->n - 1 : callee >= 0 ? callee : mine;
+    frame_text(s, st->frames[label], program, &t);
+    snprintf(fn, fn_cap, "%s", t.fn);
+    frame_text(s, st->frames[mine >= 0 ? mine : label], program, &t);
+    size_t n = 0;
+    put_frame(where, where_cap, &n, &t, 0);
+}
+
 void rm_site_caller(const struct seq *s, uint64_t iid, char *buf, size_t cap)
 {
     buf[0] = 0;

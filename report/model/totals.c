@@ -207,6 +207,7 @@ static void device_command(struct rm_model *m, struct open_slice *o, uint64_t tu
     timeline_add(&m->tl, o->ts, o->ts + dur, kernel, transfer);
     rm_device_command(m, o->dev_obj, o->ts, o->ts + dur, kernel, transfer);
     rm_mpi_device(m, o->ts, o->ts + dur);
+    rm_host_device(m, o->ts, o->ts + dur);
     if (kernel)
         kernel_add(m, o, o->dur_ns ? o->dur_ns : dur);
     else if (o->direction[0])
@@ -232,6 +233,7 @@ static void estimated_command(struct rm_model *m, struct open_slice *o, uint64_t
     timeline_add(&m->tl, o->ts, o->ts + dur, 1, 0);
     rm_device_command(m, o->dev_obj, o->ts, o->ts + dur, 1, 0);
     rm_mpi_device(m, o->ts, o->ts + dur);
+    rm_host_device(m, o->ts, o->ts + dur);
 }
 
 void rm_slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint64_t ts, int untimed)
@@ -285,6 +287,7 @@ void rm_slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint64_t 
             m->sites[t->launch_site - 1].synced++;
     }
     rm_mem_buffer_call(m, o, ts);
+    rm_host_call(m, o->name, (uint32_t)tuuid, o->ts, ts);     /* a thread's track: its tid in the low half */
     struct rm_api *a = o->api >= 0 ? &m->api[o->api] : rm_api_get(m, o->name);
     if (untimed && a && a->count > a->untimed)
         dur = a->total_ns / (a->count - a->untimed);   /* for its phase: the function's mean so far */

@@ -40,6 +40,7 @@ void rules_mpi(const struct rm_model *m, const struct thresholds *th, struct fin
                 calls);
     finding_set(&f->fix, "overlap the exchange with the kernel: post MPI_Irecv and MPI_Isend first, enqueue the "
                 "next kernel (and clFlush), then MPI_Wait/MPI_Waitall, and wait for the device after that");
+    finding_host(m, f);
     uint64_t gain = x->wait_idle_ns < m->tl.kernel_ns ? x->wait_idle_ns : m->tl.kernel_ns;
     f->gain_ns = (double)gain;
     finding_set(&f->gain_method, "the idle wait, at most the kernel time there is to run meanwhile (%.3f ms): each "

@@ -24,6 +24,7 @@ struct finding {
     char *stack;               /* the whole call stack of its where, library frames marked "~"
                                 * (model.h rm_stack_text); NULL: none */
     uint64_t span[2];          /* the time it concerns (trace ns; span[1] 0: the whole run): --annotate's slice */
+    int host;                  /* what the host ran while the device waited is said (rules/host.c) */
     int library;               /* made by a library, not by the program (hwloc's probing in MPI_Init):
                                 * info, outside the error count, after every other finding */
 };
@@ -66,6 +67,8 @@ struct finding *finding_add(struct findings *l, const char *rule, enum sev sev, 
 void finding_set(char **field, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void findings_free(struct findings *l);
 void finding_span(struct finding *f, const uint64_t *span);   /* the time it concerns: --annotate */
+/* host.c: what the program's threads ran while the device waited, said on f */
+void finding_host(const struct rm_model *m, struct finding *f);
 /* A finding's estimated gain as a share of the device timeline (a job's:
  * of its ranks' timelines summed); < 0: none. Its words: finding_gain_basis. */
 double finding_gain_percent(const struct rm_model *m, const struct finding *f);

@@ -35,6 +35,7 @@ void rules_serialization(const struct rm_model *m, const struct thresholds *th, 
                 tl->transfer_ns && !tl->overlap_ns && !m->dt.unusable ? "; transfers never overlap kernels" : "");
     finding_set(&f->fix, "queue the work and synchronize once at the end (or on events): the host then prepares the "
                 "next launch while the device runs");
+    finding_host(m, f);
     if (rm_sampled_timeline(m))
         return;
     /* the device's idle gaps, the waiting launches' share of them, less the
@@ -65,5 +66,6 @@ void rules_device_idle(const struct rm_model *m, const struct thresholds *th, st
                 100.0 * (double)tl->idle_ns / (double)span, span / 1e6, tl->max_gap_ns / 1e6);
     finding_set(&f->fix, "keep the queue fed: enqueue ahead, avoid host work and waits between commands, batch small "
                 "commands");
+    finding_host(m, f);
     finding_set(&f->gain_method, "not estimated: the waits behind the gaps are in the serialization finding, if any");
 }

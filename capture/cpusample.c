@@ -54,8 +54,6 @@ void clt_cpusample_load(void)
     } else {
         hz = (unsigned)n;
     }
-    if (hz && pthread_key_create(&thread_key, clt_cpusample_thread_ends) == 0)
-        key_made = 1;
 }
 
 /* A thread's CPU clock by its id: what pthread_getcpuclockid gives for a
@@ -202,6 +200,9 @@ void clt_cpusample_start(void)
         clt_cpusample_signal = s;
     }
     clt_cpusample_warm();
+    if (!key_made && pthread_key_create(&thread_key, clt_cpusample_thread_ends) == 0)
+        __atomic_store_n(&key_made, 1, __ATOMIC_RELEASE);   /* at the first recorded call: a process
+                                                             * that never calls OpenCL pays nothing */
     __atomic_store_n(&clt_sample_period_ns, 1000000000ull / hz, __ATOMIC_RELEASE);
     __atomic_store_n(&started, 1, __ATOMIC_RELEASE);
     DIR *d = opendir("/proc/self/task");
@@ -258,7 +259,7 @@ static void *sampled_start(void *p)
     struct start_arg a = *(struct start_arg *)p;
     free(p);
     clt_sample_slot = -1;
-    if (key_made)
+    if (__atomic_load_n(&key_made, __ATOMIC_ACQUIRE))
         pthread_setspecific(thread_key, (void *)1);     /* its destructor disarms */
     if (__atomic_load_n(&started, __ATOMIC_ACQUIRE))
         arm_self();

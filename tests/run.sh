@@ -70,7 +70,7 @@ lint() {     # lint TRACE...: zero errors from the independent checker; in a
         echo "not checked: the trace against Perfetto's import rules (no pftrace-lint: PFTRACE_LINT=path)"
         return 0
     fi
-    "$LINT" -q "$@"
+    "$LINT" -q --proto "$ROOT/trace/cltrace.proto" "$@"     # the schema cltrace writes (PerfSample too)
 }
 
 # --- tests ---------------------------------------------------------------
@@ -1259,6 +1259,7 @@ source tests/arm64.sh
 source tests/python.sh
 source tests/try.sh
 source tests/reuse.sh
+source tests/cpusamples.sh
 
 # Tests that judge time or load: alone, after the others.
 ALONE=" try_examples_fixes_measured_as_the_fixed_examples launch_loop_budget_by_default ctl_answers_under_load clock_kept_fresh_while_commands_run teardown_check_runs_each_condition

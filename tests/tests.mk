@@ -32,6 +32,12 @@ TEST_BINS += $(T)/timeline
 $(T)/host_gap: tests/apps/host_gap.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(LDFLAGS) -lOpenCL
 TEST_BINS += $(T)/host_gap
+$(T)/sample_stress: tests/apps/sample_stress.c | $(T)
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(LDFLAGS) -lOpenCL -ldl -lpthread
+TEST_BINS += $(T)/sample_stress
+$(T)/sample_stress-tsan: tests/apps/sample_stress.c | $(T)
+	$(CC) $(TEST_CFLAGS) $(SAN_TSAN) -o $@ $< $(LDFLAGS) -lOpenCL -ldl -lpthread
+TEST_BINS += $(T)/sample_stress-tsan
 $(T)/dlopen_app: tests/apps/dlopen_app.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -ldl
 TEST_BINS += $(T)/dlopen_app

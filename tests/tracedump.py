@@ -94,7 +94,7 @@ def ann_value(a, strings):
 def decode(path):
     pb = load_schema()
     packets = read_packets(pb, path)
-    seqs, tracks, slices, counters, attrs, open_, instants = {}, {}, [], [], {}, {}, []
+    seqs, tracks, slices, counters, attrs, open_, instants, samples = {}, {}, [], [], {}, {}, [], []
     for p in packets:
         kind = p.WhichOneof("data")
         if kind == "track_descriptor":
@@ -131,6 +131,11 @@ def decode(path):
                                          "binary": st["maps"].get(f.mapping_id) if f.mapping_id else None}
                                  for f in d.frames})
             st["stacks"].update({c.iid: [st["frames"].get(i) for i in c.frame_ids] for c in d.callstacks})
+        if kind == "perf_sample":     # a CPU sample: its thread, its frames' names, outermost first
+            ps = p.perf_sample
+            stack = st["stacks"].get(ps.callstack_iid) if ps.HasField("callstack_iid") else None
+            samples.append({"ts": p.timestamp, "tid": ps.tid,
+                            "frames": [f and f["function"] for f in stack] if stack else []})
         if kind != "track_event":
             continue
         e = p.track_event
@@ -176,12 +181,15 @@ def decode(path):
         s["track_name"] = tracks.get(s["track"], {}).get("name")
     threads = {str(u): t for u, t in tracks.items() if t["tid"] is not None}
     return {"packets": len(packets), "slices": slices, "attributes": attrs, "threads": threads,
-            "counters": counters, "instants": instants}
+            "counters": counters, "instants": instants, "samples": samples}
 
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--attributes":
         json.dump(attributes(sys.argv[2]), sys.stdout)
+        sys.exit(0)
+    if len(sys.argv) == 3 and sys.argv[1] == "--samples":
+        json.dump(decode(sys.argv[2])["samples"], sys.stdout)
         sys.exit(0)
     if len(sys.argv) != 2:
         raise SystemExit(__doc__)

@@ -1,0 +1,112 @@
+# CPU samples of the program's threads (capture/cpusample.c, writer/samples.c,
+# report/model/host.c): what the host ran while the device waited, and what
+# sampling must leave as it was. Sourced by tests/run.sh.
+
+# host_finding JSON RULE FUNCTION WHERE-PART: the finding's host names the
+# function at that place with 80 % of the thread's samples in the idle time
+host_finding() {
+    $PY - "$@" <<'PYEOF'
+import json, sys
+path, rule, function, where = sys.argv[1:5]
+f = [x for x in json.load(open(path))["findings"] if x["rule"] == rule]
+assert f and "host" in f[0], "no %s finding with what the host ran: %s" % (rule, f)
+h = f[0]["host"]
+top = h["top"][0]
+print("%s: thread %d on the CPU %.0f %% of %.1f ms idle, %d samples; top %s at %s (%d samples)"
+      % (rule, h["thread"], 100 * h["on_cpu_share"], h["idle_ns"] / 1e6, h["samples"], top["function"],
+         top["where"], top["samples"]))
+assert top["function"] == function and where in top["where"], "not %s at %s" % (function, where)
+assert top["samples"] >= 0.8 * h["samples"], "only %d of %d samples" % (top["samples"], h["samples"])
+assert 0 <= top["share"] <= 1 and 0 < h["on_cpu_share"] <= 1, h
+PYEOF
+}
+
+# sampled_stacks_sane TRACE: every CPU sample has a stack, each frame named,
+# as trace_processor reads them where it is built (TRACE_PROCESSOR)
+sampled_stacks_sane() {
+    $PY tests/tracedump.py --samples "$1" | $PY -c '
+import json, sys
+s = json.load(sys.stdin)
+bad = [x for x in s if not x["frames"] or any(not f for f in x["frames"]) or len(x["frames"]) > 200]
+print("%d samples, %d threads, deepest %d frames" % (len(s), len({x["tid"] for x in s}),
+      max([len(x["frames"]) for x in s] or [0])))
+sys.exit("%d samples without a sane stack: %s" % (len(bad), bad[:2]) if bad or not s else 0)'
+}
+
+trace_processor_samples() {   # trace_processor_samples TRACE: its perf_sample rows (where it is built)
+    local tp=${TRACE_PROCESSOR:-}
+    [ -n "$tp" ] && [ -x "$tp" ] || { echo "not checked: trace_processor's perf_sample (TRACE_PROCESSOR=path)"; return 0; }
+    echo "select count(*) from perf_sample where callsite_id is not null;" > "$WORK/tp.sql"
+    local n; n=$("$tp" -q "$WORK/tp.sql" "$1" 2> /dev/null | tail -n 1)
+    echo "trace_processor: $n samples with a stack"
+    [ "${n:-0}" -gt 0 ]
+}
+
+t_cpu_samples_name_the_host_function_c() {
+    # a C program whose host builds each step's input (prepare_batch) while
+    # the device idles: the serialization and device-idle findings name the
+    # function with 80 % of the samples; the trace lints; trace_processor
+    # holds the samples
+    traced "$WORK/hg" "$T/host_gap" 40 > /dev/null
+    local t; t=$(trace_of "$WORK/hg")
+    "$B/cltrace-report" --format json "$t" > "$WORK/hg.json" || [ $? -le 1 ]
+    host_finding "$WORK/hg.json" serialization prepare_batch "host_gap.c:"
+    host_finding "$WORK/hg.json" device-idle prepare_batch "host_gap.c:"
+    "$B/cltrace-report" "$t" > "$WORK/hg.txt" || [ $? -le 1 ]
+    grep -q "was on the CPU for [0-9]* % of it: prepare_batch (tests/apps/host_gap.c:[0-9]*)" "$WORK/hg.txt"
+    sampled_stacks_sane "$t"
+    lint "$t"
+    trace_processor_samples "$t"
+    # off: no sample, no host line
+    CLTRACE_CPU_SAMPLES=off traced "$WORK/hgoff" "$T/host_gap" 10 > /dev/null
+    "$B/cltrace-report" --format json "$(trace_of "$WORK/hgoff")" | grep -vq '"host"'
+}
+
+t_cpu_samples_name_the_python_line() {
+    # the same in pure Python under pyopencl: the script's function and line
+    $PY -c 'import pyopencl' 2> /dev/null || { echo "pyopencl not installed (python3-pyopencl)"; return 77; }
+    PYOPENCL_CTX=0 traced "$WORK/py" $PY tests/apps/pyhost_gap.py 20 > /dev/null
+    local t; t=$(trace_of "$WORK/py")
+    "$B/cltrace-report" --format json "$t" > "$WORK/py.json" || [ $? -le 1 ]
+    host_finding "$WORK/py.json" serialization build_inputs "tests/apps/pyhost_gap.py:"
+    sampled_stacks_sane "$t"
+    lint "$t"
+}
+
+t_cpu_samples_leave_the_program_as_it_was() {
+    # its own SIGPROF profiling counts as many ticks (15 %) and keeps its
+    # handler; a read on a pipe and poll/nanosleep see no EINTR; fork and
+    # exec, 1,000 short-lived threads, a dlopen/dlclose loop, a 3,000-frame
+    # recursion: no crash, every sample's stack sane
+    local plain traced_ticks m
+    plain=$("$T/sample_stress" sigprof | sed -n 's/^ticks //p')
+    traced_ticks=$(CLTRACE_OUTPUT="$WORK/sp.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM "$T/sample_stress" sigprof |
+                   sed -n 's/^ticks //p')
+    echo "SIGPROF ticks: $plain untraced, $traced_ticks traced"
+    [ "$traced_ticks" -ge $((plain * 85 / 100)) ] && [ "$traced_ticks" -le $((plain * 115 / 100)) ]
+    for m in pipe poll threads dlopen recursion fork; do
+        CLTRACE_OUTPUT="$WORK/ss-$m.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM "$T/sample_stress" $m \
+            > "$WORK/ss-$m.out" 2>&1 || { cat "$WORK/ss-$m.out"; echo "$m: failed under cltrace"; return 1; }
+        sampled_stacks_sane "$(ls "$WORK"/ss-$m.*.pftrace* | head -n 1)"
+    done
+}
+
+t_cpu_samples_under_sanitizers() {
+    # the same modes with the shim built with ASan+UBSan and with TSan (a
+    # TSan program: TSan does not start threads after a fork, so no fork)
+    local rt m; rt=$(${CC:-cc} -print-file-name=libasan.so)
+    [ -f "$rt" ] || { echo "no libasan"; return 77; }
+    for m in sigprof pipe poll threads dlopen recursion fork; do
+        ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:exitcode=66 CLTRACE_OUTPUT="$WORK/as-$m.%p.pftrace" \
+            CLTRACE_QUIET=1 LD_PRELOAD="$rt:$B/asan/libcltrace.so" "$T/sample_stress" $m > "$WORK/as-$m.out" 2>&1 ||
+            { tail -30 "$WORK/as-$m.out"; echo "$m: failed under the ASan shim"; return 1; }
+        ! grep -q "ERROR: AddressSanitizer\|runtime error" "$WORK/as-$m.out" ||
+            { grep -A20 ERROR "$WORK/as-$m.out" | head -30; echo "$m: ASan or UBSan"; return 1; }
+    done
+    for m in sigprof pipe poll threads dlopen recursion; do
+        TSAN_OPTIONS="halt_on_error=1 exitcode=66" CLTRACE_OUTPUT="$WORK/ts-$m.%p.pftrace" CLTRACE_QUIET=1 \
+            LD_PRELOAD=$B/tsan/libcltrace.so "$T/sample_stress-tsan" $m > "$WORK/ts-$m.out" 2>&1 ||
+            { head -40 "$WORK/ts-$m.out"; echo "$m: failed under the TSan shim"; return 1; }
+        sampled_stacks_sane "$(ls "$WORK"/ts-$m.*.pftrace* | head -n 1)"
+    done
+}

@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -64,7 +65,7 @@ static clockid_t thread_clock(int tid)
 }
 
 /* A free slot of the table, or a new one; its buffer made once. */
-static int claim_slot(void)
+CLT_ANY_THREAD static int claim_slot(void)
 {
     unsigned used = __atomic_load_n(&clt_sbufs_used, __ATOMIC_ACQUIRE);
     for (unsigned i = 0; i < used; i++) {
@@ -89,7 +90,7 @@ static int claim_slot(void)
 
 /* Whether the signal is still ours: an app that set its own handler on it
  * later gets it back, sampling stops (once, said). */
-static int signal_still_ours(void)
+CLT_ANY_THREAD static int signal_still_ours(void)
 {
     struct sigaction cur;
     if (sigaction(clt_cpusample_signal, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
@@ -102,7 +103,7 @@ static int signal_still_ours(void)
 
 /* A timer on thread tid's CPU clock, signalling that thread with its slot
  * and generation; 0: armed. */
-static int arm(int tid)
+CLT_ANY_THREAD static int arm(int tid)
 {
     if (!__atomic_load_n(&started, __ATOMIC_ACQUIRE) || !signal_still_ours())
         return -1;
@@ -113,16 +114,17 @@ static int arm(int tid)
         return -1;
     struct clt_sbuf *b = clt_sbufs[slot];
     b->tid = tid;
-    b->gen++;
+    uint32_t gen = __atomic_add_fetch(&b->gen, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&b->head, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&b->tail, 0, __ATOMIC_RELAXED);
     memset(b->py_seen, 0, sizeof b->py_seen);
     memset(b->py_lines, 0, sizeof b->py_lines);
     struct sigevent sev;
-    memset(&sev, 0, sizeof sev);
+    for (volatile char *z = (volatile char *)&sev; z < (volatile char *)(&sev + 1); z++)
+        *z = 0;                 /* not memset: a sanitizer's would check this thread's stack (CLT_ANY_THREAD) */
     sev.sigev_notify = SIGEV_THREAD_ID;
     sev.sigev_signo = clt_cpusample_signal;
-    sev.sigev_value.sival_ptr = (void *)(uintptr_t)((uint64_t)b->gen << 32 | (uint32_t)slot);
+    sev.sigev_value.sival_ptr = (void *)(uintptr_t)((uint64_t)gen << 32 | (uint32_t)slot);
     sev._sigev_un._tid = tid;
     if (timer_create(thread_clock(tid), &sev, &b->timer) != 0) {
         __atomic_store_n(&b->state, CLT_SBUF_FREE, __ATOMIC_RELEASE);
@@ -135,7 +137,7 @@ static int arm(int tid)
     return slot;
 }
 
-static void disarm(struct clt_sbuf *b)
+CLT_ANY_THREAD static void disarm(struct clt_sbuf *b)
 {
     uint32_t live = CLT_SBUF_LIVE;
     if (__atomic_compare_exchange_n(&b->state, &live, CLT_SBUF_CLAIMED, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
@@ -145,27 +147,27 @@ static void disarm(struct clt_sbuf *b)
 }
 
 /* The thread-specific key's destructor: the thread ends. */
-void clt_cpusample_thread_ends(void *unused)
+CLT_ANY_THREAD void clt_cpusample_thread_ends(void *unused)
 {
     (void)unused;
     int saved = errno;
     int slot = clt_sample_slot;
     if (slot >= 0 && slot < CLT_SBUF_MAX) {
         struct clt_sbuf *b = __atomic_load_n(&clt_sbufs[slot], __ATOMIC_ACQUIRE);
-        if (b && b->gen == clt_sample_gen && b->tid == (int)syscall(SYS_gettid))
+        if (b && __atomic_load_n(&b->gen, __ATOMIC_RELAXED) == clt_sample_gen && b->tid == (int)syscall(SYS_gettid))
             disarm(b);
     }
     clt_sample_slot = -1;
     errno = saved;
 }
 
-static void arm_self(void)
+CLT_ANY_THREAD static void arm_self(void)
 {
     int tid = (int)syscall(SYS_gettid);
     int slot = arm(tid);
     if (slot >= 0) {
         clt_sample_slot = slot;
-        clt_sample_gen = clt_sbufs[slot]->gen;
+        clt_sample_gen = __atomic_load_n(&clt_sbufs[slot]->gen, __ATOMIC_RELAXED);
     }
 }
 
@@ -180,11 +182,31 @@ static int free_signal(void)
     return 0;
 }
 
+/* A debugger attached (TracerPid): it would stop the program at every
+ * sample (gdb stops at real-time signals unless told `handle SIGn nostop`) */
+static int debugger_attached(void)
+{
+    FILE *f = fopen("/proc/self/status", "re");
+    char line[128];
+    int tracer = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "TracerPid:", 10))
+            tracer = atoi(line + 10);
+    if (f)
+        fclose(f);
+    return tracer > 0;
+}
+
 /* Recording starts: the handler, then a timer for every thread there is. */
 void clt_cpusample_start(void)
 {
     if (!hz || __atomic_load_n(&started, __ATOMIC_ACQUIRE))
         return;
+    if (debugger_attached()) {
+        clt_msg("a debugger is attached: no CPU samples (it would stop at each one)");
+        hz = 0;
+        return;
+    }
     if (!clt_cpusample_signal) {
         int s = free_signal();
         struct sigaction sa;
@@ -254,7 +276,7 @@ void clt_cpusample_forget(void)
 
 struct start_arg { void *(*fn)(void *); void *arg; };
 
-static void *sampled_start(void *p)
+CLT_ANY_THREAD static void *sampled_start(void *p)
 {
     struct start_arg a = *(struct start_arg *)p;
     free(p);
@@ -266,16 +288,45 @@ static void *sampled_start(void *p)
     return a.fn(a.arg);
 }
 
+typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+/* cltrace's own threads (its calls bind here, -Bsymbolic-functions) start
+ * through the pthread_create the process's first one is: a sanitizer's,
+ * preloaded ahead of the shim, must know them (else ASan took their stacks
+ * for another's, and TSan would not see their races) */
+static create_fn process_create(create_fn next)
+{
+    static create_fn first;
+    if (!first) {
+        create_fn f = (create_fn)dlsym(RTLD_DEFAULT, "pthread_create");
+        first = f && f != pthread_create ? f : next;
+    }
+    return first;
+}
+
 CLT_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
-    static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+    static create_fn real;
     if (!real)
-        real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))dlsym(RTLD_NEXT,
-                                                                                              "pthread_create");
+        real = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
     if (!real)
         return EAGAIN;
-    /* cltrace's own threads are not the program's */
-    if (!hz || clt_is_self((const void *)fn))
+    if (clt_is_self((const void *)fn))      /* cltrace's own threads are not the program's */
+        return process_create(real)(t, attr, fn, arg);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    /* A sanitizer preloaded ahead of the shim: a library whose versioned
+     * pthread_create reached ours, not the sanitizer's, goes through it; it
+     * calls back here with its own start routine, which must run first on
+     * the new thread (the shim's instrumented code on a thread the sanitizer
+     * has not set up crashed TSan): passed on as it is, that thread is not
+     * sampled. (A program the sanitizer is linked into has the shim first:
+     * its threads are.) */
+    create_fn first = process_create(real);
+    Dl_info me, caller;
+    if (first != real && dladdr((void *)first, &me) && dladdr(__builtin_return_address(0), &caller))
+        return caller.dli_fbase != me.dli_fbase ? first(t, attr, fn, arg) : real(t, attr, fn, arg);
+#endif
+    if (!hz)
         return real(t, attr, fn, arg);
     struct start_arg *a = malloc(sizeof *a);
     if (!a)

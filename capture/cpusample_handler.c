@@ -38,7 +38,7 @@ void clt_cpusample_warm(void)
         step(cursor);
 }
 
-static uint64_t interrupted_pc(const void *ucv)
+CLT_ANY_THREAD static uint64_t interrupted_pc(const void *ucv)
 {
     const ucontext_t *uc = ucv;
 #if defined(__x86_64__)
@@ -53,7 +53,7 @@ static uint64_t interrupted_pc(const void *ucv)
 
 /* Room for one sample at the head: its place in the buffer (a pad before
  * it where the end is near), NULL when the writer has not caught up. */
-static struct clt_cpu_sample *reserve(struct clt_sbuf *b, uint64_t *head)
+CLT_ANY_THREAD static struct clt_cpu_sample *reserve(struct clt_sbuf *b, uint64_t *head)
 {
     uint64_t h = __atomic_load_n(&b->head, __ATOMIC_RELAXED);
     uint64_t t = __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE);
@@ -74,7 +74,7 @@ static struct clt_cpu_sample *reserve(struct clt_sbuf *b, uint64_t *head)
 /* The C frames from the interrupted one outward: libunwind from the
  * signal's context, frame by frame. Only that instruction where the
  * unwinder is not there, or this thread is inside it already. */
-static unsigned c_frames(uint64_t *out, uint64_t pc, void *uc, uint32_t *flags)
+CLT_ANY_THREAD static unsigned c_frames(uint64_t *out, uint64_t pc, void *uc, uint32_t *flags)
 {
     uint64_t cursor[CURSOR_WORDS];
     int (*step)(void *) = __atomic_load_n(&clt_unwinder.step, __ATOMIC_ACQUIRE);
@@ -98,7 +98,7 @@ static unsigned c_frames(uint64_t *out, uint64_t pc, void *uc, uint32_t *flags)
     return k;
 }
 
-static void take(struct clt_sbuf *b, const siginfo_t *si, void *uc)
+CLT_ANY_THREAD static void take(struct clt_sbuf *b, const siginfo_t *si, void *uc)
 {
     uint64_t head;
     struct clt_cpu_sample *s = reserve(b, &head);
@@ -125,7 +125,7 @@ static void take(struct clt_sbuf *b, const siginfo_t *si, void *uc)
 
 /* The timer's value: its slot and generation. A signal of an earlier
  * thread's timer, delivered late, finds another generation: nothing. */
-void clt_cpusample_on_signal(int sig, siginfo_t *si, void *uc)
+CLT_ANY_THREAD void clt_cpusample_on_signal(int sig, siginfo_t *si, void *uc)
 {
     (void)sig;
     int saved = errno;
@@ -134,7 +134,9 @@ void clt_cpusample_on_signal(int sig, siginfo_t *si, void *uc)
     uint32_t gen = (uint32_t)(v >> 32);
     struct clt_sbuf *b = si->si_code == SI_TIMER && slot < CLT_SBUF_MAX
                              ? __atomic_load_n(&clt_sbufs[slot], __ATOMIC_ACQUIRE) : NULL;
-    if (b && b->gen == gen && __atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == CLT_SBUF_LIVE) {
+    /* its state first (acquire: what arm() wrote before it went live), then its generation */
+    if (b && __atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == CLT_SBUF_LIVE &&
+        __atomic_load_n(&b->gen, __ATOMIC_RELAXED) == gen) {
         clt_sample_slot = (int)slot;
         clt_sample_gen = gen;
         take(b, si, uc);

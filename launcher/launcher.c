@@ -62,6 +62,8 @@ static void usage(FILE *f)
                "            on a crash, and on cltrace ctl PID snapshot (CLTRACE_RING_MB)\n"
                "  --snapshot-on=error,kernel:NAME  with --ring: a snapshot file at the first failing call,\n"
                "            at a kernel's first launch (CLTRACE_SNAPSHOT_ON)\n"
+               "  --cpu-samples=HZ|off  the program's threads sampled HZ times a second of their CPU\n"
+               "            time (100; CLTRACE_CPU_SAMPLES): what the host ran while the device waited\n"
                "  -h        this help\n\n"
                "Options are environment variables (the launcher passes them on):\n");
     for (unsigned i = 0; i < clt_n_options; i++) {
@@ -184,6 +186,8 @@ static int read_options(int argc, char **argv, int *quiet)
             setenv(CLT_ENV_PREFIX "RING_MB", opt, 1);
         } else if ((opt = value_of(argc, argv, &i, "--snapshot-on"))) {
             setenv(CLT_ENV_PREFIX "SNAPSHOT_ON", opt, 1);
+        } else if ((opt = value_of(argc, argv, &i, "--cpu-samples"))) {
+            setenv(CLT_ENV_PREFIX "CPU_SAMPLES", opt, 1);
         } else if ((opt = value_of(argc, argv, &i, "--every"))) {
             setenv(CLT_ENV_PREFIX "WINDOW_EVERY", opt, 1);
         } else if (strcmp(argv[i], "-q") == 0) {

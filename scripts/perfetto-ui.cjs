@@ -3,7 +3,8 @@
 // and writes what a user sees: screenshots and the tracks as the UI orders
 // them. Usage (the script runs it): node perfetto-ui.cjs OUTDIR NAME INFO.json
 //   INFO: {"launch": slice id to select, "area": [start, end] ns} (from trace processor)
-// Writes OUTDIR/NAME-timeline.png, -launch.png, -area.png and NAME-ui.json.
+// Writes OUTDIR/NAME-timeline.png, -launch.png, -area.png (-samples.png: the CPU samples'
+// flame graph over the area, where the trace has them) and NAME-ui.json.
 'use strict';
 const fs = require('fs');
 const { chromium } = require(process.env.PLAYWRIGHT_CORE);
@@ -61,6 +62,13 @@ async function main() {
     }, info.area);
     await idle(page);
     await page.screenshot({ path: `${outdir}/${name}-area.png` });
+    // a trace with CPU samples: their flame graph over the area
+    const tab = page.getByText('Perf Sample Flamegraph', { exact: true });
+    if (await tab.count()) {
+      await tab.first().click();
+      await idle(page);
+      await page.screenshot({ path: `${outdir}/${name}-samples.png` });
+    }
   }
   const dialog = await errorDialog(page);
   fs.writeFileSync(`${outdir}/${name}-ui.json`, JSON.stringify({

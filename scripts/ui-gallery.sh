@@ -28,6 +28,7 @@ done
 PYOPENCL_CTX=0 PYOPENCL_NO_CACHE=1 tr python /usr/bin/python3 tests/apps/pywhere/where.py || true
 tr launch-loop "$T/bench_calls" launch 20000
 tr memory "$T/memory_peak"
+tr host-gap "$T/host_gap" 40
 tr million-calls "$T/bench_calls" setarg 1000000
 if command -v mpirun > /dev/null && [ -x "$B/examples/job" ]; then
     mpirun --allow-run-as-root --oversubscribe -n 4 "$B/cltrace" -q -o "$OUT/job/" -- "$B/examples/job" > /dev/null
@@ -50,6 +51,7 @@ pic python-launch.png python-launch.png
 pic job-4-ranks-timeline.png job-4-ranks.png
 pic launch-loop-timeline.png estimated-launches.png
 pic memory-timeline.png device-memory.png
+pic host-gap-samples.png cpu-samples.png
 /usr/bin/python3 - "$OUT/ui" <<'PY'
 import glob, json, os, sys
 print("%-16s %7s %8s %7s %8s %9s  %s" % ("trace", "tracks", "slices", "flows", "load s", "TP MiB", "error dialog"))

@@ -36,7 +36,7 @@ enum clt_sbuf_state { CLT_SBUF_FREE, CLT_SBUF_CLAIMED, CLT_SBUF_LIVE, CLT_SBUF_D
 struct clt_sbuf {
     uint8_t *buf;               /* CLT_SBUF_BYTES */
     int tid;
-    uint32_t gen;               /* bumped on each reuse: a late signal for the last thread is not this one's */
+    _Atomic uint32_t gen;       /* bumped on each reuse: a late signal for the last thread is not this one's */
     timer_t timer;
     _Atomic uint32_t state;     /* enum clt_sbuf_state */
     _Alignas(64) _Atomic uint64_t head;   /* the handler's */

@@ -13,7 +13,7 @@ static void put_sample(struct clt_writer *w, int tid, const struct clt_cpu_sampl
 {
     static struct clt_sym_scratch x;
     Perfetto__Protos__InternedData in = PERFETTO__PROTOS__INTERNED_DATA__INIT;
-    uint32_t stack = clt_sym_stack(&w->syms, s->stack, s->words);
+    uint32_t stack = clt_sym_stack_sampled(&w->syms, s->stack, s->words);
     clt_sym_add_interned(&w->syms, &w->own_sym, stack, &x, &in);
     Perfetto__Protos__PerfSample ps = PERFETTO__PROTOS__PERF_SAMPLE__INIT;
     ps.has_pid = ps.has_tid = ps.has_cpu_mode = 1;

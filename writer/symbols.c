@@ -469,11 +469,24 @@ static uint32_t py_frame(struct clt_symbols *s, const uint64_t **w, const uint64
     return s->n_frame;
 }
 
+static uint32_t stack_of(struct clt_symbols *s, const uint64_t *pcs, unsigned n, int leading);
+
 uint32_t clt_sym_stack(struct clt_symbols *s, const uint64_t *pcs, unsigned n)
+{
+    return stack_of(s, pcs, n, 1);
+}
+
+uint32_t clt_sym_stack_sampled(struct clt_symbols *s, const uint64_t *pcs, unsigned n)
+{
+    return stack_of(s, pcs, n, 0);
+}
+
+/* leading: cltrace's own frames at the start are cut (a call's stack); a
+ * sample keeps them (cltrace's own time on the CPU, said as such) */
+static uint32_t stack_of(struct clt_symbols *s, const uint64_t *pcs, unsigned n, int leading)
 {
     uint32_t ids[CLT_SYM_MAX_DEPTH];
     unsigned k = 0;
-    int leading = 1;
     const uint64_t *w = pcs, *end = pcs + n;
     while (w < end && k < CLT_SYM_MAX_DEPTH) {
         if (*w & CLT_PY_TAG) {

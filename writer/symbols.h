@@ -57,6 +57,7 @@ const char *clt_sym_source(const struct clt_symbols *s);   /* "libdw" or "dladdr
  * frames, innermost first: trace/record.h) with cltrace's and the loader's
  * own leading frames cut off; 0 if nothing is left. */
 uint32_t clt_sym_stack(struct clt_symbols *s, const uint64_t *pcs, unsigned n);
+uint32_t clt_sym_stack_sampled(struct clt_symbols *s, const uint64_t *pcs, unsigned n);   /* all frames kept */
 /* Adds to `in` the entries of `stack` this sequence has not been sent. */
 void clt_sym_add_interned(const struct clt_symbols *s, struct clt_sym_sent *sent, uint32_t stack,
                           struct clt_sym_scratch *x, Perfetto__Protos__InternedData *in);

@@ -100,6 +100,8 @@ static int by_start(const void *a, const void *b)
 /* The busy spans sorted and merged into a union; their count */
 static size_t merge(struct rm_span *b, size_t n)
 {
+    if (!n)
+        return 0;
     qsort(b, n, sizeof *b, by_start);
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {

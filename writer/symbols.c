@@ -481,8 +481,7 @@ uint32_t clt_sym_stack_sampled(struct clt_symbols *s, const uint64_t *pcs, unsig
     return stack_of(s, pcs, n, 0);
 }
 
-/* leading: cltrace's own frames at the start are cut (a call's stack); a
- * sample keeps them (cltrace's own time on the CPU, said as such) */
+/* leading: cltrace's own first frames cut (a call's); a sample keeps them */
 static uint32_t stack_of(struct clt_symbols *s, const uint64_t *pcs, unsigned n, int leading)
 {
     uint32_t ids[CLT_SYM_MAX_DEPTH];

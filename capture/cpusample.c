@@ -163,6 +163,7 @@ CLT_ANY_THREAD void clt_cpusample_thread_ends(void *unused)
 
 CLT_ANY_THREAD static void arm_self(void)
 {
+    clt_cpusample_warm_thread();
     int tid = (int)syscall(SYS_gettid);
     int slot = arm(tid);
     if (slot >= 0) {

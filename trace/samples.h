@@ -42,6 +42,7 @@ struct clt_sbuf {
     _Alignas(64) _Atomic uint64_t head;   /* the handler's */
     _Atomic uint64_t lost;      /* samples the buffer had no room for */
     _Atomic uint64_t taken;
+    _Atomic uint64_t handler_ticks;   /* clt_now() ticks its handler took, sample by sample */
     _Alignas(64) _Atomic uint64_t tail;   /* the writer's */
     /* the handler's own: the Python code objects this buffer has named */
     struct clt_py_seen py_seen[CLT_PY_SEEN];

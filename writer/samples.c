@@ -72,6 +72,17 @@ void clt_samples_drain(struct clt_writer *w)
     }
 }
 
+/* What the handlers took on the app's threads, sample by sample (ns). */
+uint64_t clt_samples_handler_ns(const struct clt_writer *w)
+{
+    uint64_t ticks = 0;
+    unsigned used = __atomic_load_n(&clt_sbufs_used, __ATOMIC_ACQUIRE);
+    for (unsigned i = 0; i < used; i++)
+        if (clt_sbufs[i])
+            ticks += __atomic_load_n(&clt_sbufs[i]->handler_ticks, __ATOMIC_RELAXED);
+    return clt_use_tsc ? (uint64_t)((double)ticks * w->clock.ns_per_tick) : ticks;
+}
+
 /* The trace says how it was sampled and what was lost. */
 void clt_samples_attrs(struct clt_attrs *a)
 {

@@ -56,6 +56,7 @@ void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char
     static const struct { const char *key; size_t off; } ints[] = {
         { "cltrace.self_ns", offsetof(struct rm_selfcost, self_ns) },
         { "cltrace.self_hot_path_ns", offsetof(struct rm_selfcost, hot_ns) },
+        { "cltrace.self_cpu_samples_ns", offsetof(struct rm_selfcost, cpu_samples_ns) },
         { "cltrace.self_device_timing_ns", offsetof(struct rm_selfcost, device_timing_ns) },
         { "cltrace.self_waited_ns", offsetof(struct rm_selfcost, waited_ns) },
         { "cltrace.calls_waited", offsetof(struct rm_selfcost, calls_waited) },

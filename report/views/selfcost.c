@@ -119,6 +119,8 @@ static void counted_rows(const struct rm_model *m, struct cost_account *a)
 {
     const struct rm_selfcost *c = &m->self;
     row(a->counted, &a->n_counted, COST_ROWS, c->hot_ns, "recording calls, on the app's threads");
+    if (c->cpu_samples_ns)
+        row(a->counted, &a->n_counted, COST_ROWS, c->cpu_samples_ns, "CPU samples, on the app's threads");
     row(a->counted, &a->n_counted, COST_ROWS, c->device_timing_ns, "device timing (the events it asked for)");
     row(a->counted, &a->n_counted, COST_ROWS, c->waited_ns, "waiting for the writer (%llu calls waited)",
         (unsigned long long)c->calls_waited);

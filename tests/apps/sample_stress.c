@@ -11,6 +11,8 @@
  *   dlopen     a dlopen/dlclose loop beside a busy thread
  *   recursion  work at the bottom of a 3,000-frame recursion
  *   fork       a child that calls OpenCL and works, then runs /bin/true
+ *   work       a fixed amount of work at the bottom of a 64-frame recursion
+ *              (make bench: its wall time sampled and not)
  * Prints "ok MODE" (and figures); exits 1 with the reason otherwise. */
 #define _GNU_SOURCE
 #define CL_TARGET_OPENCL_VERSION 300
@@ -201,6 +203,18 @@ __attribute__((noinline)) static double deep(int n)
     return deep(n - 1) + n * 1e-12;
 }
 
+__attribute__((noinline)) static double fixed_work(int n)
+{
+    if (n > 0)
+        return fixed_work(n - 1) + n * 1e-12;
+    double t0 = now_s(), acc = 0;
+    for (long i = 0; i < 200000000L; i++)
+        acc += (double)(i & 1023) * 1e-9;
+    sink = acc;
+    printf("wall_s %.4f\n", now_s() - t0);
+    return acc;
+}
+
 static int mode_fork(void)
 {
     pid_t pid = fork();
@@ -223,7 +237,7 @@ int main(int argc, char **argv)
     int ok = !strcmp(mode, "sigprof") ? mode_sigprof() : !strcmp(mode, "pipe") ? mode_pipe()
            : !strcmp(mode, "poll") ? mode_poll() : !strcmp(mode, "threads") ? mode_threads()
            : !strcmp(mode, "dlopen") ? mode_dlopen() : !strcmp(mode, "recursion") ? (deep(3000), 1)
-           : !strcmp(mode, "fork") ? mode_fork() : -1;
+           : !strcmp(mode, "fork") ? mode_fork() : !strcmp(mode, "work") ? (fixed_work(60), 1) : -1;
     if (ok < 0)
         fail("no such mode");
     if (!ok)

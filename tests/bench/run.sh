@@ -337,6 +337,11 @@ if command -v mpirun > /dev/null && [ -x "$T/bench_mpi" ]; then
     done
 fi
 
+# CPU samples: the handler per sample (64 frames, C and Python), the wall
+# ratio of a CPU-bound program sampled against not (scripts/bench-cpu-samples.sh)
+echo
+bash scripts/bench-cpu-samples.sh
+
 # The default (CLTRACE_BUDGET) against every command timed and untraced: a
 # launch-bound loop, then the examples' findings both ways
 # (scripts/budget-check.sh; docs/PERFORMANCE.md, "the default budget").

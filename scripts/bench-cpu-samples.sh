@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# What CPU sampling costs (make bench runs it): the signal handler's time per
+# sample for a 64-frame stack, C and Python (the trace's own account:
+# cltrace.self_cpu_samples_ns over cltrace.cpu_samples), and the wall time of
+# a CPU-bound program (fixed work under a 60-frame recursion) sampled at
+# 100 Hz against not, 7 interleaved pairs, the median ratio.
+#   bash scripts/bench-cpu-samples.sh        (after make test-bins)
+set -eu
+cd "$(dirname "$0")/.."
+B=build T=build/tests SHIM=$PWD/build/libcltrace.so
+W=$(mktemp -d /tmp/cltrace-bench-samples.XXXXXX); trap 'rm -rf "$W"' EXIT
+export CLTRACE_QUIET=1
+per_sample() {   # per_sample TRACE: "us_per_sample samples"
+    /usr/bin/python3 tests/tracedump.py --attributes "$1" | /usr/bin/python3 -c '
+import json, sys
+a = json.load(sys.stdin)
+n = a.get("cltrace.cpu_samples", 0)
+print("%.1f %d" % (a.get("cltrace.self_cpu_samples_ns", 0) / n / 1e3 if n else 0, n))'
+}
+CLTRACE_OUTPUT="$W/c.%p.pftrace" LD_PRELOAD=$SHIM "$T/sample_stress" work > /dev/null
+read -r c_us c_n < <(per_sample "$(ls "$W"/c.*)")
+cat > "$W/deep.py" <<'PY'
+import ctypes, time
+cl = ctypes.CDLL("libOpenCL.so.1")
+n = ctypes.c_uint(0)
+cl.clGetPlatformIDs(0, None, ctypes.byref(n))      # recording, and sampling, start here
+def deep(k):
+    if k:
+        return deep(k - 1)
+    end, acc = time.process_time() + 0.6, 0
+    while time.process_time() < end:
+        for i in range(1000):
+            acc += i
+    return acc
+deep(60)
+PY
+CLTRACE_OUTPUT="$W/p.%p.pftrace" LD_PRELOAD=$SHIM /usr/bin/python3 "$W/deep.py"
+read -r p_us p_n < <(per_sample "$(ls "$W"/p.*)")
+printf "%-60s %8s %8s\n" "CPU samples (100 a second of a thread's CPU time)" "us each" samples
+printf "  %-58s %8s %8s   target <= 20\n" "the handler, a 64-frame C stack" "$c_us" "$c_n"
+printf "  %-58s %8s %8s   target <= 20\n" "the handler, 60 Python frames and the interpreter's" "$p_us" "$p_n"
+ratios=()
+for i in 1 2 3 4 5 6 7; do
+    off=$(CLTRACE_CPU_SAMPLES=off CLTRACE_OUTPUT="$W/off.%p.pftrace" LD_PRELOAD=$SHIM "$T/sample_stress" work |
+          awk '/^wall_s/ {print $2}')
+    on=$(CLTRACE_OUTPUT="$W/on.%p.pftrace" LD_PRELOAD=$SHIM "$T/sample_stress" work | awk '/^wall_s/ {print $2}')
+    ratios+=("$(awk -v a="$on" -v b="$off" 'BEGIN{printf "%.4f", a / b}')")
+    rm -f "$W"/off.* "$W"/on.*
+done
+printf "  %-58s %8s   target <= 1.03 (pairs: %s)\n" "a CPU-bound program's wall time, sampled / not (median)" \
+    "$(printf '%s\n' "${ratios[@]}" | sort -g | sed -n 4p)" "${ratios[*]}"

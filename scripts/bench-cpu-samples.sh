@@ -10,12 +10,12 @@ cd "$(dirname "$0")/.."
 B=build T=build/tests SHIM=$PWD/build/libcltrace.so
 W=$(mktemp -d /tmp/cltrace-bench-samples.XXXXXX); trap 'rm -rf "$W"' EXIT
 export CLTRACE_QUIET=1
-per_sample() {   # per_sample TRACE: "us_per_sample samples"
-    /usr/bin/python3 tests/tracedump.py --attributes "$1" | /usr/bin/python3 -c '
+per_sample() {   # per_sample TRACE: "us_per_sample samples", from the report's account of itself
+    "$B/cltrace-report" --format json "$1" | python3 -c '
 import json, sys
-a = json.load(sys.stdin)
-n = a.get("cltrace.cpu_samples", 0)
-print("%.1f %d" % (a.get("cltrace.self_cpu_samples_ns", 0) / n / 1e3 if n else 0, n))'
+c = json.load(sys.stdin)["self_cost"].get("cpu_samples", {})
+n = c.get("samples", 0)
+print("%.1f %d" % (c.get("handler_ns", 0) / n / 1e3 if n else 0, n))'
 }
 CLTRACE_OUTPUT="$W/c.%p.pftrace" LD_PRELOAD=$SHIM "$T/sample_stress" work > /dev/null
 read -r c_us c_n < <(per_sample "$(ls "$W"/c.*)")
@@ -34,7 +34,7 @@ def deep(k):
     return acc
 deep(60)
 PY
-CLTRACE_OUTPUT="$W/p.%p.pftrace" LD_PRELOAD=$SHIM /usr/bin/python3 "$W/deep.py"
+CLTRACE_OUTPUT="$W/p.%p.pftrace" LD_PRELOAD=$SHIM "${PYTHON:-/usr/bin/python3}" "$W/deep.py"
 read -r p_us p_n < <(per_sample "$(ls "$W"/p.*)")
 printf "%-60s %8s %8s\n" "CPU samples (100 a second of a thread's CPU time)" "us each" samples
 printf "  %-58s %8s %8s   target <= 20\n" "the handler, a 64-frame C stack" "$c_us" "$c_n"

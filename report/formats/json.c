@@ -225,6 +225,10 @@ static void selfcost(FILE *o, const struct rm_model *m, const struct cost_accoun
                 selfcost_percent(m), (unsigned long long)c->writer_cpu_ns, (unsigned long long)c->collector_cpu_ns,
                 (unsigned long long)c->exit_wait_ns);
         json_str(o, c->sampling[0] ? c->sampling : "off"), sampling_mode(o, m);
+        if (m->hostcpu.period_ns)       /* CPU samples: how many, and what their handlers took */
+            fprintf(o, ",\"cpu_samples\":{\"period_ns\":%llu,\"samples\":%llu,\"lost\":%llu,\"handler_ns\":%llu}",
+                    (unsigned long long)m->hostcpu.period_ns, (unsigned long long)m->hostcpu.samples,
+                    (unsigned long long)m->hostcpu.lost, (unsigned long long)c->cpu_samples_ns);
         if (c->exit_known)
             fprintf(o, ",\"total_ns\":%llu,\"load_ns\":%llu,\"exit_ns\":%llu,\"cpus\":%llu,\"cpus_busy_percent\":%.1f,"
                        "\"process_cpu_ns\":%llu",

@@ -15,8 +15,9 @@ OUT=${1:-build/gpu-samples}
 mkdir -p "$OUT"
 if [ -n "${GPU_DEBS:-}" ]; then
     for d in "$GPU_DEBS"/*.deb; do dpkg -x "$d" "$OUT/prefix"; done
-    export CPATH=$PWD/$OUT/prefix/usr/include
-    export LIBRARY_PATH=$PWD/$OUT/prefix/usr/lib/x86_64-linux-gnu
+    P=$(cd "$OUT/prefix" && pwd)
+    export CPATH=$P/usr/include
+    export LIBRARY_PATH=$P/usr/lib/x86_64-linux-gnu
     export LD_LIBRARY_PATH=$LIBRARY_PATH
 fi
 export CLTRACE_QUIET=1 OCL_PLATFORM=NVIDIA CLTEST_PLATFORM=NVIDIA

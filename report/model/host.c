@@ -215,7 +215,8 @@ void rm_host_finish(struct rm_model *m)
         for (h->n_top = 0; h->n_top < RM_HOST_TOP && h->n_top < h->n_labels && h->labels[h->n_top].samples;
              h->n_top++) {
             h->top[h->n_top] = h->labels[h->n_top];
-            h->top[h->n_top].share = (double)h->top[h->n_top].samples * (double)h->period_ns / (double)h->gap_ns;
+            double share = (double)h->top[h->n_top].samples * (double)h->period_ns / (double)h->gap_ns;
+            h->top[h->n_top].share = share < 1 ? share : 1;     /* a tick's granularity can overshoot */
         }
         double on = (double)h->busiest_samples * (double)h->period_ns / (double)h->gap_ns;
         h->on_cpu_share = on < 1 ? on : 1;

@@ -194,6 +194,15 @@ static void findings(FILE *o, const struct rm_model *m, const struct findings *f
     fputc(']', o);
 }
 
+/* CPU samples: how many, and what their handlers took */
+static void cpu_samples_json(FILE *o, const struct rm_model *m)
+{
+    if (m->hostcpu.period_ns)
+        fprintf(o, ",\"cpu_samples\":{\"period_ns\":%llu,\"samples\":%llu,\"lost\":%llu,\"handler_ns\":%llu}",
+                (unsigned long long)m->hostcpu.period_ns, (unsigned long long)m->hostcpu.samples,
+                (unsigned long long)m->hostcpu.lost, (unsigned long long)m->self.cpu_samples_ns);
+}
+
 /* "sampling_mode": budget (the default), fixed (--sample), all; the budget's figures */
 static void sampling_mode(FILE *o, const struct rm_model *m)
 {
@@ -225,10 +234,7 @@ static void selfcost(FILE *o, const struct rm_model *m, const struct cost_accoun
                 selfcost_percent(m), (unsigned long long)c->writer_cpu_ns, (unsigned long long)c->collector_cpu_ns,
                 (unsigned long long)c->exit_wait_ns);
         json_str(o, c->sampling[0] ? c->sampling : "off"), sampling_mode(o, m);
-        if (m->hostcpu.period_ns)       /* CPU samples: how many, and what their handlers took */
-            fprintf(o, ",\"cpu_samples\":{\"period_ns\":%llu,\"samples\":%llu,\"lost\":%llu,\"handler_ns\":%llu}",
-                    (unsigned long long)m->hostcpu.period_ns, (unsigned long long)m->hostcpu.samples,
-                    (unsigned long long)m->hostcpu.lost, (unsigned long long)c->cpu_samples_ns);
+        cpu_samples_json(o, m);
         if (c->exit_known)
             fprintf(o, ",\"total_ns\":%llu,\"load_ns\":%llu,\"exit_ns\":%llu,\"cpus\":%llu,\"cpus_busy_percent\":%.1f,"
                        "\"process_cpu_ns\":%llu",

@@ -226,8 +226,7 @@ static void selfcost(FILE *o, const struct rm_model *m, const struct cost_accoun
         selfcost_line(m, a, s, sizeof s);
         fprintf(o, ",\"upper_ns\":%llu,\"self_ns\":%llu,\"hot_path_ns\":%llu,\"device_timing_ns\":%llu,\"waited_ns\":%llu,"
                    "\"calls_waited\":%llu,\"device_paced_wait_ns\":%llu,\"run_ns\":%llu,\"percent\":%.2f,"
-                   "\"writer_cpu_ns\":%llu,"
-                   "\"collector_cpu_ns\":%llu,\"exit_wait_ns\":%llu,\"sampling\":",
+                   "\"writer_cpu_ns\":%llu,\"collector_cpu_ns\":%llu,\"exit_wait_ns\":%llu,\"sampling\":",
                 (unsigned long long)a->upper_ns, (unsigned long long)c->self_ns, (unsigned long long)c->hot_ns, (unsigned long long)c->device_timing_ns,
                 (unsigned long long)c->waited_ns, (unsigned long long)c->calls_waited,
                 (unsigned long long)c->paced_wait_ns, (unsigned long long)c->run_ns,

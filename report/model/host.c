@@ -91,30 +91,6 @@ void rm_host_call(struct rm_model *m, const char *name, uint32_t tid, uint64_t s
     snprintf(c->name, sizeof c->name, "%s", name);
 }
 
-static int by_start(const void *a, const void *b)
-{
-    const struct rm_span *x = a, *y = b;
-    return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* The busy spans sorted and merged into a union; their count */
-static size_t merge(struct rm_span *b, size_t n)
-{
-    if (!n)
-        return 0;
-    qsort(b, n, sizeof *b, by_start);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (k && b[i].start <= b[k - 1].end) {
-            if (b[i].end > b[k - 1].end)
-                b[k - 1].end = b[i].end;
-        } else {
-            b[k++] = b[i];
-        }
-    }
-    return k;
-}
-
 /* Whether ts lies in the device's idle time: between two busy spans */
 static int idle_at(const struct rm_span *b, size_t n, uint64_t ts)
 {
@@ -182,7 +158,7 @@ static void blocked_calls(struct rm_host *h, const struct rm_span *busy, size_t 
 void rm_host_finish(struct rm_model *m)
 {
     struct rm_host *h = &m->hostcpu;
-    size_t nb = merge(h->busy, h->n_busy);
+    size_t nb = rm_spans_merge(h->busy, h->n_busy);
     h->gap_ns = 0;
     for (size_t i = 1; i < nb; i++)
         h->gap_ns += h->busy[i].start - h->busy[i - 1].end;

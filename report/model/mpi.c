@@ -87,9 +87,11 @@ void rm_mpi_device(struct rm_model *m, uint64_t start, uint64_t end)
     span_add(&x->busy, &x->n_busy, &x->cap_busy, start, end, 0);
 }
 
-/* The busy spans sorted and merged into a union */
-static size_t merge_spans(struct rm_span *s, size_t n)
+/* Spans sorted and merged into a union; their count (host.c too) */
+size_t rm_spans_merge(struct rm_span *s, size_t n)
 {
+    if (!n)
+        return 0;
     qsort(s, n, sizeof *s, by_start);
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
@@ -123,7 +125,7 @@ void rm_mpi_finish(struct rm_model *m)
     struct rm_mpi *x = &m->mpi;
     if (x->n_call) {
         m->mpi_traces++;
-        size_t nb = merge_spans(x->busy, x->n_busy), cur = 0;
+        size_t nb = rm_spans_merge(x->busy, x->n_busy), cur = 0;
         uint64_t first = nb ? x->busy[0].start : 0, last = nb ? x->busy[nb - 1].end : 0, covered = 0;
         qsort(x->call, x->n_call, sizeof *x->call, by_start);
         for (size_t i = 0; i < x->n_call; i++) {

@@ -48,6 +48,7 @@ void rm_devices_free(struct rm_model *m);
 void rm_mpi_call(struct rm_model *m, const char *name, uint64_t start, uint64_t end, uint64_t bytes);
 void rm_mpi_device(struct rm_model *m, uint64_t start, uint64_t end);
 void rm_mpi_finish(struct rm_model *m);
+size_t rm_spans_merge(struct rm_span *s, size_t n);   /* sorted and merged into a union: their count */
 /* memory.c: buffers made and released */
 struct open_slice;
 void rm_mem_call(struct rm_model *m, uint64_t start, uint64_t end);    /* any slice: the run's span */

@@ -77,7 +77,8 @@ t_cpu_samples_leave_the_program_as_it_was() {
     # its own SIGPROF profiling counts as many ticks (15 %) and keeps its
     # handler; a read on a pipe and poll/nanosleep see no EINTR; fork and
     # exec, 1,000 short-lived threads, a dlopen/dlclose loop, a 3,000-frame
-    # recursion: no crash, every sample's stack sane
+    # recursion, Python's generators and exceptions: no crash, the same
+    # output, every sample's stack sane
     local plain traced_ticks m
     plain=$("$T/sample_stress" sigprof | sed -n 's/^ticks //p')
     traced_ticks=$(CLTRACE_OUTPUT="$WORK/sp.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM "$T/sample_stress" sigprof |
@@ -89,6 +90,16 @@ t_cpu_samples_leave_the_program_as_it_was() {
             > "$WORK/ss-$m.out" 2>&1 || { cat "$WORK/ss-$m.out"; echo "$m: failed under cltrace"; return 1; }
         sampled_stacks_sane "$(ls "$WORK"/ss-$m.*.pftrace* | head -n 1)"
     done
+    $PY tests/apps/pyctypes/gen_exc.py > "$WORK/ge.plain"
+    CLTRACE_OUTPUT="$WORK/ge.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM $PY tests/apps/pyctypes/gen_exc.py > "$WORK/ge.out"
+    cmp "$WORK/ge.plain" "$WORK/ge.out" || { cat "$WORK/ge.plain" "$WORK/ge.out"; echo "Python's output changed"; return 1; }
+    sampled_stacks_sane "$(trace_of "$WORK/ge")"
+    $PY tests/tracedump.py --samples "$(trace_of "$WORK/ge")" | $PY -c '
+import json, sys
+s = json.load(sys.stdin)
+py = [x for x in s if any(f in ("deep", "Walker.deep", "pairs", "numbers", "Walker.run") for f in x["frames"])]
+print("%d of %d samples in the script'"'"'s generators and methods" % (len(py), len(s)))
+sys.exit(0 if len(py) * 2 >= len(s) else "most samples should be in the script")'
 }
 
 t_cpu_samples_under_sanitizers() {
@@ -103,6 +114,10 @@ t_cpu_samples_under_sanitizers() {
         ! grep -q "ERROR: AddressSanitizer\|runtime error" "$WORK/as-$m.out" ||
             { grep -A20 ERROR "$WORK/as-$m.out" | head -30; echo "$m: ASan or UBSan"; return 1; }
     done
+    ASAN_OPTIONS=detect_leaks=0:exitcode=66 CLTRACE_OUTPUT="$WORK/as-py.%p.pftrace" CLTRACE_QUIET=1 \
+        LD_PRELOAD="$rt:$B/asan/libcltrace.so" $PY tests/apps/pyctypes/gen_exc.py > "$WORK/as-py.out" 2>&1 ||
+        { tail -30 "$WORK/as-py.out"; echo "Python's generators and exceptions: failed under the ASan shim"; return 1; }
+    sampled_stacks_sane "$(trace_of "$WORK/as-py")"
     for m in sigprof pipe poll threads dlopen recursion; do
         TSAN_OPTIONS="halt_on_error=1 exitcode=66" CLTRACE_OUTPUT="$WORK/ts-$m.%p.pftrace" CLTRACE_QUIET=1 \
             LD_PRELOAD=$B/tsan/libcltrace.so "$T/sample_stress-tsan" $m > "$WORK/ts-$m.out" 2>&1 ||

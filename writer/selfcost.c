@@ -220,9 +220,9 @@ void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns,
         wait += wt;
         waits += __atomic_load_n(&th->waits, __ATOMIC_RELAXED);
     }
-    uint64_t samples = clt_samples_handler_ns(w);
-    clt_attr_int(a, "cltrace.self_ns", (int64_t)(hot + wait + ev + samples));
-    clt_attr_int(a, "cltrace.self_cpu_samples_ns", (int64_t)samples);
+    clt_attr_int(a, "cltrace.self_ns", (int64_t)(hot + wait + ev));
+    /* the CPU samples' handlers, apart: the report adds them to the figure */
+    clt_attr_int(a, "cltrace.self_cpu_samples_ns", (int64_t)clt_samples_handler_ns(w));
     clt_attr_int(a, "cltrace.self_hot_path_ns", (int64_t)hot);
     clt_attr_int(a, "cltrace.self_device_timing_ns", (int64_t)ev);
     clt_attr_int(a, "cltrace.self_waited_ns", (int64_t)wait);

@@ -270,7 +270,8 @@ void rm_devtiming_judge(struct rm_devtiming *t);
 struct rm_selfcost {            /* what cltrace added to the run (selfcost.c) */
     int known;                  /* the trace states it (cltrace 0.2 and later) */
     uint64_t self_ns, hot_ns, device_timing_ns, waited_ns, calls_waited, run_ns;
-    uint64_t cpu_samples_ns;     /* the CPU samples' handlers on the app's threads */
+    uint64_t cpu_samples_ns;     /* the CPU samples' handlers on the app's threads (in self_ns) */
+    uint64_t self_trace_ns;      /* cltrace.self_ns: calls, waits, device timing (self_ns less the samples) */
     uint64_t paced_wait_ns;     /* held at the limit of commands in flight, the device setting the pace: not counted */
     uint64_t writer_cpu_ns, collector_cpu_ns;
     uint64_t exit_wait_ns;      /* after the app's last call: waiting for device times */

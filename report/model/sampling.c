@@ -54,7 +54,7 @@ static int machine_attr(struct rm_selfcost *c, const char *key, int64_t v, const
 void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char *s)
 {
     static const struct { const char *key; size_t off; } ints[] = {
-        { "cltrace.self_ns", offsetof(struct rm_selfcost, self_ns) },
+        { "cltrace.self_ns", offsetof(struct rm_selfcost, self_trace_ns) },
         { "cltrace.self_hot_path_ns", offsetof(struct rm_selfcost, hot_ns) },
         { "cltrace.self_cpu_samples_ns", offsetof(struct rm_selfcost, cpu_samples_ns) },
         { "cltrace.self_device_timing_ns", offsetof(struct rm_selfcost, device_timing_ns) },
@@ -86,6 +86,7 @@ void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char
             c->sched_known |= !strcmp(key, "cltrace.sched_span_ns");
             c->runs_known |= !strcmp(key, "cltrace.sched_own_runs");
             c->wakeups_known |= !strcmp(key, "cltrace.sched_own_wakeups");
+            c->self_ns = c->self_trace_ns + c->cpu_samples_ns;    /* the trace states the samples' apart */
             return;
         }
     if (machine_attr(c, key, v, s))

@@ -86,7 +86,7 @@ static void burn_cpu_second(void)
 static int mode_sigprof(void)
 {
     signal(SIGPROF, on_prof);
-    struct itimerval it = { { 0, 10000 }, { 0, 10000 } };
+    struct itimerval it = { { 0, 20000 }, { 0, 20000 } };     /* 50 a second of CPU time */
     setitimer(ITIMER_PROF, &it, NULL);
     struct timespec t0;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);

@@ -28,7 +28,7 @@ for name in "$@"; do
             { echo "FAIL  $name $v: exit status $? ($(tail -n 1 "$OUT/$name-$v.err"))"; fail=1; continue; }
         trace=$(ls "$OUT/$name-$v".*.pftrace* | head -n 1)
         "$B/cltrace-report" --format json -o "$OUT/$name-$v.json" "$trace" || true
-        if [ -x "$LINT" ] && ! "$LINT" -q "$trace" > "$OUT/$name-$v.lint" 2>&1; then
+        if [ -x "$LINT" ] && ! "$LINT" -q --proto trace/cltrace.proto "$trace" > "$OUT/$name-$v.lint" 2>&1; then
             echo "FAIL  $name $v: pftrace-lint: $(tail -n 2 "$OUT/$name-$v.lint")"; fail=1
         fi
     done

@@ -188,7 +188,7 @@ PY
     for tr in "$OUT/traces/$name".*; do
         [ -e "$tr" ] || continue
         if [ -x "$LINT" ]; then
-            "$LINT" -q "$tr" > "$OUT/results/$name.lint" 2>&1 || { echo "    $(basename "$tr"): lint errors"; status=1; }
+            "$LINT" -q --proto "$ROOT/trace/cltrace.proto" "$tr" > "$OUT/results/$name.lint" 2>&1 || { echo "    $(basename "$tr"): lint errors"; status=1; }
         fi
     done
 done

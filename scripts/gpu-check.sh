@@ -46,7 +46,7 @@ $PY tests/checks.py figures "$TRACE" "$OUT/dur.traced"
 
 if [ -x "$LINT" ]; then
     echo "== 4. pftrace-lint"
-    "$LINT" -q "$TRACE" "$(ls "$OUT"/vecadd.*.pftrace*)"
+    "$LINT" -q --proto trace/cltrace.proto "$TRACE" "$(ls "$OUT"/vecadd.*.pftrace*)"
 fi
 
 echo "== 5. lifetimes on NVIDIA: leaks with creation stacks, implicit references, errors"

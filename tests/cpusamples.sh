@@ -54,6 +54,15 @@ t_cpu_samples_name_the_host_function_c() {
     host_finding "$WORK/hg.json" device-idle prepare_batch "host_gap.c:"
     "$B/cltrace-report" "$t" > "$WORK/hg.txt" || [ $? -le 1 ]
     grep -q "was on the CPU for [0-9]* % of it: prepare_batch (tests/apps/host_gap.c:[0-9]*)" "$WORK/hg.txt"
+    # the table: the function first, at its line, with the samples and share JSON gives it
+    sed -n '/^Host while the device waited/,/^$/p' "$WORK/hg.txt" | tee "$WORK/hg.table"
+    local top; top=$($PY -c 'import json, sys
+h = [f for f in json.load(open(sys.argv[1]))["findings"] if f["rule"] == "device-idle"][0]["host"]["top"][0]
+print(h["samples"], 100 * h["share"])' "$WORK/hg.json")
+    awk -v n="${top% *}" -v share="${top#* }" '$1 == "function" { head = NR } head && NR == head + 1 {
+         ok = $1 == "prepare_batch" && $2 ~ /^tests\/apps\/host_gap.c:[0-9]+$/ && $3 == n &&
+              $4 - share <= 1 && share - $4 <= 1 && $5 == "%" } END { exit !ok }' "$WORK/hg.table"
+    "$B/cltrace-report" --format markdown "$t" | grep -q '^| prepare_batch | tests/apps/host_gap.c:[0-9]* | [0-9]* | [0-9]* % |$'
     sampled_stacks_sane "$t"
     lint "$t"
     trace_processor_samples "$t"

@@ -87,6 +87,33 @@ static void transfers(FILE *o, const struct rm_model *m)
                 small_source(m));
 }
 
+/* What the busiest thread ran while the device waited, as text.c says it */
+static void host_table(FILE *o, const struct rm_model *m)
+{
+    const struct rm_host *h = &m->hostcpu;
+    if (!h->period_ns || !h->gap_ns)
+        return;
+    fprintf(o, "\n**Host while the device waited** (idle %.3f ms; a sample is %.1f ms of a thread's CPU time)\n\n",
+            h->gap_ns / 1e6, h->period_ns / 1e6);
+    if (!h->busiest_samples) {
+        fputs("No thread of the program was on the CPU then (no sample in the idle time).\n", o);
+        return;
+    }
+    fprintf(o, "Thread %u%s, on the CPU %.0f %% of it.\n\n| function | where | samples | share |\n"
+               "|---|---|---:|---:|\n", h->busiest_tid,
+            m->pid && h->busiest_tid == (uint32_t)m->pid ? " (the main thread)" : "", 100 * h->on_cpu_share);
+    for (unsigned i = 0; i < h->n_top; i++) {
+        fputs("| ", o);
+        md_cell(o, h->top[i].function);
+        fputs(" | ", o);
+        char where[200];
+        md_cell(o, rm_host_where(&h->top[i], where, sizeof where));
+        fprintf(o, " | %llu | %.0f %% |\n", (unsigned long long)h->top[i].samples, 100 * h->top[i].share);
+    }
+    for (unsigned i = 0; i < h->n_blocked && h->blocked[i].share >= 0.005; i++)
+        fprintf(o, "| %s | off the CPU, in this call | - | %.0f %% |\n", h->blocked[i].name, 100 * h->blocked[i].share);
+}
+
 static void phases(FILE *o, const struct rm_model *m, const struct phase_view *v)
 {
     if (!m->n_phases)
@@ -137,6 +164,7 @@ void format_markdown(FILE *o, const struct report_in *r)
     findings(o, m, r->fs);
     api_and_kernels(o, m);
     transfers(o, m);
+    host_table(o, m);
     phases(o, m, r->phases);
     devices(o, m);
     fputc('\n', o);

@@ -202,6 +202,35 @@ static void transfers(FILE *o, const struct rm_model *m)
     }
 }
 
+/* What the busiest thread ran while the device waited (model/host.c): its
+ * functions by the program's frame, their samples and share of the idle
+ * time, then the calls it sat in off the CPU. */
+static void host_table(FILE *o, const struct rm_model *m)
+{
+    const struct rm_host *h = &m->hostcpu;
+    if (!h->period_ns || !h->gap_ns)
+        return;
+    fprintf(o, "\nHost while the device waited (idle %.3f ms; a sample is %.1f ms of a thread's CPU time)\n",
+            h->gap_ns / 1e6, h->period_ns / 1e6);
+    if (!h->busiest_samples) {
+        fputs("  no thread of the program was on the CPU then (no sample in the idle time)\n", o);
+        return;
+    }
+    fprintf(o, "  thread %u%s, on the CPU %.0f %% of it\n  %-30s %-46s %7s %6s\n", h->busiest_tid,
+            m->pid && h->busiest_tid == (uint32_t)m->pid ? " (the main thread)" : "", 100 * h->on_cpu_share,
+            "function", "where", "samples", "share");
+    for (unsigned i = 0; i < h->n_top; i++) {
+        const struct rm_host_fn *t = &h->top[i];
+        char where[200];
+        size_t wl = strlen(rm_host_where(t, where, sizeof where));
+        fprintf(o, "  %-30.30s %-46s %7llu %4.0f %%\n", t->function, wl > 46 ? where + wl - 46 : where,
+                (unsigned long long)t->samples, 100 * t->share);
+    }
+    for (unsigned i = 0; i < h->n_blocked && h->blocked[i].share >= 0.005; i++)
+        fprintf(o, "  %-30.30s %-46s %7s %4.0f %%\n", h->blocked[i].name, "off the CPU, in this call", "-",
+                100 * h->blocked[i].share);
+}
+
 static void phases(FILE *o, const struct rm_model *m, const struct phase_view *v)
 {
     if (!m->n_phases)
@@ -281,6 +310,7 @@ void format_text(FILE *o, const struct report_in *r)
     fputc('\n', o);
     api_and_kernels(o, m);
     transfers(o, m);
+    host_table(o, m);
     phases(o, m, r->phases);
     devices(o, m);
 }

@@ -201,6 +201,16 @@ void rm_host_finish(struct rm_model *m)
     rm_host_free(m);
 }
 
+const char *rm_host_where(const struct rm_host_fn *t, char *buf, size_t cap)
+{
+    size_t fl = strlen(t->function), wl = strlen(t->where);
+    if (!strncmp(t->where, t->function, fl) && !strncmp(t->where + fl, " (", 2) && t->where[wl - 1] == ')')
+        snprintf(buf, cap, "%.*s", (int)(wl - fl - 3), t->where + fl + 2);
+    else
+        snprintf(buf, cap, "%s%s", t->where[0] ? "from " : "", t->where);
+    return buf;
+}
+
 void rm_host_free(struct rm_model *m)
 {
     struct rm_host *h = &m->hostcpu;

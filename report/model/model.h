@@ -175,6 +175,10 @@ struct rm_mpi {
  * that idle time (the samples stand for a period of CPU time each). */
 #define RM_HOST_TOP 6
 struct rm_host_fn { char function[96], where[160]; uint64_t samples; double share; };
+/* Where a function ran, said without its name: "host_gap.c:22" for
+ * "prepare_batch (host_gap.c:22)", else "from main (app.c:50)" (the
+ * program's frame that called it) */
+const char *rm_host_where(const struct rm_host_fn *t, char *buf, size_t cap);
 struct rm_host {
     uint64_t period_ns;             /* CPU time a sample stands for (0: the trace has none) */
     uint64_t samples, lost;         /* in the trace; lost: the buffers had no room */

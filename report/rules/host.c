@@ -24,11 +24,11 @@ void finding_host(const struct rm_model *m, struct finding *f)
                           h->busiest_tid, m->pid && h->busiest_tid == (uint32_t)m->pid ? " (the main thread)" : "",
                           100 * h->on_cpu_share);
     for (unsigned i = 0; i < h->n_top && i < 3 && n < sizeof line; i++) {
-        const struct rm_host_fn *t = &h->top[i];
-        int here = !strncmp(t->where, t->function, strlen(t->function)) && t->where[strlen(t->function)] == ' ';
-        n += (size_t)snprintf(line + n, sizeof line - n, "%s %s%s%s%s %.0f %%", i ? "," : "", t->function,
-                              here || !t->where[0] ? "" : " from ", here ? t->where + strlen(t->function) : "",
-                              here ? "" : t->where, 100 * t->share);
+        char where[200];
+        rm_host_where(&h->top[i], where, sizeof where);
+        int from = !strncmp(where, "from ", 5) || !where[0];
+        n += (size_t)snprintf(line + n, sizeof line - n, "%s %s%s%s%s %.0f %%", i ? "," : "", h->top[i].function,
+                              from ? (where[0] ? " " : "") : " (", where, from ? "" : ")", 100 * h->top[i].share);
     }
     if (h->on_cpu_share < 0.995 && n < sizeof line) {
         n += (size_t)snprintf(line + n, sizeof line - n, "; off the CPU %.0f %%", 100 * (1 - h->on_cpu_share));

@@ -110,21 +110,26 @@ void clt_call_failed(void)
         clt_break_if_debugged();
 }
 
-/* A debugger attached: /proc/self/status says TracerPid != 0. Without one,
- * SIGTRAP would kill the app, so nothing happens (the trace has it all). */
-void clt_break_if_debugged(void)
+/* A debugger attached: /proc/self/status says TracerPid != 0 */
+int clt_debugger_attached(void)
 {
     FILE *f = fopen("/proc/self/status", "re");
-    if (!f)
-        return;
     char line[128];
     int tracer = 0;
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "TracerPid:", 10) == 0) {
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "TracerPid:", 10)) {
             tracer = atoi(line + 10);
             break;
         }
-    fclose(f);
-    if (tracer > 0)
+    if (f)
+        fclose(f);
+    return tracer > 0;
+}
+
+/* Without a debugger SIGTRAP would kill the app, so nothing happens (the
+ * trace has it all). */
+void clt_break_if_debugged(void)
+{
+    if (clt_debugger_attached())
         raise(SIGTRAP);
 }

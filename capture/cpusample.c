@@ -183,27 +183,12 @@ static int free_signal(void)
     return 0;
 }
 
-/* A debugger attached (TracerPid): it would stop the program at every
- * sample (gdb stops at real-time signals unless told `handle SIGn nostop`) */
-static int debugger_attached(void)
-{
-    FILE *f = fopen("/proc/self/status", "re");
-    char line[128];
-    int tracer = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "TracerPid:", 10))
-            tracer = atoi(line + 10);
-    if (f)
-        fclose(f);
-    return tracer > 0;
-}
-
 /* Recording starts: the handler, then a timer for every thread there is. */
 void clt_cpusample_start(void)
 {
     if (!hz || __atomic_load_n(&started, __ATOMIC_ACQUIRE))
         return;
-    if (debugger_attached()) {
+    if (clt_debugger_attached()) {   /* gdb stops at real-time signals unless told `handle SIGn nostop` */
         clt_msg("a debugger is attached: no CPU samples (it would stop at each one)");
         hz = 0;
         return;

@@ -156,6 +156,7 @@ extern __thread uint8_t clt_inside __attribute__((tls_model("initial-exec")));  
 extern int clt_break_on;           /* CLTRACE_BREAK: bit 0 errors, bit 1 leaks; CLT_SNAP_ON_ERROR */
 #define CLT_SNAP_ON_ERROR 8        /* CLTRACE_SNAPSHOT_ON=error (with the flight recorder) */
 void clt_break_if_debugged(void);  /* SIGTRAP, only under a debugger */
+int clt_debugger_attached(void);   /* TracerPid != 0 */
 void clt_call_failed(void);        /* a failing call, with clt_break_on bit 0 or CLT_SNAP_ON_ERROR */
 
 /* capture/python.c: a Python program's stack block, its frames merged in */

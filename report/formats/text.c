@@ -223,8 +223,8 @@ static void host_table(FILE *o, const struct rm_model *m)
         const struct rm_host_fn *t = &h->top[i];
         char where[200];
         size_t wl = strlen(rm_host_where(t, where, sizeof where));
-        fprintf(o, "  %-30.30s %-46s %7llu %4.0f %%\n", t->function, wl > 46 ? where + wl - 46 : where,
-                (unsigned long long)t->samples, 100 * t->share);
+        fprintf(o, "  %-30.30s %s%-*s %7llu %4.0f %%\n", t->function, wl > 46 ? "..." : "", wl > 46 ? 43 : 46,
+                wl > 46 ? where + wl - 43 : where, (unsigned long long)t->samples, 100 * t->share);
     }
     for (unsigned i = 0; i < h->n_blocked && h->blocked[i].share >= 0.005; i++)
         fprintf(o, "  %-30.30s %-46s %7s %4.0f %%\n", h->blocked[i].name, "off the CPU, in this call", "-",

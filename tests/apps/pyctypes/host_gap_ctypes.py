@@ -7,7 +7,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from where_ctypes import SRC, cl, i32, pick, sz, u32, vp  # noqa: E402
+from where_ctypes import cl, i32, setup, sz, u32, vp  # noqa: E402
 
 
 def build_inputs(step, n):
@@ -18,14 +18,8 @@ def build_inputs(step, n):
 
 
 def main(steps):
-    dev, pname = pick()
+    pname, ctx, q, _, k = setup()
     err = i32(0)
-    ctx = vp(cl.clCreateContext(None, u32(1), C.byref(dev), None, None, C.byref(err)))
-    q = vp(cl.clCreateCommandQueue(ctx, dev, C.c_uint64(0), C.byref(err)))
-    src = C.c_char_p(SRC)
-    prg = vp(cl.clCreateProgramWithSource(ctx, u32(1), C.byref(src), None, C.byref(err)))
-    assert cl.clBuildProgram(prg, u32(0), None, None, None, None) == 0
-    k = vp(cl.clCreateKernel(prg, b"scale", C.byref(err)))
     n = 4096
     host = (C.c_float * n)()
     buf = vp(cl.clCreateBuffer(ctx, C.c_uint64(1), sz(4 * n), None, C.byref(err)))

@@ -42,7 +42,8 @@ def make_buffer(ctx, nbytes):
     return vp(cl.clCreateBuffer(ctx, C.c_uint64(1), sz(nbytes), None, C.byref(err)))  # LEAK-LINE
 
 
-def main():
+def setup():
+    """The picked platform's name, a context, its queue, SRC built, its kernel."""
     dev, pname = pick()
     err = i32(0)
     ctx = vp(cl.clCreateContext(None, u32(1), C.byref(dev), None, None, C.byref(err)))
@@ -51,6 +52,11 @@ def main():
     prg = vp(cl.clCreateProgramWithSource(ctx, u32(1), C.byref(src), None, C.byref(err)))
     assert cl.clBuildProgram(prg, u32(0), None, None, None, None) == 0
     k = vp(cl.clCreateKernel(prg, b"scale", C.byref(err)))
+    return pname, ctx, q, prg, k
+
+
+def main():
+    pname, ctx, q, prg, k = setup()
     n = 7 * 128
     host = (C.c_float * n)(*range(n))
     buf = make_buffer(ctx, 4 * n)

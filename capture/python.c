@@ -31,6 +31,7 @@ int clt_py_on;
 struct py_layout {
     unsigned minor;
     unsigned ts_cframe, cframe_current;          /* PyThreadState.cframe, _PyCFrame.current_frame */
+    unsigned ts_datastack_chunk;                 /* PyThreadState.datastack_chunk (datastack_top follows) */
     unsigned fr_code, fr_previous, fr_prev_instr, fr_owner, fr_is_entry;   /* _PyInterpreterFrame */
     unsigned co_filename, co_qualname, co_firsttraceable;   /* PyCodeObject */
     unsigned str_ascii_data, str_compact_utf8;   /* sizeof(PyASCIIObject), PyCompactUnicodeObject.utf8 */
@@ -42,11 +43,12 @@ struct py_layout {
  * by every finding landing at its line: 3.11 with pyopencl and ctypes (tests/python.sh),
  * 3.12 with ctypes on a GPU host (scripts/gpu-python.sh, 2026-11-28). */
 static const struct py_layout layouts[] = {
-    { 11, 56, 8, 32, 48, 56, 69, 68, 112, 128, 168, 48, 56, -1 },
-    { 12, 56, 0, 0, 8, 56, 70, 0, 112, 128, 176, 40, 48, 3 },
+    { 11, 56, 8, 296, 32, 48, 56, 69, 68, 112, 128, 168, 48, 56, -1 },
+    { 12, 56, 0, 232, 0, 8, 56, 70, 0, 112, 128, 176, 40, 48, 3 },
 };
 
 static const struct py_layout *L;
+static int unlinks_first;                        /* 3.11.1 on: a frame leaves the chain before it is cleared */
 static void *(*gil_tstate)(void);                /* PyGILState_GetThisThreadState */
 static int (*addr2line)(const void *, int);      /* PyCode_Addr2Line */
 static int (*is_finalizing)(void), (*is_initialized)(void);
@@ -68,6 +70,7 @@ void clt_py_load(void)
     if (hexver) {
         major = (unsigned)(*hexver >> 24);
         minor = (unsigned)(*hexver >> 16) & 0xff;
+        unlinks_first = *hexver >= 0x030B01F0;   /* GH-99729, fixed in 3.11.1 */
     } else if (sscanf((const char *)ver_str(), "%u.%u", &major, &minor) != 2) {
         major = minor = 0;
     }
@@ -233,8 +236,21 @@ static int readable(uintptr_t p, size_t n)
     return syscall(SYS_process_vm_readv, clt_pid, &mine, 1, &there, 1, 0) == (ssize_t)mine.iov_len;
 }
 
-/* The innermost frame, readable with its code object where `checked`
- * (a signal handler's sample); 0: none to read. */
+/* Whether n bytes at fr lie in the thread's live data stack: its current
+ * chunk, below the top. The interpreter pops a chunk (and unmaps it) only
+ * after it has moved datastack_chunk to the one before. */
+static int in_data_stack(uintptr_t ts, uintptr_t fr, size_t n)
+{
+    uintptr_t chunk = RD(ts, L->ts_datastack_chunk, uintptr_t), top = RD(ts, L->ts_datastack_chunk + 8, uintptr_t);
+    return PTR_OK(chunk) && fr >= chunk + 24 && fr + n <= top && top - chunk <= RD(chunk, 8, uint64_t);
+}
+
+/* The innermost frame, readable with its code object where `checked` (a
+ * signal handler's sample: it may stop the thread as it pushes or pops a
+ * frame); 0: none to read. A frame in the live data stack is as the chain
+ * says, and its code object alive: since 3.11.1 the interpreter unlinks a
+ * frame before it clears it (GH-99729), and links one after it is made.
+ * Any other (a generator's, a version before) is asked of the kernel. */
 static uintptr_t innermost_frame(int checked)
 {
     if (!L || !is_initialized() || is_finalizing())
@@ -244,6 +260,8 @@ static uintptr_t innermost_frame(int checked)
     uintptr_t fr = PTR_OK(cf) ? RD(cf, L->cframe_current, uintptr_t) : 0;
     if (checked && PTR_OK(fr)) {
         unsigned frame_bytes = (L->fr_owner > L->fr_is_entry ? L->fr_owner : L->fr_is_entry) + 1;
+        if (unlinks_first && in_data_stack(ts, fr, frame_bytes))
+            return PTR_OK(RD(fr, L->fr_code, uintptr_t)) ? fr : 0;
         uintptr_t code;
         if (!readable(fr, frame_bytes) || !PTR_OK(code = RD(fr, L->fr_code, uintptr_t)) || !readable(code, 16))
             return 0;

@@ -38,7 +38,7 @@ t_python_frames_at_the_programs_lines() {
     lint "$t"
     # the stacks as trace processor reads them: the independent lint's dump,
     # or (no lint beside the clone) the project's own decoder's
-    if [ -x "$LINT" ]; then "$LINT" --dump "$t" > "$WORK/pw.dump"; else $PY tests/tracedump.py "$t" > "$WORK/pw.dump"; fi
+    if [ -x "$LINT" ]; then pftrace_lint --dump "$t" > "$WORK/pw.dump"; else $PY tests/tracedump.py "$t" > "$WORK/pw.dump"; fi
     $PY tests/python_where.py tests/apps/pywhere "$WORK/pw.json" "$WORK/pw.sarif" "$WORK/pw.gh" "$WORK/pw.dump" \
         tests/fixtures/sarif-schema-2.1.0.json
     # the program's own frame said first (the stack itself starts in the

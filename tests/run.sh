@@ -70,7 +70,10 @@ lint() {     # lint TRACE...: zero errors from the independent checker; in a
         echo "not checked: the trace against Perfetto's import rules (no pftrace-lint: PFTRACE_LINT=path)"
         return 0
     fi
-    "$LINT" -q --proto "$ROOT/trace/cltrace.proto" "$@"     # the schema cltrace writes (PerfSample too)
+    pftrace_lint -q "$@"
+}
+pftrace_lint() {   # the independent checker with the schema cltrace writes (PerfSample too)
+    "$LINT" --proto "$ROOT/trace/cltrace.proto" "$@"
 }
 
 # --- tests ---------------------------------------------------------------

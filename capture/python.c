@@ -60,6 +60,8 @@ static uintptr_t interp_lo, interp_hi;           /* the binary that holds it: py
 #define RD(p, off, T) (*(const T *)((const char *)(p) + (off)))
 #define PTR_OK(p) ((uintptr_t)(p) >= 4096 && ((uintptr_t)(p) & 7) == 0 && (uintptr_t)(p) < CLT_PY_CODE_MASK)
 
+static int data_stack_as_laid_out(void);
+
 void clt_py_load(void)
 {
     void *(*ver_str)(void) = (void *(*)(void))dlsym(RTLD_DEFAULT, "Py_GetVersion");
@@ -100,6 +102,7 @@ void clt_py_load(void)
             interp_hi = (uintptr_t)hi;
         }
     }
+    unlinks_first = unlinks_first && data_stack_as_laid_out();
     __atomic_store_n(&clt_py_on, 1, __ATOMIC_RELEASE);
 }
 
@@ -243,6 +246,20 @@ static int in_data_stack(uintptr_t ts, uintptr_t fr, size_t n)
 {
     uintptr_t chunk = RD(ts, L->ts_datastack_chunk, uintptr_t), top = RD(ts, L->ts_datastack_chunk + 8, uintptr_t);
     return PTR_OK(chunk) && fr >= chunk + 24 && fr + n <= top && top - chunk <= RD(chunk, 8, uint64_t);
+}
+
+/* This thread's data stack where the layout says, asked of the kernel
+ * first: its current chunk readable, of a chunk's size, the top within it.
+ * Else a sample checks every innermost frame through the kernel. */
+static int data_stack_as_laid_out(void)
+{
+    uintptr_t ts = (uintptr_t)gil_tstate(), chunk, top;
+    if (!PTR_OK(ts) || !readable(ts + L->ts_datastack_chunk, 16))
+        return 0;
+    chunk = RD(ts, L->ts_datastack_chunk, uintptr_t);
+    top = RD(ts, L->ts_datastack_chunk + 8, uintptr_t);
+    return PTR_OK(chunk) && readable(chunk, 24) && RD(chunk, 8, uint64_t) >= 4096 &&
+           RD(chunk, 8, uint64_t) <= (1u << 30) && top >= chunk + 24 && top - chunk <= RD(chunk, 8, uint64_t);
 }
 
 /* The innermost frame, readable with its code object where `checked` (a

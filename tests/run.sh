@@ -265,6 +265,21 @@ t_unit_selfcost_account_bound_and_device_timing() {
     "$T/test_selfcost"
 }
 
+t_light_calls_measured_one_in_64() {
+    # 100,000 clSetKernelArg: about one in 64 measured (each stands for 64),
+    # each a light call's time; none cut short where nothing preempts them
+    # all, and the trace states them (JSON, --explain cost)
+    traced "$WORK/lc" "$T/bench_calls" setarg 100000 > /dev/null
+    "$B/cltrace-report" --format json "$(trace_of "$WORK/lc")" | $PY -c '
+import json, sys
+c = json.load(sys.stdin)["self_cost"]["light_calls"]
+each = c["measured_ns"] / c["measured"]
+print("%d light calls measured, %.0f ns each, %d cut short (%.3f ms)" % (c["measured"], each, c["cut"], c["cut_ns"] / 1e6))
+assert 100000 / 64 / 2 < c["measured"] < 100000 / 64 * 2, c
+assert 0 < each < 5000 and c["cut"] <= c["measured"] // 10, c'
+    "$B/cltrace-report" --explain cost "$(trace_of "$WORK/lc")" | grep -q "light calls: [0-9]* measured (each stands for 64)"
+}
+
 t_unit_gzstream_whole_after_every_flush() {
     "$T/test_gzstream"
 }

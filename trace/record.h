@@ -57,6 +57,10 @@ struct clt_thread {
      * writer (which states it in the trace): calls measured whole, a sample
      * of the light calls (1 in CLT_COST_EVERY), waits for ring room. */
     _Atomic uint64_t cost_exact, cost_sampled, cost_samples, cost_waited, waits;
+    /* measured light calls that took longer than a light call can (the
+     * thread lost the CPU, or took an interrupt, inside the measure): how
+     * many, and the ticks cut from them (rings.c clt_cost_add) */
+    _Atomic uint64_t cost_cuts, cost_cut;
     _Alignas(64) _Atomic uint64_t head;   /* published to the writer */
     _Alignas(64) _Atomic uint64_t tail;   /* consumed by the writer */
     _Atomic uint64_t dropped_pub;

@@ -194,13 +194,19 @@ static void findings(FILE *o, const struct rm_model *m, const struct findings *f
     fputc(']', o);
 }
 
-/* CPU samples: how many, and what their handlers took */
-static void cpu_samples_json(FILE *o, const struct rm_model *m)
+/* What cltrace measured by sampling: the CPU samples (how many, what their
+ * handlers took) and the light calls it timed (each stands for 64) */
+static void sampled_costs_json(FILE *o, const struct rm_model *m)
 {
     if (m->hostcpu.period_ns)
         fprintf(o, ",\"cpu_samples\":{\"period_ns\":%llu,\"samples\":%llu,\"lost\":%llu,\"handler_ns\":%llu}",
                 (unsigned long long)m->hostcpu.period_ns, (unsigned long long)m->hostcpu.samples,
                 (unsigned long long)m->hostcpu.lost, (unsigned long long)m->self.cpu_samples_ns);
+    const struct rm_selfcost *c = &m->self;
+    if (c->light_measured)      /* each stands for 64; those cut short lost the CPU inside the measure */
+        fprintf(o, ",\"light_calls\":{\"measured\":%llu,\"measured_ns\":%llu,\"cut\":%llu,\"cut_ns\":%llu}",
+                (unsigned long long)c->light_measured, (unsigned long long)c->light_measured_ns,
+                (unsigned long long)c->light_cut, (unsigned long long)c->light_cut_ns);
 }
 
 /* "sampling_mode": budget (the default), fixed (--sample), all; the budget's figures */
@@ -233,7 +239,7 @@ static void selfcost(FILE *o, const struct rm_model *m, const struct cost_accoun
                 selfcost_percent(m), (unsigned long long)c->writer_cpu_ns, (unsigned long long)c->collector_cpu_ns,
                 (unsigned long long)c->exit_wait_ns);
         json_str(o, c->sampling[0] ? c->sampling : "off"), sampling_mode(o, m);
-        cpu_samples_json(o, m);
+        sampled_costs_json(o, m);
         if (c->exit_known)
             fprintf(o, ",\"total_ns\":%llu,\"load_ns\":%llu,\"exit_ns\":%llu,\"cpus\":%llu,\"cpus_busy_percent\":%.1f,"
                        "\"process_cpu_ns\":%llu",

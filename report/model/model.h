@@ -275,6 +275,9 @@ struct rm_selfcost {            /* what cltrace added to the run (selfcost.c) */
     int known;                  /* the trace states it (cltrace 0.2 and later) */
     uint64_t self_ns, hot_ns, device_timing_ns, waited_ns, calls_waited, run_ns;
     uint64_t cpu_samples_ns;     /* the CPU samples' handlers on the app's threads (in self_ns) */
+    /* light calls measured (each stands for 64) and their time as counted;
+     * those cut short, the thread off the CPU inside them, and what was cut */
+    uint64_t light_measured, light_measured_ns, light_cut, light_cut_ns;
     uint64_t self_trace_ns;      /* cltrace.self_ns: calls, waits, device timing (self_ns less the samples) */
     uint64_t paced_wait_ns;     /* held at the limit of commands in flight, the device setting the pace: not counted */
     uint64_t writer_cpu_ns, collector_cpu_ns;

@@ -181,6 +181,10 @@ static void said_rows(const struct rm_model *m, struct cost_account *a)
     if (c->paced_wait_ns)
         row(a->said, &a->n_said, COST_ROWS, c->paced_wait_ns,
             "held at cltrace's limit of commands in flight while the device ran its backlog");
+    if (c->light_measured)
+        row(a->said, &a->n_said, COST_ROWS, c->light_cut_ns, "light calls: %llu measured (each stands for 64), "
+            "%.0f ns each; %llu cut short (the thread lost the CPU inside: the rest not counted)", (unsigned long long)c->light_measured,
+            (double)c->light_measured_ns / (double)c->light_measured, (unsigned long long)c->light_cut);
     if (c->runs_known)
         row(a->said, &a->n_said, COST_ROWS, 0, "its threads woke %llu times while the app ran (%llu turns; the "
             "app's threads' turns: %llu)", (unsigned long long)(c->wakeups_known ? c->sched_own_wakeups

@@ -51,36 +51,38 @@ static int machine_attr(struct rm_selfcost *c, const char *key, int64_t v, const
     return 1;
 }
 
+/* The attributes that are a whole figure each, and where each goes */
+static const struct { const char *key; size_t off; } ints[] = {
+    { "cltrace.self_ns", offsetof(struct rm_selfcost, self_trace_ns) },
+    { "cltrace.self_hot_path_ns", offsetof(struct rm_selfcost, hot_ns) },
+    { "cltrace.self_cpu_samples_ns", offsetof(struct rm_selfcost, cpu_samples_ns) },
+    { "cltrace.light_calls_measured", offsetof(struct rm_selfcost, light_measured) },
+    { "cltrace.light_calls_measured_ns", offsetof(struct rm_selfcost, light_measured_ns) },
+    { "cltrace.light_calls_cut", offsetof(struct rm_selfcost, light_cut) },
+    { "cltrace.light_calls_cut_ns", offsetof(struct rm_selfcost, light_cut_ns) },
+    { "cltrace.self_device_timing_ns", offsetof(struct rm_selfcost, device_timing_ns) },
+    { "cltrace.self_waited_ns", offsetof(struct rm_selfcost, waited_ns) },
+    { "cltrace.calls_waited", offsetof(struct rm_selfcost, calls_waited) },
+    { "cltrace.device_paced_wait_ns", offsetof(struct rm_selfcost, paced_wait_ns) },
+    { "cltrace.run_ns", offsetof(struct rm_selfcost, run_ns) },
+    { "cltrace.writer_cpu_ns", offsetof(struct rm_selfcost, writer_cpu_ns) },
+    { "cltrace.collector_cpu_ns", offsetof(struct rm_selfcost, collector_cpu_ns) },
+    { "cltrace.exit_wait_ns", offsetof(struct rm_selfcost, exit_wait_ns) },
+    { "cltrace.load_ns", offsetof(struct rm_selfcost, load_ns) },
+    { "cltrace.exit_ns", offsetof(struct rm_selfcost, exit_ns) },
+    { "cltrace.cpus", offsetof(struct rm_selfcost, cpus) },
+    { "cltrace.process_cpu_ns", offsetof(struct rm_selfcost, process_cpu_ns) },
+    { "cltrace.sched_span_ns", offsetof(struct rm_selfcost, sched_span_ns) },
+    { "cltrace.sched_own_cpu_ns", offsetof(struct rm_selfcost, sched_own_cpu_ns) },
+    { "cltrace.sched_app_cpu_ns", offsetof(struct rm_selfcost, sched_app_cpu_ns) },
+    { "cltrace.sched_app_wait_ns", offsetof(struct rm_selfcost, sched_app_wait_ns) },
+    { "cltrace.sched_own_runs", offsetof(struct rm_selfcost, sched_own_runs) },
+    { "cltrace.sched_own_wakeups", offsetof(struct rm_selfcost, sched_own_wakeups) },
+    { "cltrace.sched_app_runs", offsetof(struct rm_selfcost, sched_app_runs) },
+};
+
 void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char *s)
 {
-    static const struct { const char *key; size_t off; } ints[] = {
-        { "cltrace.self_ns", offsetof(struct rm_selfcost, self_trace_ns) },
-        { "cltrace.self_hot_path_ns", offsetof(struct rm_selfcost, hot_ns) },
-        { "cltrace.self_cpu_samples_ns", offsetof(struct rm_selfcost, cpu_samples_ns) },
-        { "cltrace.light_calls_measured", offsetof(struct rm_selfcost, light_measured) },
-        { "cltrace.light_calls_measured_ns", offsetof(struct rm_selfcost, light_measured_ns) },
-        { "cltrace.light_calls_cut", offsetof(struct rm_selfcost, light_cut) },
-        { "cltrace.light_calls_cut_ns", offsetof(struct rm_selfcost, light_cut_ns) },
-        { "cltrace.self_device_timing_ns", offsetof(struct rm_selfcost, device_timing_ns) },
-        { "cltrace.self_waited_ns", offsetof(struct rm_selfcost, waited_ns) },
-        { "cltrace.calls_waited", offsetof(struct rm_selfcost, calls_waited) },
-        { "cltrace.device_paced_wait_ns", offsetof(struct rm_selfcost, paced_wait_ns) },
-        { "cltrace.run_ns", offsetof(struct rm_selfcost, run_ns) },
-        { "cltrace.writer_cpu_ns", offsetof(struct rm_selfcost, writer_cpu_ns) },
-        { "cltrace.collector_cpu_ns", offsetof(struct rm_selfcost, collector_cpu_ns) },
-        { "cltrace.exit_wait_ns", offsetof(struct rm_selfcost, exit_wait_ns) },
-        { "cltrace.load_ns", offsetof(struct rm_selfcost, load_ns) },
-        { "cltrace.exit_ns", offsetof(struct rm_selfcost, exit_ns) },
-        { "cltrace.cpus", offsetof(struct rm_selfcost, cpus) },
-        { "cltrace.process_cpu_ns", offsetof(struct rm_selfcost, process_cpu_ns) },
-        { "cltrace.sched_span_ns", offsetof(struct rm_selfcost, sched_span_ns) },
-        { "cltrace.sched_own_cpu_ns", offsetof(struct rm_selfcost, sched_own_cpu_ns) },
-        { "cltrace.sched_app_cpu_ns", offsetof(struct rm_selfcost, sched_app_cpu_ns) },
-        { "cltrace.sched_app_wait_ns", offsetof(struct rm_selfcost, sched_app_wait_ns) },
-        { "cltrace.sched_own_runs", offsetof(struct rm_selfcost, sched_own_runs) },
-        { "cltrace.sched_own_wakeups", offsetof(struct rm_selfcost, sched_own_wakeups) },
-        { "cltrace.sched_app_runs", offsetof(struct rm_selfcost, sched_app_runs) },
-    };
     struct rm_selfcost *c = &m->self;
     for (unsigned i = 0; i < sizeof ints / sizeof ints[0]; i++)
         if (!strcmp(key, ints[i].key)) {

@@ -192,7 +192,7 @@ void text_cost_account(FILE *o, const struct rm_model *m, const struct cost_acco
     }
     fputs(md ? "\n" : "\n  said, not counted\n", o);
     for (unsigned i = 0; i < a->n_said; i++) {
-        char s[220];
+        char s[360];
         if (a->said[i].ns)
             snprintf(s, sizeof s, "%s: %.3f ms", a->said[i].what, a->said[i].ns / 1e6);
         else

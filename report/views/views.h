@@ -11,7 +11,7 @@
 /* The account: what the figure counts, what bounds it, what is said and
  * not counted; rows a format lays out as a table. */
 #define COST_ROWS 8
-struct cost_row { char what[160]; uint64_t ns; };
+struct cost_row { char what[320]; uint64_t ns; };
 struct cost_account {
     int known;                            /* the trace states it */
     uint64_t figure_ns, upper_ns;         /* what cltrace added; at most, on this machine */

@@ -209,6 +209,16 @@ t_mpi_wait_with_idle_device_found_and_fixed() {
         done
     done
     $PY tests/checks.py report_mpi_wait_idle "$WORK"
+    # what rank 1 ran while its device waited: the MPI call, from the
+    # program's line (Open MPI's own components, loaded after the start,
+    # are not the program's frame)
+    $PY -c '
+import json, sys
+f = [x for x in json.load(open(sys.argv[1]))["findings"] if x["rule"] == "mpi-wait-idle-device"][0]
+top = f.get("host", {}).get("top") or [{}]
+print("rank 1 while its device waited:", top[0])
+assert not top[0] or (top[0]["function"].startswith("MPI_") and "mpi_halo.c:" in top[0]["where"]), top' \
+        "$WORK/blocking-1.json"
     traced "$WORK/nompi" "$T/vecadd" > /dev/null
     ! $PY tests/tracedump.py --attributes "$(trace_of "$WORK/nompi")" | grep -q "cltrace.mpi" || return 1
 }

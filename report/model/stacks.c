@@ -236,7 +236,11 @@ void rm_sample_label(const struct rm_model *m, const struct seq *s, uint64_t iid
         frame_text(s, st->frames[k], program, &t);
         if (cl_call < 0 && !strncmp(t.fn, "cl", 2) && t.fn[2] >= 'A' && t.fn[2] <= 'Z')
             cl_call = (int)k;
-        if (!t.lib) {
+        /* code without symbols, or in a module loaded after the writer read
+         * the modules (Open MPI's components) with neither file nor
+         * binary: not the program's own frame, which has one or the other */
+        int unplaced = !strncmp(t.fn, "0x", 2) || (!t.src[0] && !frame_binary(s, &s->frames[st->frames[k]])[0]);
+        if (!t.lib && !unplaced) {
             mine = (int)k;
             callee = -1;
         } else if (mine >= 0 && callee < 0) {
@@ -249,6 +253,10 @@ void rm_sample_label(const struct rm_model *m, const struct seq *s, uint64_t iid
     int label = cl_call >= 0 ? cl_call : mine < 0 ? (int)st->n - 1 : callee >= 0 ? callee : mine;
     frame_text(s, st->frames[label], program, &t);
     snprintf(fn, fn_cap, "%s", t.fn);
+    if (!strncmp(t.fn, "0x", 2)) {      /* by its binary where known: "libopen-pal.so.40", not an address */
+        const char *bin = frame_binary(s, &s->frames[st->frames[label]]), *base = strrchr(bin, '/');
+        snprintf(fn, fn_cap, "%s", bin[0] ? (base ? base + 1 : bin) : "(code without symbols)");
+    }
     frame_text(s, st->frames[mine >= 0 ? mine : label], program, &t);
     size_t n = 0;
     put_frame(where, where_cap, &n, &t, 0);

@@ -118,7 +118,6 @@ CLT_ANY_THREAD static int arm(int tid)
     __atomic_store_n(&b->head, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&b->tail, 0, __ATOMIC_RELAXED);
     memset(b->py_seen, 0, sizeof b->py_seen);
-    memset(b->py_lines, 0, sizeof b->py_lines);
     struct sigevent sev;
     for (volatile char *z = (volatile char *)&sev; z < (volatile char *)(&sev + 1); z++)
         *z = 0;                 /* not memset: a sanitizer's would check this thread's stack (CLT_ANY_THREAD) */

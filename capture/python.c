@@ -34,6 +34,7 @@ struct py_layout {
     unsigned ts_datastack_chunk;                 /* PyThreadState.datastack_chunk (datastack_top follows) */
     unsigned fr_code, fr_previous, fr_prev_instr, fr_owner, fr_is_entry;   /* _PyInterpreterFrame */
     unsigned co_filename, co_qualname, co_firsttraceable;   /* PyCodeObject */
+    unsigned co_firstlineno, co_linetable;
     unsigned str_ascii_data, str_compact_utf8;   /* sizeof(PyASCIIObject), PyCompactUnicodeObject.utf8 */
     int owner_cstack;                            /* 3.12's entry frames (-1: none) */
 };
@@ -43,11 +44,12 @@ struct py_layout {
  * by every finding landing at its line: 3.11 with pyopencl and ctypes (tests/python.sh),
  * 3.12 with ctypes on a GPU host (scripts/gpu-python.sh, 2026-11-28). */
 static const struct py_layout layouts[] = {
-    { 11, 56, 8, 296, 32, 48, 56, 69, 68, 112, 128, 168, 48, 56, -1 },
-    { 12, 56, 0, 232, 0, 8, 56, 70, 0, 112, 128, 176, 40, 48, 3 },
+    { 11, 56, 8, 296, 32, 48, 56, 69, 68, 112, 128, 168, 72, 136, 48, 56, -1 },
+    { 12, 56, 0, 232, 0, 8, 56, 70, 0, 112, 128, 176, 68, 136, 40, 48, 3 },
 };
 
 static const struct py_layout *L;
+struct clt_py_code_layout clt_py_code_layout;
 static int unlinks_first;                        /* 3.11.1 on: a frame leaves the chain before it is cleared */
 static void *(*gil_tstate)(void);                /* PyGILState_GetThisThreadState */
 static int (*addr2line)(const void *, int);      /* PyCode_Addr2Line */
@@ -103,6 +105,7 @@ void clt_py_load(void)
         }
     }
     unlinks_first = unlinks_first && data_stack_as_laid_out();
+    clt_py_code_layout = (struct clt_py_code_layout){ code_type, L->co_firstlineno, L->co_linetable };
     __atomic_store_n(&clt_py_on, 1, __ATOMIC_RELEASE);
 }
 
@@ -144,13 +147,18 @@ struct py_out {
     size_t strings_left;     /* bytes of names this record may still carry */
     struct clt_py_seen *seen;
     struct clt_py_line *lines;
+    int sampled;             /* a signal handler's: the line left to the writer */
 };
 
 /* The line of an instruction: PyCode_Addr2Line walks the code's line table
  * (~600 instructions a frame), so the calling thread keeps the lines of the
- * places its frames stood at: a loop's calls come from the same ones. */
+ * places its frames stood at: a loop's calls come from the same ones. A
+ * sample's handler calls nothing of the interpreter's: the instruction's
+ * offset goes to the writer instead (CLT_PY_AT, writer/pylines.c). */
 static int line_of(struct py_out *o, uintptr_t code, uintptr_t at, uintptr_t start)
 {
+    if (o->sampled)
+        return (int)(CLT_PY_AT | (uint32_t)(at - start));
     struct clt_py_line *e = &o->lines[((code >> 4) ^ (at >> 1)) & (CLT_PY_LINES - 1)];
     if (e->code == code && e->at == at)
         return (int)e->line;
@@ -289,7 +297,7 @@ static uintptr_t innermost_frame(int checked)
 static unsigned py_stack(struct clt_py_seen *seen, struct clt_py_line *lines, uint64_t *dst, unsigned room,
                          const uint64_t *pcs, unsigned n_pcs, int checked)
 {
-    struct py_out o = { dst, 0, room, CLT_PY_STRINGS, seen, lines };
+    struct py_out o = { dst, 0, room, CLT_PY_STRINGS, seen, lines, checked };
     uintptr_t fr = innermost_frame(checked);
     unsigned budget = CLT_PY_DEPTH;
     /* Each run of the eval loop the unwinder saw stands for its Python

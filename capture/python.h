@@ -15,7 +15,8 @@ void clt_py_load(void);          /* once, at the process's first recorded call *
 unsigned clt_py_stack(struct clt_py_seen *seen, struct clt_py_line *lines, uint64_t *dst, unsigned room,
                       const uint64_t *pcs, unsigned n_pcs);
 /* The same from a signal handler on the thread (a CPU sample): the frame it
- * stopped in checked readable first (the rest of the chain is live). */
+ * stopped in checked readable first (the rest of the chain is live); each
+ * frame's instruction offset for its line (CLT_PY_AT); lines unused. */
 unsigned clt_py_stack_sampled(struct clt_py_seen *seen, struct clt_py_line *lines, uint64_t *dst, unsigned room,
                               const uint64_t *pcs, unsigned n_pcs);
 #endif

@@ -280,6 +280,16 @@ assert 0 < each < 5000 and c["cut"] <= c["measured"] // 10, c'
     "$B/cltrace-report" --explain cost "$(trace_of "$WORK/lc")" | grep -q "light calls: [0-9]* measured (each stands for 64)"
 }
 
+t_unit_pylines_as_cpython_says() {
+    # a CPU sample's Python line, found by the writer: every instruction of
+    # ~500 code objects of the standard library as CPython's co_lines()
+    # says; a code object freed or retyped since: no line, no fault
+    local rc=0
+    /usr/bin/python3 tests/pylines_vectors.py > "$WORK/pylines.txt" || rc=$?
+    [ $rc -eq 77 ] && { echo "python3 is not 3.11 or 3.12: the decoder checked on its own cases only"; "$T/test_pylines"; return; }
+    [ $rc -eq 0 ] && "$T/test_pylines" "$WORK/pylines.txt"
+}
+
 t_unit_gzstream_whole_after_every_flush() {
     "$T/test_gzstream"
 }

@@ -170,6 +170,10 @@ $(T)/test_selfcost: $(call objs,asan-obj,tests/unit/test_selfcost.c report/views
 	@mkdir -p $(@D)
 	$(LINK_ASAN)
 TEST_BINS += $(T)/test_selfcost
+$(T)/test_pylines: $(call objs,asan-obj,tests/unit/test_pylines.c writer/pylines.c common/map.c)
+	@mkdir -p $(@D)
+	$(LINK_ASAN)
+TEST_BINS += $(T)/test_pylines
 $(T)/test_ownthreads: $(call objs,asan-obj,tests/unit/test_ownthreads.c writer/ownthreads.c)
 	@mkdir -p $(@D)
 	$(LINK_ASAN) -lpthread

@@ -307,12 +307,22 @@ static inline uint64_t clt_put_bytes8(struct clt_extra *x, unsigned i, int ok, c
  * return address: CLT_PY_TAG | its code object, then its line in the low 32
  * bits of the next word; with CLT_PY_NAMES, that word's bits 32-47 and 48-63
  * are the lengths of its file and function names, which follow (padded to 8
- * bytes). A code object's names come once per thread; the writer keeps them. */
+ * bytes). A code object's names come once per thread; the writer keeps them.
+ * With CLT_PY_AT in that word (a CPU sample's frame: its signal handler
+ * calls nothing of the interpreter's), its low 31 bits are the instruction's
+ * byte offset in the code instead, and the writer finds the line
+ * (writer/pylines.c) from the code object as clt_py_code_layout says. */
 #define CLT_STACK_DEPTH 32
 #define CLT_STACK_BYTES (8 * (CLT_STACK_DEPTH + 1))
 #define CLT_PY_TAG (1ull << 63)
 #define CLT_PY_NAMES (1ull << 62)
 #define CLT_PY_CODE_MASK ((1ull << 48) - 1)
+#define CLT_PY_AT (1u << 31)
+/* Where a code object keeps what its lines are made from, for the running
+ * CPython (capture/python.c sets it, at load): its type, its first line and
+ * its location table (a bytes object: size at 16, bytes at 32) */
+struct clt_py_code_layout { uint64_t code_type; uint32_t firstlineno, linetable; };
+extern struct clt_py_code_layout clt_py_code_layout;
 #define CLT_PY_DEPTH 48              /* Python frames a stack keeps */
 #define CLT_PY_FILE_MAX 240          /* a file name's last bytes kept */
 #define CLT_PY_NAME_MAX 120

@@ -46,7 +46,6 @@ struct clt_sbuf {
     _Alignas(64) _Atomic uint64_t tail;   /* the writer's */
     /* the handler's own: the Python code objects this buffer has named */
     struct clt_py_seen py_seen[CLT_PY_SEEN];
-    struct clt_py_line py_lines[CLT_PY_LINES];
 };
 
 extern struct clt_sbuf *_Atomic clt_sbufs[CLT_SBUF_MAX];

@@ -154,12 +154,10 @@ void clt_sym_free(struct clt_symbols *s)
     free(s->maps);
     free(s->stacks);
     free(s->stack_frames);
-    clt_map_free(&s->pc_frame);
-    clt_map_free(&s->str_idx);
-    clt_map_free(&s->stack_idx);
-    clt_map_free(&s->base_map);
-    clt_map_free(&s->py_code);
-    clt_map_free(&s->py_frame);
+    struct clt_map *maps[] = { &s->pc_frame, &s->str_idx, &s->stack_idx, &s->base_map, &s->py_code, &s->py_frame,
+                               &s->py_line };
+    for (unsigned i = 0; i < sizeof maps / sizeof maps[0]; i++)
+        clt_map_free(maps[i]);
     memset(s, 0, sizeof *s);
 }
 
@@ -453,6 +451,8 @@ static uint32_t py_frame(struct clt_symbols *s, const uint64_t **w, const uint64
     }
     if (!kept)     /* names never seen (a record lost): the code object's address */
         kept = (uint64_t)str_intern(s, "<python code>") << 32;
+    if (line & CLT_PY_AT)       /* a sample's: the instruction's offset */
+        line = clt_py_sample_line(&s->py_line, code, kept, line & ~CLT_PY_AT);
     uint32_t fn_str = (uint32_t)(kept >> 32), file_str = (uint32_t)kept;
     uint64_t key = clt_hash_bytes((uint32_t[]){ fn_str, file_str, line }, 12) | 1;
     uint32_t f = (uint32_t)(uintptr_t)clt_map_get(&s->py_frame, key);

@@ -33,7 +33,14 @@ struct clt_symbols {
     struct clt_map pc_frame, str_idx, stack_idx, base_map;   /* -> index + 1 */
     struct clt_map py_code;     /* Python code object -> function name << 32 | file (string indexes + 1) */
     struct clt_map py_frame;    /* hash of (function, file, line) -> frame index + 1 */
+    struct clt_map py_line;     /* hash of (code object, its names, offset) -> line + 2 (a sample's, pylines.c) */
 };
+
+/* pylines.c: a sampled Python frame's line (0: none), from its code object
+ * read through the kernel, once per code object (and its names: `kept`)
+ * and offset; and the line of an offset in a location table (3.11, 3.12) */
+uint32_t clt_py_sample_line(struct clt_map *cache, uint64_t code, uint64_t kept, uint32_t offset);
+int clt_py_line_in_table(const uint8_t *table, size_t n, int firstlineno, uint32_t offset);
 
 /* What one sequence has been sent (iids are table indexes + 1). */
 struct clt_bits { uint8_t *b; unsigned cap; };

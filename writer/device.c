@@ -291,6 +291,21 @@ struct clt_kern *clt_dm_kern_get(struct clt_writer *w, uint64_t id, int create)
     return k;
 }
 
+/* A kernel's register count: known, coming (its program's private build
+ * runs), or not known */
+int clt_dm_kern_regs(const struct clt_devmodel *m, const struct clt_kern *k)
+{
+    int regs = -1;
+    for (unsigned i = 0; i < m->n_regs; i++)
+        if (m->regs[i].program == k->program) {
+            if (m->regs[i].regs == CLT_KREGS_COMING && regs == -1)
+                regs = CLT_KERN_REGS_COMING;
+            else if (m->regs[i].regs < CLT_KREGS_DONE && !strcmp(m->regs[i].name, k->name))
+                return (int)m->regs[i].regs;
+        }
+    return regs;
+}
+
 void clt_dm_kern_del(struct clt_devmodel *m, uint64_t id)
 {
     if (m->last_kern && m->last_kern->id == id)
@@ -470,9 +485,7 @@ static int on_kernel_call(struct clt_writer *w, const struct clt_rec *rec, unsig
         if (k) {
             k->program = clt_dm_id_of(w, rec->arg[0]);
             clt_dm_copy_str(k->name, rec, 1);
-            for (unsigned i = 0; i < m->n_regs; i++)
-                if (m->regs[i].program == k->program && strcmp(m->regs[i].name, k->name) == 0)
-                    k->regs = (int)m->regs[i].regs;
+            k->regs = clt_dm_kern_regs(m, k);
         }
         return 1;
     }

@@ -280,6 +280,28 @@ assert 0 < each < 5000 and c["cut"] <= c["measured"] // 10, c'
     "$B/cltrace-report" --explain cost "$(trace_of "$WORK/lc")" | grep -q "light calls: [0-9]* measured (each stands for 64)"
 }
 
+t_register_counts_built_beside_the_app() {
+    # NVIDIA's register counts come from a private copy of each program,
+    # built on a thread of cltrace's beside the app; here every device is
+    # taken for NVIDIA's (CLTRACE_TEST_NVBUILD_ANY): the app's output and
+    # exit as untraced, whole traces, 5 runs each of two programs (the exit
+    # once met a copy still building in PoCL's clang as it was torn down:
+    # SIGSEGV every run)
+    local p i
+    for p in vecadd timeline; do
+        local args=(); [ $p = timeline ] && args=("$WORK/nb.dur")
+        "$T/$p" "${args[@]}" > "$WORK/nb-$p.plain"
+        for i in 1 2 3 4 5; do
+            CLTRACE_TEST_NVBUILD_ANY=1 traced "$WORK/nb-$p-$i" "$T/$p" "${args[@]}" > "$WORK/nb-$p.out" ||
+                { echo "$p: exit $? under cltrace"; return 1; }
+            cmp "$WORK/nb-$p.plain" "$WORK/nb-$p.out" || return 1
+        done
+        lint "$(trace_of "$WORK/nb-$p-5")"
+        "$B/cltrace-report" "$(trace_of "$WORK/nb-$p-5")" 2>&1 > /dev/null | grep -q "cut short" && return 1
+    done
+    echo "10 runs, each as untraced, each trace whole"
+}
+
 t_unit_pylines_as_cpython_says() {
     # a CPU sample's Python line, found by the writer: every instruction of
     # ~500 code objects of the standard library as CPython's co_lines()

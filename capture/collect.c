@@ -100,6 +100,24 @@ static _Atomic int collect_asked;          /* a queue was released: its commands
 static _Atomic int caught_up;
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* A thread of cltrace's own, detached, with every signal blocked: the app's
+ * signals are the app's threads' (the collector, the register counts'
+ * builder). pthread_create's result. */
+int clt_spawn_own(void *(*fn)(void *))
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t t;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&t, &at, fn, NULL);
+    pthread_attr_destroy(&at);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
 static void collector_start(void);
 
 static uint64_t in_flight(void)
@@ -454,16 +472,7 @@ static void collector_start(void)
 {
     pthread_mutex_lock(&start_lock);
     if (__atomic_load_n(&collector_state, __ATOMIC_ACQUIRE) == 0) {
-        sigset_t all, old;
-        sigfillset(&all);         /* the app's signals are the app's threads' */
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        pthread_t t;
-        pthread_attr_t at;
-        pthread_attr_init(&at);
-        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-        int rc = pthread_create(&t, &at, collector_main, NULL);
-        pthread_attr_destroy(&at);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        int rc = clt_spawn_own(collector_main);
         __atomic_store_n(&collector_state, rc == 0 ? 1 : -1, __ATOMIC_RELEASE);
         if (rc != 0)
             clt_msg("cannot start the completion collector; device commands are not timed");

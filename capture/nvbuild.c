@@ -12,7 +12,6 @@
  * builds (pfn_notify) get no counts. */
 #define _GNU_SOURCE
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,16 +192,7 @@ static int builder_started(void)
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&lock);
     if (!__atomic_load_n(&builder, __ATOMIC_ACQUIRE)) {
-        sigset_t all, old;
-        sigfillset(&all);           /* the app's signals are the app's threads' */
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        pthread_t t;
-        pthread_attr_t at;
-        pthread_attr_init(&at);
-        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-        __atomic_store_n(&builder, pthread_create(&t, &at, builder_main, NULL) == 0 ? 1 : -1, __ATOMIC_RELEASE);
-        pthread_attr_destroy(&at);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        __atomic_store_n(&builder, clt_spawn_own(builder_main) == 0 ? 1 : -1, __ATOMIC_RELEASE);
         /* registered after the driver loaded its compiler, so run before
          * that compiler's own exit handlers: a build still running when
          * they tore it down crashed in it (PoCL's clang, NVIDIA's) */

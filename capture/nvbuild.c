@@ -140,6 +140,15 @@ typedef void *(*create_t)(void *, uint32_t, const char **, const size_t *, int32
 typedef int32_t (*build_t)(void *, uint32_t, void *const *, const char *, void *, void *);
 typedef int32_t (*release_t)(void *);
 
+static void job_free(struct job *j)
+{
+    if (j) {
+        free(j->src);
+        free(j->opts);
+        free(j);
+    }
+}
+
 static void build_copy(struct clt_thread *th, const struct job *j)
 {
     create_t create = (create_t)REAL(clCreateProgramWithSource);
@@ -176,9 +185,7 @@ static void *builder_main(void *arg)
             put_regs(th, j->program, CLT_KREGS_DONE, "");
             ((release_t)REAL(clReleaseProgram))(j->program);
             ((release_t)REAL(clReleaseContext))(j->ctx);
-            free(j->src);
-            free(j->opts);
-            free(j);
+            job_free(j);
             __atomic_fetch_sub(&pending, 1, __ATOMIC_ACQ_REL);
             syscall(SYS_futex, &pending, FUTEX_WAKE_PRIVATE, 64, NULL, NULL, 0);
             j = next;
@@ -221,12 +228,18 @@ void clt_post_clBuildProgram(struct clt_hook *h, int32_t *ret, void *program, ui
     const char *opt = options ? options : "";
     struct job *j = calloc(1, sizeof *j);
     if (j && (j->src = program_text(program, NULL, CL_PROGRAM_SOURCE_)) &&
-        (j->opts = malloc(strlen(opt) + sizeof VERBOSE)) && pi && retain_prog && retain_ctx && REAL(clReleaseContext) &&
+        (j->opts = malloc(strlen(opt) + sizeof VERBOSE)) && pi && retain_prog && retain_ctx &&
+        REAL(clReleaseContext) && REAL(clReleaseProgram) &&
         pi(program, CL_PROGRAM_CONTEXT_, sizeof j->ctx, &j->ctx, NULL) == CL_SUCCESS_ && builder_started() &&
         retain_ctx(j->ctx) == CL_SUCCESS_) {
+        if (retain_prog(program) != CL_SUCCESS_) {
+            ((release_t)REAL(clReleaseContext))(j->ctx);
+            job_free(j);
+            errno = saved;
+            return;
+        }
         strcpy(j->opts, opt);
         strcat(j->opts, any_device() ? "" : VERBOSE);
-        retain_prog(program);
         j->program = program;
         j->dev = dev;
         put_regs(h->th, program, CLT_KREGS_COMING, "");  /* the writer holds its kernels' commands for them */
@@ -236,10 +249,8 @@ void clt_post_clBuildProgram(struct clt_hook *h, int32_t *ret, void *program, ui
             ;
         __atomic_fetch_add(&wake, 1, __ATOMIC_ACQ_REL);
         syscall(SYS_futex, &wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-    } else if (j) {
-        free(j->src);
-        free(j->opts);
-        free(j);
+    } else {
+        job_free(j);
     }
     errno = saved;
 }

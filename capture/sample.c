@@ -5,9 +5,7 @@
  * On a program that launches small kernels by the thousand that price
  * becomes the program's time, so by default it is held to a budget:
  *   - every command is timed while the timing cost so far stays within
- *     CLTRACE_BUDGET (5 %) of the run since its first command (the driver's
- *     start before it, ~210 ms on NVIDIA, is not the program's loop: counted
- *     from load, the first thousands of a loop's launches were all timed);
+ *     CLTRACE_BUDGET (5 %) of the run so far;
  *   - past it, the first 16 of each key (a kernel with its launch
  *     configuration; a transfer command with its size) are still timed, and
  *     of the rest as many as the budget allows: a command is timed when the
@@ -36,7 +34,6 @@ int clt_sampling;
 static struct clt_sample params;
 static uint64_t start_mono, start_ticks;    /* load: CLOCK_MONOTONIC, clt_now() (the run so far; ticks' rate) */
 static _Atomic uint64_t event_price_ns = 2000;   /* until a calibration measured one */
-static _Atomic uint64_t first_command_mono;     /* CLOCK_MONOTONIC_COARSE at the first command: the budget's start */
 
 void clt_sample_load(void)
 {
@@ -104,9 +101,8 @@ static int within_budget(int must)
     if (__atomic_load_n(&clt_budget_price_ns, __ATOMIC_RELAXED) != p)   /* no shared write per launch */
         __atomic_store_n(&clt_budget_price_ns, p, __ATOMIC_RELAXED);
     if (!must) {
-        uint64_t now = clt_clock_ns(CLOCK_MONOTONIC_COARSE), since = __atomic_load_n(&first_command_mono,
-                                                                                      __ATOMIC_RELAXED);
-        uint64_t ran = now > since ? now - since : 0;
+        uint64_t now = clt_clock_ns(CLOCK_MONOTONIC_COARSE);     /* coarse: it may read behind start_mono */
+        uint64_t ran = now > start_mono ? now - start_mono : 0;
         if (__atomic_load_n(&clt_budget_spent_ns, __ATOMIC_RELAXED) + p > (uint64_t)((double)ran * params.budget / 100))
             return 0;
     }
@@ -121,11 +117,6 @@ static struct { _Atomic uint64_t key, count; } table[SLOTS];
 int clt_sample_take(unsigned fn, uint64_t key, uint64_t bytes)
 {
     int budget = params.mode == CLT_SAMPLE_BUDGET;
-    if (budget && CLT_UNLIKELY(!__atomic_load_n(&first_command_mono, __ATOMIC_RELAXED))) {
-        uint64_t zero = 0;      /* the same coarse clock as the budget reads */
-        __atomic_compare_exchange_n(&first_command_mono, &zero, clt_clock_ns(CLOCK_MONOTONIC_COARSE), 0,
-                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-    }
     if (bytes >= params.bytes)
         return budget ? within_budget(1) : 1;
     key = (key ^ (uint64_t)fn << 48 ^ bytes * 0xff51afd7ed558ccdull) | 1;

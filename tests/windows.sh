@@ -4,8 +4,18 @@
 # 10+81P .. 90+81P, the end = 334-338; every call in its log).
 
 win_run() {   # win_run NAME MODE: traced, its log NAME.log; CLTRACE_WINDOW from the caller
-    traced "$WORK/$1" "$T/windows" "$2" > "$WORK/$1.log"
-    grep -q '^done$' "$WORK/$1.log"
+    # A timed run whose program could not keep its own schedule (a phase
+    # late: setup's builds on a loaded machine took seconds) says nothing of
+    # time windows: run again, three times at most
+    local try
+    for try in 1 2 3; do
+        rm -f "$WORK/$1".*.pftrace*
+        traced "$WORK/$1" "$T/windows" "$2" > "$WORK/$1.log" 2> "$WORK/$1.err"
+        grep -q '^done$' "$WORK/$1.log" || return 1
+        grep -q "late" "$WORK/$1.err" || return 0
+        echo "$1, try $try: $(grep -m1 late "$WORK/$1.err")"
+    done
+    return 1
 }
 
 win_check() {   # win_check NAME RANGES WINDOWS: the calls inside, the trace lints, the report says so

@@ -154,7 +154,7 @@ CLT_ANY_THREAD static void take(struct clt_sbuf *b, const siginfo_t *si, void *u
     uint64_t cpcs[CLT_SAMPLE_C_DEPTH];
     unsigned n = c_frames(cpcs, interrupted_pc(uc), uc, trampoline, &s->flags);
     if (__atomic_load_n(&clt_py_on, __ATOMIC_ACQUIRE)) {
-        n = clt_py_stack_sampled(b->py_seen, NULL, s->stack, CLT_SAMPLE_WORDS, cpcs, n);
+        n = clt_py_stack_sampled(b->py_seen, s->stack, CLT_SAMPLE_WORDS, cpcs, n);
         s->flags |= CLT_SAMPLE_PYTHON;
     } else {
         memcpy(s->stack, cpcs, 8 * (size_t)n);

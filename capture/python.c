@@ -261,13 +261,12 @@ static int in_data_stack(uintptr_t ts, uintptr_t fr, size_t n)
  * Else a sample checks every innermost frame through the kernel. */
 static int data_stack_as_laid_out(void)
 {
-    uintptr_t ts = (uintptr_t)gil_tstate(), chunk, top;
+    uintptr_t ts = (uintptr_t)gil_tstate(), chunk;
     if (!PTR_OK(ts) || !readable(ts + L->ts_datastack_chunk, 16))
         return 0;
     chunk = RD(ts, L->ts_datastack_chunk, uintptr_t);
-    top = RD(ts, L->ts_datastack_chunk + 8, uintptr_t);
     return PTR_OK(chunk) && readable(chunk, 24) && RD(chunk, 8, uint64_t) >= 4096 &&
-           RD(chunk, 8, uint64_t) <= (1u << 30) && top >= chunk + 24 && top - chunk <= RD(chunk, 8, uint64_t);
+           RD(chunk, 8, uint64_t) <= (1u << 30) && in_data_stack(ts, chunk + 24, 0);   /* the top within it */
 }
 
 /* The innermost frame, readable with its code object where `checked` (a
@@ -328,10 +327,10 @@ unsigned clt_py_stack(struct clt_py_seen *seen, struct clt_py_line *lines, uint6
     return py_stack(seen, lines, dst, room, pcs, n_pcs, 0);
 }
 
-unsigned clt_py_stack_sampled(struct clt_py_seen *seen, struct clt_py_line *lines, uint64_t *dst, unsigned room,
-                              const uint64_t *pcs, unsigned n_pcs)
+unsigned clt_py_stack_sampled(struct clt_py_seen *seen, uint64_t *dst, unsigned room, const uint64_t *pcs,
+                              unsigned n_pcs)
 {
-    return py_stack(seen, lines, dst, room, pcs, n_pcs, 1);
+    return py_stack(seen, NULL, dst, room, pcs, n_pcs, 1);
 }
 
 unsigned clt_py_restack(struct clt_thread *th, uint64_t *d, unsigned n, size_t room)

@@ -16,7 +16,7 @@ unsigned clt_py_stack(struct clt_py_seen *seen, struct clt_py_line *lines, uint6
                       const uint64_t *pcs, unsigned n_pcs);
 /* The same from a signal handler on the thread (a CPU sample): the frame it
  * stopped in checked readable first (the rest of the chain is live); each
- * frame's instruction offset for its line (CLT_PY_AT); lines unused. */
-unsigned clt_py_stack_sampled(struct clt_py_seen *seen, struct clt_py_line *lines, uint64_t *dst, unsigned room,
-                              const uint64_t *pcs, unsigned n_pcs);
+ * frame's instruction offset for its line (CLT_PY_AT). */
+unsigned clt_py_stack_sampled(struct clt_py_seen *seen, uint64_t *dst, unsigned room, const uint64_t *pcs,
+                              unsigned n_pcs);
 #endif

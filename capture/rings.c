@@ -225,17 +225,17 @@ static uint32_t next_gap(struct clt_thread *th)
     return 1 + x % (2 * CLT_COST_EVERY - 1);
 }
 
-/* From te to now lie three clock reads: t0's, t1's and now's (te's lies
- * before it). inner takes away the app's call and t1's read (t1 - t0 holds
- * it) and, for a one-clock call (one whose unmeasured calls read t0 only),
- * one read more (gen/gen.py). What is left holds as many reads as an
- * unmeasured call makes. An exact call also made te's and now's: two more. */
 /* What a light call's recording may take at most, in clock reads: a record
  * of 64 bytes and three reads cost 4-10 reads' time (2026-11-28, this
  * VM and an H200 host); 256 leaves room for cache and TLB misses and a
  * page fault on the ring's first pass, not for a lost CPU. */
 #define LIGHT_MOST_READS 256
 
+/* From te to now lie three clock reads: t0's, t1's and now's (te's lies
+ * before it). inner takes away the app's call and t1's read (t1 - t0 holds
+ * it) and, for a one-clock call (one whose unmeasured calls read t0 only),
+ * one read more (gen/gen.py). What is left holds as many reads as an
+ * unmeasured call makes. An exact call also made te's and now's: two more. */
 void clt_cost_add(struct clt_thread *th, uint64_t te, uint64_t inner, int exact)
 {
     int64_t spent = (int64_t)(clt_now() - te - inner) - (int64_t)th->wait_pending;

@@ -26,14 +26,17 @@
 #define SEQS 1024               /* flow ids carry the thread's sequence in 10 bits */
 #define COST_EVERY 64           /* capture/put.h CLT_COST_EVERY */
 
+/* The light calls measured on a thread (capture/rings.c clt_cost_add): how
+ * many, their time as counted, those cut short and the time cut */
+struct light_sums { uint64_t n, ns, cuts, cut_ns; };
+
 static struct {
     uint64_t event_ns[SEQS];    /* device-timing cost of each ring's thread, ns */
     uint32_t declared[SEQS];    /* generation + 1 whose counter track is declared */
     uint64_t last[SEQS];        /* the value last emitted */
     /* of threads that ended (their rings may serve new threads) */
     uint64_t ended_hot_ns, ended_wait_ns, ended_waits;
-    uint64_t ended_cuts, ended_cut_ns;   /* measured light calls cut short (capture/rings.c clt_cost_add) */
-    uint64_t ended_light, ended_light_ns;
+    struct light_sums ended_light;
     uint64_t event_ns_total;    /* of every thread: commands complete after their thread ended */
     uint64_t threads;
 } S;
@@ -41,6 +44,14 @@ static struct {
 static uint64_t ticks_ns(const struct clt_writer *w, uint64_t ticks)
 {
     return clt_use_tsc ? (uint64_t)((double)ticks * w->clock.ns_per_tick) : ticks;
+}
+
+static void light_add(struct light_sums *t, const struct clt_writer *w, const struct clt_thread *th)
+{
+    t->n += __atomic_load_n(&th->cost_samples, __ATOMIC_RELAXED);
+    t->ns += ticks_ns(w, __atomic_load_n(&th->cost_sampled, __ATOMIC_RELAXED));
+    t->cuts += __atomic_load_n(&th->cost_cuts, __ATOMIC_RELAXED);
+    t->cut_ns += ticks_ns(w, __atomic_load_n(&th->cost_cut, __ATOMIC_RELAXED));
 }
 
 static uint64_t hot_ns(const struct clt_writer *w, const struct clt_thread *th)
@@ -117,10 +128,7 @@ void clt_cost_thread_ended(struct clt_writer *w, struct clt_thread *th)
     S.ended_hot_ns += hot_ns(w, th);
     S.ended_wait_ns += wait_ns(w, th);
     S.ended_waits += __atomic_load_n(&th->waits, __ATOMIC_RELAXED);
-    S.ended_cuts += __atomic_load_n(&th->cost_cuts, __ATOMIC_RELAXED);
-    S.ended_cut_ns += ticks_ns(w, __atomic_load_n(&th->cost_cut, __ATOMIC_RELAXED));
-    S.ended_light += __atomic_load_n(&th->cost_samples, __ATOMIC_RELAXED);
-    S.ended_light_ns += ticks_ns(w, __atomic_load_n(&th->cost_sampled, __ATOMIC_RELAXED));
+    light_add(&S.ended_light, w, th);
 }
 
 /* Each recording thread's running total, where it changed. */
@@ -213,7 +221,7 @@ void clt_cost_sched_sample(struct clt_writer *w)
 void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns, uint64_t writer_cpu_ns)
 {
     uint64_t hot = S.ended_hot_ns, wait = S.ended_wait_ns, waits = S.ended_waits, ev = S.event_ns_total;
-    uint64_t cuts = S.ended_cuts, cut_ns = S.ended_cut_ns, light = S.ended_light, light_ns = S.ended_light_ns;
+    struct light_sums light = S.ended_light;
     uint64_t ts = clt_boottime_ns();
     for (struct clt_thread *th = __atomic_load_n(&clt_threads, __ATOMIC_ACQUIRE); th; th = th->next) {
         int st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
@@ -226,18 +234,15 @@ void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns,
         hot += h;
         wait += wt;
         waits += __atomic_load_n(&th->waits, __ATOMIC_RELAXED);
-        cuts += __atomic_load_n(&th->cost_cuts, __ATOMIC_RELAXED);
-        cut_ns += ticks_ns(w, __atomic_load_n(&th->cost_cut, __ATOMIC_RELAXED));
-        light += __atomic_load_n(&th->cost_samples, __ATOMIC_RELAXED);
-        light_ns += ticks_ns(w, __atomic_load_n(&th->cost_sampled, __ATOMIC_RELAXED));
+        light_add(&light, w, th);
     }
     clt_attr_int(a, "cltrace.self_ns", (int64_t)(hot + wait + ev));
     /* the light calls measured (each stands for COST_EVERY), their time as
      * counted, and those cut short: the thread lost the CPU inside one */
-    clt_attr_int(a, "cltrace.light_calls_measured", (int64_t)light);
-    clt_attr_int(a, "cltrace.light_calls_measured_ns", (int64_t)light_ns);
-    clt_attr_int(a, "cltrace.light_calls_cut", (int64_t)cuts);
-    clt_attr_int(a, "cltrace.light_calls_cut_ns", (int64_t)cut_ns);
+    clt_attr_int(a, "cltrace.light_calls_measured", (int64_t)light.n);
+    clt_attr_int(a, "cltrace.light_calls_measured_ns", (int64_t)light.ns);
+    clt_attr_int(a, "cltrace.light_calls_cut", (int64_t)light.cuts);
+    clt_attr_int(a, "cltrace.light_calls_cut_ns", (int64_t)light.cut_ns);
     /* the CPU samples' handlers, apart: the report adds them to the figure */
     clt_attr_int(a, "cltrace.self_cpu_samples_ns", (int64_t)clt_samples_handler_ns(w));
     clt_attr_int(a, "cltrace.self_hot_path_ns", (int64_t)hot);

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cpusample.h"
+#include "unwind.h"
 #include "shim.h"
 
 int clt_cpusample_signal;                /* 0: none chosen (sampling off) */
@@ -118,6 +119,7 @@ CLT_ANY_THREAD static int arm(int tid)
     __atomic_store_n(&b->head, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&b->tail, 0, __ATOMIC_RELAXED);
     memset(b->py_seen, 0, sizeof b->py_seen);
+    memset(b->unw_rules, 0, sizeof b->unw_rules);
     struct sigevent sev;
     for (volatile char *z = (volatile char *)&sev; z < (volatile char *)(&sev + 1); z++)
         *z = 0;                 /* not memset: a sanitizer's would check this thread's stack (CLT_ANY_THREAD) */
@@ -207,6 +209,7 @@ void clt_cpusample_start(void)
         clt_cpusample_signal = s;
     }
     clt_cpusample_warm();
+    clt_unwind_load();
     if (!key_made && pthread_key_create(&thread_key, clt_cpusample_thread_ends) == 0)
         __atomic_store_n(&key_made, 1, __ATOMIC_RELEASE);   /* at the first recorded call: a process
                                                              * that never calls OpenCL pays nothing */

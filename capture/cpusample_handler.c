@@ -8,7 +8,9 @@
 #include <signal.h>
 #include <string.h>
 #include <ucontext.h>
+#include <pthread.h>
 #include "cpusample.h"
+#include "unwind.h"
 #include "python.h"
 #include "put.h"
 
@@ -18,10 +20,23 @@ __thread uint32_t clt_sample_gen __attribute__((tls_model("initial-exec")));
  * cache is made (its first use allocates), so a handler may take its fast
  * path (~4x the step-by-step walk's speed on 64 frames) */
 static __thread int unwinder_warm __attribute__((tls_model("initial-exec")));
+/* this thread's stack, for capture/unwind.c (0: not known, libunwind's) */
+static __thread uint64_t stack_lo __attribute__((tls_model("initial-exec")));
+static __thread uint64_t stack_hi __attribute__((tls_model("initial-exec")));
 
 void clt_cpusample_warm_thread(void)
 {
     void *pcs[4];
+    pthread_attr_t attr;
+    void *lo;
+    size_t size;
+    if (!stack_hi && pthread_getattr_np(pthread_self(), &attr) == 0) {
+        if (pthread_attr_getstack(&attr, &lo, &size) == 0 && lo && size) {
+            stack_lo = (uint64_t)(uintptr_t)lo;
+            stack_hi = stack_lo + size;
+        }
+        pthread_attr_destroy(&attr);
+    }
     int (*bt)(void **, int) = __atomic_load_n(&clt_backtrace, __ATOMIC_ACQUIRE);
 #if defined(__SANITIZE_THREAD__)
     bt = NULL;                  /* under TSan a sample keeps its pc only (c_frames) */
@@ -107,11 +122,13 @@ CLT_ANY_THREAD static unsigned fast_frames(uint64_t *out, uint64_t pc, void *tra
     return 0;
 }
 
-/* The C frames from the interrupted one outward: unw_backtrace's fast path
- * on a thread where it is warm, else libunwind from the signal's context,
- * frame by frame. Only that instruction where the unwinder is not there,
- * or this thread is inside it already. */
-CLT_ANY_THREAD static unsigned c_frames(uint64_t *out, uint64_t pc, void *uc, void *trampoline, uint32_t *flags)
+/* The C frames from the interrupted one outward: the objects' frame
+ * information read here (unwind.c) on a thread whose stack is known, else
+ * unw_backtrace's fast path on a thread where it is warm, else libunwind
+ * from the signal's context, frame by frame. Only that instruction where
+ * the unwinder is not there, or this thread is inside it already. */
+CLT_ANY_THREAD static unsigned c_frames(uint64_t *out, uint64_t pc, void *uc, void *trampoline,
+                                        struct clt_unw_rule *rules, uint32_t *flags)
 {
     uint64_t cursor[CURSOR_WORDS];
     int (*step)(void *) = __atomic_load_n(&clt_unwinder.step, __ATOMIC_ACQUIRE);
@@ -119,9 +136,14 @@ CLT_ANY_THREAD static unsigned c_frames(uint64_t *out, uint64_t pc, void *uc, vo
 #if defined(__SANITIZE_THREAD__)
     /* ThreadSanitizer delivers a signal late, at its next safe point, with
      * a copy of the context as it was: the stack has moved on since */
-    (void)cursor, (void)step, (void)uc, (void)trampoline;
+    (void)cursor, (void)step, (void)uc, (void)trampoline, (void)rules;
     return 1;
 #endif
+    unsigned own = stack_hi ? clt_unwind(uc, out + 1, CLT_SAMPLE_C_DEPTH - 1, rules, stack_lo, stack_hi) : 0;
+    if (own) {
+        *flags |= CLT_SAMPLE_UNWOUND;
+        return own == CLT_UNW_NONE ? 1 : own + 1;
+    }
     if (!step || clt_unwinding)
         return 1;
     unsigned fast = unwinder_warm ? fast_frames(out, pc, trampoline, flags) : 0;
@@ -152,7 +174,7 @@ CLT_ANY_THREAD static void take(struct clt_sbuf *b, const siginfo_t *si, void *u
     s->flags = 0;
     s->weight = 1 + (uint32_t)(si->si_overrun > 0 ? si->si_overrun : 0);
     uint64_t cpcs[CLT_SAMPLE_C_DEPTH];
-    unsigned n = c_frames(cpcs, interrupted_pc(uc), uc, trampoline, &s->flags);
+    unsigned n = c_frames(cpcs, interrupted_pc(uc), uc, trampoline, b->unw_rules, &s->flags);
     if (__atomic_load_n(&clt_py_on, __ATOMIC_ACQUIRE)) {
         n = clt_py_stack_sampled(b->py_seen, s->stack, CLT_SAMPLE_WORDS, cpcs, n);
         s->flags |= CLT_SAMPLE_PYTHON;

@@ -35,6 +35,9 @@ TEST_BINS += $(T)/host_gap
 $(T)/sample_stress: tests/apps/sample_stress.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(LDFLAGS) -lOpenCL -ldl -lpthread
 TEST_BINS += $(T)/sample_stress
+$(T)/sample_stress-fp: tests/apps/sample_stress.c | $(T)    # frames found by their frame pointer
+	$(CC) $(TEST_CFLAGS) -O2 -fno-omit-frame-pointer -o $@ $< $(LDFLAGS) -lOpenCL -ldl -lpthread
+TEST_BINS += $(T)/sample_stress-fp
 $(T)/sample_stress-tsan: tests/apps/sample_stress.c | $(T)
 	$(CC) $(TEST_CFLAGS) $(SAN_TSAN) -o $@ $< $(LDFLAGS) -lOpenCL -ldl -lpthread
 TEST_BINS += $(T)/sample_stress-tsan
@@ -136,6 +139,9 @@ $(T)/bench_calls: tests/bench/bench_calls.c | $(T)
 
 TEST_BINS += $(T)/bench_calls
 # bench_calls --last-dso: the end of the process's user space (teardown-check.py)
+$(T)/unwind_check.so: tests/unit/test_unwind.c capture/unwind.c capture/unwind.h | $(T)
+	$(CC) $(TEST_CFLAGS) $(INC) -O2 -shared -fPIC -o $@ tests/unit/test_unwind.c capture/unwind.c -ldl -lpthread
+TEST_BINS += $(T)/unwind_check.so
 $(T)/last_fini.so: tests/bench/last_fini.c | $(T)
 	$(CC) -O2 -Wall -Wextra $(if $(filter true,$(CI)),-Werror) -shared -fPIC -o $@ $<
 TEST_BINS += $(T)/last_fini.so

@@ -31,6 +31,20 @@ struct clt_cpu_sample {
 #define CLT_SAMPLE_UNWOUND 1u      /* C frames past the interrupted one were read */
 #define CLT_SAMPLE_PYTHON 2u       /* Python frames were read */
 
+/* Where a place's caller's frame lies (capture/unwind.c), kept by place in
+ * a thread's buffer: the CFA (its stack pointer before the call) from the
+ * stack or frame pointer, the return address and saved frame pointer by
+ * words from it (bp_at 0: the frame pointer as it was). */
+struct clt_unw_rule {
+    uint64_t pc;
+    int32_t cfa_off;
+    int8_t ra_at, bp_at;
+    uint8_t cfa_bp : 1, bp_lost : 1;
+    uint8_t kind;           /* CLT_UNW_* */
+};
+enum { CLT_UNW_EMPTY, CLT_UNW_FRAME, CLT_UNW_END };
+#define CLT_UNW_RULES 512
+
 enum clt_sbuf_state { CLT_SBUF_FREE, CLT_SBUF_CLAIMED, CLT_SBUF_LIVE, CLT_SBUF_DEAD };
 
 struct clt_sbuf {
@@ -46,6 +60,7 @@ struct clt_sbuf {
     _Alignas(64) _Atomic uint64_t tail;   /* the writer's */
     /* the handler's own: the Python code objects this buffer has named */
     struct clt_py_seen py_seen[CLT_PY_SEEN];
+    struct clt_unw_rule unw_rules[CLT_UNW_RULES];
 };
 
 extern struct clt_sbuf *_Atomic clt_sbufs[CLT_SBUF_MAX];

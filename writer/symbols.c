@@ -8,6 +8,7 @@
  * as libunwind: its libelf must not stand in for one the app links. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "symbols.h"
+#include "symtab.h"
 #include "trace/record.h"
 #include "common/loaded.h"
 
@@ -22,7 +24,8 @@
     X(dwfl_report_end) X(dwfl_addrmodule) X(dwfl_module_addrname) X(dwfl_module_getsrc) \
     X(dwfl_lineinfo) X(dwfl_module_info) X(dwfl_linux_proc_find_elf) X(dwfl_standard_find_debuginfo) \
     X(dwfl_module_addrdie) X(dwarf_getscopes) X(dwarf_tag) X(dwarf_attr_integrate) X(dwarf_formstring) \
-    X(dwarf_formudata) X(dwarf_getsrcfiles) X(dwarf_filesrc) X(dwarf_getscopes_die) X(dwfl_module_build_id)
+    X(dwarf_formudata) X(dwarf_getsrcfiles) X(dwarf_filesrc) X(dwarf_getscopes_die) X(dwfl_module_build_id) \
+    X(dwfl_module_getsymtab) X(dwfl_module_getsym_info)
 static struct {
 #define DW_PTR(f) __typeof__(f) *f;
     DW(DW_PTR)
@@ -147,6 +150,7 @@ void clt_sym_free(struct clt_symbols *s)
 {
     if (s->dwfl)
         dw.dwfl_end(s->dwfl);
+    clt_symtabs_free(&s->symtabs);
     for (unsigned i = 0; i < s->n_str; i++)
         free(s->strs[i]);
     free(s->strs);
@@ -280,32 +284,6 @@ static unsigned inline_frames(struct clt_symbols *s, Dwfl_Module *mod, uint64_t 
     return added;
 }
 
-/* A C++ name as people read it (cv::UMat::create(int, int const*, ...)),
- * with the C++ runtime's own demangler: the program's if it has one, else
- * loaded privately. NULL: not a mangled name, or no demangler. */
-static char *demangle(const char *name)
-{
-    typedef char *(*demangle_t)(const char *, char *, size_t *, int *);
-    static demangle_t fn;
-    static int tried;
-    if (strncmp(name, "_Z", 2) != 0)
-        return NULL;
-    if (!tried) {
-        tried = 1;
-        fn = (demangle_t)dlsym(RTLD_DEFAULT, "__cxa_demangle");
-        void *h = fn ? NULL : dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
-        if (h)
-            fn = (demangle_t)dlsym(h, "__cxa_demangle");
-    }
-    int status = -1;
-    char *out = fn ? fn(name, NULL, NULL, &status) : NULL;
-    if (status != 0) {
-        free(out);
-        return NULL;
-    }
-    return out;
-}
-
 /* The frames of a return address, symbolized on first sight: index + 1 of
  * the innermost and, above bit 32, how many (inlined calls add frames). */
 int clt_symbolizer_busy;
@@ -331,58 +309,62 @@ static Dwfl_Module *module_of(struct clt_symbols *s, uint64_t at)
 {
     if (!dw_ready())      /* loaded on the first frame named */
         return NULL;
-    if (!s->dwfl || s->dwfl_pid != getpid()) {
+    Dwfl_Module *mod = s->dwfl && s->dwfl_pid == getpid() ? dw.dwfl_addrmodule(s->dwfl, at) : NULL;
+    if (!mod) {   /* the first frame, a fork child's, or loaded since: report the process again */
         if (s->dwfl)
             dw.dwfl_end(s->dwfl);
+        clt_symtabs_free(&s->symtabs);        /* their names were the modules' */
         s->dwfl = dwfl_open();
         s->dwfl_pid = getpid();
-    }
-    Dwfl_Module *mod = s->dwfl ? dw.dwfl_addrmodule(s->dwfl, at) : NULL;
-    if (!mod && s->dwfl) {   /* loaded since: report the process again */
-        dw.dwfl_end(s->dwfl);
-        s->dwfl = dwfl_open();
         mod = s->dwfl ? dw.dwfl_addrmodule(s->dwfl, at) : NULL;
     }
     return mod;
 }
 
-/* A function's name as a reader wants it, into out (cap bytes) where it
- * must change: the symbol version dropped (memcpy@@GLIBC_2.14), GCC's
- * clones named for their function (launch.constprop.0.isra.0, f.part.1,
- * f.cold); without a symbol, where it is, as a person would look it up
- * (addr2line -e file+offset). */
-static const char *function_name(const char *fn, const char *file, uint64_t base, uint64_t pc, char *out, size_t cap)
+/* A symbol's name: a large module's sorted table first (symtab.c), libdw's
+ * walk of every symbol where it does not say. */
+static const char *symbol_at(struct clt_symbols *s, Dwfl_Module *mod, uint64_t at)
 {
-    const char *at_sign = fn ? strchr(fn, '@') : NULL;
-    if (at_sign && at_sign > fn && (size_t)(at_sign - fn) < cap) {
-        memmove(out, fn, (size_t)(at_sign - fn));
-        out[at_sign - fn] = 0;
-        fn = out;
-    }
-    static const char *const clone[] = { ".constprop.", ".isra.", ".part.", ".cold", NULL };
-    for (unsigned k = 0; fn && clone[k]; k++) {
-        const char *c = strstr(fn, clone[k]);
-        if (c && c > fn && (size_t)(c - fn) < cap) {
-            memmove(out, fn, (size_t)(c - fn));
-            out[c - fn] = 0;
-            fn = out;
-        }
-    }
-    if (fn)
-        return fn;
-    if (base && *file)
-        snprintf(out, cap, "%s+0x%llx", file, (unsigned long long)(pc - 1 - base));
-    else
-        snprintf(out, cap, "0x%llx", (unsigned long long)pc);
-    return out;
+    struct clt_symtab_fns fns = { dw.dwfl_module_getsymtab, dw.dwfl_module_getsym_info };
+    const char *name = clt_symtab_name(clt_symtab_of(&s->symtabs, mod, &fns), at);
+    return name ? name : dw.dwfl_module_addrname(mod, at);
 }
+
+/* The object that holds `at`: where it is mapped and its file (the main
+ * program's: ""), from glibc's index of the loaded objects; dladdr would
+ * also walk every exported symbol of it for a name (13 ms of the writer's
+ * time for a program on PoCL: clang's library has 30,000). */
+#if defined(DLFO_STRUCT_HAS_EH_DBASE)      /* glibc 2.35 on */
+static void object_of(uint64_t at, Dl_info *di)
+{
+    static int (*find)(void *, struct dl_find_object *);
+    static int looked;
+    struct dl_find_object fo;
+    memset(di, 0, sizeof *di);
+    if (!looked) {
+        find = (int (*)(void *, struct dl_find_object *))dlsym(RTLD_DEFAULT, "_dl_find_object");
+        looked = 1;
+    }
+    if (find && find((void *)(uintptr_t)at, &fo) == 0 && fo.dlfo_link_map) {
+        di->dli_fbase = fo.dlfo_map_start;
+        di->dli_fname = fo.dlfo_link_map->l_name;
+        return;
+    }
+    dladdr((void *)(uintptr_t)at, di);
+}
+#else
+static void object_of(uint64_t at, Dl_info *di)
+{
+    memset(di, 0, sizeof *di);
+    dladdr((void *)(uintptr_t)at, di);
+}
+#endif
 
 static uint64_t frames_of_slow(struct clt_symbols *s, uint64_t pc)
 {
     uint64_t at = pc - 1;         /* a return address: the call is the instruction before */
     Dl_info di;
-    memset(&di, 0, sizeof di);
-    dladdr((void *)(uintptr_t)at, &di);
+    object_of(at, &di);
     uint64_t base = (uint64_t)(uintptr_t)di.dli_fbase;
     uint32_t first = s->n_frame;
     struct clt_sym_frame *fr = frame_new(s);
@@ -400,10 +382,12 @@ static uint64_t frames_of_slow(struct clt_symbols *s, uint64_t pc)
      * launch loop filled its ring. The program's own code gets everything. */
     int system = is_system_path(di.dli_fname);
     Dwfl_Module *mod = fr->ours ? NULL : module_of(s, at);
-    const char *fn = mod ? dw.dwfl_module_addrname(mod, at) : NULL;
+    const char *fn = mod ? symbol_at(s, mod, at) : NULL;
     char name[300];
-    fn = function_name(fn ? fn : di.dli_sname, file, base, pc, name, sizeof name);
-    char *readable = demangle(fn);
+    if (!fn && dladdr((void *)(uintptr_t)at, &di))     /* without libdw: an exported symbol's name */
+        fn = di.dli_sname;
+    fn = clt_symtab_readable(fn, file, base, pc, name, sizeof name);
+    char *readable = clt_symtab_demangle(fn);
     uint32_t fn_str = str_intern(s, readable ? readable : fn), file_str = 0, line_no = 0, map = 0;
     free(readable);
     Dwfl_Line *line = mod && !system ? dw.dwfl_module_getsrc(mod, at) : NULL;

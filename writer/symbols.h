@@ -34,6 +34,7 @@ struct clt_symbols {
     struct clt_map py_code;     /* Python code object -> function name << 32 | file (string indexes + 1) */
     struct clt_map py_frame;    /* hash of (function, file, line) -> frame index + 1 */
     struct clt_map py_line;     /* hash of (code object, its names, offset) -> line + 2 (a sample's, pylines.c) */
+    struct clt_map symtabs;     /* Dwfl_Module -> its sorted symbol table (symtab.c) */
 };
 
 /* pylines.c: a sampled Python frame's line (0: none), from its code object

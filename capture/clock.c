@@ -114,6 +114,19 @@ static struct keep {
 static unsigned n_keeps;
 static pthread_mutex_t keep_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* keep_lock as an app's thread takes it. The collector holds it across its
+ * markers, at idle priority: beside two CPU hogs it then got no CPU, and
+ * the app's clReleaseContext waited for it 90-550 ms (tests/apps/host_gap.c,
+ * 5 runs). Where it is held, cltrace's threads are put back at normal
+ * priority first, as where the app waits for ring room. */
+static void keep_lock_for_app(void)
+{
+    if (pthread_mutex_trylock(&keep_lock) == 0)
+        return;
+    clt_own_threads_lift(CLT_LIFT_CLOCK);
+    pthread_mutex_lock(&keep_lock);
+}
+
 /* A profiling queue of ours on dev in context, or NULL (markers need 1.2). */
 static void *own_queue(void *context, void *dev)
 {
@@ -167,7 +180,7 @@ void clt_clock_keep(void *context, void *dev, int cpu_device, uint32_t refs_befo
     if (!context || !dev)
         return;
     context_settle(context, refs_before);   /* the calibration's commands let go first */
-    pthread_mutex_lock(&keep_lock);
+    keep_lock_for_app();
     struct keep *k = NULL;
     for (unsigned i = 0; i < n_keeps; i++)
         if (keeps[i].device == dev)
@@ -192,7 +205,7 @@ void clt_pre_clReleaseContext(struct clt_hook *h, void **context)
     (void)h;
     typedef int32_t (*obj_fn_t)(void *);
     obj_fn_t rel = REAL(clReleaseCommandQueue);
-    pthread_mutex_lock(&keep_lock);
+    keep_lock_for_app();
     for (unsigned i = 0; i < n_keeps; i++)
         if (keeps[i].queue && keeps[i].context == *context) {
             if (rel)
@@ -223,7 +236,7 @@ void clt_post_clGetContextInfo(struct clt_hook *h, int32_t *ret, void *context, 
     if (*ret != CL_SUCCESS_ || param_name != CL_CONTEXT_REFERENCE_COUNT_ || !param_value ||
         param_value_size < sizeof(uint32_t))
         return;
-    pthread_mutex_lock(&keep_lock);
+    keep_lock_for_app();
     for (unsigned i = 0; i < n_keeps; i++)
         if (keeps[i].queue && keeps[i].context == context) {
             uint32_t n;
@@ -278,7 +291,7 @@ void clt_clock_keep_release(void)
 {
     typedef int32_t (*obj_fn_t)(void *);
     obj_fn_t rel = REAL(clReleaseCommandQueue);
-    pthread_mutex_lock(&keep_lock);
+    keep_lock_for_app();
     for (unsigned i = 0; i < n_keeps; i++)
         if (keeps[i].queue) {
             if (rel)

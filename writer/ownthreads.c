@@ -71,6 +71,7 @@ static const char *const lift_name[] = {
     [CLT_LIFT_RING] = "an app thread waited for room in its ring",
     [CLT_LIFT_FLUSH] = "a crash or _exit flushed the trace",
     [CLT_LIFT_SNAPSHOT] = "the app waited for a snapshot",
+    [CLT_LIFT_CLOCK] = "an app thread waited for the collector's clock markers",
     [CLT_LIFT_EXIT] = "the exit",
 };
 

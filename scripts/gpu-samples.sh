@@ -5,7 +5,9 @@
 # host_gap_ctypes.py; the GPU hosts have no pyopencl), each on the NVIDIA
 # platform: the serialization finding's host line and its JSON; then the
 # sampling's cost there (scripts/bench-cpu-samples.sh). Every trace is left in
-# OUTDIR, to lint and load on a machine that has the tools.
+# OUTDIR, to lint and load on a machine that has the tools. Last, the
+# handler's reader of C frames against libunwind and the writer's symbol
+# tables against libdw, on this host's interpreter and C library.
 #   scripts/gpu-samples.sh [OUTDIR]     (default build/gpu-samples)
 # A host without the build's -dev packages: GPU_DEBS=a folder of Debian's
 # .deb files (shared/bench/README.md), unpacked into OUTDIR/prefix.
@@ -24,7 +26,8 @@ export CLTRACE_QUIET=1 OCL_PLATFORM=NVIDIA CLTEST_PLATFORM=NVIDIA
 # shellcheck source=scripts/nvidia-icd.sh
 . scripts/nvidia-icd.sh
 icd_only NVIDIA
-make -s all build/tests/host_gap build/tests/sample_stress > "$OUT/make.log" 2>&1 || { tail -20 "$OUT/make.log"; exit 1; }
+make -s all build/tests/host_gap build/tests/sample_stress build/tests/sample_stress-fp build/tests/unwind_check.so \
+    build/tests/test_symtab > "$OUT/make.log" 2>&1 || { tail -20 "$OUT/make.log"; exit 1; }
 PY=${PYTHON:-python3}
 rc=0
 host_line() {   # host_line NAME: the serialization finding and its host, from the report
@@ -51,4 +54,10 @@ CLTRACE_OUTPUT="$OUT/py.%p.pftrace" LD_PRELOAD=$PWD/build/libcltrace.so $PY test
 host_line py build_inputs
 echo "== 3. the sampling's cost on this host ($(nproc) cores)"
 bash scripts/bench-cpu-samples.sh || rc=1
+echo "== 4. the handler's C frames (capture/unwind.c) against libunwind, and the writer's symbol tables against libdw"
+LD_PRELOAD=$PWD/build/tests/unwind_check.so $PY tests/apps/pyctypes/unwind_mix.py 1 || rc=1
+for p in sample_stress sample_stress-fp; do
+    LD_PRELOAD=$PWD/build/tests/unwind_check.so build/tests/$p work > /dev/null || rc=1
+done
+build/tests/test_symtab || rc=1
 exit $rc

@@ -267,6 +267,10 @@ echo
 # idle CPUs halt at once, as much as cltrace, both ways)
 python3 scripts/selfcost-check.py --reps "${SELFCOST_REPS:-15}" --placebo || true
 echo
+# The same, run by run, for programs of few calls with host work between
+# them (C and pyopencl): each figure against the pairs' slowdown, the exit's share
+python3 scripts/bench-figure-pairs.py || true
+echo
 # Flight recorder (CLTRACE_RING_MB=64): 10^8 light calls; the process's
 # memory once a second (flat), its peak against the same program untraced,
 # the trace (<= 64 MiB encoded, the last calls, in order). RING_SECONDS=600

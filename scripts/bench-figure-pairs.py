@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""What the report says cltrace added, run by run, against what pairs of runs
+measure, for programs with host work between few calls: tests/apps/host_gap.c
+(C) and tests/apps/pyhost_gap.py (pyopencl, skipped where it is missing).
+
+Each program runs PAIRS times untraced and traced, interleaved; each run is
+timed whole, from fork to exit. Per program: the pairs' slowdown (the median
+of traced - untraced), each traced run's figure (self_cost.total_ns), how
+many figures lie within [slowdown - 15 ms, slowdown + 25 ms], and the exit's
+share of the figure (self_cost.exit_ns). make bench runs it; it reports and
+exits 0 (the machine's noise is in the table: the untraced runs' spread).
+
+    scripts/bench-figure-pairs.py [--pairs N]      (after make test-bins)
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+B = os.path.join(ROOT, "build")
+
+
+def timed_run(cmd, env):
+    t = time.perf_counter()
+    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return (time.perf_counter() - t) * 1e3
+
+
+def self_cost(trace):
+    out = subprocess.run([os.path.join(B, "cltrace-report"), "--format", "json", trace], capture_output=True,
+                         text=True, check=True).stdout
+    c = json.loads(out)["self_cost"]
+    return c["total_ns"] / 1e6, c.get("exit_ns", 0) / 1e6
+
+
+def measure(name, cmd, pairs, work):
+    env = dict(os.environ, CLTRACE_QUIET="1")
+    plain, traced, figs, exits = [], [], [], []
+    for i in range(pairs):
+        plain.append(timed_run(cmd, env))
+        out = os.path.join(work, "%s-%d" % (name, i))
+        os.makedirs(out)
+        tenv = dict(env, LD_PRELOAD=os.path.join(B, "libcltrace.so"), CLTRACE_OUTPUT=out + "/t.%p.pftrace")
+        traced.append(timed_run(cmd, tenv))
+        fig, ex = self_cost(glob.glob(out + "/t.*")[0])
+        figs.append(fig)
+        exits.append(ex)
+        shutil.rmtree(out)
+    slow = statistics.median(t - p for t, p in zip(traced, plain))
+    inside = sum(slow - 15 <= f <= slow + 25 for f in figs)
+    share = statistics.median(e / f for e, f in zip(exits, figs) if f > 0) if any(figs) else 0
+    print("| %s | %.0f (%.0f–%.0f) | %.1f | %.1f–%.1f (median %.1f) | %d of %d | %.0f %% |"
+          % (name, statistics.median(plain), min(plain), max(plain), slow, min(figs), max(figs),
+             statistics.median(figs), inside, pairs, 100 * share))
+    return inside == pairs
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pairs", type=int, default=7)
+    a = ap.parse_args()
+    programs = [("host_gap (C)", [os.path.join(B, "tests", "host_gap")])]
+    py = "/usr/bin/python3"
+    if subprocess.run([py, "-c", "import pyopencl"], stderr=subprocess.DEVNULL).returncode == 0:
+        programs.append(("pyhost_gap.py (pyopencl)", [py, os.path.join(ROOT, "tests", "apps", "pyhost_gap.py")]))
+    else:
+        print("pyhost_gap.py: skipped (no pyopencl for %s)" % py)
+    print("cltrace's figure against %d interleaved pairs (ms; %s, %d cores)" % (a.pairs, time.strftime("%Y-%m-%d"),
+                                                                             os.cpu_count()))
+    print("| program | untraced (min–max) | pairs: traced - untraced, median | figure, run by run "
+          "| within [-15, +25] ms | exit's share |")
+    print("|---|---:|---:|---:|---:|---:|")
+    work = tempfile.mkdtemp(prefix="cltrace-figure-pairs.")
+    try:
+        ok = all([measure(n, c, a.pairs, work) for n, c in programs])
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print("every figure within its bounds" if ok else "some figures outside their bounds (target: all)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -8,6 +8,7 @@
  * as libunwind: its libelf must not stand in for one the app links. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <link.h>
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
@@ -331,9 +332,10 @@ static const char *symbol_at(struct clt_symbols *s, Dwfl_Module *mod, uint64_t a
 }
 
 /* The object that holds `at`: where it is mapped and its file (the main
- * program's: ""), from glibc's index of the loaded objects; dladdr would
- * also walk every exported symbol of it for a name (13 ms of the writer's
- * time for a program on PoCL: clang's library has 30,000). */
+ * program's: the command, as dladdr says), from glibc's index of the
+ * loaded objects; dladdr would also walk every exported symbol of it for
+ * a name (13 ms of the writer's time for a program on PoCL: clang's
+ * library has 30,000). */
 #if defined(DLFO_STRUCT_HAS_EH_DBASE)      /* glibc 2.35 on */
 static void object_of(uint64_t at, Dl_info *di)
 {
@@ -347,7 +349,8 @@ static void object_of(uint64_t at, Dl_info *di)
     }
     if (find && find((void *)(uintptr_t)at, &fo) == 0 && fo.dlfo_link_map) {
         di->dli_fbase = fo.dlfo_map_start;
-        di->dli_fname = fo.dlfo_link_map->l_name;
+        /* the main program's map has no name: dladdr's is the command's */
+        di->dli_fname = fo.dlfo_link_map->l_name[0] ? fo.dlfo_link_map->l_name : program_invocation_name;
         return;
     }
     dladdr((void *)(uintptr_t)at, di);

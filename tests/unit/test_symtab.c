@@ -1,7 +1,7 @@
 /* writer/symtab.c against libdw's own lookup (dwfl_module_addrname), on
  * every module of this process with a large symbol table (the C library,
  * LLVM's where PoCL is installed, whatever argv names): the start, middle
- * and last byte of ~300 of its symbols, the byte past each, and 300
+ * and last byte of ~150 of its symbols, the byte past each, and 200
  * addresses spread over the module. Every name the table gives is libdw's;
  * the table answers 9 in 10 of the addresses libdw names. */
 #define _GNU_SOURCE
@@ -43,7 +43,7 @@ static int check_module(Dwfl_Module *mod, void **user, const char *name, Dwarf_A
     Dwarf_Addr lo, hi;
     dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
     struct tally y = { 0, 0, 0, 0 };
-    int step = count / 300 > 0 ? count / 300 : 1;
+    int step = count / 150 > 0 ? count / 150 : 1;
     for (int i = 1; i < count; i += step) {
         GElf_Sym sym;
         GElf_Addr addr;
@@ -57,7 +57,7 @@ static int check_module(Dwfl_Module *mod, void **user, const char *name, Dwarf_A
         probe(mod, t, addr + sym.st_size, &y);
     }
     uint64_t x = 88172645463325252ull;
-    for (int i = 0; i < 300 && hi > lo; i++) {
+    for (int i = 0; i < 200 && hi > lo; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         probe(mod, t, lo + x % (hi - lo), &y);
     }

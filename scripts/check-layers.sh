@@ -62,12 +62,27 @@ if command -v nm > /dev/null && command -v "${CC:-cc}" > /dev/null; then
     obj=$(mktemp -d /tmp/cltrace-layers.XXXXXX)
     trap 'rm -rf "$obj"' EXIT
     files=$(find report capture writer -name '*.c' ! -name fuzz_reader.c | sort)
+    # LAYERS_OBJ_CACHE=DIR: a file whose text and every header are as when
+    # it was compiled there is not compiled again (tests/tools.sh checks a
+    # copy of the tree that differs in three files)
+    cache=${LAYERS_OBJ_CACHE:-}
+    [ -z "$cache" ] || { mkdir -p "$cache"; hdrs=$(find . -name '*.h' ! -path './build/*' | sort | xargs cat | sha1sum | cut -c1-16); }
+    compile() {   # compile FILE OBJECT [CACHED]: a failure said, and listed in $obj/failed
+        "${CC:-cc}" -std=gnu11 -I. -c -o "$2" "$1" 2> "$2.err" ||
+            { echo "$1: does not compile alone"; cat "$2.err"; echo "$1" >> "$obj/failed"; return; }
+        [ -z "${3:-}" ] || cp "$2" "$3"
+    }
     for f in $files; do
-        o=$obj/$(echo "$f" | tr / _).o
-        "${CC:-cc}" -std=gnu11 -I. -c -o "$o" "$f" 2> "$obj/err" || { echo "$f: does not compile alone"; cat "$obj/err"; bad=1; } &
+        o=$obj/$(echo "$f" | tr / _).o c=
+        if [ -n "$cache" ]; then
+            c=$cache/$(sha1sum < "$f" | cut -c1-16)-$hdrs-$(echo "$f" | tr / _).o
+            [ -f "$c" ] && { cp "$c" "$o"; continue; }
+        fi
+        compile "$f" "$o" "$c" &
         [ "$(jobs -r | wc -l)" -lt 4 ] || wait -n
     done
     wait
+    [ ! -s "$obj/failed" ] || bad=1
     /usr/bin/python3 - "$obj" $files <<'PY' || bad=1
 import os, re, subprocess, sys
 obj, files = sys.argv[1], sys.argv[2:]

@@ -1261,7 +1261,7 @@ t_fuzz_reader_bounded() {
     echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' |
         clang -fsanitize=fuzzer -x c - -o "$WORK/fuzz-probe" 2> /dev/null ||
         { echo "libFuzzer runtime not installed (libclang-rt-*-dev)"; return 77; }
-    make -s fuzz FUZZ_SECONDS=15 > "$WORK/fuzz.log" 2>&1 || { tail -30 "$WORK/fuzz.log"; return 1; }
+    make -s fuzz FUZZ_SECONDS=10 > "$WORK/fuzz.log" 2>&1 || { tail -30 "$WORK/fuzz.log"; return 1; }
     grep -q '^Done [0-9]* runs' "$WORK/fuzz.log"
 }
 

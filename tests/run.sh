@@ -577,6 +577,29 @@ assert 16 < s["launches_timed"] < 2001 and s["sampling"].startswith("first 16, t
     $PY tests/checks.py launches "$(trace_of "$WORK/lf")" 500 16,64
 }
 
+t_untimed_transfers_counted() {
+    # transfers that sampling left untimed count in the report with the
+    # timed ones (the writer's cltrace.sampled_out_transfer.N): the
+    # transfers example's 512 small writes and reads, 4 of each size timed,
+    # as many as with every command timed, and the finding says how many
+    CLTRACE_SAMPLE=4,64 traced "$WORK/ut" "$B/examples/transfers" > /dev/null
+    CLTRACE_SAMPLE=all traced "$WORK/ua" "$B/examples/transfers" > /dev/null
+    "$B/cltrace-report" --format json "$(trace_of "$WORK/ut")" > "$WORK/ut.json"
+    "$B/cltrace-report" --format json "$(trace_of "$WORK/ua")" > "$WORK/ua.json"
+    $PY - "$WORK/ut.json" "$WORK/ua.json" <<'PYEOF'
+import json, re, sys
+def small(path):
+    r = json.load(open(path))
+    f = [x for x in r["findings"] if x["rule"] == "small-transfers"][0]
+    return int(re.match(r"(\d+) transfers below", f["numbers"]).group(1)), f["numbers"], r["summary"]["device"]["transfers"]
+(n_s, text_s, t_s), (n_a, text_a, t_a) = small(sys.argv[1]), small(sys.argv[2])
+print("sampled: %d small, %d transfers; every command timed: %d small, %d transfers" % (n_s, t_s, n_a, t_a))
+m = re.search(r"\((\d+) transfers untimed", text_s)
+assert n_s == n_a == 512 and t_s == t_a and m and 400 < int(m.group(1)) < 512, text_s
+assert "untimed" not in text_a, text_a
+PYEOF
+}
+
 t_launch_loop_budget_by_default() {
     # by default a launch-bound loop is timed within the budget (here 2 % of
     # the run, so that a slow machine's loop still reaches it): the first 16

@@ -53,6 +53,25 @@ static const uint64_t *arr(const struct clt_rec *rec, int i, unsigned *n)
     return (const uint64_t *)((const uint8_t *)rec + (v >> 32));
 }
 
+/* A read's, write's, copy's or fill's bytes: its region's, else its size. */
+static uint64_t transfer_bytes(const struct clt_rec *rec)
+{
+    const struct clt_fn_desc *fd = &clt_fns[rec->fn];
+    int si = pidx(fd, "size"), ri = pidx(fd, "region");
+    unsigned n;
+    const uint64_t *region = ri >= 0 ? arr(rec, ri, &n) : NULL;
+    return region && n == 3 ? region[0] * region[1] * region[2] : si >= 0 ? rec->arg[si] : 0;
+}
+
+static int dir_of(unsigned fn, const char **dir)
+{
+    const char *name = clt_fns[fn].name;
+    *dir = strstr(name, "Read") ? "device_to_host" : strstr(name, "Write") ? "host_to_device"
+         : strstr(name, "Copy") || strstr(name, "Memcpy") ? "device_to_device"
+         : strstr(name, "Fill") || strstr(name, "Memfill") || strstr(name, "MemFill") ? "device" : NULL;
+    return *dir != NULL;
+}
+
 void clt_dm_copy_str(char *dst, const struct clt_rec *rec, int i)
 {
     dst[0] = 0;
@@ -358,16 +377,18 @@ static void est_push(struct clt_queue *q, uint64_t h0, uint64_t kernel_id, const
     memcpy(e->lws, u->lws, sizeof e->lws);
 }
 
-/* An enqueue CLTRACE_SAMPLE left untimed: counted on its device and, for a
- * launch, on its kernel and launch configuration (the report extrapolates
- * the kernel's device time from the launches that were timed), and kept on
- * its queue to be drawn as an estimated slice (estimated.c). */
+/* An enqueue CLTRACE_SAMPLE left untimed: counted on its device, a transfer by direction and size,
+ * a launch on its kernel and launch configuration (the report extrapolates their device time from
+ * the timed ones); a launch kept on its queue to be drawn as an estimated slice (estimated.c). */
 static void sampled_out(struct clt_writer *w, const struct clt_rec *rec, unsigned fn, uint64_t t0)
 {
     struct clt_devmodel *m = w->dev;
     struct clt_queue *q = queue_get(w, rec->arg[0]);
+    const char *dir;
     if (q && q->dev)
         q->dev->sampled_out++;
+    if (fn != CLT_FN_clEnqueueNDRangeKernel && dir_of(fn, &dir))
+        clt_dm_untimed_transfer(m, dir, transfer_bytes(rec));
     if (fn != CLT_FN_clEnqueueNDRangeKernel)
         return;
     struct clt_untimed u = { 0 };
@@ -418,15 +439,6 @@ struct clt_flow *clt_dm_flow_slot(struct clt_devmodel *m, uint64_t flow, int cre
 void clt_dm_flow_done(struct clt_devmodel *m, struct clt_flow *f)
 {
     free(clt_map_del(&m->flow_map, f->flow));
-}
-
-static int dir_of(unsigned fn, const char **dir)
-{
-    const char *name = clt_fns[fn].name;
-    *dir = strstr(name, "Read") ? "device_to_host" : strstr(name, "Write") ? "host_to_device"
-         : strstr(name, "Copy") || strstr(name, "Memcpy") ? "device_to_device"
-         : strstr(name, "Fill") || strstr(name, "Memfill") || strstr(name, "MemFill") ? "device" : NULL;
-    return *dir != NULL;
 }
 
 /* A queue's life and clFinish; a context's devices. 1 if the call was one. */
@@ -643,18 +655,13 @@ static void transfer_facts(struct clt_writer *w, const struct clt_rec *rec, stru
 {
     const struct clt_fn_desc *fd = &clt_fns[rec->fn];
     f->direction = dir;
-    int bi = pidx(fd, "buffer"), si = pidx(fd, "size"), ri = pidx(fd, "region");
+    int bi = pidx(fd, "buffer");
     if (bi < 0)
         bi = pidx(fd, "src_buffer");
     if (bi >= 0)
         f->mem_id = clt_dm_id_of(w, rec->arg[bi]);
     mem_in_flight(w->dev, f);
-    if (si >= 0)
-        f->bytes = rec->arg[si];
-    unsigned n;
-    const uint64_t *region = ri >= 0 ? arr(rec, ri, &n) : NULL;
-    if (region && n == 3)
-        f->bytes = region[0] * region[1] * region[2];
+    f->bytes = transfer_bytes(rec);
 }
 
 /* Each call as the device model sees it: objects' lives, then enqueues. */

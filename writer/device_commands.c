@@ -625,6 +625,29 @@ static void untimed_attrs(struct clt_writer *w)
         clt_attrs_put(w, &a);
 }
 
+/* Transfers CLTRACE_SAMPLE left untimed, by direction and size:
+ * "direction|bytes|count" (the report counts them with the timed ones) */
+static void untimed_transfer_attrs(struct clt_writer *w)
+{
+    struct clt_devmodel *m = w->dev;
+    static struct clt_attrs a;
+    static char vals[CLT_MAX_UNTIMED][64];
+    char key[64];
+    a.n = 0;
+    for (unsigned i = 0; i < m->n_untimed_xfers; i++) {
+        const struct clt_untimed_xfer *x = &m->untimed_xfers[i];
+        snprintf(vals[i], sizeof vals[i], "%s|%llu|%llu", x->dir, (unsigned long long)x->bytes,
+                 (unsigned long long)x->count);
+        snprintf(key, sizeof key, "cltrace.sampled_out_transfer.%u", i);
+        clt_attr_str(&a, key, vals[i]);
+    }
+    if (m->untimed_xfers_other)
+        clt_attr_int(&a, "cltrace.sampled_out_transfers_other", (int64_t)m->untimed_xfers_other);
+    if (a.n)
+        clt_attrs_put(w, &a);
+}
+
+
 /* Device facts and clock quality, as trace attributes. */
 void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
 {
@@ -654,4 +677,5 @@ void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
         device_attrs(&a, i, &m->devs[i]);
     clt_attrs_put(w, &a);
     untimed_attrs(w);
+    untimed_transfer_attrs(w);
 }

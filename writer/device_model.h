@@ -3,6 +3,7 @@
 #ifndef CLT_DEVICE_MODEL_H
 #define CLT_DEVICE_MODEL_H
 #include <stdint.h>
+#include <string.h>
 #include "trace/record.h"
 #include "objects.h"
 
@@ -146,6 +147,9 @@ struct clt_untimed {
     uint64_t gws[3], lws[3], count;
 };
 
+/* Transfers CLTRACE_SAMPLE left untimed, by direction and size. */
+struct clt_untimed_xfer { const char *dir; uint64_t bytes, count; };
+
 struct clt_mapping { uint64_t bytes, flags; };   /* a clEnqueueMap* result, until its unmap */
 
 struct clt_regs { uint64_t program; unsigned regs; char name[CLT_MAX_STR + 1]; };
@@ -179,6 +183,9 @@ struct clt_devmodel {
     struct clt_untimed untimed_launches[CLT_MAX_UNTIMED];
     unsigned n_untimed;
     uint64_t untimed_other;
+    struct clt_untimed_xfer untimed_xfers[CLT_MAX_UNTIMED];
+    unsigned n_untimed_xfers;
+    uint64_t untimed_xfers_other;
 };
 
 /* device.c: the model, shared with device_commands.c */
@@ -211,6 +218,22 @@ void clt_dm_flow_done(struct clt_devmodel *m, struct clt_flow *f);   /* its comm
 uint64_t clt_dm_launch_key(uint64_t kernel_id, uint32_t work_dim, const uint64_t *gws, const uint64_t *lws,
                            int lws_null);
 void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1, uint32_t seq);
+/* An untimed transfer counted by its direction and bytes (device.c; the
+ * attributes: device_commands.c) */
+static inline void clt_dm_untimed_transfer(struct clt_devmodel *m, const char *dir, uint64_t bytes)
+{
+    for (unsigned i = 0; i < m->n_untimed_xfers; i++) {
+        struct clt_untimed_xfer *x = &m->untimed_xfers[i];
+        if (x->bytes == bytes && !strcmp(x->dir, dir)) {
+            x->count++;
+            return;
+        }
+    }
+    if (m->n_untimed_xfers < CLT_MAX_UNTIMED)
+        m->untimed_xfers[m->n_untimed_xfers++] = (struct clt_untimed_xfer){ dir, bytes, 1 };
+    else
+        m->untimed_xfers_other++;
+}
 
 /* A host-to-device write: the command whose event has its own price and
  * which a profiling queue slows (capture/hooks.c measures both). */

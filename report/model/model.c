@@ -499,6 +499,7 @@ int rm_read_fd(struct rm_model *m, int fd, const char *path, char *err, unsigned
     if (in.salvaged && m->packets)
         m->truncated = 1;       /* the gzip stream cut short: what it held before the cut was read */
     if (rc == 0) {
+        rm_untimed_transfers_fold(m);
         rm_extrapolate(m);
         rm_devtiming_judge(&m->dt);
     }

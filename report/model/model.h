@@ -144,6 +144,11 @@ struct rm_transfers {
     /* transfers of at least 64 KiB by bandwidth, log2 bins of MB/s, pageable
      * (not CL_MEM_USE/ALLOC_HOST_PTR) or pinned: the low-bandwidth rule */
     uint64_t bw_count[RM_DIRS][2][24], bw_bytes[RM_DIRS][2][24], bw_ns[RM_DIRS][2][24];
+    /* transfers sampling left untimed (cltrace.sampled_out_transfer.N), by
+     * direction and size: counted with the timed ones at their mean time */
+    struct { int dir; uint64_t bytes, count; } untimed[64];
+    unsigned n_untimed;
+    uint64_t untimed_count;
 };
 
 struct rm_timeline {            /* device busy and idle, serialization */

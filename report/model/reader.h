@@ -59,6 +59,8 @@ void rm_mem_free(struct rm_model *m);
 struct rm_kernel *rm_kernel_find(struct rm_model *m, const char *name, const struct rm_kernel *cfg);
 void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char *s);
 void rm_extrapolate(struct rm_model *m);
+void rm_untimed_transfer(struct rm_model *m, const char *s);   /* totals.c: "direction|bytes|count" */
+void rm_untimed_transfers_fold(struct rm_model *m);           /* ... counted with the timed ones */
 /* totals.c: a function's totals (made on first use; NULL: no memory), a
  * failing call's stack kept as its kind's, a slice's end added up */
 struct rm_api *rm_api_get(struct rm_model *m, const char *name);

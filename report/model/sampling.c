@@ -97,6 +97,10 @@ void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char
         }
     if (machine_attr(c, key, v, s))
         return;
+    if (!strncmp(key, "cltrace.sampled_out_transfer.", 29) && s) {
+        rm_untimed_transfer(m, s);
+        return;
+    }
     /* "name|work_dim|g0,g1,g2|l0,l1,l2 or NULL|count": launches left untimed */
     if (strncmp(key, "cltrace.sampled_out.", 20) != 0 || !s)
         return;

@@ -129,12 +129,59 @@ int rm_bw_bin(double gbps)
     return bin;
 }
 
-static void transfer_add(struct rm_model *m, const struct open_slice *o, uint64_t dur)
+static int dir_index(const char *direction)
 {
     static const char *const dirs[RM_DIRS] = { "host_to_device", "device_to_host", "device_to_device", "device" };
     int d = 0;
-    while (d < RM_DIRS && strcmp(dirs[d], o->direction))
+    while (d < RM_DIRS && strcmp(dirs[d], direction))
         d++;
+    return d;
+}
+
+/* "direction|bytes|count": transfers sampling left untimed, kept until the
+ * timed ones are all read (rm_untimed_transfers_fold) */
+void rm_untimed_transfer(struct rm_model *m, const char *s)
+{
+    struct rm_transfers *x = &m->xfer;
+    char dir[32];
+    unsigned long long bytes, count;
+    if (x->n_untimed >= sizeof x->untimed / sizeof x->untimed[0] ||
+        sscanf(s, "%31[^|]|%llu|%llu", dir, &bytes, &count) != 3 || dir_index(dir) == RM_DIRS)
+        return;
+    x->untimed[x->n_untimed].dir = dir_index(dir);
+    x->untimed[x->n_untimed].bytes = bytes;
+    x->untimed[x->n_untimed++].count = count;
+}
+
+/* The untimed transfers counted as the timed ones of their direction and
+ * size class are: their bytes, their count, and the class's mean time (0
+ * where none of it was timed), in the small-transfer tallies too. */
+void rm_untimed_transfers_fold(struct rm_model *m)
+{
+    struct rm_transfers *x = &m->xfer;
+    for (unsigned i = 0; i < x->n_untimed; i++) {
+        int d = x->untimed[i].dir, b = bucket(x->untimed[i].bytes);
+        uint64_t n = x->untimed[i].count, bytes = n * x->untimed[i].bytes;
+        uint64_t ns = x->count[d][b] ? (uint64_t)((double)x->ns[d][b] / (double)x->count[d][b] * (double)n) : 0;
+        x->count[d][b] += n;
+        x->bytes[d][b] += bytes;
+        x->ns[d][b] += ns;
+        x->untimed_count += n;
+        if (x->untimed[i].bytes < m->small_threshold && d != RM_FILL) {
+            x->small_count += n;
+            x->small_bytes += bytes;
+            x->small_ns += ns;
+        } else if (d == RM_H2D || d == RM_D2H) {
+            x->large_bytes += bytes;
+            x->large_ns += ns;
+        }
+    }
+    x->n_untimed = 0;
+}
+
+static void transfer_add(struct rm_model *m, const struct open_slice *o, uint64_t dur)
+{
+    int d = dir_index(o->direction);
     if (d == RM_DIRS)
         return;
     struct rm_transfers *x = &m->xfer;

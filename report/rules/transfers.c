@@ -68,6 +68,9 @@ void rules_small_transfers(const struct rm_model *m, const struct thresholds *th
     if (!m->dt.unusable)      /* a share of device time only where the device's clock measures */
         finding_set(&f->numbers, "%s, %.0f%% of transfer time", f->numbers,
                     total_ns ? 100.0 * (double)x->small_ns / (double)total_ns : 0);
+    if (x->untimed_count)     /* sampling left some untimed: counted all the same */
+        finding_set(&f->numbers, "%s (%llu transfers untimed, at the mean time of the timed ones of their size)",
+                    f->numbers, (unsigned long long)x->untimed_count);
     finding_set(&f->fix, "batch small transfers into fewer large ones, or map the buffer (clEnqueueMapBuffer) and "
                 "write in place");
     small_gain(m, f);

@@ -202,6 +202,7 @@ void clt_window_emit(struct clt_writer *w, const struct clt_rec *rec);
 void clt_windows_close(struct clt_writer *w, uint64_t ts, struct clt_attrs *a);   /* at the end */
 void clt_windows_attr(struct clt_attrs *a, uint64_t now);   /* a snapshot's: an open window ends at now */
 int clt_windows_seen(void);
+uint64_t clt_windows_closed_between(uint64_t after, uint64_t until);   /* a window's end in (after, until]; 0: none */
 void clt_windows_forget(void);
 
 /* estimated.c: untimed launches as estimated slices on their queue (device_model.h's types) */

@@ -109,6 +109,16 @@ void clt_windows_close(struct clt_writer *w, uint64_t ts, struct clt_attrs *a)
     clt_windows_attr(a, ts);
 }
 
+/* The first window that ended after `after` and by `until` (trace ns):
+ * untimed launches enqueued before it are drawn in it (device_commands.c) */
+uint64_t clt_windows_closed_between(uint64_t after, uint64_t until)
+{
+    for (unsigned i = 0; i < n_kept && i < MAX_KEPT; i++)
+        if (kept[i].end > after && kept[i].end <= until)
+            return kept[i].end;
+    return 0;
+}
+
 int clt_windows_seen(void)
 {
     return n_windows > 0;

@@ -599,6 +599,15 @@ static void device_attrs(struct clt_attrs *a, unsigned i, const struct clt_dev *
 #undef DEV_STR
 }
 
+/* A list of attributes, and how many it had no room for (under other_key) */
+static void put_listed(struct clt_writer *w, struct clt_attrs *a, const char *other_key, uint64_t other)
+{
+    if (other)
+        clt_attr_int(a, other_key, (int64_t)other);
+    if (a->n)
+        clt_attrs_put(w, a);
+}
+
 /* CLTRACE_SAMPLE: the launches left untimed, one attribute per kernel and
  * launch configuration: "name|work_dim|g0,g1,g2|l0,l1,l2 or NULL|count" */
 static void untimed_attrs(struct clt_writer *w)
@@ -622,10 +631,7 @@ static void untimed_attrs(struct clt_writer *w)
         snprintf(key, sizeof key, "cltrace.sampled_out.%u", i);
         clt_attr_str(&a, key, vals[i]);
     }
-    if (m->untimed_other)
-        clt_attr_int(&a, "cltrace.sampled_out_other", (int64_t)m->untimed_other);
-    if (a.n)
-        clt_attrs_put(w, &a);
+    put_listed(w, &a, "cltrace.sampled_out_other", m->untimed_other);
 }
 
 /* Transfers CLTRACE_SAMPLE left untimed, by direction and size:
@@ -644,12 +650,8 @@ static void untimed_transfer_attrs(struct clt_writer *w)
         snprintf(key, sizeof key, "cltrace.sampled_out_transfer.%u", i);
         clt_attr_str(&a, key, vals[i]);
     }
-    if (m->untimed_xfers_other)
-        clt_attr_int(&a, "cltrace.sampled_out_transfers_other", (int64_t)m->untimed_xfers_other);
-    if (a.n)
-        clt_attrs_put(w, &a);
+    put_listed(w, &a, "cltrace.sampled_out_transfers_other", m->untimed_xfers_other);
 }
-
 
 /* Device facts and clock quality, as trace attributes. */
 void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)

@@ -20,6 +20,7 @@
 #include <dlfcn.h>
 #include <string.h>
 #include "unwind.h"
+#include "common/loaded.h"
 
 #if defined(__x86_64__) && defined(DLFO_STRUCT_HAS_EH_DBASE)
 
@@ -45,8 +46,7 @@ static int (*find_object)(void *, struct dl_find_object *);
 
 void clt_unwind_load(void)
 {
-    __atomic_store_n(&find_object, (int (*)(void *, struct dl_find_object *))dlsym(RTLD_DEFAULT, "_dl_find_object"),
-                     __ATOMIC_RELEASE);
+    __atomic_store_n(&find_object, clt_loaded_find_object(), __ATOMIC_RELEASE);
 }
 
 static uint64_t uleb(const uint8_t **p, const uint8_t *end)

@@ -2,8 +2,20 @@
  * program headers: no file read, no lock of ours (the shim's Python frames
  * and the writer's mappings both ask). */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <link.h>
 #include "loaded.h"
+
+clt_find_object_fn clt_loaded_find_object(void)
+{
+    static clt_find_object_fn find;
+    static int looked;
+    if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&find, (clt_find_object_fn)dlsym(RTLD_DEFAULT, "_dl_find_object"), __ATOMIC_RELAXED);
+        __atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
+    }
+    return __atomic_load_n(&find, __ATOMIC_RELAXED);
+}
 
 struct want { uint64_t addr, lo, hi; };
 

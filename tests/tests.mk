@@ -142,8 +142,9 @@ TEST_BINS += $(T)/bench_calls
 $(T)/test_symtab: tests/unit/test_symtab.c writer/symtab.c common/map.c writer/symtab.h | $(T)
 	$(CC) $(TEST_CFLAGS) $(INC) -o $@ tests/unit/test_symtab.c writer/symtab.c common/map.c -ldw -lelf -ldl
 TEST_BINS += $(T)/test_symtab
-$(T)/unwind_check.so: tests/unit/test_unwind.c capture/unwind.c capture/unwind.h | $(T)
-	$(CC) $(TEST_CFLAGS) $(INC) -O2 -shared -fPIC -o $@ tests/unit/test_unwind.c capture/unwind.c -ldl -lpthread
+$(T)/unwind_check.so: tests/unit/test_unwind.c capture/unwind.c capture/unwind.h common/loaded.c | $(T)
+	$(CC) $(TEST_CFLAGS) $(INC) -O2 -shared -fPIC -Wl,--no-undefined -o $@ tests/unit/test_unwind.c capture/unwind.c \
+	    common/loaded.c -ldl -lpthread
 TEST_BINS += $(T)/unwind_check.so
 $(T)/last_fini.so: tests/bench/last_fini.c | $(T)
 	$(CC) -O2 -Wall -Wextra $(if $(filter true,$(CI)),-Werror) -shared -fPIC -o $@ $<

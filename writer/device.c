@@ -387,10 +387,11 @@ static void sampled_out(struct clt_writer *w, const struct clt_rec *rec, unsigne
     const char *dir;
     if (q && q->dev)
         q->dev->sampled_out++;
-    if (fn != CLT_FN_clEnqueueNDRangeKernel && dir_of(fn, &dir))
-        clt_dm_untimed_transfer(m, dir, transfer_bytes(rec));
-    if (fn != CLT_FN_clEnqueueNDRangeKernel)
+    if (fn != CLT_FN_clEnqueueNDRangeKernel) {
+        if (dir_of(fn, &dir))
+            clt_dm_untimed_transfer(m, dir, transfer_bytes(rec));
         return;
+    }
     struct clt_untimed u = { 0 };
     struct clt_kern *k = kern_get(w, clt_dm_id_of(w, rec->arg[1]), 0);
     unsigned n;

@@ -339,14 +339,9 @@ static const char *symbol_at(struct clt_symbols *s, Dwfl_Module *mod, uint64_t a
 #if defined(DLFO_STRUCT_HAS_EH_DBASE)      /* glibc 2.35 on */
 static void object_of(uint64_t at, Dl_info *di)
 {
-    static int (*find)(void *, struct dl_find_object *);
-    static int looked;
+    clt_find_object_fn find = clt_loaded_find_object();
     struct dl_find_object fo;
     memset(di, 0, sizeof *di);
-    if (!looked) {
-        find = (int (*)(void *, struct dl_find_object *))dlsym(RTLD_DEFAULT, "_dl_find_object");
-        looked = 1;
-    }
     if (find && find((void *)(uintptr_t)at, &fo) == 0 && fo.dlfo_link_map) {
         di->dli_fbase = fo.dlfo_map_start;
         /* the main program's map has no name: dladdr's is the command's */
@@ -387,8 +382,9 @@ static uint64_t frames_of_slow(struct clt_symbols *s, uint64_t pc)
     Dwfl_Module *mod = fr->ours ? NULL : module_of(s, at);
     const char *fn = mod ? symbol_at(s, mod, at) : NULL;
     char name[300];
-    if (!fn && dladdr((void *)(uintptr_t)at, &di))     /* without libdw: an exported symbol's name */
-        fn = di.dli_sname;
+    Dl_info exported;
+    if (!fn && dladdr((void *)(uintptr_t)at, &exported))     /* without libdw: an exported symbol's name */
+        fn = exported.dli_sname;
     fn = clt_symtab_readable(fn, file, base, pc, name, sizeof name);
     char *readable = clt_symtab_demangle(fn);
     uint32_t fn_str = str_intern(s, readable ? readable : fn), file_str = 0, line_no = 0, map = 0;

@@ -7,6 +7,7 @@
  * exit status 1 where one differs or too few were read by unwind.c. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -74,8 +75,6 @@ __attribute__((destructor)) static void report(void)
 {
     struct itimerval off = { { 0, 0 }, { 0, 0 } };
     setitimer(ITIMER_PROF, &off, NULL);
-    fprintf(stderr, "unwind: %u samples, %u read by unwind.c, %u left to libunwind, %u differ\n", samples,
-            read_here, left, differ);
     for (unsigned i = 0; i < left && i < 4; i++)
         fprintf(stderr, "left to libunwind, stopped at:"), name(left_at[i]);
     if (differ) {
@@ -86,6 +85,9 @@ __attribute__((destructor)) static void report(void)
                 fprintf(stderr, "   libunwind:"), name(first_theirs[i]);
         }
     }
+    /* the verdict last: a failing test's last line says why */
+    fprintf(stderr, "unwind (%s): %u samples, %u read by unwind.c, %u left to libunwind, %u differ\n",
+            program_invocation_short_name, samples, read_here, left, differ);
     if (differ || samples < 20 || read_here < samples * 9 / 10)
         _exit(1);
 }

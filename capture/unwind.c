@@ -235,8 +235,10 @@ static int run_ops(const uint8_t *p, const uint8_t *end, const struct cie *c, ui
             return 1;
         continue;
     restore:
-        if (init)
-            set_rule(r, reg, reg == REG_BP ? init->bp_rule : init->ra_rule, reg == REG_BP ? init->bp_off : init->ra_off);
+        if (init && reg == REG_BP)
+            set_rule(r, reg, init->bp_rule, init->bp_off);
+        else if (init)
+            set_rule(r, reg, init->ra_rule, init->ra_off);
         continue;
     }
     return 1;

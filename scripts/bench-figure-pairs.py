@@ -3,14 +3,17 @@
 measure, for programs with host work between few calls: tests/apps/host_gap.c
 (C) and tests/apps/pyhost_gap.py (pyopencl, skipped where it is missing).
 
-Each program runs PAIRS times untraced and traced, interleaved; each run is
-timed whole, from fork to exit. Per program: the pairs' slowdown (the median
+Each program runs PAIRS times untraced and traced, interleaved (each first in
+turn); each run is timed whole, from fork to exit. Per program: the pairs' slowdown (the median
 of traced - untraced), each traced run's figure (self_cost.total_ns), how
 many figures lie within [slowdown - 15 ms, slowdown + 25 ms], and the exit's
 share of the figure (self_cost.exit_ns). make bench runs it; it reports and
 exits 0 (the machine's noise is in the table: the untraced runs' spread).
 
-    scripts/bench-figure-pairs.py [--pairs N]      (after make test-bins)
+With --examples: every example, problem and fixed, the same way (on a GPU
+host its whole run by default is to stay within 1.05x untraced: medians).
+
+    scripts/bench-figure-pairs.py [--pairs N] [--examples]   (after make test-bins)
 """
 import argparse
 import glob
@@ -40,19 +43,27 @@ def self_cost(trace):
     return c["total_ns"] / 1e6, c.get("exit_ns", 0) / 1e6
 
 
-def measure(name, cmd, pairs, work):
+def pairs_of(name, cmd, pairs, work):
+    """(untraced ms, traced ms, figure ms, exit ms) of each pair, the two runs' order alternating"""
     env = dict(os.environ, CLTRACE_QUIET="1")
-    plain, traced, figs, exits = [], [], [], []
+    rows = []
     for i in range(pairs):
-        plain.append(timed_run(cmd, env))
-        out = os.path.join(work, "%s-%d" % (name, i))
+        out = os.path.join(work, "%s-%d" % (name.split()[0], i))
         os.makedirs(out)
         tenv = dict(env, LD_PRELOAD=os.path.join(B, "libcltrace.so"), CLTRACE_OUTPUT=out + "/t.%p.pftrace")
-        traced.append(timed_run(cmd, tenv))
-        fig, ex = self_cost(glob.glob(out + "/t.*")[0])
-        figs.append(fig)
-        exits.append(ex)
+        if i % 2:
+            traced = timed_run(cmd, tenv)
+            plain = timed_run(cmd, env)
+        else:
+            plain = timed_run(cmd, env)
+            traced = timed_run(cmd, tenv)
+        rows.append((plain, traced) + self_cost(glob.glob(out + "/t.*")[0]))
         shutil.rmtree(out)
+    return rows
+
+
+def measure(name, cmd, pairs, work):
+    plain, traced, figs, exits = zip(*pairs_of(name, cmd, pairs, work))
     slow = statistics.median(t - p for t, p in zip(traced, plain))
     inside = sum(slow - 15 <= f <= slow + 25 for f in figs)
     share = statistics.median(e / f for e, f in zip(exits, figs) if f > 0) if any(figs) else 0
@@ -62,10 +73,41 @@ def measure(name, cmd, pairs, work):
     return inside == pairs
 
 
+def examples(pairs, work):
+    """Every example's whole run, untraced and by default: medians, their ratio, the figure and its exit"""
+    names = []
+    for line in open(os.path.join(ROOT, "Makefile")):
+        if line.startswith("EXAMPLES := "):
+            names = line.split()[2:]
+    print("every example's whole run, %d interleaved pairs (ms; %s, %d cores)" % (pairs, time.strftime("%Y-%m-%d"),
+                                                                              os.cpu_count()))
+    print("| example | untraced, median | by default, median | ratio | figure, median | exit's share |")
+    print("|---|---:|---:|---:|---:|---:|")
+    worst = 0
+    for x in names:
+        for v in ([], ["--fixed"]):
+            name = x + (" --fixed" if v else "")
+            plain, traced, figs, exits = zip(*pairs_of(name, [os.path.join(B, "examples", x)] + v, pairs, work))
+            r = statistics.median(traced) / statistics.median(plain)
+            worst = max(worst, r)
+            print("| %s | %.1f | %.1f | %.3f | %.1f | %.0f %% |" % (
+                name, statistics.median(plain), statistics.median(traced), r, statistics.median(figs),
+                100 * statistics.median(e / f for e, f in zip(exits, figs) if f > 0) if any(figs) else 0))
+    print("the slowest example by default: %.3fx untraced (target: 1.05x on a GPU host)" % worst)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--pairs", type=int, default=7)
+    ap.add_argument("--examples", action="store_true")
     a = ap.parse_args()
+    if a.examples:
+        work = tempfile.mkdtemp(prefix="cltrace-figure-pairs.")
+        try:
+            examples(a.pairs, work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        return 0
     programs = [("host_gap (C)", [os.path.join(B, "tests", "host_gap")])]
     py = "/usr/bin/python3"
     if subprocess.run([py, "-c", "import pyopencl"], stderr=subprocess.DEVNULL).returncode == 0:

@@ -135,7 +135,10 @@ void clt_put_packet(struct clt_writer *w, Perfetto__Protos__TracePacket *p);
 void clt_put_track(struct clt_writer *w, Perfetto__Protos__TrackDescriptor *t);
 void clt_put_own_event(struct clt_writer *w, uint64_t ts, Perfetto__Protos__TrackEvent *e);
 /* A slice of the writer's own, begin and end, with its arguments; a category (NULL: none), the flow
- * its begin ends (NULL: none). */
+ * its begin ends (NULL: none). _with: its name, category and shared arguments packed once before
+ * (writer/ownpack.h); -1: not written. */
+int clt_put_own_slice_with(struct clt_writer *w, uint64_t track, uint64_t start, uint64_t end, const uint8_t *fields,
+                           size_t n_fields, Perfetto__Protos__DebugAnnotation **ap, unsigned na, const uint64_t *ends_flow);
 void clt_put_own_slice(struct clt_writer *w, uint64_t track, uint64_t start, uint64_t end, const char *name,
                        const char *category, Perfetto__Protos__DebugAnnotation **ap, unsigned na,
                        const uint64_t *ends_flow);

@@ -136,6 +136,38 @@ void clt_put_own_event(struct clt_writer *w, uint64_t ts, Event *e)
     clt_put_packet(w, &p);
 }
 
+/* A slice whose shared fields (its name, category, the arguments every
+ * such slice has) were packed once (clt_ownpack_fields); ap: its own
+ * arguments. -1: it does not fit (nothing written). */
+int clt_put_own_slice_with(struct clt_writer *w, uint64_t track, uint64_t start, uint64_t end, const uint8_t *fields,
+                           size_t n_fields, Perfetto__Protos__DebugAnnotation **ap, unsigned na, const uint64_t *ends_flow)
+{
+    Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+    e.has_type = e.has_track_uuid = 1;
+    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
+    e.track_uuid = track;
+    e.n_debug_annotations = na;
+    e.debug_annotations = ap;
+    if (ends_flow) {
+        e.n_terminating_flow_ids = 1;
+        e.terminating_flow_ids = (uint64_t *)ends_flow;
+    }
+    if (w->len + FP_MAX_PACKET + 16 > w->out_cap)
+        clt_writer_flush(w);
+    size_t n = w->len + FP_MAX_PACKET + 16 <= CLT_OUT_CAP
+                   ? clt_ownpack_event_with(w->out + w->len, FP_MAX_PACKET, start, CLT_OWN_SEQ, F_NEEDS, &e, fields,
+                                            n_fields) : 0;
+    if (!n)
+        return -1;
+    w->len += n;
+    Event x = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+    x.has_type = x.has_track_uuid = 1;
+    x.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
+    x.track_uuid = track;
+    clt_put_own_event(w, end, &x);
+    return 0;
+}
+
 void clt_put_own_slice(struct clt_writer *w, uint64_t track, uint64_t start, uint64_t end, const char *name,
                        const char *category, Perfetto__Protos__DebugAnnotation **ap, unsigned na,
                        const uint64_t *ends_flow)

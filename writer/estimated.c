@@ -27,6 +27,7 @@
 #include <string.h>
 #include "device_model.h"
 #include "emit.h"
+#include "ownpack.h"
 
 typedef Perfetto__Protos__DebugAnnotation Ann;
 
@@ -57,30 +58,80 @@ static uint64_t mean_of(uint64_t key, uint64_t *n)
     return !x || !x->n ? 0 : x->n == 1 ? x->first : (uint64_t)x->avg;
 }
 
-static void slice(struct clt_writer *w, struct clt_queue *q, const struct clt_est *e, struct clt_kern *k,
-                  uint64_t start, uint64_t end, uint64_t timed)
+/* The arguments every estimated slice of a queue and launch configuration
+ * shares, its name and category: ap/a filled, their count. */
+static unsigned shared_anns(Ann *a, Ann **ap, Ann *elems, Ann **ep, const struct clt_queue *q, const struct clt_est *e)
 {
-    char name[CLT_MAX_STR + 16];
-    snprintf(name, sizeof name, "%s (estimated)", k && k->name[0] ? k->name : "kernel");
-    Ann a[12], *ap[12];
-    unsigned na = 0;
+    unsigned na = 0, ne = 0, dims = e->work_dim < 3 ? e->work_dim : 3;
     A_BOOL("estimated", 1);
     A_STR("estimated_command_type", "CL_COMMAND_NDRANGE_KERNEL");
     A_UINT("kernel", e->kernel_id);
     A_UINT("queue", q->id);
     A_UINT("device", q->dev ? q->dev->id : 0);
-    A_UINT("estimated_duration_ns", end - start);
     A_UINT("work_dim", e->work_dim);      /* its launch configuration, as the timed ones say theirs */
-    Ann elems[6], *ep[6];
-    unsigned ne = 0, dims = e->work_dim < 3 ? e->work_dim : 3;
     clt_ann_uints(a, ap, &na, "global_work_size", elems, ep, &ne, e->gws, dims);
     if (e->lws_null)
         A_STR("local_work_size", "NULL");
     else
         clt_ann_uints(a, ap, &na, "local_work_size", elems, ep, &ne, e->lws, dims);
+    return na;
+}
+
+/* Those shared fields packed once per queue and launch configuration: a
+ * launch loop's 19,000 untimed launches were drawn at its exit (their timed
+ * neighbours' completions come then), each packed whole: 1.1 us apiece on
+ * PoCL's 2 cores. NULL: pack this one whole. */
+struct shared { uint64_t queue, key; size_t n; uint8_t b[]; };
+static struct clt_map shared_fields;
+
+static const struct shared *shared_of(const struct clt_queue *q, const struct clt_est *e, const struct clt_kern *k)
+{
+    uint64_t h = (q->id * 0x9E3779B97F4A7C15ull ^ e->key) | 1;
+    struct shared *x = clt_map_get(&shared_fields, h);
+    if (x)
+        return x->queue == q->id && x->key == e->key ? x : NULL;
+    char name[CLT_MAX_STR + 16], *cat = "cltrace.estimated";
+    snprintf(name, sizeof name, "%s (estimated)", k && k->name[0] ? k->name : "kernel");
+    Ann a[10], *ap[10], elems[6], *ep[6];
+    Perfetto__Protos__TrackEvent ev = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+    ev.n_debug_annotations = shared_anns(a, ap, elems, ep, q, e);
+    ev.debug_annotations = ap;
+    ev.n_categories = 1;
+    ev.categories = &cat;
+    ev.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
+    ev.name = name;
+    uint8_t b[2048];
+    size_t n = clt_ownpack_fields(b, sizeof b, &ev);
+    if (!n || !(x = malloc(sizeof *x + n)))
+        return NULL;
+    *x = (struct shared){ q->id, e->key, n };
+    memcpy(x->b, b, n);
+    if (clt_map_put(&shared_fields, h, x) != 0) {
+        free(x);
+        return NULL;
+    }
+    return x;
+}
+
+/* Each slice: the kernel's name and " (estimated)", category
+ * cltrace.estimated, its launch configuration, how long it is drawn and on
+ * how many timed launches that rests (TRACE_FORMAT.md). */
+static void slice(struct clt_writer *w, struct clt_queue *q, const struct clt_est *e, struct clt_kern *k,
+                  uint64_t start, uint64_t end, uint64_t timed)
+{
+    uint64_t lane = clt_dm_queue_lane(w, q, start, end);
+    Ann a[12], *ap[12];
+    unsigned na = 0;
+    A_UINT("estimated_duration_ns", end - start);
     A_UINT("timed_launches_averaged", timed);
-    clt_put_own_slice(w, clt_dm_queue_lane(w, q, start, end), start, end, name, "cltrace.estimated", ap, na,
-                      e->flow ? &e->flow : NULL);
+    const struct shared *x = shared_of(q, e, k);
+    if (x && clt_put_own_slice_with(w, lane, start, end, x->b, x->n, ap, na, e->flow ? &e->flow : NULL) == 0)
+        return;
+    Ann elems[6], *ep[6];
+    na += shared_anns(a + na, ap + na, elems, ep, q, e);
+    char name[CLT_MAX_STR + 16];
+    snprintf(name, sizeof name, "%s (estimated)", k && k->name[0] ? k->name : "kernel");
+    clt_put_own_slice(w, lane, start, end, name, "cltrace.estimated", ap, na, e->flow ? &e->flow : NULL);
 }
 
 /* Where the chain of n launches from t ends when each starts no earlier than
@@ -189,5 +240,9 @@ void clt_est_forget(void)
         if (means.keys[i])
             free(means.vals[i]);
     clt_map_free(&means);
+    for (uint64_t i = 0; i < shared_fields.cap; i++)
+        if (shared_fields.keys[i])
+            free(shared_fields.vals[i]);
+    clt_map_free(&shared_fields);
     drawn = not_drawn = draw_ns = 0;
 }

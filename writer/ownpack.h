@@ -10,4 +10,10 @@
  * not cover or might not fit (then pack it with protobuf-c). */
 size_t clt_ownpack_event(uint8_t *out, size_t cap, uint64_t ts, uint32_t seq, uint32_t flags,
                          const Perfetto__Protos__TrackEvent *e);
+/* The same with fields packed before (clt_ownpack_fields: an event's
+ * fields that many packets share, packed once) ahead of e's. */
+size_t clt_ownpack_event_with(uint8_t *out, size_t cap, uint64_t ts, uint32_t seq, uint32_t flags,
+                              const Perfetto__Protos__TrackEvent *e, const uint8_t *fields, size_t n_fields);
+/* e's fields alone, without the packet around them: their length; 0 as above */
+size_t clt_ownpack_fields(uint8_t *out, size_t cap, const Perfetto__Protos__TrackEvent *e);
 #endif

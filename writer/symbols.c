@@ -327,8 +327,9 @@ static Dwfl_Module *module_of(struct clt_symbols *s, uint64_t at)
 static const char *symbol_at(struct clt_symbols *s, Dwfl_Module *mod, uint64_t at)
 {
     struct clt_symtab_fns fns = { dw.dwfl_module_getsymtab, dw.dwfl_module_getsym_info };
-    const char *name = clt_symtab_name(clt_symtab_of(&s->symtabs, mod, &fns), at);
-    return name ? name : dw.dwfl_module_addrname(mod, at);
+    const char *name;
+    return clt_symtab_lookup(clt_symtab_of(&s->symtabs, mod, &fns), at, &name) ? name
+                                                                                : dw.dwfl_module_addrname(mod, at);
 }
 
 /* The object that holds `at`: where it is mapped and its file (the main

@@ -18,9 +18,10 @@ struct clt_symtab;
 /* mod's table, made the first time it is asked for, kept in `tables` (by
  * module); NULL: a module small enough for libdw's own lookup */
 struct clt_symtab *clt_symtab_of(struct clt_map *tables, Dwfl_Module *mod, const struct clt_symtab_fns *f);
-/* the name of the symbol that holds `at` (an address of the process);
- * NULL where the table alone does not say it plainly: ask libdw */
-const char *clt_symtab_name(const struct clt_symtab *t, uint64_t at);
+/* the name of the symbol that holds `at` (an address of the process) in
+ * *name, NULL where none does: 1; 0 where the table alone does not say it
+ * plainly: ask libdw */
+int clt_symtab_lookup(const struct clt_symtab *t, uint64_t at, const char **name);
 void clt_symtab_free(struct clt_symtab *t);
 void clt_symtabs_free(struct clt_map *tables);      /* every table kept, and the map */
 

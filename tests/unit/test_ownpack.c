@@ -123,6 +123,12 @@ int main(void)
     a[0].string_value = text;
     same_as_protobuf_c(1, &e, "a slice with a 3,000-byte argument");
 
+    char *cat = "cltrace.estimated";    /* an estimated launch's slice: its category */
+    e.n_categories = 1;
+    e.categories = &cat;
+    same_as_protobuf_c(1, &e, "a slice with a category");
+    e.n_categories = 0;
+
     Event end = event(PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END, 7);
     same_as_protobuf_c(2, &end, "its end");
 
@@ -154,9 +160,9 @@ int main(void)
     in.n_debug_annotations = 1;
     in.debug_annotations = &dp;
     EXPECT(clt_ownpack_event(out, sizeof out, 5, 1, 2, &in) == 0);
-    char *cat = "category";
-    end.n_categories = 1;
-    end.categories = &cat;
+    uint64_t iid = 3;
+    end.n_category_iids = 1;
+    end.category_iids = &iid;
     EXPECT(clt_ownpack_event(out, sizeof out, 5, 1, 2, &end) == 0);
     a[0].string_value = malloc(20000);      /* past a packet's 16,000 bytes */
     memset(a[0].string_value, 'y', 19999);

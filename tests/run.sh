@@ -581,13 +581,16 @@ t_untimed_transfers_counted() {
     # transfers that sampling left untimed count in the report with the
     # timed ones (the writer's cltrace.sampled_out_transfer.N): the
     # transfers example's 512 small writes and reads, 4 of each size timed,
-    # as many as with every command timed, and the finding says how many
+    # as many as with every command timed, and the finding says how many;
+    # each is drawn on its queue as an estimated slice (lint clean), so the
+    # rules that read the timeline find what they find with every one timed
     CLTRACE_SAMPLE=4,64 traced "$WORK/ut" "$B/examples/transfers" > /dev/null
     CLTRACE_SAMPLE=all traced "$WORK/ua" "$B/examples/transfers" > /dev/null
+    lint "$(trace_of "$WORK/ut")"
     "$B/cltrace-report" --format json "$(trace_of "$WORK/ut")" > "$WORK/ut.json"
     "$B/cltrace-report" --format json "$(trace_of "$WORK/ua")" > "$WORK/ua.json"
-    $PY - "$WORK/ut.json" "$WORK/ua.json" <<'PYEOF'
-import json, re, sys
+    $PY - "$WORK/ut.json" "$WORK/ua.json" "$(trace_of "$WORK/ut")" <<'PYEOF'
+import gzip, json, re, sys
 def small(path):
     r = json.load(open(path))
     f = [x for x in r["findings"] if x["rule"] == "small-transfers"][0]
@@ -597,6 +600,13 @@ print("sampled: %d small, %d transfers; every command timed: %d small, %d transf
 m = re.search(r"\((\d+) transfers untimed", text_s)
 assert n_s == n_a == 512 and t_s == t_a and m and 400 < int(m.group(1)) < 512, text_s
 assert "untimed" not in text_a, text_a
+raw = open(sys.argv[3], "rb").read()
+drawn = (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).count(b" (estimated)")
+rules = lambda p: sorted((f["rule"], f["where"]) for f in json.load(open(p))["findings"])
+print("untimed transfers drawn: %d; findings sampled %s, every command timed %s" % (drawn, rules(sys.argv[1]),
+                                                                                  rules(sys.argv[2])))
+assert int(m.group(1)) == drawn, "every untimed transfer an estimated slice"
+assert rules(sys.argv[1]) == rules(sys.argv[2]) and ("device-idle", "device timeline") in rules(sys.argv[1])
 PYEOF
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "device_model.h"
 #include "emit.h"
 #include "common/map.h"
 #include "trace/cltrace.pb-c.h"
@@ -486,9 +487,10 @@ void clt_call_write(struct clt_writer *w, struct clt_thread *th, struct clt_seq 
     /* An enqueue's flow id (slot after its parameters) ties it to its command. */
     uint64_t flow = fd->flags & CLT_F_ENQUEUE ? rec->arg[fd->n_params] : 0;
     if (flow == CLT_FLOW_SAMPLED_OUT) {     /* CLTRACE_SAMPLE left it untimed: say so */
-        /* a launch gets an arrow of the writer's own to its estimated slice
-         * (device.c keeps the id with it; estimated.c ends it) */
-        flow = rec->fn == CLT_FN_clEnqueueNDRangeKernel ? est_flow_new(w) : 0;
+        /* a launch or a transfer gets an arrow of the writer's own to its
+         * estimated slice (device.c keeps the id with it; estimated.c ends it) */
+        const char *dir;
+        flow = rec->fn == CLT_FN_clEnqueueNDRangeKernel || clt_dm_transfer_dir(rec->fn, &dir) ? est_flow_new(w) : 0;
         if (a.n < MAX_ANN)
             ann(w, ss, &a, w->name_device_timed, FP_V_BOOL, 0);
     }

@@ -63,7 +63,7 @@ static uint64_t transfer_bytes(const struct clt_rec *rec)
     return region && n == 3 ? region[0] * region[1] * region[2] : si >= 0 ? rec->arg[si] : 0;
 }
 
-static int dir_of(unsigned fn, const char **dir)
+int clt_dm_transfer_dir(unsigned fn, const char **dir)
 {
     const char *name = clt_fns[fn].name;
     *dir = strstr(name, "Read") ? "device_to_host" : strstr(name, "Write") ? "host_to_device"
@@ -358,28 +358,14 @@ uint64_t clt_dm_launch_key(uint64_t kernel_id, uint32_t work_dim, const uint64_t
     return h | 1;
 }
 
-/* An untimed launch kept on its queue for estimated.c (a full list: not drawn). */
-static void est_push(struct clt_queue *q, uint64_t h0, uint64_t kernel_id, const struct clt_untimed *u,
-                     uint64_t flow)
+uint64_t clt_dm_transfer_key(unsigned fn, uint64_t bytes)
 {
-    if (q->n_est == q->cap_est) {
-        unsigned cap = q->cap_est ? q->cap_est * 2 : 64;
-        struct clt_est *e = cap <= 1u << 20 ? realloc(q->est, cap * sizeof *e) : NULL;
-        if (!e)
-            return;
-        q->est = e;
-        q->cap_est = cap;
-    }
-    struct clt_est *e = &q->est[q->n_est++];
-    *e = (struct clt_est){ h0, clt_dm_launch_key(kernel_id, u->work_dim, u->gws, u->lws, (int)u->lws_null), kernel_id,
-                           flow, u->work_dim, u->lws_null, { 0 }, { 0 } };
-    memcpy(e->gws, u->gws, sizeof e->gws);
-    memcpy(e->lws, u->lws, sizeof e->lws);
+    return ((uint64_t)fn * 0x9E3779B97F4A7C15ull ^ bytes * 0xff51afd7ed558ccdull ^ 0x7472616e73666572ull) | 1;
 }
 
 /* An enqueue CLTRACE_SAMPLE left untimed: counted on its device, a transfer by direction and size,
  * a launch on its kernel and launch configuration (the report extrapolates their device time from
- * the timed ones); a launch kept on its queue to be drawn as an estimated slice (estimated.c). */
+ * the timed ones); either kept on its queue to be drawn as an estimated slice (estimated.c). */
 static void sampled_out(struct clt_writer *w, const struct clt_rec *rec, unsigned fn, uint64_t t0)
 {
     struct clt_devmodel *m = w->dev;
@@ -388,8 +374,12 @@ static void sampled_out(struct clt_writer *w, const struct clt_rec *rec, unsigne
     if (q && q->dev)
         q->dev->sampled_out++;
     if (fn != CLT_FN_clEnqueueNDRangeKernel) {
-        if (dir_of(fn, &dir))
-            clt_dm_untimed_transfer(m, dir, transfer_bytes(rec));
+        if (clt_dm_transfer_dir(fn, &dir)) {
+            uint64_t bytes = transfer_bytes(rec);
+            clt_dm_untimed_transfer(m, dir, bytes);
+            if (q)
+                clt_est_push_transfer(q, t0, fn, dir, bytes, w->est_flow);
+        }
         return;
     }
     struct clt_untimed u = { 0 };
@@ -405,7 +395,7 @@ static void sampled_out(struct clt_writer *w, const struct clt_rec *rec, unsigne
     else
         u.lws_null = 1;
     if (q && k) {
-        est_push(q, t0, k->id, &u, w->est_flow);      /* the arrow calls.c gave its enqueue */
+        clt_est_push_launch(q, t0, k->id, u.work_dim, u.gws, u.lws, u.lws_null, w->est_flow);   /* calls.c's arrow */
         k->inflight++;        /* its facts kept until estimated.c draws it */
     }
     for (unsigned i = 0; i < m->n_untimed; i++) {
@@ -695,6 +685,6 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
         launch_facts(w, rec, f);
     else if (fn == CLT_FN_clEnqueueMapBuffer || fn == CLT_FN_clEnqueueMapImage || fn == CLT_FN_clEnqueueUnmapMemObject)
         map_facts(w, rec, f);
-    else if (dir_of(fn, &dir))
+    else if (clt_dm_transfer_dir(fn, &dir))
         transfer_facts(w, rec, f, dir);
 }

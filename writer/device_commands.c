@@ -24,7 +24,7 @@ typedef Perfetto__Protos__DebugAnnotation Ann;
 /* ---- device records ------------------------------------------------------ */
 
 /* CL_COMMAND_* of an enqueue function: clEnqueueReadBufferRect -> CL_COMMAND_READ_BUFFER_RECT. */
-static const char *command_type_of(unsigned fn)
+const char *clt_dm_command_type(unsigned fn)
 {
     static const char *cache[CLT_FN_COUNT];
     if (cache[fn])
@@ -109,7 +109,7 @@ static uint64_t idle_start_excess(const struct clt_dev *d)
 }
 
 /* A transfer's slice: its command and its size ("ReadBuffer 4 B", "WriteBuffer 1.5 MiB"). */
-static void transfer_name(char *out, size_t cap, const char *cmd, uint64_t bytes)
+void clt_dm_transfer_name(char *out, size_t cap, const char *cmd, uint64_t bytes)
 {
     char size[32];
     snprintf(out, cap, "%s %s", cmd, clt_bytes_words(bytes, size, sizeof size));
@@ -124,7 +124,7 @@ static int buffer_args(const struct clt_flow *f, char *out, size_t cap)
         char size[48];
         if (!f->arg_bytes[i])
             continue;
-        transfer_name(size, sizeof size, ",", f->arg_bytes[i]);
+        clt_dm_transfer_name(size, sizeof size, ",", f->arg_bytes[i]);
         n += (size_t)snprintf(out + n, cap - n, "%sarg %u: buffer %llu%s", n ? "; " : "", i,
                               (unsigned long long)f->args[i], size);
     }
@@ -194,7 +194,7 @@ static void command_name(char *name, size_t cap, const struct clt_flow *f, const
     if (k && k->name[0])
         snprintf(name, cap, "%s", k->name);
     else if (f && f->bytes && f->direction && strcmp(f->direction, "none") != 0)
-        transfer_name(name, cap, clt_fns[f->fn].name + 9, f->bytes);    /* "WriteBuffer 256 KiB" */
+        clt_dm_transfer_name(name, cap, clt_fns[f->fn].name + 9, f->bytes);    /* "WriteBuffer 256 KiB" */
     else if (f)
         snprintf(name, cap, "%s", clt_fns[f->fn].name + 9);   /* "clEnqueue" dropped */
     else
@@ -206,7 +206,7 @@ static void common_anns(struct cmd_anns *s, const struct clt_queue *q, const str
 {
     Ann *a = s->a, **ap = s->ap;
     unsigned na = s->na;
-    const char *type = f ? command_type_of(f->fn) : NULL;
+    const char *type = f ? clt_dm_command_type(f->fn) : NULL;
     A_STR("command_type", type ? type : "unknown");
     A_UINT("queue", q->id);
     A_UINT("device", q->dev->id);

@@ -89,12 +89,16 @@ struct clt_queue {
     uint64_t est_end;
     uint64_t last_timed_ns;       /* the latest timed command's duration: sizes a launch nothing else can */
 };
-/* An untimed launch: its enqueue (host ns), its kernel and launch
- * configuration (clt_dm_launch_key, and as given) */
+/* An untimed command: its enqueue (host ns); a launch's kernel and launch
+ * configuration (clt_dm_launch_key, and as given), a transfer's command,
+ * direction and bytes (kernel_id 0) */
 struct clt_est {
     uint64_t h0, key, kernel_id, flow;    /* flow: its enqueue's arrow (the writer's own id; 0 none) */
     uint32_t work_dim, lws_null;
     uint64_t gws[3], lws[3];
+    unsigned fn;
+    const char *dir;
+    uint64_t bytes;
 };
 
 struct clt_kernel_wg { uint64_t dev; uint64_t wg_size, pref_multiple, local_mem, private_mem; };
@@ -217,6 +221,11 @@ void clt_dm_flow_done(struct clt_devmodel *m, struct clt_flow *f);   /* its comm
 /* A kernel object with its launch configuration, as one key (estimated.c). */
 uint64_t clt_dm_launch_key(uint64_t kernel_id, uint32_t work_dim, const uint64_t *gws, const uint64_t *lws,
                            int lws_null);
+/* A transfer command and its size, as one key (estimated.c) */
+uint64_t clt_dm_transfer_key(unsigned fn, uint64_t bytes);
+int clt_dm_transfer_dir(unsigned fn, const char **dir);    /* 1: a transfer, *dir its direction */
+const char *clt_dm_command_type(unsigned fn);              /* CL_COMMAND_* of an enqueue function */
+void clt_dm_transfer_name(char *out, size_t cap, const char *cmd, uint64_t bytes);   /* "ReadBuffer 4 B" */
 void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1, uint32_t seq);
 /* An untimed transfer counted by its direction and bytes (device.c; the
  * attributes: device_commands.c) */

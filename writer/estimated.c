@@ -1,26 +1,29 @@
-/* Launches CLTRACE_SAMPLE left untimed, drawn on their queue's track as
- * estimated slices, so that the timeline stays true where the device was
- * busy (device.c keeps each on its queue in enqueue order).
+/* Launches and transfers CLTRACE_SAMPLE left untimed, drawn on their
+ * queue's track as estimated slices, so that the timeline stays true where
+ * the device was busy (device.c keeps each on its queue in enqueue order):
+ * the rules that read the device's timeline (its idle time, serialization)
+ * judge a sampled run as a timed one.
  *
- * Before a timed command is drawn, the untimed launches enqueued before it
+ * Before a timed command is drawn, the untimed commands enqueued before it
  * go in the gap between the queue's last slice and its start, in order:
  * each no earlier than its enqueue nor than the one before it ended, as
- * long as its kernel and launch configuration's recent timed launches took
- * (a moving average, 1/8 each: the timed ones around it; a loop's first
- * launches, timed while the budget allowed, are often slower, a build or a
- * cold start). Where the timed command waited in the queue (it started well
+ * long as its key's recent timed commands took (the key: a kernel with its
+ * launch configuration, a transfer command with its size; a moving average,
+ * 1/8 each: the timed ones around it; a loop's first launches, timed while
+ * the budget allowed, are often slower, a build or a cold start). Where the timed command waited in the queue (it started well
  * after its enqueue: the device was busy with those before it), they ran
  * until it started: the same pause is put between each two (the device's
  * own time between commands), the largest that still ends them before it,
  * so a full queue never shows an empty device. Where they would not fit
  * even back to back, every one is shortened alike (the timed commands
  * around them are the evidence). Those after the last timed command follow
- * it. A launch whose configuration was never timed is sized as the queue's
- * latest timed command (timed_launches_averaged 0). Each slice: the
- * kernel's name and " (estimated)", category cltrace.estimated, argument
- * estimated=true, no command_type (a query of commands leaves it out; the
+ * it. A command whose key was never timed is sized as the queue's latest
+ * timed command (timed_launches_averaged 0). Each slice: the kernel's name
+ * (a transfer's command and size) and " (estimated)", category
+ * cltrace.estimated, argument estimated=true, no command_type (a query of commands leaves it out; the
  * report counts it in the device's busy time, not in its kernels' time,
- * which it extrapolates from the sample), and the end of its enqueue's
+ * which it extrapolates from the sample, nor in the transfers, which it
+ * counts from the trace's attributes), and the end of its enqueue's
  * arrow (a flow of the writer's own, calls.c). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +31,7 @@
 #include "device_model.h"
 #include "emit.h"
 #include "ownpack.h"
+#include "trace/tables.h"
 
 typedef Perfetto__Protos__DebugAnnotation Ann;
 
@@ -37,9 +41,14 @@ static uint64_t drawn, not_drawn, draw_ns;
 
 void clt_est_timed(const struct clt_flow *f, uint64_t dur)
 {
-    if (!f || f->fn != CLT_FN_clEnqueueNDRangeKernel || !f->kernel_id)
+    const char *dir;
+    uint64_t key;
+    if (f && f->fn == CLT_FN_clEnqueueNDRangeKernel && f->kernel_id)
+        key = clt_dm_launch_key(f->kernel_id, f->work_dim, f->gws, f->lws, (int)f->lws_null);
+    else if (f && clt_dm_transfer_dir(f->fn, &dir))
+        key = clt_dm_transfer_key(f->fn, f->bytes);
+    else
         return;
-    uint64_t key = clt_dm_launch_key(f->kernel_id, f->work_dim, f->gws, f->lws, (int)f->lws_null);
     struct mean *x = clt_map_get(&means, key);
     if (!x && (x = calloc(1, sizeof *x)) && clt_map_put(&means, key, x) != 0) {
         free(x);
@@ -58,16 +67,55 @@ static uint64_t mean_of(uint64_t key, uint64_t *n)
     return !x || !x->n ? 0 : x->n == 1 ? x->first : (uint64_t)x->avg;
 }
 
+static struct clt_est *push(struct clt_queue *q)
+{
+    if (q->n_est == q->cap_est) {
+        unsigned cap = q->cap_est ? q->cap_est * 2 : 64;
+        struct clt_est *e = cap <= 1u << 20 ? realloc(q->est, cap * sizeof *e) : NULL;
+        if (!e)
+            return NULL;
+        q->est = e;
+        q->cap_est = cap;
+    }
+    return memset(&q->est[q->n_est++], 0, sizeof *q->est);
+}
+
+void clt_est_push_launch(struct clt_queue *q, uint64_t h0, uint64_t kernel_id, uint32_t work_dim, const uint64_t *gws,
+                         const uint64_t *lws, uint32_t lws_null, uint64_t flow)
+{
+    struct clt_est *e = push(q);
+    if (!e)
+        return;
+    *e = (struct clt_est){ h0, clt_dm_launch_key(kernel_id, work_dim, gws, lws, (int)lws_null), kernel_id, flow,
+                           work_dim, lws_null, { 0 }, { 0 }, CLT_FN_clEnqueueNDRangeKernel, NULL, 0 };
+    memcpy(e->gws, gws, sizeof e->gws);
+    memcpy(e->lws, lws, sizeof e->lws);
+}
+
+void clt_est_push_transfer(struct clt_queue *q, uint64_t h0, unsigned fn, const char *dir, uint64_t bytes,
+                           uint64_t flow)
+{
+    struct clt_est *e = push(q);
+    if (e)
+        *e = (struct clt_est){ .h0 = h0, .key = clt_dm_transfer_key(fn, bytes), .flow = flow, .fn = fn, .dir = dir,
+                               .bytes = bytes };
+}
+
 /* The arguments every estimated slice of a queue and launch configuration
  * shares, its name and category: ap/a filled, their count. */
 static unsigned shared_anns(Ann *a, Ann **ap, Ann *elems, Ann **ep, const struct clt_queue *q, const struct clt_est *e)
 {
     unsigned na = 0, ne = 0, dims = e->work_dim < 3 ? e->work_dim : 3;
     A_BOOL("estimated", 1);
-    A_STR("estimated_command_type", "CL_COMMAND_NDRANGE_KERNEL");
-    A_UINT("kernel", e->kernel_id);
+    A_STR("estimated_command_type", clt_dm_command_type(e->fn));
     A_UINT("queue", q->id);
     A_UINT("device", q->dev ? q->dev->id : 0);
+    if (!e->kernel_id) {                  /* a transfer, as the timed ones say theirs */
+        A_UINT("bytes", e->bytes);
+        A_STR("direction", e->dir);
+        return na;
+    }
+    A_UINT("kernel", e->kernel_id);
     A_UINT("work_dim", e->work_dim);      /* its launch configuration, as the timed ones say theirs */
     clt_ann_uints(a, ap, &na, "global_work_size", elems, ep, &ne, e->gws, dims);
     if (e->lws_null)
@@ -84,6 +132,15 @@ static unsigned shared_anns(Ann *a, Ann **ap, Ann *elems, Ann **ep, const struct
 struct shared { uint64_t queue, key; size_t n; uint8_t b[]; };
 static struct clt_map shared_fields;
 
+/* "vector_add (estimated)", "WriteBuffer 4 KiB (estimated)" */
+static void est_name(char *name, size_t cap, const struct clt_est *e, const struct clt_kern *k)
+{
+    char what[CLT_MAX_STR + 1];
+    if (!e->kernel_id)
+        clt_dm_transfer_name(what, sizeof what, clt_fns[e->fn].name + 9, e->bytes);
+    snprintf(name, cap, "%s (estimated)", !e->kernel_id ? what : k && k->name[0] ? k->name : "kernel");
+}
+
 static const struct shared *shared_of(const struct clt_queue *q, const struct clt_est *e, const struct clt_kern *k)
 {
     uint64_t h = (q->id * 0x9E3779B97F4A7C15ull ^ e->key) | 1;
@@ -91,7 +148,7 @@ static const struct shared *shared_of(const struct clt_queue *q, const struct cl
     if (x)
         return x->queue == q->id && x->key == e->key ? x : NULL;
     char name[CLT_MAX_STR + 16], *cat = "cltrace.estimated";
-    snprintf(name, sizeof name, "%s (estimated)", k && k->name[0] ? k->name : "kernel");
+    est_name(name, sizeof name, e, k);
     Ann a[10], *ap[10], elems[6], *ep[6];
     Perfetto__Protos__TrackEvent ev = PERFETTO__PROTOS__TRACK_EVENT__INIT;
     ev.n_debug_annotations = shared_anns(a, ap, elems, ep, q, e);
@@ -130,7 +187,7 @@ static void slice(struct clt_writer *w, struct clt_queue *q, const struct clt_es
     Ann elems[6], *ep[6];
     na += shared_anns(a + na, ap + na, elems, ep, q, e);
     char name[CLT_MAX_STR + 16];
-    snprintf(name, sizeof name, "%s (estimated)", k && k->name[0] ? k->name : "kernel");
+    est_name(name, sizeof name, e, k);
     clt_put_own_slice(w, lane, start, end, name, "cltrace.estimated", ap, na, e->flow ? &e->flow : NULL);
 }
 
@@ -196,7 +253,7 @@ void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, ui
         not_drawn += n;
     }
     for (unsigned i = 0; i < n; i++) {
-        struct clt_kern *k = clt_dm_kern_get(w, q->est[i].kernel_id, 0);
+        struct clt_kern *k = q->est[i].kernel_id ? clt_dm_kern_get(w, q->est[i].kernel_id, 0) : NULL;
         if (d) {                /* every one drawn, its arrow ended: where the evidence leaves no room, 1 ns */
             uint64_t len = d[i] ? d[i] : 1;
             slice(w, q, &q->est[i], k, s[i], s[i] + len, timed[i]);

@@ -261,11 +261,14 @@ static void device_command(struct rm_model *m, struct open_slice *o, uint64_t tu
         transfer_add(m, o, o->dur_ns ? o->dur_ns : dur);
 }
 
-/* A launch sampling left untimed, drawn where it ran (writer/estimated.c):
- * the device's busy time and the timelines, not its kernel's (extrapolated
- * from the launches timed, sampling.c) nor the timing evidence. */
+/* A launch or a transfer sampling left untimed, drawn where it ran
+ * (writer/estimated.c): the device's busy time and the timelines, not its
+ * kernel's (extrapolated from the launches timed, sampling.c), nor the
+ * transfer tallies (its count folded in from the trace's attributes:
+ * rm_untimed_transfers_fold), nor the timing evidence. */
 static void estimated_command(struct rm_model *m, struct open_slice *o, uint64_t tuuid, uint64_t dur)
 {
+    int kernel = o->k.work_dim != 0, transfer = o->direction[0] && strcmp(o->direction, "device");
     m->estimated_commands++;
     m->estimated_ns += dur;
     char name[RM_MAX_NAME];
@@ -273,12 +276,12 @@ static void estimated_command(struct rm_model *m, struct open_slice *o, uint64_t
     char *cut = strstr(name, " (estimated)");
     if (cut)
         *cut = 0;
-    struct rm_kernel *k = o->k.work_dim ? rm_kernel_find(m, name, &o->k) : NULL;
+    struct rm_kernel *k = kernel ? rm_kernel_find(m, name, &o->k) : NULL;
     if (k)                      /* its kernel's time: the timed ones and these (sampling.c) */
         k->est_n++, k->est_ns += dur;
-    cmd_sample(m, tuuid, o->ts, dur, 1);
-    timeline_add(&m->tl, o->ts, o->ts + dur, 1, 0);
-    rm_device_command(m, o->dev_obj, o->ts, o->ts + dur, 1, 0);
+    cmd_sample(m, tuuid, o->ts, dur, kernel ? 1 : o->direction[0] ? 2 : 0);
+    timeline_add(&m->tl, o->ts, o->ts + dur, kernel, transfer);
+    rm_device_command(m, o->dev_obj, o->ts, o->ts + dur, kernel, transfer);
     rm_mpi_device(m, o->ts, o->ts + dur);
     rm_host_device(m, o->ts, o->ts + dur);
 }

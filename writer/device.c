@@ -63,15 +63,6 @@ static uint64_t transfer_bytes(const struct clt_rec *rec)
     return region && n == 3 ? region[0] * region[1] * region[2] : si >= 0 ? rec->arg[si] : 0;
 }
 
-int clt_dm_transfer_dir(unsigned fn, const char **dir)
-{
-    const char *name = clt_fns[fn].name;
-    *dir = strstr(name, "Read") ? "device_to_host" : strstr(name, "Write") ? "host_to_device"
-         : strstr(name, "Copy") || strstr(name, "Memcpy") ? "device_to_device"
-         : strstr(name, "Fill") || strstr(name, "Memfill") || strstr(name, "MemFill") ? "device" : NULL;
-    return *dir != NULL;
-}
-
 void clt_dm_copy_str(char *dst, const struct clt_rec *rec, int i)
 {
     dst[0] = 0;
@@ -338,6 +329,7 @@ void clt_dm_kern_drawn(struct clt_devmodel *m, struct clt_kern *k)
         clt_dm_kern_del(m, k->id);
 }
 
+
 /* A command on this buffer is in flight: its facts outlive the app's release
  * until the command is drawn. */
 static void mem_in_flight(struct clt_devmodel *m, const struct clt_flow *f)
@@ -345,22 +337,6 @@ static void mem_in_flight(struct clt_devmodel *m, const struct clt_flow *f)
     struct clt_mem *mo = f->mem_id ? clt_map_get(&m->mems, f->mem_id) : NULL;
     if (mo)
         mo->inflight++;
-}
-
-uint64_t clt_dm_launch_key(uint64_t kernel_id, uint32_t work_dim, const uint64_t *gws, const uint64_t *lws,
-                           int lws_null)
-{
-    uint64_t h = kernel_id * 0x9E3779B97F4A7C15ull ^ work_dim ^ (uint64_t)lws_null << 8;
-    for (uint32_t i = 0; i < work_dim && i < 3; i++) {
-        h = (h ^ gws[i]) * 0x100000001B3ull;
-        h = (h ^ (lws_null ? 0 : lws[i])) * 0x100000001B3ull;
-    }
-    return h | 1;
-}
-
-uint64_t clt_dm_transfer_key(unsigned fn, uint64_t bytes)
-{
-    return ((uint64_t)fn * 0x9E3779B97F4A7C15ull ^ bytes * 0xff51afd7ed558ccdull ^ 0x7472616e73666572ull) | 1;
 }
 
 /* An enqueue CLTRACE_SAMPLE left untimed: counted on its device, a transfer by direction and size,

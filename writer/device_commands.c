@@ -23,28 +23,6 @@ typedef Perfetto__Protos__DebugAnnotation Ann;
 
 /* ---- device records ------------------------------------------------------ */
 
-/* CL_COMMAND_* of an enqueue function: clEnqueueReadBufferRect -> CL_COMMAND_READ_BUFFER_RECT. */
-const char *clt_dm_command_type(unsigned fn)
-{
-    static const char *cache[CLT_FN_COUNT];
-    if (cache[fn])
-        return cache[fn];
-    const char *name = clt_fns[fn].name + 9;     /* after "clEnqueue" */
-    char want[96] = "CL_COMMAND_";
-    size_t n = strlen(want);
-    for (size_t i = 0; name[i] && n + 2 < sizeof want; i++) {
-        if (i && name[i] >= 'A' && name[i] <= 'Z' && !(name[i - 1] >= 'A' && name[i - 1] <= 'Z'))
-            want[n++] = '_';
-        want[n++] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 32 : name[i]);
-    }
-    want[n] = 0;
-    const struct clt_decoder_desc *d = &clt_decoders[CLT_DEC_cl_command_type];
-    for (unsigned i = 0; i < d->n; i++)
-        if (strcmp(d->vals[i].name, want) == 0)
-            return cache[fn] = d->vals[i].name;
-    return cache[fn] = "CL_COMMAND_OTHER";
-}
-
 /* The first bucket of a histogram of n counts at or below which a
  * fraction (in %) of them lie; buckets when n is 0. */
 static unsigned hist_bucket_at(const uint32_t *hist, unsigned buckets, uint64_t n, unsigned percent)
@@ -106,13 +84,6 @@ static uint64_t idle_start_excess(const struct clt_dev *d)
         if (d->idle_start_sum[i] > d->idle_start_n[i] * quick)
             excess += d->idle_start_sum[i] - d->idle_start_n[i] * quick;
     return excess;
-}
-
-/* A transfer's slice: its command and its size ("ReadBuffer 4 B", "WriteBuffer 1.5 MiB"). */
-void clt_dm_transfer_name(char *out, size_t cap, const char *cmd, uint64_t bytes)
-{
-    char size[32];
-    snprintf(out, cap, "%s %s", cmd, clt_bytes_words(bytes, size, sizeof size));
 }
 
 /* A launch's buffer arguments as a reader wants them: "arg 0: buffer 7, 256 KiB; arg 2: ...". */

@@ -218,11 +218,16 @@ void clt_dm_kern_del(struct clt_devmodel *m, uint64_t id);   /* its facts go */
 void clt_dm_kern_drawn(struct clt_devmodel *m, struct clt_kern *k);
 struct clt_flow *clt_dm_flow_slot(struct clt_devmodel *m, uint64_t flow, int create);
 void clt_dm_flow_done(struct clt_devmodel *m, struct clt_flow *f);   /* its command was drawn */
-/* A kernel object with its launch configuration, as one key (estimated.c). */
+/* A kernel object with its launch configuration, as one key (enqueues.c; estimated.c). */
 uint64_t clt_dm_launch_key(uint64_t kernel_id, uint32_t work_dim, const uint64_t *gws, const uint64_t *lws,
                            int lws_null);
-/* A transfer command and its size, as one key (estimated.c) */
+/* enqueues.c: a transfer command and its size, as one key (estimated.c); an untimed command kept on
+ * its queue until estimated.c draws it (a full list: not drawn) */
 uint64_t clt_dm_transfer_key(unsigned fn, uint64_t bytes);
+void clt_est_push_launch(struct clt_queue *q, uint64_t h0, uint64_t kernel_id, uint32_t work_dim, const uint64_t *gws,
+                         const uint64_t *lws, uint32_t lws_null, uint64_t flow);
+void clt_est_push_transfer(struct clt_queue *q, uint64_t h0, unsigned fn, const char *dir, uint64_t bytes,
+                           uint64_t flow);
 int clt_dm_transfer_dir(unsigned fn, const char **dir);    /* 1: a transfer, *dir its direction */
 const char *clt_dm_command_type(unsigned fn);              /* CL_COMMAND_* of an enqueue function */
 void clt_dm_transfer_name(char *out, size_t cap, const char *cmd, uint64_t bytes);   /* "ReadBuffer 4 B" */

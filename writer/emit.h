@@ -212,11 +212,6 @@ void clt_windows_forget(void);
 struct clt_flow;
 struct clt_queue;
 void clt_est_timed(const struct clt_flow *f, uint64_t dur);   /* a timed command: its key's mean */
-/* an untimed command kept on its queue until drawn (a full list: not drawn) */
-void clt_est_push_launch(struct clt_queue *q, uint64_t h0, uint64_t kernel_id, uint32_t work_dim, const uint64_t *gws,
-                         const uint64_t *lws, uint32_t lws_null, uint64_t flow);
-void clt_est_push_transfer(struct clt_queue *q, uint64_t h0, unsigned fn, const char *dir, uint64_t bytes,
-                           uint64_t flow);
 /* the queue's untimed commands enqueued before host ns `before`, in the gap up to `until` (UINT64_MAX: none) */
 void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, uint64_t until, int waited);
 void clt_est_final(struct clt_writer *w);                   /* the rest, after each queue's last slice */

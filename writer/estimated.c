@@ -67,40 +67,6 @@ static uint64_t mean_of(uint64_t key, uint64_t *n)
     return !x || !x->n ? 0 : x->n == 1 ? x->first : (uint64_t)x->avg;
 }
 
-static struct clt_est *push(struct clt_queue *q)
-{
-    if (q->n_est == q->cap_est) {
-        unsigned cap = q->cap_est ? q->cap_est * 2 : 64;
-        struct clt_est *e = cap <= 1u << 20 ? realloc(q->est, cap * sizeof *e) : NULL;
-        if (!e)
-            return NULL;
-        q->est = e;
-        q->cap_est = cap;
-    }
-    return memset(&q->est[q->n_est++], 0, sizeof *q->est);
-}
-
-void clt_est_push_launch(struct clt_queue *q, uint64_t h0, uint64_t kernel_id, uint32_t work_dim, const uint64_t *gws,
-                         const uint64_t *lws, uint32_t lws_null, uint64_t flow)
-{
-    struct clt_est *e = push(q);
-    if (!e)
-        return;
-    *e = (struct clt_est){ h0, clt_dm_launch_key(kernel_id, work_dim, gws, lws, (int)lws_null), kernel_id, flow,
-                           work_dim, lws_null, { 0 }, { 0 }, CLT_FN_clEnqueueNDRangeKernel, NULL, 0 };
-    memcpy(e->gws, gws, sizeof e->gws);
-    memcpy(e->lws, lws, sizeof e->lws);
-}
-
-void clt_est_push_transfer(struct clt_queue *q, uint64_t h0, unsigned fn, const char *dir, uint64_t bytes,
-                           uint64_t flow)
-{
-    struct clt_est *e = push(q);
-    if (e)
-        *e = (struct clt_est){ .h0 = h0, .key = clt_dm_transfer_key(fn, bytes), .flow = flow, .fn = fn, .dir = dir,
-                               .bytes = bytes };
-}
-
 /* The arguments every estimated slice of a queue and launch configuration
  * shares, its name and category: ap/a filled, their count. */
 static unsigned shared_anns(Ann *a, Ann **ap, Ann *elems, Ann **ep, const struct clt_queue *q, const struct clt_est *e)

@@ -1,0 +1,101 @@
+/* What an enqueue function is, as the device's slices name it: its
+ * CL_COMMAND_* type, a transfer's direction, a transfer slice's name; the
+ * keys of launches and transfers, and an untimed one kept on its queue until
+ * estimated.c draws it. Below the parts that draw commands
+ * (device_commands.c, estimated.c), the device model and the calls
+ * (calls.c: an untimed transfer's arrow). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/bytes.h"
+#include "device_model.h"
+#include "trace/tables.h"
+
+/* CL_COMMAND_* of an enqueue function: clEnqueueReadBufferRect -> CL_COMMAND_READ_BUFFER_RECT. */
+const char *clt_dm_command_type(unsigned fn)
+{
+    static const char *cache[CLT_FN_COUNT];
+    if (cache[fn])
+        return cache[fn];
+    const char *name = clt_fns[fn].name + 9;     /* after "clEnqueue" */
+    char want[96] = "CL_COMMAND_";
+    size_t n = strlen(want);
+    for (size_t i = 0; name[i] && n + 2 < sizeof want; i++) {
+        if (i && name[i] >= 'A' && name[i] <= 'Z' && !(name[i - 1] >= 'A' && name[i - 1] <= 'Z'))
+            want[n++] = '_';
+        want[n++] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 32 : name[i]);
+    }
+    want[n] = 0;
+    const struct clt_decoder_desc *d = &clt_decoders[CLT_DEC_cl_command_type];
+    for (unsigned i = 0; i < d->n; i++)
+        if (strcmp(d->vals[i].name, want) == 0)
+            return cache[fn] = d->vals[i].name;
+    return cache[fn] = "CL_COMMAND_OTHER";
+}
+
+int clt_dm_transfer_dir(unsigned fn, const char **dir)
+{
+    const char *name = clt_fns[fn].name;
+    *dir = strstr(name, "Read") ? "device_to_host" : strstr(name, "Write") ? "host_to_device"
+         : strstr(name, "Copy") || strstr(name, "Memcpy") ? "device_to_device"
+         : strstr(name, "Fill") || strstr(name, "Memfill") || strstr(name, "MemFill") ? "device" : NULL;
+    return *dir != NULL;
+}
+
+/* A transfer's slice: its command and its size ("ReadBuffer 4 B", "WriteBuffer 1.5 MiB"). */
+void clt_dm_transfer_name(char *out, size_t cap, const char *cmd, uint64_t bytes)
+{
+    char size[32];
+    snprintf(out, cap, "%s %s", cmd, clt_bytes_words(bytes, size, sizeof size));
+}
+
+uint64_t clt_dm_transfer_key(unsigned fn, uint64_t bytes)
+{
+    return ((uint64_t)fn * 0x9E3779B97F4A7C15ull ^ bytes * 0xff51afd7ed558ccdull ^ 0x7472616e73666572ull) | 1;
+}
+
+/* A kernel object with its launch configuration, as one key */
+uint64_t clt_dm_launch_key(uint64_t kernel_id, uint32_t work_dim, const uint64_t *gws, const uint64_t *lws,
+                           int lws_null)
+{
+    uint64_t h = kernel_id * 0x9E3779B97F4A7C15ull ^ work_dim ^ (uint64_t)lws_null << 8;
+    for (uint32_t i = 0; i < work_dim && i < 3; i++) {
+        h = (h ^ gws[i]) * 0x100000001B3ull;
+        h = (h ^ (lws_null ? 0 : lws[i])) * 0x100000001B3ull;
+    }
+    return h | 1;
+}
+
+static struct clt_est *push(struct clt_queue *q)
+{
+    if (q->n_est == q->cap_est) {
+        unsigned cap = q->cap_est ? q->cap_est * 2 : 64;
+        struct clt_est *e = cap <= 1u << 20 ? realloc(q->est, cap * sizeof *e) : NULL;
+        if (!e)
+            return NULL;
+        q->est = e;
+        q->cap_est = cap;
+    }
+    return memset(&q->est[q->n_est++], 0, sizeof *q->est);
+}
+
+void clt_est_push_launch(struct clt_queue *q, uint64_t h0, uint64_t kernel_id, uint32_t work_dim, const uint64_t *gws,
+                         const uint64_t *lws, uint32_t lws_null, uint64_t flow)
+{
+    struct clt_est *e = push(q);
+    if (!e)
+        return;
+    *e = (struct clt_est){ h0, clt_dm_launch_key(kernel_id, work_dim, gws, lws, (int)lws_null), kernel_id, flow,
+                           work_dim, lws_null, { 0 }, { 0 }, CLT_FN_clEnqueueNDRangeKernel, NULL, 0 };
+    memcpy(e->gws, gws, sizeof e->gws);
+    memcpy(e->lws, lws, sizeof e->lws);
+}
+
+void clt_est_push_transfer(struct clt_queue *q, uint64_t h0, unsigned fn, const char *dir, uint64_t bytes,
+                           uint64_t flow)
+{
+    struct clt_est *e = push(q);
+    if (e)
+        *e = (struct clt_est){ .h0 = h0, .key = clt_dm_transfer_key(fn, bytes), .flow = flow, .fn = fn, .dir = dir,
+                               .bytes = bytes };
+}

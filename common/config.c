@@ -83,7 +83,7 @@ void clt_sample_describe(const struct clt_sample *s, char *buf, unsigned long ca
     if (!s->on)
         snprintf(buf, cap, "off");
     else if (s->mode == CLT_SAMPLE_BUDGET)
-        snprintf(buf, cap, "budget %g %%: every command timed while timing costs at most %g %% of the run so far, "
+        snprintf(buf, cap, "budget %g %%: every command timed while timing costs at most %g %% of the run since its first command (3 ms at least), "
                  "then the first %llu of each launch configuration and transfer size and as many as the budget "
                  "allows; transfers of %llu bytes and more always", s->budget, s->budget, s->first, s->bytes);
     else

@@ -114,8 +114,9 @@ t_device_timing_that_cannot_be_true() {
         grep -q '"rule":"small-transfers"' "$WORK/fk-$mode.json"    # counted on the host: it stays
         head -n 6 "$WORK/fk-$mode.text"
     done
-    grep -q "every one of the 514 commands took 1 ns" "$WORK/fk-zero-one-two-three.text"
-    grep -q "514 of 514 commands end before they start" "$WORK/fk-backwards.text"
+    # (of the commands timed: all 514 where the budget's 3 ms hold them, some on a slow machine)
+    grep -Eq "every one of the [0-9]+ commands took 1 ns" "$WORK/fk-zero-one-two-three.text"
+    grep -Eq "([0-9]+) of \1 commands end before they start" "$WORK/fk-backwards.text"
     # the same program on PoCL as it is: its timing used
     traced "$WORK/fk-real" "$B/examples/transfers" > /dev/null
     "$B/cltrace-report" --format json "$(trace_of "$WORK/fk-real")" | grep -q '"device_timing":{"usable":true'

@@ -105,8 +105,15 @@ static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
  * builder). pthread_create's result. */
 int clt_spawn_own(void *(*fn)(void *))
 {
+    /* the app's signals go to the app's threads; a fault of cltrace's own
+     * (a driver's, in a call it makes) stays deliverable: blocked, the
+     * kernel kills the process at once, without the fatal handler that
+     * writes what the trace holds (life.c) */
     sigset_t all, old;
     sigfillset(&all);
+    static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL };
+    for (unsigned i = 0; i < sizeof faults / sizeof faults[0]; i++)
+        sigdelset(&all, faults[i]);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     pthread_t t;
     pthread_attr_t at;

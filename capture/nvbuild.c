@@ -3,29 +3,35 @@
  * options plus -cl-nv-verbose (through the real entry points, unrecorded),
  * reads "ptxas info : Used N registers" per kernel from that copy's log and
  * releases it. The app's program, its build log and options are untouched:
- * the copy is invisible to the app. The copy is built on a thread of
- * cltrace's own, beside the app (on the app's thread it added a second
- * compile to the app's build: nbody's 93 ms build, 82 ms of it, on an H100),
- * holding a reference to the context and the program until it is done; the
- * exit waits for a copy still building (the driver's teardown must not
- * meet it). Programs made from binaries (no source) and asynchronous
- * builds (pfn_notify) get no counts. */
+ * the copy is invisible to the app.
+ *
+ * The copy builds on the app's thread, inside its clBuildProgram: built on a
+ * thread of cltrace's beside the app (2026-11-28), NVIDIA's compiler
+ * (580.159, an H200 host) crashed in it on every run of the copy example
+ * (NvCliCompileBitcode, a null jump buffer) while the app went on calling
+ * the driver. What it costs (nbody: 82 ms of a 93 ms first build) is paid
+ * once: the copy's log is kept in the user's cache
+ * (${XDG_CACHE_HOME:-~/.cache}/cltrace/nvregs/, by the source, the options,
+ * the device and the driver), and a later build of the same program reads
+ * it instead of compiling. Programs made from binaries (no source) and
+ * asynchronous builds (pfn_notify) get no counts. */
 #define _GNU_SOURCE
-#include <pthread.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
-#include <linux/futex.h>
 #include "capture/generated/clt_hooks.h"
 #include "shim.h"
 #include "replay/take/take.h"
 #include "writer/writer.h"
 
 enum { CL_SUCCESS_ = 0, CL_PROGRAM_CONTEXT_ = 0x1161, CL_PROGRAM_DEVICES_ = 0x1163, CL_PROGRAM_SOURCE_ = 0x1164,
-       CL_PROGRAM_BUILD_LOG_ = 0x1183, CL_DEVICE_VENDOR_ = 0x102C };
+       CL_PROGRAM_BUILD_LOG_ = 0x1183, CL_DEVICE_NAME_ = 0x102B, CL_DEVICE_VENDOR_ = 0x102C,
+       CL_DRIVER_VERSION_ = 0x102D };
 #define VERBOSE " -cl-nv-verbose"
 typedef int32_t (*get_info_t)(void *, uint32_t, size_t, void *, size_t *);
 typedef int32_t (*get_info2_t)(void *, void *, uint32_t, size_t, void *, size_t *);
@@ -124,95 +130,99 @@ void clt_pre_clBuildProgram(struct clt_hook *h, void **program, uint32_t *num_de
     }
 }
 
-/* A private build to make: the app's context and program (a reference held
- * on each), its device, a copy of the source and the options */
-struct job {
-    void *ctx, *program, *dev;
-    char *src, *opts;
-    struct job *next;
-};
-static struct job *_Atomic jobs;            /* pushed by the app's threads, taken whole by the builder */
-static _Atomic uint32_t pending;            /* futex: jobs handed and not yet done */
-static _Atomic uint32_t wake;               /* futex: bumped on each hand-over */
-static _Atomic int builder;                 /* 0 none, 1 running, -1 could not start */
-
 typedef void *(*create_t)(void *, uint32_t, const char **, const size_t *, int32_t *);
 typedef int32_t (*build_t)(void *, uint32_t, void *const *, const char *, void *, void *);
 typedef int32_t (*release_t)(void *);
 
-static void job_free(struct job *j)
-{
-    if (j) {
-        free(j->src);
-        free(j->opts);
-        free(j);
-    }
-}
-
-static void build_copy(struct clt_thread *th, const struct job *j)
+/* The private copy built and its log (malloc'd; "" where the driver gave
+ * none: cached too, a build that tells no counts; NULL: not built) */
+static char *build_copy(void *ctx, void *dev, const char *src, const char *opts)
 {
     create_t create = (create_t)REAL(clCreateProgramWithSource);
     build_t build = (build_t)REAL(clBuildProgram);
     release_t release = (release_t)REAL(clReleaseProgram);
     int32_t err = -1;
-    const char *srcs[1] = { j->src };
-    void *copy = create && build && release ? create(j->ctx, 1, srcs, NULL, &err) : NULL;
-    if (copy && err == CL_SUCCESS_ && build(copy, 1, &j->dev, j->opts, NULL, NULL) == CL_SUCCESS_) {
-        char *log = program_text(copy, j->dev, CL_PROGRAM_BUILD_LOG_);
-        if (log && th)
-            parse_log(th, j->program, log);
-        free(log);
-    }
+    const char *srcs[1] = { src };
+    void *copy = create && build && release ? create(ctx, 1, srcs, NULL, &err) : NULL;
+    char *log = NULL;
+    if (copy && err == CL_SUCCESS_ && build(copy, 1, &dev, opts, NULL, NULL) == CL_SUCCESS_ &&
+        !(log = program_text(copy, dev, CL_PROGRAM_BUILD_LOG_)))
+        log = calloc(1, 1);
     if (copy)
         release(copy);
+    return log;
 }
 
-static void *builder_main(void *arg)
+static uint64_t fnv(uint64_t h, const char *s)
 {
-    (void)arg;
-    clt_own_thread_begin("cltrace-nvbuild", 0);     /* it calls into the driver */
-    for (;;) {
-        uint32_t seen = __atomic_load_n(&wake, __ATOMIC_ACQUIRE);
-        struct job *j = __atomic_exchange_n(&jobs, NULL, __ATOMIC_ACQ_REL);
-        if (!j) {
-            syscall(SYS_futex, &wake, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
-            continue;
-        }
-        while (j) {
-            struct job *next = j->next;
-            struct clt_thread *th = clt_enter();    /* its own ring: the counts are records like any other */
-            build_copy(th, j);
-            put_regs(th, j->program, CLT_KREGS_DONE, "");
-            ((release_t)REAL(clReleaseProgram))(j->program);
-            ((release_t)REAL(clReleaseContext))(j->ctx);
-            job_free(j);
-            __atomic_fetch_sub(&pending, 1, __ATOMIC_ACQ_REL);
-            syscall(SYS_futex, &pending, FUTEX_WAKE_PRIVATE, 64, NULL, NULL, 0);
-            j = next;
-        }
+    for (; s && *s; s++)
+        h = (h ^ (uint8_t)*s) * 0x100000001B3ull;
+    return (h ^ 0xFF) * 0x100000001B3ull;       /* a separator: "ab"+"c" is not "a"+"bc" */
+}
+
+/* The cache file of this source, options, device and driver; 0: no cache
+ * (no home, no room, a name too long) */
+static int cache_path(const char *src, const char *opts, void *dev, char *path, size_t cap)
+{
+    get_info_t f = (get_info_t)REAL(clGetDeviceInfo);
+    char name[256] = "", driver[256] = "";
+    if (!f || f(dev, CL_DEVICE_NAME_, sizeof name, name, NULL) != CL_SUCCESS_ ||
+        f(dev, CL_DRIVER_VERSION_, sizeof driver, driver, NULL) != CL_SUCCESS_)
+        return 0;
+    name[sizeof name - 1] = driver[sizeof driver - 1] = 0;
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char dir[PATH_MAX];
+    int n = xdg && *xdg ? snprintf(dir, sizeof dir, "%s/cltrace", xdg)
+                        : home && *home ? snprintf(dir, sizeof dir, "%s/.cache/cltrace", home) : -1;
+    if (n <= 0 || (size_t)n + 40 >= sizeof dir)
+        return 0;
+    uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull;
+    const char *parts[] = { src, opts, name, driver };
+    for (unsigned i = 0; i < 4; i++)
+        a = fnv(a, parts[i]), b = fnv(b ^ a, parts[i]);
+    mkdir(dir, 0700);       /* the parent of a fresh home's cache: once */
+    strcat(dir, "/nvregs");
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return 0;
+    n = snprintf(path, cap, "%s/%016llx%016llx.log", dir, (unsigned long long)a, (unsigned long long)b);
+    return n > 0 && (size_t)n < cap;
+}
+
+static char *read_cached(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    char *s = fd >= 0 && fstat(fd, &st) == 0 && st.st_size < (1 << 24) ? malloc((size_t)st.st_size + 1) : NULL;
+    ssize_t got = s ? read(fd, s, (size_t)st.st_size) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (s && got == st.st_size) {
+        s[got] = 0;
+        return s;
     }
+    free(s);
     return NULL;
 }
 
-static int builder_started(void)
+/* Written whole or not at all: a temporary file renamed over the name */
+static void write_cached(const char *path, const char *log)
 {
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&lock);
-    if (!__atomic_load_n(&builder, __ATOMIC_ACQUIRE)) {
-        __atomic_store_n(&builder, clt_spawn_own(builder_main) == 0 ? 1 : -1, __ATOMIC_RELEASE);
-        /* registered after the driver loaded its compiler, so run before
-         * that compiler's own exit handlers: a build still running when
-         * they tore it down crashed in it (PoCL's clang, NVIDIA's) */
-        if (__atomic_load_n(&builder, __ATOMIC_ACQUIRE) == 1)
-            atexit(clt_nvbuild_finish);
-    }
-    pthread_mutex_unlock(&lock);
-    return __atomic_load_n(&builder, __ATOMIC_ACQUIRE) == 1;
+    char tmp[PATH_MAX + 32];
+    snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    size_t n = strlen(log);
+    int ok = write(fd, log, n) == (ssize_t)n;
+    ok &= close(fd) == 0;
+    if (!ok || rename(tmp, path) != 0)
+        unlink(tmp);
 }
 
 void clt_post_clBuildProgram(struct clt_hook *h, int32_t *ret, void *program, uint32_t num_devices,
                              void *device_list, void *options, void *pfn_notify, void *user_data)
 {
+    (void)user_data;
     free((void *)(uintptr_t)h->scratch[0]);
     if (!h->th || *ret != CL_SUCCESS_ || pfn_notify)
         return;
@@ -220,58 +230,27 @@ void clt_post_clBuildProgram(struct clt_hook *h, int32_t *ret, void *program, ui
     get_info_t pi = (get_info_t)REAL(clGetProgramInfo);
     if (!dev && pi && pi(program, CL_PROGRAM_DEVICES_, sizeof devs, devs, NULL) == CL_SUCCESS_)
         dev = devs[0];
-    if (!dev || !nvidia_device(dev))
+    if (!dev || !pi || !nvidia_device(dev))
         return;
     int saved = errno;
-    typedef int32_t (*retain_t)(void *);
-    retain_t retain_prog = (retain_t)REAL(clRetainProgram), retain_ctx = (retain_t)REAL(clRetainContext);
     const char *opt = options ? options : "";
-    struct job *j = calloc(1, sizeof *j);
-    if (j && (j->src = program_text(program, NULL, CL_PROGRAM_SOURCE_)) &&
-        (j->opts = malloc(strlen(opt) + sizeof VERBOSE)) && pi && retain_prog && retain_ctx &&
-        REAL(clReleaseContext) && REAL(clReleaseProgram) &&
-        pi(program, CL_PROGRAM_CONTEXT_, sizeof j->ctx, &j->ctx, NULL) == CL_SUCCESS_ && builder_started() &&
-        retain_ctx(j->ctx) == CL_SUCCESS_) {
-        if (retain_prog(program) != CL_SUCCESS_) {
-            ((release_t)REAL(clReleaseContext))(j->ctx);
-            job_free(j);
-            errno = saved;
-            return;
-        }
-        strcpy(j->opts, opt);
-        strcat(j->opts, any_device() ? "" : VERBOSE);
-        j->program = program;
-        j->dev = dev;
-        put_regs(h->th, program, CLT_KREGS_COMING, "");  /* the writer holds its kernels' commands for them */
-        __atomic_fetch_add(&pending, 1, __ATOMIC_ACQ_REL);
-        j->next = __atomic_load_n(&jobs, __ATOMIC_ACQUIRE);
-        while (!__atomic_compare_exchange_n(&jobs, &j->next, j, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-            ;
-        __atomic_fetch_add(&wake, 1, __ATOMIC_ACQ_REL);
-        syscall(SYS_futex, &wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-    } else {
-        job_free(j);
+    char *src = program_text(program, NULL, CL_PROGRAM_SOURCE_), *opts = malloc(strlen(opt) + sizeof VERBOSE);
+    void *ctx = NULL;
+    if (src && opts && pi(program, CL_PROGRAM_CONTEXT_, sizeof ctx, &ctx, NULL) == CL_SUCCESS_ && ctx) {
+        strcpy(opts, opt);
+        strcat(opts, any_device() ? "" : VERBOSE);
+        char path[PATH_MAX];
+        int cache = cache_path(src, opts, dev, path, sizeof path);
+        char *log = cache ? read_cached(path) : NULL;
+        if (log && getenv("CLTRACE_DEBUG_NV"))
+            clt_msg("nv: register counts from %s", path);
+        if (!log && (log = build_copy(ctx, dev, src, opts)) != NULL && cache)
+            write_cached(path, log);
+        if (log)
+            parse_log(h->th, program, log);
+        free(log);
     }
+    free(src);
+    free(opts);
     errno = saved;
-}
-
-/* At exit, while recording: the copies still building, waited for (10 s at
- * most), so that their counts are in the trace and the driver's teardown
- * does not meet a build. */
-void clt_nvbuild_finish(void)
-{
-    uint64_t end = clt_clock_ns(CLOCK_MONOTONIC) + 10000000000ull;
-    uint32_t n;
-    while ((n = __atomic_load_n(&pending, __ATOMIC_ACQUIRE)) && clt_clock_ns(CLOCK_MONOTONIC) < end) {
-        struct timespec ts = { 0, 50000000 };
-        syscall(SYS_futex, &pending, FUTEX_WAIT_PRIVATE, n, &ts, NULL, 0);
-    }
-}
-
-/* A fork child: no builder thread there, no copies of its own to wait for */
-void clt_nvbuild_forget(void)
-{
-    __atomic_store_n(&jobs, NULL, __ATOMIC_RELAXED);
-    __atomic_store_n(&pending, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&builder, 0, __ATOMIC_RELAXED);
 }

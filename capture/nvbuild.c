@@ -180,8 +180,12 @@ static int cache_path(const char *src, const char *opts, void *dev, char *path, 
     const char *parts[] = { src, opts, name, driver };
     for (unsigned i = 0; i < 4; i++)
         a = fnv(a, parts[i]), b = fnv(b ^ a, parts[i]);
-    mkdir(dir, 0700);       /* the parent of a fresh home's cache: once */
     strcat(dir, "/nvregs");
+    for (char *slash = strchr(dir + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = 0;             /* each folder on the way, as mkdir -p (a fresh home has no .cache) */
+        mkdir(dir, 0700);
+        *slash = '/';
+    }
     if (mkdir(dir, 0700) != 0 && errno != EEXIST)
         return 0;
     n = snprintf(path, cap, "%s/%016llx%016llx.log", dir, (unsigned long long)a, (unsigned long long)b);

@@ -313,13 +313,13 @@ t_register_counts_built_once_and_cached() {
     # whole traces, 5 runs each of two programs; the copy's log kept in the
     # user's cache (XDG_CACHE_HOME), read by every later run, which builds
     # no copy (CLTRACE_DEBUG_NV says where the counts came from)
-    local p i cache="$WORK/nb-cache"
-    rm -rf "$cache"
+    local p i cache="$WORK/nb-cache/not-made-yet"     # made as mkdir -p would
+    rm -rf "$WORK/nb-cache"
     for p in vecadd timeline; do
         local args=(); [ $p = timeline ] && args=("$WORK/nb.dur")
         "$T/$p" "${args[@]}" > "$WORK/nb-$p.plain"
         for i in 1 2 3 4 5; do
-            XDG_CACHE_HOME=$cache CLTRACE_DEBUG_NV=1 CLTRACE_TEST_NVBUILD_ANY=1 CLTRACE_QUIET=0 \
+            POCL_CACHE_DIR="$WORK/nb-pocl" XDG_CACHE_HOME=$cache CLTRACE_DEBUG_NV=1 CLTRACE_TEST_NVBUILD_ANY=1 CLTRACE_QUIET=0 \
                 CLTRACE_OUTPUT="$WORK/nb-$p-$i.%p.pftrace" LD_PRELOAD=$SHIM "$T/$p" "${args[@]}" \
                 > "$WORK/nb-$p.out" 2> "$WORK/nb-$p-$i.err" || { echo "$p: exit $? under cltrace"; return 1; }
             cmp "$WORK/nb-$p.plain" "$WORK/nb-$p.out" || return 1

@@ -629,14 +629,34 @@ void clt_collect_finish(void)
     }
 }
 
-/* The app releases a queue: the writer holds a released queue's track (of
- * 1,024 at most) until its commands are drawn, so the collector takes them
- * now rather than at the app's next pause. */
+/* The app releases a queue: its commands are collected before the release
+ * reaches the driver. On NVIDIA (580.159, an H200) an event's queries took
+ * 1.9 us a command while its queue lived and 270-290 us once the app had
+ * released it: the transfers example's ~300 timed commands, collected at
+ * its exit after that, were 57-85 ms of the exit; collected here, 0.7-3.2
+ * ms. Bounded: commands still running are left (no completion for 2 ms,
+ * 100 ms at most); the wait is cltrace's, counted as one (clt_count_wait).
+ * And the writer holds a released queue's track (of 1,024 at most) until
+ * its commands are drawn. */
 void clt_pre_clReleaseCommandQueue(struct clt_hook *h, void **queue)
 {
     (void)h, (void)queue;
-    if (in_flight())
-        __atomic_store_n(&collect_asked, 1, __ATOMIC_RELAXED);
+    if (!in_flight() || __atomic_load_n(&collector_state, __ATOMIC_ACQUIRE) != 1)
+        return;
+    uint64_t t0 = clt_now(), seen = __atomic_load_n(&collected, __ATOMIC_ACQUIRE);
+    clt_collect_now();
+    nap_end();
+    for (unsigned polls = 0, stalled = 0; in_flight() && polls < 1000 && stalled < 20; polls++, stalled++) {
+        struct timespec ts = { 0, 100000 };
+        nanosleep(&ts, NULL);
+        uint64_t now = __atomic_load_n(&collected, __ATOMIC_ACQUIRE);
+        if (now != seen) {
+            seen = now;
+            stalled = 0;
+        }
+    }
+    if (clt_tls)
+        clt_count_wait(clt_tls, t0, 0);
 }
 
 void clt_post_clReleaseCommandQueue(struct clt_hook *h, int32_t *ret, void *queue)

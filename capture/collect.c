@@ -583,16 +583,13 @@ void clt_track_command(uint64_t flow, void *event, void *queue)
     errno = saved;
 }
 
-/* At exit: the completions held back are collected (as long as they keep
- * coming, max_ms at most), commands still running waited for stall_ms
- * without a completion. Returns how many were left. */
-uint64_t clt_commands_drain(unsigned stall_ms, unsigned max_ms)
+/* Until nothing is in flight, or no completion came for stall_ms, or
+ * max_ms passed: what is left in flight. Looked at every 100 us: a whole
+ * 1 ms nap was most of a short program's exit wait (200 completions
+ * collected in ~0.2 ms). */
+static uint64_t wait_collected(unsigned stall_ms, unsigned max_ms)
 {
-    __atomic_store_n(&draining, 1, __ATOMIC_SEQ_CST);
-    nap_end();
     uint64_t seen = __atomic_load_n(&collected, __ATOMIC_ACQUIRE);
-    /* looked at every 100 us: a whole 1 ms nap was most of a short
-     * program's exit wait (200 completions collected in ~0.2 ms) */
     unsigned stall_polls = stall_ms * 10, max_polls = max_ms * 10;
     for (unsigned polls = 0, stalled = 0; stalled < stall_polls && polls < max_polls; polls++, stalled++) {
         if (in_flight() == 0)
@@ -606,6 +603,16 @@ uint64_t clt_commands_drain(unsigned stall_ms, unsigned max_ms)
         }
     }
     return in_flight();
+}
+
+/* At exit: the completions held back are collected (as long as they keep
+ * coming, max_ms at most), commands still running waited for stall_ms
+ * without a completion. Returns how many were left. */
+uint64_t clt_commands_drain(unsigned stall_ms, unsigned max_ms)
+{
+    __atomic_store_n(&draining, 1, __ATOMIC_SEQ_CST);
+    nap_end();
+    return wait_collected(stall_ms, max_ms);
 }
 
 /* The collector returns before the exit goes on: a query of its still in
@@ -643,18 +650,10 @@ void clt_pre_clReleaseCommandQueue(struct clt_hook *h, void **queue)
     (void)h, (void)queue;
     if (!in_flight() || __atomic_load_n(&collector_state, __ATOMIC_ACQUIRE) != 1)
         return;
-    uint64_t t0 = clt_now(), seen = __atomic_load_n(&collected, __ATOMIC_ACQUIRE);
+    uint64_t t0 = clt_now();
     clt_collect_now();
     nap_end();
-    for (unsigned polls = 0, stalled = 0; in_flight() && polls < 1000 && stalled < 20; polls++, stalled++) {
-        struct timespec ts = { 0, 100000 };
-        nanosleep(&ts, NULL);
-        uint64_t now = __atomic_load_n(&collected, __ATOMIC_ACQUIRE);
-        if (now != seen) {
-            seen = now;
-            stalled = 0;
-        }
-    }
+    wait_collected(2, 100);
     if (clt_tls)
         clt_count_wait(clt_tls, t0, 0);
 }

@@ -136,11 +136,8 @@ void clt_put_own_event(struct clt_writer *w, uint64_t ts, Event *e)
     clt_put_packet(w, &p);
 }
 
-/* A slice whose shared fields (its name, category, the arguments every
- * such slice has) were packed once (clt_ownpack_fields); ap: its own
- * arguments. -1: it does not fit (nothing written). */
-int clt_put_own_slice_with(struct clt_writer *w, uint64_t track, uint64_t start, uint64_t end, const uint8_t *fields,
-                           size_t n_fields, Perfetto__Protos__DebugAnnotation **ap, unsigned na, const uint64_t *ends_flow)
+/* A slice's begin on its track, with its arguments and the flow it ends */
+static Event slice_begin(uint64_t track, Perfetto__Protos__DebugAnnotation **ap, unsigned na, const uint64_t *ends_flow)
 {
     Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
     e.has_type = e.has_track_uuid = 1;
@@ -152,6 +149,25 @@ int clt_put_own_slice_with(struct clt_writer *w, uint64_t track, uint64_t start,
         e.n_terminating_flow_ids = 1;
         e.terminating_flow_ids = (uint64_t *)ends_flow;
     }
+    return e;
+}
+
+static void slice_end(struct clt_writer *w, uint64_t track, uint64_t end)
+{
+    Event x = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+    x.has_type = x.has_track_uuid = 1;
+    x.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
+    x.track_uuid = track;
+    clt_put_own_event(w, end, &x);
+}
+
+/* A slice whose shared fields (its name, category, the arguments every
+ * such slice has) were packed once (clt_ownpack_fields); ap: its own
+ * arguments. -1: it does not fit (nothing written). */
+int clt_put_own_slice_with(struct clt_writer *w, uint64_t track, uint64_t start, uint64_t end, const uint8_t *fields,
+                           size_t n_fields, Perfetto__Protos__DebugAnnotation **ap, unsigned na, const uint64_t *ends_flow)
+{
+    Event e = slice_begin(track, ap, na, ends_flow);
     if (w->len + FP_MAX_PACKET + 16 > w->out_cap)
         clt_writer_flush(w);
     size_t n = w->len + FP_MAX_PACKET + 16 <= CLT_OUT_CAP
@@ -160,11 +176,7 @@ int clt_put_own_slice_with(struct clt_writer *w, uint64_t track, uint64_t start,
     if (!n)
         return -1;
     w->len += n;
-    Event x = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-    x.has_type = x.has_track_uuid = 1;
-    x.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
-    x.track_uuid = track;
-    clt_put_own_event(w, end, &x);
+    slice_end(w, track, end);
     return 0;
 }
 
@@ -173,28 +185,15 @@ void clt_put_own_slice(struct clt_writer *w, uint64_t track, uint64_t start, uin
                        const uint64_t *ends_flow)
 {
     char *cat = (char *)category;
-    Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-    e.has_type = e.has_track_uuid = 1;
-    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
-    e.track_uuid = track;
+    Event e = slice_begin(track, ap, na, ends_flow);
     if (cat) {
         e.n_categories = 1;
         e.categories = &cat;
     }
     e.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
     e.name = (char *)name;
-    e.n_debug_annotations = na;
-    e.debug_annotations = ap;
-    if (ends_flow) {
-        e.n_terminating_flow_ids = 1;
-        e.terminating_flow_ids = (uint64_t *)ends_flow;
-    }
     clt_put_own_event(w, start, &e);
-    Event x = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-    x.has_type = x.has_track_uuid = 1;
-    x.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
-    x.track_uuid = track;
-    clt_put_own_event(w, end, &x);
+    slice_end(w, track, end);
 }
 
 void clt_counter(struct clt_writer *w, uint64_t track, uint64_t ts, int64_t value)

@@ -47,9 +47,20 @@ t_cpu_samples_name_the_host_function_c() {
     # the device idles: the serialization and device-idle findings name the
     # function with 80 % of the samples; the trace lints; trace_processor
     # holds the samples
-    traced "$WORK/hg" "$T/host_gap" 40 > /dev/null
-    local t; t=$(trace_of "$WORK/hg")
-    "$B/cltrace-report" --format json "$t" > "$WORK/hg.json" || [ $? -le 1 ]
+    # (the premise: the host thread on its CPU through the gaps. Beside the
+    # suite's other tests on 2 cores it once ran 21 % of them, 2 samples:
+    # then the machine, not cltrace, took them, and the run is made again)
+    local try t
+    for try in 1 2 3; do
+        rm -f "$WORK"/hg.*.pftrace*
+        traced "$WORK/hg" "$T/host_gap" 40 > /dev/null
+        t=$(trace_of "$WORK/hg")
+        "$B/cltrace-report" --format json "$t" > "$WORK/hg.json" || [ $? -le 1 ]
+        $PY -c 'import json, sys
+f = [x for x in json.load(open(sys.argv[1]))["findings"] if x["rule"] == "serialization" and "host" in x]
+sys.exit(0 if f and f[0]["host"]["on_cpu_share"] >= 0.5 else 1)' "$WORK/hg.json" && break
+        echo "run $try: the host thread off its CPU through most of the gaps (a busy machine); again"
+    done
     host_finding "$WORK/hg.json" serialization prepare_batch "host_gap.c:"
     host_finding "$WORK/hg.json" device-idle prepare_batch "host_gap.c:"
     "$B/cltrace-report" "$t" > "$WORK/hg.txt" || [ $? -le 1 ]

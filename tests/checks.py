@@ -297,8 +297,10 @@ def check_report_selfcost(report_dir, sampled=""):
     # of it in the share of the time the app wanted more than cpus - 1 CPUs,
     # elsewhere as much as the app waited for a CPU per CPU-ns run
     expect(os.path.exists("/proc/self/schedstat") <= ("competing_ns" in sc), "json self_cost: no scheduler's account %r" % sc)
+    # (at idle priority only the latter: the scheduler gave them no CPU the app wanted)
     if "competing_ns" in sc:
         share = min(1.0, max(0.0, sc["app_cpus_wanted"] - (sc["cpus"] - 1)))
+        share = 0 if sc.get("own_threads_priority") == "idle" else share
         wait = sc["sched_app_wait_ns"] / (sc["sched_app_cpu_ns"] + sc["sched_own_cpu_ns"])
         factor = min(1.0, share + (1 - share) * wait)
         expect(sc["sched_span_ns"] > 0 and sc["sched_app_cpu_ns"] > 0 and sc["app_cpus_wanted"] >= 0 and

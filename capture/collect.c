@@ -643,6 +643,9 @@ void clt_collect_finish(void)
  * its exit after that, were 57-85 ms of the exit; collected here, 0.7-3.2
  * ms. Bounded: commands still running are left (no completion for 2 ms,
  * 100 ms at most); the wait is cltrace's, counted as one (clt_count_wait).
+ * The collector at idle priority gets no CPU beside busy threads: lifted
+ * first (beside two CPU hogs the wait ran out its 2 ms of polls, which
+ * took ~70-100 ms there, in 1 run in 3 of tests/apps/host_gap.c).
  * And the writer holds a released queue's track (of 1,024 at most) until
  * its commands are drawn. */
 void clt_pre_clReleaseCommandQueue(struct clt_hook *h, void **queue)
@@ -651,6 +654,7 @@ void clt_pre_clReleaseCommandQueue(struct clt_hook *h, void **queue)
     if (!in_flight() || __atomic_load_n(&collector_state, __ATOMIC_ACQUIRE) != 1)
         return;
     uint64_t t0 = clt_now();
+    clt_own_threads_lift(CLT_LIFT_RELEASE);
     clt_collect_now();
     nap_end();
     wait_collected(2, 100);

@@ -72,6 +72,7 @@ static const char *const lift_name[] = {
     [CLT_LIFT_FLUSH] = "a crash or _exit flushed the trace",
     [CLT_LIFT_SNAPSHOT] = "the app waited for a snapshot",
     [CLT_LIFT_CLOCK] = "an app thread waited for the collector's clock markers",
+    [CLT_LIFT_RELEASE] = "an app thread waited for its released queue's commands to be collected",
     [CLT_LIFT_EXIT] = "the exit",
 };
 

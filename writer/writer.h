@@ -26,7 +26,8 @@ void clt_own_thread_end(void);
 int clt_own_thread_is(long tid);                      /* one of cltrace's threads */
 /* They run at idle priority where they can be put back (ownthreads.c):
  * where the app waits for them, they are, for the rest of the run. */
-enum clt_lift { CLT_LIFT_NONE, CLT_LIFT_RING, CLT_LIFT_FLUSH, CLT_LIFT_SNAPSHOT, CLT_LIFT_CLOCK, CLT_LIFT_EXIT };
+enum clt_lift { CLT_LIFT_NONE, CLT_LIFT_RING, CLT_LIFT_FLUSH, CLT_LIFT_SNAPSHOT, CLT_LIFT_CLOCK, CLT_LIFT_RELEASE,
+                CLT_LIFT_EXIT };
 void clt_own_threads_lift(enum clt_lift why);         /* async-signal-safe */
 /* around the collector's calls into the driver: threads it starts there
  * inherit idle priority; end puts them at normal (ownthreads.c) */

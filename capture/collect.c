@@ -584,22 +584,25 @@ void clt_track_command(uint64_t flow, void *event, void *queue)
 }
 
 /* Until nothing is in flight, or no completion came for stall_ms, or
- * max_ms passed: what is left in flight. Looked at every 100 us: a whole
- * 1 ms nap was most of a short program's exit wait (200 completions
- * collected in ~0.2 ms). */
+ * max_ms passed (by the clock: beside busy threads a 100 us sleep lasts a
+ * millisecond and more, and counted in sleeps a queue's 100 ms wait ran to
+ * 0.6-1.1 s): what is left in flight. Looked at every 100 us: a whole 1 ms
+ * nap was most of a short program's exit wait (200 completions collected
+ * in ~0.2 ms). */
 static uint64_t wait_collected(unsigned stall_ms, unsigned max_ms)
 {
     uint64_t seen = __atomic_load_n(&collected, __ATOMIC_ACQUIRE);
-    unsigned stall_polls = stall_ms * 10, max_polls = max_ms * 10;
-    for (unsigned polls = 0, stalled = 0; stalled < stall_polls && polls < max_polls; polls++, stalled++) {
+    uint64_t start = clt_clock_ns(CLOCK_MONOTONIC), last = start, now = start;
+    while (now - last < stall_ms * 1000000ull && now - start < max_ms * 1000000ull) {
         if (in_flight() == 0)
             return 0;
         struct timespec ts = { 0, 100000 };
         nanosleep(&ts, NULL);
-        uint64_t now = __atomic_load_n(&collected, __ATOMIC_ACQUIRE);
-        if (now != seen) {
-            seen = now;
-            stalled = 0;
+        now = clt_clock_ns(CLOCK_MONOTONIC);
+        uint64_t got = __atomic_load_n(&collected, __ATOMIC_ACQUIRE);
+        if (got != seen) {
+            seen = got;
+            last = now;
         }
     }
     return in_flight();

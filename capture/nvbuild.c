@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "capture/generated/clt_hooks.h"
+#include "common/probe_file.h"
 #include "shim.h"
 #include "replay/take/take.h"
 #include "writer/writer.h"
@@ -170,17 +171,13 @@ static int cache_path(const char *src, const char *opts, void *dev, char *path, 
         f(dev, CL_DRIVER_VERSION_, sizeof driver, driver, NULL) != CL_SUCCESS_)
         return 0;
     name[sizeof name - 1] = driver[sizeof driver - 1] = 0;
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     char dir[PATH_MAX];
-    int n = xdg && *xdg ? snprintf(dir, sizeof dir, "%s/cltrace", xdg)
-                        : home && *home ? snprintf(dir, sizeof dir, "%s/.cache/cltrace", home) : -1;
-    if (n <= 0 || (size_t)n + 40 >= sizeof dir)
+    if (clt_cache_dir("nvregs", dir, sizeof dir) != 0)
         return 0;
     uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull;
     const char *parts[] = { src, opts, name, driver };
     for (unsigned i = 0; i < 4; i++)
         a = fnv(a, parts[i]), b = fnv(b ^ a, parts[i]);
-    strcat(dir, "/nvregs");
     for (char *slash = strchr(dir + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
         *slash = 0;             /* each folder on the way, as mkdir -p (a fresh home has no .cache) */
         mkdir(dir, 0700);
@@ -188,7 +185,7 @@ static int cache_path(const char *src, const char *opts, void *dev, char *path, 
     }
     if (mkdir(dir, 0700) != 0 && errno != EEXIST)
         return 0;
-    n = snprintf(path, cap, "%s/%016llx%016llx.log", dir, (unsigned long long)a, (unsigned long long)b);
+    int n = snprintf(path, cap, "%s/%016llx%016llx.log", dir, (unsigned long long)a, (unsigned long long)b);
     return n > 0 && (size_t)n < cap;
 }
 

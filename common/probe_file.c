@@ -7,12 +7,20 @@
 #include <string.h>
 #include "probe_file.h"
 
+int clt_cache_dir(const char *sub, char *out, size_t cap)
+{
+    const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+    int n = x && *x ? snprintf(out, cap, "%s/cltrace/%s", x, sub)
+          : h && *h ? snprintf(out, cap, "%s/.cache/cltrace/%s", h, sub) : -1;
+    return n > 0 && (size_t)n < cap ? 0 : -1;
+}
+
 int clt_probe_dir(char *out, size_t cap)
 {
-    const char *d = getenv("CLTRACE_PROBE_DIR"), *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
-    int n = d && *d ? snprintf(out, cap, "%s", d)
-          : x && *x ? snprintf(out, cap, "%s/cltrace/probe", x)
-          : h && *h ? snprintf(out, cap, "%s/.cache/cltrace/probe", h) : -1;
+    const char *d = getenv("CLTRACE_PROBE_DIR");
+    if (!d || !*d)
+        return clt_cache_dir("probe", out, cap);
+    int n = snprintf(out, cap, "%s", d);
     return n > 0 && (size_t)n < cap ? 0 : -1;
 }
 

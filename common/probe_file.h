@@ -15,8 +15,11 @@ struct clt_probe {
     char val[CLT_PROBE_MAX][128];
 };
 
-/* $CLTRACE_PROBE_DIR, else $XDG_CACHE_HOME/cltrace/probe, else
- * $HOME/.cache/cltrace/probe; -1 when none can be named. */
+/* cltrace's folder `sub` in the user's cache: $XDG_CACHE_HOME/cltrace/sub,
+ * else $HOME/.cache/cltrace/sub; -1 when none can be named (the probe's
+ * results, NVIDIA's register counts: capture/nvbuild.c). */
+int clt_cache_dir(const char *sub, char *out, size_t cap);
+/* $CLTRACE_PROBE_DIR, else the cache's probe folder. */
 int clt_probe_dir(char *out, size_t cap);
 /* The file for a device (its name, made safe for a file name). */
 int clt_probe_path(const char *device_name, char *out, size_t cap);

@@ -297,10 +297,10 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     }
     uint64_t start, end;
     place_command(w, q, rec, f, &start, &end);
-    uint64_t closed = q->n_est && f ? clt_windows_closed_between(q->est[0].h0, f->h0) : 0;
+    uint64_t closed = q->n_est > q->est_first && f ? clt_windows_closed_between(q->est[q->est_first].h0, f->h0) : 0;
     if (closed)               /* enqueued in a window that closed before it: after that window's last timed one */
         clt_est_draw(w, q, closed, UINT64_MAX, 0);
-    if (q->n_est)             /* untimed launches enqueued before it: in the gap before it (estimated.c) */
+    if (q->n_est > q->est_first)   /* untimed launches enqueued before it: in the gap before it (estimated.c) */
         clt_est_draw(w, q, f ? f->h0 : start, start, f && waited_in_queue(f->h0, start, q->last_timed_ns));
 
     struct cmd_anns s;

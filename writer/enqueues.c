@@ -68,6 +68,11 @@ uint64_t clt_dm_launch_key(uint64_t kernel_id, uint32_t work_dim, const uint64_t
 
 static struct clt_est *push(struct clt_queue *q)
 {
+    if (q->n_est == q->cap_est && q->est_first >= q->n_est / 2) {   /* half drawn: moved to the front */
+        memmove(q->est, q->est + q->est_first, (q->n_est - q->est_first) * sizeof *q->est);
+        q->n_est -= q->est_first;
+        q->est_first = 0;
+    }
     if (q->n_est == q->cap_est) {
         unsigned cap = q->cap_est ? q->cap_est * 2 : 64;
         struct clt_est *e = cap <= 1u << 20 ? realloc(q->est, cap * sizeof *e) : NULL;

@@ -188,8 +188,9 @@ static uint64_t gap_to_fill(const struct clt_est *e, const uint64_t *d, unsigned
  * waited in the queue, so the device ran these until it started. */
 void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, uint64_t until, int waited)
 {
-    unsigned n = 0;
-    while (n < q->n_est && q->est[n].h0 < before)
+    const struct clt_est *e = q->est + q->est_first;
+    unsigned n = 0, waiting = q->n_est - q->est_first;
+    while (n < waiting && e[n].h0 < before)
         n++;
     if (!n)
         return;
@@ -199,38 +200,39 @@ void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, ui
     uint64_t t = q->est_end + 1, hi = until == UINT64_MAX ? UINT64_MAX : until - 1;
     if (d) {
         for (unsigned i = 0; i < n; i++) {
-            d[i] = mean_of(q->est[i].key, &timed[i]);
+            d[i] = mean_of(e[i].key, &timed[i]);
             if (!d[i])                  /* never timed: the queue's latest timed command's length */
                 d[i] = q->last_timed_ns ? q->last_timed_ns : 1;
         }
-        uint64_t end = chain(q->est, d, n, t, 0, s);
+        uint64_t end = chain(e, d, n, t, 0, s);
         if (hi != UINT64_MAX && end > hi) {         /* no room even back to back: every one shortened alike */
-            uint64_t lo = t > q->est[0].h0 ? t : q->est[0].h0;
+            uint64_t lo = t > e[0].h0 ? t : e[0].h0;
             double room = hi > lo + n ? (double)(hi - lo - n) : 0, total = 0;
             for (unsigned i = 0; i < n; i++)
                 total += (double)d[i];
             for (unsigned i = 0; i < n; i++)
                 d[i] = total > room && room > 0 ? (uint64_t)((double)d[i] * room / total) : d[i];
-            chain(q->est, d, n, t, 0, s);
+            chain(e, d, n, t, 0, s);
         } else if (hi != UINT64_MAX && waited && end < hi) {   /* a full queue: they ran until it started */
-            chain(q->est, d, n, t, gap_to_fill(q->est, d, n, t, hi, s), s);
+            chain(e, d, n, t, gap_to_fill(e, d, n, t, hi, s), s);
         }
     } else {
         not_drawn += n;
     }
     for (unsigned i = 0; i < n; i++) {
-        struct clt_kern *k = q->est[i].kernel_id ? clt_dm_kern_get(w, q->est[i].kernel_id, 0) : NULL;
+        struct clt_kern *k = e[i].kernel_id ? clt_dm_kern_get(w, e[i].kernel_id, 0) : NULL;
         if (d) {                /* every one drawn, its arrow ended: where the evidence leaves no room, 1 ns */
             uint64_t len = d[i] ? d[i] : 1;
-            slice(w, q, &q->est[i], k, s[i], s[i] + len, timed[i]);
+            slice(w, q, &e[i], k, s[i], s[i] + len, timed[i]);
             t = s[i] + len + 1;
             drawn++;
         }
         clt_dm_kern_drawn(w->dev, k);   /* device.c counted it in flight */
     }
     free(d);
-    memmove(q->est, q->est + n, (q->n_est - n) * sizeof *q->est);
-    q->n_est -= n;
+    q->est_first += n;
+    if (q->est_first == q->n_est)
+        q->est_first = q->n_est = 0;
     q->est_end = t - 1;
     draw_ns += clt_boottime_ns() - t0;
 }
@@ -244,7 +246,7 @@ void clt_est_final(struct clt_writer *w)
 {
     struct clt_devmodel *m = w->dev;
     for (unsigned i = 0; i < m->n_queues; i++)
-        if (m->queues[i].n_est)
+        if (m->queues[i].n_est > m->queues[i].est_first)
             clt_est_draw(w, &m->queues[i], UINT64_MAX, UINT64_MAX, 0);
 }
 

@@ -24,7 +24,8 @@
 #include <string.h>
 #include "symtab.h"
 
-#define SMALL_TABLE 2000     /* fewer symbols: libdw's walk costs less than a sort */
+#define SMALL_TABLE 128      /* fewer symbols: a walk of them costs less than a sort (a table is
+                              * made with about one walk: it pays from the second address) */
 #define BACK_MOST 16         /* entries looked at below the closest one */
 
 struct entry {

@@ -48,7 +48,8 @@ SHIM_SRC := $(wildcard capture/*.c writer/*.c trace/*.c common/*.c replay/take/*
             capture/generated/clt_wrappers.c \
             trace/generated/clt_tables.c
 
-all: $(B)/libcltrace.so $(B)/cltrace $(B)/cltrace-view $(B)/cltrace-report $(B)/cltrace-probe $(B)/cltrace-replay $(B)/cltrace-try
+all: $(B)/libcltrace.so $(B)/cltrace $(B)/cltrace-view $(B)/cltrace-report $(B)/cltrace-probe $(B)/cltrace-replay $(B)/cltrace-try \
+     $(B)/cltrace-nvregs
 
 # protobuf-c and libdeflate go inside the shim (hidden by the version script)
 # where their archives are installed: every library a preloaded shim brings
@@ -71,6 +72,11 @@ $(B)/cltrace: $(call objs,obj,$(LAUNCHER_SRC))
 
 # `cltrace probe` runs it (installed beside the shim): links the OpenCL loader itself.
 $(B)/cltrace-probe: $(call objs,obj,probe/probe.c common/probe_file.c)
+	$(LINK) -lOpenCL
+
+# The shim runs it (installed beside it) for NVIDIA's register counts: a
+# program's private build in a process of its own; links the OpenCL loader.
+$(B)/cltrace-nvregs: $(call objs,obj,nvregs/main.c common/nvregs_cache.c common/probe_file.c)
 	$(LINK) -lOpenCL
 
 # `cltrace replay` and `cltrace tune` run it (installed beside the shim): a
@@ -197,7 +203,8 @@ DOCS    := README.md CHANGELOG.md docs/TRACING.md docs/PERFORMANCE.md docs/GPU.m
 install: all
 	install -d $(BINDIR) $(SHIMDIR) $(INCDIR) $(MANDIR) $(DOCDIR) $(COMPDIR)
 	install -m 755 $(addprefix $(B)/,$(TOOLS)) $(BINDIR)/
-	install -m 755 $(B)/libcltrace.so $(B)/cltrace-probe $(B)/cltrace-replay $(B)/cltrace-try $(SHIMDIR)/
+	install -m 755 $(B)/libcltrace.so $(B)/cltrace-probe $(B)/cltrace-replay $(B)/cltrace-try $(B)/cltrace-nvregs \
+	    $(SHIMDIR)/
 	install -m 644 include/cltrace.h $(INCDIR)/
 	install -m 644 $(addprefix man/,$(addsuffix .1,$(TOOLS))) $(MANDIR)/
 	install -m 644 $(DOCS) $(DOCDIR)/
@@ -206,7 +213,7 @@ install: all
 	ln -sf cltrace $(COMPDIR)/cltrace-report
 	ln -sf cltrace $(COMPDIR)/cltrace-view
 uninstall:
-	rm -f $(addprefix $(BINDIR)/,$(TOOLS)) $(SHIMDIR)/libcltrace.so $(SHIMDIR)/cltrace-probe $(SHIMDIR)/cltrace-replay $(SHIMDIR)/cltrace-try \
+	rm -f $(addprefix $(BINDIR)/,$(TOOLS)) $(SHIMDIR)/libcltrace.so $(SHIMDIR)/cltrace-probe $(SHIMDIR)/cltrace-replay $(SHIMDIR)/cltrace-try $(SHIMDIR)/cltrace-nvregs \
 	      $(INCDIR)/cltrace.h
 	rm -f $(addprefix $(MANDIR)/,$(addsuffix .1,$(TOOLS))) $(addprefix $(DOCDIR)/,$(notdir $(DOCS)) REPORT.md)
 	rm -f $(addprefix $(COMPDIR)/,$(TOOLS))

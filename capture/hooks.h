@@ -68,6 +68,8 @@ void clt_collect_forget(void);                      /* fork child */
 uint64_t clt_commands_drain(unsigned stall_ms, unsigned max_ms);
 void clt_collect_finish(void);     /* at the exit's end: no more calls into the driver */
 int clt_spawn_own(void *(*fn)(void *));   /* a detached thread of cltrace's, every signal blocked */
-/* nvbuild.c: NVIDIA register counts' private builds, on a thread of cltrace's */
+/* nvbuild.c: NVIDIA register counts, compiled by cltrace-nvregs (a process) started from a thread of cltrace's */
+void clt_nvbuild_finish(void);     /* at exit, while recording: the builds still running, waited for */
+void clt_nvbuild_forget(void);     /* fork child */
 
 #endif

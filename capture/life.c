@@ -127,6 +127,7 @@ static void at_exit(void)
         ov_exit();                               /* overrides that matched nothing, in the trace */
         clt_own_threads_lift(CLT_LIFT_EXIT);     /* the exit waits for them */
         clt_writer_exit_begins();
+        clt_nvbuild_finish();                    /* register counts still being compiled */
     }
     uint64_t unfinished = recording ? clt_commands_drain(2000, 20000) : 0;
     uint64_t exit_wait_ns = clt_clock_ns(CLOCK_MONOTONIC) - t0;
@@ -246,6 +247,7 @@ static void after_fork_child(void)
     clt_cpusample_forget();
     clt_writer_forget();
     clt_collect_forget();
+    clt_nvbuild_forget();
     clt_fp_forget();
     rt_take_forget();
     ov_forget();

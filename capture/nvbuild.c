@@ -1,45 +1,54 @@
 /* NVIDIA register counts. After the app's program builds for an NVIDIA
- * device, cltrace compiles a private copy of its source with the app's
- * options plus -cl-nv-verbose (through the real entry points, unrecorded),
- * reads "ptxas info : Used N registers" per kernel from that copy's log and
- * releases it. The app's program, its build log and options are untouched:
- * the copy is invisible to the app.
+ * device, cltrace has a private copy of its source compiled with the app's
+ * options plus -cl-nv-verbose, reads "ptxas info : Used N registers" per
+ * kernel from that copy's log, and puts each count on the kernel's slices.
+ * The app's program, its build log and options are untouched.
  *
- * The copy builds on the app's thread, inside its clBuildProgram: built on a
- * thread of cltrace's beside the app (2026-11-28), NVIDIA's compiler
- * (580.159, an H200 host) crashed in it on every run of the copy example
- * (NvCliCompileBitcode, a null jump buffer) while the app went on calling
- * the driver. What it costs (nbody: 82 ms of a 93 ms first build) is paid
- * once: the copy's log (where it has counts) is kept in the user's cache
- * (${XDG_CACHE_HOME:-~/.cache}/cltrace/nvregs/, by the source, the options,
- * the device and the driver), and a later build of the same program reads
- * it instead of compiling. Programs made from binaries (no source) and
- * asynchronous builds (pfn_notify) get no counts. */
+ * The copy compiles in a process of its own, cltrace-nvregs (nvregs/main.c),
+ * started by a thread of cltrace's while the app goes on: the app's build
+ * time is its own. Not in the app's process: on a thread beside the app
+ * NVIDIA's compiler (580.159, an H200 host) crashed on every run of the copy
+ * example (NvCliCompileBitcode, a null jump buffer) while the app went on
+ * calling the driver; inside the app's clBuildProgram it doubled a first
+ * build (nbody 2.24x). The writer holds a program's kernels' commands until
+ * its counts are in (CLT_KREGS_COMING, then CLT_KREGS_DONE); the exit waits
+ * for a copy still compiling, NVREGS_WAIT_MS at most. The log is kept in the
+ * user's cache (common/nvregs_cache.h) and a later build of the same
+ * program reads it: nothing is compiled again. Programs made from binaries
+ * (no source) and asynchronous builds (pfn_notify) get no counts. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
 #include <errno.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "capture/generated/clt_hooks.h"
-#include "common/probe_file.h"
+#include "common/nvregs_cache.h"
 #include "shim.h"
 #include "replay/take/take.h"
 #include "writer/writer.h"
 
-enum { CL_SUCCESS_ = 0, CL_PROGRAM_CONTEXT_ = 0x1161, CL_PROGRAM_DEVICES_ = 0x1163, CL_PROGRAM_SOURCE_ = 0x1164,
-       CL_PROGRAM_BUILD_LOG_ = 0x1183, CL_DEVICE_NAME_ = 0x102B, CL_DEVICE_VENDOR_ = 0x102C,
-       CL_DRIVER_VERSION_ = 0x102D };
+enum { CL_SUCCESS_ = 0, CL_PROGRAM_DEVICES_ = 0x1163, CL_PROGRAM_SOURCE_ = 0x1164, CL_DEVICE_NAME_ = 0x102B,
+       CL_DEVICE_VENDOR_ = 0x102C, CL_DRIVER_VERSION_ = 0x102D, CL_DEVICE_PLATFORM_ = 0x1031,
+       CL_PLATFORM_NAME_ = 0x0902, CL_DEVICE_TYPE_ALL_ = 0xFFFFFFFF };
 #define VERBOSE " -cl-nv-verbose"
 typedef int32_t (*get_info_t)(void *, uint32_t, size_t, void *, size_t *);
 typedef int32_t (*get_info2_t)(void *, void *, uint32_t, size_t, void *, size_t *);
 
 /* The tests' way into this path without NVIDIA's driver: every device
- * taken for one, the copy built with the app's options alone (PoCL: the
- * builder thread, its references and the exit's wait, on every run) */
+ * taken for one, the copy built with the app's options alone, its log
+ * cached though it tells no counts */
 static int any_device(void)
 {
     static int any = -1;
@@ -131,93 +140,275 @@ void clt_pre_clBuildProgram(struct clt_hook *h, void **program, uint32_t *num_de
     }
 }
 
-typedef void *(*create_t)(void *, uint32_t, const char **, const size_t *, int32_t *);
-typedef int32_t (*build_t)(void *, uint32_t, void *const *, const char *, void *, void *);
-typedef int32_t (*release_t)(void *);
+/* ---- the private build, in a process of its own -------------------------- */
 
-/* The private copy built and its log (malloc'd; "" where the driver gave
- * none: cached too, a build that tells no counts; NULL: not built) */
-static char *build_copy(void *ctx, void *dev, const char *src, const char *opts)
+#define NVREGS_WAIT_MS 2000      /* the exit waits this long at most for a copy still compiling */
+
+/* A copy to compile: the app's program (its handle names it in the
+ * records), the helper's arguments and environment, all copied on the
+ * app's thread (environ may change under a thread of cltrace's) */
+struct job {
+    void *program;
+    char *argv[7], **envp;
+    char *src;
+    struct job *next;
+};
+static struct job *_Atomic jobs;            /* pushed by the app's threads, taken whole by the builder */
+static _Atomic uint32_t pending;            /* futex: jobs handed and not yet done */
+static _Atomic uint32_t wake;               /* futex: bumped on each hand-over */
+static _Atomic int builder;                 /* 0 none, 1 running, -1 could not start */
+static _Atomic pid_t helper_pid;            /* the copy compiling now (0: none) */
+
+static void job_free(struct job *j)
 {
-    create_t create = (create_t)REAL(clCreateProgramWithSource);
-    build_t build = (build_t)REAL(clBuildProgram);
-    release_t release = (release_t)REAL(clReleaseProgram);
-    int32_t err = -1;
-    const char *srcs[1] = { src };
-    void *copy = create && build && release ? create(ctx, 1, srcs, NULL, &err) : NULL;
+    if (!j)
+        return;
+    for (unsigned i = 0; i < 7; i++)
+        free(j->argv[i]);
+    for (char **e = j->envp; e && *e; e++)
+        free(*e);
+    free(j->envp);
+    free(j->src);
+    free(j);
+}
+
+/* The app's environment without the shim (LD_PRELOAD), with NVIDIA's
+ * compute cache off: a build it holds logs no ptxas lines */
+static char **helper_env(void)
+{
+    extern char **environ;
+    size_t n = 0;
+    for (char **e = environ; e && *e; e++)
+        n++;
+    char **env = calloc(n + 2, sizeof *env);
+    size_t k = 0;
+    for (char **e = environ; env && e && *e; e++)
+        if (strncmp(*e, "LD_PRELOAD=", 11) != 0 && strncmp(*e, "CUDA_CACHE_DISABLE=", 19) != 0 &&
+            !(env[k++] = strdup(*e)))
+            return env;
+    if (env)
+        env[k] = strdup("CUDA_CACHE_DISABLE=1");
+    return env;
+}
+
+/* cltrace-nvregs beside the shim (build/, lib/cltrace/), or $CLTRACE_TEST_NVREGS_HELPER */
+static char *helper_path(void)
+{
+    const char *set = getenv("CLTRACE_TEST_NVREGS_HELPER");
+    if (set && *set)
+        return strdup(set);
+    Dl_info self;
+    if (!dladdr((void *)&clt_post_clBuildProgram, &self) || !self.dli_fname)
+        return NULL;
+    const char *slash = strrchr(self.dli_fname, '/');
+    char *path = NULL;
+    if (slash && asprintf(&path, "%.*s/cltrace-nvregs", (int)(slash - self.dli_fname), self.dli_fname) < 0)
+        path = NULL;
+    return path;
+}
+
+struct spawn { const struct job *j; int in, out; };
+
+/* The child of a clone sharing the builder's memory until it execs: only
+ * calls safe there (no SIGCHLD for it: the app's handler and wait() never
+ * see cltrace's process) */
+static int helper_child(void *arg)
+{
+    const struct spawn *s = arg;
+    if (dup2(s->in, 0) >= 0 && dup2(s->out, 1) >= 0)
+        execve(s->j->argv[0], s->j->argv, s->j->envp);
+    syscall(SYS_exit, 127);       /* not _exit: the shim's own (life.c) would finish the app's trace */
+    return 127;
+}
+
+static int write_all(int fd, const char *s, size_t n)
+{
+    while (n) {
+        ssize_t k = write(fd, s, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        s += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static char *read_all(int fd)
+{
+    size_t n = 0, cap = 4096;
+    char *s = malloc(cap);
+    for (ssize_t k; s;) {
+        if (n + 1 == cap) {
+            char *t = realloc(s, cap *= 2);
+            if (!t)
+                break;
+            s = t;
+        }
+        k = read(fd, s + n, cap - n - 1);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        n += (size_t)k;
+    }
+    if (s)
+        s[n] = 0;
+    return s;
+}
+
+/* The helper run on a job: its log (malloc'd), or NULL where it did not build */
+static char *run_helper(const struct job *j)
+{
+    int in[2], out[2];
+    if (pipe2(in, O_CLOEXEC) != 0)
+        return NULL;
+    if (pipe2(out, O_CLOEXEC) != 0) {
+        close(in[0]);
+        close(in[1]);
+        return NULL;
+    }
+    struct spawn s = { j, in[0], out[1] };
+    size_t stack_size = 64 * 1024;
+    char *stack = malloc(stack_size);
+    pid_t pid = stack ? clone(helper_child, stack + stack_size, CLONE_VM | CLONE_VFORK, &s) : -1;
+    free(stack);                  /* CLONE_VFORK: the child has exec'd (or exited) by now */
+    close(in[0]);
+    close(out[1]);
     char *log = NULL;
-    if (copy && err == CL_SUCCESS_ && build(copy, 1, &dev, opts, NULL, NULL) == CL_SUCCESS_ &&
-        !(log = program_text(copy, dev, CL_PROGRAM_BUILD_LOG_)))
-        log = calloc(1, 1);
-    if (copy)
-        release(copy);
+    if (pid > 0) {
+        __atomic_store_n(&helper_pid, pid, __ATOMIC_RELEASE);
+        write_all(in[1], j->src, strlen(j->src));    /* EPIPE where it died: its signals are blocked here */
+        close(in[1]);
+        log = read_all(out[0]);
+        int status = 0;
+        while (waitpid(pid, &status, __WALL) < 0 && errno == EINTR)
+            ;
+        __atomic_store_n(&helper_pid, 0, __ATOMIC_RELEASE);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            free(log);
+            log = NULL;
+        }
+    } else {
+        close(in[1]);
+    }
+    close(out[0]);
     return log;
 }
 
-static uint64_t fnv(uint64_t h, const char *s)
+static void *builder_main(void *arg)
 {
-    for (; s && *s; s++)
-        h = (h ^ (uint8_t)*s) * 0x100000001B3ull;
-    return (h ^ 0xFF) * 0x100000001B3ull;       /* a separator: "ab"+"c" is not "a"+"bc" */
-}
-
-/* The cache file of this source, options, device and driver; 0: no cache
- * (no home, no room, a name too long) */
-static int cache_path(const char *src, const char *opts, void *dev, char *path, size_t cap)
-{
-    get_info_t f = (get_info_t)REAL(clGetDeviceInfo);
-    char name[256] = "", driver[256] = "";
-    if (!f || f(dev, CL_DEVICE_NAME_, sizeof name, name, NULL) != CL_SUCCESS_ ||
-        f(dev, CL_DRIVER_VERSION_, sizeof driver, driver, NULL) != CL_SUCCESS_)
-        return 0;
-    name[sizeof name - 1] = driver[sizeof driver - 1] = 0;
-    char dir[PATH_MAX];
-    if (clt_cache_dir("nvregs", dir, sizeof dir) != 0)
-        return 0;
-    uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull;
-    const char *parts[] = { src, opts, name, driver };
-    for (unsigned i = 0; i < 4; i++)
-        a = fnv(a, parts[i]), b = fnv(b ^ a, parts[i]);
-    for (char *slash = strchr(dir + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-        *slash = 0;             /* each folder on the way, as mkdir -p (a fresh home has no .cache) */
-        mkdir(dir, 0700);
-        *slash = '/';
+    (void)arg;
+    clt_own_thread_begin("cltrace-nvregs", 0);      /* the helper inherits its priority: normal */
+    for (;;) {
+        uint32_t seen = __atomic_load_n(&wake, __ATOMIC_ACQUIRE);
+        struct job *j = __atomic_exchange_n(&jobs, NULL, __ATOMIC_ACQ_REL);
+        if (!j) {
+            syscall(SYS_futex, &wake, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+            continue;
+        }
+        while (j) {
+            struct job *next = j->next;
+            struct clt_thread *th = clt_enter();    /* its own ring: the counts are records like any other */
+            char *log = run_helper(j);
+            if (getenv("CLTRACE_DEBUG_NV"))
+                clt_msg("nv: register counts compiled by %s: %s", j->argv[0], log ? "built" : "not built");
+            if (log)
+                parse_log(th, j->program, log);
+            free(log);
+            put_regs(th, j->program, CLT_KREGS_DONE, "");
+            job_free(j);
+            __atomic_fetch_sub(&pending, 1, __ATOMIC_ACQ_REL);
+            syscall(SYS_futex, &pending, FUTEX_WAKE_PRIVATE, 64, NULL, NULL, 0);
+            j = next;
+        }
     }
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-        return 0;
-    int n = snprintf(path, cap, "%s/%016llx%016llx.log", dir, (unsigned long long)a, (unsigned long long)b);
-    return n > 0 && (size_t)n < cap;
-}
-
-static char *read_cached(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    char *s = fd >= 0 && fstat(fd, &st) == 0 && st.st_size < (1 << 24) ? malloc((size_t)st.st_size + 1) : NULL;
-    ssize_t got = s ? read(fd, s, (size_t)st.st_size) : -1;
-    if (fd >= 0)
-        close(fd);
-    if (s && got == st.st_size) {
-        s[got] = 0;
-        return s;
-    }
-    free(s);
     return NULL;
 }
 
-/* Written whole or not at all: a temporary file renamed over the name */
-static void write_cached(const char *path, const char *log)
+static int builder_started(void)
 {
-    char tmp[PATH_MAX + 32];
-    snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return;
-    size_t n = strlen(log);
-    int ok = write(fd, log, n) == (ssize_t)n;
-    ok &= close(fd) == 0;
-    if (!ok || rename(tmp, path) != 0)
-        unlink(tmp);
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    if (!__atomic_load_n(&builder, __ATOMIC_ACQUIRE))
+        __atomic_store_n(&builder, clt_spawn_own(builder_main) == 0 ? 1 : -1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&lock);
+    return __atomic_load_n(&builder, __ATOMIC_ACQUIRE) == 1;
+}
+
+/* At exit: the copies still compiling waited for, NVREGS_WAIT_MS at most
+ * (a helper left running finishes on its own and fills the cache) */
+void clt_nvbuild_finish(void)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (uint32_t p; (p = __atomic_load_n(&pending, __ATOMIC_ACQUIRE)) != 0;) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long left_ms = NVREGS_WAIT_MS - ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000);
+        if (left_ms <= 0)
+            return;
+        struct timespec ts = { left_ms / 1000, left_ms % 1000 * 1000000 };
+        syscall(SYS_futex, &pending, FUTEX_WAIT_PRIVATE, p, &ts, NULL, 0);
+    }
+}
+
+/* A fork child: the builder is its parent's */
+void clt_nvbuild_forget(void)
+{
+    __atomic_store_n(&jobs, NULL, __ATOMIC_RELAXED);
+    __atomic_store_n(&pending, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&builder, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&helper_pid, 0, __ATOMIC_RELAXED);
+}
+
+/* The device as the helper finds it: its platform's name, its name, its
+ * place among the platform's devices; and its driver (for the cache) */
+static int device_names(void *dev, char *platform, char *name, char *driver, unsigned *index)
+{
+    get_info_t di = (get_info_t)REAL(clGetDeviceInfo), pi = (get_info_t)REAL(clGetPlatformInfo);
+    typedef int32_t (*ids_t)(void *, uint64_t, uint32_t, void **, uint32_t *);
+    ids_t ids = (ids_t)REAL(clGetDeviceIDs);
+    void *plat = NULL, *devs[64];
+    uint32_t n = 0;
+    platform[0] = name[0] = driver[0] = 0;
+    if (!di || !pi || !ids || di(dev, CL_DEVICE_PLATFORM_, sizeof plat, &plat, NULL) != CL_SUCCESS_ ||
+        pi(plat, CL_PLATFORM_NAME_, 256, platform, NULL) != CL_SUCCESS_ ||
+        di(dev, CL_DEVICE_NAME_, 256, name, NULL) != CL_SUCCESS_ ||
+        di(dev, CL_DRIVER_VERSION_, 256, driver, NULL) != CL_SUCCESS_ ||
+        ids(plat, CL_DEVICE_TYPE_ALL_, 64, devs, &n) != CL_SUCCESS_)
+        return -1;
+    platform[255] = name[255] = driver[255] = 0;
+    for (*index = 0; *index < n && *index < 64 && devs[*index] != dev; ++*index)
+        ;
+    return 0;
+}
+
+/* The job for the helper (NULL: none could be made) */
+static struct job *job_new(void *program, char *src, const char *opts, const char *path, const char *platform,
+                           const char *device, unsigned index)
+{
+    struct job *j = calloc(1, sizeof *j);
+    if (!j)
+        return NULL;
+    j->program = program;
+    j->src = src;
+    j->argv[0] = helper_path();
+    j->argv[1] = strdup(platform);
+    j->argv[2] = strdup(device);
+    if (asprintf(&j->argv[3], "%u", index) < 0)
+        j->argv[3] = NULL;
+    j->argv[4] = strdup(opts);
+    j->argv[5] = strdup(path);
+    j->envp = helper_env();
+    for (unsigned i = 0; i < 6; i++)
+        if (!j->argv[i] || !j->envp) {
+            j->src = NULL;        /* the caller's still */
+            job_free(j);
+            return NULL;
+        }
+    return j;
 }
 
 void clt_post_clBuildProgram(struct clt_hook *h, int32_t *ret, void *program, uint32_t num_devices,
@@ -236,23 +427,30 @@ void clt_post_clBuildProgram(struct clt_hook *h, int32_t *ret, void *program, ui
     int saved = errno;
     const char *opt = options ? options : "";
     char *src = program_text(program, NULL, CL_PROGRAM_SOURCE_), *opts = malloc(strlen(opt) + sizeof VERBOSE);
-    void *ctx = NULL;
-    if (src && opts && pi(program, CL_PROGRAM_CONTEXT_, sizeof ctx, &ctx, NULL) == CL_SUCCESS_ && ctx) {
+    char platform[256], device[256], driver[256], path[PATH_MAX];
+    unsigned index = 0;
+    if (src && opts && device_names(dev, platform, device, driver, &index) == 0) {
         strcpy(opts, opt);
         strcat(opts, any_device() ? "" : VERBOSE);
-        char path[PATH_MAX];
-        int cache = cache_path(src, opts, dev, path, sizeof path);
-        char *log = cache ? read_cached(path) : NULL;
-        if (log && getenv("CLTRACE_DEBUG_NV"))
-            clt_msg("nv: register counts from %s", path);
-        /* kept only where it told the counts (or in the tests): NVIDIA's
-         * compute cache answers a build it holds with an empty log */
-        if (!log && (log = build_copy(ctx, dev, src, opts)) != NULL && cache &&
-            (strstr(log, "registers") || any_device()))
-            write_cached(path, log);
-        if (log)
+        int cache = clt_nvregs_cache_path(src, opts, device, driver, path, sizeof path) == 0;
+        char *log = cache ? clt_nvregs_cache_read(path) : NULL;
+        struct job *j = NULL;
+        if (log) {
+            if (getenv("CLTRACE_DEBUG_NV"))
+                clt_msg("nv: register counts from %s", path);
             parse_log(h->th, program, log);
-        free(log);
+            free(log);
+        } else if (builder_started() && (j = job_new(program, src, opts, cache ? path : "", platform, device,
+                                                      index)) != NULL) {
+            src = NULL;                                   /* the job's now */
+            put_regs(h->th, program, CLT_KREGS_COMING, "");   /* the writer holds its kernels' commands */
+            __atomic_fetch_add(&pending, 1, __ATOMIC_ACQ_REL);
+            j->next = __atomic_load_n(&jobs, __ATOMIC_RELAXED);
+            while (!__atomic_compare_exchange_n(&jobs, &j->next, j, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+                ;
+            __atomic_fetch_add(&wake, 1, __ATOMIC_RELEASE);
+            syscall(SYS_futex, &wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        }
     }
     free(src);
     free(opts);

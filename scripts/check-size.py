@@ -9,7 +9,7 @@ import re
 import sys
 
 MAX_FILE, MAX_FUNCTION = 700, 80
-FOLDERS = ("capture", "writer", "trace", "common", "report", "try", "replay", "override", "launcher", "probe",
+FOLDERS = ("capture", "writer", "trace", "common", "report", "try", "replay", "override", "launcher", "probe", "nvregs",
            "viewer", "include", "examples")
 
 

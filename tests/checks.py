@@ -362,6 +362,15 @@ def check_nvidia(t):
            "register counts missing: %r" % [(d["name"], d["args"].get("registers_per_work_item")) for d in kern])
 
 
+def check_registers(t, regs, kernels):
+    """Every kernel's timed command carries its register count (regs; 0: none); kernels launched"""
+    dev = [s for s in t["slices"] if (s["track_name"] or "").startswith("Device ")]
+    kern = [d for d in dev if d["args"].get("command_type") == "CL_COMMAND_NDRANGE_KERNEL"]
+    expect(len(kern) >= int(kernels), "%d kernel commands, expected %s" % (len(kern), kernels))
+    got = collections.Counter(d["args"].get("registers_per_work_item", 0) for d in kern)
+    expect(set(got) == {int(regs)}, "registers per work-item: %r, expected %s on each" % (dict(got), regs))
+
+
 def check_figures(t, durations_file):
     """Not a check: prints what was measured (for a person and an issue note)."""
     a = t["attributes"]
@@ -870,7 +879,7 @@ if __name__ == "__main__":
             print("  " + f)
         sys.exit(1 if failures else 0)
     trace = decode(path)
-    whole = check in ("timeline", "nvidia", "figures", "churn", "phases", "launches", "switched", "window")
+    whole = check in ("timeline", "nvidia", "registers", "figures", "churn", "phases", "launches", "switched", "window")
     globals()["check_" + check](trace if whole else api_only(trace), *sys.argv[3:])
     for f in failures[:20]:
         print("  " + f)

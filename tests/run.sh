@@ -337,6 +337,33 @@ t_register_counts_built_once_and_cached() {
     echo "10 runs, each as untraced, each trace whole; runs 2-5 of each read $(ls "$cache/cltrace/nvregs" | wc -l) cached logs"
 }
 
+t_register_counts_compiled_beside_the_app() {
+    # NVIDIA's register counts come from cltrace-nvregs, a process of its
+    # own started after the app's build while the app goes on; here a
+    # stand-in (CLTRACE_TEST_NVREGS_HELPER) answers as NVIDIA's compiler logs,
+    # 0.6 s later, when the app has launched its kernels: every kernel
+    # command carries its count (the writer held them until it came), the
+    # app's output as untraced. A stand-in that hangs: the exit waits 2 s at
+    # most, the trace is whole, the counts absent.
+    local env=(CLTRACE_TEST_NVREGS_HELPER="$PWD/tests/apps/nvregs_standin.sh" CLTRACE_TEST_NVBUILD_ANY=1
+               XDG_CACHE_HOME="$WORK/nr-cache" POCL_CACHE_DIR="$WORK/nr-pocl")
+    "$T/timeline" "$WORK/nr.dur" > "$WORK/nr.plain"
+    env "${env[@]}" STANDIN_SLEEP=0.6 STANDIN_REGS=37 CLTRACE_OUTPUT="$WORK/nr1.%p.pftrace" LD_PRELOAD=$SHIM \
+        "$T/timeline" "$WORK/nr.dur" > "$WORK/nr.out" || { echo "exit $? under cltrace"; return 1; }
+    cmp "$WORK/nr.plain" "$WORK/nr.out" || return 1
+    lint "$(trace_of "$WORK/nr1")"
+    $PY tests/checks.py registers "$(trace_of "$WORK/nr1")" 37 3 || return 1
+    local t0=$SECONDS
+    env "${env[@]}" STANDIN_SLEEP=30 CLTRACE_OUTPUT="$WORK/nr2.%p.pftrace" LD_PRELOAD=$SHIM \
+        "$T/timeline" "$WORK/nr.dur" > "$WORK/nr.out" || { echo "exit $? under cltrace"; return 1; }
+    [ $((SECONDS - t0)) -lt 20 ] || { echo "the exit waited $((SECONDS - t0)) s for a hung helper"; return 1; }
+    cmp "$WORK/nr.plain" "$WORK/nr.out" || return 1
+    lint "$(trace_of "$WORK/nr2")"
+    $PY tests/checks.py registers "$(trace_of "$WORK/nr2")" 0 3 || return 1
+    pkill -f "nvregs_standin.sh" 2> /dev/null
+    echo "counts 0.6 s after the build on every kernel command; a hung helper: the exit went on without them"
+}
+
 t_unit_pylines_as_cpython_says() {
     # a CPU sample's Python line, found by the writer: every instruction of
     # ~500 code objects of the standard library as CPython's co_lines()

@@ -130,8 +130,12 @@ enum { EVC_DEVICE, EVC_WITHOUT, EVC_WITH, EVC_SAMPLES, EVC_WRITE_PENALTY, EVC_WR
  * (CLTRACE_SAMPLE, capture/queues.c), 0: on throughout */
 enum { QM_QUEUE, QM_SWITCHED, QM_N };
 enum { KI_KERNEL, KI_DEVICE, KI_WG_SIZE, KI_PREF_MULTIPLE, KI_LOCAL_MEM, KI_PRIVATE_MEM, KI_N };
-/* a kernel's register count (NVIDIA, capture/nvbuild.c) */
+/* a kernel's register count (NVIDIA, capture/nvbuild.c); KR_REGS also says
+ * of a program that its counts are coming (a private build started beside
+ * the app) or are all in (that build is done) */
 enum { KR_PROGRAM, KR_REGS, KR_NAME, KR_N };
+#define CLT_KREGS_COMING 0xFFFFFFFFu
+#define CLT_KREGS_DONE 0xFFFFFFFEu
 /* the program (0: none), its hash, enum ov_what (override/override.h), a file, the sentence */
 enum { OVR_PROGRAM, OVR_HASH, OVR_WHAT, OVR_FILE, OVR_TEXT, OVR_N };
 /* an MPI call: enum clt_mpi_fn; its peer (rank in the communicator; the

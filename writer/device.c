@@ -301,13 +301,19 @@ struct clt_kern *clt_dm_kern_get(struct clt_writer *w, uint64_t id, int create)
     return k;
 }
 
-/* A kernel's register count, or -1: not known */
+/* A kernel's register count: known, coming (its program's private build
+ * runs), or not known */
 int clt_dm_kern_regs(const struct clt_devmodel *m, const struct clt_kern *k)
 {
+    int regs = -1;
     for (unsigned i = 0; i < m->n_regs; i++)
-        if (m->regs[i].program == k->program && !strcmp(m->regs[i].name, k->name))
-            return (int)m->regs[i].regs;
-    return -1;
+        if (m->regs[i].program == k->program) {
+            if (m->regs[i].regs == CLT_KREGS_COMING && regs == -1)
+                regs = CLT_KERN_REGS_COMING;
+            else if (m->regs[i].regs < CLT_KREGS_DONE && !strcmp(m->regs[i].name, k->name))
+                return (int)m->regs[i].regs;
+        }
+    return regs;
 }
 
 void clt_dm_kern_del(struct clt_devmodel *m, uint64_t id)

@@ -337,12 +337,19 @@ static struct clt_flow *flow_find(struct clt_devmodel *m, uint64_t flow)
     return clt_dm_flow_slot(m, flow, 0);
 }
 
+/* A launch whose kernel's register count is still being compiled */
+static int counts_coming(struct clt_writer *w, const struct clt_flow *f)
+{
+    const struct clt_kern *k = f->kernel_id ? clt_map_get(&w->dev->kernels, f->kernel_id) : NULL;
+    return k && k->regs == CLT_KERN_REGS_COMING;
+}
+
 static void command_record(struct clt_writer *w, const struct clt_rec *rec, int final)
 {
     struct clt_devmodel *m = w->dev;
     struct clt_flow *f = flow_find(m, rec->arg[CMD_FLOW]);
-    if (!f && !final && m->n_pending < CLT_DM_MAX_PENDING) {
-        struct clt_rec *copy = malloc(rec->size);     /* its enqueue not drained yet */
+    if ((!f || counts_coming(w, f)) && !final && m->n_pending < CLT_DM_MAX_PENDING) {
+        struct clt_rec *copy = malloc(rec->size);     /* its enqueue not drained yet, or its kernel's counts */
         if (copy) {
             memcpy(copy, rec, rec->size);
             m->pending[m->n_pending++] = copy;
@@ -373,7 +380,7 @@ void clt_dev_flush_pending(struct clt_writer *w, int final)
     for (unsigned i = 0; i < m->n_pending; i++) {
         struct clt_rec *r = m->pending[i];
         struct clt_flow *f = flow_find(m, r->arg[CMD_FLOW]);
-        if (f || final || now > clt_clock_to_ns(&w->clock, r->t0) + PENDING_NS) {
+        if ((f && !counts_coming(w, f)) || final || now > clt_clock_to_ns(&w->clock, r->t0) + PENDING_NS) {
             if (!f)
                 m->unmatched++;
             emit_command_timed(w, r, f);
@@ -389,14 +396,20 @@ void clt_dev_flush_pending(struct clt_writer *w, int final)
         clt_est_final(w);
 }
 
-/* NVIDIA register counts (capture/nvbuild.c, from a private build inside
- * the app's): a kernel's count (kernels made already get it). */
+/* NVIDIA register counts (capture/nvbuild.c), from cltrace-nvregs beside the app:
+ * a program's are coming (its kernels' commands are held for them, as a
+ * command whose enqueue is not drained yet), a kernel's count (kernels
+ * made already get it), all in (what was held is drawn). */
 static void kregs_record(struct clt_writer *w, const struct clt_rec *rec)
 {
     struct clt_devmodel *m = w->dev;
     uint64_t program = clt_dm_id_of(w, rec->arg[KR_PROGRAM]);
     uint32_t regs = (uint32_t)rec->arg[KR_REGS];
-    if (clt_grow(&m->regs, m->n_regs, &m->cap_regs, sizeof *m->regs, 32) == 0) {
+    if (regs == CLT_KREGS_DONE) {
+        for (unsigned i = 0; i < m->n_regs; i++)
+            if (m->regs[i].program == program && m->regs[i].regs == CLT_KREGS_COMING)
+                m->regs[i].regs = CLT_KREGS_DONE;
+    } else if (clt_grow(&m->regs, m->n_regs, &m->cap_regs, sizeof *m->regs, 32) == 0) {
         m->regs[m->n_regs] = (struct clt_regs){ program, regs, "" };
         clt_dm_copy_str(m->regs[m->n_regs].name, rec, KR_NAME);
         m->n_regs++;
@@ -406,6 +419,8 @@ static void kregs_record(struct clt_writer *w, const struct clt_rec *rec)
         if (k && k->program == program)
             k->regs = clt_dm_kern_regs(m, k);
     }
+    if (regs == CLT_KREGS_DONE && m->n_pending)
+        clt_dev_flush_pending(w, 0);
 }
 
 /* A clock sample: a device timer read, a marker's bracket, or an upper bound. */

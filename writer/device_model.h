@@ -108,7 +108,7 @@ struct clt_kernel_wg { uint64_t dev; uint64_t wg_size, pref_multiple, local_mem,
 struct clt_kern {
     uint64_t id, program;
     char name[CLT_MAX_STR + 1];
-    int regs;                     /* -1: unknown */
+    int regs;                     /* -1: unknown; CLT_KERN_REGS_COMING: being compiled */
     int64_t refs;                 /* the app's references */
     int64_t inflight;             /* launches not yet drawn; facts freed when both are 0 */
     struct clt_kernel_wg wg[4];
@@ -214,6 +214,7 @@ void clt_dm_clock_at(struct clt_dev *d, uint64_t t);    /* offset and residual a
 void clt_dm_clock_upper(struct clt_dev *d, uint64_t h, uint64_t dev_ns);   /* dev was over by host time h */
 void clt_dm_sync(struct clt_queue *q, uint64_t flow, uint64_t h);
 struct clt_kern *clt_dm_kern_get(struct clt_writer *w, uint64_t id, int create);
+#define CLT_KERN_REGS_COMING (-2)
 int clt_dm_kern_regs(const struct clt_devmodel *m, const struct clt_kern *k);
 void clt_dm_kern_del(struct clt_devmodel *m, uint64_t id);   /* its facts go */
 /* A launch of k was drawn (or given up): its facts go once the app released it and none is left in flight. */

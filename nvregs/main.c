@@ -1,0 +1,131 @@
+/* cltrace-nvregs: NVIDIA's register counts of one program, compiled in a
+ * process of its own. The shim (capture/nvbuild.c) runs it after the app's
+ * clBuildProgram for an NVIDIA device, with the program's source on
+ * standard input:
+ *
+ *     cltrace-nvregs PLATFORM DEVICE INDEX OPTIONS CACHE_FILE
+ *
+ * It builds the source for the device named DEVICE (the INDEX-th of the
+ * platform named PLATFORM where that one is so named, else the first so
+ * named) with OPTIONS (the app's plus -cl-nv-verbose), writes the build log
+ * on standard output and keeps it in CACHE_FILE (written whole or not at
+ * all) where it tells counts, so that later runs compile nothing.
+ *
+ * Why a process: built on a thread of cltrace's beside the app, NVIDIA's
+ * compiler (580.159, an H200 host) crashed in it on every run of the copy
+ * example while the app went on calling the driver; built inside the app's
+ * clBuildProgram it doubled a first build (nbody: 2.24x). A process of its
+ * own shares nothing with the app's driver, and the app's build is its own.
+ * Never run under the shim (the shim leaves LD_PRELOAD out of its
+ * environment). Exit status: 0 built (the log written), 1 not. */
+#define _GNU_SOURCE
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "common/nvregs_cache.h"
+
+/* Standard input whole, NUL-terminated (NULL: none, or no memory) */
+static char *read_all(FILE *in)
+{
+    size_t n = 0, cap = 1 << 16;
+    char *s = malloc(cap);
+    for (size_t got; s && (got = fread(s + n, 1, cap - n - 1, in)) > 0;) {
+        n += got;
+        if (n + 1 == cap) {
+            char *t = realloc(s, cap *= 2);
+            if (!t)
+                free(s);
+            s = t;
+        }
+    }
+    if (s)
+        s[n] = 0;
+    return s && n ? s : (free(s), NULL);
+}
+
+static int named(cl_platform_id p, cl_device_id d, const char *want)
+{
+    char name[256] = "";
+    if (p)
+        clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, NULL);
+    else
+        clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof name, name, NULL);
+    name[sizeof name - 1] = 0;
+    return strcmp(name, want) == 0;
+}
+
+/* The device: the index-th of the named platform where so named, else its first so named */
+static cl_device_id find_device(const char *platform, const char *device, unsigned index)
+{
+    cl_platform_id ps[16];
+    cl_uint np = 0;
+    if (clGetPlatformIDs(16, ps, &np) != CL_SUCCESS)
+        return NULL;
+    for (cl_uint i = 0; i < np && i < 16; i++) {
+        cl_device_id ds[64];
+        cl_uint nd = 0;
+        if (!named(ps[i], NULL, platform) || clGetDeviceIDs(ps[i], CL_DEVICE_TYPE_ALL, 64, ds, &nd) != CL_SUCCESS)
+            continue;
+        if (nd > 64)
+            nd = 64;
+        if (index < nd && named(NULL, ds[index], device))
+            return ds[index];
+        for (cl_uint k = 0; k < nd; k++)
+            if (named(NULL, ds[k], device))
+                return ds[k];
+    }
+    return NULL;
+}
+
+/* The build's log (malloc'd), or NULL where it did not build */
+static char *build_log(cl_device_id dev, const char *src, const char *options)
+{
+    cl_int err = CL_SUCCESS;
+    cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    if (!ctx)
+        return NULL;
+    cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    char *log = NULL;
+    size_t n = 0;
+    if (prog && clBuildProgram(prog, 1, &dev, options, NULL, NULL) == CL_SUCCESS &&
+        clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) == CL_SUCCESS &&
+        (log = calloc(1, n + 1)) != NULL &&
+        clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) != CL_SUCCESS)
+        log[0] = 0;
+    if (prog)
+        clReleaseProgram(prog);
+    clReleaseContext(ctx);
+    return log;
+}
+
+int main(int argc, char **argv)
+{
+    sigset_t none;             /* the shim's thread that started it blocks every signal */
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    if (argc != 6) {
+        fprintf(stderr, "usage: cltrace-nvregs PLATFORM DEVICE INDEX OPTIONS CACHE_FILE < SOURCE\n");
+        return 2;
+    }
+    char *src = read_all(stdin);
+    cl_device_id dev = src ? find_device(argv[1], argv[2], (unsigned)strtoul(argv[3], NULL, 10)) : NULL;
+    char *log = dev ? build_log(dev, src, argv[4]) : NULL;
+    if (!log)
+        return 1;
+    /* kept first (the shim may have stopped waiting: its exit closes the
+     * pipe), and only where it tells the counts (or in the tests, whose
+     * devices tell none): NVIDIA's compute cache answers a build it holds
+     * with an empty log (the shim turns it off for this process) */
+    if (argv[5][0] && (strstr(log, "registers") || getenv("CLTRACE_TEST_NVBUILD_ANY")))
+        clt_nvregs_cache_write(argv[5], log);
+    signal(SIGPIPE, SIG_IGN);
+    fputs(log, stdout);
+    fflush(stdout);
+    free(log);
+    free(src);
+    return 0;
+}

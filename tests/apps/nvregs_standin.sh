@@ -1,0 +1,12 @@
+#!/bin/sh
+# A stand-in for cltrace-nvregs in the tests (CLTRACE_TEST_NVREGS_HELPER): its
+# arguments and the program's source on standard input as the shim gives
+# them; it answers, after STANDIN_SLEEP seconds, as NVIDIA's compiler logs
+# with -cl-nv-verbose: STANDIN_REGS registers for each __kernel of the source.
+[ $# -eq 5 ] || { echo "nvregs_standin: 5 arguments expected, got $#" >&2; exit 2; }
+src=$(cat)
+sleep "${STANDIN_SLEEP:-0}"
+printf '%s\n' "$src" | sed -n 's/.*__kernel void \([A-Za-z_0-9]*\).*/\1/p' | while read -r k; do
+    printf "ptxas info    : Compiling entry function '%s' for 'sm_90'\n" "$k"
+    printf "ptxas info    : Used %s registers, 368 bytes cmem[0]\n" "${STANDIN_REGS:-37}"
+done

@@ -122,7 +122,8 @@ static void parse_log(struct clt_thread *th, void *program, const char *log)
             size_t k = strcspn(f, "'");
             snprintf(name, sizeof name, "%.*s", (int)k, f);
         } else if (u && name[0] && sscanf(u, "Used %u registers", &regs) == 1) {
-            put_regs(th, program, regs, name);
+            if (strncmp(name, "cltrace_nvregs_", 15) != 0)     /* the helper's own kernel (nvregs/main.c) */
+                put_regs(th, program, regs, name);
             name[0] = 0;
         }
         line = nl ? nl + 1 : NULL;
@@ -172,22 +173,25 @@ static void job_free(struct job *j)
     free(j);
 }
 
-/* The app's environment without the shim (LD_PRELOAD), with NVIDIA's
- * compute cache off: a build it holds logs no ptxas lines */
+/* The app's environment without the shim (LD_PRELOAD), NVIDIA's compute
+ * cache on (the helper's build is new to it): a program that turned it off
+ * for its own first builds would cost the helper 1.5 s more at its start */
 static char **helper_env(void)
 {
     extern char **environ;
     size_t n = 0;
     for (char **e = environ; e && *e; e++)
         n++;
-    char **env = calloc(n + 2, sizeof *env);
+    char **env = calloc(n + 1, sizeof *env);
     size_t k = 0;
     for (char **e = environ; env && e && *e; e++)
         if (strncmp(*e, "LD_PRELOAD=", 11) != 0 && strncmp(*e, "CUDA_CACHE_DISABLE=", 19) != 0 &&
-            !(env[k++] = strdup(*e)))
-            return env;
-    if (env)
-        env[k] = strdup("CUDA_CACHE_DISABLE=1");
+            !(env[k++] = strdup(*e))) {
+            for (char **f = env; *f; f++)
+                free(*f);
+            free(env);
+            return NULL;
+        }
     return env;
 }
 

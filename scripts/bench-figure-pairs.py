@@ -12,8 +12,10 @@ exits 0 (the machine's noise is in the table: the untraced runs' spread).
 
 With --examples: every example, problem and fixed, the same way (on a GPU
 host its whole run by default is to stay within 1.05x untraced: medians).
+With --examples --aa: both runs of each pair untraced, the ratio as above:
+the spread the host gives that ratio with no cltrace at all.
 
-    scripts/bench-figure-pairs.py [--pairs N] [--examples]   (after make test-bins)
+    scripts/bench-figure-pairs.py [--pairs N] [--examples [--aa]]   (after make test-bins)
 """
 import argparse
 import glob
@@ -43,21 +45,22 @@ def self_cost(trace):
     return c["total_ns"] / 1e6, c.get("exit_ns", 0) / 1e6
 
 
-def pairs_of(name, cmd, pairs, work):
-    """(untraced ms, traced ms, figure ms, exit ms) of each pair, the two runs' order alternating"""
+def pairs_of(name, cmd, pairs, work, aa=False):
+    """(untraced ms, traced ms, figure ms, exit ms) of each pair, the two runs' order alternating
+    (aa: the "traced" run untraced too, its figure 0)"""
     env = dict(os.environ, CLTRACE_QUIET="1")
     rows = []
     for i in range(pairs):
         out = os.path.join(work, "%s-%d" % (name.split()[0], i))
         os.makedirs(out)
-        tenv = dict(env, LD_PRELOAD=os.path.join(B, "libcltrace.so"), CLTRACE_OUTPUT=out + "/t.%p.pftrace")
+        tenv = env if aa else dict(env, LD_PRELOAD=os.path.join(B, "libcltrace.so"), CLTRACE_OUTPUT=out + "/t.%p.pftrace")
         if i % 2:
             traced = timed_run(cmd, tenv)
             plain = timed_run(cmd, env)
         else:
             plain = timed_run(cmd, env)
             traced = timed_run(cmd, tenv)
-        rows.append((plain, traced) + self_cost(glob.glob(out + "/t.*")[0]))
+        rows.append((plain, traced) + ((0, 0) if aa else self_cost(glob.glob(out + "/t.*")[0])))
         shutil.rmtree(out)
     return rows
 
@@ -73,38 +76,41 @@ def measure(name, cmd, pairs, work):
     return inside == pairs
 
 
-def examples(pairs, work):
-    """Every example's whole run, untraced and by default: medians, their ratio, the figure and its exit"""
+def examples(pairs, work, aa=False):
+    """Every example's whole run, untraced and by default (aa: untraced again): medians, their
+    ratio, the figure and its exit"""
     names = []
     for line in open(os.path.join(ROOT, "Makefile")):
         if line.startswith("EXAMPLES := "):
             names = line.split()[2:]
-    print("every example's whole run, %d interleaved pairs (ms; %s, %d cores)" % (pairs, time.strftime("%Y-%m-%d"),
-                                                                              os.cpu_count()))
+    print("every example's whole run, %d interleaved pairs (ms; %s, %d cores)%s" % (
+        pairs, time.strftime("%Y-%m-%d"), os.cpu_count(), ": untraced against untraced (A/A)" if aa else ""))
     print("| example | untraced, median | by default, median | ratio | figure, median | exit's share |")
     print("|---|---:|---:|---:|---:|---:|")
     worst = 0
     for x in names:
         for v in ([], ["--fixed"]):
             name = x + (" --fixed" if v else "")
-            plain, traced, figs, exits = zip(*pairs_of(name, [os.path.join(B, "examples", x)] + v, pairs, work))
+            plain, traced, figs, exits = zip(*pairs_of(name, [os.path.join(B, "examples", x)] + v, pairs, work, aa))
             r = statistics.median(traced) / statistics.median(plain)
             worst = max(worst, r)
             print("| %s | %.1f | %.1f | %.3f | %.1f | %.0f %% |" % (
                 name, statistics.median(plain), statistics.median(traced), r, statistics.median(figs),
                 100 * statistics.median(e / f for e, f in zip(exits, figs) if f > 0) if any(figs) else 0))
-    print("the slowest example by default: %.3fx untraced (target: 1.05x on a GPU host)" % worst)
+    print("the slowest example %s: %.3fx untraced (target: 1.05x on a GPU host)" % ("untraced" if aa else "by default",
+                                                                                  worst))
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--pairs", type=int, default=7)
     ap.add_argument("--examples", action="store_true")
+    ap.add_argument("--aa", action="store_true", help="with --examples: untraced against untraced")
     a = ap.parse_args()
     if a.examples:
         work = tempfile.mkdtemp(prefix="cltrace-figure-pairs.")
         try:
-            examples(a.pairs, work)
+            examples(a.pairs, work, a.aa)
         finally:
             shutil.rmtree(work, ignore_errors=True)
         return 0

@@ -73,15 +73,19 @@ int clt_clock_marker(struct clt_thread *th, void *queue, void *dev, int cpu_devi
     *call_ticks = c - b;
     flush(queue);
     /* polled, so that the moment it is seen over is close to its END; on a
-     * CPU device (PoCL) giving the core up between looks: the device's own
-     * threads and the app's need it (a spinning collector cost a program of
-     * 4,000 small blocking writes ~20 ms on 2 cores) */
+     * CPU device (PoCL) asleep between looks: the device's own threads and
+     * the app's need the core (a spinning collector cost a program of 4,000
+     * small blocking writes ~20 ms on 2 cores), and a sched_yield there
+     * handed it to any busy thread for its whole slice: beside two CPU hogs
+     * the first queue's 16 markers took 5-47 ms, where a 20 us sleep lets
+     * the device's thread, which has just woken, run first */
     int32_t status = 1;
     uint64_t seen, limit = c + 20 * (c - b + 1000000);
+    const struct timespec nap = { 0, 20000 };
     while (ev_info(ev, CL_EVENT_COMMAND_EXECUTION_STATUS_, sizeof status, &status, NULL) == CL_SUCCESS_ &&
            status > 0 && clt_now() < limit)
         if (cpu_device)
-            sched_yield();
+            nanosleep(&nap, NULL);
     seen = clt_now();
     uint64_t queued = 0, end = 0;
     if (status == CL_COMPLETE_ && prof(ev, CL_PROFILING_COMMAND_QUEUED_, sizeof queued, &queued, NULL) == CL_SUCCESS_ &&

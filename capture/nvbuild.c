@@ -262,13 +262,34 @@ static char *read_all(int fd)
     return s;
 }
 
+/* A pipe whose ends are not 0, 1 or 2 (an app that closed its standard
+ * streams gets them from pipe2; the child's dup2 onto them would then leave
+ * them close-on-exec): 0, or -1 */
+static int pipe_above_stdio(int fd[2])
+{
+    if (pipe2(fd, O_CLOEXEC) != 0)
+        return -1;
+    for (int k = 0; k < 2; k++)
+        if (fd[k] < 3) {
+            int moved = fcntl(fd[k], F_DUPFD_CLOEXEC, 3);
+            close(fd[k]);
+            fd[k] = moved;
+        }
+    if (fd[0] >= 0 && fd[1] >= 0)
+        return 0;
+    for (int k = 0; k < 2; k++)
+        if (fd[k] >= 0)
+            close(fd[k]);
+    return -1;
+}
+
 /* The helper run on a job: its log (malloc'd), or NULL where it did not build */
 static char *run_helper(const struct job *j)
 {
     int in[2], out[2];
-    if (pipe2(in, O_CLOEXEC) != 0)
+    if (pipe_above_stdio(in) != 0)
         return NULL;
-    if (pipe2(out, O_CLOEXEC) != 0) {
+    if (pipe_above_stdio(out) != 0) {
         close(in[0]);
         close(in[1]);
         return NULL;

@@ -158,7 +158,6 @@ static struct job *_Atomic jobs;            /* pushed by the app's threads, take
 static _Atomic uint32_t pending;            /* futex: jobs handed and not yet done */
 static _Atomic uint32_t wake;               /* futex: bumped on each hand-over */
 static _Atomic int builder;                 /* 0 none, 1 running, -1 could not start */
-static _Atomic pid_t helper_pid;            /* the copy compiling now (0: none) */
 
 static void job_free(struct job *j)
 {
@@ -303,14 +302,12 @@ static char *run_helper(const struct job *j)
     close(out[1]);
     char *log = NULL;
     if (pid > 0) {
-        __atomic_store_n(&helper_pid, pid, __ATOMIC_RELEASE);
         write_all(in[1], j->src, strlen(j->src));    /* EPIPE where it died: its signals are blocked here */
         close(in[1]);
         log = read_all(out[0]);
         int status = 0;
         while (waitpid(pid, &status, __WALL) < 0 && errno == EINTR)
             ;
-        __atomic_store_n(&helper_pid, 0, __ATOMIC_RELEASE);
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
             free(log);
             log = NULL;
@@ -385,7 +382,6 @@ void clt_nvbuild_forget(void)
     __atomic_store_n(&jobs, NULL, __ATOMIC_RELAXED);
     __atomic_store_n(&pending, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&builder, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&helper_pid, 0, __ATOMIC_RELAXED);
 }
 
 /* The device as the helper finds it: its platform's name, its name, its

@@ -374,13 +374,16 @@ static uint64_t frames_of_slow(struct clt_symbols *s, uint64_t pc)
     const char *file = slash ? slash + 1 : di.dli_fname ? di.dli_fname : "";
     fr->ours = (base && base == s->self_base) || strncmp(file, "libOpenCL.so", 12) == 0;
 
-    /* Our own frames are never shown: no symbols needed. A system library
-     * (the C library, a GPU driver) gets its symbol table's names, not its
-     * debug info: reading libc's separate DWARF took 43 ms, our own
-     * wrappers' inline scopes 4 ms an address, stalling the writer while a
-     * launch loop filled its ring. The program's own code gets everything. */
-    int system = is_system_path(di.dli_fname);
-    Dwfl_Module *mod = fr->ours ? NULL : module_of(s, at);
+    /* A system library (the C library, a GPU driver) gets its symbol
+     * table's names, not its debug info: reading libc's separate DWARF took
+     * 43 ms, our own wrappers' inline scopes 4 ms an address, stalling the
+     * writer while a launch loop filled its ring. The program's own code
+     * gets everything. cltrace's own frames: a call's stack cuts them, a CPU
+     * sample keeps them, named from the shim's symbol table (its hidden
+     * functions: "libcltrace.so+0x73d45" in a flame graph said nothing), no
+     * lines; the loader's get what it exports. */
+    int system = is_system_path(di.dli_fname) || fr->ours;
+    Dwfl_Module *mod = fr->ours && !(base && base == s->self_base) ? NULL : module_of(s, at);
     const char *fn = mod ? symbol_at(s, mod, at) : NULL;
     char name[300];
     Dl_info exported;

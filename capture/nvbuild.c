@@ -22,13 +22,11 @@
 #include <errno.h>
 #include <linux/futex.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -44,7 +42,6 @@ enum { CL_SUCCESS_ = 0, CL_PROGRAM_DEVICES_ = 0x1163, CL_PROGRAM_SOURCE_ = 0x116
        CL_PLATFORM_NAME_ = 0x0902, CL_DEVICE_TYPE_ALL_ = 0xFFFFFFFF };
 #define VERBOSE " -cl-nv-verbose"
 typedef int32_t (*get_info_t)(void *, uint32_t, size_t, void *, size_t *);
-typedef int32_t (*get_info2_t)(void *, void *, uint32_t, size_t, void *, size_t *);
 
 /* The tests' way into this path without NVIDIA's driver: every device
  * taken for one, the copy built with the app's options alone, its log
@@ -69,24 +66,20 @@ static int nvidia_device(void *dev)
     return any_device() || (rc == CL_SUCCESS_ && strstr(vendor, "NVIDIA") != NULL);
 }
 
-/* A malloc'd string from clGetProgramInfo / clGetProgramBuildInfo. */
-static char *program_text(void *program, void *dev, uint32_t param)
+/* The program's source, malloc'd (NULL: none, a program made from binaries) */
+static char *program_source(void *program)
 {
     get_info_t pi = (get_info_t)REAL(clGetProgramInfo);
-    get_info2_t bi = (get_info2_t)REAL(clGetProgramBuildInfo);
     size_t n = 0;
-    int32_t rc = dev ? (bi ? bi(program, dev, param, 0, NULL, &n) : -1) : (pi ? pi(program, param, 0, NULL, &n) : -1);
-    if (rc != CL_SUCCESS_ || n < 2)
+    if (!pi || pi(program, CL_PROGRAM_SOURCE_, 0, NULL, &n) != CL_SUCCESS_ || n < 2)
         return NULL;
     char *s = malloc(n + 1);
-    if (!s)
-        return NULL;
-    rc = dev ? bi(program, dev, param, n, s, NULL) : pi(program, param, n, s, NULL);
-    if (rc != CL_SUCCESS_) {
+    if (s && pi(program, CL_PROGRAM_SOURCE_, n, s, NULL) != CL_SUCCESS_) {
         free(s);
         return NULL;
     }
-    s[n] = 0;
+    if (s)
+        s[n] = 0;
     return s;
 }
 
@@ -447,7 +440,7 @@ void clt_post_clBuildProgram(struct clt_hook *h, int32_t *ret, void *program, ui
         return;
     int saved = errno;
     const char *opt = options ? options : "";
-    char *src = program_text(program, NULL, CL_PROGRAM_SOURCE_), *opts = malloc(strlen(opt) + sizeof VERBOSE);
+    char *src = program_source(program), *opts = malloc(strlen(opt) + sizeof VERBOSE);
     char platform[256], device[256], driver[256], path[PATH_MAX];
     unsigned index = 0;
     if (src && opts && device_names(dev, platform, device, driver, &index) == 0) {

@@ -372,7 +372,8 @@ static uint64_t frames_of_slow(struct clt_symbols *s, uint64_t pc)
     fr->pc = pc;
     const char *slash = di.dli_fname ? strrchr(di.dli_fname, '/') : NULL;
     const char *file = slash ? slash + 1 : di.dli_fname ? di.dli_fname : "";
-    fr->ours = (base && base == s->self_base) || strncmp(file, "libOpenCL.so", 12) == 0;
+    int self = base && base == s->self_base;       /* the shim's own library */
+    fr->ours = self || strncmp(file, "libOpenCL.so", 12) == 0;
 
     /* A system library (the C library, a GPU driver) gets its symbol
      * table's names, not its debug info: reading libc's separate DWARF took
@@ -383,7 +384,7 @@ static uint64_t frames_of_slow(struct clt_symbols *s, uint64_t pc)
      * functions: "libcltrace.so+0x73d45" in a flame graph said nothing), no
      * lines; the loader's get what it exports. */
     int system = is_system_path(di.dli_fname) || fr->ours;
-    Dwfl_Module *mod = fr->ours && !(base && base == s->self_base) ? NULL : module_of(s, at);
+    Dwfl_Module *mod = fr->ours && !self ? NULL : module_of(s, at);
     const char *fn = mod ? symbol_at(s, mod, at) : NULL;
     char name[300];
     Dl_info exported;

@@ -367,10 +367,10 @@ t_register_counts_compiled_beside_the_app() {
     # own started after the app's build while the app goes on; here a
     # stand-in (CLTRACE_TEST_NVREGS_HELPER) answers as NVIDIA's compiler logs,
     # 0.6 s later, when the app has launched its kernels: every kernel
-    # command carries its count (the writer held them until it came), the
+    # command (each timed: CLTRACE_SAMPLE=all) carries its count (the writer held them until it came), the
     # app's output as untraced. A stand-in that hangs: the exit waits 2 s at
     # most, the trace is whole, the counts absent.
-    local env=(CLTRACE_TEST_NVREGS_HELPER="$PWD/tests/apps/nvregs_standin.sh" CLTRACE_TEST_NVBUILD_ANY=1
+    local env=(CLTRACE_SAMPLE=all CLTRACE_TEST_NVREGS_HELPER="$PWD/tests/apps/nvregs_standin.sh" CLTRACE_TEST_NVBUILD_ANY=1
                XDG_CACHE_HOME="$WORK/nr-cache" POCL_CACHE_DIR="$WORK/nr-pocl")
     "$T/timeline" "$WORK/nr.dur" > "$WORK/nr.plain"
     env "${env[@]}" STANDIN_SLEEP=0.6 STANDIN_REGS=37 CLTRACE_OUTPUT="$WORK/nr1.%p.pftrace" LD_PRELOAD=$SHIM \

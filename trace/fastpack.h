@@ -18,7 +18,8 @@ enum {   /* field numbers, cltrace.proto */
     FP_PKT_TIMESTAMP = 8, FP_PKT_TRACK_EVENT = 11, FP_PKT_SEQ_ID = 10, FP_PKT_SEQ_FLAGS = 13,
     FP_TE_TYPE = 9, FP_TE_NAME_IID = 10, FP_TE_DEBUG_ANNOTATIONS = 4,
     FP_TE_FLOW_IDS = 47, FP_TE_TERMINATING_FLOW_IDS = 48, FP_TE_CALLSTACK_IID = 56,
-    FP_TE_TRACK_UUID = 11, FP_TE_NAME = 23, FP_TE_CATEGORIES = 22, FP_TE_COUNTER = 30, FP_TE_DOUBLE_COUNTER = 44,   /* writer/ownpack.c */
+    FP_TE_TRACK_UUID = 11, FP_TE_CATEGORY_IIDS = 3, FP_TE_NAME = 23, FP_TE_CATEGORIES = 22,   /* writer/ownpack.c */
+    FP_TE_COUNTER = 30, FP_TE_DOUBLE_COUNTER = 44,
     FP_DA_NAME_IID = 1, FP_DA_BOOL = 2, FP_DA_UINT = 3, FP_DA_INT = 4, FP_DA_POINTER = 7,
     FP_DA_STRING = 6, FP_DA_STRING_IID = 17, FP_DA_ARRAY_VALUES = 12,
     FP_DA_NAME = 10, FP_DA_DOUBLE = 5,                                                          /* writer/ownpack.c */

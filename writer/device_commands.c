@@ -318,6 +318,7 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
         m->fingerprinted++;
 
     uint64_t flow = rec->arg[CMD_FLOW];
+    clt_own_intern_args(w, s.ap, s.na);
     clt_put_own_slice(w, clt_dm_queue_lane(w, q, start, end), start, end, name, NULL, s.ap, s.na, f ? &flow : NULL);
     command_drawn(w, q, f, k, v, start, end);
 }

@@ -131,14 +131,25 @@ void clt_call_write(struct clt_writer *w, struct clt_thread *th, struct clt_seq 
 #include "trace/cltrace.pb-c.h"
 void clt_read_comm(const char *path, char *buf, size_t cap, const char *fallback);
 void clt_sequence_start(struct clt_writer *w, uint32_t seq, int first, uint64_t track);
+/* Names interned on the writer's own sequence: the iid (sent first where
+ * this start of the sequence has not had it), 0 where it must stay inline. */
+enum clt_own_kind { CLT_OWN_ARG, CLT_OWN_EVENT, CLT_OWN_CATEGORY, CLT_OWN_STRING };
+uint64_t clt_own_iid(struct clt_writer *w, enum clt_own_kind kind, const char *s);
+/* Which start of the writer's sequence this is: what was packed with iids
+ * under another must be packed again (the names are sent again then). */
+uint32_t clt_own_gen(void);
+/* Arguments' inline names turned into interned ones, and their short
+ * string values (a device command's: its type, direction). */
+void clt_own_intern_args(struct clt_writer *w, Perfetto__Protos__DebugAnnotation **ap, unsigned na);
 void clt_put_packet(struct clt_writer *w, Perfetto__Protos__TracePacket *p);
 void clt_put_track(struct clt_writer *w, Perfetto__Protos__TrackDescriptor *t);
 void clt_put_own_event(struct clt_writer *w, uint64_t ts, Perfetto__Protos__TrackEvent *e);
 /* A slice of the writer's own, begin and end, with its arguments; a category (NULL: none), the flow
  * its begin ends (NULL: none). _with: its name, category and shared arguments packed once before
  * (writer/ownpack.h); -1: not written. */
+struct fp_ann;               /* trace/fastpack.h */
 int clt_put_own_slice_with(struct clt_writer *w, uint64_t track, uint64_t start, uint64_t end, const uint8_t *fields,
-                           size_t n_fields, Perfetto__Protos__DebugAnnotation **ap, unsigned na, const uint64_t *ends_flow);
+                           size_t n_fields, const struct fp_ann *ann, unsigned n_ann, const uint64_t *ends_flow);
 void clt_put_own_slice(struct clt_writer *w, uint64_t track, uint64_t start, uint64_t end, const char *name,
                        const char *category, Perfetto__Protos__DebugAnnotation **ap, unsigned na,
                        const uint64_t *ends_flow);

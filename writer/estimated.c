@@ -31,6 +31,7 @@
 #include "device_model.h"
 #include "emit.h"
 #include "ownpack.h"
+#include "trace/fastpack.h"
 #include "trace/tables.h"
 
 typedef Perfetto__Protos__DebugAnnotation Ann;
@@ -91,11 +92,13 @@ static unsigned shared_anns(Ann *a, Ann **ap, Ann *elems, Ann **ep, const struct
     return na;
 }
 
-/* Those shared fields packed once per queue and launch configuration: a
- * launch loop's 19,000 untimed launches were drawn at its exit (their timed
- * neighbours' completions come then), each packed whole: 1.1 us apiece on
- * PoCL's 2 cores. NULL: pack this one whole. */
-struct shared { uint64_t queue, key; size_t n; uint8_t b[]; };
+/* Those shared fields packed once per queue and launch configuration, their
+ * names interned on the writer's sequence (encode.c): a launch loop's 19,000
+ * untimed launches were drawn at its exit (their timed neighbours'
+ * completions come then), each packed whole: 1.1 us apiece on PoCL's 2
+ * cores. NULL: pack this one whole. Packed again after the sequence starts
+ * again (the flight recorder's epoch), which sends the names again. */
+struct shared { uint64_t queue, key, dur_iid, timed_iid; uint32_t gen; size_t n; uint8_t b[]; };
 static struct clt_map shared_fields;
 
 /* "vector_add (estimated)", "WriteBuffer 4 KiB (estimated)" */
@@ -107,33 +110,61 @@ static void est_name(char *name, size_t cap, const struct clt_est *e, const stru
     snprintf(name, cap, "%s (estimated)", !e->kernel_id ? what : k && k->name[0] ? k->name : "kernel");
 }
 
-static const struct shared *shared_of(const struct clt_queue *q, const struct clt_est *e, const struct clt_kern *k)
+static struct shared *shared_pack(struct clt_writer *w, const struct clt_queue *q, const struct clt_est *e,
+                                  const struct clt_kern *k)
 {
-    uint64_t h = (q->id * 0x9E3779B97F4A7C15ull ^ e->key) | 1;
-    struct shared *x = clt_map_get(&shared_fields, h);
-    if (x)
-        return x->queue == q->id && x->key == e->key ? x : NULL;
     char name[CLT_MAX_STR + 16], *cat = "cltrace.estimated";
     est_name(name, sizeof name, e, k);
     Ann a[10], *ap[10], elems[6], *ep[6];
     Perfetto__Protos__TrackEvent ev = PERFETTO__PROTOS__TRACK_EVENT__INIT;
     ev.n_debug_annotations = shared_anns(a, ap, elems, ep, q, e);
     ev.debug_annotations = ap;
-    ev.n_categories = 1;
-    ev.categories = &cat;
-    ev.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
-    ev.name = name;
+    clt_own_intern_args(w, ap, (unsigned)ev.n_debug_annotations);
+    uint64_t cat_iid = clt_own_iid(w, CLT_OWN_CATEGORY, cat);
+    if (cat_iid) {
+        ev.n_category_iids = 1;
+        ev.category_iids = &cat_iid;
+    } else {
+        ev.n_categories = 1;
+        ev.categories = &cat;
+    }
+    uint64_t name_iid = clt_own_iid(w, CLT_OWN_EVENT, name);
+    ev.name_field_case = name_iid ? PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME_IID
+                                  : PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
+    if (name_iid)             /* one of the two (a union) */
+        ev.name_iid = name_iid;
+    else
+        ev.name = name;
     uint8_t b[2048];
     size_t n = clt_ownpack_fields(b, sizeof b, &ev);
-    if (!n || !(x = malloc(sizeof *x + n)))
+    struct shared *x = n ? malloc(sizeof *x + n) : NULL;
+    if (!x)
         return NULL;
-    *x = (struct shared){ q->id, e->key, n };
+    *x = (struct shared){ q->id, e->key, clt_own_iid(w, CLT_OWN_ARG, "estimated_duration_ns"),
+                          clt_own_iid(w, CLT_OWN_ARG, "timed_launches_averaged"), clt_own_gen(), n };
     memcpy(x->b, b, n);
-    if (clt_map_put(&shared_fields, h, x) != 0) {
+    return x;
+}
+
+static const struct shared *shared_of(struct clt_writer *w, const struct clt_queue *q, const struct clt_est *e,
+                                      const struct clt_kern *k)
+{
+    uint64_t h = (q->id * 0x9E3779B97F4A7C15ull ^ e->key) | 1;
+    struct shared *x = clt_map_get(&shared_fields, h);
+    if (x && (x->queue != q->id || x->key != e->key))
+        return NULL;
+    if (x && x->gen == clt_own_gen())
+        return x;
+    struct shared *y = shared_pack(w, q, e, k);
+    if (x) {                    /* the sequence started again: packed again */
         free(x);
+        clt_map_del(&shared_fields, h);
+    }
+    if (y && clt_map_put(&shared_fields, h, y) != 0) {
+        free(y);
         return NULL;
     }
-    return x;
+    return y;
 }
 
 /* Each slice: the kernel's name and " (estimated)", category
@@ -143,14 +174,17 @@ static void slice(struct clt_writer *w, struct clt_queue *q, const struct clt_es
                   uint64_t start, uint64_t end, uint64_t timed)
 {
     uint64_t lane = clt_dm_queue_lane(w, q, start, end);
-    Ann a[12], *ap[12];
+    const struct shared *x = shared_of(w, q, e, k);
+    if (x && x->dur_iid && x->timed_iid) {
+        const struct fp_ann own[2] = { { .name_iid = (uint32_t)x->dur_iid, .type = FP_V_UINT, .v = end - start },
+                                       { .name_iid = (uint32_t)x->timed_iid, .type = FP_V_UINT, .v = timed } };
+        if (clt_put_own_slice_with(w, lane, start, end, x->b, x->n, own, 2, e->flow ? &e->flow : NULL) == 0)
+            return;
+    }
+    Ann a[12], *ap[12], elems[6], *ep[6];
     unsigned na = 0;
     A_UINT("estimated_duration_ns", end - start);
     A_UINT("timed_launches_averaged", timed);
-    const struct shared *x = shared_of(q, e, k);
-    if (x && clt_put_own_slice_with(w, lane, start, end, x->b, x->n, ap, na, e->flow ? &e->flow : NULL) == 0)
-        return;
-    Ann elems[6], *ep[6];
     na += shared_anns(a + na, ap + na, elems, ep, q, e);
     char name[CLT_MAX_STR + 16];
     est_name(name, sizeof name, e, k);

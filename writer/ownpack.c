@@ -109,7 +109,7 @@ static uint8_t *put_ann(uint8_t *p, unsigned field, const Ann *a)
 /* An upper bound of the packet's bytes; SIZE_MAX: a field not covered. */
 static size_t event_bound(const Event *e)
 {
-    if (e->n_category_iids || e->n_extra_counter_track_uuids || e->n_extra_counter_values ||
+    if (e->n_extra_counter_track_uuids || e->n_extra_counter_values ||
         e->n_extra_double_counter_track_uuids || e->n_extra_double_counter_values || e->log_message ||
         e->correlation_id_field_case != PERFETTO__PROTOS__TRACK_EVENT__CORRELATION_ID_FIELD__NOT_SET ||
         e->source_location_field_case != PERFETTO__PROTOS__TRACK_EVENT__SOURCE_LOCATION_FIELD__NOT_SET ||
@@ -118,7 +118,8 @@ static size_t event_bound(const Event *e)
         return SIZE_MAX;
     /* the packet's frame, timestamp, sequence, flags; the event's frame,
      * type, name iid, track, counter, call stack; each flow id */
-    size_t n = 3 + 11 + 6 + 3 + 3 + 3 + 11 + 11 + 12 + 13 + 10 * (e->n_flow_ids + e->n_terminating_flow_ids);
+    size_t n = 3 + 11 + 6 + 3 + 3 + 3 + 11 + 11 + 12 + 13 + 10 * (e->n_flow_ids + e->n_terminating_flow_ids) +
+               11 * e->n_category_iids;
     for (size_t i = 0; i < e->n_categories; i++)
         n += str_bound(e->categories[i]);
     if (e->name_field_case == PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME)
@@ -142,6 +143,8 @@ static size_t event_bound(const Event *e)
 /* The event's fields, in field order, from p */
 static uint8_t *put_fields(uint8_t *p, const Event *e)
 {
+    for (size_t i = 0; i < e->n_category_iids; i++)
+        p = fp_field_varint(p, FP_TE_CATEGORY_IIDS, e->category_iids[i]);
     for (size_t i = 0; i < e->n_debug_annotations; i++)
         p = put_ann(p, FP_TE_DEBUG_ANNOTATIONS, e->debug_annotations[i]);
     if (e->has_type)
@@ -199,4 +202,27 @@ size_t clt_ownpack_event_with(uint8_t *out, size_t cap, uint64_t ts, uint32_t se
 size_t clt_ownpack_event(uint8_t *out, size_t cap, uint64_t ts, uint32_t seq, uint32_t flags, const Event *e)
 {
     return clt_ownpack_event_with(out, cap, ts, seq, flags, e, NULL, 0);
+}
+
+size_t clt_ownpack_slice(uint8_t *out, uint32_t seq, uint64_t start, uint64_t end, uint64_t track,
+                         const uint8_t *fields, size_t n_fields, const struct fp_ann *ann, unsigned n_ann,
+                         const uint64_t *ends_flow)
+{
+    if (n_fields + 40 * (size_t)n_ann + 80 > FP_MAX_PACKET)
+        return 0;
+    uint8_t *plen, *elen, *p = fp_event_head(out, start, seq, 1, &plen, &elen);   /* TYPE_SLICE_BEGIN */
+    memcpy(p, fields, n_fields);
+    p += n_fields;
+    for (unsigned i = 0; i < n_ann; i++)
+        p = fp_ann(p, &ann[i]);
+    p = fp_field_varint(p, FP_TE_TRACK_UUID, track);
+    if (ends_flow)
+        p = fp_fixed64(p, FP_TE_TERMINATING_FLOW_IDS, ends_flow);
+    fp_close(elen, p);
+    fp_close(plen, p);
+    p = fp_event_head(p, end, seq, 2, &plen, &elen);                              /* TYPE_SLICE_END */
+    p = fp_field_varint(p, FP_TE_TRACK_UUID, track);
+    fp_close(elen, p);
+    fp_close(plen, p);
+    return (size_t)(p - out);
 }

@@ -26,7 +26,7 @@
     X(dwfl_lineinfo) X(dwfl_module_info) X(dwfl_linux_proc_find_elf) X(dwfl_standard_find_debuginfo) \
     X(dwfl_module_addrdie) X(dwarf_getscopes) X(dwarf_tag) X(dwarf_attr_integrate) X(dwarf_formstring) \
     X(dwarf_formudata) X(dwarf_getsrcfiles) X(dwarf_filesrc) X(dwarf_getscopes_die) X(dwfl_module_build_id) \
-    X(dwfl_module_getsymtab) X(dwfl_module_getsym_info)
+    X(dwfl_module_getsymtab) X(dwfl_module_getsym_info) X(elf_nextscn) X(elf_getscn) X(gelf_getshdr) X(elf_getdata)
 static struct {
 #define DW_PTR(f) __typeof__(f) *f;
     DW(DW_PTR)
@@ -326,7 +326,8 @@ static Dwfl_Module *module_of(struct clt_symbols *s, uint64_t at)
  * walk of every symbol where it does not say. */
 static const char *symbol_at(struct clt_symbols *s, Dwfl_Module *mod, uint64_t at)
 {
-    struct clt_symtab_fns fns = { dw.dwfl_module_getsymtab, dw.dwfl_module_getsym_info };
+    struct clt_symtab_fns fns = { dw.dwfl_module_getsymtab, dw.dwfl_module_getsym_info, dw.elf_nextscn, dw.elf_getscn,
+                                  dw.gelf_getshdr, dw.elf_getdata };
     const char *name;
     return clt_symtab_lookup(clt_symtab_of(&s->symtabs, mod, &fns), at, &name) ? name
                                                                                 : dw.dwfl_module_addrname(mod, at);

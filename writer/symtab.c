@@ -11,7 +11,10 @@
  * holds the address, and no symbol without a size lies between it and the
  * address; or none holds it and no symbol without a size lies between the
  * end of those below and the address (a static function of a stripped
- * library: libdw's walk said nothing, 5 ms each in clang's). Anything else (nested or overlapping
+ * library: libdw's walk said nothing, 5 ms each in clang's; an absolute
+ * symbol, such as LLVM's version LLVM_15 at 0, is libdw's only at its own
+ * address: below LLVM's lowest exported function each sample went to
+ * libdw's walk of 46,000 symbols). Anything else (nested or overlapping
  * symbols of different bindings, assembly labels) is libdw's to answer, as
  * before: tests/unit/test_symtab.c checks the two agree.
  *
@@ -40,7 +43,8 @@ struct clt_symtab {
     unsigned n;
     uint64_t *sizeless;      /* addresses of named symbols without a size, sorted */
     unsigned n_sizeless;
-    uint64_t (*odd)[2];      /* sized symbols outside the sections (a link warning, an absolute value) */
+    int raw;                 /* its symbols read in place, not through libdw */
+    uint64_t (*odd)[2];      /* symbols outside the sections (an absolute value, a link warning): [lo, hi) */
     unsigned n_odd;
 };
 
@@ -102,32 +106,119 @@ static int sort_entries(struct clt_symtab *t)
     return 0;
 }
 
+/* The symbols where libdw read them, in place (index i is libdw's i: one
+ * table, no auxiliary one), checked against libdw at three of them.
+ * libdw's getsym_info cost ~270 instructions a symbol, 23 of the 40 million
+ * that LLVM's and clang's tables took to make (a program on PoCL: its CPU
+ * samples). 0: ask libdw for each. */
+struct raw {
+    const Elf64_Sym *sym;
+    const char *str;
+    size_t n_str;
+    GElf_Addr bias;
+    uint64_t alloc[4];       /* sections 0..255 the process maps (SHF_ALLOC): their symbols moved by bias */
+};
+
+/* Symbol i: its name (NULL: none), address, section and the symbol; the
+ * address as libdw's: a mapped section's symbol moved by the load bias, an
+ * undefined or absolute one as it is. */
+static const char *symbol(Dwfl_Module *mod, const struct clt_symtab_fns *f, const struct raw *r, int i,
+                          GElf_Sym *sym, GElf_Addr *addr, GElf_Word *shndx)
+{
+    if (!r->sym)
+        return f->getsym_info(mod, i, sym, addr, shndx, NULL, NULL);
+    const Elf64_Sym *x = &r->sym[i];
+    *sym = (GElf_Sym){ x->st_name, x->st_info, x->st_other, x->st_shndx, x->st_value, x->st_size };
+    *shndx = x->st_shndx;
+    int moved = x->st_shndx != SHN_UNDEF && x->st_shndx < 256 && (r->alloc[x->st_shndx / 64] >> (x->st_shndx % 64) & 1);
+    *addr = x->st_value + (moved ? r->bias : 0);
+    return x->st_name < r->n_str ? r->str + x->st_name : NULL;
+}
+
+static int raw_matches(Dwfl_Module *mod, const struct clt_symtab_fns *f, const struct raw *r, int i)
+{
+    GElf_Sym a, b;
+    GElf_Addr at_a, at_b;
+    GElf_Word x_a, x_b;
+    const char *name = f->getsym_info(mod, i, &a, &at_a, &x_a, NULL, NULL);
+    const char *mine = symbol(mod, f, r, i, &b, &at_b, &x_b);
+    return name == mine && at_a == at_b && x_a == x_b && a.st_size == b.st_size && a.st_info == b.st_info &&
+           a.st_name == b.st_name;
+}
+
+static int raw_symbols(Dwfl_Module *mod, const struct clt_symtab_fns *f, int count, struct raw *r)
+{
+    GElf_Sym sym;
+    GElf_Addr addr;
+    GElf_Word shndx;
+    Elf *elf = NULL;
+    Dwarf_Addr bias = 0;
+    GElf_Shdr sh;
+    if (!f->nextscn || !f->getsym_info(mod, 1, &sym, &addr, &shndx, &elf, &bias) || !elf)
+        return 0;
+    Elf_Scn *table = NULL;
+    unsigned index = 0;
+    memset(r, 0, sizeof *r);
+    for (Elf_Scn *scn = NULL; (scn = f->nextscn(elf, scn)) != NULL;) {
+        if (++index >= 256 || !f->getshdr(scn, &sh))
+            return 0;           /* more sections than it keeps: libdw reads them */
+        if (sh.sh_flags & SHF_ALLOC)
+            r->alloc[index / 64] |= 1ull << (index % 64);
+        if ((sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) && sh.sh_entsize == sizeof(Elf64_Sym) &&
+            sh.sh_size / sizeof(Elf64_Sym) == (uint64_t)count && !table)
+            table = scn;
+    }
+    Elf_Data *d = table && f->getshdr(table, &sh) ? f->getdata(table, NULL) : NULL, *sd = NULL;
+    Elf_Scn *strs = d ? f->getscn(elf, sh.sh_link) : NULL;
+    if (strs)
+        sd = f->getdata(strs, NULL);
+    if (!d || !sd || !d->d_buf || !sd->d_buf || d->d_size < (size_t)count * sizeof(Elf64_Sym))
+        return 0;
+    r->sym = d->d_buf;
+    r->str = sd->d_buf;
+    r->n_str = sd->d_size;
+    r->bias = bias;
+    for (int k = 0; k < 16; k++)          /* libdw's own answers at 16 places, the first and last among them */
+        if (!raw_matches(mod, f, r, 1 + (int)((int64_t)(count - 2) * k / 15)))
+            return 0;
+    return 1;
+}
+
 static struct clt_symtab *make(Dwfl_Module *mod, const struct clt_symtab_fns *f, int count)
 {
     struct clt_symtab *t = calloc(1, sizeof *t);
+    struct raw r = { 0 };
     if (!t || !(t->e = malloc(sizeof *t->e * (size_t)count)) ||
         !(t->sizeless = malloc(2 * sizeof *t->sizeless * (size_t)count)) ||
         !(t->odd = malloc(sizeof *t->odd * (size_t)count))) {
         clt_symtab_free(t);
         return NULL;
     }
+    if (!raw_symbols(mod, f, count, &r))
+        memset(&r, 0, sizeof r);
+    t->raw = r.sym != NULL;
     for (int i = 1; i < count; i++) {
         GElf_Sym sym;
         GElf_Addr addr;
         GElf_Word shndx;
-        const char *name = f->getsym_info(mod, i, &sym, &addr, &shndx, NULL, NULL);
+        const char *name = symbol(mod, f, &r, i, &sym, &addr, &shndx);
         int type = GELF_ST_TYPE(sym.st_info);
         /* no name: st_name 0. The name itself is not read here: touching
          * each one was most of the making (LLVM's 3 MB of names, page by
          * page); an entry whose name is empty all the same is libdw's
-         * (clt_symtab_lookup) */
+         * (clt_symtab_lookup). An extended section index: libdw's to read */
+        if (r.sym && shndx == SHN_XINDEX) {
+            clt_symtab_free(t);
+            return NULL;
+        }
         if (!name || !sym.st_name || shndx == SHN_UNDEF || type == STT_SECTION || type == STT_FILE || type == STT_TLS)
             continue;
-        if (!sym.st_size || shndx >= SHN_LORESERVE) {     /* a label, an absolute value: libdw's near them */
-            if (sym.st_size) {
-                t->odd[t->n_odd][0] = addr;
-                t->odd[t->n_odd++][1] = addr + sym.st_size;
-            }
+        if (shndx >= SHN_LORESERVE) {     /* an absolute value (LLVM's version, LLVM_15, at 0): libdw's at it */
+            t->odd[t->n_odd][0] = addr;
+            t->odd[t->n_odd++][1] = addr + sym.st_size;
+            continue;
+        }
+        if (!sym.st_size) {               /* a label: libdw's near it */
             t->sizeless[t->n_sizeless++] = addr;
             continue;
         }
@@ -144,6 +235,11 @@ static struct clt_symtab *make(Dwfl_Module *mod, const struct clt_symtab_fns *f,
     for (unsigned i = 0; i < t->n; i++)
         t->e[i].reach = reach = t->e[i].hi > reach ? t->e[i].hi : reach;
     return t;
+}
+
+int clt_symtab_read_in_place(const struct clt_symtab *t)
+{
+    return t && t->raw;
 }
 
 /* The last entry at or below `at`; -1: none */
@@ -175,11 +271,16 @@ static int sizeless_between(const struct clt_symtab *t, uint64_t from, uint64_t 
     return lo < t->n_sizeless && t->sizeless[lo] <= at;
 }
 
-static int odd_holds(const struct clt_symtab *t, uint64_t at)
+/* libdw takes an absolute symbol where it holds `at` or stands at it; below
+ * `at` its end, as any symbol's, bounds where a label can answer (*reach). */
+static int odd_holds(const struct clt_symtab *t, uint64_t at, uint64_t *reach)
 {
-    for (unsigned i = 0; i < t->n_odd; i++)
-        if (t->odd[i][0] <= at && at < t->odd[i][1])
+    for (unsigned i = 0; i < t->n_odd; i++) {
+        if (t->odd[i][0] == at || (t->odd[i][0] <= at && at < t->odd[i][1]))
             return 1;
+        if (t->odd[i][0] <= at && t->odd[i][1] > *reach)
+            *reach = t->odd[i][1];
+    }
     return 0;
 }
 
@@ -192,8 +293,9 @@ int clt_symtab_lookup(const struct clt_symtab *t, uint64_t at, const char **name
     *name = NULL;
     if (!t)
         return 0;
-    if (i < 0 || t->e[i].reach <= at)   /* none holds it: a label since the last end would be libdw's answer */
-        return !odd_holds(t, at) && !sizeless_between(t, i < 0 ? 0 : t->e[i].reach, at);
+    uint64_t reach = i < 0 ? 0 : t->e[i].reach;
+    if (reach <= at)   /* none holds it: a label since the last end would be libdw's answer */
+        return !odd_holds(t, at, &reach) && !sizeless_between(t, reach, at);
     for (long k = 0; i >= 0 && t->e[i].reach > at; i--, k++) {
         const struct entry *e = &t->e[i];
         if (k == BACK_MOST)

@@ -8,10 +8,15 @@
 #include <stdint.h>
 #include "common/map.h"
 
-/* libdw's functions it reads the table with (libdw is dlopen'ed: symbols.c) */
+/* libdw's functions it reads the table with (libdw is dlopen'ed: symbols.c);
+ * libelf's, to read the symbols in place (NULL: through libdw, one by one) */
 struct clt_symtab_fns {
     int (*getsymtab)(Dwfl_Module *);
     const char *(*getsym_info)(Dwfl_Module *, int, GElf_Sym *, GElf_Addr *, GElf_Word *, Elf **, Dwarf_Addr *);
+    Elf_Scn *(*nextscn)(Elf *, Elf_Scn *);
+    Elf_Scn *(*getscn)(Elf *, size_t);
+    GElf_Shdr *(*getshdr)(Elf_Scn *, GElf_Shdr *);
+    Elf_Data *(*getdata)(Elf_Scn *, Elf_Data *);
 };
 
 struct clt_symtab;
@@ -23,6 +28,7 @@ struct clt_symtab *clt_symtab_of(struct clt_map *tables, Dwfl_Module *mod, const
  * plainly: ask libdw */
 int clt_symtab_lookup(const struct clt_symtab *t, uint64_t at, const char **name);
 void clt_symtab_free(struct clt_symtab *t);
+int clt_symtab_read_in_place(const struct clt_symtab *t);   /* 1: its symbols read where libdw had them */
 void clt_symtabs_free(struct clt_map *tables);      /* every table kept, and the map */
 
 /* A function's name as a reader wants it, into out (cap bytes) where it

@@ -4,7 +4,8 @@
  * and last byte of ~150 of its symbols, the byte past each, and 200
  * addresses spread over the module. Every answer the table gives is libdw's
  * (a name, or none: an address no symbol holds); the table answers 9 in 10
- * of the addresses libdw names, and 9 in 10 of all. */
+ * of the addresses libdw names, and 9 in 10 of all. A table whose symbols
+ * were read in place (libelf) answers as one read through libdw does. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
@@ -13,9 +14,13 @@
 #include <unistd.h>
 #include "writer/symtab.h"
 
-static const struct clt_symtab_fns fns = { dwfl_module_getsymtab, dwfl_module_getsym_info };
-static struct clt_map tables;
-static int failed, modules_checked;
+static const struct clt_symtab_fns fns = { dwfl_module_getsymtab, dwfl_module_getsym_info, elf_nextscn, elf_getscn,
+                                           gelf_getshdr, elf_getdata };
+static const struct clt_symtab_fns via_libdw = { dwfl_module_getsymtab, dwfl_module_getsym_info, NULL, NULL, NULL,
+                                                 NULL };
+static struct clt_map tables, tables_via_libdw;
+static int failed, modules_checked, read_in_place;
+static const struct clt_symtab *slow;   /* the same module's table read through libdw */
 
 struct tally { unsigned probes, named, answered, answered_named, none, differ; };
 
@@ -23,6 +28,14 @@ static void probe(Dwfl_Module *mod, const struct clt_symtab *t, uint64_t at, str
 {
     const char *ours, *theirs = dwfl_module_addrname(mod, at);
     int answered = clt_symtab_lookup(t, at, &ours);
+    const char *slow_name;
+    int slow_answered = clt_symtab_lookup(slow, at, &slow_name);
+    if (slow_answered != answered || (answered && slow_name != ours)) {
+        if (y->differ++ < 5)
+            fprintf(stderr, "  %#lx: read in place %s, through libdw %s\n", (unsigned long)at,
+                    answered ? ours ? ours : "(nothing)" : "(libdw's)",
+                    slow_answered ? slow_name ? slow_name : "(nothing)" : "(libdw's)");
+    }
     y->probes++;
     y->named += theirs != NULL;
     if (!answered)
@@ -44,6 +57,8 @@ static int check_module(Dwfl_Module *mod, void **user, const char *name, Dwarf_A
     struct clt_symtab *t = clt_symtab_of(&tables, mod, &fns);
     if (!t)
         return DWARF_CB_OK;         /* small: libdw answers it, as before */
+    slow = clt_symtab_of(&tables_via_libdw, mod, &via_libdw);
+    read_in_place += clt_symtab_read_in_place(t);
     Dwarf_Addr lo, hi;
     dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
     struct tally y = { 0, 0, 0, 0, 0, 0 };
@@ -66,8 +81,9 @@ static int check_module(Dwfl_Module *mod, void **user, const char *name, Dwarf_A
         probe(mod, t, lo + x % (hi - lo), &y);
     }
     (void)start;
-    printf("symtab: %s (%d symbols): %u addresses, %u named by libdw; the table answers %u (%u of them "
-           "none), %u differ\n", name, count, y.probes, y.named, y.answered, y.none, y.differ);
+    printf("symtab: %s (%d symbols%s): %u addresses, %u named by libdw; the table answers %u (%u of them "
+           "none), %u differ\n", name, count, clt_symtab_read_in_place(t) ? ", read in place" : "", y.probes, y.named,
+           y.answered, y.none, y.differ);
     if (y.differ || y.answered_named < y.named * 9 / 10 || y.answered < y.probes * 9 / 10)
         failed = 1;
     modules_checked++;
@@ -94,10 +110,15 @@ int main(int argc, char **argv)
     }
     dwfl_getmodules(d, check_module, NULL, 0);
     clt_symtabs_free(&tables);
+    clt_symtabs_free(&tables_via_libdw);
     dwfl_end(d);
     if (!modules_checked) {
         fprintf(stderr, "symtab: no module with a large symbol table\n");
         return 1;
+    }
+    if (!read_in_place) {
+        printf("symtab: no module's table was read in place (libelf's functions unused)\n");
+        failed = 1;
     }
     if (failed)         /* the verdict last: a failing test's last line says why */
         printf("symtab: a module's table answered an address otherwise than libdw, or under 9 in 10 (above)\n");

@@ -107,7 +107,7 @@ def decode(path):
                 attrs[a.key] = a.string_value if a.HasField("string_value") else a.long_value
         sid = p.trusted_packet_sequence_id
         if p.sequence_flags & 1:
-            seqs[sid] = {"names": {}, "ann": {}, "str": {}, "track": None, "fn": {}, "src": {},
+            seqs[sid] = {"names": {}, "ann": {}, "str": {}, "cat": {}, "track": None, "fn": {}, "src": {},
                          "frames": {}, "stacks": {}, "mpath": {}, "maps": {}}
         st = seqs.get(sid)
         if st is None:
@@ -117,6 +117,7 @@ def decode(path):
         if p.HasField("interned_data"):
             d = p.interned_data
             st["names"].update({e.iid: e.name for e in d.event_names})
+            st["cat"].update({e.iid: e.name for e in d.event_categories})
             st["ann"].update({e.iid: e.name for e in d.debug_annotation_names})
             st["str"].update({e.iid: e.str.decode() for e in d.debug_annotation_string_values})
             st["fn"].update({e.iid: e.str.decode() for e in d.function_names})
@@ -151,7 +152,7 @@ def decode(path):
                 args[an] = ann_value(a, st["str"])
             s = {"name": name, "ts": p.timestamp, "dur": None, "track": track, "args": args,
                  "flows": list(e.flow_ids), "terminating_flows": list(e.terminating_flow_ids),
-                 "categories": list(e.categories)}
+                 "categories": list(e.categories) + [st["cat"].get(i) for i in e.category_iids]}
             if e.HasField("callstack_iid"):   # outermost caller first
                 s["stack"] = st["stacks"].get(e.callstack_iid, "<missing callstack %d>" % e.callstack_iid)
             if untimed:
@@ -165,7 +166,7 @@ def decode(path):
                 an = a.name if a.HasField("name") else st["ann"].get(a.name_iid)
                 args[an] = ann_value(a, st["str"])
             instants.append({"name": e.name if e.HasField("name") else st["names"].get(e.name_iid),
-                             "categories": list(e.categories),
+                             "categories": list(e.categories) + [st["cat"].get(i) for i in e.category_iids],
                              "ts": p.timestamp, "track": track, "args": args,
                              "stack": st["stacks"].get(e.callstack_iid) if e.HasField("callstack_iid") else None})
         elif e.type == 2:

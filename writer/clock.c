@@ -63,6 +63,47 @@ static void keep_bound(struct clt_clock_bounds *b, int sign, int64_t v, uint64_t
  * it (~5 us wide on NVIDIA) then hold in its middle, where the markers
  * taken amid the launches are 6-12 us wide. Evidence that contradicts a
  * chord is counted as a contradiction (clt_dm_clock_at), as any other. */
+typedef __typeof__(((struct clt_clock_hist *)0)->hull[0]) hull_t;
+
+/* Is b above (sign 1) or below (-1) the line from o to a? */
+static int beyond(int sign, const struct clt_clock_point *o, const struct clt_clock_point *a,
+                  const struct clt_clock_point *b)
+{
+    double cross = (double)(a->t - o->t) * (double)(b->v - o->v) - (double)(a->v - o->v) * (double)(b->t - o->t);
+    return sign * cross >= 0;
+}
+
+/* The first of the hull's points after t (n: none). */
+static unsigned after(const hull_t *hull, uint64_t t)
+{
+    unsigned lo = 0, hi = hull->n;
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo) / 2;
+        if (hull->p[mid].t <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Would p, in bin pb, in place of old (t 0: none), change the hull of its
+ * sign as kept? Only where the hull spans pb, and only where old is one of
+ * its corners or p lies above it (below, for the upper bounds): every
+ * other point lies under the hull, and stays under it. */
+static int changes_hull(const hull_t *hull, int sign, uint64_t pb, const struct clt_clock_point *old,
+                        const struct clt_clock_point *p)
+{
+    uint64_t hb = hull->bin - 1;
+    if (!hull->valid || pb + CLT_CLOCK_REACH < hb || pb > hb + CLT_CLOCK_REACH)
+        return 0;
+    unsigned j = old->t ? after(hull, old->t) : 0;
+    if (j > 0 && hull->p[j - 1].t == old->t && hull->p[j - 1].v == old->v)
+        return 1;
+    unsigned i = after(hull, p->t);
+    return i == 0 || i == hull->n || beyond(sign, &hull->p[i - 1], &hull->p[i], p);
+}
+
 static void hist_put(struct clt_dev *d, int sign, int64_t v, uint64_t t)
 {
     if (!d->hist && !(d->hist = calloc(1, sizeof *d->hist)))
@@ -70,15 +111,20 @@ static void hist_put(struct clt_dev *d, int sign, int64_t v, uint64_t t)
     struct clt_clock_hist *h = d->hist;
     uint64_t b = t / CLT_CLOCK_BIN_NS;
     unsigned s = (unsigned)(b % CLT_CLOCK_BINS);
-    if (h->bin[s] != b + 1) {
+    if (!h->lowest || b + 1 < h->lowest)
+        h->lowest = b + 1;
+    if (b + 1 > h->highest)
+        h->highest = b + 1;
+    if (h->bin[s] != b + 1) {         /* a bin 2 s older gives its slot: its points go */
         h->bin[s] = b + 1;
         h->p[s][0].t = h->p[s][1].t = 0;
+        h->hull[0].valid = h->hull[1].valid = 0;
     }
-    struct clt_clock_point *p = &h->p[s][sign < 0];
+    struct clt_clock_point *p = &h->p[s][sign < 0], np = { t, v };
     if (!p->t || sign * v > sign * p->v) {
-        p->t = t;
-        p->v = v;
-        h->version++;
+        if (changes_hull(&h->hull[sign < 0], sign, b, p, &np))
+            h->hull[sign < 0].valid = 0;
+        *p = np;
     }
 }
 
@@ -89,46 +135,42 @@ static int64_t chord(const struct clt_clock_point *a, const struct clt_clock_poi
     return a->v + (int64_t)((double)(b->v - a->v) * (double)(t - a->t) / (double)(b->t - a->t));
 }
 
-/* Is b above (sign 1) or below (-1) the line from o to a? */
-static int beyond(int sign, const struct clt_clock_point *o, const struct clt_clock_point *a,
-                  const struct clt_clock_point *b)
-{
-    double cross = (double)(a->t - o->t) * (double)(b->v - o->v) - (double)(a->v - o->v) * (double)(b->t - o->t);
-    return sign * cross >= 0;
-}
-
 /* The tightest chord at t of the lower (sign 1) or upper (-1) bounds kept
  * within CLT_CLOCK_REACH bins each side: the upper hull of the lower bounds
  * (the lower hull of the upper ones) where it passes over t, which is the
  * best of all the chords between a bound before t and one after it.
- * INT64_MIN / INT64_MAX: none straddles t. The segment found is kept for
- * the next command of the same bin while no evidence changed. */
+ * INT64_MIN / INT64_MAX: none straddles t. The hull is kept for the next
+ * commands of the same bin while no evidence changed it (changes_hull):
+ * made at each command it was a quarter of a timed command's drawing
+ * (~5,000 instructions; in a launch loop a bin's commands come by the
+ * hundred, and few of their bounds rise above the hull). */
 static int64_t chord_at(struct clt_clock_hist *h, int sign, uint64_t t)
 {
     unsigned k = sign < 0;
     uint64_t b = t / CLT_CLOCK_BIN_NS;
-    if (h->pair[k].version == h->version && h->pair[k].bin == b + 1 && h->pair[k].a.t <= t && t <= h->pair[k].b.t)
-        return chord(&h->pair[k].a, &h->pair[k].b, t);
-    h->pair[k].version = 0;
-    h->pair[k].bin = b + 1;
-    struct clt_clock_point hull[2 * CLT_CLOCK_REACH + 1];
-    unsigned n = 0;
-    for (uint64_t bin = b > CLT_CLOCK_REACH ? b - CLT_CLOCK_REACH : 0; bin <= b + CLT_CLOCK_REACH; bin++) {
-        unsigned s = (unsigned)(bin % CLT_CLOCK_BINS);
-        const struct clt_clock_point *p = &h->p[s][k];
-        if (h->bin[s] != bin + 1 || !p->t)
-            continue;
-        while (n >= 2 && beyond(sign, &hull[n - 2], &hull[n - 1], p))
-            n--;                          /* hull[n - 1] lies under the chord past it */
-        hull[n++] = *p;
-    }
-    for (unsigned i = 0; i + 1 < n; i++)
-        if (hull[i].t <= t && t <= hull[i + 1].t) {
-            h->pair[k].a = hull[i];
-            h->pair[k].b = hull[i + 1];
-            h->pair[k].version = h->version;
-            return chord(&hull[i], &hull[i + 1], t);
+    hull_t *hull = &h->hull[k];
+    if (!hull->valid || hull->bin != b + 1) {
+        hull->valid = 1;
+        hull->bin = b + 1;
+        hull->n = 0;
+        uint64_t first = b > CLT_CLOCK_REACH ? b - CLT_CLOCK_REACH : 0, last = b + CLT_CLOCK_REACH;
+        first = h->lowest && h->lowest - 1 > first ? h->lowest - 1 : first;   /* only bins put (a run's first ms) */
+        last = h->highest && h->highest - 1 < last ? h->highest - 1 : last;
+        for (uint64_t bin = first; h->highest && bin <= last; bin++) {
+            unsigned s = (unsigned)(bin % CLT_CLOCK_BINS);
+            const struct clt_clock_point *p = &h->p[s][k];
+            if (h->bin[s] != bin + 1 || !p->t)
+                continue;
+            while (hull->n >= 2 && beyond(sign, &hull->p[hull->n - 2], &hull->p[hull->n - 1], p))
+                hull->n--;                /* p[n - 1] lies under the chord past it */
+            hull->p[hull->n++] = *p;
         }
+    }
+    unsigned lo = after(hull, t);
+    if (lo > 0 && lo < hull->n)
+        return chord(&hull->p[lo - 1], &hull->p[lo], t);
+    if (lo > 1 && lo == hull->n && hull->p[lo - 1].t == t)   /* at the last point */
+        return hull->p[lo - 1].v;
     return sign > 0 ? INT64_MIN : INT64_MAX;
 }
 

@@ -25,8 +25,12 @@ struct clt_clock_point { uint64_t t; int64_t v; };          /* t 0: none */
 struct clt_clock_hist {
     uint64_t bin[CLT_CLOCK_BINS];                           /* bin number + 1 held in the slot */
     struct clt_clock_point p[CLT_CLOCK_BINS][2];            /* its tightest lower, upper bound */
-    uint64_t version;                                       /* bumped when any of them changes */
-    struct { uint64_t version, bin; struct clt_clock_point a, b; } pair[2];   /* the last best chord */
+    uint64_t lowest, highest;                               /* the bins put so far, + 1 (0: none) */
+    struct {                                                /* the last hull made, lower and upper */
+        uint64_t bin;                                       /* the bin it was made for + 1 */
+        unsigned n, valid;                                  /* valid: no evidence since changed it */
+        struct clt_clock_point p[2 * CLT_CLOCK_REACH + 1];
+    } hull[2];
 };
 struct clt_dev {
     uint64_t handle, id;

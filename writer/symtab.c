@@ -31,33 +31,43 @@
                               * made with about one walk: it pays from the second address) */
 #define BACK_MOST 16         /* entries looked at below the closest one */
 
-struct entry {
-    uint64_t lo, hi, reach;  /* reach: the highest hi of this entry and every one before it */
-    const char *name;
-    uint32_t index;
-    uint8_t rank;            /* of its binding: global 3, weak 2, local 1 (libdw's preference) */
-};
-
+/* The table is the module's symbols where libdw read them (in place, or a
+ * copy through libdw where they cannot be read in place) and, for the
+ * sized ones, two arrays sorted by address: a key each (its address from
+ * the module's lowest, then its index) and the highest end of it and every
+ * one before it. Entries of their own (48 bytes a symbol, copied again to
+ * sort them) made LLVM's table 6-7 ms of the writer's CPU on 2 cores, most
+ * of it first touches of 5 MB of fresh memory (page faults on a VM). */
 struct clt_symtab {
-    struct entry *e;
+    const Elf64_Sym *sym;    /* by libdw's index */
+    const char *str;         /* in place: a name at str + st_name (n_str bytes) */
+    size_t n_str;
+    const char **names;      /* through libdw: each symbol's name (else NULL) */
+    Elf64_Sym *copy;         /* through libdw: the symbols, addresses final (freed with the table) */
+    GElf_Addr bias;          /* in place: the load bias of a mapped section's symbol */
+    uint64_t alloc[4];       /* in place: sections 0..255 the process maps (SHF_ALLOC) */
+    uint64_t base;           /* the lowest sized symbol's address */
+    unsigned bits;           /* of a key, the index's */
+    uint64_t *key, *reach;   /* sorted: (address - base) << bits | index; highest end so far */
     unsigned n;
     uint64_t *sizeless;      /* addresses of named symbols without a size, sorted */
     unsigned n_sizeless;
-    int raw;                 /* its symbols read in place, not through libdw */
     uint64_t (*odd)[2];      /* symbols outside the sections (an absolute value, a link warning): [lo, hi) */
     unsigned n_odd;
 };
 
-/* Sorts n keys in place (LSD radix, 11 bits a pass: its counts stay in
- * the cache; as many passes as the largest key needs); tmp: room for n
- * more. qsort with a comparison call was a third of a large table's making
- * (46,000 of LLVM's symbols), 16-bit digits (a 512 KiB count) a quarter. */
-static void radix_sort(uint64_t *k, uint64_t *tmp, size_t n)
+/* Sorts n keys in place by their bits from `from` up, stably (LSD radix,
+ * 11 bits a pass: its counts stay in the cache; as many passes as the
+ * largest key needs: the bits below `from`, a symbol's index, are not
+ * sorted on, one pass in four for LLVM's); tmp: room for n more. qsort with
+ * a comparison call was a third of a large table's making (46,000 of
+ * LLVM's symbols), 16-bit digits (a 512 KiB count) a quarter. */
+static void radix_sort(uint64_t *k, uint64_t *tmp, size_t n, unsigned from)
 {
     uint64_t top = 0;
     for (size_t i = 0; i < n; i++)
         top |= k[i];
-    for (unsigned shift = 0; shift < 64 && top >> shift; shift += 11) {
+    for (unsigned shift = from; shift < 64 && top >> shift; shift += 11) {
         size_t count[2049] = { 0 };
         for (size_t i = 0; i < n; i++)
             count[(k[i] >> shift & 0x7FF) + 1]++;
@@ -69,84 +79,40 @@ static void radix_sort(uint64_t *k, uint64_t *tmp, size_t n)
     }
 }
 
-/* The entries by address, aliases in the table's order (their index, which
- * is the order they were added in): sorted as keys of address and position,
- * the address taken from the module's lowest, the position in as few bits
- * as the count needs (the fewer the key's bits, the fewer the passes). */
-static int sort_entries(struct clt_symtab *t)
+/* Symbol i's address as libdw's: a mapped section's symbol moved by the
+ * load bias, an undefined or absolute one as it is (a copy's: as libdw
+ * gave it). */
+static uint64_t address_of(const struct clt_symtab *t, unsigned i)
 {
-    if (t->n < 2)
-        return 0;
-    unsigned bits = 1;
-    while (bits < 32 && t->n >> bits)
-        bits++;
-    uint64_t *k = malloc(2 * sizeof *k * t->n), base = UINT64_MAX, mask = (1ull << bits) - 1;
-    struct entry *sorted = malloc(sizeof *sorted * t->n);
-    if (!k || !sorted) {
-        free(k);
-        free(sorted);
-        return -1;
-    }
-    for (unsigned i = 0; i < t->n; i++)
-        base = t->e[i].lo < base ? t->e[i].lo : base;
-    for (unsigned i = 0; i < t->n; i++) {
-        if ((t->e[i].lo - base) >> (64 - bits)) {      /* a module wider than the key holds */
-            free(k);
-            free(sorted);
-            return -1;
-        }
-        k[i] = (t->e[i].lo - base) << bits | i;
-    }
-    radix_sort(k, k + t->n, t->n);
-    for (unsigned i = 0; i < t->n; i++)
-        sorted[i] = t->e[k[i] & mask];
-    free(t->e);
-    t->e = sorted;
-    free(k);
-    return 0;
+    const Elf64_Sym *x = &t->sym[i];
+    int moved = x->st_shndx != SHN_UNDEF && x->st_shndx < 256 && (t->alloc[x->st_shndx / 64] >> (x->st_shndx % 64) & 1);
+    return x->st_value + (moved ? t->bias : 0);
+}
+
+static const char *name_of(const struct clt_symtab *t, unsigned i)
+{
+    if (t->names)
+        return t->names[i];
+    return t->sym[i].st_name < t->n_str ? t->str + t->sym[i].st_name : NULL;
+}
+
+static int raw_matches(Dwfl_Module *mod, const struct clt_symtab_fns *f, const struct clt_symtab *t, int i)
+{
+    GElf_Sym sym;
+    GElf_Addr addr;
+    GElf_Word shndx;
+    const char *name = f->getsym_info(mod, i, &sym, &addr, &shndx, NULL, NULL);
+    const Elf64_Sym *x = &t->sym[i];
+    return name == name_of(t, (unsigned)i) && addr == address_of(t, (unsigned)i) && shndx == x->st_shndx &&
+           sym.st_size == x->st_size && sym.st_info == x->st_info && sym.st_name == x->st_name;
 }
 
 /* The symbols where libdw read them, in place (index i is libdw's i: one
- * table, no auxiliary one), checked against libdw at three of them.
- * libdw's getsym_info cost ~270 instructions a symbol, 23 of the 40 million
- * that LLVM's and clang's tables took to make (a program on PoCL: its CPU
- * samples). 0: ask libdw for each. */
-struct raw {
-    const Elf64_Sym *sym;
-    const char *str;
-    size_t n_str;
-    GElf_Addr bias;
-    uint64_t alloc[4];       /* sections 0..255 the process maps (SHF_ALLOC): their symbols moved by bias */
-};
-
-/* Symbol i: its name (NULL: none), address, section and the symbol; the
- * address as libdw's: a mapped section's symbol moved by the load bias, an
- * undefined or absolute one as it is. */
-static const char *symbol(Dwfl_Module *mod, const struct clt_symtab_fns *f, const struct raw *r, int i,
-                          GElf_Sym *sym, GElf_Addr *addr, GElf_Word *shndx)
-{
-    if (!r->sym)
-        return f->getsym_info(mod, i, sym, addr, shndx, NULL, NULL);
-    const Elf64_Sym *x = &r->sym[i];
-    *sym = (GElf_Sym){ x->st_name, x->st_info, x->st_other, x->st_shndx, x->st_value, x->st_size };
-    *shndx = x->st_shndx;
-    int moved = x->st_shndx != SHN_UNDEF && x->st_shndx < 256 && (r->alloc[x->st_shndx / 64] >> (x->st_shndx % 64) & 1);
-    *addr = x->st_value + (moved ? r->bias : 0);
-    return x->st_name < r->n_str ? r->str + x->st_name : NULL;
-}
-
-static int raw_matches(Dwfl_Module *mod, const struct clt_symtab_fns *f, const struct raw *r, int i)
-{
-    GElf_Sym a, b;
-    GElf_Addr at_a, at_b;
-    GElf_Word x_a, x_b;
-    const char *name = f->getsym_info(mod, i, &a, &at_a, &x_a, NULL, NULL);
-    const char *mine = symbol(mod, f, r, i, &b, &at_b, &x_b);
-    return name == mine && at_a == at_b && x_a == x_b && a.st_size == b.st_size && a.st_info == b.st_info &&
-           a.st_name == b.st_name;
-}
-
-static int raw_symbols(Dwfl_Module *mod, const struct clt_symtab_fns *f, int count, struct raw *r)
+ * table, no auxiliary one), checked against libdw at 16 of them. libdw's
+ * getsym_info cost ~270 instructions a symbol, 23 of the 40 million that
+ * LLVM's and clang's tables took to make (a program on PoCL: its CPU
+ * samples). 0: they cannot be read in place. */
+static int in_place(Dwfl_Module *mod, const struct clt_symtab_fns *f, int count, struct clt_symtab *t)
 {
     GElf_Sym sym;
     GElf_Addr addr;
@@ -158,12 +124,11 @@ static int raw_symbols(Dwfl_Module *mod, const struct clt_symtab_fns *f, int cou
         return 0;
     Elf_Scn *table = NULL;
     unsigned index = 0;
-    memset(r, 0, sizeof *r);
     for (Elf_Scn *scn = NULL; (scn = f->nextscn(elf, scn)) != NULL;) {
         if (++index >= 256 || !f->getshdr(scn, &sh))
             return 0;           /* more sections than it keeps: libdw reads them */
         if (sh.sh_flags & SHF_ALLOC)
-            r->alloc[index / 64] |= 1ull << (index % 64);
+            t->alloc[index / 64] |= 1ull << (index % 64);
         if ((sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) && sh.sh_entsize == sizeof(Elf64_Sym) &&
             sh.sh_size / sizeof(Elf64_Sym) == (uint64_t)count && !table)
             table = scn;
@@ -174,72 +139,118 @@ static int raw_symbols(Dwfl_Module *mod, const struct clt_symtab_fns *f, int cou
         sd = f->getdata(strs, NULL);
     if (!d || !sd || !d->d_buf || !sd->d_buf || d->d_size < (size_t)count * sizeof(Elf64_Sym))
         return 0;
-    r->sym = d->d_buf;
-    r->str = sd->d_buf;
-    r->n_str = sd->d_size;
-    r->bias = bias;
+    t->sym = d->d_buf;
+    t->str = sd->d_buf;
+    t->n_str = sd->d_size;
+    t->bias = bias;
     for (int k = 0; k < 16; k++)          /* libdw's own answers at 16 places, the first and last among them */
-        if (!raw_matches(mod, f, r, 1 + (int)((int64_t)(count - 2) * k / 15)))
+        if (!raw_matches(mod, f, t, 1 + (int)((int64_t)(count - 2) * k / 15)))
             return 0;
+    for (int i = 1; i < count; i++)
+        if (t->sym[i].st_shndx == SHN_XINDEX)
+            return 0;           /* an extended section index: libdw's to read */
     return 1;
+}
+
+/* The symbols through libdw, one by one, into a copy with final addresses. */
+static int through_libdw(Dwfl_Module *mod, const struct clt_symtab_fns *f, int count, struct clt_symtab *t)
+{
+    if (!(t->copy = calloc((size_t)count, sizeof *t->copy)) || !(t->names = calloc((size_t)count, sizeof *t->names)))
+        return 0;
+    for (int i = 1; i < count; i++) {
+        GElf_Sym sym;
+        GElf_Addr addr;
+        GElf_Word shndx;
+        t->names[i] = f->getsym_info(mod, i, &sym, &addr, &shndx, NULL, NULL);
+        uint16_t x = shndx >= SHN_LORESERVE && sym.st_shndx == SHN_XINDEX ? 1 : (uint16_t)shndx;  /* a section all the same */
+        t->copy[i] = (Elf64_Sym){ sym.st_name, sym.st_info, sym.st_other, x, addr, sym.st_size };
+    }
+    memset(t->alloc, 0, sizeof t->alloc);     /* addresses final: none moved */
+    t->sym = t->copy;
+    return 1;
+}
+
+static int rank_of(const Elf64_Sym *x)
+{
+    int bind = GELF_ST_BIND(x->st_info);
+    return bind == STB_GLOBAL ? 3 : bind == STB_WEAK ? 2 : 1;   /* libdw's preference */
+}
+
+/* Which symbols it keeps (sized ones: 1; labels and absolute ones: 2 and 3;
+ * 0: none). No name: st_name 0; the name itself is not read here (touching
+ * each one, LLVM's 3 MB of names, page by page, was most of the making): an
+ * entry whose name is empty all the same is libdw's (clt_symtab_lookup). */
+static int kind_of(const struct clt_symtab *t, unsigned i)
+{
+    const Elf64_Sym *x = &t->sym[i];
+    int type = GELF_ST_TYPE(x->st_info);
+    if (!x->st_name || (t->names && !t->names[i]) || x->st_shndx == SHN_UNDEF || type == STT_SECTION ||
+        type == STT_FILE || type == STT_TLS)
+        return 0;
+    if (x->st_shndx >= SHN_LORESERVE)
+        return 3;               /* an absolute value (LLVM's version, LLVM_15, at 0): libdw's at it */
+    return x->st_size ? 1 : 2;  /* 2: a label, libdw's near it */
 }
 
 static struct clt_symtab *make(Dwfl_Module *mod, const struct clt_symtab_fns *f, int count)
 {
     struct clt_symtab *t = calloc(1, sizeof *t);
-    struct raw r = { 0 };
-    if (!t || !(t->e = malloc(sizeof *t->e * (size_t)count)) ||
-        !(t->sizeless = malloc(2 * sizeof *t->sizeless * (size_t)count)) ||
-        !(t->odd = malloc(sizeof *t->odd * (size_t)count))) {
+    if (!t || (!in_place(mod, f, count, t) && (memset(t, 0, sizeof *t), !through_libdw(mod, f, count, t)))) {
         clt_symtab_free(t);
         return NULL;
     }
-    if (!raw_symbols(mod, f, count, &r))
-        memset(&r, 0, sizeof r);
-    t->raw = r.sym != NULL;
+    unsigned sized = 0, sizeless = 0, odd = 0;
+    t->base = UINT64_MAX;
     for (int i = 1; i < count; i++) {
-        GElf_Sym sym;
-        GElf_Addr addr;
-        GElf_Word shndx;
-        const char *name = symbol(mod, f, &r, i, &sym, &addr, &shndx);
-        int type = GELF_ST_TYPE(sym.st_info);
-        /* no name: st_name 0. The name itself is not read here: touching
-         * each one was most of the making (LLVM's 3 MB of names, page by
-         * page); an entry whose name is empty all the same is libdw's
-         * (clt_symtab_lookup). An extended section index: libdw's to read */
-        if (r.sym && shndx == SHN_XINDEX) {
+        int k = kind_of(t, (unsigned)i);
+        sized += k == 1, sizeless += k == 2, odd += k == 3;
+        if (k == 1 && address_of(t, (unsigned)i) < t->base)
+            t->base = address_of(t, (unsigned)i);
+    }
+    t->bits = 1;
+    while (t->bits < 32 && (unsigned)count >> t->bits)
+        t->bits++;
+    uint64_t *tmp = malloc(sizeof *tmp * (sized > sizeless ? sized : sizeless) + 1);
+    if (!tmp || !(t->key = malloc(sizeof *t->key * sized + 1)) || !(t->reach = malloc(sizeof *t->reach * sized + 1)) ||
+        !(t->sizeless = malloc(sizeof *t->sizeless * sizeless + 1)) || !(t->odd = malloc(sizeof *t->odd * odd + 1))) {
+        free(tmp);
+        clt_symtab_free(t);
+        return NULL;
+    }
+    for (int i = 1; i < count; i++) {
+        int k = kind_of(t, (unsigned)i);
+        uint64_t at = k ? address_of(t, (unsigned)i) : 0;
+        if (k == 1 && (at - t->base) >> (64 - t->bits)) {    /* a module wider than the key holds */
+            free(tmp);
             clt_symtab_free(t);
             return NULL;
         }
-        if (!name || !sym.st_name || shndx == SHN_UNDEF || type == STT_SECTION || type == STT_FILE || type == STT_TLS)
-            continue;
-        if (shndx >= SHN_LORESERVE) {     /* an absolute value (LLVM's version, LLVM_15, at 0): libdw's at it */
-            t->odd[t->n_odd][0] = addr;
-            t->odd[t->n_odd++][1] = addr + sym.st_size;
-            continue;
-        }
-        if (!sym.st_size) {               /* a label: libdw's near it */
-            t->sizeless[t->n_sizeless++] = addr;
-            continue;
-        }
-        int bind = GELF_ST_BIND(sym.st_info);
-        t->e[t->n++] = (struct entry){ addr, addr + sym.st_size, 0, name, (uint32_t)i,
-                                       (uint8_t)(bind == STB_GLOBAL ? 3 : bind == STB_WEAK ? 2 : 1) };
+        if (k == 1)
+            t->key[t->n++] = (at - t->base) << t->bits | (uint64_t)i;
+        else if (k == 2)
+            t->sizeless[t->n_sizeless++] = at;
+        else if (k == 3)
+            t->odd[t->n_odd][0] = at, t->odd[t->n_odd++][1] = at + t->sym[i].st_size;
     }
-    if (sort_entries(t) != 0) {
-        clt_symtab_free(t);
-        return NULL;
+    radix_sort(t->key, tmp, t->n, t->bits);     /* aliases stay in the table's order */
+    radix_sort(t->sizeless, tmp, t->n_sizeless, 0);
+    free(tmp);
+    uint64_t reach = 0, mask = (1ull << t->bits) - 1;
+    for (unsigned i = 0; i < t->n; i++) {
+        uint64_t hi = (t->key[i] >> t->bits) + t->base + t->sym[t->key[i] & mask].st_size;
+        t->reach[i] = reach = hi > reach ? hi : reach;
     }
-    radix_sort(t->sizeless, t->sizeless + t->n_sizeless, t->n_sizeless);
-    uint64_t reach = 0;
-    for (unsigned i = 0; i < t->n; i++)
-        t->e[i].reach = reach = t->e[i].hi > reach ? t->e[i].hi : reach;
     return t;
 }
 
 int clt_symtab_read_in_place(const struct clt_symtab *t)
 {
-    return t && t->raw;
+    return t && !t->copy;
+}
+
+static uint64_t lo_of(const struct clt_symtab *t, long i)
+{
+    return (t->key[i] >> t->bits) + t->base;
 }
 
 /* The last entry at or below `at`; -1: none */
@@ -248,7 +259,7 @@ static long closest(const struct clt_symtab *t, uint64_t at)
     long lo = 0, hi = (long)t->n - 1, found = -1;
     while (lo <= hi) {
         long mid = lo + (hi - lo) / 2;
-        if (t->e[mid].lo <= at) {
+        if (lo_of(t, mid) <= at) {
             found = mid;
             lo = mid + 1;
         } else {
@@ -289,29 +300,33 @@ static int odd_holds(const struct clt_symtab *t, uint64_t at, uint64_t *reach)
 int clt_symtab_lookup(const struct clt_symtab *t, uint64_t at, const char **name)
 {
     long i = t ? closest(t, at) : -1;
-    const struct entry *best = NULL;
     *name = NULL;
     if (!t)
         return 0;
-    uint64_t reach = i < 0 ? 0 : t->e[i].reach;
+    uint64_t reach = i < 0 ? 0 : t->reach[i], mask = (1ull << t->bits) - 1;
     if (reach <= at)   /* none holds it: a label since the last end would be libdw's answer */
         return !odd_holds(t, at, &reach) && !sizeless_between(t, reach, at);
-    for (long k = 0; i >= 0 && t->e[i].reach > at; i--, k++) {
-        const struct entry *e = &t->e[i];
+    long best = -1;
+    unsigned best_index = 0;
+    for (long k = 0; i >= 0 && t->reach[i] > at; i--, k++) {
+        unsigned index = (unsigned)(t->key[i] & mask);
+        uint64_t lo = lo_of(t, i);
         if (k == BACK_MOST)
             return 0;
-        if (at >= e->hi)
+        if (at >= lo + t->sym[index].st_size)
             continue;
-        if (best && e->lo != best->lo)
+        if (best >= 0 && lo != lo_of(t, best))
             return 0;              /* nested symbols: libdw's order of search decides */
         /* aliases at one place: libdw's the global one, else the weak one,
          * and of equals the first in the table */
-        if (!best || e->rank > best->rank || (e->rank == best->rank && e->index < best->index))
-            best = e;
+        int r = rank_of(&t->sym[index]), rb = best >= 0 ? rank_of(&t->sym[best_index]) : 0;
+        if (best < 0 || r > rb || (r == rb && index < best_index))
+            best = i, best_index = index;
     }
-    if (!best || !best->name[0] || sizeless_between(t, best->lo, at))
+    const char *n = best >= 0 ? name_of(t, best_index) : NULL;
+    if (!n || !n[0] || sizeless_between(t, lo_of(t, best), at))
         return 0;
-    *name = best->name;
+    *name = n;
     return 1;
 }
 
@@ -334,7 +349,10 @@ void clt_symtab_free(struct clt_symtab *t)
 {
     if (!t)
         return;
-    free(t->e);
+    free(t->key);
+    free(t->reach);
+    free(t->copy);
+    free(t->names);
     free(t->sizeless);
     free(t->odd);
     free(t);

@@ -965,6 +965,28 @@ t_compressor_thread_ends_traces_whole() {
     t_full_disk_warns_once_and_app_runs_on
 }
 
+t_gzip_beside_the_exit_on_two_cpus() {
+    # with fewer than 4 CPUs (here 1) gzip runs in the writer during the run (a
+    # thread of its own would take the app's CPU) and on a thread of its own
+    # from the app's exit, whose CPUs are free then: a launch loop's last
+    # completions are drawn and compressed side by side; the trace whole
+    # and lint clean either way, the attribute says where gzip ran
+    local mode want
+    for mode in -1:exit 0:none 1:run; do
+        want=${mode#*:}
+        CLTRACE_COMPRESS_THREAD=${mode%%:*} traced "$WORK/gx$want" taskset -c 0 "$T/bench_calls" launch 1000 \
+            > /dev/null
+        lint "$(trace_of "$WORK/gx$want")"
+        $PY tests/tracedump.py "$(trace_of "$WORK/gx$want")" | $PY -c '
+import json, sys
+d = json.load(sys.stdin)
+got = d["attributes"].get("cltrace.gzip_thread")
+k = [s for s in d["slices"] if s["name"] in ("k", "k (estimated)")]
+print("gzip thread:", got, "of", sys.argv[1] + ";", len(k), "launches drawn")
+assert got == sys.argv[1] and len(k) == 1001, (got, len(k))' "$want"
+    done
+}
+
 t_stalled_disk_never_hangs_the_app() {
     # the trace's second write blocks for 60 s (a disk that stops answering),
     # gzip on its own thread: the writer gives up on it after 10 s and says

@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -306,6 +307,7 @@ static struct {
     uint8_t *spare;             /* the buffer W.out is not: the job's while one runs */
     const uint8_t *buf;         /* the job: buf[kept, len) to compress after buf[0, kept) */
     size_t kept, len;
+    const char *when;           /* it started: for the whole run, at the exit (cltrace.gzip_thread) */
 } gzt;
 
 static void *gz_main(void *arg)
@@ -396,6 +398,14 @@ static void flush_gz(struct clt_writer *w)
     w->kept = w->len = keep;
 }
 
+static void compressor_start(void)
+{
+    if (!gzt.spare)
+        gzt.spare = malloc(CLT_OUT_CAP + 64);       /* as W.out: 64 bytes readable past the end */
+    if (gzt.spare && pthread_create(&gzt.h.thread, NULL, gz_main, NULL) == 0)
+        gzt.h.started = 1;
+}
+
 /* Start the compressor thread (gzip mode; the caller blocks signals) where
  * it pays: with fewer than 4 CPUs it would take the app's. */
 void clt_file_start(void)
@@ -406,12 +416,32 @@ void clt_file_start(void)
     long want = clt_cfg.COMPRESS_THREAD;
     if (want < 0)
         want = sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) >= 4;
-    if (!want)
+    if (want)
+        compressor_start();
+    gzt.when = gzt.h.started ? "run" : "none";
+}
+
+/* The app's exit: its threads wait for the trace, their CPUs are free. The
+ * writer's last work (a launch loop's completions on a CPU device, held
+ * until its queue ran dry: 10-16 ms of drawing and gzip on 2 cores) then
+ * compresses beside the drawing. Called by the one thread that flushes (the
+ * writer, or the exit after it ended), never with CLTRACE_COMPRESS_THREAD=0. */
+void clt_file_start_at_exit(struct clt_writer *w)
+{
+    if (gzt.h.started || !w->gz || !clt_cfg.COMPRESS_THREAD || w->io_failed)
         return;
-    if (!gzt.spare)
-        gzt.spare = calloc(1, CLT_OUT_CAP + 64);    /* as W.out: 64 bytes readable past the end */
-    if (gzt.spare && pthread_create(&gzt.h.thread, NULL, gz_main, NULL) == 0)
-        gzt.h.started = 1;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);       /* the app's signals stay the app's */
+    compressor_start();
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (gzt.h.started)
+        gzt.when = "exit";
+}
+
+const char *clt_file_compressor(void)
+{
+    return gzt.when ? gzt.when : "none";
 }
 
 
@@ -508,4 +538,5 @@ void clt_file_forget(void)
     gzt.h.started = spt.h.started = 0;
     gzt.h.state = spt.h.state = JOB_IDLE;
     gzt.h.cpu_ns = spt.h.cpu_ns = 0;
+    gzt.when = NULL;
 }

@@ -33,6 +33,7 @@ static pthread_t writer_thread;
 static _Atomic int stop_requested;
 static _Atomic uint32_t wake_seq;     /* futex the idle writer sleeps on */
 static _Atomic uint32_t sleeping;
+static _Atomic int exit_began;        /* the app's exit waits for the trace: gzip beside the drawing */
 static _Atomic uint32_t flush_req, flush_done;   /* clt_writer_flush_now() handshake */
 static _Atomic uint64_t flush_until = UINT64_MAX; /* the records a flush waits for: those before it (ticks) */
 
@@ -417,6 +418,8 @@ static void *writer_main(void *arg)
             __atomic_store_n(&sleeping, 0, __ATOMIC_RELAXED);
         uint32_t req = __atomic_load_n(&flush_req, __ATOMIC_ACQUIRE);
         uint64_t t_drain = clt_boottime_ns(), drained = W.raw_bytes;
+        if (__atomic_load_n(&exit_began, __ATOMIC_ACQUIRE))
+            clt_file_start_at_exit(&W);
         int busy = drain_all(1, 0);
         pace_note(W.raw_bytes - drained, clt_boottime_ns() - t_drain), clt_samples_drain(&W);
         clt_dev_flush_pending(&W, 0);
@@ -554,6 +557,7 @@ void clt_writer_exit_begins(void)
 {
     if (W.start_ns)
         clt_cost_sched_sample(&W);
+    __atomic_store_n(&exit_began, 1, __ATOMIC_RELEASE);
 }
 
 static const char *exit_how;
@@ -586,6 +590,8 @@ static void run_attrs(struct clt_attrs *cost)
     if (clt_command_line(cmdline, sizeof cmdline))     /* what the report's commands (cltrace try) rerun */
         clt_attr_str(cost, "cltrace.cmdline", cmdline);
     clt_attr_int(cost, "cltrace.spilled_bytes", (int64_t)clt_spill_total());
+    if (W.gz)
+        clt_attr_str(cost, "cltrace.gzip_thread", clt_file_compressor());
     if (exit_how) {      /* no atexit handler ran: the objects held are held at that call */
         clt_attr_str(cost, "cltrace.exit_by", exit_how);
         if (exit_status >= 0)
@@ -628,6 +634,7 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
      * still draining (TSan, a loaded machine) is waited for. */
     if (clt_own_thread_join(writer_thread, &W.raw_bytes, 10, 300) != 0)
         goto unfinished;
+    clt_file_start_at_exit(&W);      /* the writer ended before it saw the exit begin */
     uint32_t sreq = __atomic_load_n(&snap_req, __ATOMIC_ACQUIRE);
     if (sreq != __atomic_load_n(&snap_done, __ATOMIC_ACQUIRE)) {   /* asked, not yet taken */
         while (drain_all(0, 0))

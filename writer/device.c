@@ -213,6 +213,8 @@ static void queue_name(const struct clt_queue *q, char *out, size_t cap, const c
  * a BEGIN at the same time would nest in arrival order. */
 static int lane_busy(const struct clt_queue *q, unsigned lane, uint64_t start, uint64_t end)
 {
+    if (start > q->lane_end[lane])
+        return 0;               /* drawn in time order, as most are: no look at the history */
     for (unsigned i = 0; i < CLT_LANE_HISTORY; i++) {
         const uint64_t *iv = q->lane_iv[lane][i];
         if (iv[1] && start <= iv[1] && iv[0] <= end)
@@ -256,6 +258,8 @@ uint64_t clt_dm_queue_lane(struct clt_writer *w, struct clt_queue *q, uint64_t s
     uint64_t *iv = q->lane_iv[lane][q->lane_next[lane]++ % CLT_LANE_HISTORY];
     iv[0] = start;
     iv[1] = end;
+    if (end > q->lane_end[lane])
+        q->lane_end[lane] = end;
     return q->lane_uuid[lane];
 }
 

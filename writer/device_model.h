@@ -79,6 +79,7 @@ struct clt_queue {
     uint64_t lane_uuid[CLT_MAX_LANES];
     uint64_t lane_iv[CLT_MAX_LANES][CLT_LANE_HISTORY][2];   /* recent [start, end] per lane */
     unsigned lane_next[CLT_MAX_LANES], n_lanes;
+    uint64_t lane_end[CLT_MAX_LANES];     /* the latest end ever drawn on each: past it, free */
     int64_t in_flight;
     int64_t refs;                 /* the app's references; 0: slot free once idle */
     uint64_t last_flow;           /* the latest enqueue on it */

@@ -76,7 +76,7 @@ $(B)/cltrace-probe: $(call objs,obj,probe/probe.c common/probe_file.c)
 
 # The shim runs it (installed beside it) for NVIDIA's register counts: a
 # program's private build in a process of its own; links the OpenCL loader.
-$(B)/cltrace-nvregs: $(call objs,obj,nvregs/main.c common/nvregs_cache.c common/probe_file.c)
+$(B)/cltrace-nvregs: $(call objs,obj,nvregs/main.c common/nvregs_cache.c common/cache.c common/probe_file.c)
 	$(LINK) -lOpenCL
 
 # `cltrace replay` and `cltrace tune` run it (installed beside the shim): a

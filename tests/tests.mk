@@ -139,8 +139,10 @@ $(T)/bench_calls: tests/bench/bench_calls.c | $(T)
 
 TEST_BINS += $(T)/bench_calls
 # bench_calls --last-dso: the end of the process's user space (teardown-check.py)
-$(T)/test_symtab: tests/unit/test_symtab.c writer/symtab.c common/map.c writer/symtab.h | $(T)
-	$(CC) $(TEST_CFLAGS) $(INC) -o $@ tests/unit/test_symtab.c writer/symtab.c common/map.c -ldw -lelf -ldl
+$(T)/test_symtab: tests/unit/test_symtab.c writer/symtab.c common/map.c common/cache.c common/probe_file.c \
+                  writer/symtab.h | $(T)
+	$(CC) $(TEST_CFLAGS) $(INC) -o $@ tests/unit/test_symtab.c writer/symtab.c common/map.c common/cache.c \
+	    common/probe_file.c -ldw -lelf -ldl
 TEST_BINS += $(T)/test_symtab
 $(T)/unwind_check.so: tests/unit/test_unwind.c capture/unwind.c capture/unwind.h common/loaded.c | $(T)
 	$(CC) $(TEST_CFLAGS) $(INC) -O2 -shared -fPIC -Wl,--no-undefined -o $@ tests/unit/test_unwind.c capture/unwind.c \

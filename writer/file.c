@@ -540,3 +540,22 @@ void clt_file_forget(void)
     gzt.h.cpu_ns = spt.h.cpu_ns = 0;
     gzt.when = NULL;
 }
+
+/* The trace closed: what was dropped said, and where it went. */
+void clt_file_say_written(struct clt_writer *w)
+{
+    if (w->dropped_emitted)     /* said whatever else is said: a trace with holes must not look whole */
+        clt_msg("%llu of %llu calls were dropped (buffer full: the writer fell behind%s); the trace counts them",
+                (unsigned long long)w->dropped_emitted, (unsigned long long)(w->calls + w->dropped_emitted),
+                clt_cfg.DROP ? ", CLTRACE_DROP=1" : " for 10 s");
+    if (w->io_failed) {
+        /* already said: the trace stops where the write failed */
+    } else if (clt_cfg.NOTIFY_FD >= 0) {
+        char line[sizeof w->path + 2];
+        int n = snprintf(line, sizeof line, "%s\n", w->path);
+        ssize_t put = write((int)clt_cfg.NOTIFY_FD, line, (size_t)n);
+        (void)put;
+    } else {
+        clt_msg("trace written to %s", w->path);
+    }
+}

@@ -10,7 +10,8 @@ struct clt_spill_write;
 int clt_file_open(struct clt_writer *w);     /* exclusive create, never through a symlink; -1: untraced (said) */
 void clt_file_start(void);                   /* the compressor thread where it pays (the caller blocks signals) */
 void clt_file_start_at_exit(struct clt_writer *w);   /* and at the app's exit, whose CPUs are free then */
-const char *clt_file_compressor(void);       /* where gzip ran beside the writer: "run", "exit", "none" */
+const char *clt_file_compressor(void);
+void clt_file_say_written(struct clt_writer *w);   /* the trace closed: what was dropped, where it went */       /* where gzip ran beside the writer: "run", "exit", "none" */
 /* whole packets p[0, n) into the file, as much as the output buffer takes at a time */
 void clt_file_put_whole(struct clt_writer *w, const uint8_t *p, size_t n);
 int clt_file_sync(struct clt_writer *w);     /* what the writer holds, in the file; 0: a write stalled (10 s) */

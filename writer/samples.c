@@ -5,6 +5,7 @@
  * each thread's samples and a flame graph of any area. */
 #include <string.h>
 #include "emit.h"
+#include "symtab.h"
 #include "trace/samples.h"
 
 static uint64_t samples_written, samples_lost_seen;
@@ -98,4 +99,8 @@ void clt_samples_attrs(struct clt_attrs *a)
     clt_attr_int(a, "cltrace.cpu_sample_period_ns", (int64_t)period);
     clt_attr_int(a, "cltrace.cpu_samples", (int64_t)samples_written);
     clt_attr_int(a, "cltrace.cpu_samples_lost", (int64_t)samples_lost_seen);
+    unsigned made, read;
+    clt_symtab_counts(&made, &read);          /* large modules' symbol tables: made, or read from the cache */
+    clt_attr_int(a, "cltrace.symbol_tables_made", made);
+    clt_attr_int(a, "cltrace.symbol_tables_cached", read);
 }

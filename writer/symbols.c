@@ -22,7 +22,7 @@
 #include "common/loaded.h"
 
 #define DW(X) X(dwfl_begin) X(dwfl_end) X(dwfl_linux_proc_report) X(dwfl_report_begin) \
-    X(dwfl_report_end) X(dwfl_addrmodule) X(dwfl_module_addrname) X(dwfl_module_getsrc) \
+    X(dwfl_report_end) X(dwfl_report_begin_add) X(dwfl_addrmodule) X(dwfl_module_addrname) X(dwfl_module_getsrc) \
     X(dwfl_lineinfo) X(dwfl_module_info) X(dwfl_linux_proc_find_elf) X(dwfl_standard_find_debuginfo) \
     X(dwfl_module_addrdie) X(dwarf_getscopes) X(dwarf_tag) X(dwarf_attr_integrate) X(dwarf_formstring) \
     X(dwarf_formudata) X(dwarf_getsrcfiles) X(dwarf_filesrc) X(dwarf_getscopes_die) X(dwfl_module_build_id) \
@@ -310,8 +310,16 @@ static Dwfl_Module *module_of(struct clt_symbols *s, uint64_t at)
 {
     if (!dw_ready())      /* loaded on the first frame named */
         return NULL;
-    Dwfl_Module *mod = s->dwfl && s->dwfl_pid == getpid() ? dw.dwfl_addrmodule(s->dwfl, at) : NULL;
-    if (!mod) {   /* the first frame, a fork child's, or loaded since: report the process again */
+    int ours = s->dwfl && s->dwfl_pid == getpid();
+    Dwfl_Module *mod = ours ? dw.dwfl_addrmodule(s->dwfl, at) : NULL;
+    if (!mod && ours) {   /* loaded since (PoCL's kernel, a plugin): the process's new modules added, */
+        dw.dwfl_report_begin_add(s->dwfl);   /* the others kept with their symbol tables */
+        if (dw.dwfl_linux_proc_report(s->dwfl, s->dwfl_pid) == 0 && dw.dwfl_report_end(s->dwfl, NULL, NULL) == 0)
+            mod = dw.dwfl_addrmodule(s->dwfl, at);
+        else
+            ours = 0;             /* half reported: begin again */
+    }
+    if (!mod && !ours) {  /* the first frame, or a fork child's: report the process */
         if (s->dwfl)
             dw.dwfl_end(s->dwfl);
         clt_symtabs_free(&s->symtabs);        /* their names were the modules' */
@@ -327,7 +335,7 @@ static Dwfl_Module *module_of(struct clt_symbols *s, uint64_t at)
 static const char *symbol_at(struct clt_symbols *s, Dwfl_Module *mod, uint64_t at)
 {
     struct clt_symtab_fns fns = { dw.dwfl_module_getsymtab, dw.dwfl_module_getsym_info, dw.elf_nextscn, dw.elf_getscn,
-                                  dw.gelf_getshdr, dw.elf_getdata };
+                                  dw.gelf_getshdr, dw.elf_getdata, dw.dwfl_module_build_id, 1 };
     const char *name;
     return clt_symtab_lookup(clt_symtab_of(&s->symtabs, mod, &fns), at, &name) ? name
                                                                                 : dw.dwfl_module_addrname(mod, at);

@@ -25,6 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/uio.h>
+#include "common/cache.h"
 #include "symtab.h"
 
 #define SMALL_TABLE 128      /* fewer symbols: a walk of them costs less than a sort (a table is
@@ -54,6 +57,7 @@ struct clt_symtab {
     unsigned n_sizeless;
     uint64_t (*odd)[2];      /* symbols outside the sections (an absolute value, a link warning): [lo, hi) */
     unsigned n_odd;
+    int moved;               /* every sized symbol and label moved by bias: kept on disk (disk_write) */
 };
 
 /* Sorts n keys in place by their bits from `from` up, stably (LSD radix,
@@ -162,7 +166,8 @@ static int through_libdw(Dwfl_Module *mod, const struct clt_symtab_fns *f, int c
         GElf_Addr addr;
         GElf_Word shndx;
         t->names[i] = f->getsym_info(mod, i, &sym, &addr, &shndx, NULL, NULL);
-        uint16_t x = shndx >= SHN_LORESERVE && sym.st_shndx == SHN_XINDEX ? 1 : (uint16_t)shndx;  /* a section all the same */
+        /* an extended index: a section all the same */
+        uint16_t x = shndx >= SHN_LORESERVE && sym.st_shndx == SHN_XINDEX ? 1 : (uint16_t)shndx;
         t->copy[i] = (Elf64_Sym){ sym.st_name, sym.st_info, sym.st_other, x, addr, sym.st_size };
     }
     memset(t->alloc, 0, sizeof t->alloc);     /* addresses final: none moved */
@@ -192,18 +197,25 @@ static int kind_of(const struct clt_symtab *t, unsigned i)
     return x->st_size ? 1 : 2;  /* 2: a label, libdw's near it */
 }
 
-static struct clt_symtab *make(Dwfl_Module *mod, const struct clt_symtab_fns *f, int count)
+/* Is symbol i where the module's load put it (a mapped section's)? */
+static int moved(const struct clt_symtab *t, unsigned i)
 {
-    struct clt_symtab *t = calloc(1, sizeof *t);
-    if (!t || (!in_place(mod, f, count, t) && (memset(t, 0, sizeof *t), !through_libdw(mod, f, count, t)))) {
-        clt_symtab_free(t);
-        return NULL;
-    }
+    unsigned x = t->sym[i].st_shndx;
+    return !t->copy && x != SHN_UNDEF && x < 256 && (t->alloc[x / 64] >> (x % 64) & 1);
+}
+
+/* The sorted arrays over the symbols: 0, or -1 (no memory, a module wider
+ * than a key holds). t->moved: every sized symbol and label moved by the
+ * load bias, so that the table can be kept on disk. */
+static int sort_symbols(struct clt_symtab *t, int count)
+{
     unsigned sized = 0, sizeless = 0, odd = 0;
+    t->moved = !t->copy;
     t->base = UINT64_MAX;
     for (int i = 1; i < count; i++) {
         int k = kind_of(t, (unsigned)i);
         sized += k == 1, sizeless += k == 2, odd += k == 3;
+        t->moved &= (k != 1 && k != 2) || moved(t, (unsigned)i);
         if (k == 1 && address_of(t, (unsigned)i) < t->base)
             t->base = address_of(t, (unsigned)i);
     }
@@ -214,16 +226,14 @@ static struct clt_symtab *make(Dwfl_Module *mod, const struct clt_symtab_fns *f,
     if (!tmp || !(t->key = malloc(sizeof *t->key * sized + 1)) || !(t->reach = malloc(sizeof *t->reach * sized + 1)) ||
         !(t->sizeless = malloc(sizeof *t->sizeless * sizeless + 1)) || !(t->odd = malloc(sizeof *t->odd * odd + 1))) {
         free(tmp);
-        clt_symtab_free(t);
-        return NULL;
+        return -1;
     }
     for (int i = 1; i < count; i++) {
         int k = kind_of(t, (unsigned)i);
         uint64_t at = k ? address_of(t, (unsigned)i) : 0;
         if (k == 1 && (at - t->base) >> (64 - t->bits)) {    /* a module wider than the key holds */
             free(tmp);
-            clt_symtab_free(t);
-            return NULL;
+            return -1;
         }
         if (k == 1)
             t->key[t->n++] = (at - t->base) << t->bits | (uint64_t)i;
@@ -240,7 +250,125 @@ static struct clt_symtab *make(Dwfl_Module *mod, const struct clt_symtab_fns *f,
         uint64_t hi = (t->key[i] >> t->bits) + t->base + t->sym[t->key[i] & mask].st_size;
         t->reach[i] = reach = hi > reach ? hi : reach;
     }
+    return 0;
+}
+
+/* ---- tables kept on disk, by build id --------------------------------------
+ * LLVM's and clang's tables are 5 ms of the writer's CPU at each run of a
+ * PoCL program (its CPU samples land in them, 2 cores). Made once, a table
+ * whose symbols were read in place and all moved by the load bias is kept
+ * in the user's cache (common/cache.h: symtab/BUILDID-COUNT.tab); a later
+ * run reads it back, its addresses moved by that run's bias, and checks 16
+ * of its entries against the symbols before it trusts it. */
+struct disk_head { char magic[8]; uint32_t count, n, n_sizeless, n_odd, bits, zero; uint64_t base; };
+static const char DISK_MAGIC[8] = "cltsym1";
+static unsigned tables_made, tables_read;
+
+static int disk_path(Dwfl_Module *mod, const struct clt_symtab_fns *f, int count, char *path, size_t cap)
+{
+    const unsigned char *id;
+    GElf_Addr at;
+    int n = f->build_id && f->cache ? f->build_id(mod, &id, &at) : 0;
+    if (n < 8 || n > 64)
+        return -1;              /* no build id: a table by name could be another file's */
+    char name[160];
+    for (int i = 0; i < n; i++)
+        snprintf(name + 2 * i, 3, "%02x", id[i]);
+    snprintf(name + 2 * n, sizeof name - 2 * (size_t)n, "-%d.tab", count);
+    return clt_cache_path("symtab", name, path, cap);
+}
+
+static void disk_write(const struct clt_symtab *t, Dwfl_Module *mod, const struct clt_symtab_fns *f, int count)
+{
+    char path[PATH_MAX];
+    if (!t->moved || disk_path(mod, f, count, path, sizeof path) != 0)
+        return;
+    struct disk_head h = { "", (uint32_t)count, t->n, t->n_sizeless, t->n_odd, t->bits, 0, t->base - t->bias };
+    memcpy(h.magic, DISK_MAGIC, sizeof h.magic);
+    uint64_t *rel = malloc(sizeof *rel * (t->n + t->n_sizeless) + 1);
+    if (!rel)
+        return;
+    for (unsigned i = 0; i < t->n; i++)
+        rel[i] = t->reach[i] - t->bias;
+    for (unsigned i = 0; i < t->n_sizeless; i++)
+        rel[t->n + i] = t->sizeless[i] - t->bias;
+    struct iovec parts[] = { { &h, sizeof h }, { t->key, sizeof *t->key * t->n },
+                             { rel, sizeof *rel * (t->n + t->n_sizeless) }, { t->odd, sizeof *t->odd * t->n_odd } };
+    clt_cache_write(path, parts, 4);
+    free(rel);
+}
+
+/* Entry i of a table read back: its symbol sized, at the address its key says. */
+static int entry_true(const struct clt_symtab *t, unsigned i, int count)
+{
+    unsigned index = (unsigned)(t->key[i] & ((1ull << t->bits) - 1));
+    return index > 0 && index < (unsigned)count && kind_of(t, index) == 1 && moved(t, index) &&
+           address_of(t, index) == (t->key[i] >> t->bits) + t->base;
+}
+
+static int disk_read(struct clt_symtab *t, Dwfl_Module *mod, const struct clt_symtab_fns *f, int count)
+{
+    char path[PATH_MAX];
+    size_t len;
+    struct disk_head *h = disk_path(mod, f, count, path, sizeof path) == 0 ? clt_cache_read(path, &len, 1u << 28)
+                                                                          : NULL;
+    int ok = h && len >= sizeof *h && !memcmp(h->magic, DISK_MAGIC, sizeof h->magic) && h->count == (uint32_t)count &&
+             h->n <= (uint32_t)count && h->n_sizeless <= (uint32_t)count && h->n_odd <= (uint32_t)count &&
+             h->bits > 0 && h->bits < 32 && !h->zero &&
+             len == sizeof *h + 8 * (2 * (size_t)h->n + h->n_sizeless + 2 * (size_t)h->n_odd);
+    if (ok) {
+        const uint64_t *w = (const uint64_t *)(h + 1);
+        t->n = h->n, t->n_sizeless = h->n_sizeless, t->n_odd = h->n_odd, t->bits = h->bits;
+        t->base = h->base + t->bias;
+        ok = (t->key = malloc(8 * (size_t)t->n + 1)) && (t->reach = malloc(8 * (size_t)t->n + 1)) &&
+             (t->sizeless = malloc(8 * (size_t)t->n_sizeless + 1)) && (t->odd = malloc(16 * (size_t)t->n_odd + 1));
+        for (unsigned i = 0; ok && i < t->n; i++) {
+            t->key[i] = w[i];
+            t->reach[i] = w[t->n + i] + t->bias;
+        }
+        for (unsigned i = 0; ok && i < t->n_sizeless; i++)
+            t->sizeless[i] = w[2 * t->n + i] + t->bias;
+        if (ok)
+            memcpy(t->odd, w + 2 * t->n + t->n_sizeless, 16 * (size_t)t->n_odd);
+        for (unsigned k = 0; ok && t->n && k < 16; k++)
+            ok = entry_true(t, (unsigned)((uint64_t)(t->n - 1) * k / 15), count);
+    }
+    free(h);
+    return ok;
+}
+
+static struct clt_symtab *make(Dwfl_Module *mod, const struct clt_symtab_fns *f, int count)
+{
+    struct clt_symtab *t = calloc(1, sizeof *t);
+    if (t && in_place(mod, f, count, t)) {
+        if (disk_read(t, mod, f, count)) {
+            tables_read++;
+            return t;
+        }
+        free(t->key), free(t->reach), free(t->sizeless), free(t->odd);   /* none, or not trusted: made */
+        t->key = t->reach = t->sizeless = NULL;
+        t->odd = NULL;
+        t->n = t->n_sizeless = t->n_odd = 0;
+    } else if (t) {
+        memset(t, 0, sizeof *t);
+        if (!through_libdw(mod, f, count, t)) {
+            clt_symtab_free(t);
+            return NULL;
+        }
+    }
+    if (!t || sort_symbols(t, count) != 0) {
+        clt_symtab_free(t);
+        return NULL;
+    }
+    tables_made++;
+    disk_write(t, mod, f, count);
     return t;
+}
+
+void clt_symtab_counts(unsigned *made, unsigned *read)
+{
+    *made = tables_made;
+    *read = tables_read;
 }
 
 int clt_symtab_read_in_place(const struct clt_symtab *t)

@@ -17,6 +17,9 @@ struct clt_symtab_fns {
     Elf_Scn *(*getscn)(Elf *, size_t);
     GElf_Shdr *(*getshdr)(Elf_Scn *, GElf_Shdr *);
     Elf_Data *(*getdata)(Elf_Scn *, Elf_Data *);
+    /* a table kept in the user's cache by the module's build id (NULL, 0: none) */
+    int (*build_id)(Dwfl_Module *, const unsigned char **, GElf_Addr *);
+    int cache;
 };
 
 struct clt_symtab;
@@ -29,6 +32,7 @@ struct clt_symtab *clt_symtab_of(struct clt_map *tables, Dwfl_Module *mod, const
 int clt_symtab_lookup(const struct clt_symtab *t, uint64_t at, const char **name);
 void clt_symtab_free(struct clt_symtab *t);
 int clt_symtab_read_in_place(const struct clt_symtab *t);   /* 1: its symbols read where libdw had them */
+void clt_symtab_counts(unsigned *made, unsigned *read);     /* tables made, and read from the cache, so far */
 void clt_symtabs_free(struct clt_map *tables);      /* every table kept, and the map */
 
 /* A function's name as a reader wants it, into out (cap bytes) where it

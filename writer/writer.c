@@ -603,25 +603,6 @@ static void run_attrs(struct clt_attrs *cost)
     }
 }
 
-/* The trace closed: what was dropped said, and where it went. */
-static void say_written(void)
-{
-    if (W.dropped_emitted)     /* said whatever else is said: a trace with holes must not look whole */
-        clt_msg("%llu of %llu calls were dropped (buffer full: the writer fell behind%s); the trace counts them",
-                (unsigned long long)W.dropped_emitted, (unsigned long long)(W.calls + W.dropped_emitted),
-                clt_cfg.DROP ? ", CLTRACE_DROP=1" : " for 10 s");
-    if (W.io_failed) {
-        /* already said: the trace stops where the write failed */
-    } else if (clt_cfg.NOTIFY_FD >= 0) {
-        char line[sizeof W.path + 2];
-        int n = snprintf(line, sizeof line, "%s\n", W.path);
-        ssize_t w = write((int)clt_cfg.NOTIFY_FD, line, (size_t)n);
-        (void)w;
-    } else {
-        clt_msg("trace written to %s", W.path);
-    }
-}
-
 void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64_t exit_began_ns, uint64_t load_ns)
 {
     W.unfinished = unfinished_commands;
@@ -682,7 +663,7 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
     clt_writer_flush(&W);
     clt_file_stop_spill();
     close(W.fd);
-    say_written();
+    clt_file_say_written(&W);
     return;
 unfinished:     /* bounded waits: a writer or a disk that is stuck must not hang the exit */
     pthread_detach(writer_thread);      /* left to end with the process, not a thread never joined */

@@ -1,0 +1,63 @@
+/* Files in the user's cache (cache.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cache.h"
+#include "probe_file.h"
+
+int clt_cache_path(const char *sub, const char *name, char *path, size_t cap)
+{
+    char dir[PATH_MAX];
+    if (clt_cache_dir(sub, dir, sizeof dir) != 0)
+        return -1;
+    for (char *slash = strchr(dir + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = 0;
+        mkdir(dir, 0700);
+        *slash = '/';
+    }
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return -1;
+    int n = snprintf(path, cap, "%s/%s", dir, name);
+    return n > 0 && (size_t)n < cap ? 0 : -1;
+}
+
+void *clt_cache_read(const char *path, size_t *len, size_t most)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    char *s = fd >= 0 && fstat(fd, &st) == 0 && (size_t)st.st_size <= most ? malloc((size_t)st.st_size + 1) : NULL;
+    ssize_t got = s ? read(fd, s, (size_t)st.st_size) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (s && got == st.st_size) {
+        s[got] = 0;
+        *len = (size_t)got;
+        return s;
+    }
+    free(s);
+    return NULL;
+}
+
+int clt_cache_write(const char *path, const struct iovec *parts, int n)
+{
+    char tmp[PATH_MAX + 32];
+    snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    size_t want = 0;
+    for (int i = 0; i < n; i++)
+        want += parts[i].iov_len;
+    int ok = writev(fd, parts, n) == (ssize_t)want;   /* a regular file: whole or an error */
+    ok &= close(fd) == 0;
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}

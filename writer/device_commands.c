@@ -335,7 +335,9 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
 
     uint64_t flow = rec->arg[CMD_FLOW];
     clt_own_intern_args(w, s.ap, s.na);
-    clt_put_own_slice(w, clt_dm_queue_lane(w, q, start, end), start, end, name, NULL, s.ap, s.na, f ? &flow : NULL);
+    uint64_t lane = clt_dm_queue_lane(w, q, start, end);
+    if (clt_put_own_slice_fast(w, lane, start, end, name, s.ap, s.na, f ? &flow : NULL) != 0)
+        clt_put_own_slice(w, lane, start, end, name, NULL, s.ap, s.na, f ? &flow : NULL);
     command_drawn(w, q, f, k, v, start, end);
 }
 

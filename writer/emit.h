@@ -150,6 +150,10 @@ void clt_put_own_event(struct clt_writer *w, uint64_t ts, Perfetto__Protos__Trac
 struct fp_ann;               /* trace/fastpack.h */
 int clt_put_own_slice_with(struct clt_writer *w, uint64_t track, uint64_t start, uint64_t end, const uint8_t *fields,
                            size_t n_fields, const struct fp_ann *ann, unsigned n_ann, const uint64_t *ends_flow);
+/* The same with its name and its arguments' names interned, packed by hand
+ * where they are of the kinds fastpack packs: -1 where not (nothing put). */
+int clt_put_own_slice_fast(struct clt_writer *w, uint64_t track, uint64_t start, uint64_t end, const char *name,
+                           Perfetto__Protos__DebugAnnotation **ap, unsigned na, const uint64_t *ends_flow);
 void clt_put_own_slice(struct clt_writer *w, uint64_t track, uint64_t start, uint64_t end, const char *name,
                        const char *category, Perfetto__Protos__DebugAnnotation **ap, unsigned na,
                        const uint64_t *ends_flow);

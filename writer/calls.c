@@ -17,7 +17,6 @@
 #include "trace/tables.h"
 #include "trace/generated/clt_shapes.h"
 
-enum { F_CLEARED = 1, F_NEEDS = 2 };
 typedef Perfetto__Protos__TrackDescriptor Track;
 typedef Perfetto__Protos__TracePacket Packet;
 typedef Perfetto__Protos__TrackEvent Event;
@@ -281,12 +280,7 @@ static void put_interned(struct clt_writer *w, struct call_scratch *s, uint32_t 
     in.debug_annotation_names = s->dnp;
     in.n_debug_annotation_string_values = s->n_is;
     in.debug_annotation_string_values = s->isp;
-    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-    p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
-    p.trusted_packet_sequence_id = seq;
-    p.sequence_flags = F_NEEDS;
-    p.interned_data = &in;
-    clt_put_packet(w, &p);
+    clt_put_interned(w, seq, &in);
 }
 
 /* A program's source, as an instant on the thread's track after the call:

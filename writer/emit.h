@@ -131,6 +131,7 @@ void clt_call_write(struct clt_writer *w, struct clt_thread *th, struct clt_seq 
 #include "trace/cltrace.pb-c.h"
 void clt_read_comm(const char *path, char *buf, size_t cap, const char *fallback);
 void clt_sequence_start(struct clt_writer *w, uint32_t seq, int first, uint64_t track);
+void clt_put_interned(struct clt_writer *w, uint32_t seq, Perfetto__Protos__InternedData *in);   /* alone, before its use */
 /* Names interned on the writer's own sequence: the iid (sent first where
  * this start of the sequence has not had it), 0 where it must stay inline. */
 enum clt_own_kind { CLT_OWN_ARG, CLT_OWN_EVENT, CLT_OWN_CATEGORY, CLT_OWN_STRING };

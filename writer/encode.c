@@ -80,6 +80,18 @@ void clt_read_comm(const char *path, char *buf, size_t cap, const char *fallback
         snprintf(buf, cap, "%s", fallback);
 }
 
+/* A packet of interned entries alone, on a sequence: before the event that
+ * uses them. */
+void clt_put_interned(struct clt_writer *w, uint32_t seq, Perfetto__Protos__InternedData *in)
+{
+    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+    p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
+    p.trusted_packet_sequence_id = seq;
+    p.sequence_flags = F_NEEDS;
+    p.interned_data = in;
+    clt_put_packet(w, &p);
+}
+
 /* ---- names interned on the writer's own sequence ------------------------
  * A device command's slice named its 20 arguments inline (600 bytes a
  * command), an estimated launch's its 10 and its name and category (300
@@ -122,12 +134,7 @@ static void send_name(struct clt_writer *w, const struct own_name *x)
         in.n_event_categories = 1, in.event_categories = &ecp;
     else
         in.n_debug_annotation_string_values = 1, in.debug_annotation_string_values = &isp;
-    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-    p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
-    p.trusted_packet_sequence_id = CLT_OWN_SEQ;
-    p.sequence_flags = F_NEEDS;
-    p.interned_data = &in;
-    clt_put_packet(w, &p);
+    clt_put_interned(w, CLT_OWN_SEQ, &in);
 }
 
 /* The entry of s, by its text (NULL: none, or another text has its key). */

@@ -17,42 +17,6 @@ typedef Perfetto__Protos__TracePacket Packet;
 static int failures, cases;
 #define EXPECT(c) do { if (!(c)) { failures++; fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c); } } while (0)
 
-/* The hand-packed event, unpacked and packed again by protobuf-c, against
- * protobuf-c's packing of the packet it was given. */
-static void same_as_protobuf_c(uint64_t ts, Event *e, const char *what)
-{
-    static uint8_t fast[20000], want[20000], again[20000];
-    cases++;
-    size_t n = clt_ownpack_event(fast, sizeof fast, ts, 1, 2, e);
-    if (!n) {
-        failures++;
-        fprintf(stderr, "%s: not packed by hand\n", what);
-        return;
-    }
-    /* framing: Trace.packet, a 2-byte length, that many bytes */
-    size_t body = (size_t)(fast[1] & 0x7F) | (size_t)fast[2] << 7;
-    EXPECT(fast[0] == 0x0A && (fast[1] & 0x80) && fast[2] < 0x80 && 3 + body == n);
-    Packet *got = perfetto__protos__trace_packet__unpack(NULL, body, fast + 3);
-    if (!got) {
-        failures++;
-        fprintf(stderr, "%s: protobuf-c cannot decode it\n", what);
-        return;
-    }
-    Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-    p.has_timestamp = p.has_trusted_packet_sequence_id = p.has_sequence_flags = 1;
-    p.timestamp = ts;
-    p.trusted_packet_sequence_id = 1;
-    p.sequence_flags = 2;
-    p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
-    p.track_event = e;
-    size_t a = protobuf_c_message_pack(&p.base, want), b = protobuf_c_message_pack(&got->base, again);
-    if (a != b || memcmp(want, again, a)) {
-        failures++;
-        fprintf(stderr, "%s: decodes to something else (%zu bytes against %zu)\n", what, b, a);
-    }
-    perfetto__protos__trace_packet__free_unpacked(got, NULL);
-}
-
 /* The packet framed at *at (Trace.packet, a 2-byte length), decoded; *at
  * moves past it. */
 static Packet *next_packet(const uint8_t **at, const uint8_t *end)
@@ -67,8 +31,8 @@ static Packet *next_packet(const uint8_t **at, const uint8_t *end)
     return perfetto__protos__trace_packet__unpack(NULL, body, p + 3);
 }
 
-/* Two packets, as protobuf-c packs them again, against what it packs of
- * the wanted event at ts on sequence 1 with NEEDS. */
+/* A packet, as protobuf-c packs it again, against what it packs of the
+ * wanted event at ts on sequence 1 with NEEDS. */
 static void same_packet(Packet *got, uint64_t ts, Event *want, const char *what)
 {
     static uint8_t a[20000], b[20000];
@@ -91,6 +55,23 @@ static void same_packet(Packet *got, uint64_t ts, Event *want, const char *what)
         fprintf(stderr, "%s: decodes to something else (%zu bytes against %zu)\n", what, m, n);
     }
     perfetto__protos__trace_packet__free_unpacked(got, NULL);
+}
+
+/* The hand-packed event, unpacked and packed again by protobuf-c, against
+ * protobuf-c's packing of the packet it was given; one packet, framed with
+ * a 2-byte length. */
+static void same_as_protobuf_c(uint64_t ts, Event *e, const char *what)
+{
+    static uint8_t fast[20000];
+    size_t n = clt_ownpack_event(fast, sizeof fast, ts, 1, 2, e);
+    if (!n) {
+        cases++, failures++;
+        fprintf(stderr, "%s: not packed by hand\n", what);
+        return;
+    }
+    const uint8_t *at = fast;
+    same_packet(next_packet(&at, fast + n), ts, e, what);
+    EXPECT(at == fast + n);
 }
 
 static Event event(Perfetto__Protos__TrackEvent__Type type, uint64_t track)

@@ -471,24 +471,9 @@ static uint32_t py_frame(struct clt_symbols *s, const uint64_t **w, const uint64
 
 static uint32_t stack_of(struct clt_symbols *s, const uint64_t *pcs, unsigned n, int leading);
 
-/* A call's stack: the last one's id where its words are the same (a loop
- * calls from one place: hashing its frames again was ~550 instructions a
- * call, a tenth of the writer's work behind a launch loop). C frames only:
- * a Python frame's word names a code object that may be another by now. */
 uint32_t clt_sym_stack(struct clt_symbols *s, const uint64_t *pcs, unsigned n)
 {
-    if (n && n == s->last_n && !memcmp(pcs, s->last_pcs, n * sizeof *pcs))
-        return s->last_stack;
-    uint32_t st = stack_of(s, pcs, n, 1);
-    int plain = n && n <= sizeof s->last_pcs / sizeof s->last_pcs[0];
-    for (unsigned i = 0; plain && i < n; i++)
-        plain = !(pcs[i] & CLT_PY_TAG);
-    s->last_n = plain && st ? n : 0;
-    if (s->last_n) {
-        memcpy(s->last_pcs, pcs, n * sizeof *pcs);
-        s->last_stack = st;
-    }
-    return st;
+    return stack_of(s, pcs, n, 1);
 }
 
 uint32_t clt_sym_stack_sampled(struct clt_symbols *s, const uint64_t *pcs, unsigned n)

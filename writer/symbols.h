@@ -35,7 +35,7 @@ struct clt_symbols {
     struct clt_map py_frame;    /* hash of (function, file, line) -> frame index + 1 */
     struct clt_map py_line;     /* hash of (code object, its names, offset) -> line + 2 (a sample's, pylines.c) */
     struct clt_map symtabs;     /* Dwfl_Module -> its sorted symbol table (symtab.c) */
-    uint64_t last_pcs[16];      /* the last call's C stack (a loop's calls share one), its id */
+    uint64_t last_pcs[16];      /* the last call's C stack (a loop's calls share one), its id (dispatch.c) */
     unsigned last_n;
     uint32_t last_stack;
 };

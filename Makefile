@@ -71,7 +71,7 @@ $(B)/cltrace: $(call objs,obj,$(LAUNCHER_SRC))
 	$(LINK)
 
 # `cltrace probe` runs it (installed beside the shim): links the OpenCL loader itself.
-$(B)/cltrace-probe: $(call objs,obj,probe/probe.c common/probe_file.c)
+$(B)/cltrace-probe: $(call objs,obj,probe/probe.c common/probe_file.c common/cache.c)
 	$(LINK) -lOpenCL
 
 # The shim runs it (installed beside it) for NVIDIA's register counts: a

@@ -10,17 +10,23 @@
 #include "cache.h"
 #include "probe_file.h"
 
+int clt_make_dirs(const char *dir, unsigned mode)
+{
+    char p[PATH_MAX];
+    if ((size_t)snprintf(p, sizeof p, "%s", dir) >= sizeof p)
+        return -1;
+    for (char *slash = strchr(p + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = 0;
+        mkdir(p, mode);        /* there already, most of them: the last one decides */
+        *slash = '/';
+    }
+    return mkdir(p, mode) != 0 && errno != EEXIST ? -1 : 0;
+}
+
 int clt_cache_path(const char *sub, const char *name, char *path, size_t cap)
 {
     char dir[PATH_MAX];
-    if (clt_cache_dir(sub, dir, sizeof dir) != 0)
-        return -1;
-    for (char *slash = strchr(dir + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-        *slash = 0;
-        mkdir(dir, 0700);
-        *slash = '/';
-    }
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+    if (clt_cache_dir(sub, dir, sizeof dir) != 0 || clt_make_dirs(dir, 0700) != 0)
         return -1;
     int n = snprintf(path, cap, "%s/%s", dir, name);
     return n > 0 && (size_t)n < cap ? 0 : -1;

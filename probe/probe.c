@@ -13,9 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "common/cache.h"
 #include "common/probe_file.h"
 
 #define NSIZES 7
@@ -26,20 +26,6 @@ static double now_ns(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-static int mkdirs(const char *path)
-{
-    char p[600];
-    snprintf(p, sizeof p, "%s", path);
-    for (char *s = p + 1; *s; s++)
-        if (*s == '/') {
-            *s = 0;
-            if (mkdir(p, 0755) != 0 && errno != EEXIST)
-                return -1;
-            *s = '/';
-        }
-    return mkdir(p, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
 /* The fastest of `reps` blocking transfers of n bytes from/to host memory h. */
@@ -161,7 +147,8 @@ static void probe_kernels(cl_context ctx, cl_device_id dev, cl_command_queue q, 
 static int probe_save(const char *name, const struct clt_probe *p, char *path, size_t path_cap)
 {
     char dir[600], tmp[720];
-    if (clt_probe_path(name, path, path_cap) != 0 || clt_probe_dir(dir, sizeof dir) != 0 || mkdirs(dir) != 0) {
+    if (clt_probe_path(name, path, path_cap) != 0 || clt_probe_dir(dir, sizeof dir) != 0 ||
+        clt_make_dirs(dir, 0755) != 0) {
         fprintf(stderr, "cltrace probe: no cache folder to write to (set CLTRACE_PROBE_DIR or HOME)\n");
         return 1;
     }

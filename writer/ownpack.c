@@ -178,37 +178,32 @@ size_t clt_ownpack_fields(uint8_t *out, size_t cap, const Event *e)
     return (size_t)(put_fields(out, e) - out);
 }
 
-size_t clt_ownpack_event_with(uint8_t *out, size_t cap, uint64_t ts, uint32_t seq, uint32_t flags, const Event *e,
-                              const uint8_t *fields, size_t n_fields)
+size_t clt_ownpack_event(uint8_t *out, size_t cap, uint64_t ts, uint32_t seq, uint32_t flags, const Event *e)
 {
     if (cap > FP_MAX_PACKET)
         cap = FP_MAX_PACKET;          /* every length must fit two varint bytes */
     size_t bound = event_bound(e);
-    if (bound == SIZE_MAX || bound + n_fields > cap)
+    if (bound == SIZE_MAX || bound > cap)
         return 0;
     uint8_t *packet_len, *te, *p = fp_open(out, FP_TRACE_PACKET, &packet_len);
     p = fp_field_varint(p, FP_PKT_TIMESTAMP, ts);
     p = fp_field_varint(p, FP_PKT_SEQ_ID, seq);
     p = fp_open(p, FP_PKT_TRACK_EVENT, &te);
-    if (n_fields)
-        memcpy(p, fields, n_fields);
-    p = put_fields(p + n_fields, e);
+    p = put_fields(p, e);
     fp_close(te, p);
     p = fp_field_varint(p, FP_PKT_SEQ_FLAGS, flags);
     fp_close(packet_len, p);
     return (size_t)(p - out);
 }
 
-size_t clt_ownpack_event(uint8_t *out, size_t cap, uint64_t ts, uint32_t seq, uint32_t flags, const Event *e)
-{
-    return clt_ownpack_event_with(out, cap, ts, seq, flags, e, NULL, 0);
-}
-
 size_t clt_ownpack_slice(uint8_t *out, uint32_t seq, uint64_t start, uint64_t end, uint64_t track,
                          const uint8_t *fields, size_t n_fields, const struct fp_ann *ann, unsigned n_ann,
                          const uint64_t *ends_flow)
 {
-    if (n_fields + 40 * (size_t)n_ann + 80 > FP_MAX_PACKET)
+    size_t bound = n_fields + 80;     /* the two packets' frames, times, track, flow */
+    for (unsigned i = 0; i < n_ann; i++)   /* a number 24 bytes at most; a string, an array: theirs */
+        bound += 24 + (ann[i].type == FP_V_STR ? strlen(ann[i].s) : ann[i].type == FP_V_ARRAY ? 16 * ann[i].n : 0);
+    if (bound > FP_MAX_PACKET)
         return 0;
     uint8_t *plen, *elen, *p = fp_event_head(out, start, seq, 1, &plen, &elen);   /* TYPE_SLICE_BEGIN */
     memcpy(p, fields, n_fields);

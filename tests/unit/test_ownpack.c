@@ -146,6 +146,10 @@ static void estimated_slice(Ann **ap, unsigned na)
     EXPECT(at == out + n);
     same_as_protobuf_c(6, &begin, "a slice with interned names and category");
     EXPECT(clt_ownpack_slice(out, 1, 1, 2, track, fields, FP_MAX_PACKET, own, 2, NULL) == 0);   /* too long */
+    static char text[FP_MAX_PACKET];           /* an argument too long for a packet: nothing written */
+    memset(text, 's', sizeof text - 1);
+    const struct fp_ann longer = { .name_iid = 9, .type = FP_V_STR, .s = text };
+    EXPECT(clt_ownpack_slice(out, 1, 1, 2, track, fields, nf, &longer, 1, NULL) == 0);
 }
 
 int main(void)

@@ -197,6 +197,8 @@ void clt_put_instant(struct clt_writer *w, uint64_t track, uint64_t ts, const ch
 /* n bytes of app text as printable ASCII (bad bytes -> `bad`; newlines and
  * tabs kept when `lines`), NUL-terminated: valid UTF-8 for the trace. */
 char *clt_text(char *dst, const uint8_t *src, size_t n, int lines, char bad);
+/* 1: s is UTF-8 text, no control character (a name read from memory that may be freed) */
+int clt_utf8_text(const char *s);
 void clt_counter(struct clt_writer *w, uint64_t track, uint64_t ts, int64_t value);
 
 /* recorder.c: the flight recorder (CLTRACE_RING_MB) */

@@ -449,6 +449,20 @@ char *clt_text(char *dst, const uint8_t *src, size_t n, int lines, char bad)
     return dst;
 }
 
+int clt_utf8_text(const char *s)
+{
+    for (const unsigned char *c = (const unsigned char *)s; *c;) {
+        unsigned more = *c < 0x80 ? 0 : *c >= 0xC2 && *c <= 0xDF ? 1 : *c >= 0xE0 && *c <= 0xEF ? 2
+                      : *c >= 0xF0 && *c <= 0xF4 ? 3 : 4;
+        if (more == 4 || *c < 0x20)
+            return 0;
+        for (c++; more; more--, c++)
+            if ((*c & 0xC0) != 0x80)
+                return 0;
+    }
+    return 1;
+}
+
 /* ---- trace attributes --------------------------------------------------- */
 
 void clt_attrs_put(struct clt_writer *w, struct clt_attrs *a)

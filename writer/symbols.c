@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "emit.h"
 #include "symbols.h"
 #include "symtab.h"
 #include "trace/record.h"
@@ -197,9 +198,8 @@ static uint32_t mapping_of(struct clt_symbols *s, uint64_t base, const char *pat
     Dwarf_Addr lo = 0, hi = 0;
     if (mod && dw.dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL) && hi > base)
         mp->end = hi;
-    /* Every mapping whole (start <= end): one without an end (cltrace's own,
-     * which libdw is not asked about; no libdw) made trace_processor abort the
-     * whole import. Its end from the loaded segments, else one page. */
+    /* Every mapping whole (start <= end): one without an end (cltrace's own, no
+     * libdw) made trace_processor abort the import. The loaded segments', else a page. */
     uint64_t olo, ohi;
     if (!mp->end)
         mp->end = clt_loaded_range(base, &olo, &ohi) && ohi > base ? ohi : base + 4096;
@@ -209,7 +209,7 @@ static uint32_t mapping_of(struct clt_symbols *s, uint64_t base, const char *pat
         exe[n > 0 ? n : 0] = 0;
         path = exe[0] ? exe : "app";
     }
-    mp->path = str_intern(s, path);
+    mp->path = str_intern(s, clt_utf8_text(path) ? path : "(unloaded object)");   /* named late: l_name freed */
     s->n_map++;
     clt_map_put(&s->base_map, base, (void *)(uintptr_t)s->n_map);
     return s->n_map;

@@ -19,7 +19,7 @@
 #include "replay.h"
 
 #define MAX_CAND 256
-struct cand { size_t local[3], global[3]; int null, captured, valid, failed; double min, median; };
+struct cand { size_t local[3], global[3]; int null, captured, valid, failed, tied; double min, median; };
 
 static int add(struct cand *c, unsigned *n, const size_t *l, int null)
 {
@@ -136,9 +136,10 @@ static void write_json(FILE *f, const struct rs_session *s, const struct limits 
         json_local(f, "local", k->work_dim, c[i].local, c[i].null);
         fprintf(f, ", ");
         json_local(f, "global", k->work_dim, c[i].global, 0);
-        fprintf(f, ", \"captured\": %s, \"valid\": %s, \"failed\": %s, \"min_ns\": %.0f, \"median_ns\": %.0f}%s\n",
-                c[i].captured ? "true" : "false", c[i].valid ? "true" : "false", c[i].failed ? "true" : "false",
-                c[i].min, c[i].median, i + 1 < n ? "," : "");
+        fprintf(f, ", \"captured\": %s, \"valid\": %s, \"failed\": %s, \"tied\": %s, \"min_ns\": %.0f, "
+                   "\"median_ns\": %.0f}%s\n", c[i].captured ? "true" : "false", c[i].valid ? "true" : "false",
+                c[i].failed ? "true" : "false", c[i].tied ? "true" : "false", c[i].min, c[i].median,
+                i + 1 < n ? "," : "");
     }
     fprintf(f, "  ],\n  \"best\": %d,\n  \"captured\": %d", best, captured);
     if (best >= 0 && captured >= 0 && c[best].median > 0)
@@ -152,6 +153,33 @@ static int by_median(const void *a, const void *b)
     if (x->valid != y->valid)
         return y->valid - x->valid;
     return x->median < y->median ? -1 : x->median > y->median;
+}
+
+/* The size to name, from candidates ranked by median: the fastest, unless
+ * others tie with it (their least time at or under its median: at a few runs
+ * each, no faster than noise: `tied`). Among those, the captured size (nothing
+ * to change), else the fastest multiple of the preferred size, else the
+ * fastest. A CPU device runs most sizes within a few % of each other, where
+ * the fastest by median is any of them from run to run: local 1 or 4 named
+ * by chance would be a wrong fix. -1 when no size ran valid. */
+static int pick_best(struct cand *c, unsigned n, size_t preferred)
+{
+    if (!n || !c[0].valid)
+        return -1;
+    int captured = -1, multiple = -1;
+    unsigned tied = 0;
+    for (unsigned i = 0; i < n && c[i].valid; i++) {
+        if (c[i].min > c[0].median)
+            continue;
+        c[i].tied = 1;
+        tied++;
+        if (c[i].captured && captured < 0)
+            captured = (int)i;
+        if (!c[i].null && preferred > 1 && c[i].local[0] % preferred == 0 && multiple < 0)
+            multiple = (int)i;
+    }
+    c[0].tied = tied > 1;
+    return captured >= 0 ? captured : multiple >= 0 ? multiple : 0;
 }
 
 /* Each candidate run `repeat` times: its median and least time, and whether
@@ -208,16 +236,24 @@ static void print_tune(const struct rs_session *s, const struct rp_args *a, cons
         if (c[i].failed)
             printf("%14s %14s  %s\n", "-", "-", "the launch failed");
         else
-            printf("%14.3f %14.3f  %s%s\n", c[i].median / 1e3, c[i].min / 1e3,
-                   c[i].valid ? "" : "WRONG OUTPUT ", c[i].captured ? "(captured)" : "");
+            printf("%14.3f %14.3f  %s%s%s\n", c[i].median / 1e3, c[i].min / 1e3,
+                   c[i].valid ? "" : "WRONG OUTPUT ", c[i].tied ? "tied " : "", c[i].captured ? "(captured)" : "");
     }
-    if (best >= 0 && cap->median > 0) {
-        rs_say_local(l, sizeof l, k->work_dim, c[best].local, c[best].null);
-        char cl[64];
-        rs_say_local(cl, sizeof cl, k->work_dim, cap->local, cap->null);
-        printf("best: local %s, %.3f us against %.3f us captured (local %s): %.2fx\n", l, c[best].median / 1e3,
-               cap->median / 1e3, cl, cap->median / c[best].median);
-    }
+    unsigned tied = 0;
+    for (unsigned i = 0; i < n; i++)
+        tied += (unsigned)c[i].tied;
+    if (best < 0 || cap->median <= 0)
+        return;
+    char cl[64];
+    rs_say_local(l, sizeof l, k->work_dim, c[best].local, c[best].null);
+    rs_say_local(cl, sizeof cl, k->work_dim, cap->local, cap->null);
+    if (c[best].captured)
+        printf("best: keep local %s: no local size measurably faster (%u tie within noise, each one's least "
+               "time at or under the fastest's median, %.3f us)\n", cl, tied, c[0].median / 1e3);
+    else
+        printf("best: local %s, %.3f us against %.3f us captured (local %s): %.2fx%s\n", l, c[best].median / 1e3,
+               cap->median / 1e3, cl, cap->median / c[best].median,
+               best > 0 ? " (the fastest multiple of the preferred size among those tied within noise)" : "");
 }
 
 int rp_tune(const struct rp_args *a)
@@ -248,7 +284,7 @@ int rp_tune(const struct rp_args *a)
     run_candidates(&s, a, c, n, repeat);
     struct cand cap = c[cap_i];
     qsort(c, n, sizeof c[0], by_median);
-    int best = c[0].valid ? 0 : -1, ci = -1;
+    int best = pick_best(c, n, L.preferred), ci = -1;
     for (unsigned i = 0; i < n; i++)
         if (c[i].captured)
             ci = (int)i;

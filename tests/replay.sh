@@ -177,14 +177,16 @@ t_replay_emit_c_compiles_and_reproduces() {
 t_tune_workgroup_picks_a_preferred_multiple() {
     # examples/workgroup's local size 100 (the report: not a multiple of
     # the preferred size, a gain estimated): tune, each candidate's global
-    # rounded up as the app rounds its own, picks the fastest, a multiple
-    # of the preferred size unless the sizes tie within noise (PoCL; the
-    # gain itself is measured on a GPU: scripts/gpu-replay.sh); every
-    # candidate's output checked; the JSON where cltrace-report reads it
+    # rounded up as the app rounds its own, names the fastest unless others
+    # tie with it within noise (their least time at or under its median):
+    # then the captured size, else the fastest multiple of the preferred
+    # size (on PoCL most sizes tie; the gain itself is measured on a GPU:
+    # scripts/gpu-replay.sh); every candidate's output checked; the JSON
+    # where cltrace-report reads it
     cap_run "$WORK/tw" 'saxpy@1' "$B/examples/workgroup" > /dev/null
     "$B/cltrace-report" --format json "$(trace_of "$WORK/tw")" > "$WORK/tw.json"
     "$B/cltrace" tune --repeat 5 --round-global "$WORK/tw.cap/saxpy@1" | tee "$WORK/tw.out"
-    $PY - "$WORK/tw.json" "$WORK/tw.cap/saxpy@1/tune.json" <<'PY'
+    $PY - "$WORK/tw.json" "$WORK/tw.cap/saxpy@1/tune.json" "$WORK/tw.out" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 wg = [f for f in r["findings"] if f["rule"] == "work-group-multiple"]
@@ -192,19 +194,22 @@ assert wg, "the report has no work-group-multiple finding"
 t = json.load(open(sys.argv[2]))
 best = t["candidates"][t["best"]]
 pref = t["preferred_multiple"]
-ok = [c for c in t["candidates"] if not c["failed"]]
-assert best["median_ns"] == min(c["median_ns"] for c in ok), "best is not the fastest candidate"
-# On PoCL the sizes run within a few % of each other (on an H100: 1.28x,
-# docs/GPU.md), so the driver's own choice (local NULL) or the captured 100
-# may win by noise: the fastest size the tuner named is then still a
-# multiple of the preferred size, or the captured one itself
-sized = [c for c in ok if c["local"]]
-named = best if best["local"] else min(sized, key=lambda c: c["median_ns"])
-assert pref > 1 and (named["captured"] or named["local"][0] % pref == 0), (named, pref)
+ok = [c for c in t["candidates"] if not c["failed"] and c["valid"]]
+fastest = min(ok, key=lambda c: c["median_ns"])
+tied = [c for c in ok if c["min_ns"] <= fastest["median_ns"]]
+assert [c["tied"] for c in ok] == [c in tied and len(tied) > 1 for c in ok], "tied marks differ"
+cap = [c for c in tied if c["captured"]]
+mult = [c for c in tied if c["local"] and c["local"][0] % pref == 0]
+want = cap[0] if cap else mult[0] if mult else fastest
+assert best is want, (best, want, len(tied))
+assert pref > 1 and (best["captured"] or best["local"] is None or best["local"][0] % pref == 0
+                     or not mult), (best, pref)
 assert all(c["valid"] for c in t["candidates"] if not c["failed"]), "a candidate's output differs"
 assert t["candidates"][t["captured"]]["local"] == [100]
-assert t["speedup"] >= 1.0, t["speedup"]    # never slower than the captured size
-print("best local", best["local"] or "(the driver's)", "speedup %.2f" % t["speedup"])
+assert t["speedup"] >= 1.0 or best["tied"], t["speedup"]    # slower than the captured size only by noise
+out = open(sys.argv[3]).read()
+assert ("best: keep local 100: no local size measurably faster" in out) == bool(cap), out[-300:]
+print("best local", best["local"] or "(the driver's)", "speedup %.2f" % t["speedup"], "tied", len(tied))
 assert "measure it: `cltrace --capture 'saxpy@1' -- ./app`, then `cltrace tune cltrace-capture/saxpy@1`" in wg[0]["fix"], wg
 PY
     # the report given the tune result quotes it beside its estimate
@@ -212,8 +217,9 @@ PY
     $PY - "$WORK/tw2.json" <<'PY'
 import json, re, sys
 wg = [f for f in json.load(open(sys.argv[1]))["findings"] if f["rule"] == "work-group-multiple" and "local=100" in f["where"]]
-assert len(wg) == 1 and re.search(r"measured by cltrace tune on .*: local (?:\d+|the driver's) [0-9.]+ ms against [0-9.]+ ms \(local 100\), "
-                              r"[0-9.]+x", wg[0]["numbers"]), wg   # the driver's own choice may win on PoCL (above)
+assert len(wg) == 1 and re.search(r"measured by cltrace tune on .*: (?:local (?:\d+|the driver's) [0-9.]+ ms against "
+                              r"[0-9.]+ ms \(local 100\), [0-9.]+x|no local size measurably faster than local 100 "
+                              r"\([0-9.]+ ms\))", wg[0]["numbers"]), wg   # the sizes may tie on PoCL (above)
 PY
     local rc=0
     "$B/cltrace-report" --tuned "$WORK/no-such" "$(trace_of "$WORK/tw")" > /dev/null 2> "$WORK/tw.err" || rc=$?

@@ -53,6 +53,11 @@ static void measured_or_how(const struct rm_model *m, const struct rm_kernel *k,
         char best[64], cap[64];
         say_local(best, sizeof best, dim, t->best.local, t->best.null);
         say_local(cap, sizeof cap, dim, t->captured.local, t->captured.null);
+        if (!strcmp(best, cap)) {       /* tune keeps the captured size: the others tie within noise */
+            finding_set(&f->numbers, "%s; measured by cltrace tune on %s: no local size measurably faster than "
+                        "local %s (%.3f ms)", f->numbers, t->device, cap, t->captured.median_ns / 1e6);
+            return;
+        }
         finding_set(&f->numbers, "%s; measured by cltrace tune on %s: local %s %.3f ms against %.3f ms (local %s), "
                     "%.2fx", f->numbers, t->device, best, t->best.median_ns / 1e6, t->captured.median_ns / 1e6, cap,
                     t->captured.median_ns / t->best.median_ns);

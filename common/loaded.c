@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
+#include <string.h>
 #include "loaded.h"
 
 clt_find_object_fn clt_loaded_find_object(void)
@@ -17,8 +18,10 @@ clt_find_object_fn clt_loaded_find_object(void)
     return __atomic_load_n(&find, __ATOMIC_RELAXED);
 }
 
-struct want { uint64_t addr, lo, hi; };
+struct want { uint64_t addr, lo, hi; char *name; size_t cap; };
 
+/* Called under the dynamic linker's lock of its list (dlclose takes it to
+ * take an object out): the name is copied before the object can go. */
 static int one(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
@@ -35,15 +38,30 @@ static int one(struct dl_phdr_info *info, size_t size, void *arg)
         return 0;
     w->lo = lo;
     w->hi = hi;
+    if (w->cap) {
+        const char *n = info->dlpi_name ? info->dlpi_name : "";
+        size_t len = strnlen(n, w->cap - 1);
+        memcpy(w->name, n, len);
+        w->name[len] = 0;
+    }
     return 1;
 }
 
 int clt_loaded_range(uint64_t addr, uint64_t *lo, uint64_t *hi)
 {
-    struct want w = { addr, 0, 0 };
+    struct want w = { addr, 0, 0, NULL, 0 };
     if (!dl_iterate_phdr(one, &w))
         return 0;
     *lo = w.lo;
     *hi = w.hi;
+    return 1;
+}
+
+int clt_loaded_object(uint64_t addr, uint64_t *start, char *name, size_t cap)
+{
+    struct want w = { addr, 0, 0, name, cap };
+    if (!cap || !dl_iterate_phdr(one, &w))
+        return 0;
+    *start = w.lo & ~(uint64_t)4095;
     return 1;
 }

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <link.h>
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
@@ -209,7 +210,7 @@ static uint32_t mapping_of(struct clt_symbols *s, uint64_t base, const char *pat
         exe[n > 0 ? n : 0] = 0;
         path = exe[0] ? exe : "app";
     }
-    mp->path = str_intern(s, clt_utf8_text(path) ? path : "(unloaded object)");   /* named late: l_name freed */
+    mp->path = str_intern(s, clt_utf8_text(path) ? path : "(a path not UTF-8)");   /* a proto string must be */
     s->n_map++;
     clt_map_put(&s->base_map, base, (void *)(uintptr_t)s->n_map);
     return s->n_map;
@@ -342,37 +343,28 @@ static const char *symbol_at(struct clt_symbols *s, Dwfl_Module *mod, uint64_t a
 }
 
 /* The object that holds `at`: where it is mapped and its file (the main
- * program's: the command, as dladdr says), from glibc's index of the
- * loaded objects; dladdr would also walk every exported symbol of it for
- * a name (13 ms of the writer's time for a program on PoCL: clang's
- * library has 30,000). */
-#if defined(DLFO_STRUCT_HAS_EH_DBASE)      /* glibc 2.35 on */
-static void object_of(uint64_t at, Dl_info *di)
+ * program's: the command, as dladdr says). From the dynamic linker's list,
+ * the name copied under its lock: a pointer into the object's link map
+ * (glibc's _dl_find_object, dladdr) dangled when the app unloaded it while
+ * the writer read symbols (a rank's trace held "\x83\x99\x02\x99NV" as a
+ * path); dladdr also walks every exported symbol for a name (13 ms of the
+ * writer's time for a program on PoCL: clang's library has 30,000). */
+static void object_of(uint64_t at, Dl_info *di, char *name, size_t cap)
 {
-    clt_find_object_fn find = clt_loaded_find_object();
-    struct dl_find_object fo;
+    uint64_t start;
     memset(di, 0, sizeof *di);
-    if (find && find((void *)(uintptr_t)at, &fo) == 0 && fo.dlfo_link_map) {
-        di->dli_fbase = fo.dlfo_map_start;
-        /* the main program's map has no name: dladdr's is the command's */
-        di->dli_fname = fo.dlfo_link_map->l_name[0] ? fo.dlfo_link_map->l_name : program_invocation_name;
+    if (!clt_loaded_object(at, &start, name, cap))
         return;
-    }
-    dladdr((void *)(uintptr_t)at, di);
+    di->dli_fbase = (void *)(uintptr_t)start;
+    di->dli_fname = name[0] ? name : program_invocation_name;
 }
-#else
-static void object_of(uint64_t at, Dl_info *di)
-{
-    memset(di, 0, sizeof *di);
-    dladdr((void *)(uintptr_t)at, di);
-}
-#endif
 
 static uint64_t frames_of_slow(struct clt_symbols *s, uint64_t pc)
 {
     uint64_t at = pc - 1;         /* a return address: the call is the instruction before */
     Dl_info di;
-    object_of(at, &di);
+    char path[PATH_MAX];
+    object_of(at, &di, path, sizeof path);
     uint64_t base = (uint64_t)(uintptr_t)di.dli_fbase;
     uint32_t first = s->n_frame;
     struct clt_sym_frame *fr = frame_new(s);

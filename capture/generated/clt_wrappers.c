@@ -30,7 +30,8 @@ static int32_t clBuildProgram_rec(clBuildProgram_t real, void * program, uint32_
         return clt_r;
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
-    struct clt_hook h = { th, (void *)real, 0, {0} };
+    struct clt_hook h;
+    h.th = th; h.real = (void *)real; h.changed = 0; h.scratch[0] = 0;
     void * program__c = program;
     uint32_t num_devices__c = num_devices;
     void * device_list__c = device_list;
@@ -1216,7 +1217,8 @@ static void * clCreateCommandQueue_rec(clCreateCommandQueue_t real, void * conte
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
-    struct clt_hook h = { th, (void *)real, 0, {0} };
+    struct clt_hook h;
+    h.th = th; h.real = (void *)real; h.changed = 0; h.scratch[0] = 0;
     void * context__c = context;
     void * device__c = device;
     uint64_t properties__c = properties;
@@ -1277,7 +1279,8 @@ static void * clCreateCommandQueueWithProperties_rec(clCreateCommandQueueWithPro
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
-    struct clt_hook h = { th, (void *)real, 0, {0} };
+    struct clt_hook h;
+    h.th = th; h.real = (void *)real; h.changed = 0; h.scratch[0] = 0;
     void * context__c = context;
     void * device__c = device;
     void * properties__c = properties;
@@ -1338,7 +1341,8 @@ static void * clCreateCommandQueueWithPropertiesKHR_rec(clCreateCommandQueueWith
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
-    struct clt_hook h = { th, (void *)real, 0, {0} };
+    struct clt_hook h;
+    h.th = th; h.real = (void *)real; h.changed = 0; h.scratch[0] = 0;
     void * context__c = context;
     void * device__c = device;
     void * properties__c = properties;
@@ -6153,7 +6157,8 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
     int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
                   !clt_sample_take(CLT_FN_clEnqueueNDRangeKernel, clt_launch_key(kernel, work_dim, global_work_size, local_work_size), 0);
     uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
-    struct clt_hook h = { th, (void *)real, 0, {0} };
+    struct clt_hook h;
+    h.th = th; h.real = (void *)real; h.changed = 0; h.scratch[0] = 0;
     void * command_queue__c = command_queue;
     void * kernel__c = kernel;
     uint32_t work_dim__c = work_dim;
@@ -9217,7 +9222,8 @@ static int32_t clGetCommandQueueInfo_rec(clGetCommandQueueInfo_t real, void * co
         return clt_r;
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
-    struct clt_hook h = { th, (void *)real, 0, {0} };
+    struct clt_hook h;
+    h.th = th; h.real = (void *)real; h.changed = 0; h.scratch[0] = 0;
     void * command_queue__c = command_queue;
     uint32_t param_name__c = param_name;
     size_t param_value_size__c = param_value_size;
@@ -9276,7 +9282,8 @@ static int32_t clGetContextInfo_rec(clGetContextInfo_t real, void * context, uin
         return clt_r;
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
-    struct clt_hook h = { th, (void *)real, 0, {0} };
+    struct clt_hook h;
+    h.th = th; h.real = (void *)real; h.changed = 0; h.scratch[0] = 0;
     void * context__c = context;
     uint32_t param_name__c = param_name;
     size_t param_value_size__c = param_value_size;
@@ -9890,7 +9897,8 @@ static int32_t clGetEventProfilingInfo_rec(clGetEventProfilingInfo_t real, void 
         return clt_r;
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
-    struct clt_hook h = { th, (void *)real, 0, {0} };
+    struct clt_hook h;
+    h.th = th; h.real = (void *)real; h.changed = 0; h.scratch[0] = 0;
     void * event__c = event;
     uint32_t param_name__c = param_name;
     size_t param_value_size__c = param_value_size;
@@ -12753,7 +12761,8 @@ static int32_t clReleaseCommandQueue_rec(clReleaseCommandQueue_t real, void * co
         return clt_r;
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
-    struct clt_hook h = { th, (void *)real, 0, {0} };
+    struct clt_hook h;
+    h.th = th; h.real = (void *)real; h.changed = 0; h.scratch[0] = 0;
     void * command_queue__c = command_queue;
     clt_pre_clReleaseCommandQueue(&h, &command_queue__c);
     uint32_t clt_outer = th ? th->in_fn : 0;
@@ -12807,7 +12816,8 @@ static int32_t clReleaseContext_rec(clReleaseContext_t real, void * context)
         return clt_r;
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
-    struct clt_hook h = { th, (void *)real, 0, {0} };
+    struct clt_hook h;
+    h.th = th; h.real = (void *)real; h.changed = 0; h.scratch[0] = 0;
     void * context__c = context;
     clt_pre_clReleaseContext(&h, &context__c);
     uint32_t clt_outer = th ? th->in_fn : 0;

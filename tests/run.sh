@@ -429,6 +429,10 @@ t_unit_pending_list_holes_order_and_queues() {
     "$T/test_pending"
 }
 
+t_unit_loaded_objects_as_dladdr_says() {
+    "$T/test_loaded" "$T/libcxxlib.so"     # a library nothing else loads, no threads of its own
+}
+
 t_unit_probe_fit_and_file() {
     "$T/test_probe"
 }

@@ -207,6 +207,10 @@ $(T)/test_pending: $(call objs,asan-obj,tests/unit/test_pending.c capture/pendin
 	@mkdir -p $(@D)
 	$(LINK_ASAN)
 TEST_BINS += $(T)/test_pending
+$(T)/test_loaded: $(call objs,asan-obj,tests/unit/test_loaded.c common/loaded.c)
+	@mkdir -p $(@D)
+	$(LINK_ASAN) -ldl -lm
+TEST_BINS += $(T)/test_loaded
 $(T)/test_probe: $(call objs,asan-obj,tests/unit/test_probe.c common/probe_file.c)
 	@mkdir -p $(@D)
 	$(LINK_ASAN)

@@ -67,11 +67,20 @@ static struct hand_slot hand[HAND_SLOTS];
  * ticket, never a counter the collector writes too (that line would bounce
  * between the cores on every command); what both read often, on a line of
  * its own. */
-static _Alignas(64) _Atomic uint64_t hand_head;   /* next ticket (calling threads) */
-static _Alignas(64) _Atomic uint64_t collected;   /* recorded (collector) */
-/* how far the collector took: only it writes it (atomically, for nap_kick) */
-static _Alignas(64) uint64_t hand_tail;
-static _Alignas(64) _Atomic int collector_state;  /* read on every command, written once */
+/* A cache line each: _Alignas on a lone variable let the compiler put the
+ * collector's nap state in the rest of last_handed's line, which the app's
+ * threads store to at every launch. */
+static struct {
+    _Alignas(64) _Atomic uint64_t hand_head;   /* next ticket (calling threads) */
+    _Alignas(64) _Atomic uint64_t collected;   /* recorded (collector) */
+    /* how far the collector took: only it writes it (atomically, for nap_kick) */
+    _Alignas(64) uint64_t hand_tail;
+    _Alignas(64) _Atomic int collector_state;  /* read on every command, written once */
+    /* clt_now() of the latest enqueue (timed or sampled out): the app
+     * threads store it (relaxed), the collector reads it; ns_per_tick
+     * (measured at its start) converts for it. */
+    _Alignas(64) _Atomic uint64_t last_handed;
+} lines;
 static _Atomic int collector_idle, draining;
 static _Atomic uint32_t wake_word;         /* futex the idle collector sleeps on */
 /* The app's exit has collected what it waits for: the collector calls into
@@ -87,11 +96,6 @@ static _Atomic uint32_t nap_word;
 /* The collector's nap is long (a CPU device's commands pending, below):
  * an app thread filling the hand-off ring, or past DEFER_MAX, ends it. */
 static _Atomic int napping_long;
-/* clt_now() of the latest enqueue (timed or sampled out): the app threads
- * store it (relaxed, a line of its own; no clock call: ~1 % of a sampled
- * launch), the collector reads it; ns_per_tick (measured at its start)
- * converts for it. */
-static _Alignas(64) _Atomic uint64_t last_handed;
 static double ns_per_tick = 1.0;
 static _Atomic int collect_asked;          /* a queue was released: its commands now */
 /* The collector's last round left only commands still running on their
@@ -129,8 +133,8 @@ static void collector_start(void);
 
 static uint64_t in_flight(void)
 {
-    uint64_t done = __atomic_load_n(&collected, __ATOMIC_ACQUIRE);
-    uint64_t handed = __atomic_load_n(&hand_head, __ATOMIC_ACQUIRE);
+    uint64_t done = __atomic_load_n(&lines.collected, __ATOMIC_ACQUIRE);
+    uint64_t handed = __atomic_load_n(&lines.hand_head, __ATOMIC_ACQUIRE);
     return handed > done ? handed - done : 0;
 }
 
@@ -198,14 +202,14 @@ static int try_complete(struct clt_thread *th, const struct clt_pending *p, info
 static void take_handed(void)
 {
     for (;;) {
-        struct hand_slot *s = &hand[hand_tail % HAND_SLOTS];
-        uint64_t lap = hand_tail / HAND_SLOTS;
+        struct hand_slot *s = &hand[lines.hand_tail % HAND_SLOTS];
+        uint64_t lap = lines.hand_tail / HAND_SLOTS;
         if (__atomic_load_n(&s->turn, __ATOMIC_ACQUIRE) != 2 * lap + 1)
             return;
         if (clt_pend_push(s->flow, s->event, s->queue) != 0)
             return;               /* no memory: leave it in the ring, try again */
         __atomic_store_n(&s->turn, 2 * lap + 2, __ATOMIC_RELEASE);
-        __atomic_store_n(&hand_tail, hand_tail + 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&lines.hand_tail, lines.hand_tail + 1, __ATOMIC_RELAXED);
     }
 }
 
@@ -252,7 +256,7 @@ static unsigned collect_round(struct clt_thread *th, uint64_t since, void *const
         struct clt_pending *p = &pend[i];
         if (!p->event)
             continue;             /* collected */
-        if (since && i % 16 == 0 && __atomic_load_n(&last_handed, __ATOMIC_RELAXED) > since) {
+        if (since && i % 16 == 0 && __atomic_load_n(&lines.last_handed, __ATOMIC_RELAXED) > since) {
             whole = 0;
             break;
         }
@@ -279,7 +283,7 @@ static unsigned collect_round(struct clt_thread *th, uint64_t since, void *const
     }
     clt_pend_tidy();
     if (done)
-        __atomic_store_n(&collected, __atomic_load_n(&collected, __ATOMIC_RELAXED) + done, __ATOMIC_RELEASE);
+        __atomic_store_n(&lines.collected, __atomic_load_n(&lines.collected, __ATOMIC_RELAXED) + done, __ATOMIC_RELEASE);
     if (whole)
         __atomic_store_n(&caught_up, 1, __ATOMIC_RELAXED);
     return done;
@@ -289,7 +293,7 @@ static unsigned collect_round(struct clt_thread *th, uint64_t since, void *const
  * where another core's clock is a few ticks ahead: busy. */
 static double since_handed_ns(uint64_t now)
 {
-    uint64_t last = __atomic_load_n(&last_handed, __ATOMIC_RELAXED);
+    uint64_t last = __atomic_load_n(&lines.last_handed, __ATOMIC_RELAXED);
     return now > last ? (double)(now - last) * ns_per_tick : 0;
 }
 
@@ -333,7 +337,7 @@ static void collector_nap(long ns)
 static void nap_kick(uint64_t ticket)
 {
     if (__atomic_load_n(&napping_long, __ATOMIC_RELAXED) &&
-        (ticket - __atomic_load_n(&hand_tail, __ATOMIC_RELAXED) >= HAND_SLOTS / 2 || in_flight() >= DEFER_MAX))
+        (ticket - __atomic_load_n(&lines.hand_tail, __ATOMIC_RELAXED) >= HAND_SLOTS / 2 || in_flight() >= DEFER_MAX))
         nap_end();
 }
 
@@ -401,7 +405,7 @@ static unsigned collect_pass(struct clt_thread *th, int *waking, int *held)
      * released queue's track only until they are drawn */
     if ((quiet || forced) && !*held)
         done = collect_round(th, forced ? 0 : now, running, n_running);
-    __atomic_fetch_add(drain ? &clt_collected_exit : forced ? &clt_collected_forced : &clt_collected_paused, done,
+    __atomic_fetch_add(drain ? &clt_shared.collected_exit : forced ? &clt_shared.collected_forced : &clt_shared.collected_paused, done,
                        __ATOMIC_RELAXED);
     return done;
 }
@@ -412,7 +416,7 @@ static void sleep_until_handed(void)
 {
     uint32_t seq = __atomic_load_n(&wake_word, __ATOMIC_SEQ_CST);
     __atomic_store_n(&collector_idle, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&hand_head, __ATOMIC_SEQ_CST) == hand_tail) {
+    if (__atomic_load_n(&lines.hand_head, __ATOMIC_SEQ_CST) == lines.hand_tail) {
         struct timespec ts = { 0, 50000000 };
         syscall(SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
     }
@@ -448,7 +452,7 @@ static void *collector_main(void *arg)
         }
         uint64_t cpu = clt_clock_ns(CLOCK_THREAD_CPUTIME_ID);   /* cltrace's own cost, stated in the trace */
         if (cpu)
-            __atomic_store_n(&clt_collector_cpu_ns, cpu, __ATOMIC_RELAXED);
+            __atomic_store_n(&clt_shared.collector_cpu_ns, cpu, __ATOMIC_RELAXED);
         uint64_t now = clt_boottime_ns();
         if (clt_pend_count())
             idle_since = 0;
@@ -478,9 +482,9 @@ static void *collector_main(void *arg)
 static void collector_start(void)
 {
     pthread_mutex_lock(&start_lock);
-    if (__atomic_load_n(&collector_state, __ATOMIC_ACQUIRE) == 0) {
+    if (__atomic_load_n(&lines.collector_state, __ATOMIC_ACQUIRE) == 0) {
         int rc = clt_spawn_own(collector_main);
-        __atomic_store_n(&collector_state, rc == 0 ? 1 : -1, __ATOMIC_RELEASE);
+        __atomic_store_n(&lines.collector_state, rc == 0 ? 1 : -1, __ATOMIC_RELEASE);
         if (rc != 0)
             clt_msg("cannot start the completion collector; device commands are not timed");
     }
@@ -499,7 +503,7 @@ static void collector_start(void)
  * later all the same (its clFinish), behind a backlog of tens of thousands
  * of commands the device never ran out of. 200,000 launches on PoCL over 16
  * cores, counted whole: 7.6 s stated against 0.95 s measured. That part is
- * stated apart (clt_paced_wait_ticks). */
+ * stated apart (clt_shared.paced_wait_ticks). */
 #define MAX_IN_FLIGHT 65536
 static void wait_for_collector(void)
 {
@@ -514,7 +518,7 @@ static void wait_for_collector(void)
             paced += clt_now() - a;
         clock_gettime(CLOCK_MONOTONIC, &now);
     } while (in_flight() >= MAX_IN_FLIGHT && now.tv_sec - start.tv_sec < 10);
-    __atomic_fetch_add(&clt_paced_wait_ticks, paced, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&clt_shared.paced_wait_ticks, paced, __ATOMIC_RELAXED);
     if (clt_tls)
         clt_count_wait(clt_tls, t0, paced);
 }
@@ -531,7 +535,7 @@ void clt_collect_now(void)
 /* An enqueue left untimed (sampling): the app is enqueuing all the same. */
 void clt_collect_busy(void)
 {
-    __atomic_store_n(&last_handed, clt_now(), __ATOMIC_RELAXED);
+    __atomic_store_n(&lines.last_handed, clt_now(), __ATOMIC_RELAXED);
 }
 
 void clt_track_command(uint64_t flow, void *event, void *queue)
@@ -539,10 +543,10 @@ void clt_track_command(uint64_t flow, void *event, void *queue)
     if (!event)
         return;
     int saved = errno;
-    int state = __atomic_load_n(&collector_state, __ATOMIC_ACQUIRE);
+    int state = __atomic_load_n(&lines.collector_state, __ATOMIC_ACQUIRE);
     if (CLT_UNLIKELY(state == 0)) {
         collector_start();
-        state = __atomic_load_n(&collector_state, __ATOMIC_ACQUIRE);
+        state = __atomic_load_n(&lines.collector_state, __ATOMIC_ACQUIRE);
     }
     if (state != 1) {             /* nobody to collect it: ours is released, the app's left alone */
         event_fn_t rel = REAL(clReleaseEvent);
@@ -558,8 +562,8 @@ void clt_track_command(uint64_t flow, void *event, void *queue)
             return;
         }
     }
-    __atomic_store_n(&last_handed, clt_now(), __ATOMIC_RELAXED);
-    uint64_t ticket = __atomic_fetch_add(&hand_head, 1, __ATOMIC_ACQ_REL);
+    __atomic_store_n(&lines.last_handed, clt_now(), __ATOMIC_RELAXED);
+    uint64_t ticket = __atomic_fetch_add(&lines.hand_head, 1, __ATOMIC_ACQ_REL);
     if (CLT_UNLIKELY(ticket % 1024 == 0)) {
         nap_kick(ticket);
         if (in_flight() >= MAX_IN_FLIGHT)
@@ -591,7 +595,7 @@ void clt_track_command(uint64_t flow, void *event, void *queue)
  * in ~0.2 ms). */
 static uint64_t wait_collected(unsigned stall_ms, unsigned max_ms)
 {
-    uint64_t seen = __atomic_load_n(&collected, __ATOMIC_ACQUIRE);
+    uint64_t seen = __atomic_load_n(&lines.collected, __ATOMIC_ACQUIRE);
     uint64_t start = clt_clock_ns(CLOCK_MONOTONIC), last = start, now = start;
     while (now - last < stall_ms * 1000000ull && now - start < max_ms * 1000000ull) {
         if (in_flight() == 0)
@@ -599,7 +603,7 @@ static uint64_t wait_collected(unsigned stall_ms, unsigned max_ms)
         struct timespec ts = { 0, 100000 };
         nanosleep(&ts, NULL);
         now = clt_clock_ns(CLOCK_MONOTONIC);
-        uint64_t got = __atomic_load_n(&collected, __ATOMIC_ACQUIRE);
+        uint64_t got = __atomic_load_n(&lines.collected, __ATOMIC_ACQUIRE);
         if (got != seen) {
             seen = got;
             last = now;
@@ -630,7 +634,7 @@ void clt_collect_finish(void)
     __atomic_fetch_add(&wake_word, 1, __ATOMIC_SEQ_CST);
     syscall(SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     nap_end();
-    if (__atomic_load_n(&collector_state, __ATOMIC_ACQUIRE) != 1)
+    if (__atomic_load_n(&lines.collector_state, __ATOMIC_ACQUIRE) != 1)
         return;
     uint64_t end = clt_clock_ns(CLOCK_MONOTONIC) + 50000000u, now;
     while (!__atomic_load_n(&collector_gone, __ATOMIC_ACQUIRE) && (now = clt_clock_ns(CLOCK_MONOTONIC)) < end) {
@@ -654,7 +658,7 @@ void clt_collect_finish(void)
 void clt_pre_clReleaseCommandQueue(struct clt_hook *h, void **queue)
 {
     (void)h, (void)queue;
-    if (!in_flight() || __atomic_load_n(&collector_state, __ATOMIC_ACQUIRE) != 1)
+    if (!in_flight() || __atomic_load_n(&lines.collector_state, __ATOMIC_ACQUIRE) != 1)
         return;
     uint64_t t0 = clt_now();
     clt_own_threads_lift(CLT_LIFT_RELEASE);
@@ -675,12 +679,12 @@ void clt_collect_forget(void)
 {
     pthread_mutex_init(&start_lock, NULL);
     memset(hand, 0, sizeof hand);
-    hand_head = hand_tail = 0;
+    lines.hand_head = lines.hand_tail = 0;
     napping_long = 0;
-    collected = 0;
+    lines.collected = 0;
     finished = 0;
     collector_gone = 0;
-    clt_collected_paused = clt_collected_forced = clt_collected_exit = 0;
-    collector_idle = draining = collector_state = 0;
+    clt_shared.collected_paused = clt_shared.collected_forced = clt_shared.collected_exit = 0;
+    collector_idle = draining = lines.collector_state = 0;
     clt_pend_forget();
 }

@@ -106,14 +106,14 @@ static uint64_t price(void)
     /* worked out again only when a completion was collected or drawn since:
      * its two divisions were a launch's dearest instructions (~25 ns) */
     static _Atomic uint64_t seen = UINT64_MAX, cached;
-    uint64_t done = __atomic_load_n(&clt_collected_paused, __ATOMIC_RELAXED) +
-                    __atomic_load_n(&clt_collected_forced, __ATOMIC_RELAXED);
-    uint64_t drawn = __atomic_load_n(&clt_writer_commands, __ATOMIC_RELAXED);
+    uint64_t done = __atomic_load_n(&clt_shared.collected_paused, __ATOMIC_RELAXED) +
+                    __atomic_load_n(&clt_shared.collected_forced, __ATOMIC_RELAXED);
+    uint64_t drawn = __atomic_load_n(&clt_shared.writer_commands, __ATOMIC_RELAXED);
     uint64_t event = __atomic_load_n(&event_price_ns, __ATOMIC_RELAXED), key = (done << 40 ^ drawn << 20 ^ event) + 1;
     if (__atomic_load_n(&seen, __ATOMIC_RELAXED) == key)
         return __atomic_load_n(&cached, __ATOMIC_RELAXED);
-    uint64_t collect = done ? __atomic_load_n(&clt_collector_cpu_ns, __ATOMIC_RELAXED) / done : 1350;
-    uint64_t write = drawn ? __atomic_load_n(&clt_writer_command_ns, __ATOMIC_RELAXED) / drawn : 5000;
+    uint64_t collect = done ? __atomic_load_n(&clt_shared.collector_cpu_ns, __ATOMIC_RELAXED) / done : 1350;
+    uint64_t write = drawn ? __atomic_load_n(&clt_shared.writer_command_ns, __ATOMIC_RELAXED) / drawn : 5000;
     __atomic_store_n(&cached, event + collect + write, __ATOMIC_RELAXED);
     __atomic_store_n(&seen, key, __ATOMIC_RELAXED);
     return event + collect + write;
@@ -123,15 +123,15 @@ static uint64_t price(void)
 static int within_budget(int must)
 {
     uint64_t p = price();
-    if (__atomic_load_n(&clt_budget_price_ns, __ATOMIC_RELAXED) != p)   /* no shared write per launch */
-        __atomic_store_n(&clt_budget_price_ns, p, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&clt_shared.budget_price_ns, __ATOMIC_RELAXED) != p)   /* no shared write per launch */
+        __atomic_store_n(&clt_shared.budget_price_ns, p, __ATOMIC_RELAXED);
     if (!must) {
         uint64_t now = clt_clock_ns(CLOCK_MONOTONIC_COARSE), from = __atomic_load_n(&work_mono, __ATOMIC_RELAXED);
         uint64_t ran = now > from ? now - from : 0, allowed = (uint64_t)((double)ran * params.budget / 100);
-        if (__atomic_load_n(&clt_budget_spent_ns, __ATOMIC_RELAXED) + p > (allowed > BUDGET_FLOOR_NS ? allowed : BUDGET_FLOOR_NS))
+        if (__atomic_load_n(&clt_shared.budget_spent_ns, __ATOMIC_RELAXED) + p > (allowed > BUDGET_FLOOR_NS ? allowed : BUDGET_FLOOR_NS))
             return 0;
     }
-    __atomic_fetch_add(&clt_budget_spent_ns, p, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&clt_shared.budget_spent_ns, p, __ATOMIC_RELAXED);
     return 1;
 }
 

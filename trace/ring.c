@@ -7,11 +7,7 @@
 int clt_active;
 struct clt_thread *_Atomic clt_threads;
 int clt_stacks_recorded;
-_Atomic uint64_t clt_collector_cpu_ns;
-_Atomic uint64_t clt_paced_wait_ticks;
-_Atomic uint64_t clt_collected_paused, clt_collected_forced, clt_collected_exit;
-_Atomic uint64_t clt_budget_spent_ns, clt_budget_price_ns;
-_Atomic uint64_t clt_writer_command_ns, clt_writer_commands;
+struct clt_shared_counts clt_shared;
 
 /* The writer calls this after giving room back: wake a waiting producer. */
 void clt_ring_wake(struct clt_thread *th)

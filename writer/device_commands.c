@@ -347,8 +347,8 @@ static void emit_command_timed(struct clt_writer *w, const struct clt_rec *rec, 
     uint64_t t0 = clt_boottime_ns(), est0 = clt_est_draw_ns();
     emit_command(w, rec, f);
     uint64_t took = clt_boottime_ns() - t0, est = clt_est_draw_ns() - est0;   /* the untimed ones' not counted */
-    __atomic_fetch_add(&clt_writer_command_ns, took > est ? took - est : 0, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&clt_writer_commands, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&clt_shared.writer_command_ns, took > est ? took - est : 0, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&clt_shared.writer_commands, 1, __ATOMIC_RELAXED);
 }
 
 static struct clt_flow *flow_find(struct clt_devmodel *m, uint64_t flow)
@@ -660,8 +660,8 @@ void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
     for (unsigned i = 0; i < m->n_devs; i++)
         price = m->devs[i].event_cost_ns > price ? m->devs[i].event_cost_ns : price;
     clt_attr_int(&a, "cltrace.timing_measured_ns", (int64_t)(price * m->commands +
-                 __atomic_load_n(&clt_collector_cpu_ns, __ATOMIC_RELAXED) +
-                 __atomic_load_n(&clt_writer_command_ns, __ATOMIC_RELAXED)));
+                 __atomic_load_n(&clt_shared.collector_cpu_ns, __ATOMIC_RELAXED) +
+                 __atomic_load_n(&clt_shared.writer_command_ns, __ATOMIC_RELAXED)));
     clt_attr_int(&a, "cltrace.commands_unfinished", (int64_t)unfinished);
     clt_attr_int(&a, "cltrace.queues_profiling_switched", (int64_t)m->queues_switched);
     if (clt_cfg.FINGERPRINT[0] && strcmp(clt_cfg.FINGERPRINT, "0") != 0) {

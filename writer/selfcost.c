@@ -252,15 +252,15 @@ void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns,
     /* held at the limit of commands in flight behind a device that ran
      * its backlog: not in self_waited_ns (capture/collect.c) */
     clt_attr_int(a, "cltrace.device_paced_wait_ns",
-                 (int64_t)ticks_ns(w, __atomic_load_n(&clt_paced_wait_ticks, __ATOMIC_RELAXED)));
+                 (int64_t)ticks_ns(w, __atomic_load_n(&clt_shared.paced_wait_ticks, __ATOMIC_RELAXED)));
     clt_attr_int(a, "cltrace.run_ns", (int64_t)run_ns);
     clt_attr_int(a, "cltrace.exit_wait_ns", (int64_t)w->exit_wait_ns);
     clt_attr_int(a, "cltrace.writer_cpu_ns", (int64_t)writer_cpu_ns);
-    clt_attr_int(a, "cltrace.completions_at_pauses", (int64_t)__atomic_load_n(&clt_collected_paused, __ATOMIC_RELAXED));
+    clt_attr_int(a, "cltrace.completions_at_pauses", (int64_t)__atomic_load_n(&clt_shared.collected_paused, __ATOMIC_RELAXED));
     clt_attr_int(a, "cltrace.completions_while_enqueuing",
-                 (int64_t)__atomic_load_n(&clt_collected_forced, __ATOMIC_RELAXED));
-    clt_attr_int(a, "cltrace.completions_at_exit", (int64_t)__atomic_load_n(&clt_collected_exit, __ATOMIC_RELAXED));
-    clt_attr_int(a, "cltrace.collector_cpu_ns", (int64_t)__atomic_load_n(&clt_collector_cpu_ns, __ATOMIC_RELAXED));
+                 (int64_t)__atomic_load_n(&clt_shared.collected_forced, __ATOMIC_RELAXED));
+    clt_attr_int(a, "cltrace.completions_at_exit", (int64_t)__atomic_load_n(&clt_shared.collected_exit, __ATOMIC_RELAXED));
+    clt_attr_int(a, "cltrace.collector_cpu_ns", (int64_t)__atomic_load_n(&clt_shared.collector_cpu_ns, __ATOMIC_RELAXED));
     /* start-up as the app's main thread paid it; the exit's figure comes
      * after these are written (clt_cost_exit) */
     clt_attr_int(a, "cltrace.load_ns", (int64_t)w->load_ns);

@@ -583,8 +583,8 @@ static void run_attrs(struct clt_attrs *cost)
     clt_attr_str(cost, "cltrace.sampling_mode", !smp.on ? "all" : smp.mode == CLT_SAMPLE_BUDGET ? "budget" : "fixed");
     if (smp.on && smp.mode == CLT_SAMPLE_BUDGET) {   /* what timing cost against its budget */
         clt_attr_int(cost, "cltrace.budget_percent_x100", (int64_t)(smp.budget * 100));
-        clt_attr_int(cost, "cltrace.budget_spent_ns", (int64_t)__atomic_load_n(&clt_budget_spent_ns, __ATOMIC_RELAXED));
-        clt_attr_int(cost, "cltrace.budget_price_ns", (int64_t)__atomic_load_n(&clt_budget_price_ns, __ATOMIC_RELAXED));
+        clt_attr_int(cost, "cltrace.budget_spent_ns", (int64_t)__atomic_load_n(&clt_shared.budget_spent_ns, __ATOMIC_RELAXED));
+        clt_attr_int(cost, "cltrace.budget_price_ns", (int64_t)__atomic_load_n(&clt_shared.budget_price_ns, __ATOMIC_RELAXED));
         clt_attr_int(cost, "cltrace.budget_first", (int64_t)smp.first);
     }
     if (clt_command_line(cmdline, sizeof cmdline))     /* what the report's commands (cltrace try) rerun */

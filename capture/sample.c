@@ -39,33 +39,42 @@
 #define BUDGET_FLOOR_NS 3000000ull
 
 int clt_sampling;
-static struct clt_sample params;
 static uint64_t start_mono, start_ticks;    /* load: CLOCK_MONOTONIC, clt_now() (the ticks' rate) */
-/* The first command's CLOCK_MONOTONIC_COARSE: the budget is of the
- * program's work from there, not of the driver's start (NVIDIA's ~210 ms
- * before the first command made 10 ms of budget: a launch loop's first
- * ~1,800 launches timed, 1.23-1.34x untraced on an H200). */
-static _Atomic uint64_t work_mono;
+/* What an untimed launch's decision reads, on one cache line: on a GPU host
+ * the driver's call leaves cold every line the next launch reads, and the
+ * budget's price alone read four (the collector's and the writer's counts). */
+static struct {
+    _Alignas(64) struct clt_sample params;
+    /* The first command's CLOCK_MONOTONIC_COARSE: the budget is of the
+     * program's work from there, not of the driver's start (NVIDIA's ~210 ms
+     * before the first command made 10 ms of budget: a launch loop's first
+     * ~1,800 launches timed, 1.23-1.34x untraced on an H200). */
+    _Atomic uint64_t work_mono;
+    /* CLOCK_MONOTONIC_COARSE from which one more timed command fits the
+     * budget at the price last worked out (0: now); before it a launch past
+     * its first 16 is left untimed without working the price out again. */
+    _Atomic uint64_t fits_from;
+} hot;
 static _Atomic uint64_t event_price_ns = 2000;   /* until a calibration measured one */
 
 void clt_sample_load(void)
 {
-    if (clt_sample_parse(clt_cfg.SAMPLE, clt_cfg.BUDGET, &params) != 0)
+    if (clt_sample_parse(clt_cfg.SAMPLE, clt_cfg.BUDGET, &hot.params) != 0)
         clt_msg("CLTRACE_SAMPLE=%s CLTRACE_BUDGET=%s: expected all, 1 or FIRST,EVERY[,BYTES], and a percentage "
                 "above 0; every command is timed", clt_cfg.SAMPLE, clt_cfg.BUDGET);
-    if (params.on && clt_fp_on) {   /* the first NaN needs every command */
-        if (params.mode == CLT_SAMPLE_FIXED)
+    if (hot.params.on && clt_fp_on) {   /* the first NaN needs every command */
+        if (hot.params.mode == CLT_SAMPLE_FIXED)
             clt_msg("CLTRACE_SAMPLE is off while fingerprinting: every command is timed and fingerprinted");
-        params.on = 0;
+        hot.params.on = 0;
     }
-    clt_sampling = params.on;
+    clt_sampling = hot.params.on;
     start_mono = clt_clock_ns(CLOCK_MONOTONIC);
     start_ticks = clt_now();
 }
 
 int clt_sample_fixed(void)
 {
-    return params.on && params.mode == CLT_SAMPLE_FIXED;
+    return hot.params.on && hot.params.mode == CLT_SAMPLE_FIXED;
 }
 
 /* The calibration measured what an event adds on a device (clt_now() ticks;
@@ -119,19 +128,32 @@ static uint64_t price(void)
     return event + collect + write;
 }
 
-/* The budget: 1 when one more timed command fits (and it is charged). */
+/* When one more timed command costing `cost` in all fits: the budget's
+ * share of the work since its first command reaches it (0: it fits now). */
+static uint64_t fits_from(uint64_t cost)
+{
+    if (cost <= BUDGET_FLOOR_NS)
+        return 0;
+    return __atomic_load_n(&hot.work_mono, __ATOMIC_RELAXED) + (uint64_t)((double)cost * 100 / hot.params.budget);
+}
+
+/* The budget: 1 when one more timed command fits (and it is charged). A
+ * price that changed since fits_from was set is seen at that time. */
 static int within_budget(int must)
 {
+    uint64_t now = must ? 0 : clt_clock_ns(CLOCK_MONOTONIC_COARSE);
+    if (!must && now < __atomic_load_n(&hot.fits_from, __ATOMIC_RELAXED))
+        return 0;
     uint64_t p = price();
     if (__atomic_load_n(&clt_shared.budget_price_ns, __ATOMIC_RELAXED) != p)   /* no shared write per launch */
         __atomic_store_n(&clt_shared.budget_price_ns, p, __ATOMIC_RELAXED);
-    if (!must) {
-        uint64_t now = clt_clock_ns(CLOCK_MONOTONIC_COARSE), from = __atomic_load_n(&work_mono, __ATOMIC_RELAXED);
-        uint64_t ran = now > from ? now - from : 0, allowed = (uint64_t)((double)ran * params.budget / 100);
-        if (__atomic_load_n(&clt_shared.budget_spent_ns, __ATOMIC_RELAXED) + p > (allowed > BUDGET_FLOOR_NS ? allowed : BUDGET_FLOOR_NS))
-            return 0;
+    uint64_t spent = __atomic_load_n(&clt_shared.budget_spent_ns, __ATOMIC_RELAXED);
+    if (!must && now < fits_from(spent + p)) {
+        __atomic_store_n(&hot.fits_from, fits_from(spent + p), __ATOMIC_RELAXED);
+        return 0;
     }
-    __atomic_fetch_add(&clt_shared.budget_spent_ns, p, __ATOMIC_RELAXED);
+    spent = __atomic_add_fetch(&clt_shared.budget_spent_ns, p, __ATOMIC_RELAXED);
+    __atomic_store_n(&hot.fits_from, fits_from(spent + p), __ATOMIC_RELAXED);
     return 1;
 }
 
@@ -141,13 +163,13 @@ static struct { _Atomic uint64_t key, count; } table[SLOTS];
 
 int clt_sample_take(unsigned fn, uint64_t key, uint64_t bytes)
 {
-    int budget = params.mode == CLT_SAMPLE_BUDGET;
-    if (CLT_UNLIKELY(!__atomic_load_n(&work_mono, __ATOMIC_RELAXED))) {
+    int budget = hot.params.mode == CLT_SAMPLE_BUDGET;
+    if (CLT_UNLIKELY(!__atomic_load_n(&hot.work_mono, __ATOMIC_RELAXED))) {
         uint64_t none = 0;
-        __atomic_compare_exchange_n(&work_mono, &none, clt_clock_ns(CLOCK_MONOTONIC_COARSE), 0, __ATOMIC_RELAXED,
+        __atomic_compare_exchange_n(&hot.work_mono, &none, clt_clock_ns(CLOCK_MONOTONIC_COARSE), 0, __ATOMIC_RELAXED,
                                     __ATOMIC_RELAXED);
     }
-    if (bytes >= params.bytes)
+    if (bytes >= hot.params.bytes)
         return budget ? within_budget(1) : 1;
     key = (key ^ (uint64_t)fn << 48 ^ bytes * 0xff51afd7ed558ccdull) | 1;
     for (unsigned i = 0, s = (unsigned)(key >> 17) % SLOTS; i < 64; i++, s = (s + 1) % SLOTS) {
@@ -163,8 +185,8 @@ int clt_sample_take(unsigned fn, uint64_t key, uint64_t bytes)
         if (cur != key)
             continue;
         uint64_t n = __atomic_fetch_add(&table[s].count, 1, __ATOMIC_RELAXED);
-        int take = budget ? within_budget(n < params.first)
-                          : n < params.first || (n - params.first) % params.every == 0;
+        int take = budget ? within_budget(n < hot.params.first)
+                          : n < hot.params.first || (n - hot.params.first) % hot.params.every == 0;
         if (!take)
             clt_collect_busy();  /* the app enqueues, untimed: the collector keeps out of the driver */
         return take;

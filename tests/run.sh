@@ -1482,10 +1482,18 @@ JOBS=${TEST_JOBS:-3}
 if [ -x "$LINT" ]; then "$LINT" -q tests/fixtures/pocl-leaks.pftrace.gz > /dev/null 2>&1 || true; fi
 ALONE=" $(echo $ALONE) "
 all=$(for t in ${ONLY:-$(declare -F | awk "{print \$3}" | grep "^t_")}; do echo "${t#t_}"; done)
-together=() alone=()
+# The longest of those run side by side start first: started in name order,
+# real_clients_unchanged (~65 s) came late and hashcat's test (~60 s) then
+# waited for its lock, the last two minutes on one slot of three.
+LONG=" real_clients_unchanged fuzz_reader_bounded layers_one_way html_report_renders_and_escapes
+  cpu_samples_leave_the_program_as_it_was cpu_samples_under_sanitizers "
+LONG=" $(echo $LONG) "
+together=() alone=() rest=()
 for n in $all; do
-    case "$ALONE" in *" $n "*) alone+=("$n") ;; *) together+=("$n") ;; esac
+    case "$ALONE" in *" $n "*) alone+=("$n"); continue ;; esac
+    case "$LONG" in *" $n "*) together+=("$n") ;; *) rest+=("$n") ;; esac
 done
+together+=("${rest[@]}")
 started=0 shown=0
 order=($all)
 show_done() {   # the finished tests at the head of the name order, in that order

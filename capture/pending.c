@@ -17,8 +17,13 @@
 #include "common/map.h"
 
 #define TRACKED_QUEUES 64
-static struct clt_pending *pend;
-static unsigned first, end, cap, holes;   /* live entries: [first, end), holes among them */
+/* The list, written by the collector at every command it takes or
+ * collects: on a cache line of its own (the flag every wrapper reads,
+ * clt_py_on, shared theirs). Live entries: [first, end), holes among them. */
+static struct {
+    _Alignas(64) struct clt_pending *pend;
+    unsigned first, end, cap, holes;
+} list;
 static struct {
     void *queue;
     unsigned n;
@@ -31,19 +36,19 @@ static int overflow;      /* a queue past the table had commands pending: until 
 static void compact(void)
 {
     unsigned k = 0;
-    for (unsigned i = first; i < end; i++)
-        if (pend[i].event)
-            pend[k++] = pend[i];
-    first = 0, end = k, holes = 0;
+    for (unsigned i = list.first; i < list.end; i++)
+        if (list.pend[i].event)
+            list.pend[k++] = list.pend[i];
+    list.first = 0, list.end = k, list.holes = 0;
 }
 
 int clt_pend_push(uint64_t flow, void *event, void *queue)
 {
-    if (end == cap && (first || holes))
+    if (list.end == list.cap && (list.first || list.holes))
         compact();
-    if (clt_grow(&pend, end, &cap, sizeof *pend, 1024) != 0)
+    if (clt_grow(&list.pend, list.end, &list.cap, sizeof *list.pend, 1024) != 0)
         return -1;
-    pend[end++] = (struct clt_pending){ flow, event, queue };
+    list.pend[list.end++] = (struct clt_pending){ flow, event, queue };
     for (unsigned q = 0; q < n_queues; q++)
         if (queues[q].queue == queue) {
             queues[q].n++;
@@ -59,13 +64,13 @@ int clt_pend_push(uint64_t flow, void *event, void *queue)
 
 unsigned clt_pend_count(void)
 {
-    return end - first - holes;
+    return list.end - list.first - list.holes;
 }
 
 struct clt_pending *clt_pend_span(unsigned *f, unsigned *e)
 {
-    *f = first, *e = end;
-    return pend;
+    *f = list.first, *e = list.end;
+    return list.pend;
 }
 
 void clt_pend_done(struct clt_pending *p)
@@ -79,7 +84,7 @@ void clt_pend_done(struct clt_pending *p)
             break;
         }
     p->event = NULL;
-    holes++;
+    list.holes++;
 }
 
 unsigned clt_pend_cpu_newest(void **queue, void **event, unsigned max)
@@ -108,16 +113,16 @@ unsigned clt_pend_queues(void)
 
 void clt_pend_tidy(void)
 {
-    while (first < end && !pend[first].event)
-        first++, holes--;
-    if (first == end)
-        first = end = n_queues = 0, overflow = 0;   /* nothing pending: every count is 0 */
-    else if (holes > (end - first) / 2 || first > end / 2)
+    while (list.first < list.end && !list.pend[list.first].event)
+        list.first++, list.holes--;
+    if (list.first == list.end)
+        list.first = list.end = n_queues = 0, overflow = 0;   /* nothing pending: every count is 0 */
+    else if (list.holes > (list.end - list.first) / 2 || list.first > list.end / 2)
         compact();
 }
 
 void clt_pend_forget(void)
 {
-    first = end = holes = n_queues = 0;
+    list.first = list.end = list.holes = n_queues = 0;
     overflow = 0;
 }

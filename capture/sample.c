@@ -147,12 +147,12 @@ static int within_budget(int must)
     uint64_t p = price();
     if (__atomic_load_n(&clt_shared.budget_price_ns, __ATOMIC_RELAXED) != p)   /* no shared write per launch */
         __atomic_store_n(&clt_shared.budget_price_ns, p, __ATOMIC_RELAXED);
-    uint64_t spent = __atomic_load_n(&clt_shared.budget_spent_ns, __ATOMIC_RELAXED);
-    if (!must && now < fits_from(spent + p)) {
-        __atomic_store_n(&hot.fits_from, fits_from(spent + p), __ATOMIC_RELAXED);
+    uint64_t from = fits_from(__atomic_load_n(&clt_shared.budget_spent_ns, __ATOMIC_RELAXED) + p);
+    if (!must && now < from) {
+        __atomic_store_n(&hot.fits_from, from, __ATOMIC_RELAXED);
         return 0;
     }
-    spent = __atomic_add_fetch(&clt_shared.budget_spent_ns, p, __ATOMIC_RELAXED);
+    uint64_t spent = __atomic_add_fetch(&clt_shared.budget_spent_ns, p, __ATOMIC_RELAXED);
     __atomic_store_n(&hot.fits_from, fits_from(spent + p), __ATOMIC_RELAXED);
     return 1;
 }

@@ -72,11 +72,29 @@ if command -v nm > /dev/null && command -v "${CC:-cc}" > /dev/null; then
             { echo "$1: does not compile alone"; cat "$2.err"; echo "$1" >> "$obj/failed"; return; }
         [ -z "${3:-}" ] || cp "$2" "$3"
     }
+    made() {   # made FILE: make's object of FILE where nothing it was built from is newer
+        # (its .d file lists them); make compiles each file alone too
+        local m
+        for m in build/pic/"${1%.c}".o build/obj/"${1%.c}".o; do
+            [ -f "$m" ] && [ -f "${m%.o}.d" ] || continue
+            # shellcheck disable=SC2046  # the file names, split
+            newer=$(find $(sed -e 's/^[^:]*://' -e 's/\\$//' "${m%.o}.d") -newer "$m" 2> /dev/null) &&
+                [ -z "$newer" ] || continue      # a file gone, or one newer
+            echo "$m"
+            return
+        done
+    }
     for f in $files; do
         o=$obj/$(echo "$f" | tr / _).o c=
         if [ -n "$cache" ]; then
             c=$cache/$(sha1sum < "$f" | cut -c1-16)-$hdrs-$(echo "$f" | tr / _).o
             [ -f "$c" ] && { cp "$c" "$o"; continue; }
+        fi
+        m=$(made "$f")
+        if [ -n "$m" ]; then
+            cp "$m" "$o"
+            [ -z "$c" ] || cp "$m" "$c"
+            continue
         fi
         compile "$f" "$o" "$c" &
         [ "$(jobs -r | wc -l)" -lt 4 ] || wait -n

@@ -1472,7 +1472,7 @@ source tests/cpusamples.sh
 # Tests that judge time or load: alone, after the others.
 ALONE=" try_examples_fixes_measured_as_the_fixed_examples launch_loop_budget_by_default ctl_answers_under_load clock_kept_fresh_while_commands_run teardown_check_runs_each_condition
   selfcost_check_adds_pairs_only_within_noise stalled_disk_never_hangs_the_app
-  gpu_measuring_programs_build_and_check_on_pocl threads_8x1M_defaults_lossless threads_8x1M_tsan_lossless
+  gpu_measuring_programs_build_and_check_on_pocl threads_8x1M_defaults_lossless threads_8x250k_tsan_lossless
   mpi_wait_with_idle_device_found_and_fixed mpi_two_hosts_one_timeline tune_workgroup_picks_a_preferred_multiple
   findings_estimate_gains "
 # hashcat refuses a second instance of itself

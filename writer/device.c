@@ -345,8 +345,8 @@ static void mem_in_flight(struct clt_devmodel *m, const struct clt_flow *f)
 
 /* An enqueue CLTRACE_SAMPLE left untimed: counted on its device, a transfer by direction and size,
  * a launch on its kernel and launch configuration (the report extrapolates their device time from
- * the timed ones); either kept on its queue to be drawn as an estimated slice (estimated.c). */
-static void sampled_out(struct clt_writer *w, const struct clt_rec *rec, unsigned fn, uint64_t t0)
+ * the timed ones); either kept on its queue to be drawn as an estimated slice (estimated.c). Its queue. */
+static struct clt_queue *sampled_out(struct clt_writer *w, const struct clt_rec *rec, unsigned fn, uint64_t t0)
 {
     struct clt_devmodel *m = w->dev;
     struct clt_queue *q = queue_get(w, rec->arg[0]);
@@ -360,7 +360,7 @@ static void sampled_out(struct clt_writer *w, const struct clt_rec *rec, unsigne
             if (q)
                 clt_est_push_transfer(q, t0, fn, dir, bytes, w->est_flow);
         }
-        return;
+        return q;
     }
     struct clt_untimed u = { 0 };
     struct clt_kern *k = kern_get(w, clt_dm_id_of(w, rec->arg[1]), 0);
@@ -385,7 +385,7 @@ static void sampled_out(struct clt_writer *w, const struct clt_rec *rec, unsigne
         if (x->work_dim == u.work_dim && x->lws_null == u.lws_null && !memcmp(x->gws, u.gws, sizeof u.gws) &&
             !memcmp(x->lws, u.lws, sizeof u.lws) && !strcmp(x->name, name)) {
             x->count++;
-            return;
+            return q;
         }
     }
     if (m->n_untimed < CLT_MAX_UNTIMED) {
@@ -395,6 +395,7 @@ static void sampled_out(struct clt_writer *w, const struct clt_rec *rec, unsigne
     } else {
         m->untimed_other++;
     }
+    return q;
 }
 
 /* What the writer learnt of an enqueue, by flow id, until its command is
@@ -638,8 +639,11 @@ static void transfer_facts(struct clt_writer *w, const struct clt_rec *rec, stru
     f->bytes = transfer_bytes(rec);
 }
 
-/* Each call as the device model sees it: objects' lives, then enqueues. */
-void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1, uint32_t seq)
+/* Each call as the device model sees it: objects' lives, then enqueues. The
+ * queue where CLT_EST_HOLD untimed commands now wait for a timed one, if
+ * this call made it so. */
+struct clt_queue *clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1,
+                                 uint32_t seq)
 {
     struct clt_devmodel *m = w->dev;
     const struct clt_fn_desc *fd = &clt_fns[rec->fn];
@@ -647,7 +651,7 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
     int ok = fd->ret == CLT_R_ERR ? (int32_t)rec->ret == 0 : rec->ret != 0;
     if (on_queue_call(w, rec, fn, ok, t1) || on_kernel_call(w, rec, fn, ok) || on_mem_call(w, rec, fn, ok, t1) ||
         !(fd->flags & CLT_F_ENQUEUE))
-        return;
+        return NULL;
     uint64_t flow = rec->arg[fd->n_params];
     const char *dir;
     if (ok && clt_dm_is_host_write(fn)) {
@@ -657,17 +661,18 @@ void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0
             clt_cost_on_write(w, wq->dev, seq);
     }
     if (flow == CLT_FLOW_SAMPLED_OUT) {
-        sampled_out(w, rec, fn, t0);
+        struct clt_queue *q = sampled_out(w, rec, fn, t0);
         w->est_flow = 0;
-        return;
+        return q && q->n_est - q->est_first >= CLT_EST_HOLD ? q : NULL;
     }
     struct clt_flow *f = enqueue_flow(w, rec, flow, t0, t1);
     if (!f)
-        return;
+        return NULL;
     if (fn == CLT_FN_clEnqueueNDRangeKernel)
         launch_facts(w, rec, f);
     else if (fn == CLT_FN_clEnqueueMapBuffer || fn == CLT_FN_clEnqueueMapImage || fn == CLT_FN_clEnqueueUnmapMemObject)
         map_facts(w, rec, f);
     else if (clt_dm_transfer_dir(fn, &dir))
         transfer_facts(w, rec, f, dir);
+    return NULL;
 }

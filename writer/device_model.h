@@ -239,7 +239,12 @@ void clt_est_push_transfer(struct clt_queue *q, uint64_t h0, unsigned fn, const 
 int clt_dm_transfer_dir(unsigned fn, const char **dir);    /* 1: a transfer, *dir its direction */
 const char *clt_dm_command_type(unsigned fn);              /* CL_COMMAND_* of an enqueue function */
 void clt_dm_transfer_name(char *out, size_t cap, const char *cmd, uint64_t bytes);   /* "ReadBuffer 4 B" */
-void clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1, uint32_t seq);
+/* Untimed commands wait on their queue for the next timed one (its start
+ * bounds them) at most this many; then drawn after the last, as at the end
+ * (a launch loop whose budget went at its start drew ~19,500 at its exit) */
+#define CLT_EST_HOLD 1024
+struct clt_queue *clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1,
+                                 uint32_t seq);
 /* An untimed transfer counted by its direction and bytes (device.c; the
  * attributes: device_commands.c) */
 static inline void clt_dm_untimed_transfer(struct clt_devmodel *m, const char *dir, uint64_t bytes)

@@ -5,7 +5,8 @@
  * an upper bound). On NVIDIA's driver one such marker leaves an interval of
  * 5.0-5.4 us, the narrowest of the ways scripts/clockprobe.c measures.
  *
- * The first queue of each device gets 16 at once (hooks.c, calibrate). The
+ * The first queue of each device gets 16 at once, a CPU device's 4
+ * (hooks.c, calibrate). The
  * upper bound then ages with the clocks' drift (~20 us/s on NVIDIA): in a
  * 20,000-launch loop the residual grew from 4.7 us to 15 us in half a
  * second, the launches' own brackets being ~14 us wide. So while commands

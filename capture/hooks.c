@@ -297,9 +297,9 @@ static uint64_t write_event_cost(void *queue, void *buf)
 
 /* Fills of 4 bytes, with and without an event, interleaved, into a buffer
  * made and released here; then what an event adds to a write, and, where
- * the app did not ask for profiling, the write penalty. 1: measured
- * (CAL_MARKERS of each). */
-static int event_cost_fill(void *queue, void *dev, int app_profiling, struct calibration *cal)
+ * the app did not ask for profiling and the device is not a CPU, the write
+ * penalty. 1: measured (CAL_MARKERS of each). */
+static int event_cost_fill(void *queue, void *dev, int cpu_device, int app_profiling, struct calibration *cal)
 {
     typedef void *(*create_buf_t)(void *, uint64_t, size_t, void *, int32_t *);
     typedef int32_t (*obj_fn_t)(void *);
@@ -317,7 +317,10 @@ static int event_cost_fill(void *queue, void *dev, int app_profiling, struct cal
     int measured = cal_pairs(queue, buf, fill4, cal->without, cal->with) == CAL_MARKERS;
     if (measured)
         cal->write_event = write_event_cost(queue, buf);
-    if (measured && !app_profiling)
+    /* A CPU device's write is a copy on the host, not a DMA a profiling
+     * queue slows: on PoCL the pairs never showed a penalty (stopped after
+     * 3-7, each a sync ~0.1 ms on 2 cores) */
+    if (measured && !app_profiling && !cpu_device)
         write_penalty(queue, ctx, dev, buf, cal);
     /* the fills done first: PoCL keeps a buffer released with commands pending, and its
      * reference on the app's context, which the app may read ("5" where untraced "3") */
@@ -328,30 +331,44 @@ static int event_cost_fill(void *queue, void *dev, int app_profiling, struct cal
     return measured;
 }
 
-static void calibrate(struct clt_thread *th, void *queue, void *dev, int cpu_device, int app_profiling)
+/* Markers n..to-1, without and with an event (each polled: clock evidence,
+ * clock.c) into cal; how many there are then. */
+static unsigned cal_markers(struct clt_thread *th, void *queue, void *dev, int cpu_device, struct calibration *cal,
+                            unsigned n, unsigned to)
 {
     typedef int32_t (*marker_t)(void *, uint32_t, const void *, void **);
     marker_t mark = REAL(clEnqueueMarkerWithWaitList);
-    if (!mark)
-        return;
-    struct calibration cal = { .n_syncs = 0 };
-    uint64_t *without = cal.without, *with = cal.with;
-    unsigned n = 0;
-    for (unsigned i = 0; i < CAL_MARKERS; i++) {
+    for (; mark && n < to; n++) {
         uint64_t a = clt_now();
         if (mark(queue, 0, NULL, NULL) != CL_SUCCESS_)
             break;
         uint64_t b = clt_now();
-        if (!clt_clock_marker(th, queue, dev, cpu_device, &with[n]))     /* with an event: clock evidence (clock.c) */
+        if (!clt_clock_marker(th, queue, dev, cpu_device, &cal->with[n]))
             break;
-        without[n] = b - a;
-        n++;
+        cal->without[n] = b - a;
     }
+    return n;
+}
+
+/* On a CPU device each marker waits for the device's threads to wake:
+ * ~125 us on PoCL's 2 cores, 16 of them 2 ms of the app's first queue. The
+ * collector takes more while commands run (clock.c); these few are the
+ * first evidence. */
+#define CAL_MARKERS_CPU 4
+
+static void calibrate(struct clt_thread *th, void *queue, void *dev, int cpu_device, int app_profiling)
+{
+    struct calibration cal = { .n_syncs = 0 };
+    uint64_t *without = cal.without, *with = cal.with;
+    unsigned n = cal_markers(th, queue, dev, cpu_device, &cal, 0, cpu_device ? CAL_MARKERS_CPU : CAL_MARKERS);
     /* A marker costs the same with or without an event on NVIDIA (it makes
      * one anyway); a 4-byte fill of a buffer of ours pays for the event as a
      * kernel launch does (7.5 us against 7.4, scripts/evcollect.c): measure
-     * on that where the driver lets us. */
-    n = event_cost_fill(queue, dev, app_profiling, &cal) ? CAL_MARKERS : n;
+     * on that where the driver lets us; else the markers' pairs, all 16. */
+    if (event_cost_fill(queue, dev, cpu_device, app_profiling, &cal))
+        n = CAL_MARKERS;
+    else if (n == CAL_MARKERS_CPU && cpu_device)
+        n = cal_markers(th, queue, dev, cpu_device, &cal, n, CAL_MARKERS);
     if (n < 8)
         return;
     qsort(without, n, sizeof *without, cmp_u64);

@@ -715,7 +715,12 @@ assert len(enq) == len(ends) == len(dev) == 20001, (len(enq), len(ends), len(dev
 assert all(ends[f]["ts"] >= enq[f]["ts"] for f in enq), "a command drawn before its enqueue"
 est = [s for s in dev if s["name"] == "k (estimated)"]
 assert est and all(s["categories"] == ["cltrace.estimated"] and s["args"]["estimated"] for s in est)
-print("arrows", len(ends), "of which estimated", len(est))'
+# sized as the timed ones ran (drawn before any was drawn, they were 1 ns each)
+import statistics
+timed = statistics.median(s["dur"] for s in dev[1:] if s["name"] == "k")
+drawn = statistics.median(s["dur"] for s in est)
+assert timed / 4 <= drawn <= 4 * timed, (drawn, timed)
+print("arrows", len(ends), "of which estimated", len(est), "median ns: estimated", drawn, "timed", timed)'
     # --sample=all: every command timed, nothing estimated
     "$B/cltrace" -q -o "$WORK/la.%p.pftrace" --sample=all "$T/bench_calls" launch 2000 > /dev/null
     "$B/cltrace-report" --format json "$(trace_of "$WORK/la")" | $PY -c '

@@ -640,8 +640,8 @@ static void transfer_facts(struct clt_writer *w, const struct clt_rec *rec, stru
 }
 
 /* Each call as the device model sees it: objects' lives, then enqueues. The
- * queue where CLT_EST_HOLD untimed commands now wait for a timed one, if
- * this call made it so. */
+ * queue where CLT_EST_HOLD untimed commands or more wait for a timed one
+ * and none is in flight, if this call is one of them. */
 struct clt_queue *clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1,
                                  uint32_t seq)
 {
@@ -663,7 +663,9 @@ struct clt_queue *clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec
     if (flow == CLT_FLOW_SAMPLED_OUT) {
         struct clt_queue *q = sampled_out(w, rec, fn, t0);
         w->est_flow = 0;
-        return q && q->n_est - q->est_first >= CLT_EST_HOLD ? q : NULL;
+        /* held no longer once no timed command of the queue is in flight: those
+         * enqueued before them drawn, their lengths (the timed means) known */
+        return q && q->in_flight <= 0 && q->n_est - q->est_first >= CLT_EST_HOLD ? q : NULL;
     }
     struct clt_flow *f = enqueue_flow(w, rec, flow, t0, t1);
     if (!f)

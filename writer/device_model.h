@@ -240,8 +240,10 @@ int clt_dm_transfer_dir(unsigned fn, const char **dir);    /* 1: a transfer, *di
 const char *clt_dm_command_type(unsigned fn);              /* CL_COMMAND_* of an enqueue function */
 void clt_dm_transfer_name(char *out, size_t cap, const char *cmd, uint64_t bytes);   /* "ReadBuffer 4 B" */
 /* Untimed commands wait on their queue for the next timed one (its start
- * bounds them) at most this many; then drawn after the last, as at the end
- * (a launch loop whose budget went at its start drew ~19,500 at its exit) */
+ * bounds them) at most this many; then, once no timed command is in flight
+ * there (their lengths are the timed ones' means), drawn after the last, as
+ * at the end (a launch loop whose budget went at its start drew ~19,500 at
+ * its exit) */
 #define CLT_EST_HOLD 1024
 struct clt_queue *clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1,
                                  uint32_t seq);

@@ -18,8 +18,7 @@
  * even back to back, every one is shortened alike (the timed commands
  * around them are the evidence). Those after the last timed command follow
  * it; so do those of a queue where CLT_EST_HOLD wait and no timed command
- * came (the budget spent at a loop's start left ~19,500 to its exit, 3-4 ms
- * of it on PoCL). A command whose key was never timed is sized as the queue's latest
+ * is in flight (device_model.h). A command whose key was never timed is sized as the queue's latest
  * timed command (timed_launches_averaged 0). Each slice: the kernel's name
  * (a transfer's command and size) and " (estimated)", category
  * cltrace.estimated, argument estimated=true, no command_type (a query of commands leaves it out; the

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """What the report says cltrace added, run by run, against what pairs of runs
 measure, for programs with host work between few calls: tests/apps/host_gap.c
-(C) and tests/apps/pyhost_gap.py (pyopencl, skipped where it is missing).
+(C) and tests/apps/pyhost_gap.py (pyopencl, skipped where it is missing); and
+a launch-bound loop (bench_calls launch 20000: its targets, 1.10x untraced by
+the pairs' median and 10 % by its own account).
 
 Each program runs PAIRS times untraced and traced, interleaved (each first in
 turn); each run is timed whole, from fork to exit. Per program: the pairs' slowdown (the median
-of traced - untraced), each traced run's figure (self_cost.total_ns), how
-many figures lie within [slowdown - 15 ms, slowdown + 25 ms], and the exit's
+of traced - untraced) and as a ratio of the untraced median, each traced run's figure
+(self_cost.total_ns), how many figures lie within [slowdown - 15 ms, slowdown + 25 ms],
+the figure's median share of its run (self_cost.percent: its own account) and the exit's
 share of the figure (self_cost.exit_ns). make bench runs it; it reports and
 exits 0 (the machine's noise is in the table: the untraced runs' spread).
 
@@ -39,15 +42,16 @@ def timed_run(cmd, env):
 
 
 def self_cost(trace):
+    """(figure ms, exit ms, figure % of the run)"""
     out = subprocess.run([os.path.join(B, "cltrace-report"), "--format", "json", trace], capture_output=True,
                          text=True, check=True).stdout
     c = json.loads(out)["self_cost"]
-    return c["total_ns"] / 1e6, c.get("exit_ns", 0) / 1e6
+    return c["total_ns"] / 1e6, c.get("exit_ns", 0) / 1e6, c.get("percent", 0)
 
 
 def pairs_of(name, cmd, pairs, work, aa=False):
-    """(untraced ms, traced ms, figure ms, exit ms) of each pair, the two runs' order alternating
-    (aa: the "traced" run untraced too, its figure 0)"""
+    """(untraced ms, traced ms, figure ms, exit ms, figure %) of each pair, the two runs' order
+    alternating (aa: the "traced" run untraced too, its figure 0)"""
     env = dict(os.environ, CLTRACE_QUIET="1")
     rows = []
     for i in range(pairs):
@@ -60,19 +64,20 @@ def pairs_of(name, cmd, pairs, work, aa=False):
         else:
             plain = timed_run(cmd, env)
             traced = timed_run(cmd, tenv)
-        rows.append((plain, traced) + ((0, 0) if aa else self_cost(glob.glob(out + "/t.*")[0])))
+        rows.append((plain, traced) + ((0, 0, 0) if aa else self_cost(glob.glob(out + "/t.*")[0])))
         shutil.rmtree(out)
     return rows
 
 
 def measure(name, cmd, pairs, work):
-    plain, traced, figs, exits = zip(*pairs_of(name, cmd, pairs, work))
+    plain, traced, figs, exits, percents = zip(*pairs_of(name, cmd, pairs, work))
     slow = statistics.median(t - p for t, p in zip(traced, plain))
     inside = sum(slow - 15 <= f <= slow + 25 for f in figs)
     share = statistics.median(e / f for e, f in zip(exits, figs) if f > 0) if any(figs) else 0
-    print("| %s | %.0f (%.0f–%.0f) | %.1f | %.1f–%.1f (median %.1f) | %d of %d | %.0f %% |"
-          % (name, statistics.median(plain), min(plain), max(plain), slow, min(figs), max(figs),
-             statistics.median(figs), inside, pairs, 100 * share))
+    print("| %s | %.0f (%.0f–%.0f) | %+.1f (%.3fx) | %.1f–%.1f (median %.1f) | %d of %d | %.1f %% | %.0f %% |"
+          % (name, statistics.median(plain), min(plain), max(plain), slow, 1 + slow / statistics.median(plain),
+             min(figs), max(figs), statistics.median(figs), inside, pairs, statistics.median(percents),
+             100 * share))
     return inside == pairs
 
 
@@ -91,7 +96,8 @@ def examples(pairs, work, aa=False):
     for x in names:
         for v in ([], ["--fixed"]):
             name = x + (" --fixed" if v else "")
-            plain, traced, figs, exits = zip(*pairs_of(name, [os.path.join(B, "examples", x)] + v, pairs, work, aa))
+            plain, traced, figs, exits, _ = zip(*pairs_of(name, [os.path.join(B, "examples", x)] + v, pairs, work,
+                                                          aa))
             r = statistics.median(traced) / statistics.median(plain)
             worst = max(worst, r)
             print("| %s | %.1f | %.1f | %.3f | %.1f | %.0f %% |" % (
@@ -114,7 +120,8 @@ def main():
         finally:
             shutil.rmtree(work, ignore_errors=True)
         return 0
-    programs = [("host_gap (C)", [os.path.join(B, "tests", "host_gap")])]
+    programs = [("host_gap (C)", [os.path.join(B, "tests", "host_gap")]),
+                ("launch loop (20,000)", [os.path.join(B, "tests", "bench_calls"), "launch", "20000"])]
     py = "/usr/bin/python3"
     if subprocess.run([py, "-c", "import pyopencl"], stderr=subprocess.DEVNULL).returncode == 0:
         programs.append(("pyhost_gap.py (pyopencl)", [py, os.path.join(ROOT, "tests", "apps", "pyhost_gap.py")]))
@@ -123,8 +130,8 @@ def main():
     print("cltrace's figure against %d interleaved pairs (ms; %s, %d cores)" % (a.pairs, time.strftime("%Y-%m-%d"),
                                                                              os.cpu_count()))
     print("| program | untraced (min–max) | pairs: traced - untraced, median | figure, run by run "
-          "| within [-15, +25] ms | exit's share |")
-    print("|---|---:|---:|---:|---:|---:|")
+          "| within [-15, +25] ms | its own account | exit's share |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     work = tempfile.mkdtemp(prefix="cltrace-figure-pairs.")
     try:
         ok = all([measure(n, c, a.pairs, work) for n, c in programs])

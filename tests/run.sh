@@ -625,6 +625,31 @@ t_light_calls_one_clock_read() {
     lint "$(trace_of "$WORK/oc")"
 }
 
+t_estimates_drawn_as_the_run_goes() {
+    # 16 launches timed, then ~none (CLTRACE_SAMPLE=16,100000), in 10 steps
+    # each ending in clFinish: once no timed launch is in flight, the untimed
+    # ones are drawn 1,024 at a time as the run goes (not all at the exit),
+    # each sized as the timed ones ran, one after another on one lane
+    CLTRACE_SAMPLE=16,100000 traced "$WORK/eh" "$T/bench_calls" launch 10000 --mem > /dev/null
+    local t; t=$(trace_of "$WORK/eh")
+    lint "$t"
+    $PY tests/tracedump.py "$t" | $PY -c '
+import json, sys
+d = json.load(sys.stdin)
+a = d["attributes"]
+dev = sorted((s for s in d["slices"] if s["name"] in ("k", "k (estimated)")), key=lambda s: s["ts"])
+est = [s for s in dev if s["name"] == "k (estimated)"]
+timed = [s for s in dev if s["name"] == "k"]
+assert len(dev) == 10001 and 16 <= len(timed) <= 20 and a["cltrace.commands_estimated"] == len(est), (len(dev), len(timed))
+assert a["cltrace.commands_estimated_held"] > len(est) // 2, a["cltrace.commands_estimated_held"]
+assert len({s["track"] for s in dev}) == 1, "estimated slices on a lane of their own"
+assert all(x["ts"] + x["dur"] <= y["ts"] for x, y in zip(dev, dev[1:])), "slices overlap"
+# each sized by a moving average of the timed ones after the first: within their range
+lo, hi = min(s["dur"] for s in timed[1:]), max(s["dur"] for s in timed[1:])
+assert all(lo / 2 <= s["dur"] <= 2 * hi for s in est), (lo, hi, min(s["dur"] for s in est), max(s["dur"] for s in est))
+print("estimated", len(est), "held", a["cltrace.commands_estimated_held"], "ns", est[0]["dur"], "timed", lo, "-", hi)'
+}
+
 t_launch_loop_sampled() {
     # CLTRACE_SAMPLE: every host call, the sampled device commands, the rest
     # marked; the report extrapolates and says so, and leaves device-idle out

@@ -386,7 +386,7 @@ void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t
 {
     struct clt_queue *held = clt_dm_on_call(w, rec, t0, t1, seq);
     if (held)          /* CLT_EST_HOLD untimed commands and no timed one: drawn now, not at the exit */
-        clt_est_draw(w, held, UINT64_MAX, UINT64_MAX, 0);
+        clt_est_draw_held(w, held);
     /* A completion can come before its enqueue's record (a callback that ran
      * inside the call): match it now, not after the whole backlog. */
     if ((clt_fns[rec->fn].flags & CLT_F_ENQUEUE) && w->dev->n_pending)

@@ -232,6 +232,7 @@ struct clt_queue;
 void clt_est_timed(const struct clt_flow *f, uint64_t dur);   /* a timed command: its key's mean */
 /* the queue's untimed commands enqueued before host ns `before`, in the gap up to `until` (UINT64_MAX: none) */
 void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, uint64_t until, int waited);
+void clt_est_draw_held(struct clt_writer *w, struct clt_queue *q);
 void clt_est_final(struct clt_writer *w);                   /* the rest, after each queue's last slice */
 void clt_est_attrs(struct clt_attrs *a);
 uint64_t clt_est_draw_ns(void);                              /* the time spent drawing them so far */

@@ -39,7 +39,7 @@ typedef Perfetto__Protos__DebugAnnotation Ann;
 
 struct mean { double avg; uint64_t n, first; };   /* the first launch (its setup: a build on PoCL) left out once there are more */
 static struct clt_map means;           /* launch key -> struct mean */
-static uint64_t drawn, not_drawn, draw_ns;
+static uint64_t drawn, not_drawn, draw_ns, held_drawn;
 
 void clt_est_timed(const struct clt_flow *f, uint64_t dur)
 {
@@ -285,6 +285,14 @@ void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, ui
     draw_ns += clt_boottime_ns() - t0;
 }
 
+/* CLT_EST_HOLD of q's untimed commands and no timed one in flight: drawn
+ * now, after the last, as at the end (device_commands.c) */
+void clt_est_draw_held(struct clt_writer *w, struct clt_queue *q)
+{
+    held_drawn += q->n_est - q->est_first;
+    clt_est_draw(w, q, UINT64_MAX, UINT64_MAX, 0);
+}
+
 uint64_t clt_est_draw_ns(void)
 {
     return draw_ns;
@@ -301,6 +309,7 @@ void clt_est_final(struct clt_writer *w)
 void clt_est_attrs(struct clt_attrs *a)
 {
     clt_attr_int(a, "cltrace.commands_estimated", (int64_t)drawn);
+    clt_attr_int(a, "cltrace.commands_estimated_held", (int64_t)held_drawn);
     if (not_drawn)
         clt_attr_int(a, "cltrace.commands_not_estimated", (int64_t)not_drawn);
 }
@@ -317,5 +326,5 @@ void clt_est_forget(void)
         if (shared_fields.keys[i])
             free(shared_fields.vals[i]);
     clt_map_free(&shared_fields);
-    drawn = not_drawn = draw_ns = 0;
+    drawn = not_drawn = draw_ns = held_drawn = 0;
 }

@@ -1,8 +1,7 @@
 /* Device-side semantics: profiling on every queue (invisible to the app),
  * device and kernel facts queried once, what an event costs on each device
- * and where its clock stands (measured on the first queue: calibrate.c),
- * NVIDIA register counts from a verbose build log (also invisible to the
- * app). Everything here runs on app threads, but only on rare calls (queue
+ * and where its clock stands (measured on the first queue: calibrate.c).
+ * Everything here runs on app threads, but only on rare calls (queue
  * creation, builds, the first launch of a kernel on a queue); none of it on
  * clSetKernelArg-like calls. Completions are collected in collect.c. */
 #define _GNU_SOURCE

@@ -162,5 +162,6 @@ t_zz_reader_agrees_with_protobuf_c_on_every_trace() {
         [ "$a" = "$b" ] || { differ=$((differ + 1)); echo "differ: $t"; }
     done < <(find "$(dirname "$WORK")" tests/fixtures -name '*.pftrace' -o -name '*.pftrace.gz' | sort)
     echo "$n traces read both ways, $differ differ; $big over 24 MB left out"
+    [ "$n" -gt 100 ] || echo "too few to judge: it reads the traces the other tests wrote (run it with them)"
     [ "$n" -gt 100 ] && [ "$differ" -eq 0 ]
 }

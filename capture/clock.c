@@ -220,11 +220,6 @@ void clt_pre_clReleaseContext(struct clt_hook *h, void **context)
     pthread_mutex_unlock(&keep_lock);
 }
 
-void clt_post_clReleaseContext(struct clt_hook *h, int32_t *ret, void *context)
-{
-    (void)h, (void)ret, (void)context;
-}
-
 /* The app reads its context's reference count as it would untraced: less
  * what our queue in it added (PoCL counts a queue's reference; measured when
  * the queue was made). */

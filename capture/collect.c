@@ -669,11 +669,6 @@ void clt_pre_clReleaseCommandQueue(struct clt_hook *h, void **queue)
         clt_count_wait(clt_tls, t0, 0);
 }
 
-void clt_post_clReleaseCommandQueue(struct clt_hook *h, int32_t *ret, void *queue)
-{
-    (void)h, (void)ret, (void)queue;
-}
-
 /* The child of fork(): the parent's collector and its events are not ours. */
 void clt_collect_forget(void)
 {

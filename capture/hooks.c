@@ -416,11 +416,6 @@ void clt_post_clGetCommandQueueInfo(struct clt_hook *h, int32_t *ret, void *comm
         *(uint64_t *)param_value &= ~(uint64_t)CL_QUEUE_PROFILING_ENABLE_;
 }
 
-void clt_pre_clGetEventProfilingInfo(struct clt_hook *h, void **event, uint32_t *param_name,
-                                     size_t *param_value_size, void **param_value, void **param_value_size_ret)
-{
-}
-
 /* Profiling the app did not ask for stays unavailable to it, unless its
  * driver gives it without being asked (queues.c). */
 void clt_post_clGetEventProfilingInfo(struct clt_hook *h, int32_t *ret, void *event, uint32_t param_name,
@@ -457,12 +452,6 @@ static int kernel_first_launch(void *kernel, void *queue)
         }
     }
     return 0;    /* table full: no more facts, nothing breaks */
-}
-
-void clt_pre_clEnqueueNDRangeKernel(struct clt_hook *h, void **command_queue, void **kernel, uint32_t *work_dim,
-                                    void **global_work_offset, void **global_work_size, void **local_work_size,
-                                    uint32_t *num_events_in_wait_list, void **event_wait_list, void **event)
-{
 }
 
 void clt_post_clEnqueueNDRangeKernel(struct clt_hook *h, int32_t *ret, void *command_queue, void *kernel,

@@ -406,10 +406,10 @@ def gen(reg, out, cap_out):
 
     with WC("clt_hooks.h") as h:
         h.write(banner + "#ifndef CLT_HOOKS_GEN_H\n#define CLT_HOOKS_GEN_H\n#include \"capture/hooks.h\"\n\n")
-        for c in HOOKED:
+        for c, hooks in HOOKED.items():
             r, ps, kinds = plan[c]
             pre, post = hook_protos(reg, c, r, ps)
-            h.write(pre + "\n" + post + "\n")
+            h.write("".join(proto + "\n" for proto, k in ((pre, "pre"), (post, "post")) if k in hooks))
         h.write("\n#endif\n")
 
     with WC("clt_wrappers.c") as f:
@@ -436,11 +436,16 @@ def gen(reg, out, cap_out):
 
 # Commands with hand-written semantics (capture/hooks.c): clt_pre_<cmd> may
 # change the arguments passed to the driver (never those recorded), and
-# clt_post_<cmd> sees the result. Their prototypes are generated into
-# clt_hooks.h, so a hook that does not match its command does not compile.
-HOOKED = ["clCreateCommandQueue", "clCreateCommandQueueWithProperties", "clCreateCommandQueueWithPropertiesKHR",
-          "clGetCommandQueueInfo", "clGetEventProfilingInfo", "clEnqueueNDRangeKernel",
-          "clBuildProgram", "clReleaseContext", "clGetContextInfo", "clReleaseCommandQueue"]
+# clt_post_<cmd> sees the result; each command has the hooks listed. Their
+# prototypes are generated into clt_hooks.h, so a hook that does not match
+# its command does not compile. A command without a pre hook passes its
+# arguments as they are (an empty one and its copies were ~45 instructions
+# of a launch's recording).
+HOOKED = {"clCreateCommandQueue": ("pre", "post"), "clCreateCommandQueueWithProperties": ("pre", "post"),
+          "clCreateCommandQueueWithPropertiesKHR": ("pre", "post"), "clGetCommandQueueInfo": ("pre", "post"),
+          "clGetEventProfilingInfo": ("post",), "clEnqueueNDRangeKernel": ("post",),
+          "clBuildProgram": ("pre", "post"), "clReleaseContext": ("pre",), "clGetContextInfo": ("pre", "post"),
+          "clReleaseCommandQueue": ("pre",)}
 
 
 # Commands whose written buffers CLTRACE_FINGERPRINT reads back after they
@@ -484,6 +489,7 @@ def wrapper(reg, c, r, ps, kinds, exported):
     fname = c if exported else "ext_" + c
     vis = "CLT_EXPORT " if exported else "static "
     hooked = c in HOOKED
+    pre_hook, post_hook = hooked and "pre" in HOOKED[c], hooked and "post" in HOOKED[c]
     enq = is_enqueue(c, ps, kinds)
     lookup = c in ("clGetExtensionFunctionAddress", "clGetExtensionFunctionAddressForPlatform")
     has_err = any(k == "ERRCODE" for k, _ in kinds)
@@ -568,7 +574,7 @@ def wrapper(reg, c, r, ps, kinds, exported):
     for p, (k, aux) in zip(ps, kinds):
         if k == "ERRCODE":
             call_args.append("errcode_ret ? errcode_ret : &clt_err_local")
-        elif hooked or (enq and p["name"] == "event"):
+        elif pre_hook or (enq and p["name"] == "event"):
             call_args.append(p["name"] + "__c")
         else:
             call_args.append(p["name"])
@@ -579,13 +585,14 @@ def wrapper(reg, c, r, ps, kinds, exported):
         # launch, a tenth of its recording; a pre hook writes what its post reads
         L.append("    struct clt_hook h;")
         L.append("    h.th = th; h.real = (void *)real; h.changed = 0; h.scratch[0] = 0;")
+    if pre_hook:
         for p in ps:
             L.append("    %s %s__c = %s;" % (reg.abi(p), p["name"], p["name"]))
         L.append("    clt_pre_%s(&h%s);" % (c, "".join(", &%s__c" % n for n in argnames)))
     if enq:
         # No event from the app: use our own (released on completion), so
         # every command is timed. The flow id links the call to its command.
-        if not hooked:
+        if not pre_hook:
             L.append("    void *event__c = event;")
         L.append("    void *clt_own_event = NULL;")
         L.append("    uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;")
@@ -633,7 +640,7 @@ def wrapper(reg, c, r, ps, kinds, exported):
         L.append("        clt_profiling_off(command_queue);")
     if lookup:
         L.append("    ret = clt_ext_wrap(func_name, ret);")
-    if hooked:
+    if post_hook:
         L.append("    clt_post_%s(&h%s%s);" % (c, "" if rk == "VOID" else ", &ret", "".join(", " + n for n in argnames)))
     ok = {"VOID": "1", "ERR": "ret == 0", "HANDLE": "ret != NULL", "PTR": "ret != NULL", "VAL": "1"}[rk]
     if enq:

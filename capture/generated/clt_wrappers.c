@@ -6159,16 +6159,7 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
     uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     struct clt_hook h;
     h.th = th; h.real = (void *)real; h.changed = 0; h.scratch[0] = 0;
-    void * command_queue__c = command_queue;
-    void * kernel__c = kernel;
-    uint32_t work_dim__c = work_dim;
-    void * global_work_offset__c = global_work_offset;
-    void * global_work_size__c = global_work_size;
-    void * local_work_size__c = local_work_size;
-    uint32_t num_events_in_wait_list__c = num_events_in_wait_list;
-    void * event_wait_list__c = event_wait_list;
-    void * event__c = event;
-    clt_pre_clEnqueueNDRangeKernel(&h, &command_queue__c, &kernel__c, &work_dim__c, &global_work_offset__c, &global_work_size__c, &local_work_size__c, &num_events_in_wait_list__c, &event_wait_list__c, &event__c);
+    void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
     if (th && !event) {
@@ -6187,7 +6178,7 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue__c, kernel__c, work_dim__c, global_work_offset__c, global_work_size__c, local_work_size__c, num_events_in_wait_list__c, event_wait_list__c, event__c);
+    int32_t ret = real(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -9899,18 +9890,12 @@ static int32_t clGetEventProfilingInfo_rec(clGetEventProfilingInfo_t real, void 
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     struct clt_hook h;
     h.th = th; h.real = (void *)real; h.changed = 0; h.scratch[0] = 0;
-    void * event__c = event;
-    uint32_t param_name__c = param_name;
-    size_t param_value_size__c = param_value_size;
-    void * param_value__c = param_value;
-    void * param_value_size_ret__c = param_value_size_ret;
-    clt_pre_clGetEventProfilingInfo(&h, &event__c, &param_name__c, &param_value_size__c, &param_value__c, &param_value_size_ret__c);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetEventProfilingInfo + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(event__c, param_name__c, param_value_size__c, param_value__c, param_value_size_ret__c);
+    int32_t ret = real(event, param_name, param_value_size, param_value, param_value_size_ret);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -12774,7 +12759,6 @@ static int32_t clReleaseCommandQueue_rec(clReleaseCommandQueue_t real, void * co
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
-    clt_post_clReleaseCommandQueue(&h, &ret, command_queue);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -12829,7 +12813,6 @@ static int32_t clReleaseContext_rec(clReleaseContext_t real, void * context)
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
-    clt_post_clReleaseContext(&h, &ret, context);
     if (!th)
         return ret;
     int ok = ret == 0;

@@ -627,10 +627,13 @@ t_light_calls_one_clock_read() {
 
 t_estimates_drawn_as_the_run_goes() {
     # 16 launches timed, then ~none (CLTRACE_SAMPLE=16,100000), in 10 steps
-    # each ending in clFinish: once no timed launch is in flight, the untimed
-    # ones are drawn 1,024 at a time as the run goes (not all at the exit),
-    # each sized as the timed ones ran, one after another on one lane
-    CLTRACE_SAMPLE=16,100000 traced "$WORK/eh" "$T/bench_calls" launch 10000 --mem > /dev/null
+    # each ending in clFinish and 20 ms idle (the collector collects while
+    # the app pauses; a bare clFinish, ~0.1 ms, was too short beside other
+    # tests): once no timed launch is in flight, the untimed ones are drawn
+    # 1,024 at a time as the run goes (not all at the exit), each sized as
+    # the timed ones ran, one after another on one lane
+    CLTRACE_SAMPLE=16,100000 traced "$WORK/eh" "$T/bench_calls" launch 10000 --steps 10 --step-pause-us 20000 \
+        > /dev/null
     local t; t=$(trace_of "$WORK/eh")
     lint "$t"
     $PY tests/tracedump.py "$t" | $PY -c '

@@ -25,6 +25,9 @@
  * control for what the threads made at the start (the driver's, a tool's)
  * leave behind in the scheduler's accounts, which decays within tenths of a
  * second.
+ * --steps S --step-pause-us N: the loop in S steps (each ending as its loop
+ * does: a launch loop in clFinish), N us idle after each, outside its time
+ * (a program that pauses: cltrace's collector collects then).
  * --last-dso PATH: load PATH (tests/bench/last_fini.c) just before main
  * returns: loaded after the driver and everything else, it is finalized
  * after them, and its destructor prints "last_fini_mono_ns T", the user
@@ -163,7 +166,7 @@ int main(int argc, char **argv)
     int asks_events = !strcmp(what, "launchev") || !strcmp(what, "smallev") || !strcmp(what, "enqueueev");
     long n = atol(argv[2]);
     int fake = 0, mem = 0;
-    long nap_us = 0, pause_us = 0;
+    long nap_us = 0, pause_us = 0, steps = 1, step_pause_us = 0;
     const char *last_dso = NULL;
     for (int i = 3; i < argc; i++) {
         fake |= strcmp(argv[i], "--fake") == 0;
@@ -172,6 +175,10 @@ int main(int argc, char **argv)
             nap_us = atol(argv[++i]);
         if (strcmp(argv[i], "--pause-us") == 0 && i + 1 < argc)
             pause_us = atol(argv[++i]);
+        if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc)
+            steps = atol(argv[++i]) > 0 ? atol(argv[i]) : 1;
+        if (strcmp(argv[i], "--step-pause-us") == 0 && i + 1 < argc)
+            step_pause_us = atol(argv[++i]);
         if (strcmp(argv[i], "--last-dso") == 0 && i + 1 < argc)
             last_dso = argv[++i];
     }
@@ -242,7 +249,7 @@ int main(int argc, char **argv)
         clFinish(queue);
     }
     double t = 0, wall = 0;
-    long steps = mem ? 10 : 1;
+    steps = mem ? 10 : steps;
     idle_us(pause_us);
     loop0 = clock_ns(CLOCK_MONOTONIC);
     for (long s = 0; s < steps; s++) {
@@ -265,6 +272,7 @@ int main(int argc, char **argv)
         wall += clock_ns(CLOCK_MONOTONIC) - w0;
         if (mem)
             printf("hwm_kb_after %ld %ld\n", (s + 1) * (n / steps), hwm_kb());
+        idle_us(step_pause_us);
     }
     loop1 = clock_ns(CLOCK_MONOTONIC);
     idle_us(nap_us);

@@ -345,7 +345,8 @@ static void mem_in_flight(struct clt_devmodel *m, const struct clt_flow *f)
 
 /* An enqueue CLTRACE_SAMPLE left untimed: counted on its device, a transfer by direction and size,
  * a launch on its kernel and launch configuration (the report extrapolates their device time from
- * the timed ones); either kept on its queue to be drawn as an estimated slice (estimated.c). Its queue. */
+ * the timed ones); either kept on its queue to be drawn as an estimated slice (estimated.c).
+ * Returns its queue. */
 static struct clt_queue *sampled_out(struct clt_writer *w, const struct clt_rec *rec, unsigned fn, uint64_t t0)
 {
     struct clt_devmodel *m = w->dev;

@@ -18,8 +18,8 @@
  * even back to back, every one is shortened alike (the timed commands
  * around them are the evidence). Those after the last timed command follow
  * it; so do those of a queue where CLT_EST_HOLD wait and no timed command
- * is in flight (device_model.h). A command whose key was never timed is sized as the queue's latest
- * timed command (timed_launches_averaged 0). Each slice: the kernel's name
+ * is in flight (device_model.h). A command whose key was never timed is
+ * sized as the queue's latest timed command (timed_launches_averaged 0). Each slice: the kernel's name
  * (a transfer's command and size) and " (estimated)", category
  * cltrace.estimated, argument estimated=true, no command_type (a query of commands leaves it out; the
  * report counts it in the device's busy time, not in its kernels' time,

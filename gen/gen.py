@@ -582,9 +582,10 @@ def wrapper(reg, c, r, ps, kinds, exported):
         L.append("    cl_int_ clt_err_local = 0;")
     if hooked:
         # scratch left as it is: zeroing its 512 bytes was ~74 instructions a
-        # launch, a tenth of its recording; a pre hook writes what its post reads
+        # launch, a tenth of its recording; changed and scratch are what a pre
+        # hook tells its post, so only a command with a pre hook sets them
         L.append("    struct clt_hook h;")
-        L.append("    h.th = th; h.real = (void *)real; h.changed = 0; h.scratch[0] = 0;")
+        L.append("    h.th = th; h.real = (void *)real;%s" % (" h.changed = 0; h.scratch[0] = 0;" if pre_hook else ""))
     if pre_hook:
         for p in ps:
             L.append("    %s %s__c = %s;" % (reg.abi(p), p["name"], p["name"]))

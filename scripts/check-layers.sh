@@ -74,7 +74,7 @@ if command -v nm > /dev/null && command -v "${CC:-cc}" > /dev/null; then
     }
     made() {   # made FILE: make's object of FILE where nothing it was built from is newer
         # (its .d file lists them); make compiles each file alone too
-        local m
+        local m newer
         for m in build/pic/"${1%.c}".o build/obj/"${1%.c}".o; do
             [ -f "$m" ] && [ -f "${m%.o}.d" ] || continue
             # shellcheck disable=SC2046  # the file names, split

@@ -6158,7 +6158,7 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
                   !clt_sample_take(CLT_FN_clEnqueueNDRangeKernel, clt_launch_key(kernel, work_dim, global_work_size, local_work_size), 0);
     uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     struct clt_hook h;
-    h.th = th; h.real = (void *)real; h.changed = 0; h.scratch[0] = 0;
+    h.th = th; h.real = (void *)real;
     void *event__c = event;
     void *clt_own_event = NULL;
     uint64_t flow = th ? clt_flow_next(th, event == NULL) : 0;
@@ -9889,7 +9889,7 @@ static int32_t clGetEventProfilingInfo_rec(clGetEventProfilingInfo_t real, void 
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     struct clt_hook h;
-    h.th = th; h.real = (void *)real; h.changed = 0; h.scratch[0] = 0;
+    h.th = th; h.real = (void *)real;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetEventProfilingInfo + 1u;

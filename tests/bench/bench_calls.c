@@ -175,8 +175,8 @@ int main(int argc, char **argv)
             nap_us = atol(argv[++i]);
         if (strcmp(argv[i], "--pause-us") == 0 && i + 1 < argc)
             pause_us = atol(argv[++i]);
-        if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc)
-            steps = atol(argv[++i]) > 0 ? atol(argv[i]) : 1;
+        if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc && (steps = atol(argv[++i])) < 1)
+            steps = 1;
         if (strcmp(argv[i], "--step-pause-us") == 0 && i + 1 < argc)
             step_pause_us = atol(argv[++i]);
         if (strcmp(argv[i], "--last-dso") == 0 && i + 1 < argc)

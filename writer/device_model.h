@@ -236,6 +236,7 @@ void clt_est_push_launch(struct clt_queue *q, uint64_t h0, uint64_t kernel_id, u
                          const uint64_t *lws, uint32_t lws_null, uint64_t flow);
 void clt_est_push_transfer(struct clt_queue *q, uint64_t h0, unsigned fn, const char *dir, uint64_t bytes,
                            uint64_t flow);
+void clt_est_free(struct clt_queue *q);                    /* its waiting list's pages given back */
 int clt_dm_transfer_dir(unsigned fn, const char **dir);    /* 1: a transfer, *dir its direction */
 const char *clt_dm_command_type(unsigned fn);              /* CL_COMMAND_* of an enqueue function */
 void clt_dm_transfer_name(char *out, size_t cap, const char *cmd, uint64_t bytes);   /* "ReadBuffer 4 B" */

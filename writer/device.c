@@ -144,7 +144,7 @@ static struct clt_queue *queue_get(struct clt_writer *w, uint64_t handle)
         q = &m->queues[m->n_queues++];
     if (!q)
         return NULL;
-    free(q->est);              /* a slot used before: its untimed launches were drawn when it went idle */
+    clt_est_free(q);           /* a slot used before: its untimed launches were drawn when it went idle */
     memset(q, 0, sizeof *q);
     q->handle = handle;
     q->id = id;
@@ -417,8 +417,10 @@ void clt_dm_flow_done(struct clt_devmodel *m, struct clt_flow *f)
     free(clt_map_del(&m->flow_map, f->flow));
 }
 
-/* A queue's life and clFinish; a context's devices. 1 if the call was one. */
-static int on_queue_call(struct clt_writer *w, const struct clt_rec *rec, unsigned fn, int ok, uint64_t t1)
+/* A queue's life and clFinish; a context's devices. 1 if the call was one;
+ * *idle: a queue the app let go with none of its timed commands in flight. */
+static int on_queue_call(struct clt_writer *w, const struct clt_rec *rec, unsigned fn, int ok, uint64_t t1,
+                         struct clt_queue **idle)
 {
     struct clt_devmodel *m = w->dev;
     if (fn == CLT_FN_clCreateCommandQueue || fn == CLT_FN_clCreateCommandQueueWithProperties ||
@@ -448,8 +450,10 @@ static int on_queue_call(struct clt_writer *w, const struct clt_rec *rec, unsign
         struct clt_queue *q = clt_dm_queue_find(w, id);
         if (q && (q->refs += fn == CLT_FN_clRetainCommandQueue ? 1 : -1) <= 0) {
             clt_map_del(&m->queue_dev, id);
-            if (q->in_flight <= 0)
+            if (q->in_flight <= 0) {
                 q->id = 0;  /* its slot is free again; its tracks stay in the trace */
+                *idle = q;
+            }
         }
         return 1;
     }
@@ -641,8 +645,10 @@ static void transfer_facts(struct clt_writer *w, const struct clt_rec *rec, stru
 }
 
 /* Each call as the device model sees it: objects' lives, then enqueues. The
- * queue where CLT_EST_HOLD untimed commands or more wait for a timed one
- * and none is in flight, if this call is one of them. */
+ * queue whose untimed commands are to be drawn now, if any: the app let it go
+ * with no timed command of it in flight (its slot is free, id 0: a later
+ * queue's would drop them), or CLT_EST_HOLD of them or more wait for a timed
+ * one and none is in flight. */
 struct clt_queue *clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1,
                                  uint32_t seq)
 {
@@ -650,9 +656,10 @@ struct clt_queue *clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec
     const struct clt_fn_desc *fd = &clt_fns[rec->fn];
     unsigned fn = rec->fn;
     int ok = fd->ret == CLT_R_ERR ? (int32_t)rec->ret == 0 : rec->ret != 0;
-    if (on_queue_call(w, rec, fn, ok, t1) || on_kernel_call(w, rec, fn, ok) || on_mem_call(w, rec, fn, ok, t1) ||
-        !(fd->flags & CLT_F_ENQUEUE))
-        return NULL;
+    struct clt_queue *idle = NULL;
+    if (on_queue_call(w, rec, fn, ok, t1, &idle) || on_kernel_call(w, rec, fn, ok) ||
+        on_mem_call(w, rec, fn, ok, t1) || !(fd->flags & CLT_F_ENQUEUE))
+        return idle && idle->n_est > idle->est_first ? idle : NULL;
     uint64_t flow = rec->arg[fd->n_params];
     const char *dir;
     if (ok && clt_dm_is_host_write(fn)) {

@@ -31,7 +31,10 @@ static int cmp_u64(const void *a, const void *b)
 #define CAL_SYNCS_NOT_SLOWER_MAX 2  /* pairs the profiling queue may not be the slower in */
 
 struct calibration {
-    uint64_t without[CAL_MARKERS], with[CAL_MARKERS];      /* a fill without, with an event */
+    uint64_t without[CAL_MARKERS], with[CAL_MARKERS];      /* a marker without, with an event */
+    /* a fill without, with an event: apart from the markers', which stand
+     * where a driver fails the fills part-way */
+    uint64_t fill_without[CAL_MARKERS], fill_with[CAL_MARKERS];
     uint64_t plain[CAL_SYNCS], profiling[CAL_SYNCS];       /* a write + clFinish on each queue */
     uint64_t write_event;                                  /* what an event adds to a 4-byte write (ticks) */
     unsigned n_syncs;
@@ -178,7 +181,7 @@ static int event_cost_fill(void *queue, void *dev, int cpu_device, int app_profi
     void *buf = create(ctx, 1 /* CL_MEM_READ_WRITE */, 4, NULL, &err);
     if (!buf || err != CL_SUCCESS_)
         return 0;
-    int measured = cal_pairs(queue, buf, fill4, cal->without, cal->with) == CAL_MARKERS;
+    int measured = cal_pairs(queue, buf, fill4, cal->fill_without, cal->fill_with) == CAL_MARKERS;
     if (measured)
         cal->write_event = write_event_cost(queue, buf);
     /* A CPU device's write is a copy on the host, not a DMA a profiling
@@ -230,9 +233,11 @@ int clt_calibrate(struct clt_thread *th, void *queue, void *dev, int cpu_device,
      * one anyway); a 4-byte fill of a buffer of ours pays for the event as a
      * kernel launch does (7.5 us against 7.4, scripts/evcollect.c): measure
      * on that where the driver lets us; else the markers' pairs, all 16. */
-    if (event_cost_fill(queue, dev, cpu_device, app_profiling, &cal))
+    if (event_cost_fill(queue, dev, cpu_device, app_profiling, &cal)) {
         n = CAL_MARKERS;
-    else if (n == CAL_MARKERS_CPU && cpu_device)
+        without = cal.fill_without;
+        with = cal.fill_with;
+    } else if (n == CAL_MARKERS_CPU && cpu_device)
         n = cal_markers(th, queue, dev, cpu_device, &cal, n, CAL_MARKERS);
     if (n < 8)
         return 0;

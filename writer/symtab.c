@@ -309,9 +309,9 @@ static int entry_true(const struct clt_symtab *t, unsigned i, int count)
 }
 
 /* The file's arrays used where they were read (each 8-byte aligned after the
- * 40-byte head): copied into arrays of their own, moved by the bias, LLVM's
- * 730 KB table touched 1.4 MB more of fresh memory, ~600 page faults of the
- * writer's ~1,700 in a PoCL launch loop (perf, 2026-11-29). */
+ * 40-byte head): copied into arrays of their own, moved by the bias, the
+ * tables a PoCL launch loop reads back touched ~1.2 MB more of fresh memory,
+ * ~300 page faults of the writer's (perf, 2026-11-29; ~3 us each on a VM). */
 static int disk_read(struct clt_symtab *t, Dwfl_Module *mod, const struct clt_symtab_fns *f, int count)
 {
     char path[PATH_MAX];

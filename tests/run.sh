@@ -1467,6 +1467,14 @@ print("timed", timed, "estimated", est)
 assert timed + est == 900, "300 rounds of write, launch, read: every command drawn"
 assert est >= 580, "the transfers but the first of each size untimed, drawn estimated"
 PYEOF
+    # each on its own queue's track, named by that queue (it was 0: drawn after its slot was freed)
+    $PY tests/tracedump.py "$(trace_of "$WORK/uq")" | $PY -c '
+import json, sys
+d = json.load(sys.stdin)
+est = [s for s in d["slices"] if s["name"].endswith("(estimated)")]
+queues = {s["args"]["queue"] for s in est}
+assert est and 0 not in queues and len(queues) >= 250, sorted(queues)[:5]
+print(len(est), "estimated slices on", len(queues), "queues")'
     lint "$(trace_of "$WORK/uq")"
 }
 

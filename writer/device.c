@@ -418,7 +418,8 @@ void clt_dm_flow_done(struct clt_devmodel *m, struct clt_flow *f)
 }
 
 /* A queue's life and clFinish; a context's devices. 1 if the call was one;
- * *idle: a queue the app let go with none of its timed commands in flight. */
+ * *idle: a queue the app let go with none of its timed commands in flight
+ * and untimed ones waiting. */
 static int on_queue_call(struct clt_writer *w, const struct clt_rec *rec, unsigned fn, int ok, uint64_t t1,
                          struct clt_queue **idle)
 {
@@ -450,10 +451,10 @@ static int on_queue_call(struct clt_writer *w, const struct clt_rec *rec, unsign
         struct clt_queue *q = clt_dm_queue_find(w, id);
         if (q && (q->refs += fn == CLT_FN_clRetainCommandQueue ? 1 : -1) <= 0) {
             clt_map_del(&m->queue_dev, id);
-            if (q->in_flight <= 0) {
+            if (q->in_flight <= 0 && q->n_est > q->est_first)
+                *idle = q;  /* its untimed commands drawn first (device_commands.c), under its id */
+            else if (q->in_flight <= 0)
                 q->id = 0;  /* its slot is free again; its tracks stay in the trace */
-                *idle = q;
-            }
         }
         return 1;
     }
@@ -646,9 +647,9 @@ static void transfer_facts(struct clt_writer *w, const struct clt_rec *rec, stru
 
 /* Each call as the device model sees it: objects' lives, then enqueues. The
  * queue whose untimed commands are to be drawn now, if any: the app let it go
- * with no timed command of it in flight (its slot is free, id 0: a later
- * queue's would drop them), or CLT_EST_HOLD of them or more wait for a timed
- * one and none is in flight. */
+ * with no timed command of it in flight (refs 0: its slot is freed once they
+ * are drawn, or a later queue's would drop them), or CLT_EST_HOLD of them or
+ * more wait for a timed one and none is in flight. */
 struct clt_queue *clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1,
                                  uint32_t seq)
 {
@@ -659,7 +660,7 @@ struct clt_queue *clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec
     struct clt_queue *idle = NULL;
     if (on_queue_call(w, rec, fn, ok, t1, &idle) || on_kernel_call(w, rec, fn, ok) ||
         on_mem_call(w, rec, fn, ok, t1) || !(fd->flags & CLT_F_ENQUEUE))
-        return idle && idle->n_est > idle->est_first ? idle : NULL;
+        return idle;
     uint64_t flow = rec->arg[fd->n_params];
     const char *dir;
     if (ok && clt_dm_is_host_write(fn)) {

@@ -385,10 +385,12 @@ static void command_record(struct clt_writer *w, const struct clt_rec *rec, int 
 void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1, uint32_t seq)
 {
     struct clt_queue *q = clt_dm_on_call(w, rec, t0, t1, seq);
-    if (q && !q->id)   /* released, idle: drawn before a later queue takes its slot */
+    if (q && q->refs <= 0) {    /* released, idle: drawn before a later queue takes its slot */
         clt_est_draw(w, q, UINT64_MAX, UINT64_MAX, 0);
-    else if (q)        /* CLT_EST_HOLD untimed commands and no timed one: drawn now, not at the exit */
+        q->id = 0;
+    } else if (q) {             /* CLT_EST_HOLD untimed commands and no timed one: drawn now, not at the exit */
         clt_est_draw_held(w, q);
+    }
     /* A completion can come before its enqueue's record (a callback that ran
      * inside the call): match it now, not after the whole backlog. */
     if ((clt_fns[rec->fn].flags & CLT_F_ENQUEUE) && w->dev->n_pending)

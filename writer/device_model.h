@@ -97,11 +97,17 @@ struct clt_queue {
     uint64_t est_end;
     uint64_t last_timed_ns;       /* the latest timed command's duration: sizes a launch nothing else can */
 };
-/* An untimed command: its enqueue (host ns); a launch's kernel and launch
- * configuration (clt_dm_launch_key, and as given), a transfer's command,
- * direction and bytes (kernel_id 0) */
+/* An untimed command: its enqueue (host ns), its shape's key (a launch's
+ * clt_dm_launch_key, a transfer's clt_dm_transfer_key), its enqueue's arrow
+ * (the writer's own id; 0 none). 24 bytes: a launch loop holds ~19,500. */
 struct clt_est {
-    uint64_t h0, key, kernel_id, flow;    /* flow: its enqueue's arrow (the writer's own id; 0 none) */
+    uint64_t h0, key, flow;
+};
+/* What the untimed commands of one key share, kept once by key
+ * (clt_est_shape): a launch's kernel and configuration as given, a
+ * transfer's command, direction and bytes (kernel_id 0) */
+struct clt_est_shape {
+    uint64_t kernel_id;
     uint32_t work_dim, lws_null;
     uint64_t gws[3], lws[3];
     unsigned fn;
@@ -237,6 +243,8 @@ void clt_est_push_launch(struct clt_queue *q, uint64_t h0, uint64_t kernel_id, u
 void clt_est_push_transfer(struct clt_queue *q, uint64_t h0, unsigned fn, const char *dir, uint64_t bytes,
                            uint64_t flow);
 void clt_est_free(struct clt_queue *q);                    /* its waiting list's pages given back */
+const struct clt_est_shape *clt_est_shape(uint64_t key);   /* NULL: none kept (no memory) */
+void clt_est_shapes_forget(void);                          /* a fork child's: its ids restart */
 int clt_dm_transfer_dir(unsigned fn, const char **dir);    /* 1: a transfer, *dir its direction */
 const char *clt_dm_command_type(unsigned fn);              /* CL_COMMAND_* of an enqueue function */
 void clt_dm_transfer_name(char *out, size_t cap, const char *cmd, uint64_t bytes);   /* "ReadBuffer 4 B" */

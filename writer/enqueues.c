@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "common/bytes.h"
+#include "common/map.h"
 #include "device_model.h"
 #include "trace/tables.h"
 
@@ -69,9 +70,10 @@ uint64_t clt_dm_launch_key(uint64_t kernel_id, uint32_t work_dim, const uint64_t
 }
 
 /* A queue's waiting commands: pages of their own, grown by mremap. A launch
- * loop's 19,000 held at once (2 MB) grew by realloc, copied at each
- * doubling into fresh pages: ~1,000 of the writer's ~2,000 page faults in a
- * PoCL loop (perf, 2026-11-29). The pages move, nothing is copied. */
+ * loop's 19,000 held at once grew by realloc, copied at each doubling into
+ * fresh pages: ~1,000 of the writer's ~2,000 page faults in a PoCL loop
+ * (perf, 2026-11-29). The pages move, nothing is copied; and each command
+ * is 24 bytes (was 112), what its key's commands share kept once. */
 static struct clt_est *est_grow(struct clt_est *old, unsigned old_cap, unsigned cap)
 {
     size_t was = (size_t)old_cap * sizeof *old, want = (size_t)cap * sizeof *old;
@@ -96,7 +98,7 @@ static struct clt_est *push(struct clt_queue *q)
         q->est_first = 0;
     }
     if (q->n_est == q->cap_est) {
-        unsigned cap = q->cap_est ? q->cap_est * 2 : 1024;      /* 112 KiB: whole pages */
+        unsigned cap = q->cap_est ? q->cap_est * 2 : 512;       /* 12 KiB: whole pages */
         struct clt_est *e = cap <= 1u << 20 ? est_grow(q->est, q->cap_est, cap) : NULL;
         if (!e)
             return NULL;
@@ -106,23 +108,56 @@ static struct clt_est *push(struct clt_queue *q)
     return memset(&q->est[q->n_est++], 0, sizeof *q->est);
 }
 
+/* The shapes by key: as many as the configurations and transfer sizes the
+ * run left untimed (each had 16 timed first) */
+static struct clt_map shapes;
+
+const struct clt_est_shape *clt_est_shape(uint64_t key)
+{
+    return clt_map_get(&shapes, key);
+}
+
+static void shape_keep(uint64_t key, const struct clt_est_shape *s)
+{
+    struct clt_est_shape *x;
+    if (clt_map_get(&shapes, key) || !(x = malloc(sizeof *x)))
+        return;
+    *x = *s;
+    if (clt_map_put(&shapes, key, x) != 0)
+        free(x);
+}
+
+void clt_est_shapes_forget(void)
+{
+    for (uint64_t i = 0; i < shapes.cap; i++)
+        if (shapes.keys[i])
+            free(shapes.vals[i]);
+    clt_map_free(&shapes);
+}
+
 void clt_est_push_launch(struct clt_queue *q, uint64_t h0, uint64_t kernel_id, uint32_t work_dim, const uint64_t *gws,
                          const uint64_t *lws, uint32_t lws_null, uint64_t flow)
 {
+    uint64_t key = clt_dm_launch_key(kernel_id, work_dim, gws, lws, (int)lws_null);
     struct clt_est *e = push(q);
     if (!e)
         return;
-    *e = (struct clt_est){ h0, clt_dm_launch_key(kernel_id, work_dim, gws, lws, (int)lws_null), kernel_id, flow,
-                           work_dim, lws_null, { 0 }, { 0 }, CLT_FN_clEnqueueNDRangeKernel, NULL, 0 };
-    memcpy(e->gws, gws, sizeof e->gws);
-    memcpy(e->lws, lws, sizeof e->lws);
+    *e = (struct clt_est){ h0, key, flow };
+    if (!clt_map_get(&shapes, key)) {
+        struct clt_est_shape s = { kernel_id, work_dim, lws_null, { 0 }, { 0 }, CLT_FN_clEnqueueNDRangeKernel, NULL, 0 };
+        memcpy(s.gws, gws, sizeof s.gws);
+        memcpy(s.lws, lws, sizeof s.lws);
+        shape_keep(key, &s);
+    }
 }
 
 void clt_est_push_transfer(struct clt_queue *q, uint64_t h0, unsigned fn, const char *dir, uint64_t bytes,
                            uint64_t flow)
 {
+    uint64_t key = clt_dm_transfer_key(fn, bytes);
     struct clt_est *e = push(q);
-    if (e)
-        *e = (struct clt_est){ .h0 = h0, .key = clt_dm_transfer_key(fn, bytes), .flow = flow, .fn = fn, .dir = dir,
-                               .bytes = bytes };
+    if (!e)
+        return;
+    *e = (struct clt_est){ h0, key, flow };
+    shape_keep(key, &(struct clt_est_shape){ .fn = fn, .dir = dir, .bytes = bytes });
 }

@@ -71,7 +71,8 @@ static uint64_t mean_of(uint64_t key, uint64_t *n)
 
 /* The arguments every estimated slice of a queue and launch configuration
  * shares, its name and category: ap/a filled, their count. */
-static unsigned shared_anns(Ann *a, Ann **ap, Ann *elems, Ann **ep, const struct clt_queue *q, const struct clt_est *e)
+static unsigned shared_anns(Ann *a, Ann **ap, Ann *elems, Ann **ep, const struct clt_queue *q,
+                            const struct clt_est_shape *e)
 {
     unsigned na = 0, ne = 0, dims = e->work_dim < 3 ? e->work_dim : 3;
     A_BOOL("estimated", 1);
@@ -103,7 +104,7 @@ struct shared { uint64_t queue, key, dur_iid, timed_iid; uint32_t gen; size_t n;
 static struct clt_map shared_fields;
 
 /* "vector_add (estimated)", "WriteBuffer 4 KiB (estimated)" */
-static void est_name(char *name, size_t cap, const struct clt_est *e, const struct clt_kern *k)
+static void est_name(char *name, size_t cap, const struct clt_est_shape *e, const struct clt_kern *k)
 {
     char what[CLT_MAX_STR + 1];
     if (!e->kernel_id)
@@ -112,13 +113,13 @@ static void est_name(char *name, size_t cap, const struct clt_est *e, const stru
 }
 
 static struct shared *shared_pack(struct clt_writer *w, const struct clt_queue *q, const struct clt_est *e,
-                                  const struct clt_kern *k)
+                                  const struct clt_est_shape *sh, const struct clt_kern *k)
 {
     char name[CLT_MAX_STR + 16], *cat = "cltrace.estimated";
-    est_name(name, sizeof name, e, k);
+    est_name(name, sizeof name, sh, k);
     Ann a[10], *ap[10], elems[6], *ep[6];
     Perfetto__Protos__TrackEvent ev = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-    ev.n_debug_annotations = shared_anns(a, ap, elems, ep, q, e);
+    ev.n_debug_annotations = shared_anns(a, ap, elems, ep, q, sh);
     ev.debug_annotations = ap;
     clt_own_intern_args(w, ap, (unsigned)ev.n_debug_annotations);
     uint64_t cat_iid = clt_own_iid(w, CLT_OWN_CATEGORY, cat);
@@ -148,7 +149,7 @@ static struct shared *shared_pack(struct clt_writer *w, const struct clt_queue *
 }
 
 static const struct shared *shared_of(struct clt_writer *w, const struct clt_queue *q, const struct clt_est *e,
-                                      const struct clt_kern *k)
+                                      const struct clt_est_shape *sh, const struct clt_kern *k)
 {
     uint64_t h = (q->id * 0x9E3779B97F4A7C15ull ^ e->key) | 1;
     struct shared *x = clt_map_get(&shared_fields, h);
@@ -156,7 +157,7 @@ static const struct shared *shared_of(struct clt_writer *w, const struct clt_que
         return NULL;
     if (x && x->gen == clt_own_gen())
         return x;
-    struct shared *y = shared_pack(w, q, e, k);
+    struct shared *y = shared_pack(w, q, e, sh, k);
     if (x) {                    /* the sequence started again: packed again */
         free(x);
         clt_map_del(&shared_fields, h);
@@ -171,11 +172,11 @@ static const struct shared *shared_of(struct clt_writer *w, const struct clt_que
 /* Each slice: the kernel's name and " (estimated)", category
  * cltrace.estimated, its launch configuration, how long it is drawn and on
  * how many timed launches that rests (TRACE_FORMAT.md). */
-static void slice(struct clt_writer *w, struct clt_queue *q, const struct clt_est *e, struct clt_kern *k,
-                  uint64_t start, uint64_t end, uint64_t timed)
+static void slice(struct clt_writer *w, struct clt_queue *q, const struct clt_est *e, const struct clt_est_shape *sh,
+                  struct clt_kern *k, uint64_t start, uint64_t end, uint64_t timed)
 {
     uint64_t lane = clt_dm_queue_lane(w, q, start, end);
-    const struct shared *x = shared_of(w, q, e, k);
+    const struct shared *x = shared_of(w, q, e, sh, k);
     if (x && x->dur_iid && x->timed_iid) {
         const struct fp_ann own[2] = { { .name_iid = (uint32_t)x->dur_iid, .type = FP_V_UINT, .v = end - start },
                                        { .name_iid = (uint32_t)x->timed_iid, .type = FP_V_UINT, .v = timed } };
@@ -186,9 +187,9 @@ static void slice(struct clt_writer *w, struct clt_queue *q, const struct clt_es
     unsigned na = 0;
     A_UINT("estimated_duration_ns", end - start);
     A_UINT("timed_launches_averaged", timed);
-    na += shared_anns(a + na, ap + na, elems, ep, q, e);
+    na += shared_anns(a + na, ap + na, elems, ep, q, sh);
     char name[CLT_MAX_STR + 16];
-    est_name(name, sizeof name, e, k);
+    est_name(name, sizeof name, sh, k);
     clt_put_own_slice(w, lane, start, end, name, "cltrace.estimated", ap, na, e->flow ? &e->flow : NULL);
 }
 
@@ -268,12 +269,15 @@ void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, ui
         not_drawn += n;
     }
     for (unsigned i = 0; i < n; i++) {
-        struct clt_kern *k = e[i].kernel_id ? clt_dm_kern_get(w, e[i].kernel_id, 0) : NULL;
-        if (d) {                /* every one drawn, its arrow ended: where the evidence leaves no room, 1 ns */
+        const struct clt_est_shape *sh = clt_est_shape(e[i].key);
+        struct clt_kern *k = sh && sh->kernel_id ? clt_dm_kern_get(w, sh->kernel_id, 0) : NULL;
+        if (d && sh) {          /* every one drawn, its arrow ended: where the evidence leaves no room, 1 ns */
             uint64_t len = d[i] ? d[i] : 1;
-            slice(w, q, &e[i], k, s[i], s[i] + len, timed[i]);
+            slice(w, q, &e[i], sh, k, s[i], s[i] + len, timed[i]);
             t = s[i] + len + 1;
             drawn++;
+        } else if (d) {
+            not_drawn++;        /* its shape had no memory */
         }
         clt_dm_kern_drawn(w->dev, k);   /* device.c counted it in flight */
     }
@@ -326,5 +330,6 @@ void clt_est_forget(void)
         if (shared_fields.keys[i])
             free(shared_fields.vals[i]);
     clt_map_free(&shared_fields);
+    clt_est_shapes_forget();
     drawn = not_drawn = draw_ns = held_drawn = 0;
 }

@@ -741,6 +741,8 @@ def wrapper(reg, c, r, ps, kinds, exported):
         L.append("        if (!clt_te)")
         L.append("            x.raw |= CLT_RAW_UNTIMED;")
     L.append("        clt_rec_commit(th, rec, &x, CLT_FN_%s, t0, t1, %s);" % (c, retv))
+    if enq:      # its record spans two or three lines (trace/record.h)
+        L.append("        clt_rec_ask_ahead(rec);")
     L.append("    }")
     # a measured one-clock call read the clock once more than the others
     inner = "t1 - t0 + clt_clock_read_ticks" if one_clock else "t1 - t0"

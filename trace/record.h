@@ -398,19 +398,24 @@ static inline void clt_rec_commit(struct clt_thread *th, struct clt_rec *rec, st
     rec->ret = ret;
     th->head_local += size;
     __atomic_store_n(&th->head, th->head_local, __ATOMIC_RELEASE);
-    /* The lines a few records on were last read by the writer's core: ask
-     * for them now, so that the stores do not wait for them (on a mesh of
-     * many cores that wait is ~100 ns). The lines a record of up to 192
-     * bytes spans, 512 bytes on: one line a record left every other line of
-     * a launch's 136 bytes unasked (H200, 20,000 launches, 4 sets of 15
-     * rounds: minima 1.06-1.16x untraced against 1.09-1.17x). No loop: a
-     * light call pays 2 instructions. A prefetch past the ring's end never
-     * faults. */
-    const uint8_t *ahead = (const uint8_t *)rec + 512;
-    __builtin_prefetch(ahead, 1);
-    __builtin_prefetch(ahead + 64, 1);
-    if (size > 128)
-        __builtin_prefetch(ahead + 128, 1);
+    /* The line a few records on was last read by the writer's core: ask
+     * for it now, so that the store does not wait for it (on a mesh of
+     * many cores that wait is ~100 ns). One instruction; a prefetch past
+     * the ring's end never faults. */
+    __builtin_prefetch((const uint8_t *)rec + 512, 1);
+}
+
+/* An enqueue's record (120 bytes and more; a launch's 136) spans two or
+ * three lines: the two after the one clt_rec_commit asked for, asked for
+ * too. One line a record left every other line of a launch loop's ring for
+ * the store to wait on (H200, 20,000 launches, 4 sets of 15 rounds: minima
+ * 1.06-1.16x untraced against 1.09-1.17x). Light calls' records
+ * (clSetKernelArg: 72 bytes) do without: make bench holds them to +140
+ * instructions. */
+static inline void clt_rec_ask_ahead(const struct clt_rec *rec)
+{
+    __builtin_prefetch((const uint8_t *)rec + 576, 1);
+    __builtin_prefetch((const uint8_t *)rec + 640, 1);
 }
 
 #endif

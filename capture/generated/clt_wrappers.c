@@ -3753,6 +3753,7 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireD3D10ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -3832,6 +3833,7 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireD3D11ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -3911,6 +3913,7 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -3990,6 +3993,7 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireDX9ObjectsINTEL, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -4069,6 +4073,7 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireEGLObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -4148,6 +4153,7 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireExternalMemObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -4227,6 +4233,7 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireGLObjects, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -4306,6 +4313,7 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireGrallocObjectsIMG, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -4385,6 +4393,7 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -4512,6 +4521,7 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueBarrierWithWaitList, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -4586,6 +4596,7 @@ static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, v
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCommandBufferKHR, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -4668,6 +4679,7 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok || clt_fp_on ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBuffer, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -4754,6 +4766,7 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok || clt_fp_on ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBufferRect, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -4836,6 +4849,7 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyBufferToImage, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -4918,6 +4932,7 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyImage, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -5000,6 +5015,7 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueCopyImageToBuffer, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -5082,6 +5098,7 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok || clt_fp_on ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueFillBuffer, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -5163,6 +5180,7 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueFillImage, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -5245,6 +5263,7 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueGenerateMipmapIMG, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -5329,6 +5348,7 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMapBuffer, t0, t1, (uint64_t)(uintptr_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -5415,6 +5435,7 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMapImage, t0, t1, (uint64_t)(uintptr_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -5490,6 +5511,7 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * 
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMarker, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -5567,6 +5589,7 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMarkerWithWaitList, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -5647,6 +5670,7 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemAdviseINTEL, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -5728,6 +5752,7 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemFillINTEL, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -5809,6 +5834,7 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemcpyINTEL, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -5889,6 +5915,7 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMemsetINTEL, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -5969,6 +5996,7 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemINTEL, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -6049,6 +6077,7 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemObjectEXT, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -6129,6 +6158,7 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueMigrateMemObjects, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -6211,6 +6241,7 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok || clt_fp_on ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueNDRangeKernel, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -6294,6 +6325,7 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueNativeKernel, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -6376,6 +6408,7 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok || clt_fp_on ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadBuffer, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -6463,6 +6496,7 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadBufferRect, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -6545,6 +6579,7 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadHostPipeINTEL, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -6629,6 +6664,7 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReadImage, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -6708,6 +6744,7 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseD3D10ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -6787,6 +6824,7 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseD3D11ObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -6866,6 +6904,7 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -6945,6 +6984,7 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseDX9ObjectsINTEL, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -7024,6 +7064,7 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseEGLObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -7103,6 +7144,7 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseExternalMemObjectsKHR, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -7182,6 +7224,7 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseGLObjects, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -7261,6 +7304,7 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseGrallocObjectsIMG, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -7340,6 +7384,7 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -7421,6 +7466,7 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMFree, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -7502,6 +7548,7 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMFreeARM, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -7583,6 +7630,7 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMap, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -7664,6 +7712,7 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMapARM, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -7745,6 +7794,7 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemFill, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -7826,6 +7876,7 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemFillARM, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -7907,6 +7958,7 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemcpy, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -7988,6 +8040,7 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMemcpyARM, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -8069,6 +8122,7 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMMigrateMem, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -8147,6 +8201,7 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMUnmap, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -8225,6 +8280,7 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSVMUnmapARM, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -8305,6 +8361,7 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueSignalSemaphoresKHR, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -8383,6 +8440,7 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok || clt_fp_on ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueTask, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -8462,6 +8520,7 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueUnmapMemObject, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -8594,6 +8653,7 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWaitSemaphoresKHR, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -8676,6 +8736,7 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok || clt_fp_on ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteBuffer, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -8763,6 +8824,7 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok || clt_fp_on ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteBufferRect, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -8845,6 +8907,7 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteHostPipeINTEL, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;
@@ -8929,6 +8992,7 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, event != NULL || !ok ? NULL : clt_ra), x.raw |= CLT_RAW_STACK;
         clt_rec_commit(th, rec, &x, CLT_FN_clEnqueueWriteImage, t0, t1, (uint64_t)(int64_t)ret);
+        clt_rec_ask_ahead(rec);
     }
     clt_cost_end(th, clt_te, t1 - t0, !clt_out);
     return ret;

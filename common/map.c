@@ -60,6 +60,14 @@ void *clt_map_del(struct clt_map *m, uint64_t k)
     return v;
 }
 
+void clt_map_free_vals(struct clt_map *m)
+{
+    for (uint64_t i = 0; i < m->cap; i++)
+        if (m->keys[i])
+            free(m->vals[i]);
+    clt_map_free(m);
+}
+
 void clt_map_free(struct clt_map *m)
 {
     free(m->keys);

@@ -43,6 +43,7 @@ static inline void *clt_map_get(const struct clt_map *m, uint64_t k)
 int clt_map_put(struct clt_map *m, uint64_t key, void *val);   /* 0 ok, -1 out of memory */
 void *clt_map_del(struct clt_map *m, uint64_t key);           /* the value removed, or NULL */
 void clt_map_free(struct clt_map *m);
+void clt_map_free_vals(struct clt_map *m);                    /* each value free()d, then the map */
 
 /* Room for element n of the array *arr of *cap elements: doubles it (from
  * `first`) when full. 0 ok; -1 out of memory, the array unchanged. */

@@ -129,10 +129,7 @@ static void shape_keep(uint64_t key, const struct clt_est_shape *s)
 
 void clt_est_shapes_forget(void)
 {
-    for (uint64_t i = 0; i < shapes.cap; i++)
-        if (shapes.keys[i])
-            free(shapes.vals[i]);
-    clt_map_free(&shapes);
+    clt_map_free_vals(&shapes);
 }
 
 void clt_est_push_launch(struct clt_queue *q, uint64_t h0, uint64_t kernel_id, uint32_t work_dim, const uint64_t *gws,

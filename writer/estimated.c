@@ -322,14 +322,8 @@ void clt_est_attrs(struct clt_attrs *a)
  * means would size its launches by other kernels (writer.c). */
 void clt_est_forget(void)
 {
-    for (uint64_t i = 0; i < means.cap; i++)
-        if (means.keys[i])
-            free(means.vals[i]);
-    clt_map_free(&means);
-    for (uint64_t i = 0; i < shared_fields.cap; i++)
-        if (shared_fields.keys[i])
-            free(shared_fields.vals[i]);
-    clt_map_free(&shared_fields);
+    clt_map_free_vals(&means);
+    clt_map_free_vals(&shared_fields);
     clt_est_shapes_forget();
     drawn = not_drawn = draw_ns = held_drawn = 0;
 }

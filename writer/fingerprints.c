@@ -113,9 +113,5 @@ unsigned clt_fp_annotate(struct clt_writer *w, uint64_t flow, const struct clt_f
 
 void clt_fp_stash_free(struct clt_writer *w)
 {
-    struct clt_map *m = &w->dev->fps;
-    for (uint64_t i = 0; i < m->cap; i++)
-        if (m->keys[i])
-            free(m->vals[i]);
-    clt_map_free(m);
+    clt_map_free_vals(&w->dev->fps);
 }

@@ -46,14 +46,11 @@ uint64_t clt_objects_new(struct clt_objects *o, uint64_t h) { return put(o, h, 1
 
 void clt_objects_free(struct clt_objects *o)
 {
-    for (uint64_t i = 0; i < o->ids.cap; i++)
-        if (o->ids.keys[i])
-            free(o->ids.vals[i]);
+    clt_map_free_vals(&o->ids);
     while (o->orphans) {
         struct clt_obj *n = o->orphans->next_orphan;
         free(o->orphans);
         o->orphans = n;
     }
-    clt_map_free(&o->ids);
     forget_recent(o);
 }

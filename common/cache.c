@@ -2,9 +2,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cache.h"
@@ -30,6 +32,31 @@ int clt_cache_path(const char *sub, const char *name, char *path, size_t cap)
         return -1;
     int n = snprintf(path, cap, "%s/%s", dir, name);
     return n > 0 && (size_t)n < cap ? 0 : -1;
+}
+
+/* Mapped, not read: a file of MBs read into fresh memory cost its copy and a
+ * page fault a page; mapped, only the pages looked at come in, from the page
+ * cache. A file is replaced by rename, never rewritten in place
+ * (clt_cache_write): the mapping keeps the one it opened. */
+const void *clt_cache_map(const char *path, size_t *len, size_t most)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    void *m = fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0 && (size_t)st.st_size <= most
+                  ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
+                  : MAP_FAILED;
+    if (fd >= 0)
+        close(fd);
+    if (m == MAP_FAILED)
+        return NULL;
+    *len = (size_t)st.st_size;
+    return m;
+}
+
+void clt_cache_unmap(const void *map, size_t len)
+{
+    if (map)
+        munmap((void *)(uintptr_t)map, len);
 }
 
 void *clt_cache_read(const char *path, size_t *len, size_t most)

@@ -31,26 +31,28 @@ static int64_t drift_over(uint64_t a, uint64_t b)
 
 /* Keep v (a lower bound when sign is 1, an upper one when -1) taken at t:
  * in a free slot, else in place of the loosest kept one, aged to t, if v is
- * tighter. */
-static void keep_bound(struct clt_clock_bounds *b, int sign, int64_t v, uint64_t t)
+ * tighter. The tightest kept, aged to t, comes back (the interval there for
+ * note_floor: looked for in a walk of its own, it was an eighth of a timed
+ * command's drawing). */
+static int64_t keep_bound(struct clt_clock_bounds *b, int sign, int64_t v, uint64_t t)
 {
+    int64_t loosest = INT64_MAX, tightest = sign * v;       /* larger: tighter */
     unsigned slot = b->n;
-    if (b->n < CLT_CLOCK_BOUNDS) {
-        b->n++;
-    } else {
-        int64_t loosest = INT64_MAX;
-        for (unsigned i = 0; i < CLT_CLOCK_BOUNDS; i++) {
-            int64_t aged = sign * b->v[i] - drift_over(t, b->t[i]);   /* larger: tighter */
-            if (aged < loosest) {
-                loosest = aged;
-                slot = i;
-            }
+    for (unsigned i = 0; i < b->n; i++) {
+        int64_t aged = sign * b->v[i] - drift_over(t, b->t[i]);
+        if (aged < loosest) {
+            loosest = aged;
+            slot = i;
         }
-        if (sign * v <= loosest)
-            return;
+        tightest = aged > tightest ? aged : tightest;
     }
-    b->v[slot] = v;
+    if (b->n < CLT_CLOCK_BOUNDS)
+        slot = b->n++;
+    else if (sign * v <= loosest)
+        return sign * tightest;
+    b->v[slot] = v;                   /* the loosest gone: the tightest is another, or v */
     b->t[slot] = t;
+    return sign * tightest;
 }
 
 /* ---- chords: the drift taken as straight between evidence on both sides --
@@ -211,37 +213,39 @@ void clt_dm_clock_at(struct clt_dev *d, uint64_t t)
     d->has_offset = 1;
 }
 
-/* The interval the evidence leaves at t, when it is the narrowest yet: the
- * floor a command's residual cannot go under (on NVIDIA ~5 us, the time the
- * driver takes to show a command's END to the host; scripts/clockprobe.c),
- * stated beside the residual so that a reader can tell a residual at the
- * driver's limit from one cltrace could have narrowed. */
-static void note_floor(struct clt_dev *d, uint64_t t)
+/* The interval the evidence leaves, [lo, hi] where a bound was just taken,
+ * when it is the narrowest yet: the floor a command's residual cannot go
+ * under (on NVIDIA ~5 us, the time the driver takes to show a command's END
+ * to the host; scripts/clockprobe.c), stated beside the residual so that a
+ * reader can tell a residual at the driver's limit from one cltrace could
+ * have narrowed. */
+static void note_floor(struct clt_dev *d, int64_t lo, int64_t hi)
 {
-    int64_t lo = bound_at(&d->lower, 1, t), hi = bound_at(&d->upper, -1, t);
     if (lo != INT64_MIN && hi != INT64_MAX && hi >= lo && (!d->floor || hi - lo < d->floor))
         d->floor = hi - lo > 0 ? hi - lo : 1;
 }
 
 /* One bound of the offset, host time h against device time dev: a lower
- * one (sign 1) or an upper one (-1), kept both ways (aged and by time). */
-static void add_bound(struct clt_dev *d, int sign, uint64_t h, uint64_t dev_ns)
+ * one (sign 1) or an upper one (-1), kept both ways (aged and by time). The
+ * tightest of its kind at h. */
+static int64_t add_bound(struct clt_dev *d, int sign, uint64_t h, uint64_t dev_ns)
 {
-    keep_bound(sign > 0 ? &d->lower : &d->upper, sign, (int64_t)(h - dev_ns), h);
     hist_put(d, sign, (int64_t)(h - dev_ns), h);
+    return keep_bound(sign > 0 ? &d->lower : &d->upper, sign, (int64_t)(h - dev_ns), h);
 }
 
+/* Each side's tightest is taken at its own end of the bracket (the drift
+ * between them: 25 ns a millisecond of its width at most). */
 void clt_dm_clock_sample(struct clt_dev *d, uint64_t h_lo, uint64_t h_hi, uint64_t dev_ns)
 {
-    add_bound(d, 1, h_lo, dev_ns);
-    add_bound(d, -1, h_hi, dev_ns);
+    int64_t lo = add_bound(d, 1, h_lo, dev_ns), hi = add_bound(d, -1, h_hi, dev_ns);
     d->samples++;
-    note_floor(d, h_lo);
+    note_floor(d, lo, hi);
 }
 
 void clt_dm_clock_upper(struct clt_dev *d, uint64_t h, uint64_t dev_ns)
 {
-    add_bound(d, -1, h, dev_ns);
+    int64_t hi = add_bound(d, -1, h, dev_ns);
     d->uppers++;
-    note_floor(d, h);
+    note_floor(d, bound_at(&d->lower, 1, h), hi);
 }

@@ -33,13 +33,22 @@ int clt_dev_init(struct clt_writer *w)
 
 /* ---- small helpers ---------------------------------------------------- */
 
-static int pidx(const struct clt_fn_desc *fd, const char *name)
+static int pidx_find(const struct clt_fn_desc *fd, const char *name)
 {
     for (unsigned i = 0; i < fd->n_params; i++)
         if (strcmp(fd->params[i].name, name) == 0)
             return (int)i;
     return -1;
 }
+
+/* A parameter's index by name (-1: none), found once per function where
+ * asked (the name a constant there; found each time, a timed launch
+ * compared 27 names, ~700 instructions). at_: index + 2, 0 not yet. */
+#define pidx(fd, name) __extension__({                                                     \
+        static int8_t at_[CLT_FN_COUNT];                                                   \
+        size_t fn_ = (size_t)((fd) - clt_fns);                                             \
+        at_[fn_] = at_[fn_] ? at_[fn_] : (int8_t)(pidx_find(&clt_fns[fn_], name) + 2);     \
+        at_[fn_] - 2; })
 
 static int raw(const struct clt_rec *rec, int i) { return i < 0 || (rec->raw_mask & (1u << i)); }
 

@@ -56,7 +56,8 @@ struct clt_symtab {
     uint64_t *sizeless;      /* addresses of named symbols without a size, sorted */
     unsigned n_sizeless;
     uint64_t shift;          /* added to reach[] and sizeless[]: a table read from disk is the load bias away */
-    void *disk;              /* that table's file, read whole: key[] to odd[] point into it */
+    const void *disk;        /* that table's file, mapped: key[] to odd[] point into it */
+    size_t disk_len;
     uint64_t (*odd)[2];      /* symbols outside the sections (an absolute value, a link warning): [lo, hi) */
     unsigned n_odd;
     int moved;               /* every sized symbol and label moved by bias: kept on disk (disk_write) */
@@ -308,25 +309,29 @@ static int entry_true(const struct clt_symtab *t, unsigned i, int count)
            address_of(t, index) == (t->key[i] >> t->bits) + t->base;
 }
 
-/* The file's arrays used where they were read (each 8-byte aligned after the
- * 40-byte head): copied into arrays of their own, moved by the bias, the
+/* The file's arrays used where they are mapped (each 8-byte aligned after the
+ * 40-byte head). Copied into arrays of their own, moved by the bias, the
  * tables a PoCL launch loop reads back touched ~1.2 MB more of fresh memory,
- * ~300 page faults of the writer's (perf, 2026-11-29; ~3 us each on a VM). */
+ * ~300 page faults of the writer's (perf, 2026-11-29; ~3 us each on a VM);
+ * read whole into memory of their own (2 MB for LLVM's, clang's and PoCL's),
+ * 1.9 ms of the writer's 19.9 (20 runs): a lookup looks at a few pages. The
+ * file could be cut short under the mapping only by hand, as the libraries
+ * libdw maps for this writer could. */
 static int disk_read(struct clt_symtab *t, Dwfl_Module *mod, const struct clt_symtab_fns *f, int count)
 {
     char path[PATH_MAX];
     size_t len;
-    struct disk_head *h = disk_path(mod, f, count, path, sizeof path) == 0 ? clt_cache_read(path, &len, 1u << 28)
-                                                                          : NULL;
+    const struct disk_head *h = disk_path(mod, f, count, path, sizeof path) == 0 ? clt_cache_map(path, &len, 1u << 28)
+                                                                                : NULL;
     int ok = h && len >= sizeof *h && !memcmp(h->magic, DISK_MAGIC, sizeof h->magic) && h->count == (uint32_t)count &&
              h->n <= (uint32_t)count && h->n_sizeless <= (uint32_t)count && h->n_odd <= (uint32_t)count &&
              h->bits > 0 && h->bits < 32 && !h->zero &&
              len == sizeof *h + 8 * (2 * (size_t)h->n + h->n_sizeless + 2 * (size_t)h->n_odd);
     if (!ok) {
-        free(h);
+        clt_cache_unmap(h, h ? len : 0);
         return 0;
     }
-    uint64_t *w = (uint64_t *)(h + 1);
+    uint64_t *w = (uint64_t *)(uintptr_t)(h + 1);     /* read only: a table read back is never written */
     t->n = h->n, t->n_sizeless = h->n_sizeless, t->n_odd = h->n_odd, t->bits = h->bits;
     t->base = h->base + t->bias;
     t->key = w;
@@ -335,6 +340,7 @@ static int disk_read(struct clt_symtab *t, Dwfl_Module *mod, const struct clt_sy
     t->odd = (uint64_t(*)[2])(w + 2 * (size_t)t->n + t->n_sizeless);
     t->shift = t->bias;
     t->disk = h;
+    t->disk_len = len;
     for (unsigned k = 0; ok && t->n && k < 16; k++)
         ok = entry_true(t, (unsigned)((uint64_t)(t->n - 1) * k / 15), count);
     return ok;
@@ -348,10 +354,11 @@ static struct clt_symtab *make(Dwfl_Module *mod, const struct clt_symtab_fns *f,
             tables_read++;
             return t;
         }
-        free(t->disk);                  /* none, or not trusted: made */
+        clt_cache_unmap(t->disk, t->disk_len);   /* none, or not trusted: made */
         t->key = t->reach = t->sizeless = NULL;
         t->odd = NULL;
         t->disk = NULL;
+        t->disk_len = 0;
         t->n = t->n_sizeless = t->n_odd = 0;
         t->shift = 0;
     } else if (t) {
@@ -488,7 +495,7 @@ void clt_symtab_free(struct clt_symtab *t)
         free(t->sizeless);
         free(t->odd);
     }
-    free(t->disk);
+    clt_cache_unmap(t->disk, t->disk_len);
     free(t->copy);
     free(t->names);
     free(t);

@@ -97,7 +97,6 @@ static _Atomic uint32_t nap_word;
  * an app thread filling the hand-off ring, or past DEFER_MAX, ends it. */
 static _Atomic int napping_long;
 static double ns_per_tick = 1.0;
-static _Atomic uint64_t handed_grain;      /* ticks; 0 until measured (ticks_calibrate) */
 static _Atomic int collect_asked;          /* a queue was released: its commands now */
 /* The collector's last round left only commands still running on their
  * devices: nothing complete waits for it. Cleared as a round finds
@@ -363,15 +362,14 @@ static long nap_max_ns(int held)
 /* clt_now()'s ticks per ns, over 2 ms (where it reads the TSC). */
 static void ticks_calibrate(void)
 {
-    if (clt_use_tsc) {
-        uint64_t t0 = clt_now(), n0 = clt_clock_ns(CLOCK_MONOTONIC);
-        struct timespec ts = { 0, 2000000 };
-        nanosleep(&ts, NULL);
-        uint64_t t1 = clt_now(), n1 = clt_clock_ns(CLOCK_MONOTONIC);
-        if (t1 > t0 && n1 > n0)
-            ns_per_tick = (double)(n1 - n0) / (double)(t1 - t0);
-    }
-    __atomic_store_n(&handed_grain, (uint64_t)((double)(QUIET_NS / 16) / ns_per_tick), __ATOMIC_RELAXED);
+    if (!clt_use_tsc)
+        return;
+    uint64_t t0 = clt_now(), n0 = clt_clock_ns(CLOCK_MONOTONIC);
+    struct timespec ts = { 0, 2000000 };
+    nanosleep(&ts, NULL);
+    uint64_t t1 = clt_now(), n1 = clt_clock_ns(CLOCK_MONOTONIC);
+    if (t1 > t0 && n1 > n0)
+        ns_per_tick = (double)(n1 - n0) / (double)(t1 - t0);
 }
 
 /* One look at the commands pending: the clock kept, the completed ones
@@ -534,16 +532,14 @@ void clt_collect_now(void)
         nap_end();
 }
 
-/* An enqueue left untimed (sampling): the app is enqueuing all the same.
- * Stored where it moves the time on by a grain (1/16 of QUIET_NS: a pause
- * is seen at most that early, a round cut short that late): stored at every
- * launch, the line went from the collector's core to the app's each time,
- * 0.5 ms of PoCL's 20,000-launch loop on its thread (perf, 10 runs). */
-void clt_collect_busy(void)
+/* An enqueue left untimed (sampling) ended at t1: the app is enqueuing all
+ * the same. The call's own end, not a clock read of its own: a third read
+ * (rdtsc, ~25 ns on a VM) was 0.5 ms of PoCL's 20,000-launch loop on its
+ * thread (perf, 10 runs). The collector naps while the app enqueues: the
+ * line stays in the app's core. */
+void clt_collect_busy(uint64_t t1)
 {
-    uint64_t now = clt_now(), last = __atomic_load_n(&lines.last_handed, __ATOMIC_RELAXED);
-    if (now - last >= __atomic_load_n(&handed_grain, __ATOMIC_RELAXED))
-        __atomic_store_n(&lines.last_handed, now, __ATOMIC_RELAXED);
+    __atomic_store_n(&lines.last_handed, t1, __ATOMIC_RELAXED);
 }
 
 void clt_track_command(uint64_t flow, void *event, void *queue)

@@ -59,7 +59,7 @@ void clt_track_command(uint64_t flow, void *event, void *queue);
 void clt_collect_now(void);                               /* collect what completed, now (fingerprints) */
 /* fingerprint.c: what goes before each completion (0: not ready yet) */
 void clt_collect_set_before(int (*fn)(struct clt_thread *th, void *event, uint64_t flow));
-void clt_collect_busy(void);                              /* an untimed enqueue (sampling) */
+void clt_collect_busy(uint64_t t1);                       /* an untimed enqueue ended (clt_now ticks) */
 int clt_queue_in_order(void *queue);                /* a queue the app made in order (queues.c) */
 int clt_queue_in_order_on_cpu(void *queue);         /* ... and of a CPU device */
 void clt_collect_forget(void);                      /* fork child */

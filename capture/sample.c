@@ -185,11 +185,8 @@ int clt_sample_take(unsigned fn, uint64_t key, uint64_t bytes)
         if (cur != key)
             continue;
         uint64_t n = __atomic_fetch_add(&table[s].count, 1, __ATOMIC_RELAXED);
-        int take = budget ? within_budget(n < hot.params.first)
-                          : n < hot.params.first || (n - hot.params.first) % hot.params.every == 0;
-        if (!take)
-            clt_collect_busy();  /* the app enqueues, untimed: the collector keeps out of the driver */
-        return take;
+        return budget ? within_budget(n < hot.params.first)
+                      : n < hot.params.first || (n - hot.params.first) % hot.params.every == 0;
     }
     return budget ? within_budget(1) : 1;
 }

@@ -648,6 +648,10 @@ def wrapper(reg, c, r, ps, kinds, exported):
         L.append("    if (th && %s && event__c)" % ok)
         L.append("        clt_track_command(flow, *(void **)event__c, %s);" %
                  ("command_queue" if "command_queue" in argnames else "NULL"))
+        # untimed: the app enqueues all the same (the collector keeps out of
+        # the driver meanwhile), at the call's own end: no clock read of its own
+        L.append("    else if (clt_out)")
+        L.append("        clt_collect_busy(t1);")
     L.append("    if (!th)")
     L.append("        return%s;" % ("" if rk == "VOID" else " ret"))
     retv = {"VOID": "0", "ERR": "(uint64_t)(int64_t)ret", "HANDLE": "(uint64_t)(uintptr_t)ret",

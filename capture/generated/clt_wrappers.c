@@ -3734,6 +3734,8 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -3814,6 +3816,8 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -3894,6 +3898,8 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -3974,6 +3980,8 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4054,6 +4062,8 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4134,6 +4144,8 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4214,6 +4226,8 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4294,6 +4308,8 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4374,6 +4390,8 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4504,6 +4522,8 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4577,6 +4597,8 @@ static int32_t clEnqueueCommandBufferKHR_rec(clEnqueueCommandBufferKHR_t real, v
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, NULL);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4657,6 +4679,8 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4740,6 +4764,8 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4827,6 +4853,8 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4910,6 +4938,8 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -4993,6 +5023,8 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5076,6 +5108,8 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5159,6 +5193,8 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5241,6 +5277,8 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5325,6 +5363,8 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
         clt_profiling_off(command_queue);
     if (th && ret != NULL && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -5410,6 +5450,8 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
         clt_profiling_off(command_queue);
     if (th && ret != NULL && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -5496,6 +5538,8 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * 
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5572,6 +5616,8 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5650,6 +5696,8 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5731,6 +5779,8 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5813,6 +5863,8 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5895,6 +5947,8 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -5976,6 +6030,8 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6057,6 +6113,8 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6138,6 +6196,8 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6219,6 +6279,8 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
     clt_post_clEnqueueNDRangeKernel(&h, &ret, command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6302,6 +6364,8 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6386,6 +6450,8 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6469,6 +6535,8 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6557,6 +6625,8 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6640,6 +6710,8 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6725,6 +6797,8 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6805,6 +6879,8 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6885,6 +6961,8 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -6965,6 +7043,8 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7045,6 +7125,8 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7125,6 +7207,8 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7205,6 +7289,8 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7285,6 +7371,8 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7365,6 +7453,8 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7445,6 +7535,8 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7527,6 +7619,8 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7609,6 +7703,8 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7691,6 +7787,8 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7773,6 +7871,8 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7855,6 +7955,8 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -7937,6 +8039,8 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8019,6 +8123,8 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8101,6 +8207,8 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8183,6 +8291,8 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8262,6 +8372,8 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8341,6 +8453,8 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8422,6 +8536,8 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8501,6 +8617,8 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8633,6 +8751,8 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8714,6 +8834,8 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8797,6 +8919,8 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8885,6 +9009,8 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;
@@ -8968,6 +9094,8 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
         clt_profiling_off(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
+    else if (clt_out)
+        clt_collect_busy(t1);
     if (!th)
         return ret;
     int ok = ret == 0;

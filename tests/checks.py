@@ -480,6 +480,20 @@ def check_churn(t, rounds):
            "unmatched/untimed: %r" % {k: v for k, v in a.items() if "commands" in k})
     mem = [c["value"] for c in t["counters"] if (c["name"] or "").startswith("device memory")]
     expect(mem and max(mem) == 256 and mem[-1] == 0, "device memory counter: max %s last %s" % (max(mem or [0]), mem[-1:]))
+    # each round's commands name that round's queue, buffer and kernel, though
+    # the driver hands their addresses out again (the writer's decoded
+    # arguments are reused only while no object was made or let go)
+    made, wrong, rounds_seen = {}, [], 0
+    for s in sorted((s for s in t["slices"] if s.get("tid")), key=lambda s: s["ts"]):
+        a, n = s["args"], s["name"]
+        kind = {"clCreateCommandQueueWithProperties": "command_queue", "clCreateBuffer": "buffer",
+                "clCreateKernel": "kernel"}.get(n)
+        if kind:
+            made[kind] = a.get("result")
+        elif n.startswith("clEnqueue"):
+            rounds_seen += n == "clEnqueueNDRangeKernel"
+            wrong += [(n, k, a[k], made.get(k)) for k in ("command_queue", "buffer", "kernel") if k in a and a[k] != made.get(k)]
+    expect(rounds_seen == rounds and not wrong, "%d launches; commands naming another round's object: %s" % (rounds_seen, wrong[:3]))
 
 
 def check_forward(t, ncalls):

@@ -21,6 +21,27 @@ t_override_local_follows_a_reused_kernel_handle() {
     [ "$(cat "$WORK/launches")" = "$(printf 'a 8 1 1\nb NULL')" ]
 }
 
+t_decoded_arguments_follow_a_reused_kernel_handle() {
+    # kernel a's argument set 3 times, then kernel b, given a's released
+    # handle, alike: the same records but for the object behind the handle
+    # (the writer reuses a record's decoded arguments while no object is
+    # made or let go)
+    standin LD_PRELOAD="$B/libcltrace.so" CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/sa.%p.pftrace" "$T/reuse_handles" setargs \
+        > "$WORK/sa.out"
+    grep -q "^handle reused$" "$WORK/sa.out" || { echo "the stand-in did not reuse the handle"; return 1; }
+    $PY tests/tracedump.py "$(trace_of "$WORK/sa")" | $PY -c '
+import json, sys
+t = json.load(sys.stdin)
+kernel, seen = None, []
+for s in sorted((s for s in t["slices"] if s.get("tid")), key=lambda s: s["ts"]):
+    if s["name"] == "clCreateKernel":
+        kernel = s["args"]["result"]
+    elif s["name"] == "clSetKernelArg":
+        seen.append((s["args"]["kernel"], kernel))
+print(seen)
+sys.exit(0 if len(seen) == 6 and all(a == b for a, b in seen) and seen[0][0] != seen[-1][0] else 1)'
+}
+
 t_override_program_held_while_its_handle_is_reused() {
     # --programs: a program built on one thread, let go of by the app during
     # the build; once the build has returned, while cltrace still asks the

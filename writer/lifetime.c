@@ -183,6 +183,7 @@ static void created(struct clt_writer *w, const struct clt_rec *rec, struct clt_
                     int tid, uint32_t stack)
 {
     struct clt_site_count *sc = site_of(stack, 1);
+    w->objs.gen++;      /* made, held or let go: what a call's handles decode to may change (calls.c) */
     if (sc)
         sc->first = sc->made++ ? sc->first : w->calls;
     unsigned fn = rec->fn;
@@ -226,6 +227,7 @@ static void released(struct clt_writer *w, struct clt_obj *o, int delta, uint64_
 {
     if (!counted(o) || o->destroyed)
         return;
+    w->objs.gen++;
     o->refs += delta;
     if (o->refs <= 0) {
         o->refs = 0;
@@ -287,7 +289,7 @@ int64_t clt_life_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64
         if (!counted(o))
             return -1;
         if (op_of[fn] == OP_RETAIN && !o->destroyed)
-            o->refs++;
+            o->refs++, w->objs.gen++;
         else
             released(w, o, -1, t1);
         return o->refs;

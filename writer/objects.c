@@ -6,6 +6,7 @@
 /* The map changes: what was looked up lately may map elsewhere now. */
 static void forget_recent(struct clt_objects *o)
 {
+    o->gen++;
     memset(o->recent_handle, 0, sizeof o->recent_handle);
     memset(o->recent_obj, 0, sizeof o->recent_obj);
 }

@@ -43,6 +43,7 @@ struct clt_objects {
     uint64_t recent_handle[2];
     struct clt_obj *recent_obj[2];
     unsigned recent_next;      /* the one to replace: not the latest used */
+    uint64_t gen;              /* moved by every change to the map or to an object's life (calls.c's memo) */
 };
 
 /* Had the app released it before a call that began at t0? */

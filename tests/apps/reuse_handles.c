@@ -3,6 +3,9 @@
  * STANDIN_REUSE=1:
  *   kernels   kernel a launched, released; kernel b gets a's handle and is
  *             launched (cltrace --local a=N must leave b's launch alone)
+ *   setargs   kernel a's argument set three times; a released; kernel b,
+ *             given a's handle, set alike (the writer's decoded arguments
+ *             of a must not stand for b's)
  *   programs  thread A builds a program (STANDIN_BUILD_MS: slow, holding
  *             it); thread B lets go of it during the build, and once the
  *             build has returned creates another program, which gets its
@@ -86,6 +89,28 @@ static int kernels(void)
     return 0;
 }
 
+/* kernel a's first argument set three times, a released, kernel b (given
+ * a's handle) set the same way: the same records but for their kernel */
+static int setargs(void)
+{
+    cl_int err;
+    cl_program p = built_program();
+    cl_kernel a = clCreateKernel(p, "a", &err);
+    CHECK(err);
+    int v = 7;
+    for (int i = 0; i < 3; i++)
+        CHECK(clSetKernelArg(a, 0, sizeof v, &v));
+    CHECK(clReleaseKernel(a));
+    cl_kernel b = clCreateKernel(p, "b", &err);
+    CHECK(err);
+    printf("handle %sreused\n", b == a ? "" : "not ");
+    for (int i = 0; i < 3; i++)
+        CHECK(clSetKernelArg(b, 0, sizeof v, &v));
+    CHECK(clReleaseKernel(b));
+    CHECK(clReleaseProgram(p));
+    return 0;
+}
+
 static cl_program first;
 static void *build_first(void *arg)
 {
@@ -151,8 +176,9 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
     open_context();
-    int rc = !strcmp(mode, "kernels") ? kernels() : !strcmp(mode, "programs") ? programs()
-           : !strcmp(mode, "fork") ? forked() : (fprintf(stderr, "usage: reuse_handles kernels|programs|fork\n"), 2);
+    int rc = !strcmp(mode, "kernels") ? kernels() : !strcmp(mode, "setargs") ? setargs()
+           : !strcmp(mode, "programs") ? programs() : !strcmp(mode, "fork") ? forked()
+           : (fprintf(stderr, "usage: reuse_handles kernels|setargs|programs|fork\n"), 2);
     clReleaseContext(ctx);
     return rc;
 }

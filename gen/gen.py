@@ -716,6 +716,10 @@ def wrapper(reg, c, r, ps, kinds, exported):
         elif k in ("ARR", "HARR", "OUT_HARR"):
             ln = aux if isinstance(aux, int) else "(uint64_t)%s" % aux
             if k == "OUT_HARR":
+                # a count the call returns beside it (num_platforms): the handles it wrote
+                nxt = ps[i + 1]["name"] if i + 1 < len(ps) and kinds[i + 1][0] == "OUT_VAL" else ""
+                if nxt.startswith("num_"):
+                    ln = "clt_out_count(%s, %s)" % (ln, nxt)
                 L.append("        %s = clt_put_out_harr(&x, %d, ok, %s, %s);" % (s, i, n, ln))
             else:
                 esz = "sizeof(size_t)" if p["type"] in ("size_t", "void") or p["type"] in reg.handles else \

@@ -1212,6 +1212,23 @@ t_break_on_error_only_under_a_debugger() {
     grep -q 'in errors ' "$WORK/gdb.out" || { cat "$WORK/gdb.out"; false; }
 }
 
+t_out_arrays_hold_what_the_driver_wrote() {
+    # room for 8 platforms and 16 devices, filled with 0x5a.. and 0x5b..:
+    # the trace holds the handles the driver said it wrote (num_platforms,
+    # num_devices) and no object for the rest (each was one, numbered
+    # differently from run to run as the app's memory was)
+    traced "$WORK/or" "$T/out_room" > "$WORK/or.out"
+    cat "$WORK/or.out"
+    $PY tests/tracedump.py "$(trace_of "$WORK/or")" | $PY -c '
+import json, sys
+t = {s["name"]: s["args"] for s in json.load(sys.stdin)["slices"] if s.get("tid")}
+p, d, c = t["clGetPlatformIDs"], t["clGetDeviceIDs"], t["clCreateContext"]
+print(p["platforms"], d["devices"], c["result"])
+ok = len(p["platforms"]) == p["num_platforms"] and len(d["devices"]) == d["num_devices"]
+sys.exit(0 if ok and c["result"] == p["num_platforms"] + d["num_devices"] + 1 else 1)'
+    lint "$(trace_of "$WORK/or")"
+}
+
 t_object_churn_every_command_drawn() {
     # 300 rounds of queue + buffer + kernel made and released: more queues
     # than the writer keeps at once; every command still drawn

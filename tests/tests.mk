@@ -250,6 +250,9 @@ $(T)/libcxxlib.so: tests/apps/cxx_lib.c | $(T)
 $(T)/cxx_stack: tests/apps/cxx_stack.cpp $(T)/libcxxlib.so | $(T)
 	$(CXX) -O0 -g -Wall -Wextra -o $@ $< -L$(T) -lcxxlib -Wl,-rpath,'$$ORIGIN' -lOpenCL
 TEST_BINS += $(T)/cxx_stack
+$(T)/out_room: tests/apps/out_room.c | $(T)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL
+TEST_BINS += $(T)/out_room
 $(T)/old_platform: tests/apps/old_platform.c | $(T)
 	$(CC) $(TEST_CFLAGS) -Wno-deprecated-declarations -o $@ $< -lOpenCL
 TEST_BINS += $(T)/old_platform

@@ -228,6 +228,16 @@ static inline uint64_t clt_put_out_harr(struct clt_extra *x, unsigned i, int ok,
     return clt_put_arr(x, i, ok, p, n, sizeof(void *));
 }
 
+/* The handles a call wrote, of the room the app gave: what it says it wrote
+ * (clGetPlatformIDs' num_platforms), where it says. The rest of the room is
+ * the app's memory as it was: read as handles, it made objects that never
+ * were, numbered differently from run to run. */
+static inline uint64_t clt_out_count(uint64_t room, const void *said)
+{
+    uint32_t n = said ? *(const uint32_t *)said : UINT32_MAX;
+    return n < room ? n : room;
+}
+
 static inline uint64_t clt_put_props(struct clt_extra *x, unsigned i, int ok, const void *p, size_t esz)
 {
     if (!p || !ok)

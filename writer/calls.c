@@ -25,8 +25,8 @@ typedef Perfetto__Protos__TrackEvent Event;
 /* Recent enqueues' and clSetKernelArg's records (their times and flows
  * left out) and the arguments each encoded to (decode_again), a slot by
  * function and second argument (a launch's kernel, a transfer's buffer, an
- * argument's index): a loop setting two arguments and launching keeps
- * all three. */
+ * argument's index): a loop that sets two arguments and launches keeps
+ * the three, unless two fall in one slot. */
 #define MEMO_REC 256
 #define MEMO_ARGS 256
 #define MEMO_SLOTS 8
@@ -446,8 +446,6 @@ CLT_SHAPES(SHAPE_DECODER)
 #define SHAPE_ENTRY(fn) [CLT_FN_##fn] = decode_##fn,
 static decoder_fn *const decoders[CLT_FN_COUNT] = { CLT_SHAPES(SHAPE_ENTRY) };
 
-/* The call's arguments as annotations; handles get their object ids (new
- * objects for what the call created). */
 /* The record as the memo compares it: its times and, for an enqueue, its
  * flow id left out (they differ from call to call and decode to nothing). */
 static size_t memo_key(const struct clt_rec *rec, uint8_t *out)
@@ -507,6 +505,8 @@ static void memo_keep(struct clt_writer *w, struct clt_seq *ss, const struct clt
     m->objs_gen = w->objs.gen;
 }
 
+/* The call's arguments as annotations; handles get their object ids (new
+ * objects for what the call created). */
 void clt_call_decode(struct clt_writer *w, struct clt_seq *ss, const struct clt_rec *rec, struct clt_call *c)
 {
     s.n_en = s.n_dn = s.n_is = 0;

@@ -2821,7 +2821,7 @@ static int32_t clCreateKernelsInProgram_rec(clCreateKernelsInProgram_t real, voi
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)program;
         rec->arg[1] = (uint64_t)num_kernels;
-        rec->arg[2] = clt_put_out_harr(&x, 2, ok, kernels, (uint64_t)num_kernels);
+        rec->arg[2] = clt_put_out_harr(&x, 2, ok, kernels, clt_out_count((uint64_t)num_kernels, num_kernels_ret));
         rec->arg[3] = clt_put_out_val(&x, 3, ok, num_kernels_ret, sizeof(uint32_t));
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
@@ -3455,7 +3455,7 @@ static int32_t clCreateSubDevices_rec(clCreateSubDevices_t real, void * in_devic
         rec->arg[0] = (uint64_t)(uintptr_t)in_device;
         rec->arg[1] = clt_put_props(&x, 1, ok, properties, sizeof(intptr_t));
         rec->arg[2] = (uint64_t)num_devices;
-        rec->arg[3] = clt_put_out_harr(&x, 3, ok, out_devices, (uint64_t)num_devices);
+        rec->arg[3] = clt_put_out_harr(&x, 3, ok, out_devices, clt_out_count((uint64_t)num_devices, num_devices_ret));
         rec->arg[4] = clt_put_out_val(&x, 4, ok, num_devices_ret, sizeof(uint32_t));
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
@@ -3512,7 +3512,7 @@ static int32_t clCreateSubDevicesEXT_rec(clCreateSubDevicesEXT_t real, void * in
         rec->arg[0] = (uint64_t)(uintptr_t)in_device;
         rec->arg[1] = (uint64_t)(uintptr_t)properties;
         rec->arg[2] = (uint64_t)num_entries;
-        rec->arg[3] = clt_put_out_harr(&x, 3, ok, out_devices, (uint64_t)num_entries);
+        rec->arg[3] = clt_put_out_harr(&x, 3, ok, out_devices, clt_out_count((uint64_t)num_entries, num_devices));
         rec->arg[4] = clt_put_out_val(&x, 4, ok, num_devices, sizeof(uint32_t));
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
@@ -9603,7 +9603,7 @@ static int32_t clGetDeviceIDs_rec(clGetDeviceIDs_t real, void * platform, uint64
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
         rec->arg[1] = (uint64_t)device_type;
         rec->arg[2] = (uint64_t)num_entries;
-        rec->arg[3] = clt_put_out_harr(&x, 3, ok, devices, (uint64_t)num_entries);
+        rec->arg[3] = clt_put_out_harr(&x, 3, ok, devices, clt_out_count((uint64_t)num_entries, num_devices));
         rec->arg[4] = clt_put_out_val(&x, 4, ok, num_devices, sizeof(uint32_t));
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
@@ -9659,7 +9659,7 @@ static int32_t clGetDeviceIDsFromD3D10KHR_rec(clGetDeviceIDsFromD3D10KHR_t real,
         rec->arg[2] = (uint64_t)(uintptr_t)d3d_object;
         rec->arg[3] = (uint64_t)d3d_device_set;
         rec->arg[4] = (uint64_t)num_entries;
-        rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, (uint64_t)num_entries);
+        rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, clt_out_count((uint64_t)num_entries, num_devices));
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_devices, sizeof(uint32_t));
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
@@ -9715,7 +9715,7 @@ static int32_t clGetDeviceIDsFromD3D11KHR_rec(clGetDeviceIDsFromD3D11KHR_t real,
         rec->arg[2] = (uint64_t)(uintptr_t)d3d_object;
         rec->arg[3] = (uint64_t)d3d_device_set;
         rec->arg[4] = (uint64_t)num_entries;
-        rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, (uint64_t)num_entries);
+        rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, clt_out_count((uint64_t)num_entries, num_devices));
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_devices, sizeof(uint32_t));
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
@@ -9771,7 +9771,7 @@ static int32_t clGetDeviceIDsFromDX9INTEL_rec(clGetDeviceIDsFromDX9INTEL_t real,
         rec->arg[2] = (uint64_t)(uintptr_t)dx9_object;
         rec->arg[3] = (uint64_t)dx9_device_set;
         rec->arg[4] = (uint64_t)num_entries;
-        rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, (uint64_t)num_entries);
+        rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, clt_out_count((uint64_t)num_entries, num_devices));
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_devices, sizeof(uint32_t));
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
@@ -9828,7 +9828,7 @@ static int32_t clGetDeviceIDsFromDX9MediaAdapterKHR_rec(clGetDeviceIDsFromDX9Med
         rec->arg[3] = (uint64_t)(uintptr_t)media_adapters;
         rec->arg[4] = (uint64_t)media_adapter_set;
         rec->arg[5] = (uint64_t)num_entries;
-        rec->arg[6] = clt_put_out_harr(&x, 6, ok, devices, (uint64_t)num_entries);
+        rec->arg[6] = clt_put_out_harr(&x, 6, ok, devices, clt_out_count((uint64_t)num_entries, num_devices));
         rec->arg[7] = clt_put_out_val(&x, 7, ok, num_devices, sizeof(uint32_t));
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
@@ -9884,7 +9884,7 @@ static int32_t clGetDeviceIDsFromVA_APIMediaAdapterINTEL_rec(clGetDeviceIDsFromV
         rec->arg[2] = (uint64_t)(uintptr_t)media_adapter;
         rec->arg[3] = (uint64_t)media_adapter_set;
         rec->arg[4] = (uint64_t)num_entries;
-        rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, (uint64_t)num_entries);
+        rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, clt_out_count((uint64_t)num_entries, num_devices));
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_devices, sizeof(uint32_t));
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
@@ -11295,7 +11295,7 @@ static int32_t clGetPlatformIDs_rec(clGetPlatformIDs_t real, uint32_t num_entrie
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)num_entries;
-        rec->arg[1] = clt_put_out_harr(&x, 1, ok, platforms, (uint64_t)num_entries);
+        rec->arg[1] = clt_put_out_harr(&x, 1, ok, platforms, clt_out_count((uint64_t)num_entries, num_platforms));
         rec->arg[2] = clt_put_out_val(&x, 2, ok, num_platforms, sizeof(uint32_t));
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
@@ -12220,7 +12220,7 @@ static int32_t clIcdGetPlatformIDsKHR_rec(clIcdGetPlatformIDsKHR_t real, uint32_
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)num_entries;
-        rec->arg[1] = clt_put_out_harr(&x, 1, ok, platforms, (uint64_t)num_entries);
+        rec->arg[1] = clt_put_out_harr(&x, 1, ok, platforms, clt_out_count((uint64_t)num_entries, num_platforms));
         rec->arg[2] = clt_put_out_val(&x, 2, ok, num_platforms, sizeof(uint32_t));
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;

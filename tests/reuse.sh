@@ -21,23 +21,23 @@ t_override_local_follows_a_reused_kernel_handle() {
     [ "$(cat "$WORK/launches")" = "$(printf 'a 8 1 1\nb NULL')" ]
 }
 
-t_decoded_arguments_follow_a_reused_kernel_handle() {
-    # kernel a's argument set 3 times, then kernel b, given a's released
-    # handle, alike: the same records but for the object behind the handle
-    # (the writer reuses a record's decoded arguments while no object is
-    # made or let go)
-    standin LD_PRELOAD="$B/libcltrace.so" CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/sa.%p.pftrace" "$T/reuse_handles" setargs \
-        > "$WORK/sa.out"
-    grep -q "^handle reused$" "$WORK/sa.out" || { echo "the stand-in did not reuse the handle"; return 1; }
-    $PY tests/tracedump.py "$(trace_of "$WORK/sa")" | $PY -c '
+t_decoded_arguments_follow_a_reused_queue_handle() {
+    # a kernel launched 3 times on a queue, the queue released and another
+    # given its handle, the kernel launched there alike: the same records
+    # but for the queue behind the handle (the writer reuses an enqueue's
+    # decoded arguments while no object is made or let go)
+    standin STANDIN_REUSE=2 LD_PRELOAD="$B/libcltrace.so" CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/la.%p.pftrace" \
+        "$T/reuse_handles" launches > "$WORK/la.out"
+    grep -q "^handle reused$" "$WORK/la.out" || { echo "the stand-in did not reuse the handle"; return 1; }
+    $PY tests/tracedump.py "$(trace_of "$WORK/la")" | $PY -c '
 import json, sys
 t = json.load(sys.stdin)
-kernel, seen = None, []
+queue, seen = None, []
 for s in sorted((s for s in t["slices"] if s.get("tid")), key=lambda s: s["ts"]):
-    if s["name"] == "clCreateKernel":
-        kernel = s["args"]["result"]
-    elif s["name"] == "clSetKernelArg":
-        seen.append((s["args"]["kernel"], kernel))
+    if s["name"] == "clCreateCommandQueue":
+        queue = s["args"]["result"]
+    elif s["name"] == "clEnqueueNDRangeKernel":
+        seen.append((s["args"]["command_queue"], queue))
 print(seen)
 sys.exit(0 if len(seen) == 6 and all(a == b for a, b in seen) and seen[0][0] != seen[-1][0] else 1)'
 }

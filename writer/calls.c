@@ -22,21 +22,24 @@ typedef Perfetto__Protos__TrackDescriptor Track;
 typedef Perfetto__Protos__TracePacket Packet;
 typedef Perfetto__Protos__TrackEvent Event;
 
-/* Recent enqueues' and clSetKernelArg's records (their times and flows
- * left out) and the arguments each encoded to (decode_again), a slot by
- * function and second argument (a launch's kernel, a transfer's buffer, an
- * argument's index): a loop that sets two arguments and launches keeps
- * the three, unless two fall in one slot. */
+/* Recent enqueues' records and the arguments each encoded to
+ * (decode_again), a slot by function and second argument (a launch's
+ * kernel, a transfer's buffer): a loop that writes, launches and reads
+ * keeps the three, unless two fall in one slot. clSetKernelArg is not
+ * kept: its decoding (~140 instructions) cost little more than looking. */
 #define MEMO_REC 256
 #define MEMO_ARGS 256
 #define MEMO_SLOTS 8
+#define MEMO_MISSES 4      /* misses in a row before a slot rests */
+#define MEMO_REST 1024     /* calls a slot then lets by */
 struct call_memo {
     uint64_t objs_gen;                 /* w->objs.gen when made (0: none) */
     const char *kernel_name;
     uint32_t stack;
-    uint16_t rec_size, args_len;
+    uint16_t args_len, misses, rest;
     unsigned n_ann;
-    uint8_t rec[MEMO_REC], args[MEMO_ARGS];
+    _Alignas(8) uint8_t rec[MEMO_REC]; /* the record, as it was */
+    uint8_t args[MEMO_ARGS];
 };
 
 struct clt_seq {
@@ -446,23 +449,25 @@ CLT_SHAPES(SHAPE_DECODER)
 #define SHAPE_ENTRY(fn) [CLT_FN_##fn] = decode_##fn,
 static decoder_fn *const decoders[CLT_FN_COUNT] = { CLT_SHAPES(SHAPE_ENTRY) };
 
-/* The record as the memo compares it: its times and, for an enqueue, its
- * flow id left out (they differ from call to call and decode to nothing). */
-static size_t memo_key(const struct clt_rec *rec, uint8_t *out)
+/* Two records the same but for their times and, for an enqueue, its flow id
+ * (they differ from call to call and decode to nothing). */
+static int same_record(const struct clt_rec *a, const struct clt_rec *b)
 {
-    const struct clt_fn_desc *fd = &clt_fns[rec->fn];
-    size_t head = offsetof(struct clt_rec, t0), args = offsetof(struct clt_rec, arg);
-    memcpy(out, rec, head);
-    memcpy(out + head, (const uint8_t *)rec + args - 8, rec->size - (args - 8));   /* ret, then the rest */
-    if (fd->flags & CLT_F_ENQUEUE)
-        memset(out + head + 8 + 8 * (size_t)fd->n_params, 0, 8);
-    return head + rec->size - (args - 8);
+    const struct clt_fn_desc *fd = &clt_fns[a->fn];
+    size_t ret = offsetof(struct clt_rec, ret), flow = offsetof(struct clt_rec, arg) + 8 * (size_t)fd->n_params;
+    size_t after = fd->flags & CLT_F_ENQUEUE ? flow + 8 : flow;
+    return !memcmp(a, b, offsetof(struct clt_rec, t0)) && !memcmp((const uint8_t *)a + ret, (const uint8_t *)b + ret,
+                                                                  flow - ret) &&
+           !memcmp((const uint8_t *)a + after, (const uint8_t *)b + after, a->size - after);
 }
 
 /* A launch loop's records repeat but for their times and flows: the same
  * record, decoded on this sequence while no object was made or let go and
  * no name was interned, encodes to the same bytes. Decoding them again was
- * ~1,000 of the writer's ~5,000 instructions a launch (callgrind, PoCL). */
+ * ~1,000 of the writer's ~5,000 instructions a launch (callgrind, PoCL). A
+ * slot whose records keep differing (a loop setting an argument to a new
+ * value each time) is left alone for a while: looked at and kept at every
+ * call, it made 3M such calls 30 % dearer to the writer. */
 static struct call_memo *memo_slot(struct clt_seq *ss, const struct clt_rec *rec)
 {
     uint64_t second = clt_fns[rec->fn].n_params > 1 ? rec->arg[1] : 0;
@@ -470,18 +475,26 @@ static struct call_memo *memo_slot(struct clt_seq *ss, const struct clt_rec *rec
     return &ss->memo[h >> 29];
 }
 
+/* 1: the memo's bytes are this call's; *keep: it may keep them after decoding */
 static int decode_again(struct clt_writer *w, struct clt_seq *ss, const struct clt_rec *rec,
-                        const struct clt_call *c, uint8_t *key, size_t *key_len)
+                        const struct clt_call *c, int *keep)
 {
+    *keep = 0;
+    if (!(clt_fns[rec->fn].flags & CLT_F_ENQUEUE) || rec->size > MEMO_REC)
+        return 0;
     struct call_memo *m = memo_slot(ss, rec);
-    *key_len = 0;
-    if (!((clt_fns[rec->fn].flags & CLT_F_ENQUEUE) || rec->fn == CLT_FN_clSetKernelArg) ||
-        rec->size + offsetof(struct clt_rec, t0) > MEMO_REC)
+    if (m->rest) {
+        m->rest--;
         return 0;
-    *key_len = memo_key(rec, key);
-    if (m->objs_gen != w->objs.gen || !m->objs_gen || m->rec_size != *key_len || m->stack != c->stack ||
-        m->kernel_name != c->kernel_name || memcmp(m->rec, key, *key_len) != 0)
+    }
+    *keep = 1;
+    if (m->objs_gen != w->objs.gen || !m->objs_gen || m->stack != c->stack || m->kernel_name != c->kernel_name ||
+        ((const struct clt_rec *)m->rec)->size != rec->size || !same_record((const struct clt_rec *)m->rec, rec)) {
+        m->rest = ++m->misses >= MEMO_MISSES ? MEMO_REST : 0;
+        m->misses = m->rest ? 0 : m->misses;
         return 0;
+    }
+    m->misses = 0;
     memcpy(s.args, m->args, m->args_len);
     s.end = s.args + m->args_len;
     s.n_ann = m->n_ann;
@@ -489,18 +502,16 @@ static int decode_again(struct clt_writer *w, struct clt_seq *ss, const struct c
 }
 
 static void memo_keep(struct clt_writer *w, struct clt_seq *ss, const struct clt_rec *rec, const struct clt_call *c,
-                      const uint8_t *key, size_t key_len, uint64_t released)
+                      uint64_t released)
 {
-    if (!key_len)
-        return;                       /* not a call it keeps */
     struct call_memo *m = memo_slot(ss, rec);
     size_t n = (size_t)(s.end - s.args);
     m->objs_gen = 0;
     if (released || s.n_en || s.n_dn || s.n_is || n > MEMO_ARGS || !w->objs.gen)
         return;
-    memcpy(m->rec, key, key_len);
+    memcpy(m->rec, rec, rec->size);
     memcpy(m->args, s.args, n);
-    m->rec_size = (uint16_t)key_len, m->args_len = (uint16_t)n, m->n_ann = s.n_ann;
+    m->args_len = (uint16_t)n, m->n_ann = s.n_ann;
     m->stack = c->stack, m->kernel_name = c->kernel_name;
     m->objs_gen = w->objs.gen;
 }
@@ -510,11 +521,10 @@ static void memo_keep(struct clt_writer *w, struct clt_seq *ss, const struct clt
 void clt_call_decode(struct clt_writer *w, struct clt_seq *ss, const struct clt_rec *rec, struct clt_call *c)
 {
     s.n_en = s.n_dn = s.n_is = 0;
-    uint8_t key[MEMO_REC];
-    size_t key_len;
+    int keep;
     c->src = NULL;
     c->src_len = 0;
-    if (decode_again(w, ss, rec, c, key, &key_len))
+    if (decode_again(w, ss, rec, c, &keep))
         return;
     struct args a = { s.args, 0, c->t0, 0, NULL, 0 };
     const unsigned *pname = &w->pname[w->pname_off[rec->fn]];
@@ -540,7 +550,8 @@ void clt_call_decode(struct clt_writer *w, struct clt_seq *ss, const struct clt_
     s.n_ann = a.n;
     c->src = a.src;
     c->src_len = a.src_len;
-    memo_keep(w, ss, rec, c, key, key_len, a.released);
+    if (keep)
+        memo_keep(w, ss, rec, c, a.released);
 }
 
 /* An untimed launch's arrow: a flow id in the writer's own space (sequence

@@ -3,9 +3,10 @@
  * STANDIN_REUSE=1:
  *   kernels   kernel a launched, released; kernel b gets a's handle and is
  *             launched (cltrace --local a=N must leave b's launch alone)
- *   setargs   kernel a's argument set three times; a released; kernel b,
- *             given a's handle, set alike (the writer's decoded arguments
- *             of a must not stand for b's)
+ *   launches  a kernel launched three times on a queue; the queue
+ *             released, another given its handle (STANDIN_REUSE=2), the
+ *             kernel launched there alike (the writer's decoded arguments
+ *             of the first launches must not stand for the last)
  *   programs  thread A builds a program (STANDIN_BUILD_MS: slow, holding
  *             it); thread B lets go of it during the build, and once the
  *             build has returned creates another program, which gets its
@@ -89,25 +90,26 @@ static int kernels(void)
     return 0;
 }
 
-/* kernel a's first argument set three times, a released, kernel b (given
- * a's handle) set the same way: the same records but for their kernel */
-static int setargs(void)
+/* kernel k launched three times on queue q; q released, queue r (given
+ * q's handle: STANDIN_REUSE=2) made and k launched on it alike: the same
+ * records but for the queue behind the handle */
+static int launches(void)
 {
     cl_int err;
+    cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
+    CHECK(err);
     cl_program p = built_program();
-    cl_kernel a = clCreateKernel(p, "a", &err);
+    cl_kernel k = clCreateKernel(p, "k", &err);
     CHECK(err);
-    int v = 7;
-    for (int i = 0; i < 3; i++)
-        CHECK(clSetKernelArg(a, 0, sizeof v, &v));
-    CHECK(clReleaseKernel(a));
-    cl_kernel b = clCreateKernel(p, "b", &err);
+    launch(q, k, 3, 0);
+    CHECK(clReleaseCommandQueue(q));
+    cl_command_queue r = clCreateCommandQueue(ctx, dev, 0, &err);
     CHECK(err);
-    printf("handle %sreused\n", b == a ? "" : "not ");
-    for (int i = 0; i < 3; i++)
-        CHECK(clSetKernelArg(b, 0, sizeof v, &v));
-    CHECK(clReleaseKernel(b));
+    printf("handle %sreused\n", r == q ? "" : "not ");
+    launch(r, k, 3, 0);
+    CHECK(clReleaseKernel(k));
     CHECK(clReleaseProgram(p));
+    CHECK(clReleaseCommandQueue(r));
     return 0;
 }
 
@@ -176,9 +178,9 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
     open_context();
-    int rc = !strcmp(mode, "kernels") ? kernels() : !strcmp(mode, "setargs") ? setargs()
+    int rc = !strcmp(mode, "kernels") ? kernels() : !strcmp(mode, "launches") ? launches()
            : !strcmp(mode, "programs") ? programs() : !strcmp(mode, "fork") ? forked()
-           : (fprintf(stderr, "usage: reuse_handles kernels|setargs|programs|fork\n"), 2);
+           : (fprintf(stderr, "usage: reuse_handles kernels|launches|programs|fork\n"), 2);
     clReleaseContext(ctx);
     return rc;
 }

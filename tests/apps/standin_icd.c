@@ -8,7 +8,8 @@
  * (a NULL object for a creation), as a driver without the feature would.
  * tests/arm64.sh uses it; tests/reuse.sh asks more of it:
  *   STANDIN_REUSE=1     a released program's or kernel's handle is the next
- *                       new one's (of any thread), as drivers with pools do
+ *                       new one's (of any thread), as drivers with pools do;
+ *                       =2: a queue's too
  *   STANDIN_BUILD_MS=N  a build takes N ms and holds the program meanwhile:
  *                       released by the app during it, the program goes at
  *                       its middle; asked about afterwards, its answers
@@ -74,11 +75,18 @@ static void sleep_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
+/* STANDIN_REUSE=1: programs and kernels; 2: queues too */
+static int reused(enum kind k)
+{
+    int r = env_int("STANDIN_REUSE");
+    return (r >= 1 && (k == K_PROGRAM || k == K_KERNEL)) || (r >= 2 && k == K_QUEUE);
+}
+
 static struct obj *make(enum kind k, struct obj *context, cl_int *err)
 {
     struct obj *o = NULL;
     pthread_mutex_lock(&pool_lock);
-    if (pooled && (k == K_PROGRAM || k == K_KERNEL))
+    if (pooled && reused(k))
         o = pool[--pooled];
     pthread_mutex_unlock(&pool_lock);
     if (o)
@@ -119,7 +127,7 @@ static cl_int release(void *h, enum kind k, cl_int bad)
         o->host = NULL;
         o->kind = 0;            /* a later call on it answers "invalid", not a crash */
         pthread_mutex_lock(&pool_lock);
-        int keep = (k == K_PROGRAM || k == K_KERNEL) && env_int("STANDIN_REUSE") && pooled < 64;
+        int keep = reused(k) && pooled < 64;
         if (keep)
             pool[pooled++] = o;
         pthread_mutex_unlock(&pool_lock);

@@ -12,7 +12,6 @@
 #include "common/map.h"
 #include "reader.h"
 
-#define CALL_MIN_NS 20000       /* calls shorter than this are not where a thread waits */
 #define MAX_SAMPLES (16u << 20)
 #define MAX_CALLS (4u << 20)
 
@@ -81,7 +80,7 @@ void rm_host_device(struct rm_model *m, uint64_t start, uint64_t end)
 void rm_host_call(struct rm_model *m, const char *name, uint32_t tid, uint64_t start, uint64_t end)
 {
     struct rm_host *h = &m->hostcpu;
-    if (end - start < CALL_MIN_NS || grow((void **)&h->calls, h->n_calls, &h->cap_calls, sizeof *h->calls,
+    if (end - start < RM_HOST_CALL_MIN_NS || grow((void **)&h->calls, h->n_calls, &h->cap_calls, sizeof *h->calls,
                                           MAX_CALLS) != 0)
         return;
     struct rm_host_call *c = &h->calls[h->n_calls++];

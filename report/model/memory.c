@@ -13,14 +13,6 @@
 
 #define RM_MEM_MAX (1u << 20)    /* buffers kept; past it only the count (said) */
 
-void rm_mem_call(struct rm_model *m, uint64_t start, uint64_t end)
-{
-    if (!m->mem.first_ts || start < m->mem.first_ts)
-        m->mem.first_ts = start;
-    if (end > m->mem.last_ts)
-        m->mem.last_ts = end;
-}
-
 static void rm_mem_made(struct rm_model *m, uint64_t id, uint64_t bytes, uint64_t ts, int site)
 {
     struct rm_memory *x = &m->mem;

@@ -51,7 +51,14 @@ void rm_mpi_finish(struct rm_model *m);
 size_t rm_spans_merge(struct rm_span *s, size_t n);   /* sorted and merged into a union: their count */
 /* memory.c: buffers made and released */
 struct open_slice;
-void rm_mem_call(struct rm_model *m, uint64_t start, uint64_t end);    /* any slice: the run's span */
+/* any slice: the run's span (inline: at every slice's end) */
+static inline void rm_mem_call(struct rm_model *m, uint64_t start, uint64_t end)
+{
+    if (!m->mem.first_ts || start < m->mem.first_ts)
+        m->mem.first_ts = start;
+    if (end > m->mem.last_ts)
+        m->mem.last_ts = end;
+}
 void rm_mem_buffer_call(struct rm_model *m, const struct open_slice *o, uint64_t ts);   /* an API call ended */
 void rm_mem_free(struct rm_model *m);
 /* selfcost.c: the trace attributes of cltrace's own cost and of sampling;
@@ -155,6 +162,7 @@ void rm_sample_label(const struct rm_model *m, const struct seq *s, uint64_t iid
 /* host.c: CPU samples, the device's busy spans and the program's calls, swept at the end */
 void rm_host_sample(struct rm_model *m, const struct seq *s, uint64_t ts, uint32_t tid, uint64_t stack_iid);
 void rm_host_device(struct rm_model *m, uint64_t start, uint64_t end);
+#define RM_HOST_CALL_MIN_NS 20000    /* shorter calls are not where a thread waits: not kept */
 void rm_host_call(struct rm_model *m, const char *name, uint32_t tid, uint64_t start, uint64_t end);
 void rm_host_finish(struct rm_model *m);
 void rm_host_free(struct rm_model *m);

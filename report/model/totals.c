@@ -336,8 +336,10 @@ void rm_slice_end(struct rm_model *m, struct track *t, uint64_t tuuid, uint64_t 
         if (t->launch_site > 0 && (unsigned)t->launch_site <= m->n_sites)
             m->sites[t->launch_site - 1].synced++;
     }
-    rm_mem_buffer_call(m, o, ts);
-    rm_host_call(m, o->name, (uint32_t)tuuid, o->ts, ts);     /* a thread's track: its tid in the low half */
+    if (!o->error && (o->result_id || o->refs_after == 1))    /* a buffer made or let go, maybe */
+        rm_mem_buffer_call(m, o, ts);
+    if (ts - o->ts >= RM_HOST_CALL_MIN_NS)     /* a thread's track: its tid in the low half */
+        rm_host_call(m, o->name, (uint32_t)tuuid, o->ts, ts);
     struct rm_api *a = o->api >= 0 ? &m->api[o->api] : rm_api_get(m, o->name);
     if (untimed && a && a->count > a->untimed)
         dur = a->total_ns / (a->count - a->untimed);   /* for its phase: the function's mean so far */

@@ -475,11 +475,12 @@ static struct call_memo *memo_slot(struct clt_seq *ss, const struct clt_rec *rec
     return &ss->memo[h >> 29];
 }
 
-/* 1: the memo's bytes are this call's; *keep: it may keep them after decoding */
+/* 1: the memo's bytes are this call's; *keep: the slot to keep them in
+ * after decoding (NULL: none) */
 static int decode_again(struct clt_writer *w, struct clt_seq *ss, const struct clt_rec *rec,
-                        const struct clt_call *c, int *keep)
+                        const struct clt_call *c, struct call_memo **keep)
 {
-    *keep = 0;
+    *keep = NULL;
     if (!(clt_fns[rec->fn].flags & CLT_F_ENQUEUE) || rec->size > MEMO_REC)
         return 0;
     struct call_memo *m = memo_slot(ss, rec);
@@ -487,7 +488,7 @@ static int decode_again(struct clt_writer *w, struct clt_seq *ss, const struct c
         m->rest--;
         return 0;
     }
-    *keep = 1;
+    *keep = m;
     if (m->objs_gen != w->objs.gen || !m->objs_gen || m->stack != c->stack || m->kernel_name != c->kernel_name ||
         ((const struct clt_rec *)m->rec)->size != rec->size || !same_record((const struct clt_rec *)m->rec, rec)) {
         m->rest = ++m->misses >= MEMO_MISSES ? MEMO_REST : 0;
@@ -501,10 +502,9 @@ static int decode_again(struct clt_writer *w, struct clt_seq *ss, const struct c
     return 1;
 }
 
-static void memo_keep(struct clt_writer *w, struct clt_seq *ss, const struct clt_rec *rec, const struct clt_call *c,
+static void memo_keep(struct clt_writer *w, struct call_memo *m, const struct clt_rec *rec, const struct clt_call *c,
                       uint64_t released)
 {
-    struct call_memo *m = memo_slot(ss, rec);
     size_t n = (size_t)(s.end - s.args);
     m->objs_gen = 0;
     if (released || s.n_en || s.n_dn || s.n_is || n > MEMO_ARGS || !w->objs.gen)
@@ -521,7 +521,7 @@ static void memo_keep(struct clt_writer *w, struct clt_seq *ss, const struct clt
 void clt_call_decode(struct clt_writer *w, struct clt_seq *ss, const struct clt_rec *rec, struct clt_call *c)
 {
     s.n_en = s.n_dn = s.n_is = 0;
-    int keep;
+    struct call_memo *keep;
     c->src = NULL;
     c->src_len = 0;
     if (decode_again(w, ss, rec, c, &keep))
@@ -551,7 +551,7 @@ void clt_call_decode(struct clt_writer *w, struct clt_seq *ss, const struct clt_
     c->src = a.src;
     c->src_len = a.src_len;
     if (keep)
-        memo_keep(w, ss, rec, c, a.released);
+        memo_keep(w, keep, rec, c, a.released);
 }
 
 /* An untimed launch's arrow: a flow id in the writer's own space (sequence

@@ -80,8 +80,7 @@ void rm_host_device(struct rm_model *m, uint64_t start, uint64_t end)
 void rm_host_call(struct rm_model *m, const char *name, uint32_t tid, uint64_t start, uint64_t end)
 {
     struct rm_host *h = &m->hostcpu;
-    if (end - start < RM_HOST_CALL_MIN_NS || grow((void **)&h->calls, h->n_calls, &h->cap_calls, sizeof *h->calls,
-                                          MAX_CALLS) != 0)
+    if (grow((void **)&h->calls, h->n_calls, &h->cap_calls, sizeof *h->calls, MAX_CALLS) != 0)
         return;
     struct rm_host_call *c = &h->calls[h->n_calls++];
     c->start = start;

@@ -42,12 +42,14 @@ static void rm_mem_released(struct rm_model *m, uint64_t id, uint64_t ts)
     x->bytes -= x->v[i - 1].bytes;
 }
 
-/* An API call that ended at ts: a buffer made, or released to no reference. */
+/* An API call that ended at ts, without an error, and made a handle or let
+ * one go (totals.c asks for no other): a buffer made, or released to no
+ * reference. */
 void rm_mem_buffer_call(struct rm_model *m, const struct open_slice *o, uint64_t ts)
 {
-    if (!o->error && o->result_id && !strncmp(o->name, "clCreateBuffer", 14))
+    if (o->result_id && !strncmp(o->name, "clCreateBuffer", 14))
         rm_mem_made(m, o->result_id, o->size, o->ts, o->site);
-    else if (!o->error && o->refs_after == 1 && !strcmp(o->name, "clReleaseMemObject"))
+    else if (o->refs_after == 1 && !strcmp(o->name, "clReleaseMemObject"))
         rm_mem_released(m, o->memobj, ts);
 }
 

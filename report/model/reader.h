@@ -59,7 +59,8 @@ static inline void rm_mem_call(struct rm_model *m, uint64_t start, uint64_t end)
     if (end > m->mem.last_ts)
         m->mem.last_ts = end;
 }
-void rm_mem_buffer_call(struct rm_model *m, const struct open_slice *o, uint64_t ts);   /* an API call ended */
+/* an API call ended, without an error, having made a handle or let one go (the caller's filter) */
+void rm_mem_buffer_call(struct rm_model *m, const struct open_slice *o, uint64_t ts);
 void rm_mem_free(struct rm_model *m);
 /* selfcost.c: the trace attributes of cltrace's own cost and of sampling;
  * after reading, each sampled kernel's device time extrapolated */
@@ -162,7 +163,7 @@ void rm_sample_label(const struct rm_model *m, const struct seq *s, uint64_t iid
 /* host.c: CPU samples, the device's busy spans and the program's calls, swept at the end */
 void rm_host_sample(struct rm_model *m, const struct seq *s, uint64_t ts, uint32_t tid, uint64_t stack_iid);
 void rm_host_device(struct rm_model *m, uint64_t start, uint64_t end);
-#define RM_HOST_CALL_MIN_NS 20000    /* shorter calls are not where a thread waits: not kept */
+#define RM_HOST_CALL_MIN_NS 20000    /* shorter calls are not where a thread waits: the caller keeps them out */
 void rm_host_call(struct rm_model *m, const char *name, uint32_t tid, uint64_t start, uint64_t end);
 void rm_host_finish(struct rm_model *m);
 void rm_host_free(struct rm_model *m);

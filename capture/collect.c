@@ -78,7 +78,7 @@ static struct {
     _Alignas(64) _Atomic int collector_state;  /* read on every command, written once */
     /* clt_now() of the latest enqueue (timed or sampled out): the app
      * threads store it (relaxed), the collector reads it; ns_per_tick
-     * (measured at its start) converts for it. */
+     * (measured over its first 2 ms) converts for it. */
     _Alignas(64) _Atomic uint64_t last_handed;
 } lines;
 static _Atomic int collector_idle, draining;
@@ -359,17 +359,27 @@ static long nap_max_ns(int held)
     return held ? 4000000 : 1000000;
 }
 
-/* clt_now()'s ticks per ns, over 2 ms (where it reads the TSC). */
+/* clt_now()'s ticks per ns (where it reads the TSC): from the collector's
+ * start to its first look 2 ms or more later. It slept those 2 ms at its
+ * start once, and an app that released its queue right after its first
+ * commands waited for it there (nbody on an H200: 1.8 ms of its
+ * clReleaseCommandQueue, a quarter of cltrace's figure). Until then a
+ * 4 GHz guess: a pause seen late, never early. */
 static void ticks_calibrate(void)
 {
-    if (!clt_use_tsc)
+    static uint64_t t0, n0;
+    static int done;
+    if (!clt_use_tsc || done)
         return;
-    uint64_t t0 = clt_now(), n0 = clt_clock_ns(CLOCK_MONOTONIC);
-    struct timespec ts = { 0, 2000000 };
-    nanosleep(&ts, NULL);
-    uint64_t t1 = clt_now(), n1 = clt_clock_ns(CLOCK_MONOTONIC);
-    if (t1 > t0 && n1 > n0)
-        ns_per_tick = (double)(n1 - n0) / (double)(t1 - t0);
+    uint64_t t = clt_now(), n = clt_clock_ns(CLOCK_MONOTONIC);
+    if (!t0) {
+        t0 = t, n0 = n;
+        ns_per_tick = 0.25;
+    } else if (n - n0 >= 2000000) {
+        if (t > t0)
+            ns_per_tick = (double)(n - n0) / (double)(t - t0);
+        done = 1;
+    }
 }
 
 /* One look at the commands pending: the clock kept, the completed ones
@@ -439,6 +449,7 @@ static void *collector_main(void *arg)
             syscall(SYS_futex, &collector_gone, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
             return NULL;
         }
+        ticks_calibrate();
         /* a thread the driver starts in these calls inherits its priority */
         long watch = clt_own_driver_begin();
         take_handed();

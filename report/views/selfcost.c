@@ -126,7 +126,7 @@ static void counted_rows(const struct rm_model *m, struct cost_account *a)
     if (c->cpu_samples_ns)
         row(a->counted, &a->n_counted, COST_ROWS, c->cpu_samples_ns, "CPU samples, on the app's threads");
     row(a->counted, &a->n_counted, COST_ROWS, c->device_timing_ns, "device timing (the events it asked for)");
-    row(a->counted, &a->n_counted, COST_ROWS, c->waited_ns, "waiting for the writer (%llu calls waited)",
+    row(a->counted, &a->n_counted, COST_ROWS, c->waited_ns, "waiting for its threads (%llu calls waited)",
         (unsigned long long)c->calls_waited);
     if (!c->exit_known) {
         row(a->counted, &a->n_counted, COST_ROWS, c->exit_wait_ns, "at exit, collecting device times");

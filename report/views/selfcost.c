@@ -8,8 +8,8 @@
 #include "views.h"
 
 /* What it added to the whole run: on the app's threads, at exit (up to the
- * trace's end) and its constructor; a trace before 2026-11-25 states the
- * app's threads only. */
+ * trace's end) and its start (the constructor, the first call's); a trace
+ * before 2026-11-25 states the app's threads only. */
 uint64_t selfcost_total_ns(const struct rm_model *m)
 {
     const struct rm_selfcost *c = &m->self;
@@ -135,7 +135,7 @@ static void counted_rows(const struct rm_model *m, struct cost_account *a)
     uint64_t finishing = c->exit_ns > c->exit_wait_ns ? c->exit_ns - c->exit_wait_ns : 0;
     row(a->counted, &a->n_counted, COST_ROWS, c->exit_wait_ns, "at exit, collecting device times");
     row(a->counted, &a->n_counted, COST_ROWS, finishing, "at exit, finishing the trace");
-    row(a->counted, &a->n_counted, COST_ROWS, c->load_ns, "starting (its constructor)");
+    row(a->counted, &a->n_counted, COST_ROWS, c->load_ns, "starting (its constructor, its first call)");
     if (selfcost_app_cpus_wanted(m) >= 0)
         row(a->counted, &a->n_counted, COST_ROWS, selfcost_competing_ns(m),
             "its threads' CPU taken from the app's (estimate: the app wanted %.2f of %llu CPUs)",

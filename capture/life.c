@@ -122,7 +122,6 @@ static const struct clt_rings_life rings_life = { start, clt_window_begin, clt_w
 
 /* ---- load, fork, exit ------------------------------------------------- */
 
-
 static void at_exit(void)
 {
     /* Commands still in flight are waited for (bounded) while recording is

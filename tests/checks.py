@@ -267,7 +267,7 @@ def check_report_selfcost(report_dir, sampled=""):
     for name, text in (("account", cost), ("markdown", acc_md), ("html", acc_html)):
         expect(re.search(r"the figure\W+%.3f" % (sc["total_ns"] / 1e6), text) and
                re.search(r"upper bound\W+%.3f" % (sc["upper_ns"] / 1e6), text), name + ": the account's totals")
-        for part in ("at exit, collecting device times", "at exit, finishing the trace", "starting (its constructor)"):
+        for part in ("at exit, collecting device times", "at exit, finishing the trace", "starting (its constructor, its first call)"):
             expect(part in text, name + ": the account lacks " + part)
         expect(not re.search(r"2-vCPU|16-core|us each", text), name + ": a price measured elsewhere")
     # the bound: its threads' CPU while the app ran beyond the estimate, and

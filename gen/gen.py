@@ -481,6 +481,16 @@ def hook_protos(reg, c, r, ps):
     return pre, post
 
 
+def out_count_at(ps, kinds):
+    """The array a call fills whose count it returns beside it (clGetPlatformIDs'
+    platforms, num_platforms): the array's index, or None."""
+    for i, (k, _) in enumerate(kinds):
+        if k == "OUT_HARR" and i + 1 < len(ps) and kinds[i + 1][0] == "OUT_VAL" and \
+                ps[i + 1]["name"].startswith("num_"):
+            return i
+    return None
+
+
 def wrapper(reg, c, r, ps, kinds, exported):
     rabi = reg.abi(r)
     args = ", ".join("%s %s" % (reg.abi(p), p["name"]) for p in ps) or "void"
@@ -610,6 +620,17 @@ def wrapper(reg, c, r, ps, kinds, exported):
             L.append("    int clt_switched = 0;")
             L.append("    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)")
             L.append("        clt_switched = clt_profiling_on(command_queue);")
+    oc = out_count_at(ps, kinds)
+    if oc is not None:
+        # The app's count NULL: ours in its place, so that the record holds
+        # the handles the call wrote, not the whole room (the rest is the
+        # app's memory as it was). Not where the array is NULL too: the call
+        # must fail there as it would untraced.
+        num_t = reg.abi(ps[oc + 1])
+        L.append("    uint32_t clt_nout = 0;")
+        L.append("    %s clt_count = %s ? %s : %s ? (%s)&clt_nout : NULL;" %
+                 (num_t, call_args[oc + 1], call_args[oc + 1], call_args[oc], num_t))
+        call_args[oc + 1] = "clt_count"
     L.append("    uint32_t clt_outer = th ? th->in_fn : 0;")
     L.append("    if (th)")
     L.append("        th->in_fn = CLT_FN_%s + 1u;" % c)
@@ -715,11 +736,11 @@ def wrapper(reg, c, r, ps, kinds, exported):
             L.append("        %s = clt_put_str(&x, %d, %s, %s);" % (s, i, okx, n))
         elif k in ("ARR", "HARR", "OUT_HARR"):
             ln = aux if isinstance(aux, int) else "(uint64_t)%s" % aux
+            if k == "OUT_HARR" and i == out_count_at(ps, kinds):
+                # the count the call returned beside it (num_platforms, ours
+                # where the app's was NULL): the handles it wrote
+                ln = "clt_out_count(%s, clt_count)" % ln
             if k == "OUT_HARR":
-                # a count the call returns beside it (num_platforms): the handles it wrote
-                nxt = ps[i + 1]["name"] if i + 1 < len(ps) and kinds[i + 1][0] == "OUT_VAL" else ""
-                if nxt.startswith("num_"):
-                    ln = "clt_out_count(%s, %s)" % (ln, nxt)
                 L.append("        %s = clt_put_out_harr(&x, %d, ok, %s, %s);" % (s, i, n, ln))
             else:
                 esz = "sizeof(size_t)" if p["type"] in ("size_t", "void") or p["type"] in reg.handles else \

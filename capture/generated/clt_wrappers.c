@@ -2800,12 +2800,14 @@ static int32_t clCreateKernelsInProgram_rec(clCreateKernelsInProgram_t real, voi
         return clt_r;
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    uint32_t clt_nout = 0;
+    void * clt_count = num_kernels_ret ? num_kernels_ret : kernels ? (void *)&clt_nout : NULL;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateKernelsInProgram + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(program, num_kernels, kernels, num_kernels_ret);
+    int32_t ret = real(program, num_kernels, kernels, clt_count);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -2821,7 +2823,7 @@ static int32_t clCreateKernelsInProgram_rec(clCreateKernelsInProgram_t real, voi
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)(uintptr_t)program;
         rec->arg[1] = (uint64_t)num_kernels;
-        rec->arg[2] = clt_put_out_harr(&x, 2, ok, kernels, clt_out_count((uint64_t)num_kernels, num_kernels_ret));
+        rec->arg[2] = clt_put_out_harr(&x, 2, ok, kernels, clt_out_count((uint64_t)num_kernels, clt_count));
         rec->arg[3] = clt_put_out_val(&x, 3, ok, num_kernels_ret, sizeof(uint32_t));
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
@@ -3433,12 +3435,14 @@ static int32_t clCreateSubDevices_rec(clCreateSubDevices_t real, void * in_devic
         return clt_r;
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    uint32_t clt_nout = 0;
+    void * clt_count = num_devices_ret ? num_devices_ret : out_devices ? (void *)&clt_nout : NULL;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateSubDevices + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(in_device, properties, num_devices, out_devices, num_devices_ret);
+    int32_t ret = real(in_device, properties, num_devices, out_devices, clt_count);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -3455,7 +3459,7 @@ static int32_t clCreateSubDevices_rec(clCreateSubDevices_t real, void * in_devic
         rec->arg[0] = (uint64_t)(uintptr_t)in_device;
         rec->arg[1] = clt_put_props(&x, 1, ok, properties, sizeof(intptr_t));
         rec->arg[2] = (uint64_t)num_devices;
-        rec->arg[3] = clt_put_out_harr(&x, 3, ok, out_devices, clt_out_count((uint64_t)num_devices, num_devices_ret));
+        rec->arg[3] = clt_put_out_harr(&x, 3, ok, out_devices, clt_out_count((uint64_t)num_devices, clt_count));
         rec->arg[4] = clt_put_out_val(&x, 4, ok, num_devices_ret, sizeof(uint32_t));
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
@@ -3490,12 +3494,14 @@ static int32_t clCreateSubDevicesEXT_rec(clCreateSubDevicesEXT_t real, void * in
         return clt_r;
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    uint32_t clt_nout = 0;
+    void * clt_count = num_devices ? num_devices : out_devices ? (void *)&clt_nout : NULL;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateSubDevicesEXT + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(in_device, properties, num_entries, out_devices, num_devices);
+    int32_t ret = real(in_device, properties, num_entries, out_devices, clt_count);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -3512,7 +3518,7 @@ static int32_t clCreateSubDevicesEXT_rec(clCreateSubDevicesEXT_t real, void * in
         rec->arg[0] = (uint64_t)(uintptr_t)in_device;
         rec->arg[1] = (uint64_t)(uintptr_t)properties;
         rec->arg[2] = (uint64_t)num_entries;
-        rec->arg[3] = clt_put_out_harr(&x, 3, ok, out_devices, clt_out_count((uint64_t)num_entries, num_devices));
+        rec->arg[3] = clt_put_out_harr(&x, 3, ok, out_devices, clt_out_count((uint64_t)num_entries, clt_count));
         rec->arg[4] = clt_put_out_val(&x, 4, ok, num_devices, sizeof(uint32_t));
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
@@ -9581,12 +9587,14 @@ static int32_t clGetDeviceIDs_rec(clGetDeviceIDs_t real, void * platform, uint64
         return clt_r;
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
+    uint32_t clt_nout = 0;
+    void * clt_count = num_devices ? num_devices : devices ? (void *)&clt_nout : NULL;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceIDs + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(platform, device_type, num_entries, devices, num_devices);
+    int32_t ret = real(platform, device_type, num_entries, devices, clt_count);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -9603,7 +9611,7 @@ static int32_t clGetDeviceIDs_rec(clGetDeviceIDs_t real, void * platform, uint64
         rec->arg[0] = (uint64_t)(uintptr_t)platform;
         rec->arg[1] = (uint64_t)device_type;
         rec->arg[2] = (uint64_t)num_entries;
-        rec->arg[3] = clt_put_out_harr(&x, 3, ok, devices, clt_out_count((uint64_t)num_entries, num_devices));
+        rec->arg[3] = clt_put_out_harr(&x, 3, ok, devices, clt_out_count((uint64_t)num_entries, clt_count));
         rec->arg[4] = clt_put_out_val(&x, 4, ok, num_devices, sizeof(uint32_t));
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
@@ -9637,12 +9645,14 @@ static int32_t clGetDeviceIDsFromD3D10KHR_rec(clGetDeviceIDsFromD3D10KHR_t real,
         return clt_r;
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
+    uint32_t clt_nout = 0;
+    void * clt_count = num_devices ? num_devices : devices ? (void *)&clt_nout : NULL;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceIDsFromD3D10KHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
+    int32_t ret = real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, clt_count);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -9659,7 +9669,7 @@ static int32_t clGetDeviceIDsFromD3D10KHR_rec(clGetDeviceIDsFromD3D10KHR_t real,
         rec->arg[2] = (uint64_t)(uintptr_t)d3d_object;
         rec->arg[3] = (uint64_t)d3d_device_set;
         rec->arg[4] = (uint64_t)num_entries;
-        rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, clt_out_count((uint64_t)num_entries, num_devices));
+        rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, clt_out_count((uint64_t)num_entries, clt_count));
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_devices, sizeof(uint32_t));
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
@@ -9693,12 +9703,14 @@ static int32_t clGetDeviceIDsFromD3D11KHR_rec(clGetDeviceIDsFromD3D11KHR_t real,
         return clt_r;
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
+    uint32_t clt_nout = 0;
+    void * clt_count = num_devices ? num_devices : devices ? (void *)&clt_nout : NULL;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceIDsFromD3D11KHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, num_devices);
+    int32_t ret = real(platform, d3d_device_source, d3d_object, d3d_device_set, num_entries, devices, clt_count);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -9715,7 +9727,7 @@ static int32_t clGetDeviceIDsFromD3D11KHR_rec(clGetDeviceIDsFromD3D11KHR_t real,
         rec->arg[2] = (uint64_t)(uintptr_t)d3d_object;
         rec->arg[3] = (uint64_t)d3d_device_set;
         rec->arg[4] = (uint64_t)num_entries;
-        rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, clt_out_count((uint64_t)num_entries, num_devices));
+        rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, clt_out_count((uint64_t)num_entries, clt_count));
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_devices, sizeof(uint32_t));
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
@@ -9749,12 +9761,14 @@ static int32_t clGetDeviceIDsFromDX9INTEL_rec(clGetDeviceIDsFromDX9INTEL_t real,
         return clt_r;
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
+    uint32_t clt_nout = 0;
+    void * clt_count = num_devices ? num_devices : devices ? (void *)&clt_nout : NULL;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceIDsFromDX9INTEL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(platform, dx9_device_source, dx9_object, dx9_device_set, num_entries, devices, num_devices);
+    int32_t ret = real(platform, dx9_device_source, dx9_object, dx9_device_set, num_entries, devices, clt_count);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -9771,7 +9785,7 @@ static int32_t clGetDeviceIDsFromDX9INTEL_rec(clGetDeviceIDsFromDX9INTEL_t real,
         rec->arg[2] = (uint64_t)(uintptr_t)dx9_object;
         rec->arg[3] = (uint64_t)dx9_device_set;
         rec->arg[4] = (uint64_t)num_entries;
-        rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, clt_out_count((uint64_t)num_entries, num_devices));
+        rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, clt_out_count((uint64_t)num_entries, clt_count));
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_devices, sizeof(uint32_t));
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
@@ -9805,12 +9819,14 @@ static int32_t clGetDeviceIDsFromDX9MediaAdapterKHR_rec(clGetDeviceIDsFromDX9Med
         return clt_r;
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
+    uint32_t clt_nout = 0;
+    void * clt_count = num_devices ? num_devices : devices ? (void *)&clt_nout : NULL;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceIDsFromDX9MediaAdapterKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(platform, num_media_adapters, media_adapter_type, media_adapters, media_adapter_set, num_entries, devices, num_devices);
+    int32_t ret = real(platform, num_media_adapters, media_adapter_type, media_adapters, media_adapter_set, num_entries, devices, clt_count);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -9828,7 +9844,7 @@ static int32_t clGetDeviceIDsFromDX9MediaAdapterKHR_rec(clGetDeviceIDsFromDX9Med
         rec->arg[3] = (uint64_t)(uintptr_t)media_adapters;
         rec->arg[4] = (uint64_t)media_adapter_set;
         rec->arg[5] = (uint64_t)num_entries;
-        rec->arg[6] = clt_put_out_harr(&x, 6, ok, devices, clt_out_count((uint64_t)num_entries, num_devices));
+        rec->arg[6] = clt_put_out_harr(&x, 6, ok, devices, clt_out_count((uint64_t)num_entries, clt_count));
         rec->arg[7] = clt_put_out_val(&x, 7, ok, num_devices, sizeof(uint32_t));
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
@@ -9862,12 +9878,14 @@ static int32_t clGetDeviceIDsFromVA_APIMediaAdapterINTEL_rec(clGetDeviceIDsFromV
         return clt_r;
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
+    uint32_t clt_nout = 0;
+    void * clt_count = num_devices ? num_devices : devices ? (void *)&clt_nout : NULL;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetDeviceIDsFromVA_APIMediaAdapterINTEL + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(platform, media_adapter_type, media_adapter, media_adapter_set, num_entries, devices, num_devices);
+    int32_t ret = real(platform, media_adapter_type, media_adapter, media_adapter_set, num_entries, devices, clt_count);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -9884,7 +9902,7 @@ static int32_t clGetDeviceIDsFromVA_APIMediaAdapterINTEL_rec(clGetDeviceIDsFromV
         rec->arg[2] = (uint64_t)(uintptr_t)media_adapter;
         rec->arg[3] = (uint64_t)media_adapter_set;
         rec->arg[4] = (uint64_t)num_entries;
-        rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, clt_out_count((uint64_t)num_entries, num_devices));
+        rec->arg[5] = clt_put_out_harr(&x, 5, ok, devices, clt_out_count((uint64_t)num_entries, clt_count));
         rec->arg[6] = clt_put_out_val(&x, 6, ok, num_devices, sizeof(uint32_t));
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
@@ -11275,12 +11293,14 @@ static int32_t clGetPlatformIDs_rec(clGetPlatformIDs_t real, uint32_t num_entrie
         return clt_r;
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
+    uint32_t clt_nout = 0;
+    void * clt_count = num_platforms ? num_platforms : platforms ? (void *)&clt_nout : NULL;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clGetPlatformIDs + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(num_entries, platforms, num_platforms);
+    int32_t ret = real(num_entries, platforms, clt_count);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -11295,7 +11315,7 @@ static int32_t clGetPlatformIDs_rec(clGetPlatformIDs_t real, uint32_t num_entrie
         if (CLT_UNLIKELY(clt_outside))
             x.raw |= CLT_RAW_OUTSIDE;
         rec->arg[0] = (uint64_t)num_entries;
-        rec->arg[1] = clt_put_out_harr(&x, 1, ok, platforms, clt_out_count((uint64_t)num_entries, num_platforms));
+        rec->arg[1] = clt_put_out_harr(&x, 1, ok, platforms, clt_out_count((uint64_t)num_entries, clt_count));
         rec->arg[2] = clt_put_out_val(&x, 2, ok, num_platforms, sizeof(uint32_t));
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;
@@ -12202,12 +12222,14 @@ static int32_t clIcdGetPlatformIDsKHR_rec(clIcdGetPlatformIDsKHR_t real, uint32_
         return clt_r;
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 0) : 0;
+    uint32_t clt_nout = 0;
+    void * clt_count = num_platforms ? num_platforms : platforms ? (void *)&clt_nout : NULL;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clIcdGetPlatformIDsKHR + 1u;
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(num_entries, platforms, num_platforms);
+    int32_t ret = real(num_entries, platforms, clt_count);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -12220,7 +12242,7 @@ static int32_t clIcdGetPlatformIDsKHR_rec(clIcdGetPlatformIDsKHR_t real, uint32_
     if (rec) {
         struct clt_extra x = clt_extra_init(rec, 3);
         rec->arg[0] = (uint64_t)num_entries;
-        rec->arg[1] = clt_put_out_harr(&x, 1, ok, platforms, clt_out_count((uint64_t)num_entries, num_platforms));
+        rec->arg[1] = clt_put_out_harr(&x, 1, ok, platforms, clt_out_count((uint64_t)num_entries, clt_count));
         rec->arg[2] = clt_put_out_val(&x, 2, ok, num_platforms, sizeof(uint32_t));
         if (clt_want_stack)
             x.p = clt_put_stack(th, x.p, !ok, NULL), x.raw |= CLT_RAW_STACK;

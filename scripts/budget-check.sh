@@ -8,7 +8,8 @@
 #      device time (the default's extrapolated from its sample);
 #   2. every example, problem and fixed: its findings (rule, where,
 #      severity) by default and with --sample=all, gains within 10 % (by
-#      median; apart only where the two modes' runs do not overlap).
+#      median; apart only where the two modes' runs do not overlap; a
+#      severity, or a finding only some runs give, follows the same rule).
 #   scripts/budget-check.sh [OUTDIR]     N=20000 REPS=5 OCL_PLATFORM=NVIDIA EXAMPLES=0 (skip 2)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -102,32 +103,43 @@ def findings(mode):
     return runs
 ra, rb = findings("default"), findings("all")
 def usual(runs):       # the findings most runs of a mode gave (a run's own noise: a gap, a borderline severity)
-    sets = [frozenset(x[0]) for x in runs]
+    sets = [frozenset(k[:2] for k in x[0]) for x in runs]
     return max(set(sets), key=sets.count)
 keys_a, keys_b = usual(ra), usual(rb)
-same = keys_a == keys_b
-def med(runs, k):
-    v = [x[0][k] for x in runs if x[0].get(k)]
-    return statistics.median(v) if v else None
-def runs_of(runs, k):
-    return [x[0][k] for x in runs if x[0].get(k)]
+def seen(runs):        # the findings any run of a mode gave
+    return frozenset(k[:2] for x in runs for k in x[0])
+# different: a finding most runs of one mode gave and no run of the other; one some runs of both
+# gave is borderline (its measure near the rule's threshold), said with the spread
+only_a, only_b = keys_a - seen(rb), keys_b - seen(ra)
+same = not only_a and not only_b
+def runs_of(runs, k):   # k: (rule, where); a run's gain for it, whatever its severity
+    return [g for x in runs for kk, g in x[0].items() if kk[:2] == k and g]
+def severity(runs, k):
+    v = [kk[2] for x in runs for kk in x[0] if kk[:2] == k]
+    return max(set(v), key=v.count) if v else None
 gains, spread = [], []
+spread += [(k[0], "borderline") for k in sorted((keys_a ^ keys_b) - only_a - only_b)]
 for k in keys_a & keys_b:
-    a, b = med(ra, k), med(rb, k)
+    va, vb = runs_of(ra, k), runs_of(rb, k)
+    a, b = (statistics.median(va) if va else None), (statistics.median(vb) if vb else None)
+    # apart only where the two modes' runs do not overlap: else it is the example's own spread
+    apart = va and vb and (max(va) < min(vb) or max(vb) < min(va))
     if a and b and abs(a / b - 1) > 0.10:
-        va, vb = runs_of(ra, k), runs_of(rb, k)
-        # apart only where the two modes' runs do not overlap: else it is the example's own spread
-        if max(va) < min(vb) or max(vb) < min(va):
+        if apart:
             gains.append((k[0], round(a), round(b)))
         else:
             spread.append((k[0], sorted(round(v / 1e3) for v in va), sorted(round(v / 1e3) for v in vb)))
+    # a severity follows its gain: one that differs where the gains overlap is the spread's too
+    sa, sb = severity(ra, k), severity(rb, k)
+    if sa != sb:
+        (gains if apart or not (va and vb) else spread).append((k[0], sa, sb))
 r0 = ra[0][1]
 print("  %-18s %d findings, %s; timed %s of %s launches%s%s" % (name, len(keys_a), "the same" if same else "DIFFERENT",
       sum(k["timed_launches"] for k in r0["kernels"]), sum(k["launches"] for k in r0["kernels"]),
-      "" if not gains else "; median gains over 10 %% apart: %s" % gains,
-      "" if not spread else "; gains within the runs' spread (us, default / all): %s" % spread))
+      "" if not gains else "; apart (median gains over 10 %%, or severities): %s" % gains,
+      "" if not spread else "; within the runs' spread (gains in us or severities, default / all): %s" % spread))
 if not same:
-    print("    default only:", sorted(keys_a - keys_b), "\n    all only:", sorted(keys_b - keys_a))
+    print("    default only:", sorted(only_a), "\n    all only:", sorted(only_b))
 sys.exit(0 if same and not gains else 1)
 PYEOF
     done

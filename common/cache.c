@@ -38,18 +38,32 @@ int clt_cache_path(const char *sub, const char *name, char *path, size_t cap)
  * page fault a page; mapped, only the pages looked at come in, from the page
  * cache. A file is replaced by rename, never rewritten in place
  * (clt_cache_write): the mapping keeps the one it opened. */
-const void *clt_cache_map(const char *path, size_t *len, size_t most)
+/* path opened for reading where it holds no more than most bytes: the file
+ * (its size in *size), or -1 */
+static int open_at_most(const char *path, size_t most, size_t *size)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
-    void *m = fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0 && (size_t)st.st_size <= most
-                  ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
-                  : MAP_FAILED;
-    if (fd >= 0)
+    if (fd >= 0 && (fstat(fd, &st) != 0 || (size_t)st.st_size > most)) {
         close(fd);
+        fd = -1;
+    }
+    if (fd >= 0)
+        *size = (size_t)st.st_size;
+    return fd;
+}
+
+const void *clt_cache_map(const char *path, size_t *len, size_t most)
+{
+    size_t size = 0;
+    int fd = open_at_most(path, most, &size);
+    if (fd < 0)
+        return NULL;
+    void *m = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+    close(fd);
     if (m == MAP_FAILED)
         return NULL;
-    *len = (size_t)st.st_size;
+    *len = size;
     return m;
 }
 
@@ -61,15 +75,16 @@ void clt_cache_unmap(const void *map, size_t len)
 
 void *clt_cache_read(const char *path, size_t *len, size_t most)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    char *s = fd >= 0 && fstat(fd, &st) == 0 && (size_t)st.st_size <= most ? malloc((size_t)st.st_size + 1) : NULL;
-    ssize_t got = s ? read(fd, s, (size_t)st.st_size) : -1;
-    if (fd >= 0)
-        close(fd);
-    if (s && got == st.st_size) {
+    size_t size = 0;
+    int fd = open_at_most(path, most, &size);
+    if (fd < 0)
+        return NULL;
+    char *s = malloc(size + 1);
+    ssize_t got = s ? read(fd, s, size) : -1;
+    close(fd);
+    if (s && got >= 0 && (size_t)got == size) {
         s[got] = 0;
-        *len = (size_t)got;
+        *len = size;
         return s;
     }
     free(s);

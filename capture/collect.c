@@ -27,9 +27,8 @@
  * where they are narrowest (clock.c). On a CPU device (PoCL) a pause of
  * the app is no quiet moment while the device still runs: the collector
  * waits until the queue has run dry (cpu_queues_running).
- * Commands still in flight at exit are waited for (bounded) and counted;
- * the completions held back are collected then, the time the exiting
- * thread waits for them stated in the trace (cltrace.exit_wait_ns). */
+ * Commands in flight at exit are waited for (bounded; before the libraries'
+ * destructors, life.c) and counted, the wait stated (cltrace.exit_wait_ns). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/futex.h>
@@ -220,13 +219,11 @@ static void keep_clock(struct clt_thread *th)
         clt_clock_keep_tick(th);
 }
 
-/* The in-order queues of a CPU device whose newest command still runs
- * (into queue[64]). While such a device runs, the collector keeps out of
- * the driver altogether: its queries, releases and markers compete with
- * the device's own threads on the app's cores. Behind 5,000 launches of
- * ~0.1 ms on PoCL (2 cores) collecting as they completed made the app's
- * clFinish 27 % longer, clock markers at each pause 15 %; collecting once
- * the queue has run dry, 3 %. */
+/* The in-order queues of a CPU device whose newest command still runs (into queue[64]). While such
+ * a device runs, the collector keeps out of the driver altogether: its queries, releases and
+ * markers compete with the device's own threads on the app's cores. Behind 5,000 launches of ~0.1
+ * ms on PoCL (2 cores) collecting as they completed made the app's clFinish 27 % longer, clock
+ * markers at each pause 15 %; collecting once the queue has run dry, 3 %. */
 static unsigned cpu_queues_running(void **queue)
 {
     info_t ev_info = REAL(clGetEventInfo);
@@ -297,12 +294,11 @@ static double since_handed_ns(uint64_t now)
     return now > last ? (double)(now - last) * ns_per_tick : 0;
 }
 
-/* How long to nap: at least until a pause could begin. While the app
- * enqueues nothing is collected before QUIET_NS have passed since its last
- * command, and each wake-up in between takes a core from the driver's
- * threads: behind a loop of write + kernel + finish on PoCL (2 cores, a
- * command every ~15 us) its loop ran +0.45 ms against untraced with naps
- * starting at 20 us, +0.35 ms with this (151 rounds). */
+/* How long to nap: at least until a pause could begin. While the app enqueues nothing is collected
+ * before QUIET_NS have passed since its last command, and each wake-up in between takes a core
+ * from the driver's threads: behind a loop of write + kernel + finish on PoCL (2 cores, a command
+ * every ~15 us) its loop ran +0.45 ms against untraced with naps starting at 20 us, +0.35 ms with
+ * this (151 rounds). */
 static long until_pause_ns(long nap)
 {
     double since = since_handed_ns(clt_now());
@@ -316,9 +312,8 @@ static void nap_end(void)
     syscall(SYS_futex, &nap_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-/* A nap the exit, or an app thread that needs the collector now, ends
- * early; the flags are set before nap_word moves, so a nap begun after it
- * returns at once (the futex sees another value). */
+/* A nap the exit, or an app thread that needs the collector now, ends early; the flags are set
+ * before nap_word moves, so a nap begun after it returns at once (the futex sees another value). */
 static void collector_nap(long ns)
 {
     uint32_t seq = __atomic_load_n(&nap_word, __ATOMIC_SEQ_CST);
@@ -330,10 +325,9 @@ static void collector_nap(long ns)
     __atomic_store_n(&napping_long, 0, __ATOMIC_RELAXED);
 }
 
-/* Checked by an app thread every 1,024th command: a collector in a long
- * nap is woken where the hand-off ring is half full (a full one makes the
- * calling thread wait) or DEFER_MAX commands wait (it then collects all the
- * same). One atomic load otherwise. */
+/* Checked by an app thread every 1,024th command: a collector in a long nap is woken where the
+ * hand-off ring is half full (a full one makes the calling thread wait) or DEFER_MAX commands wait
+ * (it then collects all the same). One atomic load otherwise. */
 static void nap_kick(uint64_t ticket)
 {
     if (__atomic_load_n(&napping_long, __ATOMIC_RELAXED) &&
@@ -341,17 +335,15 @@ static void nap_kick(uint64_t ticket)
         nap_end();
 }
 
-/* The longest nap while commands are pending: 1 ms; 4 ms while a CPU
- * device runs them all (held: nothing to collect until it is done); 100 ms
- * while any of a CPU device's are pending. A CPU device's threads share the
- * app's cores: each wake-up of the collector lands on a core they or the
- * app's thread were about to take, and on a VM whose idle CPUs halt at once
- * (2 vCPUs) a thread waking every 1 ms cost 4,000 small blocking writes on
- * PoCL +16 ms, every 4 ms +14, every 16 ms +7, every 100 ms +1 (15 paired
- * runs each; tests/bench/placebo.c). The collector collects only at the
- * app's pauses anyway: a long nap notices one later, not less (the exit
- * collects what is left), and an app thread ends it where commands pile
- * up (nap_kick). On a GPU a pause is noticed within 1 ms, as before. */
+/* The longest nap while commands are pending: 1 ms; 4 ms while a CPU device runs them all (held:
+ * nothing to collect until it is done); 100 ms while any of a CPU device's are pending. A CPU
+ * device's threads share the app's cores: each wake-up of the collector lands on a core they or
+ * the app's thread were about to take, and on a VM whose idle CPUs halt at once (2 vCPUs) a thread
+ * waking every 1 ms cost 4,000 small blocking writes on PoCL +16 ms, every 4 ms +14, every 16 ms
+ * +7, every 100 ms +1 (15 paired runs each; tests/bench/placebo.c). The collector collects only at
+ * the app's pauses anyway: a long nap notices one later, not less (the exit collects what is
+ * left), and an app thread ends it where commands pile up (nap_kick). On a GPU a pause is noticed
+ * within 1 ms, as before. */
 static long nap_max_ns(int held)
 {
     if (clt_pend_on_cpu())
@@ -359,12 +351,10 @@ static long nap_max_ns(int held)
     return held ? 4000000 : 1000000;
 }
 
-/* clt_now()'s ticks per ns (where it reads the TSC): from the collector's
- * start to its first look 2 ms or more later. It slept those 2 ms at its
- * start once, and an app that released its queue right after its first
- * commands waited for it there (nbody on an H200: 1.8 ms of its
- * clReleaseCommandQueue, a quarter of cltrace's figure). Until then a
- * 4 GHz guess: a pause seen late, never early. */
+/* clt_now()'s ticks per ns (TSC), over the collector's first 2 ms: slept at
+ * its start, they were waited out by an app releasing its queue right after
+ * its first commands (nbody on an H200: 1.8 ms). Until measured a 4 GHz
+ * guess: a pause seen late, never early. */
 static void ticks_calibrate(void)
 {
     static uint64_t t0, n0;
@@ -490,6 +480,13 @@ static void *collector_main(void *arg)
     return NULL;
 }
 
+static void (*on_start)(void);
+
+void clt_collect_set_on_start(void (*fn)(void))
+{
+    on_start = fn;
+}
+
 static void collector_start(void)
 {
     pthread_mutex_lock(&start_lock);
@@ -498,6 +495,8 @@ static void collector_start(void)
         __atomic_store_n(&lines.collector_state, rc == 0 ? 1 : -1, __ATOMIC_RELEASE);
         if (rc != 0)
             clt_msg("cannot start the completion collector; device commands are not timed");
+        else if (on_start)
+            on_start();
     }
     pthread_mutex_unlock(&start_lock);
 }
@@ -563,7 +562,9 @@ void clt_track_command(uint64_t flow, void *event, void *queue)
         collector_start();
         state = __atomic_load_n(&lines.collector_state, __ATOMIC_ACQUIRE);
     }
-    if (state != 1) {             /* nobody to collect it: ours is released, the app's left alone */
+    /* nobody to collect it (none, or finished: the exit's destructors may
+     * enqueue): ours is released, the app's left alone */
+    if (state != 1 || __atomic_load_n(&finished, __ATOMIC_ACQUIRE)) {
         event_fn_t rel = REAL(clReleaseEvent);
         if ((flow & (1u << 31)) && rel)
             rel(event);
@@ -658,22 +659,21 @@ void clt_collect_finish(void)
     }
 }
 
-/* The app releases a queue: its commands are collected before the release
- * reaches the driver. On NVIDIA (580.159, an H200) an event's queries took
- * 1.9 us a command while its queue lived and 270-290 us once the app had
- * released it: the transfers example's ~300 timed commands, collected at
- * its exit after that, were 57-85 ms of the exit; collected here, 0.7-3.2
- * ms. Bounded: commands still running are left (no completion for 2 ms,
- * 100 ms at most); the wait is cltrace's, counted as one (clt_count_wait).
- * The collector at idle priority gets no CPU beside busy threads: lifted
- * first (beside two CPU hogs the wait ran out its 2 ms of polls, which
- * took ~70-100 ms there, in 1 run in 3 of tests/apps/host_gap.c).
- * And the writer holds a released queue's track (of 1,024 at most) until
- * its commands are drawn. */
+/* The app releases a queue: its commands are collected before the release reaches the
+ * driver. On NVIDIA (580.159, an H200) an event's queries took 1.9 us a command while its
+ * queue lived and 270-290 us once the app had released it: the transfers example's ~300
+ * timed commands, collected at its exit after that, were 57-85 ms of the exit; collected
+ * here, 0.7-3.2 ms. Bounded: commands still running are left (no completion for 2 ms,
+ * 100 ms at most); the wait is cltrace's, counted as one (clt_count_wait). The collector
+ * at idle priority gets no CPU beside busy threads: lifted first (beside two CPU hogs the
+ * wait ran out its 2 ms of polls, which took ~70-100 ms there, in 1 run in 3 of
+ * tests/apps/host_gap.c). The writer holds a released queue's track (of 1,024 at most)
+ * until its commands are drawn. */
 void clt_pre_clReleaseCommandQueue(struct clt_hook *h, void **queue)
 {
     (void)h, (void)queue;
-    if (!in_flight() || __atomic_load_n(&lines.collector_state, __ATOMIC_ACQUIRE) != 1)
+    if (!in_flight() || __atomic_load_n(&lines.collector_state, __ATOMIC_ACQUIRE) != 1 ||
+        __atomic_load_n(&finished, __ATOMIC_ACQUIRE))
         return;
     uint64_t t0 = clt_now();
     clt_own_threads_lift(CLT_LIFT_RELEASE);

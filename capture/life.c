@@ -122,11 +122,47 @@ static const struct clt_rings_life rings_life = { start, clt_window_begin, clt_w
 
 /* ---- load, fork, exit ------------------------------------------------- */
 
+/* Commands still in flight at exit are waited for (bounded) while recording
+ * is still on, so their completions are recorded; and before the libraries'
+ * destructors, as is the rest of what cltrace asks of the driver. at_exit,
+ * registered in the constructor, before the C library registers its own
+ * ending (_dl_fini), runs after them: a driver's threads still running the
+ * commands then met torn-down state (PoCL exiting with 4 long kernels in
+ * flight, traced: SIGSEGV or SIGABRT, LLVM's passes gone, 2 runs of 2;
+ * untraced it just exits). So this part is registered again at the first
+ * command: after the driver's own exit handlers, it runs before them. Calls
+ * the destructors make are still recorded; their commands are not timed.
+ * _exit and its kin skip both handlers: at_exit does it all there. */
+static _Atomic uint64_t early_wait_ns;    /* 0: the early part did not run */
+
+static void driver_done(void)
+{
+    clt_own_threads_lift(CLT_LIFT_EXIT);     /* the exit waits for them */
+    clt_commands_drain(2000, 20000);
+    clt_collect_finish();                    /* the driver's own teardown follows: leave it alone */
+    clt_clock_keep_release();
+}
+
+static void exit_early(void)
+{
+    if (getpid() != clt_pid || clt_rings_state() != 1 || !clt_is_active())
+        return;
+    uint64_t t0 = clt_clock_ns(CLOCK_MONOTONIC);
+    driver_done();
+    __atomic_store_n(&early_wait_ns, clt_clock_ns(CLOCK_MONOTONIC) - t0 + 1, __ATOMIC_RELEASE);
+}
+
+static void exit_early_register(void)       /* the collector's start: the first command */
+{
+    static _Atomic int registered;          /* once a process: a fork child inherits the handler */
+    if (!__atomic_exchange_n(&registered, 1, __ATOMIC_ACQ_REL))
+        atexit(exit_early);
+}
+
 static void at_exit(void)
 {
-    /* Commands still in flight are waited for (bounded) while recording is
-     * still on, so their completions are recorded. */
     uint64_t t0 = clt_clock_ns(CLOCK_MONOTONIC);
+    uint64_t early = __atomic_load_n(&early_wait_ns, __ATOMIC_ACQUIRE);
     int recording = clt_rings_state() == 1 && clt_is_active();
     if (recording) {
         ov_exit();                               /* overrides that matched nothing, in the trace */
@@ -134,16 +170,17 @@ static void at_exit(void)
         clt_writer_exit_begins();
         clt_nvbuild_finish();                    /* register counts still being compiled */
     }
-    uint64_t unfinished = recording ? clt_commands_drain(2000, 20000) : 0;
-    uint64_t exit_wait_ns = clt_clock_ns(CLOCK_MONOTONIC) - t0;
+    uint64_t unfinished = recording ? clt_commands_drain(early ? 0 : 2000, early ? 0 : 20000) : 0;
+    uint64_t exit_wait_ns = clt_clock_ns(CLOCK_MONOTONIC) - t0 + (early ? early - 1 : 0);
+    t0 -= early ? early - 1 : 0;                 /* the exit's figure holds the early part */
     clt_cpusample_stop();
     if (!__atomic_exchange_n(&clt_active, 0, __ATOMIC_ACQ_REL) && clt_rings_state() != 1)
         return;
     clt_window_refresh();
     clt_window_end();
     if (clt_rings_finish()) {   /* finished: later calls only forward */
-        clt_collect_finish();   /* the driver's own teardown follows: leave it alone */
-        clt_clock_keep_release();
+        if (!early)
+            driver_done();
         clt_writer_stop(unfinished, exit_wait_ns, t0, load_ns);
         if ((clt_break_on & 2) && clt_writer_leaks())
             clt_break_if_debugged();    /* CLTRACE_BREAK=leak: definitely lost or growing */
@@ -315,6 +352,7 @@ __attribute__((constructor)) static void clt_load(void)
     clt_cpusample_load();
     pthread_atfork(NULL, NULL, after_fork_child);
     atexit(at_exit);
+    clt_collect_set_on_start(exit_early_register);
     at_quick_exit(at_quick_exit_last);
     /* CLTRACE_CHILDREN=0: trace this process only, not what it executes. */
     if (!clt_cfg.CHILDREN)

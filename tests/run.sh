@@ -1088,6 +1088,27 @@ t_exit_paths() {
     $PY tests/checks.py calls "$(trace_of "$WORK/el")" clGetPlatformInfo 18    # 10 + atexit 5 + destructor 3
 }
 
+t_exit_with_kernels_in_flight() {
+    # main returns while 4 kernels run on PoCL, compiled as they start (no
+    # kernel cache): untraced the process just ends; traced, cltrace waits
+    # for them before the libraries' destructors (after them, PoCL's threads
+    # met LLVM torn down: SIGABRT or SIGSEGV, 4 runs of 4): the app's status
+    # and output, and each launch timed
+    export POCL_KERNEL_CACHE=0
+    "$T/exits" inflight 4 > "$WORK/if.plain"
+    local i
+    for i in 1 2 3; do
+        [ "$(exits inflight 4 "$WORK/if$i")" -eq 0 ] || { tail -5 "$WORK/if$i.err"; return 1; }
+        cmp "$WORK/if.plain" "$WORK/if$i.out"
+        "$B/cltrace-report" --format json "$(trace_of "$WORK/if$i")" | $PY -c '
+import json, sys
+k = json.load(sys.stdin)["kernels"]
+print([(x["name"], x["launches"], x["timed_launches"]) for x in k])
+sys.exit(0 if len(k) == 1 and k[0]["launches"] == 4 and k[0]["timed_launches"] == 4 else 1)'
+    done
+    lint "$(trace_of "$WORK/if1")"
+}
+
 t_fork_child_gets_its_own_trace() {
     [ "$(exits fork 40 "$WORK/fk")" -eq 0 ]
     grep -q "child status 0" "$WORK/fk.out"

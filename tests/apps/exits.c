@@ -10,6 +10,8 @@
  *   fork      a child makes N calls and exits 0; the parent then makes N more
  *   late      OpenCL calls from an atexit handler and a destructor, after
  *             main returned (the destructor also runs in every other mode)
+ *   inflight  N launches of a kernel that runs a while, flushed, and main
+ *             returns while they run
  *   kill      waits (60 s at most) for SIGKILL from outside, sent once the
  *             trace holds the calls (the writer flushes an idle buffer, at
  *             idle priority: late on a loaded machine): no handler runs
@@ -66,6 +68,27 @@ static void quick_handler(void)
 static void late(void)
 {
     calls(5);
+}
+
+static void in_flight(int n)
+{
+    const char *src = "__kernel void k(__global float *x) { float a = x[get_global_id(0)];"
+                      " for (int i = 0; i < 4000000; i++) a = a * 1.0000001f + 0.5f; x[get_global_id(0)] = a; }";
+    cl_device_id d;
+    cl_int e;
+    clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &d, NULL);
+    cl_context c = clCreateContext(NULL, 1, &d, NULL, NULL, &e);
+    cl_command_queue q = clCreateCommandQueueWithProperties(c, d, NULL, &e);
+    cl_program p = clCreateProgramWithSource(c, 1, &src, NULL, &e);
+    clBuildProgram(p, 1, &d, "", NULL, NULL);
+    cl_kernel k = clCreateKernel(p, "k", &e);
+    cl_mem b = clCreateBuffer(c, CL_MEM_READ_WRITE, 64 * sizeof(float), NULL, &e);
+    clSetKernelArg(k, 0, sizeof b, &b);
+    size_t g = 8;
+    for (int i = 0; i < n; i++)
+        clEnqueueNDRangeKernel(q, k, 1, NULL, &g, NULL, 0, NULL, NULL);
+    clFlush(q);
+    printf("%d launches in flight\n", n);
 }
 
 int main(int argc, char **argv)
@@ -127,6 +150,8 @@ int main(int argc, char **argv)
         waitpid(pid, &st, 0);
         calls(n);
         printf("child status %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    } else if (!strcmp(mode, "inflight")) {
+        in_flight(n);
     } else if (!strcmp(mode, "late")) {
         atexit(late);      /* runs before the tracer's exit work: recorded */
     }

@@ -137,8 +137,6 @@ static _Atomic uint64_t early_wait_ns;    /* 0: the early part did not run */
 
 static void driver_done(void)
 {
-    clt_own_threads_lift(CLT_LIFT_EXIT);     /* the exit waits for them */
-    clt_commands_drain(2000, 20000);
     clt_collect_finish();                    /* the driver's own teardown follows: leave it alone */
     clt_clock_keep_release();
 }
@@ -148,6 +146,8 @@ static void exit_early(void)
     if (getpid() != clt_pid || clt_rings_state() != 1 || !clt_is_active())
         return;
     uint64_t t0 = clt_clock_ns(CLOCK_MONOTONIC);
+    clt_own_threads_lift(CLT_LIFT_EXIT);     /* the exit waits for them */
+    clt_commands_drain(2000, 20000);
     driver_done();
     __atomic_store_n(&early_wait_ns, clt_clock_ns(CLOCK_MONOTONIC) - t0 + 1, __ATOMIC_RELEASE);
 }

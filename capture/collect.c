@@ -427,7 +427,6 @@ static void *collector_main(void *arg)
 {
     (void)arg;
     clt_own_thread_begin("cltrace-collect", 1);
-    ticks_calibrate();
     long sleep_ns = 20000;
     uint64_t idle_since = 0;      /* boottime ns the pending list emptied; 0: not empty */
     int waking = 1;               /* first commands after a start or a sleep */

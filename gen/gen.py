@@ -736,7 +736,7 @@ def wrapper(reg, c, r, ps, kinds, exported):
             L.append("        %s = clt_put_str(&x, %d, %s, %s);" % (s, i, okx, n))
         elif k in ("ARR", "HARR", "OUT_HARR"):
             ln = aux if isinstance(aux, int) else "(uint64_t)%s" % aux
-            if k == "OUT_HARR" and i == out_count_at(ps, kinds):
+            if k == "OUT_HARR" and i == oc:
                 # the count the call returned beside it (num_platforms, ours
                 # where the app's was NULL): the handles it wrote
                 ln = "clt_out_count(%s, clt_count)" % ln

@@ -129,9 +129,10 @@ static const struct clt_rings_life rings_life = { start, clt_window_begin, clt_w
  * ending (_dl_fini), runs after them: a driver's threads still running the
  * commands then met torn-down state (PoCL exiting with 4 long kernels in
  * flight, compiled as they start: SIGABRT or SIGSEGV, LLVM's passes gone, 4
- * runs of 4; untraced it exits 0). So this part is registered again at the first
- * command: after the driver's own exit handlers, it runs before them. Calls
- * the destructors make are still recorded; their commands are not timed.
+ * runs of 4; untraced 1 in 20, PoCL's own race). So this part is registered
+ * again at the first command: after the driver's own exit handlers, it runs
+ * before them. Calls the destructors make are still recorded; their
+ * commands are not timed.
  * _exit and its kin skip both handlers: at_exit does it all there. */
 static _Atomic uint64_t early_wait_ns;    /* 0: the early part did not run */
 

@@ -1090,12 +1090,13 @@ t_exit_paths() {
 
 t_exit_with_kernels_in_flight() {
     # main returns while 4 kernels run on PoCL, compiled as they start (no
-    # kernel cache): untraced the process just ends; traced, cltrace waits
-    # for them before the libraries' destructors (after them, PoCL's threads
-    # met LLVM torn down: SIGABRT or SIGSEGV, 4 runs of 4): the app's status
-    # and output, and each launch timed
+    # kernel cache): untraced the process just ends (0, but for PoCL's own
+    # race: SIGSEGV in 1 run of 20, so no untraced run here); traced, cltrace
+    # waits for them before the libraries' destructors (after them, PoCL's
+    # threads met LLVM torn down: SIGABRT or SIGSEGV, 4 runs of 4): status 0,
+    # the app's output, and each launch timed
     export POCL_KERNEL_CACHE=0
-    "$T/exits" inflight 4 > "$WORK/if.plain"
+    echo "4 launches in flight" > "$WORK/if.plain"
     local i
     for i in 1 2 3; do
         [ "$(exits inflight 4 "$WORK/if$i")" -eq 0 ] || { tail -5 "$WORK/if$i.err"; return 1; }

@@ -118,6 +118,7 @@ CLT_ANY_THREAD static int arm(int tid)
     uint32_t gen = __atomic_add_fetch(&b->gen, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&b->head, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&b->tail, 0, __ATOMIC_RELAXED);
+    b->periods_written = 0;
     memset(b->py_seen, 0, sizeof b->py_seen);
     memset(b->unw_rules, 0, sizeof b->unw_rules);
     struct sigevent sev;
@@ -254,6 +255,7 @@ void clt_cpusample_forget(void)
         if (b) {
             __atomic_store_n(&b->head, 0, __ATOMIC_RELAXED);
             __atomic_store_n(&b->tail, 0, __ATOMIC_RELAXED);
+            b->periods_written = 0;
             __atomic_store_n(&b->state, CLT_SBUF_FREE, __ATOMIC_RELEASE);
         }
     }

@@ -1583,7 +1583,7 @@ const ProtobufCEnumDescriptor perfetto__protos__perf_sample__cpu_mode__descripto
   perfetto__protos__perf_sample__cpu_mode__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCFieldDescriptor perfetto__protos__perf_sample__field_descriptors[5] =
+static const ProtobufCFieldDescriptor perfetto__protos__perf_sample__field_descriptors[6] =
 {
   {
     "cpu",
@@ -1645,6 +1645,18 @@ static const ProtobufCFieldDescriptor perfetto__protos__perf_sample__field_descr
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "timebase_count",
+    6,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT64,
+    offsetof(Perfetto__Protos__PerfSample, has_timebase_count),
+    offsetof(Perfetto__Protos__PerfSample, timebase_count),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned perfetto__protos__perf_sample__field_indices_by_name[] = {
   3,   /* field[3] = callstack_iid */
@@ -1652,11 +1664,12 @@ static const unsigned perfetto__protos__perf_sample__field_indices_by_name[] = {
   4,   /* field[4] = cpu_mode */
   1,   /* field[1] = pid */
   2,   /* field[2] = tid */
+  5,   /* field[5] = timebase_count */
 };
 static const ProtobufCIntRange perfetto__protos__perf_sample__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor perfetto__protos__perf_sample__descriptor =
 {
@@ -1666,7 +1679,7 @@ const ProtobufCMessageDescriptor perfetto__protos__perf_sample__descriptor =
   "Perfetto__Protos__PerfSample",
   "perfetto.protos",
   sizeof(Perfetto__Protos__PerfSample),
-  5,
+  6,
   perfetto__protos__perf_sample__field_descriptors,
   perfetto__protos__perf_sample__field_indices_by_name,
   1,  perfetto__protos__perf_sample__number_ranges,

@@ -274,10 +274,17 @@ struct  Perfetto__Protos__PerfSample
   uint64_t callstack_iid;
   protobuf_c_boolean has_cpu_mode;
   Perfetto__Protos__PerfSample__CpuMode cpu_mode;
+  /*
+   * The thread's CPU time so far (ns), as the timer counted it: a sample
+   * stands for the difference from the thread's previous one (more than a
+   * period where the kernel's tick merged expiries: a rate above its HZ)
+   */
+  protobuf_c_boolean has_timebase_count;
+  uint64_t timebase_count;
 };
 #define PERFETTO__PROTOS__PERF_SAMPLE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&perfetto__protos__perf_sample__descriptor) \
-    , 0, 0, 0, 0, 0, 0, 0, 0, 0, PERFETTO__PROTOS__PERF_SAMPLE__CPU_MODE__MODE_UNKNOWN }
+    , 0, 0, 0, 0, 0, 0, 0, 0, 0, PERFETTO__PROTOS__PERF_SAMPLE__CPU_MODE__MODE_UNKNOWN, 0, 0 }
 
 
 struct  Perfetto__Protos__TracePacketDefaults

@@ -58,6 +58,7 @@ struct clt_sbuf {
     _Atomic uint64_t taken;
     _Atomic uint64_t handler_ticks;   /* clt_now() ticks its handler took, sample by sample */
     _Alignas(64) _Atomic uint64_t tail;   /* the writer's */
+    uint64_t periods_written;   /* the writer's: timer periods its samples stood for, summed */
     /* the handler's own: the Python code objects this buffer has named */
     struct clt_py_seen py_seen[CLT_PY_SEEN];
     struct clt_unw_rule unw_rules[CLT_UNW_RULES];

@@ -10,7 +10,7 @@
 
 static uint64_t samples_written, samples_lost_seen;
 
-static void put_sample(struct clt_writer *w, int tid, const struct clt_cpu_sample *s)
+static void put_sample(struct clt_writer *w, struct clt_sbuf *b, const struct clt_cpu_sample *s)
 {
     static struct clt_sym_scratch x;
     Perfetto__Protos__InternedData in = PERFETTO__PROTOS__INTERNED_DATA__INIT;
@@ -19,7 +19,12 @@ static void put_sample(struct clt_writer *w, int tid, const struct clt_cpu_sampl
     Perfetto__Protos__PerfSample ps = PERFETTO__PROTOS__PERF_SAMPLE__INIT;
     ps.has_pid = ps.has_tid = ps.has_cpu_mode = 1;
     ps.pid = (uint32_t)w->pid;
-    ps.tid = (uint32_t)tid;
+    ps.tid = (uint32_t)b->tid;
+    /* the thread's CPU time so far: above the kernel's HZ a signal stands
+     * for several periods (its overruns), which the report must weigh */
+    b->periods_written += s->weight;
+    ps.has_timebase_count = 1;
+    ps.timebase_count = b->periods_written * __atomic_load_n(&clt_sample_period_ns, __ATOMIC_RELAXED);
     ps.cpu_mode = PERFETTO__PROTOS__PERF_SAMPLE__CPU_MODE__MODE_USER;
     if (stack) {
         ps.has_callstack_iid = 1;
@@ -55,7 +60,7 @@ static void drain_one(struct clt_writer *w, struct clt_sbuf *b)
         }
         if (s->size < sizeof *s || s->size > CLT_SBUF_BYTES - off || s->words > (s->size - sizeof *s) / 8)
             break;              /* not a sample: leave the rest (never seen; a guard) */
-        put_sample(w, b->tid, s);
+        put_sample(w, b, s);
         tail += s->size;
     }
     __atomic_store_n(&b->tail, head, __ATOMIC_RELEASE);

@@ -53,16 +53,40 @@ static uint32_t label_of(struct rm_host *h, const char *fn, const char *where)
     return h->n_labels++;
 }
 
-void rm_host_sample(struct rm_model *m, const struct seq *s, uint64_t ts, uint32_t tid, uint64_t stack_iid)
+/* A sample's thread's CPU time since its previous sample (µs; 0: the trace
+ * does not say): timebase_count, the thread's total so far. Above the
+ * kernel's HZ one signal comes a tick late for the expiries it merged. */
+static uint32_t cpu_us_of(struct rm_host *h, const Perfetto__Protos__PerfSample *ps)
+{
+    if (!ps->has_timebase_count || !ps->timebase_count)
+        return 0;
+    uint64_t key = (uint64_t)ps->pid << 32 | ps->tid | 1ull << 63;
+    uint64_t last = (uint64_t)(uintptr_t)clt_map_get(&h->thread_time, key);
+    if (ps->timebase_count <= last || clt_map_put(&h->thread_time, key, (void *)(uintptr_t)ps->timebase_count))
+        return 0;
+    uint64_t us = (ps->timebase_count - last) / 1000;
+    return us < 1 ? 1 : us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+}
+
+/* The timer periods a sample stands for (at least 1) */
+static uint64_t periods(const struct rm_host *h, const struct rm_host_sample *s)
+{
+    uint64_t n = ((uint64_t)s->cpu_us * 1000 + h->period_ns / 2) / h->period_ns;
+    return n ? n : 1;
+}
+
+void rm_host_sample(struct rm_model *m, const struct seq *s, uint64_t ts, const Perfetto__Protos__PerfSample *ps,
+                    uint64_t stack_iid)
 {
     struct rm_host *h = &m->hostcpu;
+    uint32_t tid = ps->tid, cpu_us = cpu_us_of(h, ps);
     h->samples++;
     char fn[96], where[160];
     rm_sample_label(m, s, stack_iid, fn, sizeof fn, where, sizeof where);
     uint32_t label = label_of(h, fn, where);
     if (label == UINT32_MAX || grow((void **)&h->s, h->n_s, &h->cap_s, sizeof *h->s, MAX_SAMPLES) != 0)
         return;
-    h->s[h->n_s++] = (struct rm_host_sample){ ts, tid, label };
+    h->s[h->n_s++] = (struct rm_host_sample){ ts, tid, label, cpu_us };
 }
 
 void rm_host_device(struct rm_model *m, uint64_t start, uint64_t end)
@@ -115,10 +139,10 @@ static uint64_t idle_within(const struct rm_span *busy, size_t n, uint64_t a, ui
     return sum;
 }
 
-static int by_samples(const void *a, const void *b)
+static int by_periods(const void *a, const void *b)
 {
     const struct rm_host_fn *x = a, *y = b;
-    return x->samples < y->samples ? 1 : x->samples > y->samples ? -1 : strcmp(x->function, y->function);
+    return x->periods < y->periods ? 1 : x->periods > y->periods ? -1 : strcmp(x->function, y->function);
 }
 
 /* The busiest thread's calls it waited in during the idle time, the longest first */
@@ -162,7 +186,7 @@ void rm_host_finish(struct rm_model *m)
         h->gap_ns += h->busy[i].start - h->busy[i - 1].end;
     if (!h->period_ns && h->samples)
         h->period_ns = 10000000;    /* the default rate, where the trace does not say */
-    struct { uint32_t tid; uint64_t n; } by_tid[64];
+    struct { uint32_t tid; uint64_t n, periods; } by_tid[64];
     unsigned nt = 0;
     for (size_t i = 0; i < h->n_s && h->gap_ns; i++) {
         if (!idle_at(h->busy, nb, h->s[i].ts))
@@ -172,27 +196,32 @@ void rm_host_finish(struct rm_model *m)
         while (k < nt && by_tid[k].tid != h->s[i].tid)
             k++;
         if (k == nt && nt < 64)
-            by_tid[nt++] = (typeof(by_tid[0])){ h->s[i].tid, 0 };
-        if (k < nt)
+            by_tid[nt++] = (typeof(by_tid[0])){ h->s[i].tid, 0, 0 };
+        if (k < nt) {
             by_tid[k].n++;
+            by_tid[k].periods += periods(h, &h->s[i]);
+        }
     }
     for (unsigned k = 0; k < nt; k++)
-        if (by_tid[k].n > h->busiest_samples) {
+        if (by_tid[k].periods > h->busiest_periods) {
             h->busiest_samples = by_tid[k].n;
+            h->busiest_periods = by_tid[k].periods;
             h->busiest_tid = by_tid[k].tid;
         }
     if (h->busiest_samples) {
         for (size_t i = 0; i < h->n_s; i++)
-            if (h->s[i].tid == h->busiest_tid && idle_at(h->busy, nb, h->s[i].ts))
+            if (h->s[i].tid == h->busiest_tid && idle_at(h->busy, nb, h->s[i].ts)) {
                 h->labels[h->s[i].label].samples++;
-        qsort(h->labels, h->n_labels, sizeof *h->labels, by_samples);
+                h->labels[h->s[i].label].periods += periods(h, &h->s[i]);
+            }
+        qsort(h->labels, h->n_labels, sizeof *h->labels, by_periods);
         for (h->n_top = 0; h->n_top < RM_HOST_TOP && h->n_top < h->n_labels && h->labels[h->n_top].samples;
              h->n_top++) {
             h->top[h->n_top] = h->labels[h->n_top];
-            double share = (double)h->top[h->n_top].samples * (double)h->period_ns / (double)h->gap_ns;
+            double share = (double)h->top[h->n_top].periods * (double)h->period_ns / (double)h->gap_ns;
             h->top[h->n_top].share = share < 1 ? share : 1;     /* a tick's granularity can overshoot */
         }
-        double on = (double)h->busiest_samples * (double)h->period_ns / (double)h->gap_ns;
+        double on = (double)h->busiest_periods * (double)h->period_ns / (double)h->gap_ns;
         h->on_cpu_share = on < 1 ? on : 1;
         blocked_calls(h, h->busy, nb);
     }
@@ -216,6 +245,7 @@ void rm_host_free(struct rm_model *m)
     free(h->labels);
     free(h->busy);
     free(h->calls);
+    clt_map_free(&h->thread_time);
     h->s = NULL;
     h->labels = NULL;
     h->busy = NULL;

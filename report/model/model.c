@@ -325,7 +325,7 @@ static void packet(struct reader *r, const Packet *p)
     if (s && p->interned_data)
         interned(s, p->interned_data);
     if (p->data_case == PERFETTO__PROTOS__TRACE_PACKET__DATA_PERF_SAMPLE && s) {
-        rm_host_sample(m, s, p->timestamp, p->perf_sample->tid, p->perf_sample->callstack_iid);
+        rm_host_sample(m, s, p->timestamp, p->perf_sample, p->perf_sample->callstack_iid);
         return;
     }
     if (p->data_case != PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT || !s)

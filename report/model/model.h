@@ -179,7 +179,7 @@ struct rm_mpi {
  * (capture/cpusample.c) in the device's idle time (host.c). Shares are of
  * that idle time (the samples stand for a period of CPU time each). */
 #define RM_HOST_TOP 6
-struct rm_host_fn { char function[96], where[160]; uint64_t samples; double share; };
+struct rm_host_fn { char function[96], where[160]; uint64_t samples, periods; double share; };
 /* Where a function ran, said without its name: "host_gap.c:22" for
  * "prepare_batch (host_gap.c:22)", else "from main (app.c:50)" (the
  * program's frame that called it) */
@@ -190,15 +190,16 @@ struct rm_host {
     uint64_t gap_ns;                /* the device idle between its first command and its last */
     uint64_t gap_samples;           /* samples in that idle time, every thread */
     uint32_t busiest_tid;           /* the thread with the most of them */
-    uint64_t busiest_samples;
+    uint64_t busiest_samples, busiest_periods;   /* periods: the CPU time they stand for */
     double on_cpu_share;            /* of the idle time, the busiest thread's on the CPU */
     struct rm_host_fn top[RM_HOST_TOP];   /* the functions it ran then, the most first */
     unsigned n_top;
     struct { char name[48]; double share; } blocked[3];   /* its calls it waited in, off the CPU */
     unsigned n_blocked;
     /* while reading */
-    struct rm_host_sample { uint64_t ts; uint32_t tid, label; } *s;
+    struct rm_host_sample { uint64_t ts; uint32_t tid, label, cpu_us; } *s;   /* cpu_us 0: not said */
     size_t n_s, cap_s;
+    struct clt_map thread_time;     /* pid << 32 | tid: its last sample's timebase_count */
     struct rm_host_fn *labels;
     unsigned n_labels, cap_labels;
     struct rm_span *busy;

@@ -161,7 +161,8 @@ int rm_site_of(struct rm_model *m, const struct seq *s, uint64_t callstack_iid, 
 void rm_sample_label(const struct rm_model *m, const struct seq *s, uint64_t iid, char *fn, size_t fn_cap,
                      char *where, size_t where_cap);
 /* host.c: CPU samples, the device's busy spans and the program's calls, swept at the end */
-void rm_host_sample(struct rm_model *m, const struct seq *s, uint64_t ts, uint32_t tid, uint64_t stack_iid);
+void rm_host_sample(struct rm_model *m, const struct seq *s, uint64_t ts, const Perfetto__Protos__PerfSample *ps,
+                    uint64_t stack_iid);
 void rm_host_device(struct rm_model *m, uint64_t start, uint64_t end);
 #define RM_HOST_CALL_MIN_NS 20000    /* shorter calls are not where a thread waits: the caller keeps them out */
 void rm_host_call(struct rm_model *m, const char *name, uint32_t tid, uint64_t start, uint64_t end);

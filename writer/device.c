@@ -3,6 +3,7 @@
  * placed on the host clock and tied by a flow to its enqueue call, counters
  * of commands in flight and of device memory. Contract: TRACE_FORMAT.md. */
 #define _GNU_SOURCE
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,6 +357,12 @@ static void mem_in_flight(struct clt_devmodel *m, const struct clt_flow *f)
  * a launch on its kernel and launch configuration (the report extrapolates their device time from
  * the timed ones); either kept on its queue to be drawn as an estimated slice (estimated.c).
  * Returns its queue. */
+/* inline: memcmp's call was a quarter of an untimed launch's count */
+static int same3(const uint64_t a[3], const uint64_t b[3])
+{
+    return !((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]));
+}
+
 static struct clt_queue *sampled_out(struct clt_writer *w, const struct clt_rec *rec, unsigned fn, uint64_t t0)
 {
     struct clt_devmodel *m = w->dev;
@@ -372,11 +379,13 @@ static struct clt_queue *sampled_out(struct clt_writer *w, const struct clt_rec 
         }
         return q;
     }
-    struct clt_untimed u = { 0 };
+    struct clt_untimed u;       /* its name copied only for a new entry: 256 bytes */
+    memset(&u, 0, offsetof(struct clt_untimed, name));
     struct clt_kern *k = kern_get(w, clt_dm_id_of(w, rec->arg[1]), 0);
     unsigned n;
     const uint64_t *a;
     const char *name = k && k->name[0] ? k->name : "NDRangeKernel";
+    u.kern = k ? k->id : 0;
     u.work_dim = (uint32_t)rec->arg[2] <= 3 ? (uint32_t)rec->arg[2] : 3;
     if ((a = arr(rec, 4, &n)) != NULL)
         memcpy(u.gws, a, (n < 3 ? n : 3) * 8);
@@ -389,18 +398,24 @@ static struct clt_queue *sampled_out(struct clt_writer *w, const struct clt_rec 
         k->inflight++;        /* its facts kept until estimated.c draws it */
     }
     /* the name copied only for a new entry: formatted at each of a loop's
-     * 18,500 untimed launches it was a tenth of the writer's time */
-    for (unsigned i = 0; i < m->n_untimed; i++) {
+     * 18,500 untimed launches it was a tenth of the writer's time. A loop
+     * repeats one entry: tried first, and the name compared only where
+     * another kernel object of it was launched */
+    for (unsigned j = 0; j < m->n_untimed; j++) {
+        unsigned i = j ? j - (j <= m->untimed_last) : m->untimed_last;
         struct clt_untimed *x = &m->untimed_launches[i];
-        if (x->work_dim == u.work_dim && x->lws_null == u.lws_null && !memcmp(x->gws, u.gws, sizeof u.gws) &&
-            !memcmp(x->lws, u.lws, sizeof u.lws) && !strcmp(x->name, name)) {
+        if (x->work_dim == u.work_dim && x->lws_null == u.lws_null && same3(x->gws, u.gws) && same3(x->lws, u.lws) &&
+            (x->kern == u.kern || !strcmp(x->name, name))) {
             x->count++;
+            x->kern = u.kern;
+            m->untimed_last = i;
             return q;
         }
     }
     if (m->n_untimed < CLT_MAX_UNTIMED) {
         snprintf(u.name, sizeof u.name, "%s", name);
         u.count = 1;
+        m->untimed_last = m->n_untimed;
         m->untimed_launches[m->n_untimed++] = u;
     } else {
         m->untimed_other++;

@@ -160,9 +160,10 @@ struct clt_flow {
 /* Launches CLTRACE_SAMPLE left untimed, by kernel and launch configuration. */
 #define CLT_MAX_UNTIMED 256
 struct clt_untimed {
-    char name[CLT_MAX_STR + 1];
     uint32_t work_dim, lws_null;
     uint64_t gws[3], lws[3], count;
+    uint64_t kern;              /* the kernel object of its latest launch: the name need not be compared */
+    char name[CLT_MAX_STR + 1];
 };
 
 /* Transfers CLTRACE_SAMPLE left untimed, by direction and size. */
@@ -199,7 +200,7 @@ struct clt_devmodel {
     unsigned n_regs, cap_regs;
     uint64_t commands, unmatched, untimed;
     struct clt_untimed untimed_launches[CLT_MAX_UNTIMED];
-    unsigned n_untimed;
+    unsigned n_untimed, untimed_last;   /* untimed_last: the entry the latest launch counted in */
     uint64_t untimed_other;
     struct clt_untimed_xfer untimed_xfers[CLT_MAX_UNTIMED];
     unsigned n_untimed_xfers;

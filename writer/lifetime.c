@@ -35,6 +35,10 @@ static uint8_t type_of(const char *cl_type)
 enum { OP_NONE, OP_RETAIN, OP_RELEASE, OP_FREE_PTR, OP_FREE_PTRS };
 static uint8_t op_of[CLT_FN_COUNT], made_type[CLT_FN_COUNT];
 static int8_t ptr_param[CLT_FN_COUNT];   /* OP_FREE_PTR(S): which parameter */
+/* a creating function's errcode_ret (-1: none) and its parameters that
+ * return handles (a bit each): found once, not at each of a loop's calls */
+static int8_t errcode_param[CLT_FN_COUNT];
+static uint32_t out_params[CLT_FN_COUNT];
 
 static int param_named(unsigned fn, const char *name)
 {
@@ -64,6 +68,13 @@ void clt_life_init(clt_context_released_fn *on_context_released)
         if (op_of[f] >= OP_FREE_PTR && (ptr_param[f] < 0 ||
             fd->params[ptr_param[f]].kind != (op_of[f] == OP_FREE_PTR ? CLT_K_PTR : CLT_K_ARR)))
             op_of[f] = OP_NONE;   /* recorded as an address only: nothing to read */
+        errcode_param[f] = -1;
+        for (unsigned i = 0; i < fd->n_params && i < 32; i++) {
+            if (fd->params[i].kind == CLT_K_ERRCODE && errcode_param[f] < 0)
+                errcode_param[f] = (int8_t)i;
+            if (fd->params[i].kind == CLT_K_OUT_HANDLE || fd->params[i].kind == CLT_K_OUT_HARR)
+                out_params[f] |= 1u << i;
+        }
         if (!(fd->flags & CLT_F_CREATES))
             continue;
         if (fd->ret == CLT_R_HANDLE)
@@ -249,9 +260,8 @@ int64_t clt_life_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64
         return -1;      /* most calls: nothing to do with lifetimes */
     const struct clt_fn_desc *fd = &clt_fns[fn];
     int ok = fd->ret == CLT_R_ERR ? (int32_t)rec->ret == 0 : fd->ret == CLT_R_VOID || rec->ret != 0;
-    for (unsigned i = 0; i < fd->n_params; i++)   /* failed creations report through errcode_ret */
-        if (fd->params[i].kind == CLT_K_ERRCODE && (int32_t)rec->arg[i] != 0)
-            ok = 0;
+    if (errcode_param[fn] >= 0 && (int32_t)rec->arg[errcode_param[fn]] != 0)
+        ok = 0;                 /* failed creations report through errcode_ret */
     if (!ok)
         return -1;
     if (made_type[fn]) {
@@ -262,10 +272,9 @@ int64_t clt_life_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64
             if (o)
                 created(w, rec, o, t0, tid, stack);
         }
-        for (unsigned i = 0; i < fd->n_params; i++) {
+        for (uint32_t left = out_params[fn] & ~rec->raw_mask; left; left &= left - 1) {
+            unsigned i = (unsigned)__builtin_ctz(left);
             const struct clt_param *p = &fd->params[i];
-            if (rec->raw_mask & (1u << i))
-                continue;
             if (p->kind == CLT_K_OUT_HANDLE) {
                 struct clt_obj *o = clt_objects_obj(&w->objs, rec->arg[i]);
                 if (o)

@@ -444,8 +444,8 @@ void clt_dm_flow_done(struct clt_devmodel *m, struct clt_flow *f)
 /* A queue's life and clFinish; a context's devices. 1 if the call was one;
  * *idle: a queue the app let go with none of its timed commands in flight
  * and untimed ones waiting. */
-static int on_queue_call(struct clt_writer *w, const struct clt_rec *rec, unsigned fn, int ok, uint64_t t1,
-                         struct clt_queue **idle)
+static int on_queue_call(struct clt_writer *w, const struct clt_rec *rec, unsigned fn, int ok, uint64_t t0,
+                         uint64_t t1, struct clt_queue **idle)
 {
     struct clt_devmodel *m = w->dev;
     if (fn == CLT_FN_clCreateCommandQueue || fn == CLT_FN_clCreateCommandQueueWithProperties ||
@@ -468,6 +468,11 @@ static int on_queue_call(struct clt_writer *w, const struct clt_rec *rec, unsign
         struct clt_queue *q = queue_get(w, rec->arg[0]);
         if (q && q->last_flow)
             clt_dm_sync(q, q->last_flow, t1);
+        if (q && q->n_est > q->est_first) {     /* its untimed ones too: drawn once none timed is in flight */
+            q->est_over_before = t0;
+            if (q->in_flight <= 0)
+                *idle = q;
+        }
         return 1;
     }
     if ((fn == CLT_FN_clRetainCommandQueue || fn == CLT_FN_clReleaseCommandQueue) && ok) {
@@ -682,7 +687,7 @@ struct clt_queue *clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec
     unsigned fn = rec->fn;
     int ok = fd->ret == CLT_R_ERR ? (int32_t)rec->ret == 0 : rec->ret != 0;
     struct clt_queue *idle = NULL;
-    if (on_queue_call(w, rec, fn, ok, t1, &idle) || on_kernel_call(w, rec, fn, ok) ||
+    if (on_queue_call(w, rec, fn, ok, t0, t1, &idle) || on_kernel_call(w, rec, fn, ok) ||
         on_mem_call(w, rec, fn, ok, t1) || !(fd->flags & CLT_F_ENQUEUE))
         return idle;
     uint64_t flow = rec->arg[fd->n_params];

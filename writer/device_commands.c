@@ -285,6 +285,8 @@ static void command_drawn(struct clt_writer *w, struct clt_queue *q, const struc
     if (q->refs <= 0 && q->in_flight == 0) {
         clt_est_draw(w, q, UINT64_MAX, UINT64_MAX, 0);
         q->id = 0;          /* released and idle: its slot is free again */
+    } else if (q->in_flight == 0 && q->est_over_before) {
+        clt_est_draw_held(w, q);    /* a clFinish saw them over: the last timed one is in */
     }
     clt_counter(w, q->counter_uuid, end, q->in_flight);
 }

@@ -95,6 +95,9 @@ struct clt_queue {
     struct clt_est *est;
     unsigned est_first, n_est, cap_est;
     uint64_t est_end;
+    /* a clFinish began then (host ns; 0 none): the untimed commands
+     * enqueued before it are over, drawn once no timed one is in flight */
+    uint64_t est_over_before;
     uint64_t last_timed_ns;       /* the latest timed command's duration: sizes a launch nothing else can */
 };
 /* An untimed command: its enqueue (host ns), its shape's key (a launch's

@@ -357,12 +357,6 @@ static void mem_in_flight(struct clt_devmodel *m, const struct clt_flow *f)
  * a launch on its kernel and launch configuration (the report extrapolates their device time from
  * the timed ones); either kept on its queue to be drawn as an estimated slice (estimated.c).
  * Returns its queue. */
-/* inline: memcmp's call was a quarter of an untimed launch's count */
-static int same3(const uint64_t a[3], const uint64_t b[3])
-{
-    return !((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]));
-}
-
 static struct clt_queue *sampled_out(struct clt_writer *w, const struct clt_rec *rec, unsigned fn, uint64_t t0)
 {
     struct clt_devmodel *m = w->dev;
@@ -397,29 +391,7 @@ static struct clt_queue *sampled_out(struct clt_writer *w, const struct clt_rec 
         clt_est_push_launch(q, t0, k->id, u.work_dim, u.gws, u.lws, u.lws_null, w->est_flow);   /* calls.c's arrow */
         k->inflight++;        /* its facts kept until estimated.c draws it */
     }
-    /* the name copied only for a new entry: formatted at each of a loop's
-     * 18,500 untimed launches it was a tenth of the writer's time. A loop
-     * repeats one entry: tried first, and the name compared only where
-     * another kernel object of it was launched */
-    for (unsigned j = 0; j < m->n_untimed; j++) {
-        unsigned i = j ? j - (j <= m->untimed_last) : m->untimed_last;
-        struct clt_untimed *x = &m->untimed_launches[i];
-        if (x->work_dim == u.work_dim && x->lws_null == u.lws_null && same3(x->gws, u.gws) && same3(x->lws, u.lws) &&
-            (x->kern == u.kern || !strcmp(x->name, name))) {
-            x->count++;
-            x->kern = u.kern;
-            m->untimed_last = i;
-            return q;
-        }
-    }
-    if (m->n_untimed < CLT_MAX_UNTIMED) {
-        snprintf(u.name, sizeof u.name, "%s", name);
-        u.count = 1;
-        m->untimed_last = m->n_untimed;
-        m->untimed_launches[m->n_untimed++] = u;
-    } else {
-        m->untimed_other++;
-    }
+    clt_dm_untimed_launch(m, &u, name);
     return q;
 }
 

@@ -158,3 +158,36 @@ void clt_est_push_transfer(struct clt_queue *q, uint64_t h0, unsigned fn, const 
     *e = (struct clt_est){ h0, key, flow };
     shape_keep(key, &(struct clt_est_shape){ .fn = fn, .dir = dir, .bytes = bytes });
 }
+
+/* inline: memcmp's call was a quarter of an untimed launch's count */
+static int same3(const uint64_t a[3], const uint64_t b[3])
+{
+    return !((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]));
+}
+
+void clt_dm_untimed_launch(struct clt_devmodel *m, struct clt_untimed *u, const char *name)
+{
+    /* the name copied only for a new entry: formatted at each of a loop's
+     * 18,500 untimed launches it was a tenth of the writer's time. A loop
+     * repeats one entry: tried first, and the name compared only where
+     * another kernel object of it was launched */
+    for (unsigned j = 0; j < m->n_untimed; j++) {
+        unsigned i = j ? j - (j <= m->untimed_last) : m->untimed_last;
+        struct clt_untimed *x = &m->untimed_launches[i];
+        if (x->work_dim == u->work_dim && x->lws_null == u->lws_null && same3(x->gws, u->gws) &&
+            same3(x->lws, u->lws) && (x->kern == u->kern || !strcmp(x->name, name))) {
+            x->count++;
+            x->kern = u->kern;
+            m->untimed_last = i;
+            return;
+        }
+    }
+    if (m->n_untimed < CLT_MAX_UNTIMED) {
+        snprintf(u->name, sizeof u->name, "%s", name);
+        u->count = 1;
+        m->untimed_last = m->n_untimed;
+        m->untimed_launches[m->n_untimed++] = *u;
+    } else {
+        m->untimed_other++;
+    }
+}

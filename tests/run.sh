@@ -558,6 +558,28 @@ t_device_timeline() {
     $PY tests/checks.py timeline "$(trace_of "$WORK/tl")" "$WORK/dur1"
 }
 
+t_command_without_profiling_data() {
+    # a driver with no profiling data for a command (NVIDIA's write-invalidate
+    # map; here tests/apps/noprofile.c, under timeline's map): counted as
+    # untimed, not drawn, and over: its queue's "commands in flight" ends at
+    # 0 as without it (it stayed 1 for the rest of the run, and the queue's
+    # untimed launches waited for the exit, its slot never free again)
+    CLTRACE_LIBRARY="$T/noprofile.so" traced "$WORK/np" "$T/timeline" "$WORK/npdur" > "$WORK/np.traced"
+    "$T/timeline" "$WORK/npdur0" > "$WORK/np.plain"
+    cmp "$WORK/np.plain" "$WORK/np.traced"
+    $PY tests/tracedump.py "$(trace_of "$WORK/np")" | $PY -c '
+import collections, json, sys
+d = json.load(sys.stdin)
+untimed = d["attributes"].get("cltrace.commands_untimed")
+last = collections.defaultdict(lambda: (0, None))
+for c in d["counters"]:
+    if c["name"].endswith("commands in flight") and c["ts"] >= last[c["name"]][0]:
+        last[c["name"]] = (c["ts"], c["value"])
+print("untimed", untimed, "in flight at the end:", {k: v[1] for k, v in last.items()})
+assert untimed == 1 and len(last) == 3 and all(v[1] == 0 for v in last.values())'
+    lint "$(trace_of "$WORK/np")"
+}
+
 report_formats() {   # report_formats TRACE DIR: the report in every format, into DIR/r.*
     mkdir -p "$2"
     "$B/cltrace-report" "$1" > "$2/r.txt"

@@ -151,6 +151,10 @@ TEST_BINS += $(T)/unwind_check.so
 $(T)/last_fini.so: tests/bench/last_fini.c | $(T)
 	$(CC) -O2 -Wall -Wextra $(if $(filter true,$(CI)),-Werror) -shared -fPIC -o $@ $<
 TEST_BINS += $(T)/last_fini.so
+# t_command_without_profiling_data: a "driver" with no profiling data for a map
+$(T)/noprofile.so: tests/apps/noprofile.c | $(T)
+	$(CC) -O2 -Wall -Wextra $(if $(filter true,$(CI)),-Werror) -shared -fPIC -o $@ $< -Wl,--no-as-needed -lOpenCL
+TEST_BINS += $(T)/noprofile.so
 # selfcost-check.py --placebo: threads that only wake up, and nothing else
 $(T)/placebo.so: tests/bench/placebo.c | $(T)
 	$(CC) -O2 -Wall -Wextra $(if $(filter true,$(CI)),-Werror) -shared -fPIC -o $@ $< -lpthread

@@ -267,28 +267,39 @@ static void transfer_anns(struct cmd_anns *s, struct clt_devmodel *m, const stru
     s->na = na;
 }
 
-/* After the slice: the queue's estimates and count, and the facts this
- * command used let go where the app released them. */
-static void command_drawn(struct clt_writer *w, struct clt_queue *q, const struct clt_flow *f, struct clt_kern *k,
-                          const uint64_t *v, uint64_t start, uint64_t end)
+/* A command over, drawn or not (a driver gives no profiling data for some:
+ * NVIDIA's write-invalidate map): the facts it used let go where the app
+ * released them, the queue's count at ts, its estimates once none of it
+ * is in flight. Counted only where drawn, its queue stayed in flight one
+ * command more for the rest of the run: its untimed launches waited for
+ * the exit, its slot was never free again. */
+static void command_over(struct clt_writer *w, struct clt_queue *q, const struct clt_flow *f, struct clt_kern *k,
+                         uint64_t ts)
 {
     struct clt_devmodel *m = w->dev;
-    q->est_end = end;
-    q->last_timed_ns = end - start;
-    clt_est_timed(f, v[CMD_END] - v[CMD_START]);
     clt_dm_kern_drawn(m, k);
     struct clt_mem *used = f && f->mem_id ? clt_map_get(&m->mems, f->mem_id) : NULL;
     if (used && --used->inflight <= 0 && used->refs <= 0)
         free(clt_map_del(&m->mems, used->id));
     if (q->in_flight > 0)
         q->in_flight--;
+    clt_counter(w, q->counter_uuid, ts, q->in_flight);
     if (q->refs <= 0 && q->in_flight == 0) {
         clt_est_draw(w, q, UINT64_MAX, UINT64_MAX, 0);
         q->id = 0;          /* released and idle: its slot is free again */
     } else if (q->in_flight == 0 && q->est_over_before) {
         clt_est_draw_held(w, q);    /* a clFinish saw them over: the last timed one is in */
     }
-    clt_counter(w, q->counter_uuid, end, q->in_flight);
+}
+
+/* After the slice: the queue's estimates know where it ended */
+static void command_drawn(struct clt_writer *w, struct clt_queue *q, const struct clt_flow *f, struct clt_kern *k,
+                          const uint64_t *v, uint64_t start, uint64_t end)
+{
+    q->est_end = end;
+    q->last_timed_ns = end - start;
+    clt_est_timed(f, v[CMD_END] - v[CMD_START]);
+    command_over(w, q, f, k, end);
 }
 
 /* A completed command (f: its enqueue, if matched): a slice on its queue's
@@ -311,6 +322,8 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
     if (!v[CMD_START] || !v[CMD_END]) {    /* no profiling data: counted, not drawn */
         m->untimed++;
         free(clt_map_del(&m->fps, rec->arg[CMD_FLOW]));
+        command_over(w, q, f, f && f->kernel_id ? clt_dm_kern_get(w, f->kernel_id, 0) : NULL,
+                     f && f->h0 + 1 > q->est_end ? f->h0 + 1 : q->est_end);
         return;
     }
     uint64_t start, end;

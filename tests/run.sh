@@ -576,7 +576,8 @@ for c in d["counters"]:
     if c["name"].endswith("commands in flight") and c["ts"] >= last[c["name"]][0]:
         last[c["name"]] = (c["ts"], c["value"])
 print("untimed", untimed, "in flight at the end:", {k: v[1] for k, v in last.items()})
-assert untimed == 1 and len(last) == 3 and all(v[1] == 0 for v in last.values())'
+assert untimed == 1 and len(last) == 3 and all(v[1] == 0 for v in last.values()), \
+    "want 1 untimed command and 3 queues each ending with 0 in flight"'
     lint "$(trace_of "$WORK/np")"
 }
 
@@ -668,7 +669,7 @@ dev = sorted((s for s in d["slices"] if s["name"] in ("k", "k (estimated)")), ke
 est = [s for s in dev if s["name"] == "k (estimated)"]
 timed = [s for s in dev if s["name"] == "k"]
 assert len(dev) == 10001 and 16 <= len(timed) <= 20 and a["cltrace.commands_estimated"] == len(est), (len(dev), len(timed))
-assert a["cltrace.commands_estimated_at_exit"] == 0, a["cltrace.commands_estimated_at_exit"]
+assert a["cltrace.commands_estimated_at_exit"] == 0, "%d untimed launches left to the exit" % a["cltrace.commands_estimated_at_exit"]
 assert len({s["track"] for s in dev}) == 1, "estimated slices on a lane of their own"
 assert all(x["ts"] + x["dur"] <= y["ts"] for x, y in zip(dev, dev[1:])), "slices overlap"
 # each sized by a moving average of the timed ones after the first: within their range
@@ -681,7 +682,7 @@ import json, sys
 a = json.load(sys.stdin)["attributes"]
 n, late = a["cltrace.commands_estimated"], a["cltrace.commands_estimated_at_exit"]
 print("500 launches, one clFinish:", n, "estimated,", late, "of them drawn at the exit")
-assert n >= 480 and late == 0'
+assert n >= 480 and late == 0, "%d estimated, %d of them left to the exit (want 480 or more, 0)" % (n, late)'
 }
 
 t_launch_loop_sampled() {

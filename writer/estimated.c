@@ -296,11 +296,10 @@ void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, ui
  * 20,000-launch loop's on PoCL, 1.3-1.6 ms of cltrace's exit. */
 void clt_est_draw_held(struct clt_writer *w, struct clt_queue *q)
 {
-    uint64_t before = q->n_est - q->est_first >= CLT_EST_HOLD || !q->est_over_before ? UINT64_MAX
-                      : q->est_over_before;
+    uint64_t before = q->est_over_before && q->n_est - q->est_first < CLT_EST_HOLD ? q->est_over_before
+                                                                                  : UINT64_MAX;
     clt_est_draw(w, q, before, UINT64_MAX, 0);
-    if (q->n_est == q->est_first || before == q->est_over_before)
-        q->est_over_before = 0;
+    q->est_over_before = 0;     /* those it saw over are drawn; later ones wait as before */
 }
 
 uint64_t clt_est_draw_ns(void)

@@ -16,7 +16,9 @@ share of the figure (self_cost.exit_ns). make bench runs it; it reports and
 exits 0 (the machine's noise is in the table: the untraced runs' spread).
 
 With --examples: every example, problem and fixed, the same way (on a GPU
-host its whole run by default is to stay within 1.05x untraced: medians).
+host its whole run by default is to stay within 1.05x untraced: medians), with
+the pairs' median slowdown as a ratio, its 90 % interval, and what that tells:
+within 1.05x (the interval's top under it), over (its bottom above), or not.
 With --examples --aa: both runs of each pair untraced, the ratio as above:
 the spread the host gives that ratio with no cltrace at all.
 
@@ -92,28 +94,37 @@ def measure(name, cmd, pairs, work):
 
 def examples(pairs, work, aa=False):
     """Every example's whole run, untraced and by default (aa: untraced again): medians, their
-    ratio, the figure and its exit"""
+    ratio, the pairs' median slowdown as a ratio with its 90 % interval and what that interval
+    tells against the 1.05x target, the figure and its exit"""
     names = []
     for line in open(os.path.join(ROOT, "Makefile")):
         if line.startswith("EXAMPLES := "):
             names = line.split()[2:]
     print("every example's whole run, %d interleaved pairs (ms; %s, %d cores)%s" % (
         pairs, time.strftime("%Y-%m-%d"), os.cpu_count(), ": untraced against untraced (A/A)" if aa else ""))
-    print("| example | untraced, median | by default, median | ratio | figure, median | exit's share |")
-    print("|---|---:|---:|---:|---:|---:|")
-    worst = 0
+    print("| example | untraced, median | by default, median | ratio | pairs: ratio (90 % interval) | against 1.05x "
+          "| figure, median | exit's share |")
+    print("|---|---:|---:|---:|---:|---|---:|---:|")
+    worst, told = 0, {"within": 0, "over": 0, "cannot tell": 0}
     for x in names:
         for v in ([], ["--fixed"]):
             name = x + (" --fixed" if v else "")
             plain, traced, figs, exits, _ = zip(*pairs_of(name, [os.path.join(B, "examples", x)] + v, pairs, work,
                                                           aa))
-            r = statistics.median(traced) / statistics.median(plain)
+            base = statistics.median(plain)
+            r = statistics.median(traced) / base
             worst = max(worst, r)
-            print("| %s | %.1f | %.1f | %.3f | %.1f | %.0f %% |" % (
-                name, statistics.median(plain), statistics.median(traced), r, statistics.median(figs),
+            diffs = [t - p for t, p in zip(traced, plain)]
+            lo, hi = (1 + d / base for d in _sc.interval(diffs))
+            verdict = "within" if hi <= 1.05 else "over" if lo > 1.05 else "cannot tell"
+            told[verdict] += 1
+            print("| %s | %.1f | %.1f | %.3f | %.3f (%.3f–%.3f) | %s | %.1f | %.0f %% |" % (
+                name, base, statistics.median(traced), r, 1 + statistics.median(diffs) / base, lo, hi, verdict,
+                statistics.median(figs),
                 100 * statistics.median(e / f for e, f in zip(exits, figs) if f > 0) if any(figs) else 0))
-    print("the slowest example %s: %.3fx untraced (target: 1.05x on a GPU host)" % ("untraced" if aa else "by default",
-                                                                                  worst))
+    print("the slowest example %s: %.3fx untraced (target: 1.05x on a GPU host); by the pairs' intervals: "
+          "%d within, %d over, %d cannot tell" % ("untraced" if aa else "by default", worst, told["within"],
+                                                 told["over"], told["cannot tell"]))
 
 
 def main():

@@ -531,6 +531,10 @@ t_vecadd_same_output() {
     cmp "$WORK/plain.out" "$WORK/traced.out"
     cmp "$WORK/plain.out" "$WORK/off.out"
     [ -s "$(trace_of "$WORK/va")" ]
+    # a folder named with a trailing '/' is made with its parents, the trace inside it
+    CLTRACE_OUTPUT="$WORK/va-new/run/1/" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM "$T/vecadd" > /dev/null 2> "$WORK/va-new.err"
+    ! grep -q "running untraced" "$WORK/va-new.err"
+    [ -s "$(ls "$WORK"/va-new/run/1/cltrace-vecadd-*.pftrace.gz)" ]
 }
 
 t_vecadd_trace_content() {

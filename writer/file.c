@@ -29,6 +29,7 @@
 #include "emit.h"
 #include "file.h"
 #include "spill.h"
+#include "common/cache.h"
 #include "common/config.h"
 #include "common/job.h"
 #include "trace/ring.h"
@@ -43,7 +44,7 @@ static int is_dir(const char *p)
 }
 
 /* Expand %p (pid), %e (program), %r (rank, "0" outside a job), %h (host).
- * A directory (or a name ending in '/', made if missing) gets the default
+ * A directory (or a name ending in '/', made with its parents if missing) gets the default
  * name; without %p, .<pid> is added. Under a launcher that names ranks (MPI,
  * Slurm: common/job.h) the name carries the rank and host, and the default
  * output is a directory of the job: cltrace-job-<id>/. */
@@ -59,7 +60,7 @@ static void trace_path(char *out, size_t cap, const struct clt_job *job)
         mkdir(dir, 0755);              /* every rank tries; EEXIST is fine */
     } else if (plen && pat[plen - 1] == '/') {
         snprintf(dir, sizeof dir, "%s", pat);
-        mkdir(dir, 0755);
+        clt_make_dirs(dir, 0755);      /* as mkdir -p: results/run1/ in a fresh folder */
     }
     if (is_dir(pat)) {
         size_t dl = strlen(pat);

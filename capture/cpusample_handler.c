@@ -27,16 +27,9 @@ static __thread uint64_t stack_hi __attribute__((tls_model("initial-exec")));
 void clt_cpusample_warm_thread(void)
 {
     void *pcs[4];
-    pthread_attr_t attr;
-    void *lo;
-    size_t size;
-    if (!stack_hi && pthread_getattr_np(pthread_self(), &attr) == 0) {
-        if (pthread_attr_getstack(&attr, &lo, &size) == 0 && lo && size) {
-            stack_lo = (uint64_t)(uintptr_t)lo;
-            stack_hi = stack_lo + size;
-        }
-        pthread_attr_destroy(&attr);
-    }
+    uint64_t lo, hi;
+    if (!stack_hi && clt_stack_bounds(&lo, &hi) == 0)
+        stack_lo = lo, stack_hi = hi;
     int (*bt)(void **, int) = __atomic_load_n(&clt_backtrace, __ATOMIC_ACQUIRE);
 #if defined(__SANITIZE_THREAD__)
     bt = NULL;                  /* under TSan a sample keeps its pc only (c_frames) */

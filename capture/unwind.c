@@ -18,9 +18,49 @@
  * frames, never a read outside the stack. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "unwind.h"
 #include "common/loaded.h"
+
+extern void *__libc_stack_end;      /* ld.so's: the first thread's stack pointer at its start */
+
+/* The first thread's top: above its first frame the kernel put argc, argv,
+ * the environment and the auxiliary vector (hundreds of bytes at least) in
+ * the same mapping, so the end of the page 256 bytes on is not past it.
+ * Its bottom: the stack's limit (1 GiB at most) below, a room the kernel
+ * keeps free of other mappings (mmap_base). Used only while this frame
+ * lies in it: a fork child of another thread runs on that thread's stack. */
+int clt_stack_bounds(uint64_t *lo, uint64_t *hi)
+{
+    uint64_t here = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+    if ((pid_t)syscall(SYS_gettid) == getpid()) {
+        struct rlimit rl;
+        uint64_t top = ((uint64_t)(uintptr_t)__libc_stack_end + 256 + 4095) & ~(uint64_t)4095;
+        uint64_t most = getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+                        rl.rlim_cur < (1ull << 30) ? (uint64_t)rl.rlim_cur : 1ull << 30;
+        uint64_t bottom = top > most ? top - most : 0;
+        if (here >= bottom && here < top) {
+            *lo = bottom, *hi = top;
+            return 0;
+        }
+    }
+    pthread_attr_t attr;
+    void *base;
+    size_t size;
+    int rc = -1;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        if (pthread_attr_getstack(&attr, &base, &size) == 0 && base && size) {
+            *lo = (uint64_t)(uintptr_t)base, *hi = *lo + size;
+            rc = 0;
+        }
+        pthread_attr_destroy(&attr);
+    }
+    return rc;
+}
 
 #if defined(__x86_64__) && defined(DLFO_STRUCT_HAS_EH_DBASE)
 

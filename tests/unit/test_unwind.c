@@ -102,13 +102,19 @@ __attribute__((constructor)) static void start(void)
         fprintf(stderr, "unwind: no libunwind to compare with\n");
         _exit(1);
     }
+    /* the first thread's stack as the handler has it, within glibc's (which reads /proc/self/maps) */
     pthread_attr_t attr;
     void *lo;
     size_t size;
-    if (pthread_getattr_np(pthread_self(), &attr) || pthread_attr_getstack(&attr, &lo, &size))
+    if (pthread_getattr_np(pthread_self(), &attr) || pthread_attr_getstack(&attr, &lo, &size) ||
+        clt_stack_bounds(&stack_lo, &stack_hi))
         _exit(1);
-    stack_lo = (uint64_t)(uintptr_t)lo;
-    stack_hi = stack_lo + size;
+    uint64_t glibc_hi = (uint64_t)(uintptr_t)lo + size, here = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+    if (stack_hi > glibc_hi || here < stack_lo || here >= stack_hi) {
+        fprintf(stderr, "unwind: the first thread's stack %#lx..%#lx, glibc's top %#lx, a frame at %#lx\n",
+                (unsigned long)stack_lo, (unsigned long)stack_hi, (unsigned long)glibc_hi, (unsigned long)here);
+        _exit(1);
+    }
     main_tid = (int)syscall(SYS_gettid);
     clt_unwind_load();
     uint64_t cursor[CURSOR_WORDS];

@@ -68,8 +68,9 @@ static unsigned name_index(struct clt_writer *w, struct clt_map *seen, const cha
     return w->n_names++;
 }
 
-/* The name tables every sequence interns from: parameter names, enum and
- * error names (iids are their indexes). */
+/* The memory of the name tables every sequence interns from (and the
+ * output buffer), on the app's first call: where it fails, the app runs
+ * untraced. */
 int clt_calls_init(struct clt_writer *w)
 {
     unsigned total = 0;
@@ -81,8 +82,13 @@ int clt_calls_init(struct clt_writer *w)
     w->pname = calloc(total + 1, sizeof *w->pname);
     w->names = calloc(total + 8, sizeof *w->names);
     w->out = calloc(1, CLT_OUT_CAP + 64);    /* gzstream compares 64 bytes at a time */
-    if (!w->pname || !w->names || !w->out)
-        return -1;
+    return w->pname && w->names && w->out ? 0 : -1;
+}
+
+/* The tables themselves: parameter names, enum and error names (iids are
+ * their indexes); on the writer's thread, before its first record. */
+void clt_calls_name(struct clt_writer *w)
+{
     struct clt_map seen = { 0 };
     for (unsigned f = 0; f < CLT_FN_COUNT; f++)
         for (unsigned i = 0; i < clt_fns[f].n_params; i++)
@@ -109,7 +115,6 @@ int clt_calls_init(struct clt_writer *w)
     for (unsigned i = 0; i < clt_n_errors; i++)
         if (clt_errors[i].value <= 0 && clt_errors[i].value > -2048 && w->err_idx[-clt_errors[i].value] < 0)
             w->err_idx[-clt_errors[i].value] = (int16_t)i;
-    return 0;
 }
 
 /* ---- one sequence per thread ------------------------------------------ */

@@ -80,8 +80,8 @@ struct clt_writer {
 };
 
 /* dispatch.c: the writer's entry points */
-int clt_emit_init(struct clt_writer *w);
-void clt_emit_header(struct clt_writer *w);
+int clt_emit_init(struct clt_writer *w);      /* the app's first call: memory (-1: none) */
+void clt_emit_begin(struct clt_writer *w);    /* the writer's start: its tables, the trace's first packets */
 /* Emits a thread's records up to the first one that starts after `until`
  * (at least one); 1 if it emitted any. */
 int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until);
@@ -119,7 +119,8 @@ struct clt_call {                 /* one call between decode and write */
     const char *kernel_name;      /* clEnqueueNDRangeKernel: the kernel it launches (NULL: not known) */
     uint64_t src_len;
 };
-int clt_calls_init(struct clt_writer *w);
+int clt_calls_init(struct clt_writer *w);     /* the app's first call: memory (-1: none) */
+void clt_calls_name(struct clt_writer *w);    /* the writer's start: the name tables */
 struct clt_seq *clt_seq_for(struct clt_writer *w, struct clt_thread *th);   /* NULL: out of memory */
 uint64_t clt_seq_track(const struct clt_seq *ss);
 uint64_t clt_thread_track(const struct clt_thread *th);   /* 0: its track is not declared yet */

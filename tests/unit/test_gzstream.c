@@ -104,6 +104,7 @@ static void run(const char *what, const int *kinds, unsigned n_kinds, unsigned p
         CHECK(0, "out of memory");
         return;
     }
+    clt_gz_begin(&z);
     for (unsigned i = 0; i < packets; i++) {
         uint8_t pk[3100];
         size_t n = make_packet(pk, kinds[i % n_kinds], i);

@@ -1,5 +1,6 @@
-/* Call stacks on the calling thread: libunwind's unw_backtrace, addresses
- * only (symbolized later by the writer, symbols.c), and CLTRACE_BREAK.
+/* Call stacks on the calling thread, addresses only (symbolized later by
+ * the writer, symbols.c): read from the objects' frame information
+ * (unwind.c, x86-64), else libunwind's unw_backtrace; and CLTRACE_BREAK.
  *
  * libunwind is dlopen'ed RTLD_LOCAL rather than linked: it exports
  * _Unwind_RaiseException & co. and a weak backtrace(), which, preloaded,
@@ -10,17 +11,49 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "callstack.h"
 #include "put.h"
 #include "shim.h"
+#include "unwind.h"
 
 int (*clt_backtrace)(void **, int);
 struct clt_unwinder clt_unwinder;
 int clt_break_on;
 __thread int clt_unwinding __attribute__((tls_model("initial-exec")));
 __thread uint8_t clt_inside __attribute__((tls_model("initial-exec")));
+__thread int clt_unw_cache_made __attribute__((tls_model("initial-exec")));
 
 static int stacks_off;
+/* this thread's stack (0: not known yet; UINT64_MAX: not to be known) */
+static __thread uint64_t own_lo __attribute__((tls_model("initial-exec")));
+static __thread uint64_t own_hi __attribute__((tls_model("initial-exec")));
+
+/* The stack read here: a frame's rule from its object's frame information,
+ * kept by address in the ring's table (a place seen before costs a lookup:
+ * ~1,930 instructions a 14-deep stack through unw_backtrace). 0 where this
+ * cannot read it (libunwind then does it all). */
+static int own_stack(struct clt_thread *th, uint64_t *d)
+{
+    if (!own_hi) {
+        uint64_t lo, hi;
+        if (clt_stack_bounds(&lo, &hi) == 0)
+            own_lo = lo, own_hi = hi;
+        else
+            own_hi = UINT64_MAX;
+    }
+    if (own_hi == UINT64_MAX || !th)
+        return 0;
+    if (!th->unw_rules) {
+        void *m = mmap(NULL, sizeof(struct clt_unw_rule) * CLT_UNW_RULES, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return 0;
+        th->unw_rules = m;
+    }
+    unsigned n = clt_unwind_here(d, CLT_STACK_DEPTH, th->unw_rules, own_lo, own_hi);
+    return n == CLT_UNW_NONE ? 0 : (int)n;
+}
 
 /* libunwind walking the stack of a process whose OpenCL driver lives in a
  * dlmopen namespace (a second C library) broke NVIDIA's driver there (crashes,
@@ -42,6 +75,7 @@ void clt_callstack_load(void)
                    (clt_cfg.RING_MB[0] && strstr(clt_cfg.SNAPSHOT_ON, "error") ? CLT_SNAP_ON_ERROR : 0);
     if (__atomic_load_n(&stacks_off, __ATOMIC_ACQUIRE))
         return;
+    clt_unwind_load();
     void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
     if (!h)
         h = dlopen("libunwind.so", RTLD_NOW | RTLD_LOCAL);
@@ -83,8 +117,10 @@ uint8_t *clt_put_stack(struct clt_thread *th, uint8_t *p, int failed, const void
         d[0] = (uint64_t)(uintptr_t)site;
         n = 1;
     } else {
-        clt_unwinding = 1;          /* a CPU sample meanwhile leaves the unwinder alone */
-        n = clt_backtrace ? clt_backtrace((void **)d, CLT_STACK_DEPTH) : 0;
+        n = clt_backtrace ? own_stack(th, d) : 0;
+        clt_unwinding = 1;          /* a CPU sample meanwhile leaves libunwind alone */
+        if (!n && clt_backtrace)
+            n = clt_backtrace((void **)d, CLT_STACK_DEPTH), clt_unw_cache_made = 1;
         clt_unwinding = 0;
         if (n < 0)
             n = 0;

@@ -16,28 +16,20 @@
 
 __thread int clt_sample_slot __attribute__((tls_model("initial-exec"))) = -1;
 __thread uint32_t clt_sample_gen __attribute__((tls_model("initial-exec")));
-/* unw_backtrace has run on this thread outside a handler: its thread-local
- * cache is made (its first use allocates), so a handler may take its fast
- * path (~4x the step-by-step walk's speed on 64 frames) */
-static __thread int unwinder_warm __attribute__((tls_model("initial-exec")));
 /* this thread's stack, for capture/unwind.c (0: not known, libunwind's) */
 static __thread uint64_t stack_lo __attribute__((tls_model("initial-exec")));
 static __thread uint64_t stack_hi __attribute__((tls_model("initial-exec")));
 
+/* This thread's stack, for unwind.c. Not unw_backtrace's cache: made at
+ * once it was ~0.2 ms of the app's first call (PoCL, 2 cores); it is made
+ * where a call stack first needs libunwind (clt_unw_cache_made), and a
+ * handler walks frame by frame until then (~4x slower on 64 frames, for
+ * the few places unwind.c does not read). */
 void clt_cpusample_warm_thread(void)
 {
-    void *pcs[4];
     uint64_t lo, hi;
     if (!stack_hi && clt_stack_bounds(&lo, &hi) == 0)
         stack_lo = lo, stack_hi = hi;
-    int (*bt)(void **, int) = __atomic_load_n(&clt_backtrace, __ATOMIC_ACQUIRE);
-#if defined(__SANITIZE_THREAD__)
-    bt = NULL;                  /* under TSan a sample keeps its pc only (c_frames) */
-#endif
-    if (bt && !unwinder_warm) {
-        bt(pcs, 4);
-        unwinder_warm = 1;
-    }
 }
 
 #define MAX_SAMPLE_BYTES (sizeof(struct clt_cpu_sample) + 8 * CLT_SAMPLE_WORDS)
@@ -139,7 +131,7 @@ CLT_ANY_THREAD static unsigned c_frames(uint64_t *out, uint64_t pc, void *uc, vo
     }
     if (!step || clt_unwinding)
         return 1;
-    unsigned fast = unwinder_warm ? fast_frames(out, pc, trampoline, flags) : 0;
+    unsigned fast = clt_unw_cache_made ? fast_frames(out, pc, trampoline, flags) : 0;
     if (fast)
         return fast;
     if (clt_unwinder.init(cursor, uc, UNW_INIT_SIGNAL_FRAME) < 0)

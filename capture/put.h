@@ -150,6 +150,10 @@ extern struct clt_unwinder clt_unwinder;
 /* set while this thread's own call stack is being read: a CPU sample then
  * keeps the interrupted instruction only, libunwind not entered twice */
 extern __thread int clt_unwinding __attribute__((tls_model("initial-exec")));
+/* unw_backtrace has run on this thread outside a handler: its thread-local
+ * cache is made (its first use allocates), so a CPU sample's handler may
+ * take its fast path where unwind.c cannot read a stack */
+extern __thread int clt_unw_cache_made __attribute__((tls_model("initial-exec")));
 extern int clt_py_on;
 /* enum clt_inside: this thread is inside a wrapped library call (mpi.c) */
 extern __thread uint8_t clt_inside __attribute__((tls_model("initial-exec")));               /* capture/python.c: a supported CPython runs here */

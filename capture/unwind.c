@@ -370,13 +370,12 @@ static const struct clt_unw_rule *rule_for(struct clt_unw_rule *rules, uint64_t 
     return e;
 }
 
-/* not a sanitizer's to check: it reads other frames' slots of the stack */
-__attribute__((no_sanitize_address)) unsigned clt_unwind(const ucontext_t *uc, uint64_t *out, unsigned max,
-                                                         struct clt_unw_rule *rules, uint64_t stack_lo,
-                                                         uint64_t stack_hi)
+/* From a place (pc, its stack and frame pointers); not a sanitizer's to
+ * check: it reads other frames' slots of the stack */
+__attribute__((no_sanitize_address)) static unsigned unwind_from(uint64_t pc, uint64_t sp, uint64_t bp, uint64_t *out,
+                                                                 unsigned max, struct clt_unw_rule *rules,
+                                                                 uint64_t stack_lo, uint64_t stack_hi)
 {
-    uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP], sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
-    uint64_t bp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
     unsigned n = 0;
     if (sp < stack_lo || sp >= stack_hi || (sp & 7))
         return 0;
@@ -409,6 +408,37 @@ __attribute__((no_sanitize_address)) unsigned clt_unwind(const ucontext_t *uc, u
     return n ? n : CLT_UNW_NONE;
 }
 
+unsigned clt_unwind(const ucontext_t *uc, uint64_t *out, unsigned max, struct clt_unw_rule *rules,
+                    uint64_t stack_lo, uint64_t stack_hi)
+{
+    return unwind_from((uint64_t)uc->uc_mcontext.gregs[REG_RIP], (uint64_t)uc->uc_mcontext.gregs[REG_RSP],
+                       (uint64_t)uc->uc_mcontext.gregs[REG_RBP], out, max, rules, stack_lo, stack_hi);
+}
+
+/* Its caller's place just after the call: the return address, the stack
+ * pointer there, the frame pointer (which a callee keeps). */
+__attribute__((visibility("hidden"))) void clt_unw_place(uint64_t place[3]);
+__asm__(".text\n"
+        ".type clt_unw_place, @function\n"
+        "clt_unw_place:\n"
+        "    .cfi_startproc\n"
+        "    mov (%rsp), %rax\n"
+        "    mov %rax, (%rdi)\n"
+        "    lea 8(%rsp), %rax\n"
+        "    mov %rax, 8(%rdi)\n"
+        "    mov %rbp, 16(%rdi)\n"
+        "    ret\n"
+        "    .cfi_endproc\n"
+        ".size clt_unw_place, .-clt_unw_place\n");
+
+__attribute__((noinline)) unsigned clt_unwind_here(uint64_t *out, unsigned max, struct clt_unw_rule *rules,
+                                                   uint64_t stack_lo, uint64_t stack_hi)
+{
+    uint64_t place[3];
+    clt_unw_place(place);
+    return unwind_from(place[0], place[1], place[2], out, max, rules, stack_lo, stack_hi);
+}
+
 #else   /* another architecture, or a C library without _dl_find_object: libunwind's */
 
 void clt_unwind_load(void)
@@ -419,6 +449,13 @@ unsigned clt_unwind(const ucontext_t *uc, uint64_t *out, unsigned max, struct cl
                     uint64_t stack_lo, uint64_t stack_hi)
 {
     (void)uc, (void)out, (void)max, (void)rules, (void)stack_lo, (void)stack_hi;
+    return 0;
+}
+
+unsigned clt_unwind_here(uint64_t *out, unsigned max, struct clt_unw_rule *rules, uint64_t stack_lo,
+                         uint64_t stack_hi)
+{
+    (void)out, (void)max, (void)rules, (void)stack_lo, (void)stack_hi;
     return 0;
 }
 #endif

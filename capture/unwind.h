@@ -14,6 +14,10 @@
 unsigned clt_unwind(const ucontext_t *uc, uint64_t *out, unsigned max, struct clt_unw_rule *rules,
                     uint64_t stack_lo, uint64_t stack_hi);
 void clt_unwind_load(void);     /* at load: glibc's _dl_find_object, where it has one */
+/* The same from the caller's own place: the return addresses of its
+ * callers, innermost first (its caller's first); 0 where not read here. */
+unsigned clt_unwind_here(uint64_t *out, unsigned max, struct clt_unw_rule *rules, uint64_t stack_lo,
+                         uint64_t stack_hi);
 
 /* The calling thread's stack, lo..hi (0: known). glibc's answer, except
  * for the process's first thread: glibc reads all of /proc/self/maps for

@@ -75,6 +75,9 @@ struct clt_thread {
     void *wstate;           /* writer's per-sequence state */
     void *spill;            /* writer's records of this ring set aside (writer/spill.c) */
     uint64_t asked_head[2]; /* its head when a snapshot (0) or a flush (1) was asked for (writer/writer.c) */
+    /* producer side: where the code this thread's stacks pass through keeps
+     * its caller (capture/callstack.c; made at its first stack, kept with the ring) */
+    void *unw_rules;
     /* producer side, only in Python programs: code objects named (capture/python.c) */
     struct clt_py_seen py_seen[CLT_PY_SEEN];
     struct clt_py_line py_lines[CLT_PY_LINES];

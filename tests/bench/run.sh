@@ -50,11 +50,12 @@ non=$(ir ndrange 1 20000 LD_PRELOAD=$SHIM CLTRACE_LIBRARY=$FAKE CLTRACE_OUTPUT=$
 nsam=$(ir ndrange 1 20000 LD_PRELOAD=$SHIM CLTRACE_LIBRARY=$FAKE CLTRACE_OUTPUT=$W/cg5.pftrace $BIG CLTRACE_SAMPLE=1)
 nall=$(ir ndrange 1 20000 LD_PRELOAD=$SHIM CLTRACE_LIBRARY=$FAKE CLTRACE_OUTPUT=$W/cg7.pftrace $BIG CLTRACE_SAMPLE=all)
 # creation calls capture their call stack: the pair's cost, and the part of
-# it spent in libunwind's unw_backtrace (12 + 4 frames deep)
+# it spent reading the stack (12 + 4 frames deep: capture/callstack.c's
+# clt_put_stack, cltrace's own unwinder or libunwind's)
 cbase=$(ir create 1 20000 LD_PRELOAD=$FAKE)
 con=$(ir create 1 20000 LD_PRELOAD=$SHIM CLTRACE_LIBRARY=$FAKE CLTRACE_OUTPUT=$W/cg4.pftrace $BIG)
 unw=$(callgrind_annotate --inclusive=yes "$(ls "$W"/cg.*-01 | head -n 1)" 2>/dev/null |
-      awk '/libunwind/ && /backtrace/ {gsub(",", "", $1); print int($1 / 20000); exit}')
+      awk '/clt_put_stack/ {gsub(",", "", $1); print int($1 / 20000); exit}')
 printf "%-52s %8s %8s %8s\n" "instructions per call (callgrind)" untraced traced added
 printf "%-52s %8s %8s %8s\n" "clSetKernelArg, recording disabled" "$base" "$off" "+$((off - base))"
 printf "%-52s %8s %8s %8s   target <= +140\n" "clSetKernelArg, full recording" "$base" "$on" "+$((on - base))"
@@ -67,7 +68,7 @@ printf "%-52s %8s %8s %8s   was +901 (callbacks)\n" "clEnqueueNDRangeKernel, tim
 printf "%-52s %8s %8s %8s\n" "clEnqueueNDRangeKernel, CLTRACE_SAMPLE=1" "$nbase" "$nsam" "+$((nsam - nbase))"
 printf "%-52s %8s %8s %8s\n" "write + kernel + finish, per call" "$ebase" "$eon" "+$((eon - ebase))"
 printf "%-52s %8s %8s %8s\n" "clCreateBuffer + clReleaseMemObject, per pair" "$cbase" "$con" "+$((con - cbase))"
-printf "%-52s %8s %8s %8s\n" "  of which the creation stack (unw_backtrace)" "" "" "+${unw:-?}"
+printf "%-52s %8s %8s %8s\n" "  of which the creation stack (clt_put_stack)" "" "" "+${unw:-?}"
 echo "  (calls that create nothing and succeed capture no stack: one compare)"
 # a Python program's stack: clCreateBuffer through ctypes from 20 Python
 # frames deep (tests/bench/py_stack.py): the frames' part, in instructions

@@ -7,11 +7,13 @@
  * would replace the app's C++ exception unwinder and glibc's backtrace. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include "callstack.h"
 #include "put.h"
 #include "shim.h"
@@ -68,6 +70,44 @@ void clt_callstack_disable(const char *why)
     clt_msg("%s: no call stacks in this trace", why);
 }
 
+static pthread_once_t libunwind_once = PTHREAD_ONCE_INIT;
+
+/* libunwind: where cltrace's own reader (unwind.c, x86-64) cannot read a
+ * stack, the first time one needs it (most programs never: its dlopen was
+ * ~0.2 ms of the first OpenCL call); elsewhere at once. Its first walk here,
+ * not in a CPU sample's handler: its global state made before a handler
+ * can find it (the step is published last). */
+static void libunwind_load(void)
+{
+    void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        h = dlopen("libunwind.so", RTLD_NOW | RTLD_LOCAL);
+    void *f = h ? dlsym(h, "unw_backtrace") : NULL;
+    if (!f) {
+        clt_msg(clt_unwind_ready() ? "libunwind not found: the call stacks cltrace cannot read itself are left out"
+                                   : "libunwind not found: no call stacks in the trace");
+        return;
+    }
+#if defined(__x86_64__)
+#define UNW_ARCH "x86_64"
+#else
+#define UNW_ARCH "aarch64"
+#endif
+    void *init = dlsym(h, "_UL" UNW_ARCH "_init_local2"), *get = dlsym(h, "_UL" UNW_ARCH "_get_reg");
+    void *step = dlsym(h, "_UL" UNW_ARCH "_step");
+    if (init && get && step) {      /* a CPU sample's: from the signal frame, one frame at a time */
+        uint64_t cursor[264];       /* libunwind's cursor: UNW_TDEP_CURSOR_LEN words, 127 on x86-64, 250 on arm64 */
+        ucontext_t uc;
+        clt_unwinder.init = (int (*)(void *, void *, int))init;
+        clt_unwinder.get_reg = (int (*)(void *, int, uint64_t *))get;
+        if (getcontext(&uc) == 0 && clt_unwinder.init(cursor, &uc, 0) >= 0)
+            ((int (*)(void *))step)(cursor);
+        __atomic_store_n(&clt_unwinder.step, (int (*)(void *))step, __ATOMIC_RELEASE);
+    }
+    if (!__atomic_load_n(&stacks_off, __ATOMIC_ACQUIRE))
+        __atomic_store_n(&clt_backtrace, (int (*)(void **, int))f, __ATOMIC_RELEASE);
+}
+
 void clt_callstack_load(void)
 {
     const char *b = clt_cfg.BREAK;
@@ -76,30 +116,10 @@ void clt_callstack_load(void)
     if (__atomic_load_n(&stacks_off, __ATOMIC_ACQUIRE))
         return;
     clt_unwind_load();
-    void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
-    if (!h)
-        h = dlopen("libunwind.so", RTLD_NOW | RTLD_LOCAL);
-    void *f = h ? dlsym(h, "unw_backtrace") : NULL;
-    if (!f)
-        clt_msg("libunwind not found: no call stacks in the trace");
-    if (f && !clt_unwinder.step) {     /* a CPU sample's: from the signal frame, one frame at a time */
-#if defined(__x86_64__)
-#define UNW_ARCH "x86_64"
-#else
-#define UNW_ARCH "aarch64"
-#endif
-        void *init = dlsym(h, "_UL" UNW_ARCH "_init_local2"), *get = dlsym(h, "_UL" UNW_ARCH "_get_reg");
-        void *step = dlsym(h, "_UL" UNW_ARCH "_step");
-        if (init && get && step) {
-            clt_unwinder.init = (int (*)(void *, void *, int))init;
-            clt_unwinder.get_reg = (int (*)(void *, int, uint64_t *))get;
-            __atomic_store_n(&clt_unwinder.step, (int (*)(void *))step, __ATOMIC_RELEASE);
-        }
-    }
-    if (!__atomic_load_n(&stacks_off, __ATOMIC_ACQUIRE)) {
-        __atomic_store_n(&clt_backtrace, (int (*)(void **, int))f, __ATOMIC_RELEASE);
-        __atomic_store_n(&clt_stacks_recorded, f != NULL, __ATOMIC_RELEASE);
-    }
+    if (!clt_unwind_ready())
+        pthread_once(&libunwind_once, libunwind_load);
+    if (!__atomic_load_n(&stacks_off, __ATOMIC_ACQUIRE))
+        __atomic_store_n(&clt_stacks_recorded, clt_unwind_ready() || clt_backtrace, __ATOMIC_RELEASE);
 }
 
 const char *clt_callstack_source(void)
@@ -117,9 +137,12 @@ uint8_t *clt_put_stack(struct clt_thread *th, uint8_t *p, int failed, const void
         d[0] = (uint64_t)(uintptr_t)site;
         n = 1;
     } else {
-        n = clt_backtrace ? own_stack(th, d) : 0;
+        int on = __atomic_load_n(&clt_stacks_recorded, __ATOMIC_ACQUIRE);
+        n = on ? own_stack(th, d) : 0;
+        if (!n && on && !clt_backtrace)
+            pthread_once(&libunwind_once, libunwind_load);
         clt_unwinding = 1;          /* a CPU sample meanwhile leaves libunwind alone */
-        if (!n && clt_backtrace)
+        if (!n && on && clt_backtrace)
             n = clt_backtrace((void **)d, CLT_STACK_DEPTH), clt_unw_cache_made = 1;
         clt_unwinding = 0;
         if (n < 0)

@@ -209,7 +209,6 @@ void clt_cpusample_start(void)
         }
         clt_cpusample_signal = s;
     }
-    clt_cpusample_warm();
     clt_unwind_load();
     if (!key_made && pthread_key_create(&thread_key, clt_cpusample_thread_ends) == 0)
         __atomic_store_n(&key_made, 1, __ATOMIC_RELEASE);   /* at the first recorded call: a process

@@ -44,17 +44,6 @@ void clt_cpusample_warm_thread(void)
 #define UNW_REG_IP 32
 #endif
 
-/* libunwind's first walk, here and not in a handler: its global state
- * (tdep_init) made before any timer is armed, published by the arming */
-void clt_cpusample_warm(void)
-{
-    uint64_t cursor[CURSOR_WORDS];
-    ucontext_t uc;
-    int (*step)(void *) = __atomic_load_n(&clt_unwinder.step, __ATOMIC_ACQUIRE);
-    if (step && getcontext(&uc) == 0 && clt_unwinder.init(cursor, &uc, 0) >= 0)
-        step(cursor);
-}
-
 CLT_ANY_THREAD static uint64_t interrupted_pc(const void *ucv)
 {
     const ucontext_t *uc = ucv;

@@ -28,18 +28,17 @@
 
 extern void *__libc_stack_end;      /* ld.so's: the first thread's stack pointer at its start */
 
-/* The first thread's top: above its first frame the kernel put argc, argv,
- * the environment and the auxiliary vector (hundreds of bytes at least) in
- * the same mapping, so the end of the page 256 bytes on is not past it.
- * Its bottom: the stack's limit (1 GiB at most) below, a room the kernel
- * keeps free of other mappings (mmap_base). Used only while this frame
- * lies in it: a fork child of another thread runs on that thread's stack. */
+/* The first thread's top as glibc has it: the end of the page that holds
+ * __libc_stack_end (every frame lies below that). Its bottom: the stack's
+ * limit (1 GiB at most) below, a room the kernel keeps free of other
+ * mappings (mmap_base). Used only while this frame lies in it: a fork
+ * child of another thread runs on that thread's stack. */
 int clt_stack_bounds(uint64_t *lo, uint64_t *hi)
 {
     uint64_t here = (uint64_t)(uintptr_t)__builtin_frame_address(0);
     if ((pid_t)syscall(SYS_gettid) == getpid()) {
         struct rlimit rl;
-        uint64_t top = ((uint64_t)(uintptr_t)__libc_stack_end + 256 + 4095) & ~(uint64_t)4095;
+        uint64_t top = ((uint64_t)(uintptr_t)__libc_stack_end & ~(uint64_t)4095) + 4096;
         uint64_t most = getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
                         rl.rlim_cur < (1ull << 30) ? (uint64_t)rl.rlim_cur : 1ull << 30;
         uint64_t bottom = top > most ? top - most : 0;
@@ -408,6 +407,11 @@ __attribute__((no_sanitize_address)) static unsigned unwind_from(uint64_t pc, ui
     return n ? n : CLT_UNW_NONE;
 }
 
+int clt_unwind_ready(void)
+{
+    return __atomic_load_n(&find_object, __ATOMIC_ACQUIRE) != NULL;
+}
+
 unsigned clt_unwind(const ucontext_t *uc, uint64_t *out, unsigned max, struct clt_unw_rule *rules,
                     uint64_t stack_lo, uint64_t stack_hi)
 {
@@ -443,6 +447,11 @@ __attribute__((noinline)) unsigned clt_unwind_here(uint64_t *out, unsigned max, 
 
 void clt_unwind_load(void)
 {
+}
+
+int clt_unwind_ready(void)
+{
+    return 0;
 }
 
 unsigned clt_unwind(const ucontext_t *uc, uint64_t *out, unsigned max, struct clt_unw_rule *rules,

@@ -14,6 +14,7 @@
 unsigned clt_unwind(const ucontext_t *uc, uint64_t *out, unsigned max, struct clt_unw_rule *rules,
                     uint64_t stack_lo, uint64_t stack_hi);
 void clt_unwind_load(void);     /* at load: glibc's _dl_find_object, where it has one */
+int clt_unwind_ready(void);     /* 1: this reads stacks here (x86-64, _dl_find_object) */
 /* The same from the caller's own place: the return addresses of its
  * callers, innermost first (its caller's first); 0 where not read here. */
 unsigned clt_unwind_here(uint64_t *out, unsigned max, struct clt_unw_rule *rules, uint64_t stack_lo,

@@ -122,9 +122,10 @@ void clt_callstack_load(void)
         __atomic_store_n(&clt_stacks_recorded, clt_unwind_ready() || clt_backtrace, __ATOMIC_RELEASE);
 }
 
-const char *clt_callstack_source(void)
+void clt_callstack_libunwind(void)
 {
-    return clt_backtrace ? "libunwind" : "none";
+    if (__atomic_load_n(&clt_stacks_recorded, __ATOMIC_ACQUIRE))
+        pthread_once(&libunwind_once, libunwind_load);
 }
 
 /* The call stack into a record (put.h). */

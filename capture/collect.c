@@ -39,6 +39,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "capture/callstack.h"
 #include "capture/generated/clt_hooks.h"
 #include "capture/pending.h"
 #include "common/map.h"
@@ -427,6 +428,7 @@ static void *collector_main(void *arg)
 {
     (void)arg;
     clt_own_thread_begin("cltrace-collect", 1);
+    clt_callstack_libunwind();    /* here, not on the app's first call (~0.2 ms of it) */
     long sleep_ns = 20000;
     uint64_t idle_since = 0;      /* boottime ns the pending list emptied; 0: not empty */
     int waking = 1;               /* first commands after a start or a sleep */

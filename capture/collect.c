@@ -20,15 +20,15 @@
  * oldest event alone costs the launching thread 2-3 us a launch there
  * (scripts/evcollect.c), more than cltrace's whole own share. So the
  * collector holds the completions back while the app keeps enqueuing (an
- * enqueue, timed or not, within QUIET_NS), up to DEFER_MAX of them, and collects when the app
- * pauses (waits in clFinish, computes, exits) or past that backlog, where it
- * collects as it always did. Its clock markers stay (one every 10 ms, 0.1 %
- * of the collector's time), and it takes a few more at each quiet moment,
- * where they are narrowest (clock.c). On a CPU device (PoCL) a pause of
- * the app is no quiet moment while the device still runs: the collector
- * waits until the queue has run dry (cpu_queues_running).
+ * enqueue, timed or not, within QUIET_NS), up to DEFER_MAX of them, and
+ * collects when the app pauses (waits in clFinish, computes, exits) or past
+ * that backlog. Its clock markers stay (one every 10 ms, 0.1 % of the
+ * collector's time), a few more at each quiet moment, where they are
+ * narrowest (clock.c). On a CPU device (PoCL) a pause of the app is no
+ * quiet moment while the device runs: it waits until the queue ran dry.
  * Commands in flight at exit are waited for (bounded; before the libraries'
- * destructors, life.c) and counted, the wait stated (cltrace.exit_wait_ns). */
+ * destructors, life.c), counted, the wait stated (cltrace.exit_wait_ns).
+ * libunwind loads here, off the app's thread (callstack.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/futex.h>
@@ -66,10 +66,9 @@ static struct hand_slot hand[HAND_SLOTS];
 /* In flight = hand_head - collected: the calling threads write only the
  * ticket, never a counter the collector writes too (that line would bounce
  * between the cores on every command); what both read often, on a line of
- * its own. */
-/* A cache line each: _Alignas on a lone variable let the compiler put the
- * collector's nap state in the rest of last_handed's line, which the app's
- * threads store to at every launch. */
+ * its own. A cache line each: _Alignas on a lone variable let the compiler
+ * put the collector's nap state in the rest of last_handed's line, which
+ * the app's threads store to at every launch. */
 static struct {
     _Alignas(64) _Atomic uint64_t hand_head;   /* next ticket (calling threads) */
     _Alignas(64) _Atomic uint64_t collected;   /* recorded (collector) */
@@ -428,7 +427,7 @@ static void *collector_main(void *arg)
 {
     (void)arg;
     clt_own_thread_begin("cltrace-collect", 1);
-    clt_callstack_libunwind();    /* here, not on the app's first call (~0.2 ms of it) */
+    clt_callstack_libunwind();
     long sleep_ns = 20000;
     uint64_t idle_since = 0;      /* boottime ns the pending list emptied; 0: not empty */
     int waking = 1;               /* first commands after a start or a sleep */

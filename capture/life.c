@@ -102,10 +102,9 @@ static void install_fatal_handlers(void);
 static uint64_t load_ns;        /* cltrace's own start-up: its constructor, its first call's start */
 
 /* On the app's thread, inside its first call but before that call's own
- * measure: counted with the constructor (1.1-1.7 ms of clGetPlatformIDs on
- * an H200, 15 paired runs, 2026-11-29; on PoCL 0.8-1.1 ms, 2026-11-30:
- * libunwind loaded, its first walk, the CPU samples' timers, the trace
- * file opened; the writer makes the rest on its own thread) */
+ * measure: counted with the constructor (0.4-0.6 ms on PoCL, 0.5-0.7 on an
+ * H200, 2026-11-30: the CPU samples' timers, the trace file opened; the
+ * writer makes its tables on its own thread, the collector loads libunwind) */
 static int start(void)
 {
     uint64_t t0 = clt_clock_ns(CLOCK_MONOTONIC);

@@ -102,8 +102,8 @@ def examples(pairs, work, aa=False):
             names = line.split()[2:]
     print("every example's whole run, %d interleaved pairs (ms; %s, %d cores)%s" % (
         pairs, time.strftime("%Y-%m-%d"), os.cpu_count(), ": untraced against untraced (A/A)" if aa else ""))
-    print("| example | untraced, median | by default, median | ratio | pairs: ratio (90 % interval) | against 1.05x "
-          "| figure, median | exit's share |")
+    print("| example | untraced, median | %s, median | ratio | pairs: ratio (90 %% interval) | against 1.05x "
+          "| figure, median | exit's share |" % ("untraced again" if aa else "by default"))
     print("|---|---:|---:|---:|---:|---|---:|---:|")
     worst, told = 0, {"within": 0, "over": 0, "cannot tell": 0}
     for x in names:

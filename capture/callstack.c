@@ -25,11 +25,22 @@ int clt_break_on;
 __thread int clt_unwinding __attribute__((tls_model("initial-exec")));
 __thread uint8_t clt_inside __attribute__((tls_model("initial-exec")));
 __thread int clt_unw_cache_made __attribute__((tls_model("initial-exec")));
+__thread uint64_t clt_stack_lo __attribute__((tls_model("initial-exec")));
+__thread uint64_t clt_stack_hi __attribute__((tls_model("initial-exec")));
 
 static int stacks_off;
-/* this thread's stack (0: not known yet; UINT64_MAX: not to be known) */
-static __thread uint64_t own_lo __attribute__((tls_model("initial-exec")));
-static __thread uint64_t own_hi __attribute__((tls_model("initial-exec")));
+static __thread int stack_asked __attribute__((tls_model("initial-exec")));
+
+int clt_thread_stack(void)
+{
+    uint64_t lo, hi;
+    if (!stack_asked) {
+        stack_asked = 1;
+        if (clt_stack_bounds(&lo, &hi) == 0)
+            clt_stack_lo = lo, clt_stack_hi = hi;
+    }
+    return clt_stack_hi != 0;
+}
 
 /* The stack read here: a frame's rule from its object's frame information,
  * kept by address in the ring's table (a place seen before costs a lookup:
@@ -37,14 +48,7 @@ static __thread uint64_t own_hi __attribute__((tls_model("initial-exec")));
  * this cannot read it (libunwind then does it all). */
 static int own_stack(struct clt_thread *th, uint64_t *d)
 {
-    if (!own_hi) {
-        uint64_t lo, hi;
-        if (clt_stack_bounds(&lo, &hi) == 0)
-            own_lo = lo, own_hi = hi;
-        else
-            own_hi = UINT64_MAX;
-    }
-    if (own_hi == UINT64_MAX || !th)
+    if (!th || !clt_thread_stack())
         return 0;
     if (!th->unw_rules) {
         void *m = mmap(NULL, sizeof(struct clt_unw_rule) * CLT_UNW_RULES, PROT_READ | PROT_WRITE,
@@ -53,7 +57,7 @@ static int own_stack(struct clt_thread *th, uint64_t *d)
             return 0;
         th->unw_rules = m;
     }
-    unsigned n = clt_unwind_here(d, CLT_STACK_DEPTH, th->unw_rules, own_lo, own_hi);
+    unsigned n = clt_unwind_here(d, CLT_STACK_DEPTH, th->unw_rules, clt_stack_lo, clt_stack_hi);
     return n == CLT_UNW_NONE ? 0 : (int)n;
 }
 

@@ -165,7 +165,9 @@ CLT_ANY_THREAD void clt_cpusample_thread_ends(void *unused)
 
 CLT_ANY_THREAD static void arm_self(void)
 {
-    clt_cpusample_warm_thread();
+    clt_thread_stack();         /* for the handler's reader; unw_backtrace's cache is made where a
+                                 * call stack first needs it (clt_unw_cache_made): until then a
+                                 * handler walks frame by frame, the few places unwind.c does not read */
     int tid = (int)syscall(SYS_gettid);
     int slot = arm(tid);
     if (slot >= 0) {

@@ -24,5 +24,4 @@ void clt_cpusample_stop(void);          /* at exit */
 void clt_cpusample_forget(void);        /* a fork child */
 void clt_cpusample_thread_ends(void *unused);
 void clt_cpusample_on_signal(int sig, siginfo_t *si, void *uc);
-void clt_cpusample_warm_thread(void);   /* this thread's stack, for the handler's unwind.c */
 #endif

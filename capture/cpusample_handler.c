@@ -16,21 +16,6 @@
 
 __thread int clt_sample_slot __attribute__((tls_model("initial-exec"))) = -1;
 __thread uint32_t clt_sample_gen __attribute__((tls_model("initial-exec")));
-/* this thread's stack, for capture/unwind.c (0: not known, libunwind's) */
-static __thread uint64_t stack_lo __attribute__((tls_model("initial-exec")));
-static __thread uint64_t stack_hi __attribute__((tls_model("initial-exec")));
-
-/* This thread's stack, for unwind.c. Not unw_backtrace's cache: made at
- * once it was ~0.2 ms of the app's first call (PoCL, 2 cores); it is made
- * where a call stack first needs libunwind (clt_unw_cache_made), and a
- * handler walks frame by frame until then (~4x slower on 64 frames, for
- * the few places unwind.c does not read). */
-void clt_cpusample_warm_thread(void)
-{
-    uint64_t lo, hi;
-    if (!stack_hi && clt_stack_bounds(&lo, &hi) == 0)
-        stack_lo = lo, stack_hi = hi;
-}
 
 #define MAX_SAMPLE_BYTES (sizeof(struct clt_cpu_sample) + 8 * CLT_SAMPLE_WORDS)
 
@@ -113,7 +98,8 @@ CLT_ANY_THREAD static unsigned c_frames(uint64_t *out, uint64_t pc, void *uc, vo
     (void)cursor, (void)step, (void)uc, (void)trampoline, (void)rules;
     return 1;
 #endif
-    unsigned own = stack_hi ? clt_unwind(uc, out + 1, CLT_SAMPLE_C_DEPTH - 1, rules, stack_lo, stack_hi) : 0;
+    unsigned own = clt_stack_hi ? clt_unwind(uc, out + 1, CLT_SAMPLE_C_DEPTH - 1, rules, clt_stack_lo, clt_stack_hi)
+                                : 0;
     if (own) {
         *flags |= CLT_SAMPLE_UNWOUND;
         return own == CLT_UNW_NONE ? 1 : own + 1;

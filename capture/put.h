@@ -154,6 +154,12 @@ extern __thread int clt_unwinding __attribute__((tls_model("initial-exec")));
  * cache is made (its first use allocates), so a CPU sample's handler may
  * take its fast path where unwind.c cannot read a stack */
 extern __thread int clt_unw_cache_made __attribute__((tls_model("initial-exec")));
+/* this thread's stack, for unwind.c's reader (a call stack's and a CPU
+ * sample's): lo..hi once clt_thread_stack found it, hi 0 until then or
+ * where it is not known (libunwind's then) */
+extern __thread uint64_t clt_stack_lo __attribute__((tls_model("initial-exec")));
+extern __thread uint64_t clt_stack_hi __attribute__((tls_model("initial-exec")));
+int clt_thread_stack(void);     /* 1: known (asked once a thread; not in a handler) */
 extern int clt_py_on;
 /* enum clt_inside: this thread is inside a wrapped library call (mpi.c) */
 extern __thread uint8_t clt_inside __attribute__((tls_model("initial-exec")));               /* capture/python.c: a supported CPython runs here */

@@ -22,7 +22,7 @@ unsigned clt_unwind_here(uint64_t *out, unsigned max, struct clt_unw_rule *rules
 
 /* The calling thread's stack, lo..hi (0: known). glibc's answer, except
  * for the process's first thread: glibc reads all of /proc/self/maps for
- * it (0.3-0.4 ms of a PoCL program's first OpenCL call, every traced run),
- * this reads __libc_stack_end and RLIMIT_STACK. */
+ * it (0.1-0.5 ms of a program's first OpenCL call, every traced run), this
+ * reads __libc_stack_end and RLIMIT_STACK. */
 int clt_stack_bounds(uint64_t *lo, uint64_t *hi);
 #endif

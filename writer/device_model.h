@@ -260,11 +260,11 @@ void clt_dm_transfer_name(char *out, size_t cap, const char *cmd, uint64_t bytes
 #define CLT_EST_HOLD 1024
 struct clt_queue *clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1,
                                  uint32_t seq);
+/* An untimed launch counted by its kernel's name and configuration (u's
+ * name is written only for a new entry; enqueues.c) */
+void clt_dm_untimed_launch(struct clt_devmodel *m, struct clt_untimed *u, const char *name);
 /* An untimed transfer counted by its direction and bytes (device.c; the
  * attributes: device_commands.c) */
-/* An untimed launch counted by its kernel's name and configuration (u's
- * name is written only for a new entry) */
-void clt_dm_untimed_launch(struct clt_devmodel *m, struct clt_untimed *u, const char *name);
 static inline void clt_dm_untimed_transfer(struct clt_devmodel *m, const char *dir, uint64_t bytes)
 {
     for (unsigned i = 0; i < m->n_untimed_xfers; i++) {

@@ -171,11 +171,12 @@ static void calibrate(struct clt_thread *th, void *queue, void *dev, int cpu_dev
 /* h->changed of a queue's creation: profiling added, or left plain to switch per command (queues.c). */
 enum { PROFILING_ADDED = 1, LEFT_PLAIN = 2 };
 
-/* With CLTRACE_SAMPLE, a queue the app makes without profiling starts plain
- * where the device may switch it (not yet tried, or tried and able). */
+/* Where not every command is timed (the budget, CLTRACE_SAMPLE), a queue
+ * the app makes without profiling starts plain where the device may switch
+ * it (not yet tried, or tried and able). */
 static int leave_plain(void *device, uint64_t app_props)
 {
-    return clt_sample_fixed() && !(app_props & (CL_QUEUE_PROFILING_ENABLE_ | 4 /* ON_DEVICE */)) &&
+    return clt_sampling && !(app_props & (CL_QUEUE_PROFILING_ENABLE_ | 4 /* ON_DEVICE */)) &&
            !clt_profiling_refused(device);
 }
 

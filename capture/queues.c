@@ -4,13 +4,20 @@
  *
  * Why switch: on NVIDIA's driver a queue with profiling on makes every
  * host-to-device write ~7 us slower (a 4 KiB write + kernel + clFinish loop:
- * 19.1 us against 13.0 on an H100; scripts/profq.c). With CLTRACE_SAMPLE most
- * commands are not timed, so they should not pay for profiling. Where the
- * driver lets a queue's profiling be switched (clSetCommandQueueProperty,
- * OpenCL 1.0, deprecated but there), a queue the app made without profiling
- * stays plain, and profiling is on only around each timed command's enqueue
- * (the same loop sampled 1 in 64: 13.35 us). Timed commands of several
- * threads on one queue share one switch (a count under the lock).
+ * 19.1 us against 13.0 on an H100; scripts/profq.c). By default and with
+ * CLTRACE_SAMPLE most commands of a busy loop are not timed, so they should
+ * not pay for profiling. Where the driver lets a queue's profiling be
+ * switched (clSetCommandQueueProperty, OpenCL 1.0, deprecated but there), a
+ * queue the app made without profiling stays plain: profiling goes on for a
+ * timed command and stays on while the commands after it are timed too, and
+ * goes off before the next untimed one. On an H200 (2026-11-30, 15 rounds)
+ * 4,000 small writes ran 8.47 us each against 8.23 untraced, 15.30 with
+ * profiling on throughout; a write + kernel + clFinish loop 5.15 against
+ * 5.02 and 7.50. Switching on and off around every timed command instead
+ * made 512 non-blocking small writes, most of them timed, slower than
+ * profiling on throughout (1.069x untraced against 1.031x): a switch among
+ * commands in flight is dear. Timed commands of several threads on one queue
+ * share one switch (a count under the lock).
  *
  * Whether a driver can: tried once per device, on its first such queue.
  * The command must be in the queue's ICD dispatch table (PoCL's entry is
@@ -31,6 +38,7 @@
 enum { PROFILING = 2, CL_SUCCESS_ = 0, PROFILING_COMMAND_END = 0x1283, DISPATCH_SLOT = 13 };
 
 int clt_prof_switching;
+static _Atomic unsigned queues_profiling;    /* switched queues with profiling on now */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct clt_queue_ent *queues;
 static unsigned n_queues, cap_queues;
@@ -50,6 +58,8 @@ void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsign
     struct clt_queue_ent *e = find(q);     /* an address reused after a release */
     if (!e && clt_grow(&queues, n_queues, &cap_queues, sizeof *queues, 16) == 0)
         e = &queues[n_queues++];
+    if (e && e->profiling)       /* its queue released with profiling on */
+        __atomic_fetch_sub(&queues_profiling, 1, __ATOMIC_RELAXED);
     if (e) {
         e->queue = q;
         e->app_props = app_props;
@@ -58,6 +68,7 @@ void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsign
             memcpy(e->arr, arr, n_arr * sizeof *arr);
         e->switched = switched;
         e->timing = 0;
+        e->profiling = 0;
         e->cpu_device = cpu_device;
     }
     if (switched)
@@ -95,20 +106,41 @@ int clt_profiling_on(void *queue)
     pthread_mutex_lock(&lock);
     struct clt_queue_ent *e = find(queue);
     int on = e && e->switched && set;
-    if (on && e->timing++ == 0)
+    if (on && e->timing++ == 0 && !e->profiling) {
         set(queue, PROFILING, 1, NULL);
+        e->profiling = 1;
+        __atomic_fetch_add(&queues_profiling, 1, __ATOMIC_RELAXED);
+    }
     pthread_mutex_unlock(&lock);
     return on;
 }
 
+/* The timed command is enqueued: profiling stays on for the next. */
 void clt_profiling_off(void *queue)
 {
+    pthread_mutex_lock(&lock);
+    struct clt_queue_ent *e = find(queue);
+    if (e && e->switched && e->timing)
+        e->timing--;
+    pthread_mutex_unlock(&lock);
+}
+
+/* An untimed command next: off, unless a timed one is being enqueued on
+ * the queue now. One load where no switched queue has it on. */
+int clt_profiling_plain(void *queue)
+{
+    if (!__atomic_load_n(&queues_profiling, __ATOMIC_RELAXED))
+        return 0;
     set_prop_t set = REAL(clSetCommandQueueProperty);
     pthread_mutex_lock(&lock);
     struct clt_queue_ent *e = find(queue);
-    if (e && e->switched && e->timing && --e->timing == 0)
+    if (e && e->switched && set && e->profiling && !e->timing) {
         set(queue, PROFILING, 0, NULL);
+        e->profiling = 0;
+        __atomic_fetch_sub(&queues_profiling, 1, __ATOMIC_RELAXED);
+    }
     pthread_mutex_unlock(&lock);
+    return 0;
 }
 
 /* n bytes at p, or 0 where they cannot be read: a pipe takes them or says

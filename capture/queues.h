@@ -10,8 +10,9 @@ struct clt_queue_ent {
     uint64_t app_props;          /* CL_QUEUE_PROPERTIES the app asked for */
     unsigned n_arr;              /* the app's property array (values incl. the 0), 0: none */
     uint64_t arr[32];
-    int switched;                /* profiling on only around timed commands */
-    unsigned timing;             /* timed commands being enqueued now (profiling on while > 0) */
+    int switched;                /* profiling on for timed commands, off for untimed ones */
+    unsigned timing;             /* timed commands being enqueued now (profiling stays on while > 0) */
+    int profiling;               /* on now (switched queues) */
     int cpu_device;              /* its device is a CPU (PoCL): it runs on the app's cores */
 };
 
@@ -20,10 +21,12 @@ void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsign
 int clt_queue_lookup(void *q, struct clt_queue_ent *out);
 
 /* Some queue has profiling switched: the generated enqueue wrappers then ask
- * clt_profiling_on before a timed command (1: call clt_profiling_off after). */
+ * clt_profiling_on before a timed command (1: call clt_profiling_off after),
+ * clt_profiling_plain before an untimed one (0 always). */
 extern int clt_prof_switching;
 int clt_profiling_on(void *queue);
 void clt_profiling_off(void *queue);
+int clt_profiling_plain(void *queue);
 int clt_profiling_refused(void *device);               /* tried on this device: it cannot */
 int clt_profiling_switchable(void *queue, void *device);   /* try once per device (a plain queue of it) */
 /* Whether the driver of queue's device gives a plain queue's events

@@ -19,8 +19,9 @@
  * writer's drawing time per completion so far. A program that is not launch-bound never reaches its
  * budget: every command is timed, as with `all`.
  * `all` times every command; `1` or FIRST,EVERY[,BYTES] a fixed sample
- * (first N of each key, then 1 in M), with queues left plain and profiling
- * switched per timed command (queues.c). Commands whose event the app asked
+ * (first N of each key, then 1 in M). Both ways queues the app made plain
+ * stay plain where the driver can switch profiling for the commands timed
+ * (queues.c). Commands whose event the app asked
  * for are always timed (the app paid for the event already). The host side
  * of every call is recorded; an untimed enqueue says so in the trace
  * ("sampled out"), and the report extrapolates each kernel's device time. */
@@ -70,11 +71,6 @@ void clt_sample_load(void)
     clt_sampling = hot.params.on;
     start_mono = clt_clock_ns(CLOCK_MONOTONIC);
     start_ticks = clt_now();
-}
-
-int clt_sample_fixed(void)
-{
-    return hot.params.on && hot.params.mode == CLT_SAMPLE_FIXED;
 }
 
 /* The calibration measured what an event adds on a device (clt_now() ticks;

@@ -613,13 +613,13 @@ def wrapper(reg, c, r, ps, kinds, exported):
         L.append("        else")
         L.append("            event__c = &clt_own_event;")
         L.append("    }")
-        # A queue whose profiling cltrace switches per timed command
-        # (CLTRACE_SAMPLE where the driver can: capture/queues.c).
-        # (A command buffer's queues are left as they are.)
+        # A queue whose profiling cltrace switches: on for a timed command,
+        # off again for the next untimed one (where the driver can:
+        # capture/queues.c). (A command buffer's queues are left as they are.)
         if "command_queue" in argnames:
             L.append("    int clt_switched = 0;")
-            L.append("    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)")
-            L.append("        clt_switched = clt_profiling_on(command_queue);")
+            L.append("    if (CLT_UNLIKELY(clt_prof_switching) && th)")
+            L.append("        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);")
     oc = out_count_at(ps, kinds)
     if oc is not None:
         # The app's count NULL: ours in its place, so that the record holds

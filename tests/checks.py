@@ -733,6 +733,28 @@ def check_switched(t, switched, iterations):
            "untimed %r, unmatched %r" % (a.get("cltrace.commands_untimed"), a.get("cltrace.commands_unmatched")))
 
 
+def check_switches(t, log):
+    """The queue's profiling switches, as a driver saw them (tests/apps/
+    profswitch.c: '+' on, '-' off): cltrace's trial of the switch (+-), then
+    on at the first timed command after an untimed one (or the first of
+    all), off at the first untimed one after a timed one; none between
+    commands timed alike (a switch among commands in flight is dear)."""
+    a = t["attributes"]
+    expect(a.get("cltrace.queues_profiling_switched") == 1,
+           "queues with profiling switched: %r, want 1" % a.get("cltrace.queues_profiling_switched"))
+    enq = sorted((s for s in t["slices"] if s["tid"] is not None and s["name"].startswith("clEnqueue")),
+                 key=lambda s: s["ts"])
+    want, on = "+-", False
+    for s in enq:
+        timed = s["args"].get("device_timed") is not False
+        if timed != on:
+            want += "+" if timed else "-"
+            on = timed
+    with open(log) as f:
+        got = f.read()
+    expect(got == want, "switches %r (%d), want %r (%d) for %d enqueues" % (got, len(got), want, len(want), len(enq)))
+
+
 def check_one_clock(t, n, report_json):
     """A clSetKernelArg loop: every call recorded in order; the durations of
     1 in 64 measured (slices), the others instants (untimed); every other
@@ -895,7 +917,7 @@ if __name__ == "__main__":
             print("  " + f)
         sys.exit(1 if failures else 0)
     trace = decode(path)
-    whole = check in ("timeline", "nvidia", "registers", "figures", "churn", "phases", "launches", "switched", "window")
+    whole = check in ("timeline", "nvidia", "registers", "figures", "churn", "phases", "launches", "switched", "switches", "window")
     globals()["check_" + check](trace if whole else api_only(trace), *sys.argv[3:])
     for f in failures[:20]:
         print("  " + f)

@@ -111,19 +111,24 @@ sampled_loop() {   # sampled_loop NAME: old_platform loop sampled, checked again
     lint "$(trace_of "$WORK/$1")"
 }
 
-t_sampled_profiling_switched_per_command() {
-    # CLTRACE_SAMPLE: a queue the app made without profiling stays plain
-    # where the driver can switch profiling (Oclgrind takes the call), on
-    # only around each timed command; PoCL's loader entry for the switch is
-    # empty, so its queue gets profiling throughout. Same output either way,
-    # the app's own profiling query included (Oclgrind answers it unasked)
+t_profiling_switched_for_timed_commands() {
+    # By default and with CLTRACE_SAMPLE, a queue the app made without
+    # profiling stays plain where the driver can switch profiling (Oclgrind
+    # takes the call): on for a timed command, left on while the next ones
+    # are timed, off before an untimed one (tests/apps/profswitch.c logs each
+    # switch). PoCL's loader entry for the switch is empty, so its queue gets
+    # profiling throughout. Same output either way, the app's own profiling
+    # query included (Oclgrind answers it unasked)
     sampled_loop ps
     $PY tests/checks.py switched "$(trace_of "$WORK/ps")" 0 40
     oclgrind_env || return 77
+    export CLTRACE_LIBRARY=$T/profswitch.so PROFSWITCH_LOG=$WORK/og.switches
     sampled_loop og
     grep -q "profiling info=0" "$WORK/og.out"
     $PY tests/checks.py switched "$(trace_of "$WORK/og")" 1 40
-    traced "$WORK/ogd" "$T/old_platform" loop 40 | diff "$WORK/og.plain" -
+    $PY tests/checks.py switches "$(trace_of "$WORK/og")" "$WORK/og.switches"
+    PROFSWITCH_LOG=$WORK/ogd.switches traced "$WORK/ogd" "$T/old_platform" loop 40 | diff "$WORK/og.plain" -
+    $PY tests/checks.py switches "$(trace_of "$WORK/ogd")" "$WORK/ogd.switches"
 }
 
 t_opencl_1_2_platform_missing_command_fails_not_hangs() {

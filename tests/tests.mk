@@ -155,6 +155,10 @@ TEST_BINS += $(T)/last_fini.so
 $(T)/noprofile.so: tests/apps/noprofile.c | $(T)
 	$(CC) -O2 -Wall -Wextra $(if $(filter true,$(CI)),-Werror) -shared -fPIC -o $@ $< -Wl,--no-as-needed -lOpenCL
 TEST_BINS += $(T)/noprofile.so
+# t_profiling_switched_per_run_of_timed_commands: a "driver" that logs each switch
+$(T)/profswitch.so: tests/apps/profswitch.c | $(T)
+	$(CC) -O2 -Wall -Wextra $(if $(filter true,$(CI)),-Werror) -shared -fPIC -o $@ $< -Wl,--no-as-needed -lOpenCL
+TEST_BINS += $(T)/profswitch.so
 # selfcost-check.py --placebo: threads that only wake up, and nothing else
 $(T)/placebo.so: tests/bench/placebo.c | $(T)
 	$(CC) -O2 -Wall -Wextra $(if $(filter true,$(CI)),-Werror) -shared -fPIC -o $@ $< -lpthread

@@ -3721,8 +3721,8 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireD3D10ObjectsKHR + 1u;
@@ -3803,8 +3803,8 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireD3D11ObjectsKHR + 1u;
@@ -3885,8 +3885,8 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR + 1u;
@@ -3967,8 +3967,8 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireDX9ObjectsINTEL + 1u;
@@ -4049,8 +4049,8 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireEGLObjectsKHR + 1u;
@@ -4131,8 +4131,8 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireExternalMemObjectsKHR + 1u;
@@ -4213,8 +4213,8 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireGLObjects + 1u;
@@ -4295,8 +4295,8 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireGrallocObjectsIMG + 1u;
@@ -4377,8 +4377,8 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL + 1u;
@@ -4509,8 +4509,8 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueBarrierWithWaitList + 1u;
@@ -4666,8 +4666,8 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBuffer + 1u;
@@ -4751,8 +4751,8 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBufferRect + 1u;
@@ -4840,8 +4840,8 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBufferToImage + 1u;
@@ -4925,8 +4925,8 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyImage + 1u;
@@ -5010,8 +5010,8 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyImageToBuffer + 1u;
@@ -5095,8 +5095,8 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueFillBuffer + 1u;
@@ -5180,8 +5180,8 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueFillImage + 1u;
@@ -5264,8 +5264,8 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueGenerateMipmapIMG + 1u;
@@ -5350,8 +5350,8 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMapBuffer + 1u;
@@ -5437,8 +5437,8 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMapImage + 1u;
@@ -5525,8 +5525,8 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMarker + 1u;
@@ -5603,8 +5603,8 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMarkerWithWaitList + 1u;
@@ -5683,8 +5683,8 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemAdviseINTEL + 1u;
@@ -5766,8 +5766,8 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemFillINTEL + 1u;
@@ -5850,8 +5850,8 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemcpyINTEL + 1u;
@@ -5934,8 +5934,8 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemsetINTEL + 1u;
@@ -6017,8 +6017,8 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemINTEL + 1u;
@@ -6100,8 +6100,8 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemObjectEXT + 1u;
@@ -6183,8 +6183,8 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemObjects + 1u;
@@ -6265,8 +6265,8 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueNDRangeKernel + 1u;
@@ -6351,8 +6351,8 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueNativeKernel + 1u;
@@ -6437,8 +6437,8 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadBuffer + 1u;
@@ -6522,8 +6522,8 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadBufferRect + 1u;
@@ -6612,8 +6612,8 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadHostPipeINTEL + 1u;
@@ -6697,8 +6697,8 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadImage + 1u;
@@ -6784,8 +6784,8 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseD3D10ObjectsKHR + 1u;
@@ -6866,8 +6866,8 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseD3D11ObjectsKHR + 1u;
@@ -6948,8 +6948,8 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR + 1u;
@@ -7030,8 +7030,8 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseDX9ObjectsINTEL + 1u;
@@ -7112,8 +7112,8 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseEGLObjectsKHR + 1u;
@@ -7194,8 +7194,8 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseExternalMemObjectsKHR + 1u;
@@ -7276,8 +7276,8 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseGLObjects + 1u;
@@ -7358,8 +7358,8 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseGrallocObjectsIMG + 1u;
@@ -7440,8 +7440,8 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL + 1u;
@@ -7522,8 +7522,8 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMFree + 1u;
@@ -7606,8 +7606,8 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMFreeARM + 1u;
@@ -7690,8 +7690,8 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMap + 1u;
@@ -7774,8 +7774,8 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMapARM + 1u;
@@ -7858,8 +7858,8 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemFill + 1u;
@@ -7942,8 +7942,8 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemFillARM + 1u;
@@ -8026,8 +8026,8 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemcpy + 1u;
@@ -8110,8 +8110,8 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemcpyARM + 1u;
@@ -8194,8 +8194,8 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMigrateMem + 1u;
@@ -8278,8 +8278,8 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMUnmap + 1u;
@@ -8359,8 +8359,8 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMUnmapARM + 1u;
@@ -8440,8 +8440,8 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSignalSemaphoresKHR + 1u;
@@ -8523,8 +8523,8 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueTask + 1u;
@@ -8604,8 +8604,8 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueUnmapMemObject + 1u;
@@ -8738,8 +8738,8 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWaitSemaphoresKHR + 1u;
@@ -8821,8 +8821,8 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteBuffer + 1u;
@@ -8906,8 +8906,8 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteBufferRect + 1u;
@@ -8996,8 +8996,8 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteHostPipeINTEL + 1u;
@@ -9081,8 +9081,8 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteImage + 1u;

@@ -154,7 +154,7 @@ static void calibrate(struct clt_thread *th, void *queue, void *dev, int cpu_dev
     struct clt_evcost c;
     if (!clt_calibrate(th, queue, dev, cpu_device, app_profiling, &c))
         return;
-    clt_sample_event_price(c.with > c.without ? c.with - c.without : 0);   /* the budget's */
+    clt_sample_event_price(c.with > c.without ? c.with - c.without : 0, c.write_penalty);   /* the budget's */
     struct clt_extra x;
     struct clt_rec *rec = special_begin(th, EVC_N, &x);
     if (rec) {
@@ -215,11 +215,14 @@ static void queue_created(struct clt_hook *h, void *queue, void *context, void *
 }
 
 /* A queue left plain on a device that cannot switch its profiling: made
- * again with profiling on, as without sampling; the plain one released. */
-static void *made_again(struct clt_hook *h, void *plain, void *again)
+ * again with profiling on (with the app's errcode_ret, as the app's own
+ * call would have been), the plain one released. */
+static void *made_again(struct clt_hook *h, void *plain, void *again, cl_int_ *errcode_ret)
 {
     typedef int32_t (*rel_t)(void *);
     rel_t rel = REAL(clReleaseCommandQueue);
+    if (!again && errcode_ret)
+        *errcode_ret = 0;       /* the plain one is the app's: made */
     if (!again || !rel)
         return plain;           /* kept plain: its timed commands are counted untimed */
     rel(plain);
@@ -259,11 +262,10 @@ void clt_post_clCreateCommandQueue(struct clt_hook *h, void **ret, void *context
         return;
     }
     if (*ret && h->changed == LEFT_PLAIN && !remaking && !clt_profiling_switchable(*ret, device)) {
-        cl_int_ err = 0;
         remaking = 1;
-        void *again = create(context, device, properties | CL_QUEUE_PROFILING_ENABLE_, &err);
+        void *again = create(context, device, properties | CL_QUEUE_PROFILING_ENABLE_, errcode_ret);
         remaking = 0;
-        *ret = made_again(h, *ret, again);
+        *ret = made_again(h, *ret, again, errcode_ret);
     }
     queue_created(h, *ret, context, device, properties, NULL, 0);
 }
@@ -328,14 +330,13 @@ static void post_create_with_props(struct clt_hook *h, void **ret, void *context
         return;
     }
     if (*ret && h->changed == LEFT_PLAIN && !remaking && !clt_profiling_switchable(*ret, device)) {
-        cl_int_ err = 0;
         void *again = NULL;
         if (props_plus_profiling(props, h->scratch)) {
             remaking = 1;
-            again = create(context, device, h->scratch, &err);
+            again = create(context, device, h->scratch, errcode_ret);
             remaking = 0;
         }
-        *ret = made_again(h, *ret, again);
+        *ret = made_again(h, *ret, again, errcode_ret);
     }
     uint64_t arr[32];
     unsigned n = 0;

@@ -56,10 +56,12 @@ void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsign
 {
     pthread_mutex_lock(&lock);
     struct clt_queue_ent *e = find(q);     /* an address reused after a release */
-    if (!e && clt_grow(&queues, n_queues, &cap_queues, sizeof *queues, 16) == 0)
-        e = &queues[n_queues++];
-    if (e && e->profiling)       /* its queue released with profiling on */
+    if (e && e->profiling)                 /* its queue released with profiling on */
         __atomic_fetch_sub(&queues_profiling, 1, __ATOMIC_RELAXED);
+    if (!e && clt_grow(&queues, n_queues, &cap_queues, sizeof *queues, 16) == 0) {
+        e = &queues[n_queues++];
+        memset(e, 0, sizeof *e);           /* clt_grow's memory is not zeroed */
+    }
     if (e) {
         e->queue = q;
         e->app_props = app_props;

@@ -44,6 +44,6 @@ void clt_rings_forget(void);                 /* a fork child */
 void clt_rings_measure_clock(void);          /* at load: clt_clock_read_ticks */
 
 void clt_sample_load(void);                  /* sample.c: CLTRACE_SAMPLE, at load */
-void clt_sample_event_price(uint64_t ticks); /* what an event adds on a device (the calibration) */
+void clt_sample_event_price(uint64_t event_ticks, uint64_t write_penalty_ticks);   /* the calibration's */
 
 #endif

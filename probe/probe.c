@@ -92,6 +92,55 @@ static void probe_transfers(cl_command_queue q, cl_mem buf, void *page, void *pi
     }
 }
 
+/* Launches of the empty kernel back to back, then clFinish (ns; -1: failed). */
+static double launches_ns(cl_command_queue q, cl_kernel ke, unsigned n)
+{
+    size_t one = 1;
+    double t0 = now_ns();
+    for (unsigned i = 0; i < n; i++)
+        if (clEnqueueNDRangeKernel(q, ke, 1, NULL, &one, NULL, 0, NULL, NULL) != CL_SUCCESS)
+            return -1;
+    return clFinish(q) == CL_SUCCESS ? now_ns() - t0 : -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* What a queue with profiling on adds to each command, events or not
+ * (PoCL reads the clock four times a command): cltrace pays it where it
+ * turns profiling on and the driver cannot switch it per command, and
+ * counts it in its figure from here. Batches of launches on a plain queue
+ * and on a profiling one, each first in turn; the median of the pairs'
+ * differences (PoCL, 2 cores: single batches differ by more than the price). */
+#define PRICE_PAIRS 21
+#define PRICE_BATCH 4000
+static void probe_profiling_price(cl_context ctx, cl_device_id dev, cl_kernel ke, struct clt_probe *p)
+{
+    cl_int err;
+    cl_command_queue q[2] = { clCreateCommandQueue(ctx, dev, 0, &err),
+                              clCreateCommandQueue(ctx, dev, CL_QUEUE_PROFILING_ENABLE, &err) };
+    double diff[PRICE_PAIRS];
+    unsigned n = 0;
+    if (q[0] && q[1] && launches_ns(q[0], ke, PRICE_BATCH) > 0 && launches_ns(q[1], ke, PRICE_BATCH) > 0)
+        for (unsigned r = 0; r < PRICE_PAIRS; r++) {
+            double t[2];
+            t[r & 1] = launches_ns(q[r & 1], ke, PRICE_BATCH);
+            t[!(r & 1)] = launches_ns(q[!(r & 1)], ke, PRICE_BATCH);
+            if (t[0] > 0 && t[1] > 0)
+                diff[n++] = (t[1] - t[0]) / PRICE_BATCH;
+        }
+    if (n > PRICE_PAIRS / 2) {
+        qsort(diff, n, sizeof *diff, cmp_double);
+        clt_probe_set(p, "profiling_price_ns", "%.1f", diff[n / 2] > 0 ? diff[n / 2] : 0);
+    }
+    for (unsigned i = 0; i < 2; i++)
+        if (q[i])
+            clReleaseCommandQueue(q[i]);
+}
+
 /* Launches (an empty kernel, enqueue + finish, and its device time) and
  * global memory (a float4 copy over the largest buffer, read + written). */
 static void probe_kernels(cl_context ctx, cl_device_id dev, cl_command_queue q, cl_mem buf, uint64_t top,
@@ -116,6 +165,8 @@ static void probe_kernels(cl_context ctx, cl_device_id dev, cl_command_queue q, 
         }
         clt_probe_set(p, "launch_ns", "%.0f", launch);
         clt_probe_set(p, "kernel_min_ns", "%.0f", dev_ns);
+        if (ke)
+            probe_profiling_price(ctx, dev, ke, p);
         /* global memory: a float4 copy over the largest buffer, read + written */
         cl_mem dst = clCreateBuffer(ctx, CL_MEM_READ_WRITE, top, NULL, &err);
         double best = 0;
@@ -239,6 +290,9 @@ static int probe_device(cl_device_id dev, const char *only, int quiet)
             printf("  launch + finish of an empty kernel: %.1f us\n", atof(l) / 1e3);
         if (g)
             printf("  global memory (copy kernel): %.1f GB/s\n", atof(g));
+        const char *pp = clt_probe_get(&p, "profiling_price_ns");
+        if (pp)
+            printf("  a command on a queue with profiling on: +%.2f us\n", atof(pp) / 1e3);
         printf("  saved to %s\n", path);
     }
     return 0;

@@ -449,7 +449,8 @@ t_probe_sets_small_threshold() {
     grep -q "^h2d_pinned_gbps [0-9]" "$f"
     grep -q "^launch_ns [1-9]" "$f"
     grep -q "^global_gbps [0-9]" "$f"
-    sed -i 's/^small_transfer_bytes .*/small_transfer_bytes 65536/' "$f"
+    grep -q "^profiling_price_ns [0-9]" "$f"
+    sed -i 's/^small_transfer_bytes .*/small_transfer_bytes 65536/; s/^profiling_price_ns .*/profiling_price_ns 1000/' "$f"
     CLTRACE_PROBE_DIR=$pd traced "$WORK/pb1" "$B/examples/transfers" > /dev/null
     sed -i 's/^small_transfer_bytes .*/small_transfer_bytes 512/' "$f"
     CLTRACE_PROBE_DIR=$pd traced "$WORK/pb2" "$B/examples/transfers" > /dev/null
@@ -460,6 +461,13 @@ t_probe_sets_small_threshold() {
     done
     "$B/cltrace-report" --small-bytes 4096 --format json "$(trace_of "$WORK/pb2")" > "$WORK/pb4.json" || [ $? -le 1 ]
     "$B/cltrace-report" "$(trace_of "$WORK/pb1")" | grep -q "small: below 65536 bytes (measured on this device by cltrace probe"
+    # the probe's price of a profiling queue, paid by each command on PoCL's
+    # (profiling cannot be switched there): in the figure's device timing;
+    # without a probe, said not counted
+    "$B/cltrace-report" --explain cost "$(trace_of "$WORK/pb1")" |
+        grep -q "device timing (events; profiling it turned on: 514 x 1.00 us, probed)"
+    "$B/cltrace-report" --explain cost "$(trace_of "$WORK/pb3")" | tr -s ' \n' ' ' |
+        grep -q "what profiling adds to each command on the queues it turned it on for (.cltrace probe. measures it)"
     $PY - "$WORK" <<'PYEOF'
 import json, sys
 w = sys.argv[1]
@@ -471,6 +479,9 @@ assert "below 65536 bytes (measured on this device by cltrace probe" in small["n
 assert r["pb2"]["small_transfers"]["below_bytes"] == 512 and "small-transfers" not in rules["pb2"], rules["pb2"]
 assert r["pb3"]["small_transfers"]["below_bytes"] == 32768 and "no cltrace probe" in r["pb3"]["small_transfers"]["source"]
 assert "small-transfers" in rules["pb3"]
+pt = r["pb1"]["self_cost"]["profiling_turned_on"]
+assert pt == {"commands": 514, "ns": 514000} and r["pb1"]["self_cost"]["device_timing_ns"] >= 514000, pt
+assert "profiling_turned_on" not in r["pb3"]["self_cost"], r["pb3"]["self_cost"]
 assert r["pb4"]["small_transfers"] == {"below_bytes": 4096, "source": "--small-bytes"} and "small-transfers" in rules["pb4"]
 PYEOF
 }

@@ -28,6 +28,15 @@ enum clt_kind {      /* how a parameter is stored in its record slot */
     CLT_K_WORDS,     /* a small input struct (image_desc...): its first N 8-byte words */
 };
 
+/* A host-to-device write: the command whose event has its own price and
+ * which a profiling queue slows (capture/calibrate.c measures both; the
+ * budget prices it so, capture/sample.c; the writer charges it). */
+static inline int clt_fn_is_host_write(unsigned fn)
+{
+    return fn == CLT_FN_clEnqueueWriteBuffer || fn == CLT_FN_clEnqueueWriteBufferRect ||
+           fn == CLT_FN_clEnqueueWriteImage || fn == CLT_FN_clEnqueueWriteHostPipeINTEL;
+}
+
 enum clt_ret_kind { CLT_R_VOID, CLT_R_ERR, CLT_R_HANDLE, CLT_R_PTR, CLT_R_VAL };
 enum { CLT_F_CORE = 1, CLT_F_CREATES = 2, CLT_F_ENQUEUE = 4 };
 

@@ -169,6 +169,15 @@ static struct clt_queue *queue_get(struct clt_writer *w, uint64_t handle)
     return q;
 }
 
+/* A command that ran with profiling on (a switched queue: timed). */
+static void on_profiled(struct clt_writer *w, const struct clt_rec *rec, unsigned fn, uint64_t flow, uint32_t seq)
+{
+    struct clt_queue *wq = queue_get(w, rec->arg[0]);
+    if (!wq || !wq->dev || (flow == CLT_FLOW_SAMPLED_OUT && clt_map_get(&w->dev->switched, rec->arg[0])))
+        return;
+    clt_cost_on_profiled(w, wq->dev, seq, clt_fn_is_host_write(fn), (wq->props & 2) != 0 /* the app's */);
+}
+
 /* A queue the app made: its device, its number there and the properties it
  * asked for (the bits of CL_QUEUE_PROPERTIES), for its track's name. */
 static void queue_made(struct clt_writer *w, const struct clt_rec *rec, unsigned fn, uint64_t t1)
@@ -664,12 +673,8 @@ struct clt_queue *clt_dm_on_call(struct clt_writer *w, const struct clt_rec *rec
         return idle;
     uint64_t flow = rec->arg[fd->n_params];
     const char *dir;
-    if (ok && clt_dm_is_host_write(fn)) {
-        /* the queue has profiling on, or (switched) had it on for this write */
-        struct clt_queue *wq = queue_get(w, rec->arg[0]);
-        if (wq && wq->dev && (flow != CLT_FLOW_SAMPLED_OUT || !clt_map_get(&m->switched, rec->arg[0])))
-            clt_cost_on_write(w, wq->dev, seq);
-    }
+    if (ok && (clt_fn_is_host_write(fn) || m->priced))
+        on_profiled(w, rec, fn, flow, seq);
     if (flow == CLT_FLOW_SAMPLED_OUT) {
         struct clt_queue *q = sampled_out(w, rec, fn, t0);
         w->est_flow = 0;

@@ -514,7 +514,8 @@ void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec)
             memcpy(d->info, rec->arg, sizeof d->info);
             clt_dm_copy_str(d->name, rec, DEV_NAME);
             clt_dm_copy_str(d->vendor, rec, DEV_VENDOR);
-            clt_probe_put(w, d->index, d->name);
+            d->profiling_price_ns = clt_probe_put(w, d->index, d->name);
+            m->priced |= d->profiling_price_ns != 0;
         }
         break;
     }
@@ -589,6 +590,8 @@ static void device_attrs(struct clt_attrs *a, unsigned i, const struct clt_dev *
     DEV_INT("write_penalty_ns", d->write_penalty_ns);
     DEV_INT("write_event_cost_ns", d->write_event_ns);
     DEV_INT("writes", d->writes);
+    DEV_INT("profiling_price_ns", d->profiling_price_ns);
+    DEV_INT("commands_profiled_for_cltrace", d->profiled);
     DEV_INT("commands_sampled_out", d->sampled_out);
     DEV_INT("clock_offset_ns", d->offset);
     DEV_INT("clock_residual_ns", d->max_residual);

@@ -59,6 +59,9 @@ struct clt_dev {
      * with and without one, capture/hooks.c), the events cltrace added */
     uint64_t marker_ns, marker_event_ns, event_cost_ns, own_events, sampled_out;
     uint64_t write_penalty_ns, writes; /* a host-to-device write on a profiling queue, over a plain one's; writes */
+    /* what a profiling queue adds to any command (`cltrace probe`; 0: not
+     * probed), the commands that paid it because cltrace turned profiling on */
+    uint64_t profiling_price_ns, profiled;
     uint64_t write_event_ns;           /* what an event adds to a host-to-device write (event_cost_ns: to a fill) */
     int write_event_known;
     /* Commands that found their queue idle (the one before it was over
@@ -194,6 +197,7 @@ struct clt_devmodel {
     struct clt_map mappings;                    /* by mapped pointer */
     struct clt_map switched;                    /* queue handles whose profiling is switched per timed command */
     uint64_t queues_switched;
+    int priced;                                 /* some device has a profiling price (probe) */
     struct clt_map flow_map;                    /* flow id -> struct clt_flow, until drawn */
     struct clt_map fps;                         /* flow id -> its fingerprints, until drawn (fingerprints.c) */
     uint64_t fingerprinted;                     /* commands drawn with fingerprints */
@@ -278,14 +282,6 @@ static inline void clt_dm_untimed_transfer(struct clt_devmodel *m, const char *d
         m->untimed_xfers[m->n_untimed_xfers++] = (struct clt_untimed_xfer){ dir, bytes, 1 };
     else
         m->untimed_xfers_other++;
-}
-
-/* A host-to-device write: the command whose event has its own price and
- * which a profiling queue slows (capture/hooks.c measures both). */
-static inline int clt_dm_is_host_write(unsigned fn)
-{
-    return fn == CLT_FN_clEnqueueWriteBuffer || fn == CLT_FN_clEnqueueWriteBufferRect ||
-           fn == CLT_FN_clEnqueueWriteImage || fn == CLT_FN_clEnqueueWriteHostPipeINTEL;
 }
 
 #endif

@@ -94,7 +94,8 @@ void clt_writer_flush(struct clt_writer *w);   /* writer.c: the buffer to the fi
 struct clt_dev;
 struct clt_attrs;
 void clt_cost_on_command(struct clt_writer *w, const struct clt_dev *d, uint64_t flow, unsigned fn);
-void clt_cost_on_write(struct clt_writer *w, struct clt_dev *d, uint32_t seq);   /* clEnqueueWrite* */
+/* a command that ran with profiling on: a write's penalty, or the probe's price where cltrace turned it on */
+void clt_cost_on_profiled(struct clt_writer *w, struct clt_dev *d, uint32_t seq, int write, int apps);
 void clt_cost_thread_ended(struct clt_writer *w, struct clt_thread *th);
 void clt_cost_emit(struct clt_writer *w);
 void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns, uint64_t writer_cpu_ns);
@@ -260,7 +261,9 @@ int clt_dev_init(struct clt_writer *w);
 void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1, uint32_t seq);
 void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec);
 /* probe.c: the device's `cltrace probe` results, if any, as trace attributes */
-void clt_probe_put(struct clt_writer *w, unsigned index, const char *device_name);
+/* The device's probe results into the trace; what a profiling queue adds
+ * to a command there (ns; 0: not probed). */
+uint64_t clt_probe_put(struct clt_writer *w, unsigned index, const char *device_name);
 void clt_dev_flush_pending(struct clt_writer *w, int final);
 void clt_dev_footer(struct clt_writer *w, uint64_t unfinished);
 

@@ -72,7 +72,7 @@ void clt_cost_on_command(struct clt_writer *w, const struct clt_dev *d, uint64_t
 {
     (void)w;
     if (flow & (1u << 31)) {
-        uint64_t ns = d->write_event_known && clt_dm_is_host_write(fn) ? d->write_event_ns : d->event_cost_ns;
+        uint64_t ns = d->write_event_known && clt_fn_is_host_write(fn) ? d->write_event_ns : d->event_cost_ns;
         S.event_ns[(flow >> 32) & (SEQS - 1)] += ns;
         S.event_ns_total += ns;
     }
@@ -108,15 +108,25 @@ static void emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t ts
     emit_value(w, th, ts, hot_ns(w, th), wait_ns(w, th));
 }
 
-/* A host-to-device write on a queue cltrace turned profiling on for: on
- * some drivers it takes longer than on a plain queue (NVIDIA: ~7 us),
- * measured per device. */
-void clt_cost_on_write(struct clt_writer *w, struct clt_dev *d, uint32_t seq)
+/* A command that ran with profiling on: what that cost where cltrace turned
+ * it on. A host write on some drivers takes longer than on a plain queue
+ * (NVIDIA: ~7 us, the calibration's, per device); any command, where the
+ * app did not ask for profiling, what the probe measured a profiling queue
+ * to add (PoCL, which reads the clock four times a command: ~0.2 us). */
+void clt_cost_on_profiled(struct clt_writer *w, struct clt_dev *d, uint32_t seq, int write, int apps)
 {
     (void)w;
-    d->writes++;
-    S.event_ns[seq & (SEQS - 1)] += d->write_penalty_ns;
-    S.event_ns_total += d->write_penalty_ns;
+    uint64_t ns = 0;
+    if (write) {
+        d->writes++;
+        ns = d->write_penalty_ns;
+    }
+    if (!ns && !apps && d->profiling_price_ns) {
+        d->profiled++;
+        ns = d->profiling_price_ns;
+    }
+    S.event_ns[seq & (SEQS - 1)] += ns;
+    S.event_ns_total += ns;
 }
 
 /* A thread ended and its ring is about to serve another: keep its figures. */

@@ -207,6 +207,10 @@ static void sampled_costs_json(FILE *o, const struct rm_model *m)
         fprintf(o, ",\"light_calls\":{\"measured\":%llu,\"measured_ns\":%llu,\"cut\":%llu,\"cut_ns\":%llu}",
                 (unsigned long long)c->light_measured, (unsigned long long)c->light_measured_ns,
                 (unsigned long long)c->light_cut, (unsigned long long)c->light_cut_ns);
+    uint64_t profiled_ns, profiled = selfcost_profiling(m, &profiled_ns);
+    if (profiled)       /* within device_timing_ns: the probe's price of profiling cltrace turned on */
+        fprintf(o, ",\"profiling_turned_on\":{\"commands\":%llu,\"ns\":%llu}", (unsigned long long)profiled,
+                (unsigned long long)profiled_ns);
 }
 
 /* "sampling_mode": budget (the default), fixed (--sample), all; the budget's figures */

@@ -412,6 +412,8 @@ static void device_attr(struct rm_device *x, const char *field, int64_t v, const
         { "idle_start_quick_ns", offsetof(struct rm_device, idle_start_quick_ns) },
         { "idle_start_median_ns", offsetof(struct rm_device, idle_start_median_ns) },
         { "idle_start_excess_ns", offsetof(struct rm_device, idle_start_excess_ns) },
+        { "profiling_price_ns", offsetof(struct rm_device, profiling_price_ns) },
+        { "commands_profiled_for_cltrace", offsetof(struct rm_device, profiled) },
     };
     if (!strcmp(field, "name") && s)
         snprintf(x->name, sizeof x->name, "%s", s);

@@ -229,6 +229,7 @@ struct rm_device {
      * device took to start them in all, the quickest tenth's, the median's,
      * and what they took beyond the quickest tenth (writer/device_commands.c) */
     int64_t idle_starts, idle_start_ns, idle_start_quick_ns, idle_start_median_ns, idle_start_excess_ns;
+    int64_t profiling_price_ns, profiled;   /* a profiling queue's price a command (probe); commands that paid it */
 };
 
 /* A command's fingerprints (CLTRACE_FINGERPRINT): each buffer it may have

@@ -119,13 +119,30 @@ static void row(struct cost_row *r, unsigned *n, unsigned cap, uint64_t ns, cons
     (*n)++;
 }
 
+uint64_t selfcost_profiling(const struct rm_model *m, uint64_t *ns)
+{
+    uint64_t commands = 0;
+    *ns = 0;
+    for (unsigned i = 0; i < m->n_dev; i++)
+        if (m->dev[i].profiling_price_ns > 0 && m->dev[i].profiled > 0) {
+            commands += (uint64_t)m->dev[i].profiled;
+            *ns += (uint64_t)(m->dev[i].profiling_price_ns * m->dev[i].profiled);
+        }
+    return commands;
+}
+
 static void counted_rows(const struct rm_model *m, struct cost_account *a)
 {
     const struct rm_selfcost *c = &m->self;
     row(a->counted, &a->n_counted, COST_ROWS, c->hot_ns, "recording calls, on the app's threads");
     if (c->cpu_samples_ns)
         row(a->counted, &a->n_counted, COST_ROWS, c->cpu_samples_ns, "CPU samples, on the app's threads");
-    row(a->counted, &a->n_counted, COST_ROWS, c->device_timing_ns, "device timing (the events it asked for)");
+    uint64_t price_ns, profiled = selfcost_profiling(m, &price_ns);
+    if (profiled)
+        row(a->counted, &a->n_counted, COST_ROWS, c->device_timing_ns, "device timing (events; profiling it "
+            "turned on: %llu x %.2f us, probed)", (unsigned long long)profiled, price_ns / 1e3 / (double)profiled);
+    else
+        row(a->counted, &a->n_counted, COST_ROWS, c->device_timing_ns, "device timing (the events it asked for)");
     row(a->counted, &a->n_counted, COST_ROWS, c->waited_ns, "waiting for its threads (%llu calls waited)",
         (unsigned long long)c->calls_waited);
     if (!c->exit_known) {
@@ -205,8 +222,12 @@ static void said_rows(const struct rm_model *m, struct cost_account *a)
     if (c->hypervisor && rm_idle_halts(c) > 0)
         row(a->said, &a->n_said, COST_ROWS, 0, "a VM whose idle CPUs halt at once (cpuidle %s): hand-offs between "
             "threads cost more, up to the bound", c->cpuidle_driver[0] ? c->cpuidle_driver : "unknown");
+    int priced = 0;
+    for (unsigned i = 0; i < m->n_dev; i++)
+        priced |= m->dev[i].profiling_price_ns > 0;
     row(a->said, &a->n_said, COST_ROWS, 0, "not counted: loading its library, the process's end after the trace "
-        "closed, what its events cost the driver's threads");
+        "closed, what its events cost the driver's threads%s", priced ? "" : ", what profiling adds to each "
+        "command on the queues it turned it on for (`cltrace probe` measures it)");
     row(a->said, &a->n_said, COST_ROWS, 0, "device timing: %s",
         !c->sampling[0] || !strcmp(c->sampling, "off") ? "every command timed" : c->sampling);
 }

@@ -10,7 +10,7 @@
 /* selfcost.c: what cltrace added to the run, and sampling, in words */
 /* The account: what the figure counts, what bounds it, what is said and
  * not counted; rows a format lays out as a table. */
-#define COST_ROWS 8
+#define COST_ROWS 10
 struct cost_row { char what[320]; uint64_t ns; };
 struct cost_account {
     int known;                            /* the trace states it */
@@ -30,6 +30,8 @@ double selfcost_cpus_busy_percent(const struct rm_model *m);   /* -1: not stated
 double selfcost_app_cpus_wanted(const struct rm_model *m);     /* CPUs, on average; -1: not stated */
 double selfcost_app_wait_per_cpu(const struct rm_model *m);   /* the app's wait for a CPU per CPU-ns run; -1 */
 uint64_t selfcost_competing_ns(const struct rm_model *m);      /* cltrace's threads' CPU the app missed */
+/* commands that paid the probe's price of profiling cltrace turned on; *ns: that price in all */
+uint64_t selfcost_profiling(const struct rm_model *m, uint64_t *ns);
 void selfcost_clock(const struct rm_device *d, char *buf, size_t cap);     /* "clock residual 5.2 us at most, ..." */
 void selfcost_kernel_note(const struct rm_kernel *k, char *buf, size_t cap);   /* " (extrapolated from k of n launches)" */
 void selfcost_api_note(const struct rm_api *a, char *buf, size_t cap);

@@ -180,26 +180,9 @@ static void context_settle(void *context, uint32_t before)
     }
 }
 
-/* Oclgrind's runtime keeps the commands in flight in one map without a
- * lock: a marker of ours enqueued and flushed from the collector while the
- * app enqueued broke it (SIGSEGV in its asyncEnqueue, 1 run in ~15 of a
- * fingerprinted 33-command program). There the calibration's markers, on
- * the app's thread, are the clock's evidence. */
-static int driver_single_threaded(void *dev)
-{
-    typedef int32_t (*plat_info_t)(void *, uint32_t, size_t, void *, size_t *);
-    get_info_t dinfo = REAL(clGetDeviceInfo);
-    plat_info_t pinfo = REAL(clGetPlatformInfo);
-    void *platform = NULL;
-    char name[128] = "";
-    return dinfo && pinfo && dinfo(dev, 0x1031 /* CL_DEVICE_PLATFORM */, sizeof platform, &platform, NULL) == 0 &&
-           pinfo(platform, 0x0902 /* CL_PLATFORM_NAME */, sizeof name - 1, name, NULL) == 0 &&
-           strstr(name, "Oclgrind");
-}
-
 void clt_clock_keep(void *context, void *dev, int cpu_device, uint32_t refs_before)
 {
-    if (!context || !dev || driver_single_threaded(dev))
+    if (!context || !dev)
         return;
     context_settle(context, refs_before);   /* the calibration's commands let go first */
     keep_lock_for_app();

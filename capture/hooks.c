@@ -93,23 +93,45 @@ static void device_uuid(void *dev, const char *ext, int nv, uint64_t *hi, uint64
 /* Once per device: its limits, and a clGetDeviceAndHostTimer sample.
  * Returns the device's OpenCL version (clt_cl_version) the first time, 0
  * after. */
+/* Devices described, and those whose driver is not thread-safe: Oclgrind's
+ * runtime keeps the commands in flight in one map without a lock, and a
+ * clock marker of ours enqueued and flushed from the collector while the
+ * app enqueued broke it (SIGSEGV in its asyncEnqueue, 1 run in ~20 of a
+ * fingerprinted 33-command program). Its clock's evidence there is the
+ * calibration's markers, on the app's thread. */
+static pthread_mutex_t described_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct { void *dev; int single_threaded; } described[64];
+static unsigned n_described;
+
+static int single_threaded(void *dev)
+{
+    int st = 0;
+    pthread_mutex_lock(&described_lock);
+    for (unsigned i = 0; i < n_described; i++)
+        st |= described[i].dev == dev && described[i].single_threaded;
+    pthread_mutex_unlock(&described_lock);
+    return st;
+}
+
 static int device_describe(struct clt_thread *th, void *dev)
 {
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    static void *seen[64];
-    static unsigned n_seen;
-    pthread_mutex_lock(&lock);
-    int known = 0;
-    for (unsigned i = 0; i < n_seen; i++)
-        known |= seen[i] == dev;
-    if (!known && n_seen < 64)
-        seen[n_seen++] = dev;
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_lock(&described_lock);
+    unsigned i = 0;
+    while (i < n_described && described[i].dev != dev)
+        i++;
+    int known = i < n_described;
+    if (!known && n_described < 64)
+        described[n_described++].dev = dev;
+    pthread_mutex_unlock(&described_lock);
     if (known || !th)
         return 0;
     char ext[8192], name[CLT_MAX_STR], vendor[CLT_MAX_STR], version[CLT_MAX_STR];
     info_str(dev, CL_DEVICE_EXTENSIONS_, ext, sizeof ext);
     info_str(dev, 0x102B, name, sizeof name);
+    pthread_mutex_lock(&described_lock);
+    if (i < 64)
+        described[i].single_threaded = strstr(name, "Oclgrind") != NULL;
+    pthread_mutex_unlock(&described_lock);
     info_str(dev, CL_DEVICE_VENDOR_, vendor, sizeof vendor);
     info_str(dev, 0x102F, version, sizeof version);
     int nv = strstr(ext, "cl_nv_device_attribute_query") != NULL;
@@ -211,7 +233,8 @@ static void queue_created(struct clt_hook *h, void *queue, void *context, void *
         if (on)
             clt_profiling_off(queue);
     }
-    clt_clock_keep(context, device, cpu_device, refs);    /* fresh clock evidence while commands run (clock.c) */
+    if (!single_threaded(device))
+        clt_clock_keep(context, device, cpu_device, refs);    /* fresh clock evidence while commands run (clock.c) */
 }
 
 /* A queue left plain on a device that cannot switch its profiling: made

@@ -90,9 +90,6 @@ static void device_uuid(void *dev, const char *ext, int nv, uint64_t *hi, uint64
     }
 }
 
-/* Once per device: its limits, and a clGetDeviceAndHostTimer sample.
- * Returns the device's OpenCL version (clt_cl_version) the first time, 0
- * after. */
 /* Devices described, and those whose driver is not thread-safe: Oclgrind's
  * runtime keeps the commands in flight in one map without a lock, and a
  * clock marker of ours enqueued and flushed from the collector while the
@@ -113,6 +110,9 @@ static int single_threaded(void *dev)
     return st;
 }
 
+/* Once per device: its limits, and a clGetDeviceAndHostTimer sample.
+ * Returns the device's OpenCL version (clt_cl_version) the first time, 0
+ * after. */
 static int device_describe(struct clt_thread *th, void *dev)
 {
     pthread_mutex_lock(&described_lock);

@@ -10,10 +10,10 @@
  * switched (clSetCommandQueueProperty, OpenCL 1.0, deprecated but there), a
  * queue the app made without profiling stays plain: profiling goes on for a
  * timed command and stays on while the commands after it are timed too, and
- * goes off before the next untimed one. On an H200 (2026-11-30, 15 rounds)
- * 4,000 small writes ran 8.47 us each against 8.23 untraced, 15.30 with
- * profiling on throughout; a write + kernel + clFinish loop 5.15 against
- * 5.02 and 7.50. Switching on and off around every timed command instead
+ * goes off before the next untimed one. On an H200 (2026-11-30, 12 rounds)
+ * 4,000 small writes ran 8.00 us each against 7.88 untraced, 15.64 with
+ * profiling on throughout; a write + kernel + clFinish loop 5.33 against
+ * 4.89 and 6.92. Switching on and off around every timed command instead
  * made 512 non-blocking small writes, most of them timed, slower than
  * profiling on throughout (1.069x untraced against 1.031x): a switch among
  * commands in flight is dear. Timed commands of several threads on one queue

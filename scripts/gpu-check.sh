@@ -2,7 +2,8 @@
 # Proves the tracer on an NVIDIA GPU: a real program traced on the "NVIDIA
 # CUDA" OpenCL platform, its output unchanged, every command's device time
 # equal to what the program reads itself, register counts from the build,
-# and the clock calibration residual. Not part of `make test` (CI has no GPU).
+# the clock calibration residual, and profiling switched on only for the
+# commands timed. Not part of `make test` (CI has no GPU).
 #
 #   scripts/gpu-check.sh [OUTDIR]        (default build/gpu-check)
 #
@@ -71,3 +72,15 @@ for f in "$OUT"/examples/*-problem.*.pftrace*; do
     build/cltrace-report "$f" | sed -n '/^Kernels/,/^$/p' | tail -n +3
     build/cltrace-report "$fixed" | sed -n '/^Kernels/,/^$/p' | tail -n +3
 done
+
+echo "== 7. profiling on only for the commands timed, on a queue the app made plain"
+# tests/apps/profswitch.c, loaded as the library cltrace calls, logs each
+# switch NVIDIA's driver is asked for; they must follow the trace's timed and
+# untimed commands (tests/checks.py switches): on at a timed write after
+# untimed ones, off at the next untimed one, none between commands alike
+make -s build/tests/bench_calls build/tests/profswitch.so
+rm -f "$OUT"/ps.*.pftrace* "$OUT/ps.switches"
+CLBENCH_PLATFORM=NVIDIA CLTRACE_LIBRARY=$PWD/build/tests/profswitch.so PROFSWITCH_LOG="$OUT/ps.switches" \
+    CLTRACE_OUTPUT="$OUT/ps.%p.pftrace" LD_PRELOAD=$PWD/build/libcltrace.so build/tests/bench_calls small 4000 > /dev/null
+$PY tests/checks.py switches "$(ls "$OUT"/ps.*.pftrace*)" "$OUT/ps.switches"
+echo "ok: $(wc -c < "$OUT/ps.switches") switches for 4,000 small writes"

@@ -6,6 +6,9 @@
  * by name, which would find cltrace's); every other function cltrace looks
  * up in it is the OpenCL loader's, which it links. */
 #define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_0_APIS   /* cl_icd.h's table names every command: quiet */
+#define CL_USE_DEPRECATED_OPENCL_1_1_APIS   /* where the headers are not the system's (-Werror) */
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
 #include <CL/cl_icd.h>
 

@@ -6,7 +6,9 @@
  * find cltrace's); every other function cltrace looks up in it is the
  * OpenCL loader's, which it links. */
 #define CL_TARGET_OPENCL_VERSION 300
-#define CL_USE_DEPRECATED_OPENCL_1_0_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_0_APIS   /* clSetCommandQueueProperty; cl_icd.h's table */
+#define CL_USE_DEPRECATED_OPENCL_1_1_APIS   /* names every command: quiet where the headers */
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS   /* are not the system's (-Werror) */
 #include <CL/cl.h>
 #include <CL/cl_icd.h>
 #include <fcntl.h>

@@ -158,11 +158,13 @@ static int read_safely(const void *p, void *out, size_t n)
     return ok;
 }
 
-static int in_dispatch(void *queue)
+/* The switch in the ICD dispatch table an object of the driver starts with
+ * (a queue's, or its device's: the same driver's table). */
+static int in_dispatch(void *object)
 {
     void *const *table = NULL;
     void *entry = NULL;
-    return read_safely(queue, &table, sizeof table) && table &&
+    return read_safely(object, &table, sizeof table) && table &&
            read_safely(table + DISPATCH_SLOT, &entry, sizeof entry) && entry;
 }
 
@@ -219,12 +221,18 @@ static unsigned dev_index(void *device)
     return i;
 }
 
+/* A driver without the switch in its table (PoCL) is known from the device
+ * alone: its queues get profiling at once, not made plain and then again. */
 int clt_profiling_refused(void *device)
 {
+    int saved = errno;
     pthread_mutex_lock(&devs_lock);
     unsigned i = dev_index(device);
+    if (i < n_devs && !devs[i].switchable && !in_dispatch(device))
+        devs[i].switchable = -1;
     int refused = i < n_devs && devs[i].switchable < 0;
     pthread_mutex_unlock(&devs_lock);
+    errno = saved;
     return refused;
 }
 

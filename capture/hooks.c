@@ -231,7 +231,7 @@ static void queue_created(struct clt_hook *h, void *queue, void *context, void *
         int on = clt_profiling_on(queue);       /* the calibration's markers are timed */
         calibrate(h->th, queue, device, cpu_device, (app_props & CL_QUEUE_PROFILING_ENABLE_) != 0);
         if (on)
-            clt_profiling_off(queue);
+            clt_profiling_done(queue);
     }
     if (!single_threaded(device))
         clt_clock_keep(context, device, cpu_device, refs);    /* fresh clock evidence while commands run (clock.c) */

@@ -118,7 +118,7 @@ int clt_profiling_on(void *queue)
 }
 
 /* The timed command is enqueued: profiling stays on for the next. */
-void clt_profiling_off(void *queue)
+void clt_profiling_done(void *queue)
 {
     pthread_mutex_lock(&lock);
     struct clt_queue_ent *e = find(queue);
@@ -129,10 +129,10 @@ void clt_profiling_off(void *queue)
 
 /* An untimed command next: off, unless a timed one is being enqueued on
  * the queue now. One load where no switched queue has it on. */
-int clt_profiling_plain(void *queue)
+void clt_profiling_plain(void *queue)
 {
     if (!__atomic_load_n(&queues_profiling, __ATOMIC_RELAXED))
-        return 0;
+        return;
     set_prop_t set = REAL(clSetCommandQueueProperty);
     pthread_mutex_lock(&lock);
     struct clt_queue_ent *e = find(queue);
@@ -142,7 +142,6 @@ int clt_profiling_plain(void *queue)
         __atomic_fetch_sub(&queues_profiling, 1, __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&lock);
-    return 0;
 }
 
 /* n bytes at p, or 0 where they cannot be read: a pipe takes them or says

@@ -21,12 +21,12 @@ void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsign
 int clt_queue_lookup(void *q, struct clt_queue_ent *out);
 
 /* Some queue has profiling switched: the generated enqueue wrappers then ask
- * clt_profiling_on before a timed command (1: call clt_profiling_off after),
- * clt_profiling_plain before an untimed one (0 always). */
+ * clt_profiling_on before a timed command (1: call clt_profiling_done once
+ * it is enqueued), clt_profiling_plain before an untimed one. */
 extern int clt_prof_switching;
 int clt_profiling_on(void *queue);
-void clt_profiling_off(void *queue);
-int clt_profiling_plain(void *queue);
+void clt_profiling_done(void *queue);
+void clt_profiling_plain(void *queue);
 int clt_profiling_refused(void *device);               /* tried on this device: it cannot */
 int clt_profiling_switchable(void *queue, void *device);   /* try once per device (a plain queue of it) */
 /* Whether the driver of queue's device gives a plain queue's events

@@ -618,8 +618,10 @@ def wrapper(reg, c, r, ps, kinds, exported):
         # capture/queues.c). (A command buffer's queues are left as they are.)
         if "command_queue" in argnames:
             L.append("    int clt_switched = 0;")
-            L.append("    if (CLT_UNLIKELY(clt_prof_switching) && th)")
-            L.append("        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);")
+            L.append("    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)")
+            L.append("        clt_switched = clt_profiling_on(command_queue);")
+            L.append("    else if (CLT_UNLIKELY(clt_prof_switching) && th)")
+            L.append("        clt_profiling_plain(command_queue);")
     oc = out_count_at(ps, kinds)
     if oc is not None:
         # The app's count NULL: ours in its place, so that the record holds
@@ -659,7 +661,7 @@ def wrapper(reg, c, r, ps, kinds, exported):
         L.append("        __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);")
     if enq and "command_queue" in argnames:
         L.append("    if (CLT_UNLIKELY(clt_switched))")
-        L.append("        clt_profiling_off(command_queue);")
+        L.append("        clt_profiling_done(command_queue);")
     if lookup:
         L.append("    ret = clt_ext_wrap(func_name, ret);")
     if post_hook:

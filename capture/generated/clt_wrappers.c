@@ -3721,8 +3721,10 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireD3D10ObjectsKHR + 1u;
@@ -3737,7 +3739,7 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -3803,8 +3805,10 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireD3D11ObjectsKHR + 1u;
@@ -3819,7 +3823,7 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -3885,8 +3889,10 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR + 1u;
@@ -3901,7 +3907,7 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -3967,8 +3973,10 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireDX9ObjectsINTEL + 1u;
@@ -3983,7 +3991,7 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -4049,8 +4057,10 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireEGLObjectsKHR + 1u;
@@ -4065,7 +4075,7 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -4131,8 +4141,10 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireExternalMemObjectsKHR + 1u;
@@ -4147,7 +4159,7 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -4213,8 +4225,10 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireGLObjects + 1u;
@@ -4229,7 +4243,7 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -4295,8 +4309,10 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireGrallocObjectsIMG + 1u;
@@ -4311,7 +4327,7 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -4377,8 +4393,10 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL + 1u;
@@ -4393,7 +4411,7 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -4509,8 +4527,10 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueBarrierWithWaitList + 1u;
@@ -4525,7 +4545,7 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -4666,8 +4686,10 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBuffer + 1u;
@@ -4682,7 +4704,7 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -4751,8 +4773,10 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBufferRect + 1u;
@@ -4767,7 +4791,7 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -4840,8 +4864,10 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBufferToImage + 1u;
@@ -4856,7 +4882,7 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -4925,8 +4951,10 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyImage + 1u;
@@ -4941,7 +4969,7 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -5010,8 +5038,10 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyImageToBuffer + 1u;
@@ -5026,7 +5056,7 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -5095,8 +5125,10 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueFillBuffer + 1u;
@@ -5111,7 +5143,7 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -5180,8 +5212,10 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueFillImage + 1u;
@@ -5196,7 +5230,7 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -5264,8 +5298,10 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueGenerateMipmapIMG + 1u;
@@ -5280,7 +5316,7 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -5350,8 +5386,10 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMapBuffer + 1u;
@@ -5366,7 +5404,7 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret != NULL && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -5437,8 +5475,10 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMapImage + 1u;
@@ -5453,7 +5493,7 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret != NULL && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -5525,8 +5565,10 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMarker + 1u;
@@ -5541,7 +5583,7 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * 
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -5603,8 +5645,10 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMarkerWithWaitList + 1u;
@@ -5619,7 +5663,7 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -5683,8 +5727,10 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemAdviseINTEL + 1u;
@@ -5699,7 +5745,7 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -5766,8 +5812,10 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemFillINTEL + 1u;
@@ -5782,7 +5830,7 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -5850,8 +5898,10 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemcpyINTEL + 1u;
@@ -5866,7 +5916,7 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -5934,8 +5984,10 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemsetINTEL + 1u;
@@ -5950,7 +6002,7 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -6017,8 +6069,10 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemINTEL + 1u;
@@ -6033,7 +6087,7 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -6100,8 +6154,10 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemObjectEXT + 1u;
@@ -6116,7 +6172,7 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -6183,8 +6239,10 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemObjects + 1u;
@@ -6199,7 +6257,7 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -6265,8 +6323,10 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueNDRangeKernel + 1u;
@@ -6281,7 +6341,7 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     clt_post_clEnqueueNDRangeKernel(&h, &ret, command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
@@ -6351,8 +6411,10 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueNativeKernel + 1u;
@@ -6367,7 +6429,7 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -6437,8 +6499,10 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadBuffer + 1u;
@@ -6453,7 +6517,7 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -6522,8 +6586,10 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadBufferRect + 1u;
@@ -6538,7 +6604,7 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -6612,8 +6678,10 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadHostPipeINTEL + 1u;
@@ -6628,7 +6696,7 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -6697,8 +6765,10 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadImage + 1u;
@@ -6713,7 +6783,7 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -6784,8 +6854,10 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseD3D10ObjectsKHR + 1u;
@@ -6800,7 +6872,7 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -6866,8 +6938,10 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseD3D11ObjectsKHR + 1u;
@@ -6882,7 +6956,7 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -6948,8 +7022,10 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR + 1u;
@@ -6964,7 +7040,7 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -7030,8 +7106,10 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseDX9ObjectsINTEL + 1u;
@@ -7046,7 +7124,7 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -7112,8 +7190,10 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseEGLObjectsKHR + 1u;
@@ -7128,7 +7208,7 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -7194,8 +7274,10 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseExternalMemObjectsKHR + 1u;
@@ -7210,7 +7292,7 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -7276,8 +7358,10 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseGLObjects + 1u;
@@ -7292,7 +7376,7 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -7358,8 +7442,10 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseGrallocObjectsIMG + 1u;
@@ -7374,7 +7460,7 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -7440,8 +7526,10 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL + 1u;
@@ -7456,7 +7544,7 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -7522,8 +7610,10 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMFree + 1u;
@@ -7538,7 +7628,7 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -7606,8 +7696,10 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMFreeARM + 1u;
@@ -7622,7 +7714,7 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -7690,8 +7782,10 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMap + 1u;
@@ -7706,7 +7800,7 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -7774,8 +7868,10 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMapARM + 1u;
@@ -7790,7 +7886,7 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -7858,8 +7954,10 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemFill + 1u;
@@ -7874,7 +7972,7 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -7942,8 +8040,10 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemFillARM + 1u;
@@ -7958,7 +8058,7 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -8026,8 +8126,10 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemcpy + 1u;
@@ -8042,7 +8144,7 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -8110,8 +8212,10 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemcpyARM + 1u;
@@ -8126,7 +8230,7 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -8194,8 +8298,10 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMigrateMem + 1u;
@@ -8210,7 +8316,7 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -8278,8 +8384,10 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMUnmap + 1u;
@@ -8294,7 +8402,7 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -8359,8 +8467,10 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMUnmapARM + 1u;
@@ -8375,7 +8485,7 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -8440,8 +8550,10 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSignalSemaphoresKHR + 1u;
@@ -8456,7 +8568,7 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -8523,8 +8635,10 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueTask + 1u;
@@ -8539,7 +8653,7 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -8604,8 +8718,10 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueUnmapMemObject + 1u;
@@ -8620,7 +8736,7 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -8738,8 +8854,10 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWaitSemaphoresKHR + 1u;
@@ -8754,7 +8872,7 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -8821,8 +8939,10 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteBuffer + 1u;
@@ -8837,7 +8957,7 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -8906,8 +9026,10 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteBufferRect + 1u;
@@ -8922,7 +9044,7 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -8996,8 +9118,10 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteHostPipeINTEL + 1u;
@@ -9012,7 +9136,7 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)
@@ -9081,8 +9205,10 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_switched = event__c ? clt_profiling_on(command_queue) : clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
+        clt_switched = clt_profiling_on(command_queue);
+    else if (CLT_UNLIKELY(clt_prof_switching) && th)
+        clt_profiling_plain(command_queue);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteImage + 1u;
@@ -9097,7 +9223,7 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
     if (th)
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
-        clt_profiling_off(command_queue);
+        clt_profiling_done(command_queue);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)

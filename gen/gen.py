@@ -618,10 +618,12 @@ def wrapper(reg, c, r, ps, kinds, exported):
         # capture/queues.c). (A command buffer's queues are left as they are.)
         if "command_queue" in argnames:
             L.append("    int clt_switched = 0;")
-            L.append("    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)")
-            L.append("        clt_switched = clt_profiling_on(command_queue);")
-            L.append("    else if (CLT_UNLIKELY(clt_prof_switching) && th)")
-            L.append("        clt_profiling_plain(command_queue);")
+            L.append("    if (CLT_UNLIKELY(clt_prof_switching) && th) {")
+            L.append("        if (event__c)")
+            L.append("            clt_switched = clt_profiling_on(command_queue);")
+            L.append("        else")
+            L.append("            clt_profiling_plain(command_queue);")
+            L.append("    }")
     oc = out_count_at(ps, kinds)
     if oc is not None:
         # The app's count NULL: ours in its place, so that the record holds

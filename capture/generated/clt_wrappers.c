@@ -3721,10 +3721,12 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireD3D10ObjectsKHR + 1u;
@@ -3805,10 +3807,12 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireD3D11ObjectsKHR + 1u;
@@ -3889,10 +3893,12 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR + 1u;
@@ -3973,10 +3979,12 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireDX9ObjectsINTEL + 1u;
@@ -4057,10 +4065,12 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireEGLObjectsKHR + 1u;
@@ -4141,10 +4151,12 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireExternalMemObjectsKHR + 1u;
@@ -4225,10 +4237,12 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireGLObjects + 1u;
@@ -4309,10 +4323,12 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireGrallocObjectsIMG + 1u;
@@ -4393,10 +4409,12 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL + 1u;
@@ -4527,10 +4545,12 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueBarrierWithWaitList + 1u;
@@ -4686,10 +4706,12 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBuffer + 1u;
@@ -4773,10 +4795,12 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBufferRect + 1u;
@@ -4864,10 +4888,12 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBufferToImage + 1u;
@@ -4951,10 +4977,12 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyImage + 1u;
@@ -5038,10 +5066,12 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyImageToBuffer + 1u;
@@ -5125,10 +5155,12 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueFillBuffer + 1u;
@@ -5212,10 +5244,12 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueFillImage + 1u;
@@ -5298,10 +5332,12 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueGenerateMipmapIMG + 1u;
@@ -5386,10 +5422,12 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMapBuffer + 1u;
@@ -5475,10 +5513,12 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMapImage + 1u;
@@ -5565,10 +5605,12 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMarker + 1u;
@@ -5645,10 +5687,12 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMarkerWithWaitList + 1u;
@@ -5727,10 +5771,12 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemAdviseINTEL + 1u;
@@ -5812,10 +5858,12 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemFillINTEL + 1u;
@@ -5898,10 +5946,12 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemcpyINTEL + 1u;
@@ -5984,10 +6034,12 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemsetINTEL + 1u;
@@ -6069,10 +6121,12 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemINTEL + 1u;
@@ -6154,10 +6208,12 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemObjectEXT + 1u;
@@ -6239,10 +6295,12 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemObjects + 1u;
@@ -6323,10 +6381,12 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueNDRangeKernel + 1u;
@@ -6411,10 +6471,12 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueNativeKernel + 1u;
@@ -6499,10 +6561,12 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadBuffer + 1u;
@@ -6586,10 +6650,12 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadBufferRect + 1u;
@@ -6678,10 +6744,12 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadHostPipeINTEL + 1u;
@@ -6765,10 +6833,12 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadImage + 1u;
@@ -6854,10 +6924,12 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseD3D10ObjectsKHR + 1u;
@@ -6938,10 +7010,12 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseD3D11ObjectsKHR + 1u;
@@ -7022,10 +7096,12 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR + 1u;
@@ -7106,10 +7182,12 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseDX9ObjectsINTEL + 1u;
@@ -7190,10 +7268,12 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseEGLObjectsKHR + 1u;
@@ -7274,10 +7354,12 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseExternalMemObjectsKHR + 1u;
@@ -7358,10 +7440,12 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseGLObjects + 1u;
@@ -7442,10 +7526,12 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseGrallocObjectsIMG + 1u;
@@ -7526,10 +7612,12 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL + 1u;
@@ -7610,10 +7698,12 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMFree + 1u;
@@ -7696,10 +7786,12 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMFreeARM + 1u;
@@ -7782,10 +7874,12 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMap + 1u;
@@ -7868,10 +7962,12 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMapARM + 1u;
@@ -7954,10 +8050,12 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemFill + 1u;
@@ -8040,10 +8138,12 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemFillARM + 1u;
@@ -8126,10 +8226,12 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemcpy + 1u;
@@ -8212,10 +8314,12 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemcpyARM + 1u;
@@ -8298,10 +8402,12 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMigrateMem + 1u;
@@ -8384,10 +8490,12 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMUnmap + 1u;
@@ -8467,10 +8575,12 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMUnmapARM + 1u;
@@ -8550,10 +8660,12 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSignalSemaphoresKHR + 1u;
@@ -8635,10 +8747,12 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueTask + 1u;
@@ -8718,10 +8832,12 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueUnmapMemObject + 1u;
@@ -8854,10 +8970,12 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWaitSemaphoresKHR + 1u;
@@ -8939,10 +9057,12 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteBuffer + 1u;
@@ -9026,10 +9146,12 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteBufferRect + 1u;
@@ -9118,10 +9240,12 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteHostPipeINTEL + 1u;
@@ -9205,10 +9329,12 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th && event__c)
-        clt_switched = clt_profiling_on(command_queue);
-    else if (CLT_UNLIKELY(clt_prof_switching) && th)
-        clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_prof_switching) && th) {
+        if (event__c)
+            clt_switched = clt_profiling_on(command_queue);
+        else
+            clt_profiling_plain(command_queue);
+    }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteImage + 1u;

@@ -40,23 +40,23 @@ struct calibration {
     unsigned n_syncs;
 };
 
-/* One 4-byte command into buf on queue: with an event where ev is not NULL. */
-typedef int32_t (*cal_cmd_t)(void *queue, void *buf, void **ev);
+/* One 4-byte command into buf on queue, after the n events of list: with an event where ev is not NULL. */
+typedef int32_t (*cal_cmd_t)(void *queue, void *buf, uint32_t n, void *const *list, void **ev);
 static const uint32_t cal_zero = 0;
 
-static int32_t fill4(void *queue, void *buf, void **ev)
+static int32_t fill4(void *queue, void *buf, uint32_t n, void *const *list, void **ev)
 {
     typedef int32_t (*fill_t)(void *, void *, const void *, size_t, size_t, size_t, uint32_t, const void *, void **);
     fill_t fill = REAL(clEnqueueFillBuffer);
-    return fill ? fill(queue, buf, &cal_zero, 4, 0, 4, 0, NULL, ev) : -1;
+    return fill ? fill(queue, buf, &cal_zero, 4, 0, 4, n, list, ev) : -1;
 }
 
 /* non-blocking, as the app's writes usually are */
-static int32_t write4(void *queue, void *buf, void **ev)
+static int32_t write4(void *queue, void *buf, uint32_t n, void *const *list, void **ev)
 {
     typedef int32_t (*write_t)(void *, void *, uint32_t, size_t, size_t, const void *, uint32_t, const void *, void **);
     write_t write = REAL(clEnqueueWriteBuffer);
-    return write ? write(queue, buf, 0, 0, 4, &cal_zero, 0, NULL, ev) : -1;
+    return write ? write(queue, buf, 0, 0, 4, &cal_zero, n, list, ev) : -1;
 }
 
 /* A 4-byte write + clFinish on a plain queue of ours against the same on
@@ -80,7 +80,7 @@ static void write_penalty(void *queue, void *ctx, void *dev, void *buf, struct c
         uint64_t t[3];
         t[0] = clt_now();
         for (int k = 0; k < 2; k++) {
-            if (write4(q[k], buf, NULL) != CL_SUCCESS_ || finish(q[k]) != CL_SUCCESS_)
+            if (write4(q[k], buf, 0, NULL, NULL) != CL_SUCCESS_ || finish(q[k]) != CL_SUCCESS_)
                 goto out;
             t[k + 1] = clt_now();
         }
@@ -123,21 +123,31 @@ static uint64_t write_penalty_of(const struct calibration *cal)
 
 /* CAL_MARKERS of cmd without and with an event, interleaved: each one's
  * enqueue time (ticks) into without[] and with[]; then the queue is
- * finished. Returns how many pairs were measured (CAL_MARKERS: all). */
+ * finished. Returns how many pairs were measured (CAL_MARKERS: all). On a
+ * queue timed by callbacks, the one with an event is held and timed as a
+ * timed command of the app's is (cbtime.c): that is the event's price. */
 static unsigned cal_pairs(void *queue, void *buf, cal_cmd_t cmd, uint64_t *without, uint64_t *with)
 {
     typedef int32_t (*obj_fn_t)(void *);
     obj_fn_t rel_ev = REAL(clReleaseEvent), finish = REAL(clFinish);
     if (!rel_ev || !finish)
         return 0;
+    int by_cb = clt_queue_by_callbacks(queue);
     unsigned i = 0;
     for (; i < CAL_MARKERS; i++) {
         void *ev = NULL;
+        struct clt_gate g = { .user = NULL };
         uint64_t a = clt_now();
-        if (cmd(queue, buf, NULL) != CL_SUCCESS_)
+        if (cmd(queue, buf, 0, NULL, NULL) != CL_SUCCESS_)
             break;
         uint64_t b = clt_now();
-        if (cmd(queue, buf, &ev) != CL_SUCCESS_ || !ev)
+        if (by_cb)
+            clt_cb_gate(&g, queue, 0, NULL);
+        int32_t err = cmd(queue, buf, g.user ? g.n : 0, g.user ? g.list : NULL, &ev);
+        if (g.user)
+            clt_cb_open(&g, err == CL_SUCCESS_ ? ev : NULL);
+        clt_cb_take_armed();
+        if (err != CL_SUCCESS_ || !ev)
             break;
         uint64_t c = clt_now();
         rel_ev(ev);

@@ -1,34 +1,29 @@
 /* Completions of the commands cltrace times, collected off the app's threads.
  *
- * What the calling thread does per timed command: the driver makes the event
- * (the one cost the driver imposes; cltrace's own event when the app passed
- * none), the app's event is retained, and three words go into a hand-off
- * ring (a ticket, no lock). Nothing else: no completion callback, whose
- * registration costs ~8 us per command on NVIDIA's driver on the calling
- * thread (scripts/evcollect.c measures the alternatives).
+ * What the calling thread does per timed command: the driver makes the event (the one cost the
+ * driver imposes; cltrace's own event when the app passed none), the app's event is retained, and
+ * three words go into a hand-off ring (a ticket, no lock). No completion callback (~8 us a command
+ * on NVIDIA's calling thread, scripts/evcollect.c), except on a CPU device's queue left plain,
+ * where callbacks are the times (cbtime.c).
  *
- * A collector thread takes the events from the ring and asks the driver, in
- * batches, which have completed: CL_PROFILING_COMMAND_END first (available
- * only once the command is complete), the execution status only when that
- * fails. On an in-order queue the first pending command still running stops
- * the round for that queue (the later ones cannot be complete); it then
- * sleeps, longer the longer nothing completes. Each completion becomes a
- * CLT_REC_COMMAND record in the collector's own ring, the event is released.
+ * A collector thread takes the events from the ring and asks the driver, in batches, which have
+ * completed: CL_PROFILING_COMMAND_END first (available only once the command is complete), the
+ * execution status only when that fails. On an in-order queue the first pending command still
+ * running stops the round for that queue (the later ones cannot be complete); it then sleeps,
+ * longer the longer nothing completes. Each completion becomes a CLT_REC_COMMAND record in the
+ * collector's own ring, the event is released.
  *
- * It asks only while the app is not enqueuing. NVIDIA's driver serialises
- * the collector's queries with the app's launches: a thread polling the
- * oldest event alone costs the launching thread 2-3 us a launch there
- * (scripts/evcollect.c), more than cltrace's whole own share. So the
- * collector holds the completions back while the app keeps enqueuing (an
- * enqueue, timed or not, within QUIET_NS), up to DEFER_MAX of them, and
- * collects when the app pauses (waits in clFinish, computes, exits) or past
- * that backlog. Its clock markers stay (one every 10 ms, 0.1 % of the
- * collector's time), a few more at each quiet moment, where they are
- * narrowest (clock.c). On a CPU device (PoCL) a pause of the app is no
- * quiet moment while the device runs: it waits until the queue ran dry.
- * Commands in flight at exit are waited for (bounded; before the libraries'
- * destructors, life.c), counted, the wait stated (cltrace.exit_wait_ns).
- * libunwind loads here, off the app's thread (callstack.c). */
+ * It asks only while the app is not enqueuing. NVIDIA's driver serialises the collector's queries
+ * with the app's launches: a thread polling the oldest event alone costs the launching thread 2-3
+ * us a launch there (scripts/evcollect.c), more than cltrace's whole own share. So the collector
+ * holds the completions back while the app keeps enqueuing (an enqueue, timed or not, within
+ * QUIET_NS), up to DEFER_MAX of them, and collects when the app pauses (waits in clFinish,
+ * computes, exits) or past that backlog. Its clock markers stay (one every 10 ms, 0.1 % of the
+ * collector's time), a few more at each quiet moment, where they are narrowest (clock.c). On a CPU
+ * device (PoCL) a pause of the app is no quiet moment while the device runs: it waits until the
+ * queue ran dry. Commands in flight at exit are waited for (bounded; before the libraries'
+ * destructors, life.c), counted, the wait stated (cltrace.exit_wait_ns). libunwind loads here, off
+ * the app's thread (callstack.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/futex.h>
@@ -42,6 +37,8 @@
 #include "capture/callstack.h"
 #include "capture/generated/clt_hooks.h"
 #include "capture/pending.h"
+#include "cbtime.h"
+#include "queues.h"
 #include "common/map.h"
 #include "trace/ring.h"
 #include "shim.h"
@@ -61,23 +58,22 @@ struct hand_slot {
     _Atomic uint64_t turn;    /* 2*lap: free for lap's producer; 2*lap+1: filled */
     uint64_t flow;
     void *event, *queue;
+    uint32_t cb;              /* its times' slot, timed by callbacks (cbtime.c); 0: by profiling */
 };
 static struct hand_slot hand[HAND_SLOTS];
-/* In flight = hand_head - collected: the calling threads write only the
- * ticket, never a counter the collector writes too (that line would bounce
- * between the cores on every command); what both read often, on a line of
- * its own. A cache line each: _Alignas on a lone variable let the compiler
- * put the collector's nap state in the rest of last_handed's line, which
- * the app's threads store to at every launch. */
+/* In flight = hand_head - collected: the calling threads write only the ticket, never a
+ * counter the collector writes too (that line would bounce between the cores on every command);
+ * what both read often, on a line of its own. A cache line each: _Alignas on a lone variable let
+ * the compiler put the collector's nap state in the rest of last_handed's line, which the app's
+ * threads store to at every launch. */
 static struct {
     _Alignas(64) _Atomic uint64_t hand_head;   /* next ticket (calling threads) */
     _Alignas(64) _Atomic uint64_t collected;   /* recorded (collector) */
     /* how far the collector took: only it writes it (atomically, for nap_kick) */
     _Alignas(64) uint64_t hand_tail;
     _Alignas(64) _Atomic int collector_state;  /* read on every command, written once */
-    /* clt_now() of the latest enqueue (timed or sampled out): the app
-     * threads store it (relaxed), the collector reads it; ns_per_tick
-     * (measured over its first 2 ms) converts for it. */
+    /* clt_now() of the latest enqueue (timed or sampled out): the app threads store it
+     * (relaxed), the collector reads it; ns_per_tick (measured over its first 2 ms) converts. */
     _Alignas(64) _Atomic uint64_t last_handed;
 } lines;
 static _Atomic int collector_idle, draining;
@@ -86,10 +82,9 @@ static _Atomic uint32_t wake_word;         /* futex the idle collector sleeps on
  * the driver no more, which is about to tear down what it would ask about. */
 static _Atomic int finished;
 static _Atomic uint32_t collector_gone;    /* futex: it has returned (after finished) */
-/* Ends the collector's nap: bumped as the exit starts draining and as it
- * finishes (a nanosleep made the exit wait the nap out), and by an app
- * thread whose commands the collector must take now (nap_kick). Not at
- * every command (wake_word wakes a collector asleep for want of any):
+/* Ends the collector's nap: bumped as the exit starts draining and as it finishes (a nanosleep
+ * made the exit wait the nap out), and by an app thread whose commands the collector must take
+ * now (nap_kick). Not at every command (wake_word wakes a collector asleep for want of any):
  * during the run its naps stay as long as they were. */
 static _Atomic uint32_t nap_word;
 /* The collector's nap is long (a CPU device's commands pending, below):
@@ -97,21 +92,18 @@ static _Atomic uint32_t nap_word;
 static _Atomic int napping_long;
 static double ns_per_tick = 1.0;
 static _Atomic int collect_asked;          /* a queue was released: its commands now */
-/* The collector's last round left only commands still running on their
- * devices: nothing complete waits for it. Cleared as a round finds
- * completions to record, and while it holds back behind a CPU device. */
+/* The collector's last round left only commands still running on their devices: nothing
+ * complete waits for it. Cleared as a round finds completions, and while it holds back behind a
+ * CPU device. */
 static _Atomic int caught_up;
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* A thread of cltrace's own, detached, with every signal blocked: the app's
- * signals are the app's threads' (the collector, the register counts'
- * builder). pthread_create's result. */
+/* A thread of cltrace's own, detached, with every signal blocked: the app's signals are the
+ * app's threads' (the collector, the register counts' builder). pthread_create's result. */
 int clt_spawn_own(void *(*fn)(void *))
 {
-    /* the app's signals go to the app's threads; a fault of cltrace's own
-     * (a driver's, in a call it makes) stays deliverable: blocked, the
-     * kernel kills the process at once, without the fatal handler that
-     * writes what the trace holds (life.c) */
+    /* a fault of cltrace's own (a driver's, in a call it makes) stays deliverable: blocked, the
+     * kernel kills the process at once, without the fatal handler that writes the trace (life.c) */
     sigset_t all, old;
     sigfillset(&all);
     static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL };
@@ -166,7 +158,10 @@ static int try_complete(struct clt_thread *th, const struct clt_pending *p, info
 {
     uint64_t t[4] = { 0, 0, 0, 0 };
     int32_t status = 0;
-    if (!prof || prof(p->event, CL_PROFILING_COMMAND_END_, 8, &t[3], NULL) != 0 || !t[3]) {
+    int by_cb = p->cb ? clt_cb_times(p->cb, &t[1], &t[2], &t[3], &status) : -1;   /* -1: ask the driver */
+    if (!by_cb)
+        return 0;
+    if (by_cb < 0 && (!prof || prof(p->event, CL_PROFILING_COMMAND_END_, 8, &t[3], NULL) != 0 || !t[3])) {
         t[3] = 0;
         if (!ev_info || ev_info(p->event, CL_EVENT_COMMAND_EXECUTION_STATUS_, sizeof status, &status, NULL) != 0)
             status = -1;          /* the driver no longer knows the event: count it, do not spin */
@@ -179,7 +174,7 @@ static int try_complete(struct clt_thread *th, const struct clt_pending *p, info
     /* its fingerprints first (their readbacks run behind it), then the command */
     if (CLT_UNLIKELY(before_command != NULL) && !before_command(th, p->event, p->flow))
         return 0;
-    for (int i = 0; i < 3 && t[3]; i++)
+    for (int i = 0; i < 3 && t[3] && by_cb < 0; i++)
         if (prof(p->event, CL_PROFILING_COMMAND_QUEUED_ + (uint32_t)i, 8, &t[i], NULL) != 0)
             t[i] = 0;
     struct clt_rec *rec = th ? clt_rec_begin(th, sizeof(struct clt_rec) + 8 * CMD_N) : NULL;
@@ -205,7 +200,7 @@ static void take_handed(void)
         uint64_t lap = lines.hand_tail / HAND_SLOTS;
         if (__atomic_load_n(&s->turn, __ATOMIC_ACQUIRE) != 2 * lap + 1)
             return;
-        if (clt_pend_push(s->flow, s->event, s->queue) != 0)
+        if (clt_pend_push(s->flow, s->event, s->queue, s->cb) != 0)
             return;               /* no memory: leave it in the ring, try again */
         __atomic_store_n(&s->turn, 2 * lap + 2, __ATOMIC_RELEASE);
         __atomic_store_n(&lines.hand_tail, lines.hand_tail + 1, __ATOMIC_RELAXED);
@@ -554,6 +549,7 @@ void clt_collect_busy(uint64_t t1)
 
 void clt_track_command(uint64_t flow, void *event, void *queue)
 {
+    uint32_t cb = CLT_UNLIKELY(clt_cb_queues) ? clt_cb_take_armed() : 0;   /* set at its enqueue (cbtime.c) */
     if (!event)
         return;
     int saved = errno;
@@ -578,6 +574,8 @@ void clt_track_command(uint64_t flow, void *event, void *queue)
             return;
         }
     }
+    if (CLT_UNLIKELY(clt_cb_queues) && !cb && queue && clt_queue_by_callbacks(queue))
+        cb = clt_cb_arm(event);   /* not held at its enqueue (cbtime.c): set now, perhaps too late */
     __atomic_store_n(&lines.last_handed, clt_now(), __ATOMIC_RELAXED);
     uint64_t ticket = __atomic_fetch_add(&lines.hand_head, 1, __ATOMIC_ACQ_REL);
     if (CLT_UNLIKELY(ticket % 1024 == 0)) {
@@ -595,6 +593,7 @@ void clt_track_command(uint64_t flow, void *event, void *queue)
     s->flow = flow;
     s->event = event;
     s->queue = queue;
+    s->cb = cb;
     __atomic_store_n(&s->turn, 2 * lap + 1, __ATOMIC_RELEASE);
     if (__atomic_load_n(&collector_idle, __ATOMIC_SEQ_CST)) {
         __atomic_fetch_add(&wake_word, 1, __ATOMIC_SEQ_CST);

@@ -16,6 +16,7 @@
 #include "shim.h"
 #include "calibrate.h"
 #include "queues.h"
+#include "cbtime.h"
 
 /* OpenCL constants used here (the generated code does not include CL headers). */
 enum {
@@ -190,27 +191,40 @@ static void calibrate(struct clt_thread *th, void *queue, void *dev, int cpu_dev
     }
 }
 
-/* h->changed of a queue's creation: profiling added, or left plain to switch per command (queues.c). */
-enum { PROFILING_ADDED = 1, LEFT_PLAIN = 2 };
+/* h->changed of a queue's creation: profiling added, left plain to switch
+ * per command (queues.c), or left plain and timed by callbacks (cbtime.c). */
+enum { PROFILING_ADDED = 1, LEFT_PLAIN = 2, BY_CALLBACKS = 3 };
 
 /* Where not every command is timed (the budget, CLTRACE_SAMPLE), a queue
- * the app makes without profiling starts plain where the device may switch
- * it (not yet tried, or tried and able). */
-static int leave_plain(void *device, uint64_t app_props)
+ * the app makes without profiling starts plain: where the device may switch
+ * it (not yet tried, or tried and able), or, on a CPU device that cannot,
+ * to be timed by callbacks (not Oclgrind's: it runs each command inside its
+ * enqueue, before any callback could be set; not where a captured launch or
+ * a fingerprint waits for the command's events in front of the driver: a
+ * timed command's are held until its enqueue returns). 0: profiling added. */
+static int plain_mode(void *context, void *device, uint64_t app_props)
 {
-    return clt_sampling && !(app_props & (CL_QUEUE_PROFILING_ENABLE_ | 4 /* ON_DEVICE */)) &&
-           !clt_profiling_refused(device);
+    if (!clt_sampling || (app_props & (CL_QUEUE_PROFILING_ENABLE_ | 4 /* ON_DEVICE */)))
+        return 0;
+    if (!clt_profiling_refused(device))
+        return LEFT_PLAIN;
+    char name[256] = "";
+    info_str(device, 0x102B /* CL_DEVICE_NAME */, name, sizeof name);
+    return clt_clock_cpu_device(device) && !strstr(name, "Oclgrind") && !clt_interposer_waits &&
+                   clt_cb_clock_is_device(context, device)
+               ? BY_CALLBACKS
+               : 0;
 }
 
-/* Which queues have profiling switched: the writer charges the profiling
- * queue's write penalty only to the writes that ran with it on. */
-static void put_queue_mode(struct clt_thread *th, void *queue, int switched)
+/* How each queue is timed (CLT_QUEUE_*): the writer charges the profiling
+ * queue's price only to the commands that ran with it on. */
+static void put_queue_mode(struct clt_thread *th, void *queue, int mode)
 {
     struct clt_extra x;
     struct clt_rec *rec = special_begin(th, QM_N, &x);
     if (rec) {
         rec->arg[QM_QUEUE] = (uint64_t)(uintptr_t)queue;
-        rec->arg[QM_SWITCHED] = (uint64_t)switched;
+        rec->arg[QM_SWITCHED] = (uint64_t)mode;
         special_commit(th, rec, &x, CLT_REC_QUEUE_MODE);
     }
 }
@@ -220,12 +234,14 @@ static void queue_created(struct clt_hook *h, void *queue, void *context, void *
 {
     if (!queue || !h->changed)
         return;
-    int switched = h->changed == LEFT_PLAIN;
+    int mode = h->changed == LEFT_PLAIN     ? CLT_QUEUE_SWITCHED
+               : h->changed == BY_CALLBACKS ? CLT_QUEUE_BY_CALLBACKS
+                                            : CLT_QUEUE_PROFILED;
     int cpu_device = clt_clock_cpu_device(device);    /* asked once: the queue, the calibration, the clock */
-    clt_queue_remember(queue, app_props, arr, n_arr, switched, cpu_device);
+    clt_queue_remember(queue, app_props, arr, n_arr, mode, cpu_device);
     if (cpu_device)
         clt_writer_cpu_device();        /* its threads take every core: the writer naps longer */
-    put_queue_mode(h->th, queue, switched);
+    put_queue_mode(h->th, queue, mode);
     uint32_t refs = clt_context_refs(context);      /* the app's, before cltrace's calibration */
     if (device_describe(h->th, device) >= 102) {     /* OpenCL 1.2 */
         int on = clt_profiling_on(queue);       /* the calibration's markers are timed */
@@ -236,6 +252,7 @@ static void queue_created(struct clt_hook *h, void *queue, void *context, void *
     if (!single_threaded(device))
         clt_clock_keep(context, device, cpu_device, refs);    /* fresh clock evidence while commands run (clock.c) */
 }
+
 
 /* A queue left plain on a device that cannot switch its profiling: made
  * again with profiling on (with the app's errcode_ret, as the app's own
@@ -258,10 +275,8 @@ void clt_pre_clCreateCommandQueue(struct clt_hook *h, void **context, void **dev
 {
     if (!h->th)
         return;
-    if (leave_plain(*device, *properties)) {
-        h->changed = LEFT_PLAIN;
+    if ((h->changed = plain_mode(*context, *device, *properties)) != 0)
         return;
-    }
     *properties |= CL_QUEUE_PROFILING_ENABLE_;
     h->changed = PROFILING_ADDED;
 }
@@ -325,14 +340,12 @@ static uint64_t app_props_of(const uint64_t *props)
     return 0;
 }
 
-static void props_with_profiling(struct clt_hook *h, void **device, void **properties)
+static void props_with_profiling(struct clt_hook *h, void **context, void **device, void **properties)
 {
     if (!h->th)
         return;
-    if (leave_plain(*device, app_props_of(*properties))) {
-        h->changed = LEFT_PLAIN;
+    if ((h->changed = plain_mode(*context, *device, app_props_of(*properties))) != 0)
         return;
-    }
     if (props_plus_profiling(*properties, h->scratch)) {
         *properties = h->scratch;
         h->changed = PROFILING_ADDED;
@@ -375,7 +388,7 @@ static void post_create_with_props(struct clt_hook *h, void **ret, void *context
 void clt_pre_clCreateCommandQueueWithProperties(struct clt_hook *h, void **context, void **device,
                                                 void **properties, cl_int_ **errcode_ret)
 {
-    props_with_profiling(h, device, properties);
+    props_with_profiling(h, context, device, properties);
 }
 
 void clt_post_clCreateCommandQueueWithProperties(struct clt_hook *h, void **ret, void *context, void *device,
@@ -387,7 +400,7 @@ void clt_post_clCreateCommandQueueWithProperties(struct clt_hook *h, void **ret,
 void clt_pre_clCreateCommandQueueWithPropertiesKHR(struct clt_hook *h, void **context, void **device,
                                                    void **properties, cl_int_ **errcode_ret)
 {
-    props_with_profiling(h, device, properties);
+    props_with_profiling(h, context, device, properties);
 }
 
 void clt_post_clCreateCommandQueueWithPropertiesKHR(struct clt_hook *h, void **ret, void *context,

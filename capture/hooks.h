@@ -10,6 +10,7 @@
  * which records the command's profiling timestamps once it completed. */
 #ifndef CLT_HOOKS_H
 #define CLT_HOOKS_H
+#include "cbtime.h"
 #include "put.h"
 #include "queues.h"
 #include "shim.h"

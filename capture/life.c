@@ -349,6 +349,7 @@ __attribute__((constructor)) static void clt_load(void)
     take_load();
     override_load();
     clt_real_set_interposer(interpose);
+    clt_interposer_waits = adds_arg_info();
     clt_sample_load();
     clt_cpusample_load();
     pthread_atfork(NULL, NULL, after_fork_child);

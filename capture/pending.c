@@ -42,13 +42,13 @@ static void compact(void)
     list.first = 0, list.end = k, list.holes = 0;
 }
 
-int clt_pend_push(uint64_t flow, void *event, void *queue)
+int clt_pend_push(uint64_t flow, void *event, void *queue, uint32_t cb)
 {
     if (list.end == list.cap && (list.first || list.holes))
         compact();
     if (clt_grow(&list.pend, list.end, &list.cap, sizeof *list.pend, 1024) != 0)
         return -1;
-    list.pend[list.end++] = (struct clt_pending){ flow, event, queue };
+    list.pend[list.end++] = (struct clt_pending){ flow, event, queue, cb };
     for (unsigned q = 0; q < n_queues; q++)
         if (queues[q].queue == queue) {
             queues[q].n++;

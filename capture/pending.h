@@ -8,10 +8,11 @@ struct clt_pending {
     uint64_t flow;
     void *event;              /* NULL: collected (a hole, skipped until the list is tidied) */
     void *queue;
+    uint32_t cb;              /* its times' slot where callbacks time it (cbtime.h), else 0 */
 };
 
 /* 0, or -1 without memory (the caller leaves it where it came from). */
-int clt_pend_push(uint64_t flow, void *event, void *queue);
+int clt_pend_push(uint64_t flow, void *event, void *queue, uint32_t cb);
 /* Commands not yet collected. */
 unsigned clt_pend_count(void);
 /* The live part of the list, in hand-over order: entries [*first, *end);

@@ -33,6 +33,7 @@
 #include <unistd.h>
 #include "common/map.h"
 #include "shim.h"
+#include "cbtime.h"
 #include "hooks.h"
 
 enum { PROFILING = 2, CL_SUCCESS_ = 0, PROFILING_COMMAND_END = 0x1283, DISPATCH_SLOT = 13 };
@@ -51,9 +52,10 @@ static struct clt_queue_ent *find(void *q)
     return NULL;
 }
 
-void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsigned n_arr, int switched,
+void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsigned n_arr, int mode,
                         int cpu_device)
 {
+    int switched = mode == CLT_QUEUE_SWITCHED;
     pthread_mutex_lock(&lock);
     struct clt_queue_ent *e = find(q);     /* an address reused after a release */
     if (e && e->profiling)                 /* its queue released with profiling on */
@@ -72,9 +74,12 @@ void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsign
         e->timing = 0;
         e->profiling = 0;
         e->cpu_device = cpu_device;
+        e->by_callbacks = mode == CLT_QUEUE_BY_CALLBACKS;
     }
     if (switched)
         __atomic_store_n(&clt_prof_switching, 1, __ATOMIC_RELAXED);
+    if (mode == CLT_QUEUE_BY_CALLBACKS)
+        __atomic_store_n(&clt_cb_queues, 1, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&lock);
 }
 
@@ -86,6 +91,12 @@ int clt_queue_lookup(void *q, struct clt_queue_ent *out)
         *out = *e;
     pthread_mutex_unlock(&lock);
     return e != NULL;
+}
+
+int clt_queue_by_callbacks(void *queue)
+{
+    struct clt_queue_ent q;
+    return clt_queue_lookup(queue, &q) && q.by_callbacks;
 }
 
 int clt_queue_in_order(void *queue)

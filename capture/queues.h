@@ -14,11 +14,15 @@ struct clt_queue_ent {
     unsigned timing;             /* timed commands being enqueued now (profiling stays on while > 0) */
     int profiling;               /* on now (switched queues) */
     int cpu_device;              /* its device is a CPU (PoCL): it runs on the app's cores */
+    int by_callbacks;            /* plain, its timed commands timed by callbacks (cbtime.c) */
 };
 
-void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsigned n_arr, int switched,
+/* How cltrace times a queue's commands, where the app did not ask for profiling. */
+enum { CLT_QUEUE_PROFILED, CLT_QUEUE_SWITCHED, CLT_QUEUE_BY_CALLBACKS };
+void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsigned n_arr, int mode,
                         int cpu_device);
 int clt_queue_lookup(void *q, struct clt_queue_ent *out);
+int clt_queue_by_callbacks(void *queue);     /* left plain, timed by callbacks */
 
 /* Some queue has profiling switched: the generated enqueue wrappers then ask
  * clt_profiling_on before a timed command (1: call clt_profiling_done once

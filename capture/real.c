@@ -61,6 +61,7 @@ static void real_open(void)
  * (fingerprints outermost; life.c sets the function at load); off, real
  * itself. */
 static void *(*interposer)(unsigned fn, void *real);
+int clt_interposer_waits;
 
 void clt_real_set_interposer(void *(*fn)(unsigned fn, void *real))
 {

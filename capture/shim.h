@@ -25,6 +25,9 @@ void clt_app_library(void *handle);          /* dlsym.c: the OpenCL library the 
 void clt_real_self(void *addr_in_shim);      /* at load: which file is ours */
 const char *clt_real_self_name(void);
 void clt_real_set_interposer(void *(*fn)(unsigned fn, void *real));   /* life.c, at load */
+/* what stands in front of the driver may wait on a command's events before
+ * enqueueing it (a launch captured, fingerprints): set by life.c at load */
+extern int clt_interposer_waits;
 void *clt_interpose(unsigned fn, void *real);
 void clt_loop_detected(unsigned fn);
 int clt_cl_version(const char *device_version);   /* "OpenCL 2.1 …" -> 201; 0: unknown */

@@ -624,6 +624,22 @@ def wrapper(reg, c, r, ps, kinds, exported):
             L.append("        else")
             L.append("            clt_profiling_plain(command_queue);")
             L.append("    }")
+        # A timed command of a queue timed by callbacks (capture/cbtime.c):
+        # held by a user event of cltrace's own until its callbacks are set;
+        # a blocking one enqueued non-blocking, then waited for before the
+        # call returns.
+        blk = [i for i, n in enumerate(argnames) if n.startswith("blocking")]
+        if "command_queue" in argnames and "event_wait_list" in argnames:
+            wn, wl = argnames.index("num_events_in_wait_list"), argnames.index("event_wait_list")
+            L.append("    struct clt_gate clt_g;")
+            L.append("    clt_g.user = NULL;")
+            L.append("    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))")
+            L.append("        clt_cb_gate(&clt_g, command_queue, %s, %s);" % (call_args[wn], call_args[wl]))
+            call_args[wn] = "(clt_g.user ? clt_g.n : %s)" % call_args[wn]
+            call_args[wl] = "(clt_g.user ? (void *)clt_g.list : %s)" % call_args[wl]
+            if blk:
+                L.append("    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && %s;" % call_args[blk[0]])
+                call_args[blk[0]] = "(clt_blk ? 0u : %s)" % call_args[blk[0]]
     oc = out_count_at(ps, kinds)
     if oc is not None:
         # The app's count NULL: ours in its place, so that the record holds
@@ -651,6 +667,20 @@ def wrapper(reg, c, r, ps, kinds, exported):
         L.append("    real(%s);" % ", ".join(call_args))
     else:
         L.append("    %s ret = real(%s);" % (rabi, ", ".join(call_args)))
+    if enq and "clt_g.user" in "".join(call_args):
+        L.append("    if (CLT_UNLIKELY(clt_g.user != NULL))")
+        L.append("        clt_cb_open(&clt_g, %s ? *(void **)event__c : NULL);" % ("ret == 0" if rk == "ERR" else "ret"))
+    if enq and "clt_blk" in "".join(call_args):
+        if rk == "ERR":
+            L.append("    if (CLT_UNLIKELY(clt_blk) && ret == 0)")
+            L.append("        ret = clt_cb_block(*(void **)event__c);")
+        else:
+            err = call_args[[k for k, _ in kinds].index("ERRCODE")]
+            L.append("    if (CLT_UNLIKELY(clt_blk) && ret) {")
+            L.append("        int32_t clt_w = clt_cb_block(*(void **)event__c);")
+            L.append("        if (clt_w)")
+            L.append("            *(%s) = clt_w;" % err)
+            L.append("    }")
     one_clock = exact == "0" and ONE_CLOCK.match(c)
     if one_clock:
         L.append("    uint64_t t1 = CLT_UNLIKELY(clt_te) ? clt_now_tsc(clt_tsc) : t0;   /* timed 1 in CLT_COST_EVERY */")

@@ -462,16 +462,20 @@ t_probe_sets_small_threshold() {
     "$B/cltrace-report" --small-bytes 4096 --format json "$(trace_of "$WORK/pb2")" > "$WORK/pb4.json" || [ $? -le 1 ]
     "$B/cltrace-report" "$(trace_of "$WORK/pb1")" | grep -q "small: below 65536 bytes (measured on this device by cltrace probe"
     # the probe's price of a profiling queue, paid by each command on PoCL's
-    # (profiling cannot be switched there): in the figure's device timing;
-    # without a probe, said not counted
-    "$B/cltrace-report" --explain cost "$(trace_of "$WORK/pb1")" |
+    # where every command is timed (profiling cannot be switched there): in
+    # the figure's device timing; by default its queues stay plain (timed by
+    # callbacks), no price; without a probe, said not counted
+    CLTRACE_SAMPLE=all CLTRACE_PROBE_DIR=$pd traced "$WORK/pb5" "$B/examples/transfers" > /dev/null
+    "$B/cltrace-report" --format json "$(trace_of "$WORK/pb5")" > "$WORK/pb5.json" || [ $? -le 1 ]
+    "$B/cltrace-report" --explain cost "$(trace_of "$WORK/pb5")" |
         grep -q "device timing (events; profiling it turned on: 514 x 1.00 us, probed)"
+    "$B/cltrace-report" --explain cost "$(trace_of "$WORK/pb1")" | grep -q "device timing (the events it asked for)"
     "$B/cltrace-report" --explain cost "$(trace_of "$WORK/pb3")" | tr -s ' \n' ' ' |
         grep -q "what profiling adds to each command on the queues it turned it on for (.cltrace probe. measures it)"
     $PY - "$WORK" <<'PYEOF'
 import json, sys
 w = sys.argv[1]
-r = {t: json.load(open(f"{w}/{t}.json")) for t in ("pb1", "pb2", "pb3", "pb4")}
+r = {t: json.load(open(f"{w}/{t}.json")) for t in ("pb1", "pb2", "pb3", "pb4", "pb5")}
 rules = {t: [f["rule"] for f in r[t]["findings"]] for t in r}
 assert r["pb1"]["small_transfers"]["below_bytes"] == 65536 and "cltrace probe" in r["pb1"]["small_transfers"]["source"], r["pb1"]["small_transfers"]
 small = [f for f in r["pb1"]["findings"] if f["rule"] == "small-transfers"][0]
@@ -479,9 +483,10 @@ assert "below 65536 bytes (measured on this device by cltrace probe" in small["n
 assert r["pb2"]["small_transfers"]["below_bytes"] == 512 and "small-transfers" not in rules["pb2"], rules["pb2"]
 assert r["pb3"]["small_transfers"]["below_bytes"] == 32768 and "no cltrace probe" in r["pb3"]["small_transfers"]["source"]
 assert "small-transfers" in rules["pb3"]
-pt = r["pb1"]["self_cost"]["profiling_turned_on"]
-assert pt == {"commands": 514, "ns": 514000} and r["pb1"]["self_cost"]["device_timing_ns"] >= 514000, pt
-assert "profiling_turned_on" not in r["pb3"]["self_cost"], r["pb3"]["self_cost"]
+pt = r["pb5"]["self_cost"]["profiling_turned_on"]
+assert pt == {"commands": 514, "ns": 514000} and r["pb5"]["self_cost"]["device_timing_ns"] >= 514000, pt
+for t in ("pb1", "pb3"):
+    assert "profiling_turned_on" not in r[t]["self_cost"], r[t]["self_cost"]
 assert r["pb4"]["small_transfers"] == {"below_bytes": 4096, "source": "--small-bytes"} and "small-transfers" in rules["pb4"]
 PYEOF
 }

@@ -130,7 +130,8 @@ enum { CLT_CLK_TIMER, CLT_CLK_MARKER, CLT_CLK_UPPER };
  * (0: not measured, or not consistently longer) */
 enum { EVC_DEVICE, EVC_WITHOUT, EVC_WITH, EVC_SAMPLES, EVC_WRITE_PENALTY, EVC_WRITE_EVENT, EVC_N };
 /* a queue handle; 1: its profiling is on only around timed commands
- * (CLTRACE_SAMPLE, capture/queues.c), 0: on throughout */
+ * (CLTRACE_SAMPLE, capture/queues.c), 2: plain, its timed commands timed
+ * by callbacks (capture/cbtime.c), 0: on throughout */
 enum { QM_QUEUE, QM_SWITCHED, QM_N };
 enum { KI_KERNEL, KI_DEVICE, KI_WG_SIZE, KI_PREF_MULTIPLE, KI_LOCAL_MEM, KI_PRIVATE_MEM, KI_N };
 /* a kernel's register count (NVIDIA, capture/nvbuild.c); KR_REGS also says

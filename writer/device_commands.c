@@ -17,8 +17,7 @@
 
 typedef Perfetto__Protos__DebugAnnotation Ann;
 
-/* A command that completes while its (blocking) enqueue call still runs waits
- * for that call's record at most this long (host ns). */
+/* How long a command over before its (blocking) enqueue's record waits for it (host ns). */
 #define PENDING_NS 5000000000ull
 
 /* ---- device records ------------------------------------------------------ */
@@ -526,12 +525,12 @@ void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec)
         event_cost_record(w, rec);
         break;
     case CLT_REC_QUEUE_MODE:       /* a handle reused by a new queue gets its own mode */
-        if (rec->arg[QM_SWITCHED]) {
-            clt_map_put(&m->switched, rec->arg[QM_QUEUE], (void *)1);
-            m->queues_switched++;
-        } else {
-            clt_map_del(&m->switched, rec->arg[QM_QUEUE]);
-        }
+        clt_map_del(&m->switched, rec->arg[QM_QUEUE]);
+        clt_map_del(&m->by_callbacks, rec->arg[QM_QUEUE]);
+        if (rec->arg[QM_SWITCHED])      /* 1: switched, 2: by callbacks */
+            clt_map_put(rec->arg[QM_SWITCHED] == 1 ? &m->switched : &m->by_callbacks, rec->arg[QM_QUEUE], (void *)1);
+        m->queues_switched += rec->arg[QM_SWITCHED] == 1;
+        m->queues_by_callbacks += rec->arg[QM_SWITCHED] == 2;
         break;
     case CLT_REC_KERNEL: {
         struct clt_kern *k = clt_dm_kern_get(w, clt_dm_id_of(w, rec->arg[KI_KERNEL]), 1);
@@ -688,6 +687,7 @@ void clt_dev_footer(struct clt_writer *w, uint64_t unfinished)
                  __atomic_load_n(&clt_shared.writer_command_ns, __ATOMIC_RELAXED)));
     clt_attr_int(&a, "cltrace.commands_unfinished", (int64_t)unfinished);
     clt_attr_int(&a, "cltrace.queues_profiling_switched", (int64_t)m->queues_switched);
+    clt_attr_int(&a, "cltrace.queues_timed_by_callbacks", (int64_t)m->queues_by_callbacks);
     if (clt_cfg.FINGERPRINT[0] && strcmp(clt_cfg.FINGERPRINT, "0") != 0) {
         clt_attr_str(&a, "cltrace.fingerprint", clt_cfg.FINGERPRINT);
         clt_attr_int(&a, "cltrace.fingerprinted_commands", (int64_t)m->fingerprinted);

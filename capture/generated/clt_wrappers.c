@@ -3727,6 +3727,10 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireD3D10ObjectsKHR + 1u;
@@ -3734,7 +3738,9 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -3813,6 +3819,10 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireD3D11ObjectsKHR + 1u;
@@ -3820,7 +3830,9 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -3899,6 +3911,10 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR + 1u;
@@ -3906,7 +3922,9 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -3985,6 +4003,10 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireDX9ObjectsINTEL + 1u;
@@ -3992,7 +4014,9 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -4071,6 +4095,10 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireEGLObjectsKHR + 1u;
@@ -4078,7 +4106,9 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -4157,6 +4187,10 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireExternalMemObjectsKHR + 1u;
@@ -4164,7 +4198,9 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_mem_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -4243,6 +4279,10 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireGLObjects + 1u;
@@ -4250,7 +4290,9 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -4329,6 +4371,10 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireGrallocObjectsIMG + 1u;
@@ -4336,7 +4382,9 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -4415,6 +4463,10 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL + 1u;
@@ -4422,7 +4474,9 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -4551,6 +4605,10 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueBarrierWithWaitList + 1u;
@@ -4558,7 +4616,9 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -4712,6 +4772,10 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBuffer + 1u;
@@ -4719,7 +4783,9 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -4801,6 +4867,10 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBufferRect + 1u;
@@ -4808,7 +4878,9 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -4894,6 +4966,10 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBufferToImage + 1u;
@@ -4901,7 +4977,9 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -4983,6 +5061,10 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyImage + 1u;
@@ -4990,7 +5072,9 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, src_image, dst_image, src_origin, dst_origin, region, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -5072,6 +5156,10 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyImageToBuffer + 1u;
@@ -5079,7 +5167,9 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -5161,6 +5251,10 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueFillBuffer + 1u;
@@ -5168,7 +5262,9 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, buffer, pattern, pattern_size, offset, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -5250,6 +5346,10 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueFillImage + 1u;
@@ -5257,7 +5357,9 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, image, fill_color, origin, region, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -5338,6 +5440,10 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueGenerateMipmapIMG + 1u;
@@ -5345,7 +5451,9 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -5428,6 +5536,11 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
+    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_map;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMapBuffer + 1u;
@@ -5435,7 +5548,14 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    void * ret = real(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event__c, errcode_ret ? errcode_ret : &clt_err_local);
+    void * ret = real(command_queue, buffer, (clt_blk ? 0u : blocking_map), map_flags, offset, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c, errcode_ret ? errcode_ret : &clt_err_local);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret ? *(void **)event__c : NULL);
+    if (CLT_UNLIKELY(clt_blk) && ret) {
+        int32_t clt_w = clt_cb_block(*(void **)event__c);
+        if (clt_w)
+            *(errcode_ret ? errcode_ret : &clt_err_local) = clt_w;
+    }
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -5519,6 +5639,11 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
+    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_map;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMapImage + 1u;
@@ -5526,7 +5651,14 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    void * ret = real(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event__c, errcode_ret ? errcode_ret : &clt_err_local);
+    void * ret = real(command_queue, image, (clt_blk ? 0u : blocking_map), map_flags, origin, region, image_row_pitch, image_slice_pitch, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c, errcode_ret ? errcode_ret : &clt_err_local);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret ? *(void **)event__c : NULL);
+    if (CLT_UNLIKELY(clt_blk) && ret) {
+        int32_t clt_w = clt_cb_block(*(void **)event__c);
+        if (clt_w)
+            *(errcode_ret ? errcode_ret : &clt_err_local) = clt_w;
+    }
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -5693,6 +5825,10 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMarkerWithWaitList + 1u;
@@ -5700,7 +5836,9 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -5777,6 +5915,10 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemAdviseINTEL + 1u;
@@ -5784,7 +5926,9 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, ptr, size, advice, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -5864,6 +6008,10 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemFillINTEL + 1u;
@@ -5871,7 +6019,9 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, dst_ptr, pattern, pattern_size, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -5952,6 +6102,11 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
+    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemcpyINTEL + 1u;
@@ -5959,7 +6114,11 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, (clt_blk ? 0u : blocking), dst_ptr, src_ptr, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    if (CLT_UNLIKELY(clt_blk) && ret == 0)
+        ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -6040,6 +6199,10 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemsetINTEL + 1u;
@@ -6047,7 +6210,9 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, dst_ptr, value, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -6127,6 +6292,10 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemINTEL + 1u;
@@ -6134,7 +6303,9 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, ptr, size, flags, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -6214,6 +6385,10 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemObjectEXT + 1u;
@@ -6221,7 +6396,9 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_mem_objects, mem_objects, flags, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -6301,6 +6478,10 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemObjects + 1u;
@@ -6308,7 +6489,9 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_mem_objects, mem_objects, flags, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -6387,6 +6570,10 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueNDRangeKernel + 1u;
@@ -6394,7 +6581,9 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -6477,6 +6666,10 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueNativeKernel + 1u;
@@ -6484,7 +6677,9 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -6567,6 +6762,11 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
+    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_read;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadBuffer + 1u;
@@ -6574,7 +6774,11 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, buffer, (clt_blk ? 0u : blocking_read), offset, size, ptr, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    if (CLT_UNLIKELY(clt_blk) && ret == 0)
+        ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -6656,6 +6860,11 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
+    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_read;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadBufferRect + 1u;
@@ -6663,7 +6872,11 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, buffer, (clt_blk ? 0u : blocking_read), buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    if (CLT_UNLIKELY(clt_blk) && ret == 0)
+        ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -6750,6 +6963,11 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
+    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_read;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadHostPipeINTEL + 1u;
@@ -6757,7 +6975,11 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, program, pipe_symbol, (clt_blk ? 0u : blocking_read), ptr, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    if (CLT_UNLIKELY(clt_blk) && ret == 0)
+        ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -6839,6 +7061,11 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
+    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_read;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadImage + 1u;
@@ -6846,7 +7073,11 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, image, (clt_blk ? 0u : blocking_read), origin, region, row_pitch, slice_pitch, ptr, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    if (CLT_UNLIKELY(clt_blk) && ret == 0)
+        ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -6930,6 +7161,10 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseD3D10ObjectsKHR + 1u;
@@ -6937,7 +7172,9 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -7016,6 +7253,10 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseD3D11ObjectsKHR + 1u;
@@ -7023,7 +7264,9 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -7102,6 +7345,10 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR + 1u;
@@ -7109,7 +7356,9 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -7188,6 +7437,10 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseDX9ObjectsINTEL + 1u;
@@ -7195,7 +7448,9 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -7274,6 +7529,10 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseEGLObjectsKHR + 1u;
@@ -7281,7 +7540,9 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -7360,6 +7621,10 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseExternalMemObjectsKHR + 1u;
@@ -7367,7 +7632,9 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_mem_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -7446,6 +7713,10 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseGLObjects + 1u;
@@ -7453,7 +7724,9 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -7532,6 +7805,10 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseGrallocObjectsIMG + 1u;
@@ -7539,7 +7816,9 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -7618,6 +7897,10 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL + 1u;
@@ -7625,7 +7908,9 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -7704,6 +7989,10 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMFree + 1u;
@@ -7711,7 +8000,9 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -7792,6 +8083,10 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMFreeARM + 1u;
@@ -7799,7 +8094,9 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -7880,6 +8177,11 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
+    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_map;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMap + 1u;
@@ -7887,7 +8189,11 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, (clt_blk ? 0u : blocking_map), flags, svm_ptr, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    if (CLT_UNLIKELY(clt_blk) && ret == 0)
+        ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -7968,6 +8274,11 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
+    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_map;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMapARM + 1u;
@@ -7975,7 +8286,11 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, (clt_blk ? 0u : blocking_map), flags, svm_ptr, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    if (CLT_UNLIKELY(clt_blk) && ret == 0)
+        ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -8056,6 +8371,10 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemFill + 1u;
@@ -8063,7 +8382,9 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, svm_ptr, pattern, pattern_size, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -8144,6 +8465,10 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemFillARM + 1u;
@@ -8151,7 +8476,9 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, svm_ptr, pattern, pattern_size, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -8232,6 +8559,11 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
+    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_copy;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemcpy + 1u;
@@ -8239,7 +8571,11 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, (clt_blk ? 0u : blocking_copy), dst_ptr, src_ptr, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    if (CLT_UNLIKELY(clt_blk) && ret == 0)
+        ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -8320,6 +8656,11 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
+    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_copy;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemcpyARM + 1u;
@@ -8327,7 +8668,11 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, (clt_blk ? 0u : blocking_copy), dst_ptr, src_ptr, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    if (CLT_UNLIKELY(clt_blk) && ret == 0)
+        ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -8408,6 +8753,10 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMigrateMem + 1u;
@@ -8415,7 +8764,9 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, sizes, flags, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -8496,6 +8847,10 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMUnmap + 1u;
@@ -8503,7 +8858,9 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, svm_ptr, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -8581,6 +8938,10 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMUnmapARM + 1u;
@@ -8588,7 +8949,9 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, svm_ptr, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -8666,6 +9029,10 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSignalSemaphoresKHR + 1u;
@@ -8673,7 +9040,9 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_sema_objects, sema_objects, sema_payload_list, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -8753,6 +9122,10 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueTask + 1u;
@@ -8760,7 +9133,9 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, kernel, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, kernel, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -8838,6 +9213,10 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueUnmapMemObject + 1u;
@@ -8845,7 +9224,9 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, memobj, mapped_ptr, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -8976,6 +9357,10 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWaitSemaphoresKHR + 1u;
@@ -8983,7 +9368,9 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, num_sema_objects, sema_objects, sema_payload_list, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -9063,6 +9450,11 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
+    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_write;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteBuffer + 1u;
@@ -9070,7 +9462,11 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, buffer, (clt_blk ? 0u : blocking_write), offset, size, ptr, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    if (CLT_UNLIKELY(clt_blk) && ret == 0)
+        ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -9152,6 +9548,11 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
+    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_write;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteBufferRect + 1u;
@@ -9159,7 +9560,11 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, buffer, (clt_blk ? 0u : blocking_write), buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    if (CLT_UNLIKELY(clt_blk) && ret == 0)
+        ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -9246,6 +9651,11 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
+    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_write;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteHostPipeINTEL + 1u;
@@ -9253,7 +9663,11 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, program, pipe_symbol, (clt_blk ? 0u : blocking_write), ptr, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    if (CLT_UNLIKELY(clt_blk) && ret == 0)
+        ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -9335,6 +9749,11 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
         else
             clt_profiling_plain(command_queue);
     }
+    struct clt_gate clt_g;
+    clt_g.user = NULL;
+    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
+        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
+    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_write;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteImage + 1u;
@@ -9342,7 +9761,11 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
+    int32_t ret = real(command_queue, image, (clt_blk ? 0u : blocking_write), origin, region, input_row_pitch, input_slice_pitch, ptr, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
+    if (CLT_UNLIKELY(clt_g.user != NULL))
+        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    if (CLT_UNLIKELY(clt_blk) && ret == 0)
+        ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;

@@ -29,7 +29,7 @@ int main(void)
 {
     /* two queues, interleaved: 0..999 on queue 2, 1000..1999 on queue 3 (CPU) */
     for (uint64_t i = 0; i < 2000; i++)
-        assert(clt_pend_push(i, E(i), i < 1000 ? Q(2) : Q(3)) == 0);
+        assert(clt_pend_push(i, E(i), i < 1000 ? Q(2) : Q(3), 0) == 0);
     assert(clt_pend_count() == 2000 && clt_pend_queues() == 2);
     void *q[4], *ev[4];
     assert(clt_pend_cpu_newest(q, ev, 4) == 1 && q[0] == Q(3) && ev[0] == E(1999));
@@ -59,7 +59,7 @@ int main(void)
     assert(find(1010) && !find(999));
 
     /* the newest collected before older ones (out of order): no longer offered */
-    assert(clt_pend_push(5000, E(5000), Q(5)) == 0 && clt_pend_push(5001, E(5001), Q(5)) == 0);
+    assert(clt_pend_push(5000, E(5000), Q(5), 0) == 0 && clt_pend_push(5001, E(5001), Q(5), 0) == 0);
     assert(clt_pend_cpu_newest(q, ev, 4) == 2);
     clt_pend_done(find(5001));
     assert(clt_pend_cpu_newest(q, ev, 4) == 1 && q[0] == Q(3));
@@ -69,7 +69,7 @@ int main(void)
 
     /* pushes after compaction keep the order */
     for (uint64_t i = 2000; i < 2100; i++)
-        assert(clt_pend_push(i, E(i), Q(3)) == 0);
+        assert(clt_pend_push(i, E(i), Q(3), 0) == 0);
     assert(clt_pend_cpu_newest(q, ev, 4) == 1 && ev[0] == E(2099));
     for (uint64_t i = 1010; i < 2100; i++)
         clt_pend_done(find(i));
@@ -78,13 +78,13 @@ int main(void)
 
     /* more queues than the table holds: "how many queues" is then unknown (0) */
     for (uint64_t i = 0; i < 100; i++)
-        assert(clt_pend_push(i, E(i), Q(100 + 2 * i)) == 0);
+        assert(clt_pend_push(i, E(i), Q(100 + 2 * i), 0) == 0);
     assert(clt_pend_queues() == 0 && clt_pend_count() == 100);
     for (uint64_t i = 0; i < 100; i++)
         clt_pend_done(find(i));
     clt_pend_tidy();
     assert(clt_pend_count() == 0);
-    assert(clt_pend_push(1, E(1), Q(8)) == 0 && clt_pend_queues() == 1);   /* known again once empty */
+    assert(clt_pend_push(1, E(1), Q(8), 0) == 0 && clt_pend_queues() == 1);   /* known again once empty */
     clt_pend_forget();
     assert(clt_pend_count() == 0 && clt_pend_queues() == 0);
     puts("pending: ok");

@@ -1,0 +1,47 @@
+/* Commands timed by their events' callbacks, on a queue cltrace leaves plain
+ * (capture/cbtime.c says where and why). */
+#ifndef CLT_CBTIME_H
+#define CLT_CBTIME_H
+#include <stdint.h>
+
+/* Some queue is timed by callbacks: the enqueue wrappers then ask
+ * clt_queue_by_callbacks (queues.h) before a timed blocking command. */
+extern int clt_cb_queues;
+
+/* The device's profiling clock is the host's CLOCK_MONOTONIC_RAW, as PoCL's
+ * is: asked once per device, on a profiling queue of cltrace's own in
+ * context. 1 yes, 0 no (its queues then get profiling, as elsewhere). */
+int clt_cb_clock_is_device(void *context, void *device);
+
+/* Callbacks on event's CL_SUBMITTED, CL_RUNNING and CL_COMPLETE: the slot
+ * that will hold its times (0: none could be set). */
+uint32_t clt_cb_arm(void *event);
+
+/* The slot's times, on the device's clock: 1 over (all 0 where the command
+ * ran before its callbacks were set: not timed), 0 still running, -1 no
+ * callbacks (ask the driver). */
+int clt_cb_times(uint32_t slot, uint64_t *submit, uint64_t *start, uint64_t *end, int32_t *status);
+
+/* A timed command of such a queue is held until its callbacks are set: a
+ * user event of cltrace's own added to its wait list (clt_cb_gate: list
+ * and n are what to pass the driver; nothing held where the app's list is
+ * malformed or long), then set complete once the callbacks are
+ * (clt_cb_open, with the command's event, NULL if its enqueue failed). */
+#define CLT_GATE_MAX 16
+struct clt_gate {
+    void *user;                  /* the user event; NULL: not held */
+    uint32_t n;
+    void *const *list;
+    void *room[CLT_GATE_MAX];
+};
+void clt_cb_gate(struct clt_gate *g, void *queue, uint32_t n, const void *list);
+void clt_cb_open(struct clt_gate *g, void *event);
+
+/* A blocking command of such a queue, enqueued non-blocking and opened:
+ * waited for, so that the app's call returns when it would have
+ * (clWaitForEvents' result). clt_track_command takes the slot clt_cb_open
+ * armed (clt_cb_take_armed), else arms its own. */
+int32_t clt_cb_block(void *event);
+uint32_t clt_cb_take_armed(void);
+
+#endif

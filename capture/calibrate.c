@@ -136,16 +136,14 @@ static unsigned cal_pairs(void *queue, void *buf, cal_cmd_t cmd, uint64_t *witho
     unsigned i = 0;
     for (; i < CAL_MARKERS; i++) {
         void *ev = NULL;
-        struct clt_gate g = { .user = NULL };
         uint64_t a = clt_now();
         if (cmd(queue, buf, 0, NULL, NULL) != CL_SUCCESS_)
             break;
         uint64_t b = clt_now();
-        if (by_cb)
-            clt_cb_gate(&g, queue, 0, NULL);
-        int32_t err = cmd(queue, buf, g.user ? g.n : 0, g.user ? g.list : NULL, &ev);
-        if (g.user)
-            clt_cb_open(&g, err == CL_SUCCESS_ ? ev : NULL);
+        struct clt_gate *g = by_cb ? clt_cb_gate(queue, 0, NULL) : NULL;
+        int32_t err = cmd(queue, buf, g ? g->n : 0, g ? g->list : NULL, &ev);
+        if (g)
+            clt_cb_open(g, err == CL_SUCCESS_ ? ev : NULL);
         clt_cb_take_armed();
         if (err != CL_SUCCESS_ || !ev)
             break;

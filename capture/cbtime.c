@@ -52,8 +52,10 @@ struct cb_slot {
 };
 static struct cb_slot slots[CB_SLOTS];
 static _Atomic uint64_t next_serial = 1;
-static __thread uint32_t armed_here;       /* clt_cb_block's, for clt_track_command */
-int clt_cb_queues;
+/* the slot armed at the enqueue, for clt_track_command; the thread's gate
+ * (one at a time: a command re-entering itself is not recorded) */
+static __thread uint32_t armed_here __attribute__((tls_model("initial-exec")));
+static __thread struct clt_gate gate __attribute__((tls_model("initial-exec")));
 
 static uint64_t raw_ns(void)
 {
@@ -143,8 +145,9 @@ int clt_cb_times(uint32_t slot, uint64_t *submit, uint64_t *start, uint64_t *end
     return 1;
 }
 
-void clt_cb_gate(struct clt_gate *g, void *queue, uint32_t n, const void *list)
+struct clt_gate *clt_cb_gate(void *queue, uint32_t n, const void *list)
 {
+    struct clt_gate *g = &gate;
     typedef int32_t (*qinfo_t)(void *, uint32_t, size_t, void *, size_t *);
     typedef void *(*user_t)(void *, int32_t *);
     qinfo_t qinfo = REAL(clGetCommandQueueInfo);
@@ -154,16 +157,17 @@ void clt_cb_gate(struct clt_gate *g, void *queue, uint32_t n, const void *list)
     g->user = NULL;
     if (n >= CLT_GATE_MAX || (n > 0) != (list != NULL) || !qinfo || !make ||
         qinfo(queue, 0x1090 /* CL_QUEUE_CONTEXT */, sizeof context, &context, NULL) != 0)
-        return;
+        return NULL;
     void *user = make(context, &err);
     if (!user || err != 0)
-        return;
+        return NULL;
     for (uint32_t i = 0; i < n; i++)
         g->room[i] = ((void *const *)list)[i];
     g->room[n] = user;
     g->user = user;
     g->n = n + 1;
     g->list = g->room;
+    return g;
 }
 
 void clt_cb_open(struct clt_gate *g, void *event)
@@ -194,6 +198,12 @@ uint32_t clt_cb_take_armed(void)
     uint32_t s = armed_here;
     armed_here = 0;
     return s;
+}
+
+uint32_t clt_cb_slot(void *event, void *queue)
+{
+    uint32_t cb = clt_cb_take_armed();
+    return cb || !queue || !clt_queue_by_callbacks(queue) ? cb : clt_cb_arm(event);
 }
 
 /* ---- is the device's clock CLOCK_MONOTONIC_RAW? ------------------------ */

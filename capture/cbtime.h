@@ -4,10 +4,6 @@
 #define CLT_CBTIME_H
 #include <stdint.h>
 
-/* Some queue is timed by callbacks: the enqueue wrappers then ask
- * clt_queue_by_callbacks (queues.h) before a timed blocking command. */
-extern int clt_cb_queues;
-
 /* The device's profiling clock is the host's CLOCK_MONOTONIC_RAW, as PoCL's
  * is: asked once per device, on a profiling queue of cltrace's own in
  * context. 1 yes, 0 no (its queues then get profiling, as elsewhere). */
@@ -24,8 +20,8 @@ int clt_cb_times(uint32_t slot, uint64_t *submit, uint64_t *start, uint64_t *end
 
 /* A timed command of such a queue is held until its callbacks are set: a
  * user event of cltrace's own added to its wait list (clt_cb_gate: list
- * and n are what to pass the driver; nothing held where the app's list is
- * malformed or long), then set complete once the callbacks are
+ * and n are what to pass the driver; NULL, nothing held, where the app's
+ * list is malformed or long), then set complete once the callbacks are
  * (clt_cb_open, with the command's event, NULL if its enqueue failed). */
 #define CLT_GATE_MAX 16
 struct clt_gate {
@@ -34,7 +30,7 @@ struct clt_gate {
     void *const *list;
     void *room[CLT_GATE_MAX];
 };
-void clt_cb_gate(struct clt_gate *g, void *queue, uint32_t n, const void *list);
+struct clt_gate *clt_cb_gate(void *queue, uint32_t n, const void *list);   /* the thread's; NULL: not held */
 void clt_cb_open(struct clt_gate *g, void *event);
 
 /* A blocking command of such a queue, enqueued non-blocking and opened:
@@ -43,5 +39,9 @@ void clt_cb_open(struct clt_gate *g, void *event);
  * armed (clt_cb_take_armed), else arms its own. */
 int32_t clt_cb_block(void *event);
 uint32_t clt_cb_take_armed(void);
+/* An event handed to the collector (collect.c): its slot, armed at its
+ * enqueue (held), or now, perhaps too late (not held: a long wait list); 0
+ * where its queue is not timed by callbacks. */
+uint32_t clt_cb_slot(void *event, void *queue);
 
 #endif

@@ -54,11 +54,11 @@ typedef int32_t (*event_fn_t)(void *);
 #define COLLECTOR_LINGER_NS 10000000ull   /* 10 ms of napping before a futex sleep */
 #define QUIET_NS 200000ull                /* no enqueue for 200 us: the app has paused */
 #define DEFER_MAX 32768u                  /* completions held back at most (events the driver keeps) */
-struct hand_slot {
-    _Atomic uint64_t turn;    /* 2*lap: free for lap's producer; 2*lap+1: filled */
+struct hand_slot {            /* 32 bytes: a slot's address is a shift */
+    _Atomic uint32_t turn;    /* 2*lap: free for lap's producer; 2*lap+1: filled (mod 2^32) */
+    uint32_t cb;              /* its times' slot, timed by callbacks (cbtime.c); 0: by profiling */
     uint64_t flow;
     void *event, *queue;
-    uint32_t cb;              /* its times' slot, timed by callbacks (cbtime.c); 0: by profiling */
 };
 static struct hand_slot hand[HAND_SLOTS];
 /* In flight = hand_head - collected: the calling threads write only the ticket, never a
@@ -197,7 +197,7 @@ static void take_handed(void)
 {
     for (;;) {
         struct hand_slot *s = &hand[lines.hand_tail % HAND_SLOTS];
-        uint64_t lap = lines.hand_tail / HAND_SLOTS;
+        uint32_t lap = (uint32_t)(lines.hand_tail / HAND_SLOTS);
         if (__atomic_load_n(&s->turn, __ATOMIC_ACQUIRE) != 2 * lap + 1)
             return;
         if (clt_pend_push(s->flow, s->event, s->queue, s->cb) != 0)
@@ -549,7 +549,6 @@ void clt_collect_busy(uint64_t t1)
 
 void clt_track_command(uint64_t flow, void *event, void *queue)
 {
-    uint32_t cb = CLT_UNLIKELY(clt_cb_queues) ? clt_cb_take_armed() : 0;   /* set at its enqueue (cbtime.c) */
     if (!event)
         return;
     int saved = errno;
@@ -561,6 +560,8 @@ void clt_track_command(uint64_t flow, void *event, void *queue)
     /* nobody to collect it (none, or finished: the exit's destructors may
      * enqueue): ours is released, the app's left alone */
     if (state != 1 || __atomic_load_n(&finished, __ATOMIC_ACQUIRE)) {
+        if (clt_queue_modes & CLT_MODE_CALLBACKS)
+            clt_cb_take_armed();      /* not the next command's */
         event_fn_t rel = REAL(clReleaseEvent);
         if ((flow & (1u << 31)) && rel)
             rel(event);
@@ -574,8 +575,7 @@ void clt_track_command(uint64_t flow, void *event, void *queue)
             return;
         }
     }
-    if (CLT_UNLIKELY(clt_cb_queues) && !cb && queue && clt_queue_by_callbacks(queue))
-        cb = clt_cb_arm(event);   /* not held at its enqueue (cbtime.c): set now, perhaps too late */
+    uint32_t cb = CLT_UNLIKELY(clt_queue_modes & CLT_MODE_CALLBACKS) ? clt_cb_slot(event, queue) : 0;
     __atomic_store_n(&lines.last_handed, clt_now(), __ATOMIC_RELAXED);
     uint64_t ticket = __atomic_fetch_add(&lines.hand_head, 1, __ATOMIC_ACQ_REL);
     if (CLT_UNLIKELY(ticket % 1024 == 0)) {
@@ -584,7 +584,7 @@ void clt_track_command(uint64_t flow, void *event, void *queue)
             wait_for_collector();
     }
     struct hand_slot *s = &hand[ticket % HAND_SLOTS];
-    uint64_t lap = ticket / HAND_SLOTS;
+    uint32_t lap = (uint32_t)(ticket / HAND_SLOTS);
     /* Full only when the collector is HAND_SLOTS behind on taking handed
      * events (it takes them before asking the driver anything): wait. */
     for (unsigned spins = 0; __atomic_load_n(&s->turn, __ATOMIC_ACQUIRE) != 2 * lap; spins++)

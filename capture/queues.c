@@ -38,7 +38,7 @@
 
 enum { PROFILING = 2, CL_SUCCESS_ = 0, PROFILING_COMMAND_END = 0x1283, DISPATCH_SLOT = 13 };
 
-int clt_prof_switching;
+int clt_queue_modes;
 static _Atomic unsigned queues_profiling;    /* switched queues with profiling on now */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct clt_queue_ent *queues;
@@ -77,9 +77,9 @@ void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsign
         e->by_callbacks = mode == CLT_QUEUE_BY_CALLBACKS;
     }
     if (switched)
-        __atomic_store_n(&clt_prof_switching, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_or(&clt_queue_modes, CLT_MODE_SWITCHED, __ATOMIC_RELAXED);
     if (mode == CLT_QUEUE_BY_CALLBACKS)
-        __atomic_store_n(&clt_cb_queues, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_or(&clt_queue_modes, CLT_MODE_CALLBACKS, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&lock);
 }
 

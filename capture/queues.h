@@ -24,10 +24,14 @@ void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsign
 int clt_queue_lookup(void *q, struct clt_queue_ent *out);
 int clt_queue_by_callbacks(void *queue);     /* left plain, timed by callbacks */
 
-/* Some queue has profiling switched: the generated enqueue wrappers then ask
- * clt_profiling_on before a timed command (1: call clt_profiling_done once
- * it is enqueued), clt_profiling_plain before an untimed one. */
-extern int clt_prof_switching;
+/* Some queue has profiling switched (CLT_MODE_SWITCHED): the generated
+ * enqueue wrappers then ask clt_profiling_on before a timed command (1: call
+ * clt_profiling_done once it is enqueued), clt_profiling_plain before an
+ * untimed one; some queue is timed by callbacks (CLT_MODE_CALLBACKS): they
+ * ask clt_queue_by_callbacks before a timed command (cbtime.h). One word,
+ * so that an enqueue elsewhere tests one flag. */
+enum { CLT_MODE_SWITCHED = 1, CLT_MODE_CALLBACKS = 2 };
+extern int clt_queue_modes;
 int clt_profiling_on(void *queue);
 void clt_profiling_done(void *queue);
 void clt_profiling_plain(void *queue);

@@ -179,7 +179,7 @@ int clt_sample_take(unsigned fn, uint64_t key, uint64_t bytes)
      * on NVIDIA ~7 us longer, dearer than its event (~0); priced so, writes
      * are sampled, not all timed (4,000 small writes: 16.7 us each, 9.2
      * untraced, when that was left out) */
-    uint64_t extra = clt_prof_switching && clt_fn_is_host_write(fn) ? __atomic_load_n(&write_penalty_ns, __ATOMIC_RELAXED)
+    uint64_t extra = (clt_queue_modes & CLT_MODE_SWITCHED) && clt_fn_is_host_write(fn) ? __atomic_load_n(&write_penalty_ns, __ATOMIC_RELAXED)
                                                                     : 0;
     if (CLT_UNLIKELY(!__atomic_load_n(&hot.work_mono, __ATOMIC_RELAXED))) {
         uint64_t none = 0;

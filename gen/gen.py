@@ -565,6 +565,7 @@ def wrapper(reg, c, r, ps, kinds, exported):
     # every call that does more than record (hooks, events, stacks), on a
     # sample of the others (capture/put.h).
     exact = "1" if hooked or enq or (CREATES.match(c) and not lookup) else "0"
+    gated_args = None     # the real call's arguments for a command held by a user event (cbtime.c)
     if enq:
         # CLTRACE_SAMPLE: only a sample of the commands the app asks no
         # event for is timed (sample.c); the others say they were not. An
@@ -616,30 +617,35 @@ def wrapper(reg, c, r, ps, kinds, exported):
         # A queue whose profiling cltrace switches: on for a timed command,
         # off again for the next untimed one (where the driver can:
         # capture/queues.c). (A command buffer's queues are left as they are.)
-        if "command_queue" in argnames:
-            L.append("    int clt_switched = 0;")
-            L.append("    if (CLT_UNLIKELY(clt_prof_switching) && th) {")
-            L.append("        if (event__c)")
-            L.append("            clt_switched = clt_profiling_on(command_queue);")
-            L.append("        else")
-            L.append("            clt_profiling_plain(command_queue);")
-            L.append("    }")
         # A timed command of a queue timed by callbacks (capture/cbtime.c):
         # held by a user event of cltrace's own until its callbacks are set;
         # a blocking one enqueued non-blocking, then waited for before the
-        # call returns.
+        # call returns. One flag tested where neither is used.
+        if "command_queue" in argnames:
+            gate = "event_wait_list" in argnames
+            L.append("    int clt_switched = 0;")
+            if gate:
+                L.append("    struct clt_gate *clt_g = NULL;")
+            L.append("    if (CLT_UNLIKELY(clt_queue_modes) && th) {")
+            L.append("        if (clt_queue_modes & CLT_MODE_SWITCHED) {")
+            L.append("            if (event__c)")
+            L.append("                clt_switched = clt_profiling_on(command_queue);")
+            L.append("            else")
+            L.append("                clt_profiling_plain(command_queue);")
+            L.append("        }")
+            if gate:
+                L.append("        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))")
+                L.append("            clt_g = clt_cb_gate(command_queue, %s, %s);" %
+                         (call_args[argnames.index("num_events_in_wait_list")], call_args[argnames.index("event_wait_list")]))
+            L.append("    }")
         blk = [i for i, n in enumerate(argnames) if n.startswith("blocking")]
         if "command_queue" in argnames and "event_wait_list" in argnames:
             wn, wl = argnames.index("num_events_in_wait_list"), argnames.index("event_wait_list")
-            L.append("    struct clt_gate clt_g;")
-            L.append("    clt_g.user = NULL;")
-            L.append("    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))")
-            L.append("        clt_cb_gate(&clt_g, command_queue, %s, %s);" % (call_args[wn], call_args[wl]))
-            call_args[wn] = "(clt_g.user ? clt_g.n : %s)" % call_args[wn]
-            call_args[wl] = "(clt_g.user ? (void *)clt_g.list : %s)" % call_args[wl]
+            gated_args = list(call_args)
+            gated_args[wn], gated_args[wl] = "clt_g->n", "(void *)clt_g->list"
             if blk:
-                L.append("    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && %s;" % call_args[blk[0]])
-                call_args[blk[0]] = "(clt_blk ? 0u : %s)" % call_args[blk[0]]
+                L.append("    int clt_blk = CLT_UNLIKELY(clt_g != NULL) && %s;" % call_args[blk[0]])
+                gated_args[blk[0]] = "(clt_blk ? 0u : %s)" % call_args[blk[0]]
     oc = out_count_at(ps, kinds)
     if oc is not None:
         # The app's count NULL: ours in its place, so that the record holds
@@ -665,12 +671,16 @@ def wrapper(reg, c, r, ps, kinds, exported):
     L.append("    uint64_t t0 = clt_now_tsc(clt_tsc);")
     if rk == "VOID":
         L.append("    real(%s);" % ", ".join(call_args))
+    elif gated_args:
+        # two calls, not a choice per argument: an ungated enqueue tests one flag
+        L.append("    %s ret = CLT_UNLIKELY(clt_g != NULL) ? real(%s)" % (rabi, ", ".join(gated_args)))
+        L.append("                               : real(%s);" % ", ".join(call_args))
     else:
         L.append("    %s ret = real(%s);" % (rabi, ", ".join(call_args)))
-    if enq and "clt_g.user" in "".join(call_args):
-        L.append("    if (CLT_UNLIKELY(clt_g.user != NULL))")
-        L.append("        clt_cb_open(&clt_g, %s ? *(void **)event__c : NULL);" % ("ret == 0" if rk == "ERR" else "ret"))
-    if enq and "clt_blk" in "".join(call_args):
+    if gated_args:
+        L.append("    if (CLT_UNLIKELY(clt_g != NULL))")
+        L.append("        clt_cb_open(clt_g, %s ? *(void **)event__c : NULL);" % ("ret == 0" if rk == "ERR" else "ret"))
+    if gated_args and "clt_blk" in "".join(gated_args):
         if rk == "ERR":
             L.append("    if (CLT_UNLIKELY(clt_blk) && ret == 0)")
             L.append("        ret = clt_cb_block(*(void **)event__c);")

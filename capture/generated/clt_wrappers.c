@@ -3721,16 +3721,17 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireD3D10ObjectsKHR + 1u;
@@ -3738,9 +3739,10 @@ static int32_t clEnqueueAcquireD3D10ObjectsKHR_rec(clEnqueueAcquireD3D10ObjectsK
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_objects, mem_objects, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -3813,16 +3815,17 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireD3D11ObjectsKHR + 1u;
@@ -3830,9 +3833,10 @@ static int32_t clEnqueueAcquireD3D11ObjectsKHR_rec(clEnqueueAcquireD3D11ObjectsK
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_objects, mem_objects, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -3905,16 +3909,17 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireDX9MediaSurfacesKHR + 1u;
@@ -3922,9 +3927,10 @@ static int32_t clEnqueueAcquireDX9MediaSurfacesKHR_rec(clEnqueueAcquireDX9MediaS
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_objects, mem_objects, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -3997,16 +4003,17 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireDX9ObjectsINTEL + 1u;
@@ -4014,9 +4021,10 @@ static int32_t clEnqueueAcquireDX9ObjectsINTEL_rec(clEnqueueAcquireDX9ObjectsINT
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_objects, mem_objects, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -4089,16 +4097,17 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireEGLObjectsKHR + 1u;
@@ -4106,9 +4115,10 @@ static int32_t clEnqueueAcquireEGLObjectsKHR_rec(clEnqueueAcquireEGLObjectsKHR_t
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_objects, mem_objects, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -4181,16 +4191,17 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireExternalMemObjectsKHR + 1u;
@@ -4198,9 +4209,10 @@ static int32_t clEnqueueAcquireExternalMemObjectsKHR_rec(clEnqueueAcquireExterna
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_mem_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_mem_objects, mem_objects, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -4273,16 +4285,17 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireGLObjects + 1u;
@@ -4290,9 +4303,10 @@ static int32_t clEnqueueAcquireGLObjects_rec(clEnqueueAcquireGLObjects_t real, v
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_objects, mem_objects, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -4365,16 +4379,17 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireGrallocObjectsIMG + 1u;
@@ -4382,9 +4397,10 @@ static int32_t clEnqueueAcquireGrallocObjectsIMG_rec(clEnqueueAcquireGrallocObje
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_objects, mem_objects, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -4457,16 +4473,17 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueAcquireVA_APIMediaSurfacesINTEL + 1u;
@@ -4474,9 +4491,10 @@ static int32_t clEnqueueAcquireVA_APIMediaSurfacesINTEL_rec(clEnqueueAcquireVA_A
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_objects, mem_objects, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -4599,16 +4617,17 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueBarrierWithWaitList + 1u;
@@ -4616,9 +4635,10 @@ static int32_t clEnqueueBarrierWithWaitList_rec(clEnqueueBarrierWithWaitList_t r
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -4766,16 +4786,17 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBuffer + 1u;
@@ -4783,9 +4804,10 @@ static int32_t clEnqueueCopyBuffer_rec(clEnqueueCopyBuffer_t real, void *clt_ra,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -4861,16 +4883,17 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBufferRect + 1u;
@@ -4878,9 +4901,10 @@ static int32_t clEnqueueCopyBufferRect_rec(clEnqueueCopyBufferRect_t real, void 
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -4960,16 +4984,17 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyBufferToImage + 1u;
@@ -4977,9 +5002,10 @@ static int32_t clEnqueueCopyBufferToImage_rec(clEnqueueCopyBufferToImage_t real,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -5055,16 +5081,17 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyImage + 1u;
@@ -5072,9 +5099,10 @@ static int32_t clEnqueueCopyImage_rec(clEnqueueCopyImage_t real, void *clt_ra, v
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, src_image, dst_image, src_origin, dst_origin, region, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, src_image, dst_image, src_origin, dst_origin, region, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -5150,16 +5178,17 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueCopyImageToBuffer + 1u;
@@ -5167,9 +5196,10 @@ static int32_t clEnqueueCopyImageToBuffer_rec(clEnqueueCopyImageToBuffer_t real,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -5245,16 +5275,17 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueFillBuffer + 1u;
@@ -5262,9 +5293,10 @@ static int32_t clEnqueueFillBuffer_rec(clEnqueueFillBuffer_t real, void *clt_ra,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, buffer, pattern, pattern_size, offset, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, buffer, pattern, pattern_size, offset, size, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -5340,16 +5372,17 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueFillImage + 1u;
@@ -5357,9 +5390,10 @@ static int32_t clEnqueueFillImage_rec(clEnqueueFillImage_t real, void *clt_ra, v
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, image, fill_color, origin, region, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, image, fill_color, origin, region, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -5434,16 +5468,17 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueGenerateMipmapIMG + 1u;
@@ -5451,9 +5486,10 @@ static int32_t clEnqueueGenerateMipmapIMG_rec(clEnqueueGenerateMipmapIMG_t real,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, src_image, dst_image, mipmap_filter_mode, array_region, mip_region, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -5530,17 +5566,18 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
-    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_map;
+    int clt_blk = CLT_UNLIKELY(clt_g != NULL) && blocking_map;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMapBuffer + 1u;
@@ -5548,9 +5585,10 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    void * ret = real(command_queue, buffer, (clt_blk ? 0u : blocking_map), map_flags, offset, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c, errcode_ret ? errcode_ret : &clt_err_local);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret ? *(void **)event__c : NULL);
+    void * ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, buffer, (clt_blk ? 0u : blocking_map), map_flags, offset, size, clt_g->n, (void *)clt_g->list, event__c, errcode_ret ? errcode_ret : &clt_err_local)
+                               : real(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event__c, errcode_ret ? errcode_ret : &clt_err_local);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret ? *(void **)event__c : NULL);
     if (CLT_UNLIKELY(clt_blk) && ret) {
         int32_t clt_w = clt_cb_block(*(void **)event__c);
         if (clt_w)
@@ -5633,17 +5671,18 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
-    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_map;
+    int clt_blk = CLT_UNLIKELY(clt_g != NULL) && blocking_map;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMapImage + 1u;
@@ -5651,9 +5690,10 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    void * ret = real(command_queue, image, (clt_blk ? 0u : blocking_map), map_flags, origin, region, image_row_pitch, image_slice_pitch, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c, errcode_ret ? errcode_ret : &clt_err_local);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret ? *(void **)event__c : NULL);
+    void * ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, image, (clt_blk ? 0u : blocking_map), map_flags, origin, region, image_row_pitch, image_slice_pitch, clt_g->n, (void *)clt_g->list, event__c, errcode_ret ? errcode_ret : &clt_err_local)
+                               : real(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event__c, errcode_ret ? errcode_ret : &clt_err_local);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret ? *(void **)event__c : NULL);
     if (CLT_UNLIKELY(clt_blk) && ret) {
         int32_t clt_w = clt_cb_block(*(void **)event__c);
         if (clt_w)
@@ -5737,11 +5777,13 @@ static int32_t clEnqueueMarker_rec(clEnqueueMarker_t real, void *clt_ra, void * 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
     }
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
@@ -5819,16 +5861,17 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMarkerWithWaitList + 1u;
@@ -5836,9 +5879,10 @@ static int32_t clEnqueueMarkerWithWaitList_rec(clEnqueueMarkerWithWaitList_t rea
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -5909,16 +5953,17 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemAdviseINTEL + 1u;
@@ -5926,9 +5971,10 @@ static int32_t clEnqueueMemAdviseINTEL_rec(clEnqueueMemAdviseINTEL_t real, void 
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, ptr, size, advice, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, ptr, size, advice, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, ptr, size, advice, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -6002,16 +6048,17 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemFillINTEL + 1u;
@@ -6019,9 +6066,10 @@ static int32_t clEnqueueMemFillINTEL_rec(clEnqueueMemFillINTEL_t real, void *clt
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, dst_ptr, pattern, pattern_size, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, dst_ptr, pattern, pattern_size, size, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, dst_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -6096,17 +6144,18 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
-    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking;
+    int clt_blk = CLT_UNLIKELY(clt_g != NULL) && blocking;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemcpyINTEL + 1u;
@@ -6114,9 +6163,10 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, (clt_blk ? 0u : blocking), dst_ptr, src_ptr, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, (clt_blk ? 0u : blocking), dst_ptr, src_ptr, size, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     if (CLT_UNLIKELY(clt_blk) && ret == 0)
         ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
@@ -6193,16 +6243,17 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMemsetINTEL + 1u;
@@ -6210,9 +6261,10 @@ static int32_t clEnqueueMemsetINTEL_rec(clEnqueueMemsetINTEL_t real, void *clt_r
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, dst_ptr, value, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, dst_ptr, value, size, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, dst_ptr, value, size, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -6286,16 +6338,17 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemINTEL + 1u;
@@ -6303,9 +6356,10 @@ static int32_t clEnqueueMigrateMemINTEL_rec(clEnqueueMigrateMemINTEL_t real, voi
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, ptr, size, flags, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, ptr, size, flags, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, ptr, size, flags, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -6379,16 +6433,17 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemObjectEXT + 1u;
@@ -6396,9 +6451,10 @@ static int32_t clEnqueueMigrateMemObjectEXT_rec(clEnqueueMigrateMemObjectEXT_t r
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_mem_objects, mem_objects, flags, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_mem_objects, mem_objects, flags, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -6472,16 +6528,17 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueMigrateMemObjects + 1u;
@@ -6489,9 +6546,10 @@ static int32_t clEnqueueMigrateMemObjects_rec(clEnqueueMigrateMemObjects_t real,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_mem_objects, mem_objects, flags, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_mem_objects, mem_objects, flags, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -6564,16 +6622,17 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueNDRangeKernel + 1u;
@@ -6581,9 +6640,10 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -6660,16 +6720,17 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueNativeKernel + 1u;
@@ -6677,9 +6738,10 @@ static int32_t clEnqueueNativeKernel_rec(clEnqueueNativeKernel_t real, void *clt
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -6756,17 +6818,18 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
-    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_read;
+    int clt_blk = CLT_UNLIKELY(clt_g != NULL) && blocking_read;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadBuffer + 1u;
@@ -6774,9 +6837,10 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, buffer, (clt_blk ? 0u : blocking_read), offset, size, ptr, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, buffer, (clt_blk ? 0u : blocking_read), offset, size, ptr, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     if (CLT_UNLIKELY(clt_blk) && ret == 0)
         ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
@@ -6854,17 +6918,18 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
-    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_read;
+    int clt_blk = CLT_UNLIKELY(clt_g != NULL) && blocking_read;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadBufferRect + 1u;
@@ -6872,9 +6937,10 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, buffer, (clt_blk ? 0u : blocking_read), buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, buffer, (clt_blk ? 0u : blocking_read), buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     if (CLT_UNLIKELY(clt_blk) && ret == 0)
         ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
@@ -6957,17 +7023,18 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
-    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_read;
+    int clt_blk = CLT_UNLIKELY(clt_g != NULL) && blocking_read;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadHostPipeINTEL + 1u;
@@ -6975,9 +7042,10 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, program, pipe_symbol, (clt_blk ? 0u : blocking_read), ptr, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, program, pipe_symbol, (clt_blk ? 0u : blocking_read), ptr, size, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     if (CLT_UNLIKELY(clt_blk) && ret == 0)
         ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
@@ -7055,17 +7123,18 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
-    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_read;
+    int clt_blk = CLT_UNLIKELY(clt_g != NULL) && blocking_read;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReadImage + 1u;
@@ -7073,9 +7142,10 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, image, (clt_blk ? 0u : blocking_read), origin, region, row_pitch, slice_pitch, ptr, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, image, (clt_blk ? 0u : blocking_read), origin, region, row_pitch, slice_pitch, ptr, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     if (CLT_UNLIKELY(clt_blk) && ret == 0)
         ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
@@ -7155,16 +7225,17 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseD3D10ObjectsKHR + 1u;
@@ -7172,9 +7243,10 @@ static int32_t clEnqueueReleaseD3D10ObjectsKHR_rec(clEnqueueReleaseD3D10ObjectsK
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_objects, mem_objects, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -7247,16 +7319,17 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseD3D11ObjectsKHR + 1u;
@@ -7264,9 +7337,10 @@ static int32_t clEnqueueReleaseD3D11ObjectsKHR_rec(clEnqueueReleaseD3D11ObjectsK
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_objects, mem_objects, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -7339,16 +7413,17 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseDX9MediaSurfacesKHR + 1u;
@@ -7356,9 +7431,10 @@ static int32_t clEnqueueReleaseDX9MediaSurfacesKHR_rec(clEnqueueReleaseDX9MediaS
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_objects, mem_objects, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -7431,16 +7507,17 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseDX9ObjectsINTEL + 1u;
@@ -7448,9 +7525,10 @@ static int32_t clEnqueueReleaseDX9ObjectsINTEL_rec(clEnqueueReleaseDX9ObjectsINT
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_objects, mem_objects, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -7523,16 +7601,17 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseEGLObjectsKHR + 1u;
@@ -7540,9 +7619,10 @@ static int32_t clEnqueueReleaseEGLObjectsKHR_rec(clEnqueueReleaseEGLObjectsKHR_t
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_objects, mem_objects, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -7615,16 +7695,17 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseExternalMemObjectsKHR + 1u;
@@ -7632,9 +7713,10 @@ static int32_t clEnqueueReleaseExternalMemObjectsKHR_rec(clEnqueueReleaseExterna
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_mem_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_mem_objects, mem_objects, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_mem_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -7707,16 +7789,17 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseGLObjects + 1u;
@@ -7724,9 +7807,10 @@ static int32_t clEnqueueReleaseGLObjects_rec(clEnqueueReleaseGLObjects_t real, v
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_objects, mem_objects, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -7799,16 +7883,17 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseGrallocObjectsIMG + 1u;
@@ -7816,9 +7901,10 @@ static int32_t clEnqueueReleaseGrallocObjectsIMG_rec(clEnqueueReleaseGrallocObje
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_objects, mem_objects, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -7891,16 +7977,17 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueReleaseVA_APIMediaSurfacesINTEL + 1u;
@@ -7908,9 +7995,10 @@ static int32_t clEnqueueReleaseVA_APIMediaSurfacesINTEL_rec(clEnqueueReleaseVA_A
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_objects, mem_objects, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_objects, mem_objects, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_objects, mem_objects, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -7983,16 +8071,17 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMFree + 1u;
@@ -8000,9 +8089,10 @@ static int32_t clEnqueueSVMFree_rec(clEnqueueSVMFree_t real, void *clt_ra, void 
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -8077,16 +8167,17 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMFreeARM + 1u;
@@ -8094,9 +8185,10 @@ static int32_t clEnqueueSVMFreeARM_rec(clEnqueueSVMFreeARM_t real, void *clt_ra,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -8171,17 +8263,18 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
-    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_map;
+    int clt_blk = CLT_UNLIKELY(clt_g != NULL) && blocking_map;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMap + 1u;
@@ -8189,9 +8282,10 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, (clt_blk ? 0u : blocking_map), flags, svm_ptr, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, (clt_blk ? 0u : blocking_map), flags, svm_ptr, size, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     if (CLT_UNLIKELY(clt_blk) && ret == 0)
         ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
@@ -8268,17 +8362,18 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
-    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_map;
+    int clt_blk = CLT_UNLIKELY(clt_g != NULL) && blocking_map;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMapARM + 1u;
@@ -8286,9 +8381,10 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, (clt_blk ? 0u : blocking_map), flags, svm_ptr, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, (clt_blk ? 0u : blocking_map), flags, svm_ptr, size, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     if (CLT_UNLIKELY(clt_blk) && ret == 0)
         ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
@@ -8365,16 +8461,17 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemFill + 1u;
@@ -8382,9 +8479,10 @@ static int32_t clEnqueueSVMMemFill_rec(clEnqueueSVMMemFill_t real, void *clt_ra,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, svm_ptr, pattern, pattern_size, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, svm_ptr, pattern, pattern_size, size, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -8459,16 +8557,17 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemFillARM + 1u;
@@ -8476,9 +8575,10 @@ static int32_t clEnqueueSVMMemFillARM_rec(clEnqueueSVMMemFillARM_t real, void *c
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, svm_ptr, pattern, pattern_size, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, svm_ptr, pattern, pattern_size, size, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -8553,17 +8653,18 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
-    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_copy;
+    int clt_blk = CLT_UNLIKELY(clt_g != NULL) && blocking_copy;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemcpy + 1u;
@@ -8571,9 +8672,10 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, (clt_blk ? 0u : blocking_copy), dst_ptr, src_ptr, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, (clt_blk ? 0u : blocking_copy), dst_ptr, src_ptr, size, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     if (CLT_UNLIKELY(clt_blk) && ret == 0)
         ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
@@ -8650,17 +8752,18 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
-    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_copy;
+    int clt_blk = CLT_UNLIKELY(clt_g != NULL) && blocking_copy;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMemcpyARM + 1u;
@@ -8668,9 +8771,10 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, (clt_blk ? 0u : blocking_copy), dst_ptr, src_ptr, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, (clt_blk ? 0u : blocking_copy), dst_ptr, src_ptr, size, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     if (CLT_UNLIKELY(clt_blk) && ret == 0)
         ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
@@ -8747,16 +8851,17 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMMigrateMem + 1u;
@@ -8764,9 +8869,10 @@ static int32_t clEnqueueSVMMigrateMem_rec(clEnqueueSVMMigrateMem_t real, void *c
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_svm_pointers, svm_pointers, sizes, flags, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_svm_pointers, svm_pointers, sizes, flags, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -8841,16 +8947,17 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMUnmap + 1u;
@@ -8858,9 +8965,10 @@ static int32_t clEnqueueSVMUnmap_rec(clEnqueueSVMUnmap_t real, void *clt_ra, voi
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, svm_ptr, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, svm_ptr, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -8932,16 +9040,17 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSVMUnmapARM + 1u;
@@ -8949,9 +9058,10 @@ static int32_t clEnqueueSVMUnmapARM_rec(clEnqueueSVMUnmapARM_t real, void *clt_r
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, svm_ptr, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, svm_ptr, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -9023,16 +9133,17 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueSignalSemaphoresKHR + 1u;
@@ -9040,9 +9151,10 @@ static int32_t clEnqueueSignalSemaphoresKHR_rec(clEnqueueSignalSemaphoresKHR_t r
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_sema_objects, sema_objects, sema_payload_list, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_sema_objects, sema_objects, sema_payload_list, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -9116,16 +9228,17 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueTask + 1u;
@@ -9133,9 +9246,10 @@ static int32_t clEnqueueTask_rec(clEnqueueTask_t real, void *clt_ra, void * comm
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, kernel, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, kernel, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, kernel, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -9207,16 +9321,17 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueUnmapMemObject + 1u;
@@ -9224,9 +9339,10 @@ static int32_t clEnqueueUnmapMemObject_rec(clEnqueueUnmapMemObject_t real, void 
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, memobj, mapped_ptr, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, memobj, mapped_ptr, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -9351,16 +9467,17 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWaitSemaphoresKHR + 1u;
@@ -9368,9 +9485,10 @@ static int32_t clEnqueueWaitSemaphoresKHR_rec(clEnqueueWaitSemaphoresKHR_t real,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, num_sema_objects, sema_objects, sema_payload_list, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, num_sema_objects, sema_objects, sema_payload_list, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, num_sema_objects, sema_objects, sema_payload_list, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
@@ -9444,17 +9562,18 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
-    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_write;
+    int clt_blk = CLT_UNLIKELY(clt_g != NULL) && blocking_write;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteBuffer + 1u;
@@ -9462,9 +9581,10 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, buffer, (clt_blk ? 0u : blocking_write), offset, size, ptr, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, buffer, (clt_blk ? 0u : blocking_write), offset, size, ptr, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     if (CLT_UNLIKELY(clt_blk) && ret == 0)
         ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
@@ -9542,17 +9662,18 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
-    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_write;
+    int clt_blk = CLT_UNLIKELY(clt_g != NULL) && blocking_write;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteBufferRect + 1u;
@@ -9560,9 +9681,10 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, buffer, (clt_blk ? 0u : blocking_write), buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, buffer, (clt_blk ? 0u : blocking_write), buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     if (CLT_UNLIKELY(clt_blk) && ret == 0)
         ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
@@ -9645,17 +9767,18 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
-    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_write;
+    int clt_blk = CLT_UNLIKELY(clt_g != NULL) && blocking_write;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteHostPipeINTEL + 1u;
@@ -9663,9 +9786,10 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, program, pipe_symbol, (clt_blk ? 0u : blocking_write), ptr, size, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, program, pipe_symbol, (clt_blk ? 0u : blocking_write), ptr, size, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     if (CLT_UNLIKELY(clt_blk) && ret == 0)
         ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);
@@ -9743,17 +9867,18 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
             event__c = &clt_own_event;
     }
     int clt_switched = 0;
-    if (CLT_UNLIKELY(clt_prof_switching) && th) {
-        if (event__c)
-            clt_switched = clt_profiling_on(command_queue);
-        else
-            clt_profiling_plain(command_queue);
+    struct clt_gate *clt_g = NULL;
+    if (CLT_UNLIKELY(clt_queue_modes) && th) {
+        if (clt_queue_modes & CLT_MODE_SWITCHED) {
+            if (event__c)
+                clt_switched = clt_profiling_on(command_queue);
+            else
+                clt_profiling_plain(command_queue);
+        }
+        if ((clt_queue_modes & CLT_MODE_CALLBACKS) && event__c && clt_queue_by_callbacks(command_queue))
+            clt_g = clt_cb_gate(command_queue, num_events_in_wait_list, event_wait_list);
     }
-    struct clt_gate clt_g;
-    clt_g.user = NULL;
-    if (CLT_UNLIKELY(clt_cb_queues) && th && event__c && clt_queue_by_callbacks(command_queue))
-        clt_cb_gate(&clt_g, command_queue, num_events_in_wait_list, event_wait_list);
-    int clt_blk = CLT_UNLIKELY(clt_g.user != NULL) && blocking_write;
+    int clt_blk = CLT_UNLIKELY(clt_g != NULL) && blocking_write;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clEnqueueWriteImage + 1u;
@@ -9761,9 +9886,10 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = real(command_queue, image, (clt_blk ? 0u : blocking_write), origin, region, input_row_pitch, input_slice_pitch, ptr, (clt_g.user ? clt_g.n : num_events_in_wait_list), (clt_g.user ? (void *)clt_g.list : event_wait_list), event__c);
-    if (CLT_UNLIKELY(clt_g.user != NULL))
-        clt_cb_open(&clt_g, ret == 0 ? *(void **)event__c : NULL);
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, image, (clt_blk ? 0u : blocking_write), origin, region, input_row_pitch, input_slice_pitch, ptr, clt_g->n, (void *)clt_g->list, event__c)
+                               : real(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
+    if (CLT_UNLIKELY(clt_g != NULL))
+        clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
     if (CLT_UNLIKELY(clt_blk) && ret == 0)
         ret = clt_cb_block(*(void **)event__c);
     uint64_t t1 = clt_now_tsc(clt_tsc);

@@ -176,12 +176,14 @@ void clt_cb_open(struct clt_gate *g, void *event)
     typedef int32_t (*obj_t)(void *);
     status_t set = REAL(clSetUserEventStatus);
     obj_t rel = REAL(clReleaseEvent);
-    armed_here = event ? clt_cb_arm(event) : 0;
-    if (set)
-        set(g->user, CL_COMPLETE_);
-    if (rel)
-        rel(g->user);
+    void *user = g->user;         /* the gate is free again: a callback of the app's may enqueue inside set */
     g->user = NULL;
+    uint32_t slot = event ? clt_cb_arm(event) : 0;
+    if (set)
+        set(user, CL_COMPLETE_);
+    if (rel)
+        rel(user);
+    armed_here = slot;
 }
 
 int32_t clt_cb_block(void *event)

@@ -743,6 +743,30 @@ def check_switched(t, switched, iterations, by_callbacks="0"):
            "untimed %r, unmatched %r" % (a.get("cltrace.commands_untimed"), a.get("cltrace.commands_unmatched")))
 
 
+def check_by_callbacks(t, queues):
+    """tests/apps/cbgate.c traced: its queues timed by callbacks (queues: how
+    many, 0 where they got profiling instead); none charged a profiling
+    price; every command drawn where it ran, with its flow, but the launch
+    behind 20 events (not held by cltrace: its callbacks may come late); by
+    callbacks each has its submit, start and end, QUEUED 0."""
+    a = t["attributes"]
+    n = int(queues)
+    expect(a.get("cltrace.queues_timed_by_callbacks") == n,
+           "queues timed by callbacks: %r, want %d" % (a.get("cltrace.queues_timed_by_callbacks"), n))
+    expect(a.get("cltrace.device.0.commands_profiled_for_cltrace", 0) == 0 or not n, "profiling charged")
+    dev = [s for s in t["slices"] if (s["track_name"] or "").startswith("Device ")]
+    enq = [s for s in t["slices"] if s["tid"] is not None and s["name"].startswith("clEnqueue")]
+    expect(len(enq) == 26 and len(dev) >= 25 and a.get("cltrace.commands_untimed", 0) == 26 - len(dev),
+           "%d enqueues, %d drawn, %r untimed" % (len(enq), len(dev), a.get("cltrace.commands_untimed")))
+    ends = {f for s in dev for f in s["terminating_flows"]}
+    expect(sum(1 for s in enq if s["flows"] and s["flows"][0] in ends) == len(dev), "a drawn command without its flow")
+    if n:
+        bad = [s["name"] for s in dev if s["args"].get("queued_ns") != 0 or not s["args"].get("start_ns")]
+        expect(not bad, "commands by callbacks with a QUEUED time or no start: %r" % bad[:3])
+        held = [s for s in dev if s["name"] != "add" or s["args"].get("submit_ns")]
+        expect(len(held) >= len(dev) - 1, "%d of %d without their submit time" % (len(dev) - len(held), len(dev)))
+
+
 def check_switches(t, log):
     """The queue's profiling switches, as a driver saw them (tests/apps/
     profswitch.c: '+' on, '-' off): cltrace's trial of the switch (+-), then
@@ -927,7 +951,8 @@ if __name__ == "__main__":
             print("  " + f)
         sys.exit(1 if failures else 0)
     trace = decode(path)
-    whole = check in ("timeline", "nvidia", "registers", "figures", "churn", "phases", "launches", "switched", "switches", "window")
+    whole = check in ("timeline", "nvidia", "registers", "figures", "churn", "phases", "launches", "switched", "switches",
+                      "window", "by_callbacks")
     globals()["check_" + check](trace if whole else api_only(trace), *sys.argv[3:])
     for f in failures[:20]:
         print("  " + f)

@@ -136,6 +136,27 @@ t_profiling_switched_for_timed_commands() {
     $PY tests/checks.py switches "$(trace_of "$WORK/ogd")" "$WORK/ogd.switches"
 }
 
+t_pocl_queues_timed_by_callbacks() {
+    # PoCL cannot switch profiling: by default its queues stay as the app made
+    # them, each timed command timed by its event's callbacks and held by an
+    # event of cltrace's own until they are set (capture/cbtime.c). The app
+    # sees what it sees untraced: its user event holds its launch, a wait list
+    # of 20, an out-of-order queue, a blocking map and read, its own event's
+    # profiling refused. With launches captured (a capture waits for the
+    # command's events in front of the driver) the queues get profiling: no
+    # command held, no hang; the launch behind the app's user event, not yet
+    # set, is not captured (waiting for it would never end: it hung), said so
+    "$T/cbgate" > "$WORK/cb.plain"
+    traced "$WORK/cb" timeout 60 "$T/cbgate" | diff "$WORK/cb.plain" -
+    lint "$(trace_of "$WORK/cb")"
+    $PY tests/checks.py by_callbacks "$(trace_of "$WORK/cb")" 2
+    CLTRACE_CAPTURE=add CLTRACE_CAPTURE_DIR=$WORK/cap CLTRACE_OUTPUT="$WORK/cc.%p.pftrace" LD_PRELOAD=$SHIM \
+        timeout 60 "$T/cbgate" 2> "$WORK/cc.err" | diff "$WORK/cb.plain" -
+    grep -q "not captured: add launch 1 waits for a user event the program has not set yet" "$WORK/cc.err"
+    [ "$(ls -d "$WORK"/cap/add@* | wc -l)" -eq 2 ]
+    $PY tests/checks.py by_callbacks "$(trace_of "$WORK/cc")" 0
+}
+
 t_opencl_1_2_platform_missing_command_fails_not_hangs() {
     # ocl-icd 2.3 sends a 2.1 command a 1.2 vendor lacks back in a loop, by
     # name: untraced the program spins; under cltrace the command fails with

@@ -264,6 +264,9 @@ TEST_BINS += $(T)/out_room
 $(T)/old_platform: tests/apps/old_platform.c | $(T)
 	$(CC) $(TEST_CFLAGS) -Wno-deprecated-declarations -o $@ $< -lOpenCL
 TEST_BINS += $(T)/old_platform
+$(T)/cbgate: tests/apps/cbgate.c | $(T)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL
+TEST_BINS += $(T)/cbgate
 
 $(T)/trace_order: tests/unit/trace_order.c $(TRACE_LIB_SRC) | $(T)
 	$(CC) $(TEST_CFLAGS) $(INC) -O2 -o $@ tests/unit/trace_order.c trace/cltrace.pb-c.c -lprotobuf-c -lz

@@ -5,7 +5,8 @@
  * (the launch needs every argument as last set), and a chosen launch, on
  * the app's thread:
  *   1. waits for what it waits on and for its queue (clFinish), so what is
- *      read is what the kernel will read;
+ *      read is what the kernel will read (a launch behind a user event the
+ *      program has not set yet is not captured: that wait would not end);
  *   2. reads every buffer and image argument (a buffer the host may not
  *      read through a staging copy of cltrace's);
  *   3. enqueues the app's launch, unchanged, and waits for it;
@@ -386,11 +387,33 @@ static int chosen(cl_kernel k, struct taking *t)
 typedef cl_int (*launch_fn)(cl_command_queue, cl_kernel, cl_uint, const size_t *, const size_t *, const size_t *,
                             cl_uint, const cl_event *, cl_event *);
 
+/* A user event of the wait list not yet set: the app sets it once the
+ * launch is enqueued, so waiting for it here would never end. */
+static int waits_on_the_host(cl_uint nw, const cl_event *w)
+{
+    for (cl_uint i = 0; w && i < nw; i++) {
+        cl_command_type type = 0;
+        cl_int status = CL_COMPLETE;
+        if (CL(clGetEventInfo)(w[i], CL_EVENT_COMMAND_TYPE, sizeof type, &type, NULL) == 0 &&
+            type == CL_COMMAND_USER &&
+            CL(clGetEventInfo)(w[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL) == 0 &&
+            status > CL_COMPLETE)
+            return 1;
+    }
+    return 0;
+}
+
 static cl_int take_launch(launch_fn next, cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *off,
                           const size_t *gws, const size_t *lws, cl_uint nw, const cl_event *w, cl_event *ev)
 {
     struct taking *t = calloc(1, sizeof *t);
     if (!t || !chosen(k, t)) {
+        free(t);
+        return next(q, k, dim, off, gws, lws, nw, w, ev);
+    }
+    if (waits_on_the_host(nw, w)) {
+        host.say("not captured: %s launch %llu waits for a user event the program has not set yet", t->c.kernel,
+                 (unsigned long long)t->c.launch_n);
         free(t);
         return next(q, k, dim, off, gws, lws, nw, w, ev);
     }

@@ -150,6 +150,17 @@ t_pocl_queues_timed_by_callbacks() {
     traced "$WORK/cb" timeout 60 "$T/cbgate" | diff "$WORK/cb.plain" -
     lint "$(trace_of "$WORK/cb")"
     $PY tests/checks.py by_callbacks "$(trace_of "$WORK/cb")" 2
+    # the callbacks on PoCL's threads and the slots the collector reads, under ThreadSanitizer
+    local rt; rt=$(${CC:-cc} -print-file-name=libtsan.so)
+    if [ -f "$rt" ]; then
+        TSAN_OPTIONS="halt_on_error=1 exitcode=66" CLTRACE_OUTPUT="$WORK/cbt.%p.pftrace" CLTRACE_QUIET=1 \
+            LD_PRELOAD="$rt:$B/tsan/libcltrace.so" timeout 120 "$T/cbgate" > "$WORK/cbt.out" 2>&1
+        ! grep -q ThreadSanitizer "$WORK/cbt.out"
+        diff "$WORK/cb.plain" "$WORK/cbt.out"
+        $PY tests/checks.py by_callbacks "$(trace_of "$WORK/cbt")" 2
+    else
+        echo "not checked under ThreadSanitizer: no libtsan"
+    fi
     CLTRACE_CAPTURE=add CLTRACE_CAPTURE_DIR=$WORK/cap CLTRACE_OUTPUT="$WORK/cc.%p.pftrace" LD_PRELOAD=$SHIM \
         timeout 60 "$T/cbgate" 2> "$WORK/cc.err" | diff "$WORK/cb.plain" -
     grep -q "not captured: add launch 1 waits for a user event the program has not set yet" "$WORK/cc.err"

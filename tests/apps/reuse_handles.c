@@ -133,7 +133,15 @@ static int programs(void)
     CHECK(err);
     pthread_t a;
     pthread_create(&a, NULL, build_first, NULL);
-    sleep_ms(ms / 4);                   /* during the build's first half: the app's last reference */
+    /* once the build is inside the driver (it holds a reference of its own
+     * through it), during its first half: the app's last reference. A fixed
+     * sleep of ms/4 let the release come first on a loaded machine (the
+     * build then failed: -44) */
+    cl_uint refs = 1;
+    for (int waited = 0; refs < 2 && waited < 20 * ms; waited++) {
+        sleep_ms(1);
+        CHECK(clGetProgramInfo(first, CL_PROGRAM_REFERENCE_COUNT, sizeof refs, &refs, NULL));
+    }
     CHECK(clReleaseProgram(first));
     sleep_ms(ms + ms / 2);              /* the build has returned; cltrace asks the driver about it */
     cl_program second = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);

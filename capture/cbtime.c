@@ -13,8 +13,9 @@
  * (2,000 small launches: the callbacks' times 43 and 70 ns after its
  * START and END, the duration +26 ns, mean), so the times are the device
  * clock's, and the writer places them as it places profiled ones; that the
- * clock is the device's is checked once per device (a marker's QUEUED time
- * between two reads of it), else the queue gets profiling as elsewhere.
+ * clock is the device's is checked once per device (queues.c: a marker's
+ * QUEUED time between two reads of it), else the queue gets profiling as
+ * elsewhere.
  *
  * Setting three callbacks and the user event costs the calling thread ~1 us
  * (PoCL, 2 cores), only for timed commands; the calibration counts it in
@@ -34,7 +35,6 @@
  * (collect.c, MAX_IN_FLIGHT), each tagged with its serial; a callback whose
  * tag is gone (its command outlived its slot) writes nothing. */
 #define _GNU_SOURCE
-#include <pthread.h>
 #include <time.h>
 #include "capture/generated/clt_hooks.h"
 #include "cbtime.h"
@@ -42,7 +42,7 @@
 
 #define CB_SLOTS 131072u
 #define START_LATE UINT64_MAX
-enum { CL_SUBMITTED_ = 2, CL_RUNNING_ = 1, CL_COMPLETE_ = 0, CL_QUEUE_PROFILING_ENABLE_ = 2, PROFILING_QUEUED = 0x1280 };
+enum { CL_SUBMITTED_ = 2, CL_RUNNING_ = 1, CL_COMPLETE_ = 0 };
 enum { ARMING = 1, ARMED, FAILED };
 
 struct cb_slot {
@@ -56,13 +56,6 @@ static _Atomic uint64_t next_serial = 1;
  * (one at a time: a command re-entering itself is not recorded) */
 static __thread uint32_t armed_here __attribute__((tls_model("initial-exec")));
 static __thread struct clt_gate gate __attribute__((tls_model("initial-exec")));
-
-static uint64_t raw_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
 
 static struct cb_slot *slot_of(void *user, int *on_time)
 {
@@ -78,7 +71,7 @@ static struct cb_slot *slot_of(void *user, int *on_time)
 static void on_submitted(void *event, int32_t status, void *user)
 {
     (void)event;
-    uint64_t t = raw_ns();
+    uint64_t t = clt_clock_ns(CLOCK_MONOTONIC_RAW);
     int on_time = 0;
     struct cb_slot *s = slot_of(user, &on_time);
     if (s && status >= 0 && on_time)
@@ -88,7 +81,7 @@ static void on_submitted(void *event, int32_t status, void *user)
 static void on_running(void *event, int32_t status, void *user)
 {
     (void)event;
-    uint64_t t = raw_ns();
+    uint64_t t = clt_clock_ns(CLOCK_MONOTONIC_RAW);
     int on_time = 0;
     struct cb_slot *s = slot_of(user, &on_time);
     if (s && status >= 0)
@@ -98,7 +91,7 @@ static void on_running(void *event, int32_t status, void *user)
 static void on_complete(void *event, int32_t status, void *user)
 {
     (void)event;
-    uint64_t t = raw_ns();
+    uint64_t t = clt_clock_ns(CLOCK_MONOTONIC_RAW);
     int on_time = 0;
     struct cb_slot *s = slot_of(user, &on_time);
     if (!s)
@@ -190,8 +183,6 @@ int32_t clt_cb_block(void *event)
 {
     typedef int32_t (*wait_t)(uint32_t, void *const *);
     wait_t wait = REAL(clWaitForEvents);
-    if (!armed_here)
-        armed_here = clt_cb_arm(event);
     return wait ? wait(1, &event) : 0;
 }
 
@@ -206,58 +197,4 @@ uint32_t clt_cb_slot(void *event, void *queue)
 {
     uint32_t cb = clt_cb_take_armed();
     return cb || !queue || !clt_queue_by_callbacks(queue) ? cb : clt_cb_arm(event);
-}
-
-/* ---- is the device's clock CLOCK_MONOTONIC_RAW? ------------------------ */
-
-/* Three markers on a profiling queue of ours: each QUEUED time read between
- * two reads of the clock. */
-static int raw_is_device_clock(void *context, void *device)
-{
-    typedef void *(*create_t)(void *, void *, uint64_t, int32_t *);
-    typedef int32_t (*marker_t)(void *, uint32_t, const void *, void **);
-    typedef int32_t (*wait_t)(uint32_t, void *const *);
-    typedef int32_t (*prof_t)(void *, uint32_t, size_t, void *, size_t *);
-    typedef int32_t (*obj_t)(void *);
-    create_t create = REAL(clCreateCommandQueue);
-    marker_t mark = REAL(clEnqueueMarkerWithWaitList);
-    wait_t wait = REAL(clWaitForEvents);
-    prof_t prof = REAL(clGetEventProfilingInfo);
-    obj_t rel_ev = REAL(clReleaseEvent), rel_q = REAL(clReleaseCommandQueue);
-    int32_t err = -1;
-    if (!create || !mark || !wait || !prof || !rel_ev || !rel_q)
-        return 0;
-    void *q = create(context, device, CL_QUEUE_PROFILING_ENABLE_, &err);
-    if (!q || err != 0)
-        return 0;
-    int ok = 1;
-    for (int i = 0; i < 3 && ok; i++) {
-        void *ev = NULL;
-        uint64_t queued = 0, a = raw_ns();
-        ok = mark(q, 0, NULL, &ev) == 0 && ev;
-        uint64_t b = raw_ns();
-        if (ok)
-            ok = wait(1, &ev) == 0 && prof(ev, PROFILING_QUEUED, sizeof queued, &queued, NULL) == 0 &&
-                 queued >= a && queued <= b;
-        if (ev)
-            rel_ev(ev);
-    }
-    rel_q(q);
-    return ok;
-}
-
-int clt_cb_clock_is_device(void *context, void *device)
-{
-    static struct { void *device; int verdict; } seen[16];
-    static unsigned n_seen;
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&lock);
-    unsigned i = 0;
-    while (i < n_seen && seen[i].device != device)
-        i++;
-    int verdict = i < n_seen ? seen[i].verdict : raw_is_device_clock(context, device);
-    if (i == n_seen && n_seen < 16)
-        seen[n_seen++] = (typeof(seen[0])){ device, verdict };
-    pthread_mutex_unlock(&lock);
-    return verdict;
 }

@@ -4,11 +4,6 @@
 #define CLT_CBTIME_H
 #include <stdint.h>
 
-/* The device's profiling clock is the host's CLOCK_MONOTONIC_RAW, as PoCL's
- * is: asked once per device, on a profiling queue of cltrace's own in
- * context. 1 yes, 0 no (its queues then get profiling, as elsewhere). */
-int clt_cb_clock_is_device(void *context, void *device);
-
 /* Callbacks on event's CL_SUBMITTED, CL_RUNNING and CL_COMPLETE: the slot
  * that will hold its times (0: none could be set). */
 uint32_t clt_cb_arm(void *event);
@@ -36,7 +31,7 @@ void clt_cb_open(struct clt_gate *g, void *event);
 /* A blocking command of such a queue, enqueued non-blocking and opened:
  * waited for, so that the app's call returns when it would have
  * (clWaitForEvents' result). clt_track_command takes the slot clt_cb_open
- * armed (clt_cb_take_armed), else arms its own. */
+ * armed (clt_cb_take_armed). */
 int32_t clt_cb_block(void *event);
 uint32_t clt_cb_take_armed(void);
 /* An event handed to the collector (collect.c): its slot, armed at its

@@ -211,7 +211,7 @@ static int plain_mode(void *context, void *device, uint64_t app_props)
     char name[256] = "";
     info_str(device, 0x102B /* CL_DEVICE_NAME */, name, sizeof name);
     return clt_clock_cpu_device(device) && !strstr(name, "Oclgrind") && !clt_interposer_waits &&
-                   clt_cb_clock_is_device(context, device)
+                   clt_profiling_clock_is_raw(context, device)
                ? BY_CALLBACKS
                : 0;
 }

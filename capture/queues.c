@@ -33,10 +33,10 @@
 #include <unistd.h>
 #include "common/map.h"
 #include "shim.h"
-#include "cbtime.h"
 #include "hooks.h"
 
-enum { PROFILING = 2, CL_SUCCESS_ = 0, PROFILING_COMMAND_END = 0x1283, DISPATCH_SLOT = 13 };
+enum { PROFILING = 2, CL_SUCCESS_ = 0, PROFILING_COMMAND_QUEUED = 0x1280, PROFILING_COMMAND_END = 0x1283,
+       DISPATCH_SLOT = 13 };
 
 int clt_queue_modes;
 static _Atomic unsigned queues_profiling;    /* switched queues with profiling on now */
@@ -55,7 +55,6 @@ static struct clt_queue_ent *find(void *q)
 void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsigned n_arr, int mode,
                         int cpu_device)
 {
-    int switched = mode == CLT_QUEUE_SWITCHED;
     pthread_mutex_lock(&lock);
     struct clt_queue_ent *e = find(q);     /* an address reused after a release */
     if (e && e->profiling)                 /* its queue released with profiling on */
@@ -70,13 +69,12 @@ void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsign
         e->n_arr = n_arr;
         if (n_arr)          /* clCreateCommandQueue: no list */
             memcpy(e->arr, arr, n_arr * sizeof *arr);
-        e->switched = switched;
+        e->mode = mode;
         e->timing = 0;
         e->profiling = 0;
         e->cpu_device = cpu_device;
-        e->by_callbacks = mode == CLT_QUEUE_BY_CALLBACKS;
     }
-    if (switched)
+    if (mode == CLT_QUEUE_SWITCHED)
         __atomic_fetch_or(&clt_queue_modes, CLT_MODE_SWITCHED, __ATOMIC_RELAXED);
     if (mode == CLT_QUEUE_BY_CALLBACKS)
         __atomic_fetch_or(&clt_queue_modes, CLT_MODE_CALLBACKS, __ATOMIC_RELAXED);
@@ -96,7 +94,7 @@ int clt_queue_lookup(void *q, struct clt_queue_ent *out)
 int clt_queue_by_callbacks(void *queue)
 {
     struct clt_queue_ent q;
-    return clt_queue_lookup(queue, &q) && q.by_callbacks;
+    return clt_queue_lookup(queue, &q) && q.mode == CLT_QUEUE_BY_CALLBACKS;
 }
 
 int clt_queue_in_order(void *queue)
@@ -118,7 +116,7 @@ int clt_profiling_on(void *queue)
     set_prop_t set = REAL(clSetCommandQueueProperty);
     pthread_mutex_lock(&lock);
     struct clt_queue_ent *e = find(queue);
-    int on = e && e->switched && set;
+    int on = e && e->mode == CLT_QUEUE_SWITCHED && set;
     if (on && e->timing++ == 0 && !e->profiling) {
         set(queue, PROFILING, 1, NULL);
         e->profiling = 1;
@@ -133,7 +131,7 @@ void clt_profiling_done(void *queue)
 {
     pthread_mutex_lock(&lock);
     struct clt_queue_ent *e = find(queue);
-    if (e && e->switched && e->timing)
+    if (e && e->mode == CLT_QUEUE_SWITCHED && e->timing)
         e->timing--;
     pthread_mutex_unlock(&lock);
 }
@@ -147,7 +145,7 @@ void clt_profiling_plain(void *queue)
     set_prop_t set = REAL(clSetCommandQueueProperty);
     pthread_mutex_lock(&lock);
     struct clt_queue_ent *e = find(queue);
-    if (e && e->switched && set && e->profiling && !e->timing) {
+    if (e && e->mode == CLT_QUEUE_SWITCHED && set && e->profiling && !e->timing) {
         set(queue, PROFILING, 0, NULL);
         e->profiling = 0;
         __atomic_fetch_sub(&queues_profiling, 1, __ATOMIC_RELAXED);
@@ -178,8 +176,10 @@ static int in_dispatch(void *object)
            read_safely(table + DISPATCH_SLOT, &entry, sizeof entry) && entry;
 }
 
-/* A marker enqueued now on q: did its event get profiling times? */
-static int marker_timed(void *q)
+/* A marker enqueued now on q and waited for: its profiling time `which`
+ * (0: none), CLOCK_MONOTONIC_RAW read just before and after its enqueue
+ * into raw[2]. */
+static uint64_t marker_time(void *q, uint32_t which, uint64_t raw[2])
 {
     typedef int32_t (*marker_t)(void *, uint32_t, const void *, void **);
     typedef int32_t (*wait_t)(uint32_t, void *const *);
@@ -190,13 +190,25 @@ static int marker_timed(void *q)
     prof_t prof = REAL(clGetEventProfilingInfo);
     rel_t rel = REAL(clReleaseEvent);
     void *ev = NULL;
-    uint64_t end = 0;
-    if (!mark || !wait || !prof || !rel || mark(q, 0, NULL, &ev) != CL_SUCCESS_ || !ev)
+    uint64_t t = 0;
+    if (!mark || !wait || !prof || !rel)
         return 0;
-    int ok = wait(1, &ev) == CL_SUCCESS_ && prof(ev, PROFILING_COMMAND_END, sizeof end, &end, NULL) == CL_SUCCESS_ &&
-             end;
+    raw[0] = clt_clock_ns(CLOCK_MONOTONIC_RAW);
+    int32_t err = mark(q, 0, NULL, &ev);
+    raw[1] = clt_clock_ns(CLOCK_MONOTONIC_RAW);
+    if (err != CL_SUCCESS_ || !ev)
+        return 0;
+    if (wait(1, &ev) != CL_SUCCESS_ || prof(ev, which, sizeof t, &t, NULL) != CL_SUCCESS_)
+        t = 0;
     rel(ev);
-    return ok;
+    return t;
+}
+
+/* A marker enqueued now on q: did its event get profiling times? */
+static int marker_timed(void *q)
+{
+    uint64_t raw[2];
+    return marker_time(q, PROFILING_COMMAND_END, raw) != 0;
 }
 
 static int try_switch(void *queue)
@@ -212,8 +224,10 @@ static int try_switch(void *queue)
 /* Per device: whether profiling can be switched (1 yes, -1 no, 0 not
  * tried yet); whether its plain queues' events carry profiling times anyway
  * (1 yes, -1 no, 0 not asked yet: asked when the app first reads profiling
- * it did not ask for, not at every program's start). */
-static struct { void *device; int switchable, unasked; } devs[64];
+ * it did not ask for, not at every program's start); whether its profiling
+ * clock is CLOCK_MONOTONIC_RAW (1, -1, 0: asked at the first queue that
+ * would be timed by callbacks). */
+static struct { void *device; int switchable, unasked, raw_clock; } devs[64];
 static unsigned n_devs;
 static pthread_mutex_t devs_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -225,7 +239,7 @@ static unsigned dev_index(void *device)
         i++;
     if (i == n_devs && n_devs < 64) {
         devs[i].device = device;
-        devs[i].switchable = devs[i].unasked = 0;
+        devs[i].switchable = devs[i].unasked = devs[i].raw_clock = 0;
         n_devs++;
     }
     return i;
@@ -244,6 +258,40 @@ int clt_profiling_refused(void *device)
     pthread_mutex_unlock(&devs_lock);
     errno = saved;
     return refused;
+}
+
+/* Three markers on a profiling queue of ours in context: each QUEUED time
+ * between the reads of CLOCK_MONOTONIC_RAW around its enqueue. */
+static int raw_is_device_clock(void *context, void *device)
+{
+    typedef void *(*create_t)(void *, void *, uint64_t, int32_t *);
+    typedef int32_t (*rel_t)(void *);
+    create_t create = REAL(clCreateCommandQueue);
+    rel_t rel_q = REAL(clReleaseCommandQueue);
+    int32_t err = -1;
+    void *q = create && rel_q ? create(context, device, PROFILING, &err) : NULL;
+    if (!q || err != CL_SUCCESS_)
+        return 0;
+    int ok = 1;
+    for (int i = 0; i < 3 && ok; i++) {
+        uint64_t raw[2] = { 0, 0 }, queued = marker_time(q, PROFILING_COMMAND_QUEUED, raw);
+        ok = queued && queued >= raw[0] && queued <= raw[1];
+    }
+    rel_q(q);
+    return ok;
+}
+
+int clt_profiling_clock_is_raw(void *context, void *device)
+{
+    int saved = errno;
+    pthread_mutex_lock(&devs_lock);      /* held through the trial: one per device */
+    unsigned i = dev_index(device);
+    int verdict = i < n_devs && devs[i].raw_clock ? devs[i].raw_clock : raw_is_device_clock(context, device) ? 1 : -1;
+    if (i < n_devs)
+        devs[i].raw_clock = verdict;
+    pthread_mutex_unlock(&devs_lock);
+    errno = saved;
+    return verdict > 0;
 }
 
 int clt_profiling_switchable(void *queue, void *device)

@@ -10,15 +10,12 @@ struct clt_queue_ent {
     uint64_t app_props;          /* CL_QUEUE_PROPERTIES the app asked for */
     unsigned n_arr;              /* the app's property array (values incl. the 0), 0: none */
     uint64_t arr[32];
-    int switched;                /* profiling on for timed commands, off for untimed ones */
     unsigned timing;             /* timed commands being enqueued now (profiling stays on while > 0) */
     int profiling;               /* on now (switched queues) */
     int cpu_device;              /* its device is a CPU (PoCL): it runs on the app's cores */
-    int by_callbacks;            /* plain, its timed commands timed by callbacks (cbtime.c) */
+    int mode;                    /* how cltrace times it: CLT_QUEUE_* (trace/record.h) */
 };
 
-/* How cltrace times a queue's commands, where the app did not ask for profiling. */
-enum { CLT_QUEUE_PROFILED, CLT_QUEUE_SWITCHED, CLT_QUEUE_BY_CALLBACKS };
 void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsigned n_arr, int mode,
                         int cpu_device);
 int clt_queue_lookup(void *q, struct clt_queue_ent *out);
@@ -37,6 +34,10 @@ void clt_profiling_done(void *queue);
 void clt_profiling_plain(void *queue);
 int clt_profiling_refused(void *device);               /* tried on this device: it cannot */
 int clt_profiling_switchable(void *queue, void *device);   /* try once per device (a plain queue of it) */
+/* The device's profiling clock is the host's CLOCK_MONOTONIC_RAW, as PoCL's
+ * is (what callbacks read: cbtime.c): asked once per device, on a profiling
+ * queue of cltrace's own in context. */
+int clt_profiling_clock_is_raw(void *context, void *device);
 /* Whether the driver of queue's device gives a plain queue's events
  * profiling times anyway (Oclgrind): then the app reads them under cltrace
  * too. Asked once per device, when an app first reads profiling it did not

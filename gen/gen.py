@@ -643,9 +643,9 @@ def wrapper(reg, c, r, ps, kinds, exported):
             wn, wl = argnames.index("num_events_in_wait_list"), argnames.index("event_wait_list")
             gated_args = list(call_args)
             gated_args[wn], gated_args[wl] = "clt_g->n", "(void *)clt_g->list"
-            if blk:
+            if blk:     # held: always enqueued non-blocking; a blocking one waited for below
                 L.append("    int clt_blk = CLT_UNLIKELY(clt_g != NULL) && %s;" % call_args[blk[0]])
-                gated_args[blk[0]] = "(clt_blk ? 0u : %s)" % call_args[blk[0]]
+                gated_args[blk[0]] = "0u"
     oc = out_count_at(ps, kinds)
     if oc is not None:
         # The app's count NULL: ours in its place, so that the record holds
@@ -680,7 +680,7 @@ def wrapper(reg, c, r, ps, kinds, exported):
     if gated_args:
         L.append("    if (CLT_UNLIKELY(clt_g != NULL))")
         L.append("        clt_cb_open(clt_g, %s ? *(void **)event__c : NULL);" % ("ret == 0" if rk == "ERR" else "ret"))
-    if gated_args and "clt_blk" in "".join(gated_args):
+    if gated_args and any(n.startswith("blocking") for n in argnames):
         if rk == "ERR":
             L.append("    if (CLT_UNLIKELY(clt_blk) && ret == 0)")
             L.append("        ret = clt_cb_block(*(void **)event__c);")

@@ -129,10 +129,12 @@ enum { CLT_CLK_TIMER, CLT_CLK_MARKER, CLT_CLK_UPPER };
  * 4-byte write + clFinish takes on the profiling queue than on a plain one
  * (0: not measured, or not consistently longer) */
 enum { EVC_DEVICE, EVC_WITHOUT, EVC_WITH, EVC_SAMPLES, EVC_WRITE_PENALTY, EVC_WRITE_EVENT, EVC_N };
-/* a queue handle; 1: its profiling is on only around timed commands
- * (CLTRACE_SAMPLE, capture/queues.c), 2: plain, its timed commands timed
- * by callbacks (capture/cbtime.c), 0: on throughout */
+/* a queue handle and how cltrace times its commands, where the app did not
+ * ask for profiling: profiling on throughout, on only around timed commands
+ * (CLTRACE_SAMPLE, capture/queues.c), or plain, timed by callbacks
+ * (capture/cbtime.c) */
 enum { QM_QUEUE, QM_SWITCHED, QM_N };
+enum { CLT_QUEUE_PROFILED, CLT_QUEUE_SWITCHED, CLT_QUEUE_BY_CALLBACKS };
 enum { KI_KERNEL, KI_DEVICE, KI_WG_SIZE, KI_PREF_MULTIPLE, KI_LOCAL_MEM, KI_PRIVATE_MEM, KI_N };
 /* a kernel's register count (NVIDIA, capture/nvbuild.c); KR_REGS also says
  * of a program that its counts are coming (a private build started beside

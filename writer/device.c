@@ -174,8 +174,8 @@ static struct clt_queue *queue_get(struct clt_writer *w, uint64_t handle)
 static void on_profiled(struct clt_writer *w, const struct clt_rec *rec, unsigned fn, uint64_t flow, uint32_t seq)
 {
     struct clt_queue *wq = queue_get(w, rec->arg[0]);
-    if (!wq || !wq->dev || (flow == CLT_FLOW_SAMPLED_OUT && clt_map_get(&w->dev->switched, rec->arg[0])) ||
-        clt_map_get(&w->dev->by_callbacks, rec->arg[0]))
+    uintptr_t mode = (uintptr_t)clt_map_get(&w->dev->queue_modes, rec->arg[0]);
+    if (!wq || !wq->dev || (flow == CLT_FLOW_SAMPLED_OUT && mode == CLT_QUEUE_SWITCHED) || mode == CLT_QUEUE_BY_CALLBACKS)
         return;
     clt_cost_on_profiled(w, wq->dev, seq, clt_fn_is_host_write(fn), (wq->props & 2) != 0 /* the app's */);
 }

@@ -525,12 +525,11 @@ void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec)
         event_cost_record(w, rec);
         break;
     case CLT_REC_QUEUE_MODE:       /* a handle reused by a new queue gets its own mode */
-        clt_map_del(&m->switched, rec->arg[QM_QUEUE]);
-        clt_map_del(&m->by_callbacks, rec->arg[QM_QUEUE]);
-        if (rec->arg[QM_SWITCHED])      /* 1: switched, 2: by callbacks */
-            clt_map_put(rec->arg[QM_SWITCHED] == 1 ? &m->switched : &m->by_callbacks, rec->arg[QM_QUEUE], (void *)1);
-        m->queues_switched += rec->arg[QM_SWITCHED] == 1;
-        m->queues_by_callbacks += rec->arg[QM_SWITCHED] == 2;
+        clt_map_del(&m->queue_modes, rec->arg[QM_QUEUE]);
+        if (rec->arg[QM_SWITCHED] != CLT_QUEUE_PROFILED)
+            clt_map_put(&m->queue_modes, rec->arg[QM_QUEUE], (void *)(uintptr_t)rec->arg[QM_SWITCHED]);
+        m->queues_switched += rec->arg[QM_SWITCHED] == CLT_QUEUE_SWITCHED;
+        m->queues_by_callbacks += rec->arg[QM_SWITCHED] == CLT_QUEUE_BY_CALLBACKS;
         break;
     case CLT_REC_KERNEL: {
         struct clt_kern *k = clt_dm_kern_get(w, clt_dm_id_of(w, rec->arg[KI_KERNEL]), 1);

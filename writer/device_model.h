@@ -195,10 +195,8 @@ struct clt_devmodel {
     struct clt_map queue_info;                  /* queue id -> its order << 8 | properties | 0x80 */
     struct clt_kern *last_kern;                 /* the kernel of the latest lookup: a loop sets its args */
     struct clt_map mappings;                    /* by mapped pointer */
-    struct clt_map switched;                    /* queue handles whose profiling is switched per timed command */
-    uint64_t queues_switched;
-    struct clt_map by_callbacks;                /* queue handles left plain, timed by callbacks */
-    uint64_t queues_by_callbacks;
+    struct clt_map queue_modes;                 /* queue handle -> CLT_QUEUE_* (trace/record.h), but profiled */
+    uint64_t queues_switched, queues_by_callbacks;
     int priced;                                 /* some device has a profiling price (probe) */
     struct clt_map flow_map;                    /* flow id -> struct clt_flow, until drawn */
     struct clt_map fps;                         /* flow id -> its fingerprints, until drawn (fingerprints.c) */

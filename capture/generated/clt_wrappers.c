@@ -5585,7 +5585,7 @@ static void * clEnqueueMapBuffer_rec(clEnqueueMapBuffer_t real, void *clt_ra, vo
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    void * ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, buffer, (clt_blk ? 0u : blocking_map), map_flags, offset, size, clt_g->n, (void *)clt_g->list, event__c, errcode_ret ? errcode_ret : &clt_err_local)
+    void * ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, buffer, 0u, map_flags, offset, size, clt_g->n, (void *)clt_g->list, event__c, errcode_ret ? errcode_ret : &clt_err_local)
                                : real(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event__c, errcode_ret ? errcode_ret : &clt_err_local);
     if (CLT_UNLIKELY(clt_g != NULL))
         clt_cb_open(clt_g, ret ? *(void **)event__c : NULL);
@@ -5690,7 +5690,7 @@ static void * clEnqueueMapImage_rec(clEnqueueMapImage_t real, void *clt_ra, void
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    void * ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, image, (clt_blk ? 0u : blocking_map), map_flags, origin, region, image_row_pitch, image_slice_pitch, clt_g->n, (void *)clt_g->list, event__c, errcode_ret ? errcode_ret : &clt_err_local)
+    void * ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, image, 0u, map_flags, origin, region, image_row_pitch, image_slice_pitch, clt_g->n, (void *)clt_g->list, event__c, errcode_ret ? errcode_ret : &clt_err_local)
                                : real(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event__c, errcode_ret ? errcode_ret : &clt_err_local);
     if (CLT_UNLIKELY(clt_g != NULL))
         clt_cb_open(clt_g, ret ? *(void **)event__c : NULL);
@@ -6163,7 +6163,7 @@ static int32_t clEnqueueMemcpyINTEL_rec(clEnqueueMemcpyINTEL_t real, void *clt_r
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, (clt_blk ? 0u : blocking), dst_ptr, src_ptr, size, clt_g->n, (void *)clt_g->list, event__c)
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, 0u, dst_ptr, src_ptr, size, clt_g->n, (void *)clt_g->list, event__c)
                                : real(command_queue, blocking, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     if (CLT_UNLIKELY(clt_g != NULL))
         clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
@@ -6837,7 +6837,7 @@ static int32_t clEnqueueReadBuffer_rec(clEnqueueReadBuffer_t real, void *clt_ra,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, buffer, (clt_blk ? 0u : blocking_read), offset, size, ptr, clt_g->n, (void *)clt_g->list, event__c)
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, buffer, 0u, offset, size, ptr, clt_g->n, (void *)clt_g->list, event__c)
                                : real(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event__c);
     if (CLT_UNLIKELY(clt_g != NULL))
         clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
@@ -6937,7 +6937,7 @@ static int32_t clEnqueueReadBufferRect_rec(clEnqueueReadBufferRect_t real, void 
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, buffer, (clt_blk ? 0u : blocking_read), buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, clt_g->n, (void *)clt_g->list, event__c)
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, buffer, 0u, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, clt_g->n, (void *)clt_g->list, event__c)
                                : real(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
     if (CLT_UNLIKELY(clt_g != NULL))
         clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
@@ -7042,7 +7042,7 @@ static int32_t clEnqueueReadHostPipeINTEL_rec(clEnqueueReadHostPipeINTEL_t real,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, program, pipe_symbol, (clt_blk ? 0u : blocking_read), ptr, size, clt_g->n, (void *)clt_g->list, event__c)
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, program, pipe_symbol, 0u, ptr, size, clt_g->n, (void *)clt_g->list, event__c)
                                : real(command_queue, program, pipe_symbol, blocking_read, ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     if (CLT_UNLIKELY(clt_g != NULL))
         clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
@@ -7142,7 +7142,7 @@ static int32_t clEnqueueReadImage_rec(clEnqueueReadImage_t real, void *clt_ra, v
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, image, (clt_blk ? 0u : blocking_read), origin, region, row_pitch, slice_pitch, ptr, clt_g->n, (void *)clt_g->list, event__c)
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, image, 0u, origin, region, row_pitch, slice_pitch, ptr, clt_g->n, (void *)clt_g->list, event__c)
                                : real(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
     if (CLT_UNLIKELY(clt_g != NULL))
         clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
@@ -8282,7 +8282,7 @@ static int32_t clEnqueueSVMMap_rec(clEnqueueSVMMap_t real, void *clt_ra, void * 
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, (clt_blk ? 0u : blocking_map), flags, svm_ptr, size, clt_g->n, (void *)clt_g->list, event__c)
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, 0u, flags, svm_ptr, size, clt_g->n, (void *)clt_g->list, event__c)
                                : real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     if (CLT_UNLIKELY(clt_g != NULL))
         clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
@@ -8381,7 +8381,7 @@ static int32_t clEnqueueSVMMapARM_rec(clEnqueueSVMMapARM_t real, void *clt_ra, v
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, (clt_blk ? 0u : blocking_map), flags, svm_ptr, size, clt_g->n, (void *)clt_g->list, event__c)
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, 0u, flags, svm_ptr, size, clt_g->n, (void *)clt_g->list, event__c)
                                : real(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     if (CLT_UNLIKELY(clt_g != NULL))
         clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
@@ -8672,7 +8672,7 @@ static int32_t clEnqueueSVMMemcpy_rec(clEnqueueSVMMemcpy_t real, void *clt_ra, v
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, (clt_blk ? 0u : blocking_copy), dst_ptr, src_ptr, size, clt_g->n, (void *)clt_g->list, event__c)
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, 0u, dst_ptr, src_ptr, size, clt_g->n, (void *)clt_g->list, event__c)
                                : real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     if (CLT_UNLIKELY(clt_g != NULL))
         clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
@@ -8771,7 +8771,7 @@ static int32_t clEnqueueSVMMemcpyARM_rec(clEnqueueSVMMemcpyARM_t real, void *clt
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, (clt_blk ? 0u : blocking_copy), dst_ptr, src_ptr, size, clt_g->n, (void *)clt_g->list, event__c)
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, 0u, dst_ptr, src_ptr, size, clt_g->n, (void *)clt_g->list, event__c)
                                : real(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     if (CLT_UNLIKELY(clt_g != NULL))
         clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
@@ -9581,7 +9581,7 @@ static int32_t clEnqueueWriteBuffer_rec(clEnqueueWriteBuffer_t real, void *clt_r
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, buffer, (clt_blk ? 0u : blocking_write), offset, size, ptr, clt_g->n, (void *)clt_g->list, event__c)
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, buffer, 0u, offset, size, ptr, clt_g->n, (void *)clt_g->list, event__c)
                                : real(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event__c);
     if (CLT_UNLIKELY(clt_g != NULL))
         clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
@@ -9681,7 +9681,7 @@ static int32_t clEnqueueWriteBufferRect_rec(clEnqueueWriteBufferRect_t real, voi
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, buffer, (clt_blk ? 0u : blocking_write), buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, clt_g->n, (void *)clt_g->list, event__c)
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, buffer, 0u, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, clt_g->n, (void *)clt_g->list, event__c)
                                : real(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
     if (CLT_UNLIKELY(clt_g != NULL))
         clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
@@ -9786,7 +9786,7 @@ static int32_t clEnqueueWriteHostPipeINTEL_rec(clEnqueueWriteHostPipeINTEL_t rea
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, program, pipe_symbol, (clt_blk ? 0u : blocking_write), ptr, size, clt_g->n, (void *)clt_g->list, event__c)
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, program, pipe_symbol, 0u, ptr, size, clt_g->n, (void *)clt_g->list, event__c)
                                : real(command_queue, program, pipe_symbol, blocking_write, ptr, size, num_events_in_wait_list, event_wait_list, event__c);
     if (CLT_UNLIKELY(clt_g != NULL))
         clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);
@@ -9886,7 +9886,7 @@ static int32_t clEnqueueWriteImage_rec(clEnqueueWriteImage_t real, void *clt_ra,
         __atomic_store_n(&th->in_enqueue, 1u, __ATOMIC_RELAXED);
     int clt_tsc = clt_use_tsc;
     uint64_t t0 = clt_now_tsc(clt_tsc);
-    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, image, (clt_blk ? 0u : blocking_write), origin, region, input_row_pitch, input_slice_pitch, ptr, clt_g->n, (void *)clt_g->list, event__c)
+    int32_t ret = CLT_UNLIKELY(clt_g != NULL) ? real(command_queue, image, 0u, origin, region, input_row_pitch, input_slice_pitch, ptr, clt_g->n, (void *)clt_g->list, event__c)
                                : real(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event__c);
     if (CLT_UNLIKELY(clt_g != NULL))
         clt_cb_open(clt_g, ret == 0 ? *(void **)event__c : NULL);

@@ -14,7 +14,7 @@ struct clt_evcost {
 };
 
 /* 1: measured into *out (8 pairs at least); the clock markers' evidence
- * recorded on th as it goes (clock.c) */
-int clt_calibrate(struct clt_thread *th, void *queue, void *dev, int cpu_device, int app_profiling,
+ * recorded on th as it goes (clock.c) where the queue is `profiled` now */
+int clt_calibrate(struct clt_thread *th, void *queue, void *dev, int cpu_device, int app_profiling, int profiled,
                   struct clt_evcost *out);
 #endif

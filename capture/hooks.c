@@ -172,10 +172,10 @@ static int device_describe(struct clt_thread *th, void *dev)
     return clt_cl_version(version) ? clt_cl_version(version) : 100;
 }
 
-static void calibrate(struct clt_thread *th, void *queue, void *dev, int cpu_device, int app_profiling)
+static void calibrate(struct clt_thread *th, void *queue, void *dev, int cpu_device, int app_profiling, int profiled)
 {
     struct clt_evcost c;
-    if (!clt_calibrate(th, queue, dev, cpu_device, app_profiling, &c))
+    if (!clt_calibrate(th, queue, dev, cpu_device, app_profiling, profiled, &c))
         return;
     clt_sample_event_price(c.with > c.without ? c.with - c.without : 0, c.write_penalty);   /* the budget's */
     struct clt_extra x;
@@ -245,7 +245,8 @@ static void queue_created(struct clt_hook *h, void *queue, void *context, void *
     uint32_t refs = clt_context_refs(context);      /* the app's, before cltrace's calibration */
     if (device_describe(h->th, device) >= 102) {     /* OpenCL 1.2 */
         int on = clt_profiling_on(queue);       /* the calibration's markers are timed */
-        calibrate(h->th, queue, device, cpu_device, (app_props & CL_QUEUE_PROFILING_ENABLE_) != 0);
+        calibrate(h->th, queue, device, cpu_device, (app_props & CL_QUEUE_PROFILING_ENABLE_) != 0,
+                  on || mode == CLT_QUEUE_PROFILED);
         if (on)
             clt_profiling_done(queue);
     }

@@ -22,7 +22,7 @@ within 1.05x (the interval's top under it), over (its bottom above), or not.
 With --examples --aa: both runs of each pair untraced, the ratio as above:
 the spread the host gives that ratio with no cltrace at all.
 
-    scripts/bench-figure-pairs.py [--pairs N] [--examples [--aa]]   (after make test-bins)
+    scripts/bench-figure-pairs.py [--pairs N] [--examples [NAME ...] [--aa]]   (after make test-bins)
 """
 import argparse
 import glob
@@ -92,14 +92,14 @@ def measure(name, cmd, pairs, work):
     return 1 if inside == pairs else -1 if hi - lo > 40 else 0
 
 
-def examples(pairs, work, aa=False):
-    """Every example's whole run, untraced and by default (aa: untraced again): medians, their
-    ratio, the pairs' median slowdown as a ratio with its 90 % interval and what that interval
-    tells against the 1.05x target, the figure and its exit"""
+def examples(pairs, work, aa=False, only=()):
+    """Every example's whole run (or those named), untraced and by default (aa: untraced again):
+    medians, their ratio, the pairs' median slowdown as a ratio with its 90 % interval and what
+    that interval tells against the 1.05x target, the figure and its exit"""
     names = []
     for line in open(os.path.join(ROOT, "Makefile")):
         if line.startswith("EXAMPLES := "):
-            names = line.split()[2:]
+            names = [x for x in line.split()[2:] if not only or x in only]
     print("every example's whole run, %d interleaved pairs (ms; %s, %d cores)%s" % (
         pairs, time.strftime("%Y-%m-%d"), os.cpu_count(), ": untraced against untraced (A/A)" if aa else ""))
     print("| example | untraced, median | %s, median | ratio | pairs: ratio (90 %% interval) | against 1.05x "
@@ -130,13 +130,13 @@ def examples(pairs, work, aa=False):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--pairs", type=int, default=7)
-    ap.add_argument("--examples", action="store_true")
+    ap.add_argument("--examples", nargs="*", metavar="NAME", help="every example, or those named")
     ap.add_argument("--aa", action="store_true", help="with --examples: untraced against untraced")
     a = ap.parse_args()
-    if a.examples:
+    if a.examples is not None:
         work = tempfile.mkdtemp(prefix="cltrace-figure-pairs.")
         try:
-            examples(a.pairs, work, a.aa)
+            examples(a.pairs, work, a.aa, a.examples)
         finally:
             shutil.rmtree(work, ignore_errors=True)
         return 0

@@ -381,15 +381,21 @@ void clt_put_own_slice(struct clt_writer *w, uint64_t track, uint64_t start, uin
     slice_end(w, track, end);
 }
 
+/* Packed by hand, not through an Event: a queue's counter moves at each
+ * enqueue, and the Event's init and walk were ~290 instructions of a
+ * launch loop's ~4,400 a launch in the writer (PoCL, callgrind). */
 void clt_counter(struct clt_writer *w, uint64_t track, uint64_t ts, int64_t value)
 {
-    Event e = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-    e.has_type = e.has_track_uuid = 1;
-    e.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER;
-    e.track_uuid = track;
-    e.counter_value_field_case = PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_COUNTER_VALUE;
-    e.counter_value = value;
-    clt_put_own_event(w, ts, &e);
+    if (w->len + 64 > w->out_cap)
+        clt_writer_flush(w);
+    if (w->len + 64 > CLT_OUT_CAP)
+        return;             /* cannot happen: a flush empties it */
+    uint8_t *plen, *elen, *p = fp_event_head(w->out + w->len, ts, CLT_OWN_SEQ, 4, &plen, &elen);   /* TYPE_COUNTER */
+    p = fp_field_varint(p, FP_TE_TRACK_UUID, track);
+    p = fp_field_varint(p, FP_TE_COUNTER, (uint64_t)value);
+    fp_close(elen, p);
+    fp_close(plen, p);
+    w->len = (size_t)(p - w->out);
 }
 
 Perfetto__Protos__DebugAnnotation *clt_ann_new(Perfetto__Protos__DebugAnnotation *a,

@@ -113,7 +113,7 @@ enum clt_rec_kind {
 
 /* Slots of the records above (rec->arg[i]). */
 enum { CMD_FLOW, CMD_EVENT, CMD_STATUS, CMD_QUEUED, CMD_SUBMIT, CMD_START, CMD_END, CMD_N };
-enum { DEV_ID, DEV_TYPE, DEV_CU, DEV_MAX_WG, DEV_LOCAL_MEM, DEV_GLOBAL_MEM, DEV_CLOCK_MHZ, DEV_WARP,
+enum { DEV_ID, DEV_TYPE, DEV_CU, DEV_MAX_WG, DEV_LOCAL_MEM, DEV_GLOBAL_MEM, DEV_WARP,
        DEV_REGS, DEV_CC_MAJOR, DEV_CC_MINOR, DEV_SIMD_PER_CU, DEV_NAME, DEV_VENDOR, DEV_VERSION,
        DEV_UUID_HI, DEV_UUID_LO, DEV_N };
 /* DEV_UUID_*: which physical device, across processes (a job's ranks): its

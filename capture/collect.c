@@ -121,7 +121,6 @@ int clt_spawn_own(void *(*fn)(void *))
 }
 
 static void collector_start(void);
-
 static uint64_t in_flight(void)
 {
     uint64_t done = __atomic_load_n(&lines.collected, __ATOMIC_ACQUIRE);
@@ -438,8 +437,9 @@ static void *collector_main(void *arg)
         /* a thread the driver starts in these calls inherits its priority */
         long watch = clt_own_driver_begin();
         take_handed();
-        /* its own ring: the completions are records like any other */
-        unsigned done = collect_pass(clt_enter(), &waking, &held);
+        int raised = clt_pend_count() ? clt_own_driver_raise() : 0;   /* a driver lock held idle holds the app */
+        unsigned done = collect_pass(clt_enter(), &waking, &held);    /* into its own ring, as any records */
+        clt_own_driver_lower(raised);
         clt_own_driver_end(watch);
         if (done) {
             sleep_ns = 20000;

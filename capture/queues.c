@@ -52,11 +52,10 @@ static struct clt_queue_ent *find(void *q)
     return NULL;
 }
 
-void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsigned n_arr, int mode,
-                        int cpu_device)
+void clt_queue_remember(const struct clt_queue_ent *made)
 {
     pthread_mutex_lock(&lock);
-    struct clt_queue_ent *e = find(q);     /* an address reused after a release */
+    struct clt_queue_ent *e = find(made->queue);     /* an address reused after a release */
     if (e && e->profiling)                 /* its queue released with profiling on */
         __atomic_fetch_sub(&queues_profiling, 1, __ATOMIC_RELAXED);
     if (!e && clt_grow(&queues, n_queues, &cap_queues, sizeof *queues, 16) == 0) {
@@ -64,19 +63,13 @@ void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsign
         memset(e, 0, sizeof *e);           /* clt_grow's memory is not zeroed */
     }
     if (e) {
-        e->queue = q;
-        e->app_props = app_props;
-        e->n_arr = n_arr;
-        if (n_arr)          /* clCreateCommandQueue: no list */
-            memcpy(e->arr, arr, n_arr * sizeof *arr);
-        e->mode = mode;
+        *e = *made;         /* timing and profiling 0: none yet */
         e->timing = 0;
         e->profiling = 0;
-        e->cpu_device = cpu_device;
     }
-    if (mode == CLT_QUEUE_SWITCHED)
+    if (made->mode == CLT_QUEUE_SWITCHED)
         __atomic_fetch_or(&clt_queue_modes, CLT_MODE_SWITCHED, __ATOMIC_RELAXED);
-    if (mode == CLT_QUEUE_BY_CALLBACKS)
+    if (made->mode == CLT_QUEUE_BY_CALLBACKS)
         __atomic_fetch_or(&clt_queue_modes, CLT_MODE_CALLBACKS, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&lock);
 }

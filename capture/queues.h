@@ -14,10 +14,11 @@ struct clt_queue_ent {
     int profiling;               /* on now (switched queues) */
     int cpu_device;              /* its device is a CPU (PoCL): it runs on the app's cores */
     int mode;                    /* how cltrace times it: CLT_QUEUE_* (trace/record.h) */
+    void *device;                /* its device: asking the driver takes the queue's lock (below) */
 };
 
-void clt_queue_remember(void *q, uint64_t app_props, const uint64_t *arr, unsigned n_arr, int mode,
-                        int cpu_device);
+/* A queue made: e's queue, app_props, arr/n_arr, mode, cpu_device and device */
+void clt_queue_remember(const struct clt_queue_ent *made);
 int clt_queue_lookup(void *q, struct clt_queue_ent *out);
 int clt_queue_by_callbacks(void *queue);     /* left plain, timed by callbacks */
 

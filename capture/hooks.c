@@ -476,7 +476,84 @@ void clt_post_clGetEventProfilingInfo(struct clt_hook *h, int32_t *ret, void *ev
         *ret = CL_PROFILING_INFO_NOT_AVAILABLE_;
 }
 
-/* ---- kernels: work-group facts on the first launch per (kernel, queue) -- */
+/* ---- kernels: work-group facts, asked when made, recorded at the first
+ * launch per (kernel, queue) -------------------------------------------- */
+
+/* Asked after the first launch, PoCL answered under the lock its worker
+ * held while compiling that launch: beside two CPU hogs 35-100 ms of the
+ * app's call, 3 runs in 100 of a 300-call program. So they are asked when
+ * the kernel is made, for each device of its program, and kept here; the
+ * first launch records them, asking the driver only where they were not
+ * kept (a kernel made before cltrace, a full table). */
+#define KFACTS 512
+#define KFACTS_PROBE 8
+struct kfacts { void *kernel, *dev, *program; uint64_t v[4]; char name[CLT_MAX_STR]; };
+static struct kfacts kfacts[KFACTS];
+static pthread_mutex_t kfacts_lock = PTHREAD_MUTEX_INITIALIZER;
+static const uint32_t kfacts_params[4] = { CL_KERNEL_WORK_GROUP_SIZE_, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE_,
+                                           CL_KERNEL_LOCAL_MEM_SIZE_, CL_KERNEL_PRIVATE_MEM_SIZE_ };
+
+static unsigned kfacts_slot(void *kernel, void *dev)
+{
+    uint64_t key = ((uint64_t)(uintptr_t)kernel * 0x9E3779B97F4A7C15ull) ^ (uint64_t)(uintptr_t)dev;
+    return (unsigned)(key >> 20) & (KFACTS - 1);
+}
+
+static int kfacts_find(void *kernel, void *dev, struct kfacts *out)
+{
+    int found = 0;
+    pthread_mutex_lock(&kfacts_lock);
+    for (unsigned i = 0, s = kfacts_slot(kernel, dev); i < KFACTS_PROBE && !found; i++, s = (s + 1) & (KFACTS - 1))
+        if (kfacts[s].kernel == kernel && kfacts[s].dev == dev) {
+            *out = kfacts[s];
+            found = 1;
+        }
+    pthread_mutex_unlock(&kfacts_lock);
+    return found;
+}
+
+static void kfacts_ask(void *kernel, void *dev, uint64_t v[4])
+{
+    get_info2_t kinfo = REAL(clGetKernelWorkGroupInfo);
+    for (int i = 0; i < 4; i++)
+        if (!kinfo || kinfo(kernel, dev, kfacts_params[i], sizeof v[i], &v[i], NULL) != CL_SUCCESS_)
+            v[i] = 0;
+}
+
+/* A new kernel's facts for each device of its program (a handle reused
+ * after a release replaces the old one's); src: a clone's source, copied */
+static void kfacts_keep(void *kernel, void *src)
+{
+    get_info_t kinfo = REAL(clGetKernelInfo), pinfo = REAL(clGetProgramInfo);
+    void *program = NULL, *devs[8];
+    size_t bytes = 0;
+    char name[sizeof kfacts[0].name] = "";
+    if (!kernel || !kinfo || !pinfo || kinfo(kernel, 0x1194 /* CL_KERNEL_PROGRAM */, sizeof program, &program, NULL) ||
+        pinfo(program, CL_PROGRAM_DEVICES_, sizeof devs, devs, &bytes) != CL_SUCCESS_)
+        return;
+    if (kinfo(kernel, 0x1190 /* CL_KERNEL_FUNCTION_NAME */, sizeof name, name, NULL) != CL_SUCCESS_)
+        name[0] = 0;        /* longer than kept: the trace's name, if any */
+    name[sizeof name - 1] = 0;
+    for (size_t d = 0; d < bytes / sizeof *devs && d < 8; d++) {
+        struct kfacts f = { kernel, devs[d], program, { 0, 0, 0, 0 }, "" }, from;
+        memcpy(f.name, name, sizeof name);
+        if (src && kfacts_find(src, devs[d], &from))
+            memcpy(f.v, from.v, sizeof f.v);
+        else
+            kfacts_ask(kernel, devs[d], f.v);
+        pthread_mutex_lock(&kfacts_lock);
+        unsigned s = kfacts_slot(kernel, devs[d]), at = s;
+        for (unsigned i = 0; i < KFACTS_PROBE; i++, s = (s + 1) & (KFACTS - 1))
+            if (kfacts[s].kernel == kernel && kfacts[s].dev == devs[d]) {
+                at = s;
+                break;
+            } else if (!kfacts[s].kernel && kfacts[at].kernel) {
+                at = s;
+            }
+        kfacts[at] = f;       /* all probed taken: the first, overwritten */
+        pthread_mutex_unlock(&kfacts_lock);
+    }
+}
 
 #define KSEEN_SIZE 4096
 static uint64_t kseen[KSEEN_SIZE];
@@ -500,6 +577,28 @@ static int kernel_first_launch(void *kernel, void *queue)
     return 0;    /* table full: no more facts, nothing breaks */
 }
 
+void clt_post_clCreateKernel(struct clt_hook *h, void **ret, void *program, void *kernel_name, cl_int_ *errcode_ret)
+{
+    (void)program, (void)kernel_name, (void)errcode_ret;
+    if (h->th)
+        kfacts_keep(*ret, NULL);
+}
+
+void clt_post_clCreateKernelsInProgram(struct clt_hook *h, int32_t *ret, void *program, uint32_t num_kernels,
+                                       void *kernels, void *num_kernels_ret)
+{
+    (void)program, (void)num_kernels_ret;
+    for (uint32_t i = 0; h->th && *ret == CL_SUCCESS_ && kernels && i < num_kernels; i++)
+        kfacts_keep(((void **)kernels)[i], NULL);
+}
+
+void clt_post_clCloneKernel(struct clt_hook *h, void **ret, void *source_kernel, cl_int_ *errcode_ret)
+{
+    (void)errcode_ret;
+    if (h->th)
+        kfacts_keep(*ret, source_kernel);
+}
+
 void clt_post_clEnqueueNDRangeKernel(struct clt_hook *h, int32_t *ret, void *command_queue, void *kernel,
                                      uint32_t work_dim, void *global_work_offset, void *global_work_size,
                                      void *local_work_size, uint32_t num_events_in_wait_list,
@@ -507,30 +606,25 @@ void clt_post_clEnqueueNDRangeKernel(struct clt_hook *h, int32_t *ret, void *com
 {
     if (!h->th || *ret != CL_SUCCESS_ || !kernel_first_launch(kernel, command_queue))
         return;
-    get_info_t qinfo = REAL(clGetCommandQueueInfo);
-    get_info2_t kinfo = REAL(clGetKernelWorkGroupInfo);
     /* the device as cltrace saw the queue made: PoCL answers CL_QUEUE_DEVICE
-     * under the queue's lock, just taken by the launch, and beside two CPU
-     * hogs that was 45 ms once in 100 runs of a 300-call program */
+     * under the queue's lock, just taken by the launch (beside two CPU hogs
+     * 45 ms once in 100 runs of a 300-call program) */
+    get_info_t qinfo = REAL(clGetCommandQueueInfo);
     struct clt_queue_ent q;
     void *dev = clt_queue_lookup(command_queue, &q) ? q.device : NULL;
-    if (!kinfo || (!dev && (!qinfo || qinfo(command_queue, CL_QUEUE_DEVICE_, sizeof dev, &dev, NULL) != CL_SUCCESS_)))
+    if (!dev && (!qinfo || qinfo(command_queue, CL_QUEUE_DEVICE_, sizeof dev, &dev, NULL) != CL_SUCCESS_))
         return;
+    struct kfacts f = { kernel, dev, NULL, { 0, 0, 0, 0 }, "" };
+    if (!kfacts_find(kernel, dev, &f))
+        kfacts_ask(kernel, dev, f.v);
     struct clt_extra x;
     struct clt_rec *rec = special_begin(h->th, KI_N, &x);
     if (!rec)
         return;
-    uint64_t v[4] = { 0, 0, 0, 0 };
-    static const uint32_t params[4] = { CL_KERNEL_WORK_GROUP_SIZE_, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE_,
-                                        CL_KERNEL_LOCAL_MEM_SIZE_, CL_KERNEL_PRIVATE_MEM_SIZE_ };
-    for (int i = 0; i < 4; i++)
-        if (kinfo(kernel, dev, params[i], sizeof v[i], &v[i], NULL) != CL_SUCCESS_)
-            v[i] = 0;
     rec->arg[KI_KERNEL] = (uint64_t)(uintptr_t)kernel;
     rec->arg[KI_DEVICE] = (uint64_t)(uintptr_t)dev;
-    rec->arg[KI_WG_SIZE] = v[0];
-    rec->arg[KI_PREF_MULTIPLE] = v[1];
-    rec->arg[KI_LOCAL_MEM] = v[2];
-    rec->arg[KI_PRIVATE_MEM] = v[3];
+    memcpy(&rec->arg[KI_WG_SIZE], f.v, sizeof f.v);      /* KI_WG_SIZE .. KI_PRIVATE_MEM */
+    rec->arg[KI_PROGRAM] = (uint64_t)(uintptr_t)f.program;
+    rec->arg[KI_NAME] = clt_put_str(&x, KI_NAME, 1, f.name);
     special_commit(h->th, rec, &x, CLT_REC_KERNEL);
 }

@@ -443,7 +443,8 @@ def gen(reg, out, cap_out):
 # of a launch's recording).
 HOOKED = {"clCreateCommandQueue": ("pre", "post"), "clCreateCommandQueueWithProperties": ("pre", "post"),
           "clCreateCommandQueueWithPropertiesKHR": ("pre", "post"), "clGetCommandQueueInfo": ("pre", "post"),
-          "clGetEventProfilingInfo": ("post",), "clEnqueueNDRangeKernel": ("post",),
+          "clGetEventProfilingInfo": ("post",), "clEnqueueNDRangeKernel": ("post",), "clCreateKernel": ("post",),
+          "clCreateKernelsInProgram": ("post",), "clCloneKernel": ("post",),
           "clBuildProgram": ("pre", "post"), "clReleaseContext": ("pre",), "clGetContextInfo": ("pre", "post"),
           "clReleaseCommandQueue": ("pre",)}
 

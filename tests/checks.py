@@ -768,6 +768,24 @@ def check_by_callbacks(t, queues):
         expect(len(held) >= len(dev) - 1, "%d of %d without their submit time" % (len(dev) - len(held), len(dev)))
 
 
+def check_kernel_facts(t, out_file):
+    """tests/apps/kernel_facts.c traced: each launch drawn under its kernel's
+    name, however the kernel was made (clCreateKernel, clCreateKernelsInProgram,
+    clCloneKernel), with the work-group facts the driver gave the app; one
+    kernel record per launch on a new queue, asked when the kernel was made."""
+    want = [l.split() for l in open(out_file) if len(l.split()) == 3 and not l.startswith("kernels")]
+    launched = [l for l in open(out_file) if l.startswith("kernels launched: ")]
+    dev = sorted((s for s in t["slices"] if (s["track_name"] or "").startswith("Device ")), key=lambda s: s["ts"])
+    expect(launched and len(dev) == int(launched[0].split()[-1]) == len(want),
+           "%d launches drawn, the app printed %r" % (len(dev), launched))
+    for (name, wg, mult), d in zip(want, dev):
+        expect(d["name"] == name, "a launch of %s drawn as %r" % (name, d["name"]))
+        expect(d["args"].get("kernel_work_group_size") == int(wg) and
+               d["args"].get("preferred_work_group_size_multiple") == int(mult),
+               "%s: the trace's facts %r, the driver's %s %s" % (name, {k: v for k, v in d["args"].items()
+                                                                      if "work_group" in k}, wg, mult))
+
+
 def check_switches(t, log):
     """The queue's profiling switches, as a driver saw them (tests/apps/
     profswitch.c: '+' on, '-' off): cltrace's trial of the switch (+-), then
@@ -953,7 +971,7 @@ if __name__ == "__main__":
         sys.exit(1 if failures else 0)
     trace = decode(path)
     whole = check in ("timeline", "nvidia", "registers", "figures", "churn", "phases", "launches", "switched", "switches",
-                      "window", "by_callbacks")
+                      "window", "by_callbacks", "kernel_facts")
     globals()["check_" + check](trace if whole else api_only(trace), *sys.argv[3:])
     for f in failures[:20]:
         print("  " + f)

@@ -168,6 +168,18 @@ t_pocl_queues_timed_by_callbacks() {
     $PY tests/checks.py by_callbacks "$(trace_of "$WORK/cc")" 0
 }
 
+t_kernel_facts_however_the_kernel_was_made() {
+    # a kernel's work-group facts are asked when it is made, not after its
+    # first launch (PoCL answered them under the lock its worker held while
+    # compiling that launch: beside two CPU hogs 35-100 ms of the app's call);
+    # a kernel of clCreateKernelsInProgram or clCloneKernel is drawn under its
+    # name (it was "NDRangeKernel"), with the facts the driver gives the app
+    "$T/kernel_facts" > "$WORK/kf.plain"
+    traced "$WORK/kf" "$T/kernel_facts" | diff "$WORK/kf.plain" -
+    lint "$(trace_of "$WORK/kf")"
+    $PY tests/checks.py kernel_facts "$(trace_of "$WORK/kf")" "$WORK/kf.plain"
+}
+
 t_opencl_1_2_platform_missing_command_fails_not_hangs() {
     # ocl-icd 2.3 sends a 2.1 command a 1.2 vendor lacks back in a loop, by
     # name: untraced the program spins; under cltrace the command fails with

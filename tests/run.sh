@@ -286,10 +286,12 @@ t_cost_figure_steady_beside_two_cpu_hogs() {
     # added, run by run, within 3x of its median either way (it ran 46 to
     # 1,010 ms while cltrace's clock lock, held by its idle-priority
     # collector, kept the app's clReleaseContext waiting; 26-124 ms while the
-    # first queue's markers were polled with sched_yield). A set of 5 that
-    # misses is said with each run's parts and run once more: one run in
-    # 25-50 still went to 135-315 ms in clones here (2026-11-29), its part
-    # not yet found; a cost that is steadily unsteady fails both sets.
+    # first queue's markers were polled with sched_yield; 40-250 ms in 3-6
+    # runs of 100 while its idle collector held a PoCL lock the app's call
+    # needed, or a kernel's facts asked after its first launch waited for
+    # PoCL to compile it: 0 in 160 since, 2026-11-30). A set of 5 that
+    # misses is said with each run's parts and run once more: a cost that
+    # is steadily unsteady fails both sets.
     local set
     for set in 1 2; do
         hog_set "$set" && return 0

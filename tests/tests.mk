@@ -267,6 +267,9 @@ TEST_BINS += $(T)/old_platform
 $(T)/cbgate: tests/apps/cbgate.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL
 TEST_BINS += $(T)/cbgate
+$(T)/kernel_facts: tests/apps/kernel_facts.c | $(T)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL
+TEST_BINS += $(T)/kernel_facts
 
 $(T)/trace_order: tests/unit/trace_order.c $(TRACE_LIB_SRC) | $(T)
 	$(CC) $(TEST_CFLAGS) $(INC) -O2 -o $@ tests/unit/trace_order.c trace/cltrace.pb-c.c -lprotobuf-c -lz

@@ -135,7 +135,9 @@ enum { EVC_DEVICE, EVC_WITHOUT, EVC_WITH, EVC_SAMPLES, EVC_WRITE_PENALTY, EVC_WR
  * (capture/cbtime.c) */
 enum { QM_QUEUE, QM_SWITCHED, QM_N };
 enum { CLT_QUEUE_PROFILED, CLT_QUEUE_SWITCHED, CLT_QUEUE_BY_CALLBACKS };
-enum { KI_KERNEL, KI_DEVICE, KI_WG_SIZE, KI_PREF_MULTIPLE, KI_LOCAL_MEM, KI_PRIVATE_MEM, KI_N };
+/* KI_PROGRAM, KI_NAME: the kernel's, as cltrace saw it made (a kernel of
+ * clCreateKernelsInProgram or clCloneKernel has no name in its call) */
+enum { KI_KERNEL, KI_DEVICE, KI_WG_SIZE, KI_PREF_MULTIPLE, KI_LOCAL_MEM, KI_PRIVATE_MEM, KI_PROGRAM, KI_NAME, KI_N };
 /* a kernel's register count (NVIDIA, capture/nvbuild.c); KR_REGS also says
  * of a program that its counts are coming (a private build started beside
  * the app) or are all in (that build is done) */

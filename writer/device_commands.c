@@ -1,7 +1,7 @@
 /* Device records on the writer thread: completions drawn as slices on
  * their queue's track (placed on the host clock, tied by a flow to the
- * enqueue call), device facts, clock samples, kernel facts; commands still
- * pending at the end. The model they update is device.c's. */
+ * enqueue call), device facts, clock samples; commands still pending at
+ * the end. The model they update is device.c's; kernels' facts, kernels.c's. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -435,33 +435,6 @@ void clt_dev_flush_pending(struct clt_writer *w, int final)
         clt_est_final(w);
 }
 
-/* NVIDIA register counts (capture/nvbuild.c), from cltrace-nvregs beside the app:
- * a program's are coming (its kernels' commands are held for them, as a
- * command whose enqueue is not drained yet), a kernel's count (kernels
- * made already get it), all in (what was held is drawn). */
-static void kregs_record(struct clt_writer *w, const struct clt_rec *rec)
-{
-    struct clt_devmodel *m = w->dev;
-    uint64_t program = clt_dm_id_of(w, rec->arg[KR_PROGRAM]);
-    uint32_t regs = (uint32_t)rec->arg[KR_REGS];
-    if (regs == CLT_KREGS_DONE) {
-        for (unsigned i = 0; i < m->n_regs; i++)
-            if (m->regs[i].program == program && m->regs[i].regs == CLT_KREGS_COMING)
-                m->regs[i].regs = CLT_KREGS_DONE;
-    } else if (clt_grow(&m->regs, m->n_regs, &m->cap_regs, sizeof *m->regs, 32) == 0) {
-        m->regs[m->n_regs] = (struct clt_regs){ program, regs, "" };
-        clt_dm_copy_str(m->regs[m->n_regs].name, rec, KR_NAME);
-        m->n_regs++;
-    }
-    for (uint64_t i = 0; i < m->kernels.cap; i++) {
-        struct clt_kern *k = m->kernels.keys[i] ? m->kernels.vals[i] : NULL;
-        if (k && k->program == program)
-            k->regs = clt_dm_kern_regs(m, k);
-    }
-    if (regs == CLT_KREGS_DONE && m->n_pending)
-        clt_dev_flush_pending(w, 0);
-}
-
 /* A clock sample: a device timer read, a marker's bracket, or an upper bound. */
 static void clock_record(struct clt_writer *w, const struct clt_rec *rec)
 {
@@ -531,20 +504,12 @@ void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec)
         m->queues_switched += rec->arg[QM_SWITCHED] == CLT_QUEUE_SWITCHED;
         m->queues_by_callbacks += rec->arg[QM_SWITCHED] == CLT_QUEUE_BY_CALLBACKS;
         break;
-    case CLT_REC_KERNEL: {
-        struct clt_kern *k = clt_dm_kern_get(w, clt_dm_id_of(w, rec->arg[KI_KERNEL]), 1);
-        if (k && k->n_wg < 4) {
-            struct clt_kernel_wg *g = &k->wg[k->n_wg++];
-            g->dev = rec->arg[KI_DEVICE];
-            g->wg_size = rec->arg[KI_WG_SIZE];
-            g->pref_multiple = rec->arg[KI_PREF_MULTIPLE];
-            g->local_mem = rec->arg[KI_LOCAL_MEM];
-            g->private_mem = rec->arg[KI_PRIVATE_MEM];
-        }
+    case CLT_REC_KERNEL:
+        clt_dm_kernel_record(w, rec);
         break;
-    }
     case CLT_REC_KREGS:
-        kregs_record(w, rec);
+        if (clt_dm_kregs_record(w, rec) && w->dev->n_pending)
+            clt_dev_flush_pending(w, 0);     /* all in: what was held is drawn */
         break;
     }
 }

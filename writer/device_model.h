@@ -235,6 +235,9 @@ void clt_dm_sync(struct clt_queue *q, uint64_t flow, uint64_t h);
 struct clt_kern *clt_dm_kern_get(struct clt_writer *w, uint64_t id, int create);
 #define CLT_KERN_REGS_COMING (-2)
 int clt_dm_kern_regs(const struct clt_devmodel *m, const struct clt_kern *k);
+/* kernels.c: CLT_REC_KERNEL; CLT_REC_KREGS (1: every count of its program in) */
+void clt_dm_kernel_record(struct clt_writer *w, const struct clt_rec *rec);
+int clt_dm_kregs_record(struct clt_writer *w, const struct clt_rec *rec);
 void clt_dm_kern_del(struct clt_devmodel *m, uint64_t id);   /* its facts go */
 /* A launch of k was drawn (or given up): its facts go once the app released it and none is left in flight. */
 void clt_dm_kern_drawn(struct clt_devmodel *m, struct clt_kern *k);

@@ -13,6 +13,9 @@ void clt_pre_clGetCommandQueueInfo(struct clt_hook *h, void **command_queue, uin
 void clt_post_clGetCommandQueueInfo(struct clt_hook *h, int32_t *ret, void * command_queue, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
 void clt_post_clGetEventProfilingInfo(struct clt_hook *h, int32_t *ret, void * event, uint32_t param_name, size_t param_value_size, void * param_value, void * param_value_size_ret);
 void clt_post_clEnqueueNDRangeKernel(struct clt_hook *h, int32_t *ret, void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * local_work_size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event);
+void clt_post_clCreateKernel(struct clt_hook *h, void * *ret, void * program, void * kernel_name, cl_int_ * errcode_ret);
+void clt_post_clCreateKernelsInProgram(struct clt_hook *h, int32_t *ret, void * program, uint32_t num_kernels, void * kernels, void * num_kernels_ret);
+void clt_post_clCloneKernel(struct clt_hook *h, void * *ret, void * source_kernel, cl_int_ * errcode_ret);
 void clt_pre_clBuildProgram(struct clt_hook *h, void **program, uint32_t* num_devices, void **device_list, void **options, void **pfn_notify, void **user_data);
 void clt_post_clBuildProgram(struct clt_hook *h, int32_t *ret, void * program, uint32_t num_devices, void * device_list, void * options, void * pfn_notify, void * user_data);
 void clt_pre_clReleaseContext(struct clt_hook *h, void **context);

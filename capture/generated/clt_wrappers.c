@@ -131,15 +131,12 @@ CLT_EXPORT void * CLT_CALL clCloneKernel(void * source_kernel, cl_int_ * errcode
 {
     clCloneKernel_t real = (clCloneKernel_t)clt_real(CLT_FN_clCloneKernel);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
-    if (CLT_LIKELY(!clt_is_recording()))
-        return real(source_kernel, errcode_ret);
     return clCloneKernel_rec(real, source_kernel, errcode_ret);
 }
 
 static void * clCloneKernel_rec(clCloneKernel_t real, void * source_kernel, cl_int_ * errcode_ret)
 {
     struct clt_thread *th = clt_enter_rec(CLT_FN_clCloneKernel, NULL);
-    if (!th) return real(source_kernel, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCloneKernel + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCloneKernel); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
         th->reentered++;
@@ -149,6 +146,8 @@ static void * clCloneKernel_rec(clCloneKernel_t real, void * source_kernel, cl_i
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
+    struct clt_hook h;
+    h.th = th; h.real = (void *)real;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCloneKernel + 1u;
@@ -158,6 +157,7 @@ static void * clCloneKernel_rec(clCloneKernel_t real, void * source_kernel, cl_i
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    clt_post_clCloneKernel(&h, &ret, source_kernel, errcode_ret);
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2726,16 +2726,13 @@ CLT_EXPORT void * CLT_CALL clCreateKernel(void * program, void * kernel_name, cl
 {
     clCreateKernel_t real = (clCreateKernel_t)clt_real(CLT_FN_clCreateKernel);
     if (CLT_UNLIKELY(!real)) { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; }
-    if (CLT_LIKELY(!clt_is_active()))
-        return real(program, kernel_name, errcode_ret);
     return clCreateKernel_rec(real, program, kernel_name, errcode_ret);
 }
 
 static void * clCreateKernel_rec(clCreateKernel_t real, void * program, void * kernel_name, cl_int_ * errcode_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter();
     int clt_outside = th && clt_outside_window(CLT_FN_clCreateKernel, NULL);
-    if (!th) return real(program, kernel_name, errcode_ret);
     if (th && th->in_fn == CLT_FN_clCreateKernel + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateKernel); { if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION_; return NULL; } }
         th->reentered++;
@@ -2745,6 +2742,8 @@ static void * clCreateKernel_rec(clCreateKernel_t real, void * program, void * k
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
     cl_int_ clt_err_local = 0;
+    struct clt_hook h;
+    h.th = th; h.real = (void *)real;
     uint32_t clt_outer = th ? th->in_fn : 0;
     if (th)
         th->in_fn = CLT_FN_clCreateKernel + 1u;
@@ -2754,6 +2753,7 @@ static void * clCreateKernel_rec(clCreateKernel_t real, void * program, void * k
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    clt_post_clCreateKernel(&h, &ret, program, kernel_name, errcode_ret);
     if (!th)
         return ret;
     int ok = ret != NULL;
@@ -2782,16 +2782,13 @@ CLT_EXPORT int32_t CLT_CALL clCreateKernelsInProgram(void * program, uint32_t nu
 {
     clCreateKernelsInProgram_t real = (clCreateKernelsInProgram_t)clt_real(CLT_FN_clCreateKernelsInProgram);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_active()))
-        return real(program, num_kernels, kernels, num_kernels_ret);
     return clCreateKernelsInProgram_rec(real, program, num_kernels, kernels, num_kernels_ret);
 }
 
 static int32_t clCreateKernelsInProgram_rec(clCreateKernelsInProgram_t real, void * program, uint32_t num_kernels, void * kernels, void * num_kernels_ret)
 {
-    struct clt_thread *th = clt_enter_active();
+    struct clt_thread *th = clt_enter();
     int clt_outside = th && clt_outside_window(CLT_FN_clCreateKernelsInProgram, NULL);
-    if (!th) return real(program, num_kernels, kernels, num_kernels_ret);
     if (th && th->in_fn == CLT_FN_clCreateKernelsInProgram + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clCreateKernelsInProgram); return CL_INVALID_OPERATION_; }
         th->reentered++;
@@ -2800,6 +2797,8 @@ static int32_t clCreateKernelsInProgram_rec(clCreateKernelsInProgram_t real, voi
         return clt_r;
     }
     uint64_t clt_te = th ? clt_cost_begin(th, 1) : 0;
+    struct clt_hook h;
+    h.th = th; h.real = (void *)real;
     uint32_t clt_nout = 0;
     void * clt_count = num_kernels_ret ? num_kernels_ret : kernels ? (void *)&clt_nout : NULL;
     uint32_t clt_outer = th ? th->in_fn : 0;
@@ -2811,6 +2810,7 @@ static int32_t clCreateKernelsInProgram_rec(clCreateKernelsInProgram_t real, voi
     uint64_t t1 = clt_now_tsc(clt_tsc);
     if (th)
         th->in_fn = clt_outer;
+    clt_post_clCreateKernelsInProgram(&h, &ret, program, num_kernels, kernels, num_kernels_ret);
     if (!th)
         return ret;
     int ok = ret == 0;

@@ -584,11 +584,20 @@ void clt_post_clCreateKernel(struct clt_hook *h, void **ret, void *program, void
         kfacts_keep(*ret, NULL);
 }
 
+/* The kernels made: the program's, not the room the app gave (the rest of
+ * its array is not written) */
 void clt_post_clCreateKernelsInProgram(struct clt_hook *h, int32_t *ret, void *program, uint32_t num_kernels,
                                        void *kernels, void *num_kernels_ret)
 {
-    (void)program, (void)num_kernels_ret;
-    for (uint32_t i = 0; h->th && *ret == CL_SUCCESS_ && kernels && i < num_kernels; i++)
+    get_info_t pinfo = REAL(clGetProgramInfo);
+    size_t made = 0;
+    if (!h->th || *ret != CL_SUCCESS_ || !kernels)
+        return;
+    if (num_kernels_ret)
+        made = *(uint32_t *)num_kernels_ret;
+    else if (!pinfo || pinfo(program, 0x1167 /* CL_PROGRAM_NUM_KERNELS */, sizeof made, &made, NULL) != CL_SUCCESS_)
+        return;
+    for (size_t i = 0; i < made && i < num_kernels; i++)
         kfacts_keep(((void **)kernels)[i], NULL);
 }
 

@@ -493,10 +493,15 @@ static pthread_mutex_t kfacts_lock = PTHREAD_MUTEX_INITIALIZER;
 static const uint32_t kfacts_params[4] = { CL_KERNEL_WORK_GROUP_SIZE_, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE_,
                                            CL_KERNEL_LOCAL_MEM_SIZE_, CL_KERNEL_PRIVATE_MEM_SIZE_ };
 
+/* A kernel and a device or queue, as one key (this file's two tables) */
+static uint64_t kernel_key(void *kernel, void *other)
+{
+    return ((uint64_t)(uintptr_t)kernel * 0x9E3779B97F4A7C15ull) ^ (uint64_t)(uintptr_t)other;
+}
+
 static unsigned kfacts_slot(void *kernel, void *dev)
 {
-    uint64_t key = ((uint64_t)(uintptr_t)kernel * 0x9E3779B97F4A7C15ull) ^ (uint64_t)(uintptr_t)dev;
-    return (unsigned)(key >> 20) & (KFACTS - 1);
+    return (unsigned)(kernel_key(kernel, dev) >> 20) & (KFACTS - 1);
 }
 
 static int kfacts_find(void *kernel, void *dev, struct kfacts *out)
@@ -560,8 +565,7 @@ static uint64_t kseen[KSEEN_SIZE];
 
 static int kernel_first_launch(void *kernel, void *queue)
 {
-    uint64_t key = ((uint64_t)(uintptr_t)kernel * 0x9E3779B97F4A7C15ull) ^ (uint64_t)(uintptr_t)queue;
-    key |= 1;
+    uint64_t key = kernel_key(kernel, queue) | 1;
     for (unsigned i = 0, s = (unsigned)(key >> 20) & (KSEEN_SIZE - 1); i < 64; i++, s = (s + 1) & (KSEEN_SIZE - 1)) {
         uint64_t cur = __atomic_load_n(&kseen[s], __ATOMIC_ACQUIRE);
         if (cur == key)

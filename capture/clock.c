@@ -17,12 +17,19 @@
  * queue would keep the app's context alive: it is released when the app
  * releases the context, and made again with the app's next queue; the
  * reference it adds is taken out of what the app reads of the context's
- * count. */
+ * count.
+ *
+ * A device whose profiling clock is the host's CLOCK_MONOTONIC_RAW (PoCL's,
+ * checked where its queues are timed by callbacks: capture/queues.c) needs
+ * no queue and no marker: that clock read between two ticks of cltrace's is
+ * evidence ~30 ns wide, where a marker on PoCL took ~100-170 us of polling
+ * on the app's cores (the exit's 8 were 0.8-1.4 ms of it, 2 cores). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <time.h>
 #include <string.h>
 #include "capture/generated/clt_hooks.h"
+#include "queues.h"
 #include "shim.h"
 
 enum { CL_SUCCESS_ = 0, CL_COMPLETE_ = 0, CL_CONTEXT_REFERENCE_COUNT_ = 0x1080, CL_QUEUE_PROFILING_ENABLE_ = 2, CL_QUEUE_PROPERTIES_ = 0x1093,
@@ -114,6 +121,7 @@ static struct keep {
     void *device, *context, *queue;   /* queue: cltrace's own, NULL once the context was released */
     uint64_t last_ns, last_quiet_ns;
     int cpu_device;                   /* clt_clock_cpu_device, asked once when the queue was made */
+    int raw;                          /* its clock is CLOCK_MONOTONIC_RAW: read, no queue */
     uint32_t context_refs;            /* the references our queue added to the context's count */
 } keeps[KEEP_DEVICES];
 static unsigned n_keeps;
@@ -180,11 +188,20 @@ static void context_settle(void *context, uint32_t before)
     }
 }
 
-void clt_clock_keep(void *context, void *dev, int cpu_device, uint32_t refs_before)
+/* The host's raw clock, bracketed by ticks: a device's clock sample where
+ * that clock is the device's. */
+static void host_raw_read(struct clt_thread *th, void *dev)
+{
+    uint64_t before = clt_now(), raw = clt_clock_ns(CLOCK_MONOTONIC_RAW), after = clt_now();
+    clt_put_clock(th, dev, before, raw, after, 0, CLT_CLK_HOST_RAW);
+}
+
+void clt_clock_keep(struct clt_thread *th, void *context, void *dev, int cpu_device, uint32_t refs_before)
 {
     if (!context || !dev)
         return;
     context_settle(context, refs_before);   /* the calibration's commands let go first */
+    int raw = clt_profiling_clock_known_raw(dev);
     keep_lock_for_app();
     struct keep *k = NULL;
     for (unsigned i = 0; i < n_keeps; i++)
@@ -192,7 +209,13 @@ void clt_clock_keep(void *context, void *dev, int cpu_device, uint32_t refs_befo
             k = &keeps[i];
     if (!k && n_keeps < KEEP_DEVICES)
         k = &keeps[n_keeps++];
-    if (k && !k->queue) {
+    if (k && raw && !k->raw) {        /* evidence from the start, then as markers would be taken */
+        k->device = dev;
+        k->cpu_device = cpu_device;
+        k->raw = 1;
+        k->last_ns = clt_clock_ns(CLOCK_MONOTONIC);
+        host_raw_read(th, dev);
+    } else if (k && !k->queue && !k->raw) {
         uint32_t before = clt_context_refs(context);
         k->device = dev;
         k->cpu_device = cpu_device;
@@ -257,8 +280,13 @@ static void keep_markers(struct clt_thread *th, int quiet, unsigned n)
     for (unsigned i = 0; i < n_keeps; i++) {
         struct keep *k = &keeps[i];
         uint64_t ticks;
-        uint64_t period = k->cpu_device ? KEEP_PERIOD_CPU_NS : KEEP_PERIOD_NS;
-        if (k->queue && now - (quiet ? k->last_quiet_ns : k->last_ns) >= period) {
+        uint64_t period = k->cpu_device && !k->raw ? KEEP_PERIOD_CPU_NS : KEEP_PERIOD_NS;
+        if (k->raw && now - (quiet ? k->last_quiet_ns : k->last_ns) >= period) {
+            k->last_ns = now;
+            if (quiet)
+                k->last_quiet_ns = now;
+            host_raw_read(th, k->device);     /* one: it is as narrow as the clock reads */
+        } else if (k->queue && now - (quiet ? k->last_quiet_ns : k->last_ns) >= period) {
             k->last_ns = now;
             if (quiet)
                 k->last_quiet_ns = now;

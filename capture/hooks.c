@@ -258,7 +258,7 @@ static void queue_created(struct clt_hook *h, void *queue, void *context, void *
             clt_profiling_done(queue);
     }
     if (!single_threaded(device))
-        clt_clock_keep(context, device, cpu_device, refs);    /* fresh clock evidence while commands run (clock.c) */
+        clt_clock_keep(h->th, context, device, cpu_device, refs);    /* fresh clock evidence while commands run (clock.c) */
 }
 
 

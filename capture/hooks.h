@@ -49,7 +49,7 @@ int clt_clock_marker(struct clt_thread *th, void *queue, void *dev, int cpu_devi
 int clt_clock_cpu_device(void *dev);   /* CL_DEVICE_TYPE_CPU: markers polled politely */
 /* its own queue in the app's context, once the context holds no more than
  * refs_before (the app's count before cltrace's calibration: 100 ms at most) */
-void clt_clock_keep(void *context, void *dev, int cpu_device, uint32_t refs_before);
+void clt_clock_keep(struct clt_thread *th, void *context, void *dev, int cpu_device, uint32_t refs_before);
 uint32_t clt_context_refs(void *context);                 /* the driver's count (0: unknown) */
 void clt_clock_keep_tick(struct clt_thread *th);     /* collector thread */
 void clt_clock_keep_quiet(struct clt_thread *th);    /* collector thread, the app paused */

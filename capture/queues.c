@@ -287,6 +287,19 @@ int clt_profiling_clock_is_raw(void *context, void *device)
     return verdict > 0;
 }
 
+/* The verdict above where one was reached, without a trial: 1 raw. */
+int clt_profiling_clock_known_raw(void *device)
+{
+    int saved = errno;
+    pthread_mutex_lock(&devs_lock);
+    int raw = 0;
+    for (unsigned i = 0; i < n_devs && !raw; i++)
+        raw = devs[i].device == device && devs[i].raw_clock > 0;
+    pthread_mutex_unlock(&devs_lock);
+    errno = saved;
+    return raw;
+}
+
 int clt_profiling_switchable(void *queue, void *device)
 {
     int saved = errno;

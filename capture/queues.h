@@ -39,6 +39,7 @@ int clt_profiling_switchable(void *queue, void *device);   /* try once per devic
  * is (what callbacks read: cbtime.c): asked once per device, on a profiling
  * queue of cltrace's own in context. */
 int clt_profiling_clock_is_raw(void *context, void *device);
+int clt_profiling_clock_known_raw(void *device);   /* that verdict, where reached: no trial */
 /* Whether the driver of queue's device gives a plain queue's events
  * profiling times anyway (Oclgrind): then the app reads them under cltrace
  * too. Asked once per device, when an app first reads profiling it did not

@@ -643,7 +643,7 @@ t_clock_kept_fresh_while_commands_run() {
     # every 10 ms on a queue of cltrace's own
     traced "$WORK/clk" "$T/bench_calls" launch 30000 > /dev/null
     "$B/cltrace-report" --format json "$(trace_of "$WORK/clk")" > "$WORK/clk.json" || [ $? -le 1 ]
-    $PY tests/checks.py report_clock_kept "$WORK/clk.json"
+    $PY tests/checks.py report_clock_kept "$WORK/clk.json" "$(trace_of "$WORK/clk")"
     # a context per round, released while the collector may be using its
     # queue of ours there: same output as untraced, under ASan too
     "$T/churn" 60 contexts > "$WORK/clk.plain"

@@ -123,8 +123,9 @@ enum { DEV_ID, DEV_TYPE, DEV_CU, DEV_MAX_WG, DEV_LOCAL_MEM, DEV_GLOBAL_MEM, DEV_
 enum { CLK_DEVICE, CLK_HOST_BEFORE, CLK_DEVICE_TS, CLK_HOST_AFTER, CLK_STATUS, CLK_KIND, CLK_N };
 /* clGetDeviceAndHostTimer bracketed by ticks; a calibration marker's QUEUED
  * time bracketed by ticks; its END, seen over at host tick CLK_HOST_AFTER
- * (an upper bound) */
-enum { CLT_CLK_TIMER, CLT_CLK_MARKER, CLT_CLK_UPPER };
+ * (an upper bound); CLOCK_MONOTONIC_RAW bracketed by ticks, on a device
+ * whose profiling clock is that clock (capture/queues.c checked it) */
+enum { CLT_CLK_TIMER, CLT_CLK_MARKER, CLT_CLK_UPPER, CLT_CLK_HOST_RAW };
 /* ticks: a fill without and with an event (medians); how much longer a
  * 4-byte write + clFinish takes on the profiling queue than on a plain one
  * (0: not measured, or not consistently longer) */

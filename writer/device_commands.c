@@ -448,6 +448,8 @@ static void clock_record(struct clt_writer *w, const struct clt_rec *rec)
     }
     if (kind == CLT_CLK_TIMER)
         d->timer_ok = 1;
+    else if (kind == CLT_CLK_HOST_RAW)
+        d->host_reads++;
     else
         d->markers++;
     clt_dm_clock_sample(d, clt_clock_to_ns(&w->clock, rec->arg[CLK_HOST_BEFORE]),
@@ -545,8 +547,10 @@ static void device_attrs(struct clt_attrs *a, unsigned i, const struct clt_dev *
     DEV_INT("registers_per_block", d->info[DEV_REGS]);
     DEV_INT("compute_capability", d->info[DEV_CC_MAJOR] * 10 + d->info[DEV_CC_MINOR]);
     DEV_INT("device_type", d->info[DEV_TYPE]);
-    DEV_STR("clock_method", d->timer_ok ? "device_and_host_timer+enqueue_brackets"
-                          : d->markers ? "marker_brackets+enqueue_brackets" : "enqueue_brackets");
+    DEV_STR("clock_method", d->timer_ok     ? "device_and_host_timer+enqueue_brackets"
+                            : d->markers    ? "marker_brackets+enqueue_brackets"
+                            : d->host_reads ? "host_raw_clock_reads+enqueue_brackets"
+                                            : "enqueue_brackets");
     DEV_INT("event_cost_ns", d->event_cost_ns);
     DEV_INT("marker_ns", d->marker_ns);
     DEV_INT("own_events", d->own_events);
@@ -564,6 +568,7 @@ static void device_attrs(struct clt_attrs *a, unsigned i, const struct clt_dev *
     DEV_INT("clock_floor_ns", d->floor);
     DEV_INT("clock_samples", d->samples);
     DEV_INT("clock_markers", d->markers);
+    DEV_INT("clock_host_reads", d->host_reads);
     DEV_INT("clock_upper_bounds", d->uppers);
     DEV_INT("clock_contradictions", d->contradictions);
     DEV_INT("commands", d->commands);

@@ -50,6 +50,7 @@ struct clt_dev {
     int has_offset;
     int timer_ok;                 /* clGetDeviceAndHostTimer worked */
     unsigned markers;             /* clock samples from markers (calibration, then every 10 ms) */
+    unsigned host_reads;          /* from reads of the host clock that is the device's (CLT_CLK_HOST_RAW) */
     int64_t offset, residual, max_residual;
     int64_t floor;                /* the narrowest interval the evidence left at any moment (0: none yet) */
     uint64_t max_residual_at;     /* the start (host ns) of the command placed least surely */

@@ -36,16 +36,15 @@
 #include <unistd.h>
 #include "capture/callstack.h"
 #include "capture/generated/clt_hooks.h"
-#include "capture/pending.h"
+#include "capture/complete.h"
 #include "cbtime.h"
 #include "queues.h"
 #include "common/map.h"
 #include "trace/ring.h"
 #include "shim.h"
 
-enum { CL_PROFILING_COMMAND_QUEUED_ = 0x1280, CL_PROFILING_COMMAND_END_ = 0x1283,
-       CL_EVENT_COMMAND_EXECUTION_STATUS_ = 0x11D3 };
-typedef int32_t (*info_t)(void *, uint32_t, size_t, void *, size_t *);
+enum { CL_EVENT_COMMAND_EXECUTION_STATUS_ = 0x11D3 };
+typedef clt_info_fn info_t;
 typedef int32_t (*event_fn_t)(void *);
 
 /* ---- the hand-off ring: many app threads in, the collector out --------- */
@@ -81,7 +80,6 @@ static _Atomic uint32_t wake_word;         /* futex the idle collector sleeps on
 /* The app's exit has collected what it waits for: the collector calls into
  * the driver no more, which is about to tear down what it would ask about. */
 static _Atomic int finished;
-static _Atomic uint32_t collector_gone;    /* futex: it has returned (after finished) */
 /* Ends the collector's nap: bumped as the exit starts draining and as it finishes (a nanosleep
  * made the exit wait the nap out), and by an app thread whose commands the collector must take
  * now (nap_kick). Not at every command (wake_word wakes a collector asleep for want of any):
@@ -97,28 +95,13 @@ static _Atomic int collect_asked;          /* a queue was released: its commands
  * CPU device. */
 static _Atomic int caught_up;
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* A thread of cltrace's own, detached, with every signal blocked: the app's signals are the
- * app's threads' (the collector, the register counts' builder). pthread_create's result. */
-int clt_spawn_own(void *(*fn)(void *))
-{
-    /* a fault of cltrace's own (a driver's, in a call it makes) stays deliverable: blocked, the
-     * kernel kills the process at once, without the fatal handler that writes the trace (life.c) */
-    sigset_t all, old;
-    sigfillset(&all);
-    static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL };
-    for (unsigned i = 0; i < sizeof faults / sizeof faults[0]; i++)
-        sigdelset(&all, faults[i]);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_t t;
-    pthread_attr_t at;
-    pthread_attr_init(&at);
-    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-    int rc = pthread_create(&t, &at, fn, NULL);
-    pthread_attr_destroy(&at);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return rc;
-}
+/* Held by whoever collects: the collector around each look at the driver, or an app thread that
+ * waits for the commands anyway (the exit, a queue's release) and collects them itself into the
+ * collector's ring: a sleeping collector took 0.2-1.3 ms to wake and start (PoCL, 2 vCPUs whose
+ * idle CPUs halt). Once the exit has it with `finished` set, the collector never calls the
+ * driver again. */
+static pthread_mutex_t pass_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct clt_thread *_Atomic collector_th;
 
 static void collector_start(void);
 static uint64_t in_flight(void)
@@ -141,55 +124,6 @@ static int enqueuing(void)
             __atomic_load_n(&t->state, __ATOMIC_RELAXED) == CLT_TH_LIVE)
             return 1;
     return 0;
-}
-
-/* What must be recorded before a command's completion (fingerprint.c's
- * digests, set at load where fingerprints are on): 0 while it is not ready. */
-static int (*before_command)(struct clt_thread *th, void *event, uint64_t flow);
-
-void clt_collect_set_before(int (*fn)(struct clt_thread *th, void *event, uint64_t flow))
-{
-    before_command = fn;
-}
-
-/* 1: recorded (complete or failed), 0: still running. */
-static int try_complete(struct clt_thread *th, const struct clt_pending *p, info_t prof, info_t ev_info)
-{
-    uint64_t t[4] = { 0, 0, 0, 0 };
-    int32_t status = 0;
-    int by_cb = p->cb ? clt_cb_times(p->cb, &t[1], &t[2], &t[3], &status) : -1;   /* -1: ask the driver */
-    if (!by_cb)
-        return 0;
-    if (by_cb < 0 && (!prof || prof(p->event, CL_PROFILING_COMMAND_END_, 8, &t[3], NULL) != 0 || !t[3])) {
-        t[3] = 0;
-        if (!ev_info || ev_info(p->event, CL_EVENT_COMMAND_EXECUTION_STATUS_, sizeof status, &status, NULL) != 0)
-            status = -1;          /* the driver no longer knows the event: count it, do not spin */
-        if (status > 0)
-            return 0;
-        /* it completed between the two questions: its times are there now */
-        if (status == 0 && (!prof || prof(p->event, CL_PROFILING_COMMAND_END_, 8, &t[3], NULL) != 0))
-            t[3] = 0;
-    }
-    /* its fingerprints first (their readbacks run behind it), then the command */
-    if (CLT_UNLIKELY(before_command != NULL) && !before_command(th, p->event, p->flow))
-        return 0;
-    for (int i = 0; i < 3 && t[3] && by_cb < 0; i++)
-        if (prof(p->event, CL_PROFILING_COMMAND_QUEUED_ + (uint32_t)i, 8, &t[i], NULL) != 0)
-            t[i] = 0;
-    struct clt_rec *rec = th ? clt_rec_begin(th, sizeof(struct clt_rec) + 8 * CMD_N) : NULL;
-    if (rec) {
-        struct clt_extra x = clt_extra_init(rec, CMD_N);
-        rec->arg[CMD_FLOW] = p->flow;
-        rec->arg[CMD_EVENT] = (uint64_t)(uintptr_t)p->event;
-        rec->arg[CMD_STATUS] = (uint64_t)(int64_t)status;
-        memcpy(&rec->arg[CMD_QUEUED], t, sizeof t);
-        uint64_t now = clt_now();
-        clt_rec_commit(th, rec, &x, CLT_REC_COMMAND, now, now, 0);
-    }
-    event_fn_t rel = REAL(clReleaseEvent);
-    if (rel)
-        rel(p->event);
-    return 1;
 }
 
 static void take_handed(void)
@@ -256,7 +190,7 @@ static unsigned collect_round(struct clt_thread *th, uint64_t since, void *const
             skip = blocked[b] == p->queue;
         if (skip)
             continue;
-        if (try_complete(th, p, prof, ev_info)) {
+        if (clt_complete_try(th, p, prof, ev_info)) {
             clt_pend_done(p);
             if (!done)
                 __atomic_store_n(&caught_up, 0, __ATOMIC_RELAXED);
@@ -429,18 +363,24 @@ static void *collector_main(void *arg)
     for (;;) {
         if (__atomic_load_n(&finished, __ATOMIC_ACQUIRE)) {
             clt_own_thread_end();
-            __atomic_store_n(&collector_gone, 1, __ATOMIC_RELEASE);
-            syscall(SYS_futex, &collector_gone, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
             return NULL;
+        }
+        pthread_mutex_lock(&pass_lock);
+        if (__atomic_load_n(&finished, __ATOMIC_ACQUIRE)) {
+            pthread_mutex_unlock(&pass_lock);
+            continue;
         }
         ticks_calibrate();
         /* a thread the driver starts in these calls inherits its priority */
         long watch = clt_own_driver_begin();
         take_handed();
         int raised = clt_pend_count() ? clt_own_driver_raise() : 0;   /* a driver lock held idle holds the app */
-        unsigned done = collect_pass(clt_enter(), &waking, &held);    /* into its own ring, as any records */
+        struct clt_thread *th = clt_enter();
+        __atomic_store_n(&collector_th, th, __ATOMIC_RELEASE);
+        unsigned done = collect_pass(th, &waking, &held);    /* into its own ring, as any records */
         clt_own_driver_lower(raised);
         clt_own_driver_end(watch);
+        pthread_mutex_unlock(&pass_lock);
         if (done) {
             sleep_ns = 20000;
             idle_since = 0;
@@ -627,22 +567,63 @@ static uint64_t wait_collected(unsigned stall_ms, unsigned max_ms)
     return in_flight();
 }
 
+/* pass_lock, waited for 50 ms at most: a collector stuck in the driver keeps it. 0: held. */
+static int pass_lock_bounded(void)
+{
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_nsec += 50000000;
+    dl.tv_sec += dl.tv_nsec / 1000000000;
+    dl.tv_nsec %= 1000000000;
+    return pthread_mutex_timedlock(&pass_lock, &dl);
+}
+
+/* wait_collected's bounds, the calling thread collecting (asked: as a queue's release asks);
+ * where the collector has not run yet or holds on in the driver, its wait. */
+static uint64_t collect_here(unsigned stall_ms, unsigned max_ms, int asked)
+{
+    struct clt_thread *th = __atomic_load_n(&collector_th, __ATOMIC_ACQUIRE);
+    if (!th || pass_lock_bounded() != 0) {
+        nap_end();
+        return wait_collected(stall_ms, max_ms);
+    }
+    uint64_t start = clt_clock_ns(CLOCK_MONOTONIC), last = start, now = start;
+    int waking = 0, held = 0;
+    while (in_flight() && now - last < stall_ms * 1000000ull && now - start < max_ms * 1000000ull) {
+        take_handed();
+        if (asked)
+            __atomic_store_n(&collect_asked, 1, __ATOMIC_RELAXED);
+        int got = collect_pass(th, &waking, &held) != 0;
+        if (!got) {                /* commands still running: look again in 100 us */
+            struct timespec ts = { 0, 100000 };
+            nanosleep(&ts, NULL);
+        }
+        now = clt_clock_ns(CLOCK_MONOTONIC);
+        last = got ? now : last;
+    }
+    pthread_mutex_unlock(&pass_lock);
+    return in_flight();
+}
+
 /* At exit: the completions held back are collected (as long as they keep
  * coming, max_ms at most), commands still running waited for stall_ms
- * without a completion. Returns how many were left. */
-uint64_t clt_commands_drain(unsigned stall_ms, unsigned max_ms)
+ * without a completion; here: by the calling thread (not from a signal
+ * handler: a crash may be the collector's own, inside the lock). Returns
+ * how many were left. */
+uint64_t clt_commands_drain(unsigned stall_ms, unsigned max_ms, int here)
 {
     __atomic_store_n(&draining, 1, __ATOMIC_SEQ_CST);
+    if (here)
+        return collect_here(stall_ms, max_ms, 0);
     nap_end();
     return wait_collected(stall_ms, max_ms);
 }
 
-/* The collector returns before the exit goes on: a query of its still in
- * the driver when the driver's own teardown (its atexit handlers and
- * destructors) runs would race with it, and its wind-down, inside the
- * exit's figure, is cltrace's cost. It sleeps 20 us at a time while the
- * exit drains; waited for 50 ms at most: a collector stuck in the driver
- * is left there. */
+/* The collector is out of the driver before the exit goes on: a query of
+ * its still there when the driver's own teardown (its atexit handlers and
+ * destructors) runs would race with it. With `finished` set, pass_lock
+ * taken once says so (it looks at `finished` as it takes it), waited for
+ * 50 ms at most: a collector stuck in the driver is left there. */
 void clt_collect_finish(void)
 {
     __atomic_store_n(&finished, 1, __ATOMIC_SEQ_CST);
@@ -651,11 +632,8 @@ void clt_collect_finish(void)
     nap_end();
     if (__atomic_load_n(&lines.collector_state, __ATOMIC_ACQUIRE) != 1)
         return;
-    uint64_t end = clt_clock_ns(CLOCK_MONOTONIC) + 50000000u, now;
-    while (!__atomic_load_n(&collector_gone, __ATOMIC_ACQUIRE) && (now = clt_clock_ns(CLOCK_MONOTONIC)) < end) {
-        struct timespec ts = { 0, (long)(end - now) };
-        syscall(SYS_futex, &collector_gone, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
-    }
+    if (pass_lock_bounded() == 0)
+        pthread_mutex_unlock(&pass_lock);
 }
 
 /* The app releases a queue: its commands are collected before the release reaches the
@@ -676,9 +654,7 @@ void clt_pre_clReleaseCommandQueue(struct clt_hook *h, void **queue)
         return;
     uint64_t t0 = clt_now();
     clt_own_threads_lift(CLT_LIFT_RELEASE);
-    clt_collect_now();
-    nap_end();
-    wait_collected(2, 100);
+    collect_here(2, 100, 1);
     if (clt_tls)
         clt_count_wait(clt_tls, t0, 0);
 }
@@ -687,12 +663,13 @@ void clt_pre_clReleaseCommandQueue(struct clt_hook *h, void **queue)
 void clt_collect_forget(void)
 {
     pthread_mutex_init(&start_lock, NULL);
+    pthread_mutex_init(&pass_lock, NULL);
+    __atomic_store_n(&collector_th, NULL, __ATOMIC_RELAXED);
     memset(hand, 0, sizeof hand);
     lines.hand_head = lines.hand_tail = 0;
     napping_long = 0;
     lines.collected = 0;
     finished = 0;
-    collector_gone = 0;
     clt_shared.collected_paused = clt_shared.collected_forced = clt_shared.collected_exit = 0;
     collector_idle = draining = lines.collector_state = 0;
     clt_pend_forget();

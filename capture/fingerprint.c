@@ -36,6 +36,7 @@
 #include "capture/generated/clt_hooks.h"
 #include "common/digest.h"
 #include "common/map.h"
+#include "capture/complete.h"
 #include "common/select.h"
 #include "trace/tables.h"
 #include "callstack.h"
@@ -141,7 +142,7 @@ void clt_fp_load(void)
     }
     break_nan = strstr(clt_cfg.BREAK, "nan") || !strcmp(clt_cfg.BREAK, "all");
     clt_fp_on = 1;
-    clt_collect_set_before(clt_fp_collect);     /* a command's digests before its completion */
+    clt_complete_set_before(clt_fp_collect);     /* a command's digests before its completion */
 }
 
 static void set_arg(void *kernel, uint32_t index, size_t size, const void *value)

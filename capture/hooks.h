@@ -59,17 +59,15 @@ void clt_clock_keep_release(void);                    /* at exit, the collector 
 void clt_track_command(uint64_t flow, void *event, void *queue);
 void clt_collect_now(void);                               /* collect what completed, now (fingerprints) */
 /* fingerprint.c: what goes before each completion (0: not ready yet) */
-void clt_collect_set_before(int (*fn)(struct clt_thread *th, void *event, uint64_t flow));
 void clt_collect_busy(uint64_t t1);                       /* an untimed enqueue ended (clt_now ticks) */
 int clt_queue_in_order(void *queue);                /* a queue the app made in order (queues.c) */
 int clt_queue_in_order_on_cpu(void *queue);         /* ... and of a CPU device */
 void clt_collect_forget(void);                      /* fork child */
 /* At exit: wait (bounded) for commands still in flight; returns how many
  * never completed. */
-uint64_t clt_commands_drain(unsigned stall_ms, unsigned max_ms);
+uint64_t clt_commands_drain(unsigned stall_ms, unsigned max_ms, int here);   /* here: not in a signal handler */
 void clt_collect_finish(void);     /* at the exit's end: no more calls into the driver */
 void clt_collect_set_on_start(void (*fn)(void));   /* called once the collector runs (life.c: the exit) */
-int clt_spawn_own(void *(*fn)(void *));   /* a detached thread of cltrace's, every signal blocked */
 /* nvbuild.c: NVIDIA register counts, compiled by cltrace-nvregs (a process) started from a thread of cltrace's */
 void clt_nvbuild_finish(void);     /* at exit, while recording: the builds still running, waited for */
 void clt_nvbuild_forget(void);     /* fork child */

@@ -148,7 +148,7 @@ static void exit_early(void)
         return;
     uint64_t t0 = clt_clock_ns(CLOCK_MONOTONIC);
     clt_own_threads_lift(CLT_LIFT_EXIT);     /* the exit waits for them */
-    clt_commands_drain(2000, 20000);
+    clt_commands_drain(2000, 20000, 1);
     driver_done();
     __atomic_store_n(&early_wait_ns, clt_clock_ns(CLOCK_MONOTONIC) - t0 + 1, __ATOMIC_RELEASE);
 }
@@ -171,7 +171,7 @@ static void at_exit(void)
         clt_writer_exit_begins();
         clt_nvbuild_finish();                    /* register counts still being compiled */
     }
-    uint64_t unfinished = recording ? clt_commands_drain(early ? 0 : 2000, early ? 0 : 20000) : 0;
+    uint64_t unfinished = recording ? clt_commands_drain(early ? 0 : 2000, early ? 0 : 20000, 1) : 0;
     uint64_t exit_wait_ns = clt_clock_ns(CLOCK_MONOTONIC) - t0 + (early ? early - 1 : 0);
     t0 -= early ? early - 1 : 0;                 /* the exit's figure holds the early part */
     clt_cpusample_stop();
@@ -209,7 +209,7 @@ static void write_out_before_dying(void)
 {
     if (writer_running()) {
         clt_own_threads_lift(CLT_LIFT_FLUSH);
-        clt_commands_drain(100, 250);
+        clt_commands_drain(100, 250, 0);
         clt_writer_flush_now(500, 30);
     }
 }

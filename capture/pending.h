@@ -1,5 +1,6 @@
 /* The collector's list of commands handed over and not yet complete
- * (capture/pending.c). Collector thread only: no locks. */
+ * (capture/pending.c). Whoever holds collect.c's pass_lock: the collector,
+ * or an app thread collecting where it waits anyway. */
 #ifndef CLT_PENDING_H
 #define CLT_PENDING_H
 #include <stdint.h>
@@ -33,5 +34,4 @@ int clt_pend_on_cpu(void);                 /* a CPU device's commands are pendin
 void clt_pend_tidy(void);
 /* The child of fork(): nothing pending (its memory stays: the parent's). */
 void clt_pend_forget(void);
-
 #endif

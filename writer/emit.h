@@ -101,6 +101,7 @@ void clt_cost_emit(struct clt_writer *w);
 void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns, uint64_t writer_cpu_ns);
 void clt_cost_exit(struct clt_writer *w, struct clt_attrs *a);   /* last: the exit up to now */
 void clt_cost_sched_sample(struct clt_writer *w);   /* into w->sched, as the exit begins */
+void clt_run_attrs(struct clt_attrs *a, int gzip);   /* the run's last attributes (runattrs.c) */
 /* ownthreads.c: cltrace's own threads, their priority */
 void clt_own_threads_forget(void);                    /* a fork child's: none yet */
 void clt_own_threads_attrs(struct clt_attrs *a, uint64_t start_ns);

@@ -38,6 +38,7 @@
 #include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -390,4 +391,26 @@ int clt_own_thread_join(pthread_t t, const uint64_t *progress, unsigned stall_s,
         seen = now;
     }
     return -1;
+}
+
+/* A thread of cltrace's own, detached, with every signal blocked: the app's signals are the
+ * app's threads' (the collector, the register counts' builder). pthread_create's result. */
+int clt_spawn_own(void *(*fn)(void *))
+{
+    /* a fault of cltrace's own (a driver's, in a call it makes) stays deliverable: blocked, the
+     * kernel kills the process at once, without the fatal handler that writes the trace (life.c) */
+    sigset_t all, old;
+    sigfillset(&all);
+    static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL };
+    for (unsigned i = 0; i < sizeof faults / sizeof faults[0]; i++)
+        sigdelset(&all, faults[i]);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t t;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&t, &at, fn, NULL);
+    pthread_attr_destroy(&at);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
 }

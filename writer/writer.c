@@ -34,6 +34,7 @@ static _Atomic int stop_requested;
 static _Atomic uint32_t wake_seq;     /* futex the idle writer sleeps on */
 static _Atomic uint32_t sleeping;
 static _Atomic int exit_began;        /* the app's exit waits for the trace: gzip beside the drawing */
+static _Atomic int sched_sampled;     /* the scheduler's account as the exit began: taken */
 static _Atomic uint32_t flush_req, flush_done;   /* clt_writer_flush_now() handshake */
 static _Atomic uint64_t flush_until = UINT64_MAX; /* the records a flush waits for: those before it (ticks) */
 
@@ -420,6 +421,15 @@ static void writer_begin(void)
     clt_clock_init(&W.clock);
 }
 
+/* The scheduler's account of every thread (selfcost.c), once: by the
+ * writer as it sees the exit begin, beside the app's drain (~40 reads of
+ * /proc, 0.3 ms of the exiting thread on 2 cores), else at the stop. */
+static void sched_sample_once(void)
+{
+    if (W.start_ns && !__atomic_exchange_n(&sched_sampled, 1, __ATOMIC_ACQ_REL))
+        clt_cost_sched_sample(&W);
+}
+
 static void *writer_main(void *arg)
 {
     (void)arg;
@@ -432,8 +442,10 @@ static void *writer_main(void *arg)
             __atomic_store_n(&sleeping, 0, __ATOMIC_RELAXED);
         uint32_t req = __atomic_load_n(&flush_req, __ATOMIC_ACQUIRE);
         uint64_t t_drain = clt_boottime_ns(), drained = W.raw_bytes;
-        if (__atomic_load_n(&exit_began, __ATOMIC_ACQUIRE))
+        if (__atomic_load_n(&exit_began, __ATOMIC_ACQUIRE)) {
+            sched_sample_once();
             clt_file_start_at_exit(&W);
+        }
         int busy = drain_all(1, 0);
         pace_note(W.raw_bytes - drained, clt_boottime_ns() - t_drain), clt_samples_drain(&W);
         clt_dev_flush_pending(&W, 0);
@@ -565,52 +577,8 @@ int clt_writer_start(void)
 
 void clt_writer_exit_begins(void)
 {
-    if (W.start_ns)
-        clt_cost_sched_sample(&W);
     __atomic_store_n(&exit_began, 1, __ATOMIC_RELEASE);
-}
-
-static const char *exit_how;
-static int exit_status = -1;
-
-void clt_writer_exit_how(const char *how, int status)
-{
-    exit_how = how;
-    exit_status = status;
-}
-
-/* The run's last attributes: how commands were sampled and what the budget
- * spent, the command line, the exit's way; strings in static storage
- * (pointed at until put). */
-static void run_attrs(struct clt_attrs *cost)
-{
-    static char sampling[320], cmdline[1024];
-    struct clt_sample smp;
-    clt_sample_parse(clt_cfg.SAMPLE, clt_cfg.BUDGET, &smp);
-    clt_sample_describe(&smp, sampling, sizeof sampling);
-    cost->n = 0;
-    clt_attr_str(cost, "cltrace.sampling", sampling);
-    clt_attr_str(cost, "cltrace.sampling_mode", !smp.on ? "all" : smp.mode == CLT_SAMPLE_BUDGET ? "budget" : "fixed");
-    if (smp.on && smp.mode == CLT_SAMPLE_BUDGET) {   /* what timing cost against its budget */
-        clt_attr_int(cost, "cltrace.budget_percent_x100", (int64_t)(smp.budget * 100));
-        clt_attr_int(cost, "cltrace.budget_spent_ns", (int64_t)__atomic_load_n(&clt_shared.budget_spent_ns, __ATOMIC_RELAXED));
-        clt_attr_int(cost, "cltrace.budget_price_ns", (int64_t)__atomic_load_n(&clt_shared.budget_price_ns, __ATOMIC_RELAXED));
-        clt_attr_int(cost, "cltrace.budget_first", (int64_t)smp.first);
-    }
-    if (clt_command_line(cmdline, sizeof cmdline))     /* what the report's commands (cltrace try) rerun */
-        clt_attr_str(cost, "cltrace.cmdline", cmdline);
-    clt_attr_int(cost, "cltrace.spilled_bytes", (int64_t)clt_spill_total());
-    if (W.gz)
-        clt_attr_str(cost, "cltrace.gzip_thread", clt_file_compressor());
-    if (exit_how) {      /* no atexit handler ran: the objects held are held at that call */
-        clt_attr_str(cost, "cltrace.exit_by", exit_how);
-        if (exit_status >= 0)
-            clt_attr_int(cost, "cltrace.exit_status", exit_status);
-    }
-    if (clt_rec_on()) {
-        clt_attr_int(cost, "cltrace.ring_bytes", (int64_t)clt_rec_held());
-        clt_attr_int(cost, "cltrace.ring_dropped_bytes", (int64_t)clt_rec_dropped());
-    }
+    clt_writer_kick();
 }
 
 void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64_t exit_began_ns, uint64_t load_ns)
@@ -625,6 +593,7 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
      * still draining (TSan, a loaded machine) is waited for. */
     if (clt_own_thread_join(writer_thread, &W.raw_bytes, 10, 300) != 0)
         goto unfinished;
+    sched_sample_once();
     clt_file_start_at_exit(&W);      /* the writer ended before it saw the exit begin */
     uint32_t sreq = __atomic_load_n(&snap_req, __ATOMIC_ACQUIRE);
     if (sreq != __atomic_load_n(&snap_done, __ATOMIC_ACQUIRE)) {   /* asked, not yet taken */
@@ -646,7 +615,7 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
     clt_overrides_attrs(&W);
     clt_emit_footer(&W);
     static struct clt_attrs cost;
-    run_attrs(&cost);
+    clt_run_attrs(&cost, W.gz != NULL);
     /* Everything compressed and written before the exit's figure is taken,
      * the footer too; the figure follows alone. The last flush holds the
      * exit's records (leaks, completions): compressing it after the figure
@@ -687,6 +656,8 @@ void clt_writer_forget(void)
     /* fork child: the parent's file and threads are not ours. */
     memset(&W, 0, sizeof W);
     W.fd = -1;
+    __atomic_store_n(&exit_began, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&sched_sampled, 0, __ATOMIC_RELAXED);
     clt_disk_release();                 /* the parent's (a copy of its descriptor) */
     clt_spill_forget();
     clt_rec_forget();

@@ -272,9 +272,9 @@ static void nap_kick(uint64_t ticket)
  * the app's pauses anyway: a long nap notices one later, not less (the exit collects what is
  * left), and an app thread ends it where commands pile up (nap_kick). On a GPU a pause is noticed
  * within 1 ms, as before. */
-static long nap_max_ns(int held)
+static long nap_max_ns(int held, int on_cpu)
 {
-    if (clt_pend_on_cpu())
+    if (on_cpu)
         return 100000000;
     return held ? 4000000 : 1000000;
 }
@@ -380,6 +380,8 @@ static void *collector_main(void *arg)
         unsigned done = collect_pass(th, &waking, &held);    /* into its own ring, as any records */
         clt_own_driver_lower(raised);
         clt_own_driver_end(watch);
+        unsigned pending = clt_pend_count();     /* the list is the lock's */
+        int on_cpu = clt_pend_on_cpu();
         pthread_mutex_unlock(&pass_lock);
         if (done) {
             sleep_ns = 20000;
@@ -390,7 +392,7 @@ static void *collector_main(void *arg)
         if (cpu)
             __atomic_store_n(&clt_shared.collector_cpu_ns, cpu, __ATOMIC_RELAXED);
         uint64_t now = clt_boottime_ns();
-        if (clt_pend_count())
+        if (pending)
             idle_since = 0;
         else if (!idle_since)
             idle_since = now;
@@ -409,7 +411,7 @@ static void *collector_main(void *arg)
         collector_nap(nap);
         if (nap > sleep_ns)
             sleep_ns = nap;
-        if (sleep_ns < nap_max_ns(held))
+        if (sleep_ns < nap_max_ns(held, on_cpu))
             sleep_ns += sleep_ns / 2;
     }
     return NULL;

@@ -423,7 +423,8 @@ static void writer_begin(void)
 
 /* The scheduler's account of every thread (selfcost.c), once: by the
  * writer as it sees the exit begin, beside the app's drain (~40 reads of
- * /proc, 0.3 ms of the exiting thread on 2 cores), else at the stop. */
+ * /proc, 0.3 ms of the exiting thread on 2 cores), else as it ends (while
+ * it still counts as cltrace's), else at the stop. */
 static void sched_sample_once(void)
 {
     if (W.start_ns && !__atomic_exchange_n(&sched_sampled, 1, __ATOMIC_ACQ_REL))
@@ -498,6 +499,8 @@ static void *writer_main(void *arg)
         __atomic_store_n(&sleeping, 0, __ATOMIC_SEQ_CST);
         idle_us = next_nap_us(idle_us, rings_fullest(), writer_nap_max_us());
     }
+    if (__atomic_load_n(&exit_began, __ATOMIC_ACQUIRE))
+        sched_sample_once();        /* while this thread is one of cltrace's to count */
     writer_cpu_ns = clt_clock_ns(CLOCK_THREAD_CPUTIME_ID);    /* cltrace's own cost, stated in the trace */
     clt_own_thread_end();
     return NULL;

@@ -67,8 +67,8 @@ static struct hand_slot hand[HAND_SLOTS];
  * threads store to at every launch. */
 static struct {
     _Alignas(64) _Atomic uint64_t hand_head;   /* next ticket (calling threads) */
-    _Alignas(64) _Atomic uint64_t collected;   /* recorded (collector) */
-    /* how far the collector took: only it writes it (atomically, for nap_kick) */
+    _Alignas(64) _Atomic uint64_t collected;   /* recorded (under pass_lock) */
+    /* how far collecting took: written under pass_lock, atomically (read outside it) */
     _Alignas(64) uint64_t hand_tail;
     _Alignas(64) _Atomic int collector_state;  /* read on every command, written once */
     /* clt_now() of the latest enqueue (timed or sampled out): the app threads store it
@@ -344,7 +344,7 @@ static void sleep_until_handed(void)
 {
     uint32_t seq = __atomic_load_n(&wake_word, __ATOMIC_SEQ_CST);
     __atomic_store_n(&collector_idle, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&lines.hand_head, __ATOMIC_SEQ_CST) == lines.hand_tail) {
+    if (__atomic_load_n(&lines.hand_head, __ATOMIC_SEQ_CST) == __atomic_load_n(&lines.hand_tail, __ATOMIC_RELAXED)) {
         struct timespec ts = { 0, 50000000 };
         syscall(SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
     }

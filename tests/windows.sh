@@ -181,12 +181,13 @@ t_window_under_sanitizers() {
     local rt
     rt=$(${CC:-cc} -print-file-name=libtsan.so)
     CLTRACE_WINDOW=kernel:hot+80calls,4.5s+1s CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/st.%p.pftrace" \
-        TSAN_OPTIONS=halt_on_error=1 LD_PRELOAD="$rt:$B/tsan/libcltrace.so" "$T/windows" timed > "$WORK/st.log" 2> "$WORK/san.err"
+        TSAN_OPTIONS=halt_on_error=1 LD_PRELOAD="$rt:$B/tsan/libcltrace.so" "$T/windows" timed > "$WORK/st.log" 2> "$WORK/san.err" ||
+        { cat "$WORK/san.err"; return 1; }     # a race halts the run: say which
     local first; first=$(grep -m1 "clEnqueueNDRangeKernel phase 2" "$WORK/st.log" | cut -d' ' -f2)
     $PY tests/checks.py window "$(trace_of "$WORK/st")" "$WORK/st.log" "$first-$((first + 79)),253-338" 2
     CLTRACE_RING_MB=1 CLTRACE_SNAPSHOT_ON=error CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/sr.%p.pftrace" \
         TSAN_OPTIONS=halt_on_error=1 LD_PRELOAD="$rt:$B/tsan/libcltrace.so" "$T/windows" long 200000 error 100000 \
-        > /dev/null 2>> "$WORK/san.err"
+        > /dev/null 2>> "$WORK/san.err" || { cat "$WORK/san.err"; return 1; }
     [ -s "$(ls "$WORK"/sr.*.snapshot-1.pftrace)" ]
     rt=$(${CC:-cc} -print-file-name=libasan.so)
     CLTRACE_RING_MB=1 CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/ra.%p.pftrace" ASAN_OPTIONS=detect_leaks=0 \

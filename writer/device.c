@@ -288,9 +288,15 @@ uint64_t clt_dm_queue_lane(struct clt_writer *w, struct clt_queue *q, uint64_t s
 
 /* A sync on q at host time h: the command of `flow` (and all before it, in
  * order) was over by then. Its END gives an upper bound, now if it was
- * drawn already, else when it is (device_commands.c). */
-void clt_dm_sync(struct clt_queue *q, uint64_t flow, uint64_t h)
+ * drawn already, else when it is (device_commands.c); not on a queue timed
+ * by callbacks, whose END is when the completion's callback ran (cbtime.c):
+ * on PoCL that may follow the sync's return, and against its clock read
+ * ~40 ns wide such a bound contradicted the next 400 commands (2 cores,
+ * loaded). */
+void clt_dm_sync(struct clt_writer *w, struct clt_queue *q, uint64_t flow, uint64_t h)
 {
+    if ((uintptr_t)clt_map_get(&w->dev->queue_modes, q->handle) == CLT_QUEUE_BY_CALLBACKS)
+        return;
     if (q->drawn_flow == flow && q->dev) {
         clt_dm_clock_upper(q->dev, h, q->drawn_end);
         return;
@@ -450,7 +456,7 @@ static int on_queue_call(struct clt_writer *w, const struct clt_rec *rec, unsign
     if (fn == CLT_FN_clFinish && ok) {     /* every command enqueued on it so far is over by t1 */
         struct clt_queue *q = queue_get(w, rec->arg[0]);
         if (q && q->last_flow)
-            clt_dm_sync(q, q->last_flow, t1);
+            clt_dm_sync(w, q, q->last_flow, t1);
         if (q && q->n_est > q->est_first) {     /* its untimed ones too: drawn once none timed is in flight */
             q->est_over_before = t0;
             if (q->in_flight <= 0)
@@ -568,7 +574,7 @@ static struct clt_flow *enqueue_flow(struct clt_writer *w, const struct clt_rec 
         b = b >= 0 ? b : pidx(fd, "blocking_map");
         q->last_flow = flow;
         if (b >= 0 && rec->arg[b]) {         /* a blocking call: its command is over by t1 */
-            clt_dm_sync(q, flow, t1);
+            clt_dm_sync(w, q, flow, t1);
         }
         q->in_flight++;
         if (!q->n_lanes)

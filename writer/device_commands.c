@@ -138,13 +138,8 @@ static void place_command(struct clt_writer *w, struct clt_queue *q, const struc
     idle_start(d, v, q->drawn_end);
     q->drawn_flow = rec->arg[CMD_FLOW];
     q->drawn_end = v[CMD_END];
-    /* a sync already saw it over; not where its END is the time its
-     * completion's callback ran (cbtime.c), which may come after the sync
-     * returned: against a clock read ~40 ns wide, such a bound contradicted
-     * the rest for the next 175 commands (PoCL, 2 cores, a loaded run) */
-    if (q->sync_flow && q->sync_flow == q->drawn_flow) {
-        if ((uintptr_t)clt_map_get(&w->dev->queue_modes, q->handle) != CLT_QUEUE_BY_CALLBACKS)
-            clt_dm_clock_upper(d, q->sync_t, v[CMD_END]);
+    if (q->sync_flow && q->sync_flow == q->drawn_flow) {   /* a sync already saw it over (device.c) */
+        clt_dm_clock_upper(d, q->sync_t, v[CMD_END]);
         q->sync_flow = 0;
     }
     /* the offset where the command ran: its START on the clock as it stood;

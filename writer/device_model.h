@@ -232,7 +232,7 @@ uint64_t clt_dm_queue_lane(struct clt_writer *w, struct clt_queue *q, uint64_t s
 void clt_dm_clock_sample(struct clt_dev *d, uint64_t h_lo, uint64_t h_hi, uint64_t dev_ns);
 void clt_dm_clock_at(struct clt_dev *d, uint64_t t);    /* offset and residual at host time t */
 void clt_dm_clock_upper(struct clt_dev *d, uint64_t h, uint64_t dev_ns);   /* dev was over by host time h */
-void clt_dm_sync(struct clt_queue *q, uint64_t flow, uint64_t h);
+void clt_dm_sync(struct clt_writer *w, struct clt_queue *q, uint64_t flow, uint64_t h);
 struct clt_kern *clt_dm_kern_get(struct clt_writer *w, uint64_t id, int create);
 #define CLT_KERN_REGS_COMING (-2)
 int clt_dm_kern_regs(const struct clt_devmodel *m, const struct clt_kern *k);

@@ -22,8 +22,10 @@
  * A device whose profiling clock is the host's CLOCK_MONOTONIC_RAW (PoCL's,
  * checked where its queues are timed by callbacks: capture/queues.c) needs
  * no queue and no marker: that clock read between two ticks of cltrace's is
- * evidence ~30 ns wide, where a marker on PoCL took ~100-170 us of polling
- * on the app's cores (the exit's 8 were 0.8-1.4 ms of it, 2 cores). */
+ * evidence ~30-60 ns wide (the writer gives it 100 ns each side: its own
+ * line from ticks to the trace's clock), where a marker on PoCL took
+ * ~100-170 us of polling on the app's cores (the exit's 8 were 0.8-1.4 ms
+ * of it, 2 cores). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <time.h>

@@ -286,13 +286,10 @@ uint64_t clt_dm_queue_lane(struct clt_writer *w, struct clt_queue *q, uint64_t s
 
 /* ---- the clock ---------------------------------------------------------- */
 
-/* A sync on q at host time h: the command of `flow` (and all before it, in
- * order) was over by then. Its END gives an upper bound, now if it was
- * drawn already, else when it is (device_commands.c); not on a queue timed
- * by callbacks, whose END is when the completion's callback ran (cbtime.c):
- * on PoCL that may follow the sync's return, and against its clock read
- * ~40 ns wide such a bound contradicted the next 400 commands (2 cores,
- * loaded). */
+/* A sync on q at host time h: the command of `flow` (and all before it) was
+ * over by then: its END an upper bound, now if drawn, else when it is
+ * (device_commands.c). Not where callbacks timed it: its END is when its
+ * callback ran (cbtime.c), which may follow the sync's return. */
 void clt_dm_sync(struct clt_writer *w, struct clt_queue *q, uint64_t flow, uint64_t h)
 {
     if ((uintptr_t)clt_map_get(&w->dev->queue_modes, q->handle) == CLT_QUEUE_BY_CALLBACKS)

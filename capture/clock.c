@@ -283,17 +283,15 @@ static void keep_markers(struct clt_thread *th, int quiet, unsigned n)
         struct keep *k = &keeps[i];
         uint64_t ticks;
         uint64_t period = k->cpu_device && !k->raw ? KEEP_PERIOD_CPU_NS : KEEP_PERIOD_NS;
-        if (k->raw && now - (quiet ? k->last_quiet_ns : k->last_ns) >= period) {
+        if ((k->raw || k->queue) && now - (quiet ? k->last_quiet_ns : k->last_ns) >= period) {
             k->last_ns = now;
             if (quiet)
                 k->last_quiet_ns = now;
-            host_raw_read(th, k->device);     /* one: it is as narrow as the clock reads */
-        } else if (k->queue && now - (quiet ? k->last_quiet_ns : k->last_ns) >= period) {
-            k->last_ns = now;
-            if (quiet)
-                k->last_quiet_ns = now;
-            for (unsigned m = 0; m < n && clt_clock_marker(th, k->queue, k->device, k->cpu_device, &ticks); m++)
-                ;
+            if (k->raw)
+                host_raw_read(th, k->device);     /* one: it is as narrow as the clock reads */
+            else
+                for (unsigned m = 0; m < n && clt_clock_marker(th, k->queue, k->device, k->cpu_device, &ticks); m++)
+                    ;
         }
     }
     pthread_mutex_unlock(&keep_lock);

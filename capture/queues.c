@@ -169,27 +169,35 @@ static int in_dispatch(void *object)
            read_safely(table + DISPATCH_SLOT, &entry, sizeof entry) && entry;
 }
 
-/* A marker enqueued now on q and waited for: its profiling time `which`
- * (0: none), CLOCK_MONOTONIC_RAW read just before and after its enqueue
- * into raw[2]. */
-static uint64_t marker_time(void *q, uint32_t which, uint64_t raw[2])
+typedef int32_t (*wait_t)(uint32_t, void *const *);
+typedef int32_t (*prof_t)(void *, uint32_t, size_t, void *, size_t *);
+typedef int32_t (*rel_t)(void *);
+
+/* A marker enqueued now on q, its event (NULL: none), CLOCK_MONOTONIC_RAW
+ * read just before and after its enqueue into raw[2]. */
+static void *marker_bracketed(void *q, uint64_t raw[2])
 {
     typedef int32_t (*marker_t)(void *, uint32_t, const void *, void **);
-    typedef int32_t (*wait_t)(uint32_t, void *const *);
-    typedef int32_t (*prof_t)(void *, uint32_t, size_t, void *, size_t *);
-    typedef int32_t (*rel_t)(void *);
     marker_t mark = REAL(clEnqueueMarkerWithWaitList);
-    wait_t wait = REAL(clWaitForEvents);
-    prof_t prof = REAL(clGetEventProfilingInfo);
-    rel_t rel = REAL(clReleaseEvent);
     void *ev = NULL;
-    uint64_t t = 0;
-    if (!mark || !wait || !prof || !rel)
-        return 0;
+    if (!mark)
+        return NULL;
     raw[0] = clt_clock_ns(CLOCK_MONOTONIC_RAW);
     int32_t err = mark(q, 0, NULL, &ev);
     raw[1] = clt_clock_ns(CLOCK_MONOTONIC_RAW);
-    if (err != CL_SUCCESS_ || !ev)
+    return err == CL_SUCCESS_ ? ev : NULL;
+}
+
+/* A marker enqueued now on q and waited for: its profiling time `which`
+ * (0: none). */
+static uint64_t marker_time(void *q, uint32_t which)
+{
+    wait_t wait = REAL(clWaitForEvents);
+    prof_t prof = REAL(clGetEventProfilingInfo);
+    rel_t rel = REAL(clReleaseEvent);
+    uint64_t t = 0, raw[2];
+    void *ev = wait && prof && rel ? marker_bracketed(q, raw) : NULL;
+    if (!ev)
         return 0;
     if (wait(1, &ev) != CL_SUCCESS_ || prof(ev, which, sizeof t, &t, NULL) != CL_SUCCESS_)
         t = 0;
@@ -200,8 +208,7 @@ static uint64_t marker_time(void *q, uint32_t which, uint64_t raw[2])
 /* A marker enqueued now on q: did its event get profiling times? */
 static int marker_timed(void *q)
 {
-    uint64_t raw[2];
-    return marker_time(q, PROFILING_COMMAND_END, raw) != 0;
+    return marker_time(q, PROFILING_COMMAND_END) != 0;
 }
 
 static int try_switch(void *queue)
@@ -260,29 +267,19 @@ int clt_profiling_refused(void *device)
 static int raw_is_device_clock(void *context, void *device)
 {
     typedef void *(*create_t)(void *, void *, uint64_t, int32_t *);
-    typedef int32_t (*rel_t)(void *);
-    typedef int32_t (*marker_t)(void *, uint32_t, const void *, void **);
-    typedef int32_t (*wait_t)(uint32_t, void *const *);
-    typedef int32_t (*prof_t)(void *, uint32_t, size_t, void *, size_t *);
     create_t create = REAL(clCreateCommandQueue);
     rel_t rel_q = REAL(clReleaseCommandQueue), rel_ev = REAL(clReleaseEvent);
-    marker_t mark = REAL(clEnqueueMarkerWithWaitList);
     wait_t wait = REAL(clWaitForEvents);
     prof_t prof = REAL(clGetEventProfilingInfo);
     int32_t err = -1;
-    void *q = create && rel_q && rel_ev && mark && wait && prof ? create(context, device, PROFILING, &err) : NULL;
+    void *q = create && rel_q && rel_ev && wait && prof ? create(context, device, PROFILING, &err) : NULL;
     if (!q || err != CL_SUCCESS_)
         return 0;
     void *ev[3] = { NULL, NULL, NULL };
     uint64_t raw[3][2];
     int n = 0;
-    for (; n < 3; n++) {
-        raw[n][0] = clt_clock_ns(CLOCK_MONOTONIC_RAW);
-        int32_t e = mark(q, 0, NULL, &ev[n]);
-        raw[n][1] = clt_clock_ns(CLOCK_MONOTONIC_RAW);
-        if (e != CL_SUCCESS_ || !ev[n])
-            break;
-    }
+    while (n < 3 && (ev[n] = marker_bracketed(q, raw[n])) != NULL)
+        n++;
     int ok = n == 3 && wait(3, ev) == CL_SUCCESS_;
     for (int i = 0; i < n; i++) {
         uint64_t queued = 0;

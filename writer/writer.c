@@ -424,7 +424,7 @@ static void writer_begin(void)
 /* The scheduler's account of every thread (selfcost.c), once: by the
  * writer as it sees the exit begin, beside the app's drain (~40 reads of
  * /proc, 0.3 ms of the exiting thread on 2 cores), else as it ends (while
- * it still counts as cltrace's), else at the stop. */
+ * it still counts as cltrace's: after it, its own CPU would read 0). */
 static void sched_sample_once(void)
 {
     if (W.start_ns && !__atomic_exchange_n(&sched_sampled, 1, __ATOMIC_ACQ_REL))
@@ -596,7 +596,6 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
      * still draining (TSan, a loaded machine) is waited for. */
     if (clt_own_thread_join(writer_thread, &W.raw_bytes, 10, 300) != 0)
         goto unfinished;
-    sched_sample_once();
     clt_file_start_at_exit(&W);      /* the writer ended before it saw the exit begin */
     uint32_t sreq = __atomic_load_n(&snap_req, __ATOMIC_ACQUIRE);
     if (sreq != __atomic_load_n(&snap_done, __ATOMIC_ACQUIRE)) {   /* asked, not yet taken */

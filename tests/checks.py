@@ -227,12 +227,14 @@ def check_report_clock_kept(report_json, trace):
     queue of cltrace's own (capture/clock.c): more than the calibration's 16
     (4 on a CPU device: capture/hooks.c); on a device whose clock is the
     host's raw one (PoCL's queues timed by callbacks), reads of that clock
-    instead, one as the queue is made and one every 10 ms (30,000 launches:
-    ~70 ms); the kept bounds never contradict each other."""
+    instead: one as the queue is made, one at the collector's first look,
+    one at the exit, more where it looks meanwhile (a CPU device's collector
+    stays out while the device runs: 3-12 in 18 runs of 30,000 launches);
+    the kept bounds never contradict each other."""
     d = json.load(open(report_json))["devices"][0]
     if d["clock_method"].startswith("host_raw_clock_reads"):
         a = decode(trace)["attributes"]
-        expect(d["clock_markers"] == 0 and a.get("cltrace.device.0.clock_host_reads", 0) > 3,
+        expect(d["clock_markers"] == 0 and a.get("cltrace.device.0.clock_host_reads", 0) >= 3,
                "host clock reads: %r" % {k: v for k, v in a.items() if "clock" in k})
     else:
         calibration = 4 if d["device_type"] & 2 else 16    # CL_DEVICE_TYPE_CPU

@@ -1066,22 +1066,32 @@ t_compressor_thread_ends_traces_whole() {
 t_gzip_beside_the_exit_on_two_cpus() {
     # with fewer than 4 CPUs (here 1) gzip runs in the writer during the run (a
     # thread of its own would take the app's CPU) and on a thread of its own
-    # from the app's exit, whose CPUs are free then: a launch loop's last
-    # completions are drawn and compressed side by side; the trace whole
+    # from the first full buffer flushed after the app's exit began, the
+    # exit's CPUs being free: a backlog at the exit (here the writer's second
+    # write stalls for 1 s, so a 5,000-launch loop's ~1.5 MB of packets wait
+    # for the exit) is encoded and compressed side by side; an exit with less
+    # than a buffer to write starts no thread (100 launches); the trace whole
     # and lint clean either way, the attribute says where gzip ran
-    local mode want
-    for mode in -1:exit 0:none 1:run; do
+    local mode want n
+    for mode in -1:exit:5000 -1:none:100 0:none:1000 1:run:1000; do
         want=${mode#*:}
-        CLTRACE_COMPRESS_THREAD=${mode%%:*} traced "$WORK/gx$want" taskset -c 0 "$T/bench_calls" launch 1000 \
-            > /dev/null
-        lint "$(trace_of "$WORK/gx$want")"
-        $PY tests/tracedump.py "$(trace_of "$WORK/gx$want")" | $PY -c '
+        n=${want#*:}
+        want=${want%:*}
+        if [ "$n" = 5000 ]; then
+            STALL_AT=2 STALL_S=1 CLTRACE_OUTPUT="$WORK/gx$want$n.%p.pftrace" CLTRACE_QUIET=1 \
+                LD_PRELOAD=$T/libstall.so:$SHIM taskset -c 0 "$T/bench_calls" launch $n > /dev/null
+        else
+            CLTRACE_COMPRESS_THREAD=${mode%%:*} traced "$WORK/gx$want$n" taskset -c 0 "$T/bench_calls" \
+                launch $n > /dev/null
+        fi
+        lint "$(trace_of "$WORK/gx$want$n")"
+        $PY tests/tracedump.py "$(trace_of "$WORK/gx$want$n")" | $PY -c '
 import json, sys
 d = json.load(sys.stdin)
 got = d["attributes"].get("cltrace.gzip_thread")
 k = [s for s in d["slices"] if s["name"] in ("k", "k (estimated)")]
 print("gzip thread:", got, "of", sys.argv[1] + ";", len(k), "launches drawn")
-assert got == sys.argv[1] and len(k) == 1001, (got, len(k))' "$want"
+assert got == sys.argv[1] and len(k) == int(sys.argv[2]) + 1, (got, len(k))' "$want" "$n"
     done
 }
 

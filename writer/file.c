@@ -193,6 +193,7 @@ static int put_and_write(struct clt_writer *w, const uint8_t *buf, size_t kept, 
     }
     w->bytes_written += z->out_len;
     z->out_len = 0;
+    clt_disk_written(w->fd, w->bytes_written);
     memcpy(w->gz_tail, tail, tail_len);
     w->gz_tail_len = tail_len;
     return 0;
@@ -309,6 +310,7 @@ static struct {
     const uint8_t *buf;         /* the job: buf[kept, len) to compress after buf[0, kept) */
     size_t kept, len;
     const char *when;           /* it started: for the whole run, at the exit (cltrace.gzip_thread) */
+    _Atomic int at_exit;        /* the exit began: its first full buffer starts it */
 } gzt;
 
 static void *gz_main(void *arg)
@@ -375,9 +377,13 @@ int clt_file_spill_write(struct clt_spill_write *job)
     return spt.job.ok;
 }
 
+static void start_at_exit(void);
+
 static void flush_gz(struct clt_writer *w)
 {
     size_t keep = w->len < CLT_GZ_WINDOW ? w->len : CLT_GZ_WINDOW;
+    if (__atomic_load_n(&gzt.at_exit, __ATOMIC_ACQUIRE) && !gzt.h.started && w->len - w->kept >= CLT_OUT_FLUSH / 2)
+        start_at_exit();        /* a backlog at the exit: compressed beside the encoding */
     if (!gzt.h.started) {
         write_gz(w, w->out, w->kept, w->len);
         /* the last 32 KiB stay at the front: the next packets match against them */
@@ -412,6 +418,7 @@ static void compressor_start(void)
 void clt_file_start(void)
 {
     gzt.h.started = 0;
+    gzt.at_exit = 0;
     gzt.h.state = JOB_IDLE;
     cpu_set_t cpus;
     long want = clt_cfg.COMPRESS_THREAD;
@@ -425,12 +432,19 @@ void clt_file_start(void)
 /* The app's exit: its threads wait for the trace, their CPUs are free. The
  * writer's last work (a launch loop's completions on a CPU device, held
  * until its queue ran dry: 10-16 ms of drawing and gzip on 2 cores) then
- * compresses beside the drawing. Called by the one thread that flushes (the
- * writer, or the exit after it ended), never with CLTRACE_COMPRESS_THREAD=0. */
-void clt_file_start_at_exit(struct clt_writer *w)
+ * compresses beside the drawing, from the first full buffer flushed after
+ * the exit began (by the one thread that flushes: the writer, or the exit
+ * after it ended). Not before one fills: for an exit with little to write
+ * the thread was all cost (0.4 ms of the exiting thread to start it, PoCL,
+ * 2 cores). Never with CLTRACE_COMPRESS_THREAD=0. */
+void clt_file_exit_begins(const struct clt_writer *w)
 {
-    if (gzt.h.started || !w->gz || !clt_cfg.COMPRESS_THREAD || w->io_failed)
-        return;
+    if (w->gz && clt_cfg.COMPRESS_THREAD)
+        __atomic_store_n(&gzt.at_exit, 1, __ATOMIC_RELEASE);
+}
+
+static void start_at_exit(void)
+{
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);       /* the app's signals stay the app's */
@@ -508,6 +522,7 @@ static void file_flush(struct clt_writer *w)
     }
     w->bytes_written += done;
     w->len = 0;
+    clt_disk_written(w->fd, w->bytes_written);
 }
 
 /* What the writer holds, in the file, not only handed to the compressor;
@@ -520,6 +535,7 @@ int clt_file_sync(struct clt_writer *w)
 
 int clt_file_stop_compressor(void)
 {
+    __atomic_store_n(&gzt.at_exit, 0, __ATOMIC_RELEASE);   /* the last flushes are the caller's */
     return helper_stop(&gzt.h);
 }
 
@@ -537,6 +553,7 @@ void clt_file_stop_spill(void)
 void clt_file_forget(void)
 {
     gzt.h.started = spt.h.started = 0;
+    gzt.at_exit = 0;
     gzt.h.state = spt.h.state = JOB_IDLE;
     gzt.h.cpu_ns = spt.h.cpu_ns = 0;
     gzt.when = NULL;

@@ -9,7 +9,7 @@ struct clt_writer;
 struct clt_spill_write;
 int clt_file_open(struct clt_writer *w);     /* exclusive create, never through a symlink; -1: untraced (said) */
 void clt_file_start(void);                   /* the compressor thread where it pays (the caller blocks signals) */
-void clt_file_start_at_exit(struct clt_writer *w);   /* and at the app's exit, whose CPUs are free then */
+void clt_file_exit_begins(const struct clt_writer *w);   /* and from the exit's first full buffer */
 const char *clt_file_compressor(void);
 void clt_file_say_written(struct clt_writer *w);   /* the trace closed: what was dropped, where it went */       /* where gzip ran beside the writer: "run", "exit", "none" */
 /* whole packets p[0, n) into the file, as much as the output buffer takes at a time */

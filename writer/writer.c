@@ -415,7 +415,7 @@ static void writer_begin(void)
     if (W.gz)
         clt_gz_begin(W.gz);
     clt_emit_begin(&W);
-    clt_disk_reserve(W.path);
+    clt_disk_watch(W.fd, W.path);
     if (W.gz)
         clt_file_start();
     clt_clock_init(&W.clock);
@@ -443,10 +443,8 @@ static void *writer_main(void *arg)
             __atomic_store_n(&sleeping, 0, __ATOMIC_RELAXED);
         uint32_t req = __atomic_load_n(&flush_req, __ATOMIC_ACQUIRE);
         uint64_t t_drain = clt_boottime_ns(), drained = W.raw_bytes;
-        if (__atomic_load_n(&exit_began, __ATOMIC_ACQUIRE)) {
+        if (__atomic_load_n(&exit_began, __ATOMIC_ACQUIRE))
             sched_sample_once();
-            clt_file_start_at_exit(&W);
-        }
         int busy = drain_all(1, 0);
         pace_note(W.raw_bytes - drained, clt_boottime_ns() - t_drain), clt_samples_drain(&W);
         clt_dev_flush_pending(&W, 0);
@@ -580,6 +578,7 @@ int clt_writer_start(void)
 
 void clt_writer_exit_begins(void)
 {
+    clt_file_exit_begins(&W);
     __atomic_store_n(&exit_began, 1, __ATOMIC_RELEASE);
     clt_writer_kick();
 }
@@ -596,7 +595,6 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
      * still draining (TSan, a loaded machine) is waited for. */
     if (clt_own_thread_join(writer_thread, &W.raw_bytes, 10, 300) != 0)
         goto unfinished;
-    clt_file_start_at_exit(&W);      /* the writer ended before it saw the exit begin */
     uint32_t sreq = __atomic_load_n(&snap_req, __ATOMIC_ACQUIRE);
     if (sreq != __atomic_load_n(&snap_done, __ATOMIC_ACQUIRE)) {   /* asked, not yet taken */
         while (drain_all(0, 0))
@@ -628,10 +626,11 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
      * the exit. The compressor's CPU time so far counts with the writer's. */
     if (!clt_file_stop_compressor() || !clt_file_sync(&W))
         goto unfinished;
-    /* The room set aside for a full disk's note goes back now, inside the
-     * exit's figure: closing it has the file system free its blocks, 0.2 ms
-     * on ext4 (2 cores) that came after the figure. What is left to write,
-     * two small packets or the note, fits in what it gave back. */
+    /* The room set aside for a full disk's note (on a disk running low)
+     * goes back now, inside the exit's figure: closing it has the file
+     * system free its blocks, 0.2-0.5 ms on ext4 (2 cores) that came after
+     * the figure. What is left to write, two small packets or the note,
+     * fits in what it gave back. */
     clt_disk_release();
     clt_cost_footer(&W, &cost, clt_boottime_ns() - W.start_ns,
                     writer_cpu_ns + clt_file_threads_cpu_ns());

@@ -56,7 +56,8 @@ extern int clt_symbolizer_busy;              /* loading a binary's symbols: prod
 /* disk.c: a little room set aside beside the trace, given back when the
  * disk fills; the packet that ends the trace then (framed, into buf; 0: no
  * room in buf). */
-void clt_disk_reserve(const char *trace_path);
+void clt_disk_watch(int trace_fd, const char *trace_path);     /* the trace starts */
+void clt_disk_written(int trace_fd, uint64_t bytes_written);   /* after each write */
 void clt_disk_release(void);
 size_t clt_disk_full_packet(uint8_t *buf, size_t cap, const char *why, uint64_t kept);
 #endif

@@ -100,6 +100,7 @@ void clt_cost_thread_ended(struct clt_writer *w, struct clt_thread *th);
 void clt_cost_emit(struct clt_writer *w);
 void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns, uint64_t writer_cpu_ns);
 void clt_cost_exit(struct clt_writer *w, struct clt_attrs *a);   /* last: the exit up to now */
+void clt_cost_start(void);                         /* what stays: read as the trace starts */
 void clt_cost_sched_sample(struct clt_writer *w);   /* into w->sched, as the exit begins */
 void clt_run_attrs(struct clt_attrs *a, int gzip);   /* the run's last attributes (runattrs.c) */
 /* ownthreads.c: cltrace's own threads, their priority */

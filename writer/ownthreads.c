@@ -98,8 +98,12 @@ static void read_line(const char *path, char *buf, size_t cap)
  * thread delayed 4,000 small blocking writes ~25 us with the guest's
  * halt-polling at the kernel's default (200 us), ~100 us with it off
  * (docs/PERFORMANCE.md): not counted, and said, with the wake-ups. */
-void clt_idle_sample(struct clt_idle *idle)
+static struct clt_idle machine_idle;
+static pthread_once_t machine_idle_once = PTHREAD_ONCE_INIT;
+
+static void idle_read(void)
 {
+    struct clt_idle *idle = &machine_idle;
     idle->hypervisor = -1;
 #if defined(__x86_64__) || defined(__i386__)
     unsigned a, b, c, d;
@@ -112,6 +116,14 @@ void clt_idle_sample(struct clt_idle *idle)
     char *end;
     long long v = strtoll(line, &end, 10);
     idle->halt_poll_ns = end != line && v >= 0 ? v : -1;
+}
+
+/* The machine's: read once (a cpuid that traps to the hypervisor and two
+ * files), at the writer's start; the exit's account takes the same. */
+void clt_idle_sample(struct clt_idle *idle)
+{
+    pthread_once(&machine_idle_once, idle_read);
+    *idle = machine_idle;
 }
 
 /* 1: a virtual machine whose idle CPUs halt at once (haltpoll's window 0,

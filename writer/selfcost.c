@@ -156,6 +156,9 @@ void clt_cost_emit(struct clt_writer *w)
 
 /* When the process started, CLOCK_BOOTTIME ns (/proc/self/stat's 22nd
  * field, in clock ticks); 0: unknown. */
+/* Read as the trace starts (clt_cost_start), not inside the exit's wait. */
+static uint64_t process_start;
+
 static uint64_t process_start_ns(void)
 {
     long long ticks;
@@ -163,6 +166,13 @@ static uint64_t process_start_ns(void)
     if (!clt_stat_field("/proc/self/stat", 22, &ticks) || hz <= 0 || ticks < 0)
         return 0;
     return (uint64_t)ticks * (1000000000ull / (uint64_t)hz);
+}
+
+void clt_cost_start(void)
+{
+    struct clt_idle idle;
+    process_start = process_start_ns();
+    clt_idle_sample(&idle);
 }
 
 /* A thread's sleeps, each ended by a wake-up: its turns on a CPU less
@@ -219,7 +229,7 @@ void clt_cost_sched_sample(struct clt_writer *w)
     closedir(d);
     /* the threads' figures run from the process's start (before cltrace's
      * first call, where an app may compute for long): the span too */
-    uint64_t start = process_start_ns();
+    uint64_t start = process_start;
     uint64_t now = clt_boottime_ns();
     sc.span_ns = now - (start && start < w->start_ns ? start : w->start_ns);
     w->sched = sc;

@@ -418,6 +418,7 @@ static void writer_begin(void)
     clt_disk_watch(W.fd, W.path);
     if (W.gz)
         clt_file_start();
+    clt_cost_start();
     clt_clock_init(&W.clock);
 }
 

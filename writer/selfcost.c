@@ -154,11 +154,11 @@ void clt_cost_emit(struct clt_writer *w)
     }
 }
 
-/* When the process started, CLOCK_BOOTTIME ns (/proc/self/stat's 22nd
- * field, in clock ticks); 0: unknown. */
 /* Read as the trace starts (clt_cost_start), not inside the exit's wait. */
 static uint64_t process_start;
 
+/* When the process started, CLOCK_BOOTTIME ns (/proc/self/stat's 22nd
+ * field, in clock ticks); 0: unknown. */
 static uint64_t process_start_ns(void)
 {
     long long ticks;

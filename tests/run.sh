@@ -92,7 +92,11 @@ t_gpu_measuring_programs_build_and_check_on_pocl() {
     # brackets and polled ENDs of every window agree (PoCL submits after the
     # flush: those windows may not); the globaltimer part needs NVIDIA
     ${CC:-cc} -O2 -Wall -Wextra -Werror -o "$WORK/clockprobe" scripts/clockprobe.c -lOpenCL
-    CLBENCH_PLATFORM=Portable "$WORK/clockprobe" 64 > "$WORK/clockprobe.out" 2> /dev/null
+    # its stderr kept: PoCL's failed NVIDIA-only build says "1 error generated" there; an
+    # OpenCL call that fails says which, where the run then stops (it failed once, 2026-11-30,
+    # in a full run on a loaded 2-core VM, before this said why)
+    CLBENCH_PLATFORM=Portable "$WORK/clockprobe" 64 > "$WORK/clockprobe.out" 2> "$WORK/clockprobe.err" ||
+        { cat "$WORK/clockprobe.out" "$WORK/clockprobe.err"; return 1; }
     cat "$WORK/clockprobe.out"
     [ "$(grep -c '\(QUEUED in the enqueue\|polled END\) .*window of 16: interval [0-9]* ns min' \
         "$WORK/clockprobe.out")" -eq 4 ]

@@ -1071,18 +1071,19 @@ t_gzip_beside_the_exit_on_two_cpus() {
     # with fewer than 4 CPUs (here 1) gzip runs in the writer during the run (a
     # thread of its own would take the app's CPU) and on a thread of its own
     # from the first full buffer flushed after the app's exit began, the
-    # exit's CPUs being free: a backlog at the exit (here the writer's second
-    # write stalls for 1 s, so a 5,000-launch loop's ~1.5 MB of packets wait
-    # for the exit) is encoded and compressed side by side; an exit with less
-    # than a buffer to write starts no thread (100 launches); the trace whole
-    # and lint clean either way, the attribute says where gzip ran
+    # exit's CPUs being free: a backlog at the exit (here the writer's first
+    # write, made during the driver's start, stalls for 2 s, so a 5,000-launch
+    # loop's ~1.5 MB of packets wait for the exit, however fast the machine)
+    # is encoded and compressed side by side; an exit with less than a buffer
+    # to write starts no thread (100 launches); the trace whole and lint clean
+    # either way, the attribute says where gzip ran
     local mode want n
     for mode in -1:exit:5000 -1:none:100 0:none:1000 1:run:1000; do
         want=${mode#*:}
         n=${want#*:}
         want=${want%:*}
         if [ "$n" = 5000 ]; then
-            STALL_AT=2 STALL_S=1 CLTRACE_OUTPUT="$WORK/gx$want$n.%p.pftrace" CLTRACE_QUIET=1 \
+            STALL_AT=1 STALL_S=2 CLTRACE_OUTPUT="$WORK/gx$want$n.%p.pftrace" CLTRACE_QUIET=1 \
                 LD_PRELOAD=$T/libstall.so:$SHIM taskset -c 0 "$T/bench_calls" launch $n > /dev/null
         else
             CLTRACE_COMPRESS_THREAD=${mode%%:*} traced "$WORK/gx$want$n" taskset -c 0 "$T/bench_calls" \

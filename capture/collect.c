@@ -581,7 +581,10 @@ static int pass_lock_bounded(void)
 }
 
 /* wait_collected's bounds, the calling thread collecting (asked: as a queue's release asks);
- * where the collector has not run yet or holds on in the driver, its wait. */
+ * where the collector has not run yet or holds on in the driver, its wait. The stall is
+ * judged after a pass that found nothing: a thread that lost its CPU for longer than the
+ * stall while it napped looks once more before it leaves the commands (their queue may be
+ * released next, its events' answers gone with it). */
 static uint64_t collect_here(unsigned stall_ms, unsigned max_ms, int asked)
 {
     struct clt_thread *th = __atomic_load_n(&collector_th, __ATOMIC_ACQUIRE);
@@ -589,19 +592,21 @@ static uint64_t collect_here(unsigned stall_ms, unsigned max_ms, int asked)
         nap_end();
         return wait_collected(stall_ms, max_ms);
     }
-    uint64_t start = clt_clock_ns(CLOCK_MONOTONIC), last = start, now = start;
+    uint64_t start = clt_clock_ns(CLOCK_MONOTONIC), last = start;
     int waking = 0, held = 0;
-    while (in_flight() && now - last < stall_ms * 1000000ull && now - start < max_ms * 1000000ull) {
+    while (in_flight()) {
         take_handed();
         if (asked)
             __atomic_store_n(&collect_asked, 1, __ATOMIC_RELAXED);
         int got = collect_pass(th, &waking, &held) != 0;
+        uint64_t now = clt_clock_ns(CLOCK_MONOTONIC);
+        last = got ? now : last;
+        if (now - start >= max_ms * 1000000ull || (!got && now - last >= stall_ms * 1000000ull))
+            break;
         if (!got) {                /* commands still running: look again in 100 us */
             struct timespec ts = { 0, 100000 };
             nanosleep(&ts, NULL);
         }
-        now = clt_clock_ns(CLOCK_MONOTONIC);
-        last = got ? now : last;
     }
     pthread_mutex_unlock(&pass_lock);
     return in_flight();

@@ -19,10 +19,10 @@ With --examples: every example, problem and fixed, the same way (on a GPU
 host its whole run by default is to stay within 1.05x untraced: medians), with
 the pairs' median slowdown as a ratio, its 90 % interval, and what that tells:
 within 1.05x (the interval's top under it), over (its bottom above), or not.
-With --examples --aa: both runs of each pair untraced, the ratio as above:
-the spread the host gives that ratio with no cltrace at all.
+With --aa: both runs of each pair untraced, the ratio as above: the spread the
+host gives that ratio with no cltrace at all (the programs' figures then none).
 
-    scripts/bench-figure-pairs.py [--pairs N] [--examples [NAME ...] [--aa]]   (after make test-bins)
+    scripts/bench-figure-pairs.py [--pairs N] [--aa] [--examples [NAME ...]]   (after make test-bins)
 """
 import argparse
 import glob
@@ -77,12 +77,17 @@ def pairs_of(name, cmd, pairs, work, aa=False):
     return rows
 
 
-def measure(name, cmd, pairs, work):
+def measure(name, cmd, pairs, work, aa=False):
     """The row; 1: every figure within its bounds, 0: some not, -1: the pairs cannot tell (the
-    median slowdown's 90 % interval wider than the bounds' 40 ms: the program's own noise)"""
-    plain, traced, figs, exits, percents = zip(*pairs_of(name, cmd, pairs, work))
+    median slowdown's 90 % interval wider than the bounds' 40 ms: the program's own noise); aa:
+    both runs untraced, the slowdown only"""
+    plain, traced, figs, exits, percents = zip(*pairs_of(name, cmd, pairs, work, aa))
     diffs = [t - p for t, p in zip(traced, plain)]
     slow, (lo, hi) = statistics.median(diffs), _sc.interval(diffs)
+    if aa:
+        print("| %s | %.0f (%.0f–%.0f) | %+.1f (%.3fx; %+.0f to %+.0f) | | | | |" % (
+            name, statistics.median(plain), min(plain), max(plain), slow, 1 + slow / statistics.median(plain), lo, hi))
+        return 1
     inside = sum(slow - 15 <= f <= slow + 25 for f in figs)
     share = statistics.median(e / f for e, f in zip(exits, figs) if f > 0) if any(figs) else 0
     print("| %s | %.0f (%.0f–%.0f) | %+.1f (%.3fx; %+.0f to %+.0f) | %.1f–%.1f (median %.1f) | %d of %d | %.1f %% "
@@ -131,7 +136,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--pairs", type=int, default=7)
     ap.add_argument("--examples", nargs="*", metavar="NAME", help="every example, or those named")
-    ap.add_argument("--aa", action="store_true", help="with --examples: untraced against untraced")
+    ap.add_argument("--aa", action="store_true", help="untraced against untraced: the host's own spread")
     a = ap.parse_args()
     if a.examples is not None:
         work = tempfile.mkdtemp(prefix="cltrace-figure-pairs.")
@@ -147,17 +152,18 @@ def main():
         programs.append(("pyhost_gap.py (pyopencl)", [py, os.path.join(ROOT, "tests", "apps", "pyhost_gap.py")]))
     else:
         print("pyhost_gap.py: skipped (no pyopencl for %s)" % py)
-    print("cltrace's figure against %d interleaved pairs (ms; %s, %d cores)" % (a.pairs, time.strftime("%Y-%m-%d"),
-                                                                             os.cpu_count()))
+    print("cltrace's figure against %d interleaved pairs (ms; %s, %d cores)%s" % (
+        a.pairs, time.strftime("%Y-%m-%d"), os.cpu_count(), ": untraced against untraced (A/A)" if a.aa else ""))
     print("| program | untraced (min–max) | pairs: traced - untraced, median (ratio; its 90 % interval) "
           "| figure, run by run | within [-15, +25] ms | its own account | exit's share |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     work = tempfile.mkdtemp(prefix="cltrace-figure-pairs.")
     try:
-        verdicts = [measure(n, c, a.pairs, work) for n, c in programs]
+        verdicts = [measure(n, c, a.pairs, work, a.aa) for n, c in programs]
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print("every figure within its bounds" if all(v == 1 for v in verdicts) else
+    print("the host's own spread: no figure to check" if a.aa else
+          "every figure within its bounds" if all(v == 1 for v in verdicts) else
           "some figures outside their bounds (target: all)" if 0 in verdicts else
           "every figure within its bounds where the pairs can tell (an interval wider than 40 ms: more pairs)")
     return 0

@@ -7,54 +7,7 @@
 #   bash scripts/check-layers.sh
 set -u
 cd "$(dirname "$0")/.."
-bad=0
-# (in Python: a shell loop forked twice an include, 6 s of a 2-core VM)
-/usr/bin/python3 - <<'PY' || bad=1
-import os, re, subprocess, sys
-allow, units = {}, []
-for line in open("LAYERS"):
-    line = line.split("#")[0]
-    if ":" in line:
-        k, v = line.split(":", 1)
-        allow[k.strip()] = v.split()
-        units.append(k.strip())
-def unit(p):      # the longest LAYERS name it starts with
-    return max((u for u in units if p.startswith(u + "/")), key=len, default="")
-found = subprocess.run(["find", "common", "trace", "writer", "capture", "launcher", "report", "viewer", "include",
-                        "tests", "examples", "replay", "override", "try", "(", "-name", "*.c", "-o", "-name", "*.h",
-                        ")", "-print0"], capture_output=True, text=True).stdout
-include = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]*)"', re.M)
-bad = 0
-for f in (x for x in found.split("\0") if x):
-    top = unit(f)
-    if not top:
-        print('%s: folder %s is not in LAYERS' % (f, f.split("/")[0]))
-        bad = 1
-        continue
-    for inc in include.findall(open(f, errors="replace").read()):
-        if inc.startswith("../"):       # up within its own unit
-            path = os.path.relpath(os.path.normpath(os.path.join(os.path.dirname(f), inc)))
-            if not (os.path.exists(path) and unit(path) == top):
-                print('%s: includes "%s": outside %s (name the folder)' % (f, inc, top))
-                bad = 1
-            continue
-        if "/" not in inc:              # its own folder, or one above it in the same unit
-            d = os.path.dirname(f)
-            while not os.path.exists(os.path.join(d, inc)) and d not in (top, ".", ""):
-                d = os.path.dirname(d)
-            if not os.path.exists(os.path.join(d, inc)):
-                print('%s: includes "%s", not in its folder' % (f, inc))
-                bad = 1
-            continue
-        dep = unit(inc)
-        if not dep:
-            print('%s: includes "%s": not in a LAYERS folder' % (f, inc))
-            bad = 1
-        elif dep != top and dep not in allow.get(top, []):
-            print('%s: includes "%s": %s may not use %s (LAYERS)' % (f, inc, top, dep))
-            bad = 1
-sys.exit(bad)
-PY
+bad=0 obj= files=
 
 # The calls inside the folders made of parts: each file compiled alone, an
 # arrow from a file to every file that defines a symbol it uses (nm).
@@ -109,9 +62,10 @@ if command -v nm > /dev/null && command -v "${CC:-cc}" > /dev/null; then
     done
     wait
     [ ! -s "$obj/failed" ] || bad=1
-    /usr/bin/python3 - "$obj" $files <<'PY' || bad=1
+fi
+/usr/bin/python3 - "$obj" $files <<'PY' || bad=1
 import os, re, subprocess, sys
-obj, files = sys.argv[1], sys.argv[2:]
+obj, files = sys.argv[1], sys.argv[2:]     # obj "": no compiler or nm, includes only
 allow, units = {}, []
 for line in open("LAYERS"):
     line = line.split("#")[0]
@@ -121,8 +75,45 @@ for line in open("LAYERS"):
         units.append(k.strip())
 def unit(p):
     return max((u for u in units if p.startswith(u + "/")), key=len, default="")
-NOT_ARROWS = {"dlsym"}
 bad = 0
+
+# every #include (a shell loop forked twice an include: 6 s of a 2-core VM)
+found = subprocess.run(["find", "common", "trace", "writer", "capture", "launcher", "report", "viewer", "include",
+                        "tests", "examples", "replay", "override", "try", "(", "-name", "*.c", "-o", "-name", "*.h",
+                        ")", "-print0"], capture_output=True, text=True).stdout
+include = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]*)"', re.M)
+for f in (x for x in found.split("\0") if x):
+    top = unit(f)
+    if not top:
+        print('%s: folder %s is not in LAYERS' % (f, f.split("/")[0]))
+        bad = 1
+        continue
+    for inc in include.findall(open(f, errors="replace").read()):
+        if inc.startswith("../"):       # up within its own unit
+            path = os.path.relpath(os.path.normpath(os.path.join(os.path.dirname(f), inc)))
+            if not (os.path.exists(path) and unit(path) == top):
+                print('%s: includes "%s": outside %s (name the folder)' % (f, inc, top))
+                bad = 1
+            continue
+        if "/" not in inc:              # its own folder, or one above it in the same unit
+            d = os.path.dirname(f)
+            while not os.path.exists(os.path.join(d, inc)) and d not in (top, ".", ""):
+                d = os.path.dirname(d)
+            if not os.path.exists(os.path.join(d, inc)):
+                print('%s: includes "%s", not in its folder' % (f, inc))
+                bad = 1
+            continue
+        dep = unit(inc)
+        if not dep:
+            print('%s: includes "%s": not in a LAYERS folder' % (f, inc))
+            bad = 1
+        elif dep != top and dep not in allow.get(top, []):
+            print('%s: includes "%s": %s may not use %s (LAYERS)' % (f, inc, top, dep))
+            bad = 1
+if not obj:
+    sys.exit(bad)
+
+NOT_ARROWS = {"dlsym"}
 
 # every object's symbols from one nm (one per object took ~0.1 s each here, 14 s in all)
 symbols = {f: [] for f in files}
@@ -219,6 +210,5 @@ if not bad:
     print("layers: " + "; ".join(summary) + "; no circle")
 sys.exit(bad)
 PY
-fi
 [ $bad -eq 0 ] && echo "layers: every include follows LAYERS"
 exit $bad

@@ -84,16 +84,16 @@ def measure(name, cmd, pairs, work, aa=False):
     plain, traced, figs, exits, percents = zip(*pairs_of(name, cmd, pairs, work, aa))
     diffs = [t - p for t, p in zip(traced, plain)]
     slow, (lo, hi) = statistics.median(diffs), _sc.interval(diffs)
+    base = statistics.median(plain)
+    pair = "| %s | %.0f (%.0f–%.0f) | %+.1f (%.3fx; %+.0f to %+.0f) |" % (name, base, min(plain), max(plain), slow,
+                                                                       1 + slow / base, lo, hi)
     if aa:
-        print("| %s | %.0f (%.0f–%.0f) | %+.1f (%.3fx; %+.0f to %+.0f) | | | | |" % (
-            name, statistics.median(plain), min(plain), max(plain), slow, 1 + slow / statistics.median(plain), lo, hi))
+        print(pair + " | | | |")
         return 1
     inside = sum(slow - 15 <= f <= slow + 25 for f in figs)
     share = statistics.median(e / f for e, f in zip(exits, figs) if f > 0) if any(figs) else 0
-    print("| %s | %.0f (%.0f–%.0f) | %+.1f (%.3fx; %+.0f to %+.0f) | %.1f–%.1f (median %.1f) | %d of %d | %.1f %% "
-          "| %.0f %% |" % (name, statistics.median(plain), min(plain), max(plain), slow,
-                           1 + slow / statistics.median(plain), lo, hi, min(figs), max(figs), statistics.median(figs),
-                           inside, pairs, statistics.median(percents), 100 * share))
+    print(pair + " %.1f–%.1f (median %.1f) | %d of %d | %.1f %% | %.0f %% |" % (
+        min(figs), max(figs), statistics.median(figs), inside, pairs, statistics.median(percents), 100 * share))
     return 1 if inside == pairs else -1 if hi - lo > 40 else 0
 
 

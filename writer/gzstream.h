@@ -34,7 +34,7 @@ struct clt_gz {
 /* The output room clt_gz_put needs for n input bytes. */
 static inline size_t clt_gz_bound(size_t n) { return n + n / 8 + 64; }
 
-int clt_gz_init(struct clt_gz *z, size_t max_put);     /* its output's memory; -1: none */
+int clt_gz_init(struct clt_gz *z, size_t max_put);     /* its output's memory; -1: none; z static */
 void clt_gz_begin(struct clt_gz *z);                   /* the stream's start, before the first put */
 void clt_gz_free(struct clt_gz *z);
 /* Compress buf[kept, n), whole Perfetto packets (0x0A, varint length,

@@ -569,7 +569,8 @@ static Perfetto__Protos__InternedString *istr(struct clt_sym_scratch *x, const s
     is->has_iid = is->has_str = 1;
     is->iid = i;
     is->str.data = (uint8_t *)s->strs[i - 1];
-    is->str.len = strlen(s->strs[i - 1]);
+    size_t n = strlen(s->strs[i - 1]);
+    is->str.len = n < CLT_SYM_STR_MAX ? n : CLT_SYM_STR_MAX;
     return is;
 }
 

@@ -8,6 +8,7 @@
 #include "trace/cltrace.pb-c.h"
 
 #define CLT_SYM_MAX_DEPTH 64
+#define CLT_SYM_STR_MAX 512       /* an interned name's bytes, at most (emit.h: a packet's bound) */
 
 struct clt_sym_frame {
     uint64_t pc, rel_pc;

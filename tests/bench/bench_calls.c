@@ -19,6 +19,9 @@
  *                                   timing every launch of this program
  *   bench_calls create N --fake     N x (clCreateBuffer + clReleaseMemObject),
  *                                   made 12 calls deep (a creation call stack)
+ *   bench_calls touch N             no OpenCL: N fresh pages written once each, then
+ *                                   again; prints "first_touch_ns X" and "again_ns X" a
+ *                                   page (what a page cltrace touches costs this host)
  * --nap-us N: idle N us after the loop, before main returns (a program whose
  * exit comes later: scripts/teardown-check.py).
  * --pause-us N: idle N us just before the loop (outside its time): a
@@ -46,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 static cl_kernel kern, spin;
@@ -156,10 +160,33 @@ static double thread_ns(void)
     return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
+/* The first write to a fresh page faults (the kernel zeroes and maps it;
+ * under a hypervisor with shadow page tables, it traps there too); the
+ * second is a store. */
+static int bench_touch(long n)
+{
+    size_t page = 4096, len = (size_t)n * page;
+    volatile char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (n < 1 || p == MAP_FAILED)
+        return 1;
+    double t[3];
+    t[0] = clock_ns(CLOCK_MONOTONIC);
+    for (size_t i = 0; i < len; i += page)
+        p[i] = 1;
+    t[1] = clock_ns(CLOCK_MONOTONIC);
+    for (size_t i = 0; i < len; i += page)
+        p[i] = 2;
+    t[2] = clock_ns(CLOCK_MONOTONIC);
+    printf("first_touch_ns %.0f\nagain_ns %.0f\n", (t[1] - t[0]) / n, (t[2] - t[1]) / n);
+    return munmap((void *)p, len) != 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3)
         return 2;
+    if (!strcmp(argv[1], "touch"))
+        return bench_touch(atol(argv[2]));
     double main0 = clock_ns(CLOCK_MONOTONIC), loop0 = 0, loop1 = 0, t_ctx = 0, t_queue = 0, t_build = 0;
     const char *what = argv[1];
     /* launchev, smallev, enqueueev: the loop of that name on a profiling queue, asking for events */

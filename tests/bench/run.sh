@@ -97,6 +97,23 @@ if /usr/bin/python3 -c 'import ctypes' 2> /dev/null; then
 fi
 echo
 
+# Pages: what cltrace's memory costs where a first touch is dear (a VM with
+# shadow page tables: ~12 us a page on this 2-core one, 2026-11-30). Minor
+# faults of the whole process beyond untraced, the fake library (repeatable:
+# PoCL's own vary with its backlog), the least of 3 runs each
+faults() { local m=""; for r in 1 2 3; do m="$m $(env "$@" /usr/bin/time -f %R "$BC" "${FARGS[@]}" 2>&1 > /dev/null |
+                                                    tail -n 1)"; done; echo $m | tr ' ' '\n' | sort -n | head -n 1; }
+read -r _ touch_ns < <("$BC" touch 2048 | grep first_touch_ns)
+echo "pages cltrace touches (minor faults beyond untraced; a first touch here: ${touch_ns} ns)"
+for what in "ndrange 1" "ndrange 20000" "setarg 1000000"; do
+    FARGS=($what --fake)
+    u=$(faults LD_PRELOAD=$FAKE); t=$(faults LD_PRELOAD=$SHIM CLTRACE_LIBRARY=$FAKE CLTRACE_OUTPUT=$W/pg.%p.pftrace)
+    rm -f "$W"/pg.*
+    printf "  %-50s %6s pages  %5.1f MiB  %6.1f ms at ${touch_ns} ns\n" "bench_calls $what --fake" "$((t - u))" \
+        "$(awk -v p=$((t - u)) 'BEGIN{print p * 4 / 1024}')" "$(awk -v p=$((t - u)) -v c="$touch_ns" 'BEGIN{print p * c / 1e6}')"
+done
+echo
+
 # Times: each loop 3 times, untraced and traced alternating, the least
 # disturbed (smallest) kept: the machine is shared and noisy.
 min() { tr ' ' '\n' | sort -g | head -n 1; }

@@ -569,8 +569,14 @@ static Perfetto__Protos__InternedString *istr(struct clt_sym_scratch *x, const s
     is->has_iid = is->has_str = 1;
     is->iid = i;
     is->str.data = (uint8_t *)s->strs[i - 1];
-    size_t n = strlen(s->strs[i - 1]);
-    is->str.len = n < CLT_SYM_STR_MAX ? n : CLT_SYM_STR_MAX;
+    const char *str = s->strs[i - 1];
+    size_t n = strlen(str);
+    if (n > CLT_SYM_STR_MAX) {                /* cut where a UTF-8 character starts */
+        n = CLT_SYM_STR_MAX;
+        while (n && ((unsigned char)str[n] & 0xC0) == 0x80)
+            n--;
+    }
+    is->str.len = n;
     return is;
 }
 

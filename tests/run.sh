@@ -1287,6 +1287,23 @@ t_stacks_show_inlined_calls() {
         { grep leaks: "$WORK/il.txt"; false; }
 }
 
+t_long_names_cut_whole_in_stacks() {
+    # a creation stack through a function named by 3,072 bytes of UTF-8: the
+    # trace names it by its first 512 bytes or fewer, cut where a character
+    # starts (a packet of 64 such frames fits the writer's buffer), and reads
+    traced "$WORK/ln" "$T/long_names" > /dev/null
+    $PY tests/tracedump.py "$(trace_of "$WORK/ln")" | $PY -c '
+import json, sys
+d = json.load(sys.stdin)     # tracedump decodes every name as UTF-8: a split character fails here
+made = [s for s in d["slices"] if s["name"] == "clCreateBuffer" and s.get("stack")]
+names = [f["function"] for s in made for f in s["stack"] if f and (f["function"] or "").startswith("a\u00e9a\u00e9")]
+assert names, [f and f["function"][:40] for s in made for f in s["stack"]]
+n = len(names[0].encode())
+print("the long name kept as", n, "bytes")
+assert 500 <= n <= 512 and names[0] == "a\u00e9" * (n // 3) + "a" * (n % 3 == 1), names[0][-8:]'
+    lint "$(trace_of "$WORK/ln")"
+}
+
 t_break_on_error_only_under_a_debugger() {
     # without a debugger CLTRACE_BREAK changes nothing; under gdb the app
     # stops in the failing call, with the app's function on the stack

@@ -29,6 +29,9 @@ $(T)/vecadd: examples/vecadd/vecadd.c | $(T)
 $(T)/timeline: tests/apps/timeline.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(LDFLAGS) -lOpenCL
 TEST_BINS += $(T)/timeline
+$(T)/long_names: tests/apps/long_names.c | $(T)
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(LDFLAGS) -lOpenCL
+TEST_BINS += $(T)/long_names
 $(T)/host_gap: tests/apps/host_gap.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(LDFLAGS) -lOpenCL
 TEST_BINS += $(T)/host_gap

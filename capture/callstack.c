@@ -83,11 +83,13 @@ static pthread_once_t libunwind_once = PTHREAD_ONCE_INIT;
  * can find it (the step is published last). */
 static void libunwind_load(void)
 {
+    int raised = clt_own_raise();     /* on the collector: the dynamic linker's lock, which the app may want */
     void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
     if (!h)
         h = dlopen("libunwind.so", RTLD_NOW | RTLD_LOCAL);
     void *f = h ? dlsym(h, "unw_backtrace") : NULL;
     if (!f) {
+        clt_own_lower(raised);
         clt_msg(clt_unwind_ready() ? "libunwind not found: the call stacks cltrace cannot read itself are left out"
                                    : "libunwind not found: no call stacks in the trace");
         return;
@@ -108,6 +110,7 @@ static void libunwind_load(void)
             ((int (*)(void *))step)(cursor);
         __atomic_store_n(&clt_unwinder.step, (int (*)(void *))step, __ATOMIC_RELEASE);
     }
+    clt_own_lower(raised);    /* after its first walk: libunwind reads the loaded objects' list */
     if (!__atomic_load_n(&stacks_off, __ATOMIC_ACQUIRE))
         __atomic_store_n(&clt_backtrace, (int (*)(void **, int))f, __ATOMIC_RELEASE);
 }

@@ -374,11 +374,11 @@ static void *collector_main(void *arg)
         /* a thread the driver starts in these calls inherits its priority */
         long watch = clt_own_driver_begin();
         take_handed();
-        int raised = clt_pend_count() ? clt_own_driver_raise() : 0;   /* a driver lock held idle holds the app */
+        int raised = clt_pend_count() ? clt_own_raise() : 0;   /* a driver lock held idle holds the app */
         struct clt_thread *th = clt_enter();
         __atomic_store_n(&collector_th, th, __ATOMIC_RELEASE);
         unsigned done = collect_pass(th, &waking, &held);    /* into its own ring, as any records */
-        clt_own_driver_lower(raised);
+        clt_own_lower(raised);
         clt_own_driver_end(watch);
         unsigned pending = clt_pend_count();     /* the list is the lock's */
         int on_cpu = clt_pend_on_cpu();

@@ -55,6 +55,7 @@
  * most (it has five); one past them counts as the app's. */
 static _Atomic int own_tid[OWN_MAX];
 static _Atomic int own_idle[OWN_MAX];   /* the slot's thread runs at idle priority when lowered */
+static __thread int own_idle_self;      /* this thread is one of cltrace's, started idle */
 
 enum { POLICY_UNKNOWN, POLICY_IDLE, POLICY_NORMAL };
 static _Atomic int policy;           /* what new own threads get */
@@ -199,6 +200,7 @@ void clt_own_thread_begin(const char *name, int idle)
             __atomic_store_n(&own_idle[i], idle, __ATOMIC_RELEASE);
             break;
         }
+    own_idle_self = idle;
     if (!idle || decide_policy() != POLICY_IDLE || !__atomic_load_n(&lowered, __ATOMIC_ACQUIRE))
         return;
     struct sched_param sp = { 0 };
@@ -308,22 +310,25 @@ void clt_own_driver_end(long before)
     closedir(d);
 }
 
-/* The collector's calls into the driver run at normal priority: inside
- * them it may hold the driver's locks, and at idle priority beside busy
- * threads it got ~1/300 of a CPU, so a lock it held for a fraction of a
- * millisecond held the app for 40-200 ms (PoCL, 2 cores beside two CPU
- * hogs: the app's clSetUserEventStatus waited for it in 6 runs of 100
- * traced). Two system calls a pass, and only when commands are pending.
- * 1: the calling thread was put at normal priority. */
-int clt_own_driver_raise(void)
+/* Where one of cltrace's idle threads takes a lock the app may want --
+ * the driver's, inside the collector's calls; the dynamic linker's, in a
+ * dlopen, dladdr or dl_iterate_phdr -- it runs at normal priority until it
+ * lets go. At idle priority beside busy threads it got ~1/300 of a CPU, so
+ * a lock held for a fraction of a millisecond held the app for 40-200 ms
+ * (PoCL, 2 cores beside two CPU hogs: the app's clSetUserEventStatus
+ * waited for the collector in 6 runs of 100 traced), and the writer's
+ * dlopen of libdw held the app's dlsym 0.7-5 s beside five. Two system
+ * calls, from cltrace's own idle threads only (an app thread's priority is
+ * the app's). 1: the calling thread was put at normal priority. */
+int clt_own_raise(void)
 {
     struct sched_param sp = { 0 };
-    return __atomic_load_n(&policy, __ATOMIC_RELAXED) == POLICY_IDLE && __atomic_load_n(&lowered, __ATOMIC_ACQUIRE) &&
-           sched_setscheduler(0, SCHED_OTHER, &sp) == 0;
+    return own_idle_self && __atomic_load_n(&policy, __ATOMIC_RELAXED) == POLICY_IDLE &&
+           __atomic_load_n(&lowered, __ATOMIC_ACQUIRE) && sched_setscheduler(0, SCHED_OTHER, &sp) == 0;
 }
 
 /* Back to idle priority, unless its threads were lifted meanwhile */
-void clt_own_driver_lower(int raised)
+void clt_own_lower(int raised)
 {
     struct sched_param sp = { 0 };
     if (raised && __atomic_load_n(&lowered, __ATOMIC_ACQUIRE) && !__atomic_load_n(&final_lift, __ATOMIC_ACQUIRE))

@@ -94,12 +94,13 @@ static void dw_load(void)
     if (tried)
         return;
     tried = 1;
-    __typeof__(dw) got;
-    memset(&got, 0, sizeof got);
+    __typeof__(dw) got = { 0 };
+    int raised = clt_own_raise();      /* the dynamic linker's lock, which the app's dlsym waits for */
     void *h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
     int ok = h != NULL;
 #define DW_SYM(f) if (ok && !(got.f = (__typeof__(f) *)dlsym(h, #f))) ok = 0;
     DW(DW_SYM)
+    clt_own_lower(raised);
     if (!ok)
         return;
     dw_callbacks.find_elf = got.dwfl_linux_proc_find_elf;
@@ -392,8 +393,11 @@ static uint64_t frames_of_slow(struct clt_symbols *s, uint64_t pc)
     /* without libdw: an exported symbol's name (with it, libdw has said: dladdr
      * would only walk the same exported symbols again, 40 % of the writer's
      * time for a program's CPU samples on PoCL) */
-    if (!fn && !mod && dladdr((void *)(uintptr_t)at, &exported))
-        fn = exported.dli_sname;
+    if (!fn && !mod) {       /* dladdr holds the dynamic linker's lock, which the app's dlsym waits for */
+        int raised = clt_own_raise();
+        fn = dladdr((void *)(uintptr_t)at, &exported) ? exported.dli_sname : NULL;
+        clt_own_lower(raised);
+    }
     fn = clt_symtab_readable(fn, file, base, pc, name, sizeof name);
     char *readable = clt_symtab_demangle(fn);
     uint32_t fn_str = str_intern(s, readable ? readable : fn), file_str = 0, line_no = 0, map = 0;
@@ -570,12 +574,9 @@ static Perfetto__Protos__InternedString *istr(struct clt_sym_scratch *x, const s
     is->iid = i;
     is->str.data = (uint8_t *)s->strs[i - 1];
     const char *str = s->strs[i - 1];
-    size_t n = strlen(str);
-    if (n > CLT_SYM_STR_MAX) {                /* cut where a UTF-8 character starts */
-        n = CLT_SYM_STR_MAX;
-        while (n && ((unsigned char)str[n] & 0xC0) == 0x80)
-            n--;
-    }
+    size_t len = strlen(str), n = len > CLT_SYM_STR_MAX ? CLT_SYM_STR_MAX : len;
+    while (n < len && n && ((unsigned char)str[n] & 0xC0) == 0x80)    /* cut where a UTF-8 character starts */
+        n--;
     is->str.len = n;
     return is;
 }

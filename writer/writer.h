@@ -34,8 +34,8 @@ void clt_own_threads_lift(enum clt_lift why);         /* async-signal-safe */
  * inherit idle priority; end puts them at normal (ownthreads.c) */
 long clt_own_driver_begin(void);
 void clt_own_driver_end(long before);
-int clt_own_driver_raise(void);                /* its driver calls at normal priority: 1 if it was idle */
-void clt_own_driver_lower(int raised);
+int clt_own_raise(void);      /* an own idle thread about to take a lock the app may want: normal priority, 1 */
+void clt_own_lower(int raised);
 /* drain and write: timeout_ms, then up to moving_s more while the writer progresses */
 void clt_writer_flush_now(unsigned timeout_ms, unsigned moving_s);
 const char *clt_writer_path(void);           /* the trace file ("" before the first call) */

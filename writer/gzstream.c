@@ -338,6 +338,12 @@ int clt_gz_init(struct clt_gz *z, size_t max_put)
     return z->out ? 0 : -1;
 }
 
+static void tables_clear(struct clt_gz *z)
+{
+    memset(z->last, 0, sizeof z->last);
+    memset(z->hash, 0, sizeof z->hash);
+}
+
 /* The stream's start, on the thread that compresses: the gzip header, and
  * the tables cleared where something was put since they were zero (a fork
  * child's copy of its parent's). A trace's first start leaves them as they
@@ -346,10 +352,8 @@ int clt_gz_init(struct clt_gz *z, size_t max_put)
  * 2-core VM (2026-11-30). */
 void clt_gz_begin(struct clt_gz *z)
 {
-    if (z->in_bytes) {
-        memset(z->last, 0, sizeof z->last);
-        memset(z->hash, 0, sizeof z->hash);
-    }
+    if (z->in_bytes)
+        tables_clear(z);
     z->in_bytes = 0;
     z->crc = 0;
     z->run_len = z->run_dist = 0;
@@ -454,8 +458,7 @@ void clt_gz_rewind(struct clt_gz *z, const struct clt_gz_mark *m)
     /* what the failed put left in the tables points at or past the bytes
      * to be put again (a match of distance 0): forget it all (a full disk
      * is rare; the next packets just match less) */
-    memset(z->last, 0, sizeof z->last);
-    memset(z->hash, 0, sizeof z->hash);
+    tables_clear(z);
     z->in_bytes = m->in_bytes;
     z->bits = m->bits;
     z->crc = m->crc;

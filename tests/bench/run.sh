@@ -101,8 +101,9 @@ echo
 # shadow page tables: ~12 us a page on this 2-core one, 2026-11-30). Minor
 # faults of the whole process beyond untraced, the fake library (repeatable:
 # PoCL's own vary with its backlog), the least of 3 runs each
+min() { tr ' ' '\n' | sort -g | head -n 1; }
 faults() { local m=""; for r in 1 2 3; do m="$m $(env "$@" /usr/bin/time -f %R "$BC" "${FARGS[@]}" 2>&1 > /dev/null |
-                                                    tail -n 1)"; done; echo $m | tr ' ' '\n' | sort -n | head -n 1; }
+                                                    tail -n 1)"; done; echo $m | min; }
 read -r _ touch_ns < <("$BC" touch 2048 | grep first_touch_ns)
 echo "pages cltrace touches (minor faults beyond untraced; a first touch here: ${touch_ns} ns)"
 for what in "ndrange 1" "ndrange 20000" "setarg 1000000"; do
@@ -115,8 +116,7 @@ done
 echo
 
 # Times: each loop 3 times, untraced and traced alternating, the least
-# disturbed (smallest) kept: the machine is shared and noisy.
-min() { tr ' ' '\n' | sort -g | head -n 1; }
+# disturbed (smallest) kept: the machine is shared and noisy (min, above).
 N=1000000
 p1=""; t1=""; p2=""; t2=""
 for r in 1 2 3; do

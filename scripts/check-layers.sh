@@ -23,45 +23,76 @@ if command -v nm > /dev/null && command -v "${CC:-cc}" > /dev/null; then
     obj=$(mktemp -d /tmp/cltrace-layers.XXXXXX)
     trap 'rm -rf "$obj"' EXIT
     files=$(find report capture writer -name '*.c' ! -name fuzz_reader.c | sort)
-    # LAYERS_OBJ_CACHE=DIR: a file whose text and every header are as when
-    # it was compiled there is not compiled again (tests/tools.sh checks a
-    # copy of the tree that differs in three files)
-    cache=${LAYERS_OBJ_CACHE:-}
-    [ -z "$cache" ] || { mkdir -p "$cache"; hdrs=$(find . -name '*.h' ! -path './build/*' | sort | xargs cat | sha1sum | cut -c1-16); }
-    compile() {   # compile FILE OBJECT [CACHED]: a failure said, and listed in $obj/failed
-        "${CC:-cc}" -std=gnu11 -I. -c -o "$2" "$1" 2> "$2.err" ||
-            { echo "$1: does not compile alone"; cat "$2.err"; echo "$1" >> "$obj/failed"; return; }
-        [ -z "${3:-}" ] || cp "$2" "$3"
-    }
-    made() {   # made FILE: make's object of FILE where nothing it was built from is newer
-        # (its .d file lists them); make compiles each file alone too
-        local m newer
-        for m in build/pic/"${1%.c}".o build/obj/"${1%.c}".o; do
-            [ -f "$m" ] && [ -f "${m%.o}.d" ] || continue
-            # shellcheck disable=SC2046  # the file names, split
-            newer=$(find $(sed -e 's/^[^:]*://' -e 's/\\$//' "${m%.o}.d") -newer "$m" 2> /dev/null) &&
-                [ -z "$newer" ] || continue      # a file gone, or one newer
-            echo "$m"
-            return
-        done
-    }
-    for f in $files; do
-        o=$obj/$(echo "$f" | tr / _).o c=
-        if [ -n "$cache" ]; then
-            c=$cache/$(sha1sum < "$f" | cut -c1-16)-$hdrs-$(echo "$f" | tr / _).o
-            [ -f "$c" ] && { cp "$c" "$o"; continue; }
-        fi
-        m=$(made "$f")
-        if [ -n "$m" ]; then
-            cp "$m" "$o"
-            [ -z "$c" ] || cp "$m" "$c"
+    # Each file's object: make's own where nothing it was built from is
+    # newer (its .d file lists them; make compiles each file alone too),
+    # else compiled alone here, 4 at a time; a failure said. With
+    # LAYERS_OBJ_CACHE=DIR a file whose text and every header are as when it
+    # was compiled there is not compiled again (tests/tools.sh checks a copy
+    # of the tree that differs in three files). One process: as a shell
+    # loop it forked ~8 times a file, 6 s of system time on a 2-core VM.
+    # shellcheck disable=SC2086   # the file names, split
+    /usr/bin/python3 - "$obj" "${LAYERS_OBJ_CACHE:-}" "${CC:-cc}" $files <<'PY' || bad=1
+import hashlib, os, shutil, subprocess, sys
+obj, cache, cc, files = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+hdrs = ""
+if cache:
+    os.makedirs(cache, exist_ok=True)
+    heads = []      # the folders of code (a scratch folder's headers beside them change no object)
+    for top in ("common", "trace", "writer", "capture", "launcher", "report", "viewer", "include", "tests",
+                "examples", "replay", "override", "try"):
+        for root, dirs, names in os.walk(top):
+            heads += [os.path.join(root, n) for n in names if n.endswith(".h")]
+    h = hashlib.sha1()
+    for path in sorted(heads):
+        h.update(open(path, "rb").read())
+    hdrs = h.hexdigest()[:16]
+
+def made(f):
+    for m in ("build/pic/%s.o" % f[:-2], "build/obj/%s.o" % f[:-2]):
+        d = m[:-2] + ".d"
+        if not (os.path.isfile(m) and os.path.isfile(d)):
             continue
-        fi
-        compile "$f" "$o" "$c" &
-        [ "$(jobs -r | wc -l)" -lt 4 ] || wait -n
-    done
-    wait
-    [ ! -s "$obj/failed" ] || bad=1
+        t = os.stat(m).st_mtime_ns
+        deps = [x for line in open(d) for x in line.partition(":")[2].replace("\\", " ").split()]
+        try:
+            if all(os.stat(x).st_mtime_ns <= t for x in deps):
+                return m
+        except OSError:         # a file gone
+            continue
+    return None
+
+jobs, failed = [], []
+def reap(most):
+    while len(jobs) > most:
+        f, o, c, p = jobs.pop(0)
+        err = p.communicate()[1]
+        if p.returncode:
+            print("%s: does not compile alone" % f)
+            print(err, end="")
+            failed.append(f)
+        elif c:
+            shutil.copyfile(o, c)
+
+for f in files:
+    o, c = os.path.join(obj, f.replace("/", "_") + ".o"), ""
+    if cache:
+        key = hashlib.sha1(open(f, "rb").read()).hexdigest()[:16]
+        c = os.path.join(cache, "%s-%s-%s.o" % (key, hdrs, f.replace("/", "_")))
+        if os.path.isfile(c):
+            shutil.copyfile(c, o)
+            continue
+    m = made(f)
+    if m:
+        shutil.copyfile(m, o)
+        if c:
+            shutil.copyfile(m, c)
+        continue
+    jobs.append((f, o, c, subprocess.Popen([cc, "-std=gnu11", "-I.", "-c", "-o", o, f], stderr=subprocess.PIPE,
+                                           text=True)))
+    reap(3)
+reap(0)
+sys.exit(1 if failed else 0)
+PY
 fi
 /usr/bin/python3 - "$obj" $files <<'PY' || bad=1
 import os, re, subprocess, sys

@@ -145,9 +145,10 @@ def check(report, work, charts=("kernels", "transfers", "threshold")):
     chrome = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
               "--user-data-dir=%s/chrome-profile" % work, "--enable-logging=stderr", "--v=0"]
     url = "file://" + report
-    shot = subprocess.run(chrome + ["--window-size=1100,2600", "--screenshot=%s/shot.png" % work, url],
+    # the screenshot and the DOM from one start of the browser (~4 s each here)
+    shot = subprocess.run(chrome + ["--window-size=1100,2600", "--screenshot=%s/shot.png" % work, "--dump-dom", url],
                           capture_output=True, text=True, timeout=120)
-    log = shot.stderr
+    log, dom = shot.stderr, shot.stdout
     console = [l for l in log.splitlines() if "CONSOLE" in l or "Uncaught" in l or "Refused to" in l]
     assert not console, "browser console: %s" % console[:5]
     rows, bpp = png_pixels("%s/shot.png" % work)
@@ -156,7 +157,6 @@ def check(report, work, charts=("kernels", "transfers", "threshold")):
         n = sum(1 for row in rows for x in range(0, len(row), bpp) if row[x:x + 3] == want)
         assert n >= 50, "chart colour of %s: %d pixels in the screenshot (not rendered?)" % (name, n)
         print("  %s: %d pixels" % (name, n))
-    dom = subprocess.run(chrome + ["--dump-dom", url], capture_output=True, text=True, timeout=120).stdout
     assert "<svg" in dom and "cltrace report" in dom, "empty DOM"
     smuggled = re.findall(r"<(script|img|iframe|object)\b", dom)
     assert not smuggled, "elements from the trace in the DOM: %s" % smuggled

@@ -102,7 +102,7 @@ client hashcat-l  layer   0 hashcat -m 0 -a 3 --potfile-disable --quiet 202cb962
 # a BLAS library's own tests (CLBlast: one routine, every precision), an FFT
 # library's client (clFFT), a video filter chain (FFmpeg's OpenCL filters)
 client clblast    preload 1 clblast_test_xaxpy
-client clfft      preload 1 env POCL_KERNEL_CACHE=0 clFFT-client -x 1024 -y 64 -p 3
+client clfft      preload 1 clFFT-client -x 1024 -y 64 -p 3
 client ffmpeg     preload 0 ffmpeg -hide_banner -nostats -loglevel error -init_hw_device opencl=ocl:0.0 \
     -filter_hw_device ocl -f lavfi -i testsrc=duration=1:size=320x240:rate=25 \
     -vf "format=yuv420p,hwupload,avgblur_opencl=sizeX=3,unsharp_opencl,hwdownload,format=yuv420p" -f null -

@@ -5,10 +5,12 @@
     first_screen.py markdown MD JSON      the summary table first
     first_screen.py sarif SARIF JSON SCHEMA ROOT   valid SARIF 2.1.0, located in ROOT
     first_screen.py github LINES JSON     one workflow command a finding
-    first_screen.py html-geometry DOM     the summary panel inside the viewport
+    first_screen.py html-page OUT NAME=HTML...   the reports in one page for the browser
+    first_screen.py html-geometry DOM     each report's summary panel inside the first screen
     first_screen.py unusable FORMAT FILE  the device-timing statement, no device figure
 
 Exit 1 with the reason on a failed check."""
+import html
 import json
 import os
 import re
@@ -113,17 +115,51 @@ def github(path, jpath):
             fail("%s, a finding's %s" % (line[:40], f["severity"]))
 
 
-def html_geometry(path):
-    m = re.search(r'<pre id="geometry">([^<]*)</pre>', open(path).read())
-    if not m:
-        fail("the page gave no geometry (the browser did not run its check)")
-    g = json.loads(m.group(1).replace("&quot;", '"'))
-    print("summary panel: top %.0f, bottom %.0f, %.0f x %.0f px in a %d x %d viewport" % (
-        g["top"], g["bottom"], g["width"], g["height"], g["vw"], g["vh"]))
-    if g["top"] < 0 or g["bottom"] > min(800, g["vh"]) or g["width"] < 600 or g["height"] < 80:
-        fail("the summary panel is not inside the first 1280 x 800 screen: %s" % g)
-    if g["top_rows"] < 1 and g["findings"] > 0:
-        fail("the summary panel shows no finding")
+# Each report in a frame the size of the browser's first screen, measured
+# from the page around them once all have loaded: one start of the browser
+# for every report (~4 s each on a 2-core VM). The reports forbid scripts
+# (their CSP); the page around them runs the one that measures.
+MEASURE = """<script>
+window.onload = function () {
+  for (const f of document.querySelectorAll("iframe")) {
+    f.style.width = innerWidth + "px";
+    f.style.height = innerHeight + "px";
+    const d = f.contentDocument, r = d.getElementById("summary").getBoundingClientRect();
+    const p = document.createElement("pre");
+    p.id = "geometry-" + f.id;
+    p.textContent = JSON.stringify({top: r.top, bottom: r.bottom, width: r.width, height: r.height,
+      vw: f.contentWindow.innerWidth, vh: f.contentWindow.innerHeight,
+      top_rows: d.querySelectorAll("#top tr").length - 1, findings: d.querySelectorAll("#findings tr").length - 1});
+    document.body.appendChild(p);
+  }
+};
+</script>"""
+
+
+def html_page(out, *named):
+    frames = []
+    for item in named:
+        name, _, path = item.partition("=")
+        page = re.sub(r"<meta http-equiv=Content-Security-Policy[^>]*>", "", open(path, encoding="utf-8").read())
+        frames.append('<iframe id="%s" style="border:0;display:block" srcdoc="%s"></iframe>'
+                      % (name, html.escape(page, quote=True)))
+    with open(out, "w", encoding="utf-8") as f:
+        f.write("<!doctype html><html><body style='margin:0'>%s%s</body></html>" % ("".join(frames), MEASURE))
+
+
+def html_geometry(path, *names):
+    dom = open(path).read()
+    for name in names:
+        m = re.search(r'<pre id="geometry-%s">([^<]*)</pre>' % re.escape(name), dom)
+        if not m:
+            fail("%s: the page gave no geometry (the browser did not run its check)" % name)
+        g = json.loads(m.group(1).replace("&quot;", '"'))
+        print("%s: summary panel: top %.0f, bottom %.0f, %.0f x %.0f px in a %d x %d viewport" % (
+            name, g["top"], g["bottom"], g["width"], g["height"], g["vw"], g["vh"]))
+        if g["top"] < 0 or g["bottom"] > min(800, g["vh"]) or g["width"] < 600 or g["height"] < 80:
+            fail("%s: the summary panel is not inside the first 1280 x 800 screen: %s" % (name, g))
+        if g["top_rows"] < 1 and g["findings"] > 0:
+            fail("%s: the summary panel shows no finding" % name)
 
 
 def unusable(fmt, path):
@@ -154,5 +190,5 @@ def unusable(fmt, path):
 
 if __name__ == "__main__":
     what, args = sys.argv[1], sys.argv[2:]
-    {"text": text, "markdown": markdown, "sarif": sarif, "github": github, "html-geometry": html_geometry,
-     "unusable": unusable}[what](*args)
+    {"text": text, "markdown": markdown, "sarif": sarif, "github": github, "html-page": html_page,
+     "html-geometry": html_geometry, "unusable": unusable}[what](*args)

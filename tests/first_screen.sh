@@ -81,19 +81,16 @@ t_html_summary_above_the_fold_in_chromium() {
     local browser
     browser=$(command -v chromium || command -v chromium-browser || true)
     [ -n "$browser" ] || { echo "chromium not installed (optional in scripts/deps.sh)"; return 77; }
-    local n t
+    local n t names=() pages=()
     while read -r n t; do
         "$B/cltrace-report" --format html -o "$WORK/$n.html" "$t"
-        # the page forbids scripts (CSP): a copy without it, with one that
-        # measures the panel as laid out
-        sed -e 's|<meta http-equiv=Content-Security-Policy[^>]*>||' \
-            -e 's|</body>|<script>var r=document.getElementById("summary").getBoundingClientRect();var p=document.createElement("pre");p.id="geometry";p.textContent=JSON.stringify({top:r.top,bottom:r.bottom,width:r.width,height:r.height,vw:innerWidth,vh:innerHeight,top_rows:document.querySelectorAll("#top tr").length-1,findings:document.querySelectorAll("#findings tr").length-1});document.body.appendChild(p);</script></body>|' \
-            "$WORK/$n.html" > "$WORK/$n-measured.html"
-        timeout 60 "$browser" --headless --no-sandbox --disable-gpu --window-size=1280,800 \
-            --dump-dom "file://$WORK/$n-measured.html" > "$WORK/$n.dom" 2> /dev/null
-        echo -n "$n: "
-        $FS html-geometry "$WORK/$n.dom" || return 1
+        names+=("$n") pages+=("$n=$WORK/$n.html")
     done < <(first_screen_traces)
+    # every page in one start of the browser, each measured in a frame of its first screen
+    $FS html-page "$WORK/all.html" "${pages[@]}"
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --window-size=1280,800 \
+        --dump-dom "file://$WORK/all.html" > "$WORK/all.dom" 2> /dev/null
+    $FS html-geometry "$WORK/all.dom" "${names[@]}"
 }
 
 t_device_timing_that_cannot_be_true() {

@@ -1687,11 +1687,12 @@ JOBS=${TEST_JOBS:-3}
 if [ -x "$LINT" ]; then "$LINT" -q tests/fixtures/pocl-leaks.pftrace.gz > /dev/null 2>&1 || true; fi
 ALONE=" $(echo $ALONE) "
 all=$(for t in ${ONLY:-$(declare -F | awk "{print \$3}" | grep "^t_")}; do echo "${t#t_}"; done)
-# The longest of those run side by side start first: started in name order,
-# real_clients_unchanged (~65 s) came late and hashcat's test (~60 s) then
-# waited for its lock, the last two minutes on one slot of three.
-LONG=" real_clients_unchanged fuzz_reader_bounded layers_one_way html_report_renders_and_escapes
-  cpu_samples_leave_the_program_as_it_was cpu_samples_under_sanitizers "
+# The longest of those run side by side start first (the six over ~30 s in
+# a clean clone, 2026-11-30): started in name order, real_clients_unchanged
+# once came late and hashcat's test then waited for its lock, the last two
+# minutes on one slot of three.
+LONG=" real_clients_unchanged arm64_builds_shim_launcher_report_replay cpu_samples_under_sanitizers
+  fuzz_reader_bounded capture_replay_examples_and_vecadd cpu_samples_leave_the_program_as_it_was "
 LONG=" $(echo $LONG) "
 together=() alone=() rest=()
 for n in $all; do

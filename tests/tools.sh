@@ -152,3 +152,39 @@ t_docs_links_resolve_and_dated() {
     # its options table holds every option of `cltrace --help`
     $PY scripts/check-docs.py "$B/cltrace"
 }
+
+t_figure_pairs_add_batches_only_where_the_pairs_cannot_tell() {
+    # scripts/bench-figure-pairs.py (make bench): a program whose pairs'
+    # slowdown has a 90 % interval wider than the figure's bounds (40 ms)
+    # gets another batch of pairs, up to three more, and says how many; one
+    # the first batch decides gets none. Scripted runs: timings chosen, the
+    # figure fixed
+    $PY - <<'PYEOF'
+import importlib.util, io, contextlib
+spec = importlib.util.spec_from_file_location("fp", "scripts/bench-figure-pairs.py")
+fp = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(fp)
+def case(batches, figure=5.0):
+    it, calls = iter(batches), []
+    def pairs_of(name, cmd, pairs, work, aa=False):
+        b = next(it)
+        calls.append(len(b))
+        return [(100.0, 100.0 + d, figure, 1.0, 2.0) for d in b]
+    fp.pairs_of = pairs_of
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        v = fp.measure("prog", ["prog"], 7, "/nonexistent")
+    return v, len(calls), out.getvalue()
+steady = [4, 6, 5, 5.5, 4.5, 6, 5]
+noisy = [-60, 80, -50, 90, 10, -70, 85]
+v, n, row = case([steady])
+assert (v, n) == (1, 1) and "| prog |" in row and "7 of 7" in row, (v, n, row)
+v, n, row = case([noisy, steady, steady, steady])      # decided once the interval narrows
+assert n >= 2 and "pairs: the first 7's interval" in row, (v, n, row)
+v, n, row = case([noisy] * 4, figure=60.0)             # never decided: 3 more batches, then said
+assert (v, n) == (-1, 4) and "(28 pairs" in row and "0 of 28" in row, (v, n, row)
+v, n, row = case([[30] * 7], figure=5.0)                # decided, and the figure misses
+assert (v, n) == (0, 1) and "0 of 7" in row, (v, n, row)
+print("figure pairs: decided at once; more batches until the interval narrows; at most 3 more; a miss")
+PYEOF
+}

@@ -87,18 +87,19 @@ def measure(name, cmd, pairs, work, aa=False):
     up to MORE_BATCHES more batches of pairs, as scripts/selfcost-check.py adds them); aa: both
     runs untraced, the slowdown only"""
     rows = pairs_of(name, cmd, pairs, work, aa)
-    first = _sc.interval([r[1] - r[0] for r in rows])
+    diffs = [t - p for p, t, *_ in rows]
+    first = lo, hi = _sc.interval(diffs)
     for _ in range(MORE_BATCHES):
-        lo, hi = _sc.interval([r[1] - r[0] for r in rows])
         if hi - lo <= 40:
             break
         rows += pairs_of(name, cmd, pairs, work, aa)
+        diffs = [t - p for p, t, *_ in rows]
+        lo, hi = _sc.interval(diffs)
     if len(rows) > pairs:
         name += " (%d pairs: the first %d's interval %+.0f to %+.0f ms)" % (len(rows), pairs, first[0], first[1])
     plain, traced, figs, exits, percents = zip(*rows)
     pairs = len(rows)
-    diffs = [t - p for t, p in zip(traced, plain)]
-    slow, (lo, hi) = statistics.median(diffs), _sc.interval(diffs)
+    slow = statistics.median(diffs)
     base = statistics.median(plain)
     pair = "| %s | %.0f (%.0f–%.0f) | %+.1f (%.3fx; %+.0f to %+.0f) |" % (name, base, min(plain), max(plain), slow,
                                                                        1 + slow / base, lo, hi)

@@ -313,7 +313,8 @@ void clt_own_driver_end(long before)
 /* Where one of cltrace's idle threads takes a lock the app may want --
  * the driver's, inside the collector's calls; the dynamic linker's, in a
  * dlopen or dladdr -- it runs at normal priority until it lets go (the
- * writer's dl_iterate_phdr a new address: too short a hold for two calls). At idle priority beside busy threads it got ~1/300 of a CPU, so
+ * writer's dl_iterate_phdr a new address: too short a hold for two calls).
+ * At idle priority beside busy threads it got ~1/300 of a CPU, so
  * a lock held for a fraction of a millisecond held the app for 40-200 ms
  * (PoCL, 2 cores beside two CPU hogs: the app's clSetUserEventStatus
  * waited for the collector in 6 runs of 100 traced), and the writer's

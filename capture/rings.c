@@ -84,8 +84,9 @@ static struct clt_thread *thread_new(void)
                                         __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
             return t;
     }
-    size_t size = 64 * 1024;
-    while (size < (size_t)clt_cfg.BUFFER_KB * 1024 && size < ((size_t)1 << 30))
+    /* unset: 256 KiB, a busy thread moved to a larger one (writer/grow.c) */
+    size_t size = 64 * 1024, want = clt_cfg.BUFFER_KB ? (size_t)clt_cfg.BUFFER_KB * 1024 : (size_t)256 << 10;
+    while (size < want && size < ((size_t)1 << 30))
         size <<= 1;
     /* Rings and their headers are never freed (reused by later threads);
      * they live in mappings of their own, away from the heap, which other
@@ -97,8 +98,8 @@ static struct clt_thread *thread_new(void)
         return NULL;
     struct clt_thread *t = (struct clt_thread *)map;
     uint8_t *buf = map + hdr;
-    t->buf = buf;
-    t->mask = size - 1;
+    t->buf = t->rbuf = buf;
+    t->mask = t->rmask = size - 1;
     t->state = CLT_TH_CLAIMED;
     static _Atomic uint32_t next_seq = 2;   /* 1 is the writer's own sequence */
     t->seq = __atomic_fetch_add(&next_seq, 1, __ATOMIC_RELAXED);
@@ -262,10 +263,33 @@ void clt_cost_add(struct clt_thread *th, uint64_t te, uint64_t inner, int exact)
     __atomic_store_n(sum, __atomic_load_n(sum, __ATOMIC_RELAXED) + (uint64_t)(spent > 0 ? spent : 0),
                      __ATOMIC_RELAXED);
 }
+/* The larger ring the writer offered (writer/grow.c), taken where this
+ * ring has room for the 8 bytes that say so: the records go on there, at
+ * the next position. */
+static void take_offer(struct clt_thread *th)
+{
+    uint8_t *next = __atomic_load_n(&th->offer, __ATOMIC_ACQUIRE);
+    if (!next)
+        return;
+    uint64_t head = th->head_local;
+    th->tail_cached = __atomic_load_n(&th->tail, __ATOMIC_SEQ_CST);
+    if (head + 8 - th->tail_cached > th->mask + 1)
+        return;
+    struct clt_rec *mark = (struct clt_rec *)(th->buf + (head & th->mask));
+    mark->fn = CLT_FN_GROW;
+    mark->size = 8;
+    th->head_local = head + 8;
+    th->buf = next;
+    th->mask = th->offer_mask;
+    __atomic_store_n(&th->offer, NULL, __ATOMIC_RELAXED);
+    __atomic_store_n(&th->head, th->head_local, __ATOMIC_RELEASE);
+}
+
 struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max)
 {
     uint64_t pad, w0 = clt_now();
     int saved = errno, waited = 0;
+    take_offer(th);
     if (max > (th->mask + 1) / 4)
         goto drop;
     /* Called about once per trip around the ring: a good moment to make sure

@@ -10,7 +10,7 @@
     X(OUTPUT,    str,  "cltrace-%e-%p.pftrace",  "trace file; %p = pid, %e = program name, %r = MPI/Slurm rank, %h = host. A directory (or a name ending in /) gets the default name inside it; a name without %p gets .<pid> added; under an MPI or Slurm launcher the default is the folder cltrace-job-<id>/ with the rank and host in each name") \
     X(DISABLE,   bool, "0",                      "1: forward every call, record nothing") \
     X(LIBRARY,   str,  "",                       "path of the real OpenCL library (default: the libOpenCL.so.1 the app loaded, else the system one)") \
-    X(BUFFER_KB, int,  "1024",                   "per-thread record buffer in KiB (rounded up to a power of two, 64 at least)") \
+    X(BUFFER_KB, int,  "0",                      "per-thread record buffer in KiB (rounded up to a power of two, 64 at least); 0: 256, and a thread that records faster than the writer encodes moves to one of 4096 in huge pages (8 threads at most, where the kernel gives them), else of 1024") \
     X(SPILL_MB,  int,  "1024",                   "a thread that records faster than the writer encodes does not wait: the writer sets its records aside, raw, in an unlinked file beside the trace (at most this many MiB at a time) and encodes them when it has caught up or at exit; 0: the thread waits") \
     X(WAIT_US,   int,  "2000",                   "with CLTRACE_DROP=1: how long a calling thread waits for buffer space before a call is dropped (and counted)") \
     X(DROP,      bool, "0",                      "0: a thread whose buffer is full waits for the writer, nothing is lost (at most 10 s, so an app never hangs); 1: it drops the call after CLTRACE_WAIT_US (counted)") \

@@ -61,9 +61,10 @@ t_threads_8x250k_tsan_lossless() {
     rm -f "$WORK"/bigt.*.pftrace*
 }
 
-spilled() {   # spilled TRACE: the bytes its writer set aside (cltrace.spilled_bytes)
-    $PY tests/tracedump.py --attributes "$1" | $PY -c 'import json,sys; print(json.load(sys.stdin)["cltrace.spilled_bytes"])'
+attr_of() {   # attr_of TRACE NAME: one of its attributes
+    $PY tests/tracedump.py --attributes "$1" | $PY -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$2"
 }
+spilled() { attr_of "$1" cltrace.spilled_bytes; }   # the bytes its writer set aside
 
 # count_of TRACE FUNCTION: its calls in the trace, by the report (these
 # traces hold a million calls: Python's decoder took ~20 s for each; the
@@ -87,7 +88,9 @@ t_spill_keeps_every_call_through_exit_and_crash() {
         > /dev/null 2>&1 || rc=$?
     [ $rc -eq 139 ]
     [ "$(count_of "$(trace_of "$WORK/sc")" clGetPlatformInfo)" -eq 1000000 ]
-    CLTRACE_SPILL_MB=1 CLTRACE_OUTPUT="$WORK/s1.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM \
+    # (a ring of 1 MiB: a chunk of it fits under the cap, where a thread's
+    # grown ring of 4 MiB is set aside 2 MiB at a time)
+    CLTRACE_BUFFER_KB=1024 CLTRACE_SPILL_MB=1 CLTRACE_OUTPUT="$WORK/s1.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM \
         "$T/exits" plain 1000000 > /dev/null
     local capped; capped=$(spilled "$(trace_of "$WORK/s1")")
     [ "$capped" -gt 0 ]
@@ -117,6 +120,34 @@ t_spill_keeps_every_call_through_exit_and_crash() {
         lint "$(trace_of "$WORK/lc")"
         wait "$p"
     fi
+}
+
+t_busy_threads_move_to_larger_rings() {
+    # A thread that records faster than the writer encodes leaves its
+    # 256 KiB ring for a larger one (writer/grow.c: 4 MiB in huge pages
+    # where the kernel gives them, else 1 MiB), once: one such thread; of 8
+    # at once, those the writer saw ahead of it (on a loaded machine it
+    # keeps up with some). Every call is in the trace, each thread's in
+    # order, through the spill that follows and after a crash; a size
+    # asked for stays.
+    CLTRACE_LIBRARY=$T/libfakecl.so CLTRACE_OUTPUT="$WORK/gr.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM \
+        "$T/threads" 8 100000 --fake > /dev/null
+    local tr; tr=$(trace_of "$WORK/gr")
+    local grown; grown=$(attr_of "$tr" cltrace.rings_grown)
+    [ "$grown" -ge 1 ] && [ "$grown" -le 8 ]
+    "$T/trace_order" "$tr" 8 100000
+    CLTRACE_BUFFER_KB=256 CLTRACE_LIBRARY=$T/libfakecl.so CLTRACE_OUTPUT="$WORK/gk.%p.pftrace" CLTRACE_QUIET=1 \
+        LD_PRELOAD=$SHIM "$T/threads" 8 20000 --fake > /dev/null
+    tr=$(trace_of "$WORK/gk")
+    [ "$(attr_of "$tr" cltrace.rings_grown)" -eq 0 ]
+    "$T/trace_order" "$tr" 8 20000
+    local rc=0
+    CLTRACE_OUTPUT="$WORK/gc.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM "$T/exits" segv 300000 \
+        > /dev/null 2>&1 || rc=$?
+    [ $rc -eq 139 ]
+    [ "$(count_of "$(trace_of "$WORK/gc")" clGetPlatformInfo)" -eq 300000 ]
+    CLTRACE_OUTPUT="$WORK/gp.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM "$T/exits" plain 300000 > /dev/null
+    [ "$(attr_of "$(trace_of "$WORK/gp")" cltrace.rings_grown)" -eq 1 ]
 }
 
 t_full_buffer_drops_only_when_asked_and_said() {

@@ -17,6 +17,9 @@
 #define CLT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define CLT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define CLT_FN_PAD 0xFFFFu  /* ring padding up to the end of the buffer */
+/* 8 bytes: the thread's records go on in the ring the writer offered it
+ * (struct clt_thread's offer), at the next position (writer/grow.c) */
+#define CLT_FN_GROW 0xFFFEu
 
 struct clt_rec {
     uint16_t fn;            /* enum clt_fn, or CLT_FN_PAD */
@@ -36,9 +39,9 @@ struct clt_py_seen { uint64_t code, file, name; };
 struct clt_py_line { uint64_t code, at, line; };
 
 struct clt_thread {
-    /* set when the ring is made, then only read, by both sides: a cache line
-     * of their own, apart from what the calling thread writes on every call
-     * (sharing it made the writer wait for that line once per record) */
+    /* the ring the calling thread writes: set when the ring is made and
+     * when the thread moves to a larger one, a cache line of their own
+     * (the writer reads rbuf and rmask, on its own line) */
     uint8_t *buf;
     uint64_t mask;          /* ring size - 1; size is a power of two */
     /* producer side (the owning thread) */
@@ -66,7 +69,15 @@ struct clt_thread {
     _Atomic uint64_t dropped_pub;
     _Atomic uint32_t wake_seq;      /* futex: bumped by the writer when it frees room */
     _Atomic uint32_t waiting;       /* the producer sleeps on wake_seq */
-    /* writer side */
+    /* a larger ring the writer offers (writer/grow.c): the producer takes
+     * it at its next slow path, leaving CLT_FN_GROW where it left the old */
+    uint8_t *_Atomic offer;
+    uint64_t offer_mask;
+    /* writer side: the ring it reads (buf and mask until a CLT_FN_GROW),
+     * and the one it offered until the thread's CLT_FN_GROW is read */
+    uint8_t *rbuf;
+    uint64_t rmask;
+    uint8_t *offered;
     _Atomic int state;      /* enum clt_thread_state */
     int tid;
     uint32_t seq;           /* Perfetto sequence id of this thread's events */
@@ -398,6 +409,8 @@ static inline uint64_t clt_span_first_t0(const uint8_t *buf, uint64_t mask, uint
     while (tail != head) {
         uint64_t off = tail & mask;
         const struct clt_rec *rec = (const struct clt_rec *)(buf + off);
+        if (rec->fn == CLT_FN_GROW)
+            return 0;       /* the records go on in another ring: the writer takes it first */
         if (rec->fn != CLT_FN_PAD)
             return rec->t0;
         tail += mask + 1 - off;

@@ -12,6 +12,7 @@
 #include "device_model.h"
 #include "emit.h"
 #include "lifetime.h"
+#include "grow.h"
 #include "spill.h"
 #include "common/config.h"
 #include "trace/ring.h"
@@ -173,8 +174,8 @@ uint64_t clt_thread_next_t0(const struct clt_thread *th)
     uint64_t t0;
     if (clt_spill_next_t0(th, &t0))     /* its spilled records come first */
         return t0;
-    return clt_span_first_t0(th->buf, th->mask, __atomic_load_n(&th->tail, __ATOMIC_RELAXED),
-                             __atomic_load_n(&th->head, __ATOMIC_ACQUIRE));
+    uint64_t head = __atomic_load_n(&th->head, __ATOMIC_ACQUIRE);
+    return clt_span_first_t0(th->rbuf, th->rmask, __atomic_load_n(&th->tail, __ATOMIC_RELAXED), head);
 }
 
 /* One record: a call, a mark, an MPI call, an override or a device fact.
@@ -219,9 +220,10 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until)
     int spilled = clt_spill_span(th, &s);
     if (spilled < 0)
         return 0;
-    if (!spilled)   /* the ring (buf and mask read once per drain: their line is apart from the calling thread's) */
-        s = (struct clt_span){ th->buf, th->mask, __atomic_load_n(&th->tail, __ATOMIC_RELAXED),
-                               __atomic_load_n(&th->head, __ATOMIC_ACQUIRE) };
+    if (!spilled) {   /* the ring, as the writer reads it (its own line, apart from the calling thread's) */
+        uint64_t head = __atomic_load_n(&th->head, __ATOMIC_ACQUIRE);
+        s = (struct clt_span){ th->rbuf, th->rmask, __atomic_load_n(&th->tail, __ATOMIC_RELAXED), head };
+    }
     if (s.tail == s.head)
         return 0;
     int first = 1;
@@ -237,6 +239,11 @@ int clt_emit_thread(struct clt_writer *w, struct clt_thread *th, uint64_t until)
         if (rec->fn == CLT_FN_PAD) {
             tail += size - off;
             continue;
+        }
+        if (rec->fn == CLT_FN_GROW && !spilled) {     /* the thread went on in a larger ring */
+            __atomic_fetch_add(&w->raw_bytes, tail - s.tail, __ATOMIC_RELAXED);
+            clt_grow_adopt(th, tail);
+            return 1;
         }
         if (rec->t0 > until && !first)
             break;      /* another thread has older records: those first */

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "common/config.h"
 #include "emit.h"
+#include "grow.h"
 #include "spill.h"
 #include "file.h"
 #include "writer.h"
@@ -37,6 +38,7 @@ void clt_run_attrs(struct clt_attrs *cost, int gzip)
     if (clt_command_line(cmdline, sizeof cmdline))     /* what the report's commands (cltrace try) rerun */
         clt_attr_str(cost, "cltrace.cmdline", cmdline);
     clt_attr_int(cost, "cltrace.spilled_bytes", (int64_t)clt_spill_total());
+    clt_attr_int(cost, "cltrace.rings_grown", (int64_t)clt_grow_count());
     if (gzip)
         clt_attr_str(cost, "cltrace.gzip_thread", clt_file_compressor());
     if (exit_how) {      /* no atexit handler ran: the objects held are held at that call */

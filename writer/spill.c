@@ -37,9 +37,10 @@
 #include "common/map.h"
 #include "trace/ring.h"
 #include "emit.h"
+#include "grow.h"
 #include "spill.h"
 
-struct chunk { uint64_t off, tail, head, t0; };   /* file offset; ring positions [tail, head) */
+struct chunk { uint64_t off, tail, head, t0, mask; };   /* file offset; ring positions [tail, head) of a ring of mask + 1 */
 struct backlog {
     struct chunk *q;
     unsigned first, n, cap;    /* FIFO: q[first, first + n) */
@@ -87,12 +88,12 @@ int clt_spill_maybe(struct clt_writer *w, struct clt_thread *th, int (*write)(st
     struct backlog *b = th->spill;
     uint64_t tail = __atomic_load_n(&th->tail, __ATOMIC_RELAXED);
     uint64_t head = __atomic_load_n(&th->head, __ATOMIC_ACQUIRE);
-    uint64_t size = th->mask + 1, fill = head - tail;
+    uint64_t size = th->rmask + 1, fill = head - tail;
     /* behind already: keep the ring nearly empty, the thread far from a wait */
     uint64_t most = (uint64_t)clt_cfg.SPILL_MB << 20;
     if (fill <= (b && b->n ? size / 8 : size / 2) || outstanding + fill > (limit < most ? limit : most))
         return 0;
-    uint64_t t0 = clt_span_first_t0(th->buf, th->mask, tail, head);
+    uint64_t t0 = clt_span_first_t0(th->rbuf, th->rmask, tail, head);
     if (t0 != UINT64_MAX) {
         /* Any failure (no file, full disk, no memory) stops spilling, quietly:
          * the records stay in the ring, the threads wait for the writer. */
@@ -110,14 +111,14 @@ int clt_spill_maybe(struct clt_writer *w, struct clt_thread *th, int (*write)(st
             failed = 1;
             return 0;
         }
-        uint64_t off = tail & th->mask, first = size - off < fill ? size - off : fill;
+        uint64_t off = tail & th->rmask, first = size - off < fill ? size - off : fill;
         struct clt_spill_write job = { fd, fill > first ? 2 : 1,
-                                       { { th->buf + off, first }, { th->buf, fill - first } }, end_off, 0 };
+                                       { { th->rbuf + off, first }, { th->rbuf, fill - first } }, end_off, 0 };
         if (!write(&job)) {
             failed = 1;
             return 0;
         }
-        b->q[b->first + b->n++] = (struct chunk){ end_off, tail, head, t0 };
+        b->q[b->first + b->n++] = (struct chunk){ end_off, tail, head, t0, th->rmask };
         end_off += fill;
         outstanding += fill;
         total += fill;
@@ -142,7 +143,7 @@ int clt_spill_next_t0(const struct clt_thread *th, uint64_t *t0)
     if (!b || !b->n)
         return 0;
     const struct chunk *c = &b->q[b->first];
-    *t0 = b->loaded ? clt_span_first_t0(b->shadow, th->mask, b->pos, c->head) : c->t0;
+    *t0 = b->loaded ? clt_span_first_t0(b->shadow, c->mask, b->pos, c->head) : c->t0;
     return 1;
 }
 
@@ -184,24 +185,9 @@ static void pop(struct clt_thread *th)
  * written whole. On a VM whose page faults trap to the hypervisor its 256
  * pages of 4 KiB were ~3 ms of the writer's (11.5-15 us each, 2-core VM,
  * 2026-11-30); one 2 MiB page is ~0.25 ms there, ~0.1 ms on bare metal. */
-#define HUGE_PAGE (2u << 20)
 static size_t shadow_len(uint64_t size)
 {
-    return (size + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
-}
-
-static uint8_t *shadow_map(uint64_t size)
-{
-    size_t len = shadow_len(size);
-    uint8_t *m = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED)
-        return NULL;
-    uint8_t *p = (uint8_t *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
-    if (p > m)
-        munmap(m, (size_t)(p - m));
-    munmap(p + len, (size_t)(m + len + HUGE_PAGE - (p + len)));
-    (void)madvise(p, len, MADV_HUGEPAGE);     /* none where THP is off: pages of 4 KiB, as before */
-    return p;
+    return (size + CLT_HUGE_PAGE - 1) & ~(size_t)(CLT_HUGE_PAGE - 1);
 }
 
 int clt_spill_span(struct clt_thread *th, struct clt_span *s)
@@ -210,17 +196,17 @@ int clt_spill_span(struct clt_thread *th, struct clt_span *s)
     if (!b || !b->n)
         return 0;
     const struct chunk *c = &b->q[b->first];
-    uint64_t size = th->mask + 1;
+    uint64_t size = c->mask + 1;      /* the ring's then: a thread's ring may have grown since (grow.c) */
     if (!b->loaded) {
         if (b->shadow_size != size) {
             if (b->shadow)
                 munmap(b->shadow, shadow_len(b->shadow_size));
             b->shadow_size = 0;
-            if (!(b->shadow = shadow_map(size)))
+            if (!(b->shadow = clt_huge_map(shadow_len(size))))
                 return -1;  /* no memory now: the chunk waits, and the ring behind it */
             b->shadow_size = size;
         }
-        uint64_t len = c->head - c->tail, off = c->tail & th->mask, first = size - off < len ? size - off : len;
+        uint64_t len = c->head - c->tail, off = c->tail & c->mask, first = size - off < len ? size - off : len;
         if (read_at(b->shadow + off, first, c->off) != 0 || read_at(b->shadow, len - first, c->off + first) != 0) {
             clt_msg("records set aside could not be read back (%s); %llu bytes of them are lost",
                     strerror(errno), (unsigned long long)len);
@@ -230,7 +216,7 @@ int clt_spill_span(struct clt_thread *th, struct clt_span *s)
         b->loaded = 1;
         b->pos = c->tail;
     }
-    *s = (struct clt_span){ b->shadow, th->mask, b->pos, c->head };
+    *s = (struct clt_span){ b->shadow, c->mask, b->pos, c->head };
     return 1;
 }
 
@@ -240,7 +226,7 @@ void clt_spill_consumed(struct clt_thread *th, uint64_t tail)
     b->pos = tail;
     /* done, or nothing but the ring's end padding left: a chunk with no
      * record to show would hold the thread's later records back forever */
-    if (clt_span_first_t0(b->shadow, th->mask, tail, b->q[b->first].head) == UINT64_MAX)
+    if (clt_span_first_t0(b->shadow, b->q[b->first].mask, tail, b->q[b->first].head) == UINT64_MAX)
         pop(th);
 }
 

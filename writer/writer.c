@@ -22,6 +22,7 @@
 #include "emit.h"
 #include "file.h"
 #include "lifetime.h"
+#include "grow.h"
 #include "spill.h"
 #include "common/config.h"
 #include "common/job.h"
@@ -309,11 +310,12 @@ static int drain_all(int may_spill, uint64_t deadline_ns)
             int st = __atomic_load_n(&th->state, __ATOMIC_ACQUIRE);
             if (st != CLT_TH_LIVE && st != CLT_TH_DEAD)
                 continue;
-            if (may_spill)
+            if (may_spill && !clt_grow_pending(th))
                 busy |= clt_spill_maybe(&W, th, clt_file_spill_write, spill_most);
             uint64_t t = clt_thread_next_t0(th);
             if (t == UINT64_MAX) {
                 if (st == CLT_TH_DEAD) {
+                    clt_grow_cancel(th);
                     clt_cost_thread_ended(&W, th);
                     __atomic_store_n(&th->state, CLT_TH_FREE, __ATOMIC_RELEASE);
                 }
@@ -350,7 +352,7 @@ static unsigned rings_fullest(void)
         if (st != CLT_TH_LIVE && st != CLT_TH_DEAD)
             continue;
         uint64_t used = __atomic_load_n(&th->head, __ATOMIC_ACQUIRE) - __atomic_load_n(&th->tail, __ATOMIC_ACQUIRE);
-        unsigned f = (unsigned)(used * 1024 / (th->mask + 1));
+        unsigned f = (unsigned)(used * 1024 / (th->rmask + 1));
         most = f > most ? f : most;
     }
     return most;
@@ -662,6 +664,7 @@ void clt_writer_forget(void)
     __atomic_store_n(&sched_sampled, 0, __ATOMIC_RELAXED);
     clt_disk_release();                 /* the parent's (a copy of its descriptor) */
     clt_spill_forget();
+    clt_grow_forget();
     clt_rec_forget();
     clt_windows_forget();
     clt_overrides_forget();

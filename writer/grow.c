@@ -1,0 +1,136 @@
+/* Grow: a thread that records faster than the writer encodes moves to a
+ * larger ring, of 4 MiB in huge pages.
+ *
+ * A launch loop on PoCL (2 cores, a VM: a first touch of a page costs
+ * 11.5-15 us there) filled a 1 MiB ring three times over: 256 page faults
+ * on the app's thread and ~1.4 MB through the spill file, whose pages the
+ * kernel makes and frees again (docs/PERFORMANCE.md). Every thread's ring in
+ * huge pages would hold 2 MiB at its first record, so rings start at
+ * 256 KiB and only a busy one moves: the writer, seeing a ring more than a
+ * quarter full, maps the larger ring and touches it (its faults are the
+ * writer's), then offers it; the thread takes it on its next slow path (a
+ * wrap, or a full ring: capture/rings.c), leaving CLT_FN_GROW where it
+ * stopped, and goes on at the next position there. The writer, reading that
+ * record, reads the new ring from then on and unmaps the old one. Positions
+ * go on across the move, so nothing else changes: spilled records keep the
+ * layout they were spilled in (spill.c), and no ring is spilled while an
+ * offer is out (its records would straddle two).
+ *
+ * In huge pages where the kernel gives them (checked on the first offer:
+ * each 2 MiB resident after one touch), GROW_MOST rings at most; else a ring
+ * of 1 MiB in pages of 4 KiB, touched by the thread as it goes (the size
+ * every ring had before). Only with CLTRACE_BUFFER_KB unset: a size asked
+ * for is the size. */
+#define _GNU_SOURCE
+#include <sys/mman.h>
+#include <unistd.h>
+#include "common/config.h"
+#include "grow.h"
+
+#define GROW_HUGE ((uint64_t)4 << 20)
+#define GROW_PLAIN ((uint64_t)1 << 20)
+#define GROW_MOST 8
+
+static unsigned grown, huge_out;
+static int refused;             /* no huge pages here: no more asked for */
+
+uint8_t *clt_huge_map(size_t len)
+{
+    uint8_t *m = mmap(NULL, len + CLT_HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    uint8_t *p = (uint8_t *)(((uintptr_t)m + CLT_HUGE_PAGE - 1) & ~(uintptr_t)(CLT_HUGE_PAGE - 1));
+    if (p > m)
+        munmap(m, (size_t)(p - m));
+    munmap(p + len, (size_t)(m + len + CLT_HUGE_PAGE - (p + len)));
+    (void)madvise(p, len, MADV_HUGEPAGE);
+    return p;
+}
+
+/* The ring, its faults taken here: one touch a huge page, and each must
+ * then be resident whole (a page of 4 KiB would leave the rest unmapped) */
+static uint8_t *huge_ring(size_t len)
+{
+    uint8_t *p = clt_huge_map(len);
+    if (!p)
+        return NULL;
+    long page = sysconf(_SC_PAGESIZE);
+    for (size_t at = 0; at < len; at += CLT_HUGE_PAGE) {
+        unsigned char in = 0;
+        ((volatile uint8_t *)p)[at] = 0;
+        if (page <= 0 || mincore(p + at + CLT_HUGE_PAGE - (size_t)page, (size_t)page, &in) != 0 || !(in & 1)) {
+            munmap(p, len);
+            return NULL;
+        }
+    }
+    return p;
+}
+
+/* The larger ring for a ring of size bytes, and its size; NULL: none */
+static uint8_t *larger(uint64_t size, uint64_t *len)
+{
+    if (!refused && huge_out < GROW_MOST && size < GROW_HUGE) {
+        uint8_t *p = huge_ring(GROW_HUGE);
+        if (p) {
+            huge_out++;
+            *len = GROW_HUGE;
+            return p;
+        }
+        refused = 1;
+    }
+    if (size >= GROW_PLAIN)
+        return NULL;
+    uint8_t *p = mmap(NULL, GROW_PLAIN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    *len = GROW_PLAIN;
+    return p == MAP_FAILED ? NULL : p;
+}
+
+int clt_grow_pending(struct clt_thread *th)
+{
+    if (th->offered)
+        return 1;
+    if (clt_cfg.BUFFER_KB || __atomic_load_n(&th->state, __ATOMIC_ACQUIRE) != CLT_TH_LIVE)
+        return 0;
+    uint64_t fill = __atomic_load_n(&th->head, __ATOMIC_ACQUIRE) - __atomic_load_n(&th->tail, __ATOMIC_RELAXED);
+    uint64_t size = th->rmask + 1, len = 0;
+    uint8_t *p;
+    if (fill <= size / 4 || !(p = larger(size, &len)))
+        return 0;
+    th->offered = p;
+    th->offer_mask = len - 1;
+    __atomic_store_n(&th->offer, p, __ATOMIC_RELEASE);
+    return 1;
+}
+
+void clt_grow_adopt(struct clt_thread *th, uint64_t pos)
+{
+    uint8_t *old = th->rbuf;
+    uint64_t old_size = th->rmask + 1;
+    th->rbuf = th->offered;
+    th->rmask = th->offer_mask;
+    th->offered = NULL;
+    __atomic_store_n(&th->tail, pos + 8, __ATOMIC_SEQ_CST);
+    munmap(old, old_size);      /* page-aligned: the ring after its header's page(s) (rings.c) */
+    grown++;
+}
+
+void clt_grow_cancel(struct clt_thread *th)
+{
+    if (!th->offered)
+        return;
+    __atomic_store_n(&th->offer, NULL, __ATOMIC_RELAXED);
+    munmap(th->offered, th->offer_mask + 1);
+    th->offered = NULL;
+    if (th->offer_mask + 1 == GROW_HUGE)
+        huge_out--;
+}
+
+unsigned clt_grow_count(void)
+{
+    return grown;
+}
+
+void clt_grow_forget(void)
+{
+    grown = huge_out = 0;
+}

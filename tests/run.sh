@@ -1074,7 +1074,9 @@ t_gzip_beside_the_exit_on_two_cpus() {
     # from the first full buffer flushed after the app's exit began, the
     # exit's CPUs being free: a backlog at the exit (here the writer's first
     # write, made during the driver's start, stalls for 2 s, so a 5,000-launch
-    # loop's ~1.5 MB of packets wait for the exit, however fast the machine)
+    # loop's ~1.5 MB of packets wait for the exit, however fast the machine;
+    # a ring of 1 MiB holds its records: one of 256 KiB, full, would have
+    # the loop wait for the stalled writer and leave nothing for the exit)
     # is encoded and compressed side by side; an exit with less than a buffer
     # to write starts no thread (100 launches); the trace whole and lint clean
     # either way, the attribute says where gzip ran
@@ -1084,7 +1086,7 @@ t_gzip_beside_the_exit_on_two_cpus() {
         n=${want#*:}
         want=${want%:*}
         if [ "$n" = 5000 ]; then
-            STALL_AT=1 STALL_S=2 CLTRACE_OUTPUT="$WORK/gx$want$n.%p.pftrace" CLTRACE_QUIET=1 \
+            STALL_AT=1 STALL_S=2 CLTRACE_BUFFER_KB=1024 CLTRACE_OUTPUT="$WORK/gx$want$n.%p.pftrace" CLTRACE_QUIET=1 \
                 LD_PRELOAD=$T/libstall.so:$SHIM taskset -c 0 "$T/bench_calls" launch $n > /dev/null
         else
             CLTRACE_COMPRESS_THREAD=${mode%%:*} traced "$WORK/gx$want$n" taskset -c 0 "$T/bench_calls" \

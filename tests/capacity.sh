@@ -148,6 +148,13 @@ t_busy_threads_move_to_larger_rings() {
     [ "$(count_of "$(trace_of "$WORK/gc")" clGetPlatformInfo)" -eq 300000 ]
     CLTRACE_OUTPUT="$WORK/gp.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM "$T/exits" plain 300000 > /dev/null
     [ "$(attr_of "$(trace_of "$WORK/gp")" cltrace.rings_grown)" -eq 1 ]
+    # a fork after the move: the child starts on a small ring of its own and moves too
+    CLTRACE_OUTPUT="$WORK/gf.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM "$T/exits" fork 300000 > /dev/null
+    local f got=""
+    for f in "$WORK"/gf.*.pftrace*; do
+        got="$got $(count_of "$f" clGetPlatformInfo):$(attr_of "$f" cltrace.rings_grown)"
+    done
+    [ "$(echo $got | tr ' ' '\n' | sort -n | tr '\n' ' ')" = "300003:1 600003:1 " ]
 }
 
 t_full_buffer_drops_only_when_asked_and_said() {

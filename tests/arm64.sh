@@ -74,7 +74,7 @@ t_arm64_linked_program_8_threads() {
     # the trace says which clock it was written with
     local src clock
     src=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
-    clock=$($PY tests/tracedump.py --attributes "$t" | $PY -c "import json,sys; print(json.load(sys.stdin)['cltrace.clock'])")
+    clock=$(attr_of "$t" cltrace.clock)
     echo "arm64 under qemu: clocksource $src, cltrace.clock $clock"
     [ "$clock" = "$([ "$src" = arch_sys_counter ] && echo cntvct || echo boottime)" ]
     calls=$(sed -n 's/.*calls=\([0-9]*\).*/\1/p' "$WORK/plain.out")

@@ -61,9 +61,6 @@ t_threads_8x250k_tsan_lossless() {
     rm -f "$WORK"/bigt.*.pftrace*
 }
 
-attr_of() {   # attr_of TRACE NAME: one of its attributes
-    $PY tests/tracedump.py --attributes "$1" | $PY -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$2"
-}
 spilled() { attr_of "$1" cltrace.spilled_bytes; }   # the bytes its writer set aside
 
 # count_of TRACE FUNCTION: its calls in the trace, by the report (these
@@ -134,27 +131,31 @@ t_busy_threads_move_to_larger_rings() {
         "$T/threads" 8 100000 --fake > /dev/null
     local tr; tr=$(trace_of "$WORK/gr")
     local grown; grown=$(attr_of "$tr" cltrace.rings_grown)
-    [ "$grown" -ge 1 ] && [ "$grown" -le 8 ]
+    [ "$grown" -ge 1 ] && [ "$grown" -le 8 ] || { echo "8 busy threads: $grown rings grown (want 1 to 8)"; return 1; }
     "$T/trace_order" "$tr" 8 100000
     CLTRACE_BUFFER_KB=256 CLTRACE_LIBRARY=$T/libfakecl.so CLTRACE_OUTPUT="$WORK/gk.%p.pftrace" CLTRACE_QUIET=1 \
         LD_PRELOAD=$SHIM "$T/threads" 8 20000 --fake > /dev/null
     tr=$(trace_of "$WORK/gk")
-    [ "$(attr_of "$tr" cltrace.rings_grown)" -eq 0 ]
+    grown=$(attr_of "$tr" cltrace.rings_grown)
+    [ "$grown" -eq 0 ] || { echo "CLTRACE_BUFFER_KB=256 set: $grown rings grown (want 0)"; return 1; }
     "$T/trace_order" "$tr" 8 20000
     local rc=0
     CLTRACE_OUTPUT="$WORK/gc.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM "$T/exits" segv 300000 \
         > /dev/null 2>&1 || rc=$?
-    [ $rc -eq 139 ]
-    [ "$(count_of "$(trace_of "$WORK/gc")" clGetPlatformInfo)" -eq 300000 ]
+    [ $rc -eq 139 ] || { echo "the crashing program exited $rc (want 139, its SIGSEGV)"; return 1; }
+    local calls; calls=$(count_of "$(trace_of "$WORK/gc")" clGetPlatformInfo)
+    [ "$calls" -eq 300000 ] || { echo "after a crash: $calls of 300000 calls in the trace"; return 1; }
     CLTRACE_OUTPUT="$WORK/gp.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM "$T/exits" plain 300000 > /dev/null
-    [ "$(attr_of "$(trace_of "$WORK/gp")" cltrace.rings_grown)" -eq 1 ]
+    grown=$(attr_of "$(trace_of "$WORK/gp")" cltrace.rings_grown)
+    [ "$grown" -eq 1 ] || { echo "one busy thread: $grown rings grown (want 1)"; return 1; }
     # a fork after the move: the child starts on a small ring of its own and moves too
     CLTRACE_OUTPUT="$WORK/gf.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM "$T/exits" fork 300000 > /dev/null
     local f got=""
     for f in "$WORK"/gf.*.pftrace*; do
         got="$got $(count_of "$f" clGetPlatformInfo):$(attr_of "$f" cltrace.rings_grown)"
     done
-    [ "$(echo $got | tr ' ' '\n' | sort -n | tr '\n' ' ')" = "300003:1 600003:1 " ]
+    got=$(echo $got | tr ' ' '\n' | sort -n | tr '\n' ' ')
+    [ "$got" = "300003:1 600003:1 " ] || { echo "fork: calls:grown $got (want 300003:1 600003:1)"; return 1; }
 }
 
 t_full_buffer_drops_only_when_asked_and_said() {

@@ -57,6 +57,9 @@ traced() {   # traced OUTPUT_PREFIX cmd...: run under the shim, print the trace 
     CLTRACE_OUTPUT="$prefix.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM "$@"
 }
 trace_of() { ls "$1".*.pftrace* | head -n 1; }
+attr_of() {   # attr_of TRACE NAME: one of its attributes
+    $PY tests/tracedump.py --attributes "$1" | $PY -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$2"
+}
 
 unwrap() {   # unwrap FILE: the text report with each wrapped line whole again
     # (its continuations are the lines indented 8 spaces: report/formats/text.c)

@@ -235,10 +235,6 @@ if len(calls) <= 10000:
     sys.exit("%d calls, 10,000 at least expected" % len(calls))' "$1"
 }
 
-ring_attr() {     # ring_attr TRACE KEY
-    $PY tests/tracedump.py --attributes "$1" | $PY -c 'import json,sys; print(json.load(sys.stdin).get(sys.argv[1]))' "$2"
-}
-
 t_ring_keeps_the_last_calls_in_order() {
     # --ring 1: of 1,000,000 calls the trace holds the last ones, in order,
     # up to the last; memory and file bounded by the ring; it lints; the
@@ -251,8 +247,8 @@ t_ring_keeps_the_last_calls_in_order() {
     [ "$n" -lt 100000 ]
     [ "$last" -eq 999999 ]
     [ "$consecutive" = True ]
-    [ "$(ring_attr "$t" cltrace.ring_bytes)" -le $((1024 * 1024 + 256 * 1024)) ]
-    [ "$(ring_attr "$t" cltrace.ring_dropped_bytes)" -gt 10000000 ]
+    [ "$(attr_of "$t" cltrace.ring_bytes)" -le $((1024 * 1024 + 256 * 1024)) ]
+    [ "$(attr_of "$t" cltrace.ring_dropped_bytes)" -gt 10000000 ]
     lint "$t"
     traced "$WORK/r0" "$T/windows" long 100000 > /dev/null
     CLTRACE_RING_MB=1 traced "$WORK/r2" "$T/windows" long 100000 > /dev/null
@@ -273,7 +269,7 @@ t_ring_written_on_a_crash_an_error_a_kernel_and_ctl() {
     [ "$last" -eq 299999 ]
     [ "$consecutive" = True ]
     [ "$n" -gt 5000 ]
-    [ "$(ring_attr "$(trace_of "$WORK/rs")" cltrace.ring_dropped_bytes)" -gt 1000000 ]   # said though no footer
+    [ "$(attr_of "$(trace_of "$WORK/rs")" cltrace.ring_dropped_bytes)" -gt 1000000 ]   # said though no footer
     lint "$(trace_of "$WORK/rs")"
     # the first failing call: a snapshot beside the trace, ending at it
     CLTRACE_RING_MB=1 CLTRACE_SNAPSHOT_ON=error traced "$WORK/re" "$T/windows" long 300000 error 200000 > /dev/null
@@ -282,13 +278,13 @@ t_ring_written_on_a_crash_an_error_a_kernel_and_ctl() {
     [ "$last" -le 200000 ]
     [ "$last" -ge 199000 ]
     [ "$consecutive" = True ]
-    [ "$(ring_attr "$snap" cltrace.snapshot)" = "the first failing call" ]
+    [ "$(attr_of "$snap" cltrace.snapshot)" = "the first failing call" ]
     $PY tests/checks.py calls "$snap" clSetKernelArg "$((n + 1))"
     lint "$snap"
     # a kernel's first launch: phases 0 and 1's 40 launches, none of phase 3's
     CLTRACE_RING_MB=1 CLTRACE_SNAPSHOT_ON=kernel:hot traced "$WORK/rk" "$T/windows" plain > /dev/null
     snap=$(ls "$WORK"/rk.*.snapshot-1.pftrace)
-    [ "$(ring_attr "$snap" cltrace.snapshot)" = "the first launch of hot" ]
+    [ "$(attr_of "$snap" cltrace.snapshot)" = "the first launch of hot" ]
     local launches; launches=$($PY tests/tracedump.py "$snap" | $PY -c 'import json,sys; print(sum(s["name"] == "clEnqueueNDRangeKernel" for s in json.load(sys.stdin)["slices"]))')
     [ "$launches" -ge 40 ]
     [ "$launches" -le 41 ]
@@ -371,7 +367,7 @@ t_ctl_answers_under_load() {
     local snap
     for snap in "$WORK"/l1.*.snapshot-[12].pftrace; do
         ring_consecutive_in_windows "$snap"
-        [ "$(ring_attr "$snap" cltrace.snapshot_whole)" = 1 ]
+        [ "$(attr_of "$snap" cltrace.snapshot_whole)" = 1 ]
         # its last call began at most 50 ms before the asking (the program
         # may have been waiting for room then), none after it
         $PY tests/tracedump.py "$snap" | $PY -c '

@@ -136,10 +136,48 @@ static const struct clt_rings_life rings_life = { start, clt_window_begin, clt_w
  * _exit and its kin skip both handlers: at_exit does it all there. */
 static _Atomic uint64_t early_wait_ns;    /* 0: the early part did not run */
 
+/* The exit's calls into the driver are made on a thread of cltrace's own,
+ * never on the thread that called exit(): glibc has destroyed that thread's
+ * thread-locals (C++ thread_local objects) before any atexit handler or
+ * destructor runs, and a driver that keeps state there breaks when called
+ * on it. Oclgrind keeps the API call it is in on a thread_local vector:
+ * cltrace's exit releasing a command's event wrote into freed memory
+ * ("corrupted double-linked list", SIGABRT, 1 run in ~150 beside 2 busy
+ * threads). Where no thread can start, the calls are left undone: the
+ * commands then count as unfinished. */
+struct exit_calls {
+    unsigned stall_ms, max_ms;
+    int drain, done;         /* the commands in flight collected; the driver let go of */
+    uint64_t unfinished;
+};
+
 static void driver_done(void)
 {
     clt_collect_finish();                    /* the driver's own teardown follows: leave it alone */
     clt_clock_keep_release();
+}
+
+static void *exit_calls_run(void *arg)
+{
+    struct exit_calls *c = arg;
+    clt_own_thread_begin("cltrace-exit", 0);
+    if (c->drain)
+        c->unfinished = clt_commands_drain(c->stall_ms, c->max_ms, 1);
+    if (c->done)
+        driver_done();
+    clt_own_thread_end();
+    return NULL;
+}
+
+static uint64_t exit_calls(int drain, unsigned stall_ms, unsigned max_ms, int done)
+{
+    struct exit_calls c = { stall_ms, max_ms, drain, done, 0 };
+    if (clt_run_own(exit_calls_run, &c) == 0)
+        return c.unfinished;
+    c.unfinished = drain ? clt_commands_drain(0, 0, 0) : 0;     /* counted, not asked for */
+    if (done)
+        clt_collect_finish();
+    return c.unfinished;
 }
 
 static void exit_early(void)
@@ -148,8 +186,7 @@ static void exit_early(void)
         return;
     uint64_t t0 = clt_clock_ns(CLOCK_MONOTONIC);
     clt_own_threads_lift(CLT_LIFT_EXIT);     /* the exit waits for them */
-    clt_commands_drain(2000, 20000, 1);
-    driver_done();
+    exit_calls(1, 2000, 20000, 1);
     __atomic_store_n(&early_wait_ns, clt_clock_ns(CLOCK_MONOTONIC) - t0 + 1, __ATOMIC_RELEASE);
 }
 
@@ -171,7 +208,7 @@ static void at_exit(void)
         clt_writer_exit_begins();
         clt_nvbuild_finish();                    /* register counts still being compiled */
     }
-    uint64_t unfinished = recording ? clt_commands_drain(early ? 0 : 2000, early ? 0 : 20000, 1) : 0;
+    uint64_t unfinished = recording ? exit_calls(1, early ? 0 : 2000, early ? 0 : 20000, 0) : 0;
     uint64_t exit_wait_ns = clt_clock_ns(CLOCK_MONOTONIC) - t0 + (early ? early - 1 : 0);
     t0 -= early ? early - 1 : 0;                 /* the exit's figure holds the early part */
     clt_cpusample_stop();
@@ -181,7 +218,7 @@ static void at_exit(void)
     clt_window_end();
     if (clt_rings_finish()) {   /* finished: later calls only forward */
         if (!early)
-            driver_done();
+            exit_calls(0, 0, 0, 1);
         clt_writer_stop(unfinished, exit_wait_ns, t0, load_ns);
         if ((clt_break_on & 2) && clt_writer_leaks())
             clt_break_if_debugged();    /* CLTRACE_BREAK=leak: definitely lost or growing */

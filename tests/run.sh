@@ -1185,6 +1185,41 @@ sys.exit(0 if len(k) == 1 and k[0]["launches"] == 4 and k[0]["timed_launches"] =
     lint "$(trace_of "$WORK/if1")"
 }
 
+t_exit_calls_the_driver_from_a_thread_of_its_own() {
+    # glibc destroys the thread-locals of the thread that calls exit() before
+    # any atexit handler or destructor runs; a driver that keeps state there
+    # (Oclgrind: the API call it is in) writes into freed memory when called
+    # on that thread later (CI: "corrupted double-linked list", SIGABRT, as
+    # cltrace's exit released an event). The stand-in ICD aborts on any such
+    # call: the app's own calls from an atexit handler show it does. main
+    # returns while a kernel runs 300 ms: cltrace collects it at exit from a
+    # thread of its own (it aborted in every run before), by either route:
+    # status 0, the app's output, both launches timed, none left unfinished
+    local rc=0 r
+    standin "$T/exits" late 1 > /dev/null 2> "$WORK/xl.err" || rc=$?
+    [ $rc -eq 134 ] && grep -q "thread-locals were destroyed" "$WORK/xl.err"
+    standin STANDIN_RUN_MS=300 "$T/old_platform" inflight > "$WORK/xo.plain"
+    for r in preload launcher; do
+        rc=0
+        if [ $r = preload ]; then
+            standin STANDIN_RUN_MS=300 LD_PRELOAD=$SHIM CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/xo-$r.%p.pftrace" \
+                "$T/old_platform" inflight > "$WORK/xo-$r.out" 2> "$WORK/xo-$r.err" || rc=$?
+        else
+            standin STANDIN_RUN_MS=300 "$B/cltrace" -q -o "$WORK/xo-$r.%p.pftrace" -- \
+                "$T/old_platform" inflight > "$WORK/xo-$r.out" 2> "$WORK/xo-$r.err" || rc=$?
+        fi
+        cat "$WORK/xo-$r.err"
+        [ $rc -eq 0 ] && cmp "$WORK/xo.plain" "$WORK/xo-$r.out"
+        "$B/cltrace-report" --format json "$(trace_of "$WORK/xo-$r")" | $PY -c '
+import json, sys
+k = json.load(sys.stdin)["kernels"]
+print([(x["name"], x["launches"], x["timed_launches"]) for x in k])
+sys.exit(0 if [(x["launches"], x["timed_launches"]) for x in k] == [(2, 2)] else 1)'
+        [ "$(attr_of "$(trace_of "$WORK/xo-$r")" cltrace.commands_unfinished)" = 0 ]
+    done
+    lint "$(trace_of "$WORK/xo-preload")"
+}
+
 t_fork_child_gets_its_own_trace() {
     [ "$(exits fork 40 "$WORK/fk")" -eq 0 ]
     grep -q "child status 0" "$WORK/fk.out"

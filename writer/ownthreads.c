@@ -411,9 +411,9 @@ int clt_own_thread_join(pthread_t t, const uint64_t *progress, unsigned stall_s,
     return -1;
 }
 
-/* A thread of cltrace's own, detached, with every signal blocked: the app's signals are the
- * app's threads' (the collector, the register counts' builder). pthread_create's result. */
-int clt_spawn_own(void *(*fn)(void *))
+/* A thread of cltrace's own with every signal blocked: the app's signals are the app's
+ * threads'. pthread_create's result. */
+static int spawn(void *(*fn)(void *), void *arg, int detached, pthread_t *t)
 {
     /* a fault of cltrace's own (a driver's, in a call it makes) stays deliverable: blocked, the
      * kernel kills the process at once, without the fatal handler that writes the trace (life.c) */
@@ -423,12 +423,26 @@ int clt_spawn_own(void *(*fn)(void *))
     for (unsigned i = 0; i < sizeof faults / sizeof faults[0]; i++)
         sigdelset(&all, faults[i]);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_t t;
     pthread_attr_t at;
     pthread_attr_init(&at);
-    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-    int rc = pthread_create(&t, &at, fn, NULL);
+    pthread_attr_setdetachstate(&at, detached ? PTHREAD_CREATE_DETACHED : PTHREAD_CREATE_JOINABLE);
+    int rc = pthread_create(t, &at, fn, arg);
     pthread_attr_destroy(&at);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return rc;
+}
+
+/* Detached: the collector, the register counts' builder. */
+int clt_spawn_own(void *(*fn)(void *))
+{
+    pthread_t t;
+    return spawn(fn, NULL, 1, &t);
+}
+
+/* fn(arg) on a new thread of cltrace's, waited for: 0, or pthread_create's error (fn not run). */
+int clt_run_own(void *(*fn)(void *), void *arg)
+{
+    pthread_t t;
+    int rc = spawn(fn, arg, 0, &t);
+    return rc ? rc : pthread_join(t, NULL);
 }

@@ -25,6 +25,7 @@ void clt_own_thread_begin(const char *name, int idle);   /* idle: it never calls
 void clt_own_thread_end(void);
 int clt_own_thread_is(long tid);                      /* one of cltrace's threads */
 int clt_spawn_own(void *(*fn)(void *));               /* a detached one, every signal blocked */
+int clt_run_own(void *(*fn)(void *), void *arg);     /* fn on a new one, waited for: 0 */
 /* They run at idle priority where they can be put back (ownthreads.c):
  * where the app waits for them, they are, for the rest of the run. */
 enum clt_lift { CLT_LIFT_NONE, CLT_LIFT_RING, CLT_LIFT_FLUSH, CLT_LIFT_SNAPSHOT, CLT_LIFT_CLOCK, CLT_LIFT_RELEASE,

@@ -3,6 +3,8 @@
  *   old_platform [timer]   timer: also call clGetDeviceAndHostTimer (2.1),
  *                          which ocl-icd 2.3 sends round in a loop for a 1.2
  *                          vendor: untraced it hangs, traced it fails
+ *   old_platform inflight  then launches again and returns while the kernel
+ *                          runs (the stand-in ICD with STANDIN_RUN_MS)
  *   old_platform loop N    then N times: write, kernel, blocking read (no
  *                          events), and the queue's properties as read back */
 #define CL_TARGET_OPENCL_VERSION 210
@@ -43,6 +45,12 @@ int main(int argc, char **argv)
     for (int i = 0; i < 64; i++)
         sum += data[i];
     printf("sum=%ld\n", sum);
+    if (argc > 1 && strcmp(argv[1], "inflight") == 0) {
+        clEnqueueNDRangeKernel(q, k, 1, NULL, &gws, NULL, 0, NULL, &ev);
+        clFlush(q);
+        printf("returns with a kernel in flight\n");
+        return 0;
+    }
     if (argc > 2 && strcmp(argv[1], "loop") == 0) {
         int n = atoi(argv[2]);
         for (int it = 0; it < n; it++) {

@@ -15,6 +15,10 @@
  *                       its middle; asked about afterwards, its answers
  *                       take N ms more (a driver looking for what is gone)
  *   kernels named slow* run 2 ms (enqueue returns when done), others 2 us
+ *   STANDIN_RUN_MS=N    every kernel runs N ms after its enqueue returns: its
+ *                       event running until then, its callbacks called from
+ *                       a thread of the driver's, clFinish, clWaitForEvents
+ *                       and blocking transfers waiting for it
  *   STANDIN_LAUNCHES=FILE  each launch's kernel and local size appended
  *                       ("a 8 1 1", "b NULL"): what the driver was given */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -75,6 +79,14 @@ static void sleep_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
+static void sleep_until(cl_ulong t)
+{
+    for (cl_ulong now = now_ns(); now < t; now = now_ns()) {
+        struct timespec ts = { (time_t)((t - now) / 1000000000u), (long)((t - now) % 1000000000u) };
+        nanosleep(&ts, NULL);
+    }
+}
+
 /* STANDIN_REUSE=1: programs and kernels; 2: queues too */
 static int reused(enum kind k)
 {
@@ -82,9 +94,12 @@ static int reused(enum kind k)
     return (r >= 1 && (k == K_PROGRAM || k == K_KERNEL)) || (r >= 2 && k == K_QUEUE);
 }
 
+static void locals_alive(void);
+
 static struct obj *make(enum kind k, struct obj *context, cl_int *err)
 {
     struct obj *o = NULL;
+    locals_alive();
     pthread_mutex_lock(&pool_lock);
     if (pooled && reused(k))
         o = pool[--pooled];
@@ -104,8 +119,38 @@ static struct obj *make(enum kind k, struct obj *context, cl_int *err)
     return o;
 }
 
+/* The calling thread's thread-locals, as a C++ driver keeps them: Oclgrind
+ * keeps the API call it is in on a thread_local vector. They are destroyed
+ * as the thread ends, and for the thread that calls exit() before any
+ * atexit handler or library destructor runs; such a driver, called on that
+ * thread after it, writes to freed memory ("corrupted double-linked list",
+ * 1 run in ~150). Here every such call aborts at once, with a message. */
+extern int __cxa_thread_atexit_impl(void (*)(void *), void *, void *);
+extern void *__dso_handle;
+static __thread int locals;     /* 0: not made yet, 1: live, 2: destroyed */
+
+static void locals_destroyed(void *unused)
+{
+    locals = 2;
+}
+
+static void locals_alive(void)
+{
+    static const char gone[] = "standin: called on a thread whose thread-locals were destroyed\n";
+    if (locals == 1)
+        return;
+    if (locals == 2) {
+        ssize_t said = write(2, gone, sizeof gone - 1);
+        (void)said;
+        abort();
+    }
+    locals = 1;
+    __cxa_thread_atexit_impl(locals_destroyed, NULL, &__dso_handle);
+}
+
 static int is(const void *h, enum kind k)
 {
+    locals_alive();
     return h && ((const struct obj *)h)->kind == k;
 }
 
@@ -160,6 +205,7 @@ static cl_int unsupported(void)
 /* platform and device */
 static cl_int get_platform_ids(cl_uint n, cl_platform_id *p, cl_uint *num)
 {
+    locals_alive();
     if ((!n && p) || (!p && !num))
         return CL_INVALID_VALUE;
     if (p)
@@ -331,7 +377,15 @@ static cl_command_queue create_queue(cl_context c, cl_device_id d, cl_command_qu
 
 static cl_int queue_retain(cl_command_queue q) { return retain(q, K_QUEUE, CL_INVALID_COMMAND_QUEUE); }
 static cl_int queue_release(cl_command_queue q) { return release(q, K_QUEUE, CL_INVALID_COMMAND_QUEUE); }
-static cl_int queue_wait(cl_command_queue q) { return is(q, K_QUEUE) ? CL_SUCCESS : CL_INVALID_COMMAND_QUEUE; }
+static cl_int queue_flush(cl_command_queue q) { return is(q, K_QUEUE) ? CL_SUCCESS : CL_INVALID_COMMAND_QUEUE; }
+
+static cl_int queue_finish(cl_command_queue q)
+{
+    if (!is(q, K_QUEUE))
+        return CL_INVALID_COMMAND_QUEUE;
+    sleep_until(((struct obj *)q)->t[3]);     /* its last kernel's end (STANDIN_RUN_MS) */
+    return CL_SUCCESS;
+}
 
 static cl_int get_queue_info(cl_command_queue q, cl_command_queue_info what, size_t size, void *value,
                              size_t *size_ret)
@@ -537,6 +591,10 @@ static cl_int done(cl_command_queue q, cl_command_type type, cl_uint nwait, cons
     for (cl_uint i = 0; i < nwait; i++)
         if (!is(wait[i], K_EVENT))
             return CL_INVALID_EVENT_WAIT_LIST;
+    cl_ulong run_ns = type == CL_COMMAND_NDRANGE_KERNEL ? (cl_ulong)env_int("STANDIN_RUN_MS") * 1000000u : 0;
+    struct obj *queue = (struct obj *)q;
+    if (run_ns)
+        queue->t[3] = now_ns() + run_ns;      /* the queue is busy until then */
     if (!ev)
         return CL_SUCCESS;
     cl_int err;
@@ -550,6 +608,10 @@ static cl_int done(cl_command_queue q, cl_command_type type, cl_uint nwait, cons
     e->t[1] = e->t[0] + 100;
     e->t[2] = e->t[1] + 400;
     e->t[3] = ended > e->t[2] ? ended : e->t[2] + 2000;   /* 2 us of "work", or what it took */
+    if (run_ns) {
+        e->t[3] = queue->t[3];
+        e->status = CL_RUNNING;
+    }
     *ev = (cl_event)e;
     return CL_SUCCESS;
 }
@@ -592,6 +654,8 @@ static cl_int enqueue_read(cl_command_queue q, cl_mem m, cl_bool block, size_t o
     cl_int err = copy_check(m, off, n, p);
     if (err == CL_SUCCESS && (err = done(q, CL_COMMAND_READ_BUFFER, nwait, wait, ev, 0, 0)) == CL_SUCCESS)
         memcpy(p, (char *)((struct obj *)m)->host + off, n);
+    if (err == CL_SUCCESS && block)
+        sleep_until(((struct obj *)q)->t[3]);
     return err;
 }
 
@@ -614,7 +678,14 @@ static cl_int enqueue_barrier(cl_command_queue q, cl_uint nwait, const cl_event 
     return done(q, CL_COMMAND_BARRIER, nwait, wait, ev, 0, 0);
 }
 
-/* events */
+/* events: a running kernel's is complete once its end has passed */
+static cl_int status_of(struct obj *e)
+{
+    if (e->status == CL_RUNNING && e->command != CL_COMMAND_USER && now_ns() >= e->t[3])
+        e->status = CL_COMPLETE;
+    return e->status;
+}
+
 static cl_int wait_events(cl_uint n, const cl_event *e)
 {
     if (!n || !e)
@@ -622,6 +693,9 @@ static cl_int wait_events(cl_uint n, const cl_event *e)
     for (cl_uint i = 0; i < n; i++)
         if (!is(e[i], K_EVENT))
             return CL_INVALID_EVENT;
+    for (cl_uint i = 0; i < n; i++)
+        if (((struct obj *)e[i])->command != CL_COMMAND_USER)
+            sleep_until(((struct obj *)e[i])->t[3]);
     return CL_SUCCESS;
 }
 
@@ -640,7 +714,10 @@ static cl_int get_event_info(cl_event e, cl_event_info what, size_t size, void *
     case CL_EVENT_COMMAND_QUEUE: return ANSWER_OF(q);
     case CL_EVENT_CONTEXT: return ANSWER_OF(c);
     case CL_EVENT_COMMAND_TYPE: return ANSWER_OF(o->command);
-    case CL_EVENT_COMMAND_EXECUTION_STATUS: return ANSWER_OF(o->status);
+    case CL_EVENT_COMMAND_EXECUTION_STATUS: {
+        cl_int status = status_of(o);
+        return ANSWER_OF(status);
+    }
     case CL_EVENT_REFERENCE_COUNT: return ANSWER_OF(refs);
     default: return CL_INVALID_VALUE;
     }
@@ -651,7 +728,8 @@ static cl_int get_profiling_info(cl_event e, cl_profiling_info what, size_t size
     struct obj *o = (struct obj *)e;
     if (!is(e, K_EVENT))
         return CL_INVALID_EVENT;
-    if (!o->parent || !(o->parent->props & CL_QUEUE_PROFILING_ENABLE) || o->command == CL_COMMAND_USER)
+    if (!o->parent || !(o->parent->props & CL_QUEUE_PROFILING_ENABLE) || o->command == CL_COMMAND_USER ||
+        status_of(o) != CL_COMPLETE)
         return CL_PROFILING_INFO_NOT_AVAILABLE;
     switch (what) {
     case CL_PROFILING_COMMAND_QUEUED: return ANSWER_OF(o->t[0]);
@@ -663,14 +741,49 @@ static cl_int get_profiling_info(cl_event e, cl_profiling_info what, size_t size
     }
 }
 
+struct later {                  /* a callback for a kernel still running */
+    struct obj *event;
+    void(CL_CALLBACK *fn)(cl_event, cl_int, void *);
+    void *user;
+};
+
+static void *call_later(void *arg)
+{
+    struct later *l = arg;
+    sleep_until(l->event->t[3]);
+    l->event->status = CL_COMPLETE;
+    l->fn((cl_event)l->event, CL_COMPLETE, l->user);
+    release(l->event, K_EVENT, CL_INVALID_EVENT);
+    free(l);
+    return NULL;
+}
+
 static cl_int set_event_callback(cl_event e, cl_int type, void(CL_CALLBACK *fn)(cl_event, cl_int, void *), void *user)
 {
     struct obj *o = (struct obj *)e;
     if (!is(e, K_EVENT) || !fn)
         return !fn ? CL_INVALID_VALUE : CL_INVALID_EVENT;
-    if (o->status <= type)      /* reached (CL_COMPLETE is 0): at once, as a driver may */
-        fn(e, o->status, user);
-    return CL_SUCCESS;
+    cl_int status = status_of(o);
+    if (status <= type) {       /* reached (CL_COMPLETE is 0): at once, as a driver may */
+        fn(e, status, user);
+        return CL_SUCCESS;
+    }
+    struct later *l = o->command != CL_COMMAND_USER ? malloc(sizeof *l) : NULL;
+    pthread_t t;
+    pthread_attr_t detached;
+    pthread_attr_init(&detached);
+    pthread_attr_setdetachstate(&detached, PTHREAD_CREATE_DETACHED);
+    if (l) {
+        *l = (struct later){ o, fn, user };
+        o->refs++;              /* the driver's own reference until the call */
+        if (pthread_create(&t, &detached, call_later, l) != 0) {
+            o->refs--;
+            free(l);
+            l = NULL;
+        }
+    }
+    pthread_attr_destroy(&detached);
+    return l || o->command == CL_COMMAND_USER ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
 }
 
 static cl_event create_user_event(cl_context c, cl_int *err)
@@ -738,8 +851,8 @@ __attribute__((constructor)) static void fill_table(void)
     SET(clRetainCommandQueue, queue_retain);
     SET(clReleaseCommandQueue, queue_release);
     SET(clGetCommandQueueInfo, get_queue_info);
-    SET(clFlush, queue_wait);
-    SET(clFinish, queue_wait);
+    SET(clFlush, queue_flush);
+    SET(clFinish, queue_finish);
     SET(clCreateBuffer, create_buffer);
     SET(clRetainMemObject, mem_retain);
     SET(clReleaseMemObject, mem_release);

@@ -329,6 +329,16 @@ void clt_clock_keep_release(void)
     pthread_mutex_unlock(&keep_lock);
 }
 
+unsigned clt_clock_keeps(void)
+{
+    unsigned n = 0;
+    keep_lock_for_app();
+    for (unsigned i = 0; i < n_keeps; i++)
+        n += keeps[i].queue != NULL;
+    pthread_mutex_unlock(&keep_lock);
+    return n;
+}
+
 /* The child of fork(): the parent's queues are not the child's to use. */
 void clt_clock_keep_forget(void)
 {

@@ -55,6 +55,7 @@ void clt_clock_keep_tick(struct clt_thread *th);     /* collector thread */
 void clt_clock_keep_quiet(struct clt_thread *th);    /* collector thread, the app paused */
 void clt_clock_keep_forget(void);                     /* fork child */
 void clt_clock_keep_release(void);                    /* at exit, the collector returned */
+unsigned clt_clock_keeps(void);                       /* cltrace's queues held: keep_release has work */
 
 void clt_track_command(uint64_t flow, void *event, void *queue);
 void clt_collect_now(void);                               /* collect what completed, now (fingerprints) */

@@ -144,7 +144,9 @@ static _Atomic uint64_t early_wait_ns;    /* 0: the early part did not run */
  * cltrace's exit releasing a command's event wrote into freed memory
  * ("corrupted double-linked list", SIGABRT, 1 run in ~150 beside 2 busy
  * threads). Where no thread can start, the calls are left undone: the
- * commands then count as unfinished. */
+ * commands then count as unfinished. _exit, _Exit and quick_exit run no
+ * thread-local destructor: there the calling thread makes them (an _exit in
+ * a signal handler then starts no thread). */
 struct exit_calls {
     unsigned stall_ms, max_ms;
     int drain, done;         /* the commands in flight collected; the driver let go of */
@@ -157,14 +159,20 @@ static void driver_done(void)
     clt_clock_keep_release();
 }
 
-static void *exit_calls_run(void *arg)
+static _Atomic int locals_whole;          /* set by _exit and its kin: no thread-local destroyed */
+
+static void exit_calls_make(struct exit_calls *c)
 {
-    struct exit_calls *c = arg;
-    clt_own_thread_begin("cltrace-exit", 0);
     if (c->drain)
         c->unfinished = clt_commands_drain(c->stall_ms, c->max_ms, 1);
     if (c->done)
         driver_done();
+}
+
+static void *exit_calls_run(void *arg)
+{
+    clt_own_thread_begin("cltrace-exit", 0);
+    exit_calls_make(arg);
     clt_own_thread_end();
     return NULL;
 }
@@ -175,8 +183,14 @@ static uint64_t exit_calls(int drain, unsigned stall_ms, unsigned max_ms, int do
 {
     uint64_t pending = drain ? clt_commands_drain(0, 0, 0) : 0;     /* counted, not asked for */
     struct exit_calls c = { stall_ms, max_ms, pending != 0, done, pending };
-    if ((pending || (done && clt_clock_keeps())) && clt_run_own(exit_calls_run, &c) == 0)
-        return c.unfinished;
+    if (pending || (done && clt_clock_keeps())) {
+        if (__atomic_load_n(&locals_whole, __ATOMIC_ACQUIRE)) {
+            exit_calls_make(&c);
+            return c.unfinished;
+        }
+        if (clt_run_own(exit_calls_run, &c) == 0)
+            return c.unfinished;
+    }
     if (done)
         clt_collect_finish();
     return pending;
@@ -297,6 +311,7 @@ static void exit_by(const char *how, int status)
     if (!writer_running() || __atomic_load_n(&in_fatal, __ATOMIC_ACQUIRE))
         return;
     clt_writer_exit_how(how, status);
+    __atomic_store_n(&locals_whole, 1, __ATOMIC_RELEASE);
     at_exit();
 }
 

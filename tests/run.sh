@@ -1193,20 +1193,21 @@ t_exit_calls_the_driver_from_a_thread_of_its_own() {
     # cltrace's exit released an event). The stand-in ICD aborts on any such
     # call: the app's own calls from an atexit handler show it does. main
     # returns while a kernel runs 300 ms: cltrace collects it at exit from a
-    # thread of its own (it aborted in every run before), by either route:
-    # status 0, the app's output, both launches timed, none left unfinished
+    # thread of its own (it aborted in every run before), by either route;
+    # after _exit (no thread-local destroyed) on the calling thread: status
+    # 0, the app's output, both launches timed, none left unfinished
     local rc=0 r
     standin "$T/exits" late 1 > /dev/null 2> "$WORK/xl.err" || rc=$?
     [ $rc -eq 134 ] && grep -q "thread-locals were destroyed" "$WORK/xl.err"
     standin STANDIN_RUN_MS=300 "$T/old_platform" inflight > "$WORK/xo.plain"
-    for r in preload launcher; do
+    for r in preload launcher _exit; do
         rc=0
-        if [ $r = preload ]; then
-            standin STANDIN_RUN_MS=300 LD_PRELOAD=$SHIM CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/xo-$r.%p.pftrace" \
-                "$T/old_platform" inflight > "$WORK/xo-$r.out" 2> "$WORK/xo-$r.err" || rc=$?
-        else
+        if [ $r = launcher ]; then
             standin STANDIN_RUN_MS=300 "$B/cltrace" -q -o "$WORK/xo-$r.%p.pftrace" -- \
                 "$T/old_platform" inflight > "$WORK/xo-$r.out" 2> "$WORK/xo-$r.err" || rc=$?
+        else
+            standin STANDIN_RUN_MS=300 LD_PRELOAD=$SHIM CLTRACE_QUIET=1 CLTRACE_OUTPUT="$WORK/xo-$r.%p.pftrace" \
+                "$T/old_platform" inflight ${r#preload} > "$WORK/xo-$r.out" 2> "$WORK/xo-$r.err" || rc=$?
         fi
         cat "$WORK/xo-$r.err"
         [ $rc -eq 0 ] && cmp "$WORK/xo.plain" "$WORK/xo-$r.out"

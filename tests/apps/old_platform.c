@@ -3,8 +3,9 @@
  *   old_platform [timer]   timer: also call clGetDeviceAndHostTimer (2.1),
  *                          which ocl-icd 2.3 sends round in a loop for a 1.2
  *                          vendor: untraced it hangs, traced it fails
- *   old_platform inflight  then launches again and returns while the kernel
- *                          runs (the stand-in ICD with STANDIN_RUN_MS)
+ *   old_platform inflight [_exit]  then launches again and returns (or
+ *                          calls _exit) while the kernel runs (the
+ *                          stand-in ICD with STANDIN_RUN_MS)
  *   old_platform loop N    then N times: write, kernel, blocking read (no
  *                          events), and the queue's properties as read back */
 #define CL_TARGET_OPENCL_VERSION 210
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int main(int argc, char **argv)
 {
@@ -49,6 +51,9 @@ int main(int argc, char **argv)
         clEnqueueNDRangeKernel(q, k, 1, NULL, &gws, NULL, 0, NULL, &ev);
         clFlush(q);
         printf("returns with a kernel in flight\n");
+        fflush(stdout);
+        if (argc > 2 && strcmp(argv[2], "_exit") == 0)
+            _exit(0);
         return 0;
     }
     if (argc > 2 && strcmp(argv[1], "loop") == 0) {

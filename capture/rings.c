@@ -322,6 +322,10 @@ struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max)
             futex(&th->wake_seq, FUTEX_WAIT_PRIVATE, seq, &ts);
         }
         __atomic_store_n(&th->waiting, 0, __ATOMIC_RELAXED);
+        /* a larger ring offered while the app waited: taken as soon as the
+         * writer frees the 8 bytes that say so (a thread the writer is always
+         * behind met a full ring at each slow path and never moved) */
+        take_offer(th);
     }
     if (pad) {
         struct clt_rec *p = (struct clt_rec *)(th->buf + (th->head_local & th->mask));

@@ -123,8 +123,10 @@ t_busy_threads_move_to_larger_rings() {
     # A thread that records faster than the writer encodes leaves its
     # 256 KiB ring for a larger one (writer/grow.c: 4 MiB in huge pages
     # where the kernel gives them, else 1 MiB), once: one such thread; of 8
-    # at once, those the writer saw ahead of it (on a loaded machine it
-    # keeps up with some). Every call is in the trace, each thread's in
+    # at once, those the writer saw ahead of it (it may keep up with some;
+    # on this 2-core VM all 8 move, loaded or not: a thread waiting on its
+    # full ring takes the offer as it waits, where beside a CPU hog none
+    # moved in half the runs). Every call is in the trace, each thread's in
     # order, through the spill that follows and after a crash; a size
     # asked for stays.
     CLTRACE_LIBRARY=$T/libfakecl.so CLTRACE_OUTPUT="$WORK/gr.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM \

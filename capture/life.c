@@ -8,7 +8,10 @@
  * file on the first recorded call. A process that never calls OpenCL pays
  * nothing and leaves no file. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -329,6 +332,88 @@ CLT_EXPORT void _Exit(int status)
     __builtin_unreachable();
 }
 
+/* exec*: the image is replaced, no exit handler runs, and what the writer
+ * had not written yet went with it (a fork child that called OpenCL, then
+ * ran /bin/true: an empty trace file). The exit is done here as at _exit;
+ * the trace says "exec". An exec that fails returns to a process that runs
+ * on untraced: its later calls are forwarded only. A vfork child is not the
+ * process that recorded: untouched (exit_by); nothing here looks a symbol
+ * up there (the loader's lock may be another thread's): execve and fexecve
+ * are the system calls the C library makes, execvpe's PATH search the C
+ * library's own, looked up at load. The list-taking forms go through
+ * __execve inside the C library, not through these: each is wrapped. */
+typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
+static execvpe_fn real_execvpe;
+
+CLT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    exit_by("exec", -1);
+    return (int)syscall(SYS_execve, path, argv, envp);
+}
+
+CLT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    exit_by("exec", -1);
+    if (!real_execvpe) {
+        errno = ENOSYS;
+        return -1;
+    }
+    return real_execvpe(file, argv, envp);
+}
+
+CLT_EXPORT int execv(const char *path, char *const argv[])
+{
+    return execve(path, argv, environ);
+}
+
+CLT_EXPORT int execvp(const char *file, char *const argv[])
+{
+    return execvpe(file, argv, environ);
+}
+
+CLT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    exit_by("exec", -1);
+    return (int)syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH);
+}
+
+/* execl, execlp, execle: their arguments as a list, as the C library does
+ * (ap is left after the list's NULL: execle's envp comes next) */
+#define EXEC_LIST(first)                                                \
+    va_list ap;                                                         \
+    size_t n = 1;                                                       \
+    va_start(ap, first);                                                \
+    while (va_arg(ap, const char *))                                    \
+        n++;                                                            \
+    va_end(ap);                                                         \
+    char *argv[n + 1];                                                  \
+    argv[0] = (char *)(first);                                          \
+    va_start(ap, first);                                                \
+    for (size_t i = 1; i <= n; i++)                                     \
+        argv[i] = va_arg(ap, char *)
+
+CLT_EXPORT int execl(const char *path, const char *arg, ...)
+{
+    EXEC_LIST(arg);
+    va_end(ap);
+    return execve(path, argv, environ);
+}
+
+CLT_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+    EXEC_LIST(arg);
+    va_end(ap);
+    return execvpe(file, argv, environ);
+}
+
+CLT_EXPORT int execle(const char *path, const char *arg, ...)
+{
+    EXEC_LIST(arg);
+    char *const *envp = va_arg(ap, char *const *);
+    va_end(ap);
+    return execve(path, argv, envp);
+}
+
 /* quick_exit runs the at_quick_exit handlers, then the C library's own _exit
  * (not ours): registered first, this one runs last. */
 static void at_quick_exit_last(void)
@@ -407,6 +492,7 @@ __attribute__((constructor)) static void clt_load(void)
     clt_sample_load();
     clt_cpusample_load();
     pthread_atfork(NULL, NULL, after_fork_child);
+    real_execvpe = (execvpe_fn)dlsym(RTLD_NEXT, "execvpe");
     atexit(at_exit);
     clt_collect_set_on_start(exit_early_register);
     at_quick_exit(at_quick_exit_last);

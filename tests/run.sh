@@ -1139,6 +1139,26 @@ whole_exit() {   # whole_exit PREFIX HOW: the trace of an exit that ran no atexi
     lint "$(trace_of "$1")"
 }
 
+t_exec_writes_the_trace_first() {
+    # exec replaces the image: no exit handler runs, and what the writer had
+    # not written went with it (a fork child that called OpenCL, then ran
+    # /bin/true, left an empty file). The trace is finished before an exec
+    # and says so; an exec that fails returns to a process that runs on,
+    # untraced; the new image, traced too, writes a file of its own (the
+    # same pid: the name gets -1). Output and status as untraced
+    "$T/exits" exec 50 > "$WORK/xe.plain"
+    local rc=0
+    CLTRACE_OUTPUT="$WORK/xe.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM "$T/exits" exec 50 > "$WORK/xe.out" || rc=$?
+    [ $rc -eq 0 ] && cmp "$WORK/xe.plain" "$WORK/xe.out"
+    local first second
+    first=$(ls "$WORK"/xe.*.pftrace* | grep -v -- '-1\.pftrace')
+    second=$(ls "$WORK"/xe.*-1.pftrace*)
+    "$B/cltrace-report" "$first" | head -n 1 | grep -q "ended by exec"
+    [ "$(count_of "$first" clGetPlatformInfo)" -eq 50 ] || { echo "before the exec: $(count_of "$first" clGetPlatformInfo) of 50"; return 1; }
+    [ "$(count_of "$second" clGetPlatformInfo)" -eq 10 ] || { echo "the new image: $(count_of "$second" clGetPlatformInfo) of 10"; return 1; }
+    lint "$first" "$second"
+}
+
 t_exit_paths() {
     [ "$(exits _exit 200 "$WORK/ex")" -eq 3 ]                 # _exit: no atexit, still written, whole
     $PY tests/checks.py calls "$(trace_of "$WORK/ex")" clGetPlatformInfo 200

@@ -12,6 +12,8 @@
  *             main returned (the destructor also runs in every other mode)
  *   inflight  N launches of a kernel that runs a while, flushed, and main
  *             returns while they run
+ *   exec      an exec that fails (a missing file), N calls more, then
+ *             itself again in mode plain with 7 calls
  *   kill      waits (60 s at most) for SIGKILL from outside, sent once the
  *             trace holds the calls (the writer flushes an idle buffer, at
  *             idle priority: late on a loaded machine): no handler runs
@@ -154,6 +156,12 @@ int main(int argc, char **argv)
         in_flight(n);
     } else if (!strcmp(mode, "late")) {
         atexit(late);      /* runs before the tracer's exit work: recorded */
+    } else if (!strcmp(mode, "exec")) {
+        printf("exec of a missing file: %d\n", execl("/nonexistent/cltrace-test", "x", (char *)NULL));
+        calls(n);          /* after an exec that failed */
+        fflush(stdout);
+        execlp(argv[0], argv[0], "plain", "7", (char *)NULL);
+        return 9;
     }
     return 0;
 }

@@ -522,8 +522,9 @@ t_every_command_exported_or_looked_up() {
     # every core command is an export of the shim, the two entry points of
     # an ICD loader layer, _exit/_Exit (to write the trace out first),
     # dlsym (run-time-loaded OpenCL), cltrace_api_v1 (include/cltrace.h),
-    # pthread_create (each thread's CPU samples armed as it starts) and the
-    # MPI calls capture/mpi.c records (forwarded to PMPI_*); nothing else is
+    # pthread_create (each thread's CPU samples armed as it starts), the exec
+    # family (the trace finished before the image is replaced) and the MPI
+    # calls capture/mpi.c records (forwarded to PMPI_*); nothing else is
     # exported
     local core
     core=$(grep -c 'CLT_F_CORE' trace/generated/clt_tables.c)
@@ -536,7 +537,9 @@ t_every_command_exported_or_looked_up() {
     echo "$exported" | grep -q '^cltrace_api_v1$'
     [ "$(echo "$exported" | grep -c '^MPI_')" -eq 19 ]     # the 16 recorded, MPI_Init(_thread), MPI_Finalize
     echo "$exported" | grep -q '^pthread_create$'
+    [ "$(echo "$exported" | grep -c '^execl$\|^execle$\|^execlp$\|^execv$\|^execve$\|^execvp$\|^execvpe$\|^fexecve$')" -eq 8 ]
     [ -z "$(echo "$exported" | grep -v '^cl' | grep -v '^_exit$\|^_Exit$\|^dlsym$\|^pthread_create$' |
+            grep -v '^execl$\|^execle$\|^execlp$\|^execv$\|^execve$\|^execvp$\|^execvpe$\|^fexecve$' |
             grep -v '^MPI_\(Init\|Init_thread\|Finalize\|Send\|Ssend\|Isend\|Recv\|Irecv\|Sendrecv\|Wait\|Waitall\|Barrier\|Bcast\|Reduce\|Allreduce\|Allgather\|Alltoall\|Gather\|Scatter\)$')" ]
 }
 

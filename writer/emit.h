@@ -57,6 +57,7 @@ struct clt_writer {
     struct clt_devmodel *dev; /* devices, queues, kernels, buffers (device.c) */
     uint64_t unfinished;      /* commands still in flight at exit */
     uint64_t exit_wait_ns;    /* the exiting thread's wait for the collector */
+    uint64_t exit_regs_wait_ns;   /* of it: for register counts still compiling (capture/nvbuild.c) */
     uint64_t exit_began_ns;   /* CLOCK_MONOTONIC: the app's exit reached cltrace */
     uint64_t load_ns;         /* the shim's constructor */
     struct clt_sched {        /* the scheduler's account when the exit began (selfcost.c) */

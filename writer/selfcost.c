@@ -275,6 +275,8 @@ void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns,
                  (int64_t)ticks_ns(w, __atomic_load_n(&clt_shared.paced_wait_ticks, __ATOMIC_RELAXED)));
     clt_attr_int(a, "cltrace.run_ns", (int64_t)run_ns);
     clt_attr_int(a, "cltrace.exit_wait_ns", (int64_t)w->exit_wait_ns);
+    if (w->exit_regs_wait_ns)
+        clt_attr_int(a, "cltrace.exit_regs_wait_ns", (int64_t)w->exit_regs_wait_ns);
     clt_attr_int(a, "cltrace.writer_cpu_ns", (int64_t)writer_cpu_ns);
     clt_attr_int(a, "cltrace.completions_at_pauses", (int64_t)__atomic_load_n(&clt_shared.collected_paused, __ATOMIC_RELAXED));
     clt_attr_int(a, "cltrace.completions_while_enqueuing",

@@ -586,10 +586,12 @@ void clt_writer_exit_begins(void)
     clt_writer_kick();
 }
 
-void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64_t exit_began_ns, uint64_t load_ns)
+void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64_t regs_wait_ns,
+                     uint64_t exit_began_ns, uint64_t load_ns)
 {
     W.unfinished = unfinished_commands;
     W.exit_wait_ns = exit_wait_ns;
+    W.exit_regs_wait_ns = regs_wait_ns;
     W.exit_began_ns = exit_began_ns;
     W.load_ns = load_ns;
     __atomic_store_n(&stop_requested, 1, __ATOMIC_RELEASE);

@@ -10,7 +10,8 @@ int clt_writer_start(void);                  /* 0 ok, -1: run untraced */
 /* The process ends by `how` ("_exit", "_Exit", "quick_exit"; no atexit
  * handler ran) with `status` (-1: not known): said in the trace. */
 void clt_writer_exit_how(const char *how, int status);
-void clt_writer_stop(uint64_t unfinished, uint64_t exit_wait_ns, uint64_t exit_began_ns, uint64_t load_ns);
+void clt_writer_stop(uint64_t unfinished, uint64_t exit_wait_ns, uint64_t regs_wait_ns, uint64_t exit_began_ns,
+                     uint64_t load_ns);
 /* the exit begins: what the scheduler says of every thread, taken now,
  * before the exit's own work (writer/selfcost.c) */
 void clt_writer_exit_begins(void);

@@ -145,12 +145,16 @@ static void counted_rows(const struct rm_model *m, struct cost_account *a)
         row(a->counted, &a->n_counted, COST_ROWS, c->device_timing_ns, "device timing (the events it asked for)");
     row(a->counted, &a->n_counted, COST_ROWS, c->waited_ns, "waiting for its threads (%llu calls waited)",
         (unsigned long long)c->calls_waited);
-    if (!c->exit_known) {
-        row(a->counted, &a->n_counted, COST_ROWS, c->exit_wait_ns, "at exit, collecting device times");
+    /* the exit's wait for a program's register counts (its first run on NVIDIA, compiling beside
+     * the app since its build) said apart: it is not the device's times */
+    uint64_t regs = c->exit_regs_wait_ns < c->exit_wait_ns ? c->exit_regs_wait_ns : c->exit_wait_ns;
+    if (regs)
+        row(a->counted, &a->n_counted, COST_ROWS, regs, "at exit, waiting for register counts (a program's "
+            "first run: cltrace-nvregs)");
+    row(a->counted, &a->n_counted, COST_ROWS, c->exit_wait_ns - regs, "at exit, collecting device times");
+    if (!c->exit_known)
         return;
-    }
     uint64_t finishing = c->exit_ns > c->exit_wait_ns ? c->exit_ns - c->exit_wait_ns : 0;
-    row(a->counted, &a->n_counted, COST_ROWS, c->exit_wait_ns, "at exit, collecting device times");
     row(a->counted, &a->n_counted, COST_ROWS, finishing, "at exit, finishing the trace");
     row(a->counted, &a->n_counted, COST_ROWS, c->load_ns, "starting (its constructor, its first call)");
     if (selfcost_app_cpus_wanted(m) >= 0)

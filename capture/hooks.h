@@ -70,7 +70,7 @@ uint64_t clt_commands_drain(unsigned stall_ms, unsigned max_ms, int here);   /* 
 void clt_collect_finish(void);     /* at the exit's end: no more calls into the driver */
 void clt_collect_set_on_start(void (*fn)(void));   /* called once the collector runs (life.c: the exit) */
 /* nvbuild.c: NVIDIA register counts, compiled by cltrace-nvregs (a process) started from a thread of cltrace's */
-void clt_nvbuild_finish(void);     /* at exit, while recording: the builds still running, waited for */
+uint64_t clt_nvbuild_finish(void); /* at exit, while recording: the builds still running, waited for; those left */
 void clt_nvbuild_forget(void);     /* fork child */
 
 #endif

@@ -221,14 +221,14 @@ static void at_exit(void)
     uint64_t t0 = clt_clock_ns(CLOCK_MONOTONIC);
     uint64_t early = __atomic_load_n(&early_wait_ns, __ATOMIC_ACQUIRE);
     int recording = clt_rings_state() == 1 && clt_is_active();
-    uint64_t regs_wait_ns = 0;
+    struct clt_exit_facts facts = { 0 };
     if (recording) {
         ov_exit();                               /* overrides that matched nothing, in the trace */
         clt_own_threads_lift(CLT_LIFT_EXIT);     /* the exit waits for them */
         clt_writer_exit_begins();
         uint64_t r0 = clt_clock_ns(CLOCK_MONOTONIC);
-        clt_nvbuild_finish();                    /* register counts still being compiled */
-        regs_wait_ns = clt_clock_ns(CLOCK_MONOTONIC) - r0;
+        facts.regs_not_in = clt_nvbuild_finish();    /* register counts still being compiled */
+        facts.regs_wait_ns = clt_clock_ns(CLOCK_MONOTONIC) - r0;
     }
     uint64_t unfinished = recording ? exit_calls(1, early ? 0 : 2000, early ? 0 : 20000, 0) : 0;
     uint64_t exit_wait_ns = clt_clock_ns(CLOCK_MONOTONIC) - t0 + (early ? early - 1 : 0);
@@ -241,7 +241,8 @@ static void at_exit(void)
     if (clt_rings_finish()) {   /* finished: later calls only forward */
         if (!early)
             exit_calls(0, 0, 0, 1);
-        clt_writer_stop(unfinished, exit_wait_ns, regs_wait_ns, t0, load_ns);
+        facts.unfinished = unfinished, facts.wait_ns = exit_wait_ns, facts.began_ns = t0, facts.load_ns = load_ns;
+        clt_writer_stop(&facts);
         if ((clt_break_on & 2) && clt_writer_leaks())
             clt_break_if_debugged();    /* CLTRACE_BREAK=leak: definitely lost or growing */
     }

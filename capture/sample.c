@@ -168,6 +168,18 @@ static int within_budget(int must, uint64_t extra)
     return 1;
 }
 
+/* The budget's share of the program's work so far (from its first command,
+ * else the load): what the exit may spend waiting for register counts
+ * (nvbuild.c). Every command timed (CLTRACE_SAMPLE=all): no bound. */
+uint64_t clt_sample_budget_share_ns(void)
+{
+    if (!clt_sampling)
+        return UINT64_MAX;
+    uint64_t from = __atomic_load_n(&hot.work_mono, __ATOMIC_RELAXED), now = clt_clock_ns(CLOCK_MONOTONIC_COARSE);
+    from = from ? from : start_mono;
+    return now > from ? (uint64_t)((double)(now - from) * hot.params.budget / 100) : 0;
+}
+
 /* Launch counts by key: open addressing, lock-free; a full table times. */
 #define SLOTS 8192
 static struct { _Atomic uint64_t key, count; } table[SLOTS];

@@ -48,5 +48,6 @@ void clt_rings_measure_clock(void);          /* at load: clt_clock_read_ticks */
 
 void clt_sample_load(void);                  /* sample.c: CLTRACE_SAMPLE, at load */
 void clt_sample_event_price(uint64_t event_ticks, uint64_t write_penalty_ticks);   /* the calibration's */
+uint64_t clt_sample_budget_share_ns(void);    /* the budget's share of the work so far; sampling off: UINT64_MAX */
 
 #endif

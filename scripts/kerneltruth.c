@@ -8,7 +8,8 @@
  * once), alone (sparse, each timed launch alone on the device: clFinish
  * before and after it). bench_calls' launch loop: N launches of gws
  * 1024, lws 64, back to back on a profiling queue, one clFinish.
- *   kerneltruth MODE [N]      MODE: none, sparse, all, flush, alone; N 20000
+ *   kerneltruth MODE [N [NAP_MS]]   MODE: none, sparse, all, flush, alone; N 20000;
+ *                                   NAP_MS: idle that long before releasing (a program that goes on)
  * Prints one line of key=value: timed, event_ns (mean of the timed
  * launches), span_ns (mean of all launches by the stamps), span_timed_ns
  * and span_untimed_ns (the stamps of those the program timed and did not),
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "clbench_platform.h"
 
 #define GROUPS 16 /* gws 1024 / lws 64 */
@@ -141,6 +143,8 @@ int main(int argc, char **argv)
            mode, n, timed, timed ? ev_sum / timed : 0, span_all / n, timed ? span_timed / timed : 0,
            n > timed ? (span_all - span_timed) / (n - timed) : 0, n > 1 ? period / (n - 1) : 0, wall,
            (unsigned long long)(tick == UINT64_MAX ? 0 : tick));
+    if (argc > 3)
+        usleep((useconds_t)atol(argv[3]) * 1000);
     clReleaseMemObject(x), clReleaseMemObject(ts), clReleaseMemObject(tk);
     clReleaseKernel(k), clReleaseProgram(pr), clReleaseCommandQueue(q), clReleaseContext(c);
     free(t), free(ev);

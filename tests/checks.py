@@ -391,7 +391,7 @@ def check_estimates(t, kernel, regs):
     (its queue's order), every timed launch with its register count"""
     timed = [s for s in t["slices"] if s["name"] == kernel]
     est = [s for s in t["slices"] if s["name"] == kernel + " (estimated)"]
-    expect(len(timed) >= 16 and len(est) > len(timed), "%d timed, %d estimated launches" % (len(timed), len(est)))
+    expect(len(timed) >= 16 and len(est) >= 100, "%d timed, %d estimated launches" % (len(timed), len(est)))
     unsized = [s for s in est if not s["args"].get("timed_launches_averaged")]
     expect(not unsized, "%d of %d estimated launches sized by no timed launch of theirs" % (len(unsized), len(est)))
     got = collections.Counter(s["args"].get("registers_per_work_item", 0) for s in timed)

@@ -55,11 +55,7 @@ struct clt_writer {
     unsigned n_strs;
     int16_t err_idx[2048];    /* -code -> index in clt_errors, or -1 */
     struct clt_devmodel *dev; /* devices, queues, kernels, buffers (device.c) */
-    uint64_t unfinished;      /* commands still in flight at exit */
-    uint64_t exit_wait_ns;    /* the exiting thread's wait for the collector */
-    uint64_t exit_regs_wait_ns;   /* of it: for register counts still compiling (capture/nvbuild.c) */
-    uint64_t exit_began_ns;   /* CLOCK_MONOTONIC: the app's exit reached cltrace */
-    uint64_t load_ns;         /* the shim's constructor */
+    struct clt_exit_facts exit;   /* what the exit saw before it stopped the writer (writer.h) */
     struct clt_sched {        /* the scheduler's account when the exit began (selfcost.c) */
         int known;
         uint64_t span_ns, own_cpu_ns, app_cpu_ns, app_wait_ns;

@@ -274,9 +274,11 @@ void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns,
     clt_attr_int(a, "cltrace.device_paced_wait_ns",
                  (int64_t)ticks_ns(w, __atomic_load_n(&clt_shared.paced_wait_ticks, __ATOMIC_RELAXED)));
     clt_attr_int(a, "cltrace.run_ns", (int64_t)run_ns);
-    clt_attr_int(a, "cltrace.exit_wait_ns", (int64_t)w->exit_wait_ns);
-    if (w->exit_regs_wait_ns)
-        clt_attr_int(a, "cltrace.exit_regs_wait_ns", (int64_t)w->exit_regs_wait_ns);
+    clt_attr_int(a, "cltrace.exit_wait_ns", (int64_t)w->exit.wait_ns);
+    if (w->exit.regs_wait_ns)
+        clt_attr_int(a, "cltrace.exit_regs_wait_ns", (int64_t)w->exit.regs_wait_ns);
+    if (w->exit.regs_not_in)
+        clt_attr_int(a, "cltrace.exit_regs_not_in", (int64_t)w->exit.regs_not_in);
     clt_attr_int(a, "cltrace.writer_cpu_ns", (int64_t)writer_cpu_ns);
     clt_attr_int(a, "cltrace.completions_at_pauses", (int64_t)__atomic_load_n(&clt_shared.collected_paused, __ATOMIC_RELAXED));
     clt_attr_int(a, "cltrace.completions_while_enqueuing",
@@ -285,7 +287,7 @@ void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns,
     clt_attr_int(a, "cltrace.collector_cpu_ns", (int64_t)__atomic_load_n(&clt_shared.collector_cpu_ns, __ATOMIC_RELAXED));
     /* start-up as the app's main thread paid it; the exit's figure comes
      * after these are written (clt_cost_exit) */
-    clt_attr_int(a, "cltrace.load_ns", (int64_t)w->load_ns);
+    clt_attr_int(a, "cltrace.load_ns", (int64_t)w->exit.load_ns);
     clt_own_threads_attrs(a, w->start_ns);
     if (w->sched.known) {      /* the scheduler's account as the exit began (clt_cost_sched_sample) */
         clt_attr_int(a, "cltrace.sched_span_ns", (int64_t)w->sched.span_ns);
@@ -316,6 +318,6 @@ void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns,
  * follows it (that packet, the file's close) is all it leaves out. */
 void clt_cost_exit(struct clt_writer *w, struct clt_attrs *a)
 {
-    if (w->exit_began_ns)
-        clt_attr_int(a, "cltrace.exit_ns", (int64_t)(clt_clock_ns(CLOCK_MONOTONIC) - w->exit_began_ns));
+    if (w->exit.began_ns)
+        clt_attr_int(a, "cltrace.exit_ns", (int64_t)(clt_clock_ns(CLOCK_MONOTONIC) - w->exit.began_ns));
 }

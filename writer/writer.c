@@ -586,14 +586,9 @@ void clt_writer_exit_begins(void)
     clt_writer_kick();
 }
 
-void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64_t regs_wait_ns,
-                     uint64_t exit_began_ns, uint64_t load_ns)
+void clt_writer_stop(const struct clt_exit_facts *e)
 {
-    W.unfinished = unfinished_commands;
-    W.exit_wait_ns = exit_wait_ns;
-    W.exit_regs_wait_ns = regs_wait_ns;
-    W.exit_began_ns = exit_began_ns;
-    W.load_ns = load_ns;
+    W.exit = *e;
     __atomic_store_n(&stop_requested, 1, __ATOMIC_RELEASE);
     clt_writer_kick();
     /* Bounded: a writer stuck on a dead disk must not hang the exit; one
@@ -616,7 +611,7 @@ void clt_writer_stop(uint64_t unfinished_commands, uint64_t exit_wait_ns, uint64
     clt_emit_dropped(&W);
     clt_life_emit_leaks(&W, clt_boottime_ns());
     clt_cost_emit(&W);
-    clt_dev_footer(&W, W.unfinished);
+    clt_dev_footer(&W, W.exit.unfinished);
     clt_overrides_attrs(&W);
     clt_emit_footer(&W);
     static struct clt_attrs cost;

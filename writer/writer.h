@@ -10,8 +10,15 @@ int clt_writer_start(void);                  /* 0 ok, -1: run untraced */
 /* The process ends by `how` ("_exit", "_Exit", "quick_exit"; no atexit
  * handler ran) with `status` (-1: not known): said in the trace. */
 void clt_writer_exit_how(const char *how, int status);
-void clt_writer_stop(uint64_t unfinished, uint64_t exit_wait_ns, uint64_t regs_wait_ns, uint64_t exit_began_ns,
-                     uint64_t load_ns);
+struct clt_exit_facts {
+    uint64_t unfinished;      /* commands still in flight */
+    uint64_t wait_ns;         /* the exiting thread's wait for the collector */
+    uint64_t regs_wait_ns;    /* of it: for register counts still compiling (capture/nvbuild.c) */
+    uint64_t regs_not_in;     /* programs whose counts had not come when it stopped waiting */
+    uint64_t began_ns;        /* CLOCK_MONOTONIC: the app's exit reached cltrace */
+    uint64_t load_ns;         /* the shim's constructor */
+};
+void clt_writer_stop(const struct clt_exit_facts *e);
 /* the exit begins: what the scheduler says of every thread, taken now,
  * before the exit's own work (writer/selfcost.c) */
 void clt_writer_exit_begins(void);

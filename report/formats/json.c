@@ -236,13 +236,14 @@ static void selfcost(FILE *o, const struct rm_model *m, const struct cost_accoun
         selfcost_line(m, a, s, sizeof s);
         fprintf(o, ",\"upper_ns\":%llu,\"self_ns\":%llu,\"hot_path_ns\":%llu,\"device_timing_ns\":%llu,\"waited_ns\":%llu,"
                    "\"calls_waited\":%llu,\"device_paced_wait_ns\":%llu,\"run_ns\":%llu,\"percent\":%.2f,"
-                   "\"writer_cpu_ns\":%llu,\"collector_cpu_ns\":%llu,\"exit_wait_ns\":%llu,\"exit_regs_wait_ns\":%llu,"
-                   "\"sampling\":",
+                   "\"writer_cpu_ns\":%llu,\"collector_cpu_ns\":%llu,\"exit_wait_ns\":%llu,"
+                   "\"exit_regs_wait_ns\":%llu,\"exit_regs_not_in\":%llu,\"sampling\":",
                 (unsigned long long)a->upper_ns, (unsigned long long)c->self_ns, (unsigned long long)c->hot_ns, (unsigned long long)c->device_timing_ns,
                 (unsigned long long)c->waited_ns, (unsigned long long)c->calls_waited,
                 (unsigned long long)c->paced_wait_ns, (unsigned long long)c->run_ns,
                 selfcost_percent(m), (unsigned long long)c->writer_cpu_ns, (unsigned long long)c->collector_cpu_ns,
-                (unsigned long long)c->exit_wait_ns, (unsigned long long)c->exit_regs_wait_ns);
+                (unsigned long long)c->exit_wait_ns, (unsigned long long)c->exit_regs_wait_ns,
+                (unsigned long long)c->exit_regs_not_in);
         json_str(o, c->sampling[0] ? c->sampling : "off"), sampling_mode(o, m);
         sampled_costs_json(o, m);
         if (c->exit_known)

@@ -290,6 +290,7 @@ struct rm_selfcost {            /* what cltrace added to the run (selfcost.c) */
     uint64_t writer_cpu_ns, collector_cpu_ns;
     uint64_t exit_wait_ns;      /* after the app's last call: waiting for device times */
     uint64_t exit_regs_wait_ns; /* of it: for NVIDIA register counts still compiling (a program's first run) */
+    uint64_t exit_regs_not_in;  /* programs whose counts had not come when the exit stopped waiting */
     /* the whole run's part (traces from 2026-11-25 on; exit_known): the
      * shim's constructor, the exit up to the trace's end, the CPUs it
      * could use and its CPU time (every thread) */

@@ -69,6 +69,7 @@ static const struct { const char *key; size_t off; } ints[] = {
     { "cltrace.collector_cpu_ns", offsetof(struct rm_selfcost, collector_cpu_ns) },
     { "cltrace.exit_wait_ns", offsetof(struct rm_selfcost, exit_wait_ns) },
     { "cltrace.exit_regs_wait_ns", offsetof(struct rm_selfcost, exit_regs_wait_ns) },
+    { "cltrace.exit_regs_not_in", offsetof(struct rm_selfcost, exit_regs_not_in) },
     { "cltrace.load_ns", offsetof(struct rm_selfcost, load_ns) },
     { "cltrace.exit_ns", offsetof(struct rm_selfcost, exit_ns) },
     { "cltrace.cpus", offsetof(struct rm_selfcost, cpus) },

@@ -290,7 +290,12 @@ static void selfcost(FILE *o, const struct rm_model *m, const struct cost_accoun
         fprintf(o, ",\"text\":");
         json_str(o, s);
     }
-    fprintf(o, "},\"devices\":[");
+    fputc('}', o);
+}
+
+static void devices(FILE *o, const struct rm_model *m)
+{
+    fprintf(o, ",\"devices\":[");
     for (unsigned i = 0; i < m->n_dev; i++) {
         const struct rm_device *d = &m->dev[i];
         fprintf(o, "%s{\"name\":", i ? "," : "");
@@ -469,6 +474,7 @@ void format_json(FILE *o, const struct report_in *r)
     transfers(o, m);
     findings(o, m, r->fs);
     selfcost(o, m, &r->sum->cost);
+    devices(o, m);
     phases(o, m, r->phases);
     mpi(o, m);
     if (r->job)

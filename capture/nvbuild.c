@@ -143,12 +143,14 @@ void clt_pre_clBuildProgram(struct clt_hook *h, void **program, uint32_t *num_de
  * app's thread (environ may change under a thread of cltrace's) */
 struct job {
     void *program;
-    char *argv[7], **envp;
+    char *argv[8], **envp;
+    unsigned defer_ms;      /* the helper's wait for the app's end (CLT_NVREGS_DEFER_MS; 0 with every command timed) */
     char *src;
     struct job *next;
 };
 static struct job *_Atomic jobs;            /* pushed by the app's threads, taken whole by the builder */
 static _Atomic uint32_t pending;            /* futex: jobs handed and not yet done */
+static _Atomic uint64_t deferred_until_ms;  /* CLOCK_MONOTONIC: the latest helper waits for the app till then */
 static _Atomic uint32_t wake;               /* futex: bumped on each hand-over */
 static _Atomic int builder;                 /* 0 none, 1 running, -1 could not start */
 
@@ -156,7 +158,7 @@ static void job_free(struct job *j)
 {
     if (!j)
         return;
-    for (unsigned i = 0; i < 7; i++)
+    for (unsigned i = 0; i < 8; i++)
         free(j->argv[i]);
     for (char **e = j->envp; e && *e; e++)
         free(*e);
@@ -290,6 +292,7 @@ static char *run_helper(const struct job *j)
     size_t stack_size = 64 * 1024;
     char *stack = malloc(stack_size);
     pid_t pid = stack ? clone(helper_child, stack + stack_size, CLONE_VM | CLONE_VFORK, &s) : -1;
+    __atomic_store_n(&deferred_until_ms, clt_clock_ns(CLOCK_MONOTONIC) / 1000000 + j->defer_ms, __ATOMIC_RELEASE);
     free(stack);                  /* CLONE_VFORK: the child has exec'd (or exited) by now */
     close(in[0]);
     close(out[1]);
@@ -356,14 +359,18 @@ static int builder_started(void)
  * budget's share of the run (5 %: 25 ms of a 0.5 s run; CLTRACE_SAMPLE=all:
  * NVREGS_WAIT_MS). A first run's copy needs 150-300 ms on an H200 (the
  * helper's own driver start): waited for whole, it was 28-58 % of each
- * example's run. A helper left running finishes on its own and fills the
- * cache: the next run has the counts. The copies left: returned. */
+ * example's run. Not at all where the latest helper is still waiting for
+ * the app to end (CLT_NVREGS_DEFER_MS): it compiles after it and fills the
+ * cache, so that the next run has the counts. The copies left: returned. */
 uint64_t clt_nvbuild_finish(void)
 {
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     uint64_t share_ms = clt_sample_budget_share_ns() / 1000000;
+    uint64_t now_ms = (uint64_t)t0.tv_sec * 1000 + (uint64_t)t0.tv_nsec / 1000000;
     long wait_ms = share_ms < NVREGS_WAIT_MS ? (long)share_ms : NVREGS_WAIT_MS;
+    if (now_ms < __atomic_load_n(&deferred_until_ms, __ATOMIC_ACQUIRE))
+        wait_ms = 0;           /* it waits for this exit */
     for (uint32_t p; (p = __atomic_load_n(&pending, __ATOMIC_ACQUIRE)) != 0;) {
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
@@ -422,8 +429,13 @@ static struct job *job_new(void *program, char *src, const char *opts, const cha
         j->argv[3] = NULL;
     j->argv[4] = strdup(opts);
     j->argv[5] = strdup(path);
+    /* every command timed (CLTRACE_SAMPLE=all): everything in this run's
+     * trace, the counts compiled beside the app and waited for at exit */
+    j->defer_ms = clt_sampling ? CLT_NVREGS_DEFER_MS : 0;
+    if (asprintf(&j->argv[6], "%u", j->defer_ms) < 0)
+        j->argv[6] = NULL;
     j->envp = helper_env();
-    for (unsigned i = 0; i < 6; i++)
+    for (unsigned i = 0; i < 7; i++)
         if (!j->argv[i] || !j->envp) {
             j->src = NULL;        /* the caller's still */
             job_free(j);

@@ -11,6 +11,9 @@
 int clt_nvregs_cache_path(const char *src, const char *opts, const char *device, const char *driver, char *path,
                           size_t cap);
 char *clt_nvregs_cache_read(const char *path);             /* malloc'd; NULL: none */
+/* cltrace-nvregs starts the driver once the app has ended, or this long
+ * after it was started (nvregs/main.c says why) */
+#define CLT_NVREGS_DEFER_MS 2000
 void clt_nvregs_cache_write(const char *path, const char *log);   /* whole or not at all */
 
 #endif

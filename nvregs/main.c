@@ -3,7 +3,7 @@
  * clBuildProgram for an NVIDIA device, with the program's source on
  * standard input:
  *
- *     cltrace-nvregs PLATFORM DEVICE INDEX OPTIONS CACHE_FILE
+ *     cltrace-nvregs PLATFORM DEVICE INDEX OPTIONS CACHE_FILE DEFER_MS
  *
  * It builds the source for the device named DEVICE (the INDEX-th of the
  * platform named PLATFORM where that one is so named, else the first so
@@ -18,7 +18,10 @@
  * clBuildProgram it doubled a first build (nbody: 2.24x). A process of its
  * own shares nothing with the app's driver, and the app's build is its own.
  * Never run under the shim (the shim leaves LD_PRELOAD out of its
- * environment). Exit status: 0 built (the log written), 1 not. */
+ * environment). It starts the driver once the app has ended, or DEFER_MS
+ * after it was started, whichever comes first (the shim gives
+ * CLT_NVREGS_DEFER_MS, or 0 where every command is timed).
+ * Exit status: 0 built (the log written), 1 not. */
 #define _GNU_SOURCE
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -41,6 +44,23 @@ static void step(const char *what)
     if (getenv("CLTRACE_DEBUG_NV"))
         fprintf(stderr, "cltrace-nvregs: %s at %.1f ms\n", what,
                 (double)(t.tv_sec - t0.tv_sec) * 1e3 + (double)(t.tv_nsec - t0.tv_nsec) / 1e6);
+}
+
+/* The driver's start begun beside the app slowed the app's last calls: a
+ * first run of nbody, copy --fixed, underfill took 1.10-1.18x a warm run's
+ * time (75-90 ms more inside the process, an H200, 2026-12-01, 7 each),
+ * with a stand-in helper that does not touch the driver 0.96-1.06x. So it
+ * waits for its parent, the app, to end (reparented: the app's files and
+ * memory are gone by then), CLT_NVREGS_DEFER_MS at most: a run that goes on longer
+ * still gets its counts, a shorter one leaves them to the next run. */
+static void wait_for_app(unsigned defer_ms)
+{
+    pid_t app = getppid();
+    unsigned waited = 0;
+    for (; waited < defer_ms && getppid() == app; waited += 10)
+        usleep(10000);
+    if (defer_ms)
+        step(waited < defer_ms ? "the app ended" : "the app still runs");
 }
 
 /* Standard input whole, NUL-terminated (NULL: none, or no memory) */
@@ -123,13 +143,14 @@ int main(int argc, char **argv)
     sigset_t none;             /* the shim's thread that started it blocks every signal */
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    if (argc != 6) {
-        fprintf(stderr, "usage: cltrace-nvregs PLATFORM DEVICE INDEX OPTIONS CACHE_FILE < SOURCE\n");
+    if (argc != 7) {
+        fprintf(stderr, "usage: cltrace-nvregs PLATFORM DEVICE INDEX OPTIONS CACHE_FILE DEFER_MS < SOURCE\n");
         return 2;
     }
     step("started");
     char *src = read_all(stdin);
     step("source read");
+    wait_for_app((unsigned)strtoul(argv[6], NULL, 10));
     cl_device_id dev = src ? find_device(argv[1], argv[2], (unsigned)strtoul(argv[3], NULL, 10)) : NULL;
     step("device found");
     /* a kernel of its own, new each run: NVIDIA's compute cache answers a

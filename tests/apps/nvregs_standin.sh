@@ -3,8 +3,13 @@
 # arguments and the program's source on standard input as the shim gives
 # them; it answers, after STANDIN_SLEEP seconds, as NVIDIA's compiler logs
 # with -cl-nv-verbose: STANDIN_REGS registers for each __kernel of the source.
-[ $# -eq 5 ] || { echo "nvregs_standin: 5 arguments expected, got $#" >&2; exit 2; }
+[ $# -eq 6 ] || { echo "nvregs_standin: 6 arguments expected, got $#" >&2; exit 2; }
 src=$(cat)
+# as the helper: until the app (its parent) ends, the 6th argument's ms at most
+app=$PPID waited=0
+while [ "$waited" -lt "$6" ] && read -r _ _ _ ppid _ < /proc/$$/stat && [ "$ppid" = "$app" ]; do
+    sleep 0.1; waited=$((waited + 100))
+done
 sleep "${STANDIN_SLEEP:-0}"
 printf '%s\n' "$src" | sed -n 's/.*__kernel void \([A-Za-z_0-9]*\).*/\1/p' | while read -r k; do
     printf "ptxas info    : Compiling entry function '%s' for 'sm_90'\n" "$k"

@@ -51,7 +51,7 @@ static void step(const char *what)
  * time (75-90 ms more inside the process, an H200, 2026-12-01, 7 each),
  * with a stand-in helper that does not touch the driver 0.96-1.06x. So it
  * waits for its parent, the app, to end (reparented: the app's files and
- * memory are gone by then), CLT_NVREGS_DEFER_MS at most: a run that goes on longer
+ * memory are gone by then), defer_ms at most: a run that goes on longer
  * still gets its counts, a shorter one leaves them to the next run. */
 static void wait_for_app(unsigned defer_ms)
 {

@@ -399,9 +399,9 @@ t_register_counts_compiled_beside_the_app() {
 }
 
 t_register_counts_coming_keep_the_queue_in_order() {
-    # While a kernel's register counts compile (a stand-in answering 2.5 s
+    # While a kernel's register counts compile (a stand-in answering 2.3 s
     # after the build: it waits 2 s for the app to end, as the helper does,
-    # then 0.5 s; the app idles 3 s after its loop), the writer holds its
+    # then 0.3 s; the app idles 4 s after its loop), the writer holds its
     # timed launches; the transfer after the loop waits behind them on its
     # queue. Drawn ahead, it drew the loop's untimed launches
     # before any timed one had given their length: each at a 4-byte write's,
@@ -411,13 +411,13 @@ t_register_counts_coming_keep_the_queue_in_order() {
     # order without counts.
     local env=(CLTRACE_TEST_NVREGS_HELPER="$PWD/tests/apps/nvregs_standin.sh" CLTRACE_TEST_NVBUILD_ANY=1 STANDIN_REGS=21
                POCL_CACHE_DIR="$WORK/hq-pocl")
-    env "${env[@]}" STANDIN_SLEEP=0.5 XDG_CACHE_HOME="$WORK/hq-cache1" CLTRACE_OUTPUT="$WORK/hq1.%p.pftrace" \
-        LD_PRELOAD=$SHIM "$T/kerneltruth" none 3000 3000 > "$WORK/hq.out" || { echo "exit $? under cltrace"; return 1; }
+    env "${env[@]}" STANDIN_SLEEP=0.3 XDG_CACHE_HOME="$WORK/hq-cache1" CLTRACE_OUTPUT="$WORK/hq1.%p.pftrace" \
+        LD_PRELOAD=$SHIM "$T/kerneltruth" none 3000 4000 > "$WORK/hq.out" || { echo "exit $? under cltrace"; return 1; }
     lint "$(trace_of "$WORK/hq1")"
     $PY tests/checks.py estimates "$(trace_of "$WORK/hq1")" k 21 || return 1
     local t0=$SECONDS
     env "${env[@]}" STANDIN_SLEEP=5 XDG_CACHE_HOME="$WORK/hq-cache2" CLTRACE_OUTPUT="$WORK/hq2.%p.pftrace" \
-        LD_PRELOAD=$SHIM "$T/kerneltruth" none 3000 > "$WORK/hq.out" || { echo "exit $? under cltrace"; return 1; }
+        LD_PRELOAD=$SHIM "$T/kerneltruth" none 1000 > "$WORK/hq.out" || { echo "exit $? under cltrace"; return 1; }
     [ $((SECONDS - t0)) -lt 5 ] || { echo "the run took $((SECONDS - t0)) s: the exit waited for the counts"; return 1; }
     lint "$(trace_of "$WORK/hq2")"
     $PY tests/checks.py estimates "$(trace_of "$WORK/hq2")" k 0 || return 1
@@ -426,8 +426,9 @@ import json, sys
 c = json.load(sys.stdin)["self_cost"]
 print("counts still compiling at the exit: it waited %.1f ms for them (%d program left), the run %.0f ms"
       % (c["exit_regs_wait_ns"] / 1e6, c["exit_regs_not_in"], c["run_ns"] / 1e6))
-sys.exit(0 if c["exit_regs_not_in"] == 1 and c["exit_regs_wait_ns"] < 5e6 else 1)'
-    "$B/cltrace-report" --explain cost "$(trace_of "$WORK/hq2")" | grep -q "register counts of 1 program still compiling"
+# a run longer than the 2 s the helper waits (a loaded machine) may wait the budget share
+sys.exit(0 if c["exit_regs_not_in"] == 1 and c["exit_regs_wait_ns"] < max(5e6, 0.06 * c["run_ns"]) else 1)'
+    "$B/cltrace-report" --explain cost "$(trace_of "$WORK/hq2")" | grep -q "register counts of 1 program not in when the exit went on"
     pkill -f "nvregs_standin.sh .*$WORK/hq-cache2/" 2> /dev/null || true    # its own: tests run side by side
 }
 

@@ -227,9 +227,9 @@ static void said_rows(const struct rm_model *m, struct cost_account *a)
         row(a->said, &a->n_said, COST_ROWS, 0, "a VM whose idle CPUs halt at once (cpuidle %s): hand-offs between "
             "threads cost more, up to the bound", c->cpuidle_driver[0] ? c->cpuidle_driver : "unknown");
     if (c->exit_regs_not_in)
-        row(a->said, &a->n_said, COST_ROWS, 0, "register counts of %llu program%s still compiling when the exit "
-            "stopped waiting (after %.1f ms: the budget's share of the run): the next run reads them from the "
-            "cache; occupancy here leaves registers out", (unsigned long long)c->exit_regs_not_in,
+        row(a->said, &a->n_said, COST_ROWS, 0, "register counts of %llu program%s not in when the exit went on "
+            "(it waited %.1f ms): they compile after it, and the next run reads them from the cache; occupancy "
+            "here leaves registers out", (unsigned long long)c->exit_regs_not_in,
             c->exit_regs_not_in == 1 ? "" : "s", c->exit_regs_wait_ns / 1e6);
     int priced = 0;
     for (unsigned i = 0; i < m->n_dev; i++)

@@ -403,6 +403,20 @@ def check_estimates(t, kernel, regs):
           % (len(timed), len(est)))
 
 
+def check_held_order(t, kernel, regs):
+    """More launches held for their counts than the writer keeps: drawn in their order (the slices'
+    order in the trace is their start's), those before the counts came without, every later one
+    with them"""
+    k = [s for s in t["slices"] if s["name"] == kernel]
+    back = sum(1 for a, b in zip(k, k[1:]) if b["ts"] < a["ts"])
+    r = [s["args"].get("registers_per_work_item", 0) for s in k]
+    first = next((i for i, x in enumerate(r) if x), len(r))
+    expect(len(k) > 4096 and back == 0, "%d launches, %d drawn before one that started earlier" % (len(k), back))
+    expect(first < len(r) and all(x == int(regs) for x in r[first:]),
+           "registers by launch: %d without, then %r" % (first, collections.Counter(r[first:])))
+    print("%d launches drawn in order: %d before the counts came, %d with them" % (len(k), first, len(r) - first))
+
+
 def check_figures(t, durations_file):
     """Not a check: prints what was measured (for a person and an issue note)."""
     a = t["attributes"]
@@ -1004,7 +1018,7 @@ if __name__ == "__main__":
             print("  " + f)
         sys.exit(1 if failures else 0)
     trace = decode(path)
-    whole = check in ("timeline", "nvidia", "registers", "estimates", "figures", "churn", "phases", "launches", "switched", "switches",
+    whole = check in ("timeline", "nvidia", "registers", "estimates", "held_order", "figures", "churn", "phases", "launches", "switched", "switches",
                       "window", "by_callbacks", "kernel_facts")
     globals()["check_" + check](trace if whole else api_only(trace), *sys.argv[3:])
     for f in failures[:20]:

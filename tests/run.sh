@@ -406,7 +406,9 @@ t_register_counts_coming_keep_the_queue_in_order() {
     # queue. Drawn ahead, it drew the loop's untimed launches
     # before any timed one had given their length: each at a 4-byte write's,
     # the kernel's mean 0.15 of a warm run's, "device idle 86 %" (an H200,
-    # 2026-12-01). A run that ends first: its exit does not wait for the
+    # 2026-12-01). More launches held than the writer keeps (4,096; every
+    # one timed): the oldest drawn first, without counts, not the newest
+    # ahead of them. A run that ends first: its exit does not wait for the
     # helper (which waits for it), says so, and the launches are drawn in
     # order without counts.
     local env=(CLTRACE_TEST_NVREGS_HELPER="$PWD/tests/apps/nvregs_standin.sh" CLTRACE_TEST_NVBUILD_ANY=1 STANDIN_REGS=21
@@ -415,6 +417,10 @@ t_register_counts_coming_keep_the_queue_in_order() {
         LD_PRELOAD=$SHIM "$T/kerneltruth" none 3000 4000 > "$WORK/hq.out" || { echo "exit $? under cltrace"; return 1; }
     lint "$(trace_of "$WORK/hq1")"
     $PY tests/checks.py estimates "$(trace_of "$WORK/hq1")" k 21 || return 1
+    env "${env[@]}" CLTRACE_SAMPLE=all STANDIN_SLEEP=1 XDG_CACHE_HOME="$WORK/hq-cache3" \
+        CLTRACE_OUTPUT="$WORK/hq3.%p.pftrace" LD_PRELOAD=$SHIM "$T/kerneltruth" none 6000 3000 > "$WORK/hq.out" ||
+        { echo "exit $? under cltrace"; return 1; }
+    $PY tests/checks.py held_order "$(trace_of "$WORK/hq3")" k 21 || return 1
     local t0=$SECONDS
     env "${env[@]}" STANDIN_SLEEP=5 XDG_CACHE_HOME="$WORK/hq-cache2" CLTRACE_OUTPUT="$WORK/hq2.%p.pftrace" \
         LD_PRELOAD=$SHIM "$T/kerneltruth" none 1000 > "$WORK/hq.out" || { echo "exit $? under cltrace"; return 1; }

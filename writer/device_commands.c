@@ -17,9 +17,6 @@
 
 typedef Perfetto__Protos__DebugAnnotation Ann;
 
-/* How long a command over before its (blocking) enqueue's record waits for it (host ns). */
-#define PENDING_NS 5000000000ull
-
 /* ---- device records ------------------------------------------------------ */
 
 /* The first bucket of a histogram of n counts at or below which a
@@ -356,104 +353,13 @@ static void emit_command(struct clt_writer *w, const struct clt_rec *rec, const 
 }
 
 /* emit_command, timed: the budget's price of a timed command (capture/sample.c) */
-static void emit_command_timed(struct clt_writer *w, const struct clt_rec *rec, const struct clt_flow *f)
+void clt_dev_emit_timed(struct clt_writer *w, const struct clt_rec *rec, const struct clt_flow *f)
 {
     uint64_t t0 = clt_boottime_ns(), est0 = clt_est_draw_ns();
     emit_command(w, rec, f);
     uint64_t took = clt_boottime_ns() - t0, est = clt_est_draw_ns() - est0;   /* the untimed ones' not counted */
     __atomic_fetch_add(&clt_shared.writer_command_ns, took > est ? took - est : 0, __ATOMIC_RELAXED);
     __atomic_fetch_add(&clt_shared.writer_commands, 1, __ATOMIC_RELAXED);
-}
-
-static struct clt_flow *flow_find(struct clt_devmodel *m, uint64_t flow)
-{
-    return clt_dm_flow_slot(m, flow, 0);
-}
-
-/* A launch whose kernel's register count is still being compiled */
-static int counts_coming(struct clt_writer *w, const struct clt_flow *f)
-{
-    const struct clt_kern *k = f->kernel_id ? clt_map_get(&w->dev->kernels, f->kernel_id) : NULL;
-    return k && k->regs == CLT_KERN_REGS_COMING;
-}
-
-/* A command held (its enqueue not drained yet, its kernel's counts coming)
- * holds those after it on its queue (held > 0): a queue's commands are drawn
- * in their order. Drawn ahead, a transfer after a loop of held launches drew
- * the loop's untimed ones before it, sized by no timed launch of theirs (the
- * queue's latest timed command, a 4-byte write): an H200's first run of a
- * program, its counts compiling, said its kernel took 0.93 us, not 6.3, and
- * that the device idled 86 % of the loop. */
-static struct clt_queue *held_queue(struct clt_writer *w, const struct clt_flow *f)
-{
-    return f ? clt_dm_queue_find(w, f->queue_id) : NULL;
-}
-
-static void command_record(struct clt_writer *w, const struct clt_rec *rec, int final)
-{
-    struct clt_devmodel *m = w->dev;
-    struct clt_flow *f = flow_find(m, rec->arg[CMD_FLOW]);
-    struct clt_queue *q = held_queue(w, f);
-    if ((!f || counts_coming(w, f) || (q && q->held)) && !final && m->n_pending < CLT_DM_MAX_PENDING) {
-        struct clt_rec *copy = malloc(rec->size);
-        if (copy) {
-            memcpy(copy, rec, rec->size);
-            m->pending[m->n_pending++] = copy;
-            if (q)
-                q->held++;
-            return;
-        }
-    }
-    if (!f)
-        m->unmatched++;
-    emit_command_timed(w, rec, f);
-    if (f)
-        clt_dm_flow_done(m, f);
-}
-
-void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1, uint32_t seq)
-{
-    struct clt_queue *q = clt_dm_on_call(w, rec, t0, t1, seq);
-    if (q && q->refs <= 0) {    /* released, idle: drawn before a later queue takes its slot */
-        clt_est_draw(w, q, UINT64_MAX, UINT64_MAX, 0);
-        q->id = 0;
-    } else if (q) {             /* CLT_EST_HOLD untimed commands and no timed one: drawn now, not at the exit */
-        clt_est_draw_held(w, q);
-    }
-    /* A completion can come before its enqueue's record (a callback that ran
-     * inside the call): match it now, not after the whole backlog. */
-    if ((clt_fns[rec->fn].flags & CLT_F_ENQUEUE) && w->dev->n_pending)
-        clt_dev_flush_pending(w, 0);
-}
-
-void clt_dev_flush_pending(struct clt_writer *w, int final)
-{
-    struct clt_devmodel *m = w->dev;
-    unsigned keep = 0;
-    uint64_t now = clt_boottime_ns();
-    for (unsigned i = 0; i < m->n_queues; i++)
-        m->queues[i].held = 0;          /* counted again below, in order */
-    for (unsigned i = 0; i < m->n_pending; i++) {
-        struct clt_rec *r = m->pending[i];
-        struct clt_flow *f = flow_find(m, r->arg[CMD_FLOW]);
-        struct clt_queue *q = held_queue(w, f);
-        if ((f && !counts_coming(w, f) && !(q && q->held)) || final ||
-            now > clt_clock_to_ns(&w->clock, r->t0) + PENDING_NS) {
-            if (!f)
-                m->unmatched++;
-            emit_command_timed(w, r, f);
-            if (f)
-                clt_dm_flow_done(m, f);
-            free(r);
-        } else {
-            m->pending[keep++] = r;
-            if (q)
-                q->held++;
-        }
-    }
-    m->n_pending = keep;
-    if (final)
-        clt_est_final(w);
 }
 
 #define HOST_RAW_ROOM_NS 100
@@ -503,9 +409,6 @@ void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec)
 {
     struct clt_devmodel *m = w->dev;
     switch (rec->fn) {
-    case CLT_REC_COMMAND:
-        command_record(w, rec, 0);
-        break;
     case CLT_REC_FINGERPRINT:
         clt_fp_stash(w, rec);
         break;
@@ -536,10 +439,6 @@ void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec)
         break;
     case CLT_REC_KERNEL:
         clt_dm_kernel_record(w, rec);
-        break;
-    case CLT_REC_KREGS:
-        if (clt_dm_kregs_record(w, rec) && w->dev->n_pending)
-            clt_dev_flush_pending(w, 0);     /* all in: what was held is drawn */
         break;
     }
 }

@@ -245,6 +245,8 @@ void clt_dm_kern_del(struct clt_devmodel *m, uint64_t id);   /* its facts go */
 void clt_dm_kern_drawn(struct clt_devmodel *m, struct clt_kern *k);
 struct clt_flow *clt_dm_flow_slot(struct clt_devmodel *m, uint64_t flow, int create);
 void clt_dm_flow_done(struct clt_devmodel *m, struct clt_flow *f);   /* its command was drawn */
+/* device_commands.c: a completion drawn, the budget's price counted (held.c draws through it) */
+void clt_dev_emit_timed(struct clt_writer *w, const struct clt_rec *rec, const struct clt_flow *f);
 /* A kernel object with its launch configuration, as one key (enqueues.c; estimated.c). */
 uint64_t clt_dm_launch_key(uint64_t kernel_id, uint32_t work_dim, const uint64_t *gws, const uint64_t *lws,
                            int lws_null);

@@ -193,7 +193,7 @@ static void emit_record(struct clt_writer *w, struct clt_thread *th, struct clt_
     int on_thread = (rec->fn >= CLT_REC_RANGE_PUSH && rec->fn <= CLT_REC_COUNTER) || rec->fn == CLT_REC_MPI ||
                     rec->fn == CLT_REC_OVERRIDE || rec->fn < CLT_REC_COMMAND;
     if (!on_thread) {
-        clt_dev_on_special(w, rec);
+        clt_dev_on_record(w, rec);
         return;
     }
     if (!*ss)

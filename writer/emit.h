@@ -264,13 +264,16 @@ void clt_annot_close(struct clt_writer *w, uint64_t ts);   /* end ranges left op
 
 /* device.c */
 int clt_dev_init(struct clt_writer *w);
+/* held.c: a call's part in the device model; the device's records (completions drawn or held) */
 void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1, uint32_t seq);
+void clt_dev_on_record(struct clt_writer *w, const struct clt_rec *rec);
+void clt_dev_flush_pending(struct clt_writer *w, int final);
+/* device_commands.c: the rest of the device's records */
 void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec);
 /* probe.c: the device's `cltrace probe` results, if any, as trace attributes */
 /* The device's probe results into the trace; what a profiling queue adds
  * to a command there (ns; 0: not probed). */
 uint64_t clt_probe_put(struct clt_writer *w, unsigned index, const char *device_name);
-void clt_dev_flush_pending(struct clt_writer *w, int final);
 void clt_dev_footer(struct clt_writer *w, uint64_t unfinished);
 
 #endif

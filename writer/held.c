@@ -40,7 +40,7 @@ static int to_hold(struct clt_writer *w, const struct clt_flow *f, const struct 
     return !f || counts_coming(w, f) || (q && q->held);
 }
 
-static void command_record(struct clt_writer *w, const struct clt_rec *rec, int final)
+static void command_record(struct clt_writer *w, const struct clt_rec *rec)
 {
     struct clt_devmodel *m = w->dev;
     struct clt_flow *f = clt_dm_flow_slot(m, rec->arg[CMD_FLOW], 0);
@@ -50,9 +50,9 @@ static void command_record(struct clt_writer *w, const struct clt_rec *rec, int 
      * (PoCL, every launch timed, the counts 1 s late: 3,906 of 8,000 launches
      * ahead of the 4,095 held), and by default the untimed launches before
      * the first of those were sized by no timed launch of theirs. */
-    if (!final && to_hold(w, f, q) && m->n_pending == CLT_DM_MAX_PENDING)
+    if (to_hold(w, f, q) && m->n_pending == CLT_DM_MAX_PENDING)
         flush_held(w, 0, CLT_DM_MAX_PENDING / 2);
-    if (!final && to_hold(w, f, q) && m->n_pending < CLT_DM_MAX_PENDING) {
+    if (to_hold(w, f, q) && m->n_pending < CLT_DM_MAX_PENDING) {
         struct clt_rec *copy = malloc(rec->size);
         if (copy) {
             memcpy(copy, rec, rec->size);
@@ -123,10 +123,15 @@ void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t
 /* A record of the device's (device_commands.c), those that draw or hold a completion here */
 void clt_dev_on_record(struct clt_writer *w, const struct clt_rec *rec)
 {
-    if (rec->fn == CLT_REC_COMMAND)
-        command_record(w, rec, 0);
-    else if (rec->fn == CLT_REC_KREGS && clt_dm_kregs_record(w, rec) && w->dev->n_pending)
-        clt_dev_flush_pending(w, 0);     /* all in: what was held is drawn */
-    else if (rec->fn != CLT_REC_KREGS)
+    switch (rec->fn) {
+    case CLT_REC_COMMAND:
+        command_record(w, rec);
+        break;
+    case CLT_REC_KREGS:
+        if (clt_dm_kregs_record(w, rec) && w->dev->n_pending)
+            clt_dev_flush_pending(w, 0);     /* all in: what was held is drawn */
+        break;
+    default:
         clt_dev_on_special(w, rec);
+    }
 }

@@ -145,8 +145,8 @@ static void counted_rows(const struct rm_model *m, struct cost_account *a)
         row(a->counted, &a->n_counted, COST_ROWS, c->device_timing_ns, "device timing (the events it asked for)");
     row(a->counted, &a->n_counted, COST_ROWS, c->waited_ns, "waiting for its threads (%llu calls waited)",
         (unsigned long long)c->calls_waited);
-    /* the exit's wait for a program's register counts (its first run on NVIDIA, compiling beside
-     * the app since its build) said apart: it is not the device's times */
+    /* the exit's wait for a program's register counts (its first run on NVIDIA: compiling since
+     * its build with every command timed, else from 2 s after it) said apart: not the device's times */
     uint64_t regs = c->exit_regs_wait_ns < c->exit_wait_ns ? c->exit_regs_wait_ns : c->exit_wait_ns;
     if (regs)
         row(a->counted, &a->n_counted, COST_ROWS, regs, "at exit, waiting for register counts (a program's "

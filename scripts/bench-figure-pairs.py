@@ -16,12 +16,15 @@ the figure's median share of its run (self_cost.percent: its own account) and th
 share of the figure (self_cost.exit_ns). make bench runs it; it reports and
 exits 0 (the machine's noise is in the table: the untraced runs' spread).
 
-With --examples: every example, problem and fixed, the same way (on a GPU
-host its whole run by default is to stay within 1.05x untraced: medians), with
-the pairs' median slowdown as a ratio, its 90 % interval, and what that tells:
-within 1.05x (the interval's top under it), over (its bottom above), or not.
-With --aa: both runs of each pair untraced, the ratio as above: the spread the
-host gives that ratio with no cltrace at all (the programs' figures then none).
+With --examples: every example, problem and fixed (on a GPU host its whole
+run by default is to stay within 1.05x untraced: medians), in rounds of three
+runs, untraced, by default and untraced again, each first in turn: the pairs'
+median slowdown as a ratio, its 90 % interval, and what that tells: within
+1.05x (the interval's top under it), over (its bottom above), or not; and the
+same for the untraced runs against each other, in the same rounds: the spread
+the host gives that ratio with no cltrace at all (2026-12-01, an H200 host, 27
+rounds: 6 of 54 sets of 9 over 1.05x untraced against untraced).
+With --aa (the programs): both runs of each pair untraced, the ratio as above.
 
     scripts/bench-figure-pairs.py [--pairs N] [--aa] [--examples [NAME ...]]   (after make test-bins)
 """
@@ -113,51 +116,78 @@ def measure(name, cmd, pairs, work, aa=False):
     return 1 if inside == pairs else -1 if hi - lo > 40 else 0
 
 
-def examples(pairs, work, aa=False, only=()):
-    """Every example's whole run (or those named), untraced and by default (aa: untraced again):
+def rounds_of(name, cmd, n, work):
+    """(untraced ms, traced ms, untraced-again ms, figure ms, exit ms) of each round of three runs,
+    each of the three first in turn"""
+    env = dict(os.environ, CLTRACE_QUIET="1")
+    rows = []
+    for i in range(n):
+        out = os.path.join(work, "%s-%d" % (name.split()[0], i))
+        os.makedirs(out)
+        tenv = dict(env, LD_PRELOAD=os.path.join(B, "libcltrace.so"), CLTRACE_OUTPUT=out + "/t.%p.pftrace")
+        ms = {}
+        for k in (0, 1, 2)[i % 3:] + (0, 1, 2)[:i % 3]:
+            ms[k] = timed_run(cmd, tenv if k == 1 else env)
+        rows.append((ms[0], ms[1], ms[2]) + self_cost(glob.glob(out + "/t.*")[0])[:2])
+        shutil.rmtree(out)
+    return rows
+
+
+def against(base, other):
+    """ratio of the medians; the pairs' median as a ratio, its 90 % interval; the verdict"""
+    b = statistics.median(base)
+    diffs = [o - p for o, p in zip(other, base)]
+    lo, hi = (1 + d / b for d in _sc.interval(diffs))
+    verdict = "within" if hi <= 1.05 else "over" if lo > 1.05 else "cannot tell"
+    return statistics.median(other) / b, 1 + statistics.median(diffs) / b, lo, hi, verdict
+
+
+def examples(rounds, work, only=()):
+    """Every example's whole run (or those named), untraced, by default and untraced again:
     medians, their ratio, the pairs' median slowdown as a ratio with its 90 % interval and what
-    that interval tells against the 1.05x target, the figure and its exit"""
+    that interval tells against the 1.05x target, the same for untraced against untraced (the
+    host's own spread, in the same rounds), the figure and its exit"""
     names = []
     for line in open(os.path.join(ROOT, "Makefile")):
         if line.startswith("EXAMPLES := "):
             names = [x for x in line.split()[2:] if not only or x in only]
-    print("every example's whole run, %d interleaved pairs (ms; %s, %d cores)%s" % (
-        pairs, time.strftime("%Y-%m-%d"), os.cpu_count(), ": untraced against untraced (A/A)" if aa else ""))
-    print("| example | untraced, median | %s, median | ratio | pairs: ratio (90 %% interval) | against 1.05x "
-          "| figure, median | exit's share |" % ("untraced again" if aa else "by default"))
-    print("|---|---:|---:|---:|---:|---|---:|---:|")
-    worst, told = 0, {"within": 0, "over": 0, "cannot tell": 0}
+    print("every example's whole run, %d rounds of three runs (ms; %s, %d cores)" % (
+        rounds, time.strftime("%Y-%m-%d"), os.cpu_count()))
+    print("| example | untraced, median | by default, median | ratio | pairs: ratio (90 % interval) "
+          "| against 1.05x | untraced again: pairs' ratio (90 % interval) | figure, median | exit's share |")
+    print("|---|---:|---:|---:|---:|---|---:|---:|---:|")
+    worst, told, told_aa = 0, {"within": 0, "over": 0, "cannot tell": 0}, {"within": 0, "over": 0, "cannot tell": 0}
     for x in names:
         for v in ([], ["--fixed"]):
             name = x + (" --fixed" if v else "")
-            plain, traced, figs, exits, _ = zip(*pairs_of(name, [os.path.join(B, "examples", x)] + v, pairs, work,
-                                                          aa))
-            base = statistics.median(plain)
-            r = statistics.median(traced) / base
+            plain, traced, again, figs, exits = zip(*rounds_of(name, [os.path.join(B, "examples", x)] + v,
+                                                               rounds, work))
+            r, pr, lo, hi, verdict = against(plain, traced)
+            _, pr_aa, lo_aa, hi_aa, verdict_aa = against(plain, again)
             worst = max(worst, r)
-            diffs = [t - p for t, p in zip(traced, plain)]
-            lo, hi = (1 + d / base for d in _sc.interval(diffs))
-            verdict = "within" if hi <= 1.05 else "over" if lo > 1.05 else "cannot tell"
             told[verdict] += 1
-            print("| %s | %.1f | %.1f | %.3f | %.3f (%.3f–%.3f) | %s | %.1f | %.0f %% |" % (
-                name, base, statistics.median(traced), r, 1 + statistics.median(diffs) / base, lo, hi, verdict,
-                statistics.median(figs),
+            told_aa[verdict_aa] += 1
+            print("| %s | %.1f | %.1f | %.3f | %.3f (%.3f–%.3f) | %s | %.3f (%.3f–%.3f) | %.1f | %.0f %% |" % (
+                name, statistics.median(plain), statistics.median(traced), r, pr, lo, hi, verdict, pr_aa, lo_aa,
+                hi_aa, statistics.median(figs),
                 100 * statistics.median(e / f for e, f in zip(exits, figs) if f > 0) if any(figs) else 0))
-    print("the slowest example %s: %.3fx untraced (target: 1.05x on a GPU host); by the pairs' intervals: "
-          "%d within, %d over, %d cannot tell" % ("untraced" if aa else "by default", worst, told["within"],
-                                                 told["over"], told["cannot tell"]))
+    print("the slowest example by default: %.3fx untraced (target: 1.05x on a GPU host); by the pairs' intervals: "
+          "%d within, %d over, %d cannot tell (untraced against untraced: %d, %d, %d)" % (
+              worst, told["within"], told["over"], told["cannot tell"], told_aa["within"], told_aa["over"],
+              told_aa["cannot tell"]))
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--pairs", type=int, default=7)
     ap.add_argument("--examples", nargs="*", metavar="NAME", help="every example, or those named")
-    ap.add_argument("--aa", action="store_true", help="untraced against untraced: the host's own spread")
+    ap.add_argument("--aa", action="store_true", help="the programs untraced against untraced: the host's own spread "
+                    "(--examples holds that control in every round)")
     a = ap.parse_args()
     if a.examples is not None:
         work = tempfile.mkdtemp(prefix="cltrace-figure-pairs.")
         try:
-            examples(a.pairs, work, a.aa, a.examples)
+            examples(a.pairs, work, a.examples)
         finally:
             shutil.rmtree(work, ignore_errors=True)
         return 0

@@ -33,11 +33,50 @@ static struct clt_queue *held_queue(struct clt_writer *w, const struct clt_flow 
     return f ? clt_dm_queue_find(w, f->queue_id) : NULL;
 }
 
-static void flush_held(struct clt_writer *w, int final, unsigned force);
-
 static int to_hold(struct clt_writer *w, const struct clt_flow *f, const struct clt_queue *q)
 {
     return !f || counts_coming(w, f) || (q && q->held);
+}
+
+/* A completion drawn, its enqueue's flow done (one with no enqueue seen counted unmatched) */
+static void draw(struct clt_writer *w, const struct clt_rec *rec, struct clt_flow *f)
+{
+    if (!f)
+        w->dev->unmatched++;
+    clt_dev_emit_timed(w, rec, f);
+    if (f)
+        clt_dm_flow_done(w->dev, f);
+}
+
+/* The held commands drawn that may be (and the first `force` whatever they wait for) */
+static void flush_held(struct clt_writer *w, int final, unsigned force)
+{
+    struct clt_devmodel *m = w->dev;
+    unsigned keep = 0;
+    uint64_t now = clt_boottime_ns();
+    for (unsigned i = 0; i < m->n_queues; i++)
+        m->queues[i].held = 0;          /* counted again below, in order */
+    for (unsigned i = 0; i < m->n_pending; i++) {
+        struct clt_rec *r = m->pending[i];
+        struct clt_flow *f = clt_dm_flow_slot(m, r->arg[CMD_FLOW], 0);
+        struct clt_queue *q = held_queue(w, f);
+        if (!to_hold(w, f, q) || final || i < force || now > clt_clock_to_ns(&w->clock, r->t0) + PENDING_NS) {
+            draw(w, r, f);
+            free(r);
+        } else {
+            m->pending[keep++] = r;
+            if (q)
+                q->held++;
+        }
+    }
+    m->n_pending = keep;
+    if (final)
+        clt_est_final(w);
+}
+
+void clt_dev_flush_pending(struct clt_writer *w, int final)
+{
+    flush_held(w, final, 0);
 }
 
 static void command_record(struct clt_writer *w, const struct clt_rec *rec)
@@ -62,47 +101,7 @@ static void command_record(struct clt_writer *w, const struct clt_rec *rec)
             return;
         }
     }
-    if (!f)
-        m->unmatched++;
-    clt_dev_emit_timed(w, rec, f);
-    if (f)
-        clt_dm_flow_done(m, f);
-}
-
-void clt_dev_flush_pending(struct clt_writer *w, int final)
-{
-    flush_held(w, final, 0);
-}
-
-/* The held commands drawn that may be (and the first `force` whatever they wait for) */
-static void flush_held(struct clt_writer *w, int final, unsigned force)
-{
-    struct clt_devmodel *m = w->dev;
-    unsigned keep = 0;
-    uint64_t now = clt_boottime_ns();
-    for (unsigned i = 0; i < m->n_queues; i++)
-        m->queues[i].held = 0;          /* counted again below, in order */
-    for (unsigned i = 0; i < m->n_pending; i++) {
-        struct clt_rec *r = m->pending[i];
-        struct clt_flow *f = clt_dm_flow_slot(m, r->arg[CMD_FLOW], 0);
-        struct clt_queue *q = held_queue(w, f);
-        if ((f && !counts_coming(w, f) && !(q && q->held)) || final || i < force ||
-            now > clt_clock_to_ns(&w->clock, r->t0) + PENDING_NS) {
-            if (!f)
-                m->unmatched++;
-            clt_dev_emit_timed(w, r, f);
-            if (f)
-                clt_dm_flow_done(m, f);
-            free(r);
-        } else {
-            m->pending[keep++] = r;
-            if (q)
-                q->held++;
-        }
-    }
-    m->n_pending = keep;
-    if (final)
-        clt_est_final(w);
+    draw(w, rec, f);
 }
 
 void clt_dev_on_call(struct clt_writer *w, const struct clt_rec *rec, uint64_t t0, uint64_t t1, uint32_t seq)

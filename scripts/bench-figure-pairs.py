@@ -61,24 +61,28 @@ def self_cost(trace):
     return c["total_ns"] / 1e6, c.get("exit_ns", 0) / 1e6, c.get("percent", 0)
 
 
+def runs_of(name, cmd, n, work, arms):
+    """Each of n rounds: the ms of each arm's run (arms: True for traced), each arm first in turn,
+    then the traced run's (figure ms, exit ms, figure %) (zeros where no arm is traced)"""
+    env = dict(os.environ, CLTRACE_QUIET="1")
+    rows = []
+    for i in range(n):
+        out = os.path.join(work, "%s-%d" % (name.split()[0], i))
+        os.makedirs(out)
+        tenv = dict(env, LD_PRELOAD=os.path.join(B, "libcltrace.so"), CLTRACE_OUTPUT=out + "/t.%p.pftrace")
+        ms = [0.0] * len(arms)
+        order = list(range(len(arms)))
+        for k in order[i % len(arms):] + order[:i % len(arms)]:
+            ms[k] = timed_run(cmd, tenv if arms[k] else env)
+        rows.append(tuple(ms) + (self_cost(glob.glob(out + "/t.*")[0]) if any(arms) else (0, 0, 0)))
+        shutil.rmtree(out)
+    return rows
+
+
 def pairs_of(name, cmd, pairs, work, aa=False):
     """(untraced ms, traced ms, figure ms, exit ms, figure %) of each pair, the two runs' order
     alternating (aa: the "traced" run untraced too, its figure 0)"""
-    env = dict(os.environ, CLTRACE_QUIET="1")
-    rows = []
-    for i in range(pairs):
-        out = os.path.join(work, "%s-%d" % (name.split()[0], i))
-        os.makedirs(out)
-        tenv = env if aa else dict(env, LD_PRELOAD=os.path.join(B, "libcltrace.so"), CLTRACE_OUTPUT=out + "/t.%p.pftrace")
-        if i % 2:
-            traced = timed_run(cmd, tenv)
-            plain = timed_run(cmd, env)
-        else:
-            plain = timed_run(cmd, env)
-            traced = timed_run(cmd, tenv)
-        rows.append((plain, traced) + ((0, 0, 0) if aa else self_cost(glob.glob(out + "/t.*")[0])))
-        shutil.rmtree(out)
-    return rows
+    return runs_of(name, cmd, pairs, work, (False, not aa))
 
 
 MORE_BATCHES = 3      # where the first batch cannot tell, up to this many more
@@ -116,23 +120,6 @@ def measure(name, cmd, pairs, work, aa=False):
     return 1 if inside == pairs else -1 if hi - lo > 40 else 0
 
 
-def rounds_of(name, cmd, n, work):
-    """(untraced ms, traced ms, untraced-again ms, figure ms, exit ms) of each round of three runs,
-    each of the three first in turn"""
-    env = dict(os.environ, CLTRACE_QUIET="1")
-    rows = []
-    for i in range(n):
-        out = os.path.join(work, "%s-%d" % (name.split()[0], i))
-        os.makedirs(out)
-        tenv = dict(env, LD_PRELOAD=os.path.join(B, "libcltrace.so"), CLTRACE_OUTPUT=out + "/t.%p.pftrace")
-        ms = {}
-        for k in (0, 1, 2)[i % 3:] + (0, 1, 2)[:i % 3]:
-            ms[k] = timed_run(cmd, tenv if k == 1 else env)
-        rows.append((ms[0], ms[1], ms[2]) + self_cost(glob.glob(out + "/t.*")[0])[:2])
-        shutil.rmtree(out)
-    return rows
-
-
 def against(base, other):
     """ratio of the medians; the pairs' median as a ratio, its 90 % interval; the verdict"""
     b = statistics.median(base)
@@ -160,8 +147,8 @@ def examples(rounds, work, only=()):
     for x in names:
         for v in ([], ["--fixed"]):
             name = x + (" --fixed" if v else "")
-            plain, traced, again, figs, exits = zip(*rounds_of(name, [os.path.join(B, "examples", x)] + v,
-                                                               rounds, work))
+            plain, traced, again, figs, exits, _ = zip(*runs_of(name, [os.path.join(B, "examples", x)] + v,
+                                                                rounds, work, (False, True, False)))
             r, pr, lo, hi, verdict = against(plain, traced)
             _, pr_aa, lo_aa, hi_aa, verdict_aa = against(plain, again)
             worst = max(worst, r)

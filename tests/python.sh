@@ -81,18 +81,22 @@ t_python_fork_and_shutdown() {
     local f found=0
     for f in $files; do
         "$B/cltrace-report" "$f" > "$WORK/pf.txt" 2> "$WORK/pf.err" || [ $? -eq 1 ]
-        if grep -q "cut short" "$WORK/pf.err"; then cat "$WORK/pf.err"; return 1; fi
+        if grep -q "cut short" "$WORK/pf.err"; then
+            cat "$WORK/pf.err"
+            echo "$f: the report says the trace was cut short"
+            return 1
+        fi
         if grep -q "ended by _exit(0)" "$WORK/pf.txt"; then
             unwrap "$WORK/pf.txt" | grep -q "cl_mem, created by clCreateBuffer at main ([^)]*where.py:$line)" && found=1
         fi
         lint "$f"
     done
-    [ $found -eq 1 ] || {       # say what each trace holds
-        echo "no trace ended by _exit(0) with the child's buffer made at where.py:$line"
+    [ $found -eq 1 ] || {       # what each trace holds, then the reason
         for f in $files; do
             "$B/cltrace-report" "$f" > "$WORK/pf.txt" 2>&1 || true
             unwrap "$WORK/pf.txt" | grep -E "ended by|cl_mem, created" | head -4
         done
+        echo "no trace ended by _exit(0) with the child's buffer made at where.py:$line"
         return 1
     }
 }

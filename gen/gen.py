@@ -447,6 +447,10 @@ HOOKED = {"clCreateCommandQueue": ("pre", "post"), "clCreateCommandQueueWithProp
           "clCreateKernelsInProgram": ("post",), "clCloneKernel": ("post",),
           "clBuildProgram": ("pre", "post"), "clReleaseContext": ("pre",), "clGetContextInfo": ("pre", "post"),
           "clReleaseCommandQueue": ("pre",)}
+# Hooked commands whose hooks act only on a recording thread (h->th): they
+# take the entry's fast path like the rest (a launch with recording off was
+# ~100 instructions of a wrapper that records nothing).
+HOOKS_WHILE_RECORDING = ("clEnqueueNDRangeKernel",)
 
 
 # Commands whose written buffers CLTRACE_FINGERPRINT reads back after they
@@ -525,7 +529,8 @@ def wrapper(reg, c, r, ps, kinds, exported):
     kept = bool(KEPT.match(c))
     # a launch names its kernel to a window that starts at one
     wkernel = "kernel" if c.startswith("clEnqueue") and "kernel" in argnames else "NULL"
-    if not hooked:   # hooked commands keep their semantics even when not recording
+    fast = not hooked or c in HOOKS_WHILE_RECORDING
+    if fast:   # hooked commands keep their semantics even when not recording
         L.append("    if (CLT_LIKELY(!%s()))" % ("clt_is_active" if kept else "clt_is_recording"))
         L.append("        %s%s;" % (ret_, plain))
     # An enqueue passes its caller's address: the call site, even without a stack.
@@ -534,14 +539,14 @@ def wrapper(reg, c, r, ps, kinds, exported):
     L.append("}\n")
 
     L.append("static %s %s_rec(%s)\n{" % (rabi, c, recsig))
-    # (a command that is not hooked came here only while recording is on)
+    # (a command with the fast path came here only while recording is on)
     if kept:
         L.append("    struct clt_thread *th = %s;" % ("clt_enter()" if hooked else "clt_enter_active()"))
         L.append("    int clt_outside = th && clt_outside_window(CLT_FN_%s, NULL);" % c)
     else:
         L.append("    struct clt_thread *th = clt_enter_rec(CLT_FN_%s, %s);" % (c, wkernel))
     plain_stmt = "{ %s; return; }" % plain if rk == "VOID" else "return %s;" % plain
-    if not hooked:
+    if fast:
         L.append("    if (!th) %s" % plain_stmt)
     # The same command re-entered on this thread: the call came back through
     # the ICD loader's layer (preload and OPENCL_LAYERS both active) and is

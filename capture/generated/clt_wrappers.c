@@ -6594,12 +6594,15 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueNDRangeKernel(void * command_queue, void * 
 {
     clEnqueueNDRangeKernel_t real = (clEnqueueNDRangeKernel_t)clt_real(CLT_FN_clEnqueueNDRangeKernel);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
+    if (CLT_LIKELY(!clt_is_recording()))
+        return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueNDRangeKernel_rec(real, __builtin_return_address(0), command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
 }
 
 static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *clt_ra, void * command_queue, void * kernel, uint32_t work_dim, void * global_work_offset, void * global_work_size, void * local_work_size, uint32_t num_events_in_wait_list, void * event_wait_list, void * event)
 {
     struct clt_thread *th = clt_enter_rec(CLT_FN_clEnqueueNDRangeKernel, kernel);
+    if (!th) return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
     if (th && th->in_fn == CLT_FN_clEnqueueNDRangeKernel + 1u) {
         if (th->reentered >= 4) { clt_loop_detected(CLT_FN_clEnqueueNDRangeKernel); return CL_INVALID_OPERATION_; }
         th->reentered++;

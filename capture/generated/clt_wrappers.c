@@ -6594,8 +6594,6 @@ CLT_EXPORT int32_t CLT_CALL clEnqueueNDRangeKernel(void * command_queue, void * 
 {
     clEnqueueNDRangeKernel_t real = (clEnqueueNDRangeKernel_t)clt_real(CLT_FN_clEnqueueNDRangeKernel);
     if (CLT_UNLIKELY(!real)) return CL_INVALID_OPERATION_;
-    if (CLT_LIKELY(!clt_is_recording()))
-        return real(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
     return clEnqueueNDRangeKernel_rec(real, __builtin_return_address(0), command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
 }
 

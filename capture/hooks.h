@@ -38,6 +38,13 @@ static inline uint64_t clt_flow_next(struct clt_thread *th, int own)
            (uint64_t)(own ? 1u : 0u) << 31 | n;
 }
 
+/* A kernel launched on this queue by this thread before, its facts asked
+ * for then: the launch's hook has nothing to do (~45 instructions a launch). */
+static inline int clt_launch_seen(const struct clt_thread *th, const void *kernel, const void *queue)
+{
+    return th->launch_memo.seen_kernel == kernel && th->launch_memo.seen_queue == queue;
+}
+
 /* Clock evidence (clock.c): a record of it; a polled marker with an event
  * (0: none enqueued; call_ticks: what its enqueue took); a queue of
  * cltrace's own per device that the collector takes a marker on every 10 ms

@@ -135,7 +135,27 @@ static inline __attribute__((always_inline)) void clt_cost_end(struct clt_thread
  * no event, is timed on the device. */
 extern int clt_sampling;
 int clt_sample_take(unsigned fn, uint64_t key, uint64_t bytes);
-uint64_t clt_launch_key(const void *kernel, uint32_t work_dim, const void *gws, const void *lws);
+int clt_sample_launch(struct clt_thread *th, const void *kernel, uint32_t work_dim, const void *gws,
+                      const void *lws);
+/* clt_now() before which no more timed command fits the budget (0: ask) */
+extern uint64_t clt_sample_fits_from_ticks;
+
+/* A launch like this thread's last, past its first timed ones, while the
+ * budget holds no room: untimed, decided here without hashing its key,
+ * counting it or reading a second clock (that took ~100 instructions of
+ * each launch: a fifth of what recording one costs). 0: ask sample.c. */
+static inline __attribute__((always_inline)) int clt_launch_untimed_fast(struct clt_thread *th, const void *kernel,
+                                                                        uint32_t dim, const size_t *gws,
+                                                                        const size_t *lws)
+{
+    const struct clt_launch_memo *m = &th->launch_memo;
+    if (!m->past_first || m->kernel != kernel || m->dim != dim || !gws)
+        return 0;
+    for (uint32_t i = 0; i < dim; i++)
+        if (m->gws[i] != gws[i] || m->lws[i] != (lws ? lws[i] : 0))
+            return 0;
+    return clt_now() < __atomic_load_n(&clt_sample_fits_from_ticks, __ATOMIC_RELAXED);
+}
 
 extern int (*clt_backtrace)(void **, int);
 /* libunwind's frame-by-frame walk, for a CPU sample: from the signal's

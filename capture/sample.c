@@ -101,7 +101,7 @@ void clt_sample_event_price(uint64_t event_ticks, uint64_t write_penalty_ticks)
 }
 
 /* A kernel and its launch configuration, as one key. */
-uint64_t clt_launch_key(const void *kernel, uint32_t work_dim, const void *gws, const void *lws)
+static uint64_t clt_launch_key(const void *kernel, uint32_t work_dim, const void *gws, const void *lws)
 {
     uint64_t h = (uint64_t)(uintptr_t)kernel * 0x9E3779B97F4A7C15ull ^ work_dim;
     const size_t *g = gws, *l = lws;
@@ -137,6 +137,19 @@ static uint64_t price(void)
     return event + collect + write;
 }
 
+/* hot.fits_from on the calling threads' clock (put.h's fast path), set with
+ * it: its distance from now in ticks at the ticks' rate since load */
+uint64_t clt_sample_fits_from_ticks;
+
+static void publish_fits_from(uint64_t from, uint64_t now)
+{
+    __atomic_store_n(&hot.fits_from, from, __ATOMIC_RELAXED);
+    uint64_t t = clt_now(), mono = clt_clock_ns(CLOCK_MONOTONIC);
+    double per_ns = t > start_ticks && mono > start_mono ? (double)(t - start_ticks) / (double)(mono - start_mono) : 1;
+    __atomic_store_n(&clt_sample_fits_from_ticks, from > now ? t + (uint64_t)((double)(from - now) * per_ns) : 0,
+                     __ATOMIC_RELAXED);
+}
+
 /* When one more timed command costing `cost` in all fits: the budget's
  * share of the work since its first command reaches it (0: it fits now). */
 static uint64_t fits_from(uint64_t cost)
@@ -160,11 +173,11 @@ static int within_budget(int must, uint64_t extra)
     uint64_t from = fits_from(__atomic_load_n(&clt_shared.budget_spent_ns, __ATOMIC_RELAXED) + p + extra);
     if (!must && now < from) {
         if (!extra)
-            __atomic_store_n(&hot.fits_from, from, __ATOMIC_RELAXED);
+            publish_fits_from(from, now);
         return 0;
     }
     uint64_t spent = __atomic_add_fetch(&clt_shared.budget_spent_ns, p + extra, __ATOMIC_RELAXED);
-    __atomic_store_n(&hot.fits_from, fits_from(spent + p), __ATOMIC_RELAXED);
+    publish_fits_from(fits_from(spent + p), now ? now : clt_clock_ns(CLOCK_MONOTONIC_COARSE));
     return 1;
 }
 
@@ -184,8 +197,10 @@ uint64_t clt_sample_budget_share_ns(void)
 #define SLOTS 8192
 static struct { _Atomic uint64_t key, count; } table[SLOTS];
 
-int clt_sample_take(unsigned fn, uint64_t key, uint64_t bytes)
+/* n: how many of its key came before (UINT64_MAX: not counted) */
+static int take(unsigned fn, uint64_t key, uint64_t bytes, uint64_t *n_before)
 {
+    *n_before = UINT64_MAX;
     int budget = hot.params.mode == CLT_SAMPLE_BUDGET;
     /* a write timed on a queue whose profiling is switched runs with it on:
      * on NVIDIA ~7 us longer, dearer than its event (~0); priced so, writes
@@ -213,9 +228,38 @@ int clt_sample_take(unsigned fn, uint64_t key, uint64_t bytes)
         }
         if (cur != key)
             continue;
-        uint64_t n = __atomic_fetch_add(&table[s].count, 1, __ATOMIC_RELAXED);
+        uint64_t n = *n_before = __atomic_fetch_add(&table[s].count, 1, __ATOMIC_RELAXED);
         return budget ? within_budget(n < hot.params.first, extra)
                       : n < hot.params.first || (n - hot.params.first) % hot.params.every == 0;
     }
     return budget ? within_budget(1, extra) : 1;
+}
+
+int clt_sample_take(unsigned fn, uint64_t key, uint64_t bytes)
+{
+    uint64_t n;
+    return take(fn, key, bytes, &n);
+}
+
+/* A launch: decided as any command, and kept as the thread's memo once its
+ * key is past its first timed ones, where the budget decides (a fixed
+ * sample counts every launch). */
+int clt_sample_launch(struct clt_thread *th, const void *kernel, uint32_t work_dim, const void *gws, const void *lws)
+{
+    uint64_t n;
+    int timed = take(CLT_FN_clEnqueueNDRangeKernel, clt_launch_key(kernel, work_dim, gws, lws), 0, &n);
+    struct clt_launch_memo *m = &th->launch_memo;
+    m->past_first = 0;
+    if (hot.params.mode != CLT_SAMPLE_BUDGET || n == UINT64_MAX || n + 1 < hot.params.first || !gws ||
+        work_dim > 3)
+        return timed;
+    const size_t *g = gws, *l = lws;
+    m->kernel = kernel;
+    m->dim = work_dim;
+    for (uint32_t i = 0; i < work_dim; i++) {
+        m->gws[i] = g[i];
+        m->lws[i] = l ? l[i] : 0;
+    }
+    m->past_first = 1;
+    return timed;
 }

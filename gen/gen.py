@@ -578,15 +578,22 @@ def wrapper(reg, c, r, ps, kinds, exported):
         # CLTRACE_SAMPLE: only a sample of the commands the app asks no
         # event for is timed (sample.c); the others say they were not. An
         # enqueue left untimed only records: a light call, measured 1 in 64.
-        if "kernel" in argnames and "global_work_size" in argnames:
-            key, nbytes = "clt_launch_key(kernel, work_dim, global_work_size, local_work_size)", "0"
+        launch = "kernel" in argnames and "global_work_size" in argnames
+        if launch:
+            key, nbytes = None, None
         elif "kernel" in argnames:
             key, nbytes = "(uint64_t)(uintptr_t)kernel", "0"
         else:
             size = "size" if "size" in argnames else "cb" if "cb" in argnames else None
             key, nbytes = "(uint64_t)CLT_FN_%s" % c, "(uint64_t)%s" % size if size else "0"
         L.append("    int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&")
-        L.append("                  !clt_sample_take(CLT_FN_%s, %s, %s);" % (c, key, nbytes))
+        if launch:
+            L.append("                  (clt_launch_untimed_fast(th, kernel, work_dim, global_work_size, "
+                     "local_work_size) ||")
+            L.append("                   !clt_sample_launch(th, kernel, work_dim, global_work_size, "
+                     "local_work_size));")
+        else:
+            L.append("                  !clt_sample_take(CLT_FN_%s, %s, %s);" % (c, key, nbytes))
         exact = "!clt_out"
     L.append("    uint64_t clt_te = th ? clt_cost_begin(th, %s) : 0;" % exact)
     call_args = []
@@ -715,7 +722,12 @@ def wrapper(reg, c, r, ps, kinds, exported):
     if lookup:
         L.append("    ret = clt_ext_wrap(func_name, ret);")
     if post_hook:
-        L.append("    clt_post_%s(&h%s%s);" % (c, "" if rk == "VOID" else ", &ret", "".join(", " + n for n in argnames)))
+        # a launch of a kernel on a queue this thread launched it on already:
+        # its facts were asked then (capture/hooks.c), the call is skipped
+        guard = ("    if (!th || !clt_launch_seen(th, kernel, command_queue))\n    "
+                 if c == "clEnqueueNDRangeKernel" else "")
+        L.append("%s    clt_post_%s(&h%s%s);" % (guard, c, "" if rk == "VOID" else ", &ret",
+                                              "".join(", " + n for n in argnames)))
     ok = {"VOID": "1", "ERR": "ret == 0", "HANDLE": "ret != NULL", "PTR": "ret != NULL", "VAL": "1"}[rk]
     if enq:
         L.append("    if (th && %s && event__c)" % ok)

@@ -64,6 +64,17 @@ struct clt_thread {
      * thread lost the CPU, or took an interrupt, inside the measure): how
      * many, and the ticks cut from them (rings.c clt_cost_add) */
     _Atomic uint64_t cost_cuts, cost_cut;
+    /* producer side: the last launch configuration this thread's budget
+     * decided on, once past its first timed ones (capture/sample.c) */
+    struct clt_launch_memo {
+        const void *kernel;
+        uint64_t gws[3], lws[3];
+        uint32_t dim;
+        uint32_t past_first;    /* 0: no memo */
+        /* the kernel and queue of this thread's last launch whose facts
+         * were asked for (capture/hooks.c) */
+        const void *seen_kernel, *seen_queue;
+    } launch_memo;
     _Alignas(64) _Atomic uint64_t head;   /* published to the writer */
     _Alignas(64) _Atomic uint64_t tail;   /* consumed by the writer */
     _Atomic uint64_t dropped_pub;

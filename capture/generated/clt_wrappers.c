@@ -6609,7 +6609,8 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
         return clt_r;
     }
     int clt_out = th && !event && CLT_UNLIKELY(clt_sampling) &&
-                  !clt_sample_take(CLT_FN_clEnqueueNDRangeKernel, clt_launch_key(kernel, work_dim, global_work_size, local_work_size), 0);
+                  (clt_launch_untimed_fast(th, kernel, work_dim, global_work_size, local_work_size) ||
+                   !clt_sample_launch(th, kernel, work_dim, global_work_size, local_work_size));
     uint64_t clt_te = th ? clt_cost_begin(th, !clt_out) : 0;
     struct clt_hook h;
     h.th = th; h.real = (void *)real;
@@ -6652,7 +6653,8 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_done(command_queue);
-    clt_post_clEnqueueNDRangeKernel(&h, &ret, command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
+    if (!th || !clt_launch_seen(th, kernel, command_queue))
+        clt_post_clEnqueueNDRangeKernel(&h, &ret, command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);
     else if (clt_out)

@@ -40,6 +40,12 @@
  * untraced with it, as without it: pairs, 2026-11-29). */
 #define BUDGET_FLOOR_NS 3000000ull
 
+/* The budget's clock. CLOCK_MONOTONIC_COARSE (4 ms steps) timed a launch
+ * loop's sample in runs of ~26 launches at each step; read only where a
+ * launch is not left untimed by put.h's fast path, the exact clock spreads
+ * them one by one. */
+#define BUDGET_CLOCK CLOCK_MONOTONIC
+
 int clt_sampling;
 static uint64_t start_mono, start_ticks;    /* load: CLOCK_MONOTONIC, clt_now() (the ticks' rate) */
 /* What an untimed launch's decision reads, on one cache line: on a GPU host
@@ -47,12 +53,12 @@ static uint64_t start_mono, start_ticks;    /* load: CLOCK_MONOTONIC, clt_now() 
  * budget's price alone read four (the collector's and the writer's counts). */
 static struct {
     _Alignas(64) struct clt_sample params;
-    /* The first command's CLOCK_MONOTONIC_COARSE: the budget is of the
+    /* The first command's BUDGET_CLOCK: the budget is of the
      * program's work from there, not of the driver's start (NVIDIA's ~210 ms
      * before the first command made 10 ms of budget: a launch loop's first
      * ~1,800 launches timed, 1.23-1.34x untraced on an H200). */
     _Atomic uint64_t work_mono;
-    /* CLOCK_MONOTONIC_COARSE from which one more timed command fits the
+    /* BUDGET_CLOCK from which one more timed command fits the
      * budget at the price last worked out (0: now); before it a launch past
      * its first 16 is left untimed without working the price out again. */
     _Atomic uint64_t fits_from;
@@ -164,7 +170,7 @@ static uint64_t fits_from(uint64_t cost)
  * what this command costs beyond the price (a write's profiling). */
 static int within_budget(int must, uint64_t extra)
 {
-    uint64_t now = must ? 0 : clt_clock_ns(CLOCK_MONOTONIC_COARSE);
+    uint64_t now = must ? 0 : clt_clock_ns(BUDGET_CLOCK);
     if (!must && now < __atomic_load_n(&hot.fits_from, __ATOMIC_RELAXED))
         return 0;
     uint64_t p = price();
@@ -177,7 +183,7 @@ static int within_budget(int must, uint64_t extra)
         return 0;
     }
     uint64_t spent = __atomic_add_fetch(&clt_shared.budget_spent_ns, p + extra, __ATOMIC_RELAXED);
-    publish_fits_from(fits_from(spent + p), now ? now : clt_clock_ns(CLOCK_MONOTONIC_COARSE));
+    publish_fits_from(fits_from(spent + p), now ? now : clt_clock_ns(BUDGET_CLOCK));
     return 1;
 }
 
@@ -188,7 +194,7 @@ uint64_t clt_sample_budget_share_ns(void)
 {
     if (!clt_sampling)
         return UINT64_MAX;
-    uint64_t from = __atomic_load_n(&hot.work_mono, __ATOMIC_RELAXED), now = clt_clock_ns(CLOCK_MONOTONIC_COARSE);
+    uint64_t from = __atomic_load_n(&hot.work_mono, __ATOMIC_RELAXED), now = clt_clock_ns(BUDGET_CLOCK);
     from = from ? from : start_mono;
     return now > from ? (uint64_t)((double)(now - from) * hot.params.budget / 100) : 0;
 }
@@ -210,7 +216,7 @@ static int take(unsigned fn, uint64_t key, uint64_t bytes, uint64_t *n_before)
                                                                     : 0;
     if (CLT_UNLIKELY(!__atomic_load_n(&hot.work_mono, __ATOMIC_RELAXED))) {
         uint64_t none = 0;
-        __atomic_compare_exchange_n(&hot.work_mono, &none, clt_clock_ns(CLOCK_MONOTONIC_COARSE), 0, __ATOMIC_RELAXED,
+        __atomic_compare_exchange_n(&hot.work_mono, &none, clt_clock_ns(BUDGET_CLOCK), 0, __ATOMIC_RELAXED,
                                     __ATOMIC_RELAXED);
     }
     if (bytes >= hot.params.bytes)

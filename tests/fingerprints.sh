@@ -48,6 +48,23 @@ assert not [f for f in r["findings"] if f["rule"] == "nan"], r["findings"]'
     lint "$(trace_of "$WORK/fn")" "$(trace_of "$WORK/fc")"
 }
 
+t_fingerprints_backlog_past_its_bound_drains() {
+    # 101 launches each writing 16 MiB, every one fingerprinted: past 512 MiB
+    # read back and not digested the app waits for the collector, which must
+    # go on digesting while it does (it napped as while the app enqueues:
+    # 83 s on 2 cores instead of ~1.2; 60 s is a hang, not a speed bound).
+    # Every launch's fingerprint is in the trace.
+    CLTRACE_FINGERPRINT=1 traced "$WORK/fb" timeout 60 "$T/bench_fingerprint" launch 16 100 > "$WORK/fb.out"
+    grep -q '^wall_ns_per_launch' "$WORK/fb.out"
+    $PY "$ROOT/tests/tracedump.py" "$(trace_of "$WORK/fb")" | $PY -c '
+import json, sys
+d = json.load(sys.stdin)
+fp = [s for s in d["slices"] if s["name"] == "advance" and "fingerprints" in s["args"]]
+assert len(fp) == 101, len(fp)
+assert all(f["args"]["fingerprints"][0]["bytes"] == 16 << 20 for f in fp)
+'
+}
+
 t_fingerprints_of_buffers_the_host_may_not_read() {
     # the state made CL_MEM_HOST_NO_ACCESS: still fingerprinted (copied to a
     # buffer of cltrace's first), the NaN still found at the same launch

@@ -41,9 +41,9 @@
 #define BUDGET_FLOOR_NS 3000000ull
 
 /* The budget's clock. CLOCK_MONOTONIC_COARSE (4 ms steps) timed a launch
- * loop's sample in runs of ~26 launches at each step; read only where a
- * launch is not left untimed by put.h's fast path, the exact clock spreads
- * them one by one. */
+ * loop's sample in runs of 36-39 launches at each step (PoCL); read only
+ * where a launch is not left untimed by put.h's fast path, the exact clock
+ * spreads them one by one (a few in a row after a pause). */
 #define BUDGET_CLOCK CLOCK_MONOTONIC
 
 int clt_sampling;

@@ -83,13 +83,18 @@ void clt_sample_load(void)
     start_ticks = clt_now();
 }
 
-/* clt_now() ticks as ns (their rate: the clocks' since load, some
- * milliseconds at least by the calibration) */
+/* ns a clt_now() tick, at the clocks' rate since load (some milliseconds
+ * at least by the calibration; 1 before either moved); *now: the ticks read */
+static double ns_per_tick(uint64_t *now)
+{
+    uint64_t t = *now = clt_now(), mono = clt_clock_ns(CLOCK_MONOTONIC);
+    return t > start_ticks && mono > start_mono ? (double)(mono - start_mono) / (double)(t - start_ticks) : 1;
+}
+
 static uint64_t ticks_ns(uint64_t ticks)
 {
-    uint64_t t = clt_now(), mono = clt_clock_ns(CLOCK_MONOTONIC);
-    return t > start_ticks && mono > start_mono ? (uint64_t)((double)ticks * (double)(mono - start_mono) /
-                                                             (double)(t - start_ticks)) : ticks;
+    uint64_t t;
+    return (uint64_t)((double)ticks * ns_per_tick(&t));
 }
 
 /* The calibration measured what an event adds on a device, and what a
@@ -150,9 +155,9 @@ uint64_t clt_sample_fits_from_ticks;
 static void publish_fits_from(uint64_t from, uint64_t now)
 {
     __atomic_store_n(&hot.fits_from, from, __ATOMIC_RELAXED);
-    uint64_t t = clt_now(), mono = clt_clock_ns(CLOCK_MONOTONIC);
-    double per_ns = t > start_ticks && mono > start_mono ? (double)(t - start_ticks) / (double)(mono - start_mono) : 1;
-    __atomic_store_n(&clt_sample_fits_from_ticks, from > now ? t + (uint64_t)((double)(from - now) * per_ns) : 0,
+    uint64_t t;
+    double ns = ns_per_tick(&t);
+    __atomic_store_n(&clt_sample_fits_from_ticks, from > now ? t + (uint64_t)((double)(from - now) / ns) : 0,
                      __ATOMIC_RELAXED);
 }
 
@@ -170,7 +175,7 @@ static uint64_t fits_from(uint64_t cost)
  * what this command costs beyond the price (a write's profiling). */
 static int within_budget(int must, uint64_t extra)
 {
-    uint64_t now = must ? 0 : clt_clock_ns(BUDGET_CLOCK);
+    uint64_t now = clt_clock_ns(BUDGET_CLOCK);
     if (!must && now < __atomic_load_n(&hot.fits_from, __ATOMIC_RELAXED))
         return 0;
     uint64_t p = price();
@@ -183,7 +188,7 @@ static int within_budget(int must, uint64_t extra)
         return 0;
     }
     uint64_t spent = __atomic_add_fetch(&clt_shared.budget_spent_ns, p + extra, __ATOMIC_RELAXED);
-    publish_fits_from(fits_from(spent + p), now ? now : clt_clock_ns(BUDGET_CLOCK));
+    publish_fits_from(fits_from(spent + p), now);
     return 1;
 }
 

@@ -724,7 +724,8 @@ def wrapper(reg, c, r, ps, kinds, exported):
     if post_hook:
         # a launch of a kernel on a queue this thread launched it on already:
         # its facts were asked then (capture/hooks.c), the call is skipped
-        guard = ("    if (!th || !clt_launch_seen(th, kernel, command_queue))\n    "
+        # (th is set here: a launch without it returned at the top)
+        guard = ("    if (!clt_launch_seen(th, kernel, command_queue))\n    "
                  if c == "clEnqueueNDRangeKernel" else "")
         L.append("%s    clt_post_%s(&h%s%s);" % (guard, c, "" if rk == "VOID" else ", &ret",
                                               "".join(", " + n for n in argnames)))

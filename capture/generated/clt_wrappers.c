@@ -6653,7 +6653,7 @@ static int32_t clEnqueueNDRangeKernel_rec(clEnqueueNDRangeKernel_t real, void *c
         __atomic_store_n(&th->in_enqueue, 0u, __ATOMIC_RELAXED);
     if (CLT_UNLIKELY(clt_switched))
         clt_profiling_done(command_queue);
-    if (!th || !clt_launch_seen(th, kernel, command_queue))
+    if (!clt_launch_seen(th, kernel, command_queue))
         clt_post_clEnqueueNDRangeKernel(&h, &ret, command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
     if (th && ret == 0 && event__c)
         clt_track_command(flow, *(void **)event__c, command_queue);

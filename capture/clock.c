@@ -274,7 +274,7 @@ void clt_post_clGetContextInfo(struct clt_hook *h, int32_t *ret, void *context, 
 
 /* On each device's queue of ours, n markers, where the last time (of the
  * ones taken every KEEP_PERIOD_NS, or of the quiet ones) is that long ago. */
-static void keep_markers(struct clt_thread *th, int quiet, unsigned n)
+static void keep_markers(struct clt_thread *th, int quiet, unsigned n, int raw_only)
 {
     uint64_t now = clt_clock_ns(CLOCK_MONOTONIC);
     if (pthread_mutex_trylock(&keep_lock) != 0)
@@ -283,7 +283,7 @@ static void keep_markers(struct clt_thread *th, int quiet, unsigned n)
         struct keep *k = &keeps[i];
         uint64_t ticks;
         uint64_t period = k->cpu_device && !k->raw ? KEEP_PERIOD_CPU_NS : KEEP_PERIOD_NS;
-        if ((k->raw || k->queue) && now - (quiet ? k->last_quiet_ns : k->last_ns) >= period) {
+        if ((k->raw || (k->queue && !raw_only)) && now - (quiet ? k->last_quiet_ns : k->last_ns) >= period) {
             k->last_ns = now;
             if (quiet)
                 k->last_quiet_ns = now;
@@ -299,7 +299,15 @@ static void keep_markers(struct clt_thread *th, int quiet, unsigned n)
 
 void clt_clock_keep_tick(struct clt_thread *th)
 {
-    keep_markers(th, 0, 1);
+    keep_markers(th, 0, 1, 0);
+}
+
+/* Nothing pending while the app enqueues (its launches untimed): the raw
+ * clocks read all the same, every KEEP_PERIOD_NS (no driver call); a queue
+ * of ours takes markers only beside the app's timed commands. */
+void clt_clock_keep_raw_tick(struct clt_thread *th)
+{
+    keep_markers(th, 0, 0, 1);
 }
 
 /* The app has paused (collect.c): nothing of its competes for the driver,
@@ -308,7 +316,23 @@ void clt_clock_keep_tick(struct clt_thread *th)
  * at most once a KEEP_PERIOD_NS per device. */
 void clt_clock_keep_quiet(struct clt_thread *th)
 {
-    keep_markers(th, 1, QUIET_MARKERS);
+    keep_markers(th, 1, QUIET_MARKERS, 0);
+}
+
+/* The exit's read, on each device whose clock is the host's raw one: the
+ * last commands bracketed though the collector, at idle priority, may not
+ * have looked since they ran (nothing pending at the exit, so no drain: on a
+ * fast machine 30,000 launches ended with the reads of the queue's making
+ * and of the collector's first look only). Free: no driver call. */
+void clt_clock_keep_exit(struct clt_thread *th)
+{
+    if (!th)
+        return;
+    keep_lock_for_app();
+    for (unsigned i = 0; i < n_keeps; i++)
+        if (keeps[i].raw)
+            host_raw_read(th, keeps[i].device);
+    pthread_mutex_unlock(&keep_lock);
 }
 
 /* At exit, once the collector has returned: cltrace's own queues go back

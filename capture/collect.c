@@ -308,8 +308,11 @@ static unsigned collect_pass(struct clt_thread *th, int *waking, int *held)
 {
     unsigned done = 0, n_pend = clt_pend_count();
     *held = 0;
-    if (!n_pend)
+    if (!n_pend) {
+        if (since_handed_ns(clt_now()) < QUIET_NS || enqueuing())
+            clt_clock_keep_raw_tick(th);      /* untimed commands run: a raw clock kept all the same */
         return 0;
+    }
     uint64_t now = clt_now();
     int drain = __atomic_load_n(&draining, __ATOMIC_RELAXED);
     int quiet = since_handed_ns(now) >= QUIET_NS && !enqueuing();

@@ -60,7 +60,9 @@ void clt_clock_keep(struct clt_thread *th, void *context, void *dev, int cpu_dev
 uint32_t clt_context_refs(void *context);                 /* the driver's count (0: unknown) */
 void clt_clock_keep_tick(struct clt_thread *th);     /* collector thread */
 void clt_clock_keep_quiet(struct clt_thread *th);    /* collector thread, the app paused */
+void clt_clock_keep_raw_tick(struct clt_thread *th); /* collector thread, nothing pending */
 void clt_clock_keep_forget(void);                     /* fork child */
+void clt_clock_keep_exit(struct clt_thread *th);    /* at exit, the commands drained: the raw clocks read */
 void clt_clock_keep_release(void);                    /* at exit, the collector returned */
 unsigned clt_clock_keeps(void);                       /* cltrace's queues held: keep_release has work */
 

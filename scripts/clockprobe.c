@@ -117,7 +117,7 @@ static int64_t prof(cl_event e, cl_profiling_info p)
     return (int64_t)v;
 }
 
-/* The moment e is seen over, polled from host time c (100 ms at most). */
+/* The moment e is seen over, polled from host time c (100 ms at most; then waited for). */
 static int64_t poll_over(cl_event e, int64_t c)
 {
     cl_int st = 1;
@@ -126,6 +126,8 @@ static int64_t poll_over(cl_event e, int64_t c)
         CHECK(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
         seen = now_ns();
     } while (st > 0 && seen - c < 100000000);
+    if (st > 0)     /* a loaded machine (two test runs on 2 cores): its times are not there yet */
+        CHECK(clWaitForEvents(1, &e));
     return seen;
 }
 

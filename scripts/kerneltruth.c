@@ -15,7 +15,10 @@
  * and span_untimed_ns (the stamps of those the program timed and did not),
  * period_ns (one launch's start to the next's), wall_ns (per launch),
  * tick_ns (the timer's smallest step seen). Needs NVIDIA's OpenCL (inline
- * PTX); elsewhere the stamps read 0 and only the events count. */
+ * PTX); elsewhere the stamps read 0 and only the events count. KT_DUMP=path:
+ * each launch's stamps and its event's START and END (0 where untimed), as
+ * four native uint64 per launch, in launch order: a trace of the same run
+ * says which launches cltrace timed, and how its timing read each. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 #include <stdint.h>
@@ -118,6 +121,7 @@ int main(int argc, char **argv)
     double ev_sum = 0, span_all = 0, span_timed = 0, period = 0;
     long timed = 0;
     cl_ulong tick = UINT64_MAX, prev_start = 0;
+    FILE *dump = getenv("KT_DUMP") ? fopen(getenv("KT_DUMP"), "wb") : NULL;
     for (long i = 0; i < n; i++) {
         cl_ulong s = UINT64_MAX, f = 0;
         for (int j = 0; j < GROUPS; j++) {
@@ -130,12 +134,16 @@ int main(int argc, char **argv)
         if (i)
             period += (double)(s - prev_start);
         prev_start = s;
+        cl_ulong es = 0, ef = 0;
         if (ev[i]) {
-            cl_ulong es, ef;
             clGetEventProfilingInfo(ev[i], CL_PROFILING_COMMAND_START, 8, &es, NULL);
             clGetEventProfilingInfo(ev[i], CL_PROFILING_COMMAND_END, 8, &ef, NULL);
             ev_sum += (double)(ef - es), span_timed += (double)(f - s), timed++;
             clReleaseEvent(ev[i]);
+        }
+        if (dump) {
+            cl_ulong rec[4] = {s, f, es, ef};
+            fwrite(rec, sizeof rec, 1, dump);
         }
     }
     printf("mode=%s n=%ld timed=%ld event_ns=%.0f span_ns=%.0f span_timed_ns=%.0f span_untimed_ns=%.0f "
@@ -143,6 +151,8 @@ int main(int argc, char **argv)
            mode, n, timed, timed ? ev_sum / timed : 0, span_all / n, timed ? span_timed / timed : 0,
            n > timed ? (span_all - span_timed) / (n - timed) : 0, n > 1 ? period / (n - 1) : 0, wall,
            (unsigned long long)(tick == UINT64_MAX ? 0 : tick));
+    if (dump)
+        fclose(dump);
     if (argc > 3)
         usleep((useconds_t)atol(argv[3]) * 1000);
     clReleaseMemObject(x), clReleaseMemObject(ts), clReleaseMemObject(tk);

@@ -763,6 +763,34 @@ print("500 launches, one clFinish:", n, "estimated,", late, "of them drawn at th
 assert n >= 480 and late == 0, "%d estimated, %d of them left to the exit (want 480 or more, 0)" % (n, late)'
 }
 
+t_estimates_counted_as_sized_where_squeezed() {
+    # events longer than the launches' period (as NVIDIA's of a short kernel:
+    # ~6.7 us apart 6.5): the untimed launches between two timed ones cannot
+    # be drawn end to end at their size, so they are drawn shortened, each
+    # saying the length it was sized at; its kernel's time counts that length
+    # (counted as drawn, an H200's kernel mean read 0.95 of the program's own)
+    mkdir -p "$WORK/icd"
+    echo "$T/libfaketiming.so" > "$WORK/icd/fake.icd"
+    OCL_ICD_VENDORS=$WORK/icd FAKE_TIMING=late-end:20000 traced "$WORK/sq" "$T/kerneltruth" none 20000 > /dev/null
+    local t; t=$(trace_of "$WORK/sq")
+    lint "$t"
+    "$B/cltrace-report" --format json "$t" > "$WORK/sq.json"
+    $PY tests/tracedump.py "$t" | $PY -c '
+import json, statistics, sys
+d = json.load(sys.stdin)
+k = json.load(open(sys.argv[1]))["kernels"][0]
+timed = [s for s in d["slices"] if s["name"] == "k" and (s["track_name"] or "").startswith("Device")]
+est = [s for s in d["slices"] if s["name"] == "k (estimated)"]
+short = [s for s in est if "shortened_from_ns" in s["args"]]
+assert timed and len(short) > len(est) / 10, "%d of %d estimated launches shortened" % (len(short), len(est))
+assert all(s["args"]["shortened_from_ns"] > s["dur"] for s in short), "a shortened one longer than its size"
+t_mean, e_mean = statistics.mean(s["dur"] for s in timed), statistics.mean(s["dur"] for s in est)
+mean = k["device_ns"] / k["launches"]
+print("timed %d, mean %.0f ns; estimated %d (%d shortened), drawn %.0f ns; the kernel table %.0f ns" % (
+    len(timed), t_mean, len(est), len(short), e_mean, mean))
+assert e_mean < 0.9 * t_mean and 0.85 * t_mean <= mean <= 1.15 * t_mean, "the kernel counted as drawn"' "$WORK/sq.json"
+}
+
 t_launch_loop_sampled() {
     # CLTRACE_SAMPLE: every host call, the sampled device commands, the rest
     # marked; the report extrapolates and says so, and leaves device-idle out

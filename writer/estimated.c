@@ -100,7 +100,7 @@ static unsigned shared_anns(Ann *a, Ann **ap, Ann *elems, Ann **ep, const struct
  * completions come then), each packed whole: 1.1 us apiece on PoCL's 2
  * cores. NULL: pack this one whole. Packed again after the sequence starts
  * again (the flight recorder's epoch), which sends the names again. */
-struct shared { uint64_t queue, key, dur_iid, timed_iid; uint32_t gen; size_t n; uint8_t b[]; };
+struct shared { uint64_t queue, key, dur_iid, timed_iid, sized_iid; uint32_t gen; size_t n; uint8_t b[]; };
 static struct clt_map shared_fields;
 
 /* "vector_add (estimated)", "WriteBuffer 4 KiB (estimated)" */
@@ -143,7 +143,8 @@ static struct shared *shared_pack(struct clt_writer *w, const struct clt_queue *
     if (!x)
         return NULL;
     *x = (struct shared){ q->id, e->key, clt_own_iid(w, CLT_OWN_ARG, "estimated_duration_ns"),
-                          clt_own_iid(w, CLT_OWN_ARG, "timed_launches_averaged"), clt_own_gen(), n };
+                          clt_own_iid(w, CLT_OWN_ARG, "timed_launches_averaged"),
+                          clt_own_iid(w, CLT_OWN_ARG, "shortened_from_ns"), clt_own_gen(), n };
     memcpy(x->b, b, n);
     return x;
 }
@@ -171,22 +172,27 @@ static const struct shared *shared_of(struct clt_writer *w, const struct clt_que
 
 /* Each slice: the kernel's name and " (estimated)", category
  * cltrace.estimated, its launch configuration, how long it is drawn and on
- * how many timed launches that rests (TRACE_FORMAT.md). */
+ * how many timed launches that rests, and where it was shortened to fit
+ * between timed commands, the length it was sized at (TRACE_FORMAT.md). */
 static void slice(struct clt_writer *w, struct clt_queue *q, const struct clt_est *e, const struct clt_est_shape *sh,
-                  struct clt_kern *k, uint64_t start, uint64_t end, uint64_t timed)
+                  struct clt_kern *k, uint64_t start, uint64_t end, uint64_t timed, uint64_t sized)
 {
     uint64_t lane = clt_dm_queue_lane(w, q, start, end);
     const struct shared *x = shared_of(w, q, e, sh, k);
-    if (x && x->dur_iid && x->timed_iid) {
-        const struct fp_ann own[2] = { { .name_iid = (uint32_t)x->dur_iid, .type = FP_V_UINT, .v = end - start },
-                                       { .name_iid = (uint32_t)x->timed_iid, .type = FP_V_UINT, .v = timed } };
-        if (clt_put_own_slice_with(w, lane, start, end, x->b, x->n, own, 2, e->flow ? &e->flow : NULL) == 0)
+    unsigned shortened = sized > end - start;
+    if (x && x->dur_iid && x->timed_iid && x->sized_iid) {
+        const struct fp_ann own[3] = { { .name_iid = (uint32_t)x->dur_iid, .type = FP_V_UINT, .v = end - start },
+                                       { .name_iid = (uint32_t)x->timed_iid, .type = FP_V_UINT, .v = timed },
+                                       { .name_iid = (uint32_t)x->sized_iid, .type = FP_V_UINT, .v = sized } };
+        if (clt_put_own_slice_with(w, lane, start, end, x->b, x->n, own, 2 + shortened, e->flow ? &e->flow : NULL) == 0)
             return;
     }
-    Ann a[12], *ap[12], elems[6], *ep[6];
+    Ann a[13], *ap[13], elems[6], *ep[6];
     unsigned na = 0;
     A_UINT("estimated_duration_ns", end - start);
     A_UINT("timed_launches_averaged", timed);
+    if (shortened)
+        A_UINT("shortened_from_ns", sized);
     na += shared_anns(a + na, ap + na, elems, ep, q, sh);
     char name[CLT_MAX_STR + 16];
     est_name(name, sizeof name, sh, k);
@@ -244,14 +250,16 @@ void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, ui
     if (!n)
         return;
     uint64_t t0 = clt_boottime_ns();
-    /* each one's length, start and timed launches averaged, in one block */
-    uint64_t *d = malloc(3 * (size_t)n * sizeof *d), *s = d ? d + n : NULL, *timed = d ? d + 2 * n : NULL;
+    /* each one's length, start, timed launches averaged and length as sized, in one block */
+    uint64_t *d = malloc(4 * (size_t)n * sizeof *d), *s = d ? d + n : NULL, *timed = d ? d + 2 * n : NULL;
+    uint64_t *sized = d ? d + 3 * n : NULL;
     uint64_t t = q->est_end + 1, hi = until == UINT64_MAX ? UINT64_MAX : until - 1;
     if (d) {
         for (unsigned i = 0; i < n; i++) {
             d[i] = mean_of(e[i].key, &timed[i]);
             if (!d[i])                  /* never timed: the queue's latest timed command's length */
                 d[i] = q->last_timed_ns ? q->last_timed_ns : 1;
+            sized[i] = d[i];
         }
         uint64_t end = chain(e, d, n, t, 0, s);
         if (hi != UINT64_MAX && end > hi) {         /* no room even back to back: every one shortened alike */
@@ -273,7 +281,7 @@ void clt_est_draw(struct clt_writer *w, struct clt_queue *q, uint64_t before, ui
         struct clt_kern *k = sh && sh->kernel_id ? clt_dm_kern_get(w, sh->kernel_id, 0) : NULL;
         if (d && sh) {          /* every one drawn, its arrow ended: where the evidence leaves no room, 1 ns */
             uint64_t len = d[i] ? d[i] : 1;
-            slice(w, q, &e[i], sh, k, s[i], s[i] + len, timed[i]);
+            slice(w, q, &e[i], sh, k, s[i], s[i] + len, timed[i], sized[i]);
             t = s[i] + len + 1;
             drawn++;
         } else if (d) {

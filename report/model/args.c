@@ -14,7 +14,7 @@ enum arg_code { A_OTHER, A_RESULT, A_COMMAND_TYPE, A_DURATION, A_DIRECTION, A_BY
                 A_UAR, A_TYPE, A_CREATED_BY, A_SIZE, A_KNAME, A_PROGRAM, A_OPTIONS, A_BLOCK_R, A_BLOCK_W,
                 A_BLOCK_M, A_START, A_SITE_MADE, A_SITE_RELEASED, A_LEAK_CLASS, A_LEAK_WHY,
                 A_FINGERPRINTS, A_FP_CMD, A_FP_LAUNCH, A_KARGS, A_QUEUE, A_OUTSIDE, A_END, A_QUEUED, A_INSIDE, A_DEVICE,
-                A_ESTIMATED, A_MEMOBJ, A_REFS, A_CREATED_NS };
+                A_ESTIMATED, A_MEMOBJ, A_REFS, A_CREATED_NS, A_SHORTENED };
 static const char *const arg_names[] = { "", "result", "command_type", "duration_ns", "direction", "bytes",
                                          "pinned", "work_dim", "global_work_size", "local_work_size",
                                          "work_groups", "work_group_size", "preferred_work_group_size_multiple",
@@ -26,7 +26,7 @@ static const char *const arg_names[] = { "", "result", "command_type", "duration
                                          "fingerprints", "fingerprint_command", "fingerprint_launch",
                                          "kernel_args", "queue", "outside_window", "end_ns", "queued_ns",
                                          "called_inside", "device", "estimated", "memobj", "reference_count",
-                                         "created_ns" };
+                                         "created_ns", "shortened_from_ns" };
 
 static enum arg_code arg_code(const char *name)
 {
@@ -260,6 +260,7 @@ void rm_read_args(struct open_slice *o, struct seq *s, const Perfetto__Protos__T
         case A_REGS: kernel_arg(o, a, c, str); break;
         case A_UAR: o->uar = rm_ann_uint(a); break;
         case A_ESTIMATED: o->estimated = 1; break;
+        case A_SHORTENED: o->sized_ns = rm_ann_uint(a); break;
         case A_OUTSIDE: o->outside = rm_ann_uint(a) != 0; break;
         case A_PROGRAM: o->program = rm_ann_uint(a); break;
         case A_BLOCK_R:

@@ -99,6 +99,7 @@ struct open_slice {             /* a BEGIN waiting for its END */
     uint64_t ts;
     int device, error;          /* a device command; an API call that failed */
     int estimated;              /* a launch sampling left untimed, drawn where it ran (writer/estimated.c) */
+    uint64_t sized_ns;          /* such a launch shortened to fit between timed ones: as it was sized */
     uint64_t bytes, dur_ns;
     uint64_t raw_queued, raw_start, raw_end;   /* a device command's own timestamps (devtiming.c) */
     int has_raw;                /* 1 start, 2 end, 4 queued */

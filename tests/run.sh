@@ -411,11 +411,12 @@ t_register_counts_coming_keep_the_queue_in_order() {
     # ahead of them. A run that ends first: its exit does not wait for the
     # helper (which waits for it), says so, and the launches are drawn in
     # order without counts. Sampled by the budget (untimed launches drawn
-    # estimated), but where every launch is timed.
+    # estimated: 10,000 launches, past the budget's 3 ms floor; of 3,000 a
+    # loaded run timed every one, 2026-12-02), but where every launch is timed.
     local env=(CLTRACE_TEST_NVREGS_HELPER="$PWD/tests/apps/nvregs_standin.sh" CLTRACE_TEST_NVBUILD_ANY=1 STANDIN_REGS=21
                POCL_CACHE_DIR="$WORK/hq-pocl" CLTRACE_SAMPLE=budget)
     env "${env[@]}" STANDIN_SLEEP=0.3 XDG_CACHE_HOME="$WORK/hq-cache1" CLTRACE_OUTPUT="$WORK/hq1.%p.pftrace" \
-        LD_PRELOAD=$SHIM "$T/kerneltruth" none 3000 4000 > "$WORK/hq.out" || { echo "exit $? under cltrace"; return 1; }
+        LD_PRELOAD=$SHIM "$T/kerneltruth" none 10000 4000 > "$WORK/hq.out" || { echo "exit $? under cltrace"; return 1; }
     lint "$(trace_of "$WORK/hq1")"
     $PY tests/checks.py estimates "$(trace_of "$WORK/hq1")" k 21 || return 1
     env "${env[@]}" CLTRACE_SAMPLE=all STANDIN_SLEEP=1 XDG_CACHE_HOME="$WORK/hq-cache3" \

@@ -231,8 +231,8 @@ static void at_exit(void)
         facts.regs_wait_ns = clt_clock_ns(CLOCK_MONOTONIC) - r0;
     }
     uint64_t unfinished = recording ? exit_calls(1, early ? 0 : 2000, early ? 0 : 20000, 0) : 0;
-    if (recording)
-        clt_clock_keep_exit(clt_enter());        /* after the last command's completion */
+    if (recording)      /* after the last command's completion; on a thread that records (none made here) */
+        clt_clock_keep_exit(clt_tls);
     uint64_t exit_wait_ns = clt_clock_ns(CLOCK_MONOTONIC) - t0 + (early ? early - 1 : 0);
     t0 -= early ? early - 1 : 0;                 /* the exit's figure holds the early part */
     clt_cpusample_stop();

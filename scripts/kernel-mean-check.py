@@ -72,10 +72,9 @@ def main():
     print("%s, %d rounds: the default's kernel mean %.0f ns, %.3f of the program's sparse timing (%.0f ns);"
           " per round %.3f (%.2f-%.2f)" % (a.loop, a.rounds, got, got / ref, ref, med(own), min(own), max(own)))
     if res["wall"]:
-        print("its wall per launch: untraced %.0f ns (min %.0f), by default %.0f (min %.0f): %.3fx by the medians,"
-              " %.3fx by the minimums" % (med(res["untraced"]), min(res["untraced"]), med(res["wall"]), min(res["wall"]),
-                                         med(res["wall"]) / med(res["untraced"]), min(res["wall"]) / min(res["untraced"])))
-
+        u, w = res["untraced"], res["wall"]
+        print("its wall per launch: untraced %.0f ns (min %.0f), by default %.0f (min %.0f): %.3fx by the"
+              " medians, %.3fx by the minimums" % (med(u), min(u), med(w), min(w), med(w) / med(u), min(w) / min(u)))
 
 if __name__ == "__main__":
     main()

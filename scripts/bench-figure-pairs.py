@@ -25,8 +25,12 @@ same for the untraced runs against each other, in the same rounds: the spread
 the host gives that ratio with no cltrace at all (2026-12-01, an H200 host, 27
 rounds: 6 of 54 sets of 9 over 1.05x untraced against untraced).
 With --aa (the programs): both runs of each pair untraced, the ratio as above.
+With --hold-gpu: an idle process holds a context on the platform (CLBENCH_PLATFORM) for the
+whole measurement, as nvidia-persistenced keeps a GPU server's GPUs initialized: no run is then
+the GPU's only user, whose end de-initializes it in the kernel (~100 ms on an H200).
 
-    scripts/bench-figure-pairs.py [--pairs N] [--aa] [--examples [NAME ...]]   (after make test-bins)
+    scripts/bench-figure-pairs.py [--pairs N] [--aa] [--hold-gpu] [--examples [NAME ...]]
+    (after make test-bins)
 """
 import argparse
 import glob
@@ -164,13 +168,37 @@ def examples(rounds, work, only=()):
               told_aa["cannot tell"]))
 
 
+def hold_gpu():
+    """An idle process holding a context on the platform for the measurement (killed at the end),
+    as scripts/gpu-selfcost.sh holds one"""
+    holder = subprocess.Popen([os.path.join(B, "tests", "bench_calls"), "enqueue", "1", "--nap-us", "36000000000"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(3)
+    if holder.poll() is not None:
+        sys.exit("--hold-gpu: the holding process ended (%d): no context on the platform" % holder.returncode)
+    print("(the GPU kept initialized by process %d for the whole measurement)" % holder.pid)
+    return holder
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--pairs", type=int, default=7)
     ap.add_argument("--examples", nargs="*", metavar="NAME", help="every example, or those named")
     ap.add_argument("--aa", action="store_true", help="the programs untraced against untraced: the host's own spread "
                     "(--examples holds that control in every round)")
+    ap.add_argument("--hold-gpu", action="store_true", help="an idle process holds a context on the platform "
+                    "throughout, as nvidia-persistenced keeps a server's GPUs initialized")
     a = ap.parse_args()
+    holder = hold_gpu() if a.hold_gpu else None
+    try:
+        return measure_all(a)
+    finally:
+        if holder:
+            holder.kill()
+            holder.wait()
+
+
+def measure_all(a):
     if a.examples is not None:
         work = tempfile.mkdtemp(prefix="cltrace-figure-pairs.")
         try:

@@ -769,27 +769,42 @@ t_estimates_counted_as_sized_where_squeezed() {
     # ~6.7 us apart 6.5): the untimed launches between two timed ones cannot
     # be drawn end to end at their size, so they are drawn shortened, each
     # saying the length it was sized at; its kernel's time counts that length
-    # (counted as drawn, an H200's kernel mean read 0.95 of the program's own)
+    # (counted as drawn, an H200's kernel mean read 0.95 of the program's own).
+    # A fixed sample (1 in 8): the budget's timed launches come where the host's
+    # pace puts them, and a run of 1,024 untimed ones with none timed in flight
+    # is drawn unbounded, squeezed by nothing (0 shortened in 2 runs of 5)
     mkdir -p "$WORK/icd"
     echo "$T/libfaketiming.so" > "$WORK/icd/fake.icd"
-    OCL_ICD_VENDORS=$WORK/icd FAKE_TIMING=late-end:20000 traced "$WORK/sq" "$T/kerneltruth" none 20000 > /dev/null
+    OCL_ICD_VENDORS=$WORK/icd FAKE_TIMING=late-end:100000 CLTRACE_SAMPLE=16,8 traced "$WORK/sq" "$T/kerneltruth" none 20000 > /dev/null
     local t; t=$(trace_of "$WORK/sq")
     lint "$t"
     "$B/cltrace-report" --format json "$t" > "$WORK/sq.json"
     $PY tests/tracedump.py "$t" | $PY -c '
-import json, statistics, sys
+import json, sys
 d = json.load(sys.stdin)
 k = json.load(open(sys.argv[1]))["kernels"][0]
 timed = [s for s in d["slices"] if s["name"] == "k" and (s["track_name"] or "").startswith("Device")]
 est = [s for s in d["slices"] if s["name"] == "k (estimated)"]
 short = [s for s in est if "shortened_from_ns" in s["args"]]
-assert timed and len(short) > len(est) / 10, "%d of %d estimated launches shortened" % (len(short), len(est))
+assert timed and len(short) >= 100, "%d of %d estimated launches shortened" % (len(short), len(est))
 assert all(s["args"]["shortened_from_ns"] > s["dur"] for s in short), "a shortened one longer than its size"
-t_mean, e_mean = statistics.mean(s["dur"] for s in timed), statistics.mean(s["dur"] for s in est)
-mean = k["device_ns"] / k["launches"]
-print("timed %d, mean %.0f ns; estimated %d (%d shortened), drawn %.0f ns; the kernel table %.0f ns" % (
-    len(timed), t_mean, len(est), len(short), e_mean, mean))
-assert e_mean < 0.9 * t_mean and 0.85 * t_mean <= mean <= 1.15 * t_mean, "the kernel counted as drawn"' "$WORK/sq.json"
+# the kernel counts each as sized: its time is the sum of the timed durations and the estimated
+# sizes, to the nanosecond (counted as drawn, it reads less by what the shortened ones lost; how
+# close the sizes come to the truth depends on the pace of the machine: measured on a GPU host)
+sized = sum(s["dur"] for s in timed) + sum(max(s["args"].get("shortened_from_ns", 0), s["dur"]) for s in est)
+miss = sum(s["args"]["shortened_from_ns"] - s["dur"] for s in short)
+print("timed %d, estimated %d (%d shortened: %.1f ms less drawn); the kernel %.1f ms, sized %.1f ms" % (
+    len(timed), len(est), len(short), miss / 1e6, k["device_ns"] / 1e6, sized / 1e6))
+assert k["launches"] == len(timed) + len(est) and abs(k["device_ns"] - sized) <= k["launches"], "not counted as sized"
+# the two figures that differ say by how much: the table counts each as sized, the device line as drawn
+j = json.load(open(sys.argv[1]))
+b = j["summary"]["device"]
+assert b["estimated"] == len(est) and b["shortened"] == len(short), (b, len(est), len(short))
+assert abs(b["shortened_ns"] - miss) <= len(short), (b["shortened_ns"], miss)
+gap = sum(x["device_ns"] for x in j["kernels"]) - b["kernel_ns"]
+assert abs(gap - b["shortened_ns"]) <= len(short), (gap, b["shortened_ns"])' "$WORK/sq.json"
+    "$B/cltrace-report" "$t" | tr -s " \n" "  " | grep -q "of them drawn shorter, to fit between timed ones: the kernels' times count" \
+        || { echo "the sample line does not say the table counts more than the device line"; return 1; }
 }
 
 t_launch_loop_sampled() {

@@ -380,7 +380,7 @@ struct rm_model {
     unsigned n_dev;
     uint64_t packets, slices, device_commands, dropped_calls;
     uint64_t estimated_commands, estimated_ns;   /* untimed launches drawn where they ran (writer/estimated.c) */
-    uint64_t shortened_commands, shortened_ns;   /* of them, drawn shorter than sized to fit between timed ones: how much */
+    uint64_t shortened_commands, shortened_ns;   /* of their launches, drawn shorter than sized to fit between timed ones */
     unsigned n_windows;                 /* CLTRACE_WINDOW: the windows the trace holds (0: the whole run) */
     uint64_t window_ns;                 /* their total length */
     char windows[512];                  /* "START-END;..." as the trace says (trace ns) */

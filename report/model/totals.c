@@ -283,7 +283,7 @@ static void estimated_command(struct rm_model *m, struct open_slice *o, uint64_t
      * own sparse timing, per round 0.83-1.14; sized, 0.98, 12 rounds, 2026-12-02) */
     if (k)
         k->est_n++, k->est_ns += o->sized_ns > dur ? o->sized_ns : dur;
-    if (o->sized_ns > dur)
+    if (k && o->sized_ns > dur)      /* what the kernels' table counts beyond the device line */
         m->shortened_commands++, m->shortened_ns += o->sized_ns - dur;
     cmd_sample(m, tuuid, o->ts, dur, kernel ? 1 : o->direction[0] ? 2 : 0);
     timeline_add(&m->tl, o->ts, o->ts + dur, kernel, transfer);

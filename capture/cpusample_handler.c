@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 #include <ucontext.h>
 #include <pthread.h>
 #include "cpusample.h"
@@ -130,6 +131,8 @@ CLT_ANY_THREAD static void take(struct clt_sbuf *b, const siginfo_t *si, void *u
         __atomic_fetch_add(&b->lost, 1, __ATOMIC_RELAXED);
         return;
     }
+    struct timespec c0, c1;     /* the thread's CPU time: cltrace's cost, the time off the CPU apart */
+    int cpu = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0) == 0;
     s->t = clt_now();
     s->flags = 0;
     s->weight = 1 + (uint32_t)(si->si_overrun > 0 ? si->si_overrun : 0);
@@ -145,7 +148,10 @@ CLT_ANY_THREAD static void take(struct clt_sbuf *b, const siginfo_t *si, void *u
     s->size = (uint32_t)(sizeof *s + 8 * (size_t)n);
     __atomic_fetch_add(&b->taken, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&b->head, head + s->size, __ATOMIC_RELEASE);
-    __atomic_fetch_add(&b->handler_ticks, clt_now() - s->t, __ATOMIC_RELAXED);    /* cltrace's cost, stated */
+    __atomic_fetch_add(&b->handler_ticks, clt_now() - s->t, __ATOMIC_RELAXED);
+    if (cpu && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1) == 0)      /* cltrace's cost, stated */
+        __atomic_fetch_add(&b->handler_cpu_ns, (uint64_t)((c1.tv_sec - c0.tv_sec) * 1000000000LL +
+                                                          (c1.tv_nsec - c0.tv_nsec)), __ATOMIC_RELAXED);
 }
 
 /* The timer's value: its slot and generation. A signal of an earlier

@@ -111,6 +111,30 @@ PYEOF
     done
 }
 
+t_cpu_samples_cost_counted_on_the_cpu() {
+    # the handlers' cost is what the thread's CPU clock counts in them: one
+    # preempted inside (beside two CPU hogs) is not cltrace's work, and is
+    # said apart (12 samples of matmul once read 2.8 ms on 2 busy cores,
+    # 232 us a sample; on the CPU 45-90 us). At 1,000 a second beside two
+    # hogs: each sample's time on the CPU well under a millisecond, the
+    # time off it apart, and the report's line with the trace's count
+    local h1 h2
+    ( while :; do :; done ) & h1=$!
+    ( while :; do :; done ) & h2=$!
+    CLTRACE_CPU_SAMPLES=1000 traced "$WORK/sc" "$T/host_gap" 200 > /dev/null || { kill $h1 $h2; return 1; }
+    kill $h1 $h2; wait $h1 $h2 2> /dev/null || true
+    local t; t=$(trace_of "$WORK/sc")
+    "$B/cltrace-report" --explain cost "$t" > "$WORK/sc.txt"
+    $PY tests/tracedump.py --attributes "$t" | $PY -c '
+import json, re, sys
+a = json.load(sys.stdin)
+n, on, off = a["cltrace.cpu_samples"], a["cltrace.self_cpu_samples_ns"], a["cltrace.self_cpu_samples_off_cpu_ns"]
+print("%d samples: %.1f us each on the CPU, %.3f ms off it inside the handlers" % (n, on / 1e3 / max(n, 1), off / 1e6))
+assert n >= 20 and 0 < on / n < 500000 and off >= 0, (n, on, off)
+said = re.search(r"CPU samples: (\d+), ([0-9.]+) us each on the CPU", open(sys.argv[1]).read())
+assert said and int(said.group(1)) == n and abs(float(said.group(2)) - on / 1e3 / n) < 0.1, said' "$WORK/sc.txt"
+}
+
 t_cpu_samples_name_the_python_line() {
     # the same in pure Python under pyopencl: the script's function and line,
     # with most of the samples (30 steps, ~20 samples: at 20 steps, 13, and

@@ -224,7 +224,7 @@ void clt_rec_forget(void);
 /* samples.c: the program's threads' CPU samples (capture/cpusample.c) */
 void clt_samples_drain(struct clt_writer *w);
 void clt_samples_attrs(struct clt_attrs *a);
-uint64_t clt_samples_handler_ns(const struct clt_writer *w);   /* its cost on the app's threads */
+void clt_samples_handler_ns(const struct clt_writer *w, uint64_t *on_cpu, uint64_t *off_cpu);   /* on the app's threads */
 
 /* windows.c: the windows the trace holds (capture/window.c) */
 void clt_window_emit(struct clt_writer *w, const struct clt_rec *rec);

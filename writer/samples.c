@@ -78,15 +78,21 @@ void clt_samples_drain(struct clt_writer *w)
     }
 }
 
-/* What the handlers took on the app's threads, sample by sample (ns). */
-uint64_t clt_samples_handler_ns(const struct clt_writer *w)
+/* What the handlers took on the app's threads, sample by sample (ns): on
+ * the CPU, and the rest of their wall time (the thread off the CPU inside
+ * a handler: preempted, not cltrace's work). */
+void clt_samples_handler_ns(const struct clt_writer *w, uint64_t *on_cpu, uint64_t *off_cpu)
 {
-    uint64_t ticks = 0;
+    uint64_t ticks = 0, cpu = 0;
     unsigned used = __atomic_load_n(&clt_sbufs_used, __ATOMIC_ACQUIRE);
     for (unsigned i = 0; i < used; i++)
-        if (clt_sbufs[i])
+        if (clt_sbufs[i]) {
             ticks += __atomic_load_n(&clt_sbufs[i]->handler_ticks, __ATOMIC_RELAXED);
-    return clt_use_tsc ? (uint64_t)((double)ticks * w->clock.ns_per_tick) : ticks;
+            cpu += __atomic_load_n(&clt_sbufs[i]->handler_cpu_ns, __ATOMIC_RELAXED);
+        }
+    uint64_t wall = clt_use_tsc ? (uint64_t)((double)ticks * w->clock.ns_per_tick) : ticks;
+    *on_cpu = cpu < wall ? cpu : wall;
+    *off_cpu = wall - *on_cpu;
 }
 
 /* The trace says how it was sampled and what was lost. */

@@ -263,8 +263,12 @@ void clt_cost_footer(struct clt_writer *w, struct clt_attrs *a, uint64_t run_ns,
     clt_attr_int(a, "cltrace.light_calls_measured_ns", (int64_t)light.ns);
     clt_attr_int(a, "cltrace.light_calls_cut", (int64_t)light.cuts);
     clt_attr_int(a, "cltrace.light_calls_cut_ns", (int64_t)light.cut_ns);
-    /* the CPU samples' handlers, apart: the report adds them to the figure */
-    clt_attr_int(a, "cltrace.self_cpu_samples_ns", (int64_t)clt_samples_handler_ns(w));
+    /* the CPU samples' handlers, apart: the report adds them to the figure,
+     * on the CPU; the thread off the CPU inside them is said apart */
+    uint64_t sampled_on, sampled_off;
+    clt_samples_handler_ns(w, &sampled_on, &sampled_off);
+    clt_attr_int(a, "cltrace.self_cpu_samples_ns", (int64_t)sampled_on);
+    clt_attr_int(a, "cltrace.self_cpu_samples_off_cpu_ns", (int64_t)sampled_off);
     clt_attr_int(a, "cltrace.self_hot_path_ns", (int64_t)hot);
     clt_attr_int(a, "cltrace.self_device_timing_ns", (int64_t)ev);
     clt_attr_int(a, "cltrace.self_waited_ns", (int64_t)wait);

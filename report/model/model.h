@@ -282,6 +282,7 @@ struct rm_selfcost {            /* what cltrace added to the run (selfcost.c) */
     int known;                  /* the trace states it (cltrace 0.2 and later) */
     uint64_t self_ns, hot_ns, device_timing_ns, waited_ns, calls_waited, run_ns;
     uint64_t cpu_samples_ns;     /* the CPU samples' handlers on the app's threads (in self_ns) */
+    uint64_t cpu_samples_off_ns; /* the thread off the CPU inside them: said, not counted */
     /* light calls measured (each stands for 64) and their time as counted;
      * those cut short, the thread off the CPU inside them, and what was cut */
     uint64_t light_measured, light_measured_ns, light_cut, light_cut_ns;
@@ -305,6 +306,7 @@ struct rm_selfcost {            /* what cltrace added to the run (selfcost.c) */
     uint64_t sched_own_runs, sched_app_runs;
     /* of cltrace's, the wake-ups (traces from 2026-11-27 on: wakeups_known) */
     int wakeups_known;
+    int samples_cpu_known;       /* the handlers' time on the CPU (traces from 2026-12-02 on) */
     uint64_t sched_own_wakeups;
     /* how the machine's idle CPUs wait: a virtual machine (0: not, or not
      * stated), the cpuidle driver ("" not stated), the guest's halt-polling

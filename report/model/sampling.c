@@ -56,6 +56,7 @@ static const struct { const char *key; size_t off; } ints[] = {
     { "cltrace.self_ns", offsetof(struct rm_selfcost, self_trace_ns) },
     { "cltrace.self_hot_path_ns", offsetof(struct rm_selfcost, hot_ns) },
     { "cltrace.self_cpu_samples_ns", offsetof(struct rm_selfcost, cpu_samples_ns) },
+    { "cltrace.self_cpu_samples_off_cpu_ns", offsetof(struct rm_selfcost, cpu_samples_off_ns) },
     { "cltrace.light_calls_measured", offsetof(struct rm_selfcost, light_measured) },
     { "cltrace.light_calls_measured_ns", offsetof(struct rm_selfcost, light_measured_ns) },
     { "cltrace.light_calls_cut", offsetof(struct rm_selfcost, light_cut) },
@@ -94,6 +95,7 @@ void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char
             c->sched_known |= !strcmp(key, "cltrace.sched_span_ns");
             c->runs_known |= !strcmp(key, "cltrace.sched_own_runs");
             c->wakeups_known |= !strcmp(key, "cltrace.sched_own_wakeups");
+            c->samples_cpu_known |= !strcmp(key, "cltrace.self_cpu_samples_off_cpu_ns");
             c->self_ns = c->self_trace_ns + c->cpu_samples_ns;    /* the trace states the samples' apart */
             return;
         }

@@ -26,8 +26,8 @@ the host gives that ratio with no cltrace at all (2026-12-01, an H200 host, 27
 rounds: 6 of 54 sets of 9 over 1.05x untraced against untraced).
 With --aa (the programs): both runs of each pair untraced, the ratio as above.
 With --hold-gpu: an idle process holds a context on the platform (CLBENCH_PLATFORM) for the
-whole measurement, as nvidia-persistenced keeps a GPU server's GPUs initialized: no run is then
-the GPU's only user, whose end de-initializes it in the kernel (~100 ms on an H200).
+whole measurement, as a GPU server's other jobs often do: no run is then the GPU's only user
+(on an H200 with persistence mode on, each example ran ~130 ms shorter, 2026-12-02).
 
     scripts/bench-figure-pairs.py [--pairs N] [--aa] [--hold-gpu] [--examples [NAME ...]]
     (after make test-bins)
@@ -187,7 +187,7 @@ def main():
     ap.add_argument("--aa", action="store_true", help="the programs untraced against untraced: the host's own spread "
                     "(--examples holds that control in every round)")
     ap.add_argument("--hold-gpu", action="store_true", help="an idle process holds a context on the platform "
-                    "throughout, as nvidia-persistenced keeps a server's GPUs initialized")
+                    "throughout: no run is the GPU's only user")
     a = ap.parse_args()
     holder = hold_gpu() if a.hold_gpu else None
     try:

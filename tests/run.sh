@@ -1836,7 +1836,7 @@ ALONE=" try_examples_fixes_measured_as_the_fixed_examples launch_loop_budget_by_
   selfcost_check_adds_pairs_only_within_noise stalled_disk_never_hangs_the_app
   gpu_measuring_programs_build_and_check_on_pocl threads_8x1M_defaults_lossless threads_8x250k_tsan_lossless
   mpi_wait_with_idle_device_found_and_fixed mpi_two_hosts_one_timeline tune_workgroup_picks_a_preferred_multiple
-  findings_estimate_gains "
+  findings_estimate_gains cpu_samples_cost_counted_on_the_cpu "
 # hashcat refuses a second instance of itself
 HASHCAT="runtime_loaded_hashcat_mask_attack real_clients_unchanged"
 JOBS=${TEST_JOBS:-3}

@@ -131,7 +131,7 @@ a = json.load(sys.stdin)
 n, on, off = a["cltrace.cpu_samples"], a["cltrace.self_cpu_samples_ns"], a["cltrace.self_cpu_samples_off_cpu_ns"]
 print("%d samples: %.1f us each on the CPU, %.3f ms off it inside the handlers" % (n, on / 1e3 / max(n, 1), off / 1e6))
 assert n >= 20 and 0 < on / n < 500000 and off >= 0, (n, on, off)
-said = re.search(r"CPU samples: (\d+), ([0-9.]+) us each on the CPU", open(sys.argv[1]).read())
+said = re.search(r"CPU samples: (\d+), their handlers ([0-9.]+) us a sample on the CPU", open(sys.argv[1]).read())
 assert said and int(said.group(1)) == n and abs(float(said.group(2)) - on / 1e3 / n) < 0.1, said' "$WORK/sc.txt"
 }
 

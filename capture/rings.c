@@ -179,6 +179,7 @@ static int ring_fits(struct clt_thread *th, size_t max, uint64_t *pad)
  * until there is room: one slow call when the writer falls behind, not one
  * per call. */
 #define BACKPRESSURE_NS 10000000000L
+#define WAIT_NAP_NS 100000000L
 /* A wait of the calling thread (ring room, the collector), kept out of the
  * call being measured and counted in cltrace's own cost, less the paced
  * ticks of it where the device, not cltrace, set the pace. */
@@ -318,7 +319,13 @@ struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max)
         __atomic_store_n(&th->waiting, 1, __ATOMIC_SEQ_CST);
         clt_writer_kick();
         if (!ring_fits(th, max, &pad)) {
-            struct timespec ts = { left / 1000000000L, left % 1000000000L };
+            /* in naps of 100 ms at most, each lifting cltrace's threads again: a
+             * lift holds a second (clt_own_threads_settle), and one 10 s sleep
+             * let them fall back to idle priority behind two CPU hogs, the gzip
+             * thread then starved, the writer waiting on it and 8 threads' rings
+             * full until the 10 s ran out (their calls dropped: 2 runs in 12) */
+            long nap = left < WAIT_NAP_NS ? left : WAIT_NAP_NS;
+            struct timespec ts = { nap / 1000000000L, nap % 1000000000L };
             futex(&th->wake_seq, FUTEX_WAIT_PRIVATE, seq, &ts);
         }
         __atomic_store_n(&th->waiting, 0, __ATOMIC_RELAXED);

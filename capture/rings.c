@@ -321,9 +321,10 @@ struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max)
         if (!ring_fits(th, max, &pad)) {
             /* in naps of 100 ms at most, each lifting cltrace's threads again: a
              * lift holds a second (clt_own_threads_settle), and one 10 s sleep
-             * let them fall back to idle priority behind two CPU hogs, the gzip
-             * thread then starved, the writer waiting on it and 8 threads' rings
-             * full until the 10 s ran out (their calls dropped: 2 runs in 12) */
+             * let them fall back to idle priority on 2 cores loaded by 4-12 busy
+             * processes, the gzip thread then starved, the writer waiting on it
+             * and 8 threads' rings full until the 10 s ran out (their calls
+             * dropped: 10 runs in 62; 0 in 32 since) */
             long nap = left < WAIT_NAP_NS ? left : WAIT_NAP_NS;
             struct timespec ts = { nap / 1000000000L, nap % 1000000000L };
             futex(&th->wake_seq, FUTEX_WAIT_PRIVATE, seq, &ts);

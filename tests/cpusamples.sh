@@ -132,7 +132,8 @@ n, on, off = a["cltrace.cpu_samples"], a["cltrace.self_cpu_samples_ns"], a["cltr
 print("%d samples: %.1f us each on the CPU, %.3f ms off it inside the handlers" % (n, on / 1e3 / max(n, 1), off / 1e6))
 assert n >= 20 and 0 < on / n < 500000 and off >= 0, (n, on, off)
 said = re.search(r"CPU samples: (\d+), their handlers ([0-9.]+) us a sample on the CPU", open(sys.argv[1]).read())
-assert said and int(said.group(1)) == n and abs(float(said.group(2)) - on / 1e3 / n) < 0.1, said' "$WORK/sc.txt"
+assert said, "no line \"CPU samples: N, their handlers X us a sample on the CPU\" in --explain cost"
+assert int(said.group(1)) == n and abs(float(said.group(2)) - on / 1e3 / n) < 0.1, ("said", said.groups(), n, on)' "$WORK/sc.txt"
 }
 
 t_cpu_samples_name_the_python_line() {

@@ -785,7 +785,8 @@ t_estimates_counted_as_sized_where_squeezed() {
     $PY tests/tracedump.py "$t" | $PY -c '
 import json, sys
 d = json.load(sys.stdin)
-k = json.load(open(sys.argv[1]))["kernels"][0]
+j = json.load(open(sys.argv[1]))
+k = j["kernels"][0]
 timed = [s for s in d["slices"] if s["name"] == "k" and (s["track_name"] or "").startswith("Device")]
 est = [s for s in d["slices"] if s["name"] == "k (estimated)"]
 short = [s for s in est if "shortened_from_ns" in s["args"]]
@@ -800,7 +801,6 @@ print("timed %d, estimated %d (%d shortened: %.1f ms less drawn); the kernel %.1
     len(timed), len(est), len(short), miss / 1e6, k["device_ns"] / 1e6, sized / 1e6))
 assert k["launches"] == len(timed) + len(est) and abs(k["device_ns"] - sized) <= k["launches"], "not counted as sized"
 # the two figures that differ say by how much: the table counts each as sized, the device line as drawn
-j = json.load(open(sys.argv[1]))
 b = j["summary"]["device"]
 assert b["estimated"] == len(est) and b["shortened"] == len(short), (b, len(est), len(short))
 assert abs(b["shortened_ns"] - miss) <= len(short), (b["shortened_ns"], miss)

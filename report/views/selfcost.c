@@ -214,7 +214,8 @@ static void said_rows(const struct rm_model *m, struct cost_account *a)
     if (m->hostcpu.samples && c->samples_cpu_known)   /* before 2026-12-02: wall time, preemptions in it */
         row(a->said, &a->n_said, COST_ROWS, c->cpu_samples_off_ns, "CPU samples: %llu, their handlers %.1f us "
             "a sample on the CPU%s", (unsigned long long)m->hostcpu.samples,
-            (double)c->cpu_samples_ns / 1e3 / (double)m->hostcpu.samples, c->cpu_samples_off_ns ? "; the thread off the CPU inside them, not counted" : ", none off it");
+            (double)c->cpu_samples_ns / 1e3 / (double)m->hostcpu.samples,
+            c->cpu_samples_off_ns ? "; the thread off the CPU inside them, not counted" : ", none off it");
     if (c->runs_known)
         row(a->said, &a->n_said, COST_ROWS, 0, "its threads woke %llu times while the app ran (%llu turns; the "
             "app's threads' turns: %llu)", (unsigned long long)(c->wakeups_known ? c->sched_own_wakeups

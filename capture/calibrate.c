@@ -1,17 +1,12 @@
-/* The calibration on each device's first queue: what an event costs the
- * calling thread on this driver (cltrace's own cost, measured), clock
- * evidence from markers polled to completion, and on a GPU what a
- * profiling queue adds to a write. On a CPU device it runs on the app's
- * thread inside its clCreateCommandQueue*, on the app's new queue (its
- * commands finished before the call returns); on a GPU on a thread of
- * cltrace's, on cltrace's own queue there (clock.c), while the app goes on.
- * Nothing of it is seen by the app. */
+/* The calibration on each device's first queue, before the app uses it:
+ * what an event costs the calling thread on this driver (cltrace's own
+ * cost, measured), clock evidence from markers polled to completion, and on
+ * a GPU what a profiling queue adds to a write. Runs on the app's thread
+ * inside its clCreateCommandQueue*; nothing of it is seen by the app (its
+ * commands go to the app's new queue and are finished before it returns). */
 #define _GNU_SOURCE
-#include <pthread.h>
 #include <stdlib.h>
-#include <time.h>
 #include "capture/generated/clt_hooks.h"
-#include "writer/writer.h"
 #include "calibrate.h"
 #include "hooks.h"
 
@@ -24,15 +19,7 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* What the calibration measured on a device. */
-struct clt_evcost {
-    uint64_t without, with;     /* a command's enqueue without, with an event: medians (ticks) */
-    uint64_t samples;           /* pairs measured */
-    uint64_t write_penalty;     /* a write + sync on a profiling queue against a plain one (ticks; 0: none) */
-    uint64_t write_event;       /* what an event adds to a 4-byte write (ticks) */
-};
-
-/* On a device's first queue, or cltrace's own there: markers with and
+/* On the first queue of a device, before the app uses it: markers with and
  * without an event, interleaved. The difference of the medians is what an
  * event costs the calling thread on this driver (cltrace's own cost,
  * measured). Each marker with an event is also polled to completion: its
@@ -183,36 +170,38 @@ static uint64_t write_event_cost(void *queue, void *buf)
     return with[CAL_MARKERS / 2] > without[CAL_MARKERS / 2] ? with[CAL_MARKERS / 2] - without[CAL_MARKERS / 2] : 0;
 }
 
-/* Into a buffer made and released here: where `fills`, fills of 4 bytes
- * with and without an event, interleaved, then what an event adds to a
- * write; where `penalty` (a GPU, the app did not ask for profiling), and
- * the fills were measured or not asked for, the write penalty. A CPU
- * device's write is a copy on the host, not a DMA a profiling queue slows:
- * on PoCL the pairs never showed one (stopped after 3-7, each a sync ~0.1
- * ms on 2 cores). 1: the fills measured (CAL_MARKERS of each). */
-static int event_cost_fill(void *queue, void *dev, int fills, int penalty, struct calibration *cal)
+/* Fills of 4 bytes, with and without an event, interleaved, into a buffer
+ * made and released here; then what an event adds to a write, and, where
+ * the app did not ask for profiling and the device is not a CPU, the write
+ * penalty. 1: measured (CAL_MARKERS of each). */
+static int event_cost_fill(void *queue, void *dev, int cpu_device, int app_profiling, struct calibration *cal)
 {
     typedef void *(*create_buf_t)(void *, uint64_t, size_t, void *, int32_t *);
     typedef int32_t (*obj_fn_t)(void *);
     get_info_t qinfo = REAL(clGetCommandQueueInfo);
     create_buf_t create = REAL(clCreateBuffer);
-    obj_fn_t rel_mem = REAL(clReleaseMemObject), finish = REAL(clFinish);
+    obj_fn_t rel_mem = REAL(clReleaseMemObject);
     void *ctx = NULL;
     int32_t err = -1;
-    if (!qinfo || !create || !rel_mem || !finish ||
+    if (!qinfo || !create || !rel_mem ||
         qinfo(queue, 0x1090 /* CL_QUEUE_CONTEXT */, sizeof ctx, &ctx, NULL) != CL_SUCCESS_ || !ctx)
         return 0;
     void *buf = create(ctx, 1 /* CL_MEM_READ_WRITE */, 4, NULL, &err);
     if (!buf || err != CL_SUCCESS_)
         return 0;
-    int measured = fills && cal_pairs(queue, buf, fill4, cal->fill_without, cal->fill_with) == CAL_MARKERS;
+    int measured = cal_pairs(queue, buf, fill4, cal->fill_without, cal->fill_with) == CAL_MARKERS;
     if (measured)
         cal->write_event = write_event_cost(queue, buf);
-    if (penalty && (measured || !fills))
+    /* A CPU device's write is a copy on the host, not a DMA a profiling
+     * queue slows: on PoCL the pairs never showed a penalty (stopped after
+     * 3-7, each a sync ~0.1 ms on 2 cores) */
+    if (measured && !app_profiling && !cpu_device)
         write_penalty(queue, ctx, dev, buf, cal);
     /* the fills done first: PoCL keeps a buffer released with commands pending, and its
      * reference on the app's context, which the app may read ("5" where untraced "3") */
-    finish(queue);
+    obj_fn_t finish = REAL(clFinish);
+    if (finish)
+        finish(queue);
     rel_mem(buf);
     return measured;
 }
@@ -245,8 +234,8 @@ static unsigned cal_markers(struct clt_thread *th, void *queue, void *dev, int c
 /* A queue without profiling (PoCL's, timed by callbacks) gives its markers
  * no times: polled for nothing there (4 of them 0.54 ms of the app's first
  * queue on PoCL, 2 cores), they are taken only where the fills fail. */
-static int calibrate(struct clt_thread *th, void *queue, void *dev, int cpu_device, int penalty, int profiled,
-                     struct clt_evcost *out)
+int clt_calibrate(struct clt_thread *th, void *queue, void *dev, int cpu_device, int app_profiling, int profiled,
+                  struct clt_evcost *out)
 {
     struct calibration cal = { .n_syncs = 0 };
     uint64_t *without = cal.without, *with = cal.with;
@@ -256,7 +245,7 @@ static int calibrate(struct clt_thread *th, void *queue, void *dev, int cpu_devi
      * one anyway); a 4-byte fill of a buffer of ours pays for the event as a
      * kernel launch does (7.5 us against 7.4, scripts/evcollect.c): measure
      * on that where the driver lets us; else the markers' pairs, all 16. */
-    if (event_cost_fill(queue, dev, 1, penalty, &cal)) {
+    if (event_cost_fill(queue, dev, cpu_device, app_profiling, &cal)) {
         n = CAL_MARKERS;
         without = cal.fill_without;
         with = cal.fill_with;
@@ -268,119 +257,4 @@ static int calibrate(struct clt_thread *th, void *queue, void *dev, int cpu_devi
     qsort(with, n, sizeof *with, cmp_u64);
     *out = (struct clt_evcost){ without[n / 2], with[n / 2], n, write_penalty_of(&cal), cal.write_event };
     return 1;
-}
-
-/* The budget's price (capture/sample.c), and the record the writer reads. */
-static void evcost_put(struct clt_thread *th, void *dev, const struct clt_evcost *c)
-{
-    clt_sample_event_price(c->with > c->without ? c->with - c->without : 0, c->write_penalty);
-    struct clt_rec *rec = th ? clt_rec_begin(th, sizeof(struct clt_rec) + 8 * EVC_N) : NULL;
-    if (!rec)
-        return;
-    struct clt_extra x = clt_extra_init(rec, EVC_N);
-    rec->arg[EVC_DEVICE] = (uint64_t)(uintptr_t)dev;
-    rec->arg[EVC_WITHOUT] = c->without;
-    rec->arg[EVC_WITH] = c->with;
-    rec->arg[EVC_SAMPLES] = c->samples;
-    rec->arg[EVC_WRITE_PENALTY] = c->write_penalty;
-    rec->arg[EVC_WRITE_EVENT] = c->write_event;
-    uint64_t now = clt_now();
-    clt_rec_commit(th, rec, &x, CLT_REC_EVCOST, now, now, 0);
-}
-
-void clt_calibrate_here(struct clt_thread *th, void *queue, void *dev, int cpu_device, int app_profiling, int profiled)
-{
-    struct clt_evcost c;
-    if (calibrate(th, queue, dev, cpu_device, !app_profiling && !cpu_device, profiled, &c))
-        evcost_put(th, dev, &c);
-}
-
-/* ---- beside the app ------------------------------------------------------- */
-
-/* On a GPU (an H200) the calibration took ~1.9 ms of the app's first
- * clCreateCommandQueue, ~0.7 % of an example's whole run; on cltrace's own
- * queue, on a thread of cltrace's, the app goes on meanwhile (it builds its
- * program, makes its buffers). What a profiling queue adds to a write
- * stays on the app's thread, before its call returns (~0.4 ms): a write +
- * clFinish's time taken beside the app's first transfers would be theirs.
- * The app waits for the rest only where it would see it: its context's
- * reference count read, its release, the exit (clock.c). */
-#define BESIDE_JOBS 16
-static struct beside_job { void *dev, *queue; uint64_t write_penalty; } jobs[BESIDE_JOBS];
-static unsigned n_jobs;
-static _Atomic int worker;        /* a thread takes the jobs until none is left */
-static pthread_mutex_t jobs_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void jobs_run(struct clt_thread *th)
-{
-    for (;;) {
-        pthread_mutex_lock(&jobs_lock);
-        if (!n_jobs) {
-            worker = 0;
-            pthread_mutex_unlock(&jobs_lock);
-            return;
-        }
-        struct beside_job j = jobs[--n_jobs];
-        pthread_mutex_unlock(&jobs_lock);
-        struct clt_evcost c;
-        if (calibrate(th, j.queue, j.dev, 0, 0, 1, &c)) {
-            c.write_penalty = j.write_penalty;
-            evcost_put(th, j.dev, &c);
-        }
-        clt_clock_keep_return(j.dev);
-    }
-}
-
-static void *beside_main(void *arg)
-{
-    (void)arg;
-    clt_own_thread_begin("cltrace-calib", 0);
-    jobs_run(clt_enter());
-    clt_own_thread_end();
-    return NULL;
-}
-
-uint64_t clt_calibrate_penalty(void *app_queue, void *dev)
-{
-    struct calibration cal = { .n_syncs = 0 };
-    event_cost_fill(app_queue, dev, 0, 1, &cal);
-    return write_penalty_of(&cal);
-}
-
-int clt_calibrate_beside(struct clt_thread *th, void *dev, uint64_t write_penalty)
-{
-    void *own = clt_clock_keep_lease(dev);
-    if (!own)
-        return 0;
-    pthread_mutex_lock(&jobs_lock);
-    int room = n_jobs < BESIDE_JOBS, start = room && !worker;
-    if (room) {
-        jobs[n_jobs++] = (struct beside_job){ dev, own, write_penalty };
-        worker = 1;
-    }
-    pthread_mutex_unlock(&jobs_lock);
-    if (!room) {
-        clt_clock_keep_return(dev);
-        return 0;
-    }
-    if (start && clt_spawn_own(beside_main) != 0)
-        jobs_run(th);             /* no thread: here, as before */
-    return 1;
-}
-
-/* The exit, before recording stops: what is being measured is recorded (a
- * program that ends within a few ms of its first queue). Polled, bounded:
- * an _exit in a signal handler may come here. */
-void clt_calibrate_finish(void)
-{
-    const struct timespec nap = { 0, 100000 };
-    for (unsigned i = 0; i < 20000 && __atomic_load_n(&worker, __ATOMIC_ACQUIRE); i++)
-        nanosleep(&nap, NULL);
-}
-
-void clt_calibrate_forget(void)
-{
-    pthread_mutex_init(&jobs_lock, NULL);
-    n_jobs = 0;
-    worker = 0;
 }

@@ -125,11 +125,9 @@ static struct keep {
     int cpu_device;                   /* clt_clock_cpu_device, asked once when the queue was made */
     int raw;                          /* its clock is CLOCK_MONOTONIC_RAW: read, no queue */
     uint32_t context_refs;            /* the references our queue added to the context's count */
-    int leased;                       /* the calibration uses the queue (calibrate.c): kept, no markers */
 } keeps[KEEP_DEVICES];
 static unsigned n_keeps;
 static pthread_mutex_t keep_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t keep_returned = PTHREAD_COND_INITIALIZER;
 
 /* keep_lock as an app's thread takes it. The collector holds it across its
  * markers, at idle priority: beside two CPU hogs it then got no CPU, and
@@ -142,21 +140,6 @@ static void keep_lock_for_app(void)
         return;
     clt_own_threads_lift(CLT_LIFT_CLOCK);
     pthread_mutex_lock(&keep_lock);
-}
-
-/* keep_lock held: until no queue of ours in context (NULL: any) is leased.
- * The calibration beside the app takes ~1.5 ms on NVIDIA; the app waits
- * for it only where it would see it (its context's count, its release). */
-static void keep_wait_returned(void *context)
-{
-    for (;;) {
-        int leased = 0;
-        for (unsigned i = 0; i < n_keeps; i++)
-            leased |= keeps[i].leased && (!context || keeps[i].context == context);
-        if (!leased)
-            return;
-        pthread_cond_wait(&keep_returned, &keep_lock);
-    }
 }
 
 /* A profiling queue of ours on dev in context, or NULL (markers need 1.2). */
@@ -247,41 +230,12 @@ void clt_clock_keep(struct clt_thread *th, void *context, void *dev, int cpu_dev
     pthread_mutex_unlock(&keep_lock);
 }
 
-/* The device's queue of ours, for the calibration's commands on a thread
- * of cltrace's (calibrate.c): kept until returned, no marker taken on it
- * meanwhile. NULL: none (a CPU device's clock is read; no 1.2; leased). */
-void *clt_clock_keep_lease(void *dev)
-{
-    void *q = NULL;
-    keep_lock_for_app();
-    for (unsigned i = 0; i < n_keeps && !q; i++)
-        if (keeps[i].device == dev && keeps[i].queue && !keeps[i].leased) {
-            keeps[i].leased = 1;
-            q = keeps[i].queue;
-        }
-    pthread_mutex_unlock(&keep_lock);
-    return q;
-}
-
-void clt_clock_keep_return(void *dev)
-{
-    pthread_mutex_lock(&keep_lock);
-    for (unsigned i = 0; i < n_keeps; i++)
-        if (keeps[i].device == dev && keeps[i].leased) {
-            keeps[i].leased = 0;
-            keeps[i].last_ns = clt_clock_ns(CLOCK_MONOTONIC);   /* the calibration has just taken its markers */
-        }
-    pthread_cond_broadcast(&keep_returned);
-    pthread_mutex_unlock(&keep_lock);
-}
-
 void clt_pre_clReleaseContext(struct clt_hook *h, void **context)
 {
     (void)h;
     typedef int32_t (*obj_fn_t)(void *);
     obj_fn_t rel = REAL(clReleaseCommandQueue);
     keep_lock_for_app();
-    keep_wait_returned(*context);
     for (unsigned i = 0; i < n_keeps; i++)
         if (keeps[i].queue && keeps[i].context == *context) {
             if (rel)
@@ -297,12 +251,7 @@ void clt_pre_clReleaseContext(struct clt_hook *h, void **context)
 void clt_pre_clGetContextInfo(struct clt_hook *h, void **context, uint32_t *param_name, size_t *param_value_size,
                               void **param_value, void **param_value_size_ret)
 {
-    (void)h, (void)param_value_size, (void)param_value, (void)param_value_size_ret;
-    if (*param_name != CL_CONTEXT_REFERENCE_COUNT_)
-        return;
-    keep_lock_for_app();          /* the calibration's buffer and queue let go first */
-    keep_wait_returned(*context);
-    pthread_mutex_unlock(&keep_lock);
+    (void)h, (void)context, (void)param_name, (void)param_value_size, (void)param_value, (void)param_value_size_ret;
 }
 
 void clt_post_clGetContextInfo(struct clt_hook *h, int32_t *ret, void *context, uint32_t param_name,
@@ -334,8 +283,7 @@ static void keep_markers(struct clt_thread *th, int quiet, unsigned n, int raw_o
         struct keep *k = &keeps[i];
         uint64_t ticks;
         uint64_t period = k->cpu_device && !k->raw ? KEEP_PERIOD_CPU_NS : KEEP_PERIOD_NS;
-        if ((k->raw || (k->queue && !raw_only && !k->leased)) &&
-            now - (quiet ? k->last_quiet_ns : k->last_ns) >= period) {
+        if ((k->raw || (k->queue && !raw_only)) && now - (quiet ? k->last_quiet_ns : k->last_ns) >= period) {
             k->last_ns = now;
             if (quiet)
                 k->last_quiet_ns = now;
@@ -396,7 +344,6 @@ void clt_clock_keep_release(void)
     typedef int32_t (*obj_fn_t)(void *);
     obj_fn_t rel = REAL(clReleaseCommandQueue);
     keep_lock_for_app();
-    keep_wait_returned(NULL);
     for (unsigned i = 0; i < n_keeps; i++)
         if (keeps[i].queue) {
             if (rel)
@@ -420,7 +367,6 @@ unsigned clt_clock_keeps(void)
 void clt_clock_keep_forget(void)
 {
     pthread_mutex_init(&keep_lock, NULL);
-    pthread_cond_init(&keep_returned, NULL);
     memset(keeps, 0, sizeof keeps);
     n_keeps = 0;
 }

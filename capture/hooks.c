@@ -174,6 +174,25 @@ static int device_describe(struct clt_thread *th, void *dev)
     return clt_cl_version(version) ? clt_cl_version(version) : 100;
 }
 
+static void calibrate(struct clt_thread *th, void *queue, void *dev, int cpu_device, int app_profiling, int profiled)
+{
+    struct clt_evcost c;
+    if (!clt_calibrate(th, queue, dev, cpu_device, app_profiling, profiled, &c))
+        return;
+    clt_sample_event_price(c.with > c.without ? c.with - c.without : 0, c.write_penalty);   /* the budget's */
+    struct clt_extra x;
+    struct clt_rec *rec = special_begin(th, EVC_N, &x);
+    if (rec) {
+        rec->arg[EVC_DEVICE] = (uint64_t)(uintptr_t)dev;
+        rec->arg[EVC_WITHOUT] = c.without;
+        rec->arg[EVC_WITH] = c.with;
+        rec->arg[EVC_SAMPLES] = c.samples;
+        rec->arg[EVC_WRITE_PENALTY] = c.write_penalty;
+        rec->arg[EVC_WRITE_EVENT] = c.write_event;
+        special_commit(th, rec, &x, CLT_REC_EVCOST);
+    }
+}
+
 /* h->changed of a queue's creation: profiling added, left plain to switch
  * per command (queues.c), or left plain and timed by callbacks (cbtime.c). */
 enum { PROFILING_ADDED = 1, LEFT_PLAIN = 2, BY_CALLBACKS = 3 };
@@ -231,27 +250,17 @@ static void queue_created(struct clt_hook *h, void *queue, void *context, void *
         clt_writer_cpu_device();        /* its threads take every core: the writer naps longer */
     put_queue_mode(h->th, queue, mode);
     uint32_t refs = clt_context_refs(context);      /* the app's, before cltrace's calibration */
-    int version = device_describe(h->th, device), keep = !single_threaded(device);
-    if (version >= 102) {     /* OpenCL 1.2 */
-        int on = clt_profiling_on(queue);       /* the calibration's markers, the penalty's writes are timed */
-        int app_profiling = (app_props & CL_QUEUE_PROFILING_ENABLE_) != 0, profiled = on || mode == CLT_QUEUE_PROFILED;
-        int beside = !cpu_device && keep;      /* on a GPU, beside the app (calibrate.c) */
-        uint64_t penalty = beside && !app_profiling && profiled ? clt_calibrate_penalty(queue, device) : 0;
+    if (device_describe(h->th, device) >= 102) {     /* OpenCL 1.2 */
+        int on = clt_profiling_on(queue);       /* the calibration's markers are timed */
+        calibrate(h->th, queue, device, cpu_device, (app_props & CL_QUEUE_PROFILING_ENABLE_) != 0,
+                  on || mode == CLT_QUEUE_PROFILED);
         if (on)
             clt_profiling_done(queue);
-        if (beside)
-            clt_clock_keep(h->th, context, device, cpu_device, refs);   /* the queue it runs on */
-        if (!beside || !clt_calibrate_beside(h->th, device, penalty)) {
-            on = clt_profiling_on(queue);
-            clt_calibrate_here(h->th, queue, device, cpu_device, app_profiling, on || mode == CLT_QUEUE_PROFILED);
-            if (on)
-                clt_profiling_done(queue);
-        }
-        keep &= !beside;
     }
-    if (keep)
+    if (!single_threaded(device))
         clt_clock_keep(h->th, context, device, cpu_device, refs);    /* fresh clock evidence while commands run (clock.c) */
 }
+
 
 /* A queue left plain on a device that cannot switch its profiling: made
  * again with profiling on (with the app's errcode_ret, as the app's own

@@ -58,8 +58,6 @@ int clt_clock_cpu_device(void *dev);   /* CL_DEVICE_TYPE_CPU: markers polled pol
  * refs_before (the app's count before cltrace's calibration: 100 ms at most) */
 void clt_clock_keep(struct clt_thread *th, void *context, void *dev, int cpu_device, uint32_t refs_before);
 uint32_t clt_context_refs(void *context);                 /* the driver's count (0: unknown) */
-void *clt_clock_keep_lease(void *dev);   /* its queue for the calibration beside the app (NULL: none) */
-void clt_clock_keep_return(void *dev);   /* the calibration is done with it */
 void clt_clock_keep_tick(struct clt_thread *th);     /* collector thread */
 void clt_clock_keep_quiet(struct clt_thread *th);    /* collector thread, the app paused */
 void clt_clock_keep_raw_tick(struct clt_thread *th); /* collector thread, nothing pending */

@@ -25,7 +25,6 @@
 #include "python.h"
 #include "trace/tables.h"
 #include "hooks.h"
-#include "calibrate.h"
 #include "override/override.h"
 #include "replay/take/take.h"
 #include "window.h"
@@ -230,7 +229,6 @@ static void at_exit(void)
         uint64_t r0 = clt_clock_ns(CLOCK_MONOTONIC);
         facts.regs_not_in = clt_nvbuild_finish();    /* register counts still being compiled */
         facts.regs_wait_ns = clt_clock_ns(CLOCK_MONOTONIC) - r0;
-        clt_calibrate_finish();
     }
     uint64_t unfinished = recording ? exit_calls(1, early ? 0 : 2000, early ? 0 : 20000, 0) : 0;
     if (recording)      /* after the last command's completion; on a thread that records (none made here) */
@@ -443,7 +441,6 @@ static void after_fork_child(void)
     rt_take_forget();
     ov_forget();
     clt_clock_keep_forget();
-    clt_calibrate_forget();
     clt_window_forget();
     clt_rings_forget();
     clt_window_refresh();

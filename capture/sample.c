@@ -102,9 +102,10 @@ static uint64_t ticks_ns(uint64_t ticks)
 void clt_sample_event_price(uint64_t event_ticks, uint64_t write_penalty_ticks)
 {
     uint64_t ns = ticks_ns(event_ticks), cur = __atomic_load_n(&event_price_ns, __ATOMIC_RELAXED);
-    static _Atomic int measured;       /* a GPU's is measured beside the app (calibrate.c) */
-    if (!__atomic_exchange_n(&measured, 1, __ATOMIC_RELAXED) || ns > cur)
+    static int measured;
+    if (!measured || ns > cur)
         __atomic_store_n(&event_price_ns, ns, __ATOMIC_RELAXED);
+    measured = 1;
     ns = ticks_ns(write_penalty_ticks);
     if (ns > __atomic_load_n(&write_penalty_ns, __ATOMIC_RELAXED))
         __atomic_store_n(&write_penalty_ns, ns, __ATOMIC_RELAXED);

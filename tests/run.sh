@@ -714,50 +714,6 @@ t_clock_kept_fresh_while_commands_run() {
     lint "$(trace_of "$WORK/clkc")" "$(trace_of "$WORK/clka")"
 }
 
-t_calibration_beside_the_app_on_a_gpu() {
-    # On a GPU the first queue's calibration (markers, fills, writes) runs on
-    # a thread of cltrace's, on cltrace's own queue, while the app goes on; on
-    # a CPU device on the app's thread. PoCL saying it is a GPU (the fake
-    # ICD): the fills go where they should, and a context per round, its
-    # count read right after its first queue and released while the
-    # calibration may still run, reads as untraced (under ASan and TSan too)
-    mkdir -p "$WORK/icd"
-    echo "$T/libfaketiming.so" > "$WORK/icd/fake.icd"
-    local gpu="OCL_ICD_VENDORS=$WORK/icd FAKE_TIMING=late-end:0"
-    env $gpu FAKE_DEVICE=gpu "$T/churn" 30 contexts > "$WORK/cb.plain"
-    env $gpu FAKE_DEVICE=gpu FAKE_LOG="$WORK/cb.fills" CLTRACE_OUTPUT="$WORK/cb.%p.pftrace" CLTRACE_QUIET=1 \
-        LD_PRELOAD=$SHIM "$T/churn" 30 contexts > "$WORK/cb.traced"
-    diff "$WORK/cb.plain" "$WORK/cb.traced"
-    echo "fills by thread, a GPU: $(tr '\n' ' ' < "$WORK/cb.fills")"
-    grep -qx "cltrace-calib 32" "$WORK/cb.fills" && ! grep -q "^churn" "$WORK/cb.fills"
-    local t; t=$(trace_of "$WORK/cb")
-    lint "$t"
-    $PY tests/tracedump.py --attributes "$t" | $PY -c '
-import json, sys
-a = json.load(sys.stdin)
-assert a["cltrace.device.0.device_type"] == 4, a["cltrace.device.0.device_type"]
-assert a["cltrace.device.0.marker_ns"] > 0, "no calibration recorded"     # the fills without an event
-assert a["cltrace.device.0.clock_markers"] >= 16, a["cltrace.device.0.clock_markers"]'
-    # a program that ends right after its first queue: the calibration waited for, recorded
-    env $gpu FAKE_DEVICE=gpu CLTRACE_OUTPUT="$WORK/cbx.%p.pftrace" CLTRACE_QUIET=1 LD_PRELOAD=$SHIM "$T/churn" 0 exit
-    lint "$(trace_of "$WORK/cbx")"
-    [ "$(attr_of "$(trace_of "$WORK/cbx")" cltrace.device.0.marker_ns)" -gt 0 ]
-    env $gpu FAKE_LOG="$WORK/cbc.fills" CLTRACE_OUTPUT="$WORK/cbc.%p.pftrace" CLTRACE_QUIET=1 \
-        LD_PRELOAD=$SHIM "$T/churn" 3 contexts > /dev/null
-    echo "fills by thread, a CPU device: $(tr '\n' ' ' < "$WORK/cbc.fills")"
-    grep -qx "churn 32" "$WORK/cbc.fills"
-    local rt
-    rt=$(${CC:-cc} -print-file-name=libasan.so)
-    env $gpu FAKE_DEVICE=gpu ASAN_OPTIONS=detect_leaks=0 CLTRACE_OUTPUT="$WORK/cba.%p.pftrace" CLTRACE_QUIET=1 \
-        LD_PRELOAD="$rt:$B/asan/libcltrace.so" "$T/churn" 30 contexts > "$WORK/cb.asan"
-    diff "$WORK/cb.plain" "$WORK/cb.asan"
-    env $gpu FAKE_DEVICE=gpu TSAN_OPTIONS="halt_on_error=1 exitcode=66" CLTRACE_OUTPUT="$WORK/cbt.%p.pftrace" \
-        CLTRACE_QUIET=1 LD_PRELOAD=$B/tsan/libcltrace.so "$T/churn-tsan" 30 contexts > "$WORK/cb.tsan" 2> "$WORK/cb.tsan.err"
-    ! grep -q ThreadSanitizer "$WORK/cb.tsan.err" || { head -40 "$WORK/cb.tsan.err"; return 1; }
-    diff "$WORK/cb.plain" "$WORK/cb.tsan"
-    lint "$(trace_of "$WORK/cba")" "$(trace_of "$WORK/cbt")"
-}
-
 t_light_calls_one_clock_read() {
     # clSetKernelArg (like clRetain*) reads the clock once: its start; the
     # duration of 1 in 64 is measured and the report extrapolates the rest

@@ -77,9 +77,6 @@ TEST_BINS += $(T)/badargs
 $(T)/churn: tests/apps/churn.c | $(T)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -lOpenCL
 TEST_BINS += $(T)/churn
-$(T)/churn-tsan: tests/apps/churn.c | $(T)
-	$(CC) $(TEST_CFLAGS) $(SAN_TSAN) -o $@ $< -lOpenCL
-TEST_BINS += $(T)/churn-tsan
 $(T)/lifetimes: tests/apps/lifetimes.c | $(T)
 	$(CC) $(TEST_CFLAGS) -O0 -o $@ $< -lOpenCL
 TEST_BINS += $(T)/lifetimes
@@ -105,7 +102,7 @@ $(T)/test_digest: $(call objs,asan-obj,tests/unit/test_digest.c common/digest.c 
 	@mkdir -p $(@D)
 	$(LINK_ASAN) -lm
 TEST_BINS += $(T)/test_digest
-# A fake ICD: PoCL with device timestamps that cannot be true (first_screen.sh), or a GPU (run.sh)
+# A fake ICD: PoCL with device timestamps that cannot be true (first_screen.sh)
 $(T)/libfaketiming.so: tests/apps/fake_timing_icd.c | $(T)
 	$(CC) $(TEST_CFLAGS) -shared -fPIC -o $@ $< -ldl
 TEST_BINS += $(T)/libfaketiming.so

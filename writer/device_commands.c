@@ -403,7 +403,6 @@ static void event_cost_record(struct clt_writer *w, const struct clt_rec *rec)
     d->write_penalty_ns = clt_clock_to_ns(&w->clock, rec->t0 + rec->arg[EVC_WRITE_PENALTY]) - base;
     d->write_event_ns = clt_clock_to_ns(&w->clock, rec->t0 + rec->arg[EVC_WRITE_EVENT]) - base;
     d->write_event_known = 1;
-    clt_cost_priced_late(w, d);
 }
 
 void clt_dev_on_special(struct clt_writer *w, const struct clt_rec *rec)

@@ -64,11 +64,7 @@ struct clt_dev {
      * probed), the commands that paid it because cltrace turned profiling on */
     uint64_t profiling_price_ns, profiled;
     uint64_t write_event_ns;           /* what an event adds to a host-to-device write (event_cost_ns: to a fill) */
-    int write_event_known;             /* the calibration's record read */
-    /* Commands drawn before it (a GPU's is measured beside the app,
-     * capture/calibrate.c): events asked for, on writes, writes profiled;
-     * priced when it comes (selfcost.c) */
-    uint64_t early_events, early_write_events, early_writes;
+    int write_event_known;
     /* Commands that found their queue idle (the one before it was over
      * when it was submitted): how long the device took to start each,
      * START - SUBMIT. On a CPU device that is its thread waking up:

@@ -97,8 +97,7 @@ void clt_writer_flush(struct clt_writer *w);   /* writer.c: the buffer to the fi
 /* selfcost.c: what cltrace added to the run (TRACE_FORMAT.md) */
 struct clt_dev;
 struct clt_attrs;
-void clt_cost_on_command(struct clt_writer *w, struct clt_dev *d, uint64_t flow, unsigned fn);
-void clt_cost_priced_late(struct clt_writer *w, struct clt_dev *d);   /* the calibration's record came */
+void clt_cost_on_command(struct clt_writer *w, const struct clt_dev *d, uint64_t flow, unsigned fn);
 /* a command that ran with profiling on: a write's penalty, or the probe's price where cltrace turned it on */
 void clt_cost_on_profiled(struct clt_writer *w, struct clt_dev *d, uint32_t seq, int write, int apps);
 void clt_cost_thread_ended(struct clt_writer *w, struct clt_thread *th);

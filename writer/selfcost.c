@@ -68,16 +68,11 @@ static uint64_t wait_ns(const struct clt_writer *w, const struct clt_thread *th)
 
 /* An event cltrace asked for: what the device's calibration measured, on a
  * write (host to device) for writes, on a fill for every other command. */
-void clt_cost_on_command(struct clt_writer *w, struct clt_dev *d, uint64_t flow, unsigned fn)
+void clt_cost_on_command(struct clt_writer *w, const struct clt_dev *d, uint64_t flow, unsigned fn)
 {
     (void)w;
     if (flow & (1u << 31)) {
-        int write = clt_fn_is_host_write(fn);
-        if (!d->write_event_known) {    /* priced when the calibration's record comes */
-            d->early_write_events += write;
-            d->early_events += !write;
-        }
-        uint64_t ns = d->write_event_known && write ? d->write_event_ns : d->event_cost_ns;
+        uint64_t ns = d->write_event_known && clt_fn_is_host_write(fn) ? d->write_event_ns : d->event_cost_ns;
         S.event_ns[(flow >> 32) & (SEQS - 1)] += ns;
         S.event_ns_total += ns;
     }
@@ -124,7 +119,6 @@ void clt_cost_on_profiled(struct clt_writer *w, struct clt_dev *d, uint32_t seq,
     uint64_t ns = 0;
     if (write) {
         d->writes++;
-        d->early_writes += !d->write_event_known;
         ns = d->write_penalty_ns;
     }
     if (!ns && !apps && d->profiling_price_ns) {
@@ -133,17 +127,6 @@ void clt_cost_on_profiled(struct clt_writer *w, struct clt_dev *d, uint32_t seq,
     }
     S.event_ns[seq & (SEQS - 1)] += ns;
     S.event_ns_total += ns;
-}
-
-/* The device's calibration came after some of its commands were drawn
- * (measured beside the app): what they cost, in the total (the threads'
- * counter tracks have moved on). */
-void clt_cost_priced_late(struct clt_writer *w, struct clt_dev *d)
-{
-    (void)w;
-    S.event_ns_total += d->early_events * d->event_cost_ns + d->early_write_events * d->write_event_ns +
-                        d->early_writes * d->write_penalty_ns;
-    d->early_events = d->early_write_events = d->early_writes = 0;
 }
 
 /* A thread ended and its ring is about to serve another: keep its figures. */

@@ -4,8 +4,7 @@
  * once) and keep its own memory bounded. `churn N contexts`: each round has
  * a context (and program) of its own, released at its end, while cltrace's
  * collector may be taking clock markers in it (capture/clock.c); it prints
- * the context's reference count. `churn 0 exit`: a context and a queue,
- * then exit at once, while cltrace may still be calibrating on a GPU. */
+ * the context's reference count. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 #include <stdio.h>
@@ -22,10 +21,6 @@ int main(int argc, char **argv)
     if (clGetPlatformIDs(1, &p, NULL) || clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL))
         return 1;
     int contexts = argc > 2 && !strcmp(argv[2], "contexts");
-    if (argc > 2 && !strcmp(argv[2], "exit")) {
-        cl_context c = clCreateContext(NULL, 1, &d, NULL, NULL, &err);
-        return !c || !clCreateCommandQueueWithProperties(c, d, NULL, &err);
-    }
     cl_context ctx = NULL;
     cl_program prog = NULL;
     int host[64] = { 0 };

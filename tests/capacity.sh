@@ -121,8 +121,8 @@ t_spill_keeps_every_call_through_exit_and_crash() {
 
 t_busy_threads_move_to_larger_rings() {
     # A thread that records faster than the writer encodes leaves its
-    # 256 KiB ring for a larger one (writer/grow.c: 4 MiB in huge pages
-    # where the kernel gives them, else 1 MiB), once: one such thread; of 8
+    # 256 KiB ring for a larger one (writer/grow.c: 4 MiB, its pages touched
+    # by the writer; past 8 such rings, 1 MiB), once: one such thread; of 8
     # at once, those the writer saw ahead of it (it may keep up with some;
     # on this 2-core VM all 8 move, loaded or not: a thread waiting on its
     # full ring takes the offer as it waits, where beside a CPU hog none

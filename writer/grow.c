@@ -1,39 +1,46 @@
 /* Grow: a thread that records faster than the writer encodes moves to a
- * larger ring, of 4 MiB in huge pages.
+ * larger ring, of 4 MiB, its pages touched by the writer.
  *
  * A launch loop on PoCL (2 cores, a VM: a first touch of a page costs
  * 11.5-15 us there) filled a 1 MiB ring three times over: 256 page faults
  * on the app's thread and ~1.4 MB through the spill file, whose pages the
- * kernel makes and frees again (docs/PERFORMANCE.md). Every thread's ring in
- * huge pages would hold 2 MiB at its first record, so rings start at
- * 256 KiB and only a busy one moves: the writer, seeing a ring more than a
- * quarter full, maps the larger ring and touches it (its faults are the
- * writer's), then offers it; the thread takes it on its next slow path (a
- * wrap, or a full ring: capture/rings.c), leaving CLT_FN_GROW where it
- * stopped, and goes on at the next position there. The writer, reading that
- * record, reads the new ring from then on and unmaps the old one. Positions
- * go on across the move, so nothing else changes: spilled records keep the
- * layout they were spilled in (spill.c), and no ring is spilled while an
- * offer is out (its records would straddle two).
+ * kernel makes and frees again (docs/PERFORMANCE.md). Every thread's ring
+ * that large from its first record would cost each thread its pages, so
+ * rings start at 256 KiB and only a busy one moves: the writer, seeing a
+ * ring more than a quarter full, maps the larger ring and touches it (its
+ * faults are the writer's), then offers it; the thread takes it on its next
+ * slow path (a wrap, or a full ring: capture/rings.c), leaving CLT_FN_GROW
+ * where it stopped, and goes on at the next position there. The writer,
+ * reading that record, reads the new ring from then on and unmaps the old
+ * one. Positions go on across the move, so nothing else changes: spilled
+ * records keep the layout they were spilled in (spill.c), and no ring is
+ * spilled while an offer is out (its records would straddle two).
  *
- * In huge pages where the kernel gives them (checked on the first offer:
- * each 2 MiB resident after one touch), GROW_MOST rings at most; else a ring
- * of 1 MiB in pages of 4 KiB, touched by the thread as it goes (the size
- * every ring had before). Only with CLTRACE_BUFFER_KB unset: a size asked
- * for is the size. */
+ * In pages of 4 KiB, not huge ones: on a VM a huge page the guest has not
+ * used before is backed by the host as the writer touches it, 512 of the
+ * host's pages at once. 4 MiB in huge pages took the writer 0.4-0.7 ms, and
+ * 13 ms in 1 of 12 fresh processes (a 2-core KVM guest, 2026-12-02); in a
+ * PoCL launch loop, where the app fills the small ring while the writer
+ * makes it, 6 of 14 runs then waited 12-20 ms. In pages of 4 KiB it took
+ * 1.2-1.7 ms every time (the kernel hands out pages it used recently), the
+ * waits were 2.7-5.5 ms, and the loop ran 2-3 % shorter (81 shuffled rounds,
+ * twice). GROW_MOST rings at most; then 1 MiB, touched by the thread as it
+ * goes (the size every ring had before). Only with CLTRACE_BUFFER_KB unset:
+ * a size asked for is the size. */
 #define _GNU_SOURCE
 #include <sys/mman.h>
 #include <unistd.h>
 #include "common/config.h"
 #include "grow.h"
 
-#define GROW_HUGE ((uint64_t)4 << 20)
+#define GROW_LARGE ((uint64_t)4 << 20)
 #define GROW_PLAIN ((uint64_t)1 << 20)
 #define GROW_MOST 8
 
-static unsigned grown, huge_out;
-static int refused;             /* no huge pages here: no more asked for */
+static unsigned grown, large_out;
 
+/* In huge pages where the kernel gives them (the spill's read-back buffer,
+ * spill.c: one mapping, touched as it is read) */
 uint8_t *clt_huge_map(size_t len)
 {
     uint8_t *m = mmap(NULL, len + CLT_HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -47,36 +54,30 @@ uint8_t *clt_huge_map(size_t len)
     return p;
 }
 
-/* The ring, its faults taken here: one touch a huge page, and each must
- * then be resident whole (a page of 4 KiB would leave the rest unmapped) */
-static uint8_t *huge_ring(size_t len)
+/* The ring, its faults taken here, one a page of 4 KiB (where the kernel
+ * would make huge pages of every mapping, not this one) */
+static uint8_t *touched_ring(size_t len)
 {
-    uint8_t *p = clt_huge_map(len);
-    if (!p)
+    uint8_t *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
         return NULL;
+    (void)madvise(p, len, MADV_NOHUGEPAGE);
     long page = sysconf(_SC_PAGESIZE);
-    for (size_t at = 0; at < len; at += CLT_HUGE_PAGE) {
-        unsigned char in = 0;
+    for (size_t at = 0; at < len; at += page > 0 ? (size_t)page : 4096)
         ((volatile uint8_t *)p)[at] = 0;
-        if (page <= 0 || mincore(p + at + CLT_HUGE_PAGE - (size_t)page, (size_t)page, &in) != 0 || !(in & 1)) {
-            munmap(p, len);
-            return NULL;
-        }
-    }
     return p;
 }
 
 /* The larger ring for a ring of size bytes, and its size; NULL: none */
 static uint8_t *larger(uint64_t size, uint64_t *len)
 {
-    if (!refused && huge_out < GROW_MOST && size < GROW_HUGE) {
-        uint8_t *p = huge_ring(GROW_HUGE);
+    if (large_out < GROW_MOST && size < GROW_LARGE) {
+        uint8_t *p = touched_ring(GROW_LARGE);
         if (p) {
-            huge_out++;
-            *len = GROW_HUGE;
+            large_out++;
+            *len = GROW_LARGE;
             return p;
         }
-        refused = 1;
     }
     if (size >= GROW_PLAIN)
         return NULL;
@@ -121,8 +122,8 @@ void clt_grow_cancel(struct clt_thread *th)
     __atomic_store_n(&th->offer, NULL, __ATOMIC_RELAXED);
     munmap(th->offered, th->offer_mask + 1);
     th->offered = NULL;
-    if (th->offer_mask + 1 == GROW_HUGE)
-        huge_out--;
+    if (th->offer_mask + 1 == GROW_LARGE)
+        large_out--;
 }
 
 unsigned clt_grow_count(void)
@@ -132,5 +133,5 @@ unsigned clt_grow_count(void)
 
 void clt_grow_forget(void)
 {
-    grown = huge_out = 0;
+    grown = large_out = 0;
 }

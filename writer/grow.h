@@ -1,5 +1,5 @@
 /* A thread that records faster than the writer encodes moves to a larger
- * ring in huge pages, offered by the writer (grow.c). */
+ * ring, its pages touched and offered by the writer (grow.c). */
 #ifndef CLT_GROW_H
 #define CLT_GROW_H
 #include <stddef.h>

@@ -28,6 +28,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -169,23 +170,35 @@ static void job_free(struct job *j)
 
 /* The app's environment without the shim (LD_PRELOAD), NVIDIA's compute
  * cache on (the helper's build is new to it): a program that turned it off
- * for its own first builds would cost the helper 1.5 s more at its start */
-static char **helper_env(void)
+ * for its own first builds would cost the helper 1.5 s more at its start.
+ * Where the app's driver library is known, the helper's ICD loader is
+ * given that one alone, both ways loaders read (ocl-icd dlopens a library
+ * named in OCL_ICD_VENDORS; the Khronos loader adds OCL_ICD_FILENAMES and
+ * finds no folder there): an H200 host listing PoCL first and NVIDIA's
+ * driver second in OCL_ICD_FILENAMES had the helper, started as the app
+ * ended, find PoCL's platform alone, 3 runs of 3, and no count came. */
+static char **helper_env(const char *driver)
 {
     extern char **environ;
-    size_t n = 0;
+    size_t n = 2;
     for (char **e = environ; e && *e; e++)
         n++;
     char **env = calloc(n + 1, sizeof *env);
     size_t k = 0;
-    for (char **e = environ; env && e && *e; e++)
+    int ok = env != NULL;
+    for (char **e = environ; ok && e && *e; e++)
         if (strncmp(*e, "LD_PRELOAD=", 11) != 0 && strncmp(*e, "CUDA_CACHE_DISABLE=", 19) != 0 &&
-            !(env[k++] = strdup(*e))) {
-            for (char **f = env; *f; f++)
-                free(*f);
-            free(env);
-            return NULL;
-        }
+            !(driver[0] && (strncmp(*e, "OCL_ICD_VENDORS=", 16) == 0 || strncmp(*e, "OCL_ICD_FILENAMES=", 18) == 0)))
+            ok = (env[k++] = strdup(*e)) != NULL;
+    if (ok && driver[0])
+        ok = asprintf(&env[k++], "OCL_ICD_VENDORS=%s", driver) >= 0 &&
+             asprintf(&env[k++], "OCL_ICD_FILENAMES=%s", driver) >= 0;
+    if (!ok && env) {
+        for (size_t i = 0; i < n; i++)
+            free(env[i]);
+        free(env);
+        env = NULL;
+    }
     return env;
 }
 
@@ -213,8 +226,13 @@ struct spawn { const struct job *j; int in, out; };
 static int helper_child(void *arg)
 {
     const struct spawn *s = arg;
-    if (dup2(s->in, 0) >= 0 && dup2(s->out, 1) >= 0)
-        syscall(SYS_execve, s->j->argv[0], s->j->argv, s->j->envp);   /* not the shim's execve (life.c) */
+    if (dup2(s->in, 0) < 0 || dup2(s->out, 1) < 0)
+        syscall(SYS_exit, 127);
+    /* none of the app's files beyond its stderr: the helper runs after the
+     * app has ended, and would hold its pipes, sockets and devices open
+     * (a pipe reader waits for its end). Linux 5.9 on; before, kept */
+    syscall(SYS_close_range, 3u, ~0u, 0u);
+    syscall(SYS_execve, s->j->argv[0], s->j->argv, s->j->envp);   /* not the shim's execve (life.c) */
     syscall(SYS_exit, 127);       /* not _exit: the shim's own (life.c) would finish the app's trace */
     return 127;
 }
@@ -393,7 +411,7 @@ void clt_nvbuild_forget(void)
 
 /* The device as the helper finds it: its platform's name, its name, its
  * place among the platform's devices; and its driver (for the cache) */
-static int device_names(void *dev, char *platform, char *name, char *driver, unsigned *index)
+static int device_names(void *dev, char *platform, char *name, char *driver, unsigned *index, void **plat_out)
 {
     get_info_t di = (get_info_t)REAL(clGetDeviceInfo), pi = (get_info_t)REAL(clGetPlatformInfo);
     typedef int32_t (*ids_t)(void *, uint64_t, uint32_t, void **, uint32_t *);
@@ -408,14 +426,37 @@ static int device_names(void *dev, char *platform, char *name, char *driver, uns
         ids(plat, CL_DEVICE_TYPE_ALL_, 64, devs, &n) != CL_SUCCESS_)
         return -1;
     platform[255] = name[255] = driver[255] = 0;
+    *plat_out = plat;
     for (*index = 0; *index < n && *index < 64 && devs[*index] != dev; ++*index)
         ;
     return 0;
 }
 
+/* The file of the driver that made platform (its ICD dispatch table's
+ * clGetPlatformInfo, the table every ICD object starts with), into lib;
+ * "" where that is the loader's own or unknown. NVIDIA's objects only. */
+static void driver_library(void *platform, char *lib, size_t cap)
+{
+    Dl_info in, loader;
+    void *table[2] = { NULL, NULL }, *at = NULL;       /* read checked: a driver's handle may be no pointer */
+    struct iovec here = { &at, sizeof at }, there = { platform, sizeof at };
+    void *loader_fn = (void *)REAL(clGetPlatformIDs);
+    lib[0] = 0;
+    if (platform && syscall(SYS_process_vm_readv, getpid(), &here, 1, &there, 1, 0) == (ssize_t)sizeof at && at) {
+        here = (struct iovec){ table, sizeof table };
+        there = (struct iovec){ at, sizeof table };
+        if (syscall(SYS_process_vm_readv, getpid(), &here, 1, &there, 1, 0) != (ssize_t)sizeof table)
+            table[1] = NULL;
+    }
+    if (table[1] && dladdr(table[1], &in) && in.dli_fname && in.dli_fname[0] == '/' &&
+        !(loader_fn && dladdr(loader_fn, &loader) && loader.dli_fbase == in.dli_fbase) &&
+        strlen(in.dli_fname) < cap)
+        strcpy(lib, in.dli_fname);
+}
+
 /* The job for the helper (NULL: none could be made) */
 static struct job *job_new(void *program, char *src, const char *opts, const char *path, const char *platform,
-                           const char *device, unsigned index)
+                           const char *device, unsigned index, const char *driver)
 {
     struct job *j = calloc(1, sizeof *j);
     if (!j)
@@ -434,7 +475,7 @@ static struct job *job_new(void *program, char *src, const char *opts, const cha
     j->defer_ms = clt_sampling ? CLT_NVREGS_DEFER_MS : 0;
     if (asprintf(&j->argv[6], "%u", j->defer_ms) < 0)
         j->argv[6] = NULL;
-    j->envp = helper_env();
+    j->envp = helper_env(driver);
     for (unsigned i = 0; i < 7; i++)
         if (!j->argv[i] || !j->envp) {
             j->src = NULL;        /* the caller's still */
@@ -460,9 +501,13 @@ void clt_post_clBuildProgram(struct clt_hook *h, int32_t *ret, void *program, ui
     int saved = errno;
     const char *opt = options ? options : "";
     char *src = program_source(program), *opts = malloc(strlen(opt) + sizeof VERBOSE);
-    char platform[256], device[256], driver[256], path[PATH_MAX];
+    char platform[256], device[256], driver[256], path[PATH_MAX], lib[PATH_MAX];
     unsigned index = 0;
-    if (src && opts && device_names(dev, platform, device, driver, &index) == 0) {
+    void *plat = NULL;
+    if (src && opts && device_names(dev, platform, device, driver, &index, &plat) == 0) {
+        driver_library(plat, lib, sizeof lib);
+        if (getenv("CLTRACE_DEBUG_NV"))
+            clt_msg("nv: the helper's driver: %s", lib[0] ? lib : "(every one the app's loader lists)");
         strcpy(opts, opt);
         strcat(opts, any_device() ? "" : VERBOSE);
         int cache = clt_nvregs_cache_path(src, opts, device, driver, path, sizeof path) == 0;
@@ -473,8 +518,8 @@ void clt_post_clBuildProgram(struct clt_hook *h, int32_t *ret, void *program, ui
                 clt_msg("nv: register counts from %s", path);
             parse_log(h->th, program, log);
             free(log);
-        } else if (builder_started() && (j = job_new(program, src, opts, cache ? path : "", platform, device,
-                                                      index)) != NULL) {
+        } else if (builder_started() &&
+                   (j = job_new(program, src, opts, cache ? path : "", platform, device, index, lib)) != NULL) {
             src = NULL;                                   /* the job's now */
             put_regs(h->th, program, CLT_KREGS_COMING, "");   /* the writer holds its kernels' commands */
             __atomic_fetch_add(&pending, 1, __ATOMIC_ACQ_REL);

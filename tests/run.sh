@@ -387,6 +387,17 @@ t_register_counts_compiled_beside_the_app() {
     cmp "$WORK/nr.plain" "$WORK/nr.out" || return 1
     lint "$(trace_of "$WORK/nr1")"
     $PY tests/checks.py registers "$(trace_of "$WORK/nr1")" 37 3 || return 1
+    # the helper's loader is given the app's driver alone, and none of the
+    # app's files: with two listed (PoCL's and NVIDIA's, an H200 host) the
+    # helper found PoCL's platform alone, and no counts came; here PoCL's
+    # listed twice over, the helper is told PoCL's library by its path
+    mkdir -p "$WORK/nr-icd" && echo libpocl.so.2 > "$WORK/nr-icd/a.icd" && echo libpocl.so.2 > "$WORK/nr-icd/b.icd"
+    env "${env[@]}" OCL_ICD_VENDORS="$WORK/nr-icd" OCL_ICD_FILENAMES=libpocl.so.2 STANDIN_ENV="$WORK/nr.env" \
+        CLTRACE_OUTPUT="$WORK/nr3.%p.pftrace" LD_PRELOAD=$SHIM "$T/timeline" "$WORK/nr.dur" > /dev/null 3> "$WORK/nr.fd3"
+    for _ in $(seq 50); do [ -s "$WORK/nr.env" ] && break; sleep 0.1; done
+    cat "$WORK/nr.env"
+    grep -Eq "^OCL_ICD_VENDORS=/.*libpocl[^:]*$" "$WORK/nr.env" && grep -Eq "^OCL_ICD_FILENAMES=/.*libpocl[^:]*$" "$WORK/nr.env" &&
+        ! grep -q "nr.fd3" "$WORK/nr.env" || { echo "the helper's ICDs or files as above"; return 1; }
     local t0=$SECONDS
     env "${env[@]}" STANDIN_SLEEP=30 CLTRACE_OUTPUT="$WORK/nr2.%p.pftrace" LD_PRELOAD=$SHIM \
         "$T/timeline" "$WORK/nr.dur" > "$WORK/nr.out" || { echo "exit $? under cltrace"; return 1; }

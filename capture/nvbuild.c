@@ -434,7 +434,7 @@ static int device_names(void *dev, char *platform, char *name, char *driver, uns
 
 /* The file of the driver that made platform (its ICD dispatch table's
  * clGetPlatformInfo, the table every ICD object starts with), into lib;
- * "" where that is the loader's own or unknown. NVIDIA's objects only. */
+ * "" where that is the loader's own, or the handle or table unreadable. */
 static void driver_library(void *platform, char *lib, size_t cap)
 {
     Dl_info in, loader;

@@ -24,7 +24,7 @@
  * makes it, 6 of 14 runs then waited 12-20 ms. In pages of 4 KiB it took
  * 1.2-1.7 ms every time (the kernel hands out pages it used recently), the
  * waits were 2.7-5.5 ms, and the loop ran 2-3 % shorter (81 shuffled rounds,
- * twice). GROW_MOST rings at most; then 1 MiB, touched by the thread as it
+ * three times). GROW_MOST rings at most; then 1 MiB, touched by the thread as it
  * goes (the size every ring had before). Only with CLTRACE_BUFFER_KB unset:
  * a size asked for is the size. */
 #define _GNU_SOURCE

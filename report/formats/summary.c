@@ -16,7 +16,7 @@ static void counts(const unsigned by[3], char *buf, size_t cap)
 /* The first screen's lines after the devices': what was timed, device memory. */
 static void text_sample_and_memory(FILE *o, const struct report_in *r)
 {
-    char sampled[768], memory[768];
+    char sampled[1024], memory[768];
     summary_sampling_words(r->sum, sampled, sizeof sampled);
     if (sampled[0])
         text_wrap(o, "sample: ", "        ", sampled, TEXT_COLS);
@@ -120,7 +120,7 @@ void text_summary(FILE *o, const struct report_in *r, int md)
             md_cell(o, v->n_devices ? line : dev);
             fputs(" |\n", o);
         }
-        char sampled[768];
+        char sampled[1024];
         summary_sampling_words(v, sampled, sizeof sampled);
         if (sampled[0]) {
             fputs("| device timing | ", o);

@@ -325,6 +325,7 @@ struct rm_selfcost {            /* what cltrace added to the run (selfcost.c) */
     double budget_percent;      /* the budget's: its percentage, what timing cost, a command's price, */
     uint64_t budget_spent_ns, budget_price_ns, budget_first;   /* the first of each always timed */
     uint64_t timing_measured_ns;   /* what timing the commands timed cost, measured at the end (0: not stated) */
+    uint64_t queues_by_callbacks;  /* a CPU device's queues whose timed commands callbacks timed (capture/cbtime.c) */
     char exit_by[16];           /* "_exit", "_Exit", "quick_exit": no atexit handler ran; "" exit() */
     int exit_status;            /* its status + 1; 0: not stated */
 };

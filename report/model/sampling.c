@@ -82,6 +82,7 @@ static const struct { const char *key; size_t off; } ints[] = {
     { "cltrace.sched_own_runs", offsetof(struct rm_selfcost, sched_own_runs) },
     { "cltrace.sched_own_wakeups", offsetof(struct rm_selfcost, sched_own_wakeups) },
     { "cltrace.sched_app_runs", offsetof(struct rm_selfcost, sched_app_runs) },
+    { "cltrace.queues_timed_by_callbacks", offsetof(struct rm_selfcost, queues_by_callbacks) },
 };
 
 void rm_selfcost_attr(struct rm_model *m, const char *key, int64_t v, const char *s)

@@ -834,7 +834,8 @@ t_launch_loop_sampled() {
     unwrap "$WORK/lsr/r.txt" | grep -q "^sample: .*timed by their events' callbacks on a CPU device, a short kernel's timed launches run longer than its others: its time is an upper bound$"
     grep -q "| device timing | [0-9]* of 2001 launches timed" "$WORK/lsr/r.md"
     $PY -c 'import json, sys; s = json.load(open(sys.argv[1]))["summary"]
-assert 16 < s["launches_timed"] < 2001 and s["sampling"].startswith("first 16, then 1 in 64"), s' "$WORK/lsr/r.json"
+assert 16 < s["launches_timed"] < 2001 and s["sampling"].startswith("first 16, then 1 in 64"), s
+assert s["device"]["timed_by_callbacks"] is True, s["device"]' "$WORK/lsr/r.json"
     # the launcher's flag sets the same option
     "$B/cltrace" -q -o "$WORK/lf.%p.pftrace" --sample=16,64 "$T/bench_calls" launch 500 > /dev/null
     $PY tests/checks.py launches "$(trace_of "$WORK/lf")" 500 16,64

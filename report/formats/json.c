@@ -387,14 +387,16 @@ static void summary(FILE *o, const struct report_in *r)
             (unsigned long long)v->wall_ns, v->by_sev[SEV_ERROR], v->by_sev[SEV_WARNING], v->by_sev[SEV_INFO]);
     if (v->device_known)
         /* estimated: untimed launches drawn; shortened: of them, drawn shorter than sized to fit
-         * between timed ones, and by how much (the kernels' times count them as sized) */
+         * between timed ones, and by how much (the kernels' times count them as sized);
+         * timed_by_callbacks: a CPU device's, a short kernel's time an upper bound */
         fprintf(o, ",\"device\":{\"span_ns\":%llu,\"busy_percent\":%.2f,\"kernel_ns\":%llu,\"transfer_ns\":%llu,"
                    "\"idle_ns\":%llu,\"launches\":%llu,\"transfers\":%llu,\"estimated\":%llu,\"shortened\":%llu,"
-                   "\"shortened_ns\":%llu}",
+                   "\"shortened_ns\":%llu,\"timed_by_callbacks\":%s}",
                 (unsigned long long)v->span_ns, v->busy_pct, (unsigned long long)v->kernel_ns,
                 (unsigned long long)v->transfer_ns, (unsigned long long)v->idle_ns, (unsigned long long)v->launches,
                 (unsigned long long)v->transfers, (unsigned long long)r->m->estimated_commands,
-                (unsigned long long)r->m->shortened_commands, (unsigned long long)r->m->shortened_ns);
+                (unsigned long long)r->m->shortened_commands, (unsigned long long)r->m->shortened_ns,
+                r->m->self.queues_by_callbacks ? "true" : "false");
     else
         fprintf(o, ",\"device\":null");
     fputs(",\"device_timing_unusable\":", o);

@@ -28,12 +28,12 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "capture/generated/clt_hooks.h"
 #include "common/nvregs_cache.h"
+#include "common/peek.h"
 #include "shim.h"
 #include "replay/take/take.h"
 #include "writer/writer.h"
@@ -439,15 +439,10 @@ static void driver_library(void *platform, char *lib, size_t cap)
 {
     Dl_info in, loader;
     void *table[2] = { NULL, NULL }, *at = NULL;       /* read checked: a driver's handle may be no pointer */
-    struct iovec here = { &at, sizeof at }, there = { platform, sizeof at };
     void *loader_fn = (void *)REAL(clGetPlatformIDs);
     lib[0] = 0;
-    if (platform && syscall(SYS_process_vm_readv, getpid(), &here, 1, &there, 1, 0) == (ssize_t)sizeof at && at) {
-        here = (struct iovec){ table, sizeof table };
-        there = (struct iovec){ at, sizeof table };
-        if (syscall(SYS_process_vm_readv, getpid(), &here, 1, &there, 1, 0) != (ssize_t)sizeof table)
-            table[1] = NULL;
-    }
+    if (!platform || !clt_peek(clt_pid, platform, &at, sizeof at) || !at || !clt_peek(clt_pid, at, table, sizeof table))
+        return;
     if (table[1] && dladdr(table[1], &in) && in.dli_fname && in.dli_fname[0] == '/' &&
         !(loader_fn && dladdr(loader_fn, &loader) && loader.dli_fbase == in.dli_fbase) &&
         strlen(in.dli_fname) < cap)

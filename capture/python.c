@@ -19,11 +19,10 @@
 #include <link.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 #include "python.h"
 #include "common/loaded.h"
+#include "common/peek.h"
 #include "shim.h"
 
 int clt_py_on;
@@ -243,8 +242,7 @@ static int in_interp(uint64_t pc)
 static int readable(uintptr_t p, size_t n)
 {
     char tmp[128];
-    struct iovec mine = { tmp, n < sizeof tmp ? n : sizeof tmp }, there = { (void *)p, mine.iov_len };
-    return syscall(SYS_process_vm_readv, clt_pid, &mine, 1, &there, 1, 0) == (ssize_t)mine.iov_len;
+    return clt_peek(clt_pid, (const void *)p, tmp, n < sizeof tmp ? n : sizeof tmp);
 }
 
 /* Whether n bytes at fr lie in the thread's live data stack: its current

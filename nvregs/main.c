@@ -99,14 +99,15 @@ static cl_device_id find_device(const char *platform, const char *device, unsign
     cl_platform_id ps[16];
     cl_uint np = 0;
     cl_int err = clGetPlatformIDs(16, ps, &np);
-    if (getenv("CLTRACE_DEBUG_NV"))
+    int debug = getenv("CLTRACE_DEBUG_NV") != NULL;
+    if (debug)
         fprintf(stderr, "cltrace-nvregs: %u platforms (error %d), '%s' '%s' #%u wanted\n", np, err, platform, device, index);
     if (err != CL_SUCCESS)
         return NULL;
     for (cl_uint i = 0; i < np && i < 16; i++) {
         cl_device_id ds[64];
         cl_uint nd = 0;
-        if (getenv("CLTRACE_DEBUG_NV")) {
+        if (debug) {
             char name[256] = "";
             clGetPlatformInfo(ps[i], CL_PLATFORM_NAME, sizeof name, name, NULL);
             fprintf(stderr, "cltrace-nvregs: platform %u '%s'\n", i, name);

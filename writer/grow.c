@@ -23,10 +23,10 @@
  * PoCL launch loop, where the app fills the small ring while the writer
  * makes it, 6 of 14 runs then waited 12-20 ms. In pages of 4 KiB it took
  * 1.2-1.7 ms every time (the kernel hands out pages it used recently), the
- * waits were 2.7-5.5 ms, and the loop ran 2-3 % shorter (81 shuffled rounds,
- * three times). GROW_MOST rings at most; then 1 MiB, touched by the thread as it
- * goes (the size every ring had before). Only with CLTRACE_BUFFER_KB unset:
- * a size asked for is the size. */
+ * waits were 2.7-5.5 ms, and the loop ran 2-3 % shorter (81 shuffled
+ * rounds, three times). GROW_MOST rings at most; then 1 MiB, touched by the
+ * thread as it goes (the size every ring had before). Only with
+ * CLTRACE_BUFFER_KB unset: a size asked for is the size. */
 #define _GNU_SOURCE
 #include <sys/mman.h>
 #include <unistd.h>
@@ -38,21 +38,6 @@
 #define GROW_MOST 8
 
 static unsigned grown, large_out;
-
-/* In huge pages where the kernel gives them (the spill's read-back buffer,
- * spill.c: one mapping, touched as it is read) */
-uint8_t *clt_huge_map(size_t len)
-{
-    uint8_t *m = mmap(NULL, len + CLT_HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED)
-        return NULL;
-    uint8_t *p = (uint8_t *)(((uintptr_t)m + CLT_HUGE_PAGE - 1) & ~(uintptr_t)(CLT_HUGE_PAGE - 1));
-    if (p > m)
-        munmap(m, (size_t)(p - m));
-    munmap(p + len, (size_t)(m + len + CLT_HUGE_PAGE - (p + len)));
-    (void)madvise(p, len, MADV_HUGEPAGE);
-    return p;
-}
 
 /* The ring, its faults taken here, one a page of 4 KiB (where the kernel
  * would make huge pages of every mapping, not this one) */

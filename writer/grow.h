@@ -6,10 +6,6 @@
 #include <stdint.h>
 #include "trace/record.h"
 
-#define CLT_HUGE_PAGE ((size_t)2 << 20)
-/* len bytes (whole huge pages) at a huge page's boundary, asked for in huge
- * pages (THP "madvise" or "always"; pages of 4 KiB where not); NULL: none */
-uint8_t *clt_huge_map(size_t len);
 /* 1: th has a larger ring offered, not yet taken (its records stay in its
  * ring meanwhile: not spilled); offers one where th outruns the writer */
 int clt_grow_pending(struct clt_thread *th);

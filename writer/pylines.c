@@ -9,10 +9,9 @@
  * share the format: Objects/locations.md) is decoded here. */
 #define _GNU_SOURCE
 #include <string.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 #include "common/map.h"
+#include "common/peek.h"
 #include "trace/record.h"
 #include "symbols.h"
 
@@ -20,8 +19,7 @@
 
 static int peek(uint64_t at, void *to, size_t n)
 {
-    struct iovec mine = { to, n }, there = { (void *)(uintptr_t)at, n };
-    return syscall(SYS_process_vm_readv, getpid(), &mine, 1, &there, 1, 0) == (ssize_t)n ? 0 : -1;
+    return clt_peek(getpid(), (const void *)(uintptr_t)at, to, n) ? 0 : -1;
 }
 
 static uint32_t varint(const uint8_t *t, size_t n, size_t *i)

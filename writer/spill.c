@@ -37,7 +37,6 @@
 #include "common/map.h"
 #include "trace/ring.h"
 #include "emit.h"
-#include "grow.h"
 #include "spill.h"
 
 struct chunk { uint64_t off, tail, head, t0, mask; };   /* file offset; ring positions [tail, head) of a ring of mask + 1 */
@@ -185,9 +184,26 @@ static void pop(struct clt_thread *th)
  * written whole. On a VM whose page faults trap to the hypervisor its 256
  * pages of 4 KiB were ~3 ms of the writer's (11.5-15 us each, 2-core VM,
  * 2026-11-30); one 2 MiB page is ~0.25 ms there, ~0.1 ms on bare metal. */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* len bytes (whole huge pages) at a huge page's boundary, asked for in huge
+ * pages (THP "madvise" or "always"; pages of 4 KiB where not); NULL: none */
+static uint8_t *huge_map(size_t len)
+{
+    uint8_t *m = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    uint8_t *p = (uint8_t *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+    if (p > m)
+        munmap(m, (size_t)(p - m));
+    munmap(p + len, (size_t)(m + len + HUGE_PAGE - (p + len)));
+    (void)madvise(p, len, MADV_HUGEPAGE);
+    return p;
+}
+
 static size_t shadow_len(uint64_t size)
 {
-    return (size + CLT_HUGE_PAGE - 1) & ~(size_t)(CLT_HUGE_PAGE - 1);
+    return (size + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
 }
 
 int clt_spill_span(struct clt_thread *th, struct clt_span *s)
@@ -202,7 +218,7 @@ int clt_spill_span(struct clt_thread *th, struct clt_span *s)
             if (b->shadow)
                 munmap(b->shadow, shadow_len(b->shadow_size));
             b->shadow_size = 0;
-            if (!(b->shadow = clt_huge_map(shadow_len(size))))
+            if (!(b->shadow = huge_map(shadow_len(size))))
                 return -1;  /* no memory now: the chunk waits, and the ring behind it */
             b->shadow_size = size;
         }

@@ -151,15 +151,14 @@ void summary_sampling_words(const struct summary_view *v, char *buf, size_t cap)
         return;
     if (v->m && !strcmp(v->m->self.sampling_mode, "budget")) {
         budget_words(v, buf, cap);
-        callbacks_words(v, buf, cap);
-        return;
+    } else {
+        char est[320];
+        estimated_words(v, est, sizeof est);
+        snprintf(buf, cap, "%llu of %llu launches timed on the device (%u kernel launch configuration%s sampled: "
+                 "%s)%s; each kernel's device time extrapolated from its sample", (unsigned long long)v->timed_launches,
+                 (unsigned long long)v->launches, v->sampled_configs, v->sampled_configs == 1 ? "" : "s", v->sampling,
+                 est);
     }
-    char est[320];
-    estimated_words(v, est, sizeof est);
-    snprintf(buf, cap, "%llu of %llu launches timed on the device (%u kernel launch configuration%s sampled: %s)%s; "
-             "each kernel's device time extrapolated from its sample",
-             (unsigned long long)v->timed_launches, (unsigned long long)v->launches, v->sampled_configs,
-             v->sampled_configs == 1 ? "" : "s", v->sampling, est);
     callbacks_words(v, buf, cap);
 }
 

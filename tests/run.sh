@@ -831,7 +831,8 @@ t_launch_loop_sampled() {
     # the first screen says how many launches were timed and by what rule (text, Markdown, JSON)
     unwrap "$WORK/lsr/r.txt" | grep -Eq "^sample: [0-9]+ of 2001 launches timed on the device \(1 kernel launch configuration sampled: first 16, then 1 in 64"
     # PoCL's queues are timed by callbacks there: a short kernel's timed launches run longer (docs/TRACING.md)
-    unwrap "$WORK/lsr/r.txt" | grep -q "^sample: .*timed by their events' callbacks on a CPU device, a short kernel's timed launches run longer than its others: its time is an upper bound$"
+    unwrap "$WORK/lsr/r.txt" | grep -q "^sample: .*timed by their events' callbacks on a CPU device, a short kernel's timed launches run longer than its others: its time is an upper bound$" ||
+        { echo "the sample line does not say the time is an upper bound where callbacks timed the launches"; return 1; }
     grep -q "| device timing | [0-9]* of 2001 launches timed" "$WORK/lsr/r.md"
     $PY -c 'import json, sys; s = json.load(open(sys.argv[1]))["summary"]
 assert 16 < s["launches_timed"] < 2001 and s["sampling"].startswith("first 16, then 1 in 64"), s

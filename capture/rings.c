@@ -318,6 +318,7 @@ struct clt_rec *clt_ring_reserve_slow(struct clt_thread *th, size_t max)
         uint32_t seq = __atomic_load_n(&th->wake_seq, __ATOMIC_SEQ_CST);
         __atomic_store_n(&th->waiting, 1, __ATOMIC_SEQ_CST);
         clt_writer_kick();
+        take_offer(th);     /* one made before this thread said it waits */
         if (!ring_fits(th, max, &pad)) {
             /* in naps of 100 ms at most, each lifting cltrace's threads again: a
              * lift holds a second (clt_own_threads_settle), and one 10 s sleep

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
+#include <stddef.h>
 #include <string.h>
 #include "loaded.h"
 
@@ -64,4 +65,22 @@ int clt_loaded_object(uint64_t addr, uint64_t *start, char *name, size_t cap)
         return 0;
     *start = w.lo & ~(uint64_t)4095;
     return 1;
+}
+
+/* The first entry carries the counts for the whole list (glibc 2.4 on:
+ * where the entry is too old to hold them, every call reads as a change). */
+static int counts(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    uint64_t *gen = arg;
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs)
+        *gen = (uint64_t)info->dlpi_adds << 32 ^ (uint64_t)info->dlpi_subs;
+    return 1;
+}
+
+uint64_t clt_loaded_generation(void)
+{
+    static _Atomic uint64_t unknown;
+    uint64_t gen = UINT64_MAX;
+    dl_iterate_phdr(counts, &gen);
+    return gen == UINT64_MAX ? UINT64_MAX - 1 - __atomic_fetch_add(&unknown, 1, __ATOMIC_RELAXED) : gen;
 }

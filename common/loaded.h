@@ -14,6 +14,11 @@ int clt_loaded_range(uint64_t addr, uint64_t *lo, uint64_t *hi);
  * 1 found, 0 in none. Not from a signal handler (it takes a lock). */
 int clt_loaded_object(uint64_t addr, uint64_t *start, char *name, size_t cap);
 
+/* The dynamic linker's loads and unloads so far: unchanged, no object came
+ * or went since it was last read (an address in none of them is in none
+ * still). Each call differs where the C library does not count them. */
+uint64_t clt_loaded_generation(void);
+
 /* glibc's _dl_find_object (2.35 on: lock-free, async-signal-safe), looked
  * up once; NULL in a C library without it. The first call asks dlsym: make
  * it outside a signal handler (capture/unwind.c does at load). */

@@ -499,6 +499,10 @@ t_unit_loaded_objects_as_dladdr_says() {
     "$T/test_loaded" "$T/libcxxlib.so"     # a library nothing else loads, no threads of its own
 }
 
+t_unit_symbolizer_reads_the_map_again_only_after_a_load() {
+    "$T/test_symreport" "$T/libcxxlib.so" hidden_make
+}
+
 t_unit_probe_fit_and_file() {
     "$T/test_probe"
 }

@@ -150,6 +150,10 @@ $(T)/test_symtab: tests/unit/test_symtab.c writer/symtab.c common/map.c common/c
 	$(CC) $(TEST_CFLAGS) $(INC) -o $@ tests/unit/test_symtab.c writer/symtab.c common/map.c common/cache.c \
 	    common/probe_file.c -ldw -lelf -ldl
 TEST_BINS += $(T)/test_symtab
+$(T)/test_symreport: tests/unit/test_symreport.c writer/symbols.c writer/symtab.c common/loaded.c common/map.c \
+                     common/cache.c common/probe_file.c trace/cltrace.pb-c.c writer/symbols.h | $(T)
+	$(CC) $(TEST_CFLAGS) $(INC) -o $@ $(filter %.c,$^) -lprotobuf-c -ldl
+TEST_BINS += $(T)/test_symreport
 $(T)/unwind_check.so: tests/unit/test_unwind.c capture/unwind.c capture/unwind.h common/loaded.c | $(T)
 	$(CC) $(TEST_CFLAGS) $(INC) -O2 -shared -fPIC -Wl,--no-undefined -o $@ tests/unit/test_unwind.c capture/unwind.c \
 	    common/loaded.c -ldl -lpthread

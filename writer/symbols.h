@@ -21,6 +21,8 @@ struct clt_symbols {
     uint64_t self_base;
     struct Dwfl *dwfl;
     int dwfl_pid;
+    uint64_t dwfl_gen;          /* the dynamic linker's generation it was reported at (common/loaded.h) */
+    unsigned dwfl_reports;      /* the process's modules reported to libdw: a read of its whole map */
     char **strs;
     unsigned n_str, cap_str;
     struct clt_sym_frame *frames;

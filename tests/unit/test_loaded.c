@@ -39,8 +39,14 @@ int main(int argc, char **argv)
     same_as_dladdr((const void *)cosine, "libm's cos");
     same_as_dladdr((const void *)main, "main");
 
+    /* the generation moves with a load and an unload, and with nothing else
+     * (the symbolizer reads the process's whole map again only then) */
+    uint64_t gen0 = clt_loaded_generation();
+    CHECK(clt_loaded_generation() == gen0, "the generation moved with nothing loaded");
     void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
     CHECK(h != NULL, "dlopen %s: %s", argv[1], dlerror());
+    uint64_t gen1 = clt_loaded_generation();
+    CHECK(!h || gen1 != gen0, "a library loaded: the generation did not move");
     if (h) {
         struct link_map *lm = NULL;
         dlinfo(h, RTLD_DI_LINKMAP, &lm);
@@ -52,6 +58,7 @@ int main(int argc, char **argv)
         char kept[PATH_MAX];
         strcpy(kept, name);
         dlclose(h);
+        CHECK(clt_loaded_generation() != gen1, "a library unloaded: the generation did not move");
         CHECK(strcmp(name, kept) == 0 && strstr(name, "/") != NULL, "the name after dlclose: '%s'", name);
         CHECK(clt_loaded_object((uint64_t)(uintptr_t)inside, &start, name, sizeof name) == 0,
               "an unloaded library's address still found, in '%s'", name);
@@ -68,6 +75,6 @@ int main(int argc, char **argv)
     if (failures)
         fprintf(stderr, "%d failed\n", failures);
     else
-        printf("loaded objects: as dladdr says, names kept past dlclose\n");
+        printf("loaded objects: as dladdr says, names kept past dlclose, loads counted\n");
     return failures != 0;
 }

@@ -163,6 +163,7 @@ void clt_emit_footer(struct clt_writer *w)
         clt_attr_str(&a, "cltrace.job_id", w->job.id);
     }
     clt_attr_str(&a, "cltrace.stacks", clt_stacks_recorded ? clt_sym_source(&w->syms) : "none");
+    clt_attr_int(&a, "cltrace.symbol_map_reads", w->syms.dwfl_reports);
     clt_samples_attrs(&a);
     clt_mpi_attrs(w, &a);
     clt_attrs_put(w, &a);
